@@ -1,0 +1,66 @@
+// swift-tools-version: 6.1
+// beacon-provision — keeps a fleet of BLE beacons configured and up to date. GPL-2.0-or-later.
+import PackageDescription
+
+/// Settings every Swift target shares: Swift 6 language mode (strict concurrency) is the package default.
+let strict: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
+
+let package = Package(
+  name: "beacon-provision",
+  platforms: [.macOS(.v14)],
+  products: [
+    .executable(name: "beacon-provision", targets: ["beacon-provision"]),
+    .executable(name: "provision-bench", targets: ["provision-bench"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+  ],
+  targets: [
+    // MARK: C libraries (system-library targets over a local shim header; see each module.modulemap)
+    .systemLibrary(name: "CBlueZ", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
+    .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+    .systemLibrary(name: "CZip", pkgConfig: "libzip", providers: [.apt(["libzip-dev"])]),
+    .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+
+    // MARK: pure protocol code (no I/O)
+    .target(name: "BeaconCore", swiftSettings: strict),
+    .target(
+      name: "KBeacon",
+      dependencies: ["BeaconCore", "CCrypto"],
+      swiftSettings: strict),
+    .target(
+      name: "NordicDFU",
+      dependencies: ["BeaconCore", "CZip", "CCrypto"],
+      swiftSettings: strict),
+
+    // MARK: live edges
+    .target(name: "BlueZ", dependencies: ["BeaconCore", "CBlueZ"], swiftSettings: strict),
+    .target(
+      name: "Simulator",
+      dependencies: ["BeaconCore", "BlueZ", "KBeacon", "NordicDFU"],
+      swiftSettings: strict),
+
+    // MARK: the command line
+    .target(
+      name: "BeaconProvisionCLI",
+      dependencies: [
+        "BeaconCore", "BlueZ", "KBeacon", "NordicDFU", "Simulator", "CCurl",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      swiftSettings: strict),
+    .executableTarget(name: "beacon-provision", dependencies: ["BeaconProvisionCLI"], swiftSettings: strict),
+    .executableTarget(
+      name: "provision-bench",
+      dependencies: ["BeaconCore", "KBeacon", "NordicDFU", "Simulator"],
+      swiftSettings: strict),
+
+    // MARK: tests
+    .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore"], swiftSettings: strict),
+    .testTarget(
+      name: "SystemLibraryTests", dependencies: ["CBlueZ", "CCurl", "CZip", "CCrypto", "BlueZ"], swiftSettings: strict),
+    .testTarget(
+      name: "CLITests", dependencies: ["BeaconProvisionCLI", "Simulator", .product(name: "ArgumentParser", package: "swift-argument-parser")], swiftSettings: strict),
+  ]
+)

@@ -1,0 +1,29 @@
+import ArgumentParser
+import BlueZ
+import Foundation
+
+/// `beacon-provision adapters`: the local Bluetooth controllers.
+struct Adapters: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "List local Bluetooth adapters (hci0, hci1, …).",
+    discussion: "The simulated fleet is always available as --adapter sim and is not listed here.")
+
+  @Flag(help: "Print JSON.")
+  var json = false
+
+  func run() throws {
+    let adapters: [Adapter]
+    do {
+      adapters = try Adapter.all()
+    } catch let error as BlueZError {
+      throw CLIFailure(error.description)
+    }
+    if json {
+      print(try JSONOutput.string(adapters))
+    } else if adapters.isEmpty {
+      print("no Bluetooth adapters (use --adapter sim for the simulated fleet)")
+    } else {
+      for a in adapters { print("\(a.name)  \(a.address)  \(a.isUp ? "up" : "down")") }
+    }
+  }
+}

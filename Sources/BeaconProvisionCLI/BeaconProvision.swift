@@ -1,0 +1,45 @@
+import ArgumentParser
+
+/// The root command. Each subcommand lives in its own file; this list is the one place they are named.
+public struct BeaconProvision: AsyncParsableCommand {
+  public static let configuration = CommandConfiguration(
+    commandName: "beacon-provision",
+    abstract: "Keep a fleet of BLE beacons configured and up to date.",
+    discussion: """
+      Scan and decode beacons, read and write KKM KBeacon configuration, apply a declarative profile to many \
+      devices at once, and run Nordic Secure DFU firmware campaigns — over a BlueZ adapter (hci0, …) or the \
+      built-in simulated fleet (--adapter sim).
+
+      Start with:  beacon-provision scan --adapter sim
+      """,
+    version: "0.1.0",
+    subcommands: BeaconProvision.commands
+  )
+
+  /// Every subcommand, in the order `--help` lists them.
+  static let commands: [any ParsableCommand.Type] = [
+    Adapters.self,
+  ]
+
+  public init() {}
+}
+
+extension BeaconProvision {
+  /// Parses `CommandLine.arguments` and runs the chosen command, async or not. Errors print as one line
+  /// (`Error: …`) with ArgumentParser's exit codes; `CLIFailure` carries its own exit code.
+  public static func runAsRoot(_ arguments: [String]? = nil) async {
+    do {
+      var command = try parseAsRoot(arguments)
+      if var asyncCommand = command as? any AsyncParsableCommand {
+        try await asyncCommand.run()
+      } else {
+        try command.run()
+      }
+    } catch let failure as CLIFailure {
+      FileHandleOutput.standardError("error: \(failure.message)")
+      exit(withError: ExitCode(failure.exitCode))
+    } catch {
+      exit(withError: error)
+    }
+  }
+}

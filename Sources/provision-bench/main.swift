@@ -1,0 +1,17 @@
+// provision-bench: release-mode benchmarks. `swift run -c release provision-bench [name …]`.
+// Each benchmark prints its figures; goals are printed next to them, never asserted.
+
+let benchmarks: [String: () async throws -> Void] = [:]
+
+let requested = Array(CommandLine.arguments.dropFirst())
+let names = requested.isEmpty ? benchmarks.keys.sorted() : requested
+for name in names {
+  guard let run = benchmarks[name] else {
+    print("unknown benchmark '\(name)'; available: \(benchmarks.keys.sorted().joined(separator: ", "))")
+    exit(2)
+  }
+  print("== \(name)")
+  try await run()
+}
+
+import Glibc
