@@ -58,6 +58,10 @@ let package = Package(
 
     // MARK: tests
     .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore"], swiftSettings: strict),
+    .testTarget(name: "BlueZTests", dependencies: ["BlueZ"], swiftSettings: strict),
+    .testTarget(name: "KBeaconTests", dependencies: ["KBeacon"], swiftSettings: strict),
+    .testTarget(name: "NordicDFUTests", dependencies: ["NordicDFU"], swiftSettings: strict),
+    .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "BlueZ", "KBeacon", "NordicDFU"], swiftSettings: strict),
     .testTarget(
       name: "SystemLibraryTests", dependencies: ["CBlueZ", "CCurl", "CZip", "CCrypto", "BlueZ"], swiftSettings: strict),
     .testTarget(

@@ -1,0 +1,31 @@
+import Glibc
+import Testing
+
+@testable import BlueZ
+
+/// The one-line errors an operator sees when the radio is unusable must name what is missing.
+@Suite struct BlueZErrorTests {
+  @Test func noBluetoothInTheKernelSuggestsTheSimulator() {
+    let text = BlueZError(errno: EAFNOSUPPORT, call: "socket(AF_BLUETOOTH)").description
+    #expect(text.contains("no Bluetooth support"))
+    #expect(text.contains("--adapter sim"))
+  }
+
+  @Test func permissionErrorsNameTheCapabilities() {
+    let text = BlueZError(errno: EPERM, call: "hci_le_set_scan_parameters", adapter: "hci0").description
+    #expect(text.contains("CAP_NET_RAW") && text.contains("CAP_NET_ADMIN") && text.contains("root"))
+    #expect(text.contains("hci0"))
+  }
+
+  @Test func listingAdaptersOnThisMachineFailsCleanlyOrListsThem() {
+    // Build machines have no Bluetooth: the listing must fail with EAFNOSUPPORT, never crash. On a machine
+    // with Bluetooth it returns a list (possibly empty).
+    do {
+      _ = try Adapter.all()
+    } catch let error as BlueZError {
+      #expect(error.errno == EAFNOSUPPORT)
+    } catch {
+      Issue.record("unexpected error \(error)")
+    }
+  }
+}

@@ -1,0 +1,9 @@
+import Testing
+
+@testable import Simulator
+
+@Suite struct SimulationTests {
+  @Test func simulatorAnswersToTheSimAdapterName() {
+    #expect(Simulation.adapterName == "sim")
+  }
+}
