@@ -84,16 +84,18 @@ public final class FileDescriptorBearer: ATTBearer {
     closeNow()
   }
 
-  /// The synchronous body of `close()`, also used from `deinit`-free contexts such as signal handling.
+  /// The synchronous body of `close()`, for callers outside async code (a signal handler's task).
   public func closeNow() {
-    let first = state.withLock { s -> Bool in
-      defer { s.closedLocally = true }
-      return !s.closedLocally
+    // Under the lock, so the descriptor cannot be closed (and its number reused by another socket) between
+    // the check and the shutdown.
+    state.withLock { s in
+      guard !s.closedLocally else { return }
+      s.closedLocally = true
+      guard !s.descriptorClosed else { return }
+      _ = shutdown(fd, Int32(SHUT_RDWR))
+      var one: UInt8 = 1
+      _ = write(wakeWriteFD, &one, 1)
     }
-    guard first else { return }
-    _ = shutdown(fd, Int32(SHUT_RDWR))
-    var one: UInt8 = 1
-    _ = write(wakeWriteFD, &one, 1)
   }
 
   /// The reader thread: poll → recv → yield, until EOF, an error, or a local close.
@@ -132,10 +134,12 @@ public final class FileDescriptorBearer: ATTBearer {
     continuation.finish(throwing: ending)
     // Close on the send queue so that a send already running finishes (shutdown has unblocked it) first.
     sendQueue.async { [self] in
-      state.withLock { $0.descriptorClosed = true }
-      _ = Glibc.close(fd)
-      _ = Glibc.close(wakeFD)
-      _ = Glibc.close(wakeWriteFD)
+      state.withLock { s in
+        s.descriptorClosed = true
+        _ = Glibc.close(fd)
+        _ = Glibc.close(wakeFD)
+        _ = Glibc.close(wakeWriteFD)
+      }
     }
   }
 }

@@ -66,6 +66,18 @@ public struct SimulatedCharacteristic: Sendable {
     self.onRead = onRead
     self.onWrite = onWrite
   }
+
+  /// A written characteristic whose behaviour is given as a trailing closure:
+  /// `SimulatedCharacteristic(uuid: u, properties: [.write]) { write in … }`.
+  public init(
+    uuid: BluetoothUUID, properties: GATTCharacteristicProperties, value: [UInt8] = [],
+    descriptors: [SimulatedDescriptor] = [], requiresSubscriptionForWrites: Bool = false,
+    write: @escaping WriteHandler
+  ) {
+    self.init(
+      uuid: uuid, properties: properties, value: value, descriptors: descriptors,
+      requiresSubscriptionForWrites: requiresSubscriptionForWrites, onRead: nil, onWrite: write)
+  }
 }
 
 /// A descriptor with a stored value (not the CCCD, which the server adds and manages).
