@@ -34,6 +34,8 @@ let package = Package(
       dependencies: ["BeaconCore", "CZip", "CCrypto"],
       swiftSettings: strict),
 
+    .target(name: "Profiles", dependencies: ["BeaconCore", "KBeacon"], swiftSettings: strict),
+
     // MARK: live edges
     .target(name: "BlueZ", dependencies: ["BeaconCore", "CBlueZ"], swiftSettings: strict),
     .target(
@@ -45,7 +47,7 @@ let package = Package(
     .target(
       name: "BeaconProvisionCLI",
       dependencies: [
-        "BeaconCore", "BlueZ", "KBeacon", "NordicDFU", "Simulator", "CCurl",
+        "BeaconCore", "BlueZ", "KBeacon", "NordicDFU", "Profiles", "Simulator", "CCurl",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],
@@ -58,6 +60,7 @@ let package = Package(
 
     // MARK: tests
     .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore"], swiftSettings: strict),
+    .testTarget(name: "ProfilesTests", dependencies: ["Profiles"], swiftSettings: strict),
     .testTarget(name: "BlueZTests", dependencies: ["BlueZ"], swiftSettings: strict),
     .testTarget(name: "KBeaconTests", dependencies: ["KBeacon"], swiftSettings: strict),
     .testTarget(name: "NordicDFUTests", dependencies: ["NordicDFU"], swiftSettings: strict),
