@@ -49,16 +49,17 @@ public struct Inventory: Sendable, Hashable {
       return []
     }
     var rows: [Row] = []
-    for record in records.dropFirst() where !record.fields.allSatisfy({ $0.isEmpty }) {
+    let data = records.dropFirst().filter { !$0.fields.allSatisfy(\.isEmpty) }
+    for (row, record) in data.enumerated() {
       let at = SourcePosition(line: record.line, column: 1, offset: 0)
       guard record.fields.count == names.count else {
-        problems.append(ProfileDiagnostic(file: file, position: at, path: JSONPath([.index(rows.count)]),
+        problems.append(ProfileDiagnostic(file: file, position: at, path: JSONPath([.index(row)]),
           message: "\(record.fields.count) fields where the header has \(names.count)"))
         continue
       }
       let address = record.fields[addressColumn].trimmingWhitespace.uppercased()
       guard BluetoothAddressText.isValid(address) else {
-        problems.append(ProfileDiagnostic(file: file, position: at, path: JSONPath([.index(rows.count), .key("address")]),
+        problems.append(ProfileDiagnostic(file: file, position: at, path: JSONPath([.index(row), .key("address")]),
           message: "\"\(address)\" is not a Bluetooth address", allowed: "AA:BB:CC:DD:EE:FF"))
         continue
       }
@@ -71,7 +72,7 @@ public struct Inventory: Sendable, Hashable {
           variables[name] = value
         }
       }
-      rows.append(Row(address: address, index: rows.count, variables: variables, tags: tags))
+      rows.append(Row(address: address, index: row, variables: variables, tags: tags))
     }
     return rows
   }
