@@ -12,18 +12,25 @@ public struct ProfileDecoder {
   public static func decode(
     _ bytes: [UInt8], file: String, urlCheck: @escaping FieldCheck.URLCheck
   ) throws(ProfileDiagnostics) -> Profile {
+    let (profile, diagnostics) = decodeCollectingProblems(bytes, file: file, urlCheck: urlCheck)
+    guard let profile, diagnostics.isEmpty else { throw ProfileDiagnostics(diagnostics) }
+    return profile
+  }
+
+  /// Decodes as far as possible: the profile (nil only when the file is not JSON) and every problem, so
+  /// later checks (inventory, templates) can add theirs to the same report.
+  public static func decodeCollectingProblems(
+    _ bytes: [UInt8], file: String, urlCheck: @escaping FieldCheck.URLCheck
+  ) -> (Profile?, [ProfileDiagnostic]) {
     var decoder = ProfileDecoder(file: file, urlCheck: urlCheck)
     let json: SourceJSON
     do {
       json = try SourceJSONParser.parse(bytes)
     } catch {
-      throw ProfileDiagnostics([
-        ProfileDiagnostic(file: file, position: error.position, path: .root, message: "not valid JSON: \(error.message)")
-      ])
+      return (nil, [ProfileDiagnostic(file: file, position: error.position, path: .root, message: "not valid JSON: \(error.message)")])
     }
     let profile = decoder.profile(json)
-    if !decoder.diagnostics.isEmpty { throw ProfileDiagnostics(decoder.diagnostics) }
-    return profile
+    return (profile, decoder.diagnostics)
   }
 
   mutating func report(_ at: SourceJSON?, _ path: JSONPath, _ message: String, allowed: String? = nil) {
