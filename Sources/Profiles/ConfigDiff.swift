@@ -7,6 +7,13 @@ public struct ConfigChange: Sendable, Hashable, Comparable, CustomStringConverti
   public var old: ConfigValue?
   public var new: ConfigValue
 
+  public init(scope: ConfigScope, key: String, old: ConfigValue?, new: ConfigValue) {
+    self.scope = scope
+    self.key = key
+    self.old = old
+    self.new = new
+  }
+
   public static func < (a: Self, b: Self) -> Bool { (a.scope, a.key) < (b.scope, b.key) }
 
   /// `slot 0 majorID: 1 -> 7`
