@@ -21,6 +21,7 @@ public struct BeaconProvision: AsyncParsableCommand {
     Adapters.self,
     Scan.self,
     Decode.self,
+    Gatt.self,
   ]
 
   public init() {}
