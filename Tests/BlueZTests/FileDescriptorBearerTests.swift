@@ -53,4 +53,27 @@ import Testing
     await #expect(throws: LinkError(.closed, peer: BluetoothAddress(rawValue: 1))) { try await a.send([0x13]) }
     await b.close()
   }
+
+  @Test func nonBlockingSocketWaitsInsteadOfFailingWhenFull() async throws {
+    let (a, b) = try pair()
+    // The bearer took the descriptor; make the sending end non-blocking behind its back, as a
+    // non-blocking connect would leave it.
+    var fds: [Int32] = [-1, -1]
+    #expect(socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue), 0, &fds) == 0)
+    _ = fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK)
+    let sender = try FileDescriptorBearer(fileDescriptor: fds[0], peer: BluetoothAddress(rawValue: 3))
+    let receiver = try FileDescriptorBearer(fileDescriptor: fds[1], peer: BluetoothAddress(rawValue: 4))
+    // Far more PDUs than the kernel queues for an unread AF_UNIX socket (net.unix.max_dgram_qlen).
+    let count = 2000
+    let sending = Task { for i in 0..<count { try await sender.send([0x52, 0x01, 0x00, UInt8(i >> 8), UInt8(i & 0xFF)]) } }
+    var next = 0
+    for try await pdu in receiver.incoming {
+      #expect(pdu == [0x52, 0x01, 0x00, UInt8(next >> 8), UInt8(next & 0xFF)])
+      next += 1
+      if next == count { break }
+    }
+    try await sending.value
+    #expect(next == count)
+    for bearer in [a, b, sender, receiver] { await bearer.close() }
+  }
 }
