@@ -45,11 +45,14 @@ public struct DeviceConfigView: Sendable, Hashable {
   public var slots: [Int: [String: ConfigValue]]
   public var triggers: [Int: [String: ConfigValue]]
   public var sensors: [Int: [String: ConfigValue]]
+  /// A legacy (v1) device: everything is in `common`, flat (§7); see `LegacyTranslation`.
+  public var isLegacy = false
 
   public init(
     common: [String: ConfigValue] = [:], slots: [Int: [String: ConfigValue]] = [:],
-    triggers: [Int: [String: ConfigValue]] = [:], sensors: [Int: [String: ConfigValue]] = [:]
+    triggers: [Int: [String: ConfigValue]] = [:], sensors: [Int: [String: ConfigValue]] = [:], isLegacy: Bool = false
   ) {
+    self.isLegacy = isLegacy
     self.common = common
     self.slots = slots
     self.triggers = triggers
