@@ -1,6 +1,6 @@
 /// A device ack's `cause` field (kbeacon-protocol.md §4.3, §12). Causes 0, 4, 5, 6 and 7 steer the exchange;
 /// every other value is a device error code, surfaced by the SDKs as the `subErrorCode` of `CfgFailed`.
-public struct DeviceCause: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+public struct DeviceCause: RawRepresentable, Hashable, Sendable, Error, CustomStringConvertible {
   public let rawValue: UInt16
   public init(rawValue: UInt16) { self.rawValue = rawValue }
   public init(_ rawValue: UInt16) { self.rawValue = rawValue }
