@@ -8,6 +8,12 @@ public actor SimulatedKBeacon {
   public nonisolated let address: BluetoothAddress
   private var device: SimulatedKBeaconDevice
   private let now: @Sendable () -> UInt32
+  private var currentLink: ObjectIdentifier?
+  private var droppers: [ObjectIdentifier: @Sendable () async -> Void] = [:]
+  var buttonless = ButtonlessDFUResponder()
+  /// Called when the buttonless DFU characteristic is told to enter the bootloader (`01`), with the name
+  /// set by `02` if any. The DFU engineer connects the simulated bootloader here.
+  public private(set) var bootloaderHook: (@Sendable (BluetoothAddress, String?) async -> Void)?
 
   public init(
     address: BluetoothAddress, profile: KBeaconDeviceProfile, password: KBeaconPassword = .factoryDefault,
@@ -23,6 +29,34 @@ public actor SimulatedKBeacon {
 
   /// One FEA1 write; returns what to notify on FEA2 and whether to drop the link.
   public func write(_ bytes: [UInt8]) -> SimulatedKBeaconDevice.Output { device.receive(bytes, now: now()) }
+
+  /// One FEA1 write from a GATT connection: a write from a new connection starts a new link state.
+  func write(_ bytes: [UInt8], link: ObjectIdentifier, mtu: Int) -> SimulatedKBeaconDevice.Output {
+    if currentLink != link {
+      currentLink = link
+      device.connected(mtu: mtu)
+    } else {
+      device.updateMTU(mtu)
+    }
+    return device.receive(bytes, now: now())
+  }
+
+  /// Lets the device drop a simulated link itself (after a wrong password, power off, bootloader entry).
+  public func attach(_ link: SimulatedLink) {
+    droppers[ObjectIdentifier(link.connection)] = { await link.disconnect() }
+  }
+
+  func dropLink(_ id: ObjectIdentifier) async {
+    if currentLink == id { currentLink = nil }
+    guard let drop = droppers.removeValue(forKey: id) else { return }
+    await drop()
+  }
+
+  /// Sets the "enter bootloader requested" hook (nordic-dfu.md §2.2).
+  public func setBootloaderHook(_ hook: (@Sendable (BluetoothAddress, String?) async -> Void)?) { bootloaderHook = hook }
+
+  /// The name the last `02` buttonless command set.
+  public var bootloaderName: String? { buttonless.bootloaderName }
 
   public var configuration: KBeaconConfiguration { device.configuration }
   public var commandLog: [Command] { device.commandLog }

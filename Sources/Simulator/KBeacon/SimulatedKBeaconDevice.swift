@@ -54,6 +54,9 @@ public struct SimulatedKBeaconDevice: Sendable {
   /// A new link with this ATT MTU; the previous link's state is forgotten.
   public mutating func connected(mtu: Int) { link = LinkState(mtu: mtu) }
 
+  /// The link's MTU changed (an Exchange MTU after the first write).
+  public mutating func updateMTU(_ mtu: Int) { link.mtu = mtu }
+
   public var isAuthenticated: Bool { link.authenticated }
   /// True while the device owes the app part of an answer.
   public var isBusy: Bool { link.sender != nil || !link.queue.isEmpty || link.assembler.isCollecting }
