@@ -18,9 +18,10 @@ public struct BeaconProvision: AsyncParsableCommand {
 
   /// Every subcommand, in the order `--help` lists them.
   static let commands: [any ParsableCommand.Type] = [
-    Adapters.self,
     Scan.self,
     Decode.self,
+    ProfileCommand.self,
+    Adapters.self,
   ]
 
   public init() {}
