@@ -8,7 +8,7 @@ public enum DeviceChecks {
   public static func problems(desired: DeviceConfigView, actual: DeviceConfigView) -> [String] {
     var problems: [String] = []
     let minPower = actual.int("minPwr"), maxPower = actual.int("maxPwr")
-    func checkPower(_ value: ConfigValue?, _ what: String) {
+    func checkPower(_ value: SettingValue?, _ what: String) {
       guard let p = value?.numericValue.map(Int.init) else { return }
       if let minPower, p < minPower { problems.append("\(what) tx power \(p) dBm is below this device's minimum \(minPower) dBm") }
       if let maxPower, p > maxPower { problems.append("\(what) tx power \(p) dBm is above this device's maximum \(maxPower) dBm") }

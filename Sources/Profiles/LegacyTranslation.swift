@@ -18,16 +18,16 @@ public enum LegacyTranslation {
 
   /// The flat v1 keys the profile wants, given what the device has (for the bits of `type` and `advFlag`
   /// the profile does not manage).
-  public static func desiredFlat(_ desired: DeviceConfigView, actual: [String: ConfigValue]) -> Result<[String: ConfigValue], Failure> {
+  public static func desiredFlat(_ desired: DeviceConfigView, actual: [String: SettingValue]) -> Result<[String: SettingValue], Failure> {
     if !desired.triggers.isEmpty { return .failure(Failure(reason: "profile triggers apply to KBeacon Pro (v2) devices only")) }
     if !desired.sensors.isEmpty { return .failure(Failure(reason: "profile sensors apply to KBeacon Pro (v2) devices only")) }
-    var flat: [String: ConfigValue] = [:]
+    var flat: [String: SettingValue] = [:]
     for (v2, v1) in [("name", "devName"), ("meaPwr", "meaPwr")] { if let v = desired.common[v2] { flat[v1] = v } }
     var flags = int(actual["advFlag"]) ?? 0
     if let on = int(desired.common["atPwr"]) { flags = on == 1 ? flags | 0x4 : flags & ~0x4 }
 
     var typeMask = int(actual["type"]) ?? 0
-    var shared: [String: (ConfigValue, Int)] = [:]
+    var shared: [String: (SettingValue, Int)] = [:]
     for (index, slot) in desired.slots.sorted(by: { $0.key < $1.key }) {
       guard let type = int(slot["type"]) else { continue }
       if type == 0 { continue }  // v1 has no slots: an `off` slot names no frame to clear [I].
@@ -59,5 +59,5 @@ public enum LegacyTranslation {
     return .success(flat)
   }
 
-  static func int(_ v: ConfigValue?) -> Int? { v?.numericValue.flatMap { Int(exactly: $0) } }
+  static func int(_ v: SettingValue?) -> Int? { v?.numericValue.flatMap { Int(exactly: $0) } }
 }

@@ -4,7 +4,7 @@ import Testing
 
 @Suite struct LegacyTranslationTests {
   /// A legacy KBeacon (kbeacon-protocol.md §7): iBeacon + TLM enabled (type 0x4|0x8), connectable, no auto power-on.
-  let actual: [String: ConfigValue] = [
+  let actual: [String: SettingValue] = [
     "modle": .text("KBN52"), "devName": .text("KBeacon_1201"), "type": .integer(0x0C), "advPrd": .number(1000),
     "txPwr": .integer(0), "advFlag": .integer(0x1), "uuid": .text("7777772E-6B6B-6D63-6E2E-636F6D000001"),
     "majorID": .integer(1), "minorID": .integer(2),
@@ -43,7 +43,7 @@ import Testing
   }
 }
 
-func reason(_ r: Result<[String: ConfigValue], LegacyTranslation.Failure>) -> String? {
+func reason(_ r: Result<[String: SettingValue], LegacyTranslation.Failure>) -> String? {
   if case .failure(let f) = r { return f.reason }
   return nil
 }
