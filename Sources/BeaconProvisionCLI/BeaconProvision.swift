@@ -20,6 +20,8 @@ public struct BeaconProvision: AsyncParsableCommand {
   static let commands: [any ParsableCommand.Type] = [
     Scan.self,
     Decode.self,
+    Plan.self,
+    Apply.self,
     Gatt.self,
     ProfileCommand.self,
     Adapters.self,
