@@ -1,0 +1,52 @@
+# The live BlueZ layer on btvirt controllers: beacon-provision's HCIAdvertiser on hci1 (`radio advertise`)
+# is seen by its raw-HCI scan and its mgmt discovery on hci0 (`radio scan --backend hci|mgmt`), and an
+# L2CAP LE link on the ATT channel from hci0 to a listener on hci1 carries bytes both ways
+# (`radio connect` / `radio listen`). With bluetoothd running the L2CAP part is skipped: bluetoothd owns
+# the ATT server socket (linux-ble.md §4.4 item 4).
+# vm-e2e-modes: plain bluetoothd
+. "$VM_LIB"
+
+vm_setup 2
+hci1=$(vm_address hci1)
+
+# AD: flags (02 01 06), complete local name "bp-live" (08 09 62702D6C697665), manufacturer data
+# 0x0059 + 3 bytes (06 FF 5900 010203). Scan response: short name "bp" (03 08 6270).
+ad=020106080962702D6C69766506FF5900010203
+sr=03086270
+vm_bg advertiser "$BP" radio advertise --adapter hci1 --duration 120 --scan-response "$sr" "$ad"
+vm_wait_for 20 "the advertiser to start" grep -q "advertising on hci1" "$VM_OUT/advertiser.log"
+cat "$VM_OUT/advertiser.log" | sed 's/^/    | /'
+
+# Raw HCI LE scan on hci0 (active): the advertisement and the scan response from hci1.
+expect_stream_contains 40 "$hci1 public connectable" "$BP" radio scan --adapter hci0 --backend hci --duration 30
+[[ $VM_LAST_OUTPUT == *"$hci1 public connectable "*" $ad"* ]] || vm_fail "raw HCI scan: hci1's AD bytes differ"
+expect_stream_contains 40 "$hci1 public scanResponse" "$BP" radio scan --adapter hci0 --backend hci --duration 30
+[[ $VM_LAST_OUTPUT == *"$hci1 public scanResponse "*" $sr"* ]] || vm_fail "raw HCI scan: hci1's scan response differs"
+vm_log "raw HCI scan on hci0 saw hci1's advertisement and scan response"
+
+# Passive raw HCI scan: advertisements only.
+expect_stream_contains 40 "$hci1 public connectable" "$BP" radio scan --adapter hci0 --backend hci --passive --duration 30
+
+# Kernel mgmt discovery on hci0 (the kernel merges AD + scan response into one Device Found).
+expect_stream_contains 40 "$hci1 public connectable" "$BP" radio scan --adapter hci0 --backend mgmt --duration 30
+[[ $VM_LAST_OUTPUT == *"$ad"* ]] || vm_fail "mgmt scan: hci1's AD bytes missing"
+vm_log "mgmt discovery on hci0 saw hci1"
+
+# auto picks mgmt whenever the management channel answers.
+expect_output_contains 20 "with the mgmt backend" "$BP" radio scan --adapter hci0 --duration 1
+
+if [[ $VM_MODE == plain ]]; then
+  vm_bg listener "$BP" radio listen --adapter hci1 --timeout 60
+  vm_wait_for 20 "the listener" grep -q "listening on hci1" "$VM_OUT/listener.log"
+  expect_output_contains 60 "reply 02170048454C4C4F" "$BP" radio connect --adapter hci0 "$hci1" 02170048454C4C4F
+  vm_wait_for 10 "the listener to log the bytes" grep -q "received 02170048454C4C4F" "$VM_OUT/listener.log"
+  sed 's/^/    | /' "$VM_OUT/listener.log"
+  vm_log "L2CAP CID 4 hci0 -> hci1 carried bytes both ways"
+fi
+
+# Non-connectable advertising is reported as such.
+vm_stop "$(awk '$2 == "advertiser" { print $1 }' "$VM_PIDS" | tail -1)"
+vm_bg advertiser2 "$BP" radio advertise --adapter hci1 --non-connectable --duration 120 "$ad"
+vm_wait_for 20 "the second advertiser" grep -q "advertising on hci1" "$VM_OUT/advertiser2.log"
+expect_stream_contains 40 "$hci1 public nonConnectable" "$BP" radio scan --adapter hci0 --backend hci --duration 30
+echo "PASS live-bluez ($VM_MODE)"
