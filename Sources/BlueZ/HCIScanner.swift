@@ -28,6 +28,11 @@ public struct HCIScanner: Sendable {
   public func run(_ parameters: ScanParameters, yield: @Sendable (AdvertisingReport) -> Void) async throws {
     let socket = try HCISocket(adapter: adapter)
     defer { socket.close() }
+    try await run(parameters, on: socket, yield: yield)
+  }
+
+  /// `run` on an open socket (tests drive a fake controller through it).
+  func run(_ parameters: ScanParameters, on socket: HCISocket, yield: @Sendable (AdvertisingReport) -> Void) async throws {
     let events = socket.events()
     let supported = try LocalSupportedCommands(returnParameters: try await socket.run(.readLocalSupportedCommands))
     let extended = supported.supportsExtendedScan

@@ -31,8 +31,7 @@ public final class HCISocket: Sendable {
   private let subscribers = EventSubscribers<HCIEvent>()
 
   /// Opens and binds the socket to adapter `index` (0 for hci0) and starts its reader thread.
-  public init(adapterIndex index: UInt16, name: String) throws {
-    adapter = name
+  public convenience init(adapterIndex index: UInt16, name: String) throws {
     let fd = bp_bt_socket(Int32(SOCK_RAW.rawValue), BTPROTO_HCI)
     guard fd >= 0 else { throw BlueZError.current("socket(AF_BLUETOOTH, BTPROTO_HCI)", adapter: name) }
     guard bp_hci_bind(fd, index, bp_hci_channel_raw) == 0 else {
@@ -45,6 +44,13 @@ public final class HCISocket: Sendable {
       Glibc.close(fd)
       throw error
     }
+    try self.init(adopting: fd, name: name)
+  }
+
+  /// Takes over an already bound descriptor that carries H4 packets (indicator, header, parameters);
+  /// tests pass one end of a SOCK_SEQPACKET socketpair with a fake controller on the other.
+  init(adopting fd: Int32, name: String) throws {
+    adapter = name
     handle = try SocketHandle(adopting: fd, adapter: name)
     startReader()
   }

@@ -32,9 +32,14 @@ public struct MgmtScanner: Sendable {
   /// Discovers until the calling task is cancelled, passing each report to `yield`; then stops the
   /// discovery it started (even though cancelled) and closes the socket before returning.
   public func run(_ parameters: ScanParameters, yield: @Sendable (AdvertisingReport) -> Void) async throws {
-    let index = adapter.index
     let socket = try MgmtSocket()
     defer { socket.close() }
+    try await run(parameters, on: socket, yield: yield)
+  }
+
+  /// `run` on an open socket (tests drive a fake kernel through it).
+  func run(_ parameters: ScanParameters, on socket: MgmtSocket, yield: @Sendable (AdvertisingReport) -> Void) async throws {
+    let index = adapter.index
     let events = socket.events()
     _ = try await Self.prepare(socket, index: index)
     var started = try await socket.run(.startDiscovery(index: index), accepting: [.busy]).status == .success
@@ -44,8 +49,12 @@ public struct MgmtScanner: Sendable {
       case .deviceFound(let found):
         if let report = found.advertisingReport(at: .now) { yield(report) }
       case .discovering(_, active: false):
-        let status = try await socket.run(.startDiscovery(index: index), accepting: [.busy]).status
-        started = started || status == .success
+        do {
+          let status = try await socket.run(.startDiscovery(index: index), accepting: [.busy]).status
+          started = started || status == .success
+        } catch where Task.isCancelled {
+          break  // the consumer stopped while the restart was in flight
+        }
       case .indexRemoved:
         throw BlueZError(errno: ENODEV, call: "mgmt Index Removed", adapter: adapter.name)
       default: break

@@ -23,7 +23,7 @@ public final class MgmtSocket: Sendable {
   private let replies = PendingReplies<ReplyKey, Reply>()
   private let subscribers = EventSubscribers<MgmtEvent>()
 
-  public init() throws {
+  public convenience init() throws {
     let fd = bp_bt_socket(Int32(SOCK_RAW.rawValue), BTPROTO_HCI)
     guard fd >= 0 else { throw BlueZError.current("socket(AF_BLUETOOTH, BTPROTO_HCI)") }
     guard bp_hci_bind(fd, bp_hci_dev_none, bp_hci_channel_control) == 0 else {
@@ -31,6 +31,11 @@ public final class MgmtSocket: Sendable {
       Glibc.close(fd)
       throw error
     }
+    try self.init(adopting: fd)
+  }
+
+  /// Takes over a descriptor that carries mgmt packets (tests: one end of a SOCK_SEQPACKET socketpair).
+  init(adopting fd: Int32) throws {
     handle = try SocketHandle(adopting: fd, adapter: nil)
     startReader()
   }
