@@ -1,8 +1,8 @@
 # The live BlueZ layer on btvirt controllers: beacon-provision's HCIAdvertiser on hci1 (`radio advertise`)
 # is seen by its raw-HCI scan and its mgmt discovery on hci0 (`radio scan --backend hci|mgmt`), and an
 # L2CAP LE link on the ATT channel from hci0 to a listener on hci1 carries bytes both ways
-# (`radio connect` / `radio listen`). With bluetoothd running the L2CAP part is skipped: bluetoothd owns
-# the ATT server socket (linux-ble.md §4.4 item 4).
+# (`radio connect` / `radio listen`). With bluetoothd running, bluetoothd owns the ATT server socket
+# (linux-ble.md §4.4 item 4), so the client link is checked against bluetoothd's own GATT server instead.
 # vm-e2e-modes: plain bluetoothd
 . "$VM_LIB"
 
@@ -42,6 +42,13 @@ if [[ $VM_MODE == plain ]]; then
   vm_wait_for 10 "the listener to log the bytes" grep -q "received 02170048454C4C4F" "$VM_OUT/listener.log"
   sed 's/^/    | /' "$VM_OUT/listener.log"
   vm_log "L2CAP CID 4 hci0 -> hci1 carried bytes both ways"
+fi
+
+if [[ $VM_MODE == bluetoothd ]]; then
+  # A client link works alongside bluetoothd: hci1's ATT server is bluetoothd's own GATT server, which
+  # answers our Exchange MTU Request (02, client MTU 0x0017) with an Exchange MTU Response (03, MTU).
+  expect_output_contains 60 "reply 03" "$BP" radio connect --adapter hci0 "$hci1" 021700
+  vm_log "L2CAP CID 4 hci0 -> bluetoothd's GATT server on hci1: MTU exchange answered"
 fi
 
 # Non-connectable advertising is reported as such.
