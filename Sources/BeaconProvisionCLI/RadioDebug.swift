@@ -10,18 +10,7 @@ struct RadioDebug: AsyncParsableCommand {
     commandName: "radio",
     abstract: "Low-level radio checks on a BlueZ adapter (scan, advertise, L2CAP).",
     shouldDisplay: false,
-    subcommands: [RadioScan.self, RadioAdvertise.self, RadioListen.self, RadioConnect.self])
-}
-
-/// Maps the live layer's errors to the one-line `CLIFailure`.
-func radioFailure(_ error: any Error) -> any Error {
-  switch error {
-  case let e as BlueZError: CLIFailure(e.description)
-  case let e as ControllerCommandError: CLIFailure(e.description)
-  case let e as LinkError: CLIFailure(e.description)
-  case let e as NoAdapterError: CLIFailure(e.description)
-  default: error
-  }
+    subcommands: [RadioScan.self, RadioAdvertise.self, RadioListen.self, RadioConnect.self, RadioGATT.self])
 }
 
 /// `radio scan`: prints every advertising report for a while.
@@ -57,7 +46,7 @@ struct RadioScan: AsyncParsableCommand {
         group.cancelAll()
       }
     } catch {
-      throw radioFailure(error)
+      throw liveFailure(error)
     }
     print("scan done")
   }
@@ -72,7 +61,7 @@ struct RadioAdvertise: AsyncParsableCommand {
   @Flag(help: "ADV_NONCONN_IND instead of ADV_IND.") var nonConnectable = false
   @Option(help: "Scan response AD bytes (hex).") var scanResponse: String = ""
   @Option(help: "Interval in units of 0.625 ms.") var interval: UInt16 = 0x00A0
-  @Option(help: "Seconds to advertise before stopping.") var duration: Double = 30
+  @Option(help: "Seconds to advertise before stopping; 0 leaves advertising on and exits.") var duration: Double = 30
   @Argument(help: "Advertising AD bytes (hex).") var data: String
 
   func run() async throws {
@@ -85,11 +74,16 @@ struct RadioAdvertise: AsyncParsableCommand {
         AdvertisingSettings(connectable: !nonConnectable, interval: interval, advertisingData: ad, scanResponseData: sr))
       print("advertising on \(adapter) (\(advertiser.usesExtendedCommands ? "extended" : "legacy") commands)")
       fflush(nil)
+      guard duration > 0 else {
+        advertiser.close()
+        print("advertising left on")
+        return
+      }
       try await Task.sleep(for: .milliseconds(Int(duration * 1000)))
       try await advertiser.stop()
       advertiser.close()
     } catch {
-      throw radioFailure(error)
+      throw liveFailure(error)
     }
     print("advertising stopped")
   }

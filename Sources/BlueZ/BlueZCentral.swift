@@ -1,4 +1,5 @@
 import BeaconCore
+import Glibc
 import Synchronization
 
 /// The live `Central` on one BlueZ adapter (`--adapter hci0`): LE scanning through the kernel's
@@ -76,14 +77,19 @@ public final class BlueZCentral: Central {
     return try await L2CAPConnector.connect(adapter: adapter, to: address, type: type, security: security, timeout: timeout)
   }
 
-  /// NOT FINISHED: the fd-based `ATTBearer` (`FileDescriptorBearer.swift`, GATT engineer) is not on this
-  /// branch yet. Once it is merged this wraps `openL2CAP(...).takeDescriptor()` in it; until then it opens
-  /// and closes the link and reports that GATT over live links is not wired.
+  /// Opens an L2CAP LE link on CID 4 (`openL2CAP`, security low) and wraps it in the fd-based
+  /// `FileDescriptorBearer`, which then owns the descriptor. The descriptor is switched back to blocking
+  /// mode first: the bearer's send queue relies on `send(2)` blocking for back-pressure (its reads use
+  /// MSG_DONTWAIT after poll).
   public func connect(to address: BluetoothAddress, type: AddressType, timeout: Duration) async throws -> any ATTBearer {
     let connection = try await openL2CAP(to: address, type: type, timeout: timeout)
-    connection.close()
-    throw LinkError(
-      .connectFailed, peer: address,
-      detail: "the link opened, but live GATT bearers are not wired yet (FileDescriptorBearer pending)")
+    guard let fd = connection.takeDescriptor() else { throw LinkError(.closed, peer: address) }
+    _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+    do {
+      return try FileDescriptorBearer(fileDescriptor: fd, peer: address)
+    } catch {
+      Glibc.close(fd)
+      throw error
+    }
   }
 }

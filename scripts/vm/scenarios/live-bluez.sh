@@ -32,6 +32,11 @@ expect_stream_contains 40 "$hci1 public connectable" "$BP" radio scan --adapter 
 [[ $VM_LAST_OUTPUT == *"$ad"* ]] || vm_fail "mgmt scan: hci1's AD bytes missing"
 vm_log "mgmt discovery on hci0 saw hci1"
 
+# The product command: `scan` on a live adapter through BlueZCentral, each backend.
+expect_output_contains 60 "$hci1" "$BP" scan --adapter hci0 --scan-backend hci --duration 8 --jsonl
+expect_output_contains 60 "$hci1" "$BP" scan --adapter hci0 --scan-backend mgmt --duration 20 --jsonl
+vm_log "scan --adapter hci0 listed hci1 with both backends"
+
 # auto picks mgmt whenever the management channel answers.
 expect_output_contains 20 "with the mgmt backend" "$BP" radio scan --adapter hci0 --duration 1
 
@@ -49,6 +54,11 @@ if [[ $VM_MODE == bluetoothd ]]; then
   # answers our Exchange MTU Request (02, client MTU 0x0017) with an Exchange MTU Response (03, MTU).
   expect_output_contains 60 "reply 03" "$BP" radio connect --adapter hci0 "$hci1" 021700
   vm_log "L2CAP CID 4 hci0 -> bluetoothd's GATT server on hci1: MTU exchange answered"
+  # The whole client stack: BlueZCentral.connect -> FileDescriptorBearer -> GATTClient discovery + read.
+  vm_run 20 "$BP" radio advertise --adapter hci1 --duration 0 --scan-response "$sr" "$ad" # connectable again
+  expect_output_contains 90 "service 1800" "$BP" radio gatt --adapter hci0 "$hci1"
+  [[ $VM_LAST_OUTPUT == *"characteristic 2A00"* ]] || vm_fail "GATT discovery lacks the Device Name characteristic"
+  vm_log "BlueZCentral.connect + GATTClient discovered bluetoothd's GATT database on hci1"
 fi
 
 # Non-connectable advertising is reported as such.
