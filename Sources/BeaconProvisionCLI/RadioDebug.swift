@@ -34,6 +34,19 @@ struct RadioScan: AsyncParsableCommand {
       let adapterInfo = try Adapter.named(adapter)
       print("scanning on \(adapter) with the \(try await central.resolvedBackend(on: adapterInfo)) backend")
       fflush(nil)
+      let passive = passive
+      try await SignalCancellation.run {
+        try await Self.scan(central, passive: passive, until: deadline)
+      }
+    } catch is CancellationError {
+      // SIGINT/SIGTERM: the scan was stopped cleanly.
+    } catch {
+      throw liveFailure(error)
+    }
+    print("scan done")
+  }
+
+  static func scan(_ central: BlueZCentral, passive: Bool, until deadline: ContinuousClock.Instant) async throws {
       try await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask {
           for try await report in central.scan(ScanParameters(active: !passive)) {
@@ -42,13 +55,17 @@ struct RadioScan: AsyncParsableCommand {
           }
         }
         group.addTask { try await Task.sleep(until: deadline) }
-        try await group.next()
+        do {
+          try await group.next()
+        } catch {
+          group.cancelAll()
+          await central.stopScans()
+          throw error
+        }
         group.cancelAll()
       }
-    } catch {
-      throw liveFailure(error)
-    }
-    print("scan done")
+      // Wait until the controller's scan is disabled (or discovery stopped) before the process exits.
+      await central.stopScans()
   }
 }
 
@@ -79,7 +96,8 @@ struct RadioAdvertise: AsyncParsableCommand {
         print("advertising left on")
         return
       }
-      try await Task.sleep(for: .milliseconds(Int(duration * 1000)))
+      // SIGINT/SIGTERM end the wait early; advertising is switched off either way.
+      _ = try? await SignalCancellation.run { [duration] in try await Task.sleep(for: .milliseconds(Int(duration * 1000))) }
       try await advertiser.stop()
       advertiser.close()
     } catch {

@@ -56,8 +56,11 @@ struct Scan: AsyncParsableCommand {
     let runner = ScanRunner(settings: settings, duration: seconds(duration), active: !passive, mode: mode)
     do {
       let output = try await runner.run(central: central) { line in Self.writeLine(line) }
+      // A live scan is switched off in the controller/kernel before the process exits.
+      if let live = central as? BlueZCentral { await live.stopScans() }
       if let output { Self.writeLine(output) }
     } catch {
+      if let live = central as? BlueZCentral { await live.stopScans() }
       throw liveFailure(error)
     }
   }

@@ -6,8 +6,8 @@ import Glibc
 ///
 /// Choices [I]: the adapter is powered and LE enabled if it is not (Set Powered / Set Low Energy); the
 /// kernel ends each LE discovery after about 10 s (Discovering false), so discovery is restarted while the
-/// consumer still listens; when Start Discovery answers Busy (another client, e.g. bluetoothd, is already
-/// discovering) the scanner listens to that discovery's Device Found events instead of failing. Kernel
+/// consumer still listens; when Start Discovery answers Busy the scanner stops that discovery and starts
+/// its own (`startDiscovery`: bluetoothd restarts its discovery for its clients by itself). Kernel
 /// discovery is always active, so `ScanParameters.active`/interval/window are not applied on this backend.
 public struct MgmtScanner: Sendable {
   public var adapter: Adapter
@@ -29,6 +29,17 @@ public struct MgmtScanner: Sendable {
     return info
   }
 
+  /// Starts LE discovery; true when this scanner started it. On Busy it takes over: Stop Discovery, then
+  /// Start again — a discovery whose owner vanished (a killed process) or whose controller scan was
+  /// disabled underneath it by a raw-HCI scanner otherwise stays "active" in the kernel forever and every
+  /// Start answers Busy. If another client (bluetoothd) restarts first, the second Start answers Busy too
+  /// and the scanner listens to that discovery's Device Found events (false).
+  static func startDiscovery(_ socket: MgmtSocket, index: UInt16) async throws -> Bool {
+    if try await socket.run(.startDiscovery(index: index), accepting: [.busy]).status == .success { return true }
+    try await socket.run(.stopDiscovery(index: index), accepting: [.rejected, .invalidParameters, .busy, .failed])
+    return try await socket.run(.startDiscovery(index: index), accepting: [.busy]).status == .success
+  }
+
   /// Discovers until the calling task is cancelled, passing each report to `yield`; then stops the
   /// discovery it started (even though cancelled) and closes the socket before returning.
   public func run(_ parameters: ScanParameters, yield: @Sendable (AdvertisingReport) -> Void) async throws {
@@ -42,7 +53,7 @@ public struct MgmtScanner: Sendable {
     let index = adapter.index
     let events = socket.events()
     _ = try await Self.prepare(socket, index: index)
-    var started = try await socket.run(.startDiscovery(index: index), accepting: [.busy]).status == .success
+    var started = try await Self.startDiscovery(socket, index: index)
     for await event in events where event.index == index {
       if Task.isCancelled { break }
       switch event.payload {

@@ -1,4 +1,5 @@
 import BeaconCore
+import Synchronization
 import Testing
 
 @testable import BlueZ
@@ -85,10 +86,28 @@ import Testing
     #expect(sent.map(FakeMgmt.opcode).filter { $0 == 0x0023 }.count >= 2)  // every round ends, so ≥ 1 restart
   }
 
-  @Test func busyMeansListenToTheRunningDiscoveryAndNotStopIt() async throws {
+  @Test func busyTakesOverAStaleDiscovery() async throws {
+    // The first Start answers Busy (a discovery left behind); Stop then Start succeeds; on stop, Stop again.
+    let starts = StartCounter()
+    let fake = FakeControllerEndpoint { packet, _ in
+      let opcode = FakeMgmt.opcode(packet)
+      switch opcode {
+      case 0x0004: return [FakeMgmt.complete(opcode, index: 1, Self.info(0x0201))]
+      case 0x0023 where starts.next() == 1: return [FakeMgmt.status(opcode, index: 1, status: 0x0A)]
+      case 0x0023: return [FakeMgmt.complete(opcode, index: 1, [0x06]), Self.deviceFound(index: 1)]
+      default: return [FakeMgmt.complete(opcode, index: 1, [0x06])]
+      }
+    }
+    let (reports, sent) = try await Self.scan(fake)
+    #expect(reports.count == 1)
+    #expect(sent.map(FakeMgmt.opcode) == [0x0004, 0x0023, 0x0024, 0x0023, 0x0024])
+  }
+
+  @Test func busyTwiceMeansListenToTheOtherClientsDiscoveryAndNotStopIt() async throws {
+    // Every Start answers Busy (bluetoothd restarted its discovery first): listen, and never stop theirs.
     let (reports, sent) = try await Self.scan(Self.kernel(settings: 0x0201, startStatus: 0x0A))
     #expect(reports.count == 1)
-    #expect(sent.map(FakeMgmt.opcode) == [0x0004, 0x0023])
+    #expect(sent.map(FakeMgmt.opcode) == [0x0004, 0x0023, 0x0024, 0x0023])
   }
 
   @Test func permissionDeniedFailsWithTheCapabilityNamed() async throws {
@@ -101,4 +120,10 @@ import Testing
     let text = ControllerCommandError.mgmt(.startDiscovery, .permissionDenied, adapter: "hci1").description
     #expect(text.contains("CAP_NET_ADMIN") && text.contains("root"))
   }
+}
+
+/// Counts Start Discovery commands seen by a fake kernel (its closure runs on the fake's thread).
+final class StartCounter: Sendable {
+  private let count = Mutex(0)
+  func next() -> Int { count.withLock { $0 += 1; return $0 } }
 }
