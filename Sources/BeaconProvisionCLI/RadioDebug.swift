@@ -79,7 +79,8 @@ struct RadioAdvertise: AsyncParsableCommand {
   @Option(help: "Scan response AD bytes (hex).") var scanResponse: String = ""
   @Option(help: "Interval in units of 0.625 ms.") var interval: UInt16 = 0x00A0
   @Option(help: "Seconds to advertise before stopping; 0 leaves advertising on and exits.") var duration: Double = 30
-  @Argument(help: "Advertising AD bytes (hex).") var data: String
+  @Flag(help: "Only switch advertising off.") var off = false
+  @Argument(help: "Advertising AD bytes (hex).") var data: String = ""
 
   func run() async throws {
     guard let ad = Hex.decode(data), let sr = Hex.decode(scanResponse) else {
@@ -87,6 +88,12 @@ struct RadioAdvertise: AsyncParsableCommand {
     }
     do {
       let advertiser = try await HCIAdvertiser(adapter: try Adapter.named(adapter))
+      if off {
+        try await advertiser.stop()
+        advertiser.close()
+        print("advertising off on \(adapter)")
+        return
+      }
       try await advertiser.start(
         AdvertisingSettings(connectable: !nonConnectable, interval: interval, advertisingData: ad, scanResponseData: sr))
       print("advertising on \(adapter) (\(advertiser.usesExtendedCommands ? "extended" : "legacy") commands)")

@@ -13,9 +13,8 @@ hci1=$(vm_address hci1)
 # 0x0059 + 3 bytes (06 FF 5900 010203). Scan response: short name "bp" (03 08 6270).
 ad=020106080962702D6C69766506FF5900010203
 sr=03086270
-vm_bg advertiser "$BP" radio advertise --adapter hci1 --duration 120 --scan-response "$sr" "$ad"
-vm_wait_for 20 "the advertiser to start" grep -q "advertising on hci1" "$VM_OUT/advertiser.log"
-cat "$VM_OUT/advertiser.log" | sed 's/^/    | /'
+# --duration 0: switch advertising on and exit (it stays on in the controller).
+expect_output_contains 30 "advertising on hci1" "$BP" radio advertise --adapter hci1 --duration 0 --scan-response "$sr" "$ad"
 
 # Raw HCI LE scan on hci0 (active): the advertisement and the scan response from hci1.
 expect_stream_contains 40 "$hci1 public connectable" "$BP" radio scan --adapter hci0 --backend hci --duration 30
@@ -27,14 +26,30 @@ vm_log "raw HCI scan on hci0 saw hci1's advertisement and scan response"
 # Passive raw HCI scan: advertisements only.
 expect_stream_contains 40 "$hci1 public connectable" "$BP" radio scan --adapter hci0 --backend hci --passive --duration 30
 
+# mgmt discovery: the kernel drops reports that arrive before it has marked discovery as running, and
+# the kernel's scan filters duplicates, so a btvirt advertiser heard within the same millisecond as the
+# scan enable is never reported in that round. Real beacons advertise on their own schedule; here hci1
+# starts advertising once the discovery runs (a beacon appearing mid-scan).
+# mgmt_stream_sees NEEDLE CMD...: runs CMD with hci1 silent, then switches hci1's advertising on.
+mgmt_stream_sees() {
+  local needle=$1; shift
+  vm_run 20 "$BP" radio advertise --adapter hci1 --off >/dev/null
+  VM_STREAMS=$((VM_STREAMS + 1))
+  vm_stream_start "stream-$VM_STREAMS" "$@"
+  sleep 4 # the process starts and sends Start Discovery (TCG is slow)
+  vm_run 20 "$BP" radio advertise --adapter hci1 --duration 0 --scan-response "$sr" "$ad" >/dev/null
+  vm_stream_wait 40 "$needle"
+  vm_stream_stop
+}
+
 # Kernel mgmt discovery on hci0 (the kernel merges AD + scan response into one Device Found).
-expect_stream_contains 40 "$hci1 public connectable" "$BP" radio scan --adapter hci0 --backend mgmt --duration 30
-[[ $VM_LAST_OUTPUT == *"$ad"* ]] || vm_fail "mgmt scan: hci1's AD bytes missing"
+mgmt_stream_sees "$hci1 public connectable" "$BP" radio scan --adapter hci0 --backend mgmt --duration 40
+[[ $VM_LAST_OUTPUT == *"$ad$sr"* ]] || vm_fail "mgmt scan: hci1's AD + scan response bytes missing"
 vm_log "mgmt discovery on hci0 saw hci1"
 
 # The product command: `scan` on a live adapter through BlueZCentral, each backend.
 expect_output_contains 60 "$hci1" "$BP" scan --adapter hci0 --scan-backend hci --duration 8 --jsonl
-expect_output_contains 60 "$hci1" "$BP" scan --adapter hci0 --scan-backend mgmt --duration 20 --jsonl
+mgmt_stream_sees "$hci1" "$BP" scan --adapter hci0 --scan-backend mgmt --duration 12 --jsonl
 vm_log "scan --adapter hci0 listed hci1 with both backends"
 
 # auto picks mgmt whenever the management channel answers.
@@ -62,8 +77,6 @@ if [[ $VM_MODE == bluetoothd ]]; then
 fi
 
 # Non-connectable advertising is reported as such.
-vm_stop "$(awk '$2 == "advertiser" { print $1 }' "$VM_PIDS" | tail -1)"
-vm_bg advertiser2 "$BP" radio advertise --adapter hci1 --non-connectable --duration 120 "$ad"
-vm_wait_for 20 "the second advertiser" grep -q "advertising on hci1" "$VM_OUT/advertiser2.log"
+expect_output_contains 30 "advertising on hci1" "$BP" radio advertise --adapter hci1 --non-connectable --duration 0 "$ad"
 expect_stream_contains 40 "$hci1 public nonConnectable" "$BP" radio scan --adapter hci0 --backend hci --duration 30
 echo "PASS live-bluez ($VM_MODE)"
