@@ -34,8 +34,8 @@ public final class L2CAPConnection: Sendable, CustomStringConvertible {
   }
 
   /// Waits (on a dedicated thread) for the next SDU. Throws `LinkError(.disconnected)` when the peer or the
-  /// kernel ends the link, `LinkError(.closed)` after `close()`, `LinkError(.connectTimeout)` is never used
-  /// here: a `timeout` that passes throws `ControllerCommandError.timeout`.
+  /// kernel ends the link, `LinkError(.closed)` after `close()`, and `ControllerCommandError.timeout` when
+  /// `timeout` passes first (nil waits indefinitely).
   public func receive(timeout: Duration? = nil) async throws -> [UInt8] {
     let handle = handle
     let peer = peer
