@@ -14,8 +14,6 @@ public final class LibzipArchive: PackageArchive {
     guard let handle = zip_open(path, ZIP_RDONLY | ZIP_CHECKCONS, &error) else {
       throw .unreadableArchive(Self.describe(code: error))
     }
-    self.handle = handle
-    self.limits = limits
     let count = zip_get_num_entries(handle, 0)
     guard count >= 0 else {
       zip_discard(handle)
@@ -37,13 +35,16 @@ public final class LibzipArchive: PackageArchive {
       }
       list.append(ArchiveEntry(name: String(cString: cName), size: st.size, compressedSize: st.comp_size))
     }
-    entries = list
     do {
       try limits.check(list)
     } catch {
       zip_discard(handle)
       throw error
     }
+    // Stored properties are set only once nothing can fail, so `deinit` owns the handle alone.
+    self.handle = handle
+    self.limits = limits
+    self.entries = list
   }
 
   deinit { zip_discard(handle) }
