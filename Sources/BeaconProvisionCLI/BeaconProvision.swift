@@ -19,6 +19,7 @@ public struct BeaconProvision: AsyncParsableCommand {
   /// Every subcommand, in the order `--help` lists them.
   static let commands: [any ParsableCommand.Type] = [
     Adapters.self,
+    DFUCommand.self,
   ]
 
   public init() {}

@@ -48,8 +48,8 @@ import Testing
     process.arguments = arguments
     // Output goes to files, not pipes, so a chatty child can never block on a full pipe.
     let base = NSTemporaryDirectory() + "nrfutil-\(UUID().uuidString)"
-    FileManager.default.createFile(atPath: base + ".out", contents: nil)
-    FileManager.default.createFile(atPath: base + ".err", contents: nil)
+    _ = FileManager.default.createFile(atPath: base + ".out", contents: nil)
+    _ = FileManager.default.createFile(atPath: base + ".err", contents: nil)
     defer {
       try? FileManager.default.removeItem(atPath: base + ".out")
       try? FileManager.default.removeItem(atPath: base + ".err")
