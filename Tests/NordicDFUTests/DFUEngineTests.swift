@@ -139,3 +139,15 @@ import Testing
     #expect(e.handle(ok(0x04)) == .connect(image: 1))
   }
 }
+
+extension DFUEngineTests {
+  @Test func receiptAtTheObjectEndReplacesTheChecksumRequest() {
+    var e = engineAtDataSelect(prn: 2)
+    _ = e.handle(ok(0x06, .select(maximumSize: 16, offset: 0, crc: 0)))
+    _ = e.handle(ok(0x01))
+    #expect(e.handle(.packetWritten) == .writePacket(Array(bin[8..<16])))
+    #expect(e.handle(.packetWritten) == .awaitReceipt)
+    // receipt 60 03 01 | offset 16 | crc of bin[0..<16] → straight to Execute
+    #expect(e.handle(checksum(bin[0..<16])) == .send(.execute))
+  }
+}

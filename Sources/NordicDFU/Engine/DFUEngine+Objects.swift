@@ -125,6 +125,13 @@ extension DFUEngine {
   /// §2.5 step 13: a receipt must report what we sent; otherwise bytes were lost or corrupted.
   mutating func receipt(offset off: UInt32, crc reported: UInt32) -> DFUAction {
     guard Int(off) == offset, reported == crc else { return retryObject(reportedOffset: off) }
+    if offset == objectEnd {
+      // The receipt already confirms the whole object (offset and CRC): Calculate Checksum would only
+      // repeat it, so execute at once — one round trip saved per object [I, our choice; the Nordic
+      // libraries always ask].
+      phase = .dataExecute
+      return .send(.execute)
+    }
     phase = .dataStream
     return nextWrite()
   }
