@@ -1,5 +1,6 @@
 import Testing
 
+import BeaconCore
 @testable import NordicDFU
 
 /// Control-point request/response byte vectors (nordic-dfu.md §2.3, §2.4, and the nrfutil wire trace of §5).
@@ -82,5 +83,37 @@ import Testing
       [0x60, 0x04, 0x0B, 0x07], [0x60, 0x02, 0x01], [0x60, 0x07, 0x01, 0x83, 0x00],
     ]
     for v in vectors { #expect(try ControlPointResponse(bytes: v).bytes == v) }
+  }
+}
+
+/// Buttonless entry codec and bootloader address rules (nordic-dfu.md §2.2).
+@Suite struct ButtonlessAndLocatorTests {
+  @Test func buttonlessRequestsAndResponses() throws {
+    // 01: enter bootloader
+    #expect(ButtonlessRequest.enterBootloader.bytes == [0x01])
+    // 02 | len 07 | "DfuTarg"
+    #expect(ButtonlessRequest.setAdvertisingName("DfuTarg").bytes == [0x02, 0x07, 0x44, 0x66, 0x75, 0x54, 0x61, 0x72, 0x67])
+    #expect(try ButtonlessRequest(bytes: [0x02, 0x03, 0x41, 0x42, 0x43]) == .setAdvertisingName("ABC"))
+    #expect(throws: ControlPointError.wrongLength(op: 0x02)) { try ButtonlessRequest(bytes: [0x02, 0x05, 0x41]) }
+    // 20 | op 02 | status 01 success
+    #expect(try ButtonlessResponse(bytes: [0x20, 0x02, 0x01]) == ButtonlessResponse(requestOpCode: 2, status: .success))
+    // 20 | op 02 | status 02 op code not supported (SDK 13 has no name command)
+    #expect(try ButtonlessResponse(bytes: [0x20, 0x02, 0x02]).status == .opCodeNotSupported)
+    // names longer than 20 bytes are cut to 20
+    #expect(ButtonlessRequest.setAdvertisingName(String(repeating: "x", count: 30)).bytes.count == 22)
+  }
+
+  @Test func bootloaderAddressIsLastOctetPlusOneWithoutCarry() {
+    #expect(BootloaderLocator.candidateAddresses(for: BluetoothAddress("C0:11:22:33:44:55")!) == [BluetoothAddress("C0:11:22:33:44:56")!, BluetoothAddress("C0:11:22:33:44:55")!])
+    // FF wraps to 00, the fifth octet does not change
+    #expect(BootloaderLocator.candidateAddresses(for: BluetoothAddress("C0:11:22:33:44:FF")!)[0] == BluetoothAddress("C0:11:22:33:44:00")!)
+  }
+
+  @Test func localNameIsFoundInAdvertisingData() {
+    // 02 01 06 flags | 03 03 59 FE UUID16 FE59 | 08 09 "DfuTarg" complete name
+    let data: [UInt8] = [0x02, 0x01, 0x06, 0x03, 0x03, 0x59, 0xFE, 0x08, 0x09, 0x44, 0x66, 0x75, 0x54, 0x61, 0x72, 0x67]
+    #expect(BootloaderLocator.localName(in: data) == "DfuTarg")
+    // a truncated structure ends parsing without reading out of bounds
+    #expect(BootloaderLocator.localName(in: [0x02, 0x01, 0x06, 0x09, 0x09, 0x44]) == nil)
   }
 }
