@@ -4,5 +4,6 @@
 public protocol ByteChannel: Sendable {
   func write(_ bytes: [UInt8]) async throws
   var incoming: AsyncThrowingStream<[UInt8], any Error> { get }
-  func close()
+  /// Closes the channel; returns when no more bytes will be read from it.
+  func close() async
 }

@@ -30,7 +30,10 @@ public final class FileDescriptorChannel: ByteChannel {
     closed: StopFlag
   ) {
     var buffer = [UInt8](repeating: 0, count: 4096)
-    defer { Glibc.close(fd) }
+    defer {
+      Glibc.close(fd)
+      closed.markExited()
+    }
     while !closed.isSet {
       var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
       let ready = poll(&pfd, 1, 20)
@@ -82,8 +85,12 @@ public final class FileDescriptorChannel: ByteChannel {
     }
   }
 
-  /// Stops the reader (within one poll period) which then closes the descriptor.
-  public func close() { closed.set() }
+  /// Stops the reader and returns once it has closed the descriptor, so a port reopened right after
+  /// never shares its bytes with a reader still draining the old descriptor.
+  public func close() async {
+    closed.set()
+    await closed.waitUntilExited()
+  }
 }
 
 /// A serial-port failure.
@@ -107,9 +114,35 @@ public enum SerialPortError: Error, Equatable, Sendable, CustomStringConvertible
   }
 }
 
-/// A one-way flag shared between the channel and its reader thread.
+/// The stop request shared between the channel and its reader thread, and the thread's exit signal.
 final class StopFlag: Sendable {
-  private let value = Mutex(false)
-  var isSet: Bool { value.withLock { $0 } }
-  func set() { value.withLock { $0 = true } }
+  private struct State {
+    var stop = false
+    var exited = false
+    var waiters: [CheckedContinuation<Void, Never>] = []
+  }
+  private let state = Mutex(State())
+
+  var isSet: Bool { state.withLock { $0.stop } }
+  func set() { state.withLock { $0.stop = true } }
+
+  func markExited() {
+    let waiters = state.withLock { s in
+      s.exited = true
+      defer { s.waiters = [] }
+      return s.waiters
+    }
+    for w in waiters { w.resume() }
+  }
+
+  func waitUntilExited() async {
+    await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+      let done = state.withLock { s in
+        if s.exited { return true }
+        s.waiters.append(c)
+        return false
+      }
+      if done { c.resume() }
+    }
+  }
 }

@@ -25,7 +25,7 @@ public actor SerialDFULink: DFULink {
     }
     guard answered else {
       await inbox.stop()
-      channel.close()
+      await channel.close()
       throw DFUTransportError("the bootloader does not answer pings on the serial port")
     }
     try await channel.write(SerialDFUFraming.frame(.getMTU))
@@ -33,7 +33,7 @@ public actor SerialDFULink: DFULink {
       let response = try? ControlPointResponse(bytes: frame), case .success(.mtu(let mtu)) = response.result
     else {
       await inbox.stop()
-      channel.close()
+      await channel.close()
       throw DFUTransportError("the bootloader did not report its MTU")
     }
     let size = SerialDFUFraming.dataBytesPerWrite(mtu: mtu)
@@ -69,7 +69,7 @@ public actor SerialDFULink: DFULink {
 
   public func close() async {
     await inboxStorage.stop()
-    channel.close()
+    await channel.close()
   }
 }
 

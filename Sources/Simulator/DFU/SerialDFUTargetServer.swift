@@ -29,9 +29,9 @@ public actor SerialDFUTargetServer {
     }
   }
 
-  public func stop() {
+  public func stop() async {
     pump?.cancel()
-    channel.close()
+    await channel.close()
   }
 
   /// Changes faults between runs.

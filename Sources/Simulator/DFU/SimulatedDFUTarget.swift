@@ -19,7 +19,8 @@ public struct SimulatedDFUTarget: Sendable {
   var image: [UInt8] = []
   var executedOffset = 0
   var objectEnd = 0
-  var firmwareBytesReceived = 0
+  /// Firmware bytes received this session (drop faults count in these bytes).
+  public internal(set) var firmwareBytesReceived = 0
   /// Every firmware image activated so far, in order (type and bytes), for tests to inspect.
   public internal(set) var activated: [(type: FirmwareType, firmware: [UInt8])] = []
 
