@@ -1,4 +1,5 @@
 import ArgumentParser
+import BeaconCore
 import Foundation
 import NordicDFU
 import Simulator
@@ -59,5 +60,19 @@ import Testing
     } catch let failure as CLIFailure {
       #expect(failure.message.contains("refused before connecting") && failure.message.contains("hash"))
     }
+  }
+}
+
+extension DFUCommandTests {
+  @Test func bleUpdatesASimulatedDeviceThroughButtonlessEntry() async throws {
+    var target = SimulatedDFUTarget()
+    target.inactivityElapsed()  // in application mode
+    let peripheral = SimulatedDFUPeripheral(address: BluetoothAddress("C0:11:22:33:44:55")!, target: target)
+    let command = try DFUBLE.parse([
+      "--device", "C0:11:22:33:44:55", "--package", Self.fixture("app_unsigned.zip"), "--object-delay", "0", "--timeout", "1",
+    ])
+    try await command.run(central: SimulatedDFUCentral(peripherals: [peripheral]))
+    #expect(await peripheral.jumps == 1)
+    #expect(await peripheral.target.configuration.applicationVersion == 0x0001_0203)
   }
 }
