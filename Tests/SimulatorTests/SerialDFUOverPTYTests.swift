@@ -40,3 +40,21 @@ import Testing
     #expect(await server.target.activated.map(\.firmware) == [image.firmware])
   }
 }
+
+extension SerialDFUOverPTYTests {
+  @Test func idleBootloaderReturnsToTheOldApplication() async throws {
+    var config = DFUTargetConfiguration()
+    config.inactivityTimeout = .milliseconds(100)
+    let image = DFUTestPackages.application(9000)
+    let (pty, server) = try await serve(SimulatedDFUTarget(configuration: config, faults: DFUTargetFaults(dropLinkAtByte: 3000)))
+    defer { Task { await server.stop() } }
+    let factory = SerialDFULinkFactory(path: pty.path, responseTimeout: .milliseconds(50))
+    await #expect(throws: DFUFailure.self) {
+      try await DFUTransfer(factory: factory, configuration: DFUEngineConfiguration(receiptInterval: 0, maximumReconnectsWithoutProgress: 0)).run([image])
+    }
+    // no traffic for longer than the timeout: back to application version 1, progress gone
+    try await Task.sleep(for: .milliseconds(300))
+    let target = await server.target
+    #expect(!target.inBootloader && target.configuration.applicationVersion == 1 && target.activated.isEmpty)
+  }
+}

@@ -27,6 +27,8 @@ public enum SerialPort {
     let speed = try speedConstant(baudRate)
     guard cfsetispeed(&tio, speed) == 0, cfsetospeed(&tio, speed) == 0 else { throw .configure(errno: errno) }
     guard tcsetattr(fd, TCSANOW, &tio) == 0 else { throw .configure(errno: errno) }
+    // Drop anything still queued from an earlier session (a late answer after a timeout).
+    _ = tcflush(fd, TCIOFLUSH)
   }
 
   static func speedConstant(_ baud: Int) throws(SerialPortError) -> speed_t {

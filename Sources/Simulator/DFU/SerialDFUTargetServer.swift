@@ -10,6 +10,8 @@ public actor SerialDFUTargetServer {
   private var decoder = SLIPDecoder()
   private var linkDown = false
   private var pump: Task<Void, Never>?
+  private var watchdog: Task<Void, Never>?
+  private var lastActivity = ContinuousClock.now
   /// Every request frame received, in order (for tests and `-v` traces).
   public private(set) var receivedOpCodes: [UInt8] = []
   public private(set) var resets = 0
@@ -20,16 +22,30 @@ public actor SerialDFUTargetServer {
     self.channel = channel
   }
 
-  /// Starts serving (returns at once).
+  /// Starts serving (returns at once). The bootloader's inactivity timeout (§2.6,
+  /// `configuration.inactivityTimeout`) runs on the real clock: idle that long, it returns to a valid app.
   public func start() {
     pump = Task { [channel] in
       do {
         for try await bytes in channel.incoming { await self.receive(bytes) }
       } catch {}
     }
+    let timeout = target.configuration.inactivityTimeout
+    watchdog = Task {
+      while !Task.isCancelled {
+        try? await Task.sleep(for: timeout / 4)
+        self.checkInactivity(timeout)
+      }
+    }
+  }
+
+  private func checkInactivity(_ timeout: Duration) {
+    guard target.inBootloader, ContinuousClock.now - lastActivity >= timeout else { return }
+    target.inactivityElapsed()
   }
 
   public func stop() async {
+    watchdog?.cancel()
     pump?.cancel()
     await channel.close()
   }
@@ -41,6 +57,7 @@ public actor SerialDFUTargetServer {
   public func inactivityElapsed() { target.inactivityElapsed() }
 
   func receive(_ bytes: [UInt8]) async {
+    lastActivity = .now
     for output in decoder.feed(bytes) {
       guard case .frame(let frame) = output, let op = frame.first else { continue }
       if linkDown {

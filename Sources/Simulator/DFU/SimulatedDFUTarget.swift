@@ -48,9 +48,9 @@ public struct SimulatedDFUTarget: Sendable {
     }
     let result = answer(request)
     var outputs: [DFUTargetOutput] = [.respond(ControlPointResponse(requestOpCode: request.opCode, result: result).bytes)]
-    if case .execute = request, case .success = result, pendingReset != nil {
-      outputs.append(.reset(runningApplication: pendingReset!))
-      inBootloader = !pendingReset!
+    if case .execute = request, case .success = result, let runningApplication = pendingReset {
+      outputs.append(.reset(runningApplication: runningApplication))
+      inBootloader = !runningApplication
       pendingReset = nil
     }
     return outputs
