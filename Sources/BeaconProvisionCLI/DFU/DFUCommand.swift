@@ -7,7 +7,7 @@ struct DFUCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "dfu",
     abstract: "Inspect Nordic Secure DFU packages and update devices.",
-    subcommands: [DFUInspect.self, DFUSerial.self, DFUBLE.self])
+    subcommands: [DFUInspect.self, DFUSerial.self, DFUBLE.self, DFUSimulateSerial.self])
 }
 
 /// What the fleet's devices are, so packages can be checked before any connection (§1.4).
