@@ -62,9 +62,9 @@ struct DFUSimulateSerial: AsyncParsableCommand {
     let server = SerialDFUTargetServer(
       target: SimulatedDFUTarget(configuration: config, faults: DFUTargetFaults(dropLinkAtByte: dropAt)), channel: pty.deviceChannel())
     await server.start()
-    print("simulated serial DFU bootloader on \(pty.path)\(link.map { " (\($0))" } ?? "") — hw \(hardwareVersion), SoftDevice \(softDeviceID), app v\(applicationVersion)\(publicKey == nil ? "" : ", signed images only")")
-    print("try: beacon-provision dfu serial --port \(link ?? pty.path) --package FILE.zip   (Ctrl-C to stop)")
-    fflush(stdout)
+    let banner = ("simulated serial DFU bootloader on \(pty.path)\(link.map { " (\($0))" } ?? "") — hw \(hardwareVersion), SoftDevice \(softDeviceID), app v\(applicationVersion)\(publicKey == nil ? "" : ", signed images only")\n"
+      + "try: beacon-provision dfu serial --port \(link ?? pty.path) --package FILE.zip   (Ctrl-C to stop)\n")
+    FileHandle.standardOutput.write(Data(banner.utf8))  // unbuffered: scripts wait for this line
     while !Task.isCancelled {
       try await Task.sleep(for: .seconds(3600))
     }
