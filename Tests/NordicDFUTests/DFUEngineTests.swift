@@ -151,3 +151,21 @@ extension DFUEngineTests {
     #expect(e.handle(checksum(bin[0..<16])) == .send(.execute))
   }
 }
+
+extension DFUEngineTests {
+  @Test func systemPartRefusedAsNotNewerIsSkippedButALastImageIsNot() {
+    let tooLow = DFUEvent.response(ControlPointResponse(requestOpCode: 0x04, result: .failure(.extendedError, extended: .firmwareVersionFailure)))
+    let images = [DFUTransferImage(name: "softdevice_bootloader", initPacket: dat, firmware: [1, 2, 3, 4]), DFUTransferImage(name: "app", initPacket: dat, firmware: bin)]
+    var e = DFUEngine(images: images)
+    _ = e.start()
+    _ = e.handle(.connected(packetSize: 8))
+    _ = e.handle(ok(0x02))
+    _ = e.handle(ok(0x06, .select(maximumSize: 512, offset: 10, crc: CRC32.checksum(dat))))
+    // 60 04 0B 05 on image 0 → continue with image 1 on the same link: PRN 0, then Select command
+    #expect(e.handle(tooLow) == .send(.setReceiptInterval(0)))
+    #expect(e.imageIndex == 1 && e.skippedImages == [0])
+    #expect(e.handle(ok(0x02)) == .send(.select(.command)))
+    _ = e.handle(ok(0x06, .select(maximumSize: 512, offset: 10, crc: CRC32.checksum(dat))))
+    #expect(e.handle(tooLow) == .failed(.rejected(image: "app", request: 0x04, .extendedError, .firmwareVersionFailure)))
+  }
+}

@@ -123,3 +123,29 @@ struct SplitMix64: RandomNumberGenerator {
     return z ^ (z >> 31)
   }
 }
+
+extension SimulatedDFUTransferTests {
+  @Test func rerunningAnInterruptedMultiImagePackageSkipsTheAppliedSystemPart() async throws {
+    let sdbl = DFUTestPackages.softDeviceBootloader()
+    let app = DFUTestPackages.application(9000)
+    // the first run is cut 4000 bytes into the application (SD+BL is 12288 bytes) with no reconnects
+    let host = DFUTargetHost(target: SimulatedDFUTarget(faults: DFUTargetFaults(dropLinkAtByte: 12288 + 4000)))
+    await #expect(throws: DFUFailure.self) { try await transfer(host, reconnects: 0).run([sdbl, app]) }
+    #expect(await host.target.activated.map(\.type) == [.softDeviceBootloader])
+    // the same package again: SD+BL is refused as not newer (0x0B 0x05) and skipped; the app resumes
+    try await transfer(host).run([sdbl, app])
+    let target = await host.target
+    #expect(target.activated.map(\.type) == [.softDeviceBootloader, .application])
+    #expect(target.activated.map(\.firmware) == [sdbl.firmware, app.firmware])
+  }
+
+  @Test func aRefusedSystemPartThatIsNotAVersionMatterStopsTheUpdate() async throws {
+    var sdbl = DFUTestPackages.softDeviceBootloader()
+    sdbl.initPacket = InitPacket.serialize(DFUTestPackages.command(.softDeviceBootloader, firmware: sdbl.firmware, version: 2, sdSize: 8192, hardware: 53))
+    let host = DFUTargetHost(target: SimulatedDFUTarget())
+    await #expect(throws: DFUFailure.rejected(image: "softdevice_bootloader", request: 0x04, .extendedError, .hardwareVersionFailure)) {
+      try await transfer(host).run([sdbl, DFUTestPackages.application(100)])
+    }
+    #expect(await host.target.activated.isEmpty)
+  }
+}

@@ -33,6 +33,8 @@ public struct DFUEngine: Sendable {
   var reconnectsWithoutProgress = 0
   var bestReportedOffset = -1
   public internal(set) var reconnects = 0
+  /// Images the target refused as already present (not newer) and that were skipped.
+  public internal(set) var skippedImages: [Int] = []
 
   public init(images: [DFUTransferImage], configuration: DFUEngineConfiguration = DFUEngineConfiguration()) {
     self.images = images
@@ -86,6 +88,18 @@ public struct DFUEngine: Sendable {
     if case .failure(let code, let ext) = response.result {
       if phase == .dataExecute, reexecuteTolerated, code == .operationNotPermitted {
         return objectExecuted()  // §2.5 step 10: SDK 15–17 answer 0x08 for an object executed before the drop
+      }
+      if phase == .commandExecute, code == .extendedError, ext == .firmwareVersionFailure || ext == .firmwareAlreadyPresent,
+        imageIndex + 1 < images.count
+      {
+        // §2.5 "Multi-part packages": a system part the device already has (e.g. applied by an earlier,
+        // interrupted run) is skipped and the application follows on the same link, as the Nordic
+        // libraries do. Only the "not newer" refusals qualify; every other refusal stops the update.
+        skippedImages.append(imageIndex)
+        imageIndex += 1
+        bestReportedOffset = -1
+        phase = .commandSetPRN
+        return .send(.setReceiptInterval(0))
       }
       return fail(.rejected(image: image.name, request: expected, code, ext))
     }
