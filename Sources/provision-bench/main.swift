@@ -3,6 +3,7 @@
 
 let benchmarks: [String: () async throws -> Void] = [
   "dfu-throughput": DFUThroughputBenchmark.run,
+  "gatt-round-trips": GATTRoundTrips.run,
 ]
 
 let requested = Array(CommandLine.arguments.dropFirst())
