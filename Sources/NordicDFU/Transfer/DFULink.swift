@@ -13,7 +13,8 @@ public protocol DFULink: Sendable {
   func close() async
 }
 
-/// Opens links: `image` is the index of the image about to be sent, `attempt` counts reconnects.
+/// Opens links to the bootloader: `image` is the index of the image about to be sent (the same index again
+/// after a drop, the next one after a reset between images).
 public protocol DFULinkFactory: Sendable {
   func open(image: Int) async throws -> any DFULink
 }
