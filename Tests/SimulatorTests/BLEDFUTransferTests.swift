@@ -75,3 +75,14 @@ import Testing
     #expect(await peripheral.target.activated.count == 1)
   }
 }
+
+extension BLEDFUTransferTests {
+  @Test func bootloaderAddedAfterAnApplicationJumpIsFoundAtAddressPlusOne() async throws {
+    // what the fleet does when a simulated KBeacon's buttonless 01 fires its bootloader hook
+    let central = SimulatedDFUCentral()
+    let bootloader = await central.addBootloader(for: device, name: "Dfu3344FF")
+    try await DFUTransfer(factory: factory(central), pause: { _ in }).run([DFUTestPackages.application(2000)])
+    #expect(await bootloader.target.activated.count == 1)
+    #expect(await bootloader.jumps == 0)  // no application answered: the factory went straight to +1
+  }
+}

@@ -1,16 +1,39 @@
 import BeaconCore
+import NordicDFU
+import Synchronization
 
 /// A `Central` whose only peers are simulated DFU peripherals — what the BLE DFU path runs against until
-/// the fleet's `SimulatedCentral` hosts DFU devices (its owner wires GATT links there). Scans report each
-/// peripheral at the address it currently answers on, with its current advertising data, every `interval`.
+/// the fleet's `SimulatedCentral` hosts DFU devices. Scans report each peripheral at the address it
+/// currently answers on, with its current advertising data, every `interval`.
+///
+/// Bridge for the fleet: `addBootloader(for:name:)` makes a bootloader appear at the application's address
+/// +1 (e.g. from the simulated KBeacon's `bootloaderHook` after a buttonless `01`); `SimulatedCentral` can
+/// fall back to `connect(to:)` here for addresses not in its fleet.
 public final class SimulatedDFUCentral: Central {
   public let name = "sim-dfu"
-  public let peripherals: [SimulatedDFUPeripheral]
+  private let registry: Mutex<[SimulatedDFUPeripheral]>
   let interval: Duration
 
-  public init(peripherals: [SimulatedDFUPeripheral], advertisingInterval: Duration = .milliseconds(20)) {
-    self.peripherals = peripherals
+  public init(peripherals: [SimulatedDFUPeripheral] = [], advertisingInterval: Duration = .milliseconds(20)) {
+    self.registry = Mutex(peripherals)
     self.interval = advertisingInterval
+  }
+
+  public var peripherals: [SimulatedDFUPeripheral] { registry.withLock { $0 } }
+
+  public func add(_ peripheral: SimulatedDFUPeripheral) { registry.withLock { $0.append(peripheral) } }
+
+  /// A device whose application just jumped (§2.2): its bootloader now advertises at `application` +1
+  /// (last octet, no carry) with `name` (default `DfuTarg`). Returns the new bootloader.
+  @discardableResult
+  public func addBootloader(
+    for application: BluetoothAddress, name: String?, configuration: DFUTargetConfiguration = DFUTargetConfiguration(),
+    model: LinkModel = .instant
+  ) async -> SimulatedDFUPeripheral {
+    let peripheral = SimulatedDFUPeripheral(address: application, target: SimulatedDFUTarget(configuration: configuration), model: model)
+    if let name { await peripheral.setBootloaderName(name) }
+    add(peripheral)
+    return peripheral
   }
 
   public func scan(_ parameters: ScanParameters) -> AsyncThrowingStream<AdvertisingReport, any Error> {

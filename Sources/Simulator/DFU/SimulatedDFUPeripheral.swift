@@ -29,6 +29,9 @@ public actor SimulatedDFUPeripheral {
 
   public func setFaults(_ faults: DFUTargetFaults) { target.faults = faults }
 
+  /// The name the bootloader advertises (what a buttonless `02` sets).
+  public func setBootloaderName(_ name: String) { bootloaderName = name }
+
   /// Which address currently answers (what a scan would see).
   public var advertisedAddress: BluetoothAddress { target.inBootloader ? bootloaderAddress : address }
 
