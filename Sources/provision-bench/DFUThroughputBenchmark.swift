@@ -8,7 +8,8 @@ import Simulator
 /// - a control-point request and its notification cost one connection interval;
 /// - writes without response fill connection events, `writesWithoutResponsePerEvent` per event;
 /// - a PRN receipt is sent by the target in the event after the one carrying the N-th packet.
-/// The maximum is (MTU − 3) × packets per event per interval. Wall-clock CPU cost of the engine is printed too.
+/// The maximum is (MTU − 3) × packets per event per interval. The wall-clock CPU cost of the run (engine and
+/// simulated target together, in whatever build mode ran it) is printed too.
 enum DFUThroughputBenchmark {
   static func run() async throws {
     let firmware = (0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 13) }
@@ -21,7 +22,7 @@ enum DFUThroughputBenchmark {
     print("'fraction' = throughput / raw link maximum; 'of bound' = throughput / the Secure DFU protocol bound")
     print("(data events + Create, Checksum and Execute round trips per 4 KiB object: the Secure DFU object")
     print("protocol with per-object verification caps 'fraction' far below 90 % at these packet rates)")
-    print("packets/event  PRN  throughput      model max      fraction  goal ≥ 90 %  of bound  engine CPU")
+    print("packets/event  PRN  throughput      model max      fraction  goal ≥ 90 %  of bound  CPU (engine + simulated target)")
     for perEvent in [6, 12, 24] {
       for prn: UInt16 in [0, 12] {
         let model = LinkModel(roundTripLatency: .milliseconds(15), maxMTU: 247, writesWithoutResponsePerEvent: perEvent)

@@ -43,7 +43,10 @@ public struct DFUEngine: Sendable {
 
   var image: DFUTransferImage { images[imageIndex] }
   var inCommandPhase: Bool {
-    [.commandSetPRN, .commandSelect, .commandCreate, .commandStream, .commandChecksum, .commandExecute].contains(phase)
+    switch phase {
+    case .commandSetPRN, .commandSelect, .commandCreate, .commandStream, .commandChecksum, .commandExecute: true
+    default: false
+    }
   }
   /// The bytes of the object stream currently being sent (init packet or firmware).
   var stream: [UInt8] { inCommandPhase ? image.initPacket : image.firmware }
