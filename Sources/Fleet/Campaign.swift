@@ -102,7 +102,7 @@ public actor Campaign {
         }
         let delay = options.retry.delay(beforeAttempt: attempt + 1)
         continuation.yield(.retrying(address: address, attempt: attempt + 1, after: delay, reason: reason))
-        try? await context.journal.record(run: context.run, address: address, state: .pending, step: "retry", detail: reason, failureKind: kind)
+        try? await context.journal.record(run: context.run, address: address, state: .pending, detail: reason, failureKind: kind)
         try? await sleep(delay)
         if stopRequested { return await finish(address, .pending, detail: reason) }
         attempt += 1
