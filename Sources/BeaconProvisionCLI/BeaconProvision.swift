@@ -21,6 +21,10 @@ public struct BeaconProvision: AsyncParsableCommand {
     Scan.self,
     Decode.self,
     ProfileCommand.self,
+    ReadCommand.self,
+    RingCommand.self,
+    ResetCommand.self,
+    HistoryCommand.self,
     Adapters.self,
   ]
 

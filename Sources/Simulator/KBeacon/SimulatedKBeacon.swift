@@ -17,10 +17,13 @@ public actor SimulatedKBeacon {
 
   public init(
     address: BluetoothAddress, profile: KBeaconDeviceProfile, password: KBeaconPassword = .factoryDefault,
-    now: @escaping @Sendable () -> UInt32
+    humidityHistory: [SensorRecord] = [], busy: Bool = false, now: @escaping @Sendable () -> UInt32
   ) {
     self.address = address
-    self.device = SimulatedKBeaconDevice(address: address, profile: profile, password: password)
+    var device = SimulatedKBeaconDevice(address: address, profile: profile, password: password)
+    for r in humidityHistory { device.history.append(r, sensor: UInt8(SensorType.humidity.rawValue)) }
+    device.forceBusy = busy
+    self.device = device
     self.now = now
   }
 

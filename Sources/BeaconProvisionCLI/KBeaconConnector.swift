@@ -1,0 +1,72 @@
+import BeaconCore
+import Foundation
+import KBeacon
+import Simulator
+
+/// Opens an authenticated `KBeaconSession` for a command (kbeacon-protocol.md §3): connect through the
+/// chosen adapter, the GATT client, the KBeacon link set-up, auth with the clock set, the initial read.
+/// The simulated fleet is reached through `KBeaconSimulation` (the same socketpair bearer and GATT server a
+/// simulated central hands out).
+struct KBeaconConnector {
+  var adapter: AdapterChoice?
+  var password: KBeaconPassword
+  var timeouts = KBeaconSession.Timeouts()
+
+  /// Exit code for a wrong password, distinct so scripts can stop instead of retrying (devices may lock out).
+  static let wrongPasswordExitCode: Int32 = 3
+
+  static let environment = KBeaconSession.Environment(
+    randomBytes: { n in (0..<n).map { _ in UInt8.random(in: 0...255) } },
+    now: { UInt32(clamping: Int(Date().timeIntervalSince1970)) })
+
+  /// The simulations made in this process, one per fleet, so repeated commands in one process (tests) see
+  /// the same devices.
+  static let simulations = SimulationCache()
+
+  func open(_ address: BluetoothAddress, sections: ConfigSections = [.common, .slots, .triggers]) async throws
+    -> (KBeaconSession, KBeaconConfiguration)
+  {
+    let bearer: any ATTBearer
+    do {
+      switch adapter {
+      case .simulated(let file):
+        let simulation = try await Self.simulations.simulation(for: file)
+        bearer = try await simulation.connect(to: address)
+      case .live, nil:
+        let central = try CentralFactory.make(adapter)
+        bearer = try await central.connect(to: address, type: .public, timeout: KBeaconTimeouts.connect)
+      }
+    } catch let error as LinkError {
+      throw CLIFailure("\(address): \(error)")
+    }
+    let client = GATTClient(bearer: bearer)
+    do {
+      return try await KBeaconSession.connect(
+        client: client, password: password, environment: Self.environment, timeouts: timeouts, readSections: sections)
+    } catch let error as KBeaconAuthenticationError {
+      throw CLIFailure("\(address): \(error)", exitCode: error == .wrongPassword ? Self.wrongPasswordExitCode : 1)
+    } catch {
+      throw CLIFailure("\(address): \(error)")
+    }
+  }
+}
+
+/// Holds the simulated fleets' KBeacons for the life of the process.
+actor SimulationCache {
+  private var made: [String: KBeaconSimulation] = [:]
+
+  func simulation(for file: String?) throws -> KBeaconSimulation {
+    let key = file ?? ""
+    if let known = made[key] { return known }
+    let simulation = KBeaconSimulation(
+      fleet: try CentralFactory.fleet(file), now: { UInt32(clamping: Int(Date().timeIntervalSince1970)) })
+    made[key] = simulation
+    return simulation
+  }
+}
+
+/// A command's argument naming one device.
+func parseAddress(_ text: String) throws -> BluetoothAddress {
+  guard let address = BluetoothAddress(text) else { throw CLIFailure("'\(text)' is not a Bluetooth address (AA:BB:CC:DD:EE:FF)") }
+  return address
+}
