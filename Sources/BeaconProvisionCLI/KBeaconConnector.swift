@@ -23,28 +23,35 @@ struct KBeaconConnector {
   /// the same devices.
   static let simulations = SimulationCache()
 
+  /// Connects and authenticates; errors are the library's own (`LinkError`, `KBeaconAuthenticationError`,
+  /// `KBeaconError`, `GATTError`), for callers that classify them (the fleet campaign).
+  func connect(
+    _ address: BluetoothAddress, type: AddressType = .public, sections: ConfigSections = [.common, .slots, .triggers]
+  ) async throws -> (KBeaconSession, KBeaconConfiguration) {
+    let bearer: any ATTBearer
+    switch adapter {
+    case .simulated(let file):
+      let simulation = try await Self.simulations.simulation(for: file)
+      bearer = try await simulation.connect(to: address)
+    case .live, nil:
+      let central = try CentralFactory.make(adapter)
+      bearer = try await central.connect(to: address, type: type, timeout: KBeaconTimeouts.connect)
+    }
+    return try await KBeaconSession.connect(
+      client: GATTClient(bearer: bearer), password: password, environment: Self.environment, timeouts: timeouts,
+      readSections: sections)
+  }
+
+  /// `connect` for a command: every error becomes a one-line `CLIFailure` naming the device.
   func open(_ address: BluetoothAddress, sections: ConfigSections = [.common, .slots, .triggers]) async throws
     -> (KBeaconSession, KBeaconConfiguration)
   {
-    let bearer: any ATTBearer
     do {
-      switch adapter {
-      case .simulated(let file):
-        let simulation = try await Self.simulations.simulation(for: file)
-        bearer = try await simulation.connect(to: address)
-      case .live, nil:
-        let central = try CentralFactory.make(adapter)
-        bearer = try await central.connect(to: address, type: .public, timeout: KBeaconTimeouts.connect)
-      }
-    } catch let error as LinkError {
-      throw CLIFailure("\(address): \(error)")
-    }
-    let client = GATTClient(bearer: bearer)
-    do {
-      return try await KBeaconSession.connect(
-        client: client, password: password, environment: Self.environment, timeouts: timeouts, readSections: sections)
+      return try await connect(address, sections: sections)
     } catch let error as KBeaconAuthenticationError {
       throw CLIFailure("\(address): \(error)", exitCode: error == .wrongPassword ? Self.wrongPasswordExitCode : 1)
+    } catch let failure as CLIFailure {
+      throw failure
     } catch {
       throw CLIFailure("\(address): \(error)")
     }
