@@ -20,6 +20,7 @@ public struct BeaconProvision: AsyncParsableCommand {
   static let commands: [any ParsableCommand.Type] = [
     Scan.self,
     Decode.self,
+    Gatt.self,
     ProfileCommand.self,
     ReadCommand.self,
     RingCommand.self,
