@@ -5,8 +5,7 @@ import Simulator
 
 /// Opens an authenticated `KBeaconSession` for a command (kbeacon-protocol.md §3): connect through the
 /// chosen adapter, the GATT client, the KBeacon link set-up, auth with the clock set, the initial read.
-/// The simulated fleet is reached through `KBeaconSimulation` (the same socketpair bearer and GATT server a
-/// simulated central hands out).
+/// The simulated fleet is reached through the same `Central.connect` as a live adapter.
 struct KBeaconConnector {
   var adapter: AdapterChoice?
   var password: KBeaconPassword
@@ -19,24 +18,13 @@ struct KBeaconConnector {
     randomBytes: { n in (0..<n).map { _ in UInt8.random(in: 0...255) } },
     now: { UInt32(clamping: Int(Date().timeIntervalSince1970)) })
 
-  /// The simulations made in this process, one per fleet, so repeated commands in one process (tests) see
-  /// the same devices.
-  static let simulations = SimulationCache()
-
   /// Connects and authenticates; errors are the library's own (`LinkError`, `KBeaconAuthenticationError`,
   /// `KBeaconError`, `GATTError`), for callers that classify them (the fleet campaign).
   func connect(
     _ address: BluetoothAddress, type: AddressType = .public, sections: ConfigSections = [.common, .slots, .triggers]
   ) async throws -> (KBeaconSession, KBeaconConfiguration) {
-    let bearer: any ATTBearer
-    switch adapter {
-    case .simulated(let file):
-      let simulation = try await Self.simulations.simulation(for: file)
-      bearer = try await simulation.connect(to: address)
-    case .live, nil:
-      let central = try CentralFactory.make(adapter)
-      bearer = try await central.connect(to: address, type: type, timeout: KBeaconTimeouts.connect)
-    }
+    let central = try CentralFactory.make(adapter)
+    let bearer = try await central.connect(to: address, type: type, timeout: KBeaconTimeouts.connect)
     return try await KBeaconSession.connect(
       client: GATTClient(bearer: bearer), password: password, environment: Self.environment, timeouts: timeouts,
       readSections: sections)
@@ -55,20 +43,6 @@ struct KBeaconConnector {
     } catch {
       throw CLIFailure("\(address): \(error)")
     }
-  }
-}
-
-/// Holds the simulated fleets' KBeacons for the life of the process.
-actor SimulationCache {
-  private var made: [String: KBeaconSimulation] = [:]
-
-  func simulation(for file: String?) throws -> KBeaconSimulation {
-    let key = file ?? ""
-    if let known = made[key] { return known }
-    let simulation = KBeaconSimulation(
-      fleet: try CentralFactory.fleet(file), now: { UInt32(clamping: Int(Date().timeIntervalSince1970)) })
-    made[key] = simulation
-    return simulation
   }
 }
 

@@ -15,6 +15,12 @@ public final class KBeaconSimulation: Sendable {
   private let now: @Sendable () -> UInt32
   private let devices = Mutex<[BluetoothAddress: SimulatedKBeacon]>([:])
   private let servers = Mutex<[BluetoothAddress: GATTServer]>([:])
+  private let linkDropper = Mutex<(@Sendable (BluetoothAddress) async -> Void)?>(nil)
+
+  /// How devices drop links they did not open themselves (set by `SimulatedCentral.withKBeacons`).
+  public func setLinkDropper(_ dropper: @escaping @Sendable (BluetoothAddress) async -> Void) {
+    linkDropper.withLock { $0 = dropper }
+  }
 
   public init(fleet: SimulatedFleet, model: LinkModel = .instant, now: @escaping @Sendable () -> UInt32) {
     self.fleet = fleet
@@ -22,12 +28,14 @@ public final class KBeaconSimulation: Sendable {
     self.now = now
   }
 
+  private func currentDropper() -> (@Sendable (BluetoothAddress) async -> Void)? { linkDropper.withLock { $0 } }
+
   /// The KBeacon at `address`, or nil when the fleet has no KBeacon there.
   public func kbeacon(_ address: BluetoothAddress) -> SimulatedKBeacon? {
     guard let entry = fleet.devices.first(where: { $0.address == address }), entry.kind.isKBeacon else { return nil }
     return devices.withLock { known in
       if let device = known[address] { return device }
-      let made = Self.make(entry, now: now)
+      let made = Self.make(entry, now: now) { [weak self] address in await self?.currentDropper()?(address) }
       known[address] = made
       return made
     }
@@ -57,7 +65,9 @@ public final class KBeaconSimulation: Sendable {
     return bearer
   }
 
-  static func make(_ entry: SimulatedDevice, now: @escaping @Sendable () -> UInt32) -> SimulatedKBeacon {
+  static func make(
+    _ entry: SimulatedDevice, now: @escaping @Sendable () -> UInt32, dropLinks: @escaping @Sendable (BluetoothAddress) async -> Void
+  ) -> SimulatedKBeacon {
     let section = entry.kbeacon ?? KBeaconSection()
     var profile: KBeaconDeviceProfile =
       entry.kind == .kbeaconLegacy
@@ -79,6 +89,6 @@ public final class KBeaconSimulation: Sendable {
     }
     return SimulatedKBeacon(
       address: entry.address, profile: profile, password: password, humidityHistory: records, busy: section.busy ?? false,
-      now: now)
+      dropLinks: dropLinks, now: now)
   }
 }

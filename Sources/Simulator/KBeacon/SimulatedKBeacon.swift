@@ -10,6 +10,9 @@ public actor SimulatedKBeacon {
   private let now: @Sendable () -> UInt32
   private var currentLink: ObjectIdentifier?
   private var droppers: [ObjectIdentifier: @Sendable () async -> Void] = [:]
+  /// Drops every link to this device when the link itself was not `attach`ed (links opened by a
+  /// `SimulatedCentral`, dropped through its `SimulatedGATTLinks`).
+  private let dropLinks: (@Sendable (BluetoothAddress) async -> Void)?
   var buttonless = ButtonlessDFUResponder()
   /// Called when the buttonless DFU characteristic is told to enter the bootloader (`01`), with the name
   /// set by `02` if any. The DFU engineer connects the simulated bootloader here.
@@ -17,8 +20,10 @@ public actor SimulatedKBeacon {
 
   public init(
     address: BluetoothAddress, profile: KBeaconDeviceProfile, password: KBeaconPassword = .factoryDefault,
-    humidityHistory: [SensorRecord] = [], busy: Bool = false, now: @escaping @Sendable () -> UInt32
+    humidityHistory: [SensorRecord] = [], busy: Bool = false,
+    dropLinks: (@Sendable (BluetoothAddress) async -> Void)? = nil, now: @escaping @Sendable () -> UInt32
   ) {
+    self.dropLinks = dropLinks
     self.address = address
     var device = SimulatedKBeaconDevice(address: address, profile: profile, password: password)
     for r in humidityHistory { device.history.append(r, sensor: UInt8(SensorType.humidity.rawValue)) }
@@ -51,8 +56,11 @@ public actor SimulatedKBeacon {
 
   func dropLink(_ id: ObjectIdentifier) async {
     if currentLink == id { currentLink = nil }
-    guard let drop = droppers.removeValue(forKey: id) else { return }
-    await drop()
+    if let drop = droppers.removeValue(forKey: id) {
+      await drop()
+    } else {
+      await dropLinks?(address)
+    }
   }
 
   /// Sets the "enter bootloader requested" hook (nordic-dfu.md §2.2).
