@@ -94,7 +94,9 @@ enum HistoryRendering {
 
   static func fmt(_ v: Double) -> String { String(format: "%.2f", v) }
 
-  static func csv(_ r: SensorRecord) -> String { ([String(r.utc), time(r.utc)] + fields(r.reading)).joined(separator: ",") }
+  static func csv(_ r: SensorRecord) -> String {
+    ([String(r.utc), time(r.utc)] + fields(r.reading)).joined(separator: ",")
+  }
 
   static func line(_ r: SensorRecord) -> String {
     let values: String

@@ -48,6 +48,8 @@ struct KBeaconConnector {
 
 /// A command's argument naming one device.
 func parseAddress(_ text: String) throws -> BluetoothAddress {
-  guard let address = BluetoothAddress(text) else { throw CLIFailure("'\(text)' is not a Bluetooth address (AA:BB:CC:DD:EE:FF)") }
+  guard let address = BluetoothAddress(text) else {
+    throw CLIFailure("'\(text)' is not a Bluetooth address (AA:BB:CC:DD:EE:FF)")
+  }
   return address
 }

@@ -23,9 +23,12 @@ public struct PasswordOptions: ParsableArguments {
   public func validate() throws {
     if password != nil, !insecurePasswordArgument {
       throw ValidationError(
-        "--password puts the secret in shell history and the process list; use --password-file or \(Self.environmentVariable) (or add --insecure-password-argument)")
+        "--password puts the secret in shell history and the process list; use --password-file or \(Self.environmentVariable) (or add --insecure-password-argument)"
+      )
     }
-    if password != nil, passwordFile != nil { throw ValidationError("give either --password or --password-file, not both") }
+    if password != nil, passwordFile != nil {
+      throw ValidationError("give either --password or --password-file, not both")
+    }
   }
 
   /// The password to use. Errors never contain the secret.
@@ -37,7 +40,8 @@ public struct PasswordOptions: ParsableArguments {
       guard let data = FileManager.default.contents(atPath: passwordFile) else {
         throw CLIFailure("cannot read the password file \(passwordFile)")
       }
-      text = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).first
+      text =
+        String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).first
         .map { String($0).trimmingCharacters(in: CharacterSet(charactersIn: "\r")) } ?? ""
     } else if let fromEnvironment = environment[Self.environmentVariable] {
       text = fromEnvironment

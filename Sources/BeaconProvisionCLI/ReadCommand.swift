@@ -33,7 +33,8 @@ struct ReadCommand: AsyncParsableCommand {
 /// `beacon-provision ring ADDR`: make a KBeacon beep/flash (§6.7). Real tags keep ringing only while a
 /// central stays connected (§14 item 6), so the command holds the link for the ring time.
 struct RingCommand: AsyncParsableCommand {
-  static let configuration = CommandConfiguration(commandName: "ring", abstract: "Make a KBeacon beep or flash its LED.")
+  static let configuration = CommandConfiguration(
+    commandName: "ring", abstract: "Make a KBeacon beep or flash its LED.")
 
   @Argument(help: "The device address.") var address: String
   @Option(help: "How long to ring, in milliseconds.") var milliseconds = 3000
@@ -66,7 +67,8 @@ struct RingCommand: AsyncParsableCommand {
 /// `beacon-provision reset ADDR`: factory-reset a KBeacon's parameters (§6.7; `{"msg":"admin","stype":"reset"}`
 /// on v2, `{"msg":"reset"}` on v1). The password is not part of the parameters [?].
 struct ResetCommand: AsyncParsableCommand {
-  static let configuration = CommandConfiguration(commandName: "reset", abstract: "Reset a KBeacon's settings to factory defaults.")
+  static let configuration = CommandConfiguration(
+    commandName: "reset", abstract: "Reset a KBeacon's settings to factory defaults.")
 
   @Argument(help: "The device address.") var address: String
   @OptionGroup var adapter: AdapterOptions

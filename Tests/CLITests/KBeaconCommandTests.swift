@@ -27,7 +27,8 @@ import Testing
     let root = try #require(try JSONParser.parse(out.text).objectValue)
     #expect(root["address"] == .string("DD:34:02:06:D1:01"))
     #expect(root["generation"] == .string("pro"))
-    let config = try KBeaconConfiguration(deviceJSON: try #require(root["configuration"]?.objectValue), generation: .pro)
+    let config = try KBeaconConfiguration(
+      deviceJSON: try #require(root["configuration"]?.objectValue), generation: .pro)
     #expect(config.common[CommonKey.name] == "KBPro_214811")
     #expect(config.slots.count == 5 && config.triggers.count == 5 && config.sensors.count == 2)
     #expect(config.common.fields["pwd"] == nil)
@@ -46,7 +47,8 @@ import Testing
     let file = FileManager.default.temporaryDirectory.appendingPathComponent("kb-pw-\(UUID().uuidString)")
     try Data("not-the-password\n".utf8).write(to: file)
     defer { try? FileManager.default.removeItem(at: file) }
-    let command = try parse(["read", "DD:34:02:06:D1:02", "--adapter", "sim", "--password-file", file.path], as: ReadCommand.self)
+    let command = try parse(
+      ["read", "DD:34:02:06:D1:02", "--adapter", "sim", "--password-file", file.path], as: ReadCommand.self)
     do {
       try await command.execute { _ in }
       Issue.record("expected a failure")
@@ -58,19 +60,27 @@ import Testing
   }
 
   @Test func passwordArgumentNeedsTheInsecureFlag() throws {
-    #expect(throws: (any Error).self) { try BeaconProvision.parseAsRoot(["read", "DD:34:02:06:D1:01", "--password", "0000000000000000"]) }
+    #expect(throws: (any Error).self) {
+      try BeaconProvision.parseAsRoot(["read", "DD:34:02:06:D1:01", "--password", "0000000000000000"])
+    }
     let ok = try parse(
-      ["read", "DD:34:02:06:D1:01", "--password", "0000000000000000", "--insecure-password-argument"], as: ReadCommand.self)
+      ["read", "DD:34:02:06:D1:01", "--password", "0000000000000000", "--insecure-password-argument"],
+      as: ReadCommand.self)
     #expect(try ok.passwordOptions.resolve(environment: [:]) == .factoryDefault)
     let fromEnvironment = try parse(["read", "DD:34:02:06:D1:01"], as: ReadCommand.self)
-    #expect(try fromEnvironment.passwordOptions.resolve(environment: ["BEACON_PASSWORD": "abcdefgh"]) == KBeaconPassword("abcdefgh"))
+    #expect(
+      try fromEnvironment.passwordOptions.resolve(environment: ["BEACON_PASSWORD": "abcdefgh"])
+        == KBeaconPassword("abcdefgh"))
     #expect(try fromEnvironment.passwordOptions.resolve(environment: [:]) == .factoryDefault)
-    #expect(throws: CLIFailure.self) { try fromEnvironment.passwordOptions.resolve(environment: ["BEACON_PASSWORD": "short"]) }
+    #expect(throws: CLIFailure.self) {
+      try fromEnvironment.passwordOptions.resolve(environment: ["BEACON_PASSWORD": "short"])
+    }
   }
 
   @Test func historyPrintsCSVInEveryOrder() async throws {
     for order in ["forward", "reverse"] {
-      let command = try parse(["history", "DD:34:02:06:D1:03", "--adapter", "sim", "--order", order, "--csv"], as: HistoryCommand.self)
+      let command = try parse(
+        ["history", "DD:34:02:06:D1:03", "--adapter", "sim", "--order", order, "--csv"], as: HistoryCommand.self)
       let out = Lines()
       try await command.execute { out.append($0) }
       #expect(out.all.first == "utc,time,temperature_c,humidity_pct")
@@ -78,19 +88,22 @@ import Testing
       let times = out.all.dropFirst().map { UInt32($0.split(separator: ",")[0])! }
       #expect(times == (order == "forward" ? times.sorted() : times.sorted(by: >)))
     }
-    let unread = try parse(["history", "DD:34:02:06:D1:03", "--adapter", "sim", "--limit", "10"], as: HistoryCommand.self)
+    let unread = try parse(
+      ["history", "DD:34:02:06:D1:03", "--adapter", "sim", "--limit", "10"], as: HistoryCommand.self)
     let out = Lines()
     try await unread.execute { out.append($0) }
     #expect(out.all.last == "10 records")
   }
 
   @Test func ringAndReset() async throws {
-    let ring = try parse(["ring", "DD:34:02:06:D1:04", "--adapter", "sim", "--milliseconds", "500"], as: RingCommand.self)
+    let ring = try parse(
+      ["ring", "DD:34:02:06:D1:04", "--adapter", "sim", "--milliseconds", "500"], as: RingCommand.self)
     let out = Lines()
     try await ring.execute { out.append($0) }
     let reset = try parse(["reset", "DD:34:02:06:D1:04", "--adapter", "sim"], as: ResetCommand.self)
     try await reset.execute { out.append($0) }
-    #expect(out.all == ["DD:34:02:06:D1:04: ringing for 500 ms", "DD:34:02:06:D1:04: settings reset to factory defaults"])
+    #expect(
+      out.all == ["DD:34:02:06:D1:04: ringing for 500 ms", "DD:34:02:06:D1:04: settings reset to factory defaults"])
     await #expect(throws: CLIFailure.self) {
       try await self.parse(["read", "AC:23:3F:00:00:01", "--adapter", "sim"], as: ReadCommand.self).execute { _ in }
     }
@@ -112,11 +125,13 @@ import Testing
       try? FileManager.default.removeItem(at: fleet)
       try? FileManager.default.removeItem(at: pw)
     }
-    let command = try parse(["read", "BC:57:29:AA:BB:01", "--adapter", "sim:\(fleet.path)", "--password-file", pw.path], as: ReadCommand.self)
+    let command = try parse(
+      ["read", "BC:57:29:AA:BB:01", "--adapter", "sim:\(fleet.path)", "--password-file", pw.path], as: ReadCommand.self)
     let out = Lines()
     try await command.execute { out.append($0) }
     let root = try #require(try JSONParser.parse(out.text).objectValue)
-    let config = try KBeaconConfiguration(deviceJSON: try #require(root["configuration"]?.objectValue), generation: .pro)
+    let config = try KBeaconConfiguration(
+      deviceJSON: try #require(root["configuration"]?.objectValue), generation: .pro)
     #expect(config.common[CommonKey.name] == "door-1")
     #expect(config.slot(0)?[SlotKey.majorID] == 77)
   }

@@ -10,7 +10,8 @@ import Testing
 @Suite struct KBeaconFleetSessionTests {
   @Test func readPatchAndReadBack() async throws {
     let opener = KBeaconSessionOpener(adapter: .simulated(fleetFile: nil))
-    let session = try await opener.open(Target(address: BluetoothAddress("DD:34:02:06:D1:05")!), password: Secret("0000000000000000"))
+    let session = try await opener.open(
+      Target(address: BluetoothAddress("DD:34:02:06:D1:05")!), password: Secret("0000000000000000"))
     let before = try await session.readConfiguration()
     #expect(before.slots[0]?["majorID"] == .integer(1))
     #expect(before.slots[0]?["advPrd"] == .number(1022.5))
@@ -26,7 +27,8 @@ import Testing
   @Test func wrongPasswordIsClassifiedSoTheCampaignNeverRetriesIt() async throws {
     let opener = KBeaconSessionOpener(adapter: .simulated(fleetFile: nil))
     do {
-      _ = try await opener.open(Target(address: BluetoothAddress("DD:34:02:06:D1:06")!), password: Secret("wrong-password"))
+      _ = try await opener.open(
+        Target(address: BluetoothAddress("DD:34:02:06:D1:06")!), password: Secret("wrong-password"))
       Issue.record("expected a failure")
     } catch let error as any ClassifiedFailure {
       #expect(error.failureKind == .wrongPassword)

@@ -7,15 +7,22 @@ import Testing
   @Test func requestAssemblerAsksForEachNextOffset() throws {
     var assembler = RequestAssembler()
     // 20 0000 "abc" → ack 23 0003 0000 0004 (next from 3)
-    #expect(assembler.take(try RequestFrame(bytes: hex("20 0000 616263"))) == .askForNext(DeviceAck(dataType: .json, seq: 3, cause: .expectNext)))
+    #expect(
+      assembler.take(try RequestFrame(bytes: hex("20 0000 616263")))
+        == .askForNext(DeviceAck(dataType: .json, seq: 3, cause: .expectNext)))
     #expect(assembler.isCollecting)
     // 21 0003 "de" → next from 5
-    #expect(assembler.take(try RequestFrame(bytes: hex("21 0003 6465"))) == .askForNext(DeviceAck(dataType: .json, seq: 5, cause: .expectNext)))
+    #expect(
+      assembler.take(try RequestFrame(bytes: hex("21 0003 6465")))
+        == .askForNext(DeviceAck(dataType: .json, seq: 5, cause: .expectNext)))
     // 22 0005 "f" → complete "abcdef"
-    #expect(assembler.take(try RequestFrame(bytes: hex("22 0005 66"))) == .complete(dataType: .json, message: utf8("abcdef")))
+    #expect(
+      assembler.take(try RequestFrame(bytes: hex("22 0005 66"))) == .complete(dataType: .json, message: utf8("abcdef")))
     #expect(!assembler.isCollecting)
     // MIDDLE with no START, or at a wrong offset → rejected with 0x107
-    #expect(assembler.take(try RequestFrame(bytes: hex("21 0003 64"))) == .reject(DeviceAck(dataType: .json, seq: 3, cause: .executionFailed)))
+    #expect(
+      assembler.take(try RequestFrame(bytes: hex("21 0003 64")))
+        == .reject(DeviceAck(dataType: .json, seq: 3, cause: .executionFailed)))
   }
 
   @Test func reportSenderWaitsForEachAck() {

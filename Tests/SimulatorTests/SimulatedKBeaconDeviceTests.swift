@@ -21,9 +21,14 @@ import Testing
     let r2 = Array(challenge[2..<6])
     let d1 = Array(challenge[6...])
     let password = Array("0000000000000000".utf8)
-    #expect(d1 == (short ? AuthDigest.short(address: Self.address, random: hex("11223344"), password: password)
-      : AuthDigest.full(address: Self.address, random: hex("11223344"), password: password)))
-    let d2 = short ? AuthDigest.short(address: Self.address, random: r2, password: password)
+    #expect(
+      d1
+        == (short
+          ? AuthDigest.short(address: Self.address, random: hex("11223344"), password: password)
+          : AuthDigest.full(address: Self.address, random: hex("11223344"), password: password)))
+    let d2 =
+      short
+      ? AuthDigest.short(address: Self.address, random: r2, password: password)
       : AuthDigest.full(address: Self.address, random: r2, password: password)
     // 13 0C|02 + D2 → 13 02 F7: success, device MTU 247
     #expect(device.receive(hex(short ? "13 0C" : "13 02") + d2, now: 1_700_000_000).notifications == [hex("13 02 F7")])
@@ -45,13 +50,16 @@ import Testing
     // ack each fragment with 33 | bytes held | 03E8 | 0000 until END (0x32)
     var last = out[1]
     while last[0] != 0x32 {
-      let next = device.receive(ReportAck(dataType: .jsonReport, receivedLength: UInt16(report.count)).bytes, now: 0).notifications
+      let next = device.receive(ReportAck(dataType: .jsonReport, receivedLength: UInt16(report.count)).bytes, now: 0)
+        .notifications
       #expect(next.count == 1)
       last = next[0]
       #expect(Int(last[1]) << 8 | Int(last[2]) == report.count)  // each fragment's offset = bytes so far
       report += last.dropFirst(3)
     }
-    #expect(device.receive(ReportAck(dataType: .jsonReport, receivedLength: UInt16(report.count)).bytes, now: 0).notifications.isEmpty)
+    #expect(
+      device.receive(ReportAck(dataType: .jsonReport, receivedLength: UInt16(report.count)).bytes, now: 0).notifications
+        .isEmpty)
     let config = try ReadResponse.parse(report, generation: .pro)
     #expect(config.common[CommonKey.model] == "KBPro_SIM" && config.slots.isEmpty)
   }
@@ -67,7 +75,10 @@ import Testing
     var device = authenticated(mtu: 23)
     _ = device.receive(hex("20 0000") + Array(#"{"msg":"getPara","#.utf8), now: 0)  // START of request A
     // SINGLE of request B while A is half received → 23 0000 0000 010C (command busy)
-    #expect(device.receive(hex("23 0000") + Array(#"{"msg":"ring"}"#.utf8), now: 0).notifications == [hex("23 0000 0000 010C")])
+    #expect(
+      device.receive(hex("23 0000") + Array(#"{"msg":"ring"}"#.utf8), now: 0).notifications == [
+        hex("23 0000 0000 010C")
+      ])
   }
 
   @Test func requestsBeforeAuthAndBadJSONAndUnknownMessages() {
@@ -79,9 +90,15 @@ import Testing
     // not JSON → 0x105 JSON parse failed
     #expect(device.receive(hex("23 0000 7B7B"), now: 0).notifications == [hex("23 0000 0000 0105")])
     // {"msg":"dance"} → 0x119 unknown message
-    #expect(device.receive(hex("23 0000") + Array(#"{"msg":"dance"}"#.utf8), now: 0).notifications == [hex("23 0000 0000 0119")])
+    #expect(
+      device.receive(hex("23 0000") + Array(#"{"msg":"dance"}"#.utf8), now: 0).notifications == [
+        hex("23 0000 0000 0119")
+      ])
     // v1 read on v2 firmware → 0x103 (as real KBeacon Pro firmware answers, §1)
-    #expect(device.receive(hex("23 0000") + Array(#"{"msg":"getPara","stype":55}"#.utf8), now: 0).notifications == [hex("23 0000 0000 0103")])
+    #expect(
+      device.receive(hex("23 0000") + Array(#"{"msg":"getPara","stype":55}"#.utf8), now: 0).notifications == [
+        hex("23 0000 0000 0103")
+      ])
   }
 
   @Test func capabilityDifferencesAnswerTheSpecCauses() {
@@ -100,7 +117,10 @@ import Testing
     #expect(cfg(#"{"msg":"cfg","srObj":[{"srType":65,"lgItvl":60}]}"#) == [hex("23 0000 0000 0118")])
     // trigger advertising on disabled slot 3 → 0x109; two triggers of one type → 0x10B
     #expect(cfg(#"{"msg":"cfg","trObj":[{"trIdx":0,"trType":4,"trAct":1,"slot":3}]}"#) == [hex("23 0000 0000 0109")])
-    #expect(cfg(#"{"msg":"cfg","trObj":[{"trIdx":0,"trType":4,"trAct":2},{"trIdx":1,"trType":4,"trAct":2}]}"#) == [hex("23 0000 0000 010B")])
+    #expect(
+      cfg(#"{"msg":"cfg","trObj":[{"trIdx":0,"trType":4,"trAct":2},{"trIdx":1,"trType":4,"trAct":2}]}"#) == [
+        hex("23 0000 0000 010B")
+      ])
     // a valid write changes only its keys
     #expect(cfg(#"{"msg":"cfg","advObj":[{"slot":0,"type":5,"txPwr":-8}],"newKey":1}"#) == [hex("23 0000 0000 0000")])
     #expect(device.configuration.slot(0)?[SlotKey.txPwr] == -8)
@@ -110,13 +130,17 @@ import Testing
 
   @Test func passwordChangeTakesEffectOnTheNextLink() throws {
     var device = authenticated(mtu: 247)
-    #expect(device.receive(hex("23 0000") + Array(#"{"msg":"cfg","pwd":"new-secret-1"}"#.utf8), now: 0).notifications == [hex("23 0000 0000 0000")])
+    #expect(
+      device.receive(hex("23 0000") + Array(#"{"msg":"cfg","pwd":"new-secret-1"}"#.utf8), now: 0).notifications == [
+        hex("23 0000 0000 0000")
+      ])
     #expect(device.configuration.common.fields["pwd"] == nil)  // never stored in the configuration
     device.connected(mtu: 247)
     var app = AppAuthenticator(address: Self.address, password: .factoryDefault, random: hex("01020304"), utc: nil)
     let challenge = device.receive(app.start(), now: 0).notifications[0]
     #expect(app.receive(challenge) == .fail(.wrongPassword))
-    var good = AppAuthenticator(address: Self.address, password: try KBeaconPassword("new-secret-1"), random: hex("01020304"), utc: nil)
+    var good = AppAuthenticator(
+      address: Self.address, password: try KBeaconPassword("new-secret-1"), random: hex("01020304"), utc: nil)
     device.connected(mtu: 247)
     guard case .send(let response) = good.receive(device.receive(good.start(), now: 0).notifications[0]) else {
       Issue.record("new password refused")

@@ -3,7 +3,9 @@ extension KBeaconSession {
   /// The full configuration: v2 reads `type:3` then `type:4` (or `type:12` with sensors), at most two type
   /// bits per request (§3 step 5). When the generation is unknown, a v2 read rejected with 0x103/0x105/
   /// 0x119 is retried as v1 (§1) [I].
-  public func readConfiguration(sections: ConfigSections = [.common, .slots, .triggers]) async throws -> KBeaconConfiguration {
+  public func readConfiguration(sections: ConfigSections = [.common, .slots, .triggers]) async throws
+    -> KBeaconConfiguration
+  {
     if generation != .legacy {
       do {
         var merged: KBeaconConfiguration?
@@ -15,7 +17,9 @@ extension KBeaconSession {
         generation = .pro
         configuration = merged
         return merged ?? KBeaconConfiguration()
-      } catch let error as KBeaconError where generation == nil && GenerationDetection.shouldFallBackToLegacy(after: error) {
+      } catch let error as KBeaconError
+        where generation == nil && GenerationDetection.shouldFallBackToLegacy(after: error)
+      {
         return try await readLegacy(first: nil)
       }
     }

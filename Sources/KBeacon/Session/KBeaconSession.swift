@@ -83,7 +83,8 @@ public actor KBeaconSession {
     defer { end() }
     try await startPump()
     var auth = AppAuthenticator(
-      address: link.peer, password: password, random: environment.randomBytes(4), utc: setClock ? environment.now() : nil)
+      address: link.peer, password: password, random: environment.randomBytes(4),
+      utc: setClock ? environment.now() : nil)
     try await link.writeFrame(auth.start())
     while true {
       let frame = try await inbox.next(timeout: timeouts.authentication, operation: "authentication")

@@ -66,7 +66,8 @@ public final class KBeaconSimulation: Sendable {
   }
 
   static func make(
-    _ entry: SimulatedDevice, now: @escaping @Sendable () -> UInt32, dropLinks: @escaping @Sendable (BluetoothAddress) async -> Void
+    _ entry: SimulatedDevice, now: @escaping @Sendable () -> UInt32,
+    dropLinks: @escaping @Sendable (BluetoothAddress) async -> Void
   ) -> SimulatedKBeacon {
     let section = entry.kbeacon ?? KBeaconSection()
     var profile: KBeaconDeviceProfile =
@@ -88,7 +89,8 @@ public final class KBeaconSimulation: Sendable {
       return SensorRecord(utc: start &- age, reading: .humidity(celsius: celsius, percent: 40 + Double(i % 5)))
     }
     return SimulatedKBeacon(
-      address: entry.address, profile: profile, password: password, humidityHistory: records, busy: section.busy ?? false,
+      address: entry.address, profile: profile, password: password, humidityHistory: records,
+      busy: section.busy ?? false,
       dropLinks: dropLinks, now: now)
   }
 }

@@ -64,7 +64,9 @@ public actor SimulatedKBeacon {
   }
 
   /// Sets the "enter bootloader requested" hook (nordic-dfu.md §2.2).
-  public func setBootloaderHook(_ hook: (@Sendable (BluetoothAddress, String?) async -> Void)?) { bootloaderHook = hook }
+  public func setBootloaderHook(_ hook: (@Sendable (BluetoothAddress, String?) async -> Void)?) {
+    bootloaderHook = hook
+  }
 
   /// The name the last `02` buttonless command set.
   public var bootloaderName: String? { buttonless.bootloaderName }
@@ -82,7 +84,9 @@ public actor SimulatedKBeacon {
   }
 
   /// The FEA3 payload for a trigger event, when a trigger of that type reports to the app.
-  public func indication(for type: TriggerType, celsius: Double = 0, humidity: Double = 0, body: [UInt8] = []) -> [UInt8]? {
+  public func indication(for type: TriggerType, celsius: Double = 0, humidity: Double = 0, body: [UInt8] = [])
+    -> [UInt8]?
+  {
     device.indication(for: type, now: now(), celsius: celsius, humidity: humidity, body: body)
   }
 }
