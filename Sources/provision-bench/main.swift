@@ -3,6 +3,7 @@
 
 let benchmarks: [String: () async throws -> Void] = [
   "gatt-round-trips": GATTRoundTrips.run,
+  "kbeacon-session": KBeaconSessionBench.run,
 ]
 
 let requested = Array(CommandLine.arguments.dropFirst())
