@@ -109,6 +109,8 @@ public actor KBeaconSession {
     guard deviceMTU != nil else { throw KBeaconError.stateError("not authenticated") }
     try begin()
     defer { end() }
+    // Frames left over from an exchange that failed (timeout, error) must not answer this one.
+    await inbox.discardBuffered()
     var exchange = RequestExchange(kind: kind, message: message, budget: budget)
     try await link.writeFrame(exchange.start())
     while true {
