@@ -13,13 +13,15 @@ public struct BeaconProvision: AsyncParsableCommand {
       Start with:  beacon-provision scan --adapter sim
       """,
     version: "0.1.0",
-    subcommands: BeaconProvision.commands
+    subcommands: BeaconProvision.commands + BeaconProvision.hiddenCommands
   )
 
   /// Every subcommand, in the order `--help` lists them.
   static let commands: [any ParsableCommand.Type] = [
     Scan.self,
     Decode.self,
+    Plan.self,
+    Apply.self,
     Gatt.self,
     ProfileCommand.self,
     ReadCommand.self,
@@ -27,6 +29,11 @@ public struct BeaconProvision: AsyncParsableCommand {
     ResetCommand.self,
     HistoryCommand.self,
     Adapters.self,
+  ]
+
+  /// Subcommands left out of `--help`: low-level checks used by the VM tier (`radio …`).
+  static let hiddenCommands: [any ParsableCommand.Type] = [
+    RadioDebug.self,
   ]
 
   public init() {}

@@ -31,6 +31,12 @@ extension ApplyCampaign {
     }
     let problems = DeviceChecks.problems(desired: desired, actual: actual)
     if !problems.isEmpty { return .failed(problems.joined(separator: "; "), .permanent) }
+    if actual.isLegacy {
+      switch LegacyTranslation.desiredFlat(desired, actual: actual.common) {
+      case .success(let flat): desired = DeviceConfigView(common: flat, isLegacy: true)
+      case .failure(let f): return .failed(f.description, .permanent)
+      }
+    }
 
     var changes = ConfigDiff.changes(desired: desired, actual: actual)
     if let new = passwords.new, !rotated {

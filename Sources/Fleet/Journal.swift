@@ -96,17 +96,17 @@ public final class Journal: Sendable {
     }
   }
 
-  public func run(_ id: String) async throws -> RunRecord? {
-    try await database.read { db in try RunRecord.fetchOne(db, sql: "SELECT * FROM run WHERE id = ?", arguments: [id]) }
+  public func run(_ id: String) async throws -> JournalRun? {
+    try await database.read { db in try JournalRun.fetchOne(db, sql: "SELECT * FROM run WHERE id = ?", arguments: [id]) }
   }
 
-  public func runs() async throws -> [RunRecord] {
-    try await database.read { db in try RunRecord.fetchAll(db, sql: "SELECT * FROM run ORDER BY startedAt DESC") }
+  public func runs() async throws -> [JournalRun] {
+    try await database.read { db in try JournalRun.fetchAll(db, sql: "SELECT * FROM run ORDER BY startedAt DESC") }
   }
 
-  public func devices(run: String) async throws -> [DeviceRecord] {
+  public func devices(run: String) async throws -> [JournalDevice] {
     try await database.read { db in
-      try DeviceRecord.fetchAll(db, sql: "SELECT * FROM device WHERE runId = ? ORDER BY address", arguments: [run])
+      try JournalDevice.fetchAll(db, sql: "SELECT * FROM device WHERE runId = ? ORDER BY address", arguments: [run])
     }
   }
 }
@@ -146,7 +146,7 @@ public struct JournalChange: Sendable, Codable, Hashable {
   }
 }
 
-public struct RunRecord: Sendable, Codable, FetchableRecord, Hashable {
+public struct JournalRun: Sendable, Codable, FetchableRecord, Hashable {
   public var id: String
   public var kind: String
   public var source: String
@@ -156,7 +156,7 @@ public struct RunRecord: Sendable, Codable, FetchableRecord, Hashable {
   public var status: String
 }
 
-public struct DeviceRecord: Sendable, Codable, FetchableRecord, Hashable {
+public struct JournalDevice: Sendable, Codable, FetchableRecord, Hashable {
   public var runId: String
   public var address: String
   public var state: DeviceState

@@ -1,13 +1,13 @@
 /// One difference between what a device has and what the profile wants.
 public struct ConfigChange: Sendable, Hashable, Comparable, CustomStringConvertible {
-  public var scope: ConfigScope
+  public var scope: SettingScope
   /// The device key (`majorID`, `advPrd`, …).
   public var key: String
   /// What the device has now (nil: the key is absent, e.g. a slot that is not configured).
-  public var old: ConfigValue?
-  public var new: ConfigValue
+  public var old: SettingValue?
+  public var new: SettingValue
 
-  public init(scope: ConfigScope, key: String, old: ConfigValue?, new: ConfigValue) {
+  public init(scope: SettingScope, key: String, old: SettingValue?, new: SettingValue) {
     self.scope = scope
     self.key = key
     self.old = old
@@ -27,7 +27,7 @@ public struct ConfigChange: Sendable, Hashable, Comparable, CustomStringConverti
 public enum ConfigDiff {
   public static func changes(desired: DeviceConfigView, actual: DeviceConfigView) -> [ConfigChange] {
     var changes: [ConfigChange] = []
-    func compare(_ scope: ConfigScope, _ want: [String: ConfigValue], _ have: [String: ConfigValue]?) {
+    func compare(_ scope: SettingScope, _ want: [String: SettingValue], _ have: [String: SettingValue]?) {
       for (key, value) in want where !same(value, have?[key]) {
         changes.append(ConfigChange(scope: scope, key: key, old: have?[key], new: value))
       }
@@ -39,7 +39,7 @@ public enum ConfigDiff {
     return changes.sorted()
   }
 
-  static func same(_ a: ConfigValue, _ b: ConfigValue?) -> Bool {
+  static func same(_ a: SettingValue, _ b: SettingValue?) -> Bool {
     guard let b else { return false }
     if case .text(let x) = a, case .text(let y) = b, looksLikeIdentifier(x) { return x.lowercased() == y.lowercased() }
     return a == b

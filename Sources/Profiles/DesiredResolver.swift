@@ -27,8 +27,8 @@ public struct DesiredResolver: Sendable {
     return .success(view)
   }
 
-  func keys(_ object: DesiredObject, _ variables: TemplateVariables) throws(Failure) -> [String: ConfigValue] {
-    var result: [String: ConfigValue] = [:]
+  func keys(_ object: DesiredObject, _ variables: TemplateVariables) throws(Failure) -> [String: SettingValue] {
+    var result: [String: SettingValue] = [:]
     for field in object.fields {
       var value = field.value
       if case .template(let text) = value {
@@ -47,7 +47,7 @@ public struct DesiredResolver: Sendable {
   }
 
   /// The device key(s) and value(s) a checked profile value becomes.
-  static func deviceValues(_ spec: FieldSpec, _ value: FieldValue) -> [(String, ConfigValue)] {
+  static func deviceValues(_ spec: FieldSpec, _ value: FieldValue) -> [(String, SettingValue)] {
     switch (spec.kind, value) {
     case (.switches(let all), .names(let on)):
       return all.map { ($0.1, .integer(on.contains($0.0) ? 1 : 0)) }
@@ -57,7 +57,7 @@ public struct DesiredResolver: Sendable {
     }
   }
 
-  static func deviceValue(_ spec: FieldSpec, _ value: FieldValue) -> ConfigValue? {
+  static func deviceValue(_ spec: FieldSpec, _ value: FieldValue) -> SettingValue? {
     switch (spec.kind, value) {
     case (.integer, .integer(let i)): return .integer(i)
     case (.number(_, let scale), .integer(let i)): return scale == 1 ? .number(Double(i)) : .integer(Int((Double(i) * scale).rounded()))

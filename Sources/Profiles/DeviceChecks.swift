@@ -8,12 +8,13 @@ public enum DeviceChecks {
   public static func problems(desired: DeviceConfigView, actual: DeviceConfigView) -> [String] {
     var problems: [String] = []
     let minPower = actual.int("minPwr"), maxPower = actual.int("maxPwr")
-    func checkPower(_ value: ConfigValue?, _ what: String) {
+    func checkPower(_ value: SettingValue?, _ what: String) {
       guard let p = value?.numericValue.map(Int.init) else { return }
       if let minPower, p < minPower { problems.append("\(what) tx power \(p) dBm is below this device's minimum \(minPower) dBm") }
       if let maxPower, p > maxPower { problems.append("\(what) tx power \(p) dBm is above this device's maximum \(maxPower) dBm") }
     }
-    let basic = actual.int("bCap")
+    // v1 capability bits are laid out differently (§7): only the power bounds apply to legacy devices.
+    let basic = actual.isLegacy ? nil : actual.int("bCap")
     for (i, slot) in desired.slots.sorted(by: { $0.key < $1.key }) {
       if let count = actual.int("maxSlot"), i >= count { problems.append("slot \(i) does not exist: this device has \(count) slots (0…\(count - 1))") }
       checkPower(slot["txPwr"], "slot \(i)")
@@ -36,7 +37,7 @@ public enum DeviceChecks {
         }
       }
     }
-    let triggerCaps = actual.int("trCap")
+    let triggerCaps = actual.isLegacy ? nil : actual.int("trCap")
     for (i, trigger) in desired.triggers.sorted(by: { $0.key < $1.key }) {
       if let count = actual.int("maxTg"), i >= count { problems.append("trigger \(i) does not exist: this device has \(count) triggers (0…\(count - 1))") }
       if let triggerCaps, let type = trigger["trType"]?.numericValue.map(Int.init), type > 0, triggerCaps & (1 << (type - 1)) == 0 {

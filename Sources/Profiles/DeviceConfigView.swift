@@ -1,6 +1,6 @@
 /// A scalar as a KBeacon configuration holds it (kbeacon-protocol.md §6: integers, decimal numbers such as
 /// `advPrd`, strings). Integers and numbers compare by value, so `1000` equals `1000.0`.
-public enum ConfigValue: Sendable, Hashable, CustomStringConvertible {
+public enum SettingValue: Sendable, Hashable, CustomStringConvertible {
   case integer(Int)
   case number(Double)
   case text(String)
@@ -41,15 +41,18 @@ public enum ConfigValue: Sendable, Hashable, CustomStringConvertible {
 /// (§6.1–6.2): common keys at the root, slots keyed by `slot`, triggers by `trIdx`, sensors by `srType`.
 /// It is both what a device reports and, holding only changed keys, the patch to write.
 public struct DeviceConfigView: Sendable, Hashable {
-  public var common: [String: ConfigValue]
-  public var slots: [Int: [String: ConfigValue]]
-  public var triggers: [Int: [String: ConfigValue]]
-  public var sensors: [Int: [String: ConfigValue]]
+  public var common: [String: SettingValue]
+  public var slots: [Int: [String: SettingValue]]
+  public var triggers: [Int: [String: SettingValue]]
+  public var sensors: [Int: [String: SettingValue]]
+  /// A legacy (v1) device: everything is in `common`, flat (§7); see `LegacyTranslation`.
+  public var isLegacy = false
 
   public init(
-    common: [String: ConfigValue] = [:], slots: [Int: [String: ConfigValue]] = [:],
-    triggers: [Int: [String: ConfigValue]] = [:], sensors: [Int: [String: ConfigValue]] = [:]
+    common: [String: SettingValue] = [:], slots: [Int: [String: SettingValue]] = [:],
+    triggers: [Int: [String: SettingValue]] = [:], sensors: [Int: [String: SettingValue]] = [:], isLegacy: Bool = false
   ) {
+    self.isLegacy = isLegacy
     self.common = common
     self.slots = slots
     self.triggers = triggers
@@ -71,7 +74,7 @@ public struct DeviceConfigView: Sendable, Hashable {
 }
 
 /// Where in a configuration a key lives.
-public enum ConfigScope: Sendable, Hashable, Comparable, CustomStringConvertible {
+public enum SettingScope: Sendable, Hashable, Comparable, CustomStringConvertible {
   case common
   case slot(Int)
   case trigger(Int)

@@ -34,7 +34,7 @@ public struct FieldSpec: Sendable, Hashable {
       }
     }
 
-    static func plain(_ d: Double) -> String { d.rounded() == d ? String(Int(d)) : String(d) }
+    public static func plain(_ d: Double) -> String { d.rounded() == d ? String(Int(d)) : String(d) }
   }
 
   public enum TextFormat: Sendable, Hashable {
