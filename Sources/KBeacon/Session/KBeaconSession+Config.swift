@@ -49,10 +49,19 @@ extension KBeaconSession {
   }
 
   /// Writes exactly the keys in `changes` (§6.2, §16 step 7) after the SDK's checks against the device's
-  /// own limits; on success the cached configuration takes the new values.
+  /// own limits; on success the cached configuration takes the new values. A slot entry without `type`
+  /// gets the slot's current type from the last read (the SDK always sends it).
   public func write(_ changes: KBeaconConfiguration) async throws {
     var changes = changes
     if let generation { changes.generation = generation }
+    // Every advObj entry carries `type` (§6.2): a slot change that does not name it gets the type the
+    // device last reported, so callers can send only the keys that changed.
+    for i in changes.slots.indices where changes.slots[i].fields["type"] == nil {
+      guard let index = changes.slots[i].index, let type = configuration?.slot(index)?.fields["type"] else { continue }
+      var fields: JSONObject = ["slot": .int(index), "type": type]
+      for (key, value) in changes.slots[i].fields where key != "slot" { fields[key] = value }
+      changes.slots[i].fields = fields
+    }
     let message = try WriteRequest.bytes(for: changes, device: configuration?.common)
     _ = try await exchange(.json, message, timeout: timeouts.write, operation: "cfg")
     var written = changes
