@@ -23,6 +23,7 @@ public struct BeaconProvision: AsyncParsableCommand {
     Plan.self,
     Apply.self,
     Gatt.self,
+    DFUCommand.self,
     ProfileCommand.self,
     ReadCommand.self,
     RingCommand.self,
