@@ -25,6 +25,10 @@ public struct BeaconProvision: AsyncParsableCommand {
     Gatt.self,
     DFUCommand.self,
     ProfileCommand.self,
+    ReadCommand.self,
+    RingCommand.self,
+    ResetCommand.self,
+    HistoryCommand.self,
     Adapters.self,
   ]
 

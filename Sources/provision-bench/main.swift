@@ -4,6 +4,7 @@
 let benchmarks: [String: () async throws -> Void] = [
   "dfu-throughput": DFUThroughputBenchmark.run,
   "gatt-round-trips": GATTRoundTrips.run,
+  "kbeacon-session": KBeaconSessionBench.run,
 ]
 
 let requested = Array(CommandLine.arguments.dropFirst())
