@@ -29,6 +29,7 @@ public struct BeaconProvision: AsyncParsableCommand {
     RingCommand.self,
     ResetCommand.self,
     HistoryCommand.self,
+    SimCommand.self,
     Adapters.self,
   ]
 
@@ -51,10 +52,13 @@ extension BeaconProvision {
       } else {
         try command.run()
       }
+      await SimulatorSessions.shared.saveAll()
     } catch let failure as CLIFailure {
+      await SimulatorSessions.shared.saveAll()
       FileHandleOutput.standardError("error: \(failure.message)")
       exit(withError: ExitCode(failure.exitCode))
     } catch {
+      await SimulatorSessions.shared.saveAll()
       exit(withError: error)
     }
   }

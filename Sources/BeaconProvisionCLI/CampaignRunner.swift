@@ -35,7 +35,7 @@ struct CampaignRunner {
     } catch {
       throw CLIFailure("cannot open the journal in \(options.stateDirectory): \(error)")
     }
-    let central = try CentralFactory.make(options.adapterOptions.adapter, pace: pace)
+    let central = try CentralFactory.make(options.adapterOptions.adapter, pace: pace, stateDirectory: options.stateDirectory)
     let progress = CampaignProgress(json: options.json)
 
     progress.note("scanning \(central.name) for \(FieldSpec.Kind.plain(options.scanSeconds)) s …")

@@ -22,7 +22,14 @@ public final class KBeaconSimulation: Sendable {
     linkDropper.withLock { $0 = dropper }
   }
 
-  public init(fleet: SimulatedFleet, model: LinkModel = .instant, now: @escaping @Sendable () -> UInt32) {
+  /// State restored from an earlier run (`SimulatorStateStore`), by address.
+  private let restored: [BluetoothAddress: SimulatedKBeaconSnapshot]
+
+  public init(
+    fleet: SimulatedFleet, model: LinkModel = .instant, restored: [BluetoothAddress: SimulatedKBeaconSnapshot] = [:],
+    now: @escaping @Sendable () -> UInt32
+  ) {
+    self.restored = restored
     self.fleet = fleet
     self.model = model
     self.now = now
@@ -35,7 +42,7 @@ public final class KBeaconSimulation: Sendable {
     guard let entry = fleet.devices.first(where: { $0.address == address }), entry.kind.isKBeacon else { return nil }
     return devices.withLock { known in
       if let device = known[address] { return device }
-      let made = Self.make(entry, now: now) { [weak self] address in await self?.currentDropper()?(address) }
+      let made = Self.make(entry, restored: restored[address], now: now) { [weak self] address in await self?.currentDropper()?(address) }
       known[address] = made
       return made
     }
@@ -65,8 +72,15 @@ public final class KBeaconSimulation: Sendable {
     return bearer
   }
 
+  /// Every KBeacon this simulation has brought up, as it is now.
+  public func snapshots() async -> [BluetoothAddress: SimulatedKBeaconSnapshot] {
+    var result = restored
+    for (address, device) in devices.withLock({ $0 }) { result[address] = await device.snapshot() }
+    return result
+  }
+
   static func make(
-    _ entry: SimulatedDevice, now: @escaping @Sendable () -> UInt32,
+    _ entry: SimulatedDevice, restored: SimulatedKBeaconSnapshot? = nil, now: @escaping @Sendable () -> UInt32,
     dropLinks: @escaping @Sendable (BluetoothAddress) async -> Void
   ) -> SimulatedKBeacon {
     let section = entry.kbeacon ?? KBeaconSection()
@@ -79,7 +93,12 @@ public final class KBeaconSimulation: Sendable {
     {
       profile.factoryConfiguration.merge(overlay)
     }
-    let password = section.password.flatMap { try? KBeaconPassword($0) } ?? .factoryDefault
+    var password = section.password.flatMap { try? KBeaconPassword($0) } ?? .factoryDefault
+    var configuration: KBeaconConfiguration? = nil
+    if let restored, restored.configuration.generation == profile.generation {
+      configuration = restored.configuration
+      password = (try? KBeaconPassword(restored.password)) ?? password
+    }
     let start = now()
     let count = section.historyRecords ?? 24
     let base = entry.sensor?.temperature ?? 21.0
@@ -90,7 +109,7 @@ public final class KBeaconSimulation: Sendable {
     }
     return SimulatedKBeacon(
       address: entry.address, profile: profile, password: password, humidityHistory: records,
-      busy: section.busy ?? false,
+      busy: section.busy ?? false, configuration: configuration,
       dropLinks: dropLinks, now: now)
   }
 }

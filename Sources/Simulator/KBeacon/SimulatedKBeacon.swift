@@ -20,16 +20,21 @@ public actor SimulatedKBeacon {
 
   public init(
     address: BluetoothAddress, profile: KBeaconDeviceProfile, password: KBeaconPassword = .factoryDefault,
-    humidityHistory: [SensorRecord] = [], busy: Bool = false,
+    humidityHistory: [SensorRecord] = [], busy: Bool = false, configuration: KBeaconConfiguration? = nil,
     dropLinks: (@Sendable (BluetoothAddress) async -> Void)? = nil, now: @escaping @Sendable () -> UInt32
   ) {
     self.dropLinks = dropLinks
     self.address = address
-    var device = SimulatedKBeaconDevice(address: address, profile: profile, password: password)
+    var device = SimulatedKBeaconDevice(address: address, profile: profile, password: password, configuration: configuration)
     for r in humidityHistory { device.history.append(r, sensor: UInt8(SensorType.humidity.rawValue)) }
     device.forceBusy = busy
     self.device = device
     self.now = now
+  }
+
+  /// What survives a restart of the simulation: configuration and password (see `SimulatorStateStore`).
+  package func snapshot() -> SimulatedKBeaconSnapshot {
+    SimulatedKBeaconSnapshot(configuration: device.configuration, password: device.passwordText)
   }
 
   /// A central connected with this ATT MTU.

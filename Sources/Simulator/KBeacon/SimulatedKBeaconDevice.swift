@@ -45,11 +45,11 @@ public struct SimulatedKBeaconDevice: Sendable {
 
   public init(
     address: BluetoothAddress, profile: KBeaconDeviceProfile, password: KBeaconPassword = .factoryDefault,
-    seed: UInt64 = 1
+    seed: UInt64 = 1, configuration: KBeaconConfiguration? = nil
   ) {
     self.address = address
     self.profile = profile
-    self.configuration = profile.factoryConfiguration
+    self.configuration = configuration ?? profile.factoryConfiguration
     self.password = password
     self.random = SplitMix(seed: seed ^ address.rawValue)
   }
@@ -61,6 +61,9 @@ public struct SimulatedKBeaconDevice: Sendable {
   public mutating func updateMTU(_ mtu: Int) { link.mtu = mtu }
 
   public var isAuthenticated: Bool { link.authenticated }
+
+  /// The device's password, for saving the simulated fleet's state between runs.
+  package var passwordText: String { password.text }
   /// True while the device owes the app part of an answer.
   public var isBusy: Bool { link.sender != nil || !link.queue.isEmpty || link.assembler.isCollecting }
 
