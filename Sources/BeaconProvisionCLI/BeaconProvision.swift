@@ -52,13 +52,10 @@ extension BeaconProvision {
       } else {
         try command.run()
       }
-      await SimulatorSessions.shared.saveAll()
     } catch let failure as CLIFailure {
-      await SimulatorSessions.shared.saveAll()
       FileHandleOutput.standardError("error: \(failure.message)")
       exit(withError: ExitCode(failure.exitCode))
     } catch {
-      await SimulatorSessions.shared.saveAll()
       exit(withError: error)
     }
   }

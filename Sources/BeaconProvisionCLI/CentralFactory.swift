@@ -17,7 +17,7 @@ enum CentralFactory {
     case .simulated(let file):
       // KBeacon-kind devices get the simulated KBeacon's GATT server (FEA0 protocol, buttonless DFU); their
       // state persists in the state directory between runs.
-      return try SimulatorSessions.shared.central(
+      return try SimulatorSessions.central(
         fleet: try fleet(file), fleetFile: file, name: choice?.description ?? Simulation.adapterName, pace: pace,
         stateDirectory: StateDirectory.resolve(stateDirectory))
     case .live(let name):

@@ -35,9 +35,13 @@ struct ProvisionOptions: ParsableArguments {
 }
 
 /// `$XDG_STATE_HOME/beacon-provision`, else `~/.local/state/beacon-provision` (XDG Base Directory).
-enum StateDirectory {
+/// `override` scopes another folder to a task and its children (tests give each test its own).
+public enum StateDirectory {
+  @TaskLocal public static var override: String?
+
   static func resolve(_ explicit: String?) -> String {
     if let explicit { return explicit }
+    if let override { return override }
     let env = ProcessInfo.processInfo.environment
     if let xdg = env["XDG_STATE_HOME"], xdg.hasPrefix("/") { return xdg + "/beacon-provision" }
     return (env["HOME"] ?? NSHomeDirectory()) + "/.local/state/beacon-provision"

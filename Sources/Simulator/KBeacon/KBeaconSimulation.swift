@@ -35,6 +35,13 @@ public final class KBeaconSimulation: Sendable {
     self.now = now
   }
 
+  private let changeHandler = Mutex<(@Sendable () async -> Void)?>(nil)
+
+  /// Called after any device applies a configuration write (the state store saves then).
+  public func setChangeHandler(_ handler: @escaping @Sendable () async -> Void) { changeHandler.withLock { $0 = handler } }
+
+  private func currentChangeHandler() -> (@Sendable () async -> Void)? { changeHandler.withLock { $0 } }
+
   private func currentDropper() -> (@Sendable (BluetoothAddress) async -> Void)? { linkDropper.withLock { $0 } }
 
   /// The KBeacon at `address`, or nil when the fleet has no KBeacon there.
@@ -42,7 +49,9 @@ public final class KBeaconSimulation: Sendable {
     guard let entry = fleet.devices.first(where: { $0.address == address }), entry.kind.isKBeacon else { return nil }
     return devices.withLock { known in
       if let device = known[address] { return device }
-      let made = Self.make(entry, restored: restored[address], now: now) { [weak self] address in await self?.currentDropper()?(address) }
+      let made = Self.make(
+        entry, restored: restored[address], now: now, onChange: { [weak self] in await self?.currentChangeHandler()?() }
+      ) { [weak self] address in await self?.currentDropper()?(address) }
       known[address] = made
       return made
     }
@@ -81,6 +90,7 @@ public final class KBeaconSimulation: Sendable {
 
   static func make(
     _ entry: SimulatedDevice, restored: SimulatedKBeaconSnapshot? = nil, now: @escaping @Sendable () -> UInt32,
+    onChange: (@Sendable () async -> Void)? = nil,
     dropLinks: @escaping @Sendable (BluetoothAddress) async -> Void
   ) -> SimulatedKBeacon {
     let section = entry.kbeacon ?? KBeaconSection()
@@ -95,7 +105,9 @@ public final class KBeaconSimulation: Sendable {
     }
     var password = section.password.flatMap { try? KBeaconPassword($0) } ?? .factoryDefault
     var configuration: KBeaconConfiguration? = nil
+    var writes = 0
     if let restored, restored.configuration.generation == profile.generation {
+      writes = restored.writes
       configuration = restored.configuration
       password = (try? KBeaconPassword(restored.password)) ?? password
     }
@@ -109,7 +121,8 @@ public final class KBeaconSimulation: Sendable {
     }
     return SimulatedKBeacon(
       address: entry.address, profile: profile, password: password, humidityHistory: records,
-      busy: section.busy ?? false, configuration: configuration,
+      busy: section.busy ?? false, busyRequests: section.busyRequests ?? 0, dropLinkOnWrites: section.dropLinkOnWrites ?? 0,
+      configuration: configuration, writes: writes, onChange: onChange,
       dropLinks: dropLinks, now: now)
   }
 }

@@ -7,6 +7,8 @@ import KBeacon
 public struct SimulatedKBeaconSnapshot: Sendable, Hashable {
   public var configuration: KBeaconConfiguration
   public var password: String
+  /// `cfg` messages applied over the device's simulated life.
+  public var writes: Int = 0
 }
 
 /// Keeps a simulated fleet's device state between runs, so a second `apply` really finds the devices as
@@ -47,7 +49,7 @@ public struct SimulatorStateStore: Sendable {
         let password = entry["password"]?.stringValue, let json = entry["configuration"]?.objectValue,
         let configuration = try? KBeaconConfiguration(deviceJSON: json, generation: generation)
       else { throw StateError("\(path): the entry for \(key) is damaged; `beacon-provision sim reset` starts afresh") }
-      result[address] = SimulatedKBeaconSnapshot(configuration: configuration, password: password)
+      result[address] = SimulatedKBeaconSnapshot(configuration: configuration, password: password, writes: entry["writes"]?.intValue ?? 0)
     }
     return result
   }
@@ -58,12 +60,13 @@ public struct SimulatorStateStore: Sendable {
       entries[address.description] = .object(JSONObject([
         ("generation", JSONValue.string(snapshot.configuration.generation.rawValue)),
         ("password", JSONValue.string(snapshot.password)),
+        ("writes", JSONValue.int(snapshot.writes)),
         ("configuration", JSONValue.object(snapshot.configuration.deviceJSON)),
       ]))
     }
     let root = JSONValue.object(JSONObject([("version", JSONValue.int(1)), ("devices", JSONValue.object(entries))]))
     try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-    let temporary = path + ".tmp"
+    let temporary = path + ".tmp\(getpid())"
     guard FileManager.default.createFile(atPath: temporary, contents: Data(JSONWriter.bytes(root)), attributes: [.posixPermissions: 0o600]) else {
       throw StateError("cannot write \(temporary)")
     }
