@@ -1,5 +1,6 @@
 import BeaconCore
 import Foundation
+import Simulator
 
 /// Runs one scan: feeds the central's reports into a `DiscoverySession` until `duration` has passed on
 /// the reports' own time line (so an unpaced simulator finishes instantly) or on the wall clock (so a
@@ -33,17 +34,22 @@ struct ScanRunner: Sendable {
 
   /// The scan itself; returns the finished session (every window closed).
   func scan(central: any Central, emit: @escaping @Sendable (String) -> Void) async throws -> DiscoverySession {
-    let origin = ContinuousClock.now
-    let deadline = origin + duration
     let parameters = ScanParameters(active: active)
     let settings = self.settings
     let mode = self.mode
+    let duration = self.duration
+    // An unpaced simulator runs on its own time line only; everything else also stops on the wall clock.
+    let wallClockDeadline = (central as? SimulatedCentral).map { $0.pace != .unpaced } ?? true
     return try await withThrowingTaskGroup(of: DiscoverySession?.self) { group in
       group.addTask {
+        // The origin is taken right before the scan starts so the windows line up with the central's clock.
+        let origin = ContinuousClock.now
+        let deadline = origin + duration
+        let reports = central.scan(parameters)
         var session = DiscoverySession(settings: settings, origin: origin)
         var table = LiveTable()
         do {
-          for try await report in central.scan(parameters) {
+          for try await report in reports {
             if report.timestamp >= deadline { break }
             let closed = session.ingest(report)
             Self.render(closed, mode: mode, emit: emit)
@@ -61,9 +67,11 @@ struct ScanRunner: Sendable {
         if mode == .liveTable { emit(table.final(session.results)) }
         return session
       }
-      group.addTask {
-        try? await Task.sleep(until: deadline, clock: .continuous)
-        return nil
+      if wallClockDeadline {
+        group.addTask {
+          try? await Task.sleep(for: duration)
+          return nil
+        }
       }
       var result: DiscoverySession? = nil
       while let next = try await group.next() {

@@ -16,13 +16,48 @@ public struct DecodedAdvertisement: Sendable, Hashable, Codable {
     self.frames = frames
   }
 
-  public init(_ bytes: [UInt8]) { self.init(AdvertisingData(bytes)) }
+  /// Parses and decodes in one pass (the hot path: the element array, the frame array and strings longer
+  /// than 15 bytes are the only allocations).
+  public init(_ bytes: [UInt8]) {
+    var elements: [ADStructure] = []
+    elements.reserveCapacity(4)
+    var frames: [BeaconFrame] = []
+    AdvertisingData.forEachStructure(in: bytes[...]) { element, type, payload in
+      if let type, let payload, let frame = Self.frame(type: type, payload: payload) { frames.append(frame) }
+      elements.append(element)
+    }
+    self.elements = elements
+    self.frames = frames
+  }
 
   public init(_ data: AdvertisingData) {
     elements = data.elements
     frames = []
     for element in elements {
       if let frame = Self.frame(in: element) { frames.append(frame) }
+    }
+  }
+
+  /// The frame carried by a well-formed AD structure of this type and payload, if any.
+  @inline(__always)
+  static func frame(type: UInt8, payload: RawBytes) -> BeaconFrame? {
+    switch type {
+    case ADType.manufacturerData where payload.count >= 2:
+      let rest = payload.dropping(2)
+      switch payload.uint16LE(at: 0) {
+      case BeaconConstants.appleCompanyID where IBeaconFrame.matches(rest):
+        return decode(.iBeacon, rest) { p throws(FrameDecodingError) in .iBeacon(try IBeaconFrame(payload: p)) }
+      case BeaconConstants.kkmCompanyID: return kkmFrame(rest)
+      default: return nil
+      }
+    case ADType.serviceData16 where payload.count >= 2:
+      switch payload.uint16LE(at: 0) {
+      case BeaconConstants.eddystoneService: return eddystoneFrame(payload.dropping(2))
+      case BeaconConstants.kkmScanResponseService: return .kkmScanResponse(KKMScanResponseFrame(payload: payload.dropping(2)))
+      default: return nil
+      }
+    default:
+      return nil
     }
   }
 

@@ -32,12 +32,17 @@ public struct SensorSection: Sendable, Hashable, Codable {
   public init(from decoder: any Decoder) throws {
     try decoder.rejectUnknownKeys(CodingKeys.self)
     let c = try decoder.container(keyedBy: CodingKeys.self)
-    batteryMillivolts = try c.decodeIfPresent(UInt16.self, forKey: .batteryMillivolts)
+    batteryMillivolts = try c.decodeIntegerIfPresent(UInt16.self, forKey: .batteryMillivolts)
     temperature = try c.decodeIfPresent(Double.self, forKey: .temperature)
     humidity = try c.decodeIfPresent(Double.self, forKey: .humidity)
-    acceleration = try c.decodeIfPresent([Int16].self, forKey: .acceleration)
-    lux = try c.decodeIfPresent(UInt16.self, forKey: .lux)
-    co2ppm = try c.decodeIfPresent(UInt16.self, forKey: .co2ppm)
+    acceleration = try c.decodeIfPresent([Int].self, forKey: .acceleration).map { values in
+      guard values.allSatisfy({ Int16(exactly: $0) != nil }) else {
+        throw invalidValue(decoder, CodingKeys.acceleration, "each axis must be within -32768…32767 mg")
+      }
+      return values.map { Int16($0) }
+    }
+    lux = try c.decodeIntegerIfPresent(UInt16.self, forKey: .lux)
+    co2ppm = try c.decodeIntegerIfPresent(UInt16.self, forKey: .co2ppm)
     let carrierText = try c.decodeIfPresent(String.self, forKey: .carrier) ?? "eddystone"
     guard let carrier = Carrier(rawValue: carrierText) else {
       throw invalidValue(decoder, CodingKeys.carrier, "'\(carrierText)' is not a carrier (eddystone, manufacturer)")
@@ -77,8 +82,8 @@ public struct SystemSection: Sendable, Hashable, Codable {
   public init(from decoder: any Decoder) throws {
     try decoder.rejectUnknownKeys(CodingKeys.self)
     let c = try decoder.container(keyedBy: CodingKeys.self)
-    model = try c.decode(UInt8.self, forKey: .model)
-    batteryPercent = try c.decode(UInt8.self, forKey: .batteryPercent)
+    model = try c.decodeInteger(UInt8.self, forKey: .model)
+    batteryPercent = try c.decodeInteger(UInt8.self, forKey: .batteryPercent)
     firmware = try c.decode(String.self, forKey: .firmware)
     guard batteryPercent <= 100 else { throw invalidValue(decoder, CodingKeys.batteryPercent, "\(batteryPercent) is above 100") }
     guard firmwareParts != nil else { throw invalidValue(decoder, CodingKeys.firmware, "'\(firmware)' is not major.minor (e.g. 5.12)") }
