@@ -26,9 +26,15 @@ enum DeviceLine {
 }
 
 /// The live table: redrawn in place with ANSI cursor movement, at most four times a second of scan time.
+/// Rows are cut to the terminal width so that each takes exactly one screen line (the cursor movement
+/// counts lines).
 struct LiveTable: Sendable {
   private var linesDrawn = 0
   private var lastDraw: Double = -1
+  /// Terminal columns; nil means do not cut.
+  var width: Int?
+
+  init(width: Int? = nil) { self.width = width }
 
   /// The text that redraws the table, or nil when the last redraw is too recent.
   mutating func redraw(_ devices: [DeviceRecord], at seconds: Double) -> String? {
@@ -44,7 +50,10 @@ struct LiveTable: Sendable {
 
   private mutating func draw(_ devices: [DeviceRecord], footer: String) -> String {
     let erase = linesDrawn > 0 ? "\u{1B}[\(linesDrawn)A\u{1B}[J" : ""
-    let lines = [DeviceLine.header] + devices.map(DeviceLine.row) + [footer]
+    let lines = ([DeviceLine.header] + devices.map(DeviceLine.row) + [footer]).map { line in
+      guard let width, width > 1, line.count >= width else { return line }
+      return String(line.prefix(width - 1))
+    }
     linesDrawn = lines.count
     return erase + lines.joined(separator: "\n")
   }

@@ -47,7 +47,7 @@ struct ScanRunner: Sendable {
         let deadline = origin + duration
         let reports = central.scan(parameters)
         var session = DiscoverySession(settings: settings, origin: origin)
-        var table = LiveTable()
+        var table = LiveTable(width: mode == .liveTable ? TerminalSize.columns() : nil)
         do {
           for try await report in reports {
             if report.timestamp >= deadline { break }
@@ -109,4 +109,13 @@ struct WindowedDevice: Encodable {
   var start: Double
   var end: Double
   var device: DeviceRecord
+}
+
+/// The terminal's width (`TIOCGWINSZ` on standard output), nil when it is not a terminal.
+enum TerminalSize {
+  static func columns() -> Int? {
+    var size = winsize()
+    guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+    return Int(size.ws_col)
+  }
 }
