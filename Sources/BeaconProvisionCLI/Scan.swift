@@ -46,8 +46,7 @@ struct Scan: AsyncParsableCommand {
   func run() async throws {
     let central = try CentralFactory.make(adapterOptions.adapter)
     let mode: ScanRunner.Mode = json ? .json : jsonl ? .jsonLines : (isatty(STDOUT_FILENO) == 1 ? .liveTable : .lines)
-    let runner = ScanRunner(settings: settings, duration: seconds(duration), active: !passive, mode: mode)
-    let output = try await runner.run(central: central) { line in Self.writeLine(line) }
+    let output = try await runner(mode: mode).run(central: central) { line in Self.writeLine(line) }
     if let output { Self.writeLine(output) }
   }
 

@@ -30,14 +30,6 @@ public struct DecodedAdvertisement: Sendable, Hashable, Codable {
     self.frames = frames
   }
 
-  public init(_ data: AdvertisingData) {
-    elements = data.elements
-    frames = []
-    for element in elements {
-      if let frame = Self.frame(in: element) { frames.append(frame) }
-    }
-  }
-
   /// The frame carried by a well-formed AD structure of this type and payload, if any.
   @inline(__always)
   static func frame(type: UInt8, payload: RawBytes) -> BeaconFrame? {
@@ -54,27 +46,6 @@ public struct DecodedAdvertisement: Sendable, Hashable, Codable {
       switch payload.uint16LE(at: 0) {
       case BeaconConstants.eddystoneService: return eddystoneFrame(payload.dropping(2))
       case BeaconConstants.kkmScanResponseService: return .kkmScanResponse(KKMScanResponseFrame(payload: payload.dropping(2)))
-      default: return nil
-      }
-    default:
-      return nil
-    }
-  }
-
-  /// The frame an AD structure carries, if any.
-  public static func frame(in element: ADStructure) -> BeaconFrame? {
-    switch element {
-    case .manufacturerData(let company, let payload):
-      switch company {
-      case BeaconConstants.appleCompanyID where IBeaconFrame.matches(payload):
-        return decode(.iBeacon, payload) { p throws(FrameDecodingError) in .iBeacon(try IBeaconFrame(payload: p)) }
-      case BeaconConstants.kkmCompanyID: return kkmFrame(payload)
-      default: return nil
-      }
-    case .serviceData(let data):
-      switch data.uuid16 {
-      case BeaconConstants.eddystoneService?: return eddystoneFrame(data.payload)
-      case BeaconConstants.kkmScanResponseService?: return .kkmScanResponse(KKMScanResponseFrame(payload: data.payload))
       default: return nil
       }
     default:

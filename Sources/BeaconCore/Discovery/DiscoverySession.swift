@@ -45,9 +45,10 @@ public struct DiscoverySession: Sendable {
   }
 
   /// Seconds from the origin to `instant`.
-  public func seconds(_ instant: ContinuousClock.Instant) -> Double {
-    let d = (instant - origin).components
-    return Double(d.seconds) + Double(d.attoseconds) / 1e18
+  public func seconds(_ instant: ContinuousClock.Instant) -> Double { Self.seconds(instant - origin) }
+
+  private static func seconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
   }
 
   /// Adds a report (decoding its payload) and returns the window it closed, if it is past the open one.
@@ -95,10 +96,7 @@ public struct DiscoverySession: Sendable {
   /// Every device of the closed windows, sorted by address (the final result after `finish`).
   public var results: [DeviceRecord] { devices.values.sorted { $0.address < $1.address } }
 
-  private var windowSeconds: Double {
-    let c = settings.window.components
-    return Double(c.seconds) + Double(c.attoseconds) / 1e18
-  }
+  private var windowSeconds: Double { Self.seconds(settings.window) }
 
   private func windowEnd(_ index: Int) -> Double { Double(index + 1) * windowSeconds }
 
