@@ -20,7 +20,9 @@ struct Scan: AsyncParsableCommand {
   @Option(help: ArgumentHelp("How long to scan, in seconds.", valueName: "seconds"))
   var duration: Double = 10
 
-  @Option(help: ArgumentHelp("Length of one discovery window, in seconds (default: the whole duration).", valueName: "seconds"))
+  @Option(
+    help: ArgumentHelp(
+      "Length of one discovery window, in seconds (default: the whole duration).", valueName: "seconds"))
   var window: Double?
 
   @Option(
@@ -38,8 +40,12 @@ struct Scan: AsyncParsableCommand {
   var jsonl = false
 
   func validate() throws {
-    guard duration > 0, duration.isFinite else { throw ValidationError("--duration must be a positive number of seconds") }
-    if let window, !(window > 0 && window.isFinite) { throw ValidationError("--window must be a positive number of seconds") }
+    guard duration > 0, duration.isFinite else {
+      throw ValidationError("--duration must be a positive number of seconds")
+    }
+    if let window, !(window > 0 && window.isFinite) {
+      throw ValidationError("--window must be a positive number of seconds")
+    }
     if json && jsonl { throw ValidationError("choose one of --json and --jsonl") }
   }
 

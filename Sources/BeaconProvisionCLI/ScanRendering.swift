@@ -2,7 +2,8 @@ import BeaconCore
 
 /// Human-readable device lines and the live terminal table of `scan`.
 enum DeviceLine {
-  static let header = pad("ADDRESS", 17) + "  " + pad("NAME", 16) + "  " + pad("PDUS", 24) + "  " + pad("RSSI", 14) + "  FRAMES"
+  static let header =
+    pad("ADDRESS", 17) + "  " + pad("NAME", 16) + "  " + pad("PDUS", 24) + "  " + pad("RSSI", 14) + "  FRAMES"
 
   /// One table row: address, name, PDU kinds, RSSI (latest and min..max), decoded summary.
   static func row(_ d: DeviceRecord) -> String {
@@ -67,14 +68,19 @@ extension BeaconFrame {
     case .eddystoneUID(let f): "UID \(f.namespace)/\(f.instance)"
     case .eddystoneURL(let f): "URL \(f.url)"
     case .eddystoneTLM(let f):
-      "TLM " + [f.batteryMillivolts.map { "\($0)mV" }, f.temperature.map { format($0) + "°C" }].compactMap { $0 }.joined(separator: " ")
+      "TLM "
+        + [f.batteryMillivolts.map { "\($0)mV" }, f.temperature.map { format($0) + "°C" }].compactMap { $0 }.joined(
+          separator: " ")
         + " adv \(f.advertisingCount) up \(format(f.uptimeSeconds))s"
     case .eddystoneEID(let f): "EID \(f.ephemeralID)"
     case .kSensor(let f):
-      (["KSensor"] + [
-        f.batteryMillivolts.map { "\($0)mV" }, f.temperature.map { format($0) + "°C" }, f.humidity.map { format($0) + "%" },
-        f.acceleration.map { "acc(\($0.x),\($0.y),\($0.z))" }, f.lux.map { "\($0)lx" }, f.co2.map { "CO2 \($0.ppm)ppm" },
-      ].compactMap { $0 }).joined(separator: " ")
+      (["KSensor"]
+        + [
+          f.batteryMillivolts.map { "\($0)mV" }, f.temperature.map { format($0) + "°C" },
+          f.humidity.map { format($0) + "%" },
+          f.acceleration.map { "acc(\($0.x),\($0.y),\($0.z))" }, f.lux.map { "\($0)lx" },
+          f.co2.map { "CO2 \($0.ppm)ppm" },
+        ].compactMap { $0 }).joined(separator: " ")
     case .kkmSystem(let f): "System model \(f.model) \(f.batteryPercent)% fw \(f.firmwareVersion)"
     case .kkmScanResponse(let f): "KKM " + (f.batteryPercent.map { "\($0)%" } ?? "0x2080")
     case .malformed(let m): "\(m.frame.rawValue) malformed: \(m.error)"

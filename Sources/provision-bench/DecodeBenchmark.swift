@@ -30,9 +30,15 @@ enum DecodeBenchmark {
     let wallSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     let rate = Double(reportCount) / cpuSeconds
     let frameKinds = Set(payloads.flatMap { DecodedAdvertisement($0).frames.map(\.kind.rawValue) }).sorted()
-    print("decoded \(reportCount) reports (\(payloads.count) distinct payloads; frames: \(frameKinds.joined(separator: ", ")))")
-    print("  \(Int(rate)) reports/s on one core (per CPU second)  (goal: ≥ 2,000,000 reports/s)  [\(rate >= goal ? "meets goal" : "below goal")]")
-    print("  \(Int(cpuSeconds * 1e9 / Double(reportCount))) ns CPU per report; wall clock \(Int(Double(reportCount) / wallSeconds)) reports/s  (checksum \(checksum))")
+    print(
+      "decoded \(reportCount) reports (\(payloads.count) distinct payloads; frames: \(frameKinds.joined(separator: ", ")))"
+    )
+    print(
+      "  \(Int(rate)) reports/s on one core (per CPU second)  (goal: ≥ 2,000,000 reports/s)  [\(rate >= goal ? "meets goal" : "below goal")]"
+    )
+    print(
+      "  \(Int(cpuSeconds * 1e9 / Double(reportCount))) ns CPU per report; wall clock \(Int(Double(reportCount) / wallSeconds)) reports/s  (checksum \(checksum))"
+    )
   }
 }
 

@@ -32,14 +32,21 @@ import Testing
 
     let k6 = try #require(records.first { $0.address.description == "DD:34:02:06:D0:6C" })
     #expect(k6.name == "KBPro_214810" && k6.connectable == true && k6.reportKinds == ["ADV_IND", "SCAN_RSP"])
-    guard case .kSensor(let sensor)? = k6.frame(.kSensor), case .kkmScanResponse(let response)? = k6.frame(.kkmScanResponse)
-    else { Issue.record("K6 frames: \(k6.frames)"); return }
+    guard case .kSensor(let sensor)? = k6.frame(.kSensor),
+      case .kkmScanResponse(let response)? = k6.frame(.kkmScanResponse)
+    else {
+      Issue.record("K6 frames: \(k6.frames)")
+      return
+    }
     #expect(sensor.batteryMillivolts == 3591 && sensor.temperature == 25.1640625 && sensor.humidity == 34.30859375)
     #expect(sensor.acceleration == .init(x: -4, y: -20, z: 1003))
     #expect(response.batteryPercent == 100)
 
     let store = try #require(records.first { $0.address.description == "AC:23:3F:00:00:01" })
-    guard case .iBeacon(let beacon)? = store.frame(.iBeacon) else { Issue.record("no iBeacon"); return }
+    guard case .iBeacon(let beacon)? = store.frame(.iBeacon) else {
+      Issue.record("no iBeacon")
+      return
+    }
     #expect(beacon.major == 7 && beacon.minor == 1 && beacon.measuredPower == -59 && store.name == "Store-Entrance")
     #expect(json.contains(#""uuid" : "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0""#))
 
@@ -47,11 +54,17 @@ import Testing
     #expect(nonConnectable.connectable == false && nonConnectable.reportKinds == ["ADV_NONCONN_IND"])
 
     let url = try #require(records.first { $0.address.description == "E1:DD:57:00:00:03" })
-    guard case .eddystoneURL(let u)? = url.frame(.eddystoneURL) else { Issue.record("no URL"); return }
+    guard case .eddystoneURL(let u)? = url.frame(.eddystoneURL) else {
+      Issue.record("no URL")
+      return
+    }
     #expect(u.url == "https://www.example.com/beacons")
 
     let pro = try #require(records.first { $0.address.description == "DD:34:02:06:D1:02" })
-    guard case .kkmSystem(let system)? = pro.frame(.kkmSystem) else { Issue.record("no System"); return }
+    guard case .kkmSystem(let system)? = pro.frame(.kkmSystem) else {
+      Issue.record("no System")
+      return
+    }
     #expect(system.firmwareVersion == "5.12" && system.macAddress == pro.address && system.batteryPercent == 98)
     for record in records {
       if let min = record.rssi.min, let max = record.rssi.max, let latest = record.rssi.latest {
@@ -69,7 +82,8 @@ import Testing
   }
 
   @Test func jsonLinesGiveOneObjectPerDevicePerWindow() async throws {
-    let (output, lines) = try await Self.run(["--adapter", "sim", "--duration", "3", "--window", "1", "--jsonl"], mode: .jsonLines)
+    let (output, lines) = try await Self.run(
+      ["--adapter", "sim", "--duration", "3", "--window", "1", "--jsonl"], mode: .jsonLines)
     #expect(output == nil)
     struct Line: Decodable {
       var window: Int
@@ -92,7 +106,8 @@ import Testing
   }
 
   @Test func rssiThresholdDropsWeakDevices() async throws {
-    let (output, _) = try await Self.run(["--adapter", "sim", "--duration", "3", "--rssi-threshold", "-70", "--json"], mode: .json)
+    let (output, _) = try await Self.run(
+      ["--adapter", "sim", "--duration", "3", "--rssi-threshold", "-70", "--json"], mode: .json)
     let records = try JSONDecoder().decode([DeviceRecord].self, from: Data(try #require(output).utf8))
     #expect(!records.isEmpty && records.count < DemoFleet.fleet.devices.count)
     #expect(records.allSatisfy { ($0.rssi.min ?? -128) >= -70 })
@@ -109,17 +124,23 @@ import Testing
   @Test func fleetFileIsUsedAndItsErrorsAreOneLine() async throws {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("scan-fleet-\(UUID().uuidString).json")
     defer { try? FileManager.default.removeItem(at: url) }
-    try Data(#"{"version":1,"devices":[{"address":"AC:23:3F:00:00:42","kind":"iBeacon","iBeacon":{"uuid":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0","major":4,"minor":2}}]}"#.utf8).write(to: url)
+    try Data(
+      #"{"version":1,"devices":[{"address":"AC:23:3F:00:00:42","kind":"iBeacon","iBeacon":{"uuid":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0","major":4,"minor":2}}]}"#
+        .utf8
+    ).write(to: url)
     let (output, _) = try await Self.run(["--adapter", "sim:\(url.path)", "--duration", "2", "--json"], mode: .json)
     let records = try JSONDecoder().decode([DeviceRecord].self, from: Data(try #require(output).utf8))
     #expect(records.map(\.address.description) == ["AC:23:3F:00:00:42"])
 
-    try Data(#"{"version":1,"devices":[{"address":"AC:23:3F:00:00:42","kind":"iBeacon","colour":"red"}]}"#.utf8).write(to: url)
+    try Data(#"{"version":1,"devices":[{"address":"AC:23:3F:00:00:42","kind":"iBeacon","colour":"red"}]}"#.utf8).write(
+      to: url)
     #expect(throws: CLIFailure.self) { try CentralFactory.make(.simulated(fleetFile: url.path)) }
     do {
       _ = try CentralFactory.make(.simulated(fleetFile: url.path))
     } catch let failure as CLIFailure {
-      #expect(failure.message.hasPrefix("\(url.path): devices[0].colour: unknown key 'colour' (allowed: address, addressType, "))
+      #expect(
+        failure.message.hasPrefix(
+          "\(url.path): devices[0].colour: unknown key 'colour' (allowed: address, addressType, "))
     }
   }
 

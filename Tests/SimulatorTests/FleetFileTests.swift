@@ -6,7 +6,9 @@ import Testing
 
 /// The fleet file format: the sample fixture, round trips, and errors that name the JSON path.
 @Suite struct FleetFileTests {
-  static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/sample-fleet.json").path
+  static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+    "Fixtures/sample-fleet.json"
+  ).path
 
   @Test func sampleFileLoads() throws {
     let fleet = try SimulatedFleet.load(path: Self.fixture)
@@ -40,14 +42,18 @@ import Testing
     }
   }
 
-  static let iBeaconDevice = #"{"address":"AC:23:3F:00:00:01","kind":"iBeacon","iBeacon":{"uuid":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0","major":1,"minor":2}}"#
+  static let iBeaconDevice =
+    #"{"address":"AC:23:3F:00:00:01","kind":"iBeacon","iBeacon":{"uuid":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0","major":1,"minor":2}}"#
 
   @Test func unknownKeysAreErrorsWithTheirPath() throws {
-    let json = #"{"version":1,"devices":["# + Self.iBeaconDevice + ","
+    let json =
+      #"{"version":1,"devices":["# + Self.iBeaconDevice + ","
       + #"{"address":"AC:23:3F:00:00:02","kind":"iBeacon","iBeacon":{"uuid":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0","majr":1,"minor":2}}]}"#
     let error = try #require(Self.error(json))
     #expect(error.jsonPath == "devices[1].iBeacon.majr")
-    #expect(error.description.hasPrefix("fleet.json: devices[1].iBeacon.majr: unknown key 'majr' (allowed: major, measuredPower, minor, uuid)"))
+    #expect(
+      error.description.hasPrefix(
+        "fleet.json: devices[1].iBeacon.majr: unknown key 'majr' (allowed: major, measuredPower, minor, uuid)"))
     let top = try #require(Self.error(#"{"version":1,"devices":[],"extra":true}"#))
     #expect(top.jsonPath == "extra")
   }
@@ -56,18 +62,38 @@ import Testing
     let cases: [(String, String, String)] = [
       (#"{"version":2,"devices":[]}"#, "version", "unsupported version 2"),
       (#"{"version":1}"#, "devices", "missing required key"),
-      (#"{"version":1,"devices":[{"address":"nope","kind":"iBeacon"}]}"#, "devices[0].address", "not a Bluetooth address"),
-      (#"{"version":1,"devices":[{"address":"AC:23:3F:00:00:01","kind":"toaster"}]}"#, "devices[0].kind", "'toaster' is not a device kind"),
-      (#"{"version":1,"devices":[{"address":"AC:23:3F:00:00:01","kind":"eddystone"}]}"#, "devices[0].kind", "advertises nothing"),
-      (#"{"version":1,"devices":[{"address":"AC:23:3F:00:00:01","kind":"eddystone","eddystoneURL":{"url":"https://www.averyveryverylongexample.com/"}}]}"#,
-        "devices[0].eddystoneURL.url", "at most 17"),
-      (#"{"version":1,"devices":[{"address":"AC:23:3F:00:00:01","kind":"iBeacon","intervalMs":5,"iBeacon":{"uuid":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0","major":1,"minor":2}}]}"#,
-        "devices[0].intervalMs", "outside 20…10240"),
-      (#"{"version":1,"devices":[{"address":"AC:23:3F:00:00:01","kind":"iBeacon","iBeacon":{"uuid":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0","major":70000,"minor":2}}]}"#,
-        "devices[0].iBeacon.major", "70000"),
-      (#"{"version":1,"devices":[{"address":"AC:23:3F:00:00:01","kind":"kbeaconPro","system":{"model":1,"batteryPercent":50,"firmware":"five"}}]}"#,
-        "devices[0].system.firmware", "not major.minor"),
-      (#"{"version":1,"devices":["# + Self.iBeaconDevice + "," + Self.iBeaconDevice + "]}", "devices[1].address", "duplicate address AC:23:3F:00:00:01"),
+      (
+        #"{"version":1,"devices":[{"address":"nope","kind":"iBeacon"}]}"#, "devices[0].address",
+        "not a Bluetooth address"
+      ),
+      (
+        #"{"version":1,"devices":[{"address":"AC:23:3F:00:00:01","kind":"toaster"}]}"#, "devices[0].kind",
+        "'toaster' is not a device kind"
+      ),
+      (
+        #"{"version":1,"devices":[{"address":"AC:23:3F:00:00:01","kind":"eddystone"}]}"#, "devices[0].kind",
+        "advertises nothing"
+      ),
+      (
+        #"{"version":1,"devices":[{"address":"AC:23:3F:00:00:01","kind":"eddystone","eddystoneURL":{"url":"https://www.averyveryverylongexample.com/"}}]}"#,
+        "devices[0].eddystoneURL.url", "at most 17"
+      ),
+      (
+        #"{"version":1,"devices":[{"address":"AC:23:3F:00:00:01","kind":"iBeacon","intervalMs":5,"iBeacon":{"uuid":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0","major":1,"minor":2}}]}"#,
+        "devices[0].intervalMs", "outside 20…10240"
+      ),
+      (
+        #"{"version":1,"devices":[{"address":"AC:23:3F:00:00:01","kind":"iBeacon","iBeacon":{"uuid":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0","major":70000,"minor":2}}]}"#,
+        "devices[0].iBeacon.major", "70000"
+      ),
+      (
+        #"{"version":1,"devices":[{"address":"AC:23:3F:00:00:01","kind":"kbeaconPro","system":{"model":1,"batteryPercent":50,"firmware":"five"}}]}"#,
+        "devices[0].system.firmware", "not major.minor"
+      ),
+      (
+        #"{"version":1,"devices":["# + Self.iBeaconDevice + "," + Self.iBeaconDevice + "]}", "devices[1].address",
+        "duplicate address AC:23:3F:00:00:01"
+      ),
     ]
     for (json, path, message) in cases {
       let error = try #require(Self.error(json), "\(json) was accepted")

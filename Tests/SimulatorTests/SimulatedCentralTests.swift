@@ -7,7 +7,9 @@ import Testing
 /// deterministic RSSI, and the placeholder `connect`.
 @Suite struct SimulatedCentralTests {
   /// Reports of an unpaced scan for `seconds` of simulated time.
-  static func scan(_ fleet: SimulatedFleet = DemoFleet.fleet, active: Bool = true, seconds: Int = 3) async throws -> [AdvertisingReport] {
+  static func scan(_ fleet: SimulatedFleet = DemoFleet.fleet, active: Bool = true, seconds: Int = 3) async throws
+    -> [AdvertisingReport]
+  {
     let central = SimulatedCentral(fleet: fleet, pace: .unpaced)
     let before = ContinuousClock.now
     var reports: [AdvertisingReport] = []
@@ -35,9 +37,13 @@ import Testing
     let k6 = BluetoothAddress("DD:34:02:06:D0:6C")!
     let reports = try await Self.scan().filter { $0.address == k6 }
     // 02 01 06 | 03 03 AA FE | 12 16 AA FE 21 01 0F 0E07 192A 224F FFFC FFEC 03EB
-    #expect(reports.contains { Hex.encode($0.data) == "020106" + "0303AAFE" + "1216AAFE21010F0E07192A224FFFFCFFEC03EB" })
+    #expect(
+      reports.contains { Hex.encode($0.data) == "020106" + "0303AAFE" + "1216AAFE21010F0E07192A224FFFFCFFEC03EB" })
     // 0D 09 "KBPro_214810" | 09 16 80 20 6D 01 00 00 00 00
-    #expect(reports.contains { $0.kind == .scanResponse && Hex.encode($0.data) == "0D094B4250726F5F323134383130091680206D0100000000" })
+    #expect(
+      reports.contains {
+        $0.kind == .scanResponse && Hex.encode($0.data) == "0D094B4250726F5F323134383130091680206D0100000000"
+      })
   }
 
   @Test func scanResponsesOnlyWhenActiveAndScannable() async throws {
@@ -47,12 +53,14 @@ import Testing
     let responders = Set(active.filter { $0.kind == .scanResponse }.map(\.address))
     #expect(responders.contains(BluetoothAddress("AC:23:3F:00:00:01")!))  // connectable, named
     #expect(!responders.contains(BluetoothAddress("AC:23:3F:00:00:04")!))  // non-connectable, no name
-    #expect(active.filter { $0.address == BluetoothAddress("AC:23:3F:00:00:04")! }.allSatisfy { $0.kind == .nonConnectable })
+    #expect(
+      active.filter { $0.address == BluetoothAddress("AC:23:3F:00:00:04")! }.allSatisfy { $0.kind == .nonConnectable })
   }
 
   @Test func devicesAdvertiseAtTheirInterval() async throws {
     let address = BluetoothAddress("E1:DD:57:00:00:07")!  // 1000 ms
-    let times = try await Self.scan(seconds: 10).filter { $0.address == address && $0.kind != .scanResponse }.map(\.timestamp)
+    let times = try await Self.scan(seconds: 10).filter { $0.address == address && $0.kind != .scanResponse }.map(
+      \.timestamp)
     #expect((9...10).contains(times.count))
     for (a, b) in zip(times, times.dropFirst()) {
       #expect(b - a >= .milliseconds(1000) && b - a <= .milliseconds(1010), "advDelay is 0–10 ms")
@@ -98,7 +106,8 @@ import Testing
   @Test func connectIsNotAvailableYet() async {
     let central = SimulatedCentral(fleet: DemoFleet.fleet)
     let known = DemoFleet.fleet.devices[0].address
-    await #expect(throws: LinkError(.notConnectable, peer: known, detail: "simulated GATT links are not available yet")) {
+    await #expect(throws: LinkError(.notConnectable, peer: known, detail: "simulated GATT links are not available yet"))
+    {
       _ = try await central.connect(to: known, type: .public, timeout: .seconds(1))
     }
     await #expect(throws: LinkError.self) {

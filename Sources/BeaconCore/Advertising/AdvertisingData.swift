@@ -35,7 +35,9 @@ public struct AdvertisingData: Sendable, Hashable {
       guard length <= end - bodyStart else {
         let type: UInt8? = bodyStart < end ? bytes[bodyStart] : nil
         let rest = RawBytes(bytes[min(bodyStart + 1, end)..<end])
-        body(.malformed(type: type, payload: rest, issue: .lengthPastEnd(declared: length, available: end - bodyStart)), nil, nil)
+        body(
+          .malformed(type: type, payload: rest, issue: .lengthPastEnd(declared: length, available: end - bodyStart)),
+          nil, nil)
         break
       }
       let type = bytes[bodyStart]
@@ -85,7 +87,8 @@ public struct AdvertisingData: Sendable, Hashable {
 
   private static func uuidList(_ type: UInt8, _ payload: RawBytes, width: Int, complete: Bool) -> ADStructure {
     guard payload.count % width == 0 else {
-      return .malformed(type: type, payload: payload, issue: .notMultipleOfUUIDWidth(width: width, actual: payload.count))
+      return .malformed(
+        type: type, payload: payload, issue: .notMultipleOfUUIDWidth(width: width, actual: payload.count))
     }
     return .serviceUUIDs(ServiceUUIDList(width: width, complete: complete, raw: payload))
   }

@@ -45,7 +45,8 @@ public struct DecodedAdvertisement: Sendable, Hashable, Codable {
     case ADType.serviceData16 where payload.count >= 2:
       switch payload.uint16LE(at: 0) {
       case BeaconConstants.eddystoneService: return eddystoneFrame(payload.dropping(2))
-      case BeaconConstants.kkmScanResponseService: return .kkmScanResponse(KKMScanResponseFrame(payload: payload.dropping(2)))
+      case BeaconConstants.kkmScanResponseService:
+        return .kkmScanResponse(KKMScanResponseFrame(payload: payload.dropping(2)))
       default: return nil
       }
     default:
@@ -56,10 +57,18 @@ public struct DecodedAdvertisement: Sendable, Hashable, Codable {
   private static func eddystoneFrame(_ p: RawBytes) -> BeaconFrame? {
     guard let type = p.first else { return nil }
     switch type {
-    case 0x00: return decode(.eddystoneUID, p) { p throws(FrameDecodingError) in .eddystoneUID(try EddystoneUIDFrame(payload: p)) }
-    case 0x10: return decode(.eddystoneURL, p) { p throws(FrameDecodingError) in .eddystoneURL(try EddystoneURLFrame(payload: p)) }
-    case 0x20: return decode(.eddystoneTLM, p) { p throws(FrameDecodingError) in .eddystoneTLM(try EddystoneTLMFrame(payload: p)) }
-    case 0x30: return decode(.eddystoneEID, p) { p throws(FrameDecodingError) in .eddystoneEID(try EddystoneEIDFrame(payload: p)) }
+    case 0x00:
+      return decode(.eddystoneUID, p) { p throws(FrameDecodingError) in .eddystoneUID(try EddystoneUIDFrame(payload: p))
+      }
+    case 0x10:
+      return decode(.eddystoneURL, p) { p throws(FrameDecodingError) in .eddystoneURL(try EddystoneURLFrame(payload: p))
+      }
+    case 0x20:
+      return decode(.eddystoneTLM, p) { p throws(FrameDecodingError) in .eddystoneTLM(try EddystoneTLMFrame(payload: p))
+      }
+    case 0x30:
+      return decode(.eddystoneEID, p) { p throws(FrameDecodingError) in .eddystoneEID(try EddystoneEIDFrame(payload: p))
+      }
     default: return kkmFrame(p)
     }
   }
@@ -67,7 +76,8 @@ public struct DecodedAdvertisement: Sendable, Hashable, Codable {
   private static func kkmFrame(_ p: RawBytes) -> BeaconFrame? {
     switch p.first {
     case 0x21?: return decode(.kSensor, p) { p throws(FrameDecodingError) in .kSensor(try KSensorFrame(payload: p)) }
-    case 0x22?: return decode(.kkmSystem, p) { p throws(FrameDecodingError) in .kkmSystem(try KKMSystemFrame(payload: p)) }
+    case 0x22?:
+      return decode(.kkmSystem, p) { p throws(FrameDecodingError) in .kkmSystem(try KKMSystemFrame(payload: p)) }
     default: return nil
     }
   }

@@ -76,7 +76,9 @@ public enum EddystoneURLCodec {
       }
       put(prefix)
       for b in body {
-        if Int(b) < expansions.count { put(expansions[Int(b)]) } else {
+        if Int(b) < expansions.count {
+          put(expansions[Int(b)])
+        } else {
           buffer[i] = b
           i += 1
         }

@@ -148,7 +148,8 @@ public struct AddressTypeName: Sendable, Hashable, Codable {
     case "public": wrappedValue = .public
     case "random": wrappedValue = .random
     default:
-      throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "'\(text)' is not public or random"))
+      throw DecodingError.dataCorrupted(
+        .init(codingPath: decoder.codingPath, debugDescription: "'\(text)' is not public or random"))
     }
   }
 

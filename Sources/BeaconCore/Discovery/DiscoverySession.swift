@@ -104,7 +104,11 @@ public struct DiscoverySession: Sendable {
     guard !current.isEmpty else { return nil }
     let records = current.values.sorted { $0.address < $1.address }
     for record in records {
-      if devices[record.address] != nil { devices[record.address]!.merge(newer: record) } else { devices[record.address] = record }
+      if devices[record.address] != nil {
+        devices[record.address]!.merge(newer: record)
+      } else {
+        devices[record.address] = record
+      }
     }
     current = [:]
     return DiscoveryWindow(index: windowIndex, start: Double(windowIndex) * windowSeconds, end: end, devices: records)

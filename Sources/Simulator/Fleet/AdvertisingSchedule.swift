@@ -48,7 +48,8 @@ public struct AdvertisingSchedule: Sendable {
     public var data: [UInt8]
 
     public func report(start: ContinuousClock.Instant) -> AdvertisingReport {
-      AdvertisingReport(address: address, addressType: addressType, kind: kind, rssi: rssi, data: data, timestamp: start + offset)
+      AdvertisingReport(
+        address: address, addressType: addressType, kind: kind, rssi: rssi, data: data, timestamp: start + offset)
     }
   }
 
@@ -73,7 +74,8 @@ public struct AdvertisingSchedule: Sendable {
     let device = advertiser.device
     if active, advertiser.pduKind != .nonConnectable, let response = advertiser.scanResponse {
       let response = Report(
-        offset: offset + .microseconds(150), address: device.address, addressType: device.addressType, kind: .scanResponse,
+        offset: offset + .microseconds(150), address: device.address, addressType: device.addressType,
+        kind: .scanResponse,
         rssi: advertisers[i].nextRSSI(), data: response)
       let at = pendingResponses.firstIndex { $0.offset > response.offset } ?? pendingResponses.endIndex
       pendingResponses.insert(response, at: at)

@@ -27,7 +27,9 @@ public struct SensorSection: Sendable, Hashable, Codable {
     self.carrier = carrier
   }
 
-  enum CodingKeys: String, CodingKey, CaseIterable { case batteryMillivolts, temperature, humidity, acceleration, lux, co2ppm, carrier }
+  enum CodingKeys: String, CodingKey, CaseIterable {
+    case batteryMillivolts, temperature, humidity, acceleration, lux, co2ppm, carrier
+  }
 
   public init(from decoder: any Decoder) throws {
     try decoder.rejectUnknownKeys(CodingKeys.self)
@@ -52,7 +54,9 @@ public struct SensorSection: Sendable, Hashable, Codable {
     if let t = temperature, !(-127.99...127.99).contains(t) {
       throw invalidValue(decoder, CodingKeys.temperature, "\(t) °C does not fit signed 8.8 (−127.99…127.99)")
     }
-    if let h = humidity, !(0...100).contains(h) { throw invalidValue(decoder, CodingKeys.humidity, "\(h) % is outside 0…100") }
+    if let h = humidity, !(0...100).contains(h) {
+      throw invalidValue(decoder, CodingKeys.humidity, "\(h) % is outside 0…100")
+    }
   }
 
   /// The frame; `legacy` sets the v1 version byte (mask bit 0x0100).
@@ -85,8 +89,12 @@ public struct SystemSection: Sendable, Hashable, Codable {
     model = try c.decodeInteger(UInt8.self, forKey: .model)
     batteryPercent = try c.decodeInteger(UInt8.self, forKey: .batteryPercent)
     firmware = try c.decode(String.self, forKey: .firmware)
-    guard batteryPercent <= 100 else { throw invalidValue(decoder, CodingKeys.batteryPercent, "\(batteryPercent) is above 100") }
-    guard firmwareParts != nil else { throw invalidValue(decoder, CodingKeys.firmware, "'\(firmware)' is not major.minor (e.g. 5.12)") }
+    guard batteryPercent <= 100 else {
+      throw invalidValue(decoder, CodingKeys.batteryPercent, "\(batteryPercent) is above 100")
+    }
+    guard firmwareParts != nil else {
+      throw invalidValue(decoder, CodingKeys.firmware, "'\(firmware)' is not major.minor (e.g. 5.12)")
+    }
   }
 
   var firmwareParts: (UInt8, UInt8)? {
@@ -97,6 +105,7 @@ public struct SystemSection: Sendable, Hashable, Codable {
 
   public func frame(mac: BluetoothAddress) -> KKMSystemFrame {
     let (major, minor) = firmwareParts ?? (0, 0)
-    return KKMSystemFrame(model: model, batteryPercent: batteryPercent, macAddress: mac, firmwareMajor: major, firmwareMinor: minor)
+    return KKMSystemFrame(
+      model: model, batteryPercent: batteryPercent, macAddress: mac, firmwareMajor: major, firmwareMinor: minor)
   }
 }

@@ -39,7 +39,9 @@ public struct SimulatedAdvertiser: Sendable {
     if let s = device.sensor {
       let frame = s.frame(legacy: device.kind == .kbeaconLegacy)
       slots.append(
-        .fixed(s.carrier == .eddystone ? eddystonePrefix + frame.eddystoneADStructure : flags + frame.manufacturerADStructure))
+        .fixed(
+          s.carrier == .eddystone ? eddystonePrefix + frame.eddystoneADStructure : flags + frame.manufacturerADStructure
+        ))
     }
     if let s = device.system { slots.append(.fixed(flags + s.frame(mac: device.address).manufacturerADStructure)) }
     self.slots = slots

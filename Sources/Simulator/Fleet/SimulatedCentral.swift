@@ -28,7 +28,8 @@ public final class SimulatedCentral: Central {
 
   /// Not yet: the GATT engineer replaces this with links to the simulated GATT servers (they own this
   /// method next). Until then every connection attempt fails as "not connectable".
-  public func connect(to address: BluetoothAddress, type: AddressType, timeout: Duration) async throws -> any ATTBearer {
+  public func connect(to address: BluetoothAddress, type: AddressType, timeout: Duration) async throws -> any ATTBearer
+  {
     guard fleet.devices.contains(where: { $0.address == address }) else {
       throw LinkError(.unknownDevice, peer: address, detail: "not in the simulated fleet")
     }

@@ -22,8 +22,12 @@ public struct RSSIProfile: Sendable, Hashable, Codable {
     mean = try c.decodeIfPresent(Int.self, forKey: .mean) ?? -65
     spread = try c.decodeIfPresent(Int.self, forKey: .spread) ?? 6
     seed = try c.decodeIfPresent(UInt64.self, forKey: .seed)
-    guard (-127...20).contains(mean) else { throw invalidValue(decoder, CodingKeys.mean, "\(mean) dBm is outside -127…20") }
-    guard (0...40).contains(spread) else { throw invalidValue(decoder, CodingKeys.spread, "\(spread) dB is outside 0…40") }
+    guard (-127...20).contains(mean) else {
+      throw invalidValue(decoder, CodingKeys.mean, "\(mean) dBm is outside -127…20")
+    }
+    guard (0...40).contains(spread) else {
+      throw invalidValue(decoder, CodingKeys.spread, "\(spread) dB is outside 0…40")
+    }
   }
 }
 
@@ -77,8 +81,12 @@ public struct EddystoneUIDSection: Sendable, Hashable, Codable {
     namespace = try c.decode(RawBytes.self, forKey: .namespace)
     instance = try c.decode(RawBytes.self, forKey: .instance)
     txPowerAt0m = try c.decodeIntegerIfPresent(Int8.self, forKey: .txPowerAt0m) ?? -20
-    guard namespace.count == 10 else { throw invalidValue(decoder, CodingKeys.namespace, "namespace must be 10 bytes (20 hex digits)") }
-    guard instance.count == 6 else { throw invalidValue(decoder, CodingKeys.instance, "instance must be 6 bytes (12 hex digits)") }
+    guard namespace.count == 10 else {
+      throw invalidValue(decoder, CodingKeys.namespace, "namespace must be 10 bytes (20 hex digits)")
+    }
+    guard instance.count == 6 else {
+      throw invalidValue(decoder, CodingKeys.instance, "instance must be 6 bytes (12 hex digits)")
+    }
   }
 
   public var frame: EddystoneUIDFrame {
