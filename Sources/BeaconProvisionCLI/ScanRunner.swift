@@ -59,7 +59,9 @@ struct ScanRunner: Sendable {
           }
         } catch is CancellationError {
           // The wall-clock deadline fired first.
-        } catch let error as LinkError {
+        } catch let failure as CLIFailure {
+          throw failure
+        } catch {
           throw CLIFailure("scan on \(central.name) failed: \(error)")
         }
         let closed = session.finish(at: deadline)

@@ -163,3 +163,30 @@ import Testing
     #expect(parsed?.settings == DiscoverySettings(window: .seconds(2), rssiThreshold: -80) && parsed?.passive == true)
   }
 }
+
+/// A central whose scan fails, as a live adapter can (adapter removed, permission lost).
+struct FailingCentral: Central {
+  struct Gone: Error, CustomStringConvertible { var description: String { "adapter removed" } }
+  let name = "hci9"
+  func scan(_ parameters: ScanParameters) -> AsyncThrowingStream<AdvertisingReport, any Error> {
+    AsyncThrowingStream { $0.finish(throwing: Gone()) }
+  }
+  func connect(to address: BluetoothAddress, type: AddressType, timeout: Duration) async throws -> any ATTBearer {
+    throw LinkError(.unknownDevice)
+  }
+}
+
+@Suite struct ScanFailureTests {
+  @Test func scanErrorsBecomeOneLineFailures() async throws {
+    let command = try Scan.parseAsRoot(["--duration", "1", "--json"]) as! Scan
+    let failure = await #expect(throws: CLIFailure.self) {
+      _ = try await command.runner(mode: .json).run(central: FailingCentral()) { _ in }
+    }
+    #expect(failure?.message == "scan on hci9 failed: adapter removed")
+  }
+
+  @Test func absurdDurationsAreRejected() {
+    #expect(throws: (any Error).self) { try Scan.parseAsRoot(["--duration", "1e300"]) }
+    #expect(throws: (any Error).self) { try Scan.parseAsRoot(["--window", "inf"]) }
+  }
+}

@@ -63,7 +63,8 @@ public struct DiscoverySession: Sendable {
       return []
     }
     let t = seconds(report.timestamp)
-    let index = Swift.max(windowIndex, Int((t / windowSeconds).rounded(.down)))
+    // Clamped so that absurd timestamps cannot overflow the index.
+    let index = Swift.max(windowIndex, Int(Swift.min((t / windowSeconds).rounded(.down), 1e15)))
     var closed: [DiscoveryWindow] = []
     if index > windowIndex {
       if let w = closeWindow(endingAt: windowEnd(windowIndex)) { closed.append(w) }
