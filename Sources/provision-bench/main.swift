@@ -3,6 +3,7 @@
 
 let benchmarks: [String: () async throws -> Void] = [
   "decode": { DecodeBenchmark.run() },
+  "gatt-round-trips": GATTRoundTrips.run,
 ]
 
 let requested = Array(CommandLine.arguments.dropFirst())

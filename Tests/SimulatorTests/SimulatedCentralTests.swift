@@ -4,7 +4,7 @@ import Testing
 @testable import Simulator
 
 /// The simulated radio: raw AD bytes from the fleet, intervals, scan responses, live TLM counters,
-/// deterministic RSSI, and the placeholder `connect`.
+/// deterministic RSSI.
 @Suite struct SimulatedCentralTests {
   /// Reports of an unpaced scan for `seconds` of simulated time.
   static func scan(_ fleet: SimulatedFleet = DemoFleet.fleet, active: Bool = true, seconds: Int = 3) async throws
@@ -101,17 +101,5 @@ import Testing
     #expect(SimulationPace.realTime.wallClockOffset(.seconds(3)) == .seconds(3))
     #expect(SimulationPace.realTime(speed: 4).wallClockOffset(.seconds(2)) == .milliseconds(500))
     #expect(SimulationPace.unpaced.wallClockOffset(.seconds(2)) == nil)
-  }
-
-  @Test func connectIsNotAvailableYet() async {
-    let central = SimulatedCentral(fleet: DemoFleet.fleet)
-    let known = DemoFleet.fleet.devices[0].address
-    await #expect(throws: LinkError(.notConnectable, peer: known, detail: "simulated GATT links are not available yet"))
-    {
-      _ = try await central.connect(to: known, type: .public, timeout: .seconds(1))
-    }
-    await #expect(throws: LinkError.self) {
-      _ = try await central.connect(to: BluetoothAddress(rawValue: 1), type: .public, timeout: .seconds(1))
-    }
   }
 }
