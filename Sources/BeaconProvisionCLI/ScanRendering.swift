@@ -37,11 +37,14 @@ struct LiveTable: Sendable {
 
   init(width: Int? = nil) { self.width = width }
 
-  /// The text that redraws the table, or nil when the last redraw is too recent.
-  mutating func redraw(_ devices: [DeviceRecord], at seconds: Double) -> String? {
-    guard seconds - lastDraw >= 0.25 else { return nil }
+  /// True when the last redraw is at least 0.25 s of scan time old (checked before building a snapshot).
+  func isDue(at seconds: Double) -> Bool { seconds - lastDraw >= 0.25 }
+
+  /// The text that redraws the table.
+  mutating func redraw(_ devices: [DeviceRecord], at seconds: Double) -> String {
     lastDraw = seconds
-    return draw(devices, footer: String(format: "scanning… %.1f s, %d devices", seconds, devices.count))
+    return draw(
+      devices, footer: "scanning… \(Int(seconds * 10) / 10).\(Int(seconds * 10) % 10) s, \(devices.count) devices")
   }
 
   /// The final table, replacing the live one.

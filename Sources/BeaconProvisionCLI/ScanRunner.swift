@@ -53,9 +53,8 @@ struct ScanRunner: Sendable {
             if report.timestamp >= deadline { break }
             let closed = session.ingest(report)
             Self.render(closed, mode: mode, emit: emit)
-            if mode == .liveTable, let frame = table.redraw(session.snapshot, at: session.seconds(report.timestamp)) {
-              emit(frame)
-            }
+            let now = session.seconds(report.timestamp)
+            if mode == .liveTable, table.isDue(at: now) { emit(table.redraw(session.snapshot, at: now)) }
           }
         } catch is CancellationError {
           // The wall-clock deadline fired first.
@@ -76,13 +75,10 @@ struct ScanRunner: Sendable {
         }
       }
       var result: DiscoverySession? = nil
+      // Whichever finishes first (the scan, or the wall-clock deadline) ends the other.
       while let next = try await group.next() {
-        if let session = next {
-          result = session
-          group.cancelAll()
-        } else if result == nil {
-          group.cancelAll()
-        }
+        result = result ?? next
+        group.cancelAll()
       }
       return result!
     }
