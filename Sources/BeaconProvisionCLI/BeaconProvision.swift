@@ -18,9 +18,13 @@ public struct BeaconProvision: AsyncParsableCommand {
 
   /// Every subcommand, in the order `--help` lists them.
   static let commands: [any ParsableCommand.Type] = [
-    Adapters.self,
     Scan.self,
     Decode.self,
+    Plan.self,
+    Apply.self,
+    Gatt.self,
+    ProfileCommand.self,
+    Adapters.self,
   ]
 
   /// Subcommands left out of `--help`: low-level checks used by the VM tier (`radio …`).
