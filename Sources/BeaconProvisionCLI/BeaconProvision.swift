@@ -23,7 +23,12 @@ public struct BeaconProvision: AsyncParsableCommand {
     Plan.self,
     Apply.self,
     Gatt.self,
+    DFUCommand.self,
     ProfileCommand.self,
+    ReadCommand.self,
+    RingCommand.self,
+    ResetCommand.self,
+    HistoryCommand.self,
     Adapters.self,
   ]
 

@@ -15,7 +15,10 @@ enum CentralFactory {
   {
     switch choice {
     case .simulated(let file):
-      return SimulatedCentral(fleet: try fleet(file), name: choice?.description ?? Simulation.adapterName, pace: pace)
+      // KBeacon-kind devices get the simulated KBeacon's GATT server (FEA0 protocol, buttonless DFU).
+      return SimulatedCentral.withKBeacons(
+        fleet: try fleet(file), name: choice?.description ?? Simulation.adapterName, pace: pace
+      ).central
     case .live(let name):
       return try live(name, scanBackend: scanBackend)
     case nil:

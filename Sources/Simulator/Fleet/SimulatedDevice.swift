@@ -35,13 +35,16 @@ public struct SimulatedDevice: Sendable, Hashable, Codable {
   public var system: SystemSection?
   /// Exact 0x2080 service data (hex) to send instead of the one derived from the kind.
   public var kkmScanResponse: RawBytes?
+  /// KBeacon kinds: password, starting settings and history of the simulated configuration service
+  /// (`KBeaconSection`, owned by the KBeacon simulator).
+  public var kbeacon: KBeaconSection?
 
   public init(
     address: BluetoothAddress, addressType: AddressType = .public, kind: Kind, name: String? = nil,
     connectable: Bool? = nil, intervalMs: Int = 1000, rssi: RSSIProfile = RSSIProfile(),
     iBeacon: IBeaconSection? = nil, eddystoneUID: EddystoneUIDSection? = nil, eddystoneURL: EddystoneURLSection? = nil,
     eddystoneTLM: EddystoneTLMSection? = nil, sensor: SensorSection? = nil, system: SystemSection? = nil,
-    kkmScanResponse: RawBytes? = nil
+    kkmScanResponse: RawBytes? = nil, kbeacon: KBeaconSection? = nil
   ) {
     self.address = address
     self.addressType = addressType
@@ -57,11 +60,12 @@ public struct SimulatedDevice: Sendable, Hashable, Codable {
     self.sensor = sensor
     self.system = system
     self.kkmScanResponse = kkmScanResponse
+    self.kbeacon = kbeacon
   }
 
   enum CodingKeys: String, CodingKey, CaseIterable {
     case address, addressType, kind, name, connectable, intervalMs, rssi
-    case iBeacon, eddystoneUID, eddystoneURL, eddystoneTLM, sensor, system, kkmScanResponse
+    case iBeacon, eddystoneUID, eddystoneURL, eddystoneTLM, sensor, system, kkmScanResponse, kbeacon
   }
 
   public init(from decoder: any Decoder) throws {
@@ -70,7 +74,8 @@ public struct SimulatedDevice: Sendable, Hashable, Codable {
     let kindText = try c.decode(String.self, forKey: .kind)
     guard let kind = Kind(rawValue: kindText) else {
       throw invalidValue(
-        decoder, CodingKeys.kind, "'\(kindText)' is not a device kind (\(Kind.allCases.map(\.rawValue).joined(separator: ", ")))")
+        decoder, CodingKeys.kind,
+        "'\(kindText)' is not a device kind (\(Kind.allCases.map(\.rawValue).joined(separator: ", ")))")
     }
     self.init(
       address: try c.decode(BluetoothAddress.self, forKey: .address),
@@ -85,15 +90,19 @@ public struct SimulatedDevice: Sendable, Hashable, Codable {
       eddystoneTLM: try c.decodeIfPresent(EddystoneTLMSection.self, forKey: .eddystoneTLM),
       sensor: try c.decodeIfPresent(SensorSection.self, forKey: .sensor),
       system: try c.decodeIfPresent(SystemSection.self, forKey: .system),
-      kkmScanResponse: try c.decodeIfPresent(RawBytes.self, forKey: .kkmScanResponse))
+      kkmScanResponse: try c.decodeIfPresent(RawBytes.self, forKey: .kkmScanResponse),
+      kbeacon: try c.decodeIfPresent(KBeaconSection.self, forKey: .kbeacon))
     guard (20...10240).contains(intervalMs) else {
       throw invalidValue(decoder, CodingKeys.intervalMs, "\(intervalMs) ms is outside 20…10240")
     }
     if let name, name.utf8.count > 29 {
-      throw invalidValue(decoder, CodingKeys.name, "name of \(name.utf8.count) bytes does not fit a scan response (29 at most)")
+      throw invalidValue(
+        decoder, CodingKeys.name, "name of \(name.utf8.count) bytes does not fit a scan response (29 at most)")
     }
     guard hasFrames else {
-      throw invalidValue(decoder, CodingKeys.kind, "device advertises nothing: add iBeacon, eddystoneUID, eddystoneURL, eddystoneTLM, sensor or system")
+      throw invalidValue(
+        decoder, CodingKeys.kind,
+        "device advertises nothing: add iBeacon, eddystoneUID, eddystoneURL, eddystoneTLM, sensor or system")
     }
   }
 
@@ -113,20 +122,25 @@ public struct SimulatedDevice: Sendable, Hashable, Codable {
     try c.encodeIfPresent(sensor, forKey: .sensor)
     try c.encodeIfPresent(system, forKey: .system)
     try c.encodeIfPresent(kkmScanResponse, forKey: .kkmScanResponse)
+    try c.encodeIfPresent(kbeacon, forKey: .kbeacon)
   }
 
   /// `"public"` (default) or `"random"`.
-  private static func decodeAddressType(_ c: KeyedDecodingContainer<CodingKeys>, _ decoder: any Decoder) throws -> AddressType {
+  private static func decodeAddressType(_ c: KeyedDecodingContainer<CodingKeys>, _ decoder: any Decoder) throws
+    -> AddressType
+  {
     switch try c.decodeIfPresent(String.self, forKey: .addressType) {
     case nil, "public"?: return .public
     case "random"?: return .random
-    case let other?: throw invalidValue(decoder, CodingKeys.addressType, "'\(other)' is not an address type (public, random)")
+    case let other?:
+      throw invalidValue(decoder, CodingKeys.addressType, "'\(other)' is not an address type (public, random)")
     }
   }
 
   /// True when at least one frame section is present.
   public var hasFrames: Bool {
-    iBeacon != nil || eddystoneUID != nil || eddystoneURL != nil || eddystoneTLM != nil || sensor != nil || system != nil
+    iBeacon != nil || eddystoneUID != nil || eddystoneURL != nil || eddystoneTLM != nil || sensor != nil
+      || system != nil
   }
 }
 
