@@ -63,9 +63,8 @@ struct RadioConnect: AsyncParsableCommand {
       for index in 0..<max(1, replies) {
         do {
           print("reply \(Hex.encode(try await link.receive(timeout: .seconds(index == 0 ? 10 : 3))))")
-        } catch let error as ControllerCommandError where index > 0 {
-          _ = error  // no further SDU within 3 s: fine after the first
-          break
+        } catch is ControllerCommandError where index > 0 {
+          break  // no further SDU within 3 s: fine after the first
         }
       }
       link.close()
