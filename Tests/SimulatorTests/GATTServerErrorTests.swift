@@ -113,6 +113,12 @@ import Testing
     }
     _ = try await client.subscribe(to: control)
     try await client.write([1], to: control.valueHandle)
+    // Unsubscribing makes the control point refuse writes again.
+    try await client.unsubscribe(from: control)
+    await expectError(.cccdImproperlyConfigured, .writeRequest, control.valueHandle) {
+      try await client.write([1], to: control.valueHandle)
+    }
+    _ = try await client.subscribe(to: control)
     #expect(try await client.read(cccd) == [0x00, 0x00])
     #expect(try await client.read(try #require(control.cccdHandle)) == [0x01, 0x00])
   }
