@@ -18,10 +18,13 @@ public struct BeaconProvision: AsyncParsableCommand {
 
   /// Every subcommand, in the order `--help` lists them.
   static let commands: [any ParsableCommand.Type] = [
-    Adapters.self,
     Scan.self,
     Decode.self,
+    Plan.self,
+    Apply.self,
     Gatt.self,
+    ProfileCommand.self,
+    Adapters.self,
   ]
 
   public init() {}
