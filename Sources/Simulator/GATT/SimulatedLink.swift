@@ -105,14 +105,39 @@ public final class SimulatedLink: Sendable {
         if !ATTOpcode.isCommand(envelope.opcode) && model.roundTripLatency > .zero {
           try? await Task.sleep(for: model.roundTripLatency)
         }
-        let response = await connection.respond(to: envelope.bytes)
-        if let response {
+        var response: [UInt8]?
+        if let refuse = faults.refuse, let pdu = try? ATTPDU(envelope.bytes), pdu.opcode.isRequest,
+          let code = refuse(pdu)
+        {
+          response = ATTErrorResponse(request: pdu.opcode, handle: pdu.firstHandle, error: code).bytes
+        } else {
+          response = await connection.respond(to: envelope.bytes)
+        }
+        if var response {
           if let limit = faults.stopAnsweringAfterRequests, answered >= limit { continue }
           answered += 1
+          if answered == faults.corruptResponseNumber { response = Array(response.prefix(1)) }
           try? await bearer.send(response)
         }
         await connection.runDeferred()
       }
+    }
+  }
+}
+
+extension ATTPDU {
+  /// The handle an Error Response to this request names: its (starting) handle, or 0x0000.
+  var firstHandle: UInt16 {
+    switch self {
+    case .findInformationRequest(let r): r.startHandle
+    case .findByTypeValueRequest(let r): r.startHandle
+    case .readByTypeRequest(let r): r.startHandle
+    case .readByGroupTypeRequest(let r): r.startHandle
+    case .readRequest(let r): r.handle
+    case .readBlobRequest(let r): r.handle
+    case .writeRequest(let r): r.handle
+    case .prepareWriteRequest(let r): r.handle
+    default: 0
     }
   }
 }
