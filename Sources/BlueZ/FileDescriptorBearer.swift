@@ -123,7 +123,9 @@ public final class FileDescriptorBearer: ATTBearer {
         ending = LinkError(.closed, peer: peer)
         break
       }
-      var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)]
+      var fds = [
+        pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0),
+      ]
       let ready = poll(&fds, 2, -1)
       if ready < 0 {
         if errno == EINTR { continue }

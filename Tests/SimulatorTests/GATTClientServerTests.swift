@@ -39,7 +39,9 @@ import Testing
     let value = (0..<600).map { UInt8(truncatingIfNeeded: $0 &* 7) }
     let uuid = BluetoothUUID(0xFF01)
     let server = GATTServer(services: [
-      SimulatedService(uuid: BluetoothUUID(0xFF00), characteristics: [SimulatedCharacteristic(uuid: uuid, properties: [.read], value: value)])
+      SimulatedService(
+        uuid: BluetoothUUID(0xFF00),
+        characteristics: [SimulatedCharacteristic(uuid: uuid, properties: [.read], value: value)])
     ])
     let (client, _) = try await GATTFixtures.connect(server)
     let handle = try #require(server.valueHandle(of: uuid))
@@ -121,7 +123,9 @@ import Testing
     let server = GATTServer(services: [
       SimulatedService(
         uuid: BluetoothUUID(0xFF00),
-        characteristics: [SimulatedCharacteristic(uuid: uuid, properties: [.writeWithoutResponse]) { values.append($0.value) }])
+        characteristics: [
+          SimulatedCharacteristic(uuid: uuid, properties: [.writeWithoutResponse]) { values.append($0.value) }
+        ])
     ])
     let model = LinkModel(roundTripLatency: .zero, writesWithoutResponsePerEvent: 4)
     let (client, _) = try await GATTFixtures.connect(server, model: model)
@@ -142,7 +146,9 @@ import Testing
     let server = GATTServer(services: [
       SimulatedService(
         uuid: BluetoothUUID(0xFF00),
-        characteristics: [SimulatedCharacteristic(uuid: uuid, properties: [.writeWithoutResponse]) { _ in handled.append(1) }])
+        characteristics: [
+          SimulatedCharacteristic(uuid: uuid, properties: [.writeWithoutResponse]) { _ in handled.append(1) }
+        ])
     ])
     // 4 Write Commands per 1 ms connection event: 200 commands take ~50 ms of simulated air time.
     let model = LinkModel(roundTripLatency: .milliseconds(1), writesWithoutResponsePerEvent: 4)

@@ -43,7 +43,9 @@ import Testing
       return false
     })
     let (client, _) = try await GATTFixtures.connect(server, faults: faults)
-    await #expect(throws: LinkError.self) { _ = try await client.read(try #require(server.valueHandle(of: BluetoothUUID(0xFF01)))) }
+    await #expect(throws: LinkError.self) {
+      _ = try await client.read(try #require(server.valueHandle(of: BluetoothUUID(0xFF01))))
+    }
     #expect(await client.roundTrips == 3)  // Read, Blob at 22, Blob at 44 (dropped)
   }
 
@@ -60,7 +62,9 @@ import Testing
     let capacity = LinkCapacity(limit: 1)
     let server = server()
     let (first, _) = try await SimulatedLink.open(to: server, device: GATTFixtures.device, capacity: capacity)
-    await #expect(throws: LinkError(.tooManyLinks, peer: GATTFixtures.device, detail: "1 link(s) already open on this adapter")) {
+    await #expect(
+      throws: LinkError(.tooManyLinks, peer: GATTFixtures.device, detail: "1 link(s) already open on this adapter")
+    ) {
       _ = try await SimulatedLink.open(to: server, device: GATTFixtures.device, capacity: capacity)
     }
     await first.close()

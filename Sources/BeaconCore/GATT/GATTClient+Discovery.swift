@@ -73,7 +73,8 @@ extension GATTClient {
       let answer: ATTPDU
       do {
         answer = try await transact(
-          ATTReadByTypeRequest(startHandle: start, endHandle: service.endHandle, type: GATTAttributeType.characteristic))
+          ATTReadByTypeRequest(startHandle: start, endHandle: service.endHandle, type: GATTAttributeType.characteristic)
+        )
       } catch let error as ATTRequestError where error.code == .attributeNotFound {
         break
       }
@@ -115,7 +116,8 @@ extension GATTClient {
       guard case .findInformationResponse(let response) = answer else { throw unexpected(answer) }
       for entry in response.entries {
         guard entry.handle >= start, entry.handle <= characteristic.endHandle else {
-          throw GATTError.protocolViolation("descriptor handle \(entry.handle) outside \(start)…\(characteristic.endHandle)")
+          throw GATTError.protocolViolation(
+            "descriptor handle \(entry.handle) outside \(start)…\(characteristic.endHandle)")
         }
         found.append(GATTDescriptor(uuid: entry.type, handle: entry.handle))
       }

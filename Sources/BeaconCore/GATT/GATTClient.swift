@@ -66,7 +66,9 @@ public actor GATTClient {
   /// an Error Response. Waits its turn behind earlier requests.
   public func transact(_ request: some ATTPDUCodable) async throws -> ATTPDU {
     let opcode = type(of: request).opcode
-    guard opcode.isRequest else { throw GATTError.protocolViolation("\(opcode) is not a request; send it unacknowledged") }
+    guard opcode.isRequest else {
+      throw GATTError.protocolViolation("\(opcode) is not a request; send it unacknowledged")
+    }
     try await acquireTurn()
     defer { releaseTurn() }
     if let terminationError { throw terminationError }
@@ -81,7 +83,10 @@ public actor GATTClient {
     do {
       try await bearer.send(request.bytes)
     } catch {
-      if pending?.id == id { pending?.timer?.cancel(); pending = nil }
+      if pending?.id == id {
+        pending?.timer?.cancel()
+        pending = nil
+      }
       throw terminationError ?? error
     }
     let answer = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ATTPDU, any Error>) in
@@ -198,7 +203,10 @@ public actor GATTClient {
       if error.requestOpcode == current.opcode.rawValue {
         complete(.success(pdu))
       } else {
-        complete(.failure(GATTError.protocolViolation("Error Response for \(error.requestOpcode) while \(current.opcode) was outstanding")))
+        complete(
+          .failure(
+            GATTError.protocolViolation(
+              "Error Response for \(error.requestOpcode) while \(current.opcode) was outstanding")))
       }
     default:
       if pdu.opcode.isRequest || pdu.opcode == .writeCommand {
@@ -211,7 +219,8 @@ public actor GATTClient {
       if current.opcode.responseOpcode == pdu.opcode {
         complete(.success(pdu))
       } else {
-        complete(.failure(GATTError.protocolViolation("\(pdu.opcode) received while \(current.opcode) was outstanding")))
+        complete(
+          .failure(GATTError.protocolViolation("\(pdu.opcode) received while \(current.opcode) was outstanding")))
       }
     }
   }

@@ -11,7 +11,8 @@ public struct LinkModel: Sendable, Hashable {
   /// `roundTripLatency` before reading more, and the socket's bounded queue pushes back on the sender.
   public var writesWithoutResponsePerEvent: Int
 
-  public init(roundTripLatency: Duration = .milliseconds(15), maxMTU: Int = 247, writesWithoutResponsePerEvent: Int = 6) {
+  public init(roundTripLatency: Duration = .milliseconds(15), maxMTU: Int = 247, writesWithoutResponsePerEvent: Int = 6)
+  {
     self.roundTripLatency = roundTripLatency
     self.maxMTU = maxMTU
     self.writesWithoutResponsePerEvent = max(1, writesWithoutResponsePerEvent)
