@@ -22,6 +22,16 @@ import Testing
     #expect(bearer.mismatches.isEmpty)
   }
 
+  @Test func mtuExchangeNotSupportedKeepsTheDefault() async throws {
+    let (client, bearer) = client([
+      // → 02 F700 ← 01 02 0000 06: Error Response to Exchange MTU, Request Not Supported
+      .init(request: [0x02, 0xF7, 0x00], answers: [[0x01, 0x02, 0x00, 0x00, 0x06]])
+    ])
+    #expect(try await client.exchangeMTU() == 23)
+    #expect(try await client.exchangeMTU() == 23)
+    #expect(bearer.mismatches.isEmpty)
+  }
+
   @Test func discoversAKBeaconLikeDatabase() async throws {
     let (client, bearer) = client([
       // → 10 0100 FFFF 0028: Read By Group Type 0x2800 from 1
