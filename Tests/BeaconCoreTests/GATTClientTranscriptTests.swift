@@ -32,6 +32,19 @@ import Testing
     #expect(bearer.mismatches.isEmpty)
   }
 
+  @Test func strayResponsesAreIgnored() async throws {
+    let (client, bearer) = client([
+      // → 0A 0300 ← 03 1700 (an Exchange MTU Response nobody asked for: another ATT client's),
+      //   ← 01 04 0100 0A (an Error Response to a Find Information we never sent), ← 0B 4B42 (ours)
+      .init(
+        request: [0x0A, 0x03, 0x00],
+        answers: [[0x03, 0x17, 0x00], [0x01, 0x04, 0x01, 0x00, 0x0A], [0x0B, 0x4B, 0x42]])
+    ])
+    #expect(try await client.read(3) == [0x4B, 0x42])
+    #expect(await client.strayResponses == 2)
+    #expect(bearer.mismatches.isEmpty)
+  }
+
   @Test func discoversAKBeaconLikeDatabase() async throws {
     let (client, bearer) = client([
       // → 10 0100 FFFF 0028: Read By Group Type 0x2800 from 1

@@ -46,7 +46,8 @@ import Testing
     await #expect(throws: LinkError.self) {
       _ = try await client.read(try #require(server.valueHandle(of: BluetoothUUID(0xFF01))))
     }
-    #expect(await client.roundTrips == 3)  // Read, Blob at 22, Blob at 44 (dropped)
+    let trips = await client.roundTrips
+    #expect(trips == 3, "round trips: \(trips)")  // Read, Blob at 22, Blob at 44 (dropped)
   }
 
   @Test func deviceDisconnectsOnCue() async throws {
