@@ -2,7 +2,9 @@
 // Each benchmark prints its figures; goals are printed next to them, never asserted.
 
 let benchmarks: [String: () async throws -> Void] = [
+  "dfu-throughput": DFUThroughputBenchmark.run,
   "gatt-round-trips": GATTRoundTrips.run,
+  "kbeacon-session": KBeaconSessionBench.run,
 ]
 
 let requested = Array(CommandLine.arguments.dropFirst())

@@ -15,9 +15,13 @@ import Testing
   @Test func specTestVector() {
     let password = utf8("0000000000000000")
     // D1 = MD5(03 02 01 29 57 BC ‖ A9 B1 ‖ 11 22 33 44 ‖ 30×16)
-    #expect(AuthDigest.full(address: mac, random: hex("11223344"), password: password) == hex("00f74bd302ffdfeefbf5ef9bbacc57a1"))
+    #expect(
+      AuthDigest.full(address: mac, random: hex("11223344"), password: password)
+        == hex("00f74bd302ffdfeefbf5ef9bbacc57a1"))
     #expect(AuthDigest.short(address: mac, random: hex("11223344"), password: password) == hex("fb02a448b833884f"))
-    #expect(AuthDigest.full(address: mac, random: hex("A1B2C3D4"), password: password) == hex("06aca5b77126e54b2d3aad711e718ffb"))
+    #expect(
+      AuthDigest.full(address: mac, random: hex("A1B2C3D4"), password: password)
+        == hex("06aca5b77126e54b2d3aad711e718ffb"))
     #expect(AuthDigest.short(address: mac, random: hex("A1B2C3D4"), password: password) == hex("2b9608c66f576ab0"))
   }
 
@@ -30,7 +34,9 @@ import Testing
     // Independently computed with Python's hashlib.md5 over the same 20 bytes.
     #expect(digest == hex("6967f32ff04bcf4e9f2abe056f07134a"))
     // Short form: first 8 bytes XOR last 8 bytes.
-    #expect(AuthDigest.short(address: address, random: hex("01020304"), password: utf8("secret12")) == hex("f64d4d2a9f4cdc04"))
+    #expect(
+      AuthDigest.short(address: address, random: hex("01020304"), password: utf8("secret12")) == hex("f64d4d2a9f4cdc04")
+    )
   }
 
   @Test func appSideFullExchangeWithClockSet() throws {
@@ -54,7 +60,8 @@ import Testing
   }
 
   @Test func wrongPasswordIsDetectedFromTheChallengeOrTheDevicesFailure() throws {
-    var app = AppAuthenticator(address: mac, password: try KBeaconPassword("wrongpass1"), random: hex("11223344"), utc: nil)
+    var app = AppAuthenticator(
+      address: mac, password: try KBeaconPassword("wrongpass1"), random: hex("11223344"), utc: nil)
     _ = app.start()
     #expect(app.receive(hex("13 01 A1B2C3D4 00f74bd302ffdfeefbf5ef9bbacc57a1")) == .fail(.wrongPassword))
     var other = AppAuthenticator(address: mac, password: .factoryDefault, random: hex("11223344"), utc: nil)
@@ -65,14 +72,17 @@ import Testing
 
   @Test func passwordLengthIsCheckedAndNeverPrinted() throws {
     #expect(throws: KBeaconAuthenticationError.invalidPasswordLength(7)) { try KBeaconPassword("1234567") }
-    #expect(throws: KBeaconAuthenticationError.invalidPasswordLength(17)) { try KBeaconPassword(String(repeating: "1", count: 17)) }
+    #expect(throws: KBeaconAuthenticationError.invalidPasswordLength(17)) {
+      try KBeaconPassword(String(repeating: "1", count: 17))
+    }
     let password = try KBeaconPassword("hunter2hunter2")
     #expect(!"\(password)".contains("hunter2"))
   }
 
   @Test func deviceSideAcceptsTheRightPasswordAndRejectsAWrongOne() throws {
     for short in [false, true] {
-      var device = DeviceAuthenticator(address: mac, password: .factoryDefault, random: hex("A1B2C3D4"), useShortForm: short, mtu: 247)
+      var device = DeviceAuthenticator(
+        address: mac, password: .factoryDefault, random: hex("A1B2C3D4"), useShortForm: short, mtu: 247)
       var app = AppAuthenticator(address: mac, password: .factoryDefault, random: hex("11223344"), utc: 1_700_000_000)
       guard case .send(let challenge) = device.receive(app.start()), case .send(let response) = app.receive(challenge),
         case .authenticated(let reply, let clock) = device.receive(response)
@@ -84,7 +94,8 @@ import Testing
       #expect(app.receive(reply) == .authenticated(deviceMTU: 247))
     }
     // An app that sends a wrong D2 (here: a digest of zeros) gets 13 F1.
-    var device = DeviceAuthenticator(address: mac, password: .factoryDefault, random: hex("A1B2C3D4"), useShortForm: false, mtu: 247)
+    var device = DeviceAuthenticator(
+      address: mac, password: .factoryDefault, random: hex("A1B2C3D4"), useShortForm: false, mtu: 247)
     _ = device.receive(hex("13 01 11223344"))
     #expect(device.receive(hex("13 02") + [UInt8](repeating: 0, count: 16)) == .reject(reply: hex("13 F1")))
   }

@@ -24,11 +24,17 @@ import Testing
       (TriggerKey.aAng.name, .trigger), (SensorKey.uri.name, .sensor), (LegacyKey.htBlw.name, .legacyTrigger),
       (LegacyKey.tlmItvl.name, .legacyCommon),
     ]
-    for (key, scope) in typed { #expect(KeyTable.keys(in: scope, type: nil).contains { $0.key == key } || KeyTable.all.contains { $0.key == key && $0.scope == scope }) }
+    for (key, scope) in typed {
+      #expect(
+        KeyTable.keys(in: scope, type: nil).contains { $0.key == key }
+          || KeyTable.all.contains { $0.key == key && $0.scope == scope })
+    }
     // no duplicate rows for the same key, scope and type
     var seen = Set<String>()
     for row in KeyTable.all {
-      for t in row.types.map(Array.init) ?? [-1] { #expect(seen.insert("\(row.scope).\(row.key).\(t)").inserted, "\(row)") }
+      for t in row.types.map(Array.init) ?? [-1] {
+        #expect(seen.insert("\(row.scope).\(row.key).\(t)").inserted, "\(row)")
+      }
     }
   }
 
@@ -45,13 +51,17 @@ import Testing
 
   @Test func flatViewNamesEntriesByIdentityAndInverts() throws {
     let config = try KBeaconConfiguration(
-      deviceJSON: json(#"{"name":"n","advObj":[{"slot":2,"type":4,"url":"https://a.b"}],"trObj":[{"trIdx":0,"trType":1,"trPara":5}],"srObj":[{"srType":2,"lgItvl":300}]}"#),
+      deviceJSON: json(
+        #"{"name":"n","advObj":[{"slot":2,"type":4,"url":"https://a.b"}],"trObj":[{"trIdx":0,"trType":1,"trPara":5}],"srObj":[{"srType":2,"lgItvl":300}]}"#
+      ),
       generation: .pro)
     let flat = config.flattened()
-    #expect(flat.map(\.path) == [
-      "name", "advObj[2].slot", "advObj[2].type", "advObj[2].url", "trObj[0].trIdx", "trObj[0].trType", "trObj[0].trPara",
-      "srObj[2].srType", "srObj[2].lgItvl",
-    ])
+    #expect(
+      flat.map(\.path) == [
+        "name", "advObj[2].slot", "advObj[2].type", "advObj[2].url", "trObj[0].trIdx", "trObj[0].trType",
+        "trObj[0].trPara",
+        "srObj[2].srType", "srObj[2].lgItvl",
+      ])
     #expect(try KBeaconConfiguration(flattened: flat, generation: .pro) == config)
     // a partial path set gets its identity key first
     let partial = try KBeaconConfiguration(flattened: [("advObj[1].txPwr", .int(-4))], generation: .pro)
@@ -61,7 +71,9 @@ import Testing
 
   @Test func problemsPointAtPathsAndUseEntryTypes() throws {
     let config = try KBeaconConfiguration(
-      deviceJSON: json(#"{"name":"0123456789012345678","advObj":[{"slot":0,"type":5,"majorID":70000}],"trObj":[{"trIdx":0,"trType":1,"trPara":1}]}"#),
+      deviceJSON: json(
+        #"{"name":"0123456789012345678","advObj":[{"slot":0,"type":5,"majorID":70000}],"trObj":[{"trIdx":0,"trType":1,"trPara":1}]}"#
+      ),
       generation: .pro)
     let problems = config.problems()
     #expect(problems.count == 3)
@@ -70,8 +82,11 @@ import Testing
   }
 
   @Test func mergeFoldsASecondReadEntryByEntry() throws {
-    var first = try KBeaconConfiguration(deviceJSON: json(#"{"name":"a","advObj":[{"slot":0,"type":5,"txPwr":0}]}"#), generation: .pro)
-    let second = try KBeaconConfiguration(deviceJSON: json(#"{"advObj":[{"slot":0,"txPwr":-4},{"slot":1,"type":0}],"trObj":[{"trIdx":0,"trType":0}]}"#), generation: .pro)
+    var first = try KBeaconConfiguration(
+      deviceJSON: json(#"{"name":"a","advObj":[{"slot":0,"type":5,"txPwr":0}]}"#), generation: .pro)
+    let second = try KBeaconConfiguration(
+      deviceJSON: json(#"{"advObj":[{"slot":0,"txPwr":-4},{"slot":1,"type":0}],"trObj":[{"trIdx":0,"trType":0}]}"#),
+      generation: .pro)
     first.merge(second)
     #expect(first.slot(0)?.fields.description == #"{"slot":0,"type":5,"txPwr":-4}"#)
     #expect(first.slots.count == 2 && first.triggers.count == 1 && first.common[CommonKey.name] == "a")

@@ -61,7 +61,8 @@ import Testing
   @Test func reportFragmentsAndTheAppsSevenByteAck() throws {
     // 30 0000 … = JSON report START at 0; 32 0004 … = END at 4
     let start = try ReportFragment(bytes: hex("30 0000") + utf8("{\"a\""))
-    #expect(start.dataType == .jsonReport && start.position == .start && start.offset == 0 && start.data == utf8("{\"a\""))
+    #expect(
+      start.dataType == .jsonReport && start.position == .start && start.offset == 0 && start.data == utf8("{\"a\""))
     // the spec's example ack: 33 LL LL 03E8 0000 — JSON report ack, 16 bytes held, window 1000, cause OK
     #expect(ReportAck(dataType: .jsonReport, receivedLength: 16).bytes == hex("33 0010 03E8 0000"))
     // 53 = HEX report ack; cause 1 = sequence error

@@ -5,7 +5,8 @@ import Testing
 /// The order- and number-preserving JSON used on the wire (kbeacon-protocol.md §4.2, §6).
 @Suite struct JSONValueTests {
   @Test func roundTripKeepsKeyOrderAndNumberText() throws {
-    let text = #"{"msg":"cfg","advObj":[{"slot":0,"type":5,"advPrd":1022.5,"txPwr":-4,"conn":1}],"name":"a/b","x":1000.0}"#
+    let text =
+      #"{"msg":"cfg","advObj":[{"slot":0,"type":5,"advPrd":1022.5,"txPwr":-4,"conn":1}],"name":"a/b","x":1000.0}"#
     let value = try JSONParser.parse(text)
     #expect(JSONWriter.text(value) == text)
     #expect(value.objectValue?.keys == ["msg", "advObj", "name", "x"])

@@ -9,7 +9,8 @@ import Testing
     #expect(ReadRequest.pro(.triggers, triggerType: 4).json.description == #"{"msg":"getPara","type":4,"trType":4}"#)
     #expect(ReadRequest.pro(.slots, slot: 2).json.description == #"{"msg":"getPara","type":2,"slot":2}"#)
     #expect(ReadRequest.legacy(.initialRead).json.description == #"{"msg":"getPara","stype":55}"#)
-    #expect(ReadRequest.legacy(.trigger, triggerType: 2).json.description == #"{"msg":"getPara","stype":64,"trType":2}"#)
+    #expect(
+      ReadRequest.legacy(.trigger, triggerType: 2).json.description == #"{"msg":"getPara","stype":64,"trType":2}"#)
   }
 
   @Test func fullReadPutsAtMostTwoTypeBitsInOneRequest() {
@@ -20,7 +21,8 @@ import Testing
   }
 
   @Test func responseParsesIntoTheModelAndBackLosslessly() throws {
-    let text = #"{"model":"KBPro","ver":"V5.22","maxSlot":5,"futureKey":{"a":[1,2]},"name":"door","advObj":[{"slot":0,"type":5,"advPrd":1022.5,"txPwr":0,"uuid":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0","majorID":1,"minorID":2,"newSlotKey":7}],"trObj":[{"trIdx":0,"trType":4,"trAct":1,"slot":0}]}"#
+    let text =
+      #"{"model":"KBPro","ver":"V5.22","maxSlot":5,"futureKey":{"a":[1,2]},"name":"door","advObj":[{"slot":0,"type":5,"advPrd":1022.5,"txPwr":0,"uuid":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0","majorID":1,"minorID":2,"newSlotKey":7}],"trObj":[{"trIdx":0,"trType":4,"trAct":1,"slot":0}]}"#
     let config = try ReadResponse.parse(utf8(text), generation: .pro)
     #expect(config.generation == .pro)
     #expect(config.common[CommonKey.name] == "door")
@@ -33,7 +35,9 @@ import Testing
   }
 
   @Test func modleMarksALegacyResponse() throws {
-    let config = try ReadResponse.parse(utf8(#"{"modle":"KBN52","devName":"x","type":4,"uuid":"7777772E-6B6B-6D63-6E2E-636F6D000001"}"#), generation: .pro)
+    let config = try ReadResponse.parse(
+      utf8(#"{"modle":"KBN52","devName":"x","type":4,"uuid":"7777772E-6B6B-6D63-6E2E-636F6D000001"}"#), generation: .pro
+    )
     #expect(config.generation == .legacy)
     #expect(config.common[LegacyKey.type] == 4)
     #expect(GenerationDetection.shouldFallBackToLegacy(after: .deviceRejected(.invalidParameter)))
@@ -68,13 +72,17 @@ import Testing
     var device = CommonConfig()
     device[CommonKey.minPwr] = -20
     device[CommonKey.maxPwr] = 0
-    #expect(throws: KBeaconError.self) { try WriteRequest.json(for: KBeaconConfiguration(slots: [tooLoud]), device: device) }
+    #expect(throws: KBeaconError.self) {
+      try WriteRequest.json(for: KBeaconConfiguration(slots: [tooLoud]), device: device)
+    }
     var badPeriod = SlotConfig(slot: 1, type: .eddystoneURL)
     badPeriod[SlotKey.advPrd] = 50
     #expect(throws: KBeaconError.self) { try WriteRequest.json(for: KBeaconConfiguration(slots: [badPeriod])) }
     var advertisingTrigger = TriggerConfig(index: 0, type: .buttonSingleClick)
     advertisingTrigger[TriggerKey.trAct] = .advertise
-    #expect(throws: KBeaconError.self) { try WriteRequest.json(for: KBeaconConfiguration(triggers: [advertisingTrigger])) }
+    #expect(throws: KBeaconError.self) {
+      try WriteRequest.json(for: KBeaconConfiguration(triggers: [advertisingTrigger]))
+    }
     var readOnly = KBeaconConfiguration()
     readOnly.common[CommonKey.maxSlot] = 3
     #expect(throws: KBeaconError.inputInvalid("maxSlot is read-only")) { try WriteRequest.json(for: readOnly) }
@@ -95,8 +103,9 @@ import Testing
   }
 
   @Test func commands() {
-    #expect(Command.ring(milliseconds: 3000, type: 3, ledOn: 200, ledOff: 800).json.description
-      == #"{"msg":"ring","ringTime":3000,"ringType":3,"ledOn":200,"ledOff":800}"#)
+    #expect(
+      Command.ring(milliseconds: 3000, type: 3, ledOn: 200, ledOff: 800).json.description
+        == #"{"msg":"ring","ringTime":3000,"ringType":3,"ledOn":200,"ledOff":800}"#)
     #expect(Command.factoryReset.json.description == #"{"msg":"admin","stype":"reset"}"#)
     #expect(Command.powerOff.json.description == #"{"msg":"admin","stype":"pwroff"}"#)
     #expect(Command.reset(for: .legacy).json.description == #"{"msg":"reset"}"#)
@@ -110,10 +119,12 @@ import Testing
       let text = try WriteRequest.json(for: KBeaconConfiguration(triggers: [t])).description
       #expect(text == #"{"msg":"cfg","trObj":[{"trIdx":1,"trType":\#(type.rawValue),"trAct":20}]}"#)
     }
-    #expect(try WriteRequest.json(for: KBeaconConfiguration(triggers: [.disabled(2)])).description
-      == #"{"msg":"cfg","trObj":[{"trIdx":2,"trType":0}]}"#)
-    #expect(try WriteRequest.json(for: KBeaconConfiguration(slots: [.disabled(3)])).description
-      == #"{"msg":"cfg","advObj":[{"slot":3,"type":0}]}"#)
+    #expect(
+      try WriteRequest.json(for: KBeaconConfiguration(triggers: [.disabled(2)])).description
+        == #"{"msg":"cfg","trObj":[{"trIdx":2,"trType":0}]}"#)
+    #expect(
+      try WriteRequest.json(for: KBeaconConfiguration(slots: [.disabled(3)])).description
+        == #"{"msg":"cfg","advObj":[{"slot":3,"type":0}]}"#)
     // trCap bit (trType − 1)
     #expect(TriggerConfig.isSupported(.buttonSingleClick, triggerCapability: 0x8))
     #expect(!TriggerConfig.isSupported(.accMotion, triggerCapability: 0x8))

@@ -20,7 +20,9 @@ import Testing
     // 23 0011 0000 0004: expect next from offset 17 → END at 0x0011 with the last 9 bytes
     #expect(exchange.receive(hex("23 0011 0000 0004")) == .send(hex("22 0011") + Array(message[17...])))
     // 23 0000 0000 0000 + {"x":1}: success carrying the short response inline
-    #expect(exchange.receive(hex("23 0000 0000 0000") + utf8(#"{"x":1}"#)) == .finish(.init(messages: [utf8(#"{"x":1}"#)]), ack: nil))
+    #expect(
+      exchange.receive(hex("23 0000 0000 0000") + utf8(#"{"x":1}"#))
+        == .finish(.init(messages: [utf8(#"{"x":1}"#)]), ack: nil))
   }
 
   @Test func longResponseArrivesAsReportFragmentsEachAcked() {
@@ -43,7 +45,9 @@ import Testing
     _ = exchange.start()
     // 23 0000 0000 0005 + {"a": → stored, acked with 4 bytes held
     #expect(exchange.receive(hex("23 0000 0000 0005") + utf8(#"{"a""#)) == .send(hex("33 0004 03E8 0000")))
-    #expect(exchange.receive(hex("32 0004") + utf8(":1}")) == .finish(.init(messages: [utf8(#"{"a":1}"#)]), ack: hex("33 0007 03E8 0000")))
+    #expect(
+      exchange.receive(hex("32 0004") + utf8(":1}"))
+        == .finish(.init(messages: [utf8(#"{"a":1}"#)]), ack: hex("33 0007 03E8 0000")))
   }
 
   @Test func outOfSequenceReportIsNackedWithCauseOne() {

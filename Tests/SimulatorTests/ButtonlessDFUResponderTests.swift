@@ -7,7 +7,8 @@ import Testing
   @Test func setNameThenEnter() {
     var r = ButtonlessDFUResponder()
     // 02 | len 03 | "Dfu" → 20 02 01
-    #expect(r.receive([0x02, 0x03] + Array("Dfu".utf8)) == .init(indication: [0x20, 0x02, 0x01], enterBootloader: false))
+    #expect(
+      r.receive([0x02, 0x03] + Array("Dfu".utf8)) == .init(indication: [0x20, 0x02, 0x01], enterBootloader: false))
     #expect(r.bootloaderName == "Dfu")
     // 02 with a length byte that disagrees with the name → 20 02 05 invalid adv name
     #expect(r.receive([0x02, 0x05, 0x41]).indication == [0x20, 0x02, 0x05])

@@ -55,4 +55,3 @@ actor FrameLog {
   private(set) var frames: [[UInt8]] = []
   func append(_ f: [UInt8]) { frames.append(f) }
 }
-

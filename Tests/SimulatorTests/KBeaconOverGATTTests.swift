@@ -9,7 +9,8 @@ import Testing
 /// `GATTClient` and `KBeaconSession` — the code path used with real hardware (kbeacon-protocol.md §2–§9).
 @Suite struct KBeaconOverGATTTests {
   static let address = BluetoothAddress("DD:34:02:06:D0:6C")!
-  static let environment = KBeaconSession.Environment(randomBytes: { n in [UInt8](repeating: 0x5A, count: n) }, now: { 1_700_000_000 })
+  static let environment = KBeaconSession.Environment(
+    randomBytes: { n in [UInt8](repeating: 0x5A, count: n) }, now: { 1_700_000_000 })
 
   struct Connection {
     var device: SimulatedKBeacon
@@ -38,14 +39,16 @@ import Testing
     var slot = SlotConfig(slot: 1, type: .eddystoneURL)
     slot[SlotKey.url] = "https://example.com/a-long-path/that-needs/several-frames"
     try await session.write(KBeaconConfiguration(slots: [slot]))
-    #expect(await device.configuration.slot(1)?[SlotKey.url] == "https://example.com/a-long-path/that-needs/several-frames")
+    #expect(
+      await device.configuration.slot(1)?[SlotKey.url] == "https://example.com/a-long-path/that-needs/several-frames")
     try await session.send(.ring(milliseconds: 2000, type: 2))
     #expect(await device.commandLog == [.ring(milliseconds: 2000, type: 2)])
     await session.close()
   }
 
   @Test func wrongPasswordFailsAndTheDeviceDropsTheLink() async throws {
-    let device = SimulatedKBeacon(address: Self.address, profile: .pro(), password: try KBeaconPassword("s3cret-s3cret"), now: { 0 })
+    let device = SimulatedKBeacon(
+      address: Self.address, profile: .pro(), password: try KBeaconPassword("s3cret-s3cret"), now: { 0 })
     let c = try await open(device, mtu: 247)
     await #expect(throws: KBeaconAuthenticationError.wrongPassword) {
       _ = try await KBeaconSession.connect(client: c.client, password: .factoryDefault, environment: Self.environment)
@@ -70,7 +73,8 @@ import Testing
   @Test func fea3EventsReachTheSession() async throws {
     let device = SimulatedKBeacon(address: Self.address, profile: .pro(), now: { 1_700_000_000 })
     let c = try await open(device, mtu: 247)
-    let (session, _) = try await KBeaconSession.connect(client: c.client, password: .factoryDefault, environment: Self.environment)
+    let (session, _) = try await KBeaconSession.connect(
+      client: c.client, password: .factoryDefault, environment: Self.environment)
     var trigger = TriggerConfig(index: 0, type: .temperatureAbove)
     trigger[TriggerKey.trAct] = .reportToApp
     trigger[TriggerKey.trPara] = 30
@@ -81,7 +85,9 @@ import Testing
     let server = c.link.connection
     #expect(try await server.indicate(KBeaconGATT.indicate, payload))
     var iterator = events.makeAsyncIterator()
-    #expect(try await iterator.next() == .humidity(trigger: .temperatureAbove, utc: 1_700_000_000, celsius: 31.5, humidity: 45))
+    #expect(
+      try await iterator.next()
+        == .humidity(trigger: .temperatureAbove, utc: 1_700_000_000, celsius: 31.5, humidity: 45))
   }
 
   @Test func buttonlessDFUSetsTheNameThenEntersTheBootloader() async throws {

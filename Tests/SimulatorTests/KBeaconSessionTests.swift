@@ -61,13 +61,17 @@ import Testing
     // range but above this device's maxPwr +4 → the device answers 0x103.
     var slot = SlotConfig(slot: 0, type: .iBeacon)
     slot[SlotKey.txPwr] = 5
-    await #expect(throws: KBeaconError.deviceRejected(.invalidParameter)) { try await session.write(KBeaconConfiguration(slots: [slot])) }
+    await #expect(throws: KBeaconError.deviceRejected(.invalidParameter)) {
+      try await session.write(KBeaconConfiguration(slots: [slot]))
+    }
     // Slot 4 exists, but this device cannot advertise AOA (no bCap bit) → 0x104.
     await #expect(throws: KBeaconError.deviceRejected(.featureUnsupported)) {
       try await session.write(KBeaconConfiguration(slots: [SlotConfig(slot: 4, type: .aoa)]))
     }
     // A slot index beyond the table's 0...4 is refused by the app before sending.
-    await #expect(throws: KBeaconError.self) { try await session.write(KBeaconConfiguration(slots: [SlotConfig(slot: 7, type: .iBeacon)])) }
+    await #expect(throws: KBeaconError.self) {
+      try await session.write(KBeaconConfiguration(slots: [SlotConfig(slot: 7, type: .iBeacon)]))
+    }
     // An unsupported trigger type → 0x117.
     await #expect(throws: KBeaconError.deviceRejected(.triggerNotSupported)) {
       try await session.write(KBeaconConfiguration(triggers: [TriggerConfig(index: 0, type: .pirBodyDetected)]))
@@ -76,10 +80,13 @@ import Testing
   }
 
   @Test func wrongPasswordIsADistinctErrorAndDropsTheLink() async throws {
-    let device = SimulatedKBeacon(address: Self.address, profile: .pro(), password: try KBeaconPassword("correct-horse"), now: { 0 })
+    let device = SimulatedKBeacon(
+      address: Self.address, profile: .pro(), password: try KBeaconPassword("correct-horse"), now: { 0 })
     let link = await KBeaconDirectLink(device: device, mtu: 247)
     let session = KBeaconSession(link: link, environment: Self.environment, timeouts: .all(.seconds(2)))
-    await #expect(throws: KBeaconAuthenticationError.wrongPassword) { try await session.authenticate(password: .factoryDefault) }
+    await #expect(throws: KBeaconAuthenticationError.wrongPassword) {
+      try await session.authenticate(password: .factoryDefault)
+    }
     await #expect(throws: (any Error).self) { try await link.writeFrame([0x23, 0, 0]) }
   }
 
@@ -100,7 +107,8 @@ import Testing
     #expect(config.triggers.count == 2)
     // the first getPara was the v2 form, rejected with 0x103, then the v1 initial read (stype 0x37 = 55)
     let requests = await link.written.frames.filter { (0x20...0x23).contains($0[0]) }.flatMap { $0.dropFirst(3) }
-    #expect(String(decoding: requests, as: UTF8.self).hasPrefix(#"{"msg":"getPara","type":3}{"msg":"getPara","stype":55}"#))
+    #expect(
+      String(decoding: requests, as: UTF8.self).hasPrefix(#"{"msg":"getPara","type":3}{"msg":"getPara","stype":55}"#))
     var changes = KBeaconConfiguration(generation: .legacy)
     changes.common[LegacyKey.txPwr] = -4
     try await session.write(changes)
@@ -133,7 +141,9 @@ import Testing
     #expect(try await session.historyInfo(sensor: .humidity).unread == 30)
     try await session.clearHistory(sensor: .humidity)
     #expect(try await session.historyInfo(sensor: .humidity).total == 0)
-    await #expect(throws: KBeaconError.deviceRejected(.sensorNotSupported)) { try await session.historyInfo(sensor: .co2) }
+    await #expect(throws: KBeaconError.deviceRejected(.sensorNotSupported)) {
+      try await session.historyInfo(sensor: .co2)
+    }
   }
 
   @Test func resetAndPowerOff() async throws {
@@ -151,7 +161,9 @@ import Testing
     let device = SimulatedKBeacon(address: Self.address, profile: .pro(), now: { 0 })
     let link = SilentLink(peer: Self.address)
     let session = KBeaconSession(link: link, environment: Self.environment, timeouts: .all(.milliseconds(50)))
-    await #expect(throws: KBeaconError.timeout(operation: "authentication")) { try await session.authenticate(password: .factoryDefault) }
+    await #expect(throws: KBeaconError.timeout(operation: "authentication")) {
+      try await session.authenticate(password: .factoryDefault)
+    }
     _ = device
   }
 }

@@ -1,10 +1,10 @@
 /// A value that maps to and from device JSON.
-public protocol ConfigValue: Sendable, Equatable {
+public protocol DeviceJSONConvertible: Sendable, Equatable {
   init?(json: JSONValue)
   var json: JSONValue { get }
 }
 
-extension Int: ConfigValue {
+extension Int: DeviceJSONConvertible {
   public init?(json: JSONValue) {
     guard let i = json.intValue else { return nil }
     self = i
@@ -12,7 +12,7 @@ extension Int: ConfigValue {
   public var json: JSONValue { .int(self) }
 }
 
-extension Double: ConfigValue {
+extension Double: DeviceJSONConvertible {
   public init?(json: JSONValue) {
     guard let d = json.doubleValue else { return nil }
     self = d
@@ -20,7 +20,7 @@ extension Double: ConfigValue {
   public var json: JSONValue { .double(self) }
 }
 
-extension String: ConfigValue {
+extension String: DeviceJSONConvertible {
   public init?(json: JSONValue) {
     guard let s = json.stringValue else { return nil }
     self = s
@@ -30,7 +30,7 @@ extension String: ConfigValue {
 
 /// 0/1 flags (`conn`, `trAdv`, `atPwr`, …). Reads accept 0/1 and `true`/`false`; writes send 0/1 as the
 /// SDKs do.
-extension Bool: ConfigValue {
+extension Bool: DeviceJSONConvertible {
   public init?(json: JSONValue) {
     switch json {
     case .bool(let b): self = b
@@ -42,7 +42,7 @@ extension Bool: ConfigValue {
   public var json: JSONValue { .int(self ? 1 : 0) }
 }
 
-extension ConfigValue where Self: RawRepresentable, RawValue == Int {
+extension DeviceJSONConvertible where Self: RawRepresentable, RawValue == Int {
   public init?(json: JSONValue) {
     guard let i = json.intValue, let v = Self(rawValue: i) else { return nil }
     self = v
@@ -50,15 +50,15 @@ extension ConfigValue where Self: RawRepresentable, RawValue == Int {
   public var json: JSONValue { .int(rawValue) }
 }
 
-extension AdvType: ConfigValue {}
-extension TriggerType: ConfigValue {}
-extension SensorType: ConfigValue {}
-extension AdvMode: ConfigValue {}
-extension TriggerAction: ConfigValue {}
-extension BasicCapability: ConfigValue {}
+extension AdvType: DeviceJSONConvertible {}
+extension TriggerType: DeviceJSONConvertible {}
+extension SensorType: DeviceJSONConvertible {}
+extension AdvMode: DeviceJSONConvertible {}
+extension TriggerAction: DeviceJSONConvertible {}
+extension BasicCapability: DeviceJSONConvertible {}
 
 /// A typed name for one JSON key. The allowed values live in `KeyTable` (look them up with `spec`).
-public struct ConfigKey<Value: ConfigValue>: Hashable, Sendable, CustomStringConvertible {
+public struct ConfigKey<Value: DeviceJSONConvertible>: Hashable, Sendable, CustomStringConvertible {
   public let name: String
   public let scope: ConfigScope
   public init(_ name: String, _ scope: ConfigScope) {

@@ -107,7 +107,9 @@ public enum ConfigValueKind: Hashable, Sendable, CustomStringConvertible {
       return i & ~mask == 0 ? nil : "bits 0x\(String(i & ~mask, radix: 16)) are not defined"
     case .text(let length, let format):
       guard let s = value.stringValue else { return "expected a string" }
-      guard length.contains(s.count) else { return "length \(s.count) is outside \(length.lowerBound)...\(length.upperBound)" }
+      guard length.contains(s.count) else {
+        return "length \(s.count) is outside \(length.lowerBound)...\(length.upperBound)"
+      }
       return format.problem(with: s)
     }
   }

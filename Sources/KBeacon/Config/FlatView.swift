@@ -40,7 +40,9 @@ extension KBeaconConfiguration {
     var out: [(String, JSONValue)] = common.fields.map { ($0.key, $0.value) }
     func add(_ array: String, _ fields: JSONObject, _ identity: Int?) {
       guard let identity else { return }
-      for (key, value) in fields { out.append((ConfigPath(array: array, identity: identity, key: key).description, value)) }
+      for (key, value) in fields {
+        out.append((ConfigPath(array: array, identity: identity, key: key).description, value))
+      }
     }
     for s in slots { add("advObj", s.fields, s.identity) }
     for t in triggers { add("trObj", t.fields, t.identityValue(generation)) }
@@ -50,7 +52,8 @@ extension KBeaconConfiguration {
 
   /// A configuration from path/value pairs (the inverse of `flattened()`). Each entry gets its identity
   /// key first, so a partial set of paths becomes a valid `cfg` fragment. Unparseable paths are errors.
-  public init(flattened pairs: [(path: String, value: JSONValue)], generation: ProtocolGeneration) throws(KBeaconError) {
+  public init(flattened pairs: [(path: String, value: JSONValue)], generation: ProtocolGeneration) throws(KBeaconError)
+  {
     self.init(generation: generation)
     for (text, value) in pairs {
       guard let path = ConfigPath(text) else { throw .inputInvalid("'\(text)' is not a configuration path") }

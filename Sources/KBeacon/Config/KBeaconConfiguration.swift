@@ -103,7 +103,8 @@ public struct KBeaconConfiguration: Sendable, Hashable {
     switch (generation, path.array) {
     case (.pro, nil): return KeyTable.spec(for: path.key, in: .common)
     case (.legacy, nil): return KeyTable.spec(for: path.key, in: .legacyCommon)
-    case (.pro, "advObj"): return KeyTable.spec(for: path.key, in: .slot, type: slot(path.identity ?? -1)?.fields["type"]?.intValue)
+    case (.pro, "advObj"):
+      return KeyTable.spec(for: path.key, in: .slot, type: slot(path.identity ?? -1)?.fields["type"]?.intValue)
     case (.pro, "trObj"):
       return KeyTable.spec(for: path.key, in: .trigger, type: trigger(path.identity ?? -1)?.fields["trType"]?.intValue)
     case (.legacy, "trObj"): return KeyTable.spec(for: path.key, in: .legacyTrigger, type: path.identity)

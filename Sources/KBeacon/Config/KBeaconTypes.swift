@@ -1,15 +1,36 @@
 /// Advertisement type of a v2 slot, `KBAdvType` (kbeacon-protocol.md §6.4).
 public enum AdvType: Int, Sendable, CaseIterable, Codable {
-  case disabled = 0, kSensor = 1, eddystoneUID = 2, eddystoneTLM = 3, eddystoneURL = 4, iBeacon = 5
-  case system = 6, aoa = 7, eBeacon = 8
+  case disabled = 0
+  case kSensor = 1
+  case eddystoneUID = 2
+  case eddystoneTLM = 3
+  case eddystoneURL = 4
+  case iBeacon = 5
+  case system = 6
+  case aoa = 7
+  case eBeacon = 8
 }
 
 /// Trigger type, `KBTriggerType` (§6.5); the same numbers tag FEA3 indications (§8.3).
 public enum TriggerType: Int, Sendable, CaseIterable, Codable {
-  case disabled = 0, accMotion = 1, accAngle = 2, buttonLongPress = 3, buttonSingleClick = 4
-  case buttonDoubleClick = 5, buttonTripleClick = 6, cutoff = 7, temperatureAbove = 8, temperatureBelow = 9
-  case humidityAbove = 10, humidityBelow = 11, humidityPeriodically = 12, pirBodyDetected = 13
-  case luxAbove = 14, luxBelow = 15, periodicEvent = 20, accPositionReport = 60
+  case disabled = 0
+  case accMotion = 1
+  case accAngle = 2
+  case buttonLongPress = 3
+  case buttonSingleClick = 4
+  case buttonDoubleClick = 5
+  case buttonTripleClick = 6
+  case cutoff = 7
+  case temperatureAbove = 8
+  case temperatureBelow = 9
+  case humidityAbove = 10
+  case humidityBelow = 11
+  case humidityPeriodically = 12
+  case pirBodyDetected = 13
+  case luxAbove = 14
+  case luxBelow = 15
+  case periodicEvent = 20
+  case accPositionReport = 60
 
   /// `trCap` bit for this type: bit (trType − 1) (§6.3).
   public var capabilityBit: Int { rawValue == 0 ? 0 : 1 << (rawValue - 1) }
@@ -17,8 +38,17 @@ public enum TriggerType: Int, Sendable, CaseIterable, Codable {
 
 /// Sensor type, `KBSensorType` (§6.6); also the `srType` of history requests (§9).
 public enum SensorType: Int, Sendable, CaseIterable, Codable {
-  case disabled = 0, accMotion = 0x1, humidity = 0x2, alarm = 0x8, pir = 0x10, light = 0x20, voc = 0x40
-  case co2 = 0x41, geo = 0x42, scan = 0x44, nfc = 0x45
+  case disabled = 0
+  case accMotion = 0x1
+  case humidity = 0x2
+  case alarm = 0x8
+  case pir = 0x10
+  case light = 0x20
+  case voc = 0x40
+  case co2 = 0x41
+  case geo = 0x42
+  case scan = 0x44
+  case nfc = 0x45
 }
 
 /// `trAct` bits (§6.5).
@@ -63,7 +93,9 @@ public struct BasicCapability: OptionSet, Sendable, Hashable {
 
 /// `mode` of a slot, `KBAdvMode` (§6.4).
 public enum AdvMode: Int, Sendable, CaseIterable {
-  case legacy = 0, longRange = 1, extended = 2
+  case legacy = 0
+  case longRange = 1
+  case extended = 2
 }
 
 /// The tx power levels of `KBAdvTxPower` (§6.4); a device further limits them to `minPwr...maxPwr`.

@@ -43,18 +43,24 @@ public enum KeyTable {
     .init("id", .common, .integer(uint32), .readOnly, "serial number (firmware ≥ 6.67)"),
     .init("name", .common, .text(0...18, .any), .readWrite, "device name"),
     .init("pwd", .common, .text(8...16, .any), .writeOnly, "new password"),
-    .init("meaPwr", .common, .integer(-100...10), .readWrite, "measured power at 1 m, dBm",
+    .init(
+      "meaPwr", .common, .integer(-100...10), .readWrite, "measured power at 1 m, dBm",
       note: "iOS range −100..10 (Android −80..0)"),
     .init("atPwr", .common, .flag, .readWrite, "always power on / advertise after power-on"),
-    .init("nBlk", .common, .integer(0...65535), .readWrite, "LED blink interval, normal", note: "[I] units and range undocumented"),
-    .init("lBlk", .common, .integer(0...65535), .readWrite, "LED blink interval, low battery", note: "[I] units and range undocumented"),
+    .init(
+      "nBlk", .common, .integer(0...65535), .readWrite, "LED blink interval, normal",
+      note: "[I] units and range undocumented"),
+    .init(
+      "lBlk", .common, .integer(0...65535), .readWrite, "LED blink interval, low battery",
+      note: "[I] units and range undocumented"),
   ]
 
   // MARK: v2 slots (§6.4)
   static let proSlot: [ConfigKeySpec] = [
     .init("slot", .slot, .integer(0...4), "slot index"),
     .init("type", .slot, .choice(AdvType.allCases.map(\.rawValue)), "advertisement type (AdvType)"),
-    .init("txPwr", .slot, .integer(-40...8), "tx power, dBm; also within minPwr...maxPwr",
+    .init(
+      "txPwr", .slot, .integer(-40...8), "tx power, dBm; also within minPwr...maxPwr",
       note: "KBAdvTxPower levels in AdvTxPower.levels"),
     .init("advPrd", .slot, .number(100...40000), "advertising period, ms"),
     .init("conn", .slot, .flag, "connectable"),
@@ -98,7 +104,8 @@ public enum KeyTable {
     .init("slot", .trigger, .integer(0...4), "slot advertised when triggered"),
     .init("trAChg", .trigger, .flag, "iBeacon UUID + trigger type while triggered"),
     .init("trATm", .trigger, .integer(1...7200), "triggered advertising duration, s"),
-    .init("trAPrd", .trigger, .number(100...40000), "triggered advertising period, ms", note: "[I] upper bound = advPrd's"),
+    .init(
+      "trAPrd", .trigger, .number(100...40000), "triggered advertising period, ms", note: "[I] upper bound = advPrd's"),
     .init("trAPwr", .trigger, .integer(-40...8), "triggered tx power, dBm"),
     .init("odr", .trigger, .choice([0, 1, 2, 3]), types: [1], "accelerometer ODR: 1/10/25/50 Hz"),
     .init("ocnt", .trigger, .integer(1...255), types: [1], "wake-up duration, 1/ODR units"),

@@ -11,7 +11,9 @@ public struct DeviceAck: Hashable, Sendable {
   /// A short response riding on the ack (cause 0 for reads; cause 5 may carry the first report bytes).
   public var payload: [UInt8]
 
-  public init(dataType: FrameHeader.DataType, seq: UInt16 = 0, window: UInt16 = 0, cause: DeviceCause, payload: [UInt8] = []) {
+  public init(
+    dataType: FrameHeader.DataType, seq: UInt16 = 0, window: UInt16 = 0, cause: DeviceCause, payload: [UInt8] = []
+  ) {
     self.dataType = dataType
     self.seq = seq
     self.window = window

@@ -41,7 +41,8 @@ public struct RequestAssembler: Sendable {
       buffer = frame.payload
       dataType = frame.dataType
     case .middle, .end:
-      guard dataType == frame.dataType, Int(frame.offset) == buffer.count, buffer.count + frame.payload.count <= capacity
+      guard dataType == frame.dataType, Int(frame.offset) == buffer.count,
+        buffer.count + frame.payload.count <= capacity
       else { return reject() }
       buffer += frame.payload
     }

@@ -23,7 +23,8 @@ public struct ReportAssembler: Sendable {
     buffer = bytes
   }
 
-  public mutating func take(position: FrameHeader.Position, offset: UInt16, data: [UInt8]) throws(KBeaconError) -> Step {
+  public mutating func take(position: FrameHeader.Position, offset: UInt16, data: [UInt8]) throws(KBeaconError) -> Step
+  {
     switch position {
     case .start, .single:
       guard offset == 0 else { throw .malformedFrame("first fragment at offset \(offset), expected 0") }

@@ -19,7 +19,9 @@ public struct ReportFragment: Hashable, Sendable {
     guard header.dataType == .jsonReport || header.dataType == .hexReport else {
       throw .malformedFrame("data type \(header.dataType) is not a report")
     }
-    self.init(dataType: header.dataType, position: header.position, offset: try reader.u16("report offset"), data: reader.rest())
+    self.init(
+      dataType: header.dataType, position: header.position, offset: try reader.u16("report offset"), data: reader.rest()
+    )
   }
 
   public var bytes: [UInt8] {
@@ -31,7 +33,8 @@ public struct ReportFragment: Hashable, Sendable {
   /// The fragments of a report message, `budget` data bytes each.
   public static func fragments(of message: [UInt8], dataType: FrameHeader.DataType, budget: Int) -> [ReportFragment] {
     Fragmenter.pieces(count: message.count, budget: budget).map {
-      ReportFragment(dataType: dataType, position: $0.position, offset: UInt16($0.range.lowerBound), data: Array(message[$0.range]))
+      ReportFragment(
+        dataType: dataType, position: $0.position, offset: UInt16($0.range.lowerBound), data: Array(message[$0.range]))
     }
   }
 }
@@ -53,7 +56,9 @@ public struct ReportAck: Hashable, Sendable {
   public static let causeOK: UInt16 = 0
   public static let causeSequenceError: UInt16 = 1
 
-  public init(dataType: FrameHeader.DataType, receivedLength: UInt16, window: UInt16 = sdkWindow, errorCause: UInt16 = causeOK) {
+  public init(
+    dataType: FrameHeader.DataType, receivedLength: UInt16, window: UInt16 = sdkWindow, errorCause: UInt16 = causeOK
+  ) {
     self.dataType = dataType
     self.receivedLength = receivedLength
     self.window = window

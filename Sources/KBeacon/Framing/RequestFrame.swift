@@ -20,7 +20,8 @@ public struct RequestFrame: Hashable, Sendable {
     guard header.dataType == .json || header.dataType == .hex else {
       throw .malformedFrame("data type \(header.dataType) is not a request")
     }
-    self.init(dataType: header.dataType, position: header.position, offset: try reader.u16("offset"), payload: reader.rest())
+    self.init(
+      dataType: header.dataType, position: header.position, offset: try reader.u16("offset"), payload: reader.rest())
   }
 
   public var bytes: [UInt8] {
@@ -46,9 +47,12 @@ public struct RequestFrame: Hashable, Sendable {
   {
     guard offset >= 0, offset < message.count, offset <= Int(UInt16.max) else { return nil }
     let end = min(message.count, offset + max(1, budget))
-    let position: FrameHeader.Position = offset == 0 ? (end == message.count ? .single : .start)
+    let position: FrameHeader.Position =
+      offset == 0
+      ? (end == message.count ? .single : .start)
       : (end == message.count ? .end : .middle)
-    return RequestFrame(dataType: dataType, position: position, offset: UInt16(offset), payload: Array(message[offset..<end]))
+    return RequestFrame(
+      dataType: dataType, position: position, offset: UInt16(offset), payload: Array(message[offset..<end]))
   }
 }
 

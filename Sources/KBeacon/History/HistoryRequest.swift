@@ -48,7 +48,9 @@ public enum HistoryRequest: Hashable, Sendable {
       let pos = try r.u32("position")
       let count = try r.u16("count")
       guard let order = Order(rawValue: try r.u8("order")) else { throw .malformedFrame("unknown history order") }
-      self = .records(sensor: sensor, position: pos, count: count, order: order, connectionInterval: r.remaining > 0 ? try r.u8("interval") : nil)
+      self = .records(
+        sensor: sensor, position: pos, count: count, order: order,
+        connectionInterval: r.remaining > 0 ? try r.u8("interval") : nil)
     default: throw .malformedFrame("unknown history opcode 0x\(String(op, radix: 16))")
     }
   }
@@ -69,10 +71,13 @@ public struct HistoryInfo: Hashable, Sendable {
   }
 
   public init(bytes: [UInt8]) throws(KBeaconError) {
-    guard bytes.count >= 14, bytes[0] == 0x01 else { throw .sensorMessageMalformed("info response needs 14 bytes starting 01") }
+    guard bytes.count >= 14, bytes[0] == 0x01 else {
+      throw .sensorMessageMalformed("info response needs 14 bytes starting 01")
+    }
     var r = ByteReader(bytes, at: 1)
     do {
-      self.init(sensor: try r.u8("type"), total: try r.u32("total"), unread: try r.u32("unread"), deviceUTC: try r.u32("utc"))
+      self.init(
+        sensor: try r.u8("type"), total: try r.u32("total"), unread: try r.u32("unread"), deviceUTC: try r.u32("utc"))
     } catch { throw .sensorMessageMalformed(error.description) }
   }
 

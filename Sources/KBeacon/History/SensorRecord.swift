@@ -39,7 +39,9 @@ public struct SensorRecord: Hashable, Sendable {
   }
 
   public init(sensor: UInt8, bytes: ArraySlice<UInt8>) throws(KBeaconError) {
-    guard let size = Self.size(sensor: sensor) else { throw .sensorMessageMalformed("no history layout for sensor 0x\(String(sensor, radix: 16))") }
+    guard let size = Self.size(sensor: sensor) else {
+      throw .sensorMessageMalformed("no history layout for sensor 0x\(String(sensor, radix: 16))")
+    }
     guard bytes.count == size else { throw .sensorMessageMalformed("record of \(bytes.count) bytes, expected \(size)") }
     var r = ByteReader(bytes)
     do {
@@ -50,7 +52,8 @@ public struct SensorRecord: Hashable, Sendable {
       case 0x10: reading = .pir(indication: try r.u8("indication"))
       case 0x20: reading = .light(type: try r.u8("type"), reserved: try r.u8("reserved"), lux: try r.u16("lux"))
       case 0x40: reading = .voc(index: try r.u16("voc"), nox: try r.u16("nox"))
-      default: reading = .co2(ppm: try r.u16("ppm"), celsius: fixed88(try r.u16("temp")), percent: fixed88(try r.u16("hum")))
+      default:
+        reading = .co2(ppm: try r.u16("ppm"), celsius: fixed88(try r.u16("temp")), percent: fixed88(try r.u16("hum")))
       }
     } catch { throw .sensorMessageMalformed(error.description) }
   }
@@ -108,7 +111,9 @@ public struct HistoryPage: Hashable, Sendable {
   public init(bytes: [UInt8]) throws(KBeaconError) {
     var r = ByteReader(bytes)
     do {
-      guard try r.u8("opcode") == 0x02 else { throw KBeaconError.sensorMessageMalformed("record response must start 02") }
+      guard try r.u8("opcode") == 0x02 else {
+        throw KBeaconError.sensorMessageMalformed("record response must start 02")
+      }
       let length = Int(try r.u16("length"))
       guard length == bytes.count - 3 else {
         throw KBeaconError.sensorMessageMalformed("length field \(length), message has \(bytes.count - 3)")
@@ -119,9 +124,13 @@ public struct HistoryPage: Hashable, Sendable {
       if case .malformedFrame(let d) = error { throw .sensorMessageMalformed(d) }
       throw error
     } catch { throw .sensorMessageMalformed("\(error)") }
-    guard let size = SensorRecord.size(sensor: sensor) else { throw .sensorMessageMalformed("no history layout for sensor \(sensor)") }
+    guard let size = SensorRecord.size(sensor: sensor) else {
+      throw .sensorMessageMalformed("no history layout for sensor \(sensor)")
+    }
     let body = r.rest()
-    guard body.count % size == 0 else { throw .sensorMessageMalformed("\(body.count) record bytes is not a multiple of \(size)") }
+    guard body.count % size == 0 else {
+      throw .sensorMessageMalformed("\(body.count) record bytes is not a multiple of \(size)")
+    }
     var records: [SensorRecord] = []
     for start in stride(from: 0, to: body.count, by: size) {
       records.append(try SensorRecord(sensor: sensor, bytes: body[start..<start + size]))

@@ -76,7 +76,9 @@ public struct JSONParser {
       skipSpace()
       switch peek {
       case UInt8(ascii: ","): index += 1
-      case UInt8(ascii: "}"): index += 1; return object
+      case UInt8(ascii: "}"):
+        index += 1
+        return object
       default: throw error("expected ',' or '}'")
       }
     }
@@ -96,7 +98,9 @@ public struct JSONParser {
       skipSpace()
       switch peek {
       case UInt8(ascii: ","): index += 1
-      case UInt8(ascii: "]"): index += 1; return items
+      case UInt8(ascii: "]"):
+        index += 1
+        return items
       default: throw error("expected ',' or ']'")
       }
     }

@@ -10,6 +10,39 @@ public enum JSONWriter {
 
   public static func bytes(_ value: JSONValue) -> [UInt8] { Array(text(value).utf8) }
 
+  /// Indented JSON for people (two spaces, `"key": value`), same key order and number text.
+  public static func pretty(_ value: JSONValue) -> String {
+    var out = ""
+    writePretty(value, indent: "", to: &out)
+    return out
+  }
+
+  static func writePretty(_ value: JSONValue, indent: String, to out: inout String) {
+    let inner = indent + "  "
+    switch value {
+    case .array(let items) where !items.isEmpty:
+      out += "[\n"
+      for (i, item) in items.enumerated() {
+        out += inner
+        writePretty(item, indent: inner, to: &out)
+        out += i < items.count - 1 ? ",\n" : "\n"
+      }
+      out += indent + "]"
+    case .object(let object) where !object.isEmpty:
+      out += "{\n"
+      for (i, entry) in object.entries.enumerated() {
+        out += inner
+        writeString(entry.key, to: &out)
+        out += ": "
+        writePretty(entry.value, indent: inner, to: &out)
+        out += i < object.count - 1 ? ",\n" : "\n"
+      }
+      out += indent + "}"
+    default:
+      write(value, to: &out)
+    }
+  }
+
   static func write(_ value: JSONValue, to out: inout String) {
     switch value {
     case .null: out += "null"

@@ -36,7 +36,8 @@ public enum Command: Hashable, Sendable {
     case ("ring", _):
       guard let ms = json["ringTime"]?.intValue else { return nil }
       self = .ring(
-        milliseconds: ms, type: json["ringType"]?.intValue ?? 0, ledOn: json["ledOn"]?.intValue, ledOff: json["ledOff"]?.intValue)
+        milliseconds: ms, type: json["ringType"]?.intValue ?? 0, ledOn: json["ledOn"]?.intValue,
+        ledOff: json["ledOff"]?.intValue)
     case ("admin", "reset"): self = .factoryReset
     case ("admin", "pwroff"): self = .powerOff
     case ("reset", _): self = .legacyReset

@@ -65,7 +65,9 @@ public enum ReadResponse {
   /// SDK minimum length of a JSON read response (A2 `MIN_JSON_MSG_LEN`).
   public static let minimumLength = 7
 
-  public static func parse(_ bytes: [UInt8], generation: ProtocolGeneration) throws(KBeaconError) -> KBeaconConfiguration {
+  public static func parse(_ bytes: [UInt8], generation: ProtocolGeneration) throws(KBeaconError)
+    -> KBeaconConfiguration
+  {
     guard bytes.count >= minimumLength else { throw .readNull }
     let value: JSONValue
     do {
@@ -74,6 +76,7 @@ public enum ReadResponse {
       throw .jsonError(error.description)
     }
     guard let root = value.objectValue else { throw .jsonError("response is not a JSON object") }
-    return try KBeaconConfiguration(deviceJSON: root, generation: GenerationDetection.generation(ofResponse: root) ?? generation)
+    return try KBeaconConfiguration(
+      deviceJSON: root, generation: GenerationDetection.generation(ofResponse: root) ?? generation)
   }
 }

@@ -8,7 +8,9 @@ public enum WriteRequest {
   /// every slot carries `slot` and `type`; a trigger with the advertise action carries `slot`; values are
   /// in range; read-only keys are not written. `minPwr`/`maxPwr` and capabilities need the device's
   /// common config (`device`), when given.
-  public static func json(for changes: KBeaconConfiguration, device: CommonConfig? = nil) throws(KBeaconError) -> JSONObject {
+  public static func json(for changes: KBeaconConfiguration, device: CommonConfig? = nil) throws(KBeaconError)
+    -> JSONObject
+  {
     try validate(changes, device: device)
     var root: JSONObject = ["msg": .string("cfg")]
     if changes.generation == .legacy { root["stype"] = .int(legacySections(of: changes).rawValue) }
@@ -17,7 +19,9 @@ public enum WriteRequest {
     return root
   }
 
-  public static func bytes(for changes: KBeaconConfiguration, device: CommonConfig? = nil) throws(KBeaconError) -> [UInt8] {
+  public static func bytes(for changes: KBeaconConfiguration, device: CommonConfig? = nil) throws(KBeaconError)
+    -> [UInt8]
+  {
     JSONWriter.bytes(.object(try json(for: changes, device: device)))
   }
 
@@ -31,11 +35,15 @@ public enum WriteRequest {
     }
     guard c.generation == .pro else { return }
     for slot in c.slots {
-      guard slot.index != nil, slot.fields["type"] != nil else { throw .inputInvalid("every advObj entry needs slot and type") }
+      guard slot.index != nil, slot.fields["type"] != nil else {
+        throw .inputInvalid("every advObj entry needs slot and type")
+      }
       if let device, let tx = slot[SlotKey.txPwr] {
         let low = device[CommonKey.minPwr] ?? -40
         let high = device[CommonKey.maxPwr] ?? 8
-        guard (low...high).contains(tx) else { throw .inputInvalid("advObj[\(slot.index!)].txPwr \(tx) is outside \(low)...\(high)") }
+        guard (low...high).contains(tx) else {
+          throw .inputInvalid("advObj[\(slot.index!)].txPwr \(tx) is outside \(low)...\(high)")
+        }
       }
       if let device, let mode = slot[SlotKey.mode] {
         let caps = device.capabilities

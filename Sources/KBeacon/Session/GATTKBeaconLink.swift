@@ -57,7 +57,9 @@ public struct GATTKBeaconLink: KBeaconLink {
   public func close() async { await client.close() }
 
   /// The client's notification stream ends quietly when the link drops; sessions need that as an error.
-  static func throwing(_ stream: AsyncStream<[UInt8]>, peer: BluetoothAddress) -> AsyncThrowingStream<[UInt8], any Error> {
+  static func throwing(_ stream: AsyncStream<[UInt8]>, peer: BluetoothAddress) -> AsyncThrowingStream<
+    [UInt8], any Error
+  > {
     AsyncThrowingStream { continuation in
       let task = Task {
         for await value in stream { continuation.yield(value) }

@@ -3,7 +3,9 @@ extension KBeaconSession {
   /// The full configuration: v2 reads `type:3` then `type:4` (or `type:12` with sensors), at most two type
   /// bits per request (§3 step 5). When the generation is unknown, a v2 read rejected with 0x103/0x105/
   /// 0x119 is retried as v1 (§1) [I].
-  public func readConfiguration(sections: ConfigSections = [.common, .slots, .triggers]) async throws -> KBeaconConfiguration {
+  public func readConfiguration(sections: ConfigSections = [.common, .slots, .triggers]) async throws
+    -> KBeaconConfiguration
+  {
     if generation != .legacy {
       do {
         var merged: KBeaconConfiguration?
@@ -15,7 +17,9 @@ extension KBeaconSession {
         generation = .pro
         configuration = merged
         return merged ?? KBeaconConfiguration()
-      } catch let error as KBeaconError where generation == nil && GenerationDetection.shouldFallBackToLegacy(after: error) {
+      } catch let error as KBeaconError
+        where generation == nil && GenerationDetection.shouldFallBackToLegacy(after: error)
+      {
         return try await readLegacy(first: nil)
       }
     }
@@ -45,10 +49,19 @@ extension KBeaconSession {
   }
 
   /// Writes exactly the keys in `changes` (§6.2, §16 step 7) after the SDK's checks against the device's
-  /// own limits; on success the cached configuration takes the new values.
+  /// own limits; on success the cached configuration takes the new values. A slot entry without `type`
+  /// gets the slot's current type from the last read (the SDK always sends it).
   public func write(_ changes: KBeaconConfiguration) async throws {
     var changes = changes
     if let generation { changes.generation = generation }
+    // Every advObj entry carries `type` (§6.2): a slot change that does not name it gets the type the
+    // device last reported, so callers can send only the keys that changed.
+    for i in changes.slots.indices where changes.slots[i].fields["type"] == nil {
+      guard let index = changes.slots[i].index, let type = configuration?.slot(index)?.fields["type"] else { continue }
+      var fields: JSONObject = ["slot": .int(index), "type": type]
+      for (key, value) in changes.slots[i].fields where key != "slot" { fields[key] = value }
+      changes.slots[i].fields = fields
+    }
     let message = try WriteRequest.bytes(for: changes, device: configuration?.common)
     _ = try await exchange(.json, message, timeout: timeouts.write, operation: "cfg")
     var written = changes

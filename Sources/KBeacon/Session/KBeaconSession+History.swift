@@ -1,7 +1,9 @@
 /// Sensor history (kbeacon-protocol.md §9) and FEA3 events (§8.3).
 extension KBeaconSession {
   public func historyInfo(sensor: SensorType) async throws -> HistoryInfo {
-    let messages = try await exchange(.hex, HistoryRequest.info(sensor: UInt8(sensor.rawValue)).bytes, timeout: timeouts.command, operation: "history info")
+    let messages = try await exchange(
+      .hex, HistoryRequest.info(sensor: UInt8(sensor.rawValue)).bytes, timeout: timeouts.command,
+      operation: "history info")
     guard let first = messages.first else { throw KBeaconError.sensorMessageMalformed("empty info response") }
     return try HistoryInfo(bytes: first)
   }
@@ -18,7 +20,8 @@ extension KBeaconSession {
     let interval: UInt8? = generation == .legacy ? nil : HistoryRequest.sdkConnectionInterval
     while records.count < limit {
       let want = UInt16(min(Int(pageSize), limit - records.count))
-      let request = HistoryRequest.records(sensor: UInt8(sensor.rawValue), position: position, count: want, order: order, connectionInterval: interval)
+      let request = HistoryRequest.records(
+        sensor: UInt8(sensor.rawValue), position: position, count: want, order: order, connectionInterval: interval)
       let messages = try await exchange(.hex, request.bytes, timeout: timeouts.command, operation: "history records")
       var next = HistoryPage.noMore
       var got = 0
@@ -35,7 +38,9 @@ extension KBeaconSession {
   }
 
   public func clearHistory(sensor: SensorType) async throws {
-    _ = try await exchange(.hex, HistoryRequest.clear(sensor: UInt8(sensor.rawValue)).bytes, timeout: timeouts.command, operation: "history clear")
+    _ = try await exchange(
+      .hex, HistoryRequest.clear(sensor: UInt8(sensor.rawValue)).bytes, timeout: timeouts.command,
+      operation: "history clear")
   }
 
   /// FEA3 events, decoded for the session's generation.
@@ -45,7 +50,9 @@ extension KBeaconSession {
     return AsyncThrowingStream { continuation in
       let task = Task {
         do {
-          for try await payload in raw { continuation.yield(try IndicationEvent(payload: payload, generation: generation)) }
+          for try await payload in raw {
+            continuation.yield(try IndicationEvent(payload: payload, generation: generation))
+          }
           continuation.finish()
         } catch {
           continuation.finish(throwing: error)

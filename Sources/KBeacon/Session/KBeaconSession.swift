@@ -83,7 +83,8 @@ public actor KBeaconSession {
     defer { end() }
     try await startPump()
     var auth = AppAuthenticator(
-      address: link.peer, password: password, random: environment.randomBytes(4), utc: setClock ? environment.now() : nil)
+      address: link.peer, password: password, random: environment.randomBytes(4),
+      utc: setClock ? environment.now() : nil)
     try await link.writeFrame(auth.start())
     while true {
       let frame = try await inbox.next(timeout: timeouts.authentication, operation: "authentication")
@@ -108,6 +109,8 @@ public actor KBeaconSession {
     guard deviceMTU != nil else { throw KBeaconError.stateError("not authenticated") }
     try begin()
     defer { end() }
+    // Frames left over from an exchange that failed (timeout, error) must not answer this one.
+    await inbox.discardBuffered()
     var exchange = RequestExchange(kind: kind, message: message, budget: budget)
     try await link.writeFrame(exchange.start())
     while true {

@@ -37,7 +37,8 @@ public enum IndicationEvent: Hashable, Sendable {
           seconds: try r.u8("seconds"), distance: try r.u8("distance"))
       case 2:
         guard payload.count >= 9 else { throw .malformedFrame("humidity notification shorter than 9 bytes") }
-        self = .legacyHumidity(utc: try r.u32("UTC"), celsius: fixed88(try r.u16("temp")), humidity: fixed88(try r.u16("hum")))
+        self = .legacyHumidity(
+          utc: try r.u32("UTC"), celsius: fixed88(try r.u16("temp")), humidity: fixed88(try r.u16("hum")))
       case 3: self = .legacyButton(press: Int(try r.u8("button event")))
       default: self = .legacy(type: Int(first), body: r.rest())
       }

@@ -44,7 +44,9 @@ public struct ButtonlessDFUResponder: Sendable, Hashable {
       guard bytes.count >= 2 else { return reply(.invalidAdvertisingName) }
       let length = Int(bytes[1])
       let name = bytes.dropFirst(2)
-      guard length == name.count, (1...Self.maximumNameLength).contains(length) else { return reply(.invalidAdvertisingName) }
+      guard length == name.count, (1...Self.maximumNameLength).contains(length) else {
+        return reply(.invalidAdvertisingName)
+      }
       bootloaderName = String(decoding: name, as: UTF8.self)
       return reply(.success)
     default:

@@ -27,7 +27,9 @@ public struct KBeaconDeviceHistory: Sendable, Hashable {
 
   /// The pages answering a record read. Positions are record indexes (0 = oldest) [I]; `anyPosition` means
   /// the oldest for forward reads and the newest for reverse reads.
-  public mutating func read(sensor: UInt8, position: UInt32, count: UInt16, order: HistoryRequest.Order) -> [HistoryPage] {
+  public mutating func read(sensor: UInt8, position: UInt32, count: UInt16, order: HistoryRequest.Order)
+    -> [HistoryPage]
+  {
     let all = records[sensor] ?? []
     var selected: [SensorRecord]
     var next: UInt32

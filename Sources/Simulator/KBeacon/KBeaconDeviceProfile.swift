@@ -38,10 +38,13 @@ public struct KBeaconDeviceProfile: Sendable, Hashable {
   /// 5 slots (iBeacon in slot 0, Eddystone URL in slot 1), 5 triggers, tx power −40…+4 dBm.
   public static func pro(name: String = "KBPro_SIM", serial: Int = 214_810) -> KBeaconDeviceProfile {
     let advTypes: [AdvType] = [.kSensor, .eddystoneUID, .eddystoneTLM, .eddystoneURL, .iBeacon, .system]
-    let caps: BasicCapability = advTypes.reduce([.button, .beep, .accelerometer, .humidity, .historyRecord, .securityDFU]) {
+    let caps: BasicCapability = advTypes.reduce([
+      .button, .beep, .accelerometer, .humidity, .historyRecord, .securityDFU,
+    ]) {
       $0.union(.advType($1))
     }
-    let triggers: [TriggerType] = [.accMotion, .buttonLongPress, .buttonSingleClick, .buttonDoubleClick, .buttonTripleClick]
+    let triggers: [TriggerType] =
+      [.accMotion, .buttonLongPress, .buttonSingleClick, .buttonDoubleClick, .buttonTripleClick]
       + [.temperatureAbove, .temperatureBelow, .humidityAbove, .humidityBelow, .humidityPeriodically]
     var common = CommonConfig()
     common[CommonKey.model] = "KBPro_SIM"
@@ -91,7 +94,8 @@ public struct KBeaconDeviceProfile: Sendable, Hashable {
       generation: .pro, common: common, slots: slots, triggers: (0..<5).map { TriggerConfig.disabled($0) },
       sensors: [acc, ht])
     return KBeaconDeviceProfile(
-      generation: .pro, deviceMTU: 247, allowsNonConnectable: true, historySensors: [0x02], factoryConfiguration: config)
+      generation: .pro, deviceMTU: 247, allowsNonConnectable: true, historySensors: [0x02], factoryConfiguration: config
+    )
   }
 
   /// A legacy (v1) KBeacon: flat configuration, iBeacon + URL advertising, a button trigger, tx power
@@ -102,15 +106,24 @@ public struct KBeaconDeviceProfile: Sendable, Hashable {
       ("type", .int(0x14)), ("advPrd", .double(1000.0)), ("txPwr", .int(0)), ("minPwr", .int(-40)), ("maxPwr", .int(5)),
       ("bCap", .int(0x0B)), ("trCap", .int(0x3)), ("meaPwr", .int(-59)), ("tlmItvl", .int(10)), ("advFlag", .int(0x5)),
       ("uuid", .string("7777772E-6B6B-6D63-6E2E-636F6D000001")), ("majorID", .int(1)), ("minorID", .int(1)),
-      ("nid", .string("0x00112233445566778899")), ("sid", .string("0xAABBCCDDEEFF")), ("url", .string("https://kkmcn.com")),
+      ("nid", .string("0x00112233445566778899")), ("sid", .string("0xAABBCCDDEEFF")),
+      ("url", .string("https://kkmcn.com")),
       ("sensor", .int(0x2)), ("msItvl", .int(3)), ("tsThd", .int(5)), ("hsThd", .int(30)),
     ]
     let triggers = [
-      TriggerConfig(fields: ["trType": .int(0x1), "trAct": .int(0), "trPara": .int(2), "trAMode": .int(0), "trAType": .int(0x4), "trATm": .int(30), "trAPrd": .double(200.0)]),
-      TriggerConfig(fields: ["trType": .int(0x2), "trAct": .int(0), "trPara": .int(0x2), "trAMode": .int(0), "trAType": .int(0x4), "trATm": .int(30), "trAPrd": .double(200.0)]),
+      TriggerConfig(fields: [
+        "trType": .int(0x1), "trAct": .int(0), "trPara": .int(2), "trAMode": .int(0), "trAType": .int(0x4),
+        "trATm": .int(30), "trAPrd": .double(200.0),
+      ]),
+      TriggerConfig(fields: [
+        "trType": .int(0x2), "trAct": .int(0), "trPara": .int(0x2), "trAMode": .int(0), "trAType": .int(0x4),
+        "trATm": .int(30), "trAPrd": .double(200.0),
+      ]),
     ]
-    let config = KBeaconConfiguration(generation: .legacy, common: CommonConfig(fields: JSONObject(flat)), triggers: triggers)
+    let config = KBeaconConfiguration(
+      generation: .legacy, common: CommonConfig(fields: JSONObject(flat)), triggers: triggers)
     return KBeaconDeviceProfile(
-      generation: .legacy, deviceMTU: 23, allowsNonConnectable: true, historySensors: [0x02], factoryConfiguration: config)
+      generation: .legacy, deviceMTU: 23, allowsNonConnectable: true, historySensors: [0x02],
+      factoryConfiguration: config)
   }
 }

@@ -9,7 +9,9 @@ enum KBeaconDeviceWrites {
     var newPassword: String?
   }
 
-  static func apply(_ message: JSONObject, to current: KBeaconConfiguration, profile: KBeaconDeviceProfile) -> Result<Outcome, DeviceCause> {
+  static func apply(_ message: JSONObject, to current: KBeaconConfiguration, profile: KBeaconDeviceProfile) -> Result<
+    Outcome, DeviceCause
+  > {
     var body = message
     body["msg"] = nil
     if current.generation == .legacy { body["stype"] = nil }
@@ -35,24 +37,31 @@ enum KBeaconDeviceWrites {
   }
 
   /// Per-key checks: writable, in range, within the device's capabilities.
-  private static func check(_ c: KBeaconConfiguration, against current: KBeaconConfiguration, profile: KBeaconDeviceProfile)
+  private static func check(
+    _ c: KBeaconConfiguration, against current: KBeaconConfiguration, profile: KBeaconDeviceProfile
+  )
     -> DeviceCause?
   {
     let commonScope: ConfigScope = c.generation == .pro ? .common : .legacyCommon
     for (key, value) in c.common.fields {
       if let cause = checkKey(key, value, scope: commonScope, type: nil) { return cause }
     }
-    if c.generation == .legacy, let tx = c.common[LegacyKey.txPwr], !(profile.minPower...profile.maxPower).contains(tx) {
+    if c.generation == .legacy, let tx = c.common[LegacyKey.txPwr], !(profile.minPower...profile.maxPower).contains(tx)
+    {
       return .invalidParameter
     }
     for slot in c.slots {
       guard let index = slot.index, index < profile.maxSlot else { return .invalidParameter }
       let type = slot.fields["type"]?.intValue ?? current.slot(index)?.fields["type"]?.intValue
       for (key, value) in slot.fields { if let cause = checkKey(key, value, scope: .slot, type: type) { return cause } }
-      if let t = slot.advType, t != .disabled, !profile.capabilities.contains(.advType(t)) { return .featureUnsupported }
+      if let t = slot.advType, t != .disabled, !profile.capabilities.contains(.advType(t)) {
+        return .featureUnsupported
+      }
       if let tx = slot[SlotKey.txPwr], !(profile.minPower...profile.maxPower).contains(tx) { return .invalidParameter }
       if slot[SlotKey.mode] == .longRange, !profile.capabilities.contains(.longRange) { return .featureUnsupported }
-      if slot[SlotKey.mode] == .extended, !profile.capabilities.contains(.extendedAdvertising) { return .featureUnsupported }
+      if slot[SlotKey.mode] == .extended, !profile.capabilities.contains(.extendedAdvertising) {
+        return .featureUnsupported
+      }
       if slot[SlotKey.conn] == false, !profile.allowsNonConnectable { return .featureUnsupported }
       if slot.fields["chMsk"] != nil, !profile.capabilities.contains(.advChannelMask) { return .featureUnsupported }
     }
@@ -62,19 +71,25 @@ enum KBeaconDeviceWrites {
       if c.generation == .pro {
         guard let index = trigger.index, index < profile.maxTriggers else { return .invalidParameter }
         let effectiveType = type ?? current.trigger(index)?.fields["trType"]?.intValue
-        for (key, value) in trigger.fields { if let cause = checkKey(key, value, scope: scope, type: effectiveType) { return cause } }
+        for (key, value) in trigger.fields {
+          if let cause = checkKey(key, value, scope: scope, type: effectiveType) { return cause }
+        }
         if let t = trigger.triggerType, !TriggerConfig.isSupported(t, triggerCapability: profile.triggerCapability) {
           return .triggerNotSupported
         }
       } else {
         guard let type, profile.triggerCapability & type != 0 else { return .triggerNotSupported }
-        for (key, value) in trigger.fields { if let cause = checkKey(key, value, scope: scope, type: type) { return cause } }
+        for (key, value) in trigger.fields {
+          if let cause = checkKey(key, value, scope: scope, type: type) { return cause }
+        }
       }
     }
     for sensor in c.sensors {
       guard let type = sensor.identity else { return .missingParameter }
       guard current.sensors.contains(where: { $0.identity == type }) else { return .sensorNotSupported }
-      for (key, value) in sensor.fields { if let cause = checkKey(key, value, scope: .sensor, type: type) { return cause } }
+      for (key, value) in sensor.fields {
+        if let cause = checkKey(key, value, scope: .sensor, type: type) { return cause }
+      }
     }
     return nil
   }

@@ -10,6 +10,9 @@ public actor SimulatedKBeacon {
   private let now: @Sendable () -> UInt32
   private var currentLink: ObjectIdentifier?
   private var droppers: [ObjectIdentifier: @Sendable () async -> Void] = [:]
+  /// Drops every link to this device when the link itself was not `attach`ed (links opened by a
+  /// `SimulatedCentral`, dropped through its `SimulatedGATTLinks`).
+  private let dropLinks: (@Sendable (BluetoothAddress) async -> Void)?
   var buttonless = ButtonlessDFUResponder()
   /// Called when the buttonless DFU characteristic is told to enter the bootloader (`01`), with the name
   /// set by `02` if any. The DFU engineer connects the simulated bootloader here.
@@ -17,10 +20,15 @@ public actor SimulatedKBeacon {
 
   public init(
     address: BluetoothAddress, profile: KBeaconDeviceProfile, password: KBeaconPassword = .factoryDefault,
-    now: @escaping @Sendable () -> UInt32
+    humidityHistory: [SensorRecord] = [], busy: Bool = false,
+    dropLinks: (@Sendable (BluetoothAddress) async -> Void)? = nil, now: @escaping @Sendable () -> UInt32
   ) {
+    self.dropLinks = dropLinks
     self.address = address
-    self.device = SimulatedKBeaconDevice(address: address, profile: profile, password: password)
+    var device = SimulatedKBeaconDevice(address: address, profile: profile, password: password)
+    for r in humidityHistory { device.history.append(r, sensor: UInt8(SensorType.humidity.rawValue)) }
+    device.forceBusy = busy
+    self.device = device
     self.now = now
   }
 
@@ -48,12 +56,17 @@ public actor SimulatedKBeacon {
 
   func dropLink(_ id: ObjectIdentifier) async {
     if currentLink == id { currentLink = nil }
-    guard let drop = droppers.removeValue(forKey: id) else { return }
-    await drop()
+    if let drop = droppers.removeValue(forKey: id) {
+      await drop()
+    } else {
+      await dropLinks?(address)
+    }
   }
 
   /// Sets the "enter bootloader requested" hook (nordic-dfu.md §2.2).
-  public func setBootloaderHook(_ hook: (@Sendable (BluetoothAddress, String?) async -> Void)?) { bootloaderHook = hook }
+  public func setBootloaderHook(_ hook: (@Sendable (BluetoothAddress, String?) async -> Void)?) {
+    bootloaderHook = hook
+  }
 
   /// The name the last `02` buttonless command set.
   public var bootloaderName: String? { buttonless.bootloaderName }
@@ -71,7 +84,9 @@ public actor SimulatedKBeacon {
   }
 
   /// The FEA3 payload for a trigger event, when a trigger of that type reports to the app.
-  public func indication(for type: TriggerType, celsius: Double = 0, humidity: Double = 0, body: [UInt8] = []) -> [UInt8]? {
+  public func indication(for type: TriggerType, celsius: Double = 0, humidity: Double = 0, body: [UInt8] = [])
+    -> [UInt8]?
+  {
     device.indication(for: type, now: now(), celsius: celsius, humidity: humidity, body: body)
   }
 }

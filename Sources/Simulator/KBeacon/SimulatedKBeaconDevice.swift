@@ -43,7 +43,10 @@ public struct SimulatedKBeaconDevice: Sendable {
     case report([UInt8], FrameHeader.DataType)
   }
 
-  public init(address: BluetoothAddress, profile: KBeaconDeviceProfile, password: KBeaconPassword = .factoryDefault, seed: UInt64 = 1) {
+  public init(
+    address: BluetoothAddress, profile: KBeaconDeviceProfile, password: KBeaconPassword = .factoryDefault,
+    seed: UInt64 = 1
+  ) {
     self.address = address
     self.profile = profile
     self.configuration = profile.factoryConfiguration
@@ -76,7 +79,8 @@ public struct SimulatedKBeaconDevice: Sendable {
   private mutating func authenticate(_ bytes: [UInt8], now: UInt32) -> Output {
     if link.auth == nil {
       link.auth = DeviceAuthenticator(
-        address: address, password: password, random: random.bytes(4), useShortForm: link.mtu <= FrameBudget.defaultATTMTU,
+        address: address, password: password, random: random.bytes(4),
+        useShortForm: link.mtu <= FrameBudget.defaultATTMTU,
         mtu: UInt8(clamping: profile.deviceMTU))
       link.authenticated = false
     }
@@ -158,8 +162,12 @@ public struct SimulatedKBeaconDevice: Sendable {
   /// A JSON answer: inline on a cause-0 ack when it fits in one notification, else cause 5 + a report.
   private func jsonAnswer(_ object: JSONObject) -> Answer {
     let text = JSONWriter.bytes(.object(object))
-    if text.count <= link.mtu - 3 - 7 { return Answer(items: [.frame(DeviceAck(dataType: .json, cause: .success, payload: text).bytes)]) }
-    return Answer(items: [.frame(DeviceAck(dataType: .json, cause: .commandReceived).bytes), .report(text, .jsonReport)])
+    if text.count <= link.mtu - 3 - 7 {
+      return Answer(items: [.frame(DeviceAck(dataType: .json, cause: .success, payload: text).bytes)])
+    }
+    return Answer(items: [
+      .frame(DeviceAck(dataType: .json, cause: .commandReceived).bytes), .report(text, .jsonReport),
+    ])
   }
 
   private func ack(_ cause: DeviceCause, _ type: FrameHeader.DataType = .json) -> Answer {
@@ -219,8 +227,13 @@ public struct SimulatedKBeaconDevice: Sendable {
     switch request {
     case .info:
       let bytes = history.info(sensor: sensor, deviceUTC: deviceUTC).bytes
-      if bytes.count <= link.mtu - 3 - 7 { return Answer(items: [.frame(DeviceAck(dataType: .hex, cause: .success, payload: bytes).bytes)]) }
-      return Answer(items: [.frame(DeviceAck(dataType: .hex, cause: .commandReceived).bytes), .report(bytes, .hexReport), .frame(DeviceAck(dataType: .hex, cause: .commandComplete).bytes)])
+      if bytes.count <= link.mtu - 3 - 7 {
+        return Answer(items: [.frame(DeviceAck(dataType: .hex, cause: .success, payload: bytes).bytes)])
+      }
+      return Answer(items: [
+        .frame(DeviceAck(dataType: .hex, cause: .commandReceived).bytes), .report(bytes, .hexReport),
+        .frame(DeviceAck(dataType: .hex, cause: .commandComplete).bytes),
+      ])
     case .clear:
       history.clear(sensor: sensor)
       return ack(.success, .hex)
@@ -240,8 +253,12 @@ public struct SimulatedKBeaconDevice: Sendable {
 
   /// The FEA3 indication for a trigger event, when a trigger of that type reports to the app; nil otherwise.
   /// HT triggers carry `UTC, temp, hum`; other types carry `body` as given.
-  public func indication(for type: TriggerType, now: UInt32, celsius: Double = 0, humidity: Double = 0, body: [UInt8] = []) -> [UInt8]? {
-    guard configuration.triggers.contains(where: { $0.triggerType == type && $0.actions.contains(.reportToApp) }) else { return nil }
+  public func indication(
+    for type: TriggerType, now: UInt32, celsius: Double = 0, humidity: Double = 0, body: [UInt8] = []
+  ) -> [UInt8]? {
+    guard configuration.triggers.contains(where: { $0.triggerType == type && $0.actions.contains(.reportToApp) }) else {
+      return nil
+    }
     var out: [UInt8] = [UInt8(type.rawValue & 0x3F)]
     if (8...11).contains(type.rawValue) {
       let utc = UInt32(clamping: Int64(now) + clockOffset)
