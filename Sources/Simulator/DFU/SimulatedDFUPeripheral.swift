@@ -17,6 +17,12 @@ public actor SimulatedDFUPeripheral {
   private var currentLink: SimulatedLink?
   private var applicationServer: GATTServer?
   private var bootloaderServer: GATTServer?
+  private var exitHandler: (@Sendable (BootloaderExit) async -> Void)?
+  private var lastActivity = ContinuousClock.now
+  private var watchdog: Task<Void, Never>?
+  /// After the first planned drop, drop the link on every later data write too (a device whose link
+  /// breaks whenever a transfer gets going): no retry can make progress.
+  public private(set) var dropEveryDataWrite = false
 
   public init(address: BluetoothAddress, target: SimulatedDFUTarget, model: LinkModel = .instant) {
     self.address = address
@@ -27,7 +33,44 @@ public actor SimulatedDFUPeripheral {
   /// The bootloader's address: last octet +1, no carry (§2.2).
   public nonisolated var bootloaderAddress: BluetoothAddress { BootloaderLocator.candidateAddresses(for: address)[0] }
 
-  public func setFaults(_ faults: DFUTargetFaults) { target.faults = faults }
+  public func setFaults(_ faults: DFUTargetFaults, dropEveryDataWriteAfterwards: Bool = false) {
+    target.faults = faults
+    dropEveryDataWrite = dropEveryDataWriteAfterwards
+  }
+
+  /// How the bootloader ended: the new application runs (its `fw_version`), or the inactivity timeout
+  /// brought the old application back (§2.6).
+  public enum BootloaderExit: Sendable, Equatable {
+    case newApplication(version: UInt32?)
+    case timedOut
+  }
+
+  /// Called when the device leaves its bootloader for an application.
+  public func setExitHandler(_ handler: @escaping @Sendable (BootloaderExit) async -> Void) { exitHandler = handler }
+
+  /// Runs the bootloader's inactivity timer (`target.configuration.inactivityTimeout`, §2.6): once no
+  /// connect or write has arrived for that long, the link drops and the old application runs again.
+  public func startInactivityWatchdog() {
+    watchdog?.cancel()
+    let timeout = target.configuration.inactivityTimeout
+    watchdog = Task { [weak self] in
+      while !Task.isCancelled {
+        try? await Task.sleep(for: timeout / 4)
+        guard let self, await self.checkInactivity(timeout: timeout) else { continue }
+        return
+      }
+    }
+  }
+
+  /// True when the timer fired (or the bootloader is gone).
+  private func checkInactivity(timeout: Duration) async -> Bool {
+    guard target.inBootloader else { return true }
+    guard ContinuousClock.now - lastActivity >= timeout else { return false }
+    target.inactivityElapsed()
+    await dropLink()
+    await exitHandler?(.timedOut)
+    return true
+  }
 
   /// The name the bootloader advertises (what a buttonless `02` sets).
   public func setBootloaderName(_ name: String) { bootloaderName = name }
@@ -46,6 +89,7 @@ public actor SimulatedDFUPeripheral {
   public func connect(to peer: BluetoothAddress) async throws -> any ATTBearer {
     guard peer == advertisedAddress else { throw LinkError(.unknownDevice, peer: peer, detail: "not advertising") }
     let server = target.inBootloader ? bootloader() : application()
+    lastActivity = .now
     if let old = currentLink { await old.disconnect() }
     let (bearer, link) = try await SimulatedLink.open(to: server, device: peer, model: model)
     currentLink = link
@@ -87,14 +131,25 @@ public actor SimulatedDFUPeripheral {
   // MARK: handlers
 
   private func controlPointWritten(_ write: GATTWrite) async {
+    lastActivity = .now
     await deliver(target.handle(request: write.value), on: write.connection)
   }
 
   private func packetWritten(_ write: GATTWrite) async {
+    lastActivity = .now
+    if dropEveryDataWrite, linkDrops > 0, target.faults.dropLinkAtByte == nil {
+      target.faults.dropLinkAtByte = target.firmwareBytesReceived
+    }
     await deliver(target.write(write.value), on: write.connection)
   }
 
   private func deliver(_ outputs: [DFUTargetOutput], on connection: GATTServerConnection) async {
+    // The new application is in place before the final answer goes out, so a client that reconnects to
+    // the application right after that answer finds it running.
+    if outputs.contains(.reset(runningApplication: true)), !target.inBootloader {
+      watchdog?.cancel()
+      await exitHandler?(.newApplication(version: target.configuration.applicationVersion))
+    }
     for output in outputs {
       switch output {
       case .respond(let bytes): await connection.notify(DFUGATT.controlPoint, bytes)

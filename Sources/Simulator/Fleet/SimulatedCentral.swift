@@ -13,13 +13,22 @@ public final class SimulatedCentral: Central {
   /// Makes a device's GATT server on its first connect. Default: `GenericDeviceDatabase.server(for:)`;
   /// device kinds with real behaviour (KBeacon, DFU) plug theirs in here.
   public let gattServerFactory: @Sendable (SimulatedDevice) -> GATTServer
+  /// Devices now in their DFU bootloader: their applications are silent and their bootloaders advertise
+  /// and answer at the application address +1 (nordic-dfu.md §2.2).
+  public let bootloaders: SimulatedBootloaders
+  /// Runs before every link to a fleet device opens (the KBeacon simulation wires the device's
+  /// bootloader hook here).
+  let prepareConnect: (@Sendable (SimulatedDevice) async -> Void)?
 
   /// `gattLinks` defaults to the default `LinkModel` in real time and `LinkModel.instant` when `.unpaced`.
   public init(
     fleet: SimulatedFleet, name: String = Simulation.adapterName, pace: SimulationPace = .realTime,
     gattLinks: SimulatedGATTLinks? = nil,
-    gattServerFactory: @escaping @Sendable (SimulatedDevice) -> GATTServer = GenericDeviceDatabase.server(for:)
+    gattServerFactory: @escaping @Sendable (SimulatedDevice) -> GATTServer = GenericDeviceDatabase.server(for:),
+    bootloaders: SimulatedBootloaders? = nil, prepareConnect: (@Sendable (SimulatedDevice) async -> Void)? = nil
   ) {
+    self.bootloaders = bootloaders ?? SimulatedBootloaders(model: pace == .unpaced ? .instant : LinkModel())
+    self.prepareConnect = prepareConnect
     self.fleet = fleet
     self.name = name
     self.pace = pace
@@ -31,10 +40,17 @@ public final class SimulatedCentral: Central {
     let timeline = Timeline(schedule: AdvertisingSchedule(fleet: fleet, active: parameters.active))
     let start = ContinuousClock.now
     let pace = self.pace
+    let bootloaders = self.bootloaders
     return AsyncThrowingStream(unfolding: {
-      guard let next = await timeline.next() else { return nil }
-      try await pace.wait(until: next.offset, from: start)
-      return next.report(start: start)
+      while true {
+        if let queued = await timeline.queued() { return queued.report(start: start) }
+        guard let next = await timeline.next() else { return nil }
+        try await pace.wait(until: next.offset, from: start)
+        // A device in its bootloader: the application is silent, the bootloader advertises every 100 ms.
+        await timeline.addBootloaderReports(bootloaders.advertisements(), at: next.offset)
+        if bootloaders.isInBootloader(next.address) { continue }
+        return next.report(start: start)
+      }
     })
   }
 
@@ -44,12 +60,17 @@ public final class SimulatedCentral: Central {
   /// `gattLinks.model`; at most `gattLinks.capacity.limit` links are open at once (else
   /// `LinkError(.tooManyLinks)`). `timeout` is not needed: a simulated connect completes at once.
   public func connect(to address: BluetoothAddress, type: AddressType, timeout: Duration) async throws -> any ATTBearer {
+    if let bearer = try await bootloaders.connect(to: address) { return bearer }
+    if bootloaders.isInBootloader(address) {
+      throw LinkError(.unknownDevice, peer: address, detail: "the device is in its DFU bootloader, not advertising here")
+    }
     guard let device = fleet.devices.first(where: { $0.address == address }) else {
       throw LinkError(.unknownDevice, peer: address, detail: "not in the simulated fleet")
     }
     guard device.connectable else {
       throw LinkError(.notConnectable, peer: address, detail: "this \(device.kind.rawValue) device does not accept connections")
     }
+    await prepareConnect?(device)
     let factory = gattServerFactory
     return try await gattLinks.open(to: address) { _ in factory(device) }
   }
@@ -57,7 +78,19 @@ public final class SimulatedCentral: Central {
   /// Holds one scan's schedule so the pulled stream can advance it from any task.
   private actor Timeline {
     var schedule: AdvertisingSchedule
+    var pending: [AdvertisingSchedule.Report] = []
+    var lastBootloaderOffset: Duration? = nil
     init(schedule: AdvertisingSchedule) { self.schedule = schedule }
     func next() -> AdvertisingSchedule.Report? { schedule.next() }
+    func queued() -> AdvertisingSchedule.Report? { pending.isEmpty ? nil : pending.removeFirst() }
+
+    func addBootloaderReports(_ adverts: [(address: BluetoothAddress, data: [UInt8])], at offset: Duration) {
+      guard !adverts.isEmpty else { return }
+      if let last = lastBootloaderOffset, offset - last < .milliseconds(100) { return }
+      lastBootloaderOffset = offset
+      pending += adverts.map {
+        AdvertisingSchedule.Report(offset: offset, address: $0.address, addressType: .random, kind: .connectable, rssi: -50, data: $0.data)
+      }
+    }
   }
 }

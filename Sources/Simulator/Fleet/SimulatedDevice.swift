@@ -38,14 +38,17 @@ public struct SimulatedDevice: Sendable, Hashable, Codable {
   /// KBeacon kinds: password, starting settings and history of the simulated configuration service
   /// (`KBeaconSection`, owned by the KBeacon simulator).
   public var kbeacon: KBeaconSection?
+  /// KBeacon kinds: the Secure DFU bootloader's facts and faults (`DFUSection`, nordic-dfu.md §2).
+  public var dfu: DFUSection?
 
   public init(
     address: BluetoothAddress, addressType: AddressType = .public, kind: Kind, name: String? = nil,
     connectable: Bool? = nil, intervalMs: Int = 1000, rssi: RSSIProfile = RSSIProfile(),
     iBeacon: IBeaconSection? = nil, eddystoneUID: EddystoneUIDSection? = nil, eddystoneURL: EddystoneURLSection? = nil,
     eddystoneTLM: EddystoneTLMSection? = nil, sensor: SensorSection? = nil, system: SystemSection? = nil,
-    kkmScanResponse: RawBytes? = nil, kbeacon: KBeaconSection? = nil
+    kkmScanResponse: RawBytes? = nil, kbeacon: KBeaconSection? = nil, dfu: DFUSection? = nil
   ) {
+    self.dfu = dfu
     self.address = address
     self.addressType = addressType
     self.kind = kind
@@ -65,7 +68,7 @@ public struct SimulatedDevice: Sendable, Hashable, Codable {
 
   enum CodingKeys: String, CodingKey, CaseIterable {
     case address, addressType, kind, name, connectable, intervalMs, rssi
-    case iBeacon, eddystoneUID, eddystoneURL, eddystoneTLM, sensor, system, kkmScanResponse, kbeacon
+    case iBeacon, eddystoneUID, eddystoneURL, eddystoneTLM, sensor, system, kkmScanResponse, kbeacon, dfu
   }
 
   public init(from decoder: any Decoder) throws {
@@ -91,7 +94,8 @@ public struct SimulatedDevice: Sendable, Hashable, Codable {
       sensor: try c.decodeIfPresent(SensorSection.self, forKey: .sensor),
       system: try c.decodeIfPresent(SystemSection.self, forKey: .system),
       kkmScanResponse: try c.decodeIfPresent(RawBytes.self, forKey: .kkmScanResponse),
-      kbeacon: try c.decodeIfPresent(KBeaconSection.self, forKey: .kbeacon))
+      kbeacon: try c.decodeIfPresent(KBeaconSection.self, forKey: .kbeacon),
+      dfu: try c.decodeIfPresent(DFUSection.self, forKey: .dfu))
     guard (20...10240).contains(intervalMs) else {
       throw invalidValue(decoder, CodingKeys.intervalMs, "\(intervalMs) ms is outside 20…10240")
     }
@@ -123,6 +127,7 @@ public struct SimulatedDevice: Sendable, Hashable, Codable {
     try c.encodeIfPresent(system, forKey: .system)
     try c.encodeIfPresent(kkmScanResponse, forKey: .kkmScanResponse)
     try c.encodeIfPresent(kbeacon, forKey: .kbeacon)
+    try c.encodeIfPresent(dfu, forKey: .dfu)
   }
 
   /// `"public"` (default) or `"random"`.

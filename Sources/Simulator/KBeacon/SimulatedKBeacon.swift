@@ -86,6 +86,15 @@ public actor SimulatedKBeacon {
     bootloaderHook = hook
   }
 
+  /// The new application a DFU installed now runs: `ver` becomes `version`, saved like a configuration write.
+  public func installFirmware(version: String) async {
+    device.installFirmware(version: version)
+    if let onChange { await onChange() }
+  }
+
+  /// The firmware version the device reports (`ver`).
+  public var firmwareVersion: String? { device.configuration.common.fields["ver"]?.stringValue }
+
   /// The name the last `02` buttonless command set.
   public var bootloaderName: String? { buttonless.bootloaderName }
 

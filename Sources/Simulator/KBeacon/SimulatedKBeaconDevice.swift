@@ -61,6 +61,10 @@ public struct SimulatedKBeaconDevice: Sendable {
     self.random = SplitMix(seed: seed ^ address.rawValue)
   }
 
+  /// A DFU installed a new application (nordic-dfu.md §2): the device reports `version` in `ver` from now
+  /// on. It lives in the configuration, so the simulator's state store keeps it like any setting.
+  public mutating func installFirmware(version: String) { configuration.common.fields["ver"] = .string(version) }
+
   /// A new link with this ATT MTU; the previous link's state is forgotten.
   public mutating func connected(mtu: Int) { link = LinkState(mtu: mtu) }
 

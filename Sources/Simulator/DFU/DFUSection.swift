@@ -1,0 +1,81 @@
+/// The `dfu` section of a fleet-file KBeacon entry: its Secure DFU bootloader (nordic-dfu.md §2) and the
+/// faults it injects. Every key is optional; without the section a KBeacon has an SDK 15.3 bootloader for
+/// nRF52 (hardware version 52, unsigned packages accepted) that any package for it can update:
+///
+/// ```json
+/// "dfu": { "hardwareVersion": 52, "inactivityTimeoutMs": 120000,
+///          "faults": { "dropLinkAtByte": 3000, "always": false, "corruptByteAt": 100 } }
+/// ```
+/// - `hardwareVersion`: NRF_DFU_HW_VERSION the bootloader checks init packets against (default 52).
+/// - `inactivityTimeoutMs`: after this long without a connect or write the bootloader gives up and the old
+///   application runs again (default 120000, the SDK's; 100…600000).
+/// - `faults.dropLinkAtByte`: drop the link once this many firmware bytes have arrived (once per bootloader
+///   session); with `always` every data write after that first drop drops the link too, so no retry gets
+///   further.
+/// - `faults.corruptByteAt`: flip one bit of the data write holding this firmware byte (once).
+public struct DFUSection: Sendable, Hashable, Codable {
+  public var hardwareVersion: UInt32?
+  public var inactivityTimeoutMs: Int?
+  public var faults: Faults?
+
+  public init(hardwareVersion: UInt32? = nil, inactivityTimeoutMs: Int? = nil, faults: Faults? = nil) {
+    self.hardwareVersion = hardwareVersion
+    self.inactivityTimeoutMs = inactivityTimeoutMs
+    self.faults = faults
+  }
+
+  enum CodingKeys: String, CodingKey, CaseIterable { case hardwareVersion, inactivityTimeoutMs, faults }
+
+  public init(from decoder: any Decoder) throws {
+    try decoder.rejectUnknownKeys(CodingKeys.self)
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    hardwareVersion = try c.decodeIfPresent(UInt32.self, forKey: .hardwareVersion)
+    inactivityTimeoutMs = try c.decodeIfPresent(Int.self, forKey: .inactivityTimeoutMs)
+    faults = try c.decodeIfPresent(Faults.self, forKey: .faults)
+    if let ms = inactivityTimeoutMs, !(100...600_000).contains(ms) {
+      throw invalidValue(decoder, CodingKeys.inactivityTimeoutMs, "\(ms) ms is outside 100…600000")
+    }
+  }
+
+  /// Faults of the simulated bootloader (see the section's description).
+  public struct Faults: Sendable, Hashable, Codable {
+    public var dropLinkAtByte: Int?
+    public var always: Bool?
+    public var corruptByteAt: Int?
+
+    public init(dropLinkAtByte: Int? = nil, always: Bool? = nil, corruptByteAt: Int? = nil) {
+      self.dropLinkAtByte = dropLinkAtByte
+      self.always = always
+      self.corruptByteAt = corruptByteAt
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case dropLinkAtByte, always, corruptByteAt }
+
+    public init(from decoder: any Decoder) throws {
+      try decoder.rejectUnknownKeys(CodingKeys.self)
+      let c = try decoder.container(keyedBy: CodingKeys.self)
+      dropLinkAtByte = try c.decodeIfPresent(Int.self, forKey: .dropLinkAtByte)
+      always = try c.decodeIfPresent(Bool.self, forKey: .always)
+      corruptByteAt = try c.decodeIfPresent(Int.self, forKey: .corruptByteAt)
+      for (key, n) in [(CodingKeys.dropLinkAtByte, dropLinkAtByte), (.corruptByteAt, corruptByteAt)] {
+        if let n, n < 0 { throw invalidValue(decoder, key, "\(n) is negative") }
+      }
+      if always == true, dropLinkAtByte == nil {
+        throw invalidValue(decoder, CodingKeys.always, "always needs dropLinkAtByte")
+      }
+    }
+  }
+
+  /// The bootloader this section describes, for a device whose application is `fw_version` `version`.
+  func configuration(applicationVersion: UInt32?) -> DFUTargetConfiguration {
+    var configuration = DFUTargetConfiguration()
+    if let hardwareVersion { configuration.hardwareVersion = hardwareVersion }
+    if let inactivityTimeoutMs { configuration.inactivityTimeout = .milliseconds(inactivityTimeoutMs) }
+    configuration.applicationVersion = applicationVersion ?? 1
+    return configuration
+  }
+
+  var targetFaults: DFUTargetFaults {
+    DFUTargetFaults(dropLinkAtByte: faults?.dropLinkAtByte, corruptByteAt: faults?.corruptByteAt)
+  }
+}

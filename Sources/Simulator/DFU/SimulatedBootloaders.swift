@@ -1,0 +1,73 @@
+import BeaconCore
+import NordicDFU
+import Synchronization
+
+/// The Secure DFU bootloaders a simulated fleet's devices are running right now (nordic-dfu.md §2.2):
+/// a device told `01` on its buttonless characteristic is entered here; until it leaves, its application
+/// neither advertises nor accepts links, and its bootloader — the real `SimulatedDFUTarget` behind a
+/// `SimulatedDFUPeripheral` — advertises (Flags, FE59, its name; connectable) and answers at the
+/// application's address with the last octet +1, no carry. It leaves on a completed update (the new
+/// application runs) or on its inactivity timeout (the old application runs again).
+public final class SimulatedBootloaders: Sendable {
+  struct Entry: Sendable {
+    var peripheral: SimulatedDFUPeripheral
+    var bootloaderAddress: BluetoothAddress
+    var name: String
+  }
+
+  public let model: LinkModel
+  /// Running bootloaders by application address.
+  private let entries = Mutex<[BluetoothAddress: Entry]>([:])
+
+  public init(model: LinkModel = .instant) { self.model = model }
+
+  /// True while the device at application address `address` is in its bootloader.
+  public func isInBootloader(_ address: BluetoothAddress) -> Bool { entries.withLock { $0[address] != nil } }
+
+  /// The bootloader peripheral of the device whose application is at `address`, if it is running.
+  public func peripheral(ofApplication address: BluetoothAddress) -> SimulatedDFUPeripheral? {
+    entries.withLock { $0[address]?.peripheral }
+  }
+
+  /// The bootloader answering at `address`, if any.
+  func bootloader(at address: BluetoothAddress) -> SimulatedDFUPeripheral? {
+    entries.withLock { $0.values.first { $0.bootloaderAddress == address }?.peripheral }
+  }
+
+  /// What every running bootloader advertises (connectable; §2.2 Flags, FE59, Complete Local Name).
+  func advertisements() -> [(address: BluetoothAddress, data: [UInt8])] {
+    entries.withLock { entries in
+      entries.values.sorted { $0.bootloaderAddress < $1.bootloaderAddress }.map { entry in
+        (entry.bootloaderAddress,
+         ADEncoder.flags() + ADEncoder.structure(type: 0x03, payload: [0x59, 0xFE]) + ADEncoder.localName(entry.name))
+      }
+    }
+  }
+
+  /// Connects to the bootloader answering at `address`.
+  func connect(to address: BluetoothAddress) async throws -> (any ATTBearer)? {
+    guard let peripheral = bootloader(at: address) else { return nil }
+    return try await peripheral.connect(to: address)
+  }
+
+  /// The device at `application` jumped to its bootloader (buttonless `01`), which advertises `name`
+  /// (default `DfuTarg`). `section` gives its facts and faults; `applicationVersion` is the `fw_version` of
+  /// the application it leaves. `onExit` runs when it leaves, after which the application answers again.
+  public func enter(
+    application: BluetoothAddress, name: String?, section: DFUSection?, applicationVersion: UInt32?,
+    onExit: @escaping @Sendable (SimulatedDFUPeripheral.BootloaderExit) async -> Void
+  ) async {
+    let section = section ?? DFUSection()
+    let target = SimulatedDFUTarget(configuration: section.configuration(applicationVersion: applicationVersion))
+    let peripheral = SimulatedDFUPeripheral(address: application, target: target, model: model)
+    let name = name ?? "DfuTarg"
+    await peripheral.setBootloaderName(name)
+    await peripheral.setFaults(section.targetFaults, dropEveryDataWriteAfterwards: section.faults?.always ?? false)
+    await peripheral.setExitHandler { [weak self] exit in
+      self?.entries.withLock { _ = $0.removeValue(forKey: application) }
+      await onExit(exit)
+    }
+    entries.withLock { $0[application] = Entry(peripheral: peripheral, bootloaderAddress: peripheral.bootloaderAddress, name: name) }
+    await peripheral.startInactivityWatchdog()
+  }
+}
