@@ -40,7 +40,7 @@ let package = Package(
     // MARK: orchestration (journal in SQLite through GRDB)
     .target(
       name: "Fleet",
-      dependencies: ["BeaconCore", "KBeacon", "Profiles", .product(name: "GRDB", package: "GRDB.swift")],
+      dependencies: ["BeaconCore", "KBeacon", "NordicDFU", "Profiles", .product(name: "GRDB", package: "GRDB.swift")],
       swiftSettings: strict),
 
     // MARK: live edges

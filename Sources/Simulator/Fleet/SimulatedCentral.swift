@@ -62,7 +62,7 @@ public final class SimulatedCentral: Central {
   public func connect(to address: BluetoothAddress, type: AddressType, timeout: Duration) async throws -> any ATTBearer {
     if let bearer = try await bootloaders.connect(to: address) { return bearer }
     if bootloaders.isInBootloader(address) {
-      throw LinkError(.unknownDevice, peer: address, detail: "the device is in its DFU bootloader, not advertising here")
+      throw LinkError(.connectTimeout, peer: address, detail: "nothing answers: the device is in its DFU bootloader")
     }
     guard let device = fleet.devices.first(where: { $0.address == address }) else {
       throw LinkError(.unknownDevice, peer: address, detail: "not in the simulated fleet")

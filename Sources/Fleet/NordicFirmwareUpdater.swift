@@ -1,0 +1,76 @@
+import BeaconCore
+import KBeacon
+import NordicDFU
+import Profiles
+
+/// The `FirmwareUpdater` of real devices and the simulated fleet alike (the same code, any `Central`):
+/// `identify` reads `model`, `hver` and `ver` (kbeacon-protocol.md §6.3, common section only) over an
+/// authenticated KBeacon session and closes it; `update` runs the package's images through `DFUTransfer`
+/// over a `BLEDFULinkFactory` (buttonless entry, bootloader at address +1 / same address / by name,
+/// resume after drops — nordic-dfu.md §2.2–2.5), reporting bytes confirmed over all images.
+public struct NordicFirmwareUpdater: FirmwareUpdater {
+  public var opener: KBeaconOpener
+  public var password: Secret
+  public var images: [DFUTransferImage]
+  public var engine: DFUEngineConfiguration
+  /// Pause before reopening a dropped link (nrfutil `--connect-delay`).
+  public var reconnectDelay: Duration
+  /// Connect, scan-for-bootloader and response timeouts of the DFU link.
+  public var linkTimeout: Duration
+  public var scanTimeout: Duration
+
+  public init(
+    opener: KBeaconOpener, password: Secret, images: [DFUTransferImage],
+    engine: DFUEngineConfiguration = DFUEngineConfiguration(), reconnectDelay: Duration = .milliseconds(500),
+    linkTimeout: Duration = .seconds(10), scanTimeout: Duration = .seconds(5)
+  ) {
+    self.opener = opener
+    self.password = password
+    self.images = images
+    self.engine = engine
+    self.reconnectDelay = reconnectDelay
+    self.linkTimeout = linkTimeout
+    self.scanTimeout = scanTimeout
+  }
+
+  public func identify(_ target: Target) async throws -> DeviceIdentity {
+    let session = try await opener.openSession(target, password: password)
+    let configuration: KBeaconConfiguration
+    do {
+      configuration = try await session.readConfiguration(sections: [.common])
+    } catch {
+      await session.close()
+      throw error
+    }
+    await session.close()
+    let common = configuration.common.fields
+    // v1 firmware spells the model key "modle" (§7).
+    return DeviceIdentity(
+      model: common["model"]?.stringValue ?? common["modle"]?.stringValue, hardware: common["hver"]?.stringValue,
+      firmware: common["ver"]?.stringValue.flatMap(FirmwareVersion.init))
+  }
+
+  public func update(_ target: Target, progress: @escaping @Sendable (Int, Int) -> Void) async throws {
+    let factory = BLEDFULinkFactory(
+      central: opener.central, device: target.address, addressType: target.addressType, connectTimeout: linkTimeout,
+      scanTimeout: scanTimeout, responseTimeout: linkTimeout)
+    let sizes = images.map(\.firmware.count)
+    let total = sizes.reduce(0, +)
+    let transfer = DFUTransfer(factory: factory, configuration: engine, reconnectDelay: reconnectDelay)
+    do {
+      try await transfer.run(images) { image, confirmed, _ in
+        progress(sizes.prefix(image).reduce(0, +) + confirmed, total)
+      }
+    } catch let failure as DFUFailure {
+      throw FirmwareTransferFailure(failure: failure)
+    }
+  }
+}
+
+/// A DFU that did not complete. Retrying is worth it: the bootloader keeps what it confirmed (§2.5) or,
+/// after its inactivity timeout, the old application runs again.
+public struct FirmwareTransferFailure: Error, ClassifiedFailure, CustomStringConvertible {
+  public var failure: DFUFailure
+  public var failureKind: FailureKind { .transient }
+  public var description: String { "DFU failed: \(failure.description)" }
+}
