@@ -7,7 +7,8 @@ struct DFUCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "dfu",
     abstract: "Inspect Nordic Secure DFU packages and update devices.",
-    subcommands: [DFUInspect.self, DFUSerial.self, DFUBLE.self, DFUSimulateSerial.self])
+    subcommands: [DFUUpdate.self, DFUInspect.self, DFUSerial.self, DFUBLE.self, DFUSimulateSerial.self],
+    defaultSubcommand: DFUUpdate.self)
 }
 
 /// What the fleet's devices are, so packages can be checked before any connection (§1.4).

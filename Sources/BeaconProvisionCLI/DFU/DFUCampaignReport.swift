@@ -1,0 +1,62 @@
+import Fleet
+import Foundation
+import Profiles
+
+/// The end of a `dfu update` run: per device its outcome, and for the updated ones which version they
+/// went from and to, seconds and bytes/s; then the counts. Also as JSON.
+enum DFUCampaignReport {
+  static func table(_ result: DFUCampaignRunner.Result) -> String {
+    var lines = ["DEVICE             RESULT"]
+    for (address, outcome) in result.summary.outcomes.sorted(by: { $0.key < $1.key }) {
+      if case .updated = outcome, let r = result.reports[address] {
+        lines.append("\(address)  updated \(r.from?.description ?? "?") → \(r.to)  \(r.bytes) bytes in "
+          + String(format: "%.1f s, %.0f B/s", r.seconds, r.bytesPerSecond))
+      } else {
+        lines.append("\(address)  \(CampaignReport.describe(outcome))")
+      }
+    }
+    for address in result.notSeen { lines.append("\(address)  not seen in the scan") }
+    let s = result.summary
+    lines.append("")
+    lines.append("run \(s.run): \(s.count(.verified)) updated to \(result.version), \(s.count(.skipped)) skipped, "
+      + "\(s.count(.failed)) failed, \(s.count(.pending)) pending")
+    if s.interrupted { lines.append("interrupted: finish with  beacon-provision dfu update --package FILE --resume \(s.run)") }
+    return lines.joined(separator: "\n")
+  }
+
+  struct DeviceJSON: Encodable {
+    var address: String
+    var result: String
+    var detail: String?
+    var from: String?
+    var to: String?
+    var bytes: Int?
+    var seconds: Double?
+    var bytesPerSecond: Double?
+  }
+
+  struct RunJSON: Encodable {
+    var run: String
+    var version: String
+    var interrupted: Bool
+    var devices: [DeviceJSON]
+    var notSeen: [String]
+  }
+
+  static func json(_ result: DFUCampaignRunner.Result) throws -> String {
+    let devices = result.summary.outcomes.sorted { $0.key < $1.key }.map { address, outcome -> DeviceJSON in
+      switch outcome {
+      case .updated:
+        let r = result.reports[address]
+        return DeviceJSON(address: address, result: "updated", from: r?.from?.description, to: r?.to.description,
+          bytes: r?.bytes, seconds: r?.seconds, bytesPerSecond: r?.bytesPerSecond)
+      case .skipped(let reason): return DeviceJSON(address: address, result: "skipped", detail: reason)
+      case .failed(let reason, let kind): return DeviceJSON(address: address, result: "failed", detail: "\(kind.rawValue): \(reason)")
+      case .pending: return DeviceJSON(address: address, result: "pending")
+      case .compliant, .planned: return DeviceJSON(address: address, result: "\(outcome.state)")
+      }
+    }
+    return try JSONOutput.string(RunJSON(run: result.summary.run, version: result.version.description,
+      interrupted: result.summary.interrupted, devices: devices, notSeen: result.notSeen))
+  }
+}

@@ -1,0 +1,100 @@
+import BeaconCore
+import Fleet
+import Foundation
+import KBeacon
+import NordicDFU
+import Profiles
+import Simulator
+
+/// The path of `dfu update` (mirrors `CampaignRunner`): validate the package before any radio work, read
+/// the password, scan, select, take batteries from the advertisements, run `FirmwareWork` with a
+/// `NordicFirmwareUpdater` on the shared `Campaign`, and return the summary with the per-device reports.
+struct DFUCampaignRunner {
+  var command: DFUUpdate
+  /// Simulator pacing (tests run unpaced).
+  var pace: SimulationPace = .realTime
+  /// The radio; nil = the one `--adapter` names (tests pass a simulated central they keep looking at).
+  var central: (any Central)? = nil
+
+  struct Result {
+    var summary: CampaignSummary
+    var reports: [String: FirmwareUpdateReport]
+    var version: FirmwareVersion
+    var notSeen: [String]
+  }
+
+  func run() async throws -> Result {
+    let c = command
+    let package = try DFUPackage.load(path: c.package)
+    do {
+      try PackageValidator(expectations: try c.deviceFacts.expectations(defaultHardwareVersion: 52)).validate(package)
+    } catch let error as PackageValidationError {
+      throw CLIFailure("\(c.package) refused before connecting: \(error.description)")
+    }
+    let version = try Self.version(of: package, explicit: c.version, path: c.package)
+    let password = Secret(try c.password.resolve().text)
+
+    let journal: Journal
+    do {
+      journal = try Journal(path: c.stateDirectory.appendingPathComponent("journal.sqlite"))
+    } catch {
+      throw CLIFailure("cannot open the journal in \(c.stateDirectory): \(error)")
+    }
+    let central = try self.central ?? CentralFactory.make(c.adapterOptions.adapter, pace: pace, stateDirectory: c.stateDirectory)
+    let progress = CampaignProgress(json: c.json)
+    progress.note("\(c.package): \(package.images.map(\.kind.rawValue).joined(separator: " + ")) → version \(version)")
+    progress.note("scanning \(central.name) for \(FieldSpec.Kind.plain(c.scanSeconds)) s …")
+    let scan = ScanRunner(settings: DiscoverySettings(window: .seconds(c.scanSeconds)),
+      duration: .milliseconds(Int(c.scanSeconds * 1000)), active: true, mode: .lines)
+    let records = try await scan.scan(central: central, emit: { _ in }).results
+    var selection = DFUTargetSelection(records: records, addresses: c.addresses, name: c.name)
+
+    let run: String
+    if let resume = c.resume {
+      guard let record = try await journal.run(resume) else { throw CLIFailure("no run \(resume) in \(c.stateDirectory)") }
+      guard record.kind == "dfu" else { throw CLIFailure("run \(resume) is a \(record.kind) run, not a dfu run") }
+      let open = Set(try await journal.devices(run: resume).filter { !$0.state.isFinal }.map(\.address))
+      // A device left in its bootloader does not advertise its application: resume it by address anyway.
+      let seen = Set(selection.targets.map(\.address.description))
+      selection.targets = selection.targets.filter { open.contains($0.address.description) }
+        + open.subtracting(seen).sorted().compactMap { BluetoothAddress($0).map { Target(address: $0, addressType: .random) } }
+      run = resume
+      progress.note("resuming \(run): \(open.count) devices not finished")
+    } else {
+      run = try await journal.createRun(kind: "dfu", source: c.package, adapter: central.name,
+        addresses: selection.targets.map(\.address.description))
+    }
+    progress.note("\(selection.targets.count) devices selected" + (selection.notSeen.isEmpty ? "" : ", \(selection.notSeen.count) named but not seen"))
+
+    let updater = NordicFirmwareUpdater(
+      opener: KBeaconOpener(central: central, connectTimeout: .milliseconds(Int(c.timeout * 1000))), password: password,
+      images: package.transferImages,
+      engine: DFUEngineConfiguration(receiptInterval: c.prn, dataObjectDelay: .milliseconds(c.objectDelay)),
+      reconnectDelay: .milliseconds(Int(c.reconnectDelay * 1000)), linkTimeout: .milliseconds(Int(c.timeout * 1000)))
+    let plan = FirmwarePlan(version: version, models: c.model.isEmpty ? nil : c.model, hardware: c.hardware, minimumBattery: c.minimumBattery)
+    let reports = FirmwareReports()
+    let campaign = Campaign(
+      work: FirmwareWork(plan: plan, updater: updater, batteries: selection.batteries, reports: reports),
+      targets: selection.targets, journal: journal, run: run,
+      options: .init(parallel: c.parallel, retry: RetryPolicy(maximumAttempts: c.attempts, firstDelay: .milliseconds(Int(c.retryDelay * 1000)))))
+    let interrupt = InterruptHandler { [progress] in
+      progress.note("stopping: transfers in flight finish their device; the rest stay pending (Ctrl-C again to quit now)")
+      Task { await campaign.requestStop() }
+    }
+    let total = selection.targets.count
+    let watcher = Task { for await event in campaign.events { progress.show(event, total: total) } }
+    let summary = await campaign.start()
+    await watcher.value
+    interrupt.cancel()
+    return Result(summary: summary, reports: await reports.byAddress, version: version, notSeen: selection.notSeen)
+  }
+
+  /// `--version`, else the application image's `fw_version` through `KKMFirmwareVersion`.
+  static func version(of package: DFUPackage, explicit: String?, path: String) throws -> FirmwareVersion {
+    if let explicit, let version = FirmwareVersion(explicit) { return version }
+    guard let number = package.images.first(where: { $0.kind == .application })?.initPacket.initCommand.firmwareVersion,
+      let version = FirmwareVersion(KKMFirmwareVersion.text(fwVersion: number))
+    else { throw CLIFailure("\(path) has no application image with a firmware version; give --version") }
+    return version
+  }
+}

@@ -1,0 +1,111 @@
+import ArgumentParser
+import BeaconCore
+import Fleet
+import Foundation
+import NordicDFU
+import Profiles
+
+/// `beacon-provision dfu update --package FILE.zip` (the `dfu` default): a Secure DFU campaign over the
+/// fleet (nordic-dfu.md §2) on the shared campaign scheduler, like `apply`: package validated before any
+/// connection, scan, selection, battery floor from advertisements, then per device identify → transfer →
+/// identify again, with retries, the journal and `--resume`.
+struct DFUUpdate: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "update",
+    abstract: "Update every selected device in range over BLE with a DFU package (a firmware campaign).",
+    discussion: """
+      Per device: battery floor (from its advertisements), read model/hver/ver over an authenticated \
+      KBeacon session, skip devices already at the package's version, buttonless entry into the bootloader \
+      (found at the address +1), transfer with progress and resume, then read ver back. Every step goes to \
+      the journal; Ctrl-C lets transfers in flight finish and leaves the rest pending for --resume.
+
+      Exit status: 0 every selected device updated or skipped; 1 a device failed or the package was refused; \
+      3 interrupted (resume with --resume RUN).
+
+      Examples:
+        beacon-provision dfu --package app_v530.zip --adapter sim
+        BEACON_PASSWORD=… beacon-provision dfu update --package app.zip --adapter hci0 --model 'KBPro*' --hardware V1.0
+      """)
+
+  @Option(help: ArgumentHelp("The DFU package (.zip).", valueName: "zip"))
+  var package: String
+
+  @OptionGroup var adapterOptions: AdapterOptions
+
+  @Option(name: .customLong("address"), help: ArgumentHelp("Only this device (repeatable).", valueName: "address"))
+  var addresses: [String] = []
+
+  @Option(help: ArgumentHelp("Only devices whose advertised name matches this glob.", valueName: "glob"))
+  var name: String?
+
+  @Option(help: ArgumentHelp("Only devices whose model (read over the link) matches this glob (repeatable).", valueName: "glob"))
+  var model: [String] = []
+
+  @Option(help: ArgumentHelp("Only devices whose hardware version (hver) is this.", valueName: "hver"))
+  var hardware: String?
+
+  @Option(help: ArgumentHelp("The version the package installs (default: from its application's init packet).", valueName: "version"))
+  var version: String?
+
+  @Option(name: .customLong("min-battery"), help: "Skip devices whose advertised battery is below this percentage (unknown battery: skipped).")
+  var minimumBattery = 30
+
+  @Option(name: .customLong("scan"), help: "Seconds to scan for devices before connecting.")
+  var scanSeconds: Double = 5
+
+  @Option(help: "Links at once on the adapter.")
+  var parallel: Int = 2
+
+  @Option(help: "Attempts per device for transient failures (link loss, timeout).")
+  var attempts: Int = 3
+
+  @Option(help: "Seconds before the first retry of a device; later retries wait 4× longer (at most 60 s).")
+  var retryDelay: Double = 5
+
+  @Option(help: ArgumentHelp("Finish an interrupted run.", valueName: "run"))
+  var resume: String?
+
+  @Option(help: "Packet receipt notification interval (0 = off).")
+  var prn: UInt16 = 12
+
+  @Option(name: .customLong("object-delay"), help: "Milliseconds to wait after creating each data object (KKM uses 300).")
+  var objectDelay = 300
+
+  @Option(name: .customLong("reconnect-delay"), help: "Seconds to wait before reopening a dropped DFU link.")
+  var reconnectDelay: Double = 0.5
+
+  @Option(help: "Seconds to wait for each response.")
+  var timeout: Double = 10
+
+  @Option(help: "Where the journal (and the simulated fleet's state) live.")
+  var stateDir: String?
+
+  @Flag(help: "Print the result as JSON on standard output (progress still goes to standard error).")
+  var json = false
+
+  @OptionGroup var password: PasswordOptions
+
+  @OptionGroup var deviceFacts: DFUDeviceOptions
+
+  func validate() throws {
+    for a in addresses where BluetoothAddress(a) == nil { throw ValidationError("--address \(a) is not an address like C0:11:22:33:44:55") }
+    guard (0...100).contains(minimumBattery) else { throw ValidationError("--min-battery must be 0…100") }
+    guard parallel >= 1, parallel <= 16 else { throw ValidationError("--parallel must be 1…16") }
+    guard attempts >= 1, attempts <= 10 else { throw ValidationError("--attempts must be 1…10") }
+    guard retryDelay >= 0, retryDelay <= 60, reconnectDelay >= 0, reconnectDelay <= 60 else {
+      throw ValidationError("--retry-delay and --reconnect-delay must be 0…60 seconds")
+    }
+    guard scanSeconds > 0, scanSeconds <= 600 else { throw ValidationError("--scan must be more than 0 and at most 600 seconds") }
+    guard timeout > 0, objectDelay >= 0 else { throw ValidationError("--timeout must be > 0 and --object-delay ≥ 0") }
+    if let version, FirmwareVersion(version) == nil { throw ValidationError("--version \(version) is not a version like V5.30") }
+  }
+
+  func run() async throws {
+    let result = try await DFUCampaignRunner(command: self).run()
+    print(json ? try DFUCampaignReport.json(result) : DFUCampaignReport.table(result))
+    if result.summary.interrupted { throw ExitCode(3) }
+    if result.summary.failed { throw ExitCode(1) }
+  }
+
+  var stateDirectory: String { StateDirectory.resolve(stateDir) }
+}
