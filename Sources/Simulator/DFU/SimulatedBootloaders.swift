@@ -18,6 +18,12 @@ public final class SimulatedBootloaders: Sendable {
   public let model: LinkModel
   /// Running bootloaders by application address.
   private let entries = Mutex<[BluetoothAddress: Entry]>([:])
+  private let log = Mutex<(entered: [BluetoothAddress], links: [BluetoothAddress])>(([], []))
+
+  /// Application addresses of every bootloader entry so far, in order (for tests and reports).
+  public var entered: [BluetoothAddress] { log.withLock { $0.entered } }
+  /// Addresses at which bootloader links were opened, in order.
+  public var bootloaderLinks: [BluetoothAddress] { log.withLock { $0.links } }
 
   public init(model: LinkModel = .instant) { self.model = model }
 
@@ -47,6 +53,7 @@ public final class SimulatedBootloaders: Sendable {
   /// Connects to the bootloader answering at `address`.
   func connect(to address: BluetoothAddress) async throws -> (any ATTBearer)? {
     guard let peripheral = bootloader(at: address) else { return nil }
+    log.withLock { $0.links.append(address) }
     return try await peripheral.connect(to: address)
   }
 
@@ -67,6 +74,7 @@ public final class SimulatedBootloaders: Sendable {
       self?.entries.withLock { _ = $0.removeValue(forKey: application) }
       await onExit(exit)
     }
+    log.withLock { $0.entered.append(application) }
     entries.withLock { $0[application] = Entry(peripheral: peripheral, bootloaderAddress: peripheral.bootloaderAddress, name: name) }
     await peripheral.startInactivityWatchdog()
   }
