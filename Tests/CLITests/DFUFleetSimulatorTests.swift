@@ -1,0 +1,92 @@
+import BeaconCore
+import Foundation
+import NordicDFU
+import Simulator
+import Testing
+
+@testable import BeaconProvisionCLI
+
+/// The simulated fleet's DFU side on its own (nordic-dfu.md §2.2, §2.6): what a scan sees while a KBeacon
+/// is in its bootloader, the inactivity timeout, the fleet file's `dfu` section, and a refused package.
+@Suite(.isolatedState) struct DFUFleetSimulatorTests {
+  /// Jumps the device at `address` into its bootloader the way `BLEDFULinkFactory` does: `02 "Dfu0700"`
+  /// then `01` on the buttonless characteristic 8EC90003 (indications enabled first).
+  static func jump(_ address: BluetoothAddress, central: SimulatedCentral) async throws {
+    let client = GATTClient(bearer: try await central.connect(to: address, type: .public, timeout: .seconds(1)))
+    let database = try await client.discover()
+    let buttonless = try #require(database.characteristic(DFUGATT.buttonlessWithoutBonds, inService: DFUGATT.service))
+    _ = try await client.subscribe(to: buttonless)
+    // 02 07 'D' 'f' 'u' '0' '7' '0' '0': set the bootloader name (length 7)
+    try await client.write([0x02, 0x07] + Array("Dfu0700".utf8), to: buttonless.valueHandle)
+    // 01: enter the bootloader; the device answers and drops the link
+    try? await client.write([0x01], to: buttonless.valueHandle)
+    await client.close()
+  }
+
+  static func reports(_ central: SimulatedCentral, count: Int) async throws -> [AdvertisingReport] {
+    var seen: [AdvertisingReport] = []
+    for try await report in central.scan(ScanParameters(active: false)) {
+      seen.append(report)
+      if seen.count >= count { break }
+    }
+    return seen
+  }
+
+  @Test func theBootloaderAdvertisesAtAddressPlusOneThenIdlesOutToTheOldApplication() async throws {
+    let fleet = try DFUFleetCampaignTests.fleet(count: 1, extra: [
+      0: #""system": {"model": 12, "batteryPercent": 90, "firmware": "5.22"}, "dfu": {"inactivityTimeoutMs": 200}"#
+    ])
+    let central = try DFUFleetCampaignTests.central(fleet)
+    let application = BluetoothAddress("DD:34:02:06:F0:00")!
+    try await Self.jump(application, central: central)
+    #expect(central.bootloaders.isInBootloader(application))
+
+    let during = try await Self.reports(central, count: 20)
+    let bootloader = BluetoothAddress("DD:34:02:06:F0:01")!
+    let adverts = during.filter { $0.address == bootloader }
+    #expect(!adverts.isEmpty)
+    #expect(during.allSatisfy { $0.address != application })  // the application is silent
+    let data = try #require(adverts.first).data
+    // 02 01 06: Flags; 03 03 59 FE: Complete List of 16-bit UUIDs = FE59; 08 09 "Dfu0700": Complete Local Name
+    #expect(data == [0x02, 0x01, 0x06, 0x03, 0x03, 0x59, 0xFE, 0x08, 0x09] + Array("Dfu0700".utf8))
+    #expect(adverts.allSatisfy { $0.kind == .connectable })
+    // the bootloader answers a connect with the Secure DFU control point
+    let client = GATTClient(bearer: try await central.connect(to: bootloader, type: .random, timeout: .seconds(1)))
+    #expect(try await client.discover().characteristic(DFUGATT.controlPoint, inService: DFUGATT.service) != nil)
+    await client.close()
+
+    for _ in 0..<100 where central.bootloaders.isInBootloader(application) { try await Task.sleep(for: .milliseconds(20)) }
+    #expect(!central.bootloaders.isInBootloader(application))
+    let after = try await Self.reports(central, count: 5)
+    #expect(after.allSatisfy { $0.address == application })
+    #expect(try await DFUFleetCampaignTests.version(application.description, central: central) == "V5.22")
+  }
+
+  @Test func theFleetFileDFUSectionIsStrictAndNamesItsPath() throws {
+    func error(_ dfu: String) -> FleetFileError? {
+      let json = #"{"version": 1, "devices": [{"address": "DD:34:02:06:F0:00", "kind": "kbeaconPro", "system": {"model": 12, "batteryPercent": 90, "firmware": "5.22"}, "dfu": \#(dfu)}]}"#
+      do {
+        _ = try SimulatedFleet.decode(Data(json.utf8), file: "fleet.json")
+        return nil
+      } catch { return error }
+    }
+    #expect(error(#"{"hardwareVersion": 52, "faults": {"dropLinkAtByte": 100, "always": true, "corruptByteAt": 5}}"#) == nil)
+    #expect(error(#"{"faults": {"dropAt": 100}}"#)?.jsonPath == "devices[0].dfu.faults.dropAt")
+    #expect(error(#"{"hwVersion": 52}"#)?.jsonPath == "devices[0].dfu.hwVersion")
+    #expect(error(#"{"inactivityTimeoutMs": 5}"#)?.jsonPath == "devices[0].dfu.inactivityTimeoutMs")
+    #expect(error(#"{"faults": {"always": true}}"#)?.jsonPath == "devices[0].dfu.faults.always")
+  }
+
+  @Test func aRefusedPackageExitsBeforeAnyConnection() async throws {
+    let fleet = try DFUFleetCampaignTests.fleet(count: 1)
+    let package = try DFUFleetPackages.application(version: 530, hardware: 53)
+    let central = try DFUFleetCampaignTests.central(fleet)
+    do {
+      _ = try await DFUFleetCampaignTests.update(["--package", package, "--adapter", "sim:\(fleet)"], central: central)
+      Issue.record("a package for hardware 53 was accepted for hw-version 52 devices")
+    } catch let failure as CLIFailure {
+      #expect(failure.message.contains("refused before connecting") && failure.message.contains("hw"))
+    }
+    #expect(central.bootloaders.entered.isEmpty)
+  }
+}
