@@ -90,3 +90,21 @@ import Testing
     #expect(central.bootloaders.entered.isEmpty)
   }
 }
+
+extension DFUFleetSimulatorTests {
+  @Test func updateIsTheDefaultDFUSubcommand() throws {
+    let parsed = try BeaconProvision.parseAsRoot(["dfu", "--package", "app.zip", "--adapter", "sim", "--min-battery", "0"])
+    let update = try #require(parsed as? DFUUpdate)
+    #expect(update.package == "app.zip" && update.minimumBattery == 0)
+    #expect(try #require(BeaconProvision.parseAsRoot(["dfu", "update", "--package", "a.zip"]) as? DFUUpdate).minimumBattery == 30)
+  }
+
+  @Test func kkmVersionMappingBothWays() {
+    #expect(KKMFirmwareVersion.text(fwVersion: 530) == "V5.30")
+    #expect(KKMFirmwareVersion.text(fwVersion: 1203) == "V12.03")
+    #expect(KKMFirmwareVersion.fwVersion(text: "V5.22") == 522)
+    #expect(KKMFirmwareVersion.fwVersion(text: "5.30") == 530)
+    #expect(KKMFirmwareVersion.fwVersion(text: "V5.3") == nil)  // two minor digits or it is not ours
+    #expect(KKMFirmwareVersion.fwVersion(text: "V5.30.1") == nil)
+  }
+}
