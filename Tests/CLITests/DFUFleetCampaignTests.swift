@@ -50,6 +50,7 @@ import Testing
   @Test func oneFleetKBeaconIsUpdatedThroughItsBootloaderAtAddressPlusOne() async throws {
     let fleet = try Self.fleet(count: 1)
     let package = try DFUFleetPackages.application(version: 530)
+    defer { for path in [fleet, package] { try? FileManager.default.removeItem(atPath: path) } }
     let central = try Self.central(fleet)
     #expect(try await Self.version(Self.address(0), central: central) == "V5.22")
 
@@ -78,6 +79,7 @@ import Testing
       otherHardware: system + #", "kbeacon": {"settings": {"hver": "V2.0"}}"#,
     ])
     let package = try DFUFleetPackages.application(version: 530)
+    defer { for path in [fleet, package] { try? FileManager.default.removeItem(atPath: path) } }
     let central = try Self.central(fleet)
     let arguments = ["--package", package, "--adapter", "sim:\(fleet)", "--parallel", "4", "--attempts", "2", "--hardware", "V1.0"]
 
@@ -110,5 +112,28 @@ import Testing
     }
     #expect(again.bootloaders.entered.map(\.description) == [Self.address(dropping)])
     #expect(second.reports.isEmpty)
+  }
+
+  @Test func aDropOnceAndACorruptedPacketStillEndUpdated() async throws {
+    let system = #""system": {"model": 12, "batteryPercent": 90, "firmware": "5.22"}"#
+    let fleet = try Self.fleet(count: 2, extra: [
+      0: system + #", "dfu": {"faults": {"dropLinkAtByte": 4000}}"#,
+      1: system + #", "dfu": {"faults": {"corruptByteAt": 6000}}"#,
+    ])
+    let package = try DFUFleetPackages.application(version: 530)
+    defer { for path in [fleet, package] { try? FileManager.default.removeItem(atPath: path) } }
+    let central = try Self.central(fleet)
+    let result = try await Self.update(["--package", package, "--adapter", "sim:\(fleet)", "--attempts", "1"], central: central)
+    // one attempt each: the transfer itself reconnected (drop) or re-sent the object (CRC mismatch)
+    #expect(result.summary.outcomes.values.allSatisfy { $0.state == .verified })
+    #expect(central.bootloaders.entered.count == 2)
+    // the dropped device's bootloader was reached more than once (the link came back after the drop)
+    #expect(central.bootloaders.bootloaderLinks.filter { $0.description == "DD:34:02:06:F0:01" }.count >= 2)
+    let sessions = Dictionary(uniqueKeysWithValues: central.bootloaders.sessions.map { ($0.address.description, $0) })
+    #expect(await sessions[Self.address(0)]?.linkDrops == 1)
+    // the corruption fired (the fault is consumed) and the target still activated the package's image
+    #expect(await sessions[Self.address(1)]?.target.faults.corruptByteAt == nil)
+    #expect(await sessions[Self.address(1)]?.target.activated.first?.firmware == DFUFleetPackages.bytes(10_000, seed: 0xF1EE7))
+    for i in 0..<2 { #expect(try await Self.version(Self.address(i), central: central) == "V5.30") }
   }
 }

@@ -36,6 +36,7 @@ import Testing
     let fleet = try DFUFleetCampaignTests.fleet(count: 1, extra: [
       0: #""system": {"model": 12, "batteryPercent": 90, "firmware": "5.22"}, "dfu": {"inactivityTimeoutMs": 200}"#
     ])
+    defer { try? FileManager.default.removeItem(atPath: fleet) }
     let central = try DFUFleetCampaignTests.central(fleet)
     let application = BluetoothAddress("DD:34:02:06:F0:00")!
     try await Self.jump(application, central: central)
@@ -80,6 +81,7 @@ import Testing
   @Test func aRefusedPackageExitsBeforeAnyConnection() async throws {
     let fleet = try DFUFleetCampaignTests.fleet(count: 1)
     let package = try DFUFleetPackages.application(version: 530, hardware: 53)
+    defer { for path in [fleet, package] { try? FileManager.default.removeItem(atPath: path) } }
     let central = try DFUFleetCampaignTests.central(fleet)
     do {
       _ = try await DFUFleetCampaignTests.update(["--package", package, "--adapter", "sim:\(fleet)"], central: central)

@@ -18,7 +18,10 @@ public final class SimulatedBootloaders: Sendable {
   public let model: LinkModel
   /// Running bootloaders by application address.
   private let entries = Mutex<[BluetoothAddress: Entry]>([:])
-  private let log = Mutex<(entered: [BluetoothAddress], links: [BluetoothAddress])>(([], []))
+  private let log = Mutex<(entered: [BluetoothAddress], links: [BluetoothAddress], sessions: [SimulatedDFUPeripheral])>(([], [], []))
+
+  /// Every bootloader session so far, running or ended, in order of entry (for tests and reports).
+  public var sessions: [SimulatedDFUPeripheral] { log.withLock { $0.sessions } }
 
   /// Application addresses of every bootloader entry so far, in order (for tests and reports).
   public var entered: [BluetoothAddress] { log.withLock { $0.entered } }
@@ -74,7 +77,10 @@ public final class SimulatedBootloaders: Sendable {
       self?.entries.withLock { _ = $0.removeValue(forKey: application) }
       await onExit(exit)
     }
-    log.withLock { $0.entered.append(application) }
+    log.withLock {
+      $0.entered.append(application)
+      $0.sessions.append(peripheral)
+    }
     entries.withLock { $0[application] = Entry(peripheral: peripheral, bootloaderAddress: peripheral.bootloaderAddress, name: name) }
     await peripheral.startInactivityWatchdog()
   }

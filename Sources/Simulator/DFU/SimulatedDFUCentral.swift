@@ -2,8 +2,8 @@ import BeaconCore
 import NordicDFU
 import Synchronization
 
-/// A `Central` whose only peers are simulated DFU peripherals — what the BLE DFU path runs against until
-/// the fleet's `SimulatedCentral` hosts DFU devices. Scans report each peripheral at the address it
+/// A `Central` whose only peers are simulated DFU peripherals — for DFU tests without a fleet. The fleet's
+/// `SimulatedCentral` hosts its KBeacons' bootloaders itself (`SimulatedBootloaders`). Scans report each peripheral at the address it
 /// currently answers on, with its current advertising data, every `interval`.
 ///
 /// Bridge for the fleet: `addBootloader(for:name:)` makes a bootloader appear at the application's address
