@@ -16,6 +16,19 @@ public final class KBeaconSimulation: Sendable {
   private let devices = Mutex<[BluetoothAddress: SimulatedKBeacon]>([:])
   private let servers = Mutex<[BluetoothAddress: GATTServer]>([:])
   private let linkDropper = Mutex<(@Sendable (BluetoothAddress) async -> Void)?>(nil)
+  private let bootloaderHook = Mutex<(@Sendable (BluetoothAddress, String?) async -> Void)?>(nil)
+
+  /// "Enter bootloader requested" for every KBeacon of this fleet (nordic-dfu.md §2.2): called with the
+  /// application's address and the name set by `02`, after the `20 01 01` indication and before the link
+  /// drops. Connect the simulated DFU bootloader here (e.g. `SimulatedDFUCentral.addBootloader(for:name:)`).
+  /// Applies to devices made after the call; devices are made on first connect.
+  public func setBootloaderHook(_ hook: @escaping @Sendable (BluetoothAddress, String?) async -> Void) {
+    bootloaderHook.withLock { $0 = hook }
+  }
+
+  private func currentBootloaderHook() -> (@Sendable (BluetoothAddress, String?) async -> Void)? {
+    bootloaderHook.withLock { $0 }
+  }
 
   /// How devices drop links they did not open themselves (set by `SimulatedCentral.withKBeacons`).
   public func setLinkDropper(_ dropper: @escaping @Sendable (BluetoothAddress) async -> Void) {
@@ -35,7 +48,9 @@ public final class KBeaconSimulation: Sendable {
     guard let entry = fleet.devices.first(where: { $0.address == address }), entry.kind.isKBeacon else { return nil }
     return devices.withLock { known in
       if let device = known[address] { return device }
-      let made = Self.make(entry, now: now) { [weak self] address in await self?.currentDropper()?(address) }
+      let made = Self.make(
+        entry, now: now, dropLinks: { [weak self] address in await self?.currentDropper()?(address) },
+        hook: currentBootloaderHook())
       known[address] = made
       return made
     }
@@ -67,7 +82,8 @@ public final class KBeaconSimulation: Sendable {
 
   static func make(
     _ entry: SimulatedDevice, now: @escaping @Sendable () -> UInt32,
-    dropLinks: @escaping @Sendable (BluetoothAddress) async -> Void
+    dropLinks: @escaping @Sendable (BluetoothAddress) async -> Void,
+    hook: (@Sendable (BluetoothAddress, String?) async -> Void)?
   ) -> SimulatedKBeacon {
     let section = entry.kbeacon ?? KBeaconSection()
     var profile: KBeaconDeviceProfile =
@@ -91,6 +107,6 @@ public final class KBeaconSimulation: Sendable {
     return SimulatedKBeacon(
       address: entry.address, profile: profile, password: password, humidityHistory: records,
       busy: section.busy ?? false,
-      dropLinks: dropLinks, now: now)
+      dropLinks: dropLinks, bootloaderHook: hook, now: now)
   }
 }

@@ -21,9 +21,11 @@ public actor SimulatedKBeacon {
   public init(
     address: BluetoothAddress, profile: KBeaconDeviceProfile, password: KBeaconPassword = .factoryDefault,
     humidityHistory: [SensorRecord] = [], busy: Bool = false,
-    dropLinks: (@Sendable (BluetoothAddress) async -> Void)? = nil, now: @escaping @Sendable () -> UInt32
+    dropLinks: (@Sendable (BluetoothAddress) async -> Void)? = nil,
+    bootloaderHook: (@Sendable (BluetoothAddress, String?) async -> Void)? = nil, now: @escaping @Sendable () -> UInt32
   ) {
     self.dropLinks = dropLinks
+    self.bootloaderHook = bootloaderHook
     self.address = address
     var device = SimulatedKBeaconDevice(address: address, profile: profile, password: password)
     for r in humidityHistory { device.history.append(r, sensor: UInt8(SensorType.humidity.rawValue)) }
