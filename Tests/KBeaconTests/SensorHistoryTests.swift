@@ -92,6 +92,14 @@ import Testing
     #expect(throws: KBeaconError.self) { try IndicationEvent(payload: hex("09 6500"), generation: .pro) }
   }
 
+  @Test func v2PayloadsEncodeWhatTheyDecode() throws {
+    // 09 = HTTempBelow | UTC 65000000 | temp FE80 = −1.5 | hum 3240 = 50.25
+    let event = IndicationEvent.humidity(trigger: .temperatureBelow, utc: 0x6500_0000, celsius: -1.5, humidity: 50.25)
+    #expect(event.proPayload == hex("09 65000000 FE80 3240"))
+    #expect(IndicationEvent.trigger(type: 5, body: [2]).proPayload == hex("05 02"))
+    #expect(IndicationEvent.legacyButton(press: 2).proPayload == nil)
+  }
+
   @Test func v1Notifications() throws {
     // 03 button | 04 double click
     #expect(try IndicationEvent(payload: hex("03 04"), generation: .legacy) == .legacyButton(press: 4))

@@ -63,19 +63,9 @@ public enum WriteRequest {
     ["slot", "trIdx", "srType", "type", "trType"].contains(path.key) && path.array != nil
   }
 
-  /// The v1 `stype` bits touched by a flat write (A1 `objectsToParaDict`): common keys → 0x20, iBeacon
-  /// keys → 0x4, UID → 0x2, URL → 0x10, sensor keys → 0x1, `trObj` → 0x40.
+  /// The v1 `stype` bits touched by a flat write: each key's block, plus 0x40 for `trObj`.
   static func legacySections(of c: KBeaconConfiguration) -> LegacySections {
-    var s = LegacySections()
-    for key in c.common.fields.keys {
-      switch key {
-      case "uuid", "majorID", "minorID": s.insert(.iBeacon)
-      case "nid", "sid": s.insert(.eddystoneUID)
-      case "url": s.insert(.eddystoneURL)
-      case "sensor", "msItvl", "tsThd", "hsThd": s.insert(.sensor)
-      default: s.insert(.common)
-      }
-    }
+    var s = c.common.fields.keys.reduce(into: LegacySections()) { $0.formUnion(.block(ofKey: $1)) }
     if !c.triggers.isEmpty { s.insert(.trigger) }
     return s
   }
