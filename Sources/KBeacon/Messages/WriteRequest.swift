@@ -28,9 +28,7 @@ public enum WriteRequest {
   static func validate(_ c: KBeaconConfiguration, device: CommonConfig?) throws(KBeaconError) {
     for item in c.flattened() {
       guard let path = ConfigPath(item.path), let row = c.spec(for: path) else { continue }
-      if !row.isWritable, !(path.key == row.key && isIdentity(path)) {
-        throw .inputInvalid("\(item.path) is read-only")
-      }
+      if !row.isWritable { throw .inputInvalid("\(item.path) is read-only") }
       if let problem = row.problem(with: item.value) { throw .inputInvalid("\(item.path) — \(problem)") }
     }
     guard c.generation == .pro else { return }
@@ -57,10 +55,6 @@ public enum WriteRequest {
         throw .inputInvalid("trObj[\(trigger.index!)] advertises but names no slot")
       }
     }
-  }
-
-  static func isIdentity(_ path: ConfigPath) -> Bool {
-    ["slot", "trIdx", "srType", "type", "trType"].contains(path.key) && path.array != nil
   }
 
   /// The v1 `stype` bits touched by a flat write: each key's block, plus 0x40 for `trObj`.
