@@ -28,6 +28,11 @@ final class CampaignProgress: Sendable {
       case .retrying(let address, let attempt, let after, let reason):
         s.working[address] = "waiting \(after) before attempt \(attempt): \(reason)"
         guard isTerminal else { return "\(address)  retry \(attempt) in \(after): \(reason)" }
+      case .progress(let address, let done, let total, let rate):
+        let eta = rate > 0 ? Int(Double(total - done) / rate) : nil
+        s.working[address] = "transferring \(done * 100 / max(total, 1))% (\(done)/\(total) bytes, \(Int(rate)) B/s"
+          + (eta.map { ", ETA \($0) s" } ?? "") + ")"
+        guard isTerminal else { return nil }
       case .finished(let address, let outcome):
         s.working[address] = nil
         if case .failed = outcome { s.failed += 1 } else { s.done += 1 }

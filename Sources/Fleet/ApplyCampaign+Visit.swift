@@ -1,7 +1,14 @@
 import BeaconCore
 import Profiles
 
-extension ApplyCampaign {
+/// One device's `plan`/`apply` visit.
+struct ProfileWork: CampaignWork {
+  let profile: LoadedProfile
+  let opener: any SessionOpener
+  let passwords: ApplyCampaign.Passwords
+  let resolver: DesiredResolver
+  let dryRun: Bool
+
   /// Why verification failed: the keys that did not read back as written.
   struct VerificationFailure: Error, ClassifiedFailure, CustomStringConvertible {
     var mismatches: [ConfigChange]
@@ -12,13 +19,14 @@ extension ApplyCampaign {
   }
 
   /// One attempt: connect, read, plan, write, verify. Throws on failures worth classifying.
-  func attemptVisit(_ target: Target, attempt: Int) async throws -> DeviceOutcome {
+  func attempt(_ target: Target, attempt: Int, context: CampaignContext) async throws -> DeviceOutcome {
+    let run = context.run, journal = context.journal
     let address = target.address.description
-    await step(address, .connecting, attempt)
+    await context.step(address, .connecting, attempt: attempt)
     let (session, rotated) = try await openSession(target)
     defer { Task { await session.close() } }
 
-    await step(address, .reading, attempt)
+    await context.step(address, .reading, attempt: attempt)
     let actual = try await session.readConfiguration()
     let model = actual.common["model"].flatMap { if case .text(let s) = $0 { s } else { nil } }
     let firmware = actual.common["ver"].flatMap { if case .text(let s) = $0 { FirmwareVersion(s) } else { nil } }
@@ -47,13 +55,13 @@ extension ApplyCampaign {
     if changes.isEmpty {
       return .compliant
     }
-    if options.dryRun {
+    if dryRun {
       try await journal.record(run: run, address: address, state: .planned, changes: journalled)
       return .planned(changes.map(Self.masked))
     }
 
     try await journal.record(run: run, address: address, state: .working, step: VisitStep.writing.rawValue, changes: journalled)
-    await step(address, .writing, attempt)
+    await context.step(address, .writing, attempt: attempt)
     let patch = ConfigDiff.patch(changes, desired: desired, actual: actual)
     try await session.write(patch)
     try await journal.record(run: run, address: address, state: .working, step: "written", countWrite: true)
@@ -61,14 +69,14 @@ extension ApplyCampaign {
     let readBack: DeviceConfigView
     if let new = passwords.new, !rotated {
       // The password only counts as rotated once a new link authenticates with it.
-      await step(address, .reconnecting, attempt)
+      await context.step(address, .reconnecting, attempt: attempt)
       await session.close()
       let verifier = try await opener.open(target, password: new)
-      await step(address, .verifying, attempt)
+      await context.step(address, .verifying, attempt: attempt)
       readBack = try await verifier.readConfiguration()
       await verifier.close()
     } else {
-      await step(address, .verifying, attempt)
+      await context.step(address, .verifying, attempt: attempt)
       readBack = try await session.readConfiguration()
     }
     desired.common["pwd"] = nil

@@ -29,6 +29,8 @@ public enum DeviceOutcome: Sendable, Hashable {
 /// The steps of one visit, for progress displays and the journal.
 public enum VisitStep: String, Sendable {
   case connecting, reading, writing, verifying, reconnecting
+  /// DFU: entering the bootloader and sending images.
+  case transferring
 }
 
 /// Progress of a campaign, in order, for the live view and `--json` output.
@@ -36,6 +38,8 @@ public enum CampaignEvent: Sendable, Hashable {
   case step(address: String, VisitStep, attempt: Int)
   case retrying(address: String, attempt: Int, after: Duration, reason: String)
   case finished(address: String, DeviceOutcome)
+  /// A transfer's progress (DFU): bytes confirmed of the total, and the rate so far.
+  case progress(address: String, done: Int, total: Int, bytesPerSecond: Double)
 }
 
 /// The end of a campaign.

@@ -82,7 +82,7 @@ public final class Journal: Sendable {
     try await database.write { db in
       try db.execute(
         sql: """
-          UPDATE device SET state = ?, step = ?, changes = COALESCE(?, changes), detail = ?, failureKind = ?,
+          UPDATE device SET state = ?, step = COALESCE(?, step), changes = COALESCE(?, changes), detail = ?, failureKind = ?,
             attempts = attempts + ?, writes = writes + ?, updatedAt = ? WHERE runId = ? AND address = ?
           """,
         arguments: [state.rawValue, step, changesJSON, detail, failureKind?.rawValue, countAttempt ? 1 : 0, countWrite ? 1 : 0,
@@ -102,6 +102,12 @@ public final class Journal: Sendable {
 
   public func runs() async throws -> [JournalRun] {
     try await database.read { db in try JournalRun.fetchAll(db, sql: "SELECT * FROM run ORDER BY startedAt DESC") }
+  }
+
+  public func device(run: String, address: String) async throws -> JournalDevice? {
+    try await database.read { db in
+      try JournalDevice.fetchOne(db, sql: "SELECT * FROM device WHERE runId = ? AND address = ?", arguments: [run, address])
+    }
   }
 
   public func devices(run: String) async throws -> [JournalDevice] {
