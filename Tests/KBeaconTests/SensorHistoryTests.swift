@@ -34,6 +34,11 @@ import Testing
     #expect(info == HistoryInfo(sensor: 2, total: 100, unread: 10, deviceUTC: 4096))
     #expect(info.clockOffset(hostUTC: 0x6500_0000) == 1_694_498_816 - 4096)
     #expect(throws: KBeaconError.self) { try HistoryInfo(bytes: hex("01 02 00000064")) }
+    // v1: 01 | 02 | total 0064 = 100 | unread 000A = 10 | UTC 00001000, read from offset 2
+    let legacy = try HistoryInfo(legacyBytes: hex("01 02 0064 000A 00001000"))
+    #expect(legacy == info)
+    #expect(legacy.legacyBytes == hex("01 02 0064 000A 00001000"))
+    #expect(throws: KBeaconError.self) { try HistoryInfo(legacyBytes: hex("01 02 0064 000A")) }
   }
 
   @Test func recordsOfEverySensorKind() throws {

@@ -230,7 +230,8 @@ public struct SimulatedKBeaconDevice: Sendable {
     guard profile.historySensors.contains(Int(sensor)) else { return ack(.sensorNotSupported, .hex) }
     switch request {
     case .info:
-      let bytes = history.info(sensor: sensor, deviceUTC: deviceUTC).bytes
+      let info = history.info(sensor: sensor, deviceUTC: deviceUTC)
+      let bytes = profile.generation == .legacy ? info.legacyBytes : info.bytes
       if fitsOnAck(bytes) {
         return Answer(items: [.frame(DeviceAck(dataType: .hex, cause: .success, payload: bytes).bytes)])
       }
