@@ -35,11 +35,25 @@ public final class KBeaconSimulation: Sendable {
     linkDropper.withLock { $0 = dropper }
   }
 
-  public init(fleet: SimulatedFleet, model: LinkModel = .instant, now: @escaping @Sendable () -> UInt32) {
+  /// State restored from an earlier run (`SimulatorStateStore`), by address.
+  private let restored: [BluetoothAddress: SimulatedKBeaconSnapshot]
+
+  public init(
+    fleet: SimulatedFleet, model: LinkModel = .instant, restored: [BluetoothAddress: SimulatedKBeaconSnapshot] = [:],
+    now: @escaping @Sendable () -> UInt32
+  ) {
+    self.restored = restored
     self.fleet = fleet
     self.model = model
     self.now = now
   }
+
+  private let changeHandler = Mutex<(@Sendable () async -> Void)?>(nil)
+
+  /// Called after any device applies a configuration write (the state store saves then).
+  public func setChangeHandler(_ handler: @escaping @Sendable () async -> Void) { changeHandler.withLock { $0 = handler } }
+
+  private func currentChangeHandler() -> (@Sendable () async -> Void)? { changeHandler.withLock { $0 } }
 
   private func currentDropper() -> (@Sendable (BluetoothAddress) async -> Void)? { linkDropper.withLock { $0 } }
 
@@ -49,8 +63,9 @@ public final class KBeaconSimulation: Sendable {
     return devices.withLock { known in
       if let device = known[address] { return device }
       let made = Self.make(
-        entry, now: now, dropLinks: { [weak self] address in await self?.currentDropper()?(address) },
-        hook: currentBootloaderHook())
+        entry, restored: restored[address], now: now, onChange: { [weak self] in await self?.currentChangeHandler()?() },
+        hook: currentBootloaderHook()
+      ) { [weak self] address in await self?.currentDropper()?(address) }
       known[address] = made
       return made
     }
@@ -80,10 +95,18 @@ public final class KBeaconSimulation: Sendable {
     return bearer
   }
 
+  /// Every KBeacon this simulation has brought up, as it is now.
+  public func snapshots() async -> [BluetoothAddress: SimulatedKBeaconSnapshot] {
+    var result = restored
+    for (address, device) in devices.withLock({ $0 }) { result[address] = await device.snapshot() }
+    return result
+  }
+
   static func make(
-    _ entry: SimulatedDevice, now: @escaping @Sendable () -> UInt32,
-    dropLinks: @escaping @Sendable (BluetoothAddress) async -> Void,
-    hook: (@Sendable (BluetoothAddress, String?) async -> Void)?
+    _ entry: SimulatedDevice, restored: SimulatedKBeaconSnapshot? = nil, now: @escaping @Sendable () -> UInt32,
+    onChange: (@Sendable () async -> Void)? = nil,
+    hook: (@Sendable (BluetoothAddress, String?) async -> Void)? = nil,
+    dropLinks: @escaping @Sendable (BluetoothAddress) async -> Void
   ) -> SimulatedKBeacon {
     let section = entry.kbeacon ?? KBeaconSection()
     var profile: KBeaconDeviceProfile =
@@ -95,7 +118,14 @@ public final class KBeaconSimulation: Sendable {
     {
       profile.factoryConfiguration.merge(overlay)
     }
-    let password = section.password.flatMap { try? KBeaconPassword($0) } ?? .factoryDefault
+    var password = section.password.flatMap { try? KBeaconPassword($0) } ?? .factoryDefault
+    var configuration: KBeaconConfiguration? = nil
+    var writes = 0
+    if let restored, restored.configuration.generation == profile.generation {
+      writes = restored.writes
+      configuration = restored.configuration
+      password = (try? KBeaconPassword(restored.password)) ?? password
+    }
     let start = now()
     let count = section.historyRecords ?? 24
     let base = entry.sensor?.temperature ?? 21.0
@@ -106,7 +136,8 @@ public final class KBeaconSimulation: Sendable {
     }
     return SimulatedKBeacon(
       address: entry.address, profile: profile, password: password, humidityHistory: records,
-      busy: section.busy ?? false,
+      busy: section.busy ?? false, busyRequests: section.busyRequests ?? 0, dropLinkOnWrites: section.dropLinkOnWrites ?? 0,
+      configuration: configuration, writes: writes, onChange: onChange,
       dropLinks: dropLinks, bootloaderHook: hook, now: now)
   }
 }

@@ -23,6 +23,13 @@ public struct SimulatedKBeaconDevice: Sendable {
   public private(set) var clockOffset: Int64 = 0
   /// Simulated firmware work: while true every request is answered busy (fault injection).
   public var forceBusy = false
+  /// Fault injection: answer the next this-many requests with cause 0x10C busy, then behave.
+  public var busyRequests = 0
+  /// Fault injection: drop the link on the next this-many `cfg` messages, before applying them (the link
+  /// lost mid-write: the device keeps its old configuration).
+  public var dropLinkOnWrites = 0
+  /// How many `cfg` messages the device has applied (tests check that nothing is written twice).
+  public package(set) var configurationWrites = 0
   private var password: KBeaconPassword
   private var random: SplitMix
   private var link = LinkState(mtu: FrameBudget.defaultATTMTU)
@@ -45,11 +52,11 @@ public struct SimulatedKBeaconDevice: Sendable {
 
   public init(
     address: BluetoothAddress, profile: KBeaconDeviceProfile, password: KBeaconPassword = .factoryDefault,
-    seed: UInt64 = 1
+    seed: UInt64 = 1, configuration: KBeaconConfiguration? = nil
   ) {
     self.address = address
     self.profile = profile
-    self.configuration = profile.factoryConfiguration
+    self.configuration = configuration ?? profile.factoryConfiguration
     self.password = password
     self.random = SplitMix(seed: seed ^ address.rawValue)
   }
@@ -61,6 +68,9 @@ public struct SimulatedKBeaconDevice: Sendable {
   public mutating func updateMTU(_ mtu: Int) { link.mtu = mtu }
 
   public var isAuthenticated: Bool { link.authenticated }
+
+  /// The device's password, for saving the simulated fleet's state between runs.
+  package var passwordText: String { password.text }
   /// True while the device owes the app part of an answer.
   public var isBusy: Bool { link.sender != nil || !link.queue.isEmpty || link.assembler.isCollecting }
 
@@ -104,7 +114,8 @@ public struct SimulatedKBeaconDevice: Sendable {
   private mutating func request(_ bytes: [UInt8], now: UInt32) -> Output {
     guard let frame = try? RequestFrame(bytes: bytes) else { return Output() }
     let starts = frame.position == .start || frame.position == .single
-    if starts, forceBusy || link.sender != nil || !link.queue.isEmpty || link.assembler.isCollecting {
+    if starts, forceBusy || busyRequests > 0 || link.sender != nil || !link.queue.isEmpty || link.assembler.isCollecting {
+      if busyRequests > 0 { busyRequests -= 1 }
       return Output(notifications: [DeviceAck(dataType: frame.dataType, cause: .busy).bytes])
     }
     guard link.authenticated else {
@@ -189,8 +200,13 @@ public struct SimulatedKBeaconDevice: Sendable {
       case .failure(let cause): return ack(cause)
       }
     case "cfg":
+      if dropLinkOnWrites > 0 {
+        dropLinkOnWrites -= 1
+        return Answer(items: [], disconnect: true)
+      }
       switch KBeaconDeviceWrites.apply(object, to: configuration, profile: profile) {
       case .success(let outcome):
+        configurationWrites += 1
         configuration = outcome.configuration
         if let pwd = outcome.newPassword, let newPassword = try? KBeaconPassword(pwd) { password = newPassword }
         return ack(.success)
