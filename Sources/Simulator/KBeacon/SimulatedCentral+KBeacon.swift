@@ -7,11 +7,12 @@ extension SimulatedCentral {
   /// drop their own links (wrong password, bootloader entry) through the central's `gattLinks`.
   public static func withKBeacons(
     fleet: SimulatedFleet, name: String = Simulation.adapterName, pace: SimulationPace = .realTime,
-    restored: [BluetoothAddress: SimulatedKBeaconSnapshot] = [:],
+    restored: [BluetoothAddress: SimulatedKBeaconSnapshot] = [:], linkModel: LinkModel? = nil,
     now: @escaping @Sendable () -> UInt32 = { UInt32(clamping: Int(Date().timeIntervalSince1970)) }
   ) -> (central: SimulatedCentral, kbeacons: KBeaconSimulation) {
-    let kbeacons = KBeaconSimulation(fleet: fleet, model: pace == .unpaced ? .instant : LinkModel(), restored: restored, now: now)
-    let links = SimulatedGATTLinks(model: pace == .unpaced ? .instant : LinkModel())
+    let model = linkModel ?? (pace == .unpaced ? .instant : LinkModel())
+    let kbeacons = KBeaconSimulation(fleet: fleet, model: model, restored: restored, now: now)
+    let links = SimulatedGATTLinks(model: model)
     kbeacons.setLinkDropper { address in await links.disconnect(address) }
     let central = SimulatedCentral(
       fleet: fleet, name: name, pace: pace, gattLinks: links,
