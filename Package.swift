@@ -62,13 +62,13 @@ let package = Package(
     .executableTarget(name: "beacon-provision", dependencies: ["BeaconProvisionCLI"], swiftSettings: strict),
     .executableTarget(
       name: "provision-bench",
-      dependencies: ["BeaconCore", "KBeacon", "NordicDFU", "Simulator"],
+      dependencies: ["BeaconCore", "Fleet", "KBeacon", "NordicDFU", "Profiles", "Simulator"],
       swiftSettings: strict),
 
     // MARK: tests
     .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore"], swiftSettings: strict),
     .testTarget(name: "ProfilesTests", dependencies: ["Profiles"], swiftSettings: strict),
-    .testTarget(name: "FleetTests", dependencies: ["Fleet", "Profiles"], swiftSettings: strict),
+    .testTarget(name: "FleetTests", dependencies: ["Fleet", "KBeacon", "Profiles"], swiftSettings: strict),
     .testTarget(name: "BlueZTests", dependencies: ["BlueZ"], swiftSettings: strict),
     .testTarget(name: "KBeaconTests", dependencies: ["KBeacon"], swiftSettings: strict),
     .testTarget(name: "NordicDFUTests", dependencies: ["NordicDFU"], swiftSettings: strict),

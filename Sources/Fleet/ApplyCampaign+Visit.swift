@@ -1,4 +1,5 @@
 import BeaconCore
+import KBeacon
 import Profiles
 
 /// One device's `plan`/`apply` visit.
@@ -27,7 +28,8 @@ struct ProfileWork: CampaignWork {
     defer { Task { await session.close() } }
 
     await context.step(address, .reading, attempt: attempt)
-    let actual = try await session.readConfiguration()
+    let sections = Self.sections(of: profile.profile.desired)
+    let actual = try await session.readConfiguration(sections)
     let model = actual.common["model"].flatMap { if case .text(let s) = $0 { s } else { nil } }
     let firmware = actual.common["ver"].flatMap { if case .text(let s) = $0 { FirmwareVersion(s) } else { nil } }
     if let reason = profile.profile.select.rejection(model: model, firmware: firmware) { return .skipped(reason) }
@@ -73,11 +75,11 @@ struct ProfileWork: CampaignWork {
       await session.close()
       let verifier = try await opener.open(target, password: new)
       await context.step(address, .verifying, attempt: attempt)
-      readBack = try await verifier.readConfiguration()
+      readBack = try await verifier.readConfiguration(sections)
       await verifier.close()
     } else {
       await context.step(address, .verifying, attempt: attempt)
-      readBack = try await session.readConfiguration()
+      readBack = try await session.readConfiguration(sections)
     }
     desired.common["pwd"] = nil
     let mismatches = ConfigDiff.changes(desired: desired, actual: readBack)
@@ -94,6 +96,15 @@ struct ProfileWork: CampaignWork {
       guard let new = passwords.new else { throw error }
       return (try await opener.open(target, password: new), true)
     }
+  }
+
+  /// The sections a profile manages (common keys are always read: model, version and limits live there).
+  static func sections(of desired: DesiredState) -> ConfigSections {
+    var sections: ConfigSections = .common
+    if !desired.slots.isEmpty { sections.insert(.slots) }
+    if !desired.triggers.isEmpty { sections.insert(.triggers) }
+    if !desired.sensors.isEmpty { sections.insert(.sensors) }
+    return sections
   }
 
   static func masked(_ c: ConfigChange) -> ConfigChange {

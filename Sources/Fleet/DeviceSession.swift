@@ -1,4 +1,5 @@
 import BeaconCore
+import KBeacon
 import Profiles
 
 /// A password in memory. It never prints: `description` and string interpolation show a mask, it is not
@@ -14,8 +15,9 @@ public struct Secret: Sendable, Hashable, CustomStringConvertible, CustomDebugSt
 /// adapted to this in the composition root; tests and benchmarks use the simulated devices through the
 /// same adapter.
 public protocol ConfigurationSession: Sendable {
-  /// The whole configuration, read back (kbeacon-protocol.md §6.1).
-  func readConfiguration() async throws -> DeviceConfigView
+  /// The configuration, read back (kbeacon-protocol.md §6.1): the common keys and the given sections.
+  /// Reading only what a profile manages saves `getPara` exchanges and their report fragments.
+  func readConfiguration(_ sections: ConfigSections) async throws -> DeviceConfigView
   /// One `cfg` message holding exactly `patch` (§6.2).
   func write(_ patch: DeviceConfigView) async throws
   func close() async

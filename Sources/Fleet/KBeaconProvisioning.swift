@@ -56,8 +56,8 @@ public struct KBeaconConfigurationSession: ConfigurationSession {
 
   public init(session: KBeaconSession) { self.session = session }
 
-  public func readConfiguration() async throws -> DeviceConfigView {
-    KBeaconViews.view(of: try await session.readConfiguration(sections: [.common, .slots, .triggers, .sensors]))
+  public func readConfiguration(_ sections: ConfigSections) async throws -> DeviceConfigView {
+    KBeaconViews.view(of: try await session.readConfiguration(sections: sections.union(.common)))
   }
 
   public func write(_ patch: DeviceConfigView) async throws {

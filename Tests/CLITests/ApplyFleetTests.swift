@@ -173,7 +173,8 @@ import Testing
     let resumed = try await site.run(site.profile, resume: id)
     #expect(!resumed.summary.interrupted)
     let rows = try await journal.devices(run: id)
-    #expect(rows.filter { $0.state != .verified }.map(\.address) == [ApplyFleetTests.address(ApplyFleetTests.wrongPassword)])
+    // A device written just before the kill is found compliant on resume; every other one is verified.
+    #expect(rows.filter { $0.state != .verified && $0.state != .compliant }.map(\.address) == [ApplyFleetTests.address(ApplyFleetTests.wrongPassword)])
     let writes = try site.writes()
     #expect(writes.values.allSatisfy { $0 <= 1 }, "written twice: \(writes.filter { $0.value > 1 })")
     #expect(writes.values.filter { $0 == 1 }.count == ApplyFleetTests.count - 1)

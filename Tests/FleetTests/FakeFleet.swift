@@ -1,4 +1,5 @@
 import BeaconCore
+import KBeacon
 import Profiles
 
 @testable import Fleet
@@ -51,7 +52,7 @@ enum FakeFailure: Error, ClassifiedFailure, CustomStringConvertible {
 
 struct FakeSession: ConfigurationSession {
   let device: FakeDevice
-  func readConfiguration() async throws -> DeviceConfigView { await device.read() }
+  func readConfiguration(_ sections: ConfigSections) async throws -> DeviceConfigView { await device.read() }
   func write(_ patch: DeviceConfigView) async throws { try await device.write(patch) }
   func close() async {}
 }

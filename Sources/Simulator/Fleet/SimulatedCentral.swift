@@ -16,19 +16,15 @@ public final class SimulatedCentral: Central {
   /// Devices now in their DFU bootloader: their applications are silent and their bootloaders advertise
   /// and answer at the application address +1 (nordic-dfu.md §2.2).
   public let bootloaders: SimulatedBootloaders
-  /// Runs before every link to a fleet device opens (the KBeacon simulation wires the device's
-  /// bootloader hook here).
-  let prepareConnect: (@Sendable (SimulatedDevice) async -> Void)?
 
   /// `gattLinks` defaults to the default `LinkModel` in real time and `LinkModel.instant` when `.unpaced`.
   public init(
     fleet: SimulatedFleet, name: String = Simulation.adapterName, pace: SimulationPace = .realTime,
     gattLinks: SimulatedGATTLinks? = nil,
     gattServerFactory: @escaping @Sendable (SimulatedDevice) -> GATTServer = GenericDeviceDatabase.server(for:),
-    bootloaders: SimulatedBootloaders? = nil, prepareConnect: (@Sendable (SimulatedDevice) async -> Void)? = nil
+    bootloaders: SimulatedBootloaders? = nil
   ) {
     self.bootloaders = bootloaders ?? SimulatedBootloaders(model: pace == .unpaced ? .instant : LinkModel())
-    self.prepareConnect = prepareConnect
     self.fleet = fleet
     self.name = name
     self.pace = pace
@@ -70,7 +66,6 @@ public final class SimulatedCentral: Central {
     guard device.connectable else {
       throw LinkError(.notConnectable, peer: address, detail: "this \(device.kind.rawValue) device does not accept connections")
     }
-    await prepareConnect?(device)
     let factory = gattServerFactory
     return try await gattLinks.open(to: address) { _ in factory(device) }
   }

@@ -16,6 +16,19 @@ public final class KBeaconSimulation: Sendable {
   private let devices = Mutex<[BluetoothAddress: SimulatedKBeacon]>([:])
   private let servers = Mutex<[BluetoothAddress: GATTServer]>([:])
   private let linkDropper = Mutex<(@Sendable (BluetoothAddress) async -> Void)?>(nil)
+  private let bootloaderHook = Mutex<(@Sendable (BluetoothAddress, String?) async -> Void)?>(nil)
+
+  /// "Enter bootloader requested" for every KBeacon of this fleet (nordic-dfu.md §2.2): called with the
+  /// application's address and the name set by `02`, after the `20 01 01` indication and before the link
+  /// drops. Connect the simulated DFU bootloader here (e.g. `SimulatedDFUCentral.addBootloader(for:name:)`).
+  /// Applies to devices made after the call; devices are made on first connect.
+  public func setBootloaderHook(_ hook: @escaping @Sendable (BluetoothAddress, String?) async -> Void) {
+    bootloaderHook.withLock { $0 = hook }
+  }
+
+  private func currentBootloaderHook() -> (@Sendable (BluetoothAddress, String?) async -> Void)? {
+    bootloaderHook.withLock { $0 }
+  }
 
   /// How devices drop links they did not open themselves (set by `SimulatedCentral.withKBeacons`).
   public func setLinkDropper(_ dropper: @escaping @Sendable (BluetoothAddress) async -> Void) {
@@ -50,7 +63,8 @@ public final class KBeaconSimulation: Sendable {
     return devices.withLock { known in
       if let device = known[address] { return device }
       let made = Self.make(
-        entry, restored: restored[address], now: now, onChange: { [weak self] in await self?.currentChangeHandler()?() }
+        entry, restored: restored[address], now: now, onChange: { [weak self] in await self?.currentChangeHandler()?() },
+        hook: currentBootloaderHook()
       ) { [weak self] address in await self?.currentDropper()?(address) }
       known[address] = made
       return made
@@ -91,6 +105,7 @@ public final class KBeaconSimulation: Sendable {
   static func make(
     _ entry: SimulatedDevice, restored: SimulatedKBeaconSnapshot? = nil, now: @escaping @Sendable () -> UInt32,
     onChange: (@Sendable () async -> Void)? = nil,
+    hook: (@Sendable (BluetoothAddress, String?) async -> Void)? = nil,
     dropLinks: @escaping @Sendable (BluetoothAddress) async -> Void
   ) -> SimulatedKBeacon {
     let section = entry.kbeacon ?? KBeaconSection()
@@ -123,6 +138,6 @@ public final class KBeaconSimulation: Sendable {
       address: entry.address, profile: profile, password: password, humidityHistory: records,
       busy: section.busy ?? false, busyRequests: section.busyRequests ?? 0, dropLinkOnWrites: section.dropLinkOnWrites ?? 0,
       configuration: configuration, writes: writes, onChange: onChange,
-      dropLinks: dropLinks, now: now)
+      dropLinks: dropLinks, bootloaderHook: hook, now: now)
   }
 }

@@ -8,22 +8,23 @@ extension SimulatedCentral {
   /// drop their own links (wrong password, bootloader entry) through the central's `gattLinks`.
   public static func withKBeacons(
     fleet: SimulatedFleet, name: String = Simulation.adapterName, pace: SimulationPace = .realTime,
-    restored: [BluetoothAddress: SimulatedKBeaconSnapshot] = [:],
+    restored: [BluetoothAddress: SimulatedKBeaconSnapshot] = [:], linkModel: LinkModel? = nil,
     now: @escaping @Sendable () -> UInt32 = { UInt32(clamping: Int(Date().timeIntervalSince1970)) }
   ) -> (central: SimulatedCentral, kbeacons: KBeaconSimulation) {
-    let kbeacons = KBeaconSimulation(fleet: fleet, model: pace == .unpaced ? .instant : LinkModel(), restored: restored, now: now)
-    let links = SimulatedGATTLinks(model: pace == .unpaced ? .instant : LinkModel())
+    let model = linkModel ?? (pace == .unpaced ? .instant : LinkModel())
+    let kbeacons = KBeaconSimulation(fleet: fleet, model: model, restored: restored, now: now)
+    let links = SimulatedGATTLinks(model: model)
     kbeacons.setLinkDropper { address in await links.disconnect(address) }
-    let bootloaders = SimulatedBootloaders(model: pace == .unpaced ? .instant : LinkModel())
+    let bootloaders = SimulatedBootloaders(model: model)
+    // Every KBeacon's buttonless 01 brings up its bootloader on this central (a later
+    // `kbeacons.setBootloaderHook` replaces this for devices made after it).
+    kbeacons.setBootloaderHook { [weak kbeacons] address, bootloaderName in
+      guard let kbeacon = kbeacons?.kbeacon(address), let device = fleet.devices.first(where: { $0.address == address }) else { return }
+      await enterBootloader(kbeacon, device: device, name: bootloaderName, bootloaders: bootloaders)
+    }
     let central = SimulatedCentral(
       fleet: fleet, name: name, pace: pace, gattLinks: links,
-      gattServerFactory: { device in kbeacons.server(for: device) }, bootloaders: bootloaders,
-      prepareConnect: { device in
-        guard let kbeacon = kbeacons.kbeacon(device.address) else { return }
-        await kbeacon.setBootloaderHook { address, bootloaderName in
-          await enterBootloader(kbeacon, device: device, name: bootloaderName, bootloaders: bootloaders)
-        }
-      })
+      gattServerFactory: { device in kbeacons.server(for: device) }, bootloaders: bootloaders)
     return (central, kbeacons)
   }
 

@@ -177,13 +177,17 @@ public struct SimulatedKBeaconDevice: Sendable {
   /// A JSON answer: inline on a cause-0 ack when it fits in one notification, else cause 5 + a report.
   private func jsonAnswer(_ object: JSONObject) -> Answer {
     let text = JSONWriter.bytes(.object(object))
-    if text.count <= link.mtu - 3 - 7 {
+    if fitsOnAck(text) {
       return Answer(items: [.frame(DeviceAck(dataType: .json, cause: .success, payload: text).bytes)])
     }
     return Answer(items: [
       .frame(DeviceAck(dataType: .json, cause: .commandReceived).bytes), .report(text, .jsonReport),
     ])
   }
+
+  /// Whether an answer rides inline on one ack notification: ATT MTU − 3 bytes of notification value minus
+  /// the 7-byte ack (header + seq + window + cause).
+  private func fitsOnAck(_ payload: [UInt8]) -> Bool { payload.count <= link.mtu - 3 - 7 }
 
   private func ack(_ cause: DeviceCause, _ type: FrameHeader.DataType = .json) -> Answer {
     Answer(items: [.frame(DeviceAck(dataType: type, cause: cause).bytes)])
@@ -246,8 +250,9 @@ public struct SimulatedKBeaconDevice: Sendable {
     guard profile.historySensors.contains(Int(sensor)) else { return ack(.sensorNotSupported, .hex) }
     switch request {
     case .info:
-      let bytes = history.info(sensor: sensor, deviceUTC: deviceUTC).bytes
-      if bytes.count <= link.mtu - 3 - 7 {
+      let info = history.info(sensor: sensor, deviceUTC: deviceUTC)
+      let bytes = profile.generation == .legacy ? info.legacyBytes : info.bytes
+      if fitsOnAck(bytes) {
         return Answer(items: [.frame(DeviceAck(dataType: .hex, cause: .success, payload: bytes).bytes)])
       }
       return Answer(items: [
@@ -279,18 +284,11 @@ public struct SimulatedKBeaconDevice: Sendable {
     guard configuration.triggers.contains(where: { $0.triggerType == type && $0.actions.contains(.reportToApp) }) else {
       return nil
     }
-    var out: [UInt8] = [UInt8(type.rawValue & 0x3F)]
-    if (8...11).contains(type.rawValue) {
-      let utc = UInt32(clamping: Int64(now) + clockOffset)
-      out += [UInt8(utc >> 24), UInt8(utc >> 16 & 0xFF), UInt8(utc >> 8 & 0xFF), UInt8(utc & 0xFF)]
-      for v in [celsius, humidity] {
-        let raw = UInt16(bitPattern: Int16(clamping: Int((v * 256).rounded())))
-        out += [UInt8(raw >> 8), UInt8(raw & 0xFF)]
-      }
-    } else {
-      out += body
-    }
-    return out
+    let event: IndicationEvent =
+      (8...11).contains(type.rawValue)
+      ? .humidity(trigger: type, utc: UInt32(clamping: Int64(now) + clockOffset), celsius: celsius, humidity: humidity)
+      : .trigger(type: type.rawValue, body: body)
+    return event.proPayload
   }
 }
 

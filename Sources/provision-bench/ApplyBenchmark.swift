@@ -1,0 +1,104 @@
+import BeaconCore
+import Fleet
+import KBeacon
+import Foundation
+import Profiles
+import Simulator
+import Synchronization
+
+/// `provision-bench apply`: the profile engine against simulated KBeacon Pros over a link model of 30 ms
+/// per ATT round trip — devices per minute with 1 and 4 links, the speed-up, and the ATT requests each
+/// device costs next to the minimum the protocols allow. Goals (printed, not asserted): requests ≤ 1.25 ×
+/// the minimum; speed-up ≥ 0.8 × links.
+enum ApplyBenchmark {
+  static let devices = 24
+  static let latency = Duration.milliseconds(30)
+
+  /// The fewest ATT requests one apply visit can make: MTU exchange 1; discovery of the KBeacon database
+  /// at MTU 247, 9 (GATT procedures, per `provision-bench gatt-round-trips`); FEA2 CCCD write 1.
+  static let minimumRequests = 1 + 9 + 1
+
+  /// The fewest KBeacon frames (Write Commands, each answered by a notification, so one round trip each):
+  /// authentication 2 (§5); a `cfg` of this size, 1; and twice (read, verify) a `getPara` for the sections
+  /// the profile manages: its request frame plus one report ack per report fragment (§4.4), the fragments
+  /// being the answer's JSON size over the frame budget (MTU 247 − 6).
+  static func minimumFrames(answerBytes: Int) -> Int {
+    let fragments = (answerBytes + 240) / 241
+    return 2 + 1 + 2 * (1 + fragments)
+  }
+
+  static func run() async throws {
+    let fleet = SimulatedFleet(devices: (0..<devices).map { i in
+      SimulatedDevice(
+        address: BluetoothAddress(rawValue: 0xDD34_0206_F000 + UInt64(i)), kind: .kbeaconPro, name: "KBPro_B\(i)",
+        intervalMs: 1000, system: SystemSection(model: 12, batteryPercent: 90, firmware: "5.22"))
+    })
+    let profileText = #"{"version": 1, "desired": {"name": "bench-{{address_hex}}", "slots": [{"slot": 0, "type": "ibeacon", "major": 7, "minor": 9, "intervalMs": 760}]}}"#
+    let profile = try LoadedProfile.load(file: "bench.json", read: { _ in Array(profileText.utf8) }, urlCheck: { _ in nil })
+    print("devices: \(devices) KBeacon Pro, link model: \(latency) per ATT round trip, MTU 247")
+    // The getPara answer for common + slots, as the simulated device holds it (§6.1).
+    let probe = KBeaconSimulation(fleet: fleet, now: { 0 })
+    let config = await probe.kbeacon(fleet.devices[0].address)!.configuration
+    let answer = KBeaconConfiguration(generation: .pro, common: config.common, slots: config.slots)
+    let answerBytes = JSONWriter.bytes(.object(answer.deviceJSON)).count
+    let minimum = minimumRequests + minimumFrames(answerBytes: answerBytes)
+    print("a common+slots getPara answer is \(answerBytes) bytes")
+    var perMinute: [Int: Double] = [:]
+    for links in [1, 4] {
+      let (central, _) = SimulatedCentral.withKBeacons(
+        fleet: fleet, pace: .realTime, linkModel: LinkModel(roundTripLatency: latency))
+      let counting = CountingCentral(central)
+      let targets = fleet.devices.map { Target(address: $0.address) }
+      let campaign = ApplyCampaign(
+        profile: profile, targets: targets, opener: KBeaconOpener(central: counting), journal: try Journal(path: nil), run: "bench",
+        options: .init(parallel: links, retry: RetryPolicy(maximumAttempts: 1)), passwords: .init(current: Secret("0000000000000000")),
+        resolver: DesiredResolver(urlCheck: { _ in nil }))
+      let start = ContinuousClock.now
+      let summary = await campaign.start()
+      let seconds = (ContinuousClock.now - start) / .seconds(1)
+      let updated = summary.count(.verified)
+      perMinute[links] = Double(updated) / seconds * 60
+      let n = Double(max(updated, 1))
+      let requests = Double(counting.requests.withLock { $0 }) / n
+      let commands = Double(counting.commands.withLock { $0 }) / n
+      print(String(format: "%d link%@: %d/%d updated in %.1f s = %.0f devices/min", links, links == 1 ? "" : "s", updated, devices, seconds, perMinute[links]!))
+      print(String(format: "  per device: %.1f ATT requests (minimum %d) + %.1f KBeacon frames (minimum %d) = %.1f round trips, minimum %d: ratio %.2f (goal ≤ 1.25)",
+        requests, minimumRequests, commands, minimum - minimumRequests, requests + commands, minimum, (requests + commands) / Double(minimum)))
+    }
+    if let one = perMinute[1], let four = perMinute[4], one > 0 {
+      print(String(format: "speed-up 1 → 4 links: %.2f× (%.2f × links; goal ≥ 0.80 × links)", four / one, four / one / 4))
+    }
+  }
+}
+
+/// Counts the ATT requests (PDUs that wait for a response) and commands every bearer it hands out sends.
+final class CountingCentral: Central {
+  let inner: any Central
+  let requests = Mutex(0)
+  let commands = Mutex(0)
+  init(_ inner: any Central) { self.inner = inner }
+  var name: String { inner.name }
+  func scan(_ parameters: ScanParameters) -> AsyncThrowingStream<AdvertisingReport, any Error> { inner.scan(parameters) }
+  func connect(to address: BluetoothAddress, type: AddressType, timeout: Duration) async throws -> any ATTBearer {
+    CountingBearer(try await inner.connect(to: address, type: type, timeout: timeout), self)
+  }
+}
+
+final class CountingBearer: ATTBearer {
+  let inner: any ATTBearer
+  let counter: CountingCentral
+  init(_ inner: any ATTBearer, _ counter: CountingCentral) {
+    self.inner = inner
+    self.counter = counter
+  }
+  var peer: BluetoothAddress { inner.peer }
+  var incoming: AsyncThrowingStream<[UInt8], any Error> { inner.incoming }
+  func send(_ pdu: [UInt8]) async throws {
+    if let op = pdu.first {
+      // Write Command 0x52 and confirmations 0x1E expect no response; every other client PDU is a request.
+      if op == 0x52 { counter.commands.withLock { $0 += 1 } } else if op != 0x1E { counter.requests.withLock { $0 += 1 } }
+    }
+    try await inner.send(pdu)
+  }
+  func close() async { await inner.close() }
+}
