@@ -75,14 +75,16 @@ public struct FirmwareWork: CampaignWork {
 
   public func attempt(_ target: Target, attempt: Int, context: CampaignContext) async throws -> DeviceOutcome {
     let address = target.address.description
-    if let floor = plan.minimumBattery {
+    let previous = try await context.journal.device(run: context.run, address: address)
+    let interrupted = previous?.step == VisitStep.transferring.rawValue
+    // A device left mid-transfer is waiting in its bootloader, which advertises no battery: finishing it
+    // is safer than leaving it there, so the floor applies to new transfers only.
+    if let floor = plan.minimumBattery, !interrupted {
       guard let battery = batteries[address] else {
         return .skipped("battery level unknown (not in its advertisements); use --min-battery 0 to update it anyway")
       }
       if battery < floor { return .skipped("battery \(battery)% is below the floor of \(floor)%") }
     }
-    let previous = try await context.journal.device(run: context.run, address: address)
-    let interrupted = previous?.step == VisitStep.transferring.rawValue
 
     var before: DeviceIdentity? = nil
     await context.step(address, .connecting, attempt: attempt)

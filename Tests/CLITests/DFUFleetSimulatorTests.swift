@@ -1,4 +1,5 @@
 import BeaconCore
+import Fleet
 import Foundation
 import NordicDFU
 import Simulator
@@ -108,5 +109,33 @@ extension DFUFleetSimulatorTests {
     #expect(KKMFirmwareVersion.fwVersion(text: "5.30") == 530)
     #expect(KKMFirmwareVersion.fwVersion(text: "V5.3") == nil)  // two minor digits or it is not ours
     #expect(KKMFirmwareVersion.fwVersion(text: "V5.30.1") == nil)
+  }
+}
+
+extension DFUFleetSimulatorTests {
+  @Test func resumeFinishesADeviceLeftWaitingInItsBootloader() async throws {
+    // a run that stopped mid-transfer: the journal says "transferring", the device sits in its bootloader
+    // (its application silent, so the resume's scan does not hear it)
+    let fleet = try DFUFleetCampaignTests.fleet(count: 1, extra: [
+      0: #""system": {"model": 12, "batteryPercent": 90, "firmware": "5.22"}, "dfu": {"inactivityTimeoutMs": 600000}"#
+    ])
+    let package = try DFUFleetPackages.application(version: 530)
+    defer { for path in [fleet, package] { try? FileManager.default.removeItem(atPath: path) } }
+    let central = try DFUFleetCampaignTests.central(fleet)
+    let application = BluetoothAddress("DD:34:02:06:F0:00")!
+    try await Self.jump(application, central: central)
+    #expect(central.bootloaders.isInBootloader(application))
+    let journal = try Journal(path: StateDirectory.resolve(nil).appendingPathComponent("journal.sqlite"))
+    let run = try await journal.createRun(kind: "dfu", source: package, adapter: "sim", addresses: [application.description])
+    try await journal.record(
+      run: run, address: application.description, state: .working, step: "transferring",
+      changes: [JournalChange(scope: "device", key: "ver", old: "5.22", new: "5.30")])
+
+    let result = try await DFUFleetCampaignTests.update(["--package", package, "--adapter", "sim:\(fleet)", "--resume", run], central: central)
+    #expect(result.summary.run == run)
+    #expect(result.summary.outcomes[application.description]?.state == .verified)
+    #expect(result.reports[application.description]?.from?.description == "5.22")  // from the journal
+    #expect(central.bootloaders.entered == [application])  // no second jump: it went straight to +1
+    #expect(try await DFUFleetCampaignTests.version(application.description, central: central) == "V5.30")
   }
 }
