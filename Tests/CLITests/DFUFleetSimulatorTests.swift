@@ -139,3 +139,25 @@ extension DFUFleetSimulatorTests {
     #expect(try await DFUFleetCampaignTests.version(application.description, central: central) == "V5.30")
   }
 }
+
+extension DFUFleetSimulatorTests {
+  @Test func selectionByAddressAndNameAndAnUnknownBatteryIsSkipped() async throws {
+    let fleet = try DFUFleetCampaignTests.fleet(count: 3, extra: [
+      // 0x2080 scan response of two bytes (6D 01): too short to carry a battery level, and no System frame
+      2: #""sensor": {"temperature": 21.5}, "kkmScanResponse": "6D01""#
+    ])
+    let package = try DFUFleetPackages.application(version: 530)
+    defer { for path in [fleet, package] { try? FileManager.default.removeItem(atPath: path) } }
+    let central = try DFUFleetCampaignTests.central(fleet)
+    let a = (0..<3).map(DFUFleetCampaignTests.address)
+    let byAddress = try await DFUFleetCampaignTests.update(
+      ["--package", package, "--adapter", "sim:\(fleet)", "--address", a[0], "--address", a[2]], central: central)
+    #expect(Set(byAddress.summary.outcomes.keys) == [a[0], a[2]])
+    #expect(byAddress.summary.outcomes[a[0]]?.state == .verified)
+    #expect(byAddress.summary.outcomes[a[2]] == .skipped("battery level unknown (not in its advertisements); use --min-battery 0 to update it anyway"))
+    let byName = try await DFUFleetCampaignTests.update(
+      ["--package", package, "--adapter", "sim:\(fleet)", "--name", "KBPro_D1", "--min-battery", "0"], central: central)
+    #expect(Set(byName.summary.outcomes.keys) == [a[1]])
+    #expect(byName.summary.outcomes[a[1]]?.state == .verified)
+  }
+}

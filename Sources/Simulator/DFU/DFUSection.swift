@@ -66,7 +66,8 @@ public struct DFUSection: Sendable, Hashable, Codable {
     }
   }
 
-  /// The bootloader this section describes, for a device whose application is `fw_version` `version`.
+  /// The bootloader this section describes, for a device whose application is `fw_version`
+  /// `applicationVersion` (1 when its `ver` has no such number).
   func configuration(applicationVersion: UInt32?) -> DFUTargetConfiguration {
     var configuration = DFUTargetConfiguration()
     if let hardwareVersion { configuration.hardwareVersion = hardwareVersion }

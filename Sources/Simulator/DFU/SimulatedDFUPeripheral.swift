@@ -56,8 +56,8 @@ public actor SimulatedDFUPeripheral {
     watchdog = Task { [weak self] in
       while !Task.isCancelled {
         try? await Task.sleep(for: timeout / 4)
-        guard let self, await self.checkInactivity(timeout: timeout) else { continue }
-        return
+        guard let self else { return }
+        if await self.checkInactivity(timeout: timeout) { return }
       }
     }
   }

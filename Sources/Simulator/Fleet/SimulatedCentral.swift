@@ -56,6 +56,8 @@ public final class SimulatedCentral: Central {
   /// `gattLinks.model`; at most `gattLinks.capacity.limit` links are open at once (else
   /// `LinkError(.tooManyLinks)`). `timeout` is not needed: a simulated connect completes at once.
   public func connect(to address: BluetoothAddress, type: AddressType, timeout: Duration) async throws -> any ATTBearer {
+    // A running bootloader answers first: on neighbouring addresses (…:00 and …:01) it shadows the
+    // neighbour's application, as two advertisers on one address would confuse a real radio.
     if let bearer = try await bootloaders.connect(to: address) { return bearer }
     if bootloaders.isInBootloader(address) {
       throw LinkError(.connectTimeout, peer: address, detail: "nothing answers: the device is in its DFU bootloader")
