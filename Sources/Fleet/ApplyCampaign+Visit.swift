@@ -21,12 +21,26 @@ struct ProfileWork: CampaignWork {
 
   /// One attempt: connect, read, plan, write, verify. Throws on failures worth classifying.
   func attempt(_ target: Target, attempt: Int, context: CampaignContext) async throws -> DeviceOutcome {
-    let run = context.run, journal = context.journal
     let address = target.address.description
     await context.step(address, .connecting, attempt: attempt)
     let (session, rotated) = try await openSession(target)
-    defer { Task { await session.close() } }
+    // The link is closed before the visit returns, so its controller slot is free for the next device.
+    do {
+      let outcome = try await visit(target, session: session, rotated: rotated, attempt: attempt, context: context)
+      await session.close()
+      return outcome
+    } catch {
+      await session.close()
+      throw error
+    }
+  }
 
+  /// Everything after the link is open: read, plan, write, verify.
+  func visit(
+    _ target: Target, session: any ConfigurationSession, rotated: Bool, attempt: Int, context: CampaignContext
+  ) async throws -> DeviceOutcome {
+    let run = context.run, journal = context.journal
+    let address = target.address.description
     await context.step(address, .reading, attempt: attempt)
     let sections = Self.sections(of: profile.profile.desired)
     let actual = try await session.readConfiguration(sections)

@@ -143,7 +143,7 @@ import Testing
     let process = Process()
     process.executableURL = URL(fileURLWithPath: Self.binary)
     process.arguments = [
-      "apply", site.profile, "--adapter", "sim:\(site.fleet)", "--scan", "1", "--parallel", "2", "--retry-delay", "0",
+      "apply", site.profile, "--adapter", "sim:\(site.fleet)", "--scan", "1", "--parallel", "1", "--retry-delay", "0",
       "--state-dir", state,
     ]
     process.standardOutput = FileHandle.nullDevice

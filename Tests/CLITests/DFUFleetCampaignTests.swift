@@ -110,7 +110,8 @@ import Testing
     for i in 0..<20 where ![dropping, lowBattery, otherHardware].contains(i) {
       #expect(second.summary.outcomes[Self.address(i)] == .skipped("firmware 5.30 is already at or above 5.30"), "device \(i)")
     }
-    #expect(again.bootloaders.entered.map(\.description) == [Self.address(dropping)])
+    // Only the dropping device goes back to its bootloader (once or twice, as its idle timeout and the retry race).
+    #expect(Set(again.bootloaders.entered.map(\.description)) == [Self.address(dropping)])
     #expect(second.reports.isEmpty)
   }
 
@@ -125,7 +126,7 @@ import Testing
     let central = try Self.central(fleet)
     let result = try await Self.update(["--package", package, "--adapter", "sim:\(fleet)", "--attempts", "1"], central: central)
     // one attempt each: the transfer itself reconnected (drop) or re-sent the object (CRC mismatch)
-    #expect(result.summary.outcomes.values.allSatisfy { $0.state == .verified })
+    #expect(result.summary.outcomes.values.allSatisfy { $0.state == .verified }, "\(result.summary.outcomes)")
     #expect(central.bootloaders.entered.count == 2)
     // the dropped device's bootloader was reached more than once (the link came back after the drop)
     #expect(central.bootloaders.bootloaderLinks.filter { $0.description == "DD:34:02:06:F0:01" }.count >= 2)

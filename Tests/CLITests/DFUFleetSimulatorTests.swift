@@ -35,7 +35,7 @@ import Testing
 
   @Test func theBootloaderAdvertisesAtAddressPlusOneThenIdlesOutToTheOldApplication() async throws {
     let fleet = try DFUFleetCampaignTests.fleet(count: 1, extra: [
-      0: #""system": {"model": 12, "batteryPercent": 90, "firmware": "5.22"}, "dfu": {"inactivityTimeoutMs": 200}"#
+      0: #""system": {"model": 12, "batteryPercent": 90, "firmware": "5.22"}, "dfu": {"inactivityTimeoutMs": 3000}"#
     ])
     defer { try? FileManager.default.removeItem(atPath: fleet) }
     let central = try DFUFleetCampaignTests.central(fleet)
@@ -57,7 +57,7 @@ import Testing
     #expect(try await client.discover().characteristic(DFUGATT.controlPoint, inService: DFUGATT.service) != nil)
     await client.close()
 
-    for _ in 0..<100 where central.bootloaders.isInBootloader(application) { try await Task.sleep(for: .milliseconds(20)) }
+    for _ in 0..<400 where central.bootloaders.isInBootloader(application) { try await Task.sleep(for: .milliseconds(20)) }
     #expect(!central.bootloaders.isInBootloader(application))
     let after = try await Self.reports(central, count: 5)
     #expect(after.allSatisfy { $0.address == application })

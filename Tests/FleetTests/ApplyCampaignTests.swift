@@ -131,13 +131,15 @@ import Testing
     }
     let first = await campaign.start()
     _ = await watcher.value
-    #expect(first.interrupted && first.count(.verified) == 1 && first.count(.pending) == 3)
+    // The stop lands after the first device finished; the next may already have started and finished.
+    #expect(first.interrupted && first.count(.verified) >= 1 && first.count(.pending) >= 1)
+    #expect(first.count(.verified) + first.count(.pending) == 4)
     #expect(try await f.journal.run(run)?.status == "interrupted")
 
     let remaining = try await f.journal.devices(run: run).filter { !$0.state.isFinal }.map(\.address)
-    #expect(remaining.count == 3)
+    #expect(remaining.count == first.count(.pending))
     let resumed = try await f.campaign(run: run, targets: f.targets.filter { remaining.contains($0.address.description) }).start()
-    #expect(resumed.count(.verified) == 3 && !resumed.interrupted)
+    #expect(resumed.count(.verified) == remaining.count && !resumed.interrupted)
     for d in f.devices.values { #expect(await d.writes.count == 1) }
     #expect(try await f.journal.devices(run: run).allSatisfy { $0.state == .verified })
   }

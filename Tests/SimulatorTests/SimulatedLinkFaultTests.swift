@@ -11,9 +11,9 @@ import Testing
 
   @Test func silentDeviceTripsTheTransactionTimeout() async throws {
     let (client, _) = try await GATTFixtures.connect(
-      server(), faults: LinkFaults(stopAnsweringAfterRequests: 1), timeout: .milliseconds(100))
+      server(), faults: LinkFaults(stopAnsweringAfterRequests: 1), timeout: .seconds(1))
     _ = try await client.exchangeMTU()
-    await #expect(throws: GATTError.transactionTimeout(request: .readByGroupTypeRequest, after: .milliseconds(100))) {
+    await #expect(throws: GATTError.transactionTimeout(request: .readByGroupTypeRequest, after: .seconds(1))) {
       _ = try await client.discoverPrimaryServices()
     }
     // The bearer is closed: nothing more goes out.

@@ -29,7 +29,19 @@ public struct DFUTransfer: Sendable {
     var action = engine.start()
     var link: (any DFULink)?
     var firstConnect = true
-    defer { if let link { Task { await link.close() } } }
+    do {
+      return try await drive(&engine, &action, &link, &firstConnect, progress: progress)
+    } catch {
+      // Close before rethrowing so the link's controller slot is free when the caller moves on.
+      if let open = link { await open.close() }
+      throw error
+    }
+  }
+
+  private func drive(
+    _ engine: inout DFUEngine, _ action: inout DFUAction, _ link: inout (any DFULink)?, _ firstConnect: inout Bool,
+    progress: Progress?
+  ) async throws -> Int {
     while true {
       switch action {
       case .finished:
