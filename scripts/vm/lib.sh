@@ -1,0 +1,150 @@
+# Guest-side helpers for vm-e2e scenarios (bash; sourced by every scenario: `. "$VM_LIB"`).
+# They run inside the QEMU guest, chrooted into the host's read-only root; write only to $VM_OUT (the
+# run's shared read-write folder) or /tmp. (../../shared/specs/vm-e2e-recipe.md)
+#
+# Environment (set by scripts/vm/guest-run from run.env):
+#   VM_OUT         the run folder (host: .build/vm-e2e/runs/<scenario>-<mode>/)
+#   VM_MODE        plain | bluetoothd — whether bluetoothd runs while the scenario does
+#   BEACON_PROVISION  absolute path of the beacon-provision binary under test
+#   VM_REPO        the repository checkout (read-only in the guest)
+#
+# Every step has a timeout so a hang fails in seconds, not at the CI job limit. Failures print
+# "FAIL: …" and exit non-zero; background processes started here are killed by guest-run afterwards.
+
+set -euo pipefail
+VM_OUT=${VM_OUT:-/run/vm-e2e}
+VM_MODE=${VM_MODE:-plain}
+VM_PIDS=${VM_PIDS:-/tmp/vm-e2e.pids}
+BP=${BEACON_PROVISION:-beacon-provision}
+VM_CONTROLLERS=()
+
+vm_log() { printf '[%6.2fs] %s\n' "$(cut -d' ' -f1 /proc/uptime)" "$*"; }
+vm_fail() { printf 'FAIL: %s\n' "$*"; exit 1; }
+
+# vm_run SECONDS CMD...: runs CMD, killing it (and failing the scenario) after SECONDS.
+vm_run() {
+  local seconds=$1; shift
+  local rc=0
+  timeout -k 2 "$seconds" "$@" || rc=$?
+  if [[ $rc -eq 124 || $rc -eq 137 ]]; then vm_fail "timed out after ${seconds}s: $*"; fi
+  return "$rc"
+}
+
+# vm_wait_for SECONDS DESCRIPTION CMD...: polls CMD (every 0.1 s) until it succeeds.
+vm_wait_for() {
+  local seconds=$1 what=$2; shift 2
+  local deadline=$(( $(date +%s%N) / 1000000 + seconds * 1000 ))
+  until "$@" >/dev/null 2>&1; do
+    (( $(date +%s%N) / 1000000 < deadline )) || vm_fail "timed out after ${seconds}s waiting for $what"
+    sleep 0.1
+  done
+}
+
+# vm_bg NAME CMD...: starts CMD in the background, output in $VM_OUT/NAME.log; its pid is remembered
+# (for guest-run's cleanup) and left in VM_BG_PID.
+vm_bg() {
+  local name=$1; shift
+  "$@" >"$VM_OUT/$name.log" 2>&1 &
+  VM_BG_PID=$!
+  echo "$VM_BG_PID $name" >>"$VM_PIDS"
+}
+
+# vm_stop PID: SIGTERM, then SIGKILL after 2 s.
+vm_stop() {
+  local pid=$1
+  kill -TERM "$pid" 2>/dev/null || return 0
+  for _ in $(seq 20); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
+  kill -KILL "$pid" 2>/dev/null || true
+}
+
+# Pitfall 1: btvirt needs AF_ALG (ecb, cmac, algif_*) loaded BEFORE it registers its controllers.
+vm_load_modules() {
+  vm_run 20 modprobe -a bluetooth hci_vhci ecb cmac algif_skcipher algif_hash
+  vm_log "modules loaded (bluetooth hci_vhci ecb cmac algif_skcipher algif_hash)"
+}
+
+# Starts `btmon -w $VM_OUT/hci.btsnoop` and waits until it writes (pitfall 5: ~1 s under TCG).
+vm_start_btmon() {
+  vm_bg btmon btmon -w "$VM_OUT/hci.btsnoop"
+  vm_wait_for 10 "btmon to start" test -s "$VM_OUT/hci.btsnoop"
+  vm_log "btmon capturing to hci.btsnoop"
+}
+
+vm_hci_names() { ls /sys/class/bluetooth 2>/dev/null | grep -E '^hci[0-9]+$' | sort -V; }
+vm_hci_count() { vm_hci_names | wc -l; }
+
+# vm_start_btvirt N: N virtual LE-only controllers sharing one air (hci0 … hci<N-1>).
+vm_start_btvirt() {
+  local n=$1
+  vm_bg btvirt btvirt -L -l"$n"
+  vm_wait_for 15 "$n btvirt controllers" test "$(vm_hci_count)" -ge "$n"
+  mapfile -t VM_CONTROLLERS < <(vm_hci_names)
+  vm_log "btvirt: ${VM_CONTROLLERS[*]}"
+}
+
+vm_is_up() { hciconfig "$1" 2>/dev/null | grep -q 'UP RUNNING'; }
+
+# vm_controllers_up [hciN…]: `hciconfig up` each (all by default), retrying until UP RUNNING (pitfall 2).
+vm_controllers_up() {
+  local names=("$@") hci
+  [[ ${#names[@]} -gt 0 ]] || names=("${VM_CONTROLLERS[@]}")
+  for hci in "${names[@]}"; do
+    local deadline=$(( $(date +%s) + 20 ))
+    until vm_is_up "$hci"; do
+      (( $(date +%s) < deadline )) || vm_fail "$hci did not come up: $(hciconfig "$hci" 2>&1 | tr '\n' ' ')"
+      timeout 5 hciconfig "$hci" up >/dev/null 2>&1 || sleep 0.2
+    done
+  done
+  vm_log "up: ${names[*]}"
+}
+
+# Starts the system D-Bus and bluetoothd (state in a tmpfs: the root is read-only) and waits until
+# bluetoothd owns org.bluez and every controller is UP RUNNING again.
+vm_start_bluetoothd() {
+  mkdir -p /run/dbus
+  mountpoint -q /var/lib/bluetooth || mount -t tmpfs bluetooth-state /var/lib/bluetooth
+  vm_run 15 dbus-daemon --system --fork --nopidfile
+  vm_wait_for 10 "the system bus" test -S /run/dbus/system_bus_socket
+  local bluetoothd=/usr/sbin/bluetoothd
+  [[ -x $bluetoothd ]] || bluetoothd=/usr/libexec/bluetooth/bluetoothd
+  vm_bg bluetoothd "$bluetoothd" -n -d
+  vm_wait_for 15 "bluetoothd on D-Bus" dbus-send --system --print-reply --dest=org.freedesktop.DBus \
+    /org/freedesktop/DBus org.freedesktop.DBus.GetNameOwner string:org.bluez
+  vm_controllers_up
+  vm_log "bluetoothd running (pid $VM_BG_PID)"
+}
+
+# vm_setup N: the usual start — modules, btmon, N controllers up, and bluetoothd when VM_MODE says so.
+vm_setup() {
+  vm_load_modules
+  vm_start_btmon
+  vm_start_btvirt "$1"
+  vm_controllers_up
+  if [[ $VM_MODE == bluetoothd ]]; then vm_start_bluetoothd; fi
+}
+
+# vm_address hciN: the controller's BD_ADDR (as `hciconfig` prints it).
+vm_address() { hciconfig "$1" | awk '/BD Address/ { print $3 }'; }
+
+# expect_output_contains SECONDS NEEDLE CMD...: runs CMD (timeout SECONDS) and fails unless its output
+# (stdout + stderr) contains NEEDLE. The output is printed either way and kept in VM_LAST_OUTPUT.
+expect_output_contains() {
+  local seconds=$1 needle=$2; shift 2
+  local rc=0
+  VM_LAST_OUTPUT=$(timeout -k 2 "$seconds" "$@" 2>&1) || rc=$?
+  printf '%s\n' "$VM_LAST_OUTPUT" | sed 's/^/    | /'
+  [[ $rc -ne 124 && $rc -ne 137 ]] || vm_fail "timed out after ${seconds}s: $*"
+  [[ $VM_LAST_OUTPUT == *"$needle"* ]] || vm_fail "output of '$*' (exit $rc) lacks '$needle'"
+  vm_log "ok: '$*' printed '$needle'"
+}
+
+# expect_success SECONDS CMD...: runs CMD (timeout SECONDS), printing its output; fails on non-zero exit.
+expect_success() {
+  local seconds=$1; shift
+  local rc=0
+  VM_LAST_OUTPUT=$(timeout -k 2 "$seconds" "$@" 2>&1) || rc=$?
+  printf '%s\n' "$VM_LAST_OUTPUT" | sed 's/^/    | /'
+  [[ $rc -ne 124 && $rc -ne 137 ]] || vm_fail "timed out after ${seconds}s: $*"
+  [[ $rc -eq 0 ]] || vm_fail "'$*' exited $rc"
+  vm_log "ok: $*"
+}
