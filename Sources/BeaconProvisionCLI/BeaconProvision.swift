@@ -19,6 +19,8 @@ public struct BeaconProvision: AsyncParsableCommand {
   /// Every subcommand, in the order `--help` lists them.
   static let commands: [any ParsableCommand.Type] = [
     Adapters.self,
+    Scan.self,
+    Decode.self,
   ]
 
   public init() {}

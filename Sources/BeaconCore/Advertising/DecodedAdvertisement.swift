@@ -1,0 +1,86 @@
+/// An advertising or scan-response payload decoded in one pass: its AD structures and the beacon frames
+/// found in them. Which element carries which frame:
+/// - manufacturer data 0x004C starting `02 15` → iBeacon (beacon-formats.md §1);
+/// - manufacturer data 0x0A53 starting 0x21 / 0x22 → KSensor / System (kbeacon-protocol.md §10.3, §10.4);
+/// - service data 0xFEAA with frame type 0x00 UID, 0x10 URL, 0x20 TLM, 0x30 EID (beacon-formats.md §2),
+///   0x21 KSensor, 0x22 System (kbeacon-protocol.md §10.3–10.4);
+/// - service data 0x2080 → KKM scan response (kbeacon-protocol.md §10.2).
+/// Other elements carry no frame. A recognised frame that fails to decode becomes `.malformed`.
+/// JSON: `{"elements":[…],"frames":[…]}`.
+public struct DecodedAdvertisement: Sendable, Hashable, Codable {
+  public var elements: [ADStructure]
+  public var frames: [BeaconFrame]
+
+  public init(elements: [ADStructure], frames: [BeaconFrame]) {
+    self.elements = elements
+    self.frames = frames
+  }
+
+  public init(_ bytes: [UInt8]) { self.init(AdvertisingData(bytes)) }
+
+  public init(_ data: AdvertisingData) {
+    elements = data.elements
+    frames = []
+    for element in elements {
+      if let frame = Self.frame(in: element) { frames.append(frame) }
+    }
+  }
+
+  /// The frame an AD structure carries, if any.
+  public static func frame(in element: ADStructure) -> BeaconFrame? {
+    switch element {
+    case .manufacturerData(let company, let payload):
+      switch company {
+      case BeaconConstants.appleCompanyID where IBeaconFrame.matches(payload):
+        return decode(.iBeacon, payload) { p throws(FrameDecodingError) in .iBeacon(try IBeaconFrame(payload: p)) }
+      case BeaconConstants.kkmCompanyID: return kkmFrame(payload)
+      default: return nil
+      }
+    case .serviceData(let data):
+      switch data.uuid16 {
+      case BeaconConstants.eddystoneService?: return eddystoneFrame(data.payload)
+      case BeaconConstants.kkmScanResponseService?: return .kkmScanResponse(KKMScanResponseFrame(payload: data.payload))
+      default: return nil
+      }
+    default:
+      return nil
+    }
+  }
+
+  private static func eddystoneFrame(_ p: RawBytes) -> BeaconFrame? {
+    guard let type = p.first else { return nil }
+    switch type {
+    case 0x00: return decode(.eddystoneUID, p) { p throws(FrameDecodingError) in .eddystoneUID(try EddystoneUIDFrame(payload: p)) }
+    case 0x10: return decode(.eddystoneURL, p) { p throws(FrameDecodingError) in .eddystoneURL(try EddystoneURLFrame(payload: p)) }
+    case 0x20: return decode(.eddystoneTLM, p) { p throws(FrameDecodingError) in .eddystoneTLM(try EddystoneTLMFrame(payload: p)) }
+    case 0x30: return decode(.eddystoneEID, p) { p throws(FrameDecodingError) in .eddystoneEID(try EddystoneEIDFrame(payload: p)) }
+    default: return kkmFrame(p)
+    }
+  }
+
+  private static func kkmFrame(_ p: RawBytes) -> BeaconFrame? {
+    switch p.first {
+    case 0x21?: return decode(.kSensor, p) { p throws(FrameDecodingError) in .kSensor(try KSensorFrame(payload: p)) }
+    case 0x22?: return decode(.kkmSystem, p) { p throws(FrameDecodingError) in .kkmSystem(try KKMSystemFrame(payload: p)) }
+    default: return nil
+    }
+  }
+
+  @inline(__always)
+  private static func decode(
+    _ kind: FrameKind, _ payload: RawBytes, _ body: (RawBytes) throws(FrameDecodingError) -> BeaconFrame
+  ) -> BeaconFrame {
+    do throws(FrameDecodingError) {
+      return try body(payload)
+    } catch {
+      return .malformed(MalformedFrame(frame: kind, error: error, bytes: payload))
+    }
+  }
+}
+
+extension DecodedAdvertisement {
+  /// The local name, preferring the complete one.
+  public var localName: String? { AdvertisingData(elements: elements).localName }
+  public var flags: UInt8? { AdvertisingData(elements: elements).flags }
+  public var txPowerLevel: Int8? { AdvertisingData(elements: elements).txPowerLevel }
+}

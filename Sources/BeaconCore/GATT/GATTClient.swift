@@ -1,0 +1,257 @@
+/// A GATT client over one ATT bearer (Core v5.4 Vol 3 Part G §4, over Part F). One actor per link.
+///
+/// - Sequential protocol (Part F §3.3.2): one request outstanding at a time; concurrent callers queue in
+///   call order. Commands (Write Command) and confirmations do not wait for the queue.
+/// - Transaction timeout (Part F §3.3.3): a request unanswered for `transactionTimeout` (30 s by default,
+///   measured on the injected `clock`) fails with `GATTError.transactionTimeout`, and the bearer is closed,
+///   since no further ATT PDU may be sent on it.
+/// - Notifications and indications are delivered in arrival order to `notifications(for:)` streams; an
+///   indication is confirmed automatically after delivery (Part F §3.4.7.2).
+/// - Requests the peer sends to us are answered: Exchange MTU with our MTU, anything else with Request Not
+///   Supported (this client hosts no attribute database) [choice, documented].
+/// - `roundTrips` counts requests sent, for benchmarks.
+///
+/// Cancellation of a calling task does not abort a transaction already on the air (ATT cannot cancel one).
+public actor GATTClient {
+  public nonisolated let bearer: any ATTBearer
+  /// The ATT_MTU in force: 23 until an exchange, then min(ours, peer's) (Part F §3.4.2).
+  public private(set) var mtu = ATTLimits.defaultMTU
+  /// Requests sent (= ATT round trips) since this client was made.
+  public private(set) var roundTrips = 0
+  /// Write Commands sent.
+  public private(set) var commandsSent = 0
+  /// What discovery found, once `discover()` ran.
+  public private(set) var database: GATTDatabase?
+  /// Why the client stopped (link lost, closed, timeout), once it has.
+  public private(set) var terminationError: (any Error)?
+
+  let preferredMTU: Int
+  let transactionTimeout: Duration
+  let clock: any Clock<Duration>
+  var mtuExchanged = false
+
+  private var busy = false
+  private var turnWaiters: [CheckedContinuation<Void, any Error>] = []
+  private var pending: PendingRequest?
+  private var nextTransaction = 0
+  private var subscribers: [UInt16: [Int: AsyncStream<[UInt8]>.Continuation]] = [:]
+  private var nextSubscriber = 0
+
+  private struct PendingRequest {
+    var id: Int
+    var opcode: ATTOpcode
+    var result: Result<ATTPDU, any Error>?
+    var continuation: CheckedContinuation<ATTPDU, any Error>?
+    var timer: Task<Void, Never>?
+  }
+
+  /// - Parameters:
+  ///   - preferredMTU: the Client Rx MTU offered in `exchangeMTU()`; 247 by default.
+  ///   - transactionTimeout: 30 s per the spec; tests pass a short one.
+  ///   - clock: measures the timeout.
+  public init(
+    bearer: any ATTBearer, preferredMTU: Int = ATTLimits.preferredMTU, transactionTimeout: Duration = .seconds(30),
+    clock: any Clock<Duration> = ContinuousClock()
+  ) {
+    self.bearer = bearer
+    self.preferredMTU = max(ATTLimits.defaultMTU, min(preferredMTU, 517))
+    self.transactionTimeout = transactionTimeout
+    self.clock = clock
+    Task { await self.readLoop() }
+  }
+
+  // MARK: transactions
+
+  /// Sends one request and returns the peer's answer: its success response, or throws `ATTRequestError` for
+  /// an Error Response. Waits its turn behind earlier requests.
+  public func transact(_ request: some ATTPDUCodable) async throws -> ATTPDU {
+    let opcode = type(of: request).opcode
+    precondition(opcode.isRequest, "\(opcode) is not a request")
+    try await acquireTurn()
+    defer { releaseTurn() }
+    if let terminationError { throw terminationError }
+    nextTransaction += 1
+    let id = nextTransaction
+    roundTrips += 1
+    let timer = Task { [clock, transactionTimeout] in
+      do { try await clock.sleep(for: transactionTimeout) } catch { return }
+      await self.transactionTimedOut(id)
+    }
+    pending = PendingRequest(id: id, opcode: opcode, timer: timer)
+    do {
+      try await bearer.send(request.bytes)
+    } catch {
+      if pending?.id == id { pending?.timer?.cancel(); pending = nil }
+      throw terminationError ?? error
+    }
+    let answer = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ATTPDU, any Error>) in
+      guard var current = pending, current.id == id else {
+        continuation.resume(throwing: terminationError ?? GATTError.protocolViolation("request vanished"))
+        return
+      }
+      if let result = current.result {
+        pending = nil
+        continuation.resume(with: result)
+      } else {
+        current.continuation = continuation
+        pending = current
+      }
+    }
+    if case .errorResponse(let error) = answer { throw ATTRequestError(error) }
+    return answer
+  }
+
+  /// Sends a PDU that gets no response (Write Command, confirmation). Suspends until the bearer has taken
+  /// it: a full socket buffer (the link's per-event capacity) thus paces the caller.
+  func sendUnacknowledged(_ pdu: some ATTPDUCodable) async throws {
+    if let terminationError { throw terminationError }
+    try await bearer.send(pdu.bytes)
+  }
+
+  private func acquireTurn() async throws {
+    if let terminationError { throw terminationError }
+    if !busy {
+      busy = true
+      return
+    }
+    try await withCheckedThrowingContinuation { turnWaiters.append($0) }
+  }
+
+  private func releaseTurn() {
+    if turnWaiters.isEmpty {
+      busy = false
+    } else {
+      turnWaiters.removeFirst().resume()
+    }
+  }
+
+  private func complete(_ result: Result<ATTPDU, any Error>) {
+    guard var current = pending else { return }
+    current.timer?.cancel()
+    if let continuation = current.continuation {
+      pending = nil
+      continuation.resume(with: result)
+    } else {
+      current.result = result
+      pending = current
+    }
+  }
+
+  private func transactionTimedOut(_ id: Int) async {
+    guard let current = pending, current.id == id, current.result == nil else { return }
+    let error = GATTError.transactionTimeout(request: current.opcode, after: transactionTimeout)
+    terminate(error)
+    await bearer.close()
+  }
+
+  /// Ends the client: every queued and outstanding request fails with `error`, streams finish.
+  private func terminate(_ error: any Error) {
+    if terminationError == nil { terminationError = error }
+    complete(.failure(terminationError ?? error))
+    let waiters = turnWaiters
+    turnWaiters = []
+    for waiter in waiters { waiter.resume(throwing: terminationError ?? error) }
+    for streams in subscribers.values { for stream in streams.values { stream.finish() } }
+    subscribers = [:]
+  }
+
+  /// Closes the link. Outstanding and queued requests fail with `LinkError(.closed)`.
+  public func close() async {
+    terminate(LinkError(.closed, peer: bearer.peer))
+    await bearer.close()
+  }
+
+  func setMTU(_ value: Int) { mtu = value }
+  func setDatabase(_ value: GATTDatabase) { database = value }
+  func commandCount() { commandsSent += 1 }
+
+  // MARK: incoming PDUs
+
+  private func readLoop() async {
+    do {
+      for try await bytes in bearer.incoming { await handleIncoming(bytes) }
+      terminate(LinkError(.disconnected, peer: bearer.peer))
+    } catch {
+      terminate(error)
+    }
+  }
+
+  private func handleIncoming(_ bytes: [UInt8]) async {
+    let pdu: ATTPDU
+    do {
+      pdu = try ATTPDU(bytes)
+    } catch {
+      await answerUndecodable(bytes, error)
+      return
+    }
+    switch pdu {
+    case .handleValueNotification(let n):
+      deliver(n.value, for: n.handle)
+    case .handleValueIndication(let i):
+      deliver(i.value, for: i.handle)
+      try? await sendUnacknowledged(ATTHandleValueConfirmation())
+    case .exchangeMTURequest(let request):
+      mtu = max(ATTLimits.defaultMTU, min(preferredMTU, Int(request.clientRxMTU)))
+      try? await sendUnacknowledged(ATTExchangeMTUResponse(serverRxMTU: UInt16(preferredMTU)))
+    case .errorResponse(let error):
+      guard let current = pending else { return }
+      if error.requestOpcode == current.opcode.rawValue {
+        complete(.success(pdu))
+      } else {
+        complete(.failure(GATTError.protocolViolation("Error Response for \(error.requestOpcode) while \(current.opcode) was outstanding")))
+      }
+    default:
+      if pdu.opcode.isRequest || pdu.opcode == .writeCommand {
+        if pdu.opcode.isRequest {
+          try? await sendUnacknowledged(ATTErrorResponse(request: pdu.opcode, handle: 0, error: .requestNotSupported))
+        }
+        return
+      }
+      guard let current = pending else { return }  // a stray response: nothing waits for it
+      if current.opcode.responseOpcode == pdu.opcode {
+        complete(.success(pdu))
+      } else {
+        complete(.failure(GATTError.protocolViolation("\(pdu.opcode) received while \(current.opcode) was outstanding")))
+      }
+    }
+  }
+
+  /// A malformed response fails the outstanding request; an unknown request gets Request Not Supported;
+  /// anything else is ignored (Part F §3.4.9).
+  private func answerUndecodable(_ bytes: [UInt8], _ error: any Error) async {
+    guard let first = bytes.first else { return }
+    if let opcode = ATTOpcode(rawValue: first), !opcode.isRequest, pending != nil,
+      opcode == .errorResponse || pending?.opcode.responseOpcode == opcode
+    {
+      complete(.failure(GATTError.protocolViolation("\(error)")))
+    } else if !ATTOpcode.isCommand(first), ATTOpcode(rawValue: first)?.isRequest ?? (first & 1 == 0) {
+      try? await sendUnacknowledged(ATTErrorResponse(request: first, handle: 0, error: .requestNotSupported))
+    }
+  }
+
+  // MARK: notifications
+
+  /// Values notified or indicated on `valueHandle`, in arrival order, from now until the link ends (the
+  /// stream then finishes) or the consumer stops. Unbounded buffering: nothing is dropped.
+  public func notifications(for valueHandle: UInt16) -> AsyncStream<[UInt8]> {
+    let (stream, continuation) = AsyncStream.makeStream(of: [UInt8].self)
+    if terminationError != nil {
+      continuation.finish()
+      return stream
+    }
+    nextSubscriber += 1
+    let id = nextSubscriber
+    subscribers[valueHandle, default: [:]][id] = continuation
+    continuation.onTermination = { _ in Task { await self.unsubscribe(valueHandle, id) } }
+    return stream
+  }
+
+  private func unsubscribe(_ handle: UInt16, _ id: Int) {
+    subscribers[handle]?[id] = nil
+  }
+
+  private func deliver(_ value: [UInt8], for handle: UInt16) {
+    guard let streams = subscribers[handle] else { return }
+    for id in streams.keys.sorted() { streams[id]?.yield(value) }
+  }
+}

@@ -1,0 +1,76 @@
+import ArgumentParser
+import BeaconCore
+import Foundation
+import Simulator
+
+/// `beacon-provision scan`: discover beacons and decode what they advertise, grouped in discovery windows
+/// (blukii discovery settings, seeds/000: window length, RSSI threshold, first-seen time, each frame kind
+/// kept once per window — the first one).
+struct Scan: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Discover beacons and decode their advertising (iBeacon, Eddystone, KKM KSensor/System).",
+    discussion: """
+      On a terminal a live table is redrawn in place; otherwise one line per device is printed as each window \
+      closes. --json prints the final device records as a JSON array; --jsonl prints one JSON object per device \
+      per window as windows close.
+      """)
+
+  @OptionGroup var adapterOptions: AdapterOptions
+
+  @Option(help: ArgumentHelp("How long to scan, in seconds.", valueName: "seconds"))
+  var duration: Double = 10
+
+  @Option(help: ArgumentHelp("Length of one discovery window, in seconds (default: the whole duration).", valueName: "seconds"))
+  var window: Double?
+
+  @Option(
+    parsing: .unconditional,
+    help: ArgumentHelp("Drop reports weaker than this RSSI, in dBm (e.g. -80).", valueName: "dBm"))
+  var rssiThreshold: Int8?
+
+  @Flag(help: "Passive scanning: no scan requests, so no scan responses (names, KKM 0x2080 data).")
+  var passive = false
+
+  @Flag(help: "Print the final device records as a JSON array.")
+  var json = false
+
+  @Flag(help: "Print one JSON object per device per window, as windows close.")
+  var jsonl = false
+
+  func validate() throws {
+    guard duration > 0, duration.isFinite else { throw ValidationError("--duration must be a positive number of seconds") }
+    if let window, !(window > 0 && window.isFinite) { throw ValidationError("--window must be a positive number of seconds") }
+    if json && jsonl { throw ValidationError("choose one of --json and --jsonl") }
+  }
+
+  func run() async throws {
+    let central = try CentralFactory.make(adapterOptions.adapter)
+    let mode: ScanRunner.Mode = json ? .json : jsonl ? .jsonLines : (isatty(STDOUT_FILENO) == 1 ? .liveTable : .lines)
+    let runner = ScanRunner(settings: settings, duration: seconds(duration), active: !passive, mode: mode)
+    let output = try await runner.run(central: central) { line in Self.writeLine(line) }
+    if let output { Self.writeLine(output) }
+  }
+
+  /// Writes straight to file descriptor 1 (unbuffered), so `--jsonl` lines reach a pipe as windows close.
+  static func writeLine(_ line: String) {
+    var bytes = Array((line + "\n").utf8)
+    var offset = 0
+    while offset < bytes.count {
+      let n = bytes.withUnsafeMutableBytes { write(STDOUT_FILENO, $0.baseAddress! + offset, $0.count - offset) }
+      if n < 0 && errno == EINTR { continue }
+      guard n > 0 else { return }
+      offset += n
+    }
+  }
+
+  var settings: DiscoverySettings {
+    DiscoverySettings(window: seconds(window ?? duration), rssiThreshold: rssiThreshold)
+  }
+
+  private func seconds(_ value: Double) -> Duration { .nanoseconds(Int64((value * 1e9).rounded())) }
+
+  /// The runner for this command line, printing in `mode` (tests use this to run the command in process).
+  func runner(mode: ScanRunner.Mode) -> ScanRunner {
+    ScanRunner(settings: settings, duration: seconds(duration), active: !passive, mode: mode)
+  }
+}

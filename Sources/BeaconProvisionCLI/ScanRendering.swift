@@ -1,0 +1,83 @@
+import BeaconCore
+
+/// Human-readable device lines and the live terminal table of `scan`.
+enum DeviceLine {
+  static let header = pad("ADDRESS", 17) + "  " + pad("NAME", 16) + "  " + pad("PDUS", 24) + "  " + pad("RSSI", 14) + "  FRAMES"
+
+  /// One table row: address, name, PDU kinds, RSSI (latest and min..max), decoded summary.
+  static func row(_ d: DeviceRecord) -> String {
+    let rssi = d.rssi.latest.map { latest in "\(latest) (\(d.rssi.min ?? latest)..\(d.rssi.max ?? latest))" } ?? "-"
+    let kinds = d.reportKinds.map { $0.replacingOccurrences(of: "ADV_", with: "") }.joined(separator: ",")
+    return pad(d.address.description, 17) + "  " + pad(d.name ?? "-", 16) + "  " + pad(kinds, 24) + "  "
+      + pad(rssi, 14) + "  " + summary(d)
+  }
+
+  /// A plain line for non-terminal output: the window index, then the row.
+  static func plain(_ d: DeviceRecord, window: Int) -> String { "window \(window)  " + row(d) }
+
+  static func summary(_ d: DeviceRecord) -> String {
+    let frames = d.frames.map(\.summary)
+    return frames.isEmpty ? "-" : frames.joined(separator: "; ")
+  }
+
+  static func pad(_ s: String, _ width: Int) -> String {
+    s.count >= width ? s : s + String(repeating: " ", count: width - s.count)
+  }
+}
+
+/// The live table: redrawn in place with ANSI cursor movement, at most four times a second of scan time.
+struct LiveTable: Sendable {
+  private var linesDrawn = 0
+  private var lastDraw: Double = -1
+
+  /// The text that redraws the table, or nil when the last redraw is too recent.
+  mutating func redraw(_ devices: [DeviceRecord], at seconds: Double) -> String? {
+    guard seconds - lastDraw >= 0.25 else { return nil }
+    lastDraw = seconds
+    return draw(devices, footer: String(format: "scanning… %.1f s, %d devices", seconds, devices.count))
+  }
+
+  /// The final table, replacing the live one.
+  mutating func final(_ devices: [DeviceRecord]) -> String {
+    draw(devices, footer: "\(devices.count) devices")
+  }
+
+  private mutating func draw(_ devices: [DeviceRecord], footer: String) -> String {
+    let erase = linesDrawn > 0 ? "\u{1B}[\(linesDrawn)A\u{1B}[J" : ""
+    let lines = [DeviceLine.header] + devices.map(DeviceLine.row) + [footer]
+    linesDrawn = lines.count
+    return erase + lines.joined(separator: "\n")
+  }
+}
+
+extension BeaconFrame {
+  /// A short human summary, e.g. `iBeacon E2C56DB5-…:7/1 @-59dBm`, `KSensor 3591mV 25.16°C 34.31%`.
+  var summary: String {
+    switch self {
+    case .iBeacon(let f): "iBeacon \(f.uuid):\(f.major)/\(f.minor) @\(f.measuredPower)dBm"
+    case .eddystoneUID(let f): "UID \(f.namespace)/\(f.instance)"
+    case .eddystoneURL(let f): "URL \(f.url)"
+    case .eddystoneTLM(let f):
+      "TLM " + [f.batteryMillivolts.map { "\($0)mV" }, f.temperature.map { format($0) + "°C" }].compactMap { $0 }.joined(separator: " ")
+        + " adv \(f.advertisingCount) up \(format(f.uptimeSeconds))s"
+    case .eddystoneEID(let f): "EID \(f.ephemeralID)"
+    case .kSensor(let f):
+      (["KSensor"] + [
+        f.batteryMillivolts.map { "\($0)mV" }, f.temperature.map { format($0) + "°C" }, f.humidity.map { format($0) + "%" },
+        f.acceleration.map { "acc(\($0.x),\($0.y),\($0.z))" }, f.lux.map { "\($0)lx" }, f.co2.map { "CO2 \($0.ppm)ppm" },
+      ].compactMap { $0 }).joined(separator: " ")
+    case .kkmSystem(let f): "System model \(f.model) \(f.batteryPercent)% fw \(f.firmwareVersion)"
+    case .kkmScanResponse(let f): "KKM " + (f.batteryPercent.map { "\($0)%" } ?? "0x2080")
+    case .malformed(let m): "\(m.frame.rawValue) malformed: \(m.error)"
+    }
+  }
+}
+
+/// Two decimals, without Foundation formatting.
+private func format(_ value: Double) -> String {
+  let hundredths = Int((value * 100).rounded())
+  let sign = hundredths < 0 ? "-" : ""
+  let magnitude = abs(hundredths)
+  let fraction = magnitude % 100
+  return "\(sign)\(magnitude / 100).\(fraction < 10 ? "0" : "")\(fraction)"
+}

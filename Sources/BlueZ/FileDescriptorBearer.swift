@@ -1,0 +1,145 @@
+import BeaconCore
+import Dispatch
+import Foundation
+import Glibc
+import Synchronization
+
+/// An `ATTBearer` over a connected, message-preserving socket: a live L2CAP LE socket on the ATT CID 4
+/// (linux-ble.md §1, btgatt-client's pattern) or one end of a `socketpair(AF_UNIX, SOCK_SEQPACKET)` in the
+/// simulator. Both keep PDU boundaries, so one `recv` is one ATT PDU.
+///
+/// Threads: a dedicated reader `Thread` blocks in `poll` on the socket and a wake-up pipe, never the
+/// cooperative pool; sends run on a private serial `DispatchQueue` so a full socket buffer (the kernel's ACL
+/// flow control, or the simulator's bounded queue) suspends the caller instead of blocking a pool thread.
+/// That suspension is the back-pressure Write Commands rely on.
+///
+/// Ownership: the bearer owns the descriptor from `init` on and closes it exactly once, after the reader has
+/// stopped and queued sends have drained. `close()` is idempotent. When the peer goes away `incoming`
+/// finishes throwing `LinkError(.disconnected)`; after a local `close()` it throws `LinkError(.closed)`.
+public final class FileDescriptorBearer: ATTBearer {
+  public let peer: BluetoothAddress
+  public let incoming: AsyncThrowingStream<[UInt8], any Error>
+
+  private let fd: Int32
+  /// The read and write ends of the wake-up pipe.
+  private let wakeFD: Int32
+  private let wakeWriteFD: Int32
+  private let sendQueue: DispatchQueue
+  private let continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation
+  /// True once `close()` ran or the link dropped; guarded by the mutex, read from every thread.
+  private let state = Mutex(State())
+
+  private struct State {
+    var closedLocally = false
+    var linkDown = false
+    var descriptorClosed = false
+  }
+
+  /// Largest datagram accepted per `recv`; ATT PDUs are at most 517 octets (Vol 3 Part F §3.2.8).
+  static let receiveBufferSize = 4096
+
+  /// Takes ownership of `fd`, a connected SOCK_SEQPACKET socket, and starts reading from it.
+  public init(fileDescriptor fd: Int32, peer: BluetoothAddress) throws {
+    var pipeEnds: [Int32] = [0, 0]
+    guard pipe(&pipeEnds) == 0 else { throw BlueZError.current("pipe") }
+    self.fd = fd
+    self.wakeFD = pipeEnds[0]
+    self.wakeWriteFD = pipeEnds[1]
+    self.peer = peer
+    self.sendQueue = DispatchQueue(label: "FileDescriptorBearer.send.\(peer)")
+    (incoming, continuation) = AsyncThrowingStream.makeStream(of: [UInt8].self, throwing: (any Error).self)
+    let thread = Thread { [self] in readLoop() }
+    thread.name = "att-reader \(peer)"
+    thread.start()
+  }
+
+  /// Sends one PDU whole. Throws `LinkError(.closed)` after `close()`, `LinkError(.disconnected)` when the
+  /// peer is gone.
+  public func send(_ pdu: [UInt8]) async throws {
+    try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
+      sendQueue.async { [self] in
+        done.resume(with: Result { try sendNow(pdu) })
+      }
+    }
+  }
+
+  /// Runs on `sendQueue`: blocks in `send(2)` until the kernel takes the whole datagram.
+  private func sendNow(_ pdu: [UInt8]) throws {
+    let (closed, down) = state.withLock { ($0.closedLocally || $0.descriptorClosed, $0.linkDown) }
+    if closed { throw LinkError(.closed, peer: peer) }
+    if down { throw LinkError(.disconnected, peer: peer) }
+    while true {
+      let sent = pdu.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+      if sent == pdu.count { return }
+      let code = errno
+      if sent < 0 && code == EINTR { continue }
+      if state.withLock({ $0.closedLocally }) { throw LinkError(.closed, peer: peer) }
+      throw LinkError(.disconnected, peer: peer, detail: sent < 0 ? String(cString: strerror(code)) : "short send")
+    }
+  }
+
+  /// Closes the link: wakes the reader, unblocks a blocked send, then (from the reader) closes the
+  /// descriptor. Safe to call any number of times from any task.
+  public func close() async {
+    closeNow()
+  }
+
+  /// The synchronous body of `close()`, for callers outside async code (a signal handler's task).
+  public func closeNow() {
+    // Under the lock, so the descriptor cannot be closed (and its number reused by another socket) between
+    // the check and the shutdown.
+    state.withLock { s in
+      guard !s.closedLocally else { return }
+      s.closedLocally = true
+      guard !s.descriptorClosed else { return }
+      _ = shutdown(fd, Int32(SHUT_RDWR))
+      var one: UInt8 = 1
+      _ = write(wakeWriteFD, &one, 1)
+    }
+  }
+
+  /// The reader thread: poll → recv → yield, until EOF, an error, or a local close.
+  private func readLoop() {
+    var buffer = [UInt8](repeating: 0, count: Self.receiveBufferSize)
+    var ending: LinkError
+    loop: while true {
+      var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)]
+      let ready = poll(&fds, 2, -1)
+      if ready < 0 {
+        if errno == EINTR { continue }
+        ending = LinkError(.disconnected, peer: peer, detail: "poll: \(String(cString: strerror(errno)))")
+        break
+      }
+      if fds[1].revents != 0 || state.withLock({ $0.closedLocally }) {
+        ending = LinkError(.closed, peer: peer)
+        break
+      }
+      guard fds[0].revents != 0 else { continue }
+      let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+      switch count {
+      case 0:
+        ending = LinkError(.disconnected, peer: peer, detail: "peer closed the link")
+        break loop
+      case ..<0:
+        let code = errno
+        if code == EINTR || code == EAGAIN || code == EWOULDBLOCK { continue }
+        ending = LinkError(.disconnected, peer: peer, detail: String(cString: strerror(code)))
+        break loop
+      default:
+        continuation.yield(Array(buffer[0..<count]))
+      }
+    }
+    if state.withLock({ $0.closedLocally }) { ending = LinkError(.closed, peer: peer) }
+    state.withLock { $0.linkDown = true }
+    continuation.finish(throwing: ending)
+    // Close on the send queue so that a send already running finishes (shutdown has unblocked it) first.
+    sendQueue.async { [self] in
+      state.withLock { s in
+        s.descriptorClosed = true
+        _ = Glibc.close(fd)
+        _ = Glibc.close(wakeFD)
+        _ = Glibc.close(wakeWriteFD)
+      }
+    }
+  }
+}

@@ -1,0 +1,79 @@
+import BeaconCore
+
+/// How fast simulated time runs against the wall clock.
+public enum SimulationPace: Sendable, Hashable {
+  /// Reports arrive when they would on air (`speed` 2 = twice as fast).
+  case realTime(speed: Double)
+  /// No waiting: reports come as fast as the consumer takes them (tests). Timestamps stay on the
+  /// simulated time line.
+  case unpaced
+
+  public static let realTime = SimulationPace.realTime(speed: 1)
+
+  /// Waits until simulated `offset` after `start` (real time scaled by `speed`).
+  func wait(until offset: Duration, from start: ContinuousClock.Instant) async throws {
+    switch self {
+    case .realTime(let speed):
+      try await Task.sleep(until: start + offset / speed, clock: .continuous)
+    case .unpaced:
+      try Task.checkCancellation()
+    }
+  }
+}
+
+/// The merged timeline of a fleet's advertising: every device's PDUs at its interval (plus advDelay) and,
+/// when scanning actively, each scannable PDU's scan response 150 µs later (T_IFS, Core Vol 6 Part B
+/// §4.1.1). Pure: it is given no clock, only offsets from the scan start. Picks the earliest device each
+/// step (linear in fleet size, fine for the thousands of devices a site has).
+public struct AdvertisingSchedule: Sendable {
+  private var advertisers: [SimulatedAdvertiser]
+  private var due: [Duration]
+  private var pendingResponse: (offset: Duration, report: Report)?
+  public let active: Bool
+
+  /// One scheduled report: what to deliver and when (offset since the scan start).
+  public struct Report: Sendable {
+    public var offset: Duration
+    public var address: BluetoothAddress
+    public var addressType: AddressType
+    public var kind: AdvertisingReport.Kind
+    public var rssi: Int8
+    public var data: [UInt8]
+
+    public func report(start: ContinuousClock.Instant) -> AdvertisingReport {
+      AdvertisingReport(address: address, addressType: addressType, kind: kind, rssi: rssi, data: data, timestamp: start + offset)
+    }
+  }
+
+  public init(fleet: SimulatedFleet, active: Bool) {
+    advertisers = fleet.devices.map(SimulatedAdvertiser.init(device:))
+    due = advertisers.map(\.firstOffset)
+    self.active = active
+  }
+
+  /// The next report in time order, or nil for an empty fleet.
+  public mutating func next() -> Report? {
+    if let pending = pendingResponse {
+      pendingResponse = nil
+      return pending.report
+    }
+    guard let i = due.indices.min(by: { due[$0] < due[$1] }) else { return nil }
+    let offset = due[i]
+    let (data, rssi) = advertisers[i].nextPDU(elapsed: offset)
+    due[i] = offset + advertisers[i].nextDelay()
+    let advertiser = advertisers[i]
+    let device = advertiser.device
+    if active, advertiser.pduKind != .nonConnectable, let response = advertiser.scanResponse {
+      let at = offset + .microseconds(150)
+      pendingResponse = (
+        at,
+        Report(
+          offset: at, address: device.address, addressType: device.addressType, kind: .scanResponse,
+          rssi: advertisers[i].nextRSSI(), data: response)
+      )
+    }
+    return Report(
+      offset: offset, address: device.address, addressType: device.addressType, kind: advertiser.pduKind, rssi: rssi,
+      data: data)
+  }
+}

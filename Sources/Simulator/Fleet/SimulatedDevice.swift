@@ -1,0 +1,135 @@
+import BeaconCore
+
+/// One device entry of a fleet file: identity, radio behaviour, and optional sections saying what it
+/// advertises. Every frame section present is advertised, one frame per advertising PDU in turn (as a
+/// multi-slot KBeacon does). Keys not listed in `CodingKeys` are rejected.
+public struct SimulatedDevice: Sendable, Hashable, Codable {
+  /// What the device is; decides defaults (scan response contents, KSensor version byte).
+  public enum Kind: String, Sendable, Hashable, Codable, CaseIterable {
+    /// KKM KBeacon Pro (v2 firmware): KSensor/System frames, 0x2080 scan response with the MAC marker.
+    case kbeaconPro
+    /// Legacy KKM KBeacon (v1 firmware): KSensor with version byte 1, 0x2080 with iBeacon major/minor.
+    case kbeaconLegacy
+    /// A plain iBeacon.
+    case iBeacon
+    /// A plain Eddystone beacon (UID/URL/TLM/EID).
+    case eddystone
+  }
+
+  public var address: BluetoothAddress
+  /// Default `public`.
+  public var addressType: AddressType
+  public var kind: Kind
+  /// Sent as the complete local name in the scan response.
+  public var name: String?
+  /// Default: true for KBeacons, false for plain iBeacon/Eddystone.
+  public var connectable: Bool
+  /// Advertising interval in ms (20…10240; default 1000). Each PDU is delayed a further 0–10 ms (advDelay).
+  public var intervalMs: Int
+  public var rssi: RSSIProfile
+  public var iBeacon: IBeaconSection?
+  public var eddystoneUID: EddystoneUIDSection?
+  public var eddystoneURL: EddystoneURLSection?
+  public var eddystoneTLM: EddystoneTLMSection?
+  public var sensor: SensorSection?
+  public var system: SystemSection?
+  /// Exact 0x2080 service data (hex) to send instead of the one derived from the kind.
+  public var kkmScanResponse: RawBytes?
+
+  public init(
+    address: BluetoothAddress, addressType: AddressType = .public, kind: Kind, name: String? = nil,
+    connectable: Bool? = nil, intervalMs: Int = 1000, rssi: RSSIProfile = RSSIProfile(),
+    iBeacon: IBeaconSection? = nil, eddystoneUID: EddystoneUIDSection? = nil, eddystoneURL: EddystoneURLSection? = nil,
+    eddystoneTLM: EddystoneTLMSection? = nil, sensor: SensorSection? = nil, system: SystemSection? = nil,
+    kkmScanResponse: RawBytes? = nil
+  ) {
+    self.address = address
+    self.addressType = addressType
+    self.kind = kind
+    self.name = name
+    self.connectable = connectable ?? kind.isKBeacon
+    self.intervalMs = intervalMs
+    self.rssi = rssi
+    self.iBeacon = iBeacon
+    self.eddystoneUID = eddystoneUID
+    self.eddystoneURL = eddystoneURL
+    self.eddystoneTLM = eddystoneTLM
+    self.sensor = sensor
+    self.system = system
+    self.kkmScanResponse = kkmScanResponse
+  }
+
+  enum CodingKeys: String, CodingKey, CaseIterable {
+    case address, addressType, kind, name, connectable, intervalMs, rssi
+    case iBeacon, eddystoneUID, eddystoneURL, eddystoneTLM, sensor, system, kkmScanResponse
+  }
+
+  public init(from decoder: any Decoder) throws {
+    try decoder.rejectUnknownKeys(CodingKeys.self)
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    let kindText = try c.decode(String.self, forKey: .kind)
+    guard let kind = Kind(rawValue: kindText) else {
+      throw invalidValue(
+        decoder, CodingKeys.kind, "'\(kindText)' is not a device kind (\(Kind.allCases.map(\.rawValue).joined(separator: ", ")))")
+    }
+    self.init(
+      address: try c.decode(BluetoothAddress.self, forKey: .address),
+      addressType: try Self.decodeAddressType(c, decoder),
+      kind: kind, name: try c.decodeIfPresent(String.self, forKey: .name),
+      connectable: try c.decodeIfPresent(Bool.self, forKey: .connectable),
+      intervalMs: try c.decodeIfPresent(Int.self, forKey: .intervalMs) ?? 1000,
+      rssi: try c.decodeIfPresent(RSSIProfile.self, forKey: .rssi) ?? RSSIProfile(),
+      iBeacon: try c.decodeIfPresent(IBeaconSection.self, forKey: .iBeacon),
+      eddystoneUID: try c.decodeIfPresent(EddystoneUIDSection.self, forKey: .eddystoneUID),
+      eddystoneURL: try c.decodeIfPresent(EddystoneURLSection.self, forKey: .eddystoneURL),
+      eddystoneTLM: try c.decodeIfPresent(EddystoneTLMSection.self, forKey: .eddystoneTLM),
+      sensor: try c.decodeIfPresent(SensorSection.self, forKey: .sensor),
+      system: try c.decodeIfPresent(SystemSection.self, forKey: .system),
+      kkmScanResponse: try c.decodeIfPresent(RawBytes.self, forKey: .kkmScanResponse))
+    guard (20...10240).contains(intervalMs) else {
+      throw invalidValue(decoder, CodingKeys.intervalMs, "\(intervalMs) ms is outside 20…10240")
+    }
+    if let name, name.utf8.count > 29 {
+      throw invalidValue(decoder, CodingKeys.name, "name of \(name.utf8.count) bytes does not fit a scan response (29 at most)")
+    }
+    guard hasFrames else {
+      throw invalidValue(decoder, CodingKeys.kind, "device advertises nothing: add iBeacon, eddystoneUID, eddystoneURL, eddystoneTLM, sensor or system")
+    }
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var c = encoder.container(keyedBy: CodingKeys.self)
+    try c.encode(address, forKey: .address)
+    try c.encode(addressType.description, forKey: .addressType)
+    try c.encode(kind, forKey: .kind)
+    try c.encodeIfPresent(name, forKey: .name)
+    try c.encode(connectable, forKey: .connectable)
+    try c.encode(intervalMs, forKey: .intervalMs)
+    try c.encode(rssi, forKey: .rssi)
+    try c.encodeIfPresent(iBeacon, forKey: .iBeacon)
+    try c.encodeIfPresent(eddystoneUID, forKey: .eddystoneUID)
+    try c.encodeIfPresent(eddystoneURL, forKey: .eddystoneURL)
+    try c.encodeIfPresent(eddystoneTLM, forKey: .eddystoneTLM)
+    try c.encodeIfPresent(sensor, forKey: .sensor)
+    try c.encodeIfPresent(system, forKey: .system)
+    try c.encodeIfPresent(kkmScanResponse, forKey: .kkmScanResponse)
+  }
+
+  /// `"public"` (default) or `"random"`.
+  private static func decodeAddressType(_ c: KeyedDecodingContainer<CodingKeys>, _ decoder: any Decoder) throws -> AddressType {
+    switch try c.decodeIfPresent(String.self, forKey: .addressType) {
+    case nil, "public"?: return .public
+    case "random"?: return .random
+    case let other?: throw invalidValue(decoder, CodingKeys.addressType, "'\(other)' is not an address type (public, random)")
+    }
+  }
+
+  /// True when at least one frame section is present.
+  public var hasFrames: Bool {
+    iBeacon != nil || eddystoneUID != nil || eddystoneURL != nil || eddystoneTLM != nil || sensor != nil || system != nil
+  }
+}
+
+extension SimulatedDevice.Kind {
+  public var isKBeacon: Bool { self == .kbeaconPro || self == .kbeaconLegacy }
+}

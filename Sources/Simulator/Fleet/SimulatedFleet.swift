@@ -1,0 +1,83 @@
+import BeaconCore
+import Foundation
+
+/// A virtual fleet: the devices `--adapter sim[:FILE]` serves. Read from a fleet file:
+///
+/// ```json
+/// {
+///   "version": 1,
+///   "devices": [
+///     { "address": "C3:00:00:00:00:01", "kind": "kbeaconPro", "name": "KBPro_000001", "intervalMs": 500,
+///       "rssi": { "mean": -62, "spread": 8, "seed": 1 },
+///       "sensor": { "batteryMillivolts": 3012, "temperature": 21.5, "humidity": 40.25 },
+///       "system": { "model": 12, "batteryPercent": 95, "firmware": "5.12" } },
+///     { "address": "C3:00:00:00:00:02", "kind": "iBeacon", "connectable": false,
+///       "iBeacon": { "uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": 1, "minor": 7, "measuredPower": -59 } }
+///   ]
+/// }
+/// ```
+///
+/// Rules: `version` must be 1; every object rejects keys it does not know (the error names the JSON path,
+/// `devices[1].iBeacon.majr`); addresses are unique. Each device entry is `kind` plus optional sections
+/// (see `SimulatedDevice`); later sections (KBeacon configuration, DFU target, faults) are added as new
+/// optional keys of the device entry. A full sample: `Tests/SimulatorTests/Fixtures/sample-fleet.json`.
+public struct SimulatedFleet: Sendable, Hashable, Codable {
+  /// The fleet file format version this build reads.
+  public static let currentVersion = 1
+
+  public var version: Int
+  public var devices: [SimulatedDevice]
+
+  public init(version: Int = SimulatedFleet.currentVersion, devices: [SimulatedDevice]) {
+    self.version = version
+    self.devices = devices
+  }
+
+  enum CodingKeys: String, CodingKey, CaseIterable { case version, devices }
+
+  public init(from decoder: any Decoder) throws {
+    try decoder.rejectUnknownKeys(CodingKeys.self)
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    version = try c.decode(Int.self, forKey: .version)
+    guard version == Self.currentVersion else {
+      throw invalidValue(decoder, CodingKeys.version, "unsupported version \(version); this build reads version \(Self.currentVersion)")
+    }
+    devices = try c.decode([SimulatedDevice].self, forKey: .devices)
+    var seen: Set<BluetoothAddress> = []
+    for (i, device) in devices.enumerated() where !seen.insert(device.address).inserted {
+      throw DecodingError.dataCorrupted(
+        .init(
+          codingPath: decoder.codingPath + [CodingKeys.devices, AnyCodingKey(intValue: i), SimulatedDevice.CodingKeys.address],
+          debugDescription: "duplicate address \(device.address)"))
+    }
+  }
+
+  /// Decodes fleet JSON; `file` names the source in errors.
+  public static func decode(_ data: Data, file: String = "fleet") throws(FleetFileError) -> SimulatedFleet {
+    do {
+      return try JSONDecoder().decode(SimulatedFleet.self, from: data)
+    } catch let error as DecodingError {
+      throw FleetFileError(file: file, decoding: error)
+    } catch {
+      throw FleetFileError(file: file, jsonPath: nil, message: "\(error)")
+    }
+  }
+
+  /// Reads and decodes a fleet file.
+  public static func load(path: String) throws(FleetFileError) -> SimulatedFleet {
+    let data: Data
+    do {
+      data = try Data(contentsOf: URL(fileURLWithPath: path))
+    } catch {
+      throw FleetFileError(file: path, jsonPath: nil, message: "cannot read the file (\(error.localizedDescription))")
+    }
+    return try decode(data, file: path)
+  }
+
+  /// Pretty JSON in the file format (sorted keys).
+  public func encoded() throws -> Data {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    return try encoder.encode(self)
+  }
+}

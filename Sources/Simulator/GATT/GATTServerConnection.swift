@@ -1,0 +1,92 @@
+import BeaconCore
+
+/// The server side of one ATT bearer to a `GATTServer`: this link's ATT_MTU, CCCD bits, prepare-write
+/// queue and outstanding indication (Core v5.4 Vol 3 Part F §3.4, Part G §3.3.3.3). `respond(to:)` is the
+/// request → response function the link loop calls; `notify` / `indicate` push values to the client.
+public actor GATTServerConnection {
+  public nonisolated let server: GATTServer
+  /// Where PDUs to the client go (the device end of the link).
+  nonisolated let output: @Sendable ([UInt8]) async throws -> Void
+  /// The ATT_MTU in force on this link: 23 until the client exchanges MTUs.
+  public private(set) var mtu = ATTLimits.defaultMTU
+  /// CCCD bits per value handle, this connection only (Part G §3.3.3.3: per-client configuration).
+  private(set) var cccd: [UInt16: UInt16] = [:]
+  var prepareQueue: [ATTPrepareWriteRequest] = []
+  /// Prepare Write Requests held at most; more get Prepare Queue Full (0x09).
+  static let prepareQueueLimit = 128
+  private var indicationWaiter: CheckedContinuation<Void, any Error>?
+  private var indicationBusy = false
+  private var indicationTurn: [CheckedContinuation<Void, Never>] = []
+  private var ended = false
+
+  /// The Server Rx MTU this link answers Exchange MTU with: min(device max, link model max).
+  public nonisolated let maxMTU: Int
+
+  init(server: GATTServer, maxMTU: Int, output: @escaping @Sendable ([UInt8]) async throws -> Void) {
+    self.server = server
+    self.maxMTU = max(ATTLimits.defaultMTU, min(maxMTU, server.maxMTU))
+    self.output = output
+  }
+
+  var table: GATTAttributeTable { server.table }
+
+  // MARK: server-initiated PDUs
+
+  /// True when this connection enabled notifications (bit 0) or indications (bit 1) of `uuid`.
+  public func isSubscribed(_ uuid: BluetoothUUID, indications: Bool = false) -> Bool {
+    guard let handle = table.valueHandle(of: uuid) else { return false }
+    return (cccd[handle] ?? 0) & (indications ? 0x02 : 0x01) != 0
+  }
+
+  /// Sends a Handle Value Notification (Part F §3.4.7.1) of `uuid`'s value when this client enabled
+  /// notifications; the value is cut to ATT_MTU − 3. Returns whether it was sent.
+  @discardableResult
+  public func notify(_ uuid: BluetoothUUID, _ value: [UInt8]) async -> Bool {
+    guard !ended, let handle = table.valueHandle(of: uuid), (cccd[handle] ?? 0) & 0x01 != 0 else { return false }
+    let pdu = ATTHandleValueNotification(handle: handle, value: Array(value.prefix(mtu - 3)))
+    do { try await output(pdu.bytes) } catch { return false }
+    return true
+  }
+
+  /// Sends a Handle Value Indication (Part F §3.4.7.2) when this client enabled indications and waits for
+  /// its Handle Value Confirmation; one indication is outstanding at a time, later ones wait. Returns false
+  /// when not subscribed; throws `LinkError` when the link ends first.
+  @discardableResult
+  public func indicate(_ uuid: BluetoothUUID, _ value: [UInt8]) async throws -> Bool {
+    guard let handle = table.valueHandle(of: uuid), (cccd[handle] ?? 0) & 0x02 != 0 else { return false }
+    if indicationBusy { await withCheckedContinuation { indicationTurn.append($0) } }
+    indicationBusy = true
+    defer {
+      if indicationTurn.isEmpty { indicationBusy = false } else { indicationTurn.removeFirst().resume() }
+    }
+    if ended { throw LinkError(.disconnected) }
+    let pdu = ATTHandleValueIndication(handle: handle, value: Array(value.prefix(mtu - 3)))
+    try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
+      indicationWaiter = waiter
+      Task { [output] in
+        do { try await output(pdu.bytes) } catch { self.indicationFailed(error) }
+      }
+    }
+    return true
+  }
+
+  private func indicationFailed(_ error: any Error) {
+    indicationWaiter?.resume(throwing: error)
+    indicationWaiter = nil
+  }
+
+  /// A Handle Value Confirmation arrived.
+  func confirmationReceived() {
+    indicationWaiter?.resume()
+    indicationWaiter = nil
+  }
+
+  /// The link is gone: a waiting indication fails.
+  func linkEnded() {
+    ended = true
+    indicationFailed(LinkError(.disconnected))
+  }
+
+  func setMTU(_ value: Int) { mtu = value }
+  func setCCCD(_ bits: UInt16, forValue handle: UInt16) { cccd[handle] = bits }
+}

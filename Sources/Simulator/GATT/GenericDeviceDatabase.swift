@@ -1,0 +1,71 @@
+import BeaconCore
+import KBeacon
+
+/// The GATT database every fleet device gets until its kind supplies a real one: shaped like a KKM
+/// KBeacon's (kbeacon-protocol.md §2) so discovery costs what it costs on the real device.
+///
+/// | service | characteristics |
+/// |---|---|
+/// | 0x1800 GAP | 0x2A00 Device Name (read), 0x2A01 Appearance (read) |
+/// | 0x1801 GATT | 0x2A05 Service Changed (indicate) |
+/// | 0x180A Device Information | 0x2A29 Manufacturer, 0x2A24 Model, 0x2A26 Firmware Rev, 0x2A27 Hardware Rev (read) |
+/// | 0xFEA0 KBeacon config | FEA1 (write, write without response), FEA2 (notify), FEA3 (indicate) |
+///
+/// FEA1 only stores what is written here; the KBeacon simulator replaces these characteristics with its
+/// protocol behaviour.
+public enum GenericDeviceDatabase {
+  public static let gap = BluetoothUUID(0x1800)
+  public static let gattService = BluetoothUUID(0x1801)
+  public static let deviceInformation = BluetoothUUID(0x180A)
+  public static let deviceName = BluetoothUUID(0x2A00)
+  public static let appearance = BluetoothUUID(0x2A01)
+  public static let serviceChanged = BluetoothUUID(0x2A05)
+  public static let manufacturerName = BluetoothUUID(0x2A29)
+  public static let modelNumber = BluetoothUUID(0x2A24)
+  public static let firmwareRevision = BluetoothUUID(0x2A26)
+  public static let hardwareRevision = BluetoothUUID(0x2A27)
+
+  /// GAP, GATT and Device Information services for a device.
+  public static func standardServices(
+    name: String, manufacturer: String = "KKM", model: String = "K4", firmware: String = "5.40", hardware: String = "1.0"
+  ) -> [SimulatedService] {
+    [
+      SimulatedService(
+        uuid: gap,
+        characteristics: [
+          SimulatedCharacteristic(uuid: deviceName, properties: [.read], value: Array(name.utf8)),
+          // 0x0200 = Generic Tag (Assigned Numbers, Appearance Values).
+          SimulatedCharacteristic(uuid: appearance, properties: [.read], value: [0x00, 0x02]),
+        ]),
+      SimulatedService(
+        uuid: gattService,
+        characteristics: [
+          SimulatedCharacteristic(uuid: serviceChanged, properties: [.indicate], value: [0x01, 0x00, 0xFF, 0xFF])
+        ]),
+      SimulatedService(
+        uuid: deviceInformation,
+        characteristics: [
+          SimulatedCharacteristic(uuid: manufacturerName, properties: [.read], value: Array(manufacturer.utf8)),
+          SimulatedCharacteristic(uuid: modelNumber, properties: [.read], value: Array(model.utf8)),
+          SimulatedCharacteristic(uuid: firmwareRevision, properties: [.read], value: Array(firmware.utf8)),
+          SimulatedCharacteristic(uuid: hardwareRevision, properties: [.read], value: Array(hardware.utf8)),
+        ]),
+    ]
+  }
+
+  /// The KBeacon configuration service with storing (behaviour-less) characteristics.
+  public static func kbeaconConfigService() -> SimulatedService {
+    SimulatedService(
+      uuid: KBeaconGATT.service,
+      characteristics: [
+        SimulatedCharacteristic(uuid: KBeaconGATT.write, properties: [.write, .writeWithoutResponse]),
+        SimulatedCharacteristic(uuid: KBeaconGATT.notify, properties: [.notify]),
+        SimulatedCharacteristic(uuid: KBeaconGATT.indicate, properties: [.indicate]),
+      ])
+  }
+
+  /// The whole KBeacon-like database.
+  public static func kbeaconLike(name: String) -> [SimulatedService] {
+    standardServices(name: name) + [kbeaconConfigService()]
+  }
+}

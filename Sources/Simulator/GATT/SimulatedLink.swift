@@ -1,0 +1,110 @@
+import BeaconCore
+import BlueZ
+import Glibc
+
+/// One simulated LE connection: a `socketpair(AF_UNIX, SOCK_SEQPACKET)` whose client end is handed to the
+/// central as a `FileDescriptorBearer` (the same bearer code as a live L2CAP socket) and whose device end
+/// is served here by a `GATTServerConnection`, under a `LinkModel` and `LinkFaults` (design.md "The
+/// simulator").
+///
+/// Two tasks serve the device end: a reader that applies faults, routes Handle Value Confirmations
+/// straight to the connection (so a handler waiting on an indication never blocks the request queue), and
+/// queues everything else; and a server that answers queued PDUs in order, one connection interval per
+/// request.
+public final class SimulatedLink: Sendable {
+  public let connection: GATTServerConnection
+  /// The device end.
+  let deviceBearer: FileDescriptorBearer
+
+  private init(connection: GATTServerConnection, deviceBearer: FileDescriptorBearer) {
+    self.connection = connection
+    self.deviceBearer = deviceBearer
+  }
+
+  /// Connects a client to `server`. Returns the client's bearer and the link (to disconnect it or reach
+  /// the server-side connection). `capacity`, when given, is held until the link ends.
+  public static func open(
+    to server: GATTServer, device: BluetoothAddress, central: BluetoothAddress = BluetoothAddress(rawValue: 0),
+    model: LinkModel = .instant, faults: LinkFaults = .none, capacity: LinkCapacity? = nil
+  ) async throws -> (bearer: FileDescriptorBearer, link: SimulatedLink) {
+    try await capacity?.acquire(for: device)
+    var fds: [Int32] = [-1, -1]
+    guard socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0 else {
+      await capacity?.release()
+      throw LinkError(.connectFailed, peer: device, detail: "socketpair: \(String(cString: strerror(errno)))")
+    }
+    let clientBearer: FileDescriptorBearer
+    let deviceBearer: FileDescriptorBearer
+    do {
+      clientBearer = try FileDescriptorBearer(fileDescriptor: fds[0], peer: device)
+      deviceBearer = try FileDescriptorBearer(fileDescriptor: fds[1], peer: central)
+    } catch {
+      await capacity?.release()
+      throw LinkError(.connectFailed, peer: device, detail: "\(error)")
+    }
+    let connection = GATTServerConnection(server: server, maxMTU: model.maxMTU) { bytes in try await deviceBearer.send(bytes) }
+    let link = SimulatedLink(connection: connection, deviceBearer: deviceBearer)
+    await server.attach(connection)
+    link.serve(model: model, faults: faults, capacity: capacity)
+    return (clientBearer, link)
+  }
+
+  /// Drops the link from the device side now: the client's `incoming` ends with `LinkError(.disconnected)`.
+  public func disconnect() async {
+    await deviceBearer.close()
+  }
+
+  private func serve(model: LinkModel, faults: LinkFaults, capacity: LinkCapacity?) {
+    let (queue, queued) = AsyncStream.makeStream(of: ATTPDUEnvelope.self)
+    let connection = connection
+    let bearer = deviceBearer
+    Task {
+      var received = 0
+      do {
+        for try await bytes in bearer.incoming {
+          received += bytes.count
+          if let limit = faults.dropAfterBytes, received > limit { break }
+          let decoded = try? ATTPDU(bytes)
+          if let decoded, let trigger = faults.disconnectWhen, trigger(decoded) { break }
+          if case .handleValueConfirmation = decoded {
+            await connection.confirmationReceived()
+          } else {
+            queued.yield(ATTPDUEnvelope(bytes: bytes, opcode: bytes.first ?? 0))
+          }
+        }
+      } catch {}
+      queued.finish()
+      await bearer.close()
+      await connection.linkEnded()
+      await connection.server.detach(connection)
+      await capacity?.release()
+    }
+    Task {
+      var answered = 0
+      var commandsThisEvent = 0
+      for await envelope in queue {
+        if ATTOpcode.isCommand(envelope.opcode) {
+          commandsThisEvent += 1
+          if commandsThisEvent >= model.writesWithoutResponsePerEvent {
+            commandsThisEvent = 0
+            try? await Task.sleep(for: model.roundTripLatency)
+          }
+        } else if model.roundTripLatency > .zero {
+          commandsThisEvent = 0
+          try? await Task.sleep(for: model.roundTripLatency)
+        }
+        let response = await connection.respond(to: envelope.bytes)
+        guard let response else { continue }
+        if let limit = faults.stopAnsweringAfterRequests, answered >= limit { continue }
+        answered += 1
+        try? await bearer.send(response)
+      }
+    }
+  }
+}
+
+/// A queued client PDU.
+struct ATTPDUEnvelope: Sendable {
+  var bytes: [UInt8]
+  var opcode: UInt8
+}

@@ -1,0 +1,117 @@
+import BeaconCore
+
+/// The device-building API of the simulated GATT server. A simulated device describes its database as
+/// values: services holding characteristics holding descriptors. The server assigns handles in order
+/// (service declaration, then per characteristic: declaration, value, CCCD when notify/indicate, then the
+/// extra descriptors), exactly as a real stack lays out a table (Core v5.4 Vol 3 Part G §3).
+///
+/// A characteristic either keeps a stored `value` (reads return it, writes replace it) or plugs in
+/// behaviour with `onRead` / `onWrite`. Handlers run on the connection that made the request; they can
+/// answer with an ATT error by throwing an `ATTErrorCode` (any other error becomes Unlikely Error 0x0E),
+/// and they can push data back through `GATTWrite.connection` (`notify` / `indicate`).
+///
+/// ```swift
+/// let control = SimulatedCharacteristic(uuid: KBeaconGATT.write, properties: [.write, .writeWithoutResponse]) { write in
+///   let reply = myDevice.handle(frame: write.value)
+///   await write.connection.notify(KBeaconGATT.notify, reply)
+/// }
+/// let server = GATTServer(services: [SimulatedService(uuid: KBeaconGATT.service, characteristics: [control, …])])
+/// ```
+public struct SimulatedService: Sendable {
+  public var uuid: BluetoothUUID
+  /// Primary (0x2800) or secondary (0x2801) service declaration.
+  public var isPrimary: Bool
+  public var characteristics: [SimulatedCharacteristic]
+
+  public init(uuid: BluetoothUUID, isPrimary: Bool = true, characteristics: [SimulatedCharacteristic]) {
+    self.uuid = uuid
+    self.isPrimary = isPrimary
+    self.characteristics = characteristics
+  }
+}
+
+/// One characteristic: its UUID, properties (which also decide what the server permits: reads need
+/// `.read`; Write Requests and long writes need `.write`; Write Commands need `.writeWithoutResponse`),
+/// a stored value or handlers, and extra descriptors. A CCCD (0x2902) is added automatically when the
+/// properties include `.notify` or `.indicate`; its state is kept per connection.
+public struct SimulatedCharacteristic: Sendable {
+  /// Returns the whole current value; the server slices it for Read Blob and truncates it to the MTU.
+  public typealias ReadHandler = @Sendable (_ connection: GATTServerConnection) async throws -> [UInt8]
+  /// Receives a whole written value (a long write arrives once, assembled, at Execute Write).
+  public typealias WriteHandler = @Sendable (_ write: GATTWrite) async throws -> Void
+
+  public var uuid: BluetoothUUID
+  public var properties: GATTCharacteristicProperties
+  /// The stored value: returned by reads when there is no `onRead`, replaced by writes when there is no
+  /// `onWrite`. Shared by every connection to the device.
+  public var value: [UInt8]
+  public var onRead: ReadHandler?
+  public var onWrite: WriteHandler?
+  /// Descriptors other than the automatic CCCD (e.g. 0x2901 User Description).
+  public var descriptors: [SimulatedDescriptor]
+  /// When true, writes fail with CCCD Improperly Configured (0xFD, Core Supplement Part B §1.2.2) unless
+  /// this connection enabled notifications or indications first — as a Nordic DFU control point does.
+  public var requiresSubscriptionForWrites: Bool
+
+  public init(
+    uuid: BluetoothUUID, properties: GATTCharacteristicProperties, value: [UInt8] = [],
+    descriptors: [SimulatedDescriptor] = [], requiresSubscriptionForWrites: Bool = false,
+    onRead: ReadHandler? = nil, onWrite: WriteHandler? = nil
+  ) {
+    self.uuid = uuid
+    self.properties = properties
+    self.value = value
+    self.descriptors = descriptors
+    self.requiresSubscriptionForWrites = requiresSubscriptionForWrites
+    self.onRead = onRead
+    self.onWrite = onWrite
+  }
+
+  /// A written characteristic whose behaviour is given as a trailing closure:
+  /// `SimulatedCharacteristic(uuid: u, properties: [.write]) { write in … }`.
+  public init(
+    uuid: BluetoothUUID, properties: GATTCharacteristicProperties, value: [UInt8] = [],
+    descriptors: [SimulatedDescriptor] = [], requiresSubscriptionForWrites: Bool = false,
+    write: @escaping WriteHandler
+  ) {
+    self.init(
+      uuid: uuid, properties: properties, value: value, descriptors: descriptors,
+      requiresSubscriptionForWrites: requiresSubscriptionForWrites, onRead: nil, onWrite: write)
+  }
+}
+
+/// A descriptor with a stored value (not the CCCD, which the server adds and manages).
+public struct SimulatedDescriptor: Sendable {
+  public var uuid: BluetoothUUID
+  public var value: [UInt8]
+  public var isWritable: Bool
+
+  public init(uuid: BluetoothUUID, value: [UInt8], isWritable: Bool = false) {
+    self.uuid = uuid
+    self.value = value
+    self.isWritable = isWritable
+  }
+
+  /// A Characteristic User Description (0x2901, Part G §3.3.3.2).
+  public static func userDescription(_ text: String) -> SimulatedDescriptor {
+    SimulatedDescriptor(uuid: GATTAttributeType.userDescription, value: Array(text.utf8))
+  }
+}
+
+/// A write as a handler sees it.
+public struct GATTWrite: Sendable {
+  public enum Kind: Sendable, Hashable {
+    /// Write Request (answered after the handler returns).
+    case request
+    /// Write Command (no answer; a thrown error is dropped, §3.4.5.3).
+    case command
+    /// Prepare Write … Execute Write, assembled.
+    case long
+  }
+
+  public var value: [UInt8]
+  public var kind: Kind
+  public var valueHandle: UInt16
+  /// The link the write came on: use it to notify or indicate in reply.
+  public var connection: GATTServerConnection
+}

@@ -1,0 +1,81 @@
+import BeaconCore
+import BlueZ
+import Testing
+
+@testable import Simulator
+
+/// Link faults and limits of the simulated link (design.md "The simulator": drop at a byte, stop
+/// answering, disconnect on cue, links per adapter) as the client experiences them.
+@Suite struct SimulatedLinkFaultTests {
+  func server() -> GATTServer { GATTServer(services: GenericDeviceDatabase.kbeaconLike(name: "KBPro")) }
+
+  @Test func silentDeviceTripsTheTransactionTimeout() async throws {
+    let (client, _) = try await GATTFixtures.connect(
+      server(), faults: LinkFaults(stopAnsweringAfterRequests: 1), timeout: .milliseconds(100))
+    _ = try await client.exchangeMTU()
+    await #expect(throws: GATTError.transactionTimeout(request: .readByGroupTypeRequest, after: .milliseconds(100))) {
+      _ = try await client.discoverPrimaryServices()
+    }
+    // The bearer is closed: nothing more goes out.
+    await #expect(throws: GATTError.self) { _ = try await client.read(1) }
+    #expect(client.bearer is FileDescriptorBearer)
+    await #expect(throws: LinkError.self) { try await client.bearer.send([0x0A, 0x01, 0x00]) }
+  }
+
+  @Test func linkDroppedMidDiscovery() async throws {
+    // Exchange MTU (3 octets) + first Read By Group Type (7) pass; the second request crosses 12 octets.
+    let (client, _) = try await GATTFixtures.connect(server(), faults: LinkFaults(dropAfterBytes: 12))
+    _ = try await client.exchangeMTU()
+    await #expect(throws: LinkError.self) { _ = try await client.discover() }
+    let error = try #require(await client.terminationError as? LinkError)
+    #expect(error.code == .disconnected)
+  }
+
+  @Test func linkDroppedAtAChosenPDU() async throws {
+    let long = (0..<100).map { UInt8($0) }
+    let server = GATTServer(services: [
+      SimulatedService(
+        uuid: BluetoothUUID(0xFF00),
+        characteristics: [SimulatedCharacteristic(uuid: BluetoothUUID(0xFF01), properties: [.read], value: long)])
+    ])
+    let faults = LinkFaults(disconnectWhen: { pdu in
+      if case .readBlobRequest(let r) = pdu { return r.offset >= 44 }
+      return false
+    })
+    let (client, _) = try await GATTFixtures.connect(server, faults: faults)
+    await #expect(throws: LinkError.self) { _ = try await client.read(try #require(server.valueHandle(of: BluetoothUUID(0xFF01)))) }
+    #expect(await client.roundTrips == 3)  // Read, Blob at 22, Blob at 44 (dropped)
+  }
+
+  @Test func deviceDisconnectsOnCue() async throws {
+    let (client, link) = try await GATTFixtures.connect(server())
+    let db = try await client.discover()
+    let stream = try await client.subscribe(to: try #require(db.characteristic(BluetoothUUID(0xFEA2))))
+    await link.disconnect()
+    for await _ in stream {}  // finishes when the link goes
+    #expect((await client.terminationError as? LinkError)?.code == .disconnected)
+  }
+
+  @Test func adapterCapsConcurrentLinks() async throws {
+    let capacity = LinkCapacity(limit: 1)
+    let server = server()
+    let (first, _) = try await SimulatedLink.open(to: server, device: GATTFixtures.device, capacity: capacity)
+    await #expect(throws: LinkError(.tooManyLinks, peer: GATTFixtures.device, detail: "1 link(s) already open on this adapter")) {
+      _ = try await SimulatedLink.open(to: server, device: GATTFixtures.device, capacity: capacity)
+    }
+    await first.close()
+    while await capacity.inUse > 0 { await Task.yield() }
+    let (second, _) = try await SimulatedLink.open(to: server, device: GATTFixtures.device, capacity: capacity)
+    await second.close()
+  }
+
+  @Test func latencyIsPaidPerRoundTrip() async throws {
+    let clock = ContinuousClock()
+    let (client, _) = try await GATTFixtures.connect(server(), model: LinkModel(roundTripLatency: .milliseconds(5)))
+    let start = clock.now
+    _ = try await client.exchangeMTU()
+    _ = try await client.discoverPrimaryServices()
+    let trips = await client.roundTrips
+    #expect(clock.now - start >= .milliseconds(5) * trips)
+  }
+}
