@@ -115,6 +115,10 @@ vm_start_bluetoothd() {
 }
 
 # vm_setup N: the usual start — modules, btmon, N controllers up, and bluetoothd when VM_MODE says so.
+# bluetoothd claims the ATT channel (L2CAP CID 4) of every controller it manages. Measured on this
+# kernel (6.1): when several sockets listen on CID 4 of one controller, incoming ATT data goes to the one
+# that started listening LAST — so start served devices / ATT listeners AFTER vm_setup (after
+# bluetoothd), and they, not bluetoothd, answer the central.
 vm_setup() {
   vm_load_modules
   vm_start_btmon
