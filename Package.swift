@@ -15,6 +15,7 @@ let package = Package(
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
   ],
   targets: [
     // MARK: C libraries (system-library targets over a local shim header; see each module.modulemap)
@@ -34,6 +35,14 @@ let package = Package(
       dependencies: ["BeaconCore", "CZip", "CCrypto"],
       swiftSettings: strict),
 
+    .target(name: "Profiles", dependencies: ["BeaconCore", "KBeacon"], swiftSettings: strict),
+
+    // MARK: orchestration (journal in SQLite through GRDB)
+    .target(
+      name: "Fleet",
+      dependencies: ["BeaconCore", "KBeacon", "Profiles", .product(name: "GRDB", package: "GRDB.swift")],
+      swiftSettings: strict),
+
     // MARK: live edges
     .target(name: "BlueZ", dependencies: ["BeaconCore", "CBlueZ"], swiftSettings: strict),
     .target(
@@ -45,7 +54,7 @@ let package = Package(
     .target(
       name: "BeaconProvisionCLI",
       dependencies: [
-        "BeaconCore", "BlueZ", "KBeacon", "NordicDFU", "Simulator", "CCurl",
+        "BeaconCore", "BlueZ", "Fleet", "KBeacon", "NordicDFU", "Profiles", "Simulator", "CCurl",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],
@@ -58,6 +67,8 @@ let package = Package(
 
     // MARK: tests
     .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore"], swiftSettings: strict),
+    .testTarget(name: "ProfilesTests", dependencies: ["Profiles"], swiftSettings: strict),
+    .testTarget(name: "FleetTests", dependencies: ["Fleet", "Profiles"], swiftSettings: strict),
     .testTarget(name: "BlueZTests", dependencies: ["BlueZ"], swiftSettings: strict),
     .testTarget(name: "KBeaconTests", dependencies: ["KBeacon"], swiftSettings: strict),
     .testTarget(name: "NordicDFUTests", dependencies: ["NordicDFU"], swiftSettings: strict),

@@ -13,14 +13,28 @@ public struct BeaconProvision: AsyncParsableCommand {
       Start with:  beacon-provision scan --adapter sim
       """,
     version: "0.1.0",
-    subcommands: BeaconProvision.commands
+    subcommands: BeaconProvision.commands + BeaconProvision.hiddenCommands
   )
 
   /// Every subcommand, in the order `--help` lists them.
   static let commands: [any ParsableCommand.Type] = [
-    Adapters.self,
     Scan.self,
     Decode.self,
+    Plan.self,
+    Apply.self,
+    Gatt.self,
+    DFUCommand.self,
+    ProfileCommand.self,
+    ReadCommand.self,
+    RingCommand.self,
+    ResetCommand.self,
+    HistoryCommand.self,
+    Adapters.self,
+  ]
+
+  /// Subcommands left out of `--help`: low-level checks used by the VM tier (`radio …`).
+  static let hiddenCommands: [any ParsableCommand.Type] = [
+    RadioDebug.self,
   ]
 
   public init() {}

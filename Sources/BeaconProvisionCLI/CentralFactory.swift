@@ -6,18 +6,23 @@ import Simulator
 /// - `sim` → `SimulatedCentral` over the built-in `DemoFleet`; `sim:FILE` → over the fleet file;
 /// - `hciN`, or no `--adapter` (the first adapter) → the adapter is looked up with `Adapter.named`; errors
 ///   (no Bluetooth in the kernel, no such adapter, no permission) become one-line `CLIFailure`s.
-/// Live scanning needs `BlueZCentral`, which the BlueZ module provides; until the lead wires it here the
-/// live branch fails with a clear line.
+/// Live adapters get a `BlueZCentral`, scanning through the backend `--scan-backend` names (auto: the
+/// kernel's management channel when it answers, else raw HCI).
 enum CentralFactory {
-  /// `pace` applies to the simulator only (tests pass `.unpaced`).
-  static func make(_ choice: AdapterChoice?, pace: SimulationPace = .realTime) throws -> any Central {
+  /// `pace` applies to the simulator only (tests pass `.unpaced`); `scanBackend` to live adapters only.
+  static func make(_ choice: AdapterChoice?, scanBackend: ScanBackend = .auto, pace: SimulationPace = .realTime) throws
+    -> any Central
+  {
     switch choice {
     case .simulated(let file):
-      return SimulatedCentral(fleet: try fleet(file), name: choice?.description ?? Simulation.adapterName, pace: pace)
+      // KBeacon-kind devices get the simulated KBeacon's GATT server (FEA0 protocol, buttonless DFU).
+      return SimulatedCentral.withKBeacons(
+        fleet: try fleet(file), name: choice?.description ?? Simulation.adapterName, pace: pace
+      ).central
     case .live(let name):
-      return try live(name)
+      return try live(name, scanBackend: scanBackend)
     case nil:
-      return try live(nil)
+      return try live(nil, scanBackend: scanBackend)
     }
   }
 
@@ -31,7 +36,7 @@ enum CentralFactory {
     }
   }
 
-  static func live(_ name: String?) throws -> any Central {
+  static func live(_ name: String?, scanBackend: ScanBackend = .auto) throws -> any Central {
     let adapter: Adapter
     do {
       adapter = try Adapter.named(name)
@@ -40,9 +45,6 @@ enum CentralFactory {
     } catch {
       throw CLIFailure("\(error)")
     }
-    // The BlueZ engineer provides `BlueZCentral(adapter:)`; the lead replaces this line with it.
-    throw CLIFailure(
-      "live scanning on \(adapter.name) is not available in this build yet (it comes with the BlueZ module); "
-        + "use --adapter sim for the simulated fleet")
+    return BlueZCentral(adapter: adapter.name, scanBackend: scanBackend)
   }
 }

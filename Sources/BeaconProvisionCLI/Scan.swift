@@ -1,6 +1,7 @@
 import ArgumentParser
 import BeaconCore
 import Foundation
+import BlueZ
 import Simulator
 
 /// `beacon-provision scan`: discover beacons and decode what they advertise, grouped in discovery windows
@@ -31,6 +32,12 @@ struct Scan: AsyncParsableCommand {
   @Flag(help: "Passive scanning: no scan requests, so no scan responses (names, KKM 0x2080 data).")
   var passive = false
 
+  @Option(
+    help: ArgumentHelp(
+      "Live adapters: mgmt (kernel discovery, works while bluetoothd runs; always active), hci (raw HCI LE scan, "
+        + "for adapters no other program scans on), or auto (mgmt when available).", valueName: "backend"))
+  var scanBackend: ScanBackend = .auto
+
   @Flag(help: "Print the final device records as a JSON array.")
   var json = false
 
@@ -44,11 +51,18 @@ struct Scan: AsyncParsableCommand {
   }
 
   func run() async throws {
-    let central = try CentralFactory.make(adapterOptions.adapter)
+    let central = try CentralFactory.make(adapterOptions.adapter, scanBackend: scanBackend)
     let mode: ScanRunner.Mode = json ? .json : jsonl ? .jsonLines : (isatty(STDOUT_FILENO) == 1 ? .liveTable : .lines)
     let runner = ScanRunner(settings: settings, duration: seconds(duration), active: !passive, mode: mode)
-    let output = try await runner.run(central: central) { line in Self.writeLine(line) }
-    if let output { Self.writeLine(output) }
+    do {
+      let output = try await runner.run(central: central) { line in Self.writeLine(line) }
+      // A live scan is switched off in the controller/kernel before the process exits.
+      if let live = central as? BlueZCentral { await live.stopScans() }
+      if let output { Self.writeLine(output) }
+    } catch {
+      if let live = central as? BlueZCentral { await live.stopScans() }
+      throw liveFailure(error)
+    }
   }
 
   /// Writes straight to file descriptor 1 (unbuffered), so `--jsonl` lines reach a pipe as windows close.

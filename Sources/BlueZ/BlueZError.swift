@@ -39,6 +39,17 @@ public struct BlueZError: Error, Sendable, Equatable, CustomStringConvertible {
       return "the adapter\(on) is busy (\(call)): another program owns it; stop it or use another adapter"
     case EIO:
       return "the controller\(on) refused the command (\(call)): it may lack LE support or already be scanning"
+    case EADDRINUSE:
+      return "the ATT channel\(on) is taken (\(call)): bluetoothd serves GATT on every adapter it manages; "
+        + "serve on an adapter bluetoothd does not use, or stop bluetoothd"
+    case EALREADY, EINPROGRESS:
+      return "another LE connection attempt is in progress\(on) (\(call)); controllers create one link at a time"
+    case EOPNOTSUPP, EPROTONOSUPPORT:
+      return "the adapter\(on) or kernel does not support this (\(call)); is it an LE (Bluetooth 4.0+) adapter?"
+    case ERFKILL:
+      return "the radio\(on) is blocked by rfkill (\(call)); unblock it with `rfkill unblock bluetooth`"
+    case EBADF:
+      return "\(call)\(on): the socket is closed"
     default:
       return "\(call)\(on) failed: \(String(cString: strerror(errno)))"
     }

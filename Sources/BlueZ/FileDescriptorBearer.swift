@@ -73,6 +73,12 @@ public final class FileDescriptorBearer: ATTBearer {
       if sent == pdu.count { return }
       let code = errno
       if sent < 0 && code == EINTR { continue }
+      if sent < 0 && (code == EAGAIN || code == EWOULDBLOCK) {
+        // A non-blocking socket (e.g. left so by a non-blocking connect): wait until it can take the PDU.
+        var out = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+        _ = poll(&out, 1, -1)
+        continue
+      }
       if state.withLock({ $0.closedLocally }) { throw LinkError(.closed, peer: peer) }
       throw LinkError(.disconnected, peer: peer, detail: sent < 0 ? String(cString: strerror(code)) : "short send")
     }

@@ -1,7 +1,11 @@
 // provision-bench: release-mode benchmarks. `swift run -c release provision-bench [name …]`.
 // Each benchmark prints its figures; goals are printed next to them, never asserted.
 
-let benchmarks: [String: () async throws -> Void] = [:]
+let benchmarks: [String: () async throws -> Void] = [
+  "dfu-throughput": DFUThroughputBenchmark.run,
+  "gatt-round-trips": GATTRoundTrips.run,
+  "kbeacon-session": KBeaconSessionBench.run,
+]
 
 let requested = Array(CommandLine.arguments.dropFirst())
 let names = requested.isEmpty ? benchmarks.keys.sorted() : requested

@@ -32,18 +32,15 @@ import Testing
       // ← 01 10 0C00 0A: Error Response, Read By Group Type, handle 0x000C, Attribute Not Found
       .init(request: [0x10, 0x0C, 0x00, 0xFF, 0xFF, 0x00, 0x28], answers: [[0x01, 0x10, 0x0C, 0x00, 0x0A]]),
       // → 08 0100 0500 0328: Read By Type 0x2803 in GAP
-      // ← 09 07 | 0200: 02 0300 002A (Device Name, read, value 3) | 0400: 02 0500 012A (Appearance, value 5)
+      // ← 09 07 | 0200: 02 0300 002A (Device Name, read, value 3) | 0400: 02 0500 012A (Appearance, value 5);
+      //   value 5 is the service's end: no room for another declaration, so no further request
       .init(request: [0x08, 0x01, 0x00, 0x05, 0x00, 0x03, 0x28],
             answers: [[0x09, 0x07, 0x02, 0x00, 0x02, 0x03, 0x00, 0x00, 0x2A, 0x04, 0x00, 0x02, 0x05, 0x00, 0x01, 0x2A]]),
-      // → 08 0500 0500 0328: GAP's last declaration (4) is below its end (5): continue at 5
-      // ← 01 08 0500 0A: Attribute Not Found
-      .init(request: [0x08, 0x05, 0x00, 0x05, 0x00, 0x03, 0x28], answers: [[0x01, 0x08, 0x05, 0x00, 0x0A]]),
       // → 08 0600 0B00 0328: Read By Type 0x2803 in FEA0
       // ← 09 07 | 0700: 0C 0800 A1FE (FEA1 write+wwr, value 8) | 0900: 10 0A00 A2FE (FEA2 notify, value 10)
       .init(request: [0x08, 0x06, 0x00, 0x0B, 0x00, 0x03, 0x28],
             answers: [[0x09, 0x07, 0x07, 0x00, 0x0C, 0x08, 0x00, 0xA1, 0xFE, 0x09, 0x00, 0x10, 0x0A, 0x00, 0xA2, 0xFE]]),
-      // → 08 0A00 0B00 0328 ← 01 08 0A00 0A: no more declarations
-      .init(request: [0x08, 0x0A, 0x00, 0x0B, 0x00, 0x03, 0x28], answers: [[0x01, 0x08, 0x0A, 0x00, 0x0A]]),
+      // FEA2's value (10) + 2 > 11: no room for another declaration, so no terminating request.
       // Descriptors: Device Name 3…3 and Appearance 5…5 and FEA1 8…8 have empty ranges (no request).
       // → 04 0B00 0B00: Find Information for FEA2 (value 10, end 11)
       // ← 05 01 0B00 0229: format 16-bit, handle 11 = CCCD 0x2902
@@ -60,7 +57,7 @@ import Testing
     #expect(write.properties == [.write, .writeWithoutResponse])
     #expect(write.endHandle == 8)
     #expect(db.characteristic(BluetoothUUID(0x2A01))?.valueHandle == 5)
-    #expect(await client.roundTrips == 7)
+    #expect(await client.roundTrips == 5)
   }
 
   @Test func longReadUsesReadBlobUntilAShortPart() async throws {
@@ -160,6 +157,34 @@ import Testing
     #expect(bearer.isClosed)
     // Later requests fail at once with the same error.
     await #expect(throws: GATTError.self) { try await client.read(3) }
+  }
+
+  @Test func thirtySecondTimeoutOnAnInjectedClock() async throws {
+    let clock = ManualClock()
+    let bearer = ScriptedBearer([.init(request: [0x0A, 0x03, 0x00], answers: [])])  // → 0A 0300, never answered
+    let client = GATTClient(bearer: bearer, clock: clock)
+    let read = Task { try await client.read(3) }
+    while clock.sleeperCount == 0 { await Task.yield() }
+    clock.advance(by: .seconds(29))
+    for _ in 0..<100 { await Task.yield() }
+    #expect(await client.terminationError == nil)
+    #expect(!bearer.isClosed)
+    clock.advance(by: .seconds(1))
+    await #expect(throws: GATTError.transactionTimeout(request: .readRequest, after: .seconds(30))) { try await read.value }
+    #expect(bearer.isClosed)
+  }
+
+  @Test func characteristicDiscoveryContinuesWhileTheServiceHasRoom() async throws {
+    let service = GATTService(uuid: BluetoothUUID(0x180A), startHandle: 1, endHandle: 8)
+    let (client, bearer) = client([
+      // → 08 0100 0800 0328 ← 09 07 | 0200: 02 0300 292A (Manufacturer Name, read, value 3)
+      .init(request: [0x08, 0x01, 0x00, 0x08, 0x00, 0x03, 0x28], answers: [[0x09, 0x07, 0x02, 0x00, 0x02, 0x03, 0x00, 0x29, 0x2A]]),
+      // value 3 + 2 ≤ 8: another declaration could follow → 08 0300 0800 0328 ← 01 08 0300 0A Attribute Not Found
+      .init(request: [0x08, 0x03, 0x00, 0x08, 0x00, 0x03, 0x28], answers: [[0x01, 0x08, 0x03, 0x00, 0x0A]]),
+    ])
+    let found = try await client.discoverCharacteristics(of: service)
+    #expect(found == [GATTCharacteristic(uuid: BluetoothUUID(0x2A29), properties: [.read], declarationHandle: 2, valueHandle: 3, endHandle: 8)])
+    #expect(bearer.mismatches.isEmpty, "\(bearer.mismatches)")
   }
 
   @Test func requestsQueueOneAtATime() async throws {

@@ -1,5 +1,6 @@
 import BeaconCore
 import Glibc
+import Synchronization
 import Testing
 
 @testable import BlueZ
@@ -52,5 +53,44 @@ import Testing
     #expect(await reader.value?.code == .closed)
     await #expect(throws: LinkError(.closed, peer: BluetoothAddress(rawValue: 1))) { try await a.send([0x13]) }
     await b.close()
+  }
+
+  @Test func nonBlockingSocketWaitsInsteadOfFailingWhenFull() async throws {
+    // A non-blocking sending end (as a non-blocking connect leaves it) with a small send buffer, and a raw
+    // receiving end the test reads only later, so the sender's buffer fills and send(2) returns EAGAIN.
+    var fds: [Int32] = [-1, -1]
+    #expect(socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue), 0, &fds) == 0)
+    _ = fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK)
+    var size: Int32 = 4096
+    _ = setsockopt(fds[0], SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+    let sender = try FileDescriptorBearer(fileDescriptor: fds[0], peer: BluetoothAddress(rawValue: 3))
+    let receiver = fds[1]
+    let count = 200
+    let pad = [UInt8](repeating: 0xEE, count: 200)
+    let failed = Mutex(false)
+    let sending = Task {
+      do {
+        for i in 0..<count { try await sender.send([0x52, 0x01, 0x00, UInt8(i)] + pad) }
+      } catch {
+        failed.withLock { $0 = true }
+        throw error
+      }
+    }
+    try await Task.sleep(for: .milliseconds(20))  // let the queue fill while nobody reads
+    var next = 0
+    var buffer = [UInt8](repeating: 0, count: 512)
+    while next < count {
+      let n = buffer.withUnsafeMutableBytes { recv(receiver, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+      if n < 0 {
+        if failed.withLock({ $0 }) { break }
+        await Task.yield()
+        continue
+      }
+      #expect(Array(buffer[0..<n]) == [0x52, 0x01, 0x00, UInt8(next)] + pad)
+      next += 1
+    }
+    try await sending.value
+    await sender.close()
+    close(receiver)
   }
 }

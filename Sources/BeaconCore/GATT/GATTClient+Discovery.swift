@@ -64,7 +64,8 @@ extension GATTClient {
   }
 
   /// Discover All Characteristics of a Service (Part G §4.6.1): Read By Type 0x2803 over the service's
-  /// range. Each characteristic's `endHandle` is the next declaration − 1 (or the service's end).
+  /// range, until Attribute Not Found or no room for another declaration. Each characteristic's `endHandle`
+  /// is the next declaration − 1 (or the service's end).
   public func discoverCharacteristics(of service: GATTService) async throws -> [GATTCharacteristic] {
     var found: [GATTCharacteristic] = []
     var start = service.startHandle
@@ -90,7 +91,9 @@ extension GATTClient {
             uuid: uuid, properties: GATTCharacteristicProperties(rawValue: v[0]), declarationHandle: entry.handle,
             valueHandle: valueHandle, endHandle: service.endHandle))
       }
-      guard let last = found.last, last.declarationHandle < service.endHandle else { break }
+      // Another declaration needs two handles (declaration + value) after the last value: when the service
+      // has no room left, the terminating Attribute Not Found round trip is skipped.
+      guard let last = found.last, Int(last.valueHandle) + 2 <= Int(service.endHandle) else { break }
       start = last.declarationHandle + 1
     }
     return found

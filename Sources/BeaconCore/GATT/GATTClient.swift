@@ -66,7 +66,7 @@ public actor GATTClient {
   /// an Error Response. Waits its turn behind earlier requests.
   public func transact(_ request: some ATTPDUCodable) async throws -> ATTPDU {
     let opcode = type(of: request).opcode
-    precondition(opcode.isRequest, "\(opcode) is not a request")
+    guard opcode.isRequest else { throw GATTError.protocolViolation("\(opcode) is not a request; send it unacknowledged") }
     try await acquireTurn()
     defer { releaseTurn() }
     if let terminationError { throw terminationError }

@@ -35,13 +35,16 @@ public struct SimulatedDevice: Sendable, Hashable, Codable {
   public var system: SystemSection?
   /// Exact 0x2080 service data (hex) to send instead of the one derived from the kind.
   public var kkmScanResponse: RawBytes?
+  /// KBeacon kinds: password, starting settings and history of the simulated configuration service
+  /// (`KBeaconSection`, owned by the KBeacon simulator).
+  public var kbeacon: KBeaconSection?
 
   public init(
     address: BluetoothAddress, addressType: AddressType = .public, kind: Kind, name: String? = nil,
     connectable: Bool? = nil, intervalMs: Int = 1000, rssi: RSSIProfile = RSSIProfile(),
     iBeacon: IBeaconSection? = nil, eddystoneUID: EddystoneUIDSection? = nil, eddystoneURL: EddystoneURLSection? = nil,
     eddystoneTLM: EddystoneTLMSection? = nil, sensor: SensorSection? = nil, system: SystemSection? = nil,
-    kkmScanResponse: RawBytes? = nil
+    kkmScanResponse: RawBytes? = nil, kbeacon: KBeaconSection? = nil
   ) {
     self.address = address
     self.addressType = addressType
@@ -57,11 +60,12 @@ public struct SimulatedDevice: Sendable, Hashable, Codable {
     self.sensor = sensor
     self.system = system
     self.kkmScanResponse = kkmScanResponse
+    self.kbeacon = kbeacon
   }
 
   enum CodingKeys: String, CodingKey, CaseIterable {
     case address, addressType, kind, name, connectable, intervalMs, rssi
-    case iBeacon, eddystoneUID, eddystoneURL, eddystoneTLM, sensor, system, kkmScanResponse
+    case iBeacon, eddystoneUID, eddystoneURL, eddystoneTLM, sensor, system, kkmScanResponse, kbeacon
   }
 
   public init(from decoder: any Decoder) throws {
@@ -85,7 +89,8 @@ public struct SimulatedDevice: Sendable, Hashable, Codable {
       eddystoneTLM: try c.decodeIfPresent(EddystoneTLMSection.self, forKey: .eddystoneTLM),
       sensor: try c.decodeIfPresent(SensorSection.self, forKey: .sensor),
       system: try c.decodeIfPresent(SystemSection.self, forKey: .system),
-      kkmScanResponse: try c.decodeIfPresent(RawBytes.self, forKey: .kkmScanResponse))
+      kkmScanResponse: try c.decodeIfPresent(RawBytes.self, forKey: .kkmScanResponse),
+      kbeacon: try c.decodeIfPresent(KBeaconSection.self, forKey: .kbeacon))
     guard (20...10240).contains(intervalMs) else {
       throw invalidValue(decoder, CodingKeys.intervalMs, "\(intervalMs) ms is outside 20…10240")
     }
@@ -113,6 +118,7 @@ public struct SimulatedDevice: Sendable, Hashable, Codable {
     try c.encodeIfPresent(sensor, forKey: .sensor)
     try c.encodeIfPresent(system, forKey: .system)
     try c.encodeIfPresent(kkmScanResponse, forKey: .kkmScanResponse)
+    try c.encodeIfPresent(kbeacon, forKey: .kbeacon)
   }
 
   /// `"public"` (default) or `"random"`.

@@ -10,7 +10,14 @@ public actor GATTServer {
   private var stored: [UInt16: [UInt8]] = [:]
   private var connections: [ObjectIdentifier: GATTServerConnection] = [:]
 
-  public init(services: [SimulatedService], maxMTU: Int = ATTLimits.preferredMTU) {
+  /// Called once per connection after its link ended (per-connection device state can be dropped here).
+  public nonisolated let onDisconnect: (@Sendable (GATTServerConnection) async -> Void)?
+
+  public init(
+    services: [SimulatedService], maxMTU: Int = ATTLimits.preferredMTU,
+    onDisconnect: (@Sendable (GATTServerConnection) async -> Void)? = nil
+  ) {
+    self.onDisconnect = onDisconnect
     table = GATTAttributeTable(services: services)
     self.maxMTU = max(ATTLimits.defaultMTU, min(maxMTU, 517))
     for a in table.attributes {

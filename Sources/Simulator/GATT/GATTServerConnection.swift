@@ -1,12 +1,23 @@
 import BeaconCore
+import Synchronization
 
 /// The server side of one ATT bearer to a `GATTServer`: this link's ATT_MTU, CCCD bits, prepare-write
 /// queue and outstanding indication (Core v5.4 Vol 3 Part F §3.4, Part G §3.3.3.3). `respond(to:)` is the
 /// request → response function the link loop calls; `notify` / `indicate` push values to the client.
+///
+/// Devices keep per-connection state (an authenticated session, a DFU object in progress) keyed by `id`,
+/// reply to a write after its response with `afterResponse`, and drop the link (a reboot) with
+/// `disconnect()`.
 public actor GATTServerConnection {
   public nonisolated let server: GATTServer
+  /// Unique per connection within this process.
+  public nonisolated let id: Int
   /// Where PDUs to the client go (the device end of the link).
   nonisolated let output: @Sendable ([UInt8]) async throws -> Void
+  /// Drops the link from the device side.
+  nonisolated let closeLink: @Sendable () async -> Void
+  private var deferred: [@Sendable () async -> Void] = []
+  private static let counter = Atomic<Int>(0)
   /// The ATT_MTU in force on this link: 23 until the client exchanges MTUs.
   public private(set) var mtu = ATTLimits.defaultMTU
   /// CCCD bits per value handle, this connection only (Part G §3.3.3.3: per-client configuration).
@@ -22,11 +33,40 @@ public actor GATTServerConnection {
   /// The Server Rx MTU this link answers Exchange MTU with: min(device max, link model max).
   public nonisolated let maxMTU: Int
 
-  init(server: GATTServer, maxMTU: Int, output: @escaping @Sendable ([UInt8]) async throws -> Void) {
+  init(
+    server: GATTServer, maxMTU: Int, output: @escaping @Sendable ([UInt8]) async throws -> Void,
+    closeLink: @escaping @Sendable () async -> Void
+  ) {
     self.server = server
     self.maxMTU = max(ATTLimits.defaultMTU, min(maxMTU, server.maxMTU))
     self.output = output
+    self.closeLink = closeLink
+    id = Self.counter.add(1, ordering: .relaxed).newValue
   }
+
+  /// Runs `action` once the response to the request being handled has been sent (or at once after a
+  /// command): a device answering a written command by notification does so in a later connection event,
+  /// after the Write Response, as real devices do.
+  public func afterResponse(_ action: @escaping @Sendable () async -> Void) {
+    deferred.append(action)
+  }
+
+  /// Runs and clears the deferred actions; the link calls this after each PDU it processed.
+  func runDeferred() async {
+    while !deferred.isEmpty {
+      let action = deferred.removeFirst()
+      await action()
+    }
+  }
+
+  /// Drops the link from the device side (a reboot, a disconnect command): the client sees
+  /// `LinkError(.disconnected)`.
+  public func disconnect() async {
+    await closeLink()
+  }
+
+  /// True once the link has ended.
+  public var isEnded: Bool { ended }
 
   var table: GATTAttributeTable { server.table }
 

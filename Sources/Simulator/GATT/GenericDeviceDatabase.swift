@@ -64,6 +64,13 @@ public enum GenericDeviceDatabase {
       ])
   }
 
+  /// A fleet device's server: the KBeacon-like database named after the device (its advertised name, else
+  /// `KBPro_` + the last three address octets, as KBeacons name themselves).
+  @Sendable public static func server(for device: SimulatedDevice) -> GATTServer {
+    let suffix = device.address.bytes.suffix(3).map { hexByte($0) }.joined()
+    return GATTServer(services: kbeaconLike(name: device.name ?? "KBPro_\(suffix)"))
+  }
+
   /// The whole KBeacon-like database.
   public static func kbeaconLike(name: String) -> [SimulatedService] {
     standardServices(name: name) + [kbeaconConfigService()]

@@ -42,7 +42,9 @@ public final class SimulatedLink: Sendable {
       await capacity?.release()
       throw LinkError(.connectFailed, peer: device, detail: "\(error)")
     }
-    let connection = GATTServerConnection(server: server, maxMTU: model.maxMTU) { bytes in try await deviceBearer.send(bytes) }
+    let connection = GATTServerConnection(
+      server: server, maxMTU: model.maxMTU, output: { bytes in try await deviceBearer.send(bytes) },
+      closeLink: { await deviceBearer.close() })
     let link = SimulatedLink(connection: connection, deviceBearer: deviceBearer)
     await server.attach(connection)
     link.serve(model: model, faults: faults, capacity: capacity)
@@ -77,6 +79,7 @@ public final class SimulatedLink: Sendable {
       await bearer.close()
       await connection.linkEnded()
       await connection.server.detach(connection)
+      await connection.server.onDisconnect?(connection)
       await capacity?.release()
     }
     Task {
@@ -94,10 +97,12 @@ public final class SimulatedLink: Sendable {
           try? await Task.sleep(for: model.roundTripLatency)
         }
         let response = await connection.respond(to: envelope.bytes)
-        guard let response else { continue }
-        if let limit = faults.stopAnsweringAfterRequests, answered >= limit { continue }
-        answered += 1
-        try? await bearer.send(response)
+        if let response {
+          if let limit = faults.stopAnsweringAfterRequests, answered >= limit { continue }
+          answered += 1
+          try? await bearer.send(response)
+        }
+        await connection.runDeferred()
       }
     }
   }

@@ -1,0 +1,115 @@
+import Fleet
+import Foundation
+import Profiles
+import Synchronization
+
+/// Progress of a campaign on standard error: on a terminal, a block redrawn in place (counts, then one line
+/// per link in flight with its step); otherwise one line per finished device. Standard output is left to
+/// the summary (or `--json`).
+final class CampaignProgress: Sendable {
+  struct State {
+    var done = 0, failed = 0, working: [String: String] = [:], lastHeight = 0
+  }
+
+  let isTerminal = isatty(STDERR_FILENO) == 1
+  let json: Bool
+  let state = Mutex(State())
+
+  init(json: Bool) { self.json = json }
+
+  func note(_ line: String) { FileHandleOutput.standardError(line) }
+
+  func show(_ event: CampaignEvent, total: Int) {
+    let text: String? = state.withLock { s in
+      switch event {
+      case .step(let address, let step, let attempt):
+        s.working[address] = step.rawValue + (attempt > 1 ? " (attempt \(attempt))" : "")
+        guard isTerminal else { return nil }
+      case .retrying(let address, let attempt, let after, let reason):
+        s.working[address] = "waiting \(after) before attempt \(attempt): \(reason)"
+        guard isTerminal else { return "\(address)  retry \(attempt) in \(after): \(reason)" }
+      case .progress(let address, let done, let total, let rate):
+        let eta = rate > 0 ? Int(Double(total - done) / rate) : nil
+        s.working[address] = "transferring \(done * 100 / max(total, 1))% (\(done)/\(total) bytes, \(Int(rate)) B/s"
+          + (eta.map { ", ETA \($0) s" } ?? "") + ")"
+        guard isTerminal else { return nil }
+      case .finished(let address, let outcome):
+        s.working[address] = nil
+        if case .failed = outcome { s.failed += 1 } else { s.done += 1 }
+        guard isTerminal else { return "\(address)  \(CampaignReport.describe(outcome))" }
+      }
+      var lines = ["devices: \(s.done) done, \(s.failed) failed, \(total - s.done - s.failed) pending"]
+      lines += s.working.sorted { $0.key < $1.key }.map { "  \($0.key)  \($0.value)" }
+      let clear = String(repeating: "\u{1B}[1A\u{1B}[2K", count: s.lastHeight)
+      s.lastHeight = lines.count
+      return clear + lines.joined(separator: "\n")
+    }
+    if let text { FileHandleOutput.standardError(text) }
+  }
+}
+
+/// The end-of-run table and its JSON form.
+enum CampaignReport {
+  static func describe(_ outcome: DeviceOutcome) -> String {
+    switch outcome {
+    case .compliant: "compliant, nothing written"
+    case .planned(let c): "\(c.count) change\(c.count == 1 ? "" : "s") planned"
+    case .updated(let c): "updated \(c.count) key\(c.count == 1 ? "" : "s"), verified"
+    case .skipped(let reason): "skipped: \(reason)"
+    case .failed(let reason, _): "FAILED: \(reason)"
+    case .pending: "pending (resume the run)"
+    }
+  }
+
+  /// terraform-style: per device, its result and each change `~ scope key: old -> new`.
+  static func table(_ result: CampaignRunner.Result) -> String {
+    var lines: [String] = []
+    for (address, outcome) in result.summary.outcomes.sorted(by: { $0.key < $1.key }) {
+      lines.append("\(address)  \(describe(outcome))")
+      if case .planned(let changes) = outcome { lines += changes.map { "    ~ \($0)" } }
+      if case .updated(let changes) = outcome { lines += changes.map { "    ~ \($0)" } }
+    }
+    for address in result.notSeen { lines.append("\(address)  not seen in the scan") }
+    let s = result.summary
+    lines.append("")
+    lines.append("run \(s.run): \(s.count(.verified)) updated, \(s.count(.planned)) with changes, \(s.count(.compliant)) compliant, "
+      + "\(s.count(.skipped)) skipped, \(s.count(.failed)) failed, \(s.count(.pending)) pending")
+    if s.interrupted { lines.append("interrupted: finish with  beacon-provision apply PROFILE --resume \(s.run)") }
+    return lines.joined(separator: "\n")
+  }
+
+  struct DeviceJSON: Encodable {
+    var address: String
+    var result: String
+    var detail: String?
+    var changes: [ChangeJSON]?
+  }
+
+  struct ChangeJSON: Encodable {
+    var scope: String, key: String, old: String?, new: String
+  }
+
+  struct RunJSON: Encodable {
+    var run: String
+    var interrupted: Bool
+    var devices: [DeviceJSON]
+    var notSeen: [String]
+  }
+
+  static func json(_ result: CampaignRunner.Result) throws -> String {
+    let devices = result.summary.outcomes.sorted { $0.key < $1.key }.map { address, outcome -> DeviceJSON in
+      func changes(_ c: [ConfigChange]) -> [ChangeJSON] {
+        c.map { ChangeJSON(scope: $0.scope.description, key: $0.key, old: $0.old?.description, new: $0.new.description) }
+      }
+      switch outcome {
+      case .compliant: return DeviceJSON(address: address, result: "compliant")
+      case .planned(let c): return DeviceJSON(address: address, result: "planned", changes: changes(c))
+      case .updated(let c): return DeviceJSON(address: address, result: "updated", changes: changes(c))
+      case .skipped(let r): return DeviceJSON(address: address, result: "skipped", detail: r)
+      case .failed(let r, let k): return DeviceJSON(address: address, result: "failed", detail: "\(k.rawValue): \(r)")
+      case .pending: return DeviceJSON(address: address, result: "pending")
+      }
+    }
+    return try JSONOutput.string(RunJSON(run: result.summary.run, interrupted: result.summary.interrupted, devices: devices, notSeen: result.notSeen))
+  }
+}

@@ -1,0 +1,103 @@
+import BeaconCore
+import Dispatch
+import Fleet
+import Foundation
+import Profiles
+import Simulator
+import Synchronization
+
+/// The path of `plan` and `apply`: validate the profile (every problem at once, before any radio work),
+/// read the passwords, scan, select targets, run the campaign with progress, print the summary.
+struct CampaignRunner {
+  var options: ProvisionOptions
+  var dryRun: Bool
+  var resume: String?
+  /// Simulator pacing (tests run unpaced).
+  var pace: SimulationPace = .realTime
+
+  struct Result {
+    var summary: CampaignSummary
+    var notSeen: [String]
+  }
+
+  func run() async throws -> Result {
+    let loaded = try ProfileFiles.load(options.profile)
+    let auth = loaded.profile.auth
+    let passwords = ApplyCampaign.Passwords(
+      current: try Secrets.read(auth.password, profile: options.profile),
+      new: try auth.newPassword.map { try Secrets.read($0, profile: options.profile) })
+    if let new = passwords.new, !(8...16).contains(new.value.count) {
+      throw CLIFailure("\(options.profile): the new password must be 8 to 16 characters")
+    }
+    let journal: Journal
+    do {
+      journal = try Journal(path: options.stateDirectory.appendingPathComponent("journal.sqlite"))
+    } catch {
+      throw CLIFailure("cannot open the journal in \(options.stateDirectory): \(error)")
+    }
+    let central = try CentralFactory.make(options.adapterOptions.adapter, pace: pace)
+    let progress = CampaignProgress(json: options.json)
+
+    progress.note("scanning \(central.name) for \(FieldSpec.Kind.plain(options.scanSeconds)) s …")
+    let scan = ScanRunner(settings: DiscoverySettings(window: .seconds(options.scanSeconds)),
+      duration: .milliseconds(Int(options.scanSeconds * 1000)), active: true, mode: .lines)
+    let records = try await scan.scan(central: central, emit: { _ in }).results
+    var selection = TargetSelection(profile: loaded, records: records)
+
+    let run: String
+    if let resume {
+      guard let record = try await journal.run(resume) else { throw CLIFailure("no run \(resume) in \(options.stateDirectory)") }
+      guard record.kind == "apply" else { throw CLIFailure("run \(resume) is a \(record.kind) run, not an apply") }
+      let open = Set(try await journal.devices(run: resume).filter { !$0.state.isFinal }.map(\.address))
+      selection.targets = selection.targets.filter { open.contains($0.address.description) }
+      selection.notSeen = open.subtracting(selection.targets.map(\.address.description)).sorted()
+      run = resume
+      progress.note("resuming \(run): \(open.count) devices not finished, \(selection.targets.count) in range")
+    } else {
+      run = try await journal.createRun(kind: dryRun ? "plan" : "apply", source: options.profile, adapter: central.name,
+        addresses: selection.targets.map(\.address.description))
+    }
+    progress.note("\(selection.targets.count) devices selected" + (selection.notSeen.isEmpty ? "" : ", \(selection.notSeen.count) named but not seen"))
+
+    let campaign = ApplyCampaign(
+      profile: loaded, targets: selection.targets, opener: KBeaconOpener(central: central), journal: journal, run: run,
+      options: .init(parallel: options.parallel, retry: RetryPolicy(maximumAttempts: options.attempts), dryRun: dryRun),
+      passwords: passwords, resolver: DesiredResolver(urlCheck: ProfileFiles.eddystoneURLCheck))
+    let interrupt = InterruptHandler { [progress] in
+      progress.note("stopping: links in flight finish their device; the rest stay pending (Ctrl-C again to quit now)")
+      Task { await campaign.requestStop() }
+    }
+    let watcher = Task { for await event in campaign.events { progress.show(event, total: selection.targets.count) } }
+    let summary = await campaign.start()
+    await watcher.value
+    interrupt.cancel()
+    return Result(summary: summary, notSeen: selection.notSeen)
+  }
+}
+
+/// SIGINT: the first asks the campaign to stop gracefully; the second exits at once (status 130).
+final class InterruptHandler {
+  let source: any DispatchSourceSignal
+
+  init(_ onFirst: @escaping @Sendable () -> Void) {
+    signal(SIGINT, SIG_IGN)
+    let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+    let count = Counter()
+    source.setEventHandler {
+      if count.increment() == 1 { onFirst() } else { Foundation.exit(130) }
+    }
+    source.resume()
+    self.source = source
+  }
+
+  func cancel() {
+    source.cancel()
+    signal(SIGINT, SIG_DFL)
+  }
+
+  /// A counter the signal handler's queue updates.
+  final class Counter: Sendable {
+    private let value = Mutex(0)
+    func increment() -> Int { value.withLock { $0 += 1; return $0 } }
+  }
+}

@@ -1,0 +1,74 @@
+import ArgumentParser
+import BeaconCore
+import Foundation
+import NordicDFU
+
+/// `beacon-provision dfu ble --adapter hci0 --device ADDR --package FILE.zip`: Secure DFU over BLE
+/// (nordic-dfu.md §2): package validated first, then buttonless entry, bootloader at address +1 / same
+/// address / by name, transfer with resume after drops. Run it again to resume an interrupted update.
+struct DFUBLE: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "ble",
+    abstract: "Update one device over BLE (buttonless entry into its Secure DFU bootloader).")
+
+  @OptionGroup var adapter: AdapterOptions
+
+  @Option(help: ArgumentHelp("The device's address in application mode.", valueName: "address"))
+  var device: String
+
+  @Option(name: .customLong("address-type"), help: "public or random.")
+  var addressType = "random"
+
+  @Option(help: ArgumentHelp("The DFU package (.zip).", valueName: "zip"))
+  var package: String
+
+  @Option(help: "Packet receipt notification interval (0 = off; 12 is the mobile libraries' default).")
+  var prn: UInt16 = 12
+
+  @Option(name: .customLong("object-delay"), help: "Milliseconds to wait after creating each data object (KKM uses 300).")
+  var objectDelay = 300
+
+  @Option(help: "Seconds to wait for each response.")
+  var timeout: Double = 10
+
+  @OptionGroup var deviceFacts: DFUDeviceOptions
+
+  func validate() throws {
+    guard BluetoothAddress(device) != nil else { throw ValidationError("--device must be an address like C0:11:22:33:44:55") }
+    guard ["public", "random"].contains(addressType) else { throw ValidationError("--address-type must be public or random") }
+    guard timeout > 0, objectDelay >= 0 else { throw ValidationError("--timeout must be > 0 and --object-delay ≥ 0") }
+  }
+
+  func run() async throws {
+    try await run(central: try CentralFactory.make(adapter.adapter))
+  }
+
+  /// The command with its `Central` given (tests pass a simulated one).
+  func run(central: any Central) async throws {
+    let pkg = try DFUPackage.load(path: package)
+    let validator = PackageValidator(expectations: try deviceFacts.expectations(defaultHardwareVersion: 52))
+    do {
+      try validator.validate(pkg)
+    } catch {
+      throw CLIFailure("\(package) refused before connecting: \(error.description)")
+    }
+    let address = BluetoothAddress(device)!
+    let responseTimeout = Duration.milliseconds(Int(timeout * 1000))
+    let factory = BLEDFULinkFactory(
+      central: central, device: address, addressType: addressType == "public" ? .public : .random,
+      connectTimeout: responseTimeout, responseTimeout: responseTimeout)
+    let transfer = DFUTransfer(
+      factory: factory,
+      configuration: DFUEngineConfiguration(receiptInterval: prn, dataObjectDelay: .milliseconds(objectDelay)),
+      reconnectDelay: .milliseconds(500))
+    let names = pkg.images.map(\.kind.rawValue)
+    let progress = ProgressPrinter(names: names)
+    do {
+      try await transfer.run(pkg.transferImages) { progress.update(image: $0, confirmed: $1, total: $2) }
+    } catch let failure as DFUFailure {
+      throw CLIFailure("\(address): \(failure.description)")
+    }
+    let at = await factory.bootloaderAddress.map { " (bootloader at \($0))" } ?? ""
+    print("Device \(address) programmed\(at): \(names.joined(separator: " + ")) from \(package)")
+  }
+}

@@ -1,0 +1,95 @@
+import ArgumentParser
+import Foundation
+import NordicDFU
+
+/// `beacon-provision dfu serial --port /dev/ttyACM0 --package FILE.zip`: Secure DFU over a UART bootloader
+/// (nordic-dfu.md §4). The package is fully validated before the port is opened; an interrupted run is
+/// resumed by running the same command again (the bootloader keeps its progress, §2.5 step 10).
+struct DFUSerial: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "serial",
+    abstract: "Update a device through its serial (UART) DFU bootloader.")
+
+  @Option(help: ArgumentHelp("The serial port of the bootloader.", valueName: "tty"))
+  var port: String
+
+  @Option(help: ArgumentHelp("The DFU package (.zip).", valueName: "zip"))
+  var package: String
+
+  @Option(help: "Baud rate.")
+  var baud = 115_200
+
+  @Flag(name: .customLong("flow-control"), help: "Use RTS/CTS hardware flow control.")
+  var flowControl = false
+
+  @Option(help: "Packet receipt notification interval (0 = off).")
+  var prn: UInt16 = 0
+
+  @Option(help: "Seconds to wait for each response.")
+  var timeout: Double = 2
+
+  @Option(name: .customLong("reconnect-delay"), help: "Seconds to wait before reopening the port between images or after a drop.")
+  var reconnectDelay: Double = 1
+
+  @OptionGroup var device: DFUDeviceOptions
+
+  func validate() throws {
+    guard timeout > 0, reconnectDelay >= 0 else { throw ValidationError("--timeout must be > 0 and --reconnect-delay ≥ 0") }
+  }
+
+  func run() async throws {
+    // [I] Without --hw-version the nRF52 convention 52 is required: a package for other hardware must not
+    // reach a device that cannot say its own hw_version over the wire.
+    let validator = PackageValidator(expectations: try device.expectations(defaultHardwareVersion: 52))
+    let pkg = try DFUPackage.load(path: package)
+    do {
+      try validator.validate(pkg)
+    } catch {
+      throw CLIFailure("\(package) refused before connecting: \(error.description)")
+    }
+    let factory = SerialDFULinkFactory(path: port, baudRate: baud, flowControl: flowControl, responseTimeout: .milliseconds(Int(timeout * 1000)))
+    let transfer = DFUTransfer(
+      factory: factory, configuration: DFUEngineConfiguration(receiptInterval: prn),
+      reconnectDelay: .milliseconds(Int(reconnectDelay * 1000)))
+    let names = pkg.images.map(\.kind.rawValue)
+    let progress = ProgressPrinter(names: names)
+    do {
+      try await transfer.run(pkg.transferImages) { progress.update(image: $0, confirmed: $1, total: $2) }
+    } catch let failure as DFUFailure {
+      throw CLIFailure("\(port): \(failure.description)")
+    }
+    progress.finish()
+    print("Device programmed: \(names.joined(separator: " + ")) from \(package)")
+  }
+}
+
+/// Progress lines on standard error, at most one per 10 % per image (stdout stays clean).
+final class ProgressPrinter: Sendable {
+  private let names: [String]
+  private let state = ProgressState()
+  init(names: [String]) { self.names = names }
+
+  func update(image: Int, confirmed: Int, total: Int) {
+    guard image < names.count, total > 0 else { return }
+    let tenth = confirmed * 10 / total
+    if state.advance(image: image, tenth: tenth) {
+      FileHandleOutput.standardError("\(names[image]): \(tenth * 10) % (\(confirmed)/\(total) bytes)")
+    }
+  }
+
+  func finish() {}
+}
+
+import Synchronization
+
+/// The last reported (image, tenth), shared with the progress callback.
+final class ProgressState: Sendable {
+  private let last = Mutex<(Int, Int)>((-1, -1))
+  func advance(image: Int, tenth: Int) -> Bool {
+    last.withLock { value in
+      guard (image, tenth) != value, image > value.0 || tenth > value.1 else { return false }
+      value = (image, tenth)
+      return true
+    }
+  }
+}

@@ -1,0 +1,90 @@
+import ArgumentParser
+import BeaconCore
+import Foundation
+
+/// `beacon-provision gatt …`: a GATT client on the command line, in the spirit of BlueZ's btgatt-client
+/// (linux-ble.md §1): list the database, read, write, and watch notifications of one device.
+struct Gatt: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "gatt",
+    abstract: "Inspect a device's GATT database; read, write and watch characteristics.",
+    discussion: """
+      `gatt ADDR` lists services, characteristics and descriptors with their handles and properties.
+      A TARGET is a characteristic UUID (FEA1, 8 hex digits, or the 36-character form) or an attribute handle \
+      written as 0x followed by hex digits (0x000B).
+      """,
+    subcommands: [GattServices.self, GattRead.self, GattWrite.self, GattNotify.self],
+    defaultSubcommand: GattServices.self)
+}
+
+/// Options every `gatt` subcommand shares: the radio, the device, and how to reach it.
+struct GattConnectionOptions: ParsableArguments {
+  @OptionGroup var adapterOptions: AdapterOptions
+
+  @Argument(help: ArgumentHelp("The device address, AA:BB:CC:DD:EE:FF.", valueName: "address"))
+  var address: String
+
+  @Flag(help: "The device uses a random (static) address; default public.")
+  var random = false
+
+  @Option(help: ArgumentHelp("Seconds to wait for the link.", valueName: "seconds"))
+  var connectTimeout: Double = 10
+
+  func validate() throws {
+    guard BluetoothAddress(address) != nil else { throw ValidationError("'\(address)' is not a Bluetooth address (AA:BB:CC:DD:EE:FF)") }
+    guard connectTimeout > 0, connectTimeout.isFinite else { throw ValidationError("--connect-timeout must be positive") }
+  }
+
+  /// Connects, exchanges MTUs (asking for 247), and returns the client. Errors become one-line failures.
+  func connect() async throws -> GATTClient {
+    let central = try CentralFactory.make(adapterOptions.adapter)
+    let peer = BluetoothAddress(address)!
+    do {
+      let bearer = try await central.connect(
+        to: peer, type: random ? .random : .public, timeout: .milliseconds(Int(connectTimeout * 1000)))
+      let client = GATTClient(bearer: bearer)
+      _ = try await client.exchangeMTU()
+      return client
+    } catch {
+      throw CLIFailure("cannot connect to \(peer) on \(central.name): \(error)")
+    }
+  }
+}
+
+/// A characteristic named on the command line: by UUID, or an attribute handle as `0x…`.
+enum GattTarget: Equatable, ExpressibleByArgument, CustomStringConvertible {
+  case uuid(BluetoothUUID)
+  case handle(UInt16)
+
+  init?(argument: String) {
+    if argument.hasPrefix("0x") || argument.hasPrefix("0X") {
+      guard let h = UInt16(argument.dropFirst(2), radix: 16), h != 0 else { return nil }
+      self = .handle(h)
+    } else if let uuid = BluetoothUUID(argument) {
+      self = .uuid(uuid)
+    } else {
+      return nil
+    }
+  }
+
+  var description: String {
+    switch self {
+    case .uuid(let u): "characteristic \(u)"
+    case .handle(let h): "handle \(GattText.handle(h))"
+    }
+  }
+
+  /// The attribute handle to read or write: a characteristic's value handle, or the handle as given.
+  func valueHandle(on client: GATTClient) async throws -> UInt16 {
+    switch self {
+    case .handle(let h): return h
+    case .uuid(let u): return try await client.characteristic(u).valueHandle
+    }
+  }
+}
+
+/// Turns GATT errors into the one line an operator sees.
+func gattFailure(_ error: any Error, _ what: String) -> CLIFailure {
+  if let failure = error as? CLIFailure { return failure }
+  return CLIFailure("\(what): \(error)")
+}

@@ -1,0 +1,31 @@
+import ArgumentParser
+import BeaconCore
+
+/// `beacon-provision gatt ADDR` / `gatt services ADDR`: the device's whole GATT database.
+struct GattServices: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "services",
+    abstract: "List services, characteristics (properties, handles) and descriptors.")
+
+  @OptionGroup var connection: GattConnectionOptions
+
+  @Flag(help: "Print JSON.")
+  var json = false
+
+  func run() async throws {
+    let client = try await connection.connect()
+    do {
+      let db = try await client.discover()
+      if json {
+        let peer = BluetoothAddress(connection.address)!
+        print(try JSONOutput.string(GattText.DatabaseJSON(address: peer, mtu: await client.mtu, db: db)))
+      } else {
+        print(GattText.render(db))
+      }
+    } catch {
+      await client.close()
+      throw gattFailure(error, "discovery failed")
+    }
+    await client.close()
+  }
+}

@@ -1,0 +1,55 @@
+import BeaconCore
+import Foundation
+import KBeacon
+import Simulator
+
+/// Opens an authenticated `KBeaconSession` for a command (kbeacon-protocol.md §3): connect through the
+/// chosen adapter, the GATT client, the KBeacon link set-up, auth with the clock set, the initial read.
+/// The simulated fleet is reached through the same `Central.connect` as a live adapter.
+struct KBeaconConnector {
+  var adapter: AdapterChoice?
+  var password: KBeaconPassword
+  var timeouts = KBeaconSession.Timeouts()
+
+  /// Exit code for a wrong password, distinct so scripts can stop instead of retrying (devices may lock out).
+  static let wrongPasswordExitCode: Int32 = 3
+
+  static let environment = KBeaconSession.Environment(
+    randomBytes: { n in (0..<n).map { _ in UInt8.random(in: 0...255) } },
+    now: { UInt32(clamping: Int(Date().timeIntervalSince1970)) })
+
+  /// Connects and authenticates; errors are the library's own (`LinkError`, `KBeaconAuthenticationError`,
+  /// `KBeaconError`, `GATTError`), for callers that classify them (the fleet campaign).
+  func connect(
+    _ address: BluetoothAddress, type: AddressType = .public, sections: ConfigSections = [.common, .slots, .triggers]
+  ) async throws -> (KBeaconSession, KBeaconConfiguration) {
+    let central = try CentralFactory.make(adapter)
+    let bearer = try await central.connect(to: address, type: type, timeout: KBeaconTimeouts.connect)
+    return try await KBeaconSession.connect(
+      client: GATTClient(bearer: bearer), password: password, environment: Self.environment, timeouts: timeouts,
+      readSections: sections)
+  }
+
+  /// `connect` for a command: every error becomes a one-line `CLIFailure` naming the device.
+  func open(_ address: BluetoothAddress, sections: ConfigSections = [.common, .slots, .triggers]) async throws
+    -> (KBeaconSession, KBeaconConfiguration)
+  {
+    do {
+      return try await connect(address, sections: sections)
+    } catch let error as KBeaconAuthenticationError {
+      throw CLIFailure("\(address): \(error)", exitCode: error == .wrongPassword ? Self.wrongPasswordExitCode : 1)
+    } catch let failure as CLIFailure {
+      throw failure
+    } catch {
+      throw CLIFailure("\(address): \(error)")
+    }
+  }
+}
+
+/// A command's argument naming one device.
+func parseAddress(_ text: String) throws -> BluetoothAddress {
+  guard let address = BluetoothAddress(text) else {
+    throw CLIFailure("'\(text)' is not a Bluetooth address (AA:BB:CC:DD:EE:FF)")
+  }
+  return address
+}

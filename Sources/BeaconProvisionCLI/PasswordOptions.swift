@@ -1,0 +1,57 @@
+import ArgumentParser
+import Foundation
+import KBeacon
+
+/// Where a KBeacon password comes from (kbeacon-protocol.md §5), in this order: `--password-file FILE`
+/// (first line, trailing newline removed), the `BEACON_PASSWORD` environment variable, or the factory
+/// default `0000000000000000`. `--password` on the command line (visible in `ps` and shell history) is
+/// accepted only together with `--insecure-password-argument`. The password is never printed.
+public struct PasswordOptions: ParsableArguments {
+  public static let environmentVariable = "BEACON_PASSWORD"
+
+  @Option(help: ArgumentHelp("Read the device password from the first line of FILE.", valueName: "file"))
+  public var passwordFile: String?
+
+  @Option(help: ArgumentHelp("The device password (needs --insecure-password-argument).", visibility: .hidden))
+  public var password: String?
+
+  @Flag(help: ArgumentHelp("Allow --password on the command line.", visibility: .hidden))
+  public var insecurePasswordArgument = false
+
+  public init() {}
+
+  public func validate() throws {
+    if password != nil, !insecurePasswordArgument {
+      throw ValidationError(
+        "--password puts the secret in shell history and the process list; use --password-file or \(Self.environmentVariable) (or add --insecure-password-argument)"
+      )
+    }
+    if password != nil, passwordFile != nil {
+      throw ValidationError("give either --password or --password-file, not both")
+    }
+  }
+
+  /// The password to use. Errors never contain the secret.
+  public func resolve(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> KBeaconPassword {
+    let text: String
+    if let password {
+      text = password
+    } else if let passwordFile {
+      guard let data = FileManager.default.contents(atPath: passwordFile) else {
+        throw CLIFailure("cannot read the password file \(passwordFile)")
+      }
+      text =
+        String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).first
+        .map { String($0).trimmingCharacters(in: CharacterSet(charactersIn: "\r")) } ?? ""
+    } else if let fromEnvironment = environment[Self.environmentVariable] {
+      text = fromEnvironment
+    } else {
+      return .factoryDefault
+    }
+    do {
+      return try KBeaconPassword(text)
+    } catch {
+      throw CLIFailure(error.description)
+    }
+  }
+}

@@ -1,0 +1,60 @@
+import ArgumentParser
+import Fleet
+
+/// `beacon-provision plan PROFILE`: what `apply` would change, per device, touching nothing.
+struct Plan: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Show what applying a profile would change on each device (reads only).",
+    discussion: """
+      Validates the profile (every problem at once), scans, connects to each selected device, reads its \
+      configuration back and diffs it with the profile. Nothing is written.
+
+      Exit status: 0 nothing to change, 1 error or a device failed; with --detailed-exitcode, 2 when something \
+      would change (as terraform plan -detailed-exitcode).
+
+      Example:  beacon-provision plan profiles/retail-ibeacon.json --adapter sim
+      """)
+
+  @OptionGroup var options: ProvisionOptions
+
+  @Flag(help: "Exit 2 when changes are planned, 0 when none, 1 on error.")
+  var detailedExitcode = false
+
+  func run() async throws {
+    let result = try await CampaignRunner(options: options, dryRun: true, resume: nil).run()
+    print(options.json ? try CampaignReport.json(result) : CampaignReport.table(result))
+    if result.summary.failed { throw ExitCode(1) }
+    if detailedExitcode, result.summary.changedSomething { throw ExitCode(2) }
+  }
+}
+
+/// `beacon-provision apply PROFILE`: make the devices so.
+struct Apply: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Apply a profile: write only what differs on each device, then verify by reading back.",
+    discussion: """
+      Per device: connect, authenticate, read back, diff, write ONE cfg message with only the changed keys, \
+      read back and compare. A compliant device gets no write at all. Every step goes to the journal in the \
+      state directory; Ctrl-C lets links in flight finish and leaves the rest pending for --resume.
+
+      Exit status: 0 every selected device compliant or updated; 1 a device failed or the input is invalid; \
+      3 interrupted (resume with --resume RUN).
+
+      Examples:
+        beacon-provision apply profiles/retail-ibeacon.json --adapter sim
+        BEACON_PASSWORD=… beacon-provision apply site.json --adapter hci0 --parallel 3
+        beacon-provision apply site.json --adapter hci0 --resume 20261122-101500-3fa2
+      """)
+
+  @OptionGroup var options: ProvisionOptions
+
+  @Option(help: ArgumentHelp("Finish an interrupted run (its id is printed at the end of every run).", valueName: "run"))
+  var resume: String?
+
+  func run() async throws {
+    let result = try await CampaignRunner(options: options, dryRun: false, resume: resume).run()
+    print(options.json ? try CampaignReport.json(result) : CampaignReport.table(result))
+    if result.summary.interrupted { throw ExitCode(3) }
+    if result.summary.failed { throw ExitCode(1) }
+  }
+}

@@ -1,0 +1,70 @@
+import ArgumentParser
+import Fleet
+import Foundation
+import Profiles
+
+/// Options shared by `plan` and `apply`.
+struct ProvisionOptions: ParsableArguments {
+  @Argument(help: "The profile (JSON); see `beacon-provision profile schema`.")
+  var profile: String
+
+  @OptionGroup var adapterOptions: AdapterOptions
+
+  @Option(name: .customLong("scan"), help: "Seconds to scan for the profile's devices before connecting.")
+  var scanSeconds: Double = 5
+
+  @Option(help: "Links at once on the adapter (controllers hold 3–7 connections).")
+  var parallel: Int = 4
+
+  @Option(help: "Attempts per device for transient failures (link loss, busy, timeout). A wrong password is never retried.")
+  var attempts: Int = 3
+
+  @Option(help: "Where the journal (and the simulated fleet's state) live. Default: $XDG_STATE_HOME/beacon-provision.")
+  var stateDir: String?
+
+  @Flag(help: "Print the result as JSON on standard output (progress still goes to standard error).")
+  var json = false
+
+  func validate() throws {
+    guard parallel >= 1, parallel <= 16 else { throw ValidationError("--parallel must be 1…16") }
+    guard attempts >= 1, attempts <= 10 else { throw ValidationError("--attempts must be 1…10") }
+    guard scanSeconds > 0, scanSeconds <= 600 else { throw ValidationError("--scan must be more than 0 and at most 600 seconds") }
+  }
+
+  var stateDirectory: String { StateDirectory.resolve(stateDir) }
+}
+
+/// `$XDG_STATE_HOME/beacon-provision`, else `~/.local/state/beacon-provision` (XDG Base Directory).
+enum StateDirectory {
+  static func resolve(_ explicit: String?) -> String {
+    if let explicit { return explicit }
+    let env = ProcessInfo.processInfo.environment
+    if let xdg = env["XDG_STATE_HOME"], xdg.hasPrefix("/") { return xdg + "/beacon-provision" }
+    return (env["HOME"] ?? NSHomeDirectory()) + "/.local/state/beacon-provision"
+  }
+}
+
+/// Reads passwords from where the profile says, relative to the profile's folder. Never prints them.
+enum Secrets {
+  static func read(_ source: SecretSource, profile: String) throws -> Secret {
+    switch source {
+    case .factoryDefault:
+      return Secret("0000000000000000")
+    case .environment(let name):
+      guard let value = ProcessInfo.processInfo.environment[name], !value.isEmpty else {
+        throw CLIFailure("\(profile): auth names the environment variable \(name), which is not set")
+      }
+      return Secret(value)
+    case .file(let path):
+      let full = path.hasPrefix("/") ? path : (profile as NSString).deletingLastPathComponent.appendingPathComponent(path)
+      guard let data = FileManager.default.contents(atPath: full),
+        let line = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).first
+      else { throw CLIFailure("\(profile): cannot read the password file \(full)") }
+      return Secret(String(line))
+    }
+  }
+}
+
+extension String {
+  func appendingPathComponent(_ c: String) -> String { (self as NSString).appendingPathComponent(c) }
+}

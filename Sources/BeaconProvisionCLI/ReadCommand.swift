@@ -1,0 +1,31 @@
+import ArgumentParser
+import KBeacon
+
+/// `beacon-provision read ADDR`: a KBeacon's whole configuration as the device JSON (kbeacon-protocol.md
+/// §6.1, or §7 for legacy devices), pretty-printed with the device's key order.
+struct ReadCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "read",
+    abstract: "Print a KBeacon's full configuration as JSON.",
+    discussion: """
+      Connects, authenticates (password from --password-file, $BEACON_PASSWORD, or the factory default) and \
+      reads common settings, advertising slots, triggers and sensors. Legacy (v1) KBeacons are detected \
+      and read with the v1 messages.
+      """)
+
+  @Argument(help: "The device address, AA:BB:CC:DD:EE:FF.") var address: String
+  @OptionGroup var adapter: AdapterOptions
+  @OptionGroup var passwordOptions: PasswordOptions
+
+  func run() async throws { try await execute { print($0) } }
+
+  func execute(emit: @Sendable (String) -> Void) async throws {
+    let target = try parseAddress(address)
+    let connector = KBeaconConnector(adapter: adapter.adapter, password: try passwordOptions.resolve())
+    let (session, config) = try await connector.open(target, sections: .all)
+    await session.close()
+    var root: JSONObject = ["address": .string(target.description), "generation": .string(config.generation.rawValue)]
+    root["configuration"] = .object(config.deviceJSON)
+    emit(JSONWriter.pretty(.object(root)))
+  }
+}

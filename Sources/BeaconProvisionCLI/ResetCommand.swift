@@ -1,0 +1,29 @@
+import ArgumentParser
+import KBeacon
+
+/// `beacon-provision reset ADDR`: factory-reset a KBeacon's parameters (§6.7; `{"msg":"admin","stype":"reset"}`
+/// on v2, `{"msg":"reset"}` on v1). The password is not part of the parameters [?].
+struct ResetCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "reset", abstract: "Reset a KBeacon's settings to factory defaults.")
+
+  @Argument(help: "The device address.") var address: String
+  @OptionGroup var adapter: AdapterOptions
+  @OptionGroup var passwordOptions: PasswordOptions
+
+  func run() async throws { try await execute { print($0) } }
+
+  func execute(emit: @Sendable (String) -> Void) async throws {
+    let target = try parseAddress(address)
+    let connector = KBeaconConnector(adapter: adapter.adapter, password: try passwordOptions.resolve())
+    let (session, config) = try await connector.open(target, sections: [.common])
+    do {
+      try await session.send(Command.reset(for: config.generation))
+    } catch {
+      await session.close()
+      throw CLIFailure("\(target): \(error)")
+    }
+    await session.close()
+    emit("\(target): settings reset to factory defaults")
+  }
+}

@@ -1,0 +1,36 @@
+import ArgumentParser
+import KBeacon
+
+/// `beacon-provision ring ADDR`: make a KBeacon beep/flash (§6.7). Real tags keep ringing only while a
+/// central stays connected (§14 item 6), so the command holds the link for the ring time.
+struct RingCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "ring", abstract: "Make a KBeacon beep or flash its LED.")
+
+  @Argument(help: "The device address.") var address: String
+  @Option(help: "How long to ring, in milliseconds.") var milliseconds = 3000
+  @Option(help: "ringType: v2 bitmask 1 beep, 2 LED, 4 vibration (v1 firmware: 0 LED, 1 beep, 2 both).") var type = 3
+  @OptionGroup var adapter: AdapterOptions
+  @OptionGroup var passwordOptions: PasswordOptions
+
+  func validate() throws {
+    guard (1...600_000).contains(milliseconds) else { throw ValidationError("--milliseconds must be 1…600000") }
+  }
+
+  func run() async throws { try await execute(holdLink: true) { print($0) } }
+
+  func execute(holdLink: Bool = false, emit: @Sendable (String) -> Void) async throws {
+    let target = try parseAddress(address)
+    let connector = KBeaconConnector(adapter: adapter.adapter, password: try passwordOptions.resolve())
+    let (session, _) = try await connector.open(target, sections: [.common])
+    do {
+      try await session.send(.ring(milliseconds: milliseconds, type: type, ledOn: nil, ledOff: nil))
+      if holdLink { try await Task.sleep(for: .milliseconds(milliseconds)) }
+    } catch {
+      await session.close()
+      throw CLIFailure("\(target): \(error)")
+    }
+    await session.close()
+    emit("\(target): ringing for \(milliseconds) ms")
+  }
+}

@@ -1,0 +1,34 @@
+import BeaconCore
+import Fleet
+import Profiles
+
+/// Which scanned devices a campaign visits. Rules, in order:
+/// - only connectable devices;
+/// - `select.addresses` when given; else, with an inventory, only the devices it lists;
+/// - the profile's name glob, RSSI floor and inventory tags (`Selection.rejection(of:)`);
+/// - with none of addresses, inventory or name given, only devices that advertise KKM frames (the 0x2080
+///   scan response, KSensor or System frames), so a bare profile never connects to a stranger's phone [I].
+/// Devices the profile names (addresses or inventory) but the scan did not hear are reported as not seen.
+struct TargetSelection {
+  var targets: [Target] = []
+  var notSeen: [String] = []
+
+  init(profile: LoadedProfile, records: [DeviceRecord]) {
+    let select = profile.profile.select
+    let named = select.addresses?.map { $0.uppercased() } ?? profile.inventory?.rows.map(\.address)
+    for record in records.sorted(by: { $0.address < $1.address }) {
+      let address = record.address.description
+      guard record.connectable == true else { continue }
+      if let named, !named.contains(address) { continue }
+      if named == nil, select.name == nil, !record.frames.contains(where: { [.kkmScanResponse, .kSensor, .kkmSystem].contains($0.kind) }) {
+        continue
+      }
+      let tags = profile.inventory?.row(for: address)?.tags ?? []
+      let candidate = Selection.Candidate(address: address, name: record.name, rssi: record.rssi.max.map(Int.init), tags: tags)
+      guard select.rejection(of: candidate) == nil else { continue }
+      targets.append(Target(address: record.address, addressType: record.addressType, name: record.name, rssi: record.rssi.latest.map(Int.init)))
+    }
+    let seen = Set(records.map(\.address.description))
+    notSeen = (named ?? []).filter { !seen.contains($0) }.sorted()
+  }
+}

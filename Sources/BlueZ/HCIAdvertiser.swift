@@ -1,0 +1,88 @@
+import BeaconCore
+
+/// LE advertising on one adapter through raw HCI commands, for the simulator's server mode in the VM tier
+/// (design.md, The simulator). Legacy commands (Core Vol 4 Part E §7.8.5–§7.8.9), or one extended
+/// advertising set carrying legacy PDUs (§7.8.53–§7.8.56) when the controller supports extended
+/// advertising — the kernel then uses the extended commands itself and refuses mixing
+/// (linux-ble.md §4.4 item 2).
+///
+/// Choice [I]: raw HCI rather than mgmt Add Advertising, because raw HCI lets the tool send
+/// ADV_NONCONN_IND with exact AD bytes (mgmt may add Flags/TX power and picks the address type itself).
+/// bluetoothd does not advertise on its own, so this works whether or not it runs; if bluetoothd or the
+/// kernel advertise on the same controller (a registered LE advertisement), commands fail with Command
+/// Disallowed. `MgmtCommand.addAdvertising` exists for that case. After a connection on ADV_IND the
+/// controller stops advertising; call `start` again to resume.
+public final class HCIAdvertiser: Sendable {
+  /// The advertising set used with extended commands [I: handle 1; the kernel's default instance is 0].
+  public static let extendedHandle: UInt8 = 0x01
+
+  public let adapter: Adapter
+  private let socket: HCISocket
+  private let extended: Bool
+
+  /// Opens an HCI socket on `adapter` and reads which command set the controller speaks.
+  public init(adapter: Adapter) async throws {
+    self.adapter = adapter
+    socket = try HCISocket(adapter: adapter)
+    do {
+      let supported = try LocalSupportedCommands(returnParameters: try await socket.run(.readLocalSupportedCommands))
+      extended = supported.supportsExtendedAdvertising
+    } catch {
+      socket.close()
+      throw error
+    }
+  }
+
+  deinit { socket.close() }
+
+  /// Whether the extended command set is in use.
+  public var usesExtendedCommands: Bool { extended }
+
+  /// The command sequence that (re)starts advertising with `settings`.
+  static func startCommands(_ settings: AdvertisingSettings, extended: Bool) -> [HCICommand] {
+    if extended {
+      let h = extendedHandle
+      return [
+        .leSetExtendedAdvertisingParameters(handle: h, settings),
+        .leSetExtendedAdvertisingData(handle: h, settings.advertisingData),
+        .leSetExtendedScanResponseData(handle: h, settings.scanResponseData),
+        .leSetExtendedAdvertisingEnable(true, handle: h),
+      ]
+    }
+    return [
+      .leSetAdvertisingParameters(settings), .leSetAdvertisingData(settings.advertisingData),
+      .leSetScanResponseData(settings.scanResponseData), .leSetAdvertisingEnable(true),
+    ]
+  }
+
+  static func stopCommand(extended: Bool) -> HCICommand {
+    extended ? .leSetExtendedAdvertisingEnable(false, handle: extendedHandle) : .leSetAdvertisingEnable(false)
+  }
+
+  /// Rejects data a legacy PDU cannot carry.
+  static func validate(_ settings: AdvertisingSettings) throws {
+    let limit = HCICommand.legacyAdvertisingDataLimit
+    guard settings.advertisingData.count <= limit, settings.scanResponseData.count <= limit else {
+      throw ControllerCommandError.invalidRequest(
+        "advertising and scan response data are limited to \(limit) octets each (got \(settings.advertisingData.count) and \(settings.scanResponseData.count))")
+    }
+    guard (0x0020...0x4000).contains(settings.interval) else {
+      throw ControllerCommandError.invalidRequest("advertising interval must be 0x0020…0x4000 (20 ms … 10.24 s)")
+    }
+  }
+
+  /// Stops any advertising, then programs and enables `settings`.
+  public func start(_ settings: AdvertisingSettings) async throws {
+    try Self.validate(settings)
+    try await socket.run(Self.stopCommand(extended: extended), allowDisallowed: true)
+    for command in Self.startCommands(settings, extended: extended) { try await socket.run(command) }
+  }
+
+  /// Disables advertising; Command Disallowed (already off on some controllers) is not an error.
+  public func stop() async throws {
+    try await socket.run(Self.stopCommand(extended: extended), allowDisallowed: true)
+  }
+
+  /// Closes the socket; advertising continues until `stop` or the adapter goes down.
+  public func close() { socket.close() }
+}

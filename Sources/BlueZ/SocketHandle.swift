@@ -1,0 +1,120 @@
+import CBlueZ
+import Glibc
+import Synchronization
+
+/// One non-blocking Bluetooth socket shared between a blocking waiter thread and async callers, closed
+/// exactly once. Reads and writes happen under a lock on a non-blocking descriptor (so they never block
+/// and never touch a descriptor number that was closed and reused); the only blocking call, `poll`, waits
+/// outside the lock and also watches a wake pipe that `close()` writes to, so a closing socket wakes its
+/// waiter at once. Blocking waits must run on a dedicated thread (see `DedicatedThread`), never on the
+/// cooperative pool.
+final class SocketHandle: Sendable {
+  private let fd: Mutex<Int32?>
+  private let wakeRead: Int32
+  private let wakeWrite: Int32
+  /// For errors: `hci0`, or nil for the mgmt socket.
+  let adapter: String?
+
+  /// Takes ownership of `fd` and makes it non-blocking.
+  init(adopting descriptor: Int32, adapter: String?) throws {
+    var pipeEnds: [Int32] = [0, 0]
+    guard pipe(&pipeEnds) == 0 else {
+      let error = BlueZError.current("pipe2", adapter: adapter)
+      Glibc.close(descriptor)
+      throw error
+    }
+    for end in pipeEnds {
+      _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+      _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+    }
+    _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+    fd = Mutex(descriptor)
+    wakeRead = pipeEnds[0]
+    wakeWrite = pipeEnds[1]
+    self.adapter = adapter
+  }
+
+  deinit {
+    close()
+    Glibc.close(wakeRead)
+    Glibc.close(wakeWrite)
+  }
+
+  var isClosed: Bool { fd.withLock { $0 == nil } }
+
+  /// Runs `body` with the open descriptor, or throws EBADF once closed.
+  func withDescriptor<T>(_ call: String, _ body: (Int32) throws -> T) throws -> T {
+    try fd.withLock { fd in
+      guard let fd else { throw BlueZError(errno: EBADF, call: call, adapter: adapter) }
+      return try body(fd)
+    }
+  }
+
+  /// Writes one whole packet; throws on any error, including a full send buffer (EAGAIN).
+  func send(_ packet: [UInt8], call: String) throws {
+    try withDescriptor(call) { fd in
+      while true {
+        let n = packet.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        if n == packet.count { return }
+        if n < 0 && errno == EINTR { continue }
+        throw n < 0 ? BlueZError.current(call, adapter: adapter) : BlueZError(errno: EIO, call: call, adapter: adapter)
+      }
+    }
+  }
+
+  /// Reads one packet if one is waiting; nil when none is (EAGAIN). Throws on errors and on end of stream
+  /// (ECONNRESET).
+  func receive(capacity: Int, call: String) throws -> [UInt8]? {
+    try withDescriptor(call) { fd in
+      var buffer = [UInt8](repeating: 0, count: capacity)
+      while true {
+        let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+        if n > 0 { return Array(buffer[0..<n]) }
+        if n == 0 { throw BlueZError(errno: ECONNRESET, call: call, adapter: adapter) }
+        switch errno {
+        case EINTR: continue
+        case EAGAIN: return nil
+        default: throw BlueZError.current(call, adapter: adapter)
+        }
+      }
+    }
+  }
+
+  enum Readiness { case ready, timedOut, closed }
+
+  /// Blocks the calling (dedicated) thread until the socket has `events` (POLLIN or POLLOUT), the timeout
+  /// passes (nil = forever), or `close()` is called.
+  func wait(for events: Int16, timeout: Duration?) -> Readiness {
+    guard let descriptor = fd.withLock({ $0 }) else { return .closed }
+    var fds = [pollfd(fd: descriptor, events: events, revents: 0), pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+    let milliseconds = timeout.map { Int32(clamping: $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) } ?? -1
+    while true {
+      let r = poll(&fds, 2, milliseconds)
+      if r < 0 && errno == EINTR { continue }
+      if fds[1].revents != 0 || isClosed { return .closed }
+      return r == 0 ? .timedOut : .ready
+    }
+  }
+
+  /// Gives up ownership: returns the open descriptor (nil if closed) without closing it, and wakes waiters.
+  func release() -> Int32? {
+    fd.withLock { fd in
+      defer { fd = nil }
+      var one: UInt8 = 1
+      _ = Glibc.write(wakeWrite, &one, 1)
+      return fd
+    }
+  }
+
+  /// Closes the descriptor (idempotent) and wakes every waiter.
+  func close() {
+    fd.withLock { fd in
+      if let open = fd {
+        Glibc.close(open)
+        fd = nil
+        var one: UInt8 = 1
+        _ = Glibc.write(wakeWrite, &one, 1)
+      }
+    }
+  }
+}

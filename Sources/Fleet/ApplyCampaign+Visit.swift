@@ -1,0 +1,107 @@
+import BeaconCore
+import Profiles
+
+/// One device's `plan`/`apply` visit.
+struct ProfileWork: CampaignWork {
+  let profile: LoadedProfile
+  let opener: any SessionOpener
+  let passwords: ApplyCampaign.Passwords
+  let resolver: DesiredResolver
+  let dryRun: Bool
+
+  /// Why verification failed: the keys that did not read back as written.
+  struct VerificationFailure: Error, ClassifiedFailure, CustomStringConvertible {
+    var mismatches: [ConfigChange]
+    var failureKind: FailureKind { .permanent }
+    var description: String {
+      "read-back differs after writing: " + mismatches.map { "\($0.scope) \($0.key) is \($0.old?.description ?? "(unset)"), expected \($0.new)" }.joined(separator: "; ")
+    }
+  }
+
+  /// One attempt: connect, read, plan, write, verify. Throws on failures worth classifying.
+  func attempt(_ target: Target, attempt: Int, context: CampaignContext) async throws -> DeviceOutcome {
+    let run = context.run, journal = context.journal
+    let address = target.address.description
+    await context.step(address, .connecting, attempt: attempt)
+    let (session, rotated) = try await openSession(target)
+    defer { Task { await session.close() } }
+
+    await context.step(address, .reading, attempt: attempt)
+    let actual = try await session.readConfiguration()
+    let model = actual.common["model"].flatMap { if case .text(let s) = $0 { s } else { nil } }
+    let firmware = actual.common["ver"].flatMap { if case .text(let s) = $0 { FirmwareVersion(s) } else { nil } }
+    if let reason = profile.profile.select.rejection(model: model, firmware: firmware) { return .skipped(reason) }
+
+    var desired: DeviceConfigView
+    switch resolver.resolve(profile.profile.desired, profile.variables(for: address)) {
+    case .success(let d): desired = d
+    case .failure(let f): return .failed(f.description, .permanent)
+    }
+    let problems = DeviceChecks.problems(desired: desired, actual: actual)
+    if !problems.isEmpty { return .failed(problems.joined(separator: "; "), .permanent) }
+    if actual.isLegacy {
+      switch LegacyTranslation.desiredFlat(desired, actual: actual.common) {
+      case .success(let flat): desired = DeviceConfigView(common: flat, isLegacy: true)
+      case .failure(let f): return .failed(f.description, .permanent)
+      }
+    }
+
+    var changes = ConfigDiff.changes(desired: desired, actual: actual)
+    if let new = passwords.new, !rotated {
+      desired.common["pwd"] = .text(new.value)
+      changes.append(ConfigChange(scope: .common, key: "pwd", old: nil, new: .text(new.value)))
+    }
+    let journalled = changes.map(Self.journalChange)
+    if changes.isEmpty {
+      return .compliant
+    }
+    if dryRun {
+      try await journal.record(run: run, address: address, state: .planned, changes: journalled)
+      return .planned(changes.map(Self.masked))
+    }
+
+    try await journal.record(run: run, address: address, state: .working, step: VisitStep.writing.rawValue, changes: journalled)
+    await context.step(address, .writing, attempt: attempt)
+    let patch = ConfigDiff.patch(changes, desired: desired, actual: actual)
+    try await session.write(patch)
+    try await journal.record(run: run, address: address, state: .working, step: "written", countWrite: true)
+
+    let readBack: DeviceConfigView
+    if let new = passwords.new, !rotated {
+      // The password only counts as rotated once a new link authenticates with it.
+      await context.step(address, .reconnecting, attempt: attempt)
+      await session.close()
+      let verifier = try await opener.open(target, password: new)
+      await context.step(address, .verifying, attempt: attempt)
+      readBack = try await verifier.readConfiguration()
+      await verifier.close()
+    } else {
+      await context.step(address, .verifying, attempt: attempt)
+      readBack = try await session.readConfiguration()
+    }
+    desired.common["pwd"] = nil
+    let mismatches = ConfigDiff.changes(desired: desired, actual: readBack)
+    guard mismatches.isEmpty else { throw VerificationFailure(mismatches: mismatches) }
+    return .updated(changes.map(Self.masked))
+  }
+
+  /// Opens with the current password; when rotating and the device refuses it, tries the new password
+  /// once (an earlier run may have rotated it). Returns whether the device already has the new one.
+  func openSession(_ target: Target) async throws -> (any ConfigurationSession, Bool) {
+    do {
+      return (try await opener.open(target, password: passwords.current), false)
+    } catch let error as any ClassifiedFailure where error.failureKind == .wrongPassword {
+      guard let new = passwords.new else { throw error }
+      return (try await opener.open(target, password: new), true)
+    }
+  }
+
+  static func masked(_ c: ConfigChange) -> ConfigChange {
+    c.key == "pwd" ? ConfigChange(scope: c.scope, key: c.key, old: nil, new: .text("••••••••")) : c
+  }
+
+  static func journalChange(_ c: ConfigChange) -> JournalChange {
+    let m = masked(c)
+    return JournalChange(scope: m.scope.description, key: m.key, old: m.old?.description, new: m.new.description)
+  }
+}

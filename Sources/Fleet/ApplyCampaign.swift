@@ -1,0 +1,47 @@
+import BeaconCore
+import Profiles
+
+/// `plan` and `apply` across a fleet, on the shared `Campaign` scheduler. Per device (`ProfileWork`):
+/// connect and authenticate, read the configuration back, check selection and device limits, diff against
+/// the profile, write one `cfg` message holding only the changed keys, read back and compare.
+public struct ApplyCampaign: Sendable {
+  public struct Options: Sendable {
+    public var parallel: Int
+    public var retry: RetryPolicy
+    /// `plan`: read and diff only.
+    public var dryRun: Bool
+
+    public init(parallel: Int = 4, retry: RetryPolicy = RetryPolicy(), dryRun: Bool = false) {
+      self.parallel = max(1, parallel)
+      self.retry = retry
+      self.dryRun = dryRun
+    }
+  }
+
+  public struct Passwords: Sendable {
+    public var current: Secret
+    /// Rotate every device to this one.
+    public var new: Secret?
+    public init(current: Secret, new: Secret? = nil) {
+      self.current = current
+      self.new = new
+    }
+  }
+
+  let campaign: Campaign
+  public var events: AsyncStream<CampaignEvent> { campaign.events }
+
+  public init(
+    profile: LoadedProfile, targets: [Target], opener: any SessionOpener, journal: Journal, run: String,
+    options: Options, passwords: Passwords, resolver: DesiredResolver,
+    sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+  ) {
+    let work = ProfileWork(profile: profile, opener: opener, passwords: passwords, resolver: resolver, dryRun: options.dryRun)
+    campaign = Campaign(
+      work: work, targets: targets, journal: journal, run: run, options: .init(parallel: options.parallel, retry: options.retry),
+      sleep: sleep)
+  }
+
+  public func requestStop() async { await campaign.requestStop() }
+  public func start() async -> CampaignSummary { await campaign.start() }
+}

@@ -1,0 +1,55 @@
+import Profiles
+
+/// What a device visit ended with.
+public enum DeviceOutcome: Sendable, Hashable {
+  /// Read back, nothing differed: no write.
+  case compliant
+  /// `plan`: these would change.
+  case planned([ConfigChange])
+  /// Written with one `cfg` message and verified by read-back.
+  case updated([ConfigChange])
+  /// Not for this profile; why.
+  case skipped(String)
+  case failed(String, FailureKind)
+  /// Stopped (Ctrl-C) before this device was visited or finished.
+  case pending
+
+  public var state: DeviceState {
+    switch self {
+    case .compliant: .compliant
+    case .planned: .planned
+    case .updated: .verified
+    case .skipped: .skipped
+    case .failed: .failed
+    case .pending: .pending
+    }
+  }
+}
+
+/// The steps of one visit, for progress displays and the journal.
+public enum VisitStep: String, Sendable {
+  case connecting, reading, writing, verifying, reconnecting
+  /// DFU: entering the bootloader and sending images.
+  case transferring
+}
+
+/// Progress of a campaign, in order, for the live view and `--json` output.
+public enum CampaignEvent: Sendable, Hashable {
+  case step(address: String, VisitStep, attempt: Int)
+  case retrying(address: String, attempt: Int, after: Duration, reason: String)
+  case finished(address: String, DeviceOutcome)
+  /// A transfer's progress (DFU): bytes confirmed of the total, and the rate so far.
+  case progress(address: String, done: Int, total: Int, bytesPerSecond: Double)
+}
+
+/// The end of a campaign.
+public struct CampaignSummary: Sendable, Hashable {
+  public var run: String
+  public var outcomes: [String: DeviceOutcome]
+  /// Ctrl-C stopped it before every device was visited.
+  public var interrupted: Bool
+
+  public func count(_ state: DeviceState) -> Int { outcomes.values.filter { $0.state == state }.count }
+  public var changedSomething: Bool { outcomes.values.contains { if case .planned = $0 { true } else if case .updated = $0 { true } else { false } } }
+  public var failed: Bool { outcomes.values.contains { $0.state == .failed } }
+}

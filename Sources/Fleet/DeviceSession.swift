@@ -1,0 +1,66 @@
+import BeaconCore
+import Profiles
+
+/// A password in memory. It never prints: `description` and string interpolation show a mask, it is not
+/// `Codable`, and the journal stores only where it came from.
+public struct Secret: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
+  public let value: String
+  public init(_ value: String) { self.value = value }
+  public var description: String { "••••••••" }
+  public var debugDescription: String { "Secret(••••••••)" }
+}
+
+/// One authenticated configuration link to a device, as the campaign needs it. `KBeaconSession` is
+/// adapted to this in the composition root; tests and benchmarks use the simulated devices through the
+/// same adapter.
+public protocol ConfigurationSession: Sendable {
+  /// The whole configuration, read back (kbeacon-protocol.md §6.1).
+  func readConfiguration() async throws -> DeviceConfigView
+  /// One `cfg` message holding exactly `patch` (§6.2).
+  func write(_ patch: DeviceConfigView) async throws
+  func close() async
+}
+
+/// Opens sessions: connect, authenticate.
+public protocol SessionOpener: Sendable {
+  func open(_ target: Target, password: Secret) async throws -> any ConfigurationSession
+}
+
+/// A device the campaign is to visit, as the scan found it.
+public struct Target: Sendable, Hashable {
+  public var address: BluetoothAddress
+  public var addressType: AddressType
+  public var name: String?
+  public var rssi: Int?
+
+  public init(address: BluetoothAddress, addressType: AddressType = .public, name: String? = nil, rssi: Int? = nil) {
+    self.address = address
+    self.addressType = addressType
+    self.name = name
+    self.rssi = rssi
+  }
+}
+
+/// How the campaign treats an error from a session: retry later, or stop with this device.
+public enum FailureKind: String, Sendable, Codable {
+  /// Link dropped, timeout, device busy: worth another attempt after a pause.
+  case transient
+  /// The device refused the password. Never retried: devices may lock out (kbeacon-protocol.md §14).
+  case wrongPassword
+  /// The device refused a value or cannot do what the profile wants: retrying would not help.
+  case permanent
+}
+
+/// Errors that know their `FailureKind`. Errors that do not conform count as permanent.
+public protocol ClassifiedFailure: Error {
+  var failureKind: FailureKind { get }
+}
+
+extension LinkError: ClassifiedFailure {
+  public var failureKind: FailureKind {
+    switch code {
+    case .unknownDevice, .notConnectable: .permanent
+    default: .transient
+    }
+  }
+}

@@ -1,0 +1,152 @@
+import BeaconCore
+import Profiles
+import Synchronization
+
+/// What a device says it is, read over its configuration link before and after an update
+/// (kbeacon-protocol.md §6.3 `model`, `hver`, `ver`).
+public struct DeviceIdentity: Sendable, Hashable {
+  public var model: String?
+  public var hardware: String?
+  public var firmware: FirmwareVersion?
+
+  public init(model: String?, hardware: String?, firmware: FirmwareVersion?) {
+    self.model = model
+    self.hardware = hardware
+    self.firmware = firmware
+  }
+}
+
+/// The device side of a firmware campaign: who a device is, and the DFU itself (buttonless entry, the
+/// bootloader at its own address, transfer, reboot — nordic-dfu.md §2). The live and simulated paths are
+/// the same code behind this; tests of the campaign's bookkeeping may use a stand-in.
+public protocol FirmwareUpdater: Sendable {
+  func identify(_ target: Target) async throws -> DeviceIdentity
+  /// Runs the whole DFU; `progress` gets bytes confirmed so far and the total. Resumes a transfer the
+  /// bootloader already holds part of (§2.5).
+  func update(_ target: Target, progress: @escaping @Sendable (Int, Int) -> Void) async throws
+}
+
+/// Which devices a package is for, and how careful to be.
+public struct FirmwarePlan: Sendable, Hashable {
+  /// The version the package installs; devices at it or newer are skipped.
+  public var version: FirmwareVersion
+  /// Globs on the device's `model`; nil = any.
+  public var models: [String]?
+  /// The device's `hver` must equal this; nil = any.
+  public var hardware: String?
+  /// Skip devices whose advertised battery is below this percentage (nil: no floor).
+  public var minimumBattery: Int?
+
+  public init(version: FirmwareVersion, models: [String]? = nil, hardware: String? = nil, minimumBattery: Int? = 30) {
+    self.version = version
+    self.models = models
+    self.hardware = hardware
+    self.minimumBattery = minimumBattery
+  }
+}
+
+/// What a firmware update did, for the campaign report.
+public struct FirmwareUpdateReport: Sendable, Hashable {
+  public var from: FirmwareVersion?
+  public var to: FirmwareVersion
+  public var bytes: Int
+  public var seconds: Double
+  public var bytesPerSecond: Double { seconds > 0 ? Double(bytes) / seconds : 0 }
+}
+
+/// One device's DFU visit on the shared `Campaign` scheduler: battery floor from its advertisements, then
+/// identify (model, hardware, firmware older than the package), transfer with progress, identify again and
+/// check the new version. A device the journal left mid-transfer goes straight back to the transfer, since
+/// it may now be waiting in its bootloader rather than running its application.
+public struct FirmwareWork: CampaignWork {
+  public var plan: FirmwarePlan
+  public var updater: any FirmwareUpdater
+  /// Battery percentages read from the scan's advertisements, by address.
+  public var batteries: [String: Int]
+  public var reports: FirmwareReports
+  let clock = ContinuousClock()
+
+  public init(plan: FirmwarePlan, updater: any FirmwareUpdater, batteries: [String: Int], reports: FirmwareReports = FirmwareReports()) {
+    self.plan = plan
+    self.updater = updater
+    self.batteries = batteries
+    self.reports = reports
+  }
+
+  public func attempt(_ target: Target, attempt: Int, context: CampaignContext) async throws -> DeviceOutcome {
+    let address = target.address.description
+    if let floor = plan.minimumBattery {
+      guard let battery = batteries[address] else {
+        return .skipped("battery level unknown (not in its advertisements); use --min-battery 0 to update it anyway")
+      }
+      if battery < floor { return .skipped("battery \(battery)% is below the floor of \(floor)%") }
+    }
+    let previous = try await context.journal.device(run: context.run, address: address)
+    let interrupted = previous?.step == VisitStep.transferring.rawValue
+
+    var before: DeviceIdentity? = nil
+    await context.step(address, .connecting, attempt: attempt)
+    do {
+      before = try await updater.identify(target)
+    } catch where interrupted {
+      // Mid-transfer last time: the application may be gone until the bootloader finishes.
+    }
+    if let before {
+      if let reason = reject(before) { return .skipped(reason) }
+    }
+
+    // The version it came from survives a retry or resume that finds the device in its bootloader.
+    let from = before?.firmware ?? previous?.changeList.first.flatMap { $0.old.flatMap(FirmwareVersion.init) }
+    try await context.journal.record(run: context.run, address: address, state: .working,
+      changes: [JournalChange(scope: "device", key: "ver", old: from?.description, new: plan.version.description)])
+    await context.step(address, .transferring, attempt: attempt)
+    let start = clock.now
+    let totalBytes = Mutex(0)
+    try await updater.update(target) { done, total in
+      totalBytes.withLock { $0 = total }
+      let seconds = (clock.now - start).seconds
+      context.progress(address, done: done, total: total, bytesPerSecond: seconds > 0 ? Double(done) / seconds : 0)
+    }
+    let seconds = (clock.now - start).seconds
+
+    await context.step(address, .verifying, attempt: attempt)
+    let after = try await updater.identify(target)
+    guard after.firmware == plan.version else {
+      throw VersionMismatch(expected: plan.version, found: after.firmware)
+    }
+    await reports.add(address, FirmwareUpdateReport(from: from, to: plan.version, bytes: totalBytes.withLock { $0 }, seconds: seconds))
+    return .updated([
+      ConfigChange(scope: .common, key: "ver", old: from.map { .text($0.description) }, new: .text(plan.version.description))
+    ])
+  }
+
+  /// Why this device is not for the package, or nil.
+  func reject(_ id: DeviceIdentity) -> String? {
+    if let models = plan.models, !models.contains(where: { Glob($0).matches(id.model ?? "") }) {
+      return "model \(id.model ?? "(unknown)") is not \(models.joined(separator: " or "))"
+    }
+    if let hardware = plan.hardware, id.hardware != hardware {
+      return "hardware version \(id.hardware ?? "(unknown)") is not \(hardware)"
+    }
+    if let firmware = id.firmware, firmware >= plan.version { return "firmware \(firmware) is already at or above \(plan.version)" }
+    return nil
+  }
+
+  struct VersionMismatch: Error, ClassifiedFailure, CustomStringConvertible {
+    var expected: FirmwareVersion
+    var found: FirmwareVersion?
+    var failureKind: FailureKind { .permanent }
+    var description: String { "after the update the device reports firmware \(found?.description ?? "(unknown)"), expected \(expected)" }
+  }
+}
+
+/// Per-device results of a firmware campaign (who went from which version to which, how long, how fast).
+public actor FirmwareReports {
+  public private(set) var byAddress: [String: FirmwareUpdateReport] = [:]
+  public init() {}
+  func add(_ address: String, _ report: FirmwareUpdateReport) { byAddress[address] = report }
+}
+
+extension Duration {
+  var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}

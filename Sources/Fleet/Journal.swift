@@ -1,0 +1,190 @@
+import Foundation
+import GRDB
+
+/// The campaign journal: one SQLite database (through GRDB) under the state directory, recording every
+/// run, every device's planned changes, the values they replace, its state and its error. It is what
+/// makes `apply --resume RUN` possible after a crash or Ctrl-C, and it never holds a password.
+///
+/// GRDB runs SQLite on its own serial queue; the async `read`/`write` used here never block the
+/// cooperative pool.
+public final class Journal: Sendable {
+  let database: DatabaseQueue
+
+  /// Opens (creating if needed) the journal at `path`; `nil` keeps it in memory (tests, `plan`).
+  public init(path: String?) throws {
+    if let path {
+      try FileManager.default.createDirectory(
+        atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+      database = try DatabaseQueue(path: path)
+    } else {
+      database = try DatabaseQueue()
+    }
+    try Self.migrator.migrate(database)
+  }
+
+  static var migrator: DatabaseMigrator {
+    var m = DatabaseMigrator()
+    m.registerMigration("v1") { db in
+      try db.create(table: "run") { t in
+        t.primaryKey("id", .text)
+        t.column("kind", .text).notNull()
+        t.column("source", .text).notNull()
+        t.column("adapter", .text).notNull()
+        t.column("startedAt", .datetime).notNull()
+        t.column("finishedAt", .datetime)
+        t.column("status", .text).notNull()
+      }
+      try db.create(table: "device") { t in
+        t.column("runId", .text).notNull().references("run", onDelete: .cascade)
+        t.column("address", .text).notNull()
+        t.column("state", .text).notNull()
+        t.column("step", .text)
+        t.column("attempts", .integer).notNull().defaults(to: 0)
+        t.column("writes", .integer).notNull().defaults(to: 0)
+        t.column("changes", .text)
+        t.column("detail", .text)
+        t.column("failureKind", .text)
+        t.column("updatedAt", .datetime).notNull()
+        t.primaryKey(["runId", "address"])
+      }
+    }
+    return m
+  }
+
+  /// Starts a run with every target pending; returns its id (`YYYYMMDD-HHMMSS-xxxx`).
+  public func createRun(kind: String, source: String, adapter: String, addresses: [String], now: Date = Date()) async throws -> String {
+    let id = Self.runID(now)
+    try await database.write { db in
+      try db.execute(sql: "INSERT INTO run (id, kind, source, adapter, startedAt, status) VALUES (?, ?, ?, ?, ?, 'running')",
+        arguments: [id, kind, source, adapter, now])
+      for address in addresses {
+        try db.execute(sql: "INSERT INTO device (runId, address, state, updatedAt) VALUES (?, ?, 'pending', ?)",
+          arguments: [id, address, now])
+      }
+    }
+    return id
+  }
+
+  static func runID(_ date: Date) -> String {
+    let f = DateFormatter()
+    f.locale = Locale(identifier: "en_US_POSIX")
+    f.timeZone = TimeZone(identifier: "UTC")
+    f.dateFormat = "yyyyMMdd-HHmmss"
+    return f.string(from: date) + "-" + String(UInt16.random(in: 0...0xFFFF), radix: 16)
+  }
+
+  /// Records a device's new state (and optionally its step, changes, detail, failure kind).
+  public func record(
+    run: String, address: String, state: DeviceState, step: String? = nil, changes: [JournalChange]? = nil,
+    detail: String? = nil, failureKind: FailureKind? = nil, countAttempt: Bool = false, countWrite: Bool = false
+  ) async throws {
+    let changesJSON = try changes.map { String(decoding: try JSONEncoder.sorted.encode($0), as: UTF8.self) }
+    try await database.write { db in
+      try db.execute(
+        sql: """
+          UPDATE device SET state = ?, step = COALESCE(?, step), changes = COALESCE(?, changes), detail = ?, failureKind = ?,
+            attempts = attempts + ?, writes = writes + ?, updatedAt = ? WHERE runId = ? AND address = ?
+          """,
+        arguments: [state.rawValue, step, changesJSON, detail, failureKind?.rawValue, countAttempt ? 1 : 0, countWrite ? 1 : 0,
+          Date(), run, address])
+    }
+  }
+
+  public func finish(run: String, status: String) async throws {
+    try await database.write { db in
+      try db.execute(sql: "UPDATE run SET status = ?, finishedAt = ? WHERE id = ?", arguments: [status, Date(), run])
+    }
+  }
+
+  public func run(_ id: String) async throws -> JournalRun? {
+    try await database.read { db in try JournalRun.fetchOne(db, sql: "SELECT * FROM run WHERE id = ?", arguments: [id]) }
+  }
+
+  public func runs() async throws -> [JournalRun] {
+    try await database.read { db in try JournalRun.fetchAll(db, sql: "SELECT * FROM run ORDER BY startedAt DESC") }
+  }
+
+  public func device(run: String, address: String) async throws -> JournalDevice? {
+    try await database.read { db in
+      try JournalDevice.fetchOne(db, sql: "SELECT * FROM device WHERE runId = ? AND address = ?", arguments: [run, address])
+    }
+  }
+
+  public func devices(run: String) async throws -> [JournalDevice] {
+    try await database.read { db in
+      try JournalDevice.fetchAll(db, sql: "SELECT * FROM device WHERE runId = ? ORDER BY address", arguments: [run])
+    }
+  }
+}
+
+/// Where a device stands in a run.
+public enum DeviceState: String, Sendable, Codable, CaseIterable {
+  /// Not visited yet (or interrupted before it finished).
+  case pending
+  /// A link is working on it.
+  case working
+  /// Read back, nothing to change.
+  case compliant
+  /// `plan` only: changes found, nothing written.
+  case planned
+  /// Written and verified by read-back.
+  case verified
+  /// Not for this profile (model, firmware, or device limits).
+  case skipped
+  case failed
+
+  /// Finished for good: a resumed run leaves these alone.
+  public var isFinal: Bool { self == .compliant || self == .verified || self == .skipped }
+}
+
+/// A planned or applied change as the journal keeps it: values as text, passwords masked.
+public struct JournalChange: Sendable, Codable, Hashable {
+  public var scope: String
+  public var key: String
+  public var old: String?
+  public var new: String
+
+  public init(scope: String, key: String, old: String?, new: String) {
+    self.scope = scope
+    self.key = key
+    self.old = old
+    self.new = new
+  }
+}
+
+public struct JournalRun: Sendable, Codable, FetchableRecord, Hashable {
+  public var id: String
+  public var kind: String
+  public var source: String
+  public var adapter: String
+  public var startedAt: Date
+  public var finishedAt: Date?
+  public var status: String
+}
+
+public struct JournalDevice: Sendable, Codable, FetchableRecord, Hashable {
+  public var runId: String
+  public var address: String
+  public var state: DeviceState
+  public var step: String?
+  public var attempts: Int
+  public var writes: Int
+  public var changes: String?
+  public var detail: String?
+  public var failureKind: FailureKind?
+  public var updatedAt: Date
+
+  /// The journalled changes, decoded.
+  public var changeList: [JournalChange] {
+    guard let changes else { return [] }
+    return (try? JSONDecoder().decode([JournalChange].self, from: Data(changes.utf8))) ?? []
+  }
+}
+
+extension JSONEncoder {
+  static var sorted: JSONEncoder {
+    let e = JSONEncoder()
+    e.outputFormatting = [.sortedKeys]
+    return e
+  }
+}

@@ -1,0 +1,137 @@
+import BeaconCore
+import Foundation
+import KBeacon
+import Profiles
+
+/// Opens KBeacon configuration sessions through any `Central` — BlueZ or the simulator, the same code:
+/// connect (L2CAP CID 4), GATT client, the KBeacon link of kbeacon-protocol.md §3, then authenticate (§5).
+public struct KBeaconOpener: SessionOpener {
+  public var central: any Central
+  public var connectTimeout: Duration
+  public var timeouts: KBeaconSession.Timeouts
+
+  public init(central: any Central, connectTimeout: Duration = .seconds(15), timeouts: KBeaconSession.Timeouts = .init()) {
+    self.central = central
+    self.connectTimeout = connectTimeout
+    self.timeouts = timeouts
+  }
+
+  /// A live environment: OS randomness for the auth challenge, the wall clock for the device clock set.
+  public static let environment = KBeaconSession.Environment(
+    randomBytes: { n in
+      var g = SystemRandomNumberGenerator()
+      return (0..<n).map { _ in UInt8.random(in: 0...255, using: &g) }
+    },
+    now: { UInt32(clamping: Int(Date().timeIntervalSince1970)) })
+
+  public func open(_ target: Target, password: Secret) async throws -> any ConfigurationSession {
+    try await KBeaconConfigurationSession(session: openSession(target, password: password))
+  }
+
+  /// The authenticated `KBeaconSession` itself, for commands beyond configuration (ring, history, …).
+  public func openSession(_ target: Target, password: Secret) async throws -> KBeaconSession {
+    let pass = try KBeaconPassword(password.value)
+    let bearer = try await central.connect(to: target.address, type: target.addressType, timeout: connectTimeout)
+    let client = GATTClient(bearer: bearer)
+    do {
+      let link = try await GATTKBeaconLink.open(client)
+      let session = KBeaconSession(link: link, environment: Self.environment, timeouts: timeouts)
+      do {
+        _ = try await session.authenticate(password: pass)
+      } catch {
+        await session.close()
+        throw error
+      }
+      return session
+    } catch {
+      await client.close()
+      throw error
+    }
+  }
+}
+
+/// `ConfigurationSession` over an authenticated `KBeaconSession`.
+public struct KBeaconConfigurationSession: ConfigurationSession {
+  public let session: KBeaconSession
+
+  public init(session: KBeaconSession) { self.session = session }
+
+  public func readConfiguration() async throws -> DeviceConfigView {
+    KBeaconViews.view(of: try await session.readConfiguration(sections: [.common, .slots, .triggers, .sensors]))
+  }
+
+  public func write(_ patch: DeviceConfigView) async throws {
+    try await session.write(KBeaconViews.configuration(of: patch))
+  }
+
+  public func close() async { await session.close() }
+}
+
+/// Between the KBeacon model (the device JSON, lossless) and the diff engine's flat view.
+public enum KBeaconViews {
+  public static func view(of config: KBeaconConfiguration) -> DeviceConfigView {
+    var view = DeviceConfigView(common: scalars(config.common.fields), isLegacy: config.generation == .legacy)
+    guard config.generation == .pro else { return view }
+    for slot in config.slots { if let i = slot.fields["slot"]?.intValue { view.slots[i] = scalars(slot.fields) } }
+    for trigger in config.triggers { if let i = trigger.fields["trIdx"]?.intValue { view.triggers[i] = scalars(trigger.fields) } }
+    for sensor in config.sensors { if let t = sensor.fields["srType"]?.intValue { view.sensors[t] = scalars(sensor.fields) } }
+    return view
+  }
+
+  public static func configuration(of patch: DeviceConfigView) -> KBeaconConfiguration {
+    var config = KBeaconConfiguration(generation: patch.isLegacy ? .legacy : .pro)
+    config.common = CommonConfig(fields: object(patch.common, identity: []))
+    config.slots = patch.slots.sorted { $0.key < $1.key }.map { SlotConfig(fields: object($0.value, identity: ["slot", "type"])) }
+    config.triggers = patch.triggers.sorted { $0.key < $1.key }.map { TriggerConfig(fields: object($0.value, identity: ["trIdx", "trType"])) }
+    config.sensors = patch.sensors.sorted { $0.key < $1.key }.map { SensorConfig(fields: object($0.value, identity: ["srType"])) }
+    return config
+  }
+
+  static func scalars(_ object: JSONObject) -> [String: SettingValue] {
+    var result: [String: SettingValue] = [:]
+    for (key, value) in object {
+      if let s = value.stringValue {
+        result[key] = .text(s)
+      } else if let i = value.intValue {
+        result[key] = .integer(i)
+      } else if let d = value.doubleValue {
+        result[key] = .number(d)
+      }
+    }
+    return result
+  }
+
+  /// Identity keys first (the order the SDK writes them), then the rest sorted, for a stable message.
+  static func object(_ values: [String: SettingValue], identity: [String]) -> JSONObject {
+    var object = JSONObject()
+    for key in identity + values.keys.filter({ !identity.contains($0) }).sorted() {
+      guard let value = values[key] else { continue }
+      switch value {
+      case .integer(let i): object[key] = .int(i)
+      case .number(let d): object[key] = .double(d)
+      case .text(let s): object[key] = .string(s)
+      }
+    }
+    return object
+  }
+}
+
+extension KBeaconError: ClassifiedFailure {
+  /// Busy and timeouts are worth another attempt; a device that rejects a value will reject it again.
+  public var failureKind: FailureKind {
+    switch self {
+    case .busy, .timeout: .transient
+    case .deviceRejected(let cause): cause == .busy ? .transient : .permanent
+    default: .permanent
+    }
+  }
+}
+
+extension KBeaconAuthenticationError: ClassifiedFailure {
+  public var failureKind: FailureKind {
+    switch self {
+    case .wrongPassword: .wrongPassword
+    default: .permanent
+    }
+  }
+}

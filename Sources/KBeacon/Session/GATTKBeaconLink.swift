@@ -1,0 +1,90 @@
+import BeaconCore
+
+/// A `KBeaconLink` over a GATT client (kbeacon-protocol.md §2, §3): the same code talks to real hardware
+/// (BlueZ L2CAP bearer) and to the simulated fleet (socketpair bearer).
+///
+/// `open` runs the link-level part of the §3 connect sequence: exchange MTU (the client offers 247;
+/// the SDK asks 251), discover the database, find FEA0's characteristics and enable FEA2 notifications.
+/// The SDK's fixed inter-step delays (100/200/300 ms) only pace Android's GATT queue; over our sequential
+/// ATT client each step already waits for the previous one, so none are added [I].
+public struct GATTKBeaconLink: KBeaconLink {
+  public let client: GATTClient
+  public let peer: BluetoothAddress
+  public let writeCharacteristic: GATTCharacteristic
+  public let notifyCharacteristic: GATTCharacteristic
+  public let indicateCharacteristic: GATTCharacteristic?
+  private let notifications: AsyncStream<[UInt8]>
+
+  public static func open(_ client: GATTClient) async throws -> GATTKBeaconLink {
+    _ = try await client.exchangeMTU()
+    let database = try await client.discover()
+    guard let write = database.characteristic(KBeaconGATT.write, inService: KBeaconGATT.service),
+      let notify = database.characteristic(KBeaconGATT.notify, inService: KBeaconGATT.service)
+    else {
+      throw KBeaconError.notSupported("no KBeacon configuration service (FEA0 with FEA1/FEA2)")
+    }
+    let stream = try await client.subscribe(to: notify)
+    return GATTKBeaconLink(
+      client: client, peer: client.bearer.peer, writeCharacteristic: write, notifyCharacteristic: notify,
+      indicateCharacteristic: database.characteristic(KBeaconGATT.indicate, inService: KBeaconGATT.service),
+      notifications: stream)
+  }
+
+  public var attMTU: Int { get async { await client.mtu } }
+
+  /// Write Command when FEA1 allows it (as iOS v2 does), else Write Request (§2 recommendation).
+  public func writeFrame(_ frame: [UInt8]) async throws {
+    if writeCharacteristic.properties.contains(.writeWithoutResponse) {
+      try await client.writeWithoutResponse(frame, to: writeCharacteristic.valueHandle)
+    } else {
+      try await client.write(frame, to: writeCharacteristic.valueHandle)
+    }
+  }
+
+  public func frames() async throws -> AsyncThrowingStream<[UInt8], any Error> {
+    Self.throwing(notifications, peer: peer)
+  }
+
+  /// CCCD `02 00` when FEA3 indicates, else `01 00` (§2).
+  public func indications() async throws -> AsyncThrowingStream<[UInt8], any Error> {
+    guard let fea3 = indicateCharacteristic else { throw KBeaconError.notSupported("FEA3 sensor/trigger events") }
+    let stream = await client.notifications(for: fea3.valueHandle)
+    let indicate = fea3.properties.contains(.indicate)
+    try await client.configure(fea3, notify: !indicate, indicate: indicate)
+    return Self.throwing(stream, peer: peer)
+  }
+
+  public func close() async { await client.close() }
+
+  /// The client's notification stream ends quietly when the link drops; sessions need that as an error.
+  static func throwing(_ stream: AsyncStream<[UInt8]>, peer: BluetoothAddress) -> AsyncThrowingStream<
+    [UInt8], any Error
+  > {
+    AsyncThrowingStream { continuation in
+      let task = Task {
+        for await value in stream { continuation.yield(value) }
+        continuation.finish(throwing: LinkError(.disconnected, peer: peer))
+      }
+      continuation.onTermination = { _ in task.cancel() }
+    }
+  }
+}
+
+extension KBeaconSession {
+  /// Connects the KBeacon way (§3, §16): link set-up over `client`, authentication with the clock set,
+  /// then the initial configuration read. Returns the session and the configuration.
+  public static func connect(
+    client: GATTClient, password: KBeaconPassword, environment: Environment, timeouts: Timeouts = Timeouts(),
+    readSections: ConfigSections = [.common, .slots, .triggers]
+  ) async throws -> (KBeaconSession, KBeaconConfiguration) {
+    let link = try await GATTKBeaconLink.open(client)
+    let session = KBeaconSession(link: link, environment: environment, timeouts: timeouts)
+    do {
+      try await session.authenticate(password: password)
+      return (session, try await session.readConfiguration(sections: readSections))
+    } catch {
+      await session.close()
+      throw error
+    }
+  }
+}

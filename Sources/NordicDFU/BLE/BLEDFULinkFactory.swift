@@ -1,0 +1,131 @@
+import BeaconCore
+
+/// Opens Secure DFU links to one device over a `Central` (nordic-dfu.md §2.2, §2.5): on first use it
+/// connects to the device; if that is already a bootloader (Control Point present) it is used as is;
+/// otherwise the buttonless characteristic sets the bootloader's name (`02`) and jumps (`01`). The
+/// bootloader is then looked for at the address with the last octet +1, at the same address, and by name
+/// in a scan. Later opens (after a drop, or for the next image) go straight to the address that worked.
+public actor BLEDFULinkFactory: DFULinkFactory {
+  public nonisolated let central: any Central
+  public nonisolated let device: BluetoothAddress
+  public nonisolated let addressType: AddressType
+  public nonisolated let bootloaderName: String
+  let connectTimeout: Duration
+  let scanTimeout: Duration
+  let responseTimeout: Duration
+  let preferredMTU: Int
+  /// Where the bootloader was last found.
+  public private(set) var bootloaderAddress: BluetoothAddress?
+  /// Whether this factory made the device jump (for reports).
+  public private(set) var jumped = false
+
+  public init(
+    central: any Central, device: BluetoothAddress, addressType: AddressType = .random, bootloaderName: String? = nil,
+    connectTimeout: Duration = .seconds(10), scanTimeout: Duration = .seconds(5), responseTimeout: Duration = .seconds(10),
+    preferredMTU: Int = 247
+  ) {
+    self.central = central
+    self.device = device
+    self.addressType = addressType
+    self.bootloaderName = bootloaderName ?? BootloaderLocator.bootloaderName(for: device)
+    self.connectTimeout = connectTimeout
+    self.scanTimeout = scanTimeout
+    self.responseTimeout = responseTimeout
+    self.preferredMTU = preferredMTU
+  }
+
+  public func open(image: Int) async throws -> any DFULink {
+    if let known = bootloaderAddress, let link = try? await bootloaderLink(at: known) { return link }
+    if !jumped, let link = try await enterBootloaderIfNeeded() { return link }
+    for candidate in BootloaderLocator.candidateAddresses(for: device) {
+      if let link = try? await bootloaderLink(at: candidate) {
+        bootloaderAddress = candidate
+        return link
+      }
+    }
+    if let found = await scanForBootloader(), let link = try? await bootloaderLink(at: found) {
+      bootloaderAddress = found
+      return link
+    }
+    throw DFUTransportError(
+      "bootloader of \(device) not found at \(BootloaderLocator.candidateAddresses(for: device).map(\.description).joined(separator: " or ")) nor advertising as \(bootloaderName)")
+  }
+
+  /// Connects to `address` and opens the DFU link; fails if the device there is not a bootloader.
+  func bootloaderLink(at address: BluetoothAddress) async throws -> any DFULink {
+    let bearer = try await central.connect(to: address, type: addressType, timeout: connectTimeout)
+    let client = GATTClient(bearer: bearer, preferredMTU: preferredMTU, transactionTimeout: responseTimeout)
+    do {
+      return try await GATTDFULink.open(client: client, responseTimeout: responseTimeout)
+    } catch {
+      await client.close()
+      throw error
+    }
+  }
+
+  /// Connects to the device in application mode and jumps to the bootloader (§2.2). Returns a link when
+  /// the device turns out to be a bootloader already (e.g. a resumed run), nil after a jump.
+  func enterBootloaderIfNeeded() async throws -> (any DFULink)? {
+    let bearer: any ATTBearer
+    do {
+      bearer = try await central.connect(to: device, type: addressType, timeout: connectTimeout)
+    } catch {
+      return nil  // not reachable as an application: perhaps already in the bootloader at another address
+    }
+    let client = GATTClient(bearer: bearer, preferredMTU: preferredMTU, transactionTimeout: responseTimeout)
+    let database = try await client.discover()
+    if database.characteristic(DFUGATT.controlPoint, inService: DFUGATT.service) != nil {
+      bootloaderAddress = device
+      return try await GATTDFULink.open(client: client, responseTimeout: responseTimeout)
+    }
+    guard let buttonless = database.characteristic(DFUGATT.buttonlessWithoutBonds, inService: DFUGATT.service) else {
+      await client.close()
+      throw DFUTransportError("\(device) has no Secure DFU service (no buttonless characteristic 8EC90003 and no control point)")
+    }
+    let inbox = NotificationInbox()
+    await inbox.start(try await client.subscribe(to: buttonless))
+    try await client.write(ButtonlessRequest.setAdvertisingName(bootloaderName).bytes, to: buttonless.valueHandle)
+    if let answer = await inbox.next(timeout: responseTimeout), let response = try? ButtonlessResponse(bytes: answer),
+      response.status != .success, response.status != .opCodeNotSupported
+    {
+      await client.close()
+      throw DFUTransportError("\(device) refused the bootloader name (status 0x\(String(response.rawStatus, radix: 16)))")
+    }
+    // After 01 the device resets: a lost write response or indication is success (§2.2).
+    try? await client.write(ButtonlessRequest.enterBootloader.bytes, to: buttonless.valueHandle)
+    if let answer = await inbox.next(timeout: .milliseconds(500)), let response = try? ButtonlessResponse(bytes: answer),
+      response.requestOpCode == 0x01, let status = response.status, status != .success
+    {
+      await client.close()
+      throw DFUTransportError("\(device) refused to enter the bootloader (status 0x\(String(response.rawStatus, radix: 16)))")
+    }
+    await inbox.stop()
+    await client.close()
+    jumped = true
+    return nil
+  }
+
+  /// Scans for an advertiser whose local name is the bootloader's (§2.2 last resort).
+  func scanForBootloader() async -> BluetoothAddress? {
+    let name = bootloaderName
+    let central = central
+    let timeout = scanTimeout
+    return await withTaskGroup(of: BluetoothAddress?.self) { group in
+      group.addTask {
+        do {
+          for try await report in central.scan(ScanParameters(active: true)) {
+            if BootloaderLocator.localName(in: report.data) == name { return report.address }
+          }
+        } catch {}
+        return nil
+      }
+      group.addTask {
+        try? await Task.sleep(for: timeout)
+        return nil
+      }
+      let first = await group.next() ?? nil
+      group.cancelAll()
+      return first
+    }
+  }
+}

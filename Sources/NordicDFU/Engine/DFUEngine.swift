@@ -1,0 +1,159 @@
+/// The Secure DFU client as a pure state machine (nordic-dfu.md §2.5, §2.6): per image, the init packet as
+/// a command object, then the firmware as data objects of the target's maximum size, with resume after a
+/// drop (Select reports offset + CRC), up to `maximumObjectAttempts` per object on checksum mismatch, PRN
+/// receipts, and the SDK 15–17 quirk that re-executing an already-executed object answers 0x08.
+/// `start()` gives the first action; every later action comes from `handle(_:)`. No I/O, no clock.
+public struct DFUEngine: Sendable {
+  enum Phase: Equatable, Sendable {
+    case idle, connecting
+    case commandSetPRN, commandSelect, commandCreate, commandStream, commandChecksum, commandExecute
+    case dataSetPRN, dataSelect, dataCreate, dataDelay, dataStream, dataReceipt, dataChecksum, dataExecute
+    case done, failed
+  }
+
+  public let images: [DFUTransferImage]
+  public let configuration: DFUEngineConfiguration
+  var phase: Phase = .idle
+  public internal(set) var imageIndex = 0
+  var packetSize = 0
+
+  // the object being transferred
+  var objectStart = 0
+  var objectEnd = 0
+  var offset = 0
+  var crc: UInt32 = 0
+  var crcAtObjectStart: UInt32 = 0
+  var maximumObjectSize = 0
+  var packetsSinceReceipt = 0
+  var attempts = 0
+  var reexecuteTolerated = false
+  var pendingWrite = 0
+
+  // link-loss bookkeeping
+  var reconnectsWithoutProgress = 0
+  var bestReportedOffset = -1
+  public internal(set) var reconnects = 0
+  /// Images the target refused as already present (not newer) and that were skipped.
+  public internal(set) var skippedImages: [Int] = []
+
+  public init(images: [DFUTransferImage], configuration: DFUEngineConfiguration = DFUEngineConfiguration()) {
+    self.images = images
+    self.configuration = configuration
+  }
+
+  var image: DFUTransferImage { images[imageIndex] }
+  var inCommandPhase: Bool {
+    switch phase {
+    case .commandSetPRN, .commandSelect, .commandCreate, .commandStream, .commandChecksum, .commandExecute: true
+    default: false
+    }
+  }
+  /// The bytes of the object stream currently being sent (init packet or firmware).
+  var stream: [UInt8] { inCommandPhase ? image.initPacket : image.firmware }
+
+  /// Bytes of the current image's firmware the target has confirmed, and its size.
+  public var progress: (image: Int, confirmed: Int, total: Int) {
+    guard imageIndex < images.count else { return (images.count, 0, 0) }
+    return (imageIndex, inCommandPhase ? 0 : objectStart, images[imageIndex].firmware.count)
+  }
+
+  public var isFinished: Bool { phase == .done || phase == .failed }
+
+  /// The first action: connect for image 0 (or finish at once for an empty list).
+  public mutating func start() -> DFUAction {
+    guard !images.isEmpty else { return finish() }
+    phase = .connecting
+    return .connect(image: 0)
+  }
+
+  /// Consumes one event and returns the next action.
+  public mutating func handle(_ event: DFUEvent) -> DFUAction {
+    switch event {
+    case .disconnected: return linkDropped()
+    case .connected(let size):
+      guard phase == .connecting else { return linkDropped() }
+      let usable = size - size % 4
+      guard usable >= 4 else { return fail(.invalidPacketSize(size)) }
+      packetSize = usable
+      phase = .commandSetPRN
+      return .send(.setReceiptInterval(0))
+    case .packetWritten: return packetWritten()
+    case .delayElapsed:
+      guard phase == .dataDelay else { return fail(.unexpectedResponse(expected: 0, got: 0)) }
+      return startStreaming()
+    case .response(let response): return received(response)
+    }
+  }
+
+  mutating func received(_ response: ControlPointResponse) -> DFUAction {
+    guard let expected = expectedOpCode else { return fail(.unexpectedResponse(expected: 0, got: response.requestOpCode)) }
+    guard response.requestOpCode == expected else { return fail(.unexpectedResponse(expected: expected, got: response.requestOpCode)) }
+    if case .failure(let code, let ext) = response.result {
+      if phase == .dataExecute, reexecuteTolerated, code == .operationNotPermitted {
+        return objectExecuted()  // §2.5 step 10: SDK 15–17 answer 0x08 for an object executed before the drop
+      }
+      if phase == .commandExecute, code == .extendedError, ext == .firmwareVersionFailure || ext == .firmwareAlreadyPresent,
+        imageIndex + 1 < images.count
+      {
+        // §2.5 "Multi-part packages": a system part the device already has (e.g. applied by an earlier,
+        // interrupted run) is skipped and the application follows on the same link, as the Nordic
+        // libraries do. Only the "not newer" refusals qualify; every other refusal stops the update.
+        skippedImages.append(imageIndex)
+        imageIndex += 1
+        bestReportedOffset = -1
+        phase = .commandSetPRN
+        return .send(.setReceiptInterval(0))
+      }
+      return fail(.rejected(image: image.name, request: expected, code, ext))
+    }
+    guard case .success(let payload) = response.result else { return fail(.unexpectedResponse(expected: expected, got: 0)) }
+    switch (phase, payload) {
+    case (.commandSetPRN, _): phase = .commandSelect; return .send(.select(.command))
+    case (.commandSelect, .select(let max, let off, let crc)): return commandSelected(max: max, offset: off, crc: crc)
+    case (.commandCreate, _), (.dataCreate, _): return objectCreated()
+    case (.commandChecksum, .checksum(let off, let crc)), (.dataChecksum, .checksum(let off, let crc)):
+      return checksummed(offset: off, crc: crc)
+    case (.dataReceipt, .checksum(let off, let crc)): return receipt(offset: off, crc: crc)
+    case (.commandExecute, _):
+      phase = .dataSetPRN
+      return .send(.setReceiptInterval(configuration.receiptInterval))
+    case (.dataSetPRN, _): phase = .dataSelect; return .send(.select(.data))
+    case (.dataSelect, .select(let max, let off, let crc)): return dataSelected(max: max, offset: off, crc: crc)
+    case (.dataExecute, _): return objectExecuted()
+    default: return fail(.unexpectedResponse(expected: expected, got: response.requestOpCode))
+    }
+  }
+
+  /// The op code of the response the current phase waits for.
+  var expectedOpCode: UInt8? {
+    switch phase {
+    case .commandSetPRN, .dataSetPRN: 0x02
+    case .commandSelect, .dataSelect: 0x06
+    case .commandCreate, .dataCreate: 0x01
+    case .commandChecksum, .dataChecksum, .dataReceipt: 0x03
+    case .commandExecute, .dataExecute: 0x04
+    default: nil
+    }
+  }
+
+  mutating func linkDropped() -> DFUAction {
+    guard !isFinished else { return phase == .done ? .finished : .failed(.linkLost(image: "", reconnects: reconnects)) }
+    reconnects += 1
+    reconnectsWithoutProgress += 1
+    guard reconnectsWithoutProgress <= configuration.maximumReconnectsWithoutProgress else {
+      return fail(.linkLost(image: image.name, reconnects: reconnectsWithoutProgress))
+    }
+    phase = .connecting
+    return .connect(image: imageIndex)
+  }
+
+  mutating func fail(_ failure: DFUFailure) -> DFUAction {
+    phase = .failed
+    return .failed(failure)
+  }
+
+  mutating func finish() -> DFUAction {
+    phase = .done
+    return .finished
+  }
+}

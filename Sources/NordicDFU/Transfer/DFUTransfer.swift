@@ -1,0 +1,88 @@
+/// Runs a `DFUEngine` over links from a `DFULinkFactory`: performs each action and feeds back the event.
+/// Any link error becomes `.disconnected`, so the engine's resume logic (§2.5 step 10) handles drops and
+/// timeouts alike. `pause` implements `.delay` and the pause between images (injected for tests).
+public struct DFUTransfer: Sendable {
+  public var factory: any DFULinkFactory
+  public var configuration: DFUEngineConfiguration
+  /// Wait before reopening the link for the next image or after a drop (nrfutil `--connect-delay`).
+  public var reconnectDelay: Duration
+  public var pause: @Sendable (Duration) async throws -> Void
+
+  public init(
+    factory: any DFULinkFactory, configuration: DFUEngineConfiguration = DFUEngineConfiguration(),
+    reconnectDelay: Duration = .zero,
+    pause: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+  ) {
+    self.factory = factory
+    self.configuration = configuration
+    self.reconnectDelay = reconnectDelay
+    self.pause = pause
+  }
+
+  /// Progress callback: image index, confirmed bytes, total bytes.
+  public typealias Progress = @Sendable (_ image: Int, _ confirmed: Int, _ total: Int) -> Void
+
+  /// Sends every image; returns the number of reconnects it needed, throws `DFUFailure` on failure.
+  @discardableResult
+  public func run(_ images: [DFUTransferImage], progress: Progress? = nil) async throws -> Int {
+    var engine = DFUEngine(images: images, configuration: configuration)
+    var action = engine.start()
+    var link: (any DFULink)?
+    var firstConnect = true
+    defer { if let link { Task { await link.close() } } }
+    while true {
+      switch action {
+      case .finished:
+        if let open = link { await open.close(); link = nil }
+        return engine.reconnects
+      case .failed(let failure):
+        if let open = link { await open.close(); link = nil }
+        throw failure
+      case .connect(let image):
+        if let open = link { await open.close(); link = nil }
+        if !firstConnect, reconnectDelay > .zero { try await pause(reconnectDelay) }
+        firstConnect = false
+        do {
+          let opened = try await factory.open(image: image)
+          link = opened
+          action = engine.handle(.connected(packetSize: opened.packetSize))
+        } catch is CancellationError {
+          throw CancellationError()
+        } catch {
+          action = engine.handle(.disconnected)
+        }
+      case .delay(let duration):
+        try await pause(duration)
+        action = engine.handle(.delayElapsed)
+      case .send(let request):
+        action = await step(&engine, link) { try await $0.request(request) }
+      case .awaitReceipt:
+        action = await step(&engine, link) { try await $0.receipt() }
+      case .writePacket(let bytes):
+        guard let open = link else { action = engine.handle(.disconnected); continue }
+        do {
+          try await open.writePacket(bytes)
+          action = engine.handle(.packetWritten)
+        } catch {
+          action = engine.handle(.disconnected)
+        }
+      }
+      if let progress {
+        let p = engine.progress
+        progress(p.image, p.confirmed, p.total)
+      }
+    }
+  }
+
+  private func step(
+    _ engine: inout DFUEngine, _ link: (any DFULink)?,
+    _ body: (any DFULink) async throws -> ControlPointResponse
+  ) async -> DFUAction {
+    guard let link else { return engine.handle(.disconnected) }
+    do {
+      return engine.handle(.response(try await body(link)))
+    } catch {
+      return engine.handle(.disconnected)
+    }
+  }
+}

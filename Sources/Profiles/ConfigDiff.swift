@@ -1,0 +1,71 @@
+/// One difference between what a device has and what the profile wants.
+public struct ConfigChange: Sendable, Hashable, Comparable, CustomStringConvertible {
+  public var scope: SettingScope
+  /// The device key (`majorID`, `advPrd`, …).
+  public var key: String
+  /// What the device has now (nil: the key is absent, e.g. a slot that is not configured).
+  public var old: SettingValue?
+  public var new: SettingValue
+
+  public init(scope: SettingScope, key: String, old: SettingValue?, new: SettingValue) {
+    self.scope = scope
+    self.key = key
+    self.old = old
+    self.new = new
+  }
+
+  public static func < (a: Self, b: Self) -> Bool { (a.scope, a.key) < (b.scope, b.key) }
+
+  /// `slot 0 majorID: 1 -> 7`
+  public var description: String { "\(scope) \(key): \(old?.description ?? "(unset)") -> \(new)" }
+}
+
+/// The diff engine: compares a device's wanted configuration with the one read back, yielding the changes
+/// and the smallest `cfg` patch (kbeacon-protocol.md §6.2: only changed keys need to be sent; a slot entry
+/// always carries `slot` and `type`, a trigger entry `trIdx` and `trType`, a sensor entry `srType`).
+/// Text keys holding UUIDs and Eddystone ids compare without regard to case.
+public enum ConfigDiff {
+  public static func changes(desired: DeviceConfigView, actual: DeviceConfigView) -> [ConfigChange] {
+    var changes: [ConfigChange] = []
+    func compare(_ scope: SettingScope, _ want: [String: SettingValue], _ have: [String: SettingValue]?) {
+      for (key, value) in want where !same(value, have?[key]) {
+        changes.append(ConfigChange(scope: scope, key: key, old: have?[key], new: value))
+      }
+    }
+    compare(.common, desired.common, actual.common)
+    for (i, want) in desired.slots { compare(.slot(i), want, actual.slots[i]) }
+    for (i, want) in desired.triggers { compare(.trigger(i), want, actual.triggers[i]) }
+    for (t, want) in desired.sensors { compare(.sensor(t), want, actual.sensors[t]) }
+    return changes.sorted()
+  }
+
+  static func same(_ a: SettingValue, _ b: SettingValue?) -> Bool {
+    guard let b else { return false }
+    if case .text(let x) = a, case .text(let y) = b, looksLikeIdentifier(x) { return x.lowercased() == y.lowercased() }
+    return a == b
+  }
+
+  /// UUIDs and `0x…` ids: hex digits and dashes only.
+  static func looksLikeIdentifier(_ s: String) -> Bool {
+    (s.count == 36 || s.hasPrefix("0x")) && s.dropFirst(s.hasPrefix("0x") ? 2 : 0).allSatisfy { $0.isHexDigit || $0 == "-" }
+  }
+
+  /// The patch holding only changed keys, plus each entry's identifying keys.
+  public static func patch(_ changes: [ConfigChange], desired: DeviceConfigView, actual: DeviceConfigView) -> DeviceConfigView {
+    var patch = DeviceConfigView()
+    for c in changes {
+      switch c.scope {
+      case .common: patch.common[c.key] = c.new
+      case .slot(let i):
+        patch.slots[i, default: ["slot": .integer(i)]][c.key] = c.new
+        patch.slots[i]?["type"] = desired.slots[i]?["type"] ?? actual.slots[i]?["type"]
+      case .trigger(let i):
+        patch.triggers[i, default: ["trIdx": .integer(i)]][c.key] = c.new
+        patch.triggers[i]?["trType"] = desired.triggers[i]?["trType"] ?? actual.triggers[i]?["trType"]
+      case .sensor(let t):
+        patch.sensors[t, default: ["srType": .integer(t)]][c.key] = c.new
+      }
+    }
+    return patch
+  }
+}

@@ -1,0 +1,169 @@
+/// Per-device variables for templates, keyed by address, from a CSV or JSON file (the `inventory` section).
+///
+/// CSV: a header row with an `address` column; an optional `tags` column (tags separated by `;` or
+/// spaces); every other column is a variable. Fields may be double-quoted (RFC 4180, `""` for a quote).
+/// JSON: an array of objects each with an `"address"` (and optional `"tags"` array), or an object keyed by
+/// address whose values are objects of variables. A device's `{{index}}` is its row, counting from 0.
+public struct Inventory: Sendable, Hashable {
+  public struct Row: Sendable, Hashable {
+    public var address: String
+    public var index: Int
+    public var variables: [String: String]
+    public var tags: Set<String>
+  }
+
+  public var rows: [Row]
+
+  public init(rows: [Row] = []) { self.rows = rows }
+
+  public func row(for address: String) -> Row? {
+    rows.first { $0.address == address.uppercased() }
+  }
+
+  /// Parses the file by its extension (`.csv`, otherwise JSON). Every problem is reported at once.
+  public static func parse(_ bytes: [UInt8], file: String) throws(ProfileDiagnostics) -> Inventory {
+    var problems: [ProfileDiagnostic] = []
+    let rows = file.lowercased().hasSuffix(".csv") ? csv(bytes, file, &problems) : json(bytes, file, &problems)
+    var seen: [String: Int] = [:]
+    for row in rows {
+      if let first = seen[row.address] {
+        problems.append(ProfileDiagnostic(file: file, position: nil, path: JSONPath([.index(row.index)]),
+          message: "address \(row.address) is listed twice (rows \(first) and \(row.index))"))
+      }
+      seen[row.address] = row.index
+    }
+    if !problems.isEmpty { throw ProfileDiagnostics(problems) }
+    return Inventory(rows: rows)
+  }
+
+  static func csv(_ bytes: [UInt8], _ file: String, _ problems: inout [ProfileDiagnostic]) -> [Row] {
+    let records = CSVReader.records(String(decoding: bytes, as: UTF8.self))
+    guard let header = records.first else {
+      problems.append(ProfileDiagnostic(file: file, position: nil, path: .root, message: "the inventory is empty"))
+      return []
+    }
+    let names = header.fields.map { $0.trimmingWhitespace }
+    guard let addressColumn = names.firstIndex(of: "address") else {
+      problems.append(ProfileDiagnostic(file: file, position: SourcePosition(line: 1, column: 1, offset: 0), path: .root,
+        message: "the header has no \"address\" column", allowed: "a header row such as address,room,tags"))
+      return []
+    }
+    var rows: [Row] = []
+    let data = records.dropFirst().filter { !$0.fields.allSatisfy(\.isEmpty) }
+    for (row, record) in data.enumerated() {
+      let at = SourcePosition(line: record.line, column: 1, offset: 0)
+      guard record.fields.count == names.count else {
+        problems.append(ProfileDiagnostic(file: file, position: at, path: JSONPath([.index(row)]),
+          message: "\(record.fields.count) fields where the header has \(names.count)"))
+        continue
+      }
+      let address = record.fields[addressColumn].trimmingWhitespace.uppercased()
+      guard BluetoothAddressText.isValid(address) else {
+        problems.append(ProfileDiagnostic(file: file, position: at, path: JSONPath([.index(row), .key("address")]),
+          message: "\"\(address)\" is not a Bluetooth address", allowed: "AA:BB:CC:DD:EE:FF"))
+        continue
+      }
+      var variables: [String: String] = [:]
+      var tags: Set<String> = []
+      for (name, value) in zip(names, record.fields) where name != "address" {
+        if name == "tags" {
+          tags = Set(value.split(whereSeparator: { $0 == ";" || $0 == " " }).map(String.init))
+        } else {
+          variables[name] = value
+        }
+      }
+      rows.append(Row(address: address, index: row, variables: variables, tags: tags))
+    }
+    return rows
+  }
+
+  static func json(_ bytes: [UInt8], _ file: String, _ problems: inout [ProfileDiagnostic]) -> [Row] {
+    let root: SourceJSON
+    do { root = try SourceJSONParser.parse(bytes) } catch {
+      problems.append(ProfileDiagnostic(file: file, position: error.position, path: .root, message: "not valid JSON: \(error.message)"))
+      return []
+    }
+    var entries: [(String, SourceJSON, JSONPath, SourceJSON?)] = []
+    switch root.kind {
+    case .array(let items):
+      for (i, item) in items.enumerated() {
+        guard case .object(let members) = item.kind, case .string(let a)? = item["address"]?.kind else {
+          problems.append(ProfileDiagnostic(file: file, position: item.position, path: JSONPath([.index(i)]),
+            message: "each entry must be an object with an \"address\" string"))
+          continue
+        }
+        let vars = SourceJSON(kind: .object(members.filter { $0.key != "address" && $0.key != "tags" }), position: item.position)
+        entries.append((a, vars, JSONPath([.index(i)]), item["tags"]))
+      }
+    case .object(let members):
+      for m in members { entries.append((m.key, m.value, JSONPath([.key(m.key)]), m.value["tags"])) }
+    default:
+      problems.append(ProfileDiagnostic(file: file, position: root.position, path: .root,
+        message: "expected an array of devices or an object keyed by address"))
+    }
+    var rows: [Row] = []
+    for (address, vars, path, tagsJSON) in entries {
+      guard BluetoothAddressText.isValid(address) else {
+        problems.append(ProfileDiagnostic(file: file, position: vars.position, path: path,
+          message: "\"\(address)\" is not a Bluetooth address", allowed: "AA:BB:CC:DD:EE:FF"))
+        continue
+      }
+      var variables: [String: String] = [:]
+      if case .object(let members) = vars.kind {
+        for m in members where m.key != "tags" {
+          switch m.value.kind {
+          case .string(let s): variables[m.key] = s
+          case .number(_, let text): variables[m.key] = text
+          case .bool(let b): variables[m.key] = String(b)
+          default:
+            problems.append(ProfileDiagnostic(file: file, position: m.value.position, path: path.appending(m.key),
+              message: "inventory values must be strings, numbers or booleans"))
+          }
+        }
+      }
+      var tags: Set<String> = []
+      if case .array(let items)? = tagsJSON?.kind {
+        tags = Set(items.compactMap { if case .string(let s) = $0.kind { s } else { nil } })
+      }
+      rows.append(Row(address: address.uppercased(), index: rows.count, variables: variables, tags: tags))
+    }
+    return rows
+  }
+}
+
+/// A small RFC 4180 CSV reader: quoted fields, `""` escapes, CRLF or LF line ends.
+enum CSVReader {
+  struct Record { var fields: [String]; var line: Int }
+
+  static func records(_ text: String) -> [Record] {
+    var records: [Record] = []
+    var field = "", fields: [String] = [], quoted = false, line = 1, recordLine = 1
+    var chars = Array(text).makeIterator()
+    var pending: Character? = nil
+    while let c = pending ?? chars.next() {
+      pending = nil
+      if quoted {
+        if c == "\"" {
+          let next = chars.next()
+          if next == "\"" { field.append("\"") } else { quoted = false; pending = next }
+        } else {
+          if c == "\n" { line += 1 }
+          field.append(c)
+        }
+        continue
+      }
+      switch c {
+      case "\"" where field.isEmpty: quoted = true
+      case ",": fields.append(field); field = ""
+      case "\r\n", "\n":
+        fields.append(field)
+        records.append(Record(fields: fields, line: recordLine))
+        fields = []; field = ""; line += 1; recordLine = line
+      case "\r": continue
+      default: field.append(c)
+      }
+    }
+    if !field.isEmpty || !fields.isEmpty { fields.append(field); records.append(Record(fields: fields, line: recordLine)) }
+    return records
+  }
+}

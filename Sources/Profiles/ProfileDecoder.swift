@@ -1,0 +1,160 @@
+/// Decodes a profile file, reporting **all** problems at once — syntax, unknown keys (with a suggestion),
+/// wrong types, out-of-range values, malformed UUIDs/URLs, conflicting slots — each with file, line,
+/// column, JSON path and the allowed values. Nothing here touches a device.
+public struct ProfileDecoder {
+  var file: String
+  var urlCheck: FieldCheck.URLCheck
+  var diagnostics: [ProfileDiagnostic] = []
+
+  /// - Parameters:
+  ///   - file: the name used in messages (the path as the operator gave it).
+  ///   - urlCheck: the Eddystone URL encodability check (see `FieldCheck.URLCheck`).
+  public static func decode(
+    _ bytes: [UInt8], file: String, urlCheck: @escaping FieldCheck.URLCheck
+  ) throws(ProfileDiagnostics) -> Profile {
+    let (profile, diagnostics) = decodeCollectingProblems(bytes, file: file, urlCheck: urlCheck)
+    guard let profile, diagnostics.isEmpty else { throw ProfileDiagnostics(diagnostics) }
+    return profile
+  }
+
+  /// Decodes as far as possible: the profile (nil only when the file is not JSON) and every problem, so
+  /// later checks (inventory, templates) can add theirs to the same report.
+  public static func decodeCollectingProblems(
+    _ bytes: [UInt8], file: String, urlCheck: @escaping FieldCheck.URLCheck
+  ) -> (Profile?, [ProfileDiagnostic]) {
+    var decoder = ProfileDecoder(file: file, urlCheck: urlCheck)
+    let json: SourceJSON
+    do {
+      json = try SourceJSONParser.parse(bytes)
+    } catch {
+      return (nil, [ProfileDiagnostic(file: file, position: error.position, path: .root, message: "not valid JSON: \(error.message)")])
+    }
+    let profile = decoder.profile(json)
+    return (profile, decoder.diagnostics)
+  }
+
+  mutating func report(_ at: SourceJSON?, _ path: JSONPath, _ message: String, allowed: String? = nil) {
+    diagnostics.append(ProfileDiagnostic(file: file, position: at?.position, path: path, message: message, allowed: allowed))
+  }
+
+  /// The object's members, after reporting keys not in `known` (and duplicates). nil if not an object.
+  mutating func members(_ json: SourceJSON, _ path: JSONPath, known: [String]) -> [String: SourceJSON]? {
+    guard case .object(let list) = json.kind else {
+      report(json, path, "expected an object, found \(json.typeName)")
+      return nil
+    }
+    var result: [String: SourceJSON] = [:]
+    for m in list {
+      let at = SourceJSON(kind: .null, position: m.keyPosition)
+      if result[m.key] != nil {
+        report(at, path.appending(m.key), "key \"\(m.key)\" appears twice")
+      } else if !known.contains(m.key) {
+        let hint = Suggestion.closest(to: m.key, in: known).map { " — did you mean \"\($0)\"?" } ?? ""
+        report(at, path.appending(m.key), "unknown key \"\(m.key)\"\(hint)", allowed: known.joined(separator: ", "))
+      } else {
+        result[m.key] = m.value
+      }
+    }
+    return result
+  }
+
+  mutating func string(_ json: SourceJSON?, _ path: JSONPath) -> String? {
+    guard let json else { return nil }
+    guard case .string(let s) = json.kind else {
+      report(json, path, "expected a string, found \(json.typeName)")
+      return nil
+    }
+    return s
+  }
+
+  mutating func strings(_ json: SourceJSON?, _ path: JSONPath) -> [String]? {
+    guard let json else { return nil }
+    if case .string(let s) = json.kind { return [s] }
+    guard case .array(let items) = json.kind else {
+      report(json, path, "expected an array of strings, found \(json.typeName)")
+      return nil
+    }
+    return items.enumerated().compactMap { i, item in string(item, path.appending(i)) }
+  }
+
+  mutating func integer(_ json: SourceJSON?, _ path: JSONPath, _ range: ClosedRange<Int>) -> Int? {
+    guard let json else { return nil }
+    guard case .number(let d, _) = json.kind, d.rounded() == d, let i = Int(exactly: d) else {
+      report(json, path, "expected an integer, found \(json.typeName)", allowed: "\(range.lowerBound)…\(range.upperBound)")
+      return nil
+    }
+    guard range.contains(i) else {
+      report(json, path, "\(i) is out of range", allowed: "\(range.lowerBound)…\(range.upperBound)")
+      return nil
+    }
+    return i
+  }
+
+  mutating func profile(_ json: SourceJSON) -> Profile {
+    var profile = Profile(file: file)
+    let root = JSONPath.root
+    guard let m = members(json, root, known: ProfileKeys.root) else { return profile }
+    if let v = m["version"] {
+      if let version = integer(v, root.appending("version"), Int.min...Int.max), version != Profile.currentVersion {
+        report(v, root.appending("version"), "unsupported profile version \(version)", allowed: "\(Profile.currentVersion)")
+      }
+    } else {
+      report(json, root, "missing \"version\"", allowed: "\(Profile.currentVersion)")
+    }
+    profile.description = string(m["description"], root.appending("description"))
+    if let s = m["select"] { profile.select = selection(s, root.appending("select")) }
+    profile.inventory = string(m["inventory"], root.appending("inventory"))
+    if let a = m["auth"] { profile.auth = auth(a, root.appending("auth")) }
+    if let d = m["desired"] {
+      profile.desired = desired(d, root.appending("desired"))
+    } else {
+      report(json, root, "missing \"desired\": the profile must say what the devices should be")
+    }
+    return profile
+  }
+
+  mutating func selection(_ json: SourceJSON, _ path: JSONPath) -> Selection {
+    var s = Selection()
+    guard let m = members(json, path, known: ProfileKeys.select) else { return s }
+    if let list = strings(m["addresses"], path.appending("addresses")) {
+      for (i, a) in list.enumerated() where BluetoothAddressText.isValid(a) == false {
+        report(m["addresses"].flatMap { j in if case .array(let items) = j.kind, i < items.count { items[i] } else { j } },
+          path.appending("addresses").appending(i), "\"\(a)\" is not a Bluetooth address", allowed: "AA:BB:CC:DD:EE:FF")
+      }
+      s.addresses = list
+    }
+    s.name = string(m["name"], path.appending("name"))
+    s.models = strings(m["models"], path.appending("models"))
+    if let text = string(m["firmware"], path.appending("firmware")) {
+      s.firmware = FirmwareRange(text)
+      if s.firmware == nil {
+        report(m["firmware"], path.appending("firmware"), "\"\(text)\" is not a version range", allowed: "comparisons such as \">=5.20, <6\"")
+      }
+    }
+    s.minimumRSSI = integer(m["minRSSI"], path.appending("minRSSI"), -127...20)
+    s.tags = strings(m["tags"], path.appending("tags"))
+    return s
+  }
+
+  mutating func auth(_ json: SourceJSON, _ path: JSONPath) -> Auth {
+    var a = Auth()
+    guard let m = members(json, path, known: ProfileKeys.auth) else { return a }
+    func source(_ env: String, _ file: String, _ me: inout ProfileDecoder) -> SecretSource? {
+      let e = me.string(m[env], path.appending(env)), f = me.string(m[file], path.appending(file))
+      if e != nil, f != nil { me.report(m[file], path.appending(file), "give either \"\(env)\" or \"\(file)\", not both") }
+      if let e { return .environment(e) }
+      return f.map { .file($0) }
+    }
+    a.password = source("passwordEnv", "passwordFile", &self) ?? .factoryDefault
+    a.newPassword = source("newPasswordEnv", "newPasswordFile", &self)
+    return a
+  }
+}
+
+/// Address syntax without depending on the scanner's types.
+enum BluetoothAddressText {
+  static func isValid(_ s: String) -> Bool {
+    let parts = s.split(separator: ":", omittingEmptySubsequences: false)
+    return parts.count == 6 && parts.allSatisfy { $0.count == 2 && $0.allSatisfy(\.isHexDigit) }
+  }
+}

@@ -1,0 +1,81 @@
+/// Everything `plan`/`apply` need to know before touching the radio: the decoded profile, its inventory,
+/// and a check that every template can be filled for every inventory row. Pure: file contents come in
+/// through `read`, so tests and the CLI share it.
+public struct LoadedProfile: Sendable {
+  public var profile: Profile
+  public var inventory: Inventory?
+
+  /// Reads the profile and its inventory (a path relative to the profile's folder), reporting every
+  /// problem in both at once.
+  public static func load(
+    file: String, read: (String) throws -> [UInt8], urlCheck: @escaping FieldCheck.URLCheck
+  ) throws(ProfileDiagnostics) -> LoadedProfile {
+    let bytes: [UInt8]
+    do { bytes = try read(file) } catch {
+      throw ProfileDiagnostics([ProfileDiagnostic(file: file, position: nil, path: .root, message: "cannot read the file: \(error)")])
+    }
+    let (decoded, decodingProblems) = ProfileDecoder.decodeCollectingProblems(bytes, file: file, urlCheck: urlCheck)
+    guard let profile = decoded else { throw ProfileDiagnostics(decodingProblems) }
+    var inventory: Inventory? = nil
+    var problems = decodingProblems
+    if let name = profile.inventory {
+      let path = name.hasPrefix("/") ? name : directory(of: file) + name
+      do {
+        inventory = try Inventory.parse(try read(path), file: path)
+      } catch let error as ProfileDiagnostics {
+        problems += error.all
+      } catch {
+        problems.append(ProfileDiagnostic(file: file, position: nil, path: JSONPath.root.appending("inventory"),
+          message: "cannot read the inventory \(path): \(error)"))
+      }
+    }
+    let loaded = LoadedProfile(profile: profile, inventory: inventory)
+    problems += loaded.templateProblems()
+    if !problems.isEmpty { throw ProfileDiagnostics(problems) }
+    return loaded
+  }
+
+  /// Templates naming variables that no inventory row (or no inventory at all) provides.
+  func templateProblems() -> [ProfileDiagnostic] {
+    var problems: [ProfileDiagnostic] = []
+    let builtIns: Set<String> = ["address", "address_hex", "index"]
+    for object in profile.desired.allObjects {
+      for field in object.fields {
+        guard case .template(let text) = field.value else { continue }
+        for name in Template(text).variables where !builtIns.contains(name) {
+          guard let inventory else {
+            problems.append(ProfileDiagnostic(file: profile.file, position: field.position, path: field.path,
+              message: "{{\(name)}} needs an inventory with a \"\(name)\" column, and the profile names none"))
+            continue
+          }
+          let missing = inventory.rows.filter { $0.variables[name] == nil }.map(\.address)
+          if !missing.isEmpty {
+            let list = missing.prefix(3).joined(separator: ", ") + (missing.count > 3 ? " and \(missing.count - 3) more" : "")
+            problems.append(ProfileDiagnostic(file: profile.file, position: field.position, path: field.path,
+              message: "{{\(name)}} is not an inventory column for \(list)"))
+          }
+        }
+        if Template(text).variables.contains("index"), inventory == nil, profile.select.addresses == nil {
+          problems.append(ProfileDiagnostic(file: profile.file, position: field.position, path: field.path,
+            message: "{{index}} needs an inventory or select.addresses so each device keeps the same number across runs"))
+        }
+      }
+    }
+    return problems
+  }
+
+  /// The template variables of one device: its inventory row, or its place in `select.addresses`.
+  public func variables(for address: String) -> TemplateVariables {
+    let upper = address.uppercased()
+    if let row = inventory?.row(for: upper) {
+      return TemplateVariables(address: upper, index: row.index, inventory: row.variables)
+    }
+    let index = profile.select.addresses?.firstIndex { $0.uppercased() == upper }
+    return TemplateVariables(address: upper, index: inventory == nil ? index : nil)
+  }
+
+  static func directory(of file: String) -> String {
+    guard let slash = file.lastIndex(of: "/") else { return "" }
+    return String(file[...slash])
+  }
+}

@@ -1,0 +1,139 @@
+import BeaconCore
+import NordicDFU
+
+/// An nRF52 device with an SDK 15.3 Secure DFU bootloader, as a GATT peer (nordic-dfu.md §2.1–2.2): in
+/// application mode it is reachable at `address` with the buttonless characteristic (8EC90003) in service
+/// FE59; after `01` it resets into the bootloader, which is reachable at the address with the last octet
+/// +1 and advertises the name set with `02` (default `DfuTarg`), exposing Control Point (8EC90001, write +
+/// notify, CCCD required) and Packet (8EC90002, write without response). The DFU logic is the same
+/// `SimulatedDFUTarget` as on serial. Link drops (faults) and resets disconnect the current link.
+public actor SimulatedDFUPeripheral {
+  public nonisolated let address: BluetoothAddress
+  public nonisolated let model: LinkModel
+  public private(set) var target: SimulatedDFUTarget
+  public private(set) var bootloaderName = "DfuTarg"
+  public private(set) var linkDrops = 0
+  public private(set) var jumps = 0
+  private var currentLink: SimulatedLink?
+  private var applicationServer: GATTServer?
+  private var bootloaderServer: GATTServer?
+
+  public init(address: BluetoothAddress, target: SimulatedDFUTarget, model: LinkModel = .instant) {
+    self.address = address
+    self.target = target
+    self.model = model
+  }
+
+  /// The bootloader's address: last octet +1, no carry (§2.2).
+  public nonisolated var bootloaderAddress: BluetoothAddress { BootloaderLocator.candidateAddresses(for: address)[0] }
+
+  public func setFaults(_ faults: DFUTargetFaults) { target.faults = faults }
+
+  /// The name the bootloader advertises (what a buttonless `02` sets).
+  public func setBootloaderName(_ name: String) { bootloaderName = name }
+
+  /// Which address currently answers (what a scan would see).
+  public var advertisedAddress: BluetoothAddress { target.inBootloader ? bootloaderAddress : address }
+
+  /// Advertising data: the bootloader's (Flags, 16-bit UUID FE59, Complete Local Name) or the app's.
+  public var advertisingData: [UInt8] {
+    target.inBootloader
+      ? ADEncoder.flags() + ADEncoder.structure(type: 0x02, payload: [0x59, 0xFE]) + ADEncoder.localName(bootloaderName)
+      : ADEncoder.flags() + ADEncoder.localName("KBPro")
+  }
+
+  /// Opens a link if `peer` is the address currently answering.
+  public func connect(to peer: BluetoothAddress) async throws -> any ATTBearer {
+    guard peer == advertisedAddress else { throw LinkError(.unknownDevice, peer: peer, detail: "not advertising") }
+    let server = target.inBootloader ? bootloader() : application()
+    if let old = currentLink { await old.disconnect() }
+    let (bearer, link) = try await SimulatedLink.open(to: server, device: peer, model: model)
+    currentLink = link
+    return bearer
+  }
+
+  private func dropLink() async {
+    if let link = currentLink {
+      currentLink = nil
+      await link.disconnect()
+    }
+  }
+
+  // MARK: the two GATT databases
+
+  private func bootloader() -> GATTServer {
+    if let bootloaderServer { return bootloaderServer }
+    let controlPoint = SimulatedCharacteristic(
+      uuid: DFUGATT.controlPoint, properties: [.write, .notify], requiresSubscriptionForWrites: true
+    ) { [weak self] write in await self?.controlPointWritten(write) }
+    let packet = SimulatedCharacteristic(uuid: DFUGATT.packet, properties: [.writeWithoutResponse]) { [weak self] write in
+      await self?.packetWritten(write)
+    }
+    let server = GATTServer(services: [SimulatedService(uuid: DFUGATT.service, characteristics: [controlPoint, packet])], maxMTU: model.maxMTU)
+    bootloaderServer = server
+    return server
+  }
+
+  private func application() -> GATTServer {
+    if let applicationServer { return applicationServer }
+    let buttonless = SimulatedCharacteristic(
+      uuid: DFUGATT.buttonlessWithoutBonds, properties: [.write, .indicate], requiresSubscriptionForWrites: true
+    ) { [weak self] write in try await self?.buttonlessWritten(write) }
+    let server = GATTServer(services: [SimulatedService(uuid: DFUGATT.service, characteristics: [buttonless])], maxMTU: model.maxMTU)
+    applicationServer = server
+    return server
+  }
+
+  // MARK: handlers
+
+  private func controlPointWritten(_ write: GATTWrite) async {
+    await deliver(target.handle(request: write.value), on: write.connection)
+  }
+
+  private func packetWritten(_ write: GATTWrite) async {
+    await deliver(target.write(write.value), on: write.connection)
+  }
+
+  private func deliver(_ outputs: [DFUTargetOutput], on connection: GATTServerConnection) async {
+    for output in outputs {
+      switch output {
+      case .respond(let bytes): await connection.notify(DFUGATT.controlPoint, bytes)
+      case .dropLink:
+        linkDrops += 1
+        await dropLink()
+        return
+      case .reset:
+        // The device resets once its answer is out: the SDK answers the write (authorize reply) before
+        // it notifies, so the link ends only after this handler returns and the Write Response is sent.
+        let link = currentLink
+        currentLink = nil
+        Task {
+          try? await Task.sleep(for: .milliseconds(20))
+          await link?.disconnect()
+        }
+      }
+    }
+  }
+
+  private func buttonlessWritten(_ write: GATTWrite) async throws {
+    let request: ButtonlessRequest
+    do {
+      request = try ButtonlessRequest(bytes: write.value)
+    } catch {
+      try await write.connection.indicate(DFUGATT.buttonlessWithoutBonds, ButtonlessResponse(requestOpCode: write.value.first ?? 0, status: .opCodeNotSupported).bytes)
+      return
+    }
+    switch request {
+    case .setAdvertisingName(let name):
+      bootloaderName = name
+      try await write.connection.indicate(DFUGATT.buttonlessWithoutBonds, ButtonlessResponse(requestOpCode: 0x02, status: .success).bytes)
+    case .enterBootloader:
+      try await write.connection.indicate(DFUGATT.buttonlessWithoutBonds, ButtonlessResponse(requestOpCode: 0x01, status: .success).bytes)
+      jumps += 1
+      target.enterBootloader()
+      let link = currentLink
+      currentLink = nil
+      Task { await link?.disconnect() }
+    }
+  }
+}

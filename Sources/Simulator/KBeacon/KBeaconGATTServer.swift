@@ -1,0 +1,56 @@
+import BeaconCore
+import KBeacon
+import NordicDFU
+
+/// The GATT database of a simulated KBeacon (kbeacon-protocol.md §2) and its behaviour: GAP, GATT and
+/// Device Information; FEA0 with FEA1 (Write + Write Without Response: frames in), FEA2 (Notify: frames
+/// out) and FEA3 (Indicate: trigger events); and FE59 with the buttonless DFU characteristic 8EC90003
+/// (Write + Indicate, writes need indications enabled first) for Nordic DFU entry (nordic-dfu.md §2.2).
+extension SimulatedKBeacon {
+  /// A server for this device. Every FEA1 write goes through the device's protocol engine, whose replies
+  /// are notified on FEA2 of the same connection.
+  public nonisolated func makeServer(name: String, maxMTU: Int = ATTLimits.preferredMTU) -> GATTServer {
+    GATTServer(services: services(name: name), maxMTU: maxMTU)
+  }
+
+  public nonisolated func services(name: String) -> [SimulatedService] {
+    let kbeacon = self
+    let config = SimulatedService(
+      uuid: KBeaconGATT.service,
+      characteristics: [
+        SimulatedCharacteristic(uuid: KBeaconGATT.write, properties: [.write, .writeWithoutResponse]) { write in
+          await kbeacon.handleFrame(write)
+        },
+        SimulatedCharacteristic(uuid: KBeaconGATT.notify, properties: [.notify]),
+        SimulatedCharacteristic(uuid: KBeaconGATT.indicate, properties: [.indicate]),
+      ])
+    let dfu = SimulatedService(
+      uuid: DFUGATT.service,
+      characteristics: [
+        SimulatedCharacteristic(
+          uuid: DFUGATT.buttonlessWithoutBonds, properties: [.write, .indicate], requiresSubscriptionForWrites: true
+        ) { write in
+          await kbeacon.handleButtonless(write)
+        }
+      ])
+    return GenericDeviceDatabase.standardServices(name: name, model: modelName) + [config, dfu]
+  }
+
+  private nonisolated var modelName: String { "KBeacon" }
+
+  func handleFrame(_ write: GATTWrite) async {
+    let connection = write.connection
+    let output = self.write(write.value, link: ObjectIdentifier(connection), mtu: await connection.mtu)
+    for notification in output.notifications { await connection.notify(KBeaconGATT.notify, notification) }
+    if output.disconnect { await dropLink(ObjectIdentifier(connection)) }
+  }
+
+  func handleButtonless(_ write: GATTWrite) async {
+    let reply = buttonless.receive(write.value)
+    _ = try? await write.connection.indicate(DFUGATT.buttonlessWithoutBonds, reply.indication)
+    guard reply.enterBootloader else { return }
+    let name = buttonless.bootloaderName
+    await bootloaderHook?(address, name)
+    await dropLink(ObjectIdentifier(write.connection))
+  }
+}

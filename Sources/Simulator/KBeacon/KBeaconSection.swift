@@ -1,0 +1,50 @@
+import KBeacon
+
+/// The `kbeacon` section of a fleet-file device entry (KBeacon kinds only): what its simulated configuration
+/// service starts with. Every key is optional:
+///
+/// ```json
+/// "kbeacon": { "password": "0000000000000000", "settings": { "name": "door", "advObj": [{ "slot": 0, "txPwr": -4 }] },
+///              "historyRecords": 48, "busy": false }
+/// ```
+/// - `password`: 8–16 characters (default: the factory default, sixteen zeros).
+/// - `settings`: device JSON in the `getPara` shape of the device's generation, merged over its factory
+///   configuration (kbeacon-protocol.md §6.1 / §7).
+/// - `historyRecords`: temperature/humidity records pre-logged, 5 minutes apart, the newest at start-up
+///   (default 24).
+/// - `busy`: answer every request with cause 0x10C (fault injection).
+public struct KBeaconSection: Sendable, Hashable, Codable {
+  public var password: String?
+  public var settings: JSONValue?
+  public var historyRecords: Int?
+  public var busy: Bool?
+
+  public init(password: String? = nil, settings: JSONValue? = nil, historyRecords: Int? = nil, busy: Bool? = nil) {
+    self.password = password
+    self.settings = settings
+    self.historyRecords = historyRecords
+    self.busy = busy
+  }
+
+  enum CodingKeys: String, CodingKey, CaseIterable {
+    case password, settings, historyRecords, busy
+  }
+
+  public init(from decoder: any Decoder) throws {
+    try decoder.rejectUnknownKeys(CodingKeys.self)
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    password = try c.decodeIfPresent(String.self, forKey: .password)
+    settings = try c.decodeIfPresent(JSONValue.self, forKey: .settings)
+    historyRecords = try c.decodeIfPresent(Int.self, forKey: .historyRecords)
+    busy = try c.decodeIfPresent(Bool.self, forKey: .busy)
+    if let password, (try? KBeaconPassword(password)) == nil {
+      throw invalidValue(decoder, CodingKeys.password, "a KBeacon password has 8 to 16 characters")
+    }
+    if let settings, settings.objectValue == nil {
+      throw invalidValue(decoder, CodingKeys.settings, "settings must be a JSON object in the getPara shape")
+    }
+    if let n = historyRecords, !(0...10_000).contains(n) {
+      throw invalidValue(decoder, CodingKeys.historyRecords, "\(n) is outside 0…10000")
+    }
+  }
+}

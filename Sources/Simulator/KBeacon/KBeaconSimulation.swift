@@ -1,0 +1,96 @@
+import BeaconCore
+import BlueZ
+import KBeacon
+import Synchronization
+
+/// The simulated KBeacons of a fleet: one `SimulatedKBeacon` per KBeacon-kind device, made on first use
+/// and kept (configuration, password and history survive reconnects), each behind its own GATT server.
+///
+/// `server(for:)` has the shape of `SimulatedCentral`'s GATT server factory, so the simulated central
+/// serves KBeacons with real behaviour; `connect(to:)` opens a simulated link (socketpair bearer) directly,
+/// for callers that have no central with that factory.
+public final class KBeaconSimulation: Sendable {
+  public let fleet: SimulatedFleet
+  public let model: LinkModel
+  private let now: @Sendable () -> UInt32
+  private let devices = Mutex<[BluetoothAddress: SimulatedKBeacon]>([:])
+  private let servers = Mutex<[BluetoothAddress: GATTServer]>([:])
+  private let linkDropper = Mutex<(@Sendable (BluetoothAddress) async -> Void)?>(nil)
+
+  /// How devices drop links they did not open themselves (set by `SimulatedCentral.withKBeacons`).
+  public func setLinkDropper(_ dropper: @escaping @Sendable (BluetoothAddress) async -> Void) {
+    linkDropper.withLock { $0 = dropper }
+  }
+
+  public init(fleet: SimulatedFleet, model: LinkModel = .instant, now: @escaping @Sendable () -> UInt32) {
+    self.fleet = fleet
+    self.model = model
+    self.now = now
+  }
+
+  private func currentDropper() -> (@Sendable (BluetoothAddress) async -> Void)? { linkDropper.withLock { $0 } }
+
+  /// The KBeacon at `address`, or nil when the fleet has no KBeacon there.
+  public func kbeacon(_ address: BluetoothAddress) -> SimulatedKBeacon? {
+    guard let entry = fleet.devices.first(where: { $0.address == address }), entry.kind.isKBeacon else { return nil }
+    return devices.withLock { known in
+      if let device = known[address] { return device }
+      let made = Self.make(entry, now: now) { [weak self] address in await self?.currentDropper()?(address) }
+      known[address] = made
+      return made
+    }
+  }
+
+  /// The GATT server for a fleet device: the KBeacon one for KBeacon kinds, else GAP/GATT/DIS only.
+  @Sendable public func server(for entry: SimulatedDevice) -> GATTServer {
+    servers.withLock { known in
+      if let server = known[entry.address] { return server }
+      let name = entry.name ?? "KBPro_" + entry.address.bytes.suffix(3).map { hexByte($0) }.joined()
+      let server =
+        kbeacon(entry.address)?.makeServer(name: name)
+        ?? GATTServer(services: GenericDeviceDatabase.standardServices(name: name))
+      known[entry.address] = server
+      return server
+    }
+  }
+
+  /// Opens a simulated link to a fleet device; the device can drop it (wrong password, DFU entry).
+  public func connect(to address: BluetoothAddress) async throws -> FileDescriptorBearer {
+    guard let entry = fleet.devices.first(where: { $0.address == address }) else {
+      throw LinkError(.unknownDevice, peer: address, detail: "not in the simulated fleet")
+    }
+    guard entry.connectable else { throw LinkError(.notConnectable, peer: address) }
+    let (bearer, link) = try await SimulatedLink.open(to: server(for: entry), device: address, model: model)
+    await kbeacon(address)?.attach(link)
+    return bearer
+  }
+
+  static func make(
+    _ entry: SimulatedDevice, now: @escaping @Sendable () -> UInt32,
+    dropLinks: @escaping @Sendable (BluetoothAddress) async -> Void
+  ) -> SimulatedKBeacon {
+    let section = entry.kbeacon ?? KBeaconSection()
+    var profile: KBeaconDeviceProfile =
+      entry.kind == .kbeaconLegacy
+      ? .legacy(name: String((entry.name ?? "KBeacon_SIM").prefix(18)))
+      : .pro(name: String((entry.name ?? "KBPro_SIM").prefix(18)), serial: Int(entry.address.rawValue & 0xFFFFFF))
+    if let settings = section.settings?.objectValue,
+      let overlay = try? KBeaconConfiguration(deviceJSON: settings, generation: profile.generation)
+    {
+      profile.factoryConfiguration.merge(overlay)
+    }
+    let password = section.password.flatMap { try? KBeaconPassword($0) } ?? .factoryDefault
+    let start = now()
+    let count = section.historyRecords ?? 24
+    let base = entry.sensor?.temperature ?? 21.0
+    let records = (0..<count).map { i -> SensorRecord in
+      let age = UInt32(count - 1 - i) * 300
+      let celsius = base + Double(i % 8) / 4
+      return SensorRecord(utc: start &- age, reading: .humidity(celsius: celsius, percent: 40 + Double(i % 5)))
+    }
+    return SimulatedKBeacon(
+      address: entry.address, profile: profile, password: password, humidityHistory: records,
+      busy: section.busy ?? false,
+      dropLinks: dropLinks, now: now)
+  }
+}

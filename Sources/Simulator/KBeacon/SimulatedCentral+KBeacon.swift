@@ -1,0 +1,20 @@
+import BeaconCore
+import Foundation
+
+extension SimulatedCentral {
+  /// A simulated central whose KBeacon-kind devices run the simulated KBeacon (FEA0 protocol engine,
+  /// buttonless DFU) behind their GATT servers; other devices get the generic database. The devices can
+  /// drop their own links (wrong password, bootloader entry) through the central's `gattLinks`.
+  public static func withKBeacons(
+    fleet: SimulatedFleet, name: String = Simulation.adapterName, pace: SimulationPace = .realTime,
+    now: @escaping @Sendable () -> UInt32 = { UInt32(clamping: Int(Date().timeIntervalSince1970)) }
+  ) -> (central: SimulatedCentral, kbeacons: KBeaconSimulation) {
+    let kbeacons = KBeaconSimulation(fleet: fleet, model: pace == .unpaced ? .instant : LinkModel(), now: now)
+    let links = SimulatedGATTLinks(model: pace == .unpaced ? .instant : LinkModel())
+    kbeacons.setLinkDropper { address in await links.disconnect(address) }
+    let central = SimulatedCentral(
+      fleet: fleet, name: name, pace: pace, gattLinks: links,
+      gattServerFactory: { device in kbeacons.server(for: device) })
+    return (central, kbeacons)
+  }
+}

@@ -1,0 +1,92 @@
+import BeaconCore
+import KBeacon
+
+/// A simulated KBeacon as a shared, live object: the pure `SimulatedKBeaconDevice` behind an actor, plus
+/// the device's clock. The GATT service (FEA0) feeds it FEA1 writes and sends the notifications it returns
+/// on FEA2; it survives disconnects (configuration, password, history persist; link state does not).
+public actor SimulatedKBeacon {
+  public nonisolated let address: BluetoothAddress
+  private var device: SimulatedKBeaconDevice
+  private let now: @Sendable () -> UInt32
+  private var currentLink: ObjectIdentifier?
+  private var droppers: [ObjectIdentifier: @Sendable () async -> Void] = [:]
+  /// Drops every link to this device when the link itself was not `attach`ed (links opened by a
+  /// `SimulatedCentral`, dropped through its `SimulatedGATTLinks`).
+  private let dropLinks: (@Sendable (BluetoothAddress) async -> Void)?
+  var buttonless = ButtonlessDFUResponder()
+  /// Called when the buttonless DFU characteristic is told to enter the bootloader (`01`), with the name
+  /// set by `02` if any. The DFU engineer connects the simulated bootloader here.
+  public private(set) var bootloaderHook: (@Sendable (BluetoothAddress, String?) async -> Void)?
+
+  public init(
+    address: BluetoothAddress, profile: KBeaconDeviceProfile, password: KBeaconPassword = .factoryDefault,
+    humidityHistory: [SensorRecord] = [], busy: Bool = false,
+    dropLinks: (@Sendable (BluetoothAddress) async -> Void)? = nil, now: @escaping @Sendable () -> UInt32
+  ) {
+    self.dropLinks = dropLinks
+    self.address = address
+    var device = SimulatedKBeaconDevice(address: address, profile: profile, password: password)
+    for r in humidityHistory { device.history.append(r, sensor: UInt8(SensorType.humidity.rawValue)) }
+    device.forceBusy = busy
+    self.device = device
+    self.now = now
+  }
+
+  /// A central connected with this ATT MTU.
+  public func connected(mtu: Int) { device.connected(mtu: mtu) }
+
+  /// One FEA1 write; returns what to notify on FEA2 and whether to drop the link.
+  public func write(_ bytes: [UInt8]) -> SimulatedKBeaconDevice.Output { device.receive(bytes, now: now()) }
+
+  /// One FEA1 write from a GATT connection: a write from a new connection starts a new link state.
+  func write(_ bytes: [UInt8], link: ObjectIdentifier, mtu: Int) -> SimulatedKBeaconDevice.Output {
+    if currentLink != link {
+      currentLink = link
+      device.connected(mtu: mtu)
+    } else {
+      device.updateMTU(mtu)
+    }
+    return device.receive(bytes, now: now())
+  }
+
+  /// Lets the device drop a simulated link itself (after a wrong password, power off, bootloader entry).
+  public func attach(_ link: SimulatedLink) {
+    droppers[ObjectIdentifier(link.connection)] = { await link.disconnect() }
+  }
+
+  func dropLink(_ id: ObjectIdentifier) async {
+    if currentLink == id { currentLink = nil }
+    if let drop = droppers.removeValue(forKey: id) {
+      await drop()
+    } else {
+      await dropLinks?(address)
+    }
+  }
+
+  /// Sets the "enter bootloader requested" hook (nordic-dfu.md §2.2).
+  public func setBootloaderHook(_ hook: (@Sendable (BluetoothAddress, String?) async -> Void)?) {
+    bootloaderHook = hook
+  }
+
+  /// The name the last `02` buttonless command set.
+  public var bootloaderName: String? { buttonless.bootloaderName }
+
+  public var configuration: KBeaconConfiguration { device.configuration }
+  public var commandLog: [Command] { device.commandLog }
+  public var generation: ProtocolGeneration { device.profile.generation }
+
+  /// Fault injection: answer every request busy while set.
+  public func setForceBusy(_ busy: Bool) { device.forceBusy = busy }
+
+  /// Adds history records (the simulated sensor logging).
+  public func record(_ records: [SensorRecord], sensor: SensorType) {
+    for r in records { device.history.append(r, sensor: UInt8(sensor.rawValue)) }
+  }
+
+  /// The FEA3 payload for a trigger event, when a trigger of that type reports to the app.
+  public func indication(for type: TriggerType, celsius: Double = 0, humidity: Double = 0, body: [UInt8] = [])
+    -> [UInt8]?
+  {
+    device.indication(for: type, now: now(), celsius: celsius, humidity: humidity, body: body)
+  }
+}

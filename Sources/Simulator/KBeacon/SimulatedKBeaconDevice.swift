@@ -1,0 +1,289 @@
+import BeaconCore
+import KBeacon
+
+/// The protocol engine of a simulated KBeacon as a pure state machine: FEA1 writes in, FEA2 notifications
+/// out (kbeacon-protocol.md §4 framing, §5 auth, §6/§7 JSON, §9 history). The GATT layer hands it every
+/// write and sends what it returns; no I/O, no clock (the caller passes the device time).
+public struct SimulatedKBeaconDevice: Sendable {
+  /// What the device does after a write.
+  public struct Output: Equatable, Sendable {
+    /// Notifications to send on FEA2, in order.
+    public var notifications: [[UInt8]] = []
+    /// The device drops the link after sending them (auth failure, power off, reset).
+    public var disconnect = false
+  }
+
+  public let address: BluetoothAddress
+  public let profile: KBeaconDeviceProfile
+  public private(set) var configuration: KBeaconConfiguration
+  public var history = KBeaconDeviceHistory()
+  /// Every command the device executed (ring, reset, power off), for tests and the fleet's event log.
+  public private(set) var commandLog: [Command] = []
+  /// Device clock offset: device UTC = host seconds + offset. Set by auth phase 1 (§5).
+  public private(set) var clockOffset: Int64 = 0
+  /// Simulated firmware work: while true every request is answered busy (fault injection).
+  public var forceBusy = false
+  private var password: KBeaconPassword
+  private var random: SplitMix
+  private var link = LinkState(mtu: FrameBudget.defaultATTMTU)
+
+  /// Per-connection state, reset by `connected(mtu:)`.
+  private struct LinkState: Sendable {
+    var mtu: Int
+    var auth: DeviceAuthenticator?
+    var authenticated = false
+    var assembler = RequestAssembler()
+    /// Report messages waiting to go out and the one in flight; each fragment waits for the app's ack.
+    var sender: ReportSender?
+    var queue: [Outgoing] = []
+  }
+
+  enum Outgoing: Sendable {
+    case frame([UInt8])
+    case report([UInt8], FrameHeader.DataType)
+  }
+
+  public init(
+    address: BluetoothAddress, profile: KBeaconDeviceProfile, password: KBeaconPassword = .factoryDefault,
+    seed: UInt64 = 1
+  ) {
+    self.address = address
+    self.profile = profile
+    self.configuration = profile.factoryConfiguration
+    self.password = password
+    self.random = SplitMix(seed: seed ^ address.rawValue)
+  }
+
+  /// A new link with this ATT MTU; the previous link's state is forgotten.
+  public mutating func connected(mtu: Int) { link = LinkState(mtu: mtu) }
+
+  /// The link's MTU changed (an Exchange MTU after the first write).
+  public mutating func updateMTU(_ mtu: Int) { link.mtu = mtu }
+
+  public var isAuthenticated: Bool { link.authenticated }
+  /// True while the device owes the app part of an answer.
+  public var isBusy: Bool { link.sender != nil || !link.queue.isEmpty || link.assembler.isCollecting }
+
+  /// Handles one FEA1 write. `now` is the host's Unix time (the device keeps its own offset).
+  public mutating func receive(_ bytes: [UInt8], now: UInt32) -> Output {
+    guard let first = bytes.first, let header = try? FrameHeader(byte: first) else { return Output() }
+    switch header.dataType {
+    case .auth: return authenticate(bytes, now: now)
+    case .jsonReport, .hexReport: return reportAcked(bytes)
+    case .json, .hex: return request(bytes, now: now)
+    }
+  }
+
+  // MARK: auth (§5)
+
+  private mutating func authenticate(_ bytes: [UInt8], now: UInt32) -> Output {
+    if link.auth == nil {
+      link.auth = DeviceAuthenticator(
+        address: address, password: password, random: random.bytes(4),
+        useShortForm: link.mtu <= FrameBudget.defaultATTMTU,
+        mtu: UInt8(clamping: profile.deviceMTU))
+      link.authenticated = false
+    }
+    switch link.auth!.receive(bytes) {
+    case .send(let challenge): return Output(notifications: [challenge])
+    case .authenticated(let reply, let clock):
+      link.authenticated = true
+      link.auth = nil
+      if let clock { clockOffset = Int64(clock) - Int64(now) }
+      return Output(notifications: [reply])
+    case .reject(let reply):
+      link.auth = nil
+      return Output(notifications: [reply], disconnect: true)
+    }
+  }
+
+  // MARK: requests (§4.2, §4.3)
+
+  private var budget: Int { FrameBudget.payloadBytes(linkMTU: link.mtu, reportedMTU: profile.deviceMTU) }
+
+  private mutating func request(_ bytes: [UInt8], now: UInt32) -> Output {
+    guard let frame = try? RequestFrame(bytes: bytes) else { return Output() }
+    let starts = frame.position == .start || frame.position == .single
+    if starts, forceBusy || link.sender != nil || !link.queue.isEmpty || link.assembler.isCollecting {
+      return Output(notifications: [DeviceAck(dataType: frame.dataType, cause: .busy).bytes])
+    }
+    guard link.authenticated else {
+      // Requests before auth: the spec names no cause; we answer "command execution failed" [I].
+      return Output(notifications: [DeviceAck(dataType: frame.dataType, cause: .executionFailed).bytes])
+    }
+    switch link.assembler.take(frame) {
+    case .askForNext(let ack), .reject(let ack): return Output(notifications: [ack.bytes])
+    case .complete(let type, let message):
+      let deviceUTC = UInt32(clamping: Int64(now) + clockOffset)
+      let answer = type == .json ? handleJSON(message) : handleHex(message, deviceUTC: deviceUTC)
+      link.queue = answer.items
+      var out = drain()
+      out.disconnect = answer.disconnect
+      return out
+    }
+  }
+
+  /// Sends queued frames until a report fragment needs the app's ack.
+  private mutating func drain() -> Output {
+    var out = Output()
+    while link.sender == nil, !link.queue.isEmpty {
+      switch link.queue.removeFirst() {
+      case .frame(let bytes): out.notifications.append(bytes)
+      case .report(let message, let type):
+        var sender = ReportSender(message: message, dataType: type, budget: budget)
+        out.notifications.append(sender.start())
+        link.sender = sender
+      }
+    }
+    return out
+  }
+
+  private mutating func reportAcked(_ bytes: [UInt8]) -> Output {
+    guard var sender = link.sender, let ack = try? ReportAck(bytes: bytes) else { return Output() }
+    switch sender.receive(ack) {
+    case .send(let next):
+      link.sender = sender
+      return Output(notifications: [next])
+    case .done:
+      link.sender = nil
+      return drain()
+    case .failed:
+      link.sender = nil
+      link.queue = []
+      return Output()
+    }
+  }
+
+  struct Answer {
+    var items: [Outgoing]
+    var disconnect = false
+  }
+
+  /// A JSON answer: inline on a cause-0 ack when it fits in one notification, else cause 5 + a report.
+  private func jsonAnswer(_ object: JSONObject) -> Answer {
+    let text = JSONWriter.bytes(.object(object))
+    if text.count <= link.mtu - 3 - 7 {
+      return Answer(items: [.frame(DeviceAck(dataType: .json, cause: .success, payload: text).bytes)])
+    }
+    return Answer(items: [
+      .frame(DeviceAck(dataType: .json, cause: .commandReceived).bytes), .report(text, .jsonReport),
+    ])
+  }
+
+  private func ack(_ cause: DeviceCause, _ type: FrameHeader.DataType = .json) -> Answer {
+    Answer(items: [.frame(DeviceAck(dataType: type, cause: cause).bytes)])
+  }
+
+  private mutating func handleJSON(_ message: [UInt8]) -> Answer {
+    guard let object = (try? JSONParser.parse(message))?.objectValue, let msg = object["msg"]?.stringValue else {
+      return ack(.jsonParseFailed)
+    }
+    switch msg {
+    case "getPara":
+      switch KBeaconDeviceReads.response(to: object, config: configuration) {
+      case .success(let response): return jsonAnswer(response)
+      case .failure(let cause): return ack(cause)
+      }
+    case "cfg":
+      switch KBeaconDeviceWrites.apply(object, to: configuration, profile: profile) {
+      case .success(let outcome):
+        configuration = outcome.configuration
+        if let pwd = outcome.newPassword, let newPassword = try? KBeaconPassword(pwd) { password = newPassword }
+        return ack(.success)
+      case .failure(let cause): return ack(cause)
+      }
+    default:
+      guard let command = Command(json: object), isSupported(command) else { return ack(.unknownMessage) }
+      commandLog.append(command)
+      switch command {
+      case .ring: return ack(.success)
+      case .factoryReset, .legacyReset:
+        configuration = profile.factoryConfiguration
+        return ack(.success)
+      case .powerOff:
+        guard profile.capabilities.contains(.button) else { return ack(.featureUnsupported) }
+        return Answer(items: ack(.success).items, disconnect: true)
+      }
+    }
+  }
+
+  private func isSupported(_ command: Command) -> Bool {
+    switch command {
+    case .ring: true
+    case .factoryReset, .powerOff: profile.generation == .pro
+    case .legacyReset: profile.generation == .legacy
+    }
+  }
+
+  // MARK: history (§9)
+
+  private mutating func handleHex(_ message: [UInt8], deviceUTC: UInt32) -> Answer {
+    guard let request = try? HistoryRequest(bytes: message) else { return ack(.invalidParameter, .hex) }
+    let sensor: UInt8
+    switch request {
+    case .info(let s), .clear(let s), .records(let s, _, _, _, _): sensor = s
+    }
+    guard profile.historySensors.contains(Int(sensor)) else { return ack(.sensorNotSupported, .hex) }
+    switch request {
+    case .info:
+      let bytes = history.info(sensor: sensor, deviceUTC: deviceUTC).bytes
+      if bytes.count <= link.mtu - 3 - 7 {
+        return Answer(items: [.frame(DeviceAck(dataType: .hex, cause: .success, payload: bytes).bytes)])
+      }
+      return Answer(items: [
+        .frame(DeviceAck(dataType: .hex, cause: .commandReceived).bytes), .report(bytes, .hexReport),
+        .frame(DeviceAck(dataType: .hex, cause: .commandComplete).bytes),
+      ])
+    case .clear:
+      history.clear(sensor: sensor)
+      return ack(.success, .hex)
+    case .records(_, let position, let count, let order, _):
+      let pages = history.read(sensor: sensor, position: position, count: count, order: order)
+      var items: [Outgoing] = [.frame(DeviceAck(dataType: .hex, cause: .commandReceived).bytes)]
+      for (i, page) in pages.enumerated() {
+        items.append(.report(page.bytes, .hexReport))
+        if i < pages.count - 1 { items.append(.frame(DeviceAck(dataType: .hex, cause: .commandIncomplete).bytes)) }
+      }
+      items.append(.frame(DeviceAck(dataType: .hex, cause: .commandComplete).bytes))
+      return Answer(items: items)
+    }
+  }
+
+  // MARK: FEA3 (§8.3)
+
+  /// The FEA3 indication for a trigger event, when a trigger of that type reports to the app; nil otherwise.
+  /// HT triggers carry `UTC, temp, hum`; other types carry `body` as given.
+  public func indication(
+    for type: TriggerType, now: UInt32, celsius: Double = 0, humidity: Double = 0, body: [UInt8] = []
+  ) -> [UInt8]? {
+    guard configuration.triggers.contains(where: { $0.triggerType == type && $0.actions.contains(.reportToApp) }) else {
+      return nil
+    }
+    var out: [UInt8] = [UInt8(type.rawValue & 0x3F)]
+    if (8...11).contains(type.rawValue) {
+      let utc = UInt32(clamping: Int64(now) + clockOffset)
+      out += [UInt8(utc >> 24), UInt8(utc >> 16 & 0xFF), UInt8(utc >> 8 & 0xFF), UInt8(utc & 0xFF)]
+      for v in [celsius, humidity] {
+        let raw = UInt16(bitPattern: Int16(clamping: Int((v * 256).rounded())))
+        out += [UInt8(raw >> 8), UInt8(raw & 0xFF)]
+      }
+    } else {
+      out += body
+    }
+    return out
+  }
+}
+
+/// A tiny deterministic PRNG (SplitMix64) so simulated challenges are reproducible per seed.
+struct SplitMix: Sendable {
+  var state: UInt64
+  init(seed: UInt64) { state = seed }
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+  mutating func bytes(_ n: Int) -> [UInt8] { (0..<n).map { _ in UInt8(truncatingIfNeeded: next()) } }
+}

@@ -1,0 +1,66 @@
+import BeaconCore
+import Profiles
+
+@testable import Fleet
+
+/// Test double for the orchestration tests only: an in-memory device that stores a configuration and a
+/// password and can be told to fail. The protocol-level behaviour (frames, auth, cause codes) is tested
+/// against the simulated KBeacon elsewhere; here the subject is the campaign's bookkeeping.
+actor FakeDevice {
+  var config: DeviceConfigView
+  var password: String
+  var writes: [DeviceConfigView] = []
+  var opens = 0
+  /// Drop the link on this many upcoming writes (transient).
+  var dropWrites = 0
+  /// Report one key wrong on read-back after a write.
+  var corruptAfterWrite: String? = nil
+
+  init(config: DeviceConfigView, password: String = "0000000000000000") {
+    self.config = config
+    self.password = password
+  }
+
+  func open(_ password: String) throws {
+    opens += 1
+    guard password == self.password else { throw FakeFailure.wrongPassword }
+  }
+
+  func read() -> DeviceConfigView { config }
+
+  func write(_ patch: DeviceConfigView) throws {
+    if dropWrites > 0 {
+      dropWrites -= 1
+      throw LinkError(.disconnected, detail: "link dropped mid-write")
+    }
+    writes.append(patch)
+    for (k, v) in patch.common where k != "pwd" { config.common[k] = v }
+    if case .text(let p)? = patch.common["pwd"] { password = p }
+    for (i, s) in patch.slots { config.slots[i, default: [:]].merge(s) { $1 } }
+    for (i, t) in patch.triggers { config.triggers[i, default: [:]].merge(t) { $1 } }
+    for (i, s) in patch.sensors { config.sensors[i, default: [:]].merge(s) { $1 } }
+    if let key = corruptAfterWrite { config.slots[0]?[key] = .integer(-1) }
+  }
+}
+
+enum FakeFailure: Error, ClassifiedFailure, CustomStringConvertible {
+  case wrongPassword
+  var failureKind: FailureKind { .wrongPassword }
+  var description: String { "authentication failed: wrong password" }
+}
+
+struct FakeSession: ConfigurationSession {
+  let device: FakeDevice
+  func readConfiguration() async throws -> DeviceConfigView { await device.read() }
+  func write(_ patch: DeviceConfigView) async throws { try await device.write(patch) }
+  func close() async {}
+}
+
+struct FakeOpener: SessionOpener {
+  let devices: [BluetoothAddress: FakeDevice]
+  func open(_ target: Target, password: Secret) async throws -> any ConfigurationSession {
+    guard let d = devices[target.address] else { throw LinkError(.unknownDevice, peer: target.address) }
+    try await d.open(password.value)
+    return FakeSession(device: d)
+  }
+}

@@ -1,0 +1,46 @@
+import Testing
+
+@testable import KBeacon
+
+/// The order- and number-preserving JSON used on the wire (kbeacon-protocol.md §4.2, §6).
+@Suite struct JSONValueTests {
+  @Test func roundTripKeepsKeyOrderAndNumberText() throws {
+    let text =
+      #"{"msg":"cfg","advObj":[{"slot":0,"type":5,"advPrd":1022.5,"txPwr":-4,"conn":1}],"name":"a/b","x":1000.0}"#
+    let value = try JSONParser.parse(text)
+    #expect(JSONWriter.text(value) == text)
+    #expect(value.objectValue?.keys == ["msg", "advObj", "name", "x"])
+  }
+
+  @Test func numbersCompareByValueAndIntegralDoublesPrintWithPointZero() {
+    #expect(JSONNumber(text: "1000") == JSONNumber(1000.0))
+    #expect(JSONNumber(1000.0).text == "1000.0")
+    #expect(JSONNumber(text: "5.0").intValue == 5)
+    #expect(JSONNumber(text: "5.5").intValue == nil)
+  }
+
+  @Test func stringsEscapeOnlyWhatJSONRequires() throws {
+    let value = JSONValue.string("a\"b\\c/d\n\u{01}é")
+    #expect(JSONWriter.text(value) == #""a\"b\\c/d\n\u0001é""#)
+    #expect(try JSONParser.parse(JSONWriter.text(value)) == value)
+    #expect(try JSONParser.parse(#""\ud83d\ude00""#) == .string("😀"))
+  }
+
+  @Test func malformedInputGivesTypedErrorsWithOffsets() {
+    for bad in [#"{"a":}"#, #"{"a":1"#, "[1,]", "01", #"{"a":1,"a":2}"#, "\"\u{01}\"", "tru", "{} x"] {
+      #expect(throws: JSONParser.JSONParseError.self) { try JSONParser.parse(bad) }
+    }
+    let deep = String(repeating: "[", count: 100) + String(repeating: "]", count: 100)
+    #expect(throws: JSONParser.JSONParseError.self) { try JSONParser.parse(deep) }
+  }
+
+  @Test func objectEqualityIgnoresOrderButSettingKeepsPosition() {
+    var a: JSONObject = ["x": .int(1), "y": .int(2)]
+    let b: JSONObject = ["y": .int(2), "x": .int(1)]
+    #expect(a == b)
+    a["x"] = .int(3)
+    #expect(a.keys == ["x", "y"])
+    a["x"] = nil
+    #expect(a.keys == ["y"])
+  }
+}

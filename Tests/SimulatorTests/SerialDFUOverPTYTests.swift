@@ -1,0 +1,60 @@
+import Foundation
+import NordicDFU
+import Testing
+
+@testable import Simulator
+
+/// Our serial DFU client (tty, SLIP, engine) against the simulated bootloader served on a pseudo-terminal
+/// (nordic-dfu.md §4): the same path `beacon-provision dfu serial` takes with a real UART bootloader.
+@Suite(.serialized) struct SerialDFUOverPTYTests {
+  func serve(_ target: SimulatedDFUTarget) async throws -> (PseudoTerminal, SerialDFUTargetServer) {
+    let pty = try PseudoTerminal()
+    let server = SerialDFUTargetServer(target: target, channel: pty.deviceChannel())
+    await server.start()
+    return (pty, server)
+  }
+
+  @Test func clientUpdatesTheSimulatedTargetOverAPty() async throws {
+    var config = DFUTargetConfiguration()
+    config.publicKey = try DFUTestPackages.publicKey()
+    let (pty, server) = try await serve(SimulatedDFUTarget(configuration: config))
+    defer { Task { await server.stop() } }
+    let package = try DFUTestPackages.fixture("app_signed.zip")
+    let factory = SerialDFULinkFactory(path: pty.path, responseTimeout: .milliseconds(500))
+    try await DFUTransfer(factory: factory, configuration: DFUEngineConfiguration(receiptInterval: 8)).run(package.transferImages)
+    let target = await server.target
+    #expect(target.activated.map(\.firmware) == [package.images[0].firmware])
+    #expect(target.configuration.applicationVersion == 3)
+    // the wire started like nrfutil's: ping, MTU, then PRN 0 and Select command
+    #expect(Array(await server.receivedOpCodes.prefix(4)) == [0x09, 0x07, 0x02, 0x06])
+  }
+
+  @Test func linkDropOverThePtyResumesAndCompletes() async throws {
+    let image = DFUTestPackages.application(9000)
+    let (pty, server) = try await serve(SimulatedDFUTarget(faults: DFUTargetFaults(dropLinkAtByte: 6000)))
+    defer { Task { await server.stop() } }
+    let factory = SerialDFULinkFactory(path: pty.path, responseTimeout: .milliseconds(200))
+    let reconnects = try await DFUTransfer(factory: factory, configuration: DFUEngineConfiguration(receiptInterval: 0)).run([image])
+    #expect(reconnects == 1)
+    #expect(await server.linkDrops == 1)
+    #expect(await server.target.activated.map(\.firmware) == [image.firmware])
+  }
+}
+
+extension SerialDFUOverPTYTests {
+  @Test func idleBootloaderReturnsToTheOldApplication() async throws {
+    var config = DFUTargetConfiguration()
+    config.inactivityTimeout = .milliseconds(100)
+    let image = DFUTestPackages.application(9000)
+    let (pty, server) = try await serve(SimulatedDFUTarget(configuration: config, faults: DFUTargetFaults(dropLinkAtByte: 3000)))
+    defer { Task { await server.stop() } }
+    let factory = SerialDFULinkFactory(path: pty.path, responseTimeout: .milliseconds(50))
+    await #expect(throws: DFUFailure.self) {
+      try await DFUTransfer(factory: factory, configuration: DFUEngineConfiguration(receiptInterval: 0, maximumReconnectsWithoutProgress: 0)).run([image])
+    }
+    // no traffic for longer than the timeout: back to application version 1, progress gone
+    try await Task.sleep(for: .milliseconds(300))
+    let target = await server.target
+    #expect(!target.inBootloader && target.configuration.applicationVersion == 1 && target.activated.isEmpty)
+  }
+}
