@@ -35,6 +35,7 @@ public struct BeaconProvision: AsyncParsableCommand {
   /// Subcommands left out of `--help`: low-level checks used by the VM tier (`radio …`).
   static let hiddenCommands: [any ParsableCommand.Type] = [
     RadioDebug.self,
+    Sim.self,
   ]
 
   public init() {}

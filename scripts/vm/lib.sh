@@ -8,7 +8,8 @@
 #   BEACON_PROVISION  absolute path of the beacon-provision binary under test
 #   VM_REPO        the repository checkout (read-only in the guest)
 #
-# Every step has a timeout so a hang fails in seconds, not at the CI job limit. Failures print
+# Every step has a timeout so a hang fails in a minute, not at the CI job limit. The limits are generous
+# (a loaded 2-core host slows TCG guests 5–10×); a healthy run takes a fraction of them. Failures print
 # "FAIL: …" and exit non-zero; background processes started here are killed by guest-run afterwards.
 
 set -euo pipefail
@@ -59,14 +60,14 @@ vm_stop() {
 
 # Pitfall 1: btvirt needs AF_ALG (ecb, cmac, algif_*) loaded BEFORE it registers its controllers.
 vm_load_modules() {
-  vm_run 20 modprobe -a bluetooth hci_vhci ecb cmac algif_skcipher algif_hash
+  vm_run 60 modprobe -a bluetooth hci_vhci ecb cmac algif_skcipher algif_hash
   vm_log "modules loaded (bluetooth hci_vhci ecb cmac algif_skcipher algif_hash)"
 }
 
 # Starts `btmon -w $VM_OUT/hci.btsnoop` and waits until it writes (pitfall 5: ~1 s under TCG).
 vm_start_btmon() {
   vm_bg btmon btmon -w "$VM_OUT/hci.btsnoop"
-  vm_wait_for 10 "btmon to start" test -s "$VM_OUT/hci.btsnoop"
+  vm_wait_for 30 "btmon to start" test -s "$VM_OUT/hci.btsnoop"
   vm_log "btmon capturing to hci.btsnoop"
 }
 
@@ -77,7 +78,7 @@ vm_hci_count() { vm_hci_names | wc -l; }
 vm_start_btvirt() {
   local n=$1
   vm_bg btvirt btvirt -L -l"$n"
-  vm_wait_for 15 "$n btvirt controllers" test "$(vm_hci_count)" -ge "$n"
+  vm_wait_for 60 "$n btvirt controllers" test "$(vm_hci_count)" -ge "$n"
   mapfile -t VM_CONTROLLERS < <(vm_hci_names)
   vm_log "btvirt: ${VM_CONTROLLERS[*]}"
 }
@@ -89,7 +90,7 @@ vm_controllers_up() {
   local names=("$@") hci
   [[ ${#names[@]} -gt 0 ]] || names=("${VM_CONTROLLERS[@]}")
   for hci in "${names[@]}"; do
-    local deadline=$(( $(date +%s) + 20 ))
+    local deadline=$(( $(date +%s) + 60 ))
     until vm_is_up "$hci"; do
       (( $(date +%s) < deadline )) || vm_fail "$hci did not come up: $(hciconfig "$hci" 2>&1 | tr '\n' ' ')"
       timeout 5 hciconfig "$hci" up >/dev/null 2>&1 || sleep 0.2
@@ -103,12 +104,12 @@ vm_controllers_up() {
 vm_start_bluetoothd() {
   mkdir -p /run/dbus
   mountpoint -q /var/lib/bluetooth || mount -t tmpfs bluetooth-state /var/lib/bluetooth
-  vm_run 15 dbus-daemon --system --fork --nopidfile
-  vm_wait_for 10 "the system bus" test -S /run/dbus/system_bus_socket
+  vm_run 60 dbus-daemon --system --fork --nopidfile
+  vm_wait_for 30 "the system bus" test -S /run/dbus/system_bus_socket
   local bluetoothd=/usr/sbin/bluetoothd
   [[ -x $bluetoothd ]] || bluetoothd=/usr/libexec/bluetooth/bluetoothd
   vm_bg bluetoothd "$bluetoothd" -n -d
-  vm_wait_for 15 "bluetoothd on D-Bus" dbus-send --system --print-reply --dest=org.freedesktop.DBus \
+  vm_wait_for 60 "bluetoothd on D-Bus" dbus-send --system --print-reply --dest=org.freedesktop.DBus \
     /org/freedesktop/DBus org.freedesktop.DBus.GetNameOwner string:org.bluez
   vm_controllers_up
   vm_log "bluetoothd running (pid $VM_BG_PID)"
@@ -206,4 +207,22 @@ expect_stream_contains() {
   vm_stream_start "stream-$VM_STREAMS" "$@"
   vm_stream_wait "$seconds" "$needle"
   vm_stream_stop
+}
+
+# expect_json JSON < CHECKS: every line of CHECKS is `DESCRIPTION :: JQ-FILTER`; fails unless each filter
+# is true on JSON. One jq run for all lines (each jq start costs seconds under TCG).
+expect_json() {
+  local json=$1 line descriptions=() filters=() program results i
+  while IFS= read -r line; do
+    [[ -n ${line// } ]] || continue
+    descriptions+=("${line%% :: *}")
+    filters+=("${line#* :: }")
+  done
+  program=$(printf '([%s] | length > 0 and all(. == true)), ' "${filters[@]}")
+  results=$(jq -c "[${program%, }]" <<<"$json" 2>&1) || vm_fail "jq could not evaluate the checks: $results"
+  mapfile -t results < <(jq -r '.[]' <<<"$results")
+  for i in "${!filters[@]}"; do
+    [[ ${results[$i]:-false} == true ]] || vm_fail "${descriptions[$i]} (jq: ${filters[$i]})"
+    vm_log "ok: ${descriptions[$i]}"
+  done
 }
