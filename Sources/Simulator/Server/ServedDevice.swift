@@ -164,6 +164,8 @@ actor LinkGate {
   private var nextWaiter = 0
 
   var isLinked: Bool { links > 0 }
+  /// Tasks waiting in `waitUntilIdle` (for tests).
+  var waiting: Int { waiters.count }
 
   func opened() { links += 1 }
 
