@@ -10,9 +10,10 @@
 vm_setup 4
 kb=$(vm_address hci1) ib=$(vm_address hci2) ed=$(vm_address hci3)
 # --reannounce-connectable: btvirt reports an advertiser only when advertising starts; re-announcing the
-# KBeacon every second shows its rotating frames to the scan (this scenario does not connect).
+# KBeacon at every PDU (its interval is 0.3 s) shows both of its rotating frames to the scan (this
+# scenario does not connect). A period of 4 PDUs would always land on the same one of its 2 frames.
 vm_bg sim-serve "$BP" sim serve --fleet "$VM_REPO/scripts/vm/fleet.json" --adapter hci1 --adapter hci2 --adapter hci3 \
-  --reannounce-connectable 1
+  --reannounce-connectable 0.3
 vm_wait_for 40 "sim serve to advertise 3 devices" grep -q "on hci3 as" "$VM_OUT/sim-serve.log"
 vm_wait_for 20 "sim serve to advertise 3 devices" test "$(grep -c '^serving ' "$VM_OUT/sim-serve.log")" -ge 3
 sed 's/^/    | /' "$VM_OUT/sim-serve.log"
