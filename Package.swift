@@ -72,7 +72,9 @@ let package = Package(
     .testTarget(name: "BlueZTests", dependencies: ["BlueZ"], swiftSettings: strict),
     .testTarget(name: "KBeaconTests", dependencies: ["KBeacon"], swiftSettings: strict),
     .testTarget(name: "NordicDFUTests", dependencies: ["NordicDFU"], swiftSettings: strict),
-    .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "BlueZ", "KBeacon", "NordicDFU"], swiftSettings: strict),
+    .testTarget(
+      name: "SimulatorTests", dependencies: ["Simulator", "BlueZ", "KBeacon", "NordicDFU"], exclude: ["Fixtures"],
+      swiftSettings: strict),
     .testTarget(
       name: "SystemLibraryTests", dependencies: ["CBlueZ", "CCurl", "CZip", "CCrypto", "BlueZ"], swiftSettings: strict),
     .testTarget(

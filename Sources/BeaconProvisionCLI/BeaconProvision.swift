@@ -29,6 +29,7 @@ public struct BeaconProvision: AsyncParsableCommand {
     RingCommand.self,
     ResetCommand.self,
     HistoryCommand.self,
+    SimCommand.self,
     Adapters.self,
   ]
 

@@ -72,8 +72,12 @@ enum CampaignReport {
     for address in result.notSeen { lines.append("\(address)  not seen in the scan") }
     let s = result.summary
     lines.append("")
-    lines.append("run \(s.run): \(s.count(.verified)) updated, \(s.count(.planned)) with changes, \(s.count(.compliant)) compliant, "
-      + "\(s.count(.skipped)) skipped, \(s.count(.failed)) failed, \(s.count(.pending)) pending")
+    let counts: [(DeviceState, String)] = [
+      (.verified, "updated"), (.planned, "with changes"), (.compliant, "compliant"), (.skipped, "skipped"), (.failed, "failed"),
+      (.pending, "pending"),
+    ]
+    let parts = counts.map { (s.count($0.0), $0.1) }.filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }
+    lines.append("run \(s.run): " + (parts.isEmpty ? "no devices" : parts.joined(separator: ", ")))
     if s.interrupted { lines.append("interrupted: finish with  beacon-provision apply PROFILE --resume \(s.run)") }
     return lines.joined(separator: "\n")
   }

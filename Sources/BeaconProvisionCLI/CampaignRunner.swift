@@ -14,6 +14,9 @@ struct CampaignRunner {
   var resume: String?
   /// Simulator pacing (tests run unpaced).
   var pace: SimulationPace = .realTime
+  /// Besides Ctrl-C, a condition on the events that stops the run the same way (tests use it to stop
+  /// midway).
+  var stopWhen: (@Sendable (CampaignEvent) -> Bool)? = nil
 
   struct Result {
     var summary: CampaignSummary
@@ -35,7 +38,7 @@ struct CampaignRunner {
     } catch {
       throw CLIFailure("cannot open the journal in \(options.stateDirectory): \(error)")
     }
-    let central = try CentralFactory.make(options.adapterOptions.adapter, pace: pace)
+    let central = try CentralFactory.make(options.adapterOptions.adapter, pace: pace, stateDirectory: options.stateDirectory)
     let progress = CampaignProgress(json: options.json)
 
     progress.note("scanning \(central.name) for \(FieldSpec.Kind.plain(options.scanSeconds)) s …")
@@ -61,13 +64,19 @@ struct CampaignRunner {
 
     let campaign = ApplyCampaign(
       profile: loaded, targets: selection.targets, opener: KBeaconOpener(central: central), journal: journal, run: run,
-      options: .init(parallel: options.parallel, retry: RetryPolicy(maximumAttempts: options.attempts), dryRun: dryRun),
+      options: .init(parallel: options.parallel, retry: RetryPolicy(maximumAttempts: options.attempts, firstDelay: .milliseconds(Int(options.retryDelay * 1000))), dryRun: dryRun),
       passwords: passwords, resolver: DesiredResolver(urlCheck: ProfileFiles.eddystoneURLCheck))
     let interrupt = InterruptHandler { [progress] in
       progress.note("stopping: links in flight finish their device; the rest stay pending (Ctrl-C again to quit now)")
       Task { await campaign.requestStop() }
     }
-    let watcher = Task { for await event in campaign.events { progress.show(event, total: selection.targets.count) } }
+    let stopWhen = self.stopWhen
+    let watcher = Task {
+      for await event in campaign.events {
+        progress.show(event, total: selection.targets.count)
+        if stopWhen?(event) == true { await campaign.requestStop() }
+      }
+    }
     let summary = await campaign.start()
     await watcher.value
     interrupt.cancel()

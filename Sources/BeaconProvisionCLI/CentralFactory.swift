@@ -10,15 +10,16 @@ import Simulator
 /// kernel's management channel when it answers, else raw HCI).
 enum CentralFactory {
   /// `pace` applies to the simulator only (tests pass `.unpaced`); `scanBackend` to live adapters only.
-  static func make(_ choice: AdapterChoice?, scanBackend: ScanBackend = .auto, pace: SimulationPace = .realTime) throws
-    -> any Central
-  {
+  static func make(
+    _ choice: AdapterChoice?, scanBackend: ScanBackend = .auto, pace: SimulationPace = .realTime, stateDirectory: String? = nil
+  ) throws -> any Central {
     switch choice {
     case .simulated(let file):
-      // KBeacon-kind devices get the simulated KBeacon's GATT server (FEA0 protocol, buttonless DFU).
-      return SimulatedCentral.withKBeacons(
-        fleet: try fleet(file), name: choice?.description ?? Simulation.adapterName, pace: pace
-      ).central
+      // KBeacon-kind devices get the simulated KBeacon's GATT server (FEA0 protocol, buttonless DFU); their
+      // state persists in the state directory between runs.
+      return try SimulatorSessions.central(
+        fleet: try fleet(file), fleetFile: file, name: choice?.description ?? Simulation.adapterName, pace: pace,
+        stateDirectory: StateDirectory.resolve(stateDirectory))
     case .live(let name):
       return try live(name, scanBackend: scanBackend)
     case nil:

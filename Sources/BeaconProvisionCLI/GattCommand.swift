@@ -31,8 +31,12 @@ struct GattConnectionOptions: ParsableArguments {
   var connectTimeout: Double = 10
 
   func validate() throws {
-    guard BluetoothAddress(address) != nil else { throw ValidationError("'\(address)' is not a Bluetooth address (AA:BB:CC:DD:EE:FF)") }
-    guard connectTimeout > 0, connectTimeout.isFinite else { throw ValidationError("--connect-timeout must be positive") }
+    guard BluetoothAddress(address) != nil else {
+      throw ValidationError("'\(address)' is not a Bluetooth address (AA:BB:CC:DD:EE:FF)")
+    }
+    guard connectTimeout > 0, connectTimeout.isFinite else {
+      throw ValidationError("--connect-timeout must be positive")
+    }
   }
 
   /// Connects, exchanges MTUs (asking for 247), and returns the client. Errors become one-line failures.

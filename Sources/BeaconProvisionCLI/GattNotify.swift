@@ -16,7 +16,9 @@ struct GattNotify: AsyncParsableCommand {
   var count: Int?
 
   func validate() throws {
-    guard BluetoothUUID(uuid) != nil else { throw ValidationError("'\(uuid)' is not a UUID (FEA2, or the 36-character form)") }
+    guard BluetoothUUID(uuid) != nil else {
+      throw ValidationError("'\(uuid)' is not a UUID (FEA2, or the 36-character form)")
+    }
     if let count, count < 1 { throw ValidationError("--count must be at least 1") }
   }
 
@@ -26,7 +28,9 @@ struct GattNotify: AsyncParsableCommand {
     do {
       let characteristic = try await client.characteristic(BluetoothUUID(uuid)!)
       let values = try await client.subscribe(to: characteristic)
-      FileHandleOutput.standardError("subscribed to \(GattText.label(characteristic.uuid)) (value \(GattText.handle(characteristic.valueHandle))); Ctrl-C to stop")
+      FileHandleOutput.standardError(
+        "subscribed to \(GattText.label(characteristic.uuid)) (value \(GattText.handle(characteristic.valueHandle))); Ctrl-C to stop"
+      )
       for await value in values {
         received += 1
         print(GattRead.line(value))
@@ -38,6 +42,8 @@ struct GattNotify: AsyncParsableCommand {
     }
     let ended = await client.terminationError
     await client.close()
-    if let ended, count.map({ received < $0 }) ?? true { throw CLIFailure("link ended after \(received) value(s): \(ended)") }
+    if let ended, count.map({ received < $0 }) ?? true {
+      throw CLIFailure("link ended after \(received) value(s): \(ended)")
+    }
   }
 }

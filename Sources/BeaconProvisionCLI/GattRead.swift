@@ -4,7 +4,8 @@ import BeaconCore
 /// `beacon-provision gatt read ADDR TARGET`: reads a value (long values through Read Blob) and prints it
 /// as hex, plus the text when it is printable UTF-8.
 struct GattRead: AsyncParsableCommand {
-  static let configuration = CommandConfiguration(commandName: "read", abstract: "Read a characteristic or attribute value.")
+  static let configuration = CommandConfiguration(
+    commandName: "read", abstract: "Read a characteristic or attribute value.")
 
   @OptionGroup var connection: GattConnectionOptions
 

@@ -11,9 +11,11 @@ enum GattText {
     BluetoothUUID(0x180A): "Device Information", BluetoothUUID(0x180F): "Battery",
     BluetoothUUID(0xFEA0): "KBeacon Config", BluetoothUUID(0xFE59): "Nordic Secure DFU",
     BluetoothUUID(0x2A00): "Device Name", BluetoothUUID(0x2A01): "Appearance", BluetoothUUID(0x2A05): "Service Changed",
-    BluetoothUUID(0x2A19): "Battery Level", BluetoothUUID(0x2A24): "Model Number", BluetoothUUID(0x2A26): "Firmware Revision",
+    BluetoothUUID(0x2A19): "Battery Level", BluetoothUUID(0x2A24): "Model Number",
+    BluetoothUUID(0x2A26): "Firmware Revision",
     BluetoothUUID(0x2A27): "Hardware Revision", BluetoothUUID(0x2A29): "Manufacturer Name",
-    BluetoothUUID(0xFEA1): "KBeacon Write", BluetoothUUID(0xFEA2): "KBeacon Notify", BluetoothUUID(0xFEA3): "KBeacon Indicate",
+    BluetoothUUID(0xFEA1): "KBeacon Write", BluetoothUUID(0xFEA2): "KBeacon Notify",
+    BluetoothUUID(0xFEA3): "KBeacon Indicate",
     BluetoothUUID(0x2902): "Client Characteristic Configuration", BluetoothUUID(0x2901): "User Description",
   ]
 
@@ -28,7 +30,8 @@ enum GattText {
       lines.append("service \(label(s.uuid))  handles \(handle(s.startHandle))–\(handle(s.endHandle))")
       for c in s.characteristics {
         lines.append(
-          "  characteristic \(label(c.uuid))  value \(handle(c.valueHandle))  [\(c.properties.names.joined(separator: ", "))]")
+          "  characteristic \(label(c.uuid))  value \(handle(c.valueHandle))  [\(c.properties.names.joined(separator: ", "))]"
+        )
         for d in c.descriptors { lines.append("    descriptor \(label(d.uuid))  \(handle(d.handle))") }
       }
     }
@@ -37,7 +40,10 @@ enum GattText {
 
   /// `--json`: handles as numbers, properties as names, UUIDs as text.
   struct DatabaseJSON: Encodable {
-    struct Descriptor: Encodable { var uuid: String; var handle: UInt16 }
+    struct Descriptor: Encodable {
+      var uuid: String
+      var handle: UInt16
+    }
     struct Characteristic: Encodable {
       var uuid: String
       var declarationHandle: UInt16

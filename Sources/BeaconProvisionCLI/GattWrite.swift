@@ -4,7 +4,8 @@ import BeaconCore
 /// `beacon-provision gatt write ADDR TARGET HEX [--without-response]`: a Write Request (long values through
 /// Prepare/Execute Write) or a Write Command.
 struct GattWrite: AsyncParsableCommand {
-  static let configuration = CommandConfiguration(commandName: "write", abstract: "Write a characteristic or attribute value.")
+  static let configuration = CommandConfiguration(
+    commandName: "write", abstract: "Write a characteristic or attribute value.")
 
   @OptionGroup var connection: GattConnectionOptions
 
@@ -18,7 +19,9 @@ struct GattWrite: AsyncParsableCommand {
   var withoutResponse = false
 
   func validate() throws {
-    guard let value = Hex.decode(hex) else { throw ValidationError("'\(hex)' is not hex (an even number of 0-9 A-F digits)") }
+    guard let value = Hex.decode(hex) else {
+      throw ValidationError("'\(hex)' is not hex (an even number of 0-9 A-F digits)")
+    }
     guard value.count <= ATTLimits.maximumValueLength else {
       throw ValidationError("a value is at most \(ATTLimits.maximumValueLength) octets; this one has \(value.count)")
     }
@@ -35,7 +38,8 @@ struct GattWrite: AsyncParsableCommand {
         try await client.write(value, to: handle)
       }
       await client.close()
-      print("wrote \(value.count) octet(s) to \(GattText.handle(handle))\(withoutResponse ? " (without response)" : "")")
+      print(
+        "wrote \(value.count) octet(s) to \(GattText.handle(handle))\(withoutResponse ? " (without response)" : "")")
     } catch {
       await client.close()
       throw gattFailure(error, "cannot write \(target)")

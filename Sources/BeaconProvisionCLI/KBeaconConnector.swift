@@ -27,7 +27,13 @@ struct KBeaconConnector {
     let bearer = try await central.connect(to: address, type: type, timeout: KBeaconTimeouts.connect)
     return try await KBeaconSession.connect(
       client: GATTClient(bearer: bearer), password: password, environment: Self.environment, timeouts: timeouts,
-      readSections: sections)
+      readSections: sections, settle: settle)
+  }
+
+  /// The settle time before configuring (§3 step 7): KKM's 1 s on a live adapter, none in the simulator.
+  var settle: Duration {
+    if case .simulated = adapter { return .zero }
+    return KBeaconTimeouts.settleBeforeConfiguration
   }
 
   /// `connect` for a command: every error becomes a one-line `CLIFailure` naming the device.

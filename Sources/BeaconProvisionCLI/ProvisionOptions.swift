@@ -19,6 +19,9 @@ struct ProvisionOptions: ParsableArguments {
   @Option(help: "Attempts per device for transient failures (link loss, busy, timeout). A wrong password is never retried.")
   var attempts: Int = 3
 
+  @Option(help: "Seconds before the first retry of a device; later retries wait 4× longer (at most 60 s).")
+  var retryDelay: Double = 5
+
   @Option(help: "Where the journal (and the simulated fleet's state) live. Default: $XDG_STATE_HOME/beacon-provision.")
   var stateDir: String?
 
@@ -28,6 +31,7 @@ struct ProvisionOptions: ParsableArguments {
   func validate() throws {
     guard parallel >= 1, parallel <= 16 else { throw ValidationError("--parallel must be 1…16") }
     guard attempts >= 1, attempts <= 10 else { throw ValidationError("--attempts must be 1…10") }
+    guard retryDelay >= 0, retryDelay <= 60 else { throw ValidationError("--retry-delay must be 0…60 seconds") }
     guard scanSeconds > 0, scanSeconds <= 600 else { throw ValidationError("--scan must be more than 0 and at most 600 seconds") }
   }
 
@@ -35,9 +39,13 @@ struct ProvisionOptions: ParsableArguments {
 }
 
 /// `$XDG_STATE_HOME/beacon-provision`, else `~/.local/state/beacon-provision` (XDG Base Directory).
-enum StateDirectory {
+/// `override` scopes another folder to a task and its children (tests give each test its own).
+public enum StateDirectory {
+  @TaskLocal public static var override: String?
+
   static func resolve(_ explicit: String?) -> String {
     if let explicit { return explicit }
+    if let override { return override }
     let env = ProcessInfo.processInfo.environment
     if let xdg = env["XDG_STATE_HOME"], xdg.hasPrefix("/") { return xdg + "/beacon-provision" }
     return (env["HOME"] ?? NSHomeDirectory()) + "/.local/state/beacon-provision"

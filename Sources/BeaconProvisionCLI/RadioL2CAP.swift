@@ -44,6 +44,8 @@ struct RadioConnect: AsyncParsableCommand {
   @Option(help: "The adapter (hci0, …).") var adapter = "hci0"
   @Option(help: "public or random.") var type = "public"
   @Option(help: "Connect timeout in seconds.") var timeout: Double = 20
+  @Option(help: "SDUs to print before closing (a BlueZ peer may send its own ATT requests first).")
+  var replies = 1
   @Argument(help: "The peer address.") var address: String
   @Argument(help: "Bytes to send (hex).") var data: String
 
@@ -58,8 +60,13 @@ struct RadioConnect: AsyncParsableCommand {
         to: peer, type: type == "random" ? .random : .public, timeout: .milliseconds(Int(timeout * 1000)))
       print("connected to \(link.peer) in \(clock.now - start)")
       try link.send(payload)
-      let reply = try await link.receive(timeout: .seconds(10))
-      print("reply \(Hex.encode(reply))")
+      for index in 0..<max(1, replies) {
+        do {
+          print("reply \(Hex.encode(try await link.receive(timeout: .seconds(index == 0 ? 10 : 3))))")
+        } catch is ControllerCommandError where index > 0 {
+          break  // no further SDU within 3 s: fine after the first
+        }
+      }
       link.close()
     } catch {
       throw liveFailure(error)

@@ -21,7 +21,9 @@ struct Scan: AsyncParsableCommand {
   @Option(help: ArgumentHelp("How long to scan, in seconds.", valueName: "seconds"))
   var duration: Double = 10
 
-  @Option(help: ArgumentHelp("Length of one discovery window, in seconds (default: the whole duration).", valueName: "seconds"))
+  @Option(
+    help: ArgumentHelp(
+      "Length of one discovery window, in seconds (default: the whole duration).", valueName: "seconds"))
   var window: Double?
 
   @Option(
@@ -44,16 +46,23 @@ struct Scan: AsyncParsableCommand {
   @Flag(help: "Print one JSON object per device per window, as windows close.")
   var jsonl = false
 
+  /// The longest scan or window accepted (a year), so durations convert to nanoseconds without overflow.
+  static let longest = 366.0 * 86_400
+
   func validate() throws {
-    guard duration > 0, duration.isFinite else { throw ValidationError("--duration must be a positive number of seconds") }
-    if let window, !(window > 0 && window.isFinite) { throw ValidationError("--window must be a positive number of seconds") }
+    guard duration > 0, duration <= Self.longest else {
+      throw ValidationError("--duration must be a positive number of seconds, at most \(Int(Self.longest))")
+    }
+    if let window, !(window > 0 && window <= Self.longest) {
+      throw ValidationError("--window must be a positive number of seconds, at most \(Int(Self.longest))")
+    }
     if json && jsonl { throw ValidationError("choose one of --json and --jsonl") }
   }
 
   func run() async throws {
     let central = try CentralFactory.make(adapterOptions.adapter, scanBackend: scanBackend)
     let mode: ScanRunner.Mode = json ? .json : jsonl ? .jsonLines : (isatty(STDOUT_FILENO) == 1 ? .liveTable : .lines)
-    let runner = ScanRunner(settings: settings, duration: seconds(duration), active: !passive, mode: mode)
+    let runner = runner(mode: mode)
     do {
       let output = try await runner.run(central: central) { line in Self.writeLine(line) }
       // A live scan is switched off in the controller/kernel before the process exits.

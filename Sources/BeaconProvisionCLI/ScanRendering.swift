@@ -2,7 +2,8 @@ import BeaconCore
 
 /// Human-readable device lines and the live terminal table of `scan`.
 enum DeviceLine {
-  static let header = pad("ADDRESS", 17) + "  " + pad("NAME", 16) + "  " + pad("PDUS", 24) + "  " + pad("RSSI", 14) + "  FRAMES"
+  static let header =
+    pad("ADDRESS", 17) + "  " + pad("NAME", 16) + "  " + pad("PDUS", 24) + "  " + pad("RSSI", 14) + "  FRAMES"
 
   /// One table row: address, name, PDU kinds, RSSI (latest and min..max), decoded summary.
   static func row(_ d: DeviceRecord) -> String {
@@ -26,15 +27,24 @@ enum DeviceLine {
 }
 
 /// The live table: redrawn in place with ANSI cursor movement, at most four times a second of scan time.
+/// Rows are cut to the terminal width so that each takes exactly one screen line (the cursor movement
+/// counts lines).
 struct LiveTable: Sendable {
   private var linesDrawn = 0
   private var lastDraw: Double = -1
+  /// Terminal columns; nil means do not cut.
+  var width: Int?
 
-  /// The text that redraws the table, or nil when the last redraw is too recent.
-  mutating func redraw(_ devices: [DeviceRecord], at seconds: Double) -> String? {
-    guard seconds - lastDraw >= 0.25 else { return nil }
+  init(width: Int? = nil) { self.width = width }
+
+  /// True when the last redraw is at least 0.25 s of scan time old (checked before building a snapshot).
+  func isDue(at seconds: Double) -> Bool { seconds - lastDraw >= 0.25 }
+
+  /// The text that redraws the table.
+  mutating func redraw(_ devices: [DeviceRecord], at seconds: Double) -> String {
     lastDraw = seconds
-    return draw(devices, footer: String(format: "scanning… %.1f s, %d devices", seconds, devices.count))
+    return draw(
+      devices, footer: "scanning… \(Int(seconds * 10) / 10).\(Int(seconds * 10) % 10) s, \(devices.count) devices")
   }
 
   /// The final table, replacing the live one.
@@ -44,7 +54,10 @@ struct LiveTable: Sendable {
 
   private mutating func draw(_ devices: [DeviceRecord], footer: String) -> String {
     let erase = linesDrawn > 0 ? "\u{1B}[\(linesDrawn)A\u{1B}[J" : ""
-    let lines = [DeviceLine.header] + devices.map(DeviceLine.row) + [footer]
+    let lines = ([DeviceLine.header] + devices.map(DeviceLine.row) + [footer]).map { line in
+      guard let width, width > 1, line.count >= width else { return line }
+      return String(line.prefix(width - 1))
+    }
     linesDrawn = lines.count
     return erase + lines.joined(separator: "\n")
   }
@@ -58,14 +71,19 @@ extension BeaconFrame {
     case .eddystoneUID(let f): "UID \(f.namespace)/\(f.instance)"
     case .eddystoneURL(let f): "URL \(f.url)"
     case .eddystoneTLM(let f):
-      "TLM " + [f.batteryMillivolts.map { "\($0)mV" }, f.temperature.map { format($0) + "°C" }].compactMap { $0 }.joined(separator: " ")
+      "TLM "
+        + [f.batteryMillivolts.map { "\($0)mV" }, f.temperature.map { format($0) + "°C" }].compactMap { $0 }.joined(
+          separator: " ")
         + " adv \(f.advertisingCount) up \(format(f.uptimeSeconds))s"
     case .eddystoneEID(let f): "EID \(f.ephemeralID)"
     case .kSensor(let f):
-      (["KSensor"] + [
-        f.batteryMillivolts.map { "\($0)mV" }, f.temperature.map { format($0) + "°C" }, f.humidity.map { format($0) + "%" },
-        f.acceleration.map { "acc(\($0.x),\($0.y),\($0.z))" }, f.lux.map { "\($0)lx" }, f.co2.map { "CO2 \($0.ppm)ppm" },
-      ].compactMap { $0 }).joined(separator: " ")
+      (["KSensor"]
+        + [
+          f.batteryMillivolts.map { "\($0)mV" }, f.temperature.map { format($0) + "°C" },
+          f.humidity.map { format($0) + "%" },
+          f.acceleration.map { "acc(\($0.x),\($0.y),\($0.z))" }, f.lux.map { "\($0)lx" },
+          f.co2.map { "CO2 \($0.ppm)ppm" },
+        ].compactMap { $0 }).joined(separator: " ")
     case .kkmSystem(let f): "System model \(f.model) \(f.batteryPercent)% fw \(f.firmwareVersion)"
     case .kkmScanResponse(let f): "KKM " + (f.batteryPercent.map { "\($0)%" } ?? "0x2080")
     case .malformed(let m): "\(m.frame.rawValue) malformed: \(m.error)"

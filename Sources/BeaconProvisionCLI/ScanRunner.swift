@@ -1,5 +1,6 @@
 import BeaconCore
 import Foundation
+import Simulator
 
 /// Runs one scan: feeds the central's reports into a `DiscoverySession` until `duration` has passed on
 /// the reports' own time line (so an unpaced simulator finishes instantly) or on the wall clock (so a
@@ -33,27 +34,33 @@ struct ScanRunner: Sendable {
 
   /// The scan itself; returns the finished session (every window closed).
   func scan(central: any Central, emit: @escaping @Sendable (String) -> Void) async throws -> DiscoverySession {
-    let origin = ContinuousClock.now
-    let deadline = origin + duration
     let parameters = ScanParameters(active: active)
     let settings = self.settings
     let mode = self.mode
+    let duration = self.duration
+    // An unpaced simulator runs on its own time line only; everything else also stops on the wall clock.
+    let wallClockDeadline = (central as? SimulatedCentral).map { $0.pace != .unpaced } ?? true
     return try await withThrowingTaskGroup(of: DiscoverySession?.self) { group in
       group.addTask {
+        // The origin is taken right before the scan starts so the windows line up with the central's clock.
+        let origin = ContinuousClock.now
+        let deadline = origin + duration
+        let reports = central.scan(parameters)
         var session = DiscoverySession(settings: settings, origin: origin)
-        var table = LiveTable()
+        var table = LiveTable(width: mode == .liveTable ? TerminalSize.columns() : nil)
         do {
-          for try await report in central.scan(parameters) {
+          for try await report in reports {
             if report.timestamp >= deadline { break }
             let closed = session.ingest(report)
             Self.render(closed, mode: mode, emit: emit)
-            if mode == .liveTable, let frame = table.redraw(session.snapshot, at: session.seconds(report.timestamp)) {
-              emit(frame)
-            }
+            let now = session.seconds(report.timestamp)
+            if mode == .liveTable, table.isDue(at: now) { emit(table.redraw(session.snapshot, at: now)) }
           }
         } catch is CancellationError {
           // The wall-clock deadline fired first.
-        } catch let error as LinkError {
+        } catch let failure as CLIFailure {
+          throw failure
+        } catch {
           throw CLIFailure("scan on \(central.name) failed: \(error)")
         }
         let closed = session.finish(at: deadline)
@@ -61,18 +68,17 @@ struct ScanRunner: Sendable {
         if mode == .liveTable { emit(table.final(session.results)) }
         return session
       }
-      group.addTask {
-        try? await Task.sleep(until: deadline, clock: .continuous)
-        return nil
+      if wallClockDeadline {
+        group.addTask {
+          try? await Task.sleep(for: duration)
+          return nil
+        }
       }
       var result: DiscoverySession? = nil
+      // Whichever finishes first (the scan, or the wall-clock deadline) ends the other.
       while let next = try await group.next() {
-        if let session = next {
-          result = session
-          group.cancelAll()
-        } else if result == nil {
-          group.cancelAll()
-        }
+        result = result ?? next
+        group.cancelAll()
       }
       return result!
     }
@@ -101,4 +107,13 @@ struct WindowedDevice: Encodable {
   var start: Double
   var end: Double
   var device: DeviceRecord
+}
+
+/// The terminal's width (`TIOCGWINSZ` on standard output), nil when it is not a terminal.
+enum TerminalSize {
+  static func columns() -> Int? {
+    var size = winsize()
+    guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+    return Int(size.ws_col)
+  }
 }

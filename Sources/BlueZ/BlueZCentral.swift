@@ -6,12 +6,16 @@ import Synchronization
 /// management channel or a raw HCI socket (`ScanBackend`), and LE links through L2CAP CID 4 sockets.
 ///
 /// Before an LE connect it stops this central's own raw-HCI scans (vm-e2e-recipe.md pitfall 3: the kernel
-/// scans passively to create the connection); their streams finish normally. Connects are serialized per
-/// adapter (`ConnectLocks`).
+/// scans passively to create the connection); their streams finish normally. mgmt scans keep running: the
+/// kernel pauses its own discovery for the connect and `MgmtScanner` restarts it. Connects are serialized
+/// per adapter (`ConnectLocks`).
 public final class BlueZCentral: Central {
   public let name: String
   public let scanBackend: ScanBackend
   private let runningScans = Mutex<[Int: Task<Void, Never>]>([:])
+  /// The ids of running scans that use raw HCI (set by the scan task itself, so independent of when the
+  /// task is registered in `runningScans`).
+  private let rawHCIScans = Mutex<Set<Int>>([])
   private let nextScanID = Atomic<Int>(0)
 
   /// `adapter` is the kernel's name (`hci0`); nothing is opened until a scan or connect.
@@ -48,22 +52,31 @@ public final class BlueZCentral: Central {
         let adapter = try Adapter.named(name)
         switch try await resolvedBackend(on: adapter) {
         case .mgmt: try await MgmtScanner(adapter: adapter).run(parameters) { continuation.yield($0) }
-        default: try await HCIScanner(adapter: adapter).run(parameters) { continuation.yield($0) }
+        default:
+          _ = rawHCIScans.withLock { $0.insert(id) }
+          try await HCIScanner(adapter: adapter).run(parameters) { continuation.yield($0) }
         }
         continuation.finish()
       } catch {
         continuation.finish(throwing: error)
       }
       _ = runningScans.withLock { $0.removeValue(forKey: id) }
+      _ = rawHCIScans.withLock { $0.remove(id) }
     }
     runningScans.withLock { $0[id] = task }
     continuation.onTermination = { _ in task.cancel() }
     return stream
   }
 
-  /// Stops every scan this central runs and waits until each has disabled scanning on the controller.
-  public func stopScans() async {
-    let tasks = runningScans.withLock { scans in defer { scans = [:] }; return Array(scans.values) }
+  /// Stops the scans this central runs (all, or only raw-HCI ones) and waits until each has disabled
+  /// scanning on the controller or stopped its discovery.
+  public func stopScans(rawHCIOnly: Bool = false) async {
+    let raw = rawHCIScans.withLock { $0 }
+    let tasks = runningScans.withLock { scans -> [Task<Void, Never>] in
+      let chosen = scans.filter { !rawHCIOnly || raw.contains($0.key) }
+      for id in chosen.keys { scans.removeValue(forKey: id) }
+      return Array(chosen.values)
+    }
     for task in tasks { task.cancel() }
     for task in tasks { await task.value }
   }
@@ -73,7 +86,7 @@ public final class BlueZCentral: Central {
     to address: BluetoothAddress, type: AddressType, security: L2CAPSecurity = .low, timeout: Duration
   ) async throws -> L2CAPConnection {
     let adapter = try Adapter.named(name)
-    await stopScans()
+    await stopScans(rawHCIOnly: true)
     return try await L2CAPConnector.connect(adapter: adapter, to: address, type: type, security: security, timeout: timeout)
   }
 

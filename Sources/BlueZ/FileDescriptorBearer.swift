@@ -13,6 +13,10 @@ import Synchronization
 /// flow control, or the simulator's bounded queue) suspends the caller instead of blocking a pool thread.
 /// That suspension is the back-pressure Write Commands rely on.
 ///
+/// Read-ahead is bounded: at most `readAheadLimit` received PDUs wait for the consumer; beyond that the
+/// reader stops reading and the kernel's socket buffer fills, which pushes back on the sender (over a
+/// socketpair, the simulated device paces its client this way).
+///
 /// Ownership: the bearer owns the descriptor from `init` on and closes it exactly once, after the reader has
 /// stopped and queued sends have drained. `close()` is idempotent. When the peer goes away `incoming`
 /// finishes throwing `LinkError(.disconnected)`; after a local `close()` it throws `LinkError(.closed)`.
@@ -25,7 +29,7 @@ public final class FileDescriptorBearer: ATTBearer {
   private let wakeFD: Int32
   private let wakeWriteFD: Int32
   private let sendQueue: DispatchQueue
-  private let continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation
+  private let inbox: ReceivedPDUs
   /// True once `close()` ran or the link dropped; guarded by the mutex, read from every thread.
   private let state = Mutex(State())
 
@@ -37,6 +41,8 @@ public final class FileDescriptorBearer: ATTBearer {
 
   /// Largest datagram accepted per `recv`; ATT PDUs are at most 517 octets (Vol 3 Part F §3.2.8).
   static let receiveBufferSize = 4096
+  /// Received PDUs held for the consumer at most [choice: 16, a few connection events' worth].
+  public static let readAheadLimit = 16
 
   /// Takes ownership of `fd`, a connected SOCK_SEQPACKET socket, and starts reading from it.
   public init(fileDescriptor fd: Int32, peer: BluetoothAddress) throws {
@@ -47,7 +53,9 @@ public final class FileDescriptorBearer: ATTBearer {
     self.wakeWriteFD = pipeEnds[1]
     self.peer = peer
     self.sendQueue = DispatchQueue(label: "FileDescriptorBearer.send.\(peer)")
-    (incoming, continuation) = AsyncThrowingStream.makeStream(of: [UInt8].self, throwing: (any Error).self)
+    let inbox = ReceivedPDUs(limit: Self.readAheadLimit)
+    self.inbox = inbox
+    incoming = AsyncThrowingStream(unfolding: { try await inbox.next() })
     let thread = Thread { [self] in readLoop() }
     thread.name = "att-reader \(peer)"
     thread.start()
@@ -102,6 +110,7 @@ public final class FileDescriptorBearer: ATTBearer {
       var one: UInt8 = 1
       _ = write(wakeWriteFD, &one, 1)
     }
+    inbox.wake()
   }
 
   /// The reader thread: poll → recv → yield, until EOF, an error, or a local close.
@@ -109,7 +118,14 @@ public final class FileDescriptorBearer: ATTBearer {
     var buffer = [UInt8](repeating: 0, count: Self.receiveBufferSize)
     var ending: LinkError
     loop: while true {
-      var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)]
+      inbox.waitForRoom()
+      if state.withLock({ $0.closedLocally }) {
+        ending = LinkError(.closed, peer: peer)
+        break
+      }
+      var fds = [
+        pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0),
+      ]
       let ready = poll(&fds, 2, -1)
       if ready < 0 {
         if errno == EINTR { continue }
@@ -128,16 +144,19 @@ public final class FileDescriptorBearer: ATTBearer {
         break loop
       case ..<0:
         let code = errno
-        if code == EINTR || code == EAGAIN || code == EWOULDBLOCK { continue }
+        if code == EINTR || code == EAGAIN || code == EWOULDBLOCK {
+          inbox.wake()  // the slot taken for this read is still free
+          continue
+        }
         ending = LinkError(.disconnected, peer: peer, detail: String(cString: strerror(code)))
         break loop
       default:
-        continuation.yield(Array(buffer[0..<count]))
+        inbox.deliver(Array(buffer[0..<count]))
       }
     }
     if state.withLock({ $0.closedLocally }) { ending = LinkError(.closed, peer: peer) }
     state.withLock { $0.linkDown = true }
-    continuation.finish(throwing: ending)
+    inbox.finish(ending)
     // Close on the send queue so that a send already running finishes (shutdown has unblocked it) first.
     sendQueue.async { [self] in
       state.withLock { s in
@@ -145,6 +164,77 @@ public final class FileDescriptorBearer: ATTBearer {
         _ = Glibc.close(fd)
         _ = Glibc.close(wakeFD)
         _ = Glibc.close(wakeWriteFD)
+      }
+    }
+  }
+}
+
+/// The PDUs a bearer's reader thread has received and its consumer not yet taken, at most `limit`: the
+/// reader waits in `waitForRoom()` (on its own thread) before each read, the consumer frees a slot per PDU
+/// taken in `next()`.
+final class ReceivedPDUs: Sendable {
+  private struct State {
+    var items: [[UInt8]] = []
+    var end: LinkError?
+    var endReported = false
+    var waiter: CheckedContinuation<[UInt8]?, any Error>?
+  }
+
+  private let state = Mutex(State())
+  /// Counts free slots. Starts at 0 and is signalled `limit` times: a DispatchSemaphore must not be
+  /// released below its initial value.
+  private let room = DispatchSemaphore(value: 0)
+
+  init(limit: Int) {
+    for _ in 0..<limit { room.signal() }
+  }
+
+  /// Reader thread: blocks until a slot is free (or `wake()`).
+  func waitForRoom() { room.wait() }
+
+  /// Frees one slot without a PDU taken (a close, a retried read).
+  func wake() { room.signal() }
+
+  func deliver(_ pdu: [UInt8]) {
+    state.withLock { s in
+      if let waiter = s.waiter {
+        s.waiter = nil
+        waiter.resume(returning: pdu)
+        room.signal()
+      } else {
+        s.items.append(pdu)
+      }
+    }
+  }
+
+  func finish(_ error: LinkError) {
+    state.withLock { s in
+      s.end = error
+      if let waiter = s.waiter, s.items.isEmpty {
+        s.waiter = nil
+        s.endReported = true
+        waiter.resume(throwing: error)
+      }
+    }
+  }
+
+  /// The next PDU; throws the link's end once, then returns nil.
+  func next() async throws -> [UInt8]? {
+    try await withCheckedThrowingContinuation { (c: CheckedContinuation<[UInt8]?, any Error>) in
+      state.withLock { s in
+        if !s.items.isEmpty {
+          c.resume(returning: s.items.removeFirst())
+          room.signal()
+        } else if let end = s.end {
+          if s.endReported {
+            c.resume(returning: nil)
+          } else {
+            s.endReported = true
+            c.resume(throwing: end)
+          }
+        } else {
+          s.waiter = c
+        }
       }
     }
   }

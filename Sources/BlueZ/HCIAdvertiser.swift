@@ -21,9 +21,14 @@ public final class HCIAdvertiser: Sendable {
   private let extended: Bool
 
   /// Opens an HCI socket on `adapter` and reads which command set the controller speaks.
-  public init(adapter: Adapter) async throws {
+  public convenience init(adapter: Adapter) async throws {
+    try await self.init(adapter: adapter, socket: try HCISocket(adapter: adapter))
+  }
+
+  /// Takes over an open socket (tests drive a fake controller through it).
+  init(adapter: Adapter, socket: HCISocket) async throws {
     self.adapter = adapter
-    socket = try HCISocket(adapter: adapter)
+    self.socket = socket
     do {
       let supported = try LocalSupportedCommands(returnParameters: try await socket.run(.readLocalSupportedCommands))
       extended = supported.supportsExtendedAdvertising
@@ -55,6 +60,11 @@ public final class HCIAdvertiser: Sendable {
     ]
   }
 
+  /// Answers to the disable command that mean "was not advertising": Command Disallowed (some
+  /// controllers, linux-ble.md §4.4 item 2) and Unknown Advertising Identifier (extended: the set does not
+  /// exist yet — seen on btvirt's Bluetooth 5 controllers).
+  static let stopNoOps: Set<HCIStatus> = [.commandDisallowed, .unknownAdvertisingIdentifier]
+
   static func stopCommand(extended: Bool) -> HCICommand {
     extended ? .leSetExtendedAdvertisingEnable(false, handle: extendedHandle) : .leSetAdvertisingEnable(false)
   }
@@ -74,13 +84,13 @@ public final class HCIAdvertiser: Sendable {
   /// Stops any advertising, then programs and enables `settings`.
   public func start(_ settings: AdvertisingSettings) async throws {
     try Self.validate(settings)
-    try await socket.run(Self.stopCommand(extended: extended), allowDisallowed: true)
+    try await socket.run(Self.stopCommand(extended: extended), ignoring: Self.stopNoOps)
     for command in Self.startCommands(settings, extended: extended) { try await socket.run(command) }
   }
 
-  /// Disables advertising; Command Disallowed (already off on some controllers) is not an error.
+  /// Disables advertising; `stopNoOps` answers (already off) are not errors.
   public func stop() async throws {
-    try await socket.run(Self.stopCommand(extended: extended), allowDisallowed: true)
+    try await socket.run(Self.stopCommand(extended: extended), ignoring: Self.stopNoOps)
   }
 
   /// Closes the socket; advertising continues until `stop` or the adapter goes down.

@@ -37,7 +37,7 @@ public struct HCIScanner: Sendable {
     let supported = try LocalSupportedCommands(returnParameters: try await socket.run(.readLocalSupportedCommands))
     let extended = supported.supportsExtendedScan
     // A scan left enabled (by an earlier run) would make the parameters command fail.
-    try await socket.run(Self.stopCommand(extended: extended), allowDisallowed: true)
+    try await socket.run(Self.stopCommand(extended: extended), ignoring: [.commandDisallowed])
     for command in Self.startCommands(parameters, extended: extended) { try await socket.run(command) }
     for await event in events {
       if Task.isCancelled { break }
@@ -51,7 +51,7 @@ public struct HCIScanner: Sendable {
       }
     }
     // Cleanup must run although this task is cancelled: an uncancelled task sends the disable.
-    await Task { _ = try? await socket.run(Self.stopCommand(extended: extended), allowDisallowed: true) }.value
+    await Task { _ = try? await socket.run(Self.stopCommand(extended: extended), ignoring: [.commandDisallowed]) }.value
     guard Task.isCancelled else { throw BlueZError(errno: ENODEV, call: "read(HCI) ended", adapter: adapter.name) }
   }
 

@@ -74,15 +74,16 @@ public final class HCISocket: Sendable {
   }
 
   /// Sends `command` and returns its Command Complete; a non-success status throws
-  /// `ControllerCommandError.hci`. With `allowDisallowed`, Command Disallowed counts as success (the disable
-  /// path of scanning/advertising, linux-ble.md §4.4 item 2).
+  /// `ControllerCommandError.hci`. Statuses in `ignoring` count as success: the disable path of scanning and
+  /// advertising ignores Command Disallowed (already off, linux-ble.md §4.4 item 2) and, for extended
+  /// advertising, Unknown Advertising Identifier (the set was never created).
   @discardableResult
-  public func run(_ command: HCICommand, allowDisallowed: Bool = false, timeout: Duration = .seconds(3)) async throws
+  public func run(_ command: HCICommand, ignoring: Set<HCIStatus> = [], timeout: Duration = .seconds(3)) async throws
     -> [UInt8]
   {
     let reply = try await send(command, timeout: timeout)
     let status = reply.status
-    guard status == .success || (allowDisallowed && status == .commandDisallowed) else {
+    guard status == .success || ignoring.contains(status) else {
       throw ControllerCommandError.hci(command.opcode, status, adapter: adapter)
     }
     if case .complete(let complete) = reply { return complete.returnParameters }

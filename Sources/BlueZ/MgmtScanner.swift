@@ -11,8 +11,18 @@ import Glibc
 /// discovery is always active, so `ScanParameters.active`/interval/window are not applied on this backend.
 public struct MgmtScanner: Sendable {
   public var adapter: Adapter
+  /// Pause between attempts when the kernel refuses to restart discovery (e.g. while it creates an LE
+  /// connection, which interrupts discovery); tests pass a tiny one.
+  var restartRetryDelay: Duration
+  /// Attempts before a refused restart ends the scan with the kernel's error.
+  static let restartAttempts = 20
 
-  public init(adapter: Adapter) { self.adapter = adapter }
+  public init(adapter: Adapter) { self.init(adapter: adapter, restartRetryDelay: .milliseconds(500)) }
+
+  init(adapter: Adapter, restartRetryDelay: Duration) {
+    self.adapter = adapter
+    self.restartRetryDelay = restartRetryDelay
+  }
 
   /// Powers the adapter and enables LE when needed; returns the controller info.
   static func prepare(_ socket: MgmtSocket, index: UInt16) async throws -> MgmtControllerInfo {
@@ -40,6 +50,20 @@ public struct MgmtScanner: Sendable {
     return try await socket.run(.startDiscovery(index: index), accepting: [.busy]).status == .success
   }
 
+  /// Starts discovery again after the kernel ended a round; true when this scanner started it. A refusal
+  /// (the kernel creating a connection, a transient failure) is retried `restartAttempts` times.
+  func restart(_ socket: MgmtSocket, index: UInt16) async throws -> Bool {
+    var attempt = 1
+    while true {
+      do {
+        return try await socket.run(.startDiscovery(index: index), accepting: [.busy]).status == .success
+      } catch is ControllerCommandError where attempt < Self.restartAttempts {
+        attempt += 1
+        try await Task.sleep(for: restartRetryDelay)
+      }
+    }
+  }
+
   /// Discovers until the calling task is cancelled, passing each report to `yield`; then stops the
   /// discovery it started (even though cancelled) and closes the socket before returning.
   public func run(_ parameters: ScanParameters, yield: @Sendable (AdvertisingReport) -> Void) async throws {
@@ -61,8 +85,7 @@ public struct MgmtScanner: Sendable {
         if let report = found.advertisingReport(at: .now) { yield(report) }
       case .discovering(_, active: false):
         do {
-          let status = try await socket.run(.startDiscovery(index: index), accepting: [.busy]).status
-          started = started || status == .success
+          started = try await restart(socket, index: index) || started
         } catch where Task.isCancelled {
           break  // the consumer stopped while the restart was in flight
         }

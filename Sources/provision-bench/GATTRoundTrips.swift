@@ -8,19 +8,24 @@ import Simulator
 enum GATTRoundTrips {
   static func run() async throws {
     let services = GenericDeviceDatabase.kbeaconLike(name: "KBPro_123456")
-    print("database: KBeacon-like (GAP, GATT, Device Information, FEA0) — \(GATTAttributeTable(services: services).attributes.count) attributes")
+    print(
+      "database: KBeacon-like (GAP, GATT, Device Information, FEA0) — \(GATTAttributeTable(services: services).attributes.count) attributes"
+    )
     print("procedure".padding(toLength: 46, withPad: " ", startingAt: 0) + "MTU   ours  minimum")
     for mtu in [23, 247] {
       let server = GATTServer(services: services)
       let (bearer, _) = try await SimulatedLink.open(
-        to: server, device: BluetoothAddress(rawValue: 0xC4_00_00_00_00_01), model: LinkModel(roundTripLatency: .zero, maxMTU: mtu))
+        to: server, device: BluetoothAddress(rawValue: 0xC4_00_00_00_00_01),
+        model: LinkModel(roundTripLatency: .zero, maxMTU: mtu))
       let client = GATTClient(bearer: bearer)
       func row(_ name: String, _ minimum: Int, _ body: () async throws -> Void) async throws {
         let before = await client.roundTrips
         try await body()
         let used = await client.roundTrips - before
-        print(name.padding(toLength: 46, withPad: " ", startingAt: 0) + "\(mtu)".padding(toLength: 6, withPad: " ", startingAt: 0)
-          + "\(used)".padding(toLength: 6, withPad: " ", startingAt: 0) + "\(minimum)")
+        print(
+          name.padding(toLength: 46, withPad: " ", startingAt: 0)
+            + "\(mtu)".padding(toLength: 6, withPad: " ", startingAt: 0)
+            + "\(used)".padding(toLength: 6, withPad: " ", startingAt: 0) + "\(minimum)")
       }
       if mtu > 23 { try await row("exchange MTU", 1) { _ = try await client.exchangeMTU() } }
       let least = DiscoveryCost(table: server.table, mtu: mtu)

@@ -9,12 +9,15 @@ import Simulator
 /// with 15 ms round trips) is printed next to them, never asserted.
 enum KBeaconSessionBench {
   static func run() async throws {
-    let environment = KBeaconSession.Environment(randomBytes: { [UInt8](repeating: 7, count: $0) }, now: { 1_700_000_000 })
+    let environment = KBeaconSession.Environment(
+      randomBytes: { [UInt8](repeating: 7, count: $0) }, now: { 1_700_000_000 })
     let clock = ContinuousClock()
     print("MTU  connect+auth+read  write  history(100)  ATT round trips")
     for mtu in [23, 247] {
       let address = BluetoothAddress(rawValue: 0xBC57_2900_0000 + UInt64(mtu))
-      let records = (0..<100).map { SensorRecord(utc: 1_699_990_000 + UInt32($0) * 60, reading: .humidity(celsius: 21, percent: 40)) }
+      let records = (0..<100).map {
+        SensorRecord(utc: 1_699_990_000 + UInt32($0) * 60, reading: .humidity(celsius: 21, percent: 40))
+      }
       let device = SimulatedKBeacon(address: address, profile: .pro(), humidityHistory: records, now: { 1_700_000_000 })
       let (bearer, link) = try await SimulatedLink.open(
         to: device.makeServer(name: "KBPro_BENCH"), device: address, model: LinkModel(maxMTU: mtu))
@@ -37,7 +40,8 @@ enum KBeaconSessionBench {
         "\(mtu)".padding(toLength: 5, withPad: " ", startingAt: 0)
           + ms(connected - start).padding(toLength: 19, withPad: " ", startingAt: 0)
           + ms(written - connected).padding(toLength: 7, withPad: " ", startingAt: 0)
-          + ms(done - written).padding(toLength: 14, withPad: " ", startingAt: 0) + "\(requests) + \(commands) write commands")
+          + ms(done - written).padding(toLength: 14, withPad: " ", startingAt: 0)
+          + "\(requests) + \(commands) write commands")
       await session.close()
     }
     print("goal: connect+auth+read under 2 s at MTU 247 with 15 ms round trips")

@@ -2,6 +2,7 @@
 // Each benchmark prints its figures; goals are printed next to them, never asserted.
 
 let benchmarks: [String: () async throws -> Void] = [
+  "decode": { DecodeBenchmark.run() },
   "dfu-throughput": DFUThroughputBenchmark.run,
   "gatt-round-trips": GATTRoundTrips.run,
   "kbeacon-session": KBeaconSessionBench.run,

@@ -67,6 +67,11 @@ import Testing
     #expect(ATTErrorCode(0x85).isApplicationError)
     #expect(ATTErrorCode.cccdImproperlyConfigured.rawValue == 0xFD)
     #expect(ATTErrorCode(0x50).name == "Reserved")
+    #expect(ATTErrorCode.attributeNotLong.meaning == "the attribute cannot be read using the Read Blob Request")
+    // Every code 0x01…0x13 has its own name and meaning.
+    let named = (0x01...0x13).map { ATTErrorCode(UInt8($0)) }
+    #expect(Set(named.map(\.name)).count == 19)
+    #expect(Set(named.map(\.meaning)).count == 19)
   }
 
   /// 10,000 random byte strings (seeded, so a failure reproduces) through the decoder: each either decodes

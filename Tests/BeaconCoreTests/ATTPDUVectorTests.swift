@@ -27,13 +27,16 @@ import Testing
 
   @Test func findInformation() throws {
     // 04 Find Information Request | 04 00 start 0x0004 | FF FF end 0xFFFF
-    #expect(try roundTrip([0x04, 0x04, 0x00, 0xFF, 0xFF]) == .findInformationRequest(.init(startHandle: 4, endHandle: 0xFFFF)))
+    #expect(
+      try roundTrip([0x04, 0x04, 0x00, 0xFF, 0xFF]) == .findInformationRequest(.init(startHandle: 4, endHandle: 0xFFFF))
+    )
     // 05 Find Information Response | 01 format 16-bit | 05 00 handle 5, 02 29 UUID 0x2902 | 06 00 handle 6, 01 29 UUID 0x2901
     let short = try roundTrip([0x05, 0x01, 0x05, 0x00, 0x02, 0x29, 0x06, 0x00, 0x01, 0x29])
     #expect(
       short
         == .findInformationResponse(
-          .init(entries: [.init(handle: 5, type: BluetoothUUID(0x2902)), .init(handle: 6, type: BluetoothUUID(0x2901))])))
+          .init(entries: [.init(handle: 5, type: BluetoothUUID(0x2902)), .init(handle: 6, type: BluetoothUUID(0x2901))])
+        ))
     // 05 | 02 format 128-bit | 10 00 handle 0x0010 | 16 octets LE of 8EC90001-F315-4F60-9FB8-838830DAEA50
     let uuid = BluetoothUUID("8EC90001-F315-4F60-9FB8-838830DAEA50")!
     let long = try roundTrip([0x05, 0x02, 0x10, 0x00] + uuid.bytes.reversed())
@@ -43,9 +46,12 @@ import Testing
   @Test func findByTypeValue() throws {
     // 06 Find By Type Value Request | 01 00 start 1 | FF FF end | 00 28 type 0x2800 | A0 FE value = UUID 0xFEA0 LE
     let request = try roundTrip([0x06, 0x01, 0x00, 0xFF, 0xFF, 0x00, 0x28, 0xA0, 0xFE])
-    #expect(request == .findByTypeValueRequest(.init(startHandle: 1, endHandle: 0xFFFF, type: 0x2800, value: [0xA0, 0xFE])))
+    #expect(
+      request == .findByTypeValueRequest(.init(startHandle: 1, endHandle: 0xFFFF, type: 0x2800, value: [0xA0, 0xFE])))
     // 07 Find By Type Value Response | 10 00 found 0x0010 | 1A 00 group end 0x001A
-    #expect(try roundTrip([0x07, 0x10, 0x00, 0x1A, 0x00]) == .findByTypeValueResponse(.init(ranges: [.init(foundHandle: 0x10, groupEndHandle: 0x1A)])))
+    #expect(
+      try roundTrip([0x07, 0x10, 0x00, 0x1A, 0x00])
+        == .findByTypeValueResponse(.init(ranges: [.init(foundHandle: 0x10, groupEndHandle: 0x1A)])))
   }
 
   @Test func readByType() throws {
@@ -55,24 +61,33 @@ import Testing
     // 09 Read By Type Response | 07 length (2 handle + 5 value) |
     //   02 00 handle 2, value: 02 props read, 03 00 value handle 3, 00 2A UUID 0x2A00 |
     //   04 00 handle 4, value: 02 props read, 05 00 value handle 5, 01 2A UUID 0x2A01
-    let response = try roundTrip([0x09, 0x07, 0x02, 0x00, 0x02, 0x03, 0x00, 0x00, 0x2A, 0x04, 0x00, 0x02, 0x05, 0x00, 0x01, 0x2A])
+    let response = try roundTrip([
+      0x09, 0x07, 0x02, 0x00, 0x02, 0x03, 0x00, 0x00, 0x2A, 0x04, 0x00, 0x02, 0x05, 0x00, 0x01, 0x2A,
+    ])
     #expect(
       response
         == .readByTypeResponse(
-          .init(entries: [.init(handle: 2, value: [0x02, 0x03, 0x00, 0x00, 0x2A]), .init(handle: 4, value: [0x02, 0x05, 0x00, 0x01, 0x2A])])))
+          .init(entries: [
+            .init(handle: 2, value: [0x02, 0x03, 0x00, 0x00, 0x2A]),
+            .init(handle: 4, value: [0x02, 0x05, 0x00, 0x01, 0x2A]),
+          ])))
   }
 
   @Test func readByGroupType() throws {
     // 10 Read By Group Type Request | 01 00 start 1 | FF FF end | 00 28 group type 0x2800 (primary service)
     let request = try roundTrip([0x10, 0x01, 0x00, 0xFF, 0xFF, 0x00, 0x28])
-    #expect(request == .readByGroupTypeRequest(.init(startHandle: 1, endHandle: 0xFFFF, groupType: BluetoothUUID(0x2800))))
+    #expect(
+      request == .readByGroupTypeRequest(.init(startHandle: 1, endHandle: 0xFFFF, groupType: BluetoothUUID(0x2800))))
     // 11 Read By Group Type Response | 06 length (2 + 2 + 2) | 01 00 handle 1, 05 00 end 5, 00 18 UUID 0x1800 |
     //   06 00 handle 6, 09 00 end 9, 01 18 UUID 0x1801
     let response = try roundTrip([0x11, 0x06, 0x01, 0x00, 0x05, 0x00, 0x00, 0x18, 0x06, 0x00, 0x09, 0x00, 0x01, 0x18])
     #expect(
       response
         == .readByGroupTypeResponse(
-          .init(entries: [.init(handle: 1, endGroupHandle: 5, value: [0x00, 0x18]), .init(handle: 6, endGroupHandle: 9, value: [0x01, 0x18])])))
+          .init(entries: [
+            .init(handle: 1, endGroupHandle: 5, value: [0x00, 0x18]),
+            .init(handle: 6, endGroupHandle: 9, value: [0x01, 0x18]),
+          ])))
   }
 
   @Test func readAndReadBlob() throws {
@@ -99,9 +114,13 @@ import Testing
 
   @Test func preparedWrites() throws {
     // 16 Prepare Write Request | 0E 00 handle 14 | 12 00 offset 18 | 01 02 03 part
-    #expect(try roundTrip([0x16, 0x0E, 0x00, 0x12, 0x00, 0x01, 0x02, 0x03]) == .prepareWriteRequest(.init(handle: 14, offset: 18, partValue: [1, 2, 3])))
+    #expect(
+      try roundTrip([0x16, 0x0E, 0x00, 0x12, 0x00, 0x01, 0x02, 0x03])
+        == .prepareWriteRequest(.init(handle: 14, offset: 18, partValue: [1, 2, 3])))
     // 17 Prepare Write Response | same fields echoed
-    #expect(try roundTrip([0x17, 0x0E, 0x00, 0x12, 0x00, 0x01, 0x02, 0x03]) == .prepareWriteResponse(.init(handle: 14, offset: 18, partValue: [1, 2, 3])))
+    #expect(
+      try roundTrip([0x17, 0x0E, 0x00, 0x12, 0x00, 0x01, 0x02, 0x03])
+        == .prepareWriteResponse(.init(handle: 14, offset: 18, partValue: [1, 2, 3])))
     // 18 Execute Write Request | 01 flags = write all
     #expect(try roundTrip([0x18, 0x01]) == .executeWriteRequest(.init(flags: .write)))
     // 18 | 00 flags = cancel all
@@ -112,17 +131,26 @@ import Testing
 
   @Test func handleValues() throws {
     // 1B Handle Value Notification | 10 00 handle 0x0010 | 07 08 value
-    #expect(try roundTrip([0x1B, 0x10, 0x00, 0x07, 0x08]) == .handleValueNotification(.init(handle: 0x10, value: [7, 8])))
+    #expect(
+      try roundTrip([0x1B, 0x10, 0x00, 0x07, 0x08]) == .handleValueNotification(.init(handle: 0x10, value: [7, 8])))
     // 1D Handle Value Indication | 08 00 handle 8 | 01 00 FF FF value (Service Changed 0x0001…0xFFFF)
-    #expect(try roundTrip([0x1D, 0x08, 0x00, 0x01, 0x00, 0xFF, 0xFF]) == .handleValueIndication(.init(handle: 8, value: [1, 0, 0xFF, 0xFF])))
+    #expect(
+      try roundTrip([0x1D, 0x08, 0x00, 0x01, 0x00, 0xFF, 0xFF])
+        == .handleValueIndication(.init(handle: 8, value: [1, 0, 0xFF, 0xFF])))
     // 1E Handle Value Confirmation
     #expect(try roundTrip([0x1E]) == .handleValueConfirmation(.init()))
   }
 
   @Test func a128BitTypeInReadByTypeTravelsLittleEndian() throws {
     // 08 | 01 00 | FF FF | 50 EA DA 30 88 83 B8 9F 60 4F 15 F3 01 00 C9 8E = 8EC90001-F315-4F60-9FB8-838830DAEA50 LE
-    let bytes: [UInt8] = [0x08, 0x01, 0x00, 0xFF, 0xFF, 0x50, 0xEA, 0xDA, 0x30, 0x88, 0x83, 0xB8, 0x9F, 0x60, 0x4F, 0x15, 0xF3, 0x01, 0x00, 0xC9, 0x8E]
+    let bytes: [UInt8] = [
+      0x08, 0x01, 0x00, 0xFF, 0xFF, 0x50, 0xEA, 0xDA, 0x30, 0x88, 0x83, 0xB8, 0x9F, 0x60, 0x4F, 0x15, 0xF3, 0x01, 0x00,
+      0xC9, 0x8E,
+    ]
     let pdu = try roundTrip(bytes)
-    #expect(pdu == .readByTypeRequest(.init(startHandle: 1, endHandle: 0xFFFF, type: BluetoothUUID("8EC90001-F315-4F60-9FB8-838830DAEA50")!)))
+    #expect(
+      pdu
+        == .readByTypeRequest(
+          .init(startHandle: 1, endHandle: 0xFFFF, type: BluetoothUUID("8EC90001-F315-4F60-9FB8-838830DAEA50")!)))
   }
 }

@@ -41,13 +41,19 @@ import Testing
     #expect(ad.localName == "KBPr")
     guard case .serviceUUIDs(let incomplete) = e[3], case .serviceUUIDs(let complete16) = e[4],
       case .serviceUUIDs(let list32) = e[5], case .serviceUUIDs(let list128) = e[6]
-    else { Issue.record("UUID lists not parsed: \(e)"); return }
+    else {
+      Issue.record("UUID lists not parsed: \(e)")
+      return
+    }
     #expect(!incomplete.complete && incomplete.uuids == [BluetoothUUID(0xFEAA), BluetoothUUID(0x2080)])
     #expect(complete16.complete && complete16.contains16(0xFEAA) && !complete16.contains16(0x2080))
     #expect(list32.uuids == [BluetoothUUID(uint32: 0x1234_5678)])
     #expect(list128.uuids.map(\.description) == ["E2C56DB5-DFFB-48D2-B060-D0F5A71096E0"])
     guard case .serviceData(let sd16) = e[7], case .serviceData(let sd32) = e[8], case .serviceData(let sd128) = e[9]
-    else { Issue.record("service data not parsed"); return }
+    else {
+      Issue.record("service data not parsed")
+      return
+    }
     #expect(sd16.uuid16 == 0x2080 && sd16.payload.array == [0x64])
     #expect(sd32.uuid == BluetoothUUID(uint32: 0x1234_5678) && sd32.payload.array == [0x01] && sd32.uuid16 == nil)
     #expect(sd128.uuid.description == "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0" && sd128.payload.array == [0x02])
@@ -67,9 +73,14 @@ import Testing
     // 02 01 06 = flags; 1A FF 4C 00 = a 26-byte manufacturer AD of which only 3 bytes arrived.
     let ad = AdvertisingData([0x02, 0x01, 0x06, 0x1A, 0xFF, 0x4C, 0x00])
     #expect(ad.elements.count == 2)
-    #expect(ad.elements[1] == .malformed(type: 0xFF, payload: RawBytes([0x4C, 0x00]), issue: .lengthPastEnd(declared: 26, available: 3)))
+    #expect(
+      ad.elements[1]
+        == .malformed(type: 0xFF, payload: RawBytes([0x4C, 0x00]), issue: .lengthPastEnd(declared: 26, available: 3)))
     // A lone length octet: no type at all.
-    #expect(AdvertisingData([0x05]).elements == [.malformed(type: nil, payload: RawBytes([]), issue: .lengthPastEnd(declared: 5, available: 0))])
+    #expect(
+      AdvertisingData([0x05]).elements == [
+        .malformed(type: nil, payload: RawBytes([]), issue: .lengthPastEnd(declared: 5, available: 0))
+      ])
     #expect(throws: ADIssue.lengthPastEnd(declared: 5, available: 0)) { try AdvertisingData(validating: [0x05]) }
   }
 
@@ -78,11 +89,20 @@ import Testing
     // without a whole company ID; 02 16 AA = service data without a whole UUID; 01 0A = tx power without value.
     let ad = AdvertisingData(Hex.decode("0101" + "0403AAFE01" + "02FF4C" + "0216AA" + "010A")!)
     #expect(ad.elements.count == 5)
-    #expect(ad.elements[0] == .malformed(type: 0x01, payload: RawBytes([]), issue: .payloadTooShort(minimum: 1, actual: 0)))
-    #expect(ad.elements[1] == .malformed(type: 0x03, payload: RawBytes([0xAA, 0xFE, 0x01]), issue: .notMultipleOfUUIDWidth(width: 2, actual: 3)))
-    #expect(ad.elements[2] == .malformed(type: 0xFF, payload: RawBytes([0x4C]), issue: .payloadTooShort(minimum: 2, actual: 1)))
-    #expect(ad.elements[3] == .malformed(type: 0x16, payload: RawBytes([0xAA]), issue: .payloadTooShort(minimum: 2, actual: 1)))
-    #expect(ad.elements[4] == .malformed(type: 0x0A, payload: RawBytes([]), issue: .payloadTooShort(minimum: 1, actual: 0)))
+    #expect(
+      ad.elements[0] == .malformed(type: 0x01, payload: RawBytes([]), issue: .payloadTooShort(minimum: 1, actual: 0)))
+    #expect(
+      ad.elements[1]
+        == .malformed(
+          type: 0x03, payload: RawBytes([0xAA, 0xFE, 0x01]), issue: .notMultipleOfUUIDWidth(width: 2, actual: 3)))
+    #expect(
+      ad.elements[2]
+        == .malformed(type: 0xFF, payload: RawBytes([0x4C]), issue: .payloadTooShort(minimum: 2, actual: 1)))
+    #expect(
+      ad.elements[3]
+        == .malformed(type: 0x16, payload: RawBytes([0xAA]), issue: .payloadTooShort(minimum: 2, actual: 1)))
+    #expect(
+      ad.elements[4] == .malformed(type: 0x0A, payload: RawBytes([]), issue: .payloadTooShort(minimum: 1, actual: 0)))
     #expect(throws: ADIssue.payloadTooShort(minimum: 1, actual: 0)) { try AdvertisingData(validating: [0x01, 0x01]) }
     #expect(try AdvertisingData(validating: [0x02, 0x01, 0x06]).elements == [.flags(6)])
   }
@@ -94,7 +114,9 @@ import Testing
   }
 
   @Test func elementsRoundTripThroughJSON() throws {
-    let bytes = Hex.decode("020106" + "05094B425072" + "0303AAFE" + "1107E09610A7F5D060B0D248FBDFB56DC5E2" + "0416802064" + "04FF530A22" + "020AF4" + "032A0102" + "0101")!
+    let bytes = Hex.decode(
+      "020106" + "05094B425072" + "0303AAFE" + "1107E09610A7F5D060B0D248FBDFB56DC5E2" + "0416802064" + "04FF530A22"
+        + "020AF4" + "032A0102" + "0101")!
     let decoded = DecodedAdvertisement(bytes)
     let json = try JSONRoundTrip.encode(decoded)
     #expect(json.contains("\"uuids\":[\"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0\"]"))

@@ -9,12 +9,19 @@ import Testing
   static let a = BluetoothAddress("DD:34:02:06:D1:01")!
   static let b = BluetoothAddress("AC:23:3F:00:00:01")!
 
-  static func report(_ address: BluetoothAddress, _ kind: AdvertisingReport.Kind = .connectable, rssi: Int8 = -60, at ms: Int, _ hex: String) -> AdvertisingReport {
-    AdvertisingReport(address: address, addressType: .public, kind: kind, rssi: rssi, data: Hex.decode(hex)!, timestamp: origin + .milliseconds(ms))
+  static func report(
+    _ address: BluetoothAddress, _ kind: AdvertisingReport.Kind = .connectable, rssi: Int8 = -60, at ms: Int,
+    _ hex: String
+  ) -> AdvertisingReport {
+    AdvertisingReport(
+      address: address, addressType: .public, kind: kind, rssi: rssi, data: Hex.decode(hex)!,
+      timestamp: origin + .milliseconds(ms))
   }
 
   /// 11 16 AA FE 20 00 | 0BB8 = 3000 mV | 1700 = 23 °C | ADV_CNT `count` | SEC_CNT 10
-  static func tlm(_ count: UInt8) -> String { "1116AAFE2000" + "0BB8" + "1700" + "000000" + Hex.encode([count]) + "0000000A" }
+  static func tlm(_ count: UInt8) -> String {
+    "1116AAFE2000" + "0BB8" + "1700" + "000000" + Hex.encode([count]) + "0000000A"
+  }
 
   /// 1A FF 4C 00 02 15 <UUID> 0007 0001 C5: iBeacon major 7 minor 1 at −59 dBm.
   static let iBeacon = "1AFF4C000215E2C56DB5DFFB48D2B060D0F5A71096E000070001C5"
@@ -50,7 +57,8 @@ import Testing
   }
 
   @Test func reportsBelowTheThresholdAreDropped() {
-    var session = DiscoverySession(settings: DiscoverySettings(window: .seconds(10), rssiThreshold: -80), origin: Self.origin)
+    var session = DiscoverySession(
+      settings: DiscoverySettings(window: .seconds(10), rssiThreshold: -80), origin: Self.origin)
     _ = session.ingest(Self.report(Self.a, rssi: -85, at: 100, Self.tlm(1)))
     _ = session.ingest(Self.report(Self.b, rssi: -80, at: 200, Self.iBeacon))
     _ = session.ingest(Self.report(Self.b, rssi: 127, at: 300, Self.iBeacon))  // 127 = RSSI not available: kept
@@ -88,7 +96,9 @@ import Testing
     var session = DiscoverySession(settings: DiscoverySettings(window: .seconds(1)), origin: Self.origin)
     // ADV_IND with the iBeacon, then SCAN_RSP with name "KBeacon_1201" + 0x2080 data (64 04 0001 04B1).
     _ = session.ingest(Self.report(Self.a, .connectable, rssi: -61, at: 100, "020106" + Self.iBeacon))
-    _ = session.ingest(Self.report(Self.a, .scanResponse, rssi: -70, at: 101, "0D094B426561636F6E5F31323031" + "09168020" + "6404000104B1"))
+    _ = session.ingest(
+      Self.report(
+        Self.a, .scanResponse, rssi: -70, at: 101, "0D094B426561636F6E5F31323031" + "09168020" + "6404000104B1"))
     _ = session.ingest(Self.report(Self.a, .connectable, rssi: -55, at: 300, "020106" + Self.iBeacon))
     let d = session.finish(at: Self.origin + .seconds(1)).first?.devices.first
     #expect(d?.name == "KBeacon_1201")

@@ -22,24 +22,50 @@ import Testing
     #expect(bearer.mismatches.isEmpty)
   }
 
+  @Test func mtuExchangeNotSupportedKeepsTheDefault() async throws {
+    let (client, bearer) = client([
+      // → 02 F700 ← 01 02 0000 06: Error Response to Exchange MTU, Request Not Supported
+      .init(request: [0x02, 0xF7, 0x00], answers: [[0x01, 0x02, 0x00, 0x00, 0x06]])
+    ])
+    #expect(try await client.exchangeMTU() == 23)
+    #expect(try await client.exchangeMTU() == 23)
+    #expect(bearer.mismatches.isEmpty)
+  }
+
+  @Test func strayResponsesAreIgnored() async throws {
+    let (client, bearer) = client([
+      // → 0A 0300 ← 03 1700 (an Exchange MTU Response nobody asked for: another ATT client's),
+      //   ← 01 04 0100 0A (an Error Response to a Find Information we never sent), ← 0B 4B42 (ours)
+      .init(
+        request: [0x0A, 0x03, 0x00],
+        answers: [[0x03, 0x17, 0x00], [0x01, 0x04, 0x01, 0x00, 0x0A], [0x0B, 0x4B, 0x42]])
+    ])
+    #expect(try await client.read(3) == [0x4B, 0x42])
+    #expect(await client.strayResponses == 2)
+    #expect(bearer.mismatches.isEmpty)
+  }
+
   @Test func discoversAKBeaconLikeDatabase() async throws {
     let (client, bearer) = client([
       // → 10 0100 FFFF 0028: Read By Group Type 0x2800 from 1
       // ← 11 06 | 0100 0500 0018 (GAP 1…5) | 0600 0B00 A0FE (FEA0 6…11)
-      .init(request: [0x10, 0x01, 0x00, 0xFF, 0xFF, 0x00, 0x28],
-            answers: [[0x11, 0x06, 0x01, 0x00, 0x05, 0x00, 0x00, 0x18, 0x06, 0x00, 0x0B, 0x00, 0xA0, 0xFE]]),
+      .init(
+        request: [0x10, 0x01, 0x00, 0xFF, 0xFF, 0x00, 0x28],
+        answers: [[0x11, 0x06, 0x01, 0x00, 0x05, 0x00, 0x00, 0x18, 0x06, 0x00, 0x0B, 0x00, 0xA0, 0xFE]]),
       // → 10 0C00 FFFF 0028: continue after 0x000B
       // ← 01 10 0C00 0A: Error Response, Read By Group Type, handle 0x000C, Attribute Not Found
       .init(request: [0x10, 0x0C, 0x00, 0xFF, 0xFF, 0x00, 0x28], answers: [[0x01, 0x10, 0x0C, 0x00, 0x0A]]),
       // → 08 0100 0500 0328: Read By Type 0x2803 in GAP
       // ← 09 07 | 0200: 02 0300 002A (Device Name, read, value 3) | 0400: 02 0500 012A (Appearance, value 5);
       //   value 5 is the service's end: no room for another declaration, so no further request
-      .init(request: [0x08, 0x01, 0x00, 0x05, 0x00, 0x03, 0x28],
-            answers: [[0x09, 0x07, 0x02, 0x00, 0x02, 0x03, 0x00, 0x00, 0x2A, 0x04, 0x00, 0x02, 0x05, 0x00, 0x01, 0x2A]]),
+      .init(
+        request: [0x08, 0x01, 0x00, 0x05, 0x00, 0x03, 0x28],
+        answers: [[0x09, 0x07, 0x02, 0x00, 0x02, 0x03, 0x00, 0x00, 0x2A, 0x04, 0x00, 0x02, 0x05, 0x00, 0x01, 0x2A]]),
       // → 08 0600 0B00 0328: Read By Type 0x2803 in FEA0
       // ← 09 07 | 0700: 0C 0800 A1FE (FEA1 write+wwr, value 8) | 0900: 10 0A00 A2FE (FEA2 notify, value 10)
-      .init(request: [0x08, 0x06, 0x00, 0x0B, 0x00, 0x03, 0x28],
-            answers: [[0x09, 0x07, 0x07, 0x00, 0x0C, 0x08, 0x00, 0xA1, 0xFE, 0x09, 0x00, 0x10, 0x0A, 0x00, 0xA2, 0xFE]]),
+      .init(
+        request: [0x08, 0x06, 0x00, 0x0B, 0x00, 0x03, 0x28],
+        answers: [[0x09, 0x07, 0x07, 0x00, 0x0C, 0x08, 0x00, 0xA1, 0xFE, 0x09, 0x00, 0x10, 0x0A, 0x00, 0xA2, 0xFE]]),
       // FEA2's value (10) + 2 > 11: no room for another declaration, so no terminating request.
       // Descriptors: Device Name 3…3 and Appearance 5…5 and FEA1 8…8 have empty ranges (no request).
       // → 04 0B00 0B00: Find Information for FEA2 (value 10, end 11)
@@ -86,11 +112,17 @@ import Testing
     let value = (0..<40).map { UInt8($0) }
     let (client, bearer) = client([
       // → 16 0800 0000 + 18 octets (ATT_MTU − 5) ← 17 echo
-      .init(request: [0x16, 0x08, 0x00, 0x00, 0x00] + value[0..<18], answers: [[0x17, 0x08, 0x00, 0x00, 0x00] + value[0..<18]]),
+      .init(
+        request: [0x16, 0x08, 0x00, 0x00, 0x00] + value[0..<18],
+        answers: [[0x17, 0x08, 0x00, 0x00, 0x00] + value[0..<18]]),
       // → 16 0800 1200 + 18 octets at offset 18 ← echo
-      .init(request: [0x16, 0x08, 0x00, 0x12, 0x00] + value[18..<36], answers: [[0x17, 0x08, 0x00, 0x12, 0x00] + value[18..<36]]),
+      .init(
+        request: [0x16, 0x08, 0x00, 0x12, 0x00] + value[18..<36],
+        answers: [[0x17, 0x08, 0x00, 0x12, 0x00] + value[18..<36]]),
       // → 16 0800 2400 + 4 octets at offset 36 ← echo
-      .init(request: [0x16, 0x08, 0x00, 0x24, 0x00] + value[36...], answers: [[0x17, 0x08, 0x00, 0x24, 0x00] + value[36...]]),
+      .init(
+        request: [0x16, 0x08, 0x00, 0x24, 0x00] + value[36...],
+        answers: [[0x17, 0x08, 0x00, 0x24, 0x00] + value[36...]]),
       // → 18 01: Execute Write, write ← 19
       .init(request: [0x18, 0x01], answers: [[0x19]]),
     ])
@@ -103,11 +135,15 @@ import Testing
     let value = (0..<20).map { UInt8($0) }
     let (client, bearer) = client([
       // ← the echo has its first octet changed (0x00 → 0xFF)
-      .init(request: [0x16, 0x08, 0x00, 0x00, 0x00] + value[0..<18], answers: [[0x17, 0x08, 0x00, 0x00, 0x00, 0xFF] + value[1..<18]]),
+      .init(
+        request: [0x16, 0x08, 0x00, 0x00, 0x00] + value[0..<18],
+        answers: [[0x17, 0x08, 0x00, 0x00, 0x00, 0xFF] + value[1..<18]]),
       // → 18 00: Execute Write, cancel ← 19
       .init(request: [0x18, 0x00], answers: [[0x19]]),
     ])
-    await #expect(throws: GATTError.reliableWriteMismatch(handle: 8, offset: 0)) { try await client.writeLong(value, to: 8) }
+    await #expect(throws: GATTError.reliableWriteMismatch(handle: 8, offset: 0)) {
+      try await client.writeLong(value, to: 8)
+    }
     #expect(bearer.mismatches.isEmpty, "\(bearer.mismatches)")
   }
 
@@ -170,7 +206,9 @@ import Testing
     #expect(await client.terminationError == nil)
     #expect(!bearer.isClosed)
     clock.advance(by: .seconds(1))
-    await #expect(throws: GATTError.transactionTimeout(request: .readRequest, after: .seconds(30))) { try await read.value }
+    await #expect(throws: GATTError.transactionTimeout(request: .readRequest, after: .seconds(30))) {
+      try await read.value
+    }
     #expect(bearer.isClosed)
   }
 
@@ -178,12 +216,18 @@ import Testing
     let service = GATTService(uuid: BluetoothUUID(0x180A), startHandle: 1, endHandle: 8)
     let (client, bearer) = client([
       // → 08 0100 0800 0328 ← 09 07 | 0200: 02 0300 292A (Manufacturer Name, read, value 3)
-      .init(request: [0x08, 0x01, 0x00, 0x08, 0x00, 0x03, 0x28], answers: [[0x09, 0x07, 0x02, 0x00, 0x02, 0x03, 0x00, 0x29, 0x2A]]),
+      .init(
+        request: [0x08, 0x01, 0x00, 0x08, 0x00, 0x03, 0x28],
+        answers: [[0x09, 0x07, 0x02, 0x00, 0x02, 0x03, 0x00, 0x29, 0x2A]]),
       // value 3 + 2 ≤ 8: another declaration could follow → 08 0300 0800 0328 ← 01 08 0300 0A Attribute Not Found
       .init(request: [0x08, 0x03, 0x00, 0x08, 0x00, 0x03, 0x28], answers: [[0x01, 0x08, 0x03, 0x00, 0x0A]]),
     ])
     let found = try await client.discoverCharacteristics(of: service)
-    #expect(found == [GATTCharacteristic(uuid: BluetoothUUID(0x2A29), properties: [.read], declarationHandle: 2, valueHandle: 3, endHandle: 8)])
+    #expect(
+      found == [
+        GATTCharacteristic(
+          uuid: BluetoothUUID(0x2A29), properties: [.read], declarationHandle: 2, valueHandle: 3, endHandle: 8)
+      ])
     #expect(bearer.mismatches.isEmpty, "\(bearer.mismatches)")
   }
 

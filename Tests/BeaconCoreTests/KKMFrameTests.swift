@@ -27,7 +27,10 @@ import Testing
   @Test func sampleAsEddystoneServiceData() throws {
     // 03 03 AA FE | 12 16 AA FE | <sample> — AD length 0x12 = 1 + 2 + 15.
     let frames = DecodedAdvertisement(try vector("0303AAFE" + "1216AAFE" + Self.sample)).frames
-    guard case .kSensor(let f)? = frames.first else { Issue.record("\(frames)"); return }
+    guard case .kSensor(let f)? = frames.first else {
+      Issue.record("\(frames)")
+      return
+    }
     Self.checkSample(f)
     #expect(Hex.encode(f.eddystoneADStructure) == "1216AAFE" + Self.sample)
   }
@@ -35,7 +38,10 @@ import Testing
   @Test func sampleAsKKMManufacturerData() throws {
     // 12 FF | 53 0A = company 0x0A53 (KKM) | <sample>
     guard case .kSensor(let f)? = DecodedAdvertisement(try vector("12FF530A" + Self.sample)).frames.first
-    else { Issue.record("not decoded"); return }
+    else {
+      Issue.record("not decoded")
+      return
+    }
     Self.checkSample(f)
     #expect(Hex.encode(f.manufacturerADStructure) == "12FF530A" + Self.sample)
   }
@@ -52,7 +58,8 @@ import Testing
     // 03 0064 000A VOC: age 3 (×10 s), VOC 100, NOx 10
     // 06 0320      CO2: age 6, 800 ppm
     // 01 0010      records: flags 1 (HT count valid), 16 records
-    let hex = "2106FF" + "0BB8" + "1640" + "3200" + "0001000203E8" + "01" + "00" + "01F4" + "030064000A" + "060320" + "010010"
+    let hex =
+      "2106FF" + "0BB8" + "1640" + "3200" + "0001000203E8" + "01" + "00" + "01F4" + "030064000A" + "060320" + "010010"
     let f = try KSensorFrame(payload: RawBytes(try vector(hex)))
     #expect(f.batteryMillivolts == 3000 && f.temperature == 22.25 && f.humidity == 50)
     #expect(f.acceleration == .init(x: 1, y: 2, z: 1000) && f.alarm == 1 && f.pir == 0 && f.lux == 500)
@@ -75,7 +82,9 @@ import Testing
     #expect(throws: FrameDecodingError.truncated(needed: 7, available: 6)) {
       try KSensorFrame(payload: RawBytes(Hex.decode("2100030E0719")!))
     }
-    #expect(throws: FrameDecodingError.truncated(needed: 3, available: 2)) { try KSensorFrame(payload: RawBytes([0x21, 0x00])) }
+    #expect(throws: FrameDecodingError.truncated(needed: 3, available: 2)) {
+      try KSensorFrame(payload: RawBytes([0x21, 0x00]))
+    }
     // 21 08 01 | 0E 07 | AB CD — mask bit 0x0800 has no known layout: battery decodes, AB CD kept.
     let f = try KSensorFrame(payload: RawBytes(Hex.decode("2108010E07ABCD")!))
     #expect(f.batteryMillivolts == 3591 && f.unparsed?.array == [0xAB, 0xCD])
@@ -84,15 +93,26 @@ import Testing
   @Test func systemFrame() throws {
     // 0E FF | 53 0A = KKM | 22 = System | 0C = model 12 | 5F = battery 95 % | DD 34 02 06 D1 01 = MAC | 05 0B = fw 5.11
     let hex = "0EFF530A" + "22" + "0C" + "5F" + "DD340206D101" + "050B"
-    guard case .kkmSystem(let f)? = DecodedAdvertisement(try vector(hex)).frames.first else { Issue.record("no"); return }
-    #expect(f.model == 12 && f.batteryPercent == 95 && f.macAddress.description == "DD:34:02:06:D1:01" && f.firmwareVersion == "5.11")
+    guard case .kkmSystem(let f)? = DecodedAdvertisement(try vector(hex)).frames.first else {
+      Issue.record("no")
+      return
+    }
+    #expect(
+      f.model == 12 && f.batteryPercent == 95 && f.macAddress.description == "DD:34:02:06:D1:01"
+        && f.firmwareVersion == "5.11")
     #expect(Hex.encode(f.manufacturerADStructure) == hex)
     // The same frame as Eddystone service data: 0E 16 AA FE 22 …
-    guard case .kkmSystem(let g)? = DecodedAdvertisement(Hex.decode("0E16AAFE" + "220C5FDD340206D101050B")!).frames.first
-    else { Issue.record("no"); return }
+    guard
+      case .kkmSystem(let g)? = DecodedAdvertisement(Hex.decode("0E16AAFE" + "220C5FDD340206D101050B")!).frames.first
+    else {
+      Issue.record("no")
+      return
+    }
     #expect(g == f)
     // 10 bytes only: truncated.
-    #expect(throws: FrameDecodingError.truncated(needed: 11, available: 10)) { try KKMSystemFrame(payload: RawBytes(Hex.decode("220C5FDD340206D10105")!)) }
+    #expect(throws: FrameDecodingError.truncated(needed: 11, available: 10)) {
+      try KKMSystemFrame(payload: RawBytes(Hex.decode("220C5FDD340206D10105")!))
+    }
   }
 
   @Test func realK6ScanResponse() throws {
@@ -103,7 +123,10 @@ import Testing
     // 00 00 00 00
     let decoded = DecodedAdvertisement(try vector("0D094B4250726F5F323134383130" + "091680206D0100000000"))
     #expect(decoded.localName == "KBPro_214810")
-    guard case .kkmScanResponse(let f)? = decoded.frames.first else { Issue.record("\(decoded.frames)"); return }
+    guard case .kkmScanResponse(let f)? = decoded.frames.first else {
+      Issue.record("\(decoded.frames)")
+      return
+    }
     #expect(f.batteryPercent == 100 && f.advertisingFlags == 0x01 && f.iBeaconMajor == nil && f.macSuffix == nil)
     #expect(f.raw.description == "6D0100000000")
   }

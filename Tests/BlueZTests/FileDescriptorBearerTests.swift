@@ -33,7 +33,8 @@ import Testing
   @Test func peerCloseEndsIncomingWithDisconnected() async throws {
     let (a, b) = try pair()
     await a.close()
-    await #expect(throws: LinkError(.disconnected, peer: BluetoothAddress(rawValue: 2), detail: "peer closed the link")) {
+    await #expect(throws: LinkError(.disconnected, peer: BluetoothAddress(rawValue: 2), detail: "peer closed the link"))
+    {
       for try await _ in b.incoming {}
     }
     await #expect(throws: LinkError.self) { try await b.send([0x13]) }

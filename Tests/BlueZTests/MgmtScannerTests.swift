@@ -127,3 +127,33 @@ final class StartCounter: Sendable {
   private let count = Mutex(0)
   func next() -> Int { count.withLock { $0 += 1; return $0 } }
 }
+
+/// A refused restart (the kernel creating a connection interrupts discovery) is retried, not fatal.
+@Suite struct MgmtScannerRestartTests {
+  @Test func refusedRestartIsRetried() async throws {
+    let starts = StartCounter()
+    let fake = FakeControllerEndpoint { packet, _ in
+      let opcode = FakeMgmt.opcode(packet)
+      switch opcode {
+      case 0x0004: return [FakeMgmt.complete(opcode, index: 1, MgmtScannerTests.info(0x0201))]
+      case 0x0023:
+        switch starts.next() {
+        case 1: return [FakeMgmt.complete(opcode, index: 1, [0x06]), FakeMgmt.event(0x0013, index: 1, [0x06, 0x00])]
+        case 2: return [FakeMgmt.complete(opcode, index: 1, status: 0x03, [0x06])]  // Failed
+        default: return [FakeMgmt.complete(opcode, index: 1, [0x06]), MgmtScannerTests.deviceFound(index: 1)]
+        }
+      default: return [FakeMgmt.complete(opcode, index: 1, [0x06])]
+      }
+    }
+    let socket = try MgmtSocket(adopting: fake.clientDescriptor)
+    let (stream, sink) = AsyncStream<AdvertisingReport>.makeStream()
+    let scanner = MgmtScanner(adapter: MgmtScannerTests.adapter, restartRetryDelay: .milliseconds(1))
+    let scan = Task { try await scanner.run(ScanParameters(), on: socket) { sink.yield($0) } }
+    var iterator = stream.makeAsyncIterator()
+    #expect(await iterator.next() != nil)  // reported after the third Start
+    scan.cancel()
+    try await scan.value
+    socket.close()
+    #expect(fake.packets.map(FakeMgmt.opcode) == [0x0004, 0x0023, 0x0023, 0x0023, 0x0024])
+  }
+}

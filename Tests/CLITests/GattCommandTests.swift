@@ -6,14 +6,16 @@ import Testing
 @testable import Simulator
 
 /// The `gatt` commands: argument forms, rendering, and runs against the simulated fleet.
-@Suite struct GattCommandTests {
+@Suite(.isolatedState) struct GattCommandTests {
   let device = "DD:34:02:06:D1:07"  // demo fleet KBPro_CO2
 
   @Test func targetsAreUUIDsOrHexHandles() {
     #expect(GattTarget(argument: "FEA1") == .uuid(BluetoothUUID(0xFEA1)))
     #expect(GattTarget(argument: "0x000B") == .handle(0x000B))
     #expect(GattTarget(argument: "0xb") == .handle(0x000B))
-    #expect(GattTarget(argument: "8EC90001-F315-4F60-9FB8-838830DAEA50") == .uuid(BluetoothUUID("8EC90001-F315-4F60-9FB8-838830DAEA50")!))
+    #expect(
+      GattTarget(argument: "8EC90001-F315-4F60-9FB8-838830DAEA50")
+        == .uuid(BluetoothUUID("8EC90001-F315-4F60-9FB8-838830DAEA50")!))
     #expect(GattTarget(argument: "0x0000") == nil)  // handle 0 is never valid (Vol 3 Part F §3.2.2)
     #expect(GattTarget(argument: "0x10000") == nil)
     #expect(GattTarget(argument: "hello") == nil)
@@ -29,12 +31,15 @@ import Testing
   @Test func argumentsAreCheckedBeforeConnecting() {
     #expect(throws: (any Error).self) { try BeaconProvision.parseAsRoot(["gatt", "read", "not-an-address", "2A00"]) }
     #expect(throws: (any Error).self) { try BeaconProvision.parseAsRoot(["gatt", "write", device, "FEA1", "0G"]) }
-    #expect(throws: (any Error).self) { try BeaconProvision.parseAsRoot(["gatt", "notify", device, "FEA2", "--count", "0"]) }
+    #expect(throws: (any Error).self) {
+      try BeaconProvision.parseAsRoot(["gatt", "notify", device, "FEA2", "--count", "0"])
+    }
   }
 
   @Test func listingShowsHandlesPropertiesAndDescriptors() async throws {
     let central = SimulatedCentral(fleet: DemoFleet.fleet, pace: .unpaced)
-    let client = GATTClient(bearer: try await central.connect(to: BluetoothAddress(device)!, type: .public, timeout: .seconds(1)))
+    let client = GATTClient(
+      bearer: try await central.connect(to: BluetoothAddress(device)!, type: .public, timeout: .seconds(1)))
     let text = GattText.render(try await client.discover())
     await client.close()
     let lines = text.split(separator: "\n").map(String.init)
@@ -57,7 +62,9 @@ import Testing
       try await command.run()
       Issue.record("writing the read-only Device Name succeeded")
     } catch let failure as CLIFailure {
-      #expect(failure.message == "cannot write characteristic 2A00: Write Request on handle 0x0003 failed: Write Not Permitted (0x03)")
+      #expect(
+        failure.message
+          == "cannot write characteristic 2A00: Write Request on handle 0x0003 failed: Write Not Permitted (0x03)")
     }
   }
 }

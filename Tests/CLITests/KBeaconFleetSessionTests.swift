@@ -11,7 +11,8 @@ import Testing
   let opener = KBeaconOpener(central: SimulatedCentral.withKBeacons(fleet: DemoFleet.fleet, pace: .unpaced).central)
 
   @Test func readPatchWithoutSlotTypeAndReadBack() async throws {
-    let session = try await opener.open(Target(address: BluetoothAddress("DD:34:02:06:D1:05")!), password: Secret("0000000000000000"))
+    let session = try await opener.open(
+      Target(address: BluetoothAddress("DD:34:02:06:D1:05")!), password: Secret("0000000000000000"))
     let before = try await session.readConfiguration()
     #expect(before.slots[0]?["majorID"] == .integer(1))
     #expect(before.common["name"] == .text("KBPro_214815"))
@@ -26,7 +27,8 @@ import Testing
 
   @Test func wrongPasswordIsClassifiedSoTheCampaignNeverRetriesIt() async throws {
     do {
-      _ = try await opener.open(Target(address: BluetoothAddress("DD:34:02:06:D1:06")!), password: Secret("wrong-password"))
+      _ = try await opener.open(
+        Target(address: BluetoothAddress("DD:34:02:06:D1:06")!), password: Secret("wrong-password"))
       Issue.record("expected a failure")
     } catch let error as any ClassifiedFailure {
       #expect(error.failureKind == .wrongPassword)

@@ -34,6 +34,11 @@ import Testing
     #expect(info == HistoryInfo(sensor: 2, total: 100, unread: 10, deviceUTC: 4096))
     #expect(info.clockOffset(hostUTC: 0x6500_0000) == 1_694_498_816 - 4096)
     #expect(throws: KBeaconError.self) { try HistoryInfo(bytes: hex("01 02 00000064")) }
+    // v1: 01 | 02 | total 0064 = 100 | unread 000A = 10 | UTC 00001000, read from offset 2
+    let legacy = try HistoryInfo(legacyBytes: hex("01 02 0064 000A 00001000"))
+    #expect(legacy == info)
+    #expect(legacy.legacyBytes == hex("01 02 0064 000A 00001000"))
+    #expect(throws: KBeaconError.self) { try HistoryInfo(legacyBytes: hex("01 02 0064 000A")) }
   }
 
   @Test func recordsOfEverySensorKind() throws {
@@ -90,6 +95,14 @@ import Testing
     // 44 & 3F = 4 single click, body 01
     #expect(try IndicationEvent(payload: hex("44 01"), generation: .pro) == .trigger(type: 4, body: [1]))
     #expect(throws: KBeaconError.self) { try IndicationEvent(payload: hex("09 6500"), generation: .pro) }
+  }
+
+  @Test func v2PayloadsEncodeWhatTheyDecode() throws {
+    // 09 = HTTempBelow | UTC 65000000 | temp FE80 = −1.5 | hum 3240 = 50.25
+    let event = IndicationEvent.humidity(trigger: .temperatureBelow, utc: 0x6500_0000, celsius: -1.5, humidity: 50.25)
+    #expect(event.proPayload == hex("09 65000000 FE80 3240"))
+    #expect(IndicationEvent.trigger(type: 5, body: [2]).proPayload == hex("05 02"))
+    #expect(IndicationEvent.legacyButton(press: 2).proPayload == nil)
   }
 
   @Test func v1Notifications() throws {

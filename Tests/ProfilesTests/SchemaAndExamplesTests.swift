@@ -41,7 +41,7 @@ import Testing
       file: file, read: { Array(try Data(contentsOf: URL(fileURLWithPath: $0))) }, urlCheck: testURLCheck)
     #expect(!loaded.profile.desired.slots.isEmpty)
     if name == "retail-ibeacon.json" {
-      #expect(loaded.inventory?.rows.count == 8)
+      #expect(loaded.inventory?.rows.count == 7)
       let v = loaded.variables(for: "dd:34:02:06:d1:03")
       #expect(v.index == 2 && v.inventory["aisle"] == "aisle-03-dairy")
     }

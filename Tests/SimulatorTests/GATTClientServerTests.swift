@@ -39,7 +39,9 @@ import Testing
     let value = (0..<600).map { UInt8(truncatingIfNeeded: $0 &* 7) }
     let uuid = BluetoothUUID(0xFF01)
     let server = GATTServer(services: [
-      SimulatedService(uuid: BluetoothUUID(0xFF00), characteristics: [SimulatedCharacteristic(uuid: uuid, properties: [.read], value: value)])
+      SimulatedService(
+        uuid: BluetoothUUID(0xFF00),
+        characteristics: [SimulatedCharacteristic(uuid: uuid, properties: [.read], value: value)])
     ])
     let (client, _) = try await GATTFixtures.connect(server)
     let handle = try #require(server.valueHandle(of: uuid))
@@ -121,9 +123,11 @@ import Testing
     let server = GATTServer(services: [
       SimulatedService(
         uuid: BluetoothUUID(0xFF00),
-        characteristics: [SimulatedCharacteristic(uuid: uuid, properties: [.writeWithoutResponse]) { values.append($0.value) }])
+        characteristics: [
+          SimulatedCharacteristic(uuid: uuid, properties: [.writeWithoutResponse]) { values.append($0.value) }
+        ])
     ])
-    let model = LinkModel(roundTripLatency: .microseconds(200), writesWithoutResponsePerEvent: 4)
+    let model = LinkModel(roundTripLatency: .zero, writesWithoutResponsePerEvent: 4)
     let (client, _) = try await GATTFixtures.connect(server, model: model)
     let handle = try #require(server.valueHandle(of: uuid))
     for i in 0..<2000 { try await client.writeWithoutResponse([UInt8(i >> 8), UInt8(i & 0xFF)], to: handle) }
@@ -134,5 +138,30 @@ import Testing
     let expected: [[UInt8]] = (0..<2000).map { (i: Int) -> [UInt8] in [UInt8(i >> 8), UInt8(i & 0xFF)] }
     #expect(values.all == expected)
     #expect(await client.commandsSent == 2000)
+  }
+
+  @Test func writesWithoutResponseAreBoundedInFlight() async throws {
+    let handled = Recorder<Int>()
+    let uuid = BluetoothUUID(0xFF04)
+    let server = GATTServer(services: [
+      SimulatedService(
+        uuid: BluetoothUUID(0xFF00),
+        characteristics: [
+          SimulatedCharacteristic(uuid: uuid, properties: [.writeWithoutResponse]) { _ in handled.append(1) }
+        ])
+    ])
+    // 4 Write Commands per 1 ms connection event: 200 commands take ~50 ms of simulated air time.
+    let model = LinkModel(roundTripLatency: .milliseconds(1), writesWithoutResponsePerEvent: 4)
+    let (client, _) = try await GATTFixtures.connect(server, model: model)
+    let handle = try #require(server.valueHandle(of: uuid))
+    var worstBacklog = 0
+    for i in 1...200 {
+      try await client.writeWithoutResponse([UInt8(i & 0xFF)], to: handle)
+      worstBacklog = max(worstBacklog, i - handled.all.count)
+    }
+    // The sender is paced by the link: it is never more than a few connection events ahead of the device
+    // (the default socket buffer alone would let all 200 through at once).
+    #expect(worstBacklog <= 40, "backlog reached \(worstBacklog)")
+    await client.close()
   }
 }

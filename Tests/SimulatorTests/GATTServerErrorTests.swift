@@ -19,13 +19,15 @@ import Testing
         characteristics: [
           SimulatedCharacteristic(uuid: Self.readOnly, properties: [.read, .notify], value: Array("short".utf8)),
           SimulatedCharacteristic(uuid: Self.writeOnly, properties: [.write]),
-          SimulatedCharacteristic(uuid: Self.controlPoint, properties: [.write, .notify], requiresSubscriptionForWrites: true),
+          SimulatedCharacteristic(
+            uuid: Self.controlPoint, properties: [.write, .notify], requiresSubscriptionForWrites: true),
           SimulatedCharacteristic(uuid: Self.rejecting, properties: [.write]) { _ in throw ATTErrorCode(0x81) },
         ])
     ])
   }
 
-  func expectError(_ code: ATTErrorCode, _ request: ATTOpcode, _ handle: UInt16, _ body: () async throws -> Void) async {
+  func expectError(_ code: ATTErrorCode, _ request: ATTOpcode, _ handle: UInt16, _ body: () async throws -> Void) async
+  {
     await #expect(throws: ATTRequestError(code: code, request: request.rawValue, handle: handle)) { try await body() }
   }
 
@@ -75,10 +77,12 @@ import Testing
   @Test func discoveryErrors() async throws {
     let (client, _) = try await GATTFixtures.connect(server())
     await expectError(.invalidHandle, .readByGroupTypeRequest, 5) {
-      _ = try await client.transact(ATTReadByGroupTypeRequest(startHandle: 5, endHandle: 4, groupType: GATTAttributeType.primaryService))
+      _ = try await client.transact(
+        ATTReadByGroupTypeRequest(startHandle: 5, endHandle: 4, groupType: GATTAttributeType.primaryService))
     }
     await expectError(.unsupportedGroupType, .readByGroupTypeRequest, 1) {
-      _ = try await client.transact(ATTReadByGroupTypeRequest(startHandle: 1, endHandle: 0xFFFF, groupType: BluetoothUUID(0x2803)))
+      _ = try await client.transact(
+        ATTReadByGroupTypeRequest(startHandle: 1, endHandle: 0xFFFF, groupType: BluetoothUUID(0x2803)))
     }
     await expectError(.attributeNotFound, .findInformationRequest, 0x0100) {
       _ = try await client.transact(ATTFindInformationRequest(startHandle: 0x0100, endHandle: 0xFFFF))
@@ -103,7 +107,9 @@ import Testing
     let notifyOnly = try #require(db.characteristic(Self.readOnly))
     let cccd = try #require(notifyOnly.cccdHandle)
     // Indications on a notify-only characteristic: CCCD Improperly Configured.
-    await expectError(.cccdImproperlyConfigured, .writeRequest, cccd) { try await client.write([0x02, 0x00], to: cccd) }
+    await expectError(.cccdImproperlyConfigured, .writeRequest, cccd) {
+      try await client.write([0x02, 0x00], to: cccd)
+    }
     // One octet where the CCCD takes two.
     await expectError(.invalidAttributeValueLength, .writeRequest, cccd) { try await client.write([0x01], to: cccd) }
     // The control point refuses writes until this client subscribes, then takes them.
@@ -113,6 +119,12 @@ import Testing
     }
     _ = try await client.subscribe(to: control)
     try await client.write([1], to: control.valueHandle)
+    // Unsubscribing makes the control point refuse writes again.
+    try await client.unsubscribe(from: control)
+    await expectError(.cccdImproperlyConfigured, .writeRequest, control.valueHandle) {
+      try await client.write([1], to: control.valueHandle)
+    }
+    _ = try await client.subscribe(to: control)
     #expect(try await client.read(cccd) == [0x00, 0x00])
     #expect(try await client.read(try #require(control.cccdHandle)) == [0x01, 0x00])
   }

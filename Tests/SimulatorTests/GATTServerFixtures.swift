@@ -28,9 +28,12 @@ enum GATTFixtures {
       let serviceUUID = s.isMultiple(of: 2) ? BluetoothUUID(UInt16(0x1800 + s)) : vendorUUID(s)
       let characteristics = (0..<(s % 4 + 1)).map { c -> SimulatedCharacteristic in
         let uuid = c.isMultiple(of: 2) ? BluetoothUUID(UInt16(0x2A00 + s * 10 + c)) : vendorUUID(100 + s * 10 + c)
-        let properties: GATTCharacteristicProperties = [[.read], [.read, .notify], [.write, .indicate], [.read, .write, .writeWithoutResponse]][c]
+        let properties: GATTCharacteristicProperties = [
+          [.read], [.read, .notify], [.write, .indicate], [.read, .write, .writeWithoutResponse],
+        ][c]
         let descriptors = c == 1 ? [SimulatedDescriptor.userDescription("c\(s).\(c)")] : []
-        return SimulatedCharacteristic(uuid: uuid, properties: properties, value: [UInt8(s), UInt8(c)], descriptors: descriptors)
+        return SimulatedCharacteristic(
+          uuid: uuid, properties: properties, value: [UInt8(s), UInt8(c)], descriptors: descriptors)
       }
       return SimulatedService(uuid: serviceUUID, characteristics: characteristics)
     }

@@ -146,6 +146,21 @@ import Testing
     }
   }
 
+  @Test func legacyHistoryUsesTheV1InfoAndRequestForms() async throws {
+    let (session, device, link) = try await connect(.legacy(), mtu: 23)
+    _ = try await session.readConfiguration()
+    let records: [SensorRecord] = (0..<5).map {
+      SensorRecord(utc: 1_699_999_000 + UInt32($0), reading: .humidity(celsius: 20, percent: 50))
+    }
+    await device.record(records, sensor: .humidity)
+    let read = try await session.readHistory(sensor: .humidity, order: .forward)
+    #expect(read == records)
+    // the v1 record request has no connection-interval byte: 03 0000 | 02 02 FFFFFFFF 2710 00 — 9 payload
+    // bytes where v2 sends 10
+    let recordRequests = await link.written.frames.filter { $0.first == 0x03 && $0.count > 3 && $0[3] == 0x02 }
+    #expect(!recordRequests.isEmpty && recordRequests.allSatisfy { $0.count == 3 + 9 })
+  }
+
   @Test func resetAndPowerOff() async throws {
     let (session, device, _) = try await connect(mtu: 247)
     var changes = KBeaconConfiguration()

@@ -43,8 +43,11 @@ import Testing
       return false
     })
     let (client, _) = try await GATTFixtures.connect(server, faults: faults)
-    await #expect(throws: LinkError.self) { _ = try await client.read(try #require(server.valueHandle(of: BluetoothUUID(0xFF01)))) }
-    #expect(await client.roundTrips == 3)  // Read, Blob at 22, Blob at 44 (dropped)
+    await #expect(throws: LinkError.self) {
+      _ = try await client.read(try #require(server.valueHandle(of: BluetoothUUID(0xFF01))))
+    }
+    let trips = await client.roundTrips
+    #expect(trips == 3, "round trips: \(trips)")  // Read, Blob at 22, Blob at 44 (dropped)
   }
 
   @Test func deviceDisconnectsOnCue() async throws {
@@ -60,7 +63,9 @@ import Testing
     let capacity = LinkCapacity(limit: 1)
     let server = server()
     let (first, _) = try await SimulatedLink.open(to: server, device: GATTFixtures.device, capacity: capacity)
-    await #expect(throws: LinkError(.tooManyLinks, peer: GATTFixtures.device, detail: "1 link(s) already open on this adapter")) {
+    await #expect(
+      throws: LinkError(.tooManyLinks, peer: GATTFixtures.device, detail: "1 link(s) already open on this adapter")
+    ) {
       _ = try await SimulatedLink.open(to: server, device: GATTFixtures.device, capacity: capacity)
     }
     await first.close()
@@ -77,5 +82,30 @@ import Testing
     _ = try await client.discoverPrimaryServices()
     let trips = await client.roundTrips
     #expect(clock.now - start >= .milliseconds(5) * trips)
+  }
+
+  @Test func busyDeviceRefusesMatchingRequests() async throws {
+    let faults = LinkFaults(refuse: { pdu in
+      if case .writeRequest = pdu { return .procedureAlreadyInProgress }
+      return nil
+    })
+    let (client, _) = try await GATTFixtures.connect(server(), faults: faults)
+    let fea1 = try await client.characteristic(BluetoothUUID(0xFEA1))
+    await #expect(throws: ATTRequestError(code: .procedureAlreadyInProgress, request: 0x12, handle: fea1.valueHandle)) {
+      try await client.write([1], to: fea1.valueHandle)
+    }
+    // Other requests are served normally.
+    #expect(try await client.read(3) == Array("KBPro".utf8))
+  }
+
+  @Test func corruptResponseIsAProtocolViolationNotACrash() async throws {
+    // Response 1 answers Exchange MTU; response 2 (the Read Response) is cut to its opcode (0B), which is a
+    // valid empty Read Response — so corrupt the 3rd instead: a Read By Group Type Response of just 11.
+    let (client, _) = try await GATTFixtures.connect(server(), faults: LinkFaults(corruptResponseNumber: 3))
+    _ = try await client.exchangeMTU()
+    #expect(try await client.read(3) == Array("KBPro".utf8))
+    await #expect(throws: GATTError.self) { _ = try await client.discoverPrimaryServices() }
+    // The link survives: the next request is answered.
+    #expect(try await client.read(3) == Array("KBPro".utf8))
   }
 }

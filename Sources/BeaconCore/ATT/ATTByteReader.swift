@@ -58,7 +58,9 @@ struct ATTByteReader {
   }
 
   func invalid(_ detail: String) -> ATTDecodingError { ATTDecodingError(.invalidField, opcode: opcode, detail: detail) }
-  func badLength(_ detail: String) -> ATTDecodingError { ATTDecodingError(.invalidLength, opcode: opcode, detail: detail) }
+  func badLength(_ detail: String) -> ATTDecodingError {
+    ATTDecodingError(.invalidLength, opcode: opcode, detail: detail)
+  }
 
   private func shortError(_ needed: Int) -> ATTDecodingError {
     ATTDecodingError(.invalidLength, opcode: opcode, detail: "needs \(needed) more octet(s) at offset \(position)")

@@ -27,7 +27,8 @@ public struct ATTDecodingError: Error, Sendable, Hashable, CustomStringConvertib
   }
 
   public var description: String {
-    let op = opcode.map { code in ATTOpcode(rawValue: code).map { "\($0)" } ?? "opcode 0x\(hexByte(code))" } ?? "ATT PDU"
+    let op =
+      opcode.map { code in ATTOpcode(rawValue: code).map { "\($0)" } ?? "opcode 0x\(hexByte(code))" } ?? "ATT PDU"
     let what: String =
       switch reason {
       case .empty: "empty ATT PDU"

@@ -89,6 +89,38 @@ public struct ATTErrorCode: RawRepresentable, Error, Sendable, Hashable, CustomS
     }
   }
 
+  /// What the code means, after the Core spec's description (Table 3.4; Supplement Part B §1.2).
+  public var meaning: String {
+    switch rawValue {
+    case 0x01: "the attribute handle given was not valid on this server"
+    case 0x02: "the attribute cannot be read"
+    case 0x03: "the attribute cannot be written"
+    case 0x04: "the attribute PDU was invalid"
+    case 0x05: "the attribute requires authentication before it can be read or written"
+    case 0x06: "the server does not support the request received from the client"
+    case 0x07: "the offset specified was past the end of the attribute"
+    case 0x08: "the attribute requires authorization before it can be read or written"
+    case 0x09: "too many prepare writes have been queued"
+    case 0x0A: "no attribute found within the given attribute handle range"
+    case 0x0B: "the attribute cannot be read using the Read Blob Request"
+    case 0x0C: "the encryption key size used for encrypting this link is too short"
+    case 0x0D: "the attribute value length is invalid for the operation"
+    case 0x0E: "the request encountered an unlikely error and could not be completed"
+    case 0x0F: "the attribute requires encryption before it can be read or written"
+    case 0x10: "the attribute type is not a supported grouping attribute"
+    case 0x11: "insufficient resources to complete the request"
+    case 0x12: "the server requests the client to rediscover the database"
+    case 0x13: "the attribute parameter value was not allowed"
+    case 0x80...0x9F: "an error defined by the application or profile"
+    case 0xE0...0xFB: "a common profile or service error (reserved)"
+    case 0xFC: "the write request was rejected by the profile"
+    case 0xFD: "a Client Characteristic Configuration descriptor is not configured as the profile requires"
+    case 0xFE: "a procedure is already in progress"
+    case 0xFF: "the attribute value is out of range"
+    default: "a code reserved for future use"
+    }
+  }
+
   /// `Invalid Offset (0x07)`.
   public var description: String { "\(name) (0x\(hexByte(rawValue)))" }
 }

@@ -54,26 +54,35 @@ extension ADStructure: Codable {
     let type = try c.decode(String.self, forKey: .type)
     switch type {
     case "flags": self = .flags(try c.decode(UInt8.self, forKey: .value))
-    case "localName": self = .localName(try c.decode(String.self, forKey: .name), complete: try c.decode(Bool.self, forKey: .complete))
+    case "localName":
+      self = .localName(try c.decode(String.self, forKey: .name), complete: try c.decode(Bool.self, forKey: .complete))
     case "serviceUUIDs":
       let width = try Self.width(c)
       let uuids = try c.decode([BluetoothUUID].self, forKey: .uuids)
       let raw = uuids.flatMap { Self.onAir($0, width: width) }
-      self = .serviceUUIDs(ServiceUUIDList(width: width, complete: try c.decode(Bool.self, forKey: .complete), raw: RawBytes(raw)))
+      self = .serviceUUIDs(
+        ServiceUUIDList(width: width, complete: try c.decode(Bool.self, forKey: .complete), raw: RawBytes(raw)))
     case "serviceData":
       let width = try Self.width(c)
       let uuid = try c.decode(BluetoothUUID.self, forKey: .uuid)
-      self = .serviceData(ServiceData(width: width, rawUUID: RawBytes(Self.onAir(uuid, width: width)), payload: try c.decode(RawBytes.self, forKey: .data)))
+      self = .serviceData(
+        ServiceData(
+          width: width, rawUUID: RawBytes(Self.onAir(uuid, width: width)),
+          payload: try c.decode(RawBytes.self, forKey: .data)))
     case "manufacturerData":
-      self = .manufacturerData(companyID: try c.decode(UInt16.self, forKey: .companyID), payload: try c.decode(RawBytes.self, forKey: .data))
+      self = .manufacturerData(
+        companyID: try c.decode(UInt16.self, forKey: .companyID), payload: try c.decode(RawBytes.self, forKey: .data))
     case "txPowerLevel": self = .txPowerLevel(try c.decode(Int8.self, forKey: .dBm))
-    case "unknown": self = .unknown(type: try c.decode(UInt8.self, forKey: .adType), payload: try c.decode(RawBytes.self, forKey: .data))
+    case "unknown":
+      self = .unknown(
+        type: try c.decode(UInt8.self, forKey: .adType), payload: try c.decode(RawBytes.self, forKey: .data))
     case "malformed":
       self = .malformed(
         type: try c.decodeIfPresent(UInt8.self, forKey: .adType), payload: try c.decode(RawBytes.self, forKey: .data),
         issue: try c.decode(ADIssue.self, forKey: .issue))
     default:
-      throw DecodingError.dataCorruptedError(forKey: .type, in: c, debugDescription: "unknown AD structure type '\(type)'")
+      throw DecodingError.dataCorruptedError(
+        forKey: .type, in: c, debugDescription: "unknown AD structure type '\(type)'")
     }
   }
 

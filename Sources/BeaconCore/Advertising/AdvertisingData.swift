@@ -16,6 +16,16 @@ public struct AdvertisingData: Sendable, Hashable {
   public init(_ bytes: ArraySlice<UInt8>) {
     var elements: [ADStructure] = []
     elements.reserveCapacity(4)
+    Self.forEachStructure(in: bytes) { element, _, _ in elements.append(element) }
+    self.elements = elements
+  }
+
+  /// The one parsing loop: calls `body` with each element, and for well-formed structures also the AD type
+  /// and payload (so a caller can look for frames without taking the element apart again).
+  @inline(__always)
+  static func forEachStructure(
+    in bytes: ArraySlice<UInt8>, _ body: (consuming ADStructure, UInt8?, RawBytes?) -> Void
+  ) {
     var i = bytes.startIndex
     let end = bytes.endIndex
     while i < end {
@@ -25,15 +35,16 @@ public struct AdvertisingData: Sendable, Hashable {
       guard length <= end - bodyStart else {
         let type: UInt8? = bodyStart < end ? bytes[bodyStart] : nil
         let rest = RawBytes(bytes[min(bodyStart + 1, end)..<end])
-        elements.append(.malformed(type: type, payload: rest, issue: .lengthPastEnd(declared: length, available: end - bodyStart)))
+        body(
+          .malformed(type: type, payload: rest, issue: .lengthPastEnd(declared: length, available: end - bodyStart)),
+          nil, nil)
         break
       }
       let type = bytes[bodyStart]
       let payload = RawBytes(bytes[(bodyStart + 1)..<(bodyStart + length)])
-      elements.append(Self.interpret(type: type, payload: payload))
+      body(interpret(type: type, payload: payload), type, payload)
       i = bodyStart + length
     }
-    self.elements = elements
   }
 
   /// Strict parse: throws the first `ADIssue` found.
@@ -76,7 +87,8 @@ public struct AdvertisingData: Sendable, Hashable {
 
   private static func uuidList(_ type: UInt8, _ payload: RawBytes, width: Int, complete: Bool) -> ADStructure {
     guard payload.count % width == 0 else {
-      return .malformed(type: type, payload: payload, issue: .notMultipleOfUUIDWidth(width: width, actual: payload.count))
+      return .malformed(
+        type: type, payload: payload, issue: .notMultipleOfUUIDWidth(width: width, actual: payload.count))
     }
     return .serviceUUIDs(ServiceUUIDList(width: width, complete: complete, raw: payload))
   }

@@ -16,30 +16,37 @@ public struct DecodedAdvertisement: Sendable, Hashable, Codable {
     self.frames = frames
   }
 
-  public init(_ bytes: [UInt8]) { self.init(AdvertisingData(bytes)) }
-
-  public init(_ data: AdvertisingData) {
-    elements = data.elements
-    frames = []
-    for element in elements {
-      if let frame = Self.frame(in: element) { frames.append(frame) }
+  /// Parses and decodes in one pass (the hot path: the element array, the frame array and strings longer
+  /// than 15 bytes are the only allocations).
+  public init(_ bytes: [UInt8]) {
+    var elements: [ADStructure] = []
+    elements.reserveCapacity(4)
+    var frames: [BeaconFrame] = []
+    AdvertisingData.forEachStructure(in: bytes[...]) { element, type, payload in
+      if let type, let payload, let frame = Self.frame(type: type, payload: payload) { frames.append(frame) }
+      elements.append(element)
     }
+    self.elements = elements
+    self.frames = frames
   }
 
-  /// The frame an AD structure carries, if any.
-  public static func frame(in element: ADStructure) -> BeaconFrame? {
-    switch element {
-    case .manufacturerData(let company, let payload):
-      switch company {
-      case BeaconConstants.appleCompanyID where IBeaconFrame.matches(payload):
-        return decode(.iBeacon, payload) { p throws(FrameDecodingError) in .iBeacon(try IBeaconFrame(payload: p)) }
-      case BeaconConstants.kkmCompanyID: return kkmFrame(payload)
+  /// The frame carried by a well-formed AD structure of this type and payload, if any.
+  @inline(__always)
+  static func frame(type: UInt8, payload: RawBytes) -> BeaconFrame? {
+    switch type {
+    case ADType.manufacturerData where payload.count >= 2:
+      let rest = payload.dropping(2)
+      switch payload.uint16LE(at: 0) {
+      case BeaconConstants.appleCompanyID where IBeaconFrame.matches(rest):
+        return decode(.iBeacon, rest) { p throws(FrameDecodingError) in .iBeacon(try IBeaconFrame(payload: p)) }
+      case BeaconConstants.kkmCompanyID: return kkmFrame(rest)
       default: return nil
       }
-    case .serviceData(let data):
-      switch data.uuid16 {
-      case BeaconConstants.eddystoneService?: return eddystoneFrame(data.payload)
-      case BeaconConstants.kkmScanResponseService?: return .kkmScanResponse(KKMScanResponseFrame(payload: data.payload))
+    case ADType.serviceData16 where payload.count >= 2:
+      switch payload.uint16LE(at: 0) {
+      case BeaconConstants.eddystoneService: return eddystoneFrame(payload.dropping(2))
+      case BeaconConstants.kkmScanResponseService:
+        return .kkmScanResponse(KKMScanResponseFrame(payload: payload.dropping(2)))
       default: return nil
       }
     default:
@@ -50,10 +57,18 @@ public struct DecodedAdvertisement: Sendable, Hashable, Codable {
   private static func eddystoneFrame(_ p: RawBytes) -> BeaconFrame? {
     guard let type = p.first else { return nil }
     switch type {
-    case 0x00: return decode(.eddystoneUID, p) { p throws(FrameDecodingError) in .eddystoneUID(try EddystoneUIDFrame(payload: p)) }
-    case 0x10: return decode(.eddystoneURL, p) { p throws(FrameDecodingError) in .eddystoneURL(try EddystoneURLFrame(payload: p)) }
-    case 0x20: return decode(.eddystoneTLM, p) { p throws(FrameDecodingError) in .eddystoneTLM(try EddystoneTLMFrame(payload: p)) }
-    case 0x30: return decode(.eddystoneEID, p) { p throws(FrameDecodingError) in .eddystoneEID(try EddystoneEIDFrame(payload: p)) }
+    case 0x00:
+      return decode(.eddystoneUID, p) { p throws(FrameDecodingError) in .eddystoneUID(try EddystoneUIDFrame(payload: p))
+      }
+    case 0x10:
+      return decode(.eddystoneURL, p) { p throws(FrameDecodingError) in .eddystoneURL(try EddystoneURLFrame(payload: p))
+      }
+    case 0x20:
+      return decode(.eddystoneTLM, p) { p throws(FrameDecodingError) in .eddystoneTLM(try EddystoneTLMFrame(payload: p))
+      }
+    case 0x30:
+      return decode(.eddystoneEID, p) { p throws(FrameDecodingError) in .eddystoneEID(try EddystoneEIDFrame(payload: p))
+      }
     default: return kkmFrame(p)
     }
   }
@@ -61,7 +76,8 @@ public struct DecodedAdvertisement: Sendable, Hashable, Codable {
   private static func kkmFrame(_ p: RawBytes) -> BeaconFrame? {
     switch p.first {
     case 0x21?: return decode(.kSensor, p) { p throws(FrameDecodingError) in .kSensor(try KSensorFrame(payload: p)) }
-    case 0x22?: return decode(.kkmSystem, p) { p throws(FrameDecodingError) in .kkmSystem(try KKMSystemFrame(payload: p)) }
+    case 0x22?:
+      return decode(.kkmSystem, p) { p throws(FrameDecodingError) in .kkmSystem(try KKMSystemFrame(payload: p)) }
     default: return nil
     }
   }

@@ -17,6 +17,7 @@ public struct EddystoneEIDFrame: Sendable, Hashable, Codable {
   }
 
   public var adStructure: [UInt8] {
-    ADEncoder.serviceData16(BeaconConstants.eddystoneService, [0x30, UInt8(bitPattern: txPowerAt0m)] + ephemeralID.array)
+    ADEncoder.serviceData16(
+      BeaconConstants.eddystoneService, [0x30, UInt8(bitPattern: txPowerAt0m)] + ephemeralID.array)
   }
 }

@@ -25,7 +25,8 @@ public struct EddystoneUIDFrame: Sendable, Hashable, Codable {
 
   /// The service data AD structure, with the RFU bytes (length 0x17) unless `legacy`.
   public func adStructure(legacy: Bool = false) -> [UInt8] {
-    let frame: [UInt8] = [0x00, UInt8(bitPattern: txPowerAt0m)] + namespace.array + instance.array + (legacy ? [] : [0, 0])
+    let frame: [UInt8] =
+      [0x00, UInt8(bitPattern: txPowerAt0m)] + namespace.array + instance.array + (legacy ? [] : [0, 0])
     return ADEncoder.serviceData16(BeaconConstants.eddystoneService, frame)
   }
 }

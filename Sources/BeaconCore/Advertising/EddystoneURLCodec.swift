@@ -54,17 +54,37 @@ public enum EddystoneURLCodec {
   public static func decode(scheme: UInt8, body: RawBytes) throws(FrameDecodingError) -> String {
     guard Int(scheme) < schemes.count else { throw .reservedURLScheme(scheme) }
     guard body.count <= maximumEncodedLength else { throw .urlTooLong(body.count) }
-    var text = schemes[Int(scheme)]
+    // Validate and size first, then build the string in one allocation.
+    let prefix = schemes[Int(scheme)]
+    var length = prefix.utf8.count
     for (offset, b) in body.enumerated() {
       if Int(b) < expansions.count {
-        text += expansions[Int(b)]
+        length += expansions[Int(b)].utf8.count
       } else if (0x21...0x7E).contains(b) {
-        text.unicodeScalars.append(Unicode.Scalar(b))
+        length += 1
       } else {
         throw .reservedURLByte(b, offset: offset)
       }
     }
-    return text
+    return String(unsafeUninitializedCapacity: length) { buffer in
+      var i = 0
+      func put(_ text: String) {
+        for c in text.utf8 {
+          buffer[i] = c
+          i += 1
+        }
+      }
+      put(prefix)
+      for b in body {
+        if Int(b) < expansions.count {
+          put(expansions[Int(b)])
+        } else {
+          buffer[i] = b
+          i += 1
+        }
+      }
+      return i
+    }
   }
 }
 

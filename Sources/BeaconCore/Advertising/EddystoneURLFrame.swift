@@ -18,6 +18,7 @@ public struct EddystoneURLFrame: Sendable, Hashable, Codable {
   /// The service data AD structure; throws when `url` cannot be encoded.
   public func adStructure() throws(EddystoneURLEncodingError) -> [UInt8] {
     let (scheme, body) = try EddystoneURLCodec.encode(url)
-    return ADEncoder.serviceData16(BeaconConstants.eddystoneService, [0x10, UInt8(bitPattern: txPowerAt0m), scheme] + body)
+    return ADEncoder.serviceData16(
+      BeaconConstants.eddystoneService, [0x10, UInt8(bitPattern: txPowerAt0m), scheme] + body)
   }
 }

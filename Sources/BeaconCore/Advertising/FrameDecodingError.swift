@@ -58,7 +58,8 @@ public struct ProximityUUID: Sendable, Hashable, Codable, CustomStringConvertibl
   }
 
   public var bytes: [UInt8] {
-    (0..<8).map { UInt8(truncatingIfNeeded: high >> (56 - 8 * $0)) } + (0..<8).map { UInt8(truncatingIfNeeded: low >> (56 - 8 * $0)) }
+    (0..<8).map { UInt8(truncatingIfNeeded: high >> (56 - 8 * $0)) }
+      + (0..<8).map { UInt8(truncatingIfNeeded: low >> (56 - 8 * $0)) }
   }
 
   public var description: String {
@@ -74,7 +75,8 @@ public struct ProximityUUID: Sendable, Hashable, Codable, CustomStringConvertibl
   public init(from decoder: any Decoder) throws {
     let text = try decoder.singleValueContainer().decode(String.self)
     guard let uuid = ProximityUUID(text) else {
-      throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "'\(text)' is not a UUID"))
+      throw DecodingError.dataCorrupted(
+        .init(codingPath: decoder.codingPath, debugDescription: "'\(text)' is not a UUID"))
     }
     self = uuid
   }

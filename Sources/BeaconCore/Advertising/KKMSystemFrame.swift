@@ -10,7 +10,9 @@ public struct KKMSystemFrame: Sendable, Hashable, Codable {
   public var firmwareMajor: UInt8
   public var firmwareMinor: UInt8
 
-  public init(model: UInt8, batteryPercent: UInt8, macAddress: BluetoothAddress, firmwareMajor: UInt8, firmwareMinor: UInt8) {
+  public init(
+    model: UInt8, batteryPercent: UInt8, macAddress: BluetoothAddress, firmwareMajor: UInt8, firmwareMinor: UInt8
+  ) {
     self.model = model
     self.batteryPercent = batteryPercent
     self.macAddress = macAddress

@@ -31,7 +31,8 @@ extension KSensorFrame {
     }
     if mask & Field.acceleration != 0 {
       try need(6)
-      acceleration = Acceleration(x: payload.int16BE(at: at), y: payload.int16BE(at: at + 2), z: payload.int16BE(at: at + 4))
+      acceleration = Acceleration(
+        x: payload.int16BE(at: at), y: payload.int16BE(at: at + 2), z: payload.int16BE(at: at + 4))
       at += 6
     }
     if mask & Field.alarm != 0 {

@@ -74,21 +74,21 @@ extension RawBytes {
   func int16BE(at offset: Int) -> Int16 { Int16(bitPattern: uint16BE(at: offset)) }
 }
 
-/// Appends big-endian integers, used by the frame encoders (`append(to:)`).
+/// Appends big-endian (and little-endian) integers, used by the frame encoders and the simulator.
 extension Array where Element == UInt8 {
-  mutating func appendBE(_ value: UInt16) {
+  public mutating func appendBE(_ value: UInt16) {
     append(UInt8(value >> 8))
     append(UInt8(value & 0xFF))
   }
 
-  mutating func appendBE(_ value: UInt32) {
+  public mutating func appendBE(_ value: UInt32) {
     append(UInt8(value >> 24))
     append(UInt8(value >> 16 & 0xFF))
     append(UInt8(value >> 8 & 0xFF))
     append(UInt8(value & 0xFF))
   }
 
-  mutating func appendLE(_ value: UInt16) {
+  public mutating func appendLE(_ value: UInt16) {
     append(UInt8(value & 0xFF))
     append(UInt8(value >> 8))
   }

@@ -45,9 +45,10 @@ public struct DiscoverySession: Sendable {
   }
 
   /// Seconds from the origin to `instant`.
-  public func seconds(_ instant: ContinuousClock.Instant) -> Double {
-    let d = (instant - origin).components
-    return Double(d.seconds) + Double(d.attoseconds) / 1e18
+  public func seconds(_ instant: ContinuousClock.Instant) -> Double { Self.seconds(instant - origin) }
+
+  private static func seconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
   }
 
   /// Adds a report (decoding its payload) and returns the window it closed, if it is past the open one.
@@ -62,7 +63,8 @@ public struct DiscoverySession: Sendable {
       return []
     }
     let t = seconds(report.timestamp)
-    let index = Swift.max(windowIndex, Int((t / windowSeconds).rounded(.down)))
+    // Clamped so that absurd timestamps cannot overflow the index.
+    let index = Swift.max(windowIndex, Int(Swift.min((t / windowSeconds).rounded(.down), 1e15)))
     var closed: [DiscoveryWindow] = []
     if index > windowIndex {
       if let w = closeWindow(endingAt: windowEnd(windowIndex)) { closed.append(w) }
@@ -95,10 +97,7 @@ public struct DiscoverySession: Sendable {
   /// Every device of the closed windows, sorted by address (the final result after `finish`).
   public var results: [DeviceRecord] { devices.values.sorted { $0.address < $1.address } }
 
-  private var windowSeconds: Double {
-    let c = settings.window.components
-    return Double(c.seconds) + Double(c.attoseconds) / 1e18
-  }
+  private var windowSeconds: Double { Self.seconds(settings.window) }
 
   private func windowEnd(_ index: Int) -> Double { Double(index + 1) * windowSeconds }
 
@@ -106,7 +105,11 @@ public struct DiscoverySession: Sendable {
     guard !current.isEmpty else { return nil }
     let records = current.values.sorted { $0.address < $1.address }
     for record in records {
-      if devices[record.address] != nil { devices[record.address]!.merge(newer: record) } else { devices[record.address] = record }
+      if devices[record.address] != nil {
+        devices[record.address]!.merge(newer: record)
+      } else {
+        devices[record.address] = record
+      }
     }
     current = [:]
     return DiscoveryWindow(index: windowIndex, start: Double(windowIndex) * windowSeconds, end: end, devices: records)

@@ -1,11 +1,18 @@
 /// MTU exchange and discovery procedures (Core v5.4 Vol 3 Part G §4.3–§4.7).
 extension GATTClient {
   /// Exchange MTU (Part G §4.3.1): offers `preferredMTU` (247) and adopts min(ours, peer's), at least 23.
-  /// Runs once per link (Part F §3.4.2.1); later calls return the MTU in force.
+  /// Runs once per link (Part F §3.4.2.1); later calls return the MTU in force. A peer answering Request
+  /// Not Supported keeps the default 23.
   @discardableResult
   public func exchangeMTU() async throws -> Int {
     if mtuExchanged { return mtu }
-    let answer = try await transact(ATTExchangeMTURequest(clientRxMTU: UInt16(preferredMTU)))
+    let answer: ATTPDU
+    do {
+      answer = try await transact(ATTExchangeMTURequest(clientRxMTU: UInt16(preferredMTU)))
+    } catch let error as ATTRequestError where error.code == .requestNotSupported {
+      mtuExchanged = true  // a server without the exchange keeps the default MTU (Part F §3.4.2)
+      return mtu
+    }
     guard case .exchangeMTUResponse(let response) = answer else { throw unexpected(answer) }
     mtuExchanged = true
     setMTU(max(ATTLimits.defaultMTU, min(preferredMTU, Int(response.serverRxMTU))))
@@ -73,7 +80,8 @@ extension GATTClient {
       let answer: ATTPDU
       do {
         answer = try await transact(
-          ATTReadByTypeRequest(startHandle: start, endHandle: service.endHandle, type: GATTAttributeType.characteristic))
+          ATTReadByTypeRequest(startHandle: start, endHandle: service.endHandle, type: GATTAttributeType.characteristic)
+        )
       } catch let error as ATTRequestError where error.code == .attributeNotFound {
         break
       }
@@ -115,7 +123,8 @@ extension GATTClient {
       guard case .findInformationResponse(let response) = answer else { throw unexpected(answer) }
       for entry in response.entries {
         guard entry.handle >= start, entry.handle <= characteristic.endHandle else {
-          throw GATTError.protocolViolation("descriptor handle \(entry.handle) outside \(start)…\(characteristic.endHandle)")
+          throw GATTError.protocolViolation(
+            "descriptor handle \(entry.handle) outside \(start)…\(characteristic.endHandle)")
         }
         found.append(GATTDescriptor(uuid: entry.type, handle: entry.handle))
       }

@@ -96,4 +96,10 @@ extension GATTClient {
     try await configure(characteristic, notify: notify, indicate: !notify)
     return stream
   }
+
+  /// Turns notifications and indications off (CCCD 0x0000). Streams already open stay open but get no
+  /// more values.
+  public func unsubscribe(from characteristic: GATTCharacteristic) async throws {
+    try await configure(characteristic, notify: false, indicate: false)
+  }
 }

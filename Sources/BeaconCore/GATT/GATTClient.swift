@@ -20,6 +20,10 @@ public actor GATTClient {
   public private(set) var roundTrips = 0
   /// Write Commands sent.
   public private(set) var commandsSent = 0
+  /// Well-formed responses that answered no outstanding request, ignored. On Linux another ATT client on
+  /// the same link (bluetoothd's own discovery and MTU exchange, linux-ble.md §4 item 4) can put them on
+  /// our socket, so they are counted rather than treated as a protocol error [choice].
+  public private(set) var strayResponses = 0
   /// What discovery found, once `discover()` ran.
   public private(set) var database: GATTDatabase?
   /// Why the client stopped (link lost, closed, timeout), once it has.
@@ -66,7 +70,9 @@ public actor GATTClient {
   /// an Error Response. Waits its turn behind earlier requests.
   public func transact(_ request: some ATTPDUCodable) async throws -> ATTPDU {
     let opcode = type(of: request).opcode
-    guard opcode.isRequest else { throw GATTError.protocolViolation("\(opcode) is not a request; send it unacknowledged") }
+    guard opcode.isRequest else {
+      throw GATTError.protocolViolation("\(opcode) is not a request; send it unacknowledged")
+    }
     try await acquireTurn()
     defer { releaseTurn() }
     if let terminationError { throw terminationError }
@@ -81,7 +87,10 @@ public actor GATTClient {
     do {
       try await bearer.send(request.bytes)
     } catch {
-      if pending?.id == id { pending?.timer?.cancel(); pending = nil }
+      if pending?.id == id {
+        pending?.timer?.cancel()
+        pending = nil
+      }
       throw terminationError ?? error
     }
     let answer = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ATTPDU, any Error>) in
@@ -126,7 +135,7 @@ public actor GATTClient {
   }
 
   private func complete(_ result: Result<ATTPDU, any Error>) {
-    guard var current = pending else { return }
+    guard var current = pending, current.result == nil else { return }
     current.timer?.cancel()
     if let continuation = current.continuation {
       pending = nil
@@ -194,24 +203,23 @@ public actor GATTClient {
       mtu = max(ATTLimits.defaultMTU, min(preferredMTU, Int(request.clientRxMTU)))
       try? await sendUnacknowledged(ATTExchangeMTUResponse(serverRxMTU: UInt16(preferredMTU)))
     case .errorResponse(let error):
-      guard let current = pending else { return }
-      if error.requestOpcode == current.opcode.rawValue {
+      if let current = pending, error.requestOpcode == current.opcode.rawValue {
         complete(.success(pdu))
       } else {
-        complete(.failure(GATTError.protocolViolation("Error Response for \(error.requestOpcode) while \(current.opcode) was outstanding")))
+        strayResponses += 1
       }
     default:
+      if pdu.opcode == .handleValueConfirmation { return }  // we send no indications
       if pdu.opcode.isRequest || pdu.opcode == .writeCommand {
         if pdu.opcode.isRequest {
           try? await sendUnacknowledged(ATTErrorResponse(request: pdu.opcode, handle: 0, error: .requestNotSupported))
         }
         return
       }
-      guard let current = pending else { return }  // a stray response: nothing waits for it
-      if current.opcode.responseOpcode == pdu.opcode {
+      if let current = pending, current.opcode.responseOpcode == pdu.opcode {
         complete(.success(pdu))
       } else {
-        complete(.failure(GATTError.protocolViolation("\(pdu.opcode) received while \(current.opcode) was outstanding")))
+        strayResponses += 1
       }
     }
   }

@@ -52,4 +52,7 @@ public struct KBeaconPassword: Sendable, Hashable, CustomStringConvertible {
   private init(unchecked text: String) { utf8 = Array(text.utf8) }
 
   public var description: String { "<password>" }
+
+  /// The secret itself, for the simulated device's own memory only (never printed or logged).
+  package var text: String { String(decoding: utf8, as: UTF8.self) }
 }

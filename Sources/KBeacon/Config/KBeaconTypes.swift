@@ -126,4 +126,16 @@ public struct LegacySections: OptionSet, Sendable, Hashable {
   public static let trigger = LegacySections(rawValue: 0x40)
   /// The initial read of the legacy SDK: 0x37.
   public static let initialRead: LegacySections = [.common, .iBeacon, .eddystoneURL, .eddystoneUID, .sensor]
+
+  /// The block a key of the flat v1 object belongs to (A1 `objectsToParaDict`): iBeacon keys → 0x4,
+  /// UID → 0x2, URL → 0x10, sensor keys → 0x1, everything else → common 0x20.
+  public static func block(ofKey key: String) -> LegacySections {
+    switch key {
+    case "uuid", "majorID", "minorID": .iBeacon
+    case "nid", "sid": .eddystoneUID
+    case "url": .eddystoneURL
+    case "sensor", "msItvl", "tsThd", "hsThd": .sensor
+    default: .common
+    }
+  }
 }

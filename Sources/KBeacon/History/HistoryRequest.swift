@@ -89,6 +89,30 @@ public struct HistoryInfo: Hashable, Sendable {
     return out
   }
 
+  /// The v1 info reply (A1 `KBSensorHistoryData`): `tag(0|1) ? total[2] unread[2] utc[4]`, parsed from
+  /// offset 2 (§9, v1 differences). Byte 1 is unexplained in the spec; we read and write it as the sensor
+  /// type [I].
+  public init(legacyBytes bytes: [UInt8]) throws(KBeaconError) {
+    guard bytes.count >= 10, bytes[0] <= 1 else {
+      throw .sensorMessageMalformed("v1 info response needs 10 bytes starting 00 or 01")
+    }
+    var r = ByteReader(bytes, at: 1)
+    do {
+      self.init(
+        sensor: try r.u8("type"), total: UInt32(try r.u16("total")), unread: UInt32(try r.u16("unread")),
+        deviceUTC: try r.u32("utc"))
+    } catch { throw .sensorMessageMalformed(error.description) }
+  }
+
+  /// The v1 form of this reply (counts clamped to 16 bits).
+  public var legacyBytes: [UInt8] {
+    var out: [UInt8] = [0x01, sensor]
+    out.appendBigEndian(UInt16(clamping: total))
+    out.appendBigEndian(UInt16(clamping: unread))
+    out.appendBigEndian(deviceUTC)
+    return out
+  }
+
   /// `hostUTC − deviceUTC`, added to device-relative record times.
   public func clockOffset(hostUTC: UInt32) -> Int64 { Int64(hostUTC) - Int64(deviceUTC) }
 }

@@ -28,9 +28,7 @@ public enum WriteRequest {
   static func validate(_ c: KBeaconConfiguration, device: CommonConfig?) throws(KBeaconError) {
     for item in c.flattened() {
       guard let path = ConfigPath(item.path), let row = c.spec(for: path) else { continue }
-      if !row.isWritable, !(path.key == row.key && isIdentity(path)) {
-        throw .inputInvalid("\(item.path) is read-only")
-      }
+      if !row.isWritable { throw .inputInvalid("\(item.path) is read-only") }
       if let problem = row.problem(with: item.value) { throw .inputInvalid("\(item.path) — \(problem)") }
     }
     guard c.generation == .pro else { return }
@@ -59,23 +57,9 @@ public enum WriteRequest {
     }
   }
 
-  static func isIdentity(_ path: ConfigPath) -> Bool {
-    ["slot", "trIdx", "srType", "type", "trType"].contains(path.key) && path.array != nil
-  }
-
-  /// The v1 `stype` bits touched by a flat write (A1 `objectsToParaDict`): common keys → 0x20, iBeacon
-  /// keys → 0x4, UID → 0x2, URL → 0x10, sensor keys → 0x1, `trObj` → 0x40.
+  /// The v1 `stype` bits touched by a flat write: each key's block, plus 0x40 for `trObj`.
   static func legacySections(of c: KBeaconConfiguration) -> LegacySections {
-    var s = LegacySections()
-    for key in c.common.fields.keys {
-      switch key {
-      case "uuid", "majorID", "minorID": s.insert(.iBeacon)
-      case "nid", "sid": s.insert(.eddystoneUID)
-      case "url": s.insert(.eddystoneURL)
-      case "sensor", "msItvl", "tsThd", "hsThd": s.insert(.sensor)
-      default: s.insert(.common)
-      }
-    }
+    var s = c.common.fields.keys.reduce(into: LegacySections()) { $0.formUnion(.block(ofKey: $1)) }
     if !c.triggers.isEmpty { s.insert(.trigger) }
     return s
   }

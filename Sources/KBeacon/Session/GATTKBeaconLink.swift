@@ -75,12 +75,15 @@ extension KBeaconSession {
   /// then the initial configuration read. Returns the session and the configuration.
   public static func connect(
     client: GATTClient, password: KBeaconPassword, environment: Environment, timeouts: Timeouts = Timeouts(),
-    readSections: ConfigSections = [.common, .slots, .triggers]
+    readSections: ConfigSections = [.common, .slots, .triggers], settle: Duration = .zero
   ) async throws -> (KBeaconSession, KBeaconConfiguration) {
     let link = try await GATTKBeaconLink.open(client)
     let session = KBeaconSession(link: link, environment: environment, timeouts: timeouts)
     do {
       try await session.authenticate(password: password)
+      // KKM advises ~1 s between connecting and configuring (§3 step 7); real hardware passes
+      // `KBeaconTimeouts.settleBeforeConfiguration`, the simulator nothing.
+      if settle > .zero { try await Task.sleep(for: settle) }
       return (session, try await session.readConfiguration(sections: readSections))
     } catch {
       await session.close()

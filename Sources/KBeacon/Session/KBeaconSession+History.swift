@@ -5,7 +5,7 @@ extension KBeaconSession {
       .hex, HistoryRequest.info(sensor: UInt8(sensor.rawValue)).bytes, timeout: timeouts.command,
       operation: "history info")
     guard let first = messages.first else { throw KBeaconError.sensorMessageMalformed("empty info response") }
-    return try HistoryInfo(bytes: first)
+    return generation == .legacy ? try HistoryInfo(legacyBytes: first) : try HistoryInfo(bytes: first)
   }
 
   /// Reads up to `limit` records in `order`, page by page until the device says no more, with

@@ -46,6 +46,23 @@ public enum IndicationEvent: Hashable, Sendable {
   }
 }
 
+extension IndicationEvent {
+  /// The v2 payload of an event (device side): `type & 0x3F`, then `UTC, temp, hum` for HT triggers or the
+  /// raw body. Nil for the v1 cases, which a v2 device does not send.
+  public var proPayload: [UInt8]? {
+    switch self {
+    case .humidity(let trigger, let utc, let celsius, let humidity):
+      var out: [UInt8] = [UInt8(trigger.rawValue & 0x3F)]
+      out.appendBigEndian(utc)
+      out.appendBigEndian(fixed88Raw(celsius))
+      out.appendBigEndian(fixed88Raw(humidity))
+      return out
+    case .trigger(let type, let body): return [UInt8(type & 0x3F)] + body
+    default: return nil
+    }
+  }
+}
+
 /// Signed 8.8 fixed point (int16 / 256), as temperature and humidity travel (§8.3, §9).
 func fixed88(_ raw: UInt16) -> Double { Double(Int16(bitPattern: raw)) / 256 }
 

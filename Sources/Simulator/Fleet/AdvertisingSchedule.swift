@@ -10,14 +10,20 @@ public enum SimulationPace: Sendable, Hashable {
 
   public static let realTime = SimulationPace.realTime(speed: 1)
 
-  /// Waits until simulated `offset` after `start` (real time scaled by `speed`).
-  func wait(until offset: Duration, from start: ContinuousClock.Instant) async throws {
+  /// How long after the scan start, on the wall clock, something at simulated `offset` is delivered;
+  /// nil when unpaced.
+  public func wallClockOffset(_ offset: Duration) -> Duration? {
     switch self {
-    case .realTime(let speed):
-      try await Task.sleep(until: start + offset / speed, clock: .continuous)
-    case .unpaced:
-      try Task.checkCancellation()
+    case .realTime(let speed): offset / speed
+    case .unpaced: nil
     }
+  }
+
+  /// Waits until simulated `offset` after `start`.
+  func wait(until offset: Duration, from start: ContinuousClock.Instant) async throws {
+    guard let wall = wallClockOffset(offset) else { return try Task.checkCancellation() }
+    let target = start + wall
+    if target > .now { try await Task.sleep(until: target, tolerance: .microseconds(200), clock: .continuous) }
   }
 }
 
@@ -28,7 +34,8 @@ public enum SimulationPace: Sendable, Hashable {
 public struct AdvertisingSchedule: Sendable {
   private var advertisers: [SimulatedAdvertiser]
   private var due: [Duration]
-  private var pendingResponse: (offset: Duration, report: Report)?
+  /// Scan responses not yet delivered, earliest first.
+  private var pendingResponses: [Report] = []
   public let active: Bool
 
   /// One scheduled report: what to deliver and when (offset since the scan start).
@@ -41,7 +48,8 @@ public struct AdvertisingSchedule: Sendable {
     public var data: [UInt8]
 
     public func report(start: ContinuousClock.Instant) -> AdvertisingReport {
-      AdvertisingReport(address: address, addressType: addressType, kind: kind, rssi: rssi, data: data, timestamp: start + offset)
+      AdvertisingReport(
+        address: address, addressType: addressType, kind: kind, rssi: rssi, data: data, timestamp: start + offset)
     }
   }
 
@@ -53,24 +61,24 @@ public struct AdvertisingSchedule: Sendable {
 
   /// The next report in time order, or nil for an empty fleet.
   public mutating func next() -> Report? {
-    if let pending = pendingResponse {
-      pendingResponse = nil
-      return pending.report
+    let earliest = due.indices.min(by: { due[$0] < due[$1] })
+    if let pending = pendingResponses.first, earliest.map({ pending.offset <= due[$0] }) ?? true {
+      pendingResponses.removeFirst()
+      return pending
     }
-    guard let i = due.indices.min(by: { due[$0] < due[$1] }) else { return nil }
+    guard let i = earliest else { return nil }
     let offset = due[i]
     let (data, rssi) = advertisers[i].nextPDU(elapsed: offset)
     due[i] = offset + advertisers[i].nextDelay()
     let advertiser = advertisers[i]
     let device = advertiser.device
     if active, advertiser.pduKind != .nonConnectable, let response = advertiser.scanResponse {
-      let at = offset + .microseconds(150)
-      pendingResponse = (
-        at,
-        Report(
-          offset: at, address: device.address, addressType: device.addressType, kind: .scanResponse,
-          rssi: advertisers[i].nextRSSI(), data: response)
-      )
+      let response = Report(
+        offset: offset + .microseconds(150), address: device.address, addressType: device.addressType,
+        kind: .scanResponse,
+        rssi: advertisers[i].nextRSSI(), data: response)
+      let at = pendingResponses.firstIndex { $0.offset > response.offset } ?? pendingResponses.endIndex
+      pendingResponses.insert(response, at: at)
     }
     return Report(
       offset: offset, address: device.address, addressType: device.addressType, kind: advertiser.pduKind, rssi: rssi,

@@ -28,7 +28,8 @@ public enum DemoFleet {
     let iBeacon: IBeaconSection? = n % 2 == 0 ? IBeaconSection(uuid: kkmUUID, major: 100, minor: UInt16(n)) : nil
     let system = SystemSection(model: 12, batteryPercent: UInt8(100 - n), firmware: "5.\(10 + n)")
     return SimulatedDevice(
-      address: address("DD:34:02:06:D1:0\(n)"), kind: .kbeaconPro, name: "KBPro_2148\(10 + n)", intervalMs: 300 + 100 * n,
+      address: address("DD:34:02:06:D1:0\(n)"), kind: .kbeaconPro, name: "KBPro_2148\(10 + n)",
+      intervalMs: 300 + 100 * n,
       rssi: RSSIProfile(mean: -50 - 4 * n, spread: 6), iBeacon: iBeacon, sensor: sensor, system: system)
   }
 
@@ -88,7 +89,8 @@ public enum DemoFleet {
       eddystoneURL: EddystoneURLSection(url: "https://beacon.example.org/"),
       eddystoneTLM: EddystoneTLMSection(temperature: -7.5)),
     SimulatedDevice(
-      address: address("E1:DD:57:00:00:07"), kind: .eddystone, connectable: true, intervalMs: 1000, rssi: RSSIProfile(mean: -88),
+      address: address("E1:DD:57:00:00:07"), kind: .eddystone, connectable: true, intervalMs: 1000,
+      rssi: RSSIProfile(mean: -88),
       eddystoneTLM: EddystoneTLMSection(batteryMillivolts: 3300, uptimeSeconds: 12)),
   ]
 }

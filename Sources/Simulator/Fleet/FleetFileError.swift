@@ -27,7 +27,9 @@ public struct FleetFileError: Error, Sendable, Equatable, CustomStringConvertibl
     case .typeMismatch(let type, let context):
       self.init(file: file, jsonPath: formatJSONPath(context.codingPath), message: "expected \(Self.describe(type))")
     case .valueNotFound(let type, let context):
-      self.init(file: file, jsonPath: formatJSONPath(context.codingPath), message: "expected \(Self.describe(type)), found null")
+      self.init(
+        file: file, jsonPath: formatJSONPath(context.codingPath), message: "expected \(Self.describe(type)), found null"
+      )
     case .dataCorrupted(let context):
       if context.codingPath.isEmpty {
         let detail = (context.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String
@@ -44,7 +46,8 @@ public struct FleetFileError: Error, Sendable, Equatable, CustomStringConvertibl
     switch type {
     case is String.Type: "a string"
     case is Bool.Type: "true or false"
-    case is Int.Type, is Int8.Type, is UInt8.Type, is UInt16.Type, is UInt32.Type, is Int16.Type: "a whole number in range"
+    case is Int.Type, is Int8.Type, is UInt8.Type, is UInt16.Type, is UInt32.Type, is Int16.Type:
+      "a whole number in range"
     case is Double.Type: "a number"
     default: "\(type)".hasPrefix("Array") ? "an array" : "an object"
     }

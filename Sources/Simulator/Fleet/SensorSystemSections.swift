@@ -27,17 +27,24 @@ public struct SensorSection: Sendable, Hashable, Codable {
     self.carrier = carrier
   }
 
-  enum CodingKeys: String, CodingKey, CaseIterable { case batteryMillivolts, temperature, humidity, acceleration, lux, co2ppm, carrier }
+  enum CodingKeys: String, CodingKey, CaseIterable {
+    case batteryMillivolts, temperature, humidity, acceleration, lux, co2ppm, carrier
+  }
 
   public init(from decoder: any Decoder) throws {
     try decoder.rejectUnknownKeys(CodingKeys.self)
     let c = try decoder.container(keyedBy: CodingKeys.self)
-    batteryMillivolts = try c.decodeIfPresent(UInt16.self, forKey: .batteryMillivolts)
+    batteryMillivolts = try c.decodeIntegerIfPresent(UInt16.self, forKey: .batteryMillivolts)
     temperature = try c.decodeIfPresent(Double.self, forKey: .temperature)
     humidity = try c.decodeIfPresent(Double.self, forKey: .humidity)
-    acceleration = try c.decodeIfPresent([Int16].self, forKey: .acceleration)
-    lux = try c.decodeIfPresent(UInt16.self, forKey: .lux)
-    co2ppm = try c.decodeIfPresent(UInt16.self, forKey: .co2ppm)
+    acceleration = try c.decodeIfPresent([Int].self, forKey: .acceleration).map { values in
+      guard values.allSatisfy({ Int16(exactly: $0) != nil }) else {
+        throw invalidValue(decoder, CodingKeys.acceleration, "each axis must be within -32768…32767 mg")
+      }
+      return values.map { Int16($0) }
+    }
+    lux = try c.decodeIntegerIfPresent(UInt16.self, forKey: .lux)
+    co2ppm = try c.decodeIntegerIfPresent(UInt16.self, forKey: .co2ppm)
     let carrierText = try c.decodeIfPresent(String.self, forKey: .carrier) ?? "eddystone"
     guard let carrier = Carrier(rawValue: carrierText) else {
       throw invalidValue(decoder, CodingKeys.carrier, "'\(carrierText)' is not a carrier (eddystone, manufacturer)")
@@ -47,7 +54,9 @@ public struct SensorSection: Sendable, Hashable, Codable {
     if let t = temperature, !(-127.99...127.99).contains(t) {
       throw invalidValue(decoder, CodingKeys.temperature, "\(t) °C does not fit signed 8.8 (−127.99…127.99)")
     }
-    if let h = humidity, !(0...100).contains(h) { throw invalidValue(decoder, CodingKeys.humidity, "\(h) % is outside 0…100") }
+    if let h = humidity, !(0...100).contains(h) {
+      throw invalidValue(decoder, CodingKeys.humidity, "\(h) % is outside 0…100")
+    }
   }
 
   /// The frame; `legacy` sets the v1 version byte (mask bit 0x0100).
@@ -77,11 +86,15 @@ public struct SystemSection: Sendable, Hashable, Codable {
   public init(from decoder: any Decoder) throws {
     try decoder.rejectUnknownKeys(CodingKeys.self)
     let c = try decoder.container(keyedBy: CodingKeys.self)
-    model = try c.decode(UInt8.self, forKey: .model)
-    batteryPercent = try c.decode(UInt8.self, forKey: .batteryPercent)
+    model = try c.decodeInteger(UInt8.self, forKey: .model)
+    batteryPercent = try c.decodeInteger(UInt8.self, forKey: .batteryPercent)
     firmware = try c.decode(String.self, forKey: .firmware)
-    guard batteryPercent <= 100 else { throw invalidValue(decoder, CodingKeys.batteryPercent, "\(batteryPercent) is above 100") }
-    guard firmwareParts != nil else { throw invalidValue(decoder, CodingKeys.firmware, "'\(firmware)' is not major.minor (e.g. 5.12)") }
+    guard batteryPercent <= 100 else {
+      throw invalidValue(decoder, CodingKeys.batteryPercent, "\(batteryPercent) is above 100")
+    }
+    guard firmwareParts != nil else {
+      throw invalidValue(decoder, CodingKeys.firmware, "'\(firmware)' is not major.minor (e.g. 5.12)")
+    }
   }
 
   var firmwareParts: (UInt8, UInt8)? {
@@ -92,6 +105,7 @@ public struct SystemSection: Sendable, Hashable, Codable {
 
   public func frame(mac: BluetoothAddress) -> KKMSystemFrame {
     let (major, minor) = firmwareParts ?? (0, 0)
-    return KKMSystemFrame(model: model, batteryPercent: batteryPercent, macAddress: mac, firmwareMajor: major, firmwareMinor: minor)
+    return KKMSystemFrame(
+      model: model, batteryPercent: batteryPercent, macAddress: mac, firmwareMajor: major, firmwareMinor: minor)
   }
 }

@@ -11,6 +11,8 @@ public struct SimulatedAdvertiser: Sendable {
   /// The scan response AD bytes (name, KKM 0x2080 data), or nil when there is none.
   public let scanResponse: [UInt8]?
   private let slots: [Slot]
+  /// Flags + the complete 16-bit UUID list naming Eddystone, which precede every Eddystone frame.
+  private let eddystonePrefix: [UInt8]
   private var rssi: RSSIRandomWalk
   private var jitter: SeededGenerator
   /// Advertising PDUs sent since the scan started.
@@ -27,16 +29,19 @@ public struct SimulatedAdvertiser: Sendable {
     rssi = RSSIRandomWalk(profile: device.rssi, defaultSeed: seed)
     jitter = SeededGenerator(seed: seed ^ 0xA5A5_5A5A_0F0F_F0F0)
     let flags = ADEncoder.flags(device.connectable ? 0x06 : 0x04)
-    let eddystoneList = ADEncoder.completeUUIDs16([BeaconConstants.eddystoneService])
+    let eddystonePrefix = flags + ADEncoder.completeUUIDs16([BeaconConstants.eddystoneService])
+    self.eddystonePrefix = eddystonePrefix
     var slots: [Slot] = []
     if let s = device.iBeacon { slots.append(.fixed(flags + s.frame.adStructure)) }
-    if let s = device.eddystoneUID { slots.append(.fixed(flags + eddystoneList + s.frame.adStructure())) }
-    if let s = device.eddystoneURL, let ad = try? s.frame.adStructure() { slots.append(.fixed(flags + eddystoneList + ad)) }
+    if let s = device.eddystoneUID { slots.append(.fixed(eddystonePrefix + s.frame.adStructure())) }
+    if let s = device.eddystoneURL, let ad = try? s.frame.adStructure() { slots.append(.fixed(eddystonePrefix + ad)) }
     if let s = device.eddystoneTLM { slots.append(.tlm(s)) }
     if let s = device.sensor {
       let frame = s.frame(legacy: device.kind == .kbeaconLegacy)
       slots.append(
-        .fixed(s.carrier == .eddystone ? flags + eddystoneList + frame.eddystoneADStructure : flags + frame.manufacturerADStructure))
+        .fixed(
+          s.carrier == .eddystone ? eddystonePrefix + frame.eddystoneADStructure : flags + frame.manufacturerADStructure
+        ))
     }
     if let s = device.system { slots.append(.fixed(flags + s.frame(mac: device.address).manufacturerADStructure)) }
     self.slots = slots
@@ -59,8 +64,8 @@ public struct SimulatedAdvertiser: Sendable {
     case .kbeaconLegacy:
       guard let b = device.iBeacon else { return [battery, 0x01, 0, 0, 0, 0] }
       var out: [UInt8] = [battery, 0x04]
-      out.appendBigEndian(b.major)
-      out.appendBigEndian(b.minor)
+      out.appendBE(b.major)
+      out.appendBE(b.minor)
       return out
     case .iBeacon, .eddystone:
       return nil
@@ -102,14 +107,6 @@ public struct SimulatedAdvertiser: Sendable {
       batteryMillivolts: section.batteryMillivolts, temperature: section.temperature,
       advertisingCount: UInt32(truncatingIfNeeded: uptime * 1000 / device.intervalMs) &+ pduCount,
       uptimeTenths: UInt32(truncatingIfNeeded: Int64(uptime) * 10 + elapsedTenths))
-    return ADEncoder.flags(device.connectable ? 0x06 : 0x04) + ADEncoder.completeUUIDs16([BeaconConstants.eddystoneService])
-      + frame.adStructure
-  }
-}
-
-extension Array where Element == UInt8 {
-  mutating func appendBigEndian(_ value: UInt16) {
-    append(UInt8(value >> 8))
-    append(UInt8(value & 0xFF))
+    return eddystonePrefix + frame.adStructure
   }
 }

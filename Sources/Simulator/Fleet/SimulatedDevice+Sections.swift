@@ -22,8 +22,12 @@ public struct RSSIProfile: Sendable, Hashable, Codable {
     mean = try c.decodeIfPresent(Int.self, forKey: .mean) ?? -65
     spread = try c.decodeIfPresent(Int.self, forKey: .spread) ?? 6
     seed = try c.decodeIfPresent(UInt64.self, forKey: .seed)
-    guard (-127...20).contains(mean) else { throw invalidValue(decoder, CodingKeys.mean, "\(mean) dBm is outside -127…20") }
-    guard (0...40).contains(spread) else { throw invalidValue(decoder, CodingKeys.spread, "\(spread) dB is outside 0…40") }
+    guard (-127...20).contains(mean) else {
+      throw invalidValue(decoder, CodingKeys.mean, "\(mean) dBm is outside -127…20")
+    }
+    guard (0...40).contains(spread) else {
+      throw invalidValue(decoder, CodingKeys.spread, "\(spread) dB is outside 0…40")
+    }
   }
 }
 
@@ -48,9 +52,9 @@ public struct IBeaconSection: Sendable, Hashable, Codable {
     try decoder.rejectUnknownKeys(CodingKeys.self)
     let c = try decoder.container(keyedBy: CodingKeys.self)
     self.init(
-      uuid: try c.decode(ProximityUUID.self, forKey: .uuid), major: try c.decode(UInt16.self, forKey: .major),
-      minor: try c.decode(UInt16.self, forKey: .minor),
-      measuredPower: try c.decodeIfPresent(Int8.self, forKey: .measuredPower) ?? -59)
+      uuid: try c.decode(ProximityUUID.self, forKey: .uuid), major: try c.decodeInteger(UInt16.self, forKey: .major),
+      minor: try c.decodeInteger(UInt16.self, forKey: .minor),
+      measuredPower: try c.decodeIntegerIfPresent(Int8.self, forKey: .measuredPower) ?? -59)
   }
 
   public var frame: IBeaconFrame { IBeaconFrame(uuid: uuid, major: major, minor: minor, measuredPower: measuredPower) }
@@ -76,9 +80,13 @@ public struct EddystoneUIDSection: Sendable, Hashable, Codable {
     let c = try decoder.container(keyedBy: CodingKeys.self)
     namespace = try c.decode(RawBytes.self, forKey: .namespace)
     instance = try c.decode(RawBytes.self, forKey: .instance)
-    txPowerAt0m = try c.decodeIfPresent(Int8.self, forKey: .txPowerAt0m) ?? -20
-    guard namespace.count == 10 else { throw invalidValue(decoder, CodingKeys.namespace, "namespace must be 10 bytes (20 hex digits)") }
-    guard instance.count == 6 else { throw invalidValue(decoder, CodingKeys.instance, "instance must be 6 bytes (12 hex digits)") }
+    txPowerAt0m = try c.decodeIntegerIfPresent(Int8.self, forKey: .txPowerAt0m) ?? -20
+    guard namespace.count == 10 else {
+      throw invalidValue(decoder, CodingKeys.namespace, "namespace must be 10 bytes (20 hex digits)")
+    }
+    guard instance.count == 6 else {
+      throw invalidValue(decoder, CodingKeys.instance, "instance must be 6 bytes (12 hex digits)")
+    }
   }
 
   public var frame: EddystoneUIDFrame {
@@ -102,7 +110,7 @@ public struct EddystoneURLSection: Sendable, Hashable, Codable {
     try decoder.rejectUnknownKeys(CodingKeys.self)
     let c = try decoder.container(keyedBy: CodingKeys.self)
     url = try c.decode(String.self, forKey: .url)
-    txPowerAt0m = try c.decodeIfPresent(Int8.self, forKey: .txPowerAt0m) ?? -20
+    txPowerAt0m = try c.decodeIntegerIfPresent(Int8.self, forKey: .txPowerAt0m) ?? -20
     do throws(EddystoneURLEncodingError) {
       _ = try EddystoneURLCodec.encode(url)
     } catch {
@@ -133,7 +141,7 @@ public struct EddystoneTLMSection: Sendable, Hashable, Codable {
   public init(from decoder: any Decoder) throws {
     try decoder.rejectUnknownKeys(CodingKeys.self)
     let c = try decoder.container(keyedBy: CodingKeys.self)
-    batteryMillivolts = try c.decodeIfPresent(UInt16.self, forKey: .batteryMillivolts)
+    batteryMillivolts = try c.decodeIntegerIfPresent(UInt16.self, forKey: .batteryMillivolts)
     temperature = try c.decodeIfPresent(Double.self, forKey: .temperature)
     uptimeSeconds = try c.decodeIfPresent(Int.self, forKey: .uptimeSeconds)
     if let t = temperature, !(-127.99...127.99).contains(t) {

@@ -74,7 +74,8 @@ public struct SimulatedDevice: Sendable, Hashable, Codable {
     let kindText = try c.decode(String.self, forKey: .kind)
     guard let kind = Kind(rawValue: kindText) else {
       throw invalidValue(
-        decoder, CodingKeys.kind, "'\(kindText)' is not a device kind (\(Kind.allCases.map(\.rawValue).joined(separator: ", ")))")
+        decoder, CodingKeys.kind,
+        "'\(kindText)' is not a device kind (\(Kind.allCases.map(\.rawValue).joined(separator: ", ")))")
     }
     self.init(
       address: try c.decode(BluetoothAddress.self, forKey: .address),
@@ -95,10 +96,13 @@ public struct SimulatedDevice: Sendable, Hashable, Codable {
       throw invalidValue(decoder, CodingKeys.intervalMs, "\(intervalMs) ms is outside 20…10240")
     }
     if let name, name.utf8.count > 29 {
-      throw invalidValue(decoder, CodingKeys.name, "name of \(name.utf8.count) bytes does not fit a scan response (29 at most)")
+      throw invalidValue(
+        decoder, CodingKeys.name, "name of \(name.utf8.count) bytes does not fit a scan response (29 at most)")
     }
     guard hasFrames else {
-      throw invalidValue(decoder, CodingKeys.kind, "device advertises nothing: add iBeacon, eddystoneUID, eddystoneURL, eddystoneTLM, sensor or system")
+      throw invalidValue(
+        decoder, CodingKeys.kind,
+        "device advertises nothing: add iBeacon, eddystoneUID, eddystoneURL, eddystoneTLM, sensor or system")
     }
   }
 
@@ -122,17 +126,21 @@ public struct SimulatedDevice: Sendable, Hashable, Codable {
   }
 
   /// `"public"` (default) or `"random"`.
-  private static func decodeAddressType(_ c: KeyedDecodingContainer<CodingKeys>, _ decoder: any Decoder) throws -> AddressType {
+  private static func decodeAddressType(_ c: KeyedDecodingContainer<CodingKeys>, _ decoder: any Decoder) throws
+    -> AddressType
+  {
     switch try c.decodeIfPresent(String.self, forKey: .addressType) {
     case nil, "public"?: return .public
     case "random"?: return .random
-    case let other?: throw invalidValue(decoder, CodingKeys.addressType, "'\(other)' is not an address type (public, random)")
+    case let other?:
+      throw invalidValue(decoder, CodingKeys.addressType, "'\(other)' is not an address type (public, random)")
     }
   }
 
   /// True when at least one frame section is present.
   public var hasFrames: Bool {
-    iBeacon != nil || eddystoneUID != nil || eddystoneURL != nil || eddystoneTLM != nil || sensor != nil || system != nil
+    iBeacon != nil || eddystoneUID != nil || eddystoneURL != nil || eddystoneTLM != nil || sensor != nil
+      || system != nil
   }
 }
 

@@ -40,14 +40,17 @@ public struct SimulatedFleet: Sendable, Hashable, Codable {
     let c = try decoder.container(keyedBy: CodingKeys.self)
     version = try c.decode(Int.self, forKey: .version)
     guard version == Self.currentVersion else {
-      throw invalidValue(decoder, CodingKeys.version, "unsupported version \(version); this build reads version \(Self.currentVersion)")
+      throw invalidValue(
+        decoder, CodingKeys.version, "unsupported version \(version); this build reads version \(Self.currentVersion)")
     }
     devices = try c.decode([SimulatedDevice].self, forKey: .devices)
     var seen: Set<BluetoothAddress> = []
     for (i, device) in devices.enumerated() where !seen.insert(device.address).inserted {
       throw DecodingError.dataCorrupted(
         .init(
-          codingPath: decoder.codingPath + [CodingKeys.devices, AnyCodingKey(intValue: i), SimulatedDevice.CodingKeys.address],
+          codingPath: decoder.codingPath + [
+            CodingKeys.devices, AnyCodingKey(intValue: i), SimulatedDevice.CodingKeys.address,
+          ],
           debugDescription: "duplicate address \(device.address)"))
     }
   }

@@ -35,13 +35,16 @@ public struct GATTAttributeTable: Sendable {
       var inner: [Attribute] = []
       var h = start + 1
       for c in service.characteristics {
-        inner.append(Attribute(handle: h, type: GATTAttributeType.characteristic, role: .declaration(c, valueHandle: h + 1)))
+        inner.append(
+          Attribute(handle: h, type: GATTAttributeType.characteristic, role: .declaration(c, valueHandle: h + 1)))
         inner.append(Attribute(handle: h + 1, type: c.uuid, role: .value(c)))
         let valueHandle = h + 1
         h += 2
         if !c.properties.isDisjoint(with: [.notify, .indicate]) {
           inner.append(
-            Attribute(handle: h, type: GATTAttributeType.clientCharacteristicConfiguration, role: .cccd(c, valueHandle: valueHandle)))
+            Attribute(
+              handle: h, type: GATTAttributeType.clientCharacteristicConfiguration,
+              role: .cccd(c, valueHandle: valueHandle)))
           h += 1
         }
         for d in c.descriptors {

@@ -27,7 +27,8 @@ public enum GenericDeviceDatabase {
 
   /// GAP, GATT and Device Information services for a device.
   public static func standardServices(
-    name: String, manufacturer: String = "KKM", model: String = "K4", firmware: String = "5.40", hardware: String = "1.0"
+    name: String, manufacturer: String = "KKM", model: String = "K4", firmware: String = "5.40",
+    hardware: String = "1.0"
   ) -> [SimulatedService] {
     [
       SimulatedService(

@@ -11,7 +11,8 @@ public struct LinkModel: Sendable, Hashable {
   /// `roundTripLatency` before reading more, and the socket's bounded queue pushes back on the sender.
   public var writesWithoutResponsePerEvent: Int
 
-  public init(roundTripLatency: Duration = .milliseconds(15), maxMTU: Int = 247, writesWithoutResponsePerEvent: Int = 6) {
+  public init(roundTripLatency: Duration = .milliseconds(15), maxMTU: Int = 247, writesWithoutResponsePerEvent: Int = 6)
+  {
     self.roundTripLatency = roundTripLatency
     self.maxMTU = maxMTU
     self.writesWithoutResponsePerEvent = max(1, writesWithoutResponsePerEvent)
@@ -31,14 +32,22 @@ public struct LinkFaults: Sendable {
   public var stopAnsweringAfterRequests: Int?
   /// Drop the link when a client PDU matches, before it is processed.
   public var disconnectWhen: (@Sendable (ATTPDU) -> Bool)?
+  /// Answer a matching request with this Error Response instead of serving it ("busy": e.g.
+  /// `.procedureAlreadyInProgress`, `.insufficientResources`); the handle is the request's first handle.
+  public var refuse: (@Sendable (ATTPDU) -> ATTErrorCode?)?
+  /// Corrupt the n-th response (1-based): only its opcode is sent, which no response may be.
+  public var corruptResponseNumber: Int?
 
   public init(
     dropAfterBytes: Int? = nil, stopAnsweringAfterRequests: Int? = nil,
-    disconnectWhen: (@Sendable (ATTPDU) -> Bool)? = nil
+    disconnectWhen: (@Sendable (ATTPDU) -> Bool)? = nil, refuse: (@Sendable (ATTPDU) -> ATTErrorCode?)? = nil,
+    corruptResponseNumber: Int? = nil
   ) {
     self.dropAfterBytes = dropAfterBytes
     self.stopAnsweringAfterRequests = stopAnsweringAfterRequests
     self.disconnectWhen = disconnectWhen
+    self.refuse = refuse
+    self.corruptResponseNumber = corruptResponseNumber
   }
 
   public static let none = LinkFaults()

@@ -41,7 +41,9 @@ public actor SimulatedGATTLinks {
     let target = server(for: address, make: make)
     let (bearer, link) = try await SimulatedLink.open(
       to: target, device: address, model: model, faults: faults[address] ?? .none, capacity: capacity)
-    links[address, default: []].append(link)
+    var open: [SimulatedLink] = []
+    for known in links[address] ?? [] where await !known.connection.isEnded { open.append(known) }
+    links[address] = open + [link]
     return bearer
   }
 

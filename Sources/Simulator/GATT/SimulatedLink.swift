@@ -7,10 +7,10 @@ import Glibc
 /// is served here by a `GATTServerConnection`, under a `LinkModel` and `LinkFaults` (design.md "The
 /// simulator").
 ///
-/// Two tasks serve the device end: a reader that applies faults, routes Handle Value Confirmations
-/// straight to the connection (so a handler waiting on an indication never blocks the request queue), and
-/// queues everything else; and a server that answers queued PDUs in order, one connection interval per
-/// request.
+/// Two tasks serve the device end: a reader that applies faults, paces Write Commands (so many per
+/// connection event), routes Handle Value Confirmations straight to the connection (so a handler waiting
+/// on an indication never blocks the request queue), and queues everything else; and a server that
+/// answers queued PDUs in order, one connection interval per request.
 public final class SimulatedLink: Sendable {
   public let connection: GATTServerConnection
   /// The device end.
@@ -33,6 +33,11 @@ public final class SimulatedLink: Sendable {
       await capacity?.release()
       throw LinkError(.connectFailed, peer: device, detail: "socketpair: \(String(cString: strerror(errno)))")
     }
+    // The client's send buffer stands in for the controller's ACL buffers: about one connection event of
+    // Write Commands fits (the kernel doubles the value and keeps a floor of ~4.6 kB), then send(2) blocks
+    // and the client's `writeWithoutResponse` waits, as over a real link.
+    var sendBuffer = Int32(max(1, model.writesWithoutResponsePerEvent) * 512)
+    _ = setsockopt(fds[0], SOL_SOCKET, SO_SNDBUF, &sendBuffer, socklen_t(MemoryLayout<Int32>.size))
     let clientBearer: FileDescriptorBearer
     let deviceBearer: FileDescriptorBearer
     do {
@@ -62,8 +67,20 @@ public final class SimulatedLink: Sendable {
     let bearer = deviceBearer
     Task {
       var received = 0
+      var commandsThisEvent = 0
       do {
         for try await bytes in bearer.incoming {
+          // Only so many Write Commands fit in one connection event: after that many, stop reading for one
+          // interval; the socket fills and the client's sends wait.
+          if let first = bytes.first, ATTOpcode.isCommand(first) {
+            commandsThisEvent += 1
+            if commandsThisEvent >= model.writesWithoutResponsePerEvent {
+              commandsThisEvent = 0
+              try? await Task.sleep(for: model.roundTripLatency)
+            }
+          } else {
+            commandsThisEvent = 0
+          }
           received += bytes.count
           if let limit = faults.dropAfterBytes, received > limit { break }
           let decoded = try? ATTPDU(bytes)
@@ -84,26 +101,43 @@ public final class SimulatedLink: Sendable {
     }
     Task {
       var answered = 0
-      var commandsThisEvent = 0
       for await envelope in queue {
-        if ATTOpcode.isCommand(envelope.opcode) {
-          commandsThisEvent += 1
-          if commandsThisEvent >= model.writesWithoutResponsePerEvent {
-            commandsThisEvent = 0
-            try? await Task.sleep(for: model.roundTripLatency)
-          }
-        } else if model.roundTripLatency > .zero {
-          commandsThisEvent = 0
+        if !ATTOpcode.isCommand(envelope.opcode) && model.roundTripLatency > .zero {
           try? await Task.sleep(for: model.roundTripLatency)
         }
-        let response = await connection.respond(to: envelope.bytes)
-        if let response {
+        var response: [UInt8]?
+        if let refuse = faults.refuse, let pdu = try? ATTPDU(envelope.bytes), pdu.opcode.isRequest,
+          let code = refuse(pdu)
+        {
+          response = ATTErrorResponse(request: pdu.opcode, handle: pdu.firstHandle, error: code).bytes
+        } else {
+          response = await connection.respond(to: envelope.bytes)
+        }
+        if var response {
           if let limit = faults.stopAnsweringAfterRequests, answered >= limit { continue }
           answered += 1
+          if answered == faults.corruptResponseNumber { response = Array(response.prefix(1)) }
           try? await bearer.send(response)
         }
         await connection.runDeferred()
       }
+    }
+  }
+}
+
+extension ATTPDU {
+  /// The handle an Error Response to this request names: its (starting) handle, or 0x0000.
+  var firstHandle: UInt16 {
+    switch self {
+    case .findInformationRequest(let r): r.startHandle
+    case .findByTypeValueRequest(let r): r.startHandle
+    case .readByTypeRequest(let r): r.startHandle
+    case .readByGroupTypeRequest(let r): r.startHandle
+    case .readRequest(let r): r.handle
+    case .readBlobRequest(let r): r.handle
+    case .writeRequest(let r): r.handle
+    case .prepareWriteRequest(let r): r.handle
+    default: 0
     }
   }
 }

@@ -12,11 +12,17 @@ import BeaconCore
 ///
 /// ```swift
 /// let control = SimulatedCharacteristic(uuid: KBeaconGATT.write, properties: [.write, .writeWithoutResponse]) { write in
-///   let reply = myDevice.handle(frame: write.value)
-///   await write.connection.notify(KBeaconGATT.notify, reply)
+///   let reply = await myDevice.handle(frame: write.value, session: write.connection.id)
+///   let connection = write.connection
+///   await connection.afterResponse { await connection.notify(KBeaconGATT.notify, reply) }  // after the Write Response
 /// }
 /// let server = GATTServer(services: [SimulatedService(uuid: KBeaconGATT.service, characteristics: [control, …])])
+/// let (bearer, link) = try await SimulatedLink.open(to: server, device: address, model: .instant)
 /// ```
+///
+/// Per-connection state: key it by `GATTServerConnection.id`; drop it in `GATTServer(onDisconnect:)`.
+/// A reboot: `await connection.disconnect()`. Server-initiated values: `connection.notify` /
+/// `connection.indicate` (waits for the confirmation) or `GATTServer.notifyAll`.
 public struct SimulatedService: Sendable {
   public var uuid: BluetoothUUID
   /// Primary (0x2800) or secondary (0x2801) service declaration.

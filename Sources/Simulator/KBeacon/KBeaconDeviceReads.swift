@@ -32,22 +32,11 @@ enum KBeaconDeviceReads {
     return .success(out.deviceJSON)
   }
 
-  /// v1 keys per `stype` block (§7).
-  static func legacyBlock(of key: String) -> LegacySections {
-    switch key {
-    case "uuid", "majorID", "minorID": .iBeacon
-    case "nid", "sid": .eddystoneUID
-    case "url": .eddystoneURL
-    case "sensor", "msItvl", "tsThd", "hsThd": .sensor
-    default: .common
-    }
-  }
-
   private static func legacy(_ request: JSONObject, _ config: KBeaconConfiguration) -> Result<JSONObject, DeviceCause> {
     guard let mask = request["stype"]?.intValue, mask > 0, mask & ~0x77 == 0 else { return .failure(.invalidParameter) }
     let sections = LegacySections(rawValue: mask)
     var out = JSONObject()
-    for (key, value) in config.common.fields where key != "pwd" && sections.contains(legacyBlock(of: key)) {
+    for (key, value) in config.common.fields where key != "pwd" && sections.contains(.block(ofKey: key)) {
       out[key] = value
     }
     if sections.contains(.trigger) {

@@ -40,7 +40,7 @@ extension SimulatedKBeacon {
 
   func handleFrame(_ write: GATTWrite) async {
     let connection = write.connection
-    let output = self.write(write.value, link: ObjectIdentifier(connection), mtu: await connection.mtu)
+    let output = await self.write(write.value, link: ObjectIdentifier(connection), mtu: await connection.mtu)
     for notification in output.notifications { await connection.notify(KBeaconGATT.notify, notification) }
     if output.disconnect { await dropLink(ObjectIdentifier(connection)) }
   }

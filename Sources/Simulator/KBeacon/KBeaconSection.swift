@@ -13,13 +13,23 @@ import KBeacon
 /// - `historyRecords`: temperature/humidity records pre-logged, 5 minutes apart, the newest at start-up
 ///   (default 24).
 /// - `busy`: answer every request with cause 0x10C (fault injection).
+/// - `busyRequests`: answer only the first N requests busy (a transient fault a retry gets past).
+/// - `dropLinkOnWrites`: drop the link on the first N `cfg` messages before applying them (link lost
+///   mid-write).
 public struct KBeaconSection: Sendable, Hashable, Codable {
   public var password: String?
   public var settings: JSONValue?
   public var historyRecords: Int?
   public var busy: Bool?
+  public var busyRequests: Int?
+  public var dropLinkOnWrites: Int?
 
-  public init(password: String? = nil, settings: JSONValue? = nil, historyRecords: Int? = nil, busy: Bool? = nil) {
+  public init(
+    password: String? = nil, settings: JSONValue? = nil, historyRecords: Int? = nil, busy: Bool? = nil,
+    busyRequests: Int? = nil, dropLinkOnWrites: Int? = nil
+  ) {
+    self.busyRequests = busyRequests
+    self.dropLinkOnWrites = dropLinkOnWrites
     self.password = password
     self.settings = settings
     self.historyRecords = historyRecords
@@ -27,7 +37,7 @@ public struct KBeaconSection: Sendable, Hashable, Codable {
   }
 
   enum CodingKeys: String, CodingKey, CaseIterable {
-    case password, settings, historyRecords, busy
+    case password, settings, historyRecords, busy, busyRequests, dropLinkOnWrites
   }
 
   public init(from decoder: any Decoder) throws {
@@ -37,6 +47,11 @@ public struct KBeaconSection: Sendable, Hashable, Codable {
     settings = try c.decodeIfPresent(JSONValue.self, forKey: .settings)
     historyRecords = try c.decodeIfPresent(Int.self, forKey: .historyRecords)
     busy = try c.decodeIfPresent(Bool.self, forKey: .busy)
+    busyRequests = try c.decodeIfPresent(Int.self, forKey: .busyRequests)
+    dropLinkOnWrites = try c.decodeIfPresent(Int.self, forKey: .dropLinkOnWrites)
+    for (key, n) in [(CodingKeys.busyRequests, busyRequests), (.dropLinkOnWrites, dropLinkOnWrites)] {
+      if let n, !(0...100).contains(n) { throw invalidValue(decoder, key, "\(n) is outside 0…100") }
+    }
     if let password, (try? KBeaconPassword(password)) == nil {
       throw invalidValue(decoder, CodingKeys.password, "a KBeacon password has 8 to 16 characters")
     }

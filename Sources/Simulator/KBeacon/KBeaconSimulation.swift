@@ -16,17 +16,44 @@ public final class KBeaconSimulation: Sendable {
   private let devices = Mutex<[BluetoothAddress: SimulatedKBeacon]>([:])
   private let servers = Mutex<[BluetoothAddress: GATTServer]>([:])
   private let linkDropper = Mutex<(@Sendable (BluetoothAddress) async -> Void)?>(nil)
+  private let bootloaderHook = Mutex<(@Sendable (BluetoothAddress, String?) async -> Void)?>(nil)
+
+  /// "Enter bootloader requested" for every KBeacon of this fleet (nordic-dfu.md §2.2): called with the
+  /// application's address and the name set by `02`, after the `20 01 01` indication and before the link
+  /// drops. Connect the simulated DFU bootloader here (e.g. `SimulatedDFUCentral.addBootloader(for:name:)`).
+  /// Applies to devices made after the call; devices are made on first connect.
+  public func setBootloaderHook(_ hook: @escaping @Sendable (BluetoothAddress, String?) async -> Void) {
+    bootloaderHook.withLock { $0 = hook }
+  }
+
+  private func currentBootloaderHook() -> (@Sendable (BluetoothAddress, String?) async -> Void)? {
+    bootloaderHook.withLock { $0 }
+  }
 
   /// How devices drop links they did not open themselves (set by `SimulatedCentral.withKBeacons`).
   public func setLinkDropper(_ dropper: @escaping @Sendable (BluetoothAddress) async -> Void) {
     linkDropper.withLock { $0 = dropper }
   }
 
-  public init(fleet: SimulatedFleet, model: LinkModel = .instant, now: @escaping @Sendable () -> UInt32) {
+  /// State restored from an earlier run (`SimulatorStateStore`), by address.
+  private let restored: [BluetoothAddress: SimulatedKBeaconSnapshot]
+
+  public init(
+    fleet: SimulatedFleet, model: LinkModel = .instant, restored: [BluetoothAddress: SimulatedKBeaconSnapshot] = [:],
+    now: @escaping @Sendable () -> UInt32
+  ) {
+    self.restored = restored
     self.fleet = fleet
     self.model = model
     self.now = now
   }
+
+  private let changeHandler = Mutex<(@Sendable () async -> Void)?>(nil)
+
+  /// Called after any device applies a configuration write (the state store saves then).
+  public func setChangeHandler(_ handler: @escaping @Sendable () async -> Void) { changeHandler.withLock { $0 = handler } }
+
+  private func currentChangeHandler() -> (@Sendable () async -> Void)? { changeHandler.withLock { $0 } }
 
   private func currentDropper() -> (@Sendable (BluetoothAddress) async -> Void)? { linkDropper.withLock { $0 } }
 
@@ -35,7 +62,10 @@ public final class KBeaconSimulation: Sendable {
     guard let entry = fleet.devices.first(where: { $0.address == address }), entry.kind.isKBeacon else { return nil }
     return devices.withLock { known in
       if let device = known[address] { return device }
-      let made = Self.make(entry, now: now) { [weak self] address in await self?.currentDropper()?(address) }
+      let made = Self.make(
+        entry, restored: restored[address], now: now, onChange: { [weak self] in await self?.currentChangeHandler()?() },
+        hook: currentBootloaderHook()
+      ) { [weak self] address in await self?.currentDropper()?(address) }
       known[address] = made
       return made
     }
@@ -65,8 +95,17 @@ public final class KBeaconSimulation: Sendable {
     return bearer
   }
 
+  /// Every KBeacon this simulation has brought up, as it is now.
+  public func snapshots() async -> [BluetoothAddress: SimulatedKBeaconSnapshot] {
+    var result = restored
+    for (address, device) in devices.withLock({ $0 }) { result[address] = await device.snapshot() }
+    return result
+  }
+
   static func make(
-    _ entry: SimulatedDevice, now: @escaping @Sendable () -> UInt32,
+    _ entry: SimulatedDevice, restored: SimulatedKBeaconSnapshot? = nil, now: @escaping @Sendable () -> UInt32,
+    onChange: (@Sendable () async -> Void)? = nil,
+    hook: (@Sendable (BluetoothAddress, String?) async -> Void)? = nil,
     dropLinks: @escaping @Sendable (BluetoothAddress) async -> Void
   ) -> SimulatedKBeacon {
     let section = entry.kbeacon ?? KBeaconSection()
@@ -79,7 +118,14 @@ public final class KBeaconSimulation: Sendable {
     {
       profile.factoryConfiguration.merge(overlay)
     }
-    let password = section.password.flatMap { try? KBeaconPassword($0) } ?? .factoryDefault
+    var password = section.password.flatMap { try? KBeaconPassword($0) } ?? .factoryDefault
+    var configuration: KBeaconConfiguration? = nil
+    var writes = 0
+    if let restored, restored.configuration.generation == profile.generation {
+      writes = restored.writes
+      configuration = restored.configuration
+      password = (try? KBeaconPassword(restored.password)) ?? password
+    }
     let start = now()
     let count = section.historyRecords ?? 24
     let base = entry.sensor?.temperature ?? 21.0
@@ -90,7 +136,8 @@ public final class KBeaconSimulation: Sendable {
     }
     return SimulatedKBeacon(
       address: entry.address, profile: profile, password: password, humidityHistory: records,
-      busy: section.busy ?? false,
-      dropLinks: dropLinks, now: now)
+      busy: section.busy ?? false, busyRequests: section.busyRequests ?? 0, dropLinkOnWrites: section.dropLinkOnWrites ?? 0,
+      configuration: configuration, writes: writes, onChange: onChange,
+      dropLinks: dropLinks, bootloaderHook: hook, now: now)
   }
 }

@@ -7,9 +7,10 @@ extension SimulatedCentral {
   /// drop their own links (wrong password, bootloader entry) through the central's `gattLinks`.
   public static func withKBeacons(
     fleet: SimulatedFleet, name: String = Simulation.adapterName, pace: SimulationPace = .realTime,
+    restored: [BluetoothAddress: SimulatedKBeaconSnapshot] = [:],
     now: @escaping @Sendable () -> UInt32 = { UInt32(clamping: Int(Date().timeIntervalSince1970)) }
   ) -> (central: SimulatedCentral, kbeacons: KBeaconSimulation) {
-    let kbeacons = KBeaconSimulation(fleet: fleet, model: pace == .unpaced ? .instant : LinkModel(), now: now)
+    let kbeacons = KBeaconSimulation(fleet: fleet, model: pace == .unpaced ? .instant : LinkModel(), restored: restored, now: now)
     let links = SimulatedGATTLinks(model: pace == .unpaced ? .instant : LinkModel())
     kbeacons.setLinkDropper { address in await links.disconnect(address) }
     let central = SimulatedCentral(

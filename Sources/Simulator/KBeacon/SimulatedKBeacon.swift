@@ -20,17 +20,32 @@ public actor SimulatedKBeacon {
 
   public init(
     address: BluetoothAddress, profile: KBeaconDeviceProfile, password: KBeaconPassword = .factoryDefault,
-    humidityHistory: [SensorRecord] = [], busy: Bool = false,
-    dropLinks: (@Sendable (BluetoothAddress) async -> Void)? = nil, now: @escaping @Sendable () -> UInt32
+    humidityHistory: [SensorRecord] = [], busy: Bool = false, busyRequests: Int = 0, dropLinkOnWrites: Int = 0,
+    configuration: KBeaconConfiguration? = nil, writes: Int = 0, onChange: (@Sendable () async -> Void)? = nil,
+    dropLinks: (@Sendable (BluetoothAddress) async -> Void)? = nil,
+    bootloaderHook: (@Sendable (BluetoothAddress, String?) async -> Void)? = nil, now: @escaping @Sendable () -> UInt32
   ) {
     self.dropLinks = dropLinks
+    self.onChange = onChange
+    self.bootloaderHook = bootloaderHook
     self.address = address
-    var device = SimulatedKBeaconDevice(address: address, profile: profile, password: password)
+    var device = SimulatedKBeaconDevice(address: address, profile: profile, password: password, configuration: configuration)
     for r in humidityHistory { device.history.append(r, sensor: UInt8(SensorType.humidity.rawValue)) }
     device.forceBusy = busy
+    device.busyRequests = busyRequests
+    device.dropLinkOnWrites = dropLinkOnWrites
+    device.configurationWrites = writes
     self.device = device
     self.now = now
   }
+
+  /// What survives a restart of the simulation: configuration and password (see `SimulatorStateStore`).
+  package func snapshot() -> SimulatedKBeaconSnapshot {
+    SimulatedKBeaconSnapshot(configuration: device.configuration, password: device.passwordText, writes: device.configurationWrites)
+  }
+
+  /// Called after every applied `cfg` message (the simulator's flash write).
+  private let onChange: (@Sendable () async -> Void)?
 
   /// A central connected with this ATT MTU.
   public func connected(mtu: Int) { device.connected(mtu: mtu) }
@@ -39,14 +54,19 @@ public actor SimulatedKBeacon {
   public func write(_ bytes: [UInt8]) -> SimulatedKBeaconDevice.Output { device.receive(bytes, now: now()) }
 
   /// One FEA1 write from a GATT connection: a write from a new connection starts a new link state.
-  func write(_ bytes: [UInt8], link: ObjectIdentifier, mtu: Int) -> SimulatedKBeaconDevice.Output {
+  /// An applied `cfg` is saved (`onChange`) before its ack goes out, as a real device writes flash before
+  /// answering, so a run killed at any moment never saw a success the device then forgot.
+  func write(_ bytes: [UInt8], link: ObjectIdentifier, mtu: Int) async -> SimulatedKBeaconDevice.Output {
     if currentLink != link {
       currentLink = link
       device.connected(mtu: mtu)
     } else {
       device.updateMTU(mtu)
     }
-    return device.receive(bytes, now: now())
+    let before = device.configurationWrites
+    let output = device.receive(bytes, now: now())
+    if device.configurationWrites != before, let onChange { await onChange() }
+    return output
   }
 
   /// Lets the device drop a simulated link itself (after a wrong password, power off, bootloader entry).
@@ -77,6 +97,16 @@ public actor SimulatedKBeacon {
 
   /// Fault injection: answer every request busy while set.
   public func setForceBusy(_ busy: Bool) { device.forceBusy = busy }
+
+  /// Transient faults: busy answers to the next `busyRequests` requests; the link dropped on the next
+  /// `dropLinkOnWrites` `cfg` messages before they apply.
+  public func setTransientFaults(busyRequests: Int, dropLinkOnWrites: Int) {
+    device.busyRequests = busyRequests
+    device.dropLinkOnWrites = dropLinkOnWrites
+  }
+
+  /// `cfg` messages applied so far.
+  public var configurationWrites: Int { device.configurationWrites }
 
   /// Adds history records (the simulated sensor logging).
   public func record(_ records: [SensorRecord], sensor: SensorType) {

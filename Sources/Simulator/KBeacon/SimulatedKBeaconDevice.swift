@@ -23,6 +23,13 @@ public struct SimulatedKBeaconDevice: Sendable {
   public private(set) var clockOffset: Int64 = 0
   /// Simulated firmware work: while true every request is answered busy (fault injection).
   public var forceBusy = false
+  /// Fault injection: answer the next this-many requests with cause 0x10C busy, then behave.
+  public var busyRequests = 0
+  /// Fault injection: drop the link on the next this-many `cfg` messages, before applying them (the link
+  /// lost mid-write: the device keeps its old configuration).
+  public var dropLinkOnWrites = 0
+  /// How many `cfg` messages the device has applied (tests check that nothing is written twice).
+  public package(set) var configurationWrites = 0
   private var password: KBeaconPassword
   private var random: SplitMix
   private var link = LinkState(mtu: FrameBudget.defaultATTMTU)
@@ -45,11 +52,11 @@ public struct SimulatedKBeaconDevice: Sendable {
 
   public init(
     address: BluetoothAddress, profile: KBeaconDeviceProfile, password: KBeaconPassword = .factoryDefault,
-    seed: UInt64 = 1
+    seed: UInt64 = 1, configuration: KBeaconConfiguration? = nil
   ) {
     self.address = address
     self.profile = profile
-    self.configuration = profile.factoryConfiguration
+    self.configuration = configuration ?? profile.factoryConfiguration
     self.password = password
     self.random = SplitMix(seed: seed ^ address.rawValue)
   }
@@ -61,6 +68,9 @@ public struct SimulatedKBeaconDevice: Sendable {
   public mutating func updateMTU(_ mtu: Int) { link.mtu = mtu }
 
   public var isAuthenticated: Bool { link.authenticated }
+
+  /// The device's password, for saving the simulated fleet's state between runs.
+  package var passwordText: String { password.text }
   /// True while the device owes the app part of an answer.
   public var isBusy: Bool { link.sender != nil || !link.queue.isEmpty || link.assembler.isCollecting }
 
@@ -104,7 +114,8 @@ public struct SimulatedKBeaconDevice: Sendable {
   private mutating func request(_ bytes: [UInt8], now: UInt32) -> Output {
     guard let frame = try? RequestFrame(bytes: bytes) else { return Output() }
     let starts = frame.position == .start || frame.position == .single
-    if starts, forceBusy || link.sender != nil || !link.queue.isEmpty || link.assembler.isCollecting {
+    if starts, forceBusy || busyRequests > 0 || link.sender != nil || !link.queue.isEmpty || link.assembler.isCollecting {
+      if busyRequests > 0 { busyRequests -= 1 }
       return Output(notifications: [DeviceAck(dataType: frame.dataType, cause: .busy).bytes])
     }
     guard link.authenticated else {
@@ -162,13 +173,17 @@ public struct SimulatedKBeaconDevice: Sendable {
   /// A JSON answer: inline on a cause-0 ack when it fits in one notification, else cause 5 + a report.
   private func jsonAnswer(_ object: JSONObject) -> Answer {
     let text = JSONWriter.bytes(.object(object))
-    if text.count <= link.mtu - 3 - 7 {
+    if fitsOnAck(text) {
       return Answer(items: [.frame(DeviceAck(dataType: .json, cause: .success, payload: text).bytes)])
     }
     return Answer(items: [
       .frame(DeviceAck(dataType: .json, cause: .commandReceived).bytes), .report(text, .jsonReport),
     ])
   }
+
+  /// Whether an answer rides inline on one ack notification: ATT MTU − 3 bytes of notification value minus
+  /// the 7-byte ack (header + seq + window + cause).
+  private func fitsOnAck(_ payload: [UInt8]) -> Bool { payload.count <= link.mtu - 3 - 7 }
 
   private func ack(_ cause: DeviceCause, _ type: FrameHeader.DataType = .json) -> Answer {
     Answer(items: [.frame(DeviceAck(dataType: type, cause: cause).bytes)])
@@ -185,8 +200,13 @@ public struct SimulatedKBeaconDevice: Sendable {
       case .failure(let cause): return ack(cause)
       }
     case "cfg":
+      if dropLinkOnWrites > 0 {
+        dropLinkOnWrites -= 1
+        return Answer(items: [], disconnect: true)
+      }
       switch KBeaconDeviceWrites.apply(object, to: configuration, profile: profile) {
       case .success(let outcome):
+        configurationWrites += 1
         configuration = outcome.configuration
         if let pwd = outcome.newPassword, let newPassword = try? KBeaconPassword(pwd) { password = newPassword }
         return ack(.success)
@@ -226,8 +246,9 @@ public struct SimulatedKBeaconDevice: Sendable {
     guard profile.historySensors.contains(Int(sensor)) else { return ack(.sensorNotSupported, .hex) }
     switch request {
     case .info:
-      let bytes = history.info(sensor: sensor, deviceUTC: deviceUTC).bytes
-      if bytes.count <= link.mtu - 3 - 7 {
+      let info = history.info(sensor: sensor, deviceUTC: deviceUTC)
+      let bytes = profile.generation == .legacy ? info.legacyBytes : info.bytes
+      if fitsOnAck(bytes) {
         return Answer(items: [.frame(DeviceAck(dataType: .hex, cause: .success, payload: bytes).bytes)])
       }
       return Answer(items: [
@@ -259,18 +280,11 @@ public struct SimulatedKBeaconDevice: Sendable {
     guard configuration.triggers.contains(where: { $0.triggerType == type && $0.actions.contains(.reportToApp) }) else {
       return nil
     }
-    var out: [UInt8] = [UInt8(type.rawValue & 0x3F)]
-    if (8...11).contains(type.rawValue) {
-      let utc = UInt32(clamping: Int64(now) + clockOffset)
-      out += [UInt8(utc >> 24), UInt8(utc >> 16 & 0xFF), UInt8(utc >> 8 & 0xFF), UInt8(utc & 0xFF)]
-      for v in [celsius, humidity] {
-        let raw = UInt16(bitPattern: Int16(clamping: Int((v * 256).rounded())))
-        out += [UInt8(raw >> 8), UInt8(raw & 0xFF)]
-      }
-    } else {
-      out += body
-    }
-    return out
+    let event: IndicationEvent =
+      (8...11).contains(type.rawValue)
+      ? .humidity(trigger: type, utc: UInt32(clamping: Int64(now) + clockOffset), celsius: celsius, humidity: humidity)
+      : .trigger(type: type.rawValue, body: body)
+    return event.proPayload
   }
 }
 

@@ -67,13 +67,20 @@ fi
 if [[ $VM_MODE == bluetoothd ]]; then
   # A client link works alongside bluetoothd: hci1's ATT server is bluetoothd's own GATT server, which
   # answers our Exchange MTU Request (02, client MTU 0x0017) with an Exchange MTU Response (03, MTU).
-  expect_output_contains 60 "reply 03" "$BP" radio connect --adapter hci0 "$hci1" 021700
+  # bluetoothd on hci1 may also send its own Exchange MTU Request (02…) first (linux-ble.md §4.4 item 4).
+  expect_output_contains 60 "reply 03" "$BP" radio connect --adapter hci0 --replies 2 "$hci1" 021700
   vm_log "L2CAP CID 4 hci0 -> bluetoothd's GATT server on hci1: MTU exchange answered"
   # The whole client stack: BlueZCentral.connect -> FileDescriptorBearer -> GATTClient discovery + read.
   vm_run 20 "$BP" radio advertise --adapter hci1 --duration 0 --scan-response "$sr" "$ad" # connectable again
   expect_output_contains 90 "service 1800" "$BP" radio gatt --adapter hci0 "$hci1"
   [[ $VM_LAST_OUTPUT == *"characteristic 2A00"* ]] || vm_fail "GATT discovery lacks the Device Name characteristic"
   vm_log "BlueZCentral.connect + GATTClient discovered bluetoothd's GATT database on hci1"
+  # The product commands over the same live path (CentralFactory -> BlueZCentral).
+  vm_run 20 "$BP" radio advertise --adapter hci1 --duration 0 --scan-response "$sr" "$ad" >/dev/null
+  expect_output_contains 90 "2A00" "$BP" gatt services --adapter hci0 "$hci1"
+  vm_run 20 "$BP" radio advertise --adapter hci1 --duration 0 --scan-response "$sr" "$ad" >/dev/null
+  expect_output_contains 90 "BlueZ" "$BP" gatt read --adapter hci0 "$hci1" 2A00
+  vm_log "gatt services / gatt read on a live adapter work"
 fi
 
 # Non-connectable advertising is reported as such.

@@ -1,0 +1,89 @@
+import BeaconCore
+import Foundation
+import KBeacon
+
+/// What a simulated KBeacon keeps across runs: its configuration and its password (the device's own
+/// memory — this file is the simulator's flash, not a log or report of the tool).
+public struct SimulatedKBeaconSnapshot: Sendable, Hashable {
+  public var configuration: KBeaconConfiguration
+  public var password: String
+  /// `cfg` messages applied over the device's simulated life.
+  public var writes: Int = 0
+}
+
+/// Keeps a simulated fleet's device state between runs, so a second `apply` really finds the devices as
+/// the first left them: one JSON file per fleet under `<state dir>/simulator/`. `reset` forgets it, which
+/// brings back the fleet as built in (or as its fleet file describes it).
+///
+/// File: `{"version": 1, "devices": {"AA:BB:…": {"generation": "pro", "password": "…", "configuration": {…device JSON…}}}}`.
+public struct SimulatorStateStore: Sendable {
+  public let path: String
+
+  /// The store for the built-in fleet (`fleetFile` nil) or a fleet file, in `stateDirectory`.
+  public init(stateDirectory: String, fleetFile: String?) {
+    let key: String
+    if let fleetFile {
+      let absolute = URL(fileURLWithPath: fleetFile).standardizedFileURL.path
+      let hash = absolute.utf8.reduce(UInt64(0xcbf2_9ce4_8422_2325)) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
+      key = "fleet-" + String(hash, radix: 16)
+    } else {
+      key = "builtin"
+    }
+    path = stateDirectory + "/simulator/" + key + ".json"
+  }
+
+  /// The saved devices; empty when there is no file. A damaged file is reported, never half-used.
+  public func load() throws -> [BluetoothAddress: SimulatedKBeaconSnapshot] {
+    guard let data = FileManager.default.contents(atPath: path) else { return [:] }
+    let root: JSONValue
+    do { root = try JSONParser.parse(Array(data)) } catch {
+      throw StateError("\(path) is damaged (\(error)); `beacon-provision sim reset` starts the simulated fleet afresh")
+    }
+    guard root.objectValue?["version"]?.intValue == 1, let devices = root.objectValue?["devices"]?.objectValue else {
+      throw StateError("\(path) is not a simulator state file of version 1; `beacon-provision sim reset` starts afresh")
+    }
+    var result: [BluetoothAddress: SimulatedKBeaconSnapshot] = [:]
+    for (key, value) in devices {
+      guard let address = BluetoothAddress(key), let entry = value.objectValue,
+        let generation = entry["generation"]?.stringValue.flatMap(ProtocolGeneration.init(rawValue:)),
+        let password = entry["password"]?.stringValue, let json = entry["configuration"]?.objectValue,
+        let configuration = try? KBeaconConfiguration(deviceJSON: json, generation: generation)
+      else { throw StateError("\(path): the entry for \(key) is damaged; `beacon-provision sim reset` starts afresh") }
+      result[address] = SimulatedKBeaconSnapshot(configuration: configuration, password: password, writes: entry["writes"]?.intValue ?? 0)
+    }
+    return result
+  }
+
+  public func save(_ devices: [BluetoothAddress: SimulatedKBeaconSnapshot]) throws {
+    var entries = JSONObject()
+    for (address, snapshot) in devices.sorted(by: { $0.key < $1.key }) {
+      entries[address.description] = .object(JSONObject([
+        ("generation", JSONValue.string(snapshot.configuration.generation.rawValue)),
+        ("password", JSONValue.string(snapshot.password)),
+        ("writes", JSONValue.int(snapshot.writes)),
+        ("configuration", JSONValue.object(snapshot.configuration.deviceJSON)),
+      ]))
+    }
+    let root = JSONValue.object(JSONObject([("version", JSONValue.int(1)), ("devices", JSONValue.object(entries))]))
+    try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+    let temporary = path + ".tmp\(getpid())"
+    guard FileManager.default.createFile(atPath: temporary, contents: Data(JSONWriter.bytes(root)), attributes: [.posixPermissions: 0o600]) else {
+      throw StateError("cannot write \(temporary)")
+    }
+    // rename(2) replaces the old file atomically: a crash leaves either the old state or the new.
+    guard rename(temporary, path) == 0 else { throw StateError("cannot replace \(path): \(String(cString: strerror(errno)))") }
+  }
+
+  /// Forgets the saved state. Returns whether there was any.
+  @discardableResult
+  public func reset() throws -> Bool {
+    guard FileManager.default.fileExists(atPath: path) else { return false }
+    try FileManager.default.removeItem(atPath: path)
+    return true
+  }
+
+  public struct StateError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+    init(_ d: String) { description = d }
+  }
+}
