@@ -42,6 +42,8 @@ read: its configuration carries the served name :: .configuration.name == "KBPro
 read: advertising slots came back :: .configuration.advObj | length > 0
 CHECKS
 
-vm_wait_for 30 "sim serve to log the links" test "$(grep -c 'closed after' "$VM_OUT/sim-serve.log")" -ge 6
+# Commands that follow each other quickly share one LE link (the kernel keeps an idle link up for a moment),
+# so the served side counts links, not commands.
+vm_wait_for 30 "sim serve to log a served link" grep -q "closed after" "$VM_OUT/sim-serve.log"
 sed 's/^/    | /' "$VM_OUT/sim-serve.log"
 echo "PASS gatt ($VM_MODE)"
