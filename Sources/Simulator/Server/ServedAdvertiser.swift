@@ -40,8 +40,8 @@ final class ServedAdvertiser: Sendable {
     }
     try await socket.run(.leSetAdvertisingData(settings.advertisingData))
     guard reannounce else { return }
-    try await socket.run(.leSetAdvertisingEnable(false), allowDisallowed: true)
-    try await socket.run(.leSetAdvertisingEnable(true), allowDisallowed: true)
+    try await socket.run(.leSetAdvertisingEnable(false), ignoring: [.commandDisallowed])
+    try await socket.run(.leSetAdvertisingEnable(true), ignoring: [.commandDisallowed])
   }
 
   func stop() async throws { try await advertiser.stop() }
