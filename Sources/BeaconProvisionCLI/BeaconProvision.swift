@@ -36,7 +36,6 @@ public struct BeaconProvision: AsyncParsableCommand {
   /// Subcommands left out of `--help`: low-level checks used by the VM tier (`radio …`).
   static let hiddenCommands: [any ParsableCommand.Type] = [
     RadioDebug.self,
-    Sim.self,
   ]
 
   public init() {}

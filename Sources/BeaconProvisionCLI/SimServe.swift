@@ -5,13 +5,6 @@ import Dispatch
 import Foundation
 import Simulator
 
-/// `beacon-provision sim …` (hidden, like `radio`): the simulated fleet outside `--adapter sim`.
-struct Sim: AsyncParsableCommand {
-  static let configuration = CommandConfiguration(
-    commandName: "sim", abstract: "Work with the simulated fleet (serve it over real controllers).",
-    shouldDisplay: false, subcommands: [SimServe.self])
-}
-
 /// `beacon-provision sim serve --adapter hci1 [--adapter hci2 …] [--fleet FILE] [--device ADDR …]`: serves
 /// fleet devices over real controllers, one device per controller — HCI advertising plus an L2CAP ATT
 /// listener answering with the device's GATT database (`ServedDevice`). This is what the VM tier's
