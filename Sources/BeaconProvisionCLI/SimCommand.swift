@@ -11,7 +11,7 @@ struct SimCommand: ParsableCommand {
       Simulated devices keep their configuration between runs, in the state directory, like real devices \
       do. `sim reset` brings the fleet back as built in.
       """,
-    subcommands: [SimReset.self])
+    subcommands: [SimReset.self, SimServe.self])
 }
 
 /// `beacon-provision sim reset`: forget what earlier runs did to the simulated fleet.

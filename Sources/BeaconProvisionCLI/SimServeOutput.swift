@@ -1,0 +1,63 @@
+import BeaconCore
+import Foundation
+import Simulator
+import Synchronization
+
+/// The lines `sim serve` prints, one per event, written unbuffered so a scenario reading a pipe sees each
+/// at once:
+///
+///     serving DD:34:02:06:D1:01 (kbeaconPro "KBPro_214811") on hci1 as 00:AA:01:01:00:01, connectable, legacy advertising
+///     hci1: link from 00:AA:01:00:00:00 (public)
+///     hci1: link from 00:AA:01:00:00:00 closed after 12 ATT PDUs
+enum SimServeOutput {
+  static func line(_ event: ServedDevice.Event) {
+    switch event {
+    case .advertising(let adapter, let fleetAddress, let device, let extended, let dropped):
+      let name = device.name.map { " \"\($0)\"" } ?? ""
+      var text = "serving \(fleetAddress) (\(device.kind.rawValue)\(name)) on \(adapter) as \(device.address), "
+      text += device.connectable ? "connectable" : "non-connectable"
+      text += extended ? ", extended advertising" : ", legacy advertising"
+      if dropped { text += " (scan response not served: ADV_SCAN_IND is not supported)" }
+      write(text)
+    case .linkOpened(let adapter, let peer, let type):
+      write("\(adapter): link from \(peer) (\(type))")
+    case .linkClosed(let adapter, let peer, let pdus):
+      write("\(adapter): link from \(peer) closed after \(pdus) ATT PDUs")
+    }
+  }
+
+  static func write(_ text: String) { Scan.writeLine(text) }
+}
+
+/// Fires once on SIGINT/SIGTERM (or when the waiting task is cancelled); `wait()` returns then. Keeps the
+/// dispatch sources alive.
+final class StopSignal: Sendable {
+  private let state = Mutex<(fired: Bool, waiters: [CheckedContinuation<Void, Never>], sources: [any DispatchSourceSignal])>(
+    (false, [], []))
+
+  func keep(_ source: any DispatchSourceSignal) { state.withLock { $0.sources.append(source) } }
+
+  func fire() {
+    let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
+      s.fired = true
+      defer { s.waiters = [] }
+      return s.waiters
+    }
+    for w in waiters { w.resume() }
+  }
+
+  func wait() async {
+    await withTaskCancellationHandler {
+      await withCheckedContinuation { waiter in
+        let now = state.withLock { s -> Bool in
+          if s.fired || Task.isCancelled { return true }
+          s.waiters.append(waiter)
+          return false
+        }
+        if now { waiter.resume() }
+      }
+    } onCancel: {
+      fire()
+    }
+  }
+}

@@ -1,0 +1,228 @@
+# Guest-side helpers for vm-e2e scenarios (bash; sourced by every scenario: `. "$VM_LIB"`).
+# They run inside the QEMU guest, chrooted into the host's read-only root; write only to $VM_OUT (the
+# run's shared read-write folder) or /tmp. (../../shared/specs/vm-e2e-recipe.md)
+#
+# Environment (set by scripts/vm/guest-run from run.env):
+#   VM_OUT         the run folder (host: .build/vm-e2e/runs/<scenario>-<mode>/)
+#   VM_MODE        plain | bluetoothd — whether bluetoothd runs while the scenario does
+#   BEACON_PROVISION  absolute path of the beacon-provision binary under test
+#   VM_REPO        the repository checkout (read-only in the guest)
+#
+# Every step has a timeout so a hang fails in a minute, not at the CI job limit. The limits are generous
+# (a loaded 2-core host slows TCG guests 5–10×); a healthy run takes a fraction of them. Failures print
+# "FAIL: …" and exit non-zero; background processes started here are killed by guest-run afterwards.
+
+set -euo pipefail
+VM_OUT=${VM_OUT:-/run/vm-e2e}
+VM_MODE=${VM_MODE:-plain}
+VM_PIDS=${VM_PIDS:-/tmp/vm-e2e.pids}
+BP=${BEACON_PROVISION:-beacon-provision}
+VM_CONTROLLERS=()
+
+vm_log() { printf '[%6.2fs] %s\n' "$(cut -d' ' -f1 /proc/uptime)" "$*"; }
+vm_fail() { printf 'FAIL: %s\n' "$*"; exit 1; }
+
+# vm_run SECONDS CMD...: runs CMD, killing it (and failing the scenario) after SECONDS.
+vm_run() {
+  local seconds=$1; shift
+  local rc=0
+  timeout -k 2 "$seconds" "$@" || rc=$?
+  if [[ $rc -eq 124 || $rc -eq 137 ]]; then vm_fail "timed out after ${seconds}s: $*"; fi
+  return "$rc"
+}
+
+# vm_wait_for SECONDS DESCRIPTION CMD...: polls CMD (every 0.1 s) until it succeeds.
+vm_wait_for() {
+  local seconds=$1 what=$2; shift 2
+  local deadline=$(( $(date +%s%N) / 1000000 + seconds * 1000 ))
+  until "$@" >/dev/null 2>&1; do
+    (( $(date +%s%N) / 1000000 < deadline )) || vm_fail "timed out after ${seconds}s waiting for $what"
+    sleep 0.1
+  done
+}
+
+# vm_bg NAME CMD...: starts CMD in the background, output in $VM_OUT/NAME.log; its pid is remembered
+# (for guest-run's cleanup) and left in VM_BG_PID.
+vm_bg() {
+  local name=$1; shift
+  "$@" >"$VM_OUT/$name.log" 2>&1 &
+  VM_BG_PID=$!
+  echo "$VM_BG_PID $name" >>"$VM_PIDS"
+}
+
+# vm_stop PID: SIGTERM, then SIGKILL after 2 s.
+vm_stop() {
+  local pid=$1
+  kill -TERM "$pid" 2>/dev/null || return 0
+  for _ in $(seq 20); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
+  kill -KILL "$pid" 2>/dev/null || true
+}
+
+# Pitfall 1: btvirt needs AF_ALG (ecb, cmac, algif_*) loaded BEFORE it registers its controllers.
+vm_load_modules() {
+  vm_run 60 modprobe -a bluetooth hci_vhci ecb cmac algif_skcipher algif_hash
+  vm_log "modules loaded (bluetooth hci_vhci ecb cmac algif_skcipher algif_hash)"
+}
+
+# Starts `btmon -w $VM_OUT/hci.btsnoop` and waits until it writes (pitfall 5: ~1 s under TCG).
+vm_start_btmon() {
+  vm_bg btmon btmon -w "$VM_OUT/hci.btsnoop"
+  vm_wait_for 30 "btmon to start" test -s "$VM_OUT/hci.btsnoop"
+  vm_log "btmon capturing to hci.btsnoop"
+}
+
+vm_hci_names() { ls /sys/class/bluetooth 2>/dev/null | grep -E '^hci[0-9]+$' | sort -V; }
+vm_hci_count() { vm_hci_names | wc -l; }
+
+# vm_start_btvirt N: N virtual LE-only controllers sharing one air (hci0 … hci<N-1>).
+vm_start_btvirt() {
+  local n=$1
+  vm_bg btvirt btvirt -L -l"$n"
+  vm_wait_for 60 "$n btvirt controllers" test "$(vm_hci_count)" -ge "$n"
+  mapfile -t VM_CONTROLLERS < <(vm_hci_names)
+  vm_log "btvirt: ${VM_CONTROLLERS[*]}"
+}
+
+vm_is_up() { hciconfig "$1" 2>/dev/null | grep -q 'UP RUNNING'; }
+
+# vm_controllers_up [hciN…]: `hciconfig up` each (all by default), retrying until UP RUNNING (pitfall 2).
+vm_controllers_up() {
+  local names=("$@") hci
+  [[ ${#names[@]} -gt 0 ]] || names=("${VM_CONTROLLERS[@]}")
+  for hci in "${names[@]}"; do
+    local deadline=$(( $(date +%s) + 60 ))
+    until vm_is_up "$hci"; do
+      (( $(date +%s) < deadline )) || vm_fail "$hci did not come up: $(hciconfig "$hci" 2>&1 | tr '\n' ' ')"
+      timeout 5 hciconfig "$hci" up >/dev/null 2>&1 || sleep 0.2
+    done
+  done
+  vm_log "up: ${names[*]}"
+}
+
+# Starts the system D-Bus and bluetoothd (state in a tmpfs: the root is read-only) and waits until
+# bluetoothd owns org.bluez and every controller is UP RUNNING again.
+vm_start_bluetoothd() {
+  mkdir -p /run/dbus
+  mountpoint -q /var/lib/bluetooth || mount -t tmpfs bluetooth-state /var/lib/bluetooth
+  vm_run 60 dbus-daemon --system --fork --nopidfile
+  vm_wait_for 30 "the system bus" test -S /run/dbus/system_bus_socket
+  local bluetoothd=/usr/sbin/bluetoothd
+  [[ -x $bluetoothd ]] || bluetoothd=/usr/libexec/bluetooth/bluetoothd
+  vm_bg bluetoothd "$bluetoothd" -n -d
+  vm_wait_for 60 "bluetoothd on D-Bus" dbus-send --system --print-reply --dest=org.freedesktop.DBus \
+    /org/freedesktop/DBus org.freedesktop.DBus.GetNameOwner string:org.bluez
+  vm_controllers_up
+  vm_log "bluetoothd running (pid $VM_BG_PID)"
+}
+
+# vm_setup N: the usual start — modules, btmon, N controllers up, and bluetoothd when VM_MODE says so.
+# bluetoothd claims the ATT channel (L2CAP CID 4) of every controller it manages. Measured on this
+# kernel (6.1): when several sockets listen on CID 4 of one controller, incoming ATT data goes to the one
+# that started listening LAST — so start served devices / ATT listeners AFTER vm_setup (after
+# bluetoothd), and they, not bluetoothd, answer the central.
+vm_setup() {
+  vm_load_modules
+  vm_start_btmon
+  vm_start_btvirt "$1"
+  vm_controllers_up
+  if [[ $VM_MODE == bluetoothd ]]; then vm_start_bluetoothd; fi
+}
+
+# vm_address hciN: the controller's BD_ADDR (as `hciconfig` prints it).
+vm_address() { hciconfig "$1" | awk '/BD Address/ { print $3 }'; }
+
+# expect_output_contains SECONDS NEEDLE CMD...: runs CMD (timeout SECONDS) and fails unless its output
+# (stdout + stderr) contains NEEDLE. The output is printed either way and kept in VM_LAST_OUTPUT.
+expect_output_contains() {
+  local seconds=$1 needle=$2; shift 2
+  local rc=0
+  VM_LAST_OUTPUT=$(timeout -k 2 "$seconds" "$@" 2>&1) || rc=$?
+  printf '%s\n' "$VM_LAST_OUTPUT" | sed 's/^/    | /'
+  [[ $rc -ne 124 && $rc -ne 137 ]] || vm_fail "timed out after ${seconds}s: $*"
+  [[ $VM_LAST_OUTPUT == *"$needle"* ]] || vm_fail "output of '$*' (exit $rc) lacks '$needle'"
+  vm_log "ok: '$*' printed '$needle'"
+}
+
+# expect_success SECONDS CMD...: runs CMD (timeout SECONDS), printing its output; fails on non-zero exit.
+expect_success() {
+  local seconds=$1; shift
+  local rc=0
+  VM_LAST_OUTPUT=$(timeout -k 2 "$seconds" "$@" 2>&1) || rc=$?
+  printf '%s\n' "$VM_LAST_OUTPUT" | sed 's/^/    | /'
+  [[ $rc -ne 124 && $rc -ne 137 ]] || vm_fail "timed out after ${seconds}s: $*"
+  [[ $rc -eq 0 ]] || vm_fail "'$*' exited $rc"
+  vm_log "ok: $*"
+}
+
+# Long-running commands (a scan, a discovery) whose output is watched while they run:
+#   vm_stream_start NAME CMD...   starts CMD line-buffered (`stdbuf -oL`, stdin a FIFO that never ends, so
+#                                 interactive tools such as btmgmt keep running), output in $VM_OUT/NAME.log
+#   vm_stream_wait SECONDS NEEDLE waits until that output contains NEEDLE (fails after SECONDS)
+#   vm_stream_stop                stops it, prints its output and leaves it in VM_LAST_OUTPUT
+# One stream at a time. btvirt note: its controllers report an advertiser ONCE — when the scanner enables
+# scanning (for advertisers already on) or when advertising is enabled (to scanners already on); there
+# are no periodic reports. A kernel mgmt discovery can drop the first of these (it arrives while the
+# discovery is still "starting"), so start advertising after the scanner says it is scanning.
+vm_stream_start() {
+  local name=$1; shift
+  [[ -p /tmp/vm-e2e.stdin ]] || mkfifo /tmp/vm-e2e.stdin
+  VM_STREAM_LOG="$VM_OUT/$name.log"
+  VM_STREAM_CMD="$*"
+  stdbuf -oL -eL "$@" <>/tmp/vm-e2e.stdin >"$VM_STREAM_LOG" 2>&1 &
+  VM_STREAM_PID=$!
+  echo "$VM_STREAM_PID $name" >>"$VM_PIDS"
+}
+
+vm_stream_wait() {
+  local seconds=$1 needle=$2
+  local deadline=$(( $(date +%s%N) / 1000000 + seconds * 1000 ))
+  until grep -qF -- "$needle" "$VM_STREAM_LOG"; do
+    if ! kill -0 "$VM_STREAM_PID" 2>/dev/null; then
+      grep -qF -- "$needle" "$VM_STREAM_LOG" && break
+      vm_stream_stop
+      vm_fail "'$VM_STREAM_CMD' exited without printing '$needle'"
+    fi
+    if (( $(date +%s%N) / 1000000 >= deadline )); then
+      vm_stream_stop
+      vm_fail "'$VM_STREAM_CMD' did not print '$needle' within ${seconds}s"
+    fi
+    sleep 0.1
+  done
+  vm_log "ok: '$VM_STREAM_CMD' printed '$needle'"
+}
+
+vm_stream_stop() {
+  vm_stop "$VM_STREAM_PID"
+  wait "$VM_STREAM_PID" 2>/dev/null || true
+  VM_LAST_OUTPUT=$(cat "$VM_STREAM_LOG")
+  printf '%s\n' "$VM_LAST_OUTPUT" | sed 's/^/    | /'
+}
+
+# expect_stream_contains SECONDS NEEDLE CMD...: runs a long-running CMD until its output contains NEEDLE,
+# then stops it (see vm_stream_start); fails when SECONDS pass first.
+VM_STREAMS=0
+expect_stream_contains() {
+  local seconds=$1 needle=$2; shift 2
+  VM_STREAMS=$((VM_STREAMS + 1))
+  vm_stream_start "stream-$VM_STREAMS" "$@"
+  vm_stream_wait "$seconds" "$needle"
+  vm_stream_stop
+}
+
+# expect_json JSON < CHECKS: every line of CHECKS is `DESCRIPTION :: JQ-FILTER`; fails unless each filter
+# is true on JSON. One jq run for all lines (each jq start costs seconds under TCG).
+expect_json() {
+  local json=$1 line descriptions=() filters=() program results i
+  while IFS= read -r line; do
+    [[ -n ${line// } ]] || continue
+    descriptions+=("${line%% :: *}")
+    filters+=("${line#* :: }")
+  done
+  program=$(printf '([%s] | length > 0 and all(. == true)), ' "${filters[@]}")
+  results=$(jq -c "[${program%, }]" <<<"$json" 2>&1) || vm_fail "jq could not evaluate the checks: $results"
+  mapfile -t results < <(jq -r '.[]' <<<"$results")
+  for i in "${!filters[@]}"; do
+    [[ ${results[$i]:-false} == true ]] || vm_fail "${descriptions[$i]} (jq: ${filters[$i]})"
+    vm_log "ok: ${descriptions[$i]}"
+  done
+}
