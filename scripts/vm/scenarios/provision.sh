@@ -1,0 +1,47 @@
+# The KBeacon protocol and the profile engine over the real kernel stack: `ring` and the main job —
+# `plan`, `apply`, a second `apply` that changes nothing, and `plan --detailed-exitcode` — on hci0
+# against a simulated KBeacon Pro served on hci1 by `beacon-provision sim serve` (scripts/vm/fleet.json,
+# its first device). Every step scans through the kernel (mgmt or raw HCI), connects an L2CAP LE socket on
+# CID 4, authenticates with the MD5 challenge and reads/writes the configuration JSON.
+# vm-e2e-modes: plain bluetoothd
+# vm-e2e-requires: sim serve
+# vm-e2e-requires: apply
+. "$VM_LIB"
+
+vm_setup 2
+kb=$(vm_address hci1)
+# btvirt reports an advertiser once per enable; re-announcing lets the scans of plan/apply hear it (a connect
+# that races a re-announce fails and is retried by the campaign).
+vm_bg sim-serve "$BP" sim serve --fleet "$VM_REPO/scripts/vm/fleet.json" --adapter hci1 --reannounce-connectable 0.5
+vm_wait_for 40 "sim serve to advertise" grep -q "on hci1 as $kb" "$VM_OUT/sim-serve.log"
+
+expect_output_contains 60 "$kb: ringing for 500 ms" "$BP" ring --adapter hci0 "$kb" --milliseconds 500
+
+state="$VM_OUT/state"
+profile="$VM_OUT/vm-profile.json"
+cat >"$profile" <<JSON
+{"version": 1, "select": {"addresses": ["$kb"]},
+ "desired": {"name": "vm-applied", "slots": [{"slot": 0, "type": "ibeacon", "major": 7, "minor": 9, "intervalMs": 760}]}}
+JSON
+common=(--adapter hci0 --scan 4 --retry-delay 1 --state-dir "$state")
+
+set +e
+"$BP" plan "$profile" "${common[@]}" --detailed-exitcode >"$VM_OUT/plan1.txt" 2>&1
+rc=$?
+set -e
+sed 's/^/    | /' "$VM_OUT/plan1.txt"
+[[ $rc -eq 2 ]] || vm_fail "plan should exit 2 (changes planned), got $rc"
+grep -q 'device name: "KBPro_VM01" -> "vm-applied"' "$VM_OUT/plan1.txt" || vm_fail "plan lacks the name change"
+vm_log "ok: plan shows the changes (exit 2)"
+
+expect_success 180 "$BP" apply "$profile" "${common[@]}"
+grep -q "1 updated" <<<"$VM_LAST_OUTPUT" || vm_fail "apply did not update the device"
+vm_log "ok: apply wrote and verified the device"
+
+expect_success 180 "$BP" apply "$profile" "${common[@]}"
+grep -q "1 compliant" <<<"$VM_LAST_OUTPUT" || vm_fail "the second apply should find the device compliant"
+vm_log "ok: the second apply changes nothing"
+
+expect_success 120 "$BP" plan "$profile" "${common[@]}" --detailed-exitcode
+vm_log "ok: plan --detailed-exitcode exits 0"
+echo "PASS provision ($VM_MODE)"
