@@ -1,4 +1,5 @@
 import BeaconCore
+import Dispatch
 import Foundation
 import Simulator
 
@@ -31,11 +32,30 @@ actor SimulatorStateSaver {
     self.store = store
   }
 
+  /// File writes happen on this queue, never on the cooperative pool.
+  private let io = DispatchQueue(label: "beacon-provision.simulator-state")
+  /// The save before this one: each save starts (and takes its snapshot) only after it finished, so writes
+  /// land in order and every caller's change is in the save it waits for.
+  private var last: Task<Void, Never>?
+
   func save() async {
-    do {
-      try store.save(await kbeacons.snapshots())
-    } catch {
-      FileHandleOutput.standardError("warning: could not save the simulated fleet's state: \(error)")
+    let previous = last
+    let (kbeacons, store, io) = (self.kbeacons, self.store, self.io)
+    let current = Task {
+      await previous?.value
+      let snapshots = await kbeacons.snapshots()
+      await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+        io.async {
+          do {
+            try store.save(snapshots)
+          } catch {
+            FileHandleOutput.standardError("warning: could not save the simulated fleet's state: \(error)")
+          }
+          done.resume()
+        }
+      }
     }
+    last = current
+    await current.value
   }
 }
