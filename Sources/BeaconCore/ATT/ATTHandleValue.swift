@@ -1,6 +1,6 @@
 /// Handle Value Notification, opcode 0x1B (Core v5.4 Vol 3 Part F §3.4.7.1):
 /// `1B | Attribute Handle (2) | Attribute Value (0 … ATT_MTU − 3)`. Not acknowledged.
-public struct ATTHandleValueNotification: ATTPDUCodable {
+public struct ATTHandleValueNotification: ATTHandleValueLayout {
   public static let opcode = ATTOpcode.handleValueNotification
   public var handle: UInt16
   public var value: [UInt8]
@@ -9,23 +9,11 @@ public struct ATTHandleValueNotification: ATTPDUCodable {
     self.handle = handle
     self.value = value
   }
-
-  public init(_ bytes: [UInt8]) throws(ATTDecodingError) {
-    var r = try ATTByteReader(bytes, expecting: Self.opcode)
-    handle = try r.uint16()
-    value = r.rest()
-  }
-
-  public func append(to buffer: inout [UInt8]) {
-    buffer.append(Self.opcode.rawValue)
-    buffer.appendLittleEndian(handle)
-    buffer.append(contentsOf: value)
-  }
 }
 
 /// Handle Value Indication, opcode 0x1D (§3.4.7.2): same layout as the notification; the client must answer
 /// with a Handle Value Confirmation before the server sends another indication.
-public struct ATTHandleValueIndication: ATTPDUCodable {
+public struct ATTHandleValueIndication: ATTHandleValueLayout {
   public static let opcode = ATTOpcode.handleValueIndication
   public var handle: UInt16
   public var value: [UInt8]
@@ -34,29 +22,11 @@ public struct ATTHandleValueIndication: ATTPDUCodable {
     self.handle = handle
     self.value = value
   }
-
-  public init(_ bytes: [UInt8]) throws(ATTDecodingError) {
-    var r = try ATTByteReader(bytes, expecting: Self.opcode)
-    handle = try r.uint16()
-    value = r.rest()
-  }
-
-  public func append(to buffer: inout [UInt8]) {
-    buffer.append(Self.opcode.rawValue)
-    buffer.appendLittleEndian(handle)
-    buffer.append(contentsOf: value)
-  }
 }
 
 /// Handle Value Confirmation, opcode 0x1E (§3.4.7.3): the opcode alone.
-public struct ATTHandleValueConfirmation: ATTPDUCodable {
+public struct ATTHandleValueConfirmation: ATTOpcodeOnlyLayout {
   public static let opcode = ATTOpcode.handleValueConfirmation
 
   public init() {}
-
-  public init(_ bytes: [UInt8]) throws(ATTDecodingError) {
-    try ATTByteReader(bytes, expecting: Self.opcode).finish()
-  }
-
-  public func append(to buffer: inout [UInt8]) { buffer.append(Self.opcode.rawValue) }
 }

@@ -85,14 +85,8 @@ public struct ATTExecuteWriteRequest: ATTPDUCodable {
 }
 
 /// Execute Write Response, opcode 0x19 (§3.4.6.4): the opcode alone.
-public struct ATTExecuteWriteResponse: ATTPDUCodable {
+public struct ATTExecuteWriteResponse: ATTOpcodeOnlyLayout {
   public static let opcode = ATTOpcode.executeWriteResponse
 
   public init() {}
-
-  public init(_ bytes: [UInt8]) throws(ATTDecodingError) {
-    try ATTByteReader(bytes, expecting: Self.opcode).finish()
-  }
-
-  public func append(to buffer: inout [UInt8]) { buffer.append(Self.opcode.rawValue) }
 }

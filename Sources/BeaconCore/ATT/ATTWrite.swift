@@ -1,6 +1,6 @@
 /// Write Request, opcode 0x12 (Core v5.4 Vol 3 Part F §3.4.5.1):
 /// `12 | Attribute Handle (2) | Attribute Value (0 … ATT_MTU − 3)`.
-public struct ATTWriteRequest: ATTPDUCodable {
+public struct ATTWriteRequest: ATTHandleValueLayout {
   public static let opcode = ATTOpcode.writeRequest
   public var handle: UInt16
   public var value: [UInt8]
@@ -9,36 +9,18 @@ public struct ATTWriteRequest: ATTPDUCodable {
     self.handle = handle
     self.value = value
   }
-
-  public init(_ bytes: [UInt8]) throws(ATTDecodingError) {
-    var r = try ATTByteReader(bytes, expecting: Self.opcode)
-    handle = try r.uint16()
-    value = r.rest()
-  }
-
-  public func append(to buffer: inout [UInt8]) {
-    buffer.append(Self.opcode.rawValue)
-    buffer.appendLittleEndian(handle)
-    buffer.append(contentsOf: value)
-  }
 }
 
 /// Write Response, opcode 0x13 (§3.4.5.2): the opcode alone.
-public struct ATTWriteResponse: ATTPDUCodable {
+public struct ATTWriteResponse: ATTOpcodeOnlyLayout {
   public static let opcode = ATTOpcode.writeResponse
 
   public init() {}
-
-  public init(_ bytes: [UInt8]) throws(ATTDecodingError) {
-    try ATTByteReader(bytes, expecting: Self.opcode).finish()
-  }
-
-  public func append(to buffer: inout [UInt8]) { buffer.append(Self.opcode.rawValue) }
 }
 
 /// Write Command, opcode 0x52 (§3.4.5.3): `52 | Attribute Handle (2) | Attribute Value (0 … ATT_MTU − 3)`.
 /// No response; the server ignores it silently when it cannot be applied.
-public struct ATTWriteCommand: ATTPDUCodable {
+public struct ATTWriteCommand: ATTHandleValueLayout {
   public static let opcode = ATTOpcode.writeCommand
   public var handle: UInt16
   public var value: [UInt8]
@@ -46,17 +28,5 @@ public struct ATTWriteCommand: ATTPDUCodable {
   public init(handle: UInt16, value: [UInt8]) {
     self.handle = handle
     self.value = value
-  }
-
-  public init(_ bytes: [UInt8]) throws(ATTDecodingError) {
-    var r = try ATTByteReader(bytes, expecting: Self.opcode)
-    handle = try r.uint16()
-    value = r.rest()
-  }
-
-  public func append(to buffer: inout [UInt8]) {
-    buffer.append(Self.opcode.rawValue)
-    buffer.appendLittleEndian(handle)
-    buffer.append(contentsOf: value)
   }
 }
