@@ -1,4 +1,5 @@
 import ArgumentParser
+import BlueZ
 
 /// Which radio a command uses: a BlueZ adapter by name (`hci0`), the built-in simulated fleet (`sim`), or
 /// a simulated fleet described in a file (`sim:FILE`).
@@ -36,6 +37,18 @@ public struct AdapterOptions: ParsableArguments {
       "hci0, hci1, … for a BlueZ adapter; sim for the built-in simulated fleet; sim:FILE for a fleet file.",
       valueName: "adapter"))
   public var adapter: AdapterChoice?
+
+  public init() {}
+}
+
+/// `--scan-backend`, shared by the commands that scan a live adapter (`scan`, `plan`, `apply`, `dfu update`).
+public struct ScanBackendOption: ParsableArguments {
+  @Option(
+    name: .customLong("scan-backend"),
+    help: ArgumentHelp(
+      "Live adapters: mgmt (kernel discovery, works while bluetoothd runs; always active), hci (raw HCI LE scan, "
+        + "for adapters no other program scans on), or auto (mgmt when available).", valueName: "backend"))
+  public var value: ScanBackend = .auto
 
   public init() {}
 }

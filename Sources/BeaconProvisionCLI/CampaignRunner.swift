@@ -38,12 +38,14 @@ struct CampaignRunner {
     } catch {
       throw CLIFailure("cannot open the journal in \(options.stateDirectory): \(error)")
     }
-    let central = try CentralFactory.make(options.adapterOptions.adapter, pace: pace, stateDirectory: options.stateDirectory)
+    let central = try CentralFactory.make(
+      options.adapterOptions.adapter, scanBackend: options.scanBackend.value, pace: pace, stateDirectory: options.stateDirectory)
     let progress = CampaignProgress(json: options.json)
 
     progress.note("scanning \(central.name) for \(FieldSpec.Kind.plain(options.scanSeconds)) s …")
     let scan = ScanRunner(settings: DiscoverySettings(window: .seconds(options.scanSeconds)),
-      duration: .milliseconds(Int(options.scanSeconds * 1000)), active: true, mode: .lines)
+      duration: .milliseconds(Int(options.scanSeconds * 1000)), active: true, mode: .lines,
+      completeWhenSeen: TargetSelection.named(by: loaded))
     let records = try await scan.scan(central: central, emit: { _ in }).results
     var selection = TargetSelection(profile: loaded, records: records)
 

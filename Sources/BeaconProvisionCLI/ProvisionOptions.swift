@@ -10,6 +10,8 @@ struct ProvisionOptions: ParsableArguments {
 
   @OptionGroup var adapterOptions: AdapterOptions
 
+  @OptionGroup var scanBackend: ScanBackendOption
+
   @Option(name: .customLong("scan"), help: "Seconds to scan for the profile's devices before connecting.")
   var scanSeconds: Double = 5
 

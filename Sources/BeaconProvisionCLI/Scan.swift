@@ -34,11 +34,7 @@ struct Scan: AsyncParsableCommand {
   @Flag(help: "Passive scanning: no scan requests, so no scan responses (names, KKM 0x2080 data).")
   var passive = false
 
-  @Option(
-    help: ArgumentHelp(
-      "Live adapters: mgmt (kernel discovery, works while bluetoothd runs; always active), hci (raw HCI LE scan, "
-        + "for adapters no other program scans on), or auto (mgmt when available).", valueName: "backend"))
-  var scanBackend: ScanBackend = .auto
+  @OptionGroup var scanBackend: ScanBackendOption
 
   @Flag(help: "Print the final device records as a JSON array.")
   var json = false
@@ -60,7 +56,7 @@ struct Scan: AsyncParsableCommand {
   }
 
   func run() async throws {
-    let central = try CentralFactory.make(adapterOptions.adapter, scanBackend: scanBackend)
+    let central = try CentralFactory.make(adapterOptions.adapter, scanBackend: scanBackend.value)
     let mode: ScanRunner.Mode = json ? .json : jsonl ? .jsonLines : (isatty(STDOUT_FILENO) == 1 ? .liveTable : .lines)
     let runner = runner(mode: mode)
     do {

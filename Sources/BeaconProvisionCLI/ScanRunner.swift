@@ -1,10 +1,15 @@
 import BeaconCore
 import Foundation
 import Simulator
+import Synchronization
 
 /// Runs one scan: feeds the central's reports into a `DiscoverySession` until `duration` has passed on
 /// the reports' own time line (so an unpaced simulator finishes instantly) or on the wall clock (so a
 /// quiet live adapter still stops), and renders as it goes.
+///
+/// A campaign that names its devices (`completeWhenSeen`) needs no more of the scan once it has heard every
+/// one of them: the scan then ends `settle` after the last of them was first heard (time for its scan
+/// response and a second report), or at `duration`, whichever comes first [I: 1 s settle].
 struct ScanRunner: Sendable {
   enum Mode: Sendable {
     /// A table redrawn in place (terminal).
@@ -21,6 +26,10 @@ struct ScanRunner: Sendable {
   var duration: Duration
   var active: Bool
   var mode: Mode
+  /// The devices whose sighting completes the scan early (empty: always scan for `duration`).
+  var completeWhenSeen: Set<BluetoothAddress> = []
+  /// How long the scan goes on once every device of `completeWhenSeen` has been heard.
+  var settle: Duration = .seconds(1)
 
   /// Scans; `emit` receives lines as the scan goes. Returns the text to print at the end (JSON array), if
   /// any. The final device records are available through `results` of the returned session.
@@ -38,19 +47,27 @@ struct ScanRunner: Sendable {
     let settings = self.settings
     let mode = self.mode
     let duration = self.duration
+    let settle = self.settle
+    let completeWhenSeen = self.completeWhenSeen
     // An unpaced simulator runs on its own time line only; everything else also stops on the wall clock.
     let wallClockDeadline = (central as? SimulatedCentral).map { $0.pace != .unpaced } ?? true
+    // When the scan ends: set when it starts, moved earlier once every awaited device has been heard.
+    let end = ScanEnd(.now + duration)
     return try await withThrowingTaskGroup(of: DiscoverySession?.self) { group in
       group.addTask {
         // The origin is taken right before the scan starts so the windows line up with the central's clock.
         let origin = ContinuousClock.now
-        let deadline = origin + duration
+        end.start(at: origin + duration)
         let reports = central.scan(parameters)
         var session = DiscoverySession(settings: settings, origin: origin)
         var table = LiveTable(width: mode == .liveTable ? TerminalSize.columns() : nil)
+        var awaited = completeWhenSeen
         do {
           for try await report in reports {
-            if report.timestamp >= deadline { break }
+            if report.timestamp >= end.instant { break }
+            if !awaited.isEmpty, awaited.remove(report.address) != nil, awaited.isEmpty {
+              end.moveEarlier(to: report.timestamp + settle)
+            }
             let closed = session.ingest(report)
             Self.render(closed, mode: mode, emit: emit)
             let now = session.seconds(report.timestamp)
@@ -63,14 +80,18 @@ struct ScanRunner: Sendable {
         } catch {
           throw CLIFailure("scan on \(central.name) failed: \(error)")
         }
-        let closed = session.finish(at: deadline)
+        let closed = session.finish(at: end.instant)
         Self.render(closed, mode: mode, emit: emit)
         if mode == .liveTable { emit(table.final(session.results)) }
         return session
       }
       if wallClockDeadline {
         group.addTask {
-          try? await Task.sleep(for: duration)
+          // Sleeps in short steps so that an end moved earlier is noticed.
+          while case let remaining = end.instant - .now, remaining > .zero {
+            try? await Task.sleep(for: Swift.min(remaining, .milliseconds(100)))
+            if Task.isCancelled { break }
+          }
           return nil
         }
       }
@@ -116,4 +137,18 @@ enum TerminalSize {
     guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
     return Int(size.ws_col)
   }
+}
+
+/// When a scan ends, shared by the task reading reports (which may move it earlier) and the wall-clock task.
+final class ScanEnd: Sendable {
+  private let value: Mutex<ContinuousClock.Instant>
+
+  init(_ instant: ContinuousClock.Instant) { value = Mutex(instant) }
+
+  var instant: ContinuousClock.Instant { value.withLock { $0 } }
+
+  /// Sets the end once the scan has started (the scan's own origin plus its duration).
+  func start(at instant: ContinuousClock.Instant) { value.withLock { $0 = instant } }
+
+  func moveEarlier(to instant: ContinuousClock.Instant) { value.withLock { $0 = Swift.min($0, instant) } }
 }

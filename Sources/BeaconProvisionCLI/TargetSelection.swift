@@ -13,9 +13,20 @@ struct TargetSelection {
   var targets: [Target] = []
   var notSeen: [String] = []
 
+  /// The addresses the profile names (`select.addresses`, else its inventory's rows), nil when it names none.
+  static func namedAddresses(of profile: LoadedProfile) -> [String]? {
+    profile.profile.select.addresses?.map { $0.uppercased() } ?? profile.inventory?.rows.map(\.address)
+  }
+
+  /// The devices whose sighting completes the pre-campaign scan: every device the profile names (empty when
+  /// it names none, so the scan runs its full length).
+  static func named(by profile: LoadedProfile) -> Set<BluetoothAddress> {
+    Set((namedAddresses(of: profile) ?? []).compactMap { BluetoothAddress($0) })
+  }
+
   init(profile: LoadedProfile, records: [DeviceRecord]) {
     let select = profile.profile.select
-    let named = select.addresses?.map { $0.uppercased() } ?? profile.inventory?.rows.map(\.address)
+    let named = Self.namedAddresses(of: profile)
     for record in records.sorted(by: { $0.address < $1.address }) {
       let address = record.address.description
       guard record.connectable == true else { continue }

@@ -32,6 +32,8 @@ struct DFUUpdate: AsyncParsableCommand {
 
   @OptionGroup var adapterOptions: AdapterOptions
 
+  @OptionGroup var scanBackend: ScanBackendOption
+
   @Option(name: .customLong("address"), help: ArgumentHelp("Only this device (repeatable).", valueName: "address"))
   var addresses: [String] = []
 
