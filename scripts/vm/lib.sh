@@ -104,7 +104,9 @@ vm_controllers_up() {
 vm_start_bluetoothd() {
   mkdir -p /run/dbus
   mountpoint -q /var/lib/bluetooth || mount -t tmpfs bluetooth-state /var/lib/bluetooth
-  vm_run 60 dbus-daemon --system --fork --nopidfile
+  local dbus_pid
+  dbus_pid=$(vm_run 60 dbus-daemon --system --fork --nopidfile --print-pid) || vm_fail "dbus-daemon did not start"
+  echo "$dbus_pid dbus-daemon" >>"$VM_PIDS" # stopped with the scenario's other helpers
   vm_wait_for 30 "the system bus" test -S /run/dbus/system_bus_socket
   local bluetoothd=/usr/sbin/bluetoothd
   [[ -x $bluetoothd ]] || bluetoothd=/usr/libexec/bluetooth/bluetoothd

@@ -17,9 +17,11 @@ sr=03086270
 expect_output_contains 30 "advertising on hci1" "$BP" radio advertise --adapter hci1 --duration 0 --scan-response "$sr" "$ad"
 
 # Raw HCI LE scan on hci0 (active): the advertisement and the scan response from hci1.
-expect_stream_contains 40 "$hci1 public connectable" "$BP" radio scan --adapter hci0 --backend hci --duration 30
+vm_stream_start stream-hci-active "$BP" radio scan --adapter hci0 --backend hci --duration 30
+vm_stream_wait 40 "$hci1 public connectable"
+vm_stream_wait 10 "$hci1 public scanResponse"
+vm_stream_stop
 [[ $VM_LAST_OUTPUT == *"$hci1 public connectable "*" $ad"* ]] || vm_fail "raw HCI scan: hci1's AD bytes differ"
-expect_stream_contains 40 "$hci1 public scanResponse" "$BP" radio scan --adapter hci0 --backend hci --duration 30
 [[ $VM_LAST_OUTPUT == *"$hci1 public scanResponse "*" $sr"* ]] || vm_fail "raw HCI scan: hci1's scan response differs"
 vm_log "raw HCI scan on hci0 saw hci1's advertisement and scan response"
 
@@ -48,8 +50,8 @@ mgmt_stream_sees "$hci1 public connectable" "$BP" radio scan --adapter hci0 --ba
 vm_log "mgmt discovery on hci0 saw hci1"
 
 # The product command: `scan` on a live adapter through BlueZCentral, each backend.
-expect_output_contains 60 "$hci1" "$BP" scan --adapter hci0 --scan-backend hci --duration 8 --jsonl
-mgmt_stream_sees "$hci1" "$BP" scan --adapter hci0 --scan-backend mgmt --duration 12 --jsonl
+expect_output_contains 60 "$hci1" "$BP" scan --adapter hci0 --scan-backend hci --duration 3 --jsonl
+mgmt_stream_sees "$hci1" "$BP" scan --adapter hci0 --scan-backend mgmt --duration 9 --jsonl
 vm_log "scan --adapter hci0 listed hci1 with both backends"
 
 # auto picks mgmt whenever the management channel answers.
