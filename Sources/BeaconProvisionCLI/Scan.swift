@@ -60,8 +60,9 @@ struct Scan: AsyncParsableCommand {
     let mode: ScanRunner.Mode = json ? .json : jsonl ? .jsonLines : (isatty(STDOUT_FILENO) == 1 ? .liveTable : .lines)
     let runner = runner(mode: mode)
     do {
-      let output = try await runner.run(central: central) { line in Self.writeLine(line) }
-      // A live scan is switched off in the controller/kernel before the process exits.
+      // Ctrl-C (or SIGTERM) ends the scan early instead of killing the process: what was heard so far is
+      // printed, and a live scan is switched off in the controller/kernel before the process exits.
+      let output = try await SignalCancellation.run { try await runner.run(central: central) { line in Self.writeLine(line) } }
       if let live = central as? BlueZCentral { await live.stopScans() }
       if let output { Self.writeLine(output) }
     } catch {
