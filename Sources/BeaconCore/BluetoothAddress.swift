@@ -60,11 +60,37 @@ public struct BluetoothAddress: Hashable, Comparable, Sendable, CustomStringConv
 
 /// How a peer's address is to be interpreted on LE links (Core Vol 6 Part B §1.3); the values are
 /// BlueZ's `BDADDR_LE_PUBLIC` (1) and `BDADDR_LE_RANDOM` (2) as used in `sockaddr_l2.l2_bdaddr_type`.
+/// Public or random (raw values as in `bdaddr_type`: 1 LE public, 2 LE random). In JSON it is the word
+/// ("public", "random"), as device records print it; the numbers 1 and 2 are read too.
 public enum AddressType: UInt8, Sendable, Codable, CustomStringConvertible {
   case `public` = 1
   case random = 2
 
   public var description: String { self == .public ? "public" : "random" }
+
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.singleValueContainer()
+    if let word = try? container.decode(String.self) {
+      switch word {
+      case "public": self = .public
+      case "random": self = .random
+      default:
+        throw DecodingError.dataCorruptedError(
+          in: container, debugDescription: "address type \"\(word)\" is not one of: public, random")
+      }
+    } else {
+      let number = try container.decode(UInt8.self)
+      guard let type = AddressType(rawValue: number) else {
+        throw DecodingError.dataCorruptedError(in: container, debugDescription: "address type \(number) is not 1 (public) or 2 (random)")
+      }
+      self = type
+    }
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.singleValueContainer()
+    try container.encode(description)
+  }
 }
 
 /// Two upper-case hex digits.

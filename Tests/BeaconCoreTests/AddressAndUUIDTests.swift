@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import BeaconCore
@@ -42,5 +43,13 @@ import Testing
     #expect(Hex.encode([0xAB, 0x01]) == "AB01")
     #expect(Hex.decode("ABC") == nil)
     #expect(Hex.decode("zz") == nil)
+  }
+
+  @Test func addressTypesAreWordsInJSONAndNumbersAreStillRead() throws {
+    #expect(String(decoding: try JSONEncoder().encode([AddressType.public, .random]), as: UTF8.self) == #"["public","random"]"#)
+    let decoded = try JSONDecoder().decode([AddressType].self, from: Data(#"["random", 1, 2, "public"]"#.utf8))
+    #expect(decoded == [.random, .public, .random, .public])
+    #expect(throws: DecodingError.self) { try JSONDecoder().decode([AddressType].self, from: Data(#"["static"]"#.utf8)) }
+    #expect(throws: DecodingError.self) { try JSONDecoder().decode([AddressType].self, from: Data("[3]".utf8)) }
   }
 }

@@ -8,7 +8,7 @@
 /// of a kind replaces the older one, so a session's final record shows the latest window's values.
 public struct DeviceRecord: Sendable, Hashable, Codable {
   public var address: BluetoothAddress
-  @AddressTypeName public var addressType: AddressType
+  public var addressType: AddressType
   public var name: String?
   /// From the latest advertising PDU (ADV_IND / ADV_DIRECT_IND); nil when only scan responses were seen.
   public var connectable: Bool?
@@ -131,30 +131,5 @@ extension AdvertisingReport.Kind {
     case .nonConnectable: "ADV_NONCONN_IND"
     case .scanResponse: "SCAN_RSP"
     }
-  }
-}
-
-/// Stores an `AddressType` that JSON shows as `"public"` / `"random"` (the type's own `Codable` uses the
-/// BlueZ number).
-@propertyWrapper
-public struct AddressTypeName: Sendable, Hashable, Codable {
-  public var wrappedValue: AddressType
-
-  public init(wrappedValue: AddressType) { self.wrappedValue = wrappedValue }
-
-  public init(from decoder: any Decoder) throws {
-    let text = try decoder.singleValueContainer().decode(String.self)
-    switch text {
-    case "public": wrappedValue = .public
-    case "random": wrappedValue = .random
-    default:
-      throw DecodingError.dataCorrupted(
-        .init(codingPath: decoder.codingPath, debugDescription: "'\(text)' is not public or random"))
-    }
-  }
-
-  public func encode(to encoder: any Encoder) throws {
-    var c = encoder.singleValueContainer()
-    try c.encode(wrappedValue.description)
   }
 }
