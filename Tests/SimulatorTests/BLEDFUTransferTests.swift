@@ -41,8 +41,14 @@ import Testing
     for _ in 0..<3 {
       // each run drops 500–2999 bytes after what the target has received so far, so no run completes
       let base = await peripheral.target.firmwareBytesReceived
-      await peripheral.setFaults(DFUTargetFaults(dropLinkAtByte: base + Int(rng.next() % 2500) + 500))
+      let drop = base + Int(rng.next() % 2500) + 500
+      await peripheral.setFaults(DFUTargetFaults(dropLinkAtByte: drop))
       _ = try? await DFUTransfer(factory: factory, configuration: DFUEngineConfiguration(receiptInterval: 0, maximumReconnectsWithoutProgress: 0), pause: { _ in }).run([image])
+      // Nothing from after the drop reaches the target, not even packets the link had already queued.
+      // They once did: arriving after `base` was read, they used up the next run's drop, that run went on
+      // to activate the image, and the final run activated it a second time.
+      let received = await peripheral.target.firmwareBytesReceived
+      #expect(received == drop, "the target took \(received - drop) byte(s) from after the drop")
     }
     // now a run with reconnects allowed completes from wherever the target is
     try await DFUTransfer(factory: factory, configuration: DFUEngineConfiguration(receiptInterval: 6), pause: { _ in }).run([image])

@@ -59,6 +59,37 @@ import Testing
     #expect((await client.terminationError as? LinkError)?.code == .disconnected)
   }
 
+  @Test func nothingQueuedWhenTheDeviceDropsTheLinkReachesTheDevice() async throws {
+    // The first Write Command's handler drops the link (a reboot; a DFU target losing the link at a byte)
+    // only once the reader has queued the client's later commands: none of them may reach the device. (The
+    // bug behind a flaky DFU resume test: queued packets from a dropped link went on into the DFU target.)
+    let (marked, mark) = AsyncStream.makeStream(of: Void.self)
+    let lastValue: [UInt8] = [0xFF]
+    let faults = LinkFaults(disconnectWhen: { pdu in
+      // never disconnects: tells the handler the reader has read (and so queued) everything before this
+      if case .writeCommand(let c) = pdu, c.value == lastValue { mark.yield() }
+      return false
+    })
+    let received = Recorder<[UInt8]>()
+    let server = GATTServer(services: [
+      SimulatedService(
+        uuid: BluetoothUUID(0xFF00),
+        characteristics: [
+          SimulatedCharacteristic(uuid: BluetoothUUID(0xFF01), properties: [.writeWithoutResponse]) { write in
+            received.append(write.value)
+            guard write.value == [0] else { return }
+            for await _ in marked { break }
+            await write.connection.disconnect()
+          }
+        ])
+    ])
+    let (client, link) = try await GATTFixtures.connect(server, faults: faults)
+    let handle = try #require(server.valueHandle(of: BluetoothUUID(0xFF01)))
+    for value in (0..<8).map({ [UInt8($0)] }) + [lastValue] { try await client.writeWithoutResponse(value, to: handle) }
+    await link.finished()
+    #expect(received.all == [[0]], "the device saw \(received.all.count - 1) write(s) from after its drop")
+  }
+
   @Test func adapterCapsConcurrentLinks() async throws {
     let capacity = LinkCapacity(limit: 1)
     let server = server()

@@ -17,8 +17,11 @@ extension GATTServerConnection {
   /// - an unknown opcode with the Command flag clear, or a known request we do not implement (Read
   ///   Multiple), → Error Response Request Not Supported (§3.4.9), handle 0x0000;
   /// - a malformed known request → Invalid PDU (0x04), handle 0x0000;
-  /// - a malformed or unknown command, or anything that is not a request → ignored.
+  /// - a malformed or unknown command, or anything that is not a request → ignored;
+  /// - anything at all once the device dropped the link (`disconnect()`) → ignored: those PDUs were still
+  ///   queued when the link went, and a device never sees what its lost link had not yet delivered.
   public func respond(to bytes: [UInt8]) async -> [UInt8]? {
+    guard !droppedByDevice else { return nil }
     let pdu: ATTPDU
     do {
       pdu = try ATTPDU(bytes)

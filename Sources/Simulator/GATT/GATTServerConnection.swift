@@ -29,6 +29,8 @@ public actor GATTServerConnection {
   private var indicationBusy = false
   private var indicationTurn: [CheckedContinuation<Void, Never>] = []
   private var ended = false
+  /// Set by `disconnect()`: the device dropped the link, so PDUs still queued from it are never served.
+  private(set) var droppedByDevice = false
 
   /// The Server Rx MTU this link answers Exchange MTU with: min(device max, link model max).
   public nonisolated let maxMTU: Int
@@ -59,9 +61,12 @@ public actor GATTServerConnection {
     }
   }
 
-  /// Drops the link from the device side (a reboot, a disconnect command): the client sees
-  /// `LinkError(.disconnected)`.
+  /// Drops the link from the device side (a reboot, a disconnect command, a fault at a chosen byte): the
+  /// client sees `LinkError(.disconnected)`, and whatever the client sent that the device has not yet
+  /// served is lost with the link — `respond(to:)` answers nothing more, so no handler sees a PDU from
+  /// after the drop (a Write Command already in the queue would otherwise still reach the device).
   public func disconnect() async {
+    droppedByDevice = true
     await closeLink()
   }
 

@@ -10,15 +10,17 @@ import Glibc
 /// Two tasks serve the device end: a reader that applies faults, paces Write Commands (so many per
 /// connection event), routes Handle Value Confirmations straight to the connection (so a handler waiting
 /// on an indication never blocks the request queue), and queues everything else; and a server that
-/// answers queued PDUs in order, one connection interval per request.
+/// answers queued PDUs in order, one connection interval per request. When the device drops the link
+/// (`disconnect()`, a reboot, a DFU target's drop fault), PDUs still in that queue are discarded: a drop at
+/// byte N means the device never sees byte N + 1.
 public final class SimulatedLink: Sendable {
   public let connection: GATTServerConnection
-  /// The device end.
-  let deviceBearer: FileDescriptorBearer
+  /// The server task: ends once the link has ended and every queued PDU is answered or discarded.
+  private let served: Task<Void, Never>
 
-  private init(connection: GATTServerConnection, deviceBearer: FileDescriptorBearer) {
+  private init(connection: GATTServerConnection, served: Task<Void, Never>) {
     self.connection = connection
-    self.deviceBearer = deviceBearer
+    self.served = served
   }
 
   /// Connects a client to `server`. Returns the client's bearer and the link (to disconnect it or reach
@@ -50,21 +52,28 @@ public final class SimulatedLink: Sendable {
     let connection = GATTServerConnection(
       server: server, maxMTU: model.maxMTU, output: { bytes in try await deviceBearer.send(bytes) },
       closeLink: { await deviceBearer.close() })
-    let link = SimulatedLink(connection: connection, deviceBearer: deviceBearer)
     await server.attach(connection)
-    link.serve(model: model, faults: faults, capacity: capacity)
-    return (clientBearer, link)
+    let served = serve(connection, over: deviceBearer, model: model, faults: faults, capacity: capacity)
+    return (clientBearer, SimulatedLink(connection: connection, served: served))
   }
 
-  /// Drops the link from the device side now: the client's `incoming` ends with `LinkError(.disconnected)`.
+  /// Drops the link from the device side now: the client's `incoming` ends with `LinkError(.disconnected)`,
+  /// and nothing the client sent is served after this (`GATTServerConnection.disconnect()`).
   public func disconnect() async {
-    await deviceBearer.close()
+    await connection.disconnect()
   }
 
-  private func serve(model: LinkModel, faults: LinkFaults, capacity: LinkCapacity?) {
+  /// Waits until the link has ended and the device has answered or discarded everything it received.
+  func finished() async {
+    await served.value
+  }
+
+  /// Starts the reader and returns the server task.
+  private static func serve(
+    _ connection: GATTServerConnection, over bearer: FileDescriptorBearer, model: LinkModel, faults: LinkFaults,
+    capacity: LinkCapacity?
+  ) -> Task<Void, Never> {
     let (queue, queued) = AsyncStream.makeStream(of: ATTPDUEnvelope.self)
-    let connection = connection
-    let bearer = deviceBearer
     Task {
       var received = 0
       var commandsThisEvent = 0
@@ -99,7 +108,7 @@ public final class SimulatedLink: Sendable {
       await connection.server.onDisconnect?(connection)
       await capacity?.release()
     }
-    Task {
+    return Task {
       var answered = 0
       for await envelope in queue {
         if !ATTOpcode.isCommand(envelope.opcode) && model.roundTripLatency > .zero {
