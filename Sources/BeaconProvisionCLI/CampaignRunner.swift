@@ -24,11 +24,15 @@ struct CampaignRunner {
   }
 
   func run() async throws -> Result {
-    let loaded = try ProfileFiles.load(options.profile)
-    let auth = loaded.profile.auth
-    let passwords = ApplyCampaign.Passwords(
-      current: try Secrets.read(auth.password, profile: options.profile),
-      new: try auth.newPassword.map { try Secrets.read($0, profile: options.profile) })
+    // The profile, its inventory and password files are read off the cooperative pool.
+    let (loaded, passwords) = try await BlockingIO.run { [path = options.profile] in
+      let loaded = try ProfileFiles.load(path)
+      let auth = loaded.profile.auth
+      let passwords = ApplyCampaign.Passwords(
+        current: try Secrets.read(auth.password, profile: path),
+        new: try auth.newPassword.map { try Secrets.read($0, profile: path) })
+      return (loaded, passwords)
+    }
     if let new = passwords.new, !(8...16).contains(new.value.count) {
       throw CLIFailure("\(options.profile): the new password must be 8 to 16 characters")
     }
@@ -38,7 +42,7 @@ struct CampaignRunner {
     } catch {
       throw CLIFailure("cannot open the journal in \(options.stateDirectory): \(error)")
     }
-    let central = try CentralFactory.make(
+    let central = try await CentralFactory.make(
       options.adapterOptions.adapter, scanBackend: options.scanBackend.value, pace: pace, stateDirectory: options.stateDirectory)
     let progress = CampaignProgress(json: options.json)
 

@@ -10,8 +10,19 @@ import Simulator
 /// kernel's management channel when it answers, else raw HCI).
 enum CentralFactory {
   /// `pace` applies to the simulator only (tests pass `.unpaced`); `scanBackend` to live adapters only.
+  /// The work behind it (fleet file and saved state reads, the adapter lookup's ioctls) blocks, so it runs
+  /// through `BlockingIO`.
   static func make(
     _ choice: AdapterChoice?, scanBackend: ScanBackend = .auto, pace: SimulationPace = .realTime, stateDirectory: String? = nil
+  ) async throws -> any Central {
+    let directory = StateDirectory.resolve(stateDirectory) // the task-local override is read here, not on the queue
+    return try await BlockingIO.run {
+      try makeBlocking(choice, scanBackend: scanBackend, pace: pace, stateDirectory: directory)
+    }
+  }
+
+  private static func makeBlocking(
+    _ choice: AdapterChoice?, scanBackend: ScanBackend, pace: SimulationPace, stateDirectory: String
   ) throws -> any Central {
     switch choice {
     case .simulated(let file):
@@ -19,7 +30,7 @@ enum CentralFactory {
       // state persists in the state directory between runs.
       return try SimulatorSessions.central(
         fleet: try fleet(file), fleetFile: file, name: choice?.description ?? Simulation.adapterName, pace: pace,
-        stateDirectory: StateDirectory.resolve(stateDirectory))
+        stateDirectory: stateDirectory)
     case .live(let name):
       return try live(name, scanBackend: scanBackend)
     case nil:

@@ -41,7 +41,7 @@ struct GattConnectionOptions: ParsableArguments {
 
   /// Connects, exchanges MTUs (asking for 247), and returns the client. Errors become one-line failures.
   func connect() async throws -> GATTClient {
-    let central = try CentralFactory.make(adapterOptions.adapter)
+    let central = try await CentralFactory.make(adapterOptions.adapter)
     let peer = BluetoothAddress(address)!
     do {
       let bearer = try await central.connect(

@@ -46,7 +46,7 @@ struct HistoryCommand: AsyncParsableCommand {
 
   func execute(emit: @Sendable (String) -> Void) async throws {
     let target = try parseAddress(address)
-    let connector = KBeaconConnector(adapter: adapter.adapter, password: try passwordOptions.resolve())
+    let connector = KBeaconConnector(adapter: adapter.adapter, password: try await passwordOptions.resolved())
     let (session, _) = try await connector.open(target, sections: [.common])
     let records: [SensorRecord]
     do {

@@ -23,7 +23,7 @@ struct KBeaconConnector {
   func connect(
     _ address: BluetoothAddress, type: AddressType = .public, sections: ConfigSections = [.common, .slots, .triggers]
   ) async throws -> (KBeaconSession, KBeaconConfiguration) {
-    let central = try CentralFactory.make(adapter)
+    let central = try await CentralFactory.make(adapter)
     let bearer = try await central.connect(to: address, type: type, timeout: KBeaconTimeouts.connect)
     return try await KBeaconSession.connect(
       client: GATTClient(bearer: bearer), password: password, environment: Self.environment, timeouts: timeouts,

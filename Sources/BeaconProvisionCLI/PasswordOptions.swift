@@ -31,6 +31,16 @@ public struct PasswordOptions: ParsableArguments {
     }
   }
 
+  /// `resolve()` for async commands: a `--password-file` is read off the cooperative pool (`BlockingIO`).
+  func resolved() async throws -> KBeaconPassword {
+    let (password, passwordFile, insecure) = (password, passwordFile, insecurePasswordArgument)
+    return try await BlockingIO.run {
+      var options = PasswordOptions()
+      (options.password, options.passwordFile, options.insecurePasswordArgument) = (password, passwordFile, insecure)
+      return try options.resolve()
+    }
+  }
+
   /// The password to use. Errors never contain the secret.
   public func resolve(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> KBeaconPassword {
     let text: String

@@ -21,7 +21,7 @@ struct ReadCommand: AsyncParsableCommand {
 
   func execute(emit: @Sendable (String) -> Void) async throws {
     let target = try parseAddress(address)
-    let connector = KBeaconConnector(adapter: adapter.adapter, password: try passwordOptions.resolve())
+    let connector = KBeaconConnector(adapter: adapter.adapter, password: try await passwordOptions.resolved())
     let (session, config) = try await connector.open(target, sections: .all)
     await session.close()
     var root: JSONObject = ["address": .string(target.description), "generation": .string(config.generation.rawValue)]

@@ -15,7 +15,7 @@ struct ResetCommand: AsyncParsableCommand {
 
   func execute(emit: @Sendable (String) -> Void) async throws {
     let target = try parseAddress(address)
-    let connector = KBeaconConnector(adapter: adapter.adapter, password: try passwordOptions.resolve())
+    let connector = KBeaconConnector(adapter: adapter.adapter, password: try await passwordOptions.resolved())
     let (session, config) = try await connector.open(target, sections: [.common])
     do {
       try await session.send(Command.reset(for: config.generation))

@@ -21,7 +21,7 @@ struct RingCommand: AsyncParsableCommand {
 
   func execute(holdLink: Bool = false, emit: @Sendable (String) -> Void) async throws {
     let target = try parseAddress(address)
-    let connector = KBeaconConnector(adapter: adapter.adapter, password: try passwordOptions.resolve())
+    let connector = KBeaconConnector(adapter: adapter.adapter, password: try await passwordOptions.resolved())
     let (session, _) = try await connector.open(target, sections: [.common])
     do {
       try await session.send(.ring(milliseconds: milliseconds, type: type, ledOn: nil, ledOff: nil))

@@ -56,7 +56,7 @@ struct Scan: AsyncParsableCommand {
   }
 
   func run() async throws {
-    let central = try CentralFactory.make(adapterOptions.adapter, scanBackend: scanBackend.value)
+    let central = try await CentralFactory.make(adapterOptions.adapter, scanBackend: scanBackend.value)
     let mode: ScanRunner.Mode = json ? .json : jsonl ? .jsonLines : (isatty(STDOUT_FILENO) == 1 ? .liveTable : .lines)
     let runner = runner(mode: mode)
     do {

@@ -18,7 +18,7 @@ import Testing
 
   static func run(_ arguments: [String], mode: ScanRunner.Mode) async throws -> (output: String?, lines: [String]) {
     let command = try Scan.parseAsRoot(arguments) as! Scan
-    let central = try CentralFactory.make(command.adapterOptions.adapter, pace: .unpaced)
+    let central = try await CentralFactory.make(command.adapterOptions.adapter, pace: .unpaced)
     let lines = Lines()
     let output = try await command.runner(mode: mode).run(central: central) { line in lines.add(line) }
     return (output, lines.all)
@@ -134,9 +134,9 @@ import Testing
 
     try Data(#"{"version":1,"devices":[{"address":"AC:23:3F:00:00:42","kind":"iBeacon","colour":"red"}]}"#.utf8).write(
       to: url)
-    #expect(throws: CLIFailure.self) { try CentralFactory.make(.simulated(fleetFile: url.path)) }
+    await #expect(throws: CLIFailure.self) { try await CentralFactory.make(.simulated(fleetFile: url.path)) }
     do {
-      _ = try CentralFactory.make(.simulated(fleetFile: url.path))
+      _ = try await CentralFactory.make(.simulated(fleetFile: url.path))
     } catch let failure as CLIFailure {
       #expect(
         failure.message.hasPrefix(
@@ -144,10 +144,10 @@ import Testing
     }
   }
 
-  @Test func liveAdapterFailsWithOneClearLine() throws {
+  @Test func liveAdapterFailsWithOneClearLine() async throws {
     for choice: AdapterChoice? in [.live("hci0"), nil] {
       do {
-        _ = try CentralFactory.make(choice)
+        _ = try await CentralFactory.make(choice)
         Issue.record("a live central was returned")
       } catch let failure as CLIFailure {
         #expect(failure.message.contains("--adapter sim") && !failure.message.contains("\n"))

@@ -7,7 +7,7 @@ import Testing
 /// `ScanRunner.completeWhenSeen`: a campaign that names its devices stops scanning once it has heard them.
 @Suite struct ScanCompletionTests {
   static func scan(completeWhenSeen: Set<BluetoothAddress>, seconds: Int) async throws -> [DeviceRecord] {
-    let central = try CentralFactory.make(.simulated(fleetFile: nil), pace: .unpaced)
+    let central = try await CentralFactory.make(.simulated(fleetFile: nil), pace: .unpaced)
     let runner = ScanRunner(
       settings: DiscoverySettings(window: .seconds(seconds)), duration: .seconds(seconds), active: true, mode: .json,
       completeWhenSeen: completeWhenSeen)

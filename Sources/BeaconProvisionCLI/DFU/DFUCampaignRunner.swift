@@ -40,8 +40,13 @@ struct DFUCampaignRunner {
     } catch {
       throw CLIFailure("cannot open the journal in \(c.stateDirectory): \(error)")
     }
-    let central = try self.central ?? CentralFactory.make(
-      c.adapterOptions.adapter, scanBackend: c.scanBackend.value, pace: pace, stateDirectory: c.stateDirectory)
+    let central: any Central
+    if let given = self.central {
+      central = given
+    } else {
+      central = try await CentralFactory.make(
+        c.adapterOptions.adapter, scanBackend: c.scanBackend.value, pace: pace, stateDirectory: c.stateDirectory)
+    }
     let progress = CampaignProgress(json: c.json)
     progress.note("\(c.package): \(package.images.map(\.kind.rawValue).joined(separator: " + ")) → version \(version)")
     progress.note("scanning \(central.name) for \(FieldSpec.Kind.plain(c.scanSeconds)) s …")
