@@ -64,7 +64,9 @@ vm_load_modules() {
   vm_log "modules loaded (bluetooth hci_vhci ecb cmac algif_skcipher algif_hash)"
 }
 
-# Starts `btmon -w $VM_OUT/hci.btsnoop` and waits until it writes (pitfall 5: ~1 s under TCG).
+# Starts `btmon -w $VM_OUT/hci.btsnoop` and waits until it writes (pitfall 5: ~1 s under TCG). Its decoded
+# text goes to btmon.log, which is the complete record: in this guest the binary capture has been seen to
+# stop after the first few seconds (also when written to tmpfs) while the text log went on.
 vm_start_btmon() {
   vm_bg btmon btmon -w "$VM_OUT/hci.btsnoop"
   vm_wait_for 30 "btmon to start" test -s "$VM_OUT/hci.btsnoop"
