@@ -11,13 +11,17 @@ import Simulator
 /// scenarios scan and connect to (scripts/vm/scenarios, vm-e2e-recipe.md). Each device takes its
 /// controller's address; the lines printed say which device is which address. KBeacon kinds answer with
 /// the simulated KBeacon (FEA0 protocol), others with GAP/GATT/Device Information — the same servers as
-/// `--adapter sim`.
+/// `--adapter sim`. A KBeacon told to enter its DFU bootloader (buttonless `01`, nordic-dfu.md §2.2) drops
+/// the link and becomes that bootloader on the same controller, at its address +1 as an LE random address,
+/// until the update activates and it runs the new application at its own address again (`ServedRole`).
 struct SimServe: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "serve", abstract: "Serve simulated devices over real Bluetooth controllers (one device per controller).",
     discussion: """
       The i-th --adapter serves the i-th device: the devices named with --device, in that order, or else the \
-      fleet's first devices. Each device advertises with its controller's public address. Runs until \
+      fleet's first devices. Each device advertises with its controller's public address; a KBeacon told to \
+      enter its DFU bootloader advertises that bootloader at the address +1 (LE random) until the update \
+      activates. Runs until \
       --duration passes or SIGINT/SIGTERM. Start it after bluetoothd when bluetoothd runs: the last socket \
       to listen on a controller's ATT channel gets its links.
       """)
@@ -69,11 +73,15 @@ struct SimServe: AsyncParsableCommand {
       now: { UInt32(clamping: Int(Date().timeIntervalSince1970)) })
     let links = ServedLinks()
     kbeacons.setLinkDropper { address in await links.drop(address) }
+    // The same bootloaders as the simulated central's (SimulatedBootloaders, SimulatedDFUTarget), with
+    // instant links: the real link has its own timing.
+    let bootloaders = SimulatedBootloaders(model: .instant)
+    kbeacons.hostBootloaders(in: bootloaders)
     let reannounce = reannounceConnectable.map { Duration.milliseconds(Int($0 * 1000)) }
     let served = servedDevices.map {
       ServedDevice(
         $0.device, on: $0.adapter, fleetAddress: $0.fleetAddress, connectableReannounce: reannounce, links: links,
-        makeServer: { device in kbeacons.server(for: device) })
+        bootloaders: bootloaders, makeServer: { device in kbeacons.server(for: device) })
     }
     let stop = Self.stopSignals()
     let limit = duration

@@ -1,5 +1,6 @@
 import BeaconCore
 import Foundation
+import NordicDFU
 import Simulator
 import Synchronization
 
@@ -9,6 +10,9 @@ import Synchronization
 ///     serving DD:34:02:06:D1:01 (kbeaconPro "KBPro_214811") on hci1 as 00:AA:01:01:00:01, connectable, legacy advertising
 ///     hci1: link from 00:AA:01:00:00:00 (public)
 ///     hci1: link from 00:AA:01:00:00:00 closed after 12 ATT PDUs
+///     hci1: DD:34:02:06:D1:01 is in its DFU bootloader: advertising "Dfu010001" as 00:AA:01:01:00:02 (random)
+///     hci1: link from 00:AA:01:00:00:00 (public) to the DFU bootloader
+///     hci1: DD:34:02:06:D1:01 left its DFU bootloader: new application fw_version 66051 (V660.51)
 enum SimServeOutput {
   static func line(_ event: ServedDevice.Event) {
     switch event {
@@ -19,10 +23,21 @@ enum SimServeOutput {
       text += extended ? ", extended advertising" : ", legacy advertising"
       if dropped { text += " (scan response not served: ADV_SCAN_IND is not supported)" }
       write(text)
-    case .linkOpened(let adapter, let peer, let type):
-      write("\(adapter): link from \(peer) (\(type))")
+    case .linkOpened(let adapter, let peer, let type, let bootloader):
+      write("\(adapter): link from \(peer) (\(type))" + (bootloader ? " to the DFU bootloader" : ""))
     case .linkClosed(let adapter, let peer, let pdus):
       write("\(adapter): link from \(peer) closed after \(pdus) ATT PDUs")
+    case .bootloaderAdvertising(let adapter, let fleetAddress, let name, let address):
+      write("\(adapter): \(fleetAddress) is in its DFU bootloader: advertising \"\(name)\" as \(address) (random)")
+    case .bootloaderLeft(let adapter, let fleetAddress, let exit):
+      switch exit {
+      case .newApplication(let version?):
+        write("\(adapter): \(fleetAddress) left its DFU bootloader: new application fw_version \(version) (\(KKMFirmwareVersion.text(fwVersion: version)))")
+      case .newApplication(nil):
+        write("\(adapter): \(fleetAddress) left its DFU bootloader: new application")
+      case .timedOut:
+        write("\(adapter): \(fleetAddress) left its DFU bootloader: inactivity timeout, the old application runs")
+      }
     }
   }
 

@@ -43,18 +43,23 @@ public final class HCIAdvertiser: Sendable {
   /// Whether the extended command set is in use.
   public var usesExtendedCommands: Bool { extended }
 
-  /// The command sequence that (re)starts advertising with `settings`.
+  /// The command sequence that (re)starts advertising with `settings` (advertising is off when it runs).
+  /// A random own address is programmed where the spec allows it: LE Set Random Address only while
+  /// advertising is disabled (§7.8.4: Command Disallowed otherwise, as btvirt's btdev also enforces), so
+  /// first; LE Set Advertising Set Random Address only once the set exists (§7.8.52), so after its
+  /// parameters.
   static func startCommands(_ settings: AdvertisingSettings, extended: Bool) -> [HCICommand] {
     if extended {
       let h = extendedHandle
-      return [
-        .leSetExtendedAdvertisingParameters(handle: h, settings),
-        .leSetExtendedAdvertisingData(handle: h, settings.advertisingData),
-        .leSetExtendedScanResponseData(handle: h, settings.scanResponseData),
-        .leSetExtendedAdvertisingEnable(true, handle: h),
-      ]
+      return [.leSetExtendedAdvertisingParameters(handle: h, settings)]
+        + (settings.randomAddress.map { [.leSetAdvertisingSetRandomAddress(handle: h, $0)] } ?? [])
+        + [
+          .leSetExtendedAdvertisingData(handle: h, settings.advertisingData),
+          .leSetExtendedScanResponseData(handle: h, settings.scanResponseData),
+          .leSetExtendedAdvertisingEnable(true, handle: h),
+        ]
     }
-    return [
+    return (settings.randomAddress.map { [.leSetRandomAddress($0)] } ?? []) + [
       .leSetAdvertisingParameters(settings), .leSetAdvertisingData(settings.advertisingData),
       .leSetScanResponseData(settings.scanResponseData), .leSetAdvertisingEnable(true),
     ]

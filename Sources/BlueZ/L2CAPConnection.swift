@@ -61,6 +61,20 @@ public final class L2CAPConnection: Sendable, CustomStringConvertible {
 
   /// Closes the socket, which disconnects the LE link if nothing else uses it. Idempotent.
   public func close() { handle.close() }
+
+  /// Ends the LE link itself, not only this socket, as a device that resets or drops its central does: a
+  /// mgmt Disconnect (BlueZ doc/mgmt-api.txt) for the peer on this adapter, which the kernel answers once
+  /// the controller reports the link down. Closing an ATT socket alone leaves the kernel to end the idle
+  /// link seconds later (its `hci_conn` disconnect timeout), during which the central sees neither data
+  /// nor a disconnect; and a new link from the same central in that time is lost — seen in the VM tier on
+  /// kernel 6.1: "Ignoring HCI_Connection_Complete for existing connection", then no ATT answers. A link
+  /// already down (Not Connected) is no error. Works after `takeDescriptor()`.
+  public func disconnectLink(timeout: Duration = .seconds(5)) async throws {
+    let index = try Adapter.named(adapter).index
+    let socket = try MgmtSocket()
+    defer { socket.close() }
+    try await socket.run(.disconnect(peer, type: peerType, index: index), accepting: [.notConnected], timeout: timeout)
+  }
 }
 
 /// A `bdaddr_t` from an address (least significant octet first).

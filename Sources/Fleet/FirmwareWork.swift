@@ -22,8 +22,20 @@ public struct DeviceIdentity: Sendable, Hashable {
 public protocol FirmwareUpdater: Sendable {
   func identify(_ target: Target) async throws -> DeviceIdentity
   /// Runs the whole DFU; `progress` gets bytes confirmed so far and the total. Resumes a transfer the
-  /// bootloader already holds part of (§2.5).
-  func update(_ target: Target, progress: @escaping @Sendable (Int, Int) -> Void) async throws
+  /// bootloader already holds part of (§2.5). Returns where the bootloader answered, when known.
+  func update(_ target: Target, progress: @escaping @Sendable (Int, Int) -> Void) async throws -> FirmwareTransferResult
+}
+
+/// What a completed transfer learnt about the device: where its bootloader answered (nordic-dfu.md §2.2:
+/// the address +1, the same address, or found by name).
+public struct FirmwareTransferResult: Sendable, Hashable {
+  public var bootloader: BluetoothAddress?
+  public var bootloaderType: AddressType?
+
+  public init(bootloader: BluetoothAddress? = nil, bootloaderType: AddressType? = nil) {
+    self.bootloader = bootloader
+    self.bootloaderType = bootloaderType
+  }
 }
 
 /// Which devices a package is for, and how careful to be.
@@ -51,6 +63,8 @@ public struct FirmwareUpdateReport: Sendable, Hashable {
   public var to: FirmwareVersion
   public var bytes: Int
   public var seconds: Double
+  /// Where the bootloader answered, when known.
+  public var transfer = FirmwareTransferResult()
   public var bytesPerSecond: Double { seconds > 0 ? Double(bytes) / seconds : 0 }
 }
 
@@ -104,7 +118,7 @@ public struct FirmwareWork: CampaignWork {
     await context.step(address, .transferring, attempt: attempt)
     let start = clock.now
     let totalBytes = Mutex(0)
-    try await updater.update(target) { done, total in
+    let transfer = try await updater.update(target) { done, total in
       totalBytes.withLock { $0 = total }
       let seconds = (clock.now - start).seconds
       context.progress(address, done: done, total: total, bytesPerSecond: seconds > 0 ? Double(done) / seconds : 0)
@@ -116,7 +130,8 @@ public struct FirmwareWork: CampaignWork {
     guard after.firmware == plan.version else {
       throw VersionMismatch(expected: plan.version, found: after.firmware)
     }
-    await reports.add(address, FirmwareUpdateReport(from: from, to: plan.version, bytes: totalBytes.withLock { $0 }, seconds: seconds))
+    await reports.add(
+      address, FirmwareUpdateReport(from: from, to: plan.version, bytes: totalBytes.withLock { $0 }, seconds: seconds, transfer: transfer))
     return .updated([
       ConfigChange(scope: .common, key: "ver", old: from.map { .text($0.description) }, new: .text(plan.version.description))
     ])

@@ -50,7 +50,7 @@ public struct NordicFirmwareUpdater: FirmwareUpdater {
       firmware: common["ver"]?.stringValue.flatMap(FirmwareVersion.init))
   }
 
-  public func update(_ target: Target, progress: @escaping @Sendable (Int, Int) -> Void) async throws {
+  public func update(_ target: Target, progress: @escaping @Sendable (Int, Int) -> Void) async throws -> FirmwareTransferResult {
     let factory = BLEDFULinkFactory(
       central: opener.central, device: target.address, addressType: target.addressType, connectTimeout: linkTimeout,
       scanTimeout: scanTimeout, responseTimeout: linkTimeout)
@@ -64,6 +64,8 @@ public struct NordicFirmwareUpdater: FirmwareUpdater {
     } catch let failure as DFUFailure {
       throw FirmwareTransferFailure(failure: failure)
     }
+    let bootloader = await factory.bootloader
+    return FirmwareTransferResult(bootloader: bootloader?.address, bootloaderType: bootloader?.type)
   }
 }
 

@@ -95,6 +95,25 @@ import Testing
         == [0x01, 0x39, 0x20, 0x06, 0x01, 0x01, 0x01, 0x00, 0x00, 0x00])
   }
 
+  @Test func advertisingWithARandomOwnAddress() {
+    // A DFU bootloader at the application's address + 1 (nordic-dfu.md §2.2), advertised as a random address.
+    let settings = AdvertisingSettings(
+      connectable: true, interval: 0x0028, advertisingData: [0x02, 0x01, 0x06],
+      randomAddress: BluetoothAddress("00:AA:01:01:00:02")!)
+    #expect(settings.ownAddressType == 0x01)
+    // 01 | 06 20 | 0F | 28 00 min 25 ms | 28 00 max | 00 ADV_IND | 01 own address random | 00 | 00×6 | 07 | 00
+    #expect(
+      HCICommand.leSetAdvertisingParameters(settings).packet
+        == [0x01, 0x06, 0x20, 0x0F, 0x28, 0x00, 0x28, 0x00, 0x00, 0x01, 0x00, 0, 0, 0, 0, 0, 0, 0x07, 0x00])
+    // extended parameters: octet 10 (after handle, properties, two 3-octet intervals, channels) = 01 random
+    #expect(HCICommand.leSetExtendedAdvertisingParameters(handle: 1, settings).parameters[10] == 0x01)
+    // 01 | 35 20 | 07 | 01 handle | 02 00 01 01 AA 00 (= 00:AA:01:01:00:02, least significant octet first)
+    #expect(
+      HCICommand.leSetAdvertisingSetRandomAddress(handle: 1, settings.randomAddress!).packet
+        == [0x01, 0x35, 0x20, 0x07, 0x01, 0x02, 0x00, 0x01, 0x01, 0xAA, 0x00])
+    #expect(HCIOpcode.leSetAdvertisingSetRandomAddress.description == "LE Set Advertising Set Random Address")
+  }
+
   @Test func supportedCommandsSelectExtendedScanningAndAdvertising() throws {
     var mask = [UInt8](repeating: 0, count: 64)
     #expect(!LocalSupportedCommands(mask: mask).supportsExtendedScan)

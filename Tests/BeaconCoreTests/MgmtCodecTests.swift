@@ -22,6 +22,11 @@ import Testing
     // 24 00 Stop Discovery | 02 01 index 258 | 01 00 | 06
     #expect(MgmtCommand.stopDiscovery(index: 0x0102).packet == [0x24, 0x00, 0x02, 0x01, 0x01, 0x00, 0x06])
     #expect(MgmtDiscoveryTypes.le.rawValue == 0x06)
+    // 14 00 Disconnect | 01 00 hci1 | 07 00 | 00 00 00 01 AA 00 (= 00:AA:01:00:00:00) | 01 LE public
+    #expect(
+      MgmtCommand.disconnect(BluetoothAddress("00:AA:01:00:00:00")!, type: .public, index: 1).packet
+        == [0x14, 0x00, 0x01, 0x00, 0x07, 0x00, 0x00, 0x00, 0x00, 0x01, 0xAA, 0x00, 0x01])
+    #expect(MgmtCommand.disconnect(BluetoothAddress("C0:00:00:00:00:01")!, type: .random, index: 0).parameters.last == 0x02)
   }
 
   @Test func addAdvertisingPacket() {

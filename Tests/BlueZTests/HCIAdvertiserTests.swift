@@ -48,6 +48,22 @@ import Testing
     #expect(fake.packets.last == [0x01, 0x0A, 0x20, 0x01, 0x01])
   }
 
+  @Test func aRandomOwnAddressIsProgrammedBeforeTheParametersOrAfterTheSetExists() {
+    var settings = Self.settings
+    settings.randomAddress = BluetoothAddress("00:AA:01:01:00:02")!
+    // legacy: LE Set Random Address (0x2005) first, while advertising is off, then the usual four
+    let legacy = HCIAdvertiser.startCommands(settings, extended: false)
+    #expect(legacy.map(\.opcode.rawValue) == [0x2005, 0x2006, 0x2008, 0x2009, 0x200A])
+    #expect(legacy[0].parameters == [0x02, 0x00, 0x01, 0x01, 0xAA, 0x00])
+    #expect(legacy[1].parameters[5] == 0x01)  // own address type random
+    // extended: the set's parameters (creating it), then its random address (0x2035), data, enable
+    let extended = HCIAdvertiser.startCommands(settings, extended: true)
+    #expect(extended.map(\.opcode.rawValue) == [0x2036, 0x2035, 0x2037, 0x2038, 0x2039])
+    #expect(extended[1].parameters == [0x01, 0x02, 0x00, 0x01, 0x01, 0xAA, 0x00])
+    // a public own address sends no address command
+    #expect(HCIAdvertiser.startCommands(Self.settings, extended: false).map(\.opcode.rawValue) == [0x2006, 0x2008, 0x2009, 0x200A])
+  }
+
   @Test func otherFailuresOnDisableAreReported() async throws {
     let fake = Self.controller(mask: [UInt8](repeating: 0, count: 64), disableStatus: 0x12)  // invalid parameters
     let socket = try HCISocket(adopting: fake.clientDescriptor, name: "hci1")

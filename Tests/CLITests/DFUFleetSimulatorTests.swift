@@ -159,5 +159,9 @@ extension DFUFleetSimulatorTests {
       ["--package", package, "--adapter", "sim:\(fleet)", "--name", "KBPro_D1", "--min-battery", "0"], central: central)
     #expect(Set(byName.summary.outcomes.keys) == [a[1]])
     #expect(byName.summary.outcomes[a[1]]?.state == .verified)
+    // --min-battery 0 means no floor: the device whose battery is unknown is updated too
+    let noFloor = try await DFUFleetCampaignTests.update(
+      ["--package", package, "--adapter", "sim:\(fleet)", "--address", a[2], "--min-battery", "0"], central: central)
+    #expect(noFloor.summary.outcomes[a[2]]?.state == .verified)
   }
 }

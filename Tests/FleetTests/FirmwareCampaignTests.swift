@@ -43,8 +43,9 @@ actor FakeFirmwareDevice {
 struct FakeUpdater: FirmwareUpdater {
   let devices: [BluetoothAddress: FakeFirmwareDevice]
   func identify(_ target: Target) async throws -> DeviceIdentity { try await devices[target.address]!.identify() }
-  func update(_ target: Target, progress: @escaping @Sendable (Int, Int) -> Void) async throws {
+  func update(_ target: Target, progress: @escaping @Sendable (Int, Int) -> Void) async throws -> FirmwareTransferResult {
     try await devices[target.address]!.update(progress: progress)
+    return FirmwareTransferResult()
   }
 }
 

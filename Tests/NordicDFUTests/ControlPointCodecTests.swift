@@ -109,6 +109,18 @@ import BeaconCore
     #expect(BootloaderLocator.candidateAddresses(for: BluetoothAddress("C0:11:22:33:44:FF")!)[0] == BluetoothAddress("C0:11:22:33:44:00")!)
   }
 
+  @Test func theBootloaderAtPlusOneIsTriedAsARandomAddressThenTheApplicationsOwn() {
+    // an application served with a controller's public address: +1 as random, then its own (public)
+    let served = BootloaderLocator.candidates(for: BluetoothAddress("00:AA:01:01:00:01")!, type: .public)
+    #expect(served == [
+      BootloaderLocator.Candidate(address: BluetoothAddress("00:AA:01:01:00:02")!, type: .random),
+      BootloaderLocator.Candidate(address: BluetoothAddress("00:AA:01:01:00:01")!, type: .public),
+    ])
+    // a KBeacon with its random static address: both random
+    let kbeacon = BootloaderLocator.candidates(for: BluetoothAddress("DD:34:02:06:D1:FF")!, type: .random)
+    #expect(kbeacon.map(\.description) == ["DD:34:02:06:D1:00 (random)", "DD:34:02:06:D1:FF (random)"])
+  }
+
   @Test func localNameIsFoundInAdvertisingData() {
     // 02 01 06 flags | 03 03 59 FE UUID16 FE59 | 08 09 "DfuTarg" complete name
     let data: [UInt8] = [0x02, 0x01, 0x06, 0x03, 0x03, 0x59, 0xFE, 0x08, 0x09, 0x44, 0x66, 0x75, 0x54, 0x61, 0x72, 0x67]

@@ -50,6 +50,16 @@ vm_bg() {
   echo "$VM_BG_PID $name" >>"$VM_PIDS"
 }
 
+# vm_bg_split NAME CMD...: like vm_bg, but standard output goes to $VM_OUT/NAME.out and standard error to
+# $VM_OUT/NAME.log (a --json command whose progress lines go to standard error). Wait for it with
+# `wait "$VM_BG_PID"`; bound it with `timeout` in CMD.
+vm_bg_split() {
+  local name=$1; shift
+  "$@" >"$VM_OUT/$name.out" 2>"$VM_OUT/$name.log" &
+  VM_BG_PID=$!
+  echo "$VM_BG_PID $name" >>"$VM_PIDS"
+}
+
 # vm_stop PID: SIGTERM, then SIGKILL after 2 s.
 vm_stop() {
   local pid=$1

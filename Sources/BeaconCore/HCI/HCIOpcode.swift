@@ -20,6 +20,7 @@ public struct HCIOpcode: RawRepresentable, Sendable, Hashable, CustomStringConve
   public static let leSetAdvertisingEnable = HCIOpcode(ogf: 0x08, ocf: 0x000A)
   public static let leSetScanParameters = HCIOpcode(ogf: 0x08, ocf: 0x000B)
   public static let leSetScanEnable = HCIOpcode(ogf: 0x08, ocf: 0x000C)
+  public static let leSetAdvertisingSetRandomAddress = HCIOpcode(ogf: 0x08, ocf: 0x0035)
   public static let leSetExtendedAdvertisingParameters = HCIOpcode(ogf: 0x08, ocf: 0x0036)
   public static let leSetExtendedAdvertisingData = HCIOpcode(ogf: 0x08, ocf: 0x0037)
   public static let leSetExtendedScanResponseData = HCIOpcode(ogf: 0x08, ocf: 0x0038)
@@ -34,6 +35,7 @@ public struct HCIOpcode: RawRepresentable, Sendable, Hashable, CustomStringConve
     .leSetAdvertisingData: "LE Set Advertising Data", .leSetScanResponseData: "LE Set Scan Response Data",
     .leSetAdvertisingEnable: "LE Set Advertising Enable", .leSetScanParameters: "LE Set Scan Parameters",
     .leSetScanEnable: "LE Set Scan Enable",
+    .leSetAdvertisingSetRandomAddress: "LE Set Advertising Set Random Address",
     .leSetExtendedAdvertisingParameters: "LE Set Extended Advertising Parameters",
     .leSetExtendedAdvertisingData: "LE Set Extended Advertising Data",
     .leSetExtendedScanResponseData: "LE Set Extended Scan Response Data",

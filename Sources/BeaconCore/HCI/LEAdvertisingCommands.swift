@@ -9,13 +9,25 @@ public struct AdvertisingSettings: Sendable, Hashable {
   public var advertisingData: [UInt8]
   /// At most 31 octets; sent only to active scanners.
   public var scanResponseData: [UInt8]
+  /// nil: advertise with the controller's public address (own address type 0x00). Else advertise with
+  /// this LE random address (own address type 0x01), which `HCIAdvertiser` programs first (§7.8.4, or
+  /// §7.8.52 for an extended advertising set) — a Secure DFU bootloader at the application's address + 1
+  /// (nordic-dfu.md §2.2) on a controller whose public address cannot change.
+  public var randomAddress: BluetoothAddress?
 
-  public init(connectable: Bool, interval: UInt16 = 0x00A0, advertisingData: [UInt8], scanResponseData: [UInt8] = []) {
+  public init(
+    connectable: Bool, interval: UInt16 = 0x00A0, advertisingData: [UInt8], scanResponseData: [UInt8] = [],
+    randomAddress: BluetoothAddress? = nil
+  ) {
     self.connectable = connectable
     self.interval = interval
     self.advertisingData = advertisingData
     self.scanResponseData = scanResponseData
+    self.randomAddress = randomAddress
   }
+
+  /// Own_Address_Type of the advertising parameters: 0x00 public, 0x01 random.
+  public var ownAddressType: UInt8 { randomAddress == nil ? 0x00 : 0x01 }
 }
 
 /// Legacy LE advertising commands (Core Vol 4 Part E §7.8.5–§7.8.9) and their extended equivalents on one
@@ -26,12 +38,12 @@ extension HCICommand {
   public static let legacyAdvertisingDataLimit = 31
 
   /// HCI_LE_Set_Advertising_Parameters: min = max interval, type (0x00 ADV_IND, 0x03 ADV_NONCONN_IND),
-  /// own address public, peer address type/address zero (undirected), all three channels (0x07), filter
-  /// policy 0.
+  /// own address type (`settings.ownAddressType`), peer address type/address zero (undirected), all three
+  /// channels (0x07), filter policy 0.
   public static func leSetAdvertisingParameters(_ settings: AdvertisingSettings) -> HCICommand {
     HCICommand(
       .leSetAdvertisingParameters,
-      le16(settings.interval) + le16(settings.interval) + [settings.connectable ? 0x00 : 0x03, 0x00, 0x00]
+      le16(settings.interval) + le16(settings.interval) + [settings.connectable ? 0x00 : 0x03, settings.ownAddressType, 0x00]
         + [UInt8](repeating: 0, count: 6) + [0x07, 0x00])
   }
 
@@ -52,14 +64,20 @@ extension HCICommand {
 
   /// HCI_LE_Set_Extended_Advertising_Parameters for set `handle` with legacy PDUs: properties 0x0013
   /// (legacy ADV_IND: connectable|scannable|legacy) or 0x0010 (legacy ADV_NONCONN_IND), 3-octet intervals,
-  /// channels 0x07, own address public, undirected, filter 0, TX power 0x7F (no preference), primary PHY
-  /// 1M, max skip 0, secondary PHY 1M, SID 0, no scan request notifications.
+  /// channels 0x07, own address type (`settings.ownAddressType`), undirected, filter 0, TX power 0x7F (no
+  /// preference), primary PHY 1M, max skip 0, secondary PHY 1M, SID 0, no scan request notifications.
   public static func leSetExtendedAdvertisingParameters(handle: UInt8, _ settings: AdvertisingSettings) -> HCICommand {
     let interval = [UInt8(settings.interval & 0xFF), UInt8(settings.interval >> 8), 0x00]
     return HCICommand(
       .leSetExtendedAdvertisingParameters,
       [handle] + le16(settings.connectable ? 0x0013 : 0x0010) + interval + interval
-        + [0x07, 0x00, 0x00] + [UInt8](repeating: 0, count: 6) + [0x00, 0x7F, 0x01, 0x00, 0x01, 0x00, 0x00])
+        + [0x07, settings.ownAddressType, 0x00] + [UInt8](repeating: 0, count: 6) + [0x00, 0x7F, 0x01, 0x00, 0x01, 0x00, 0x00])
+  }
+
+  /// HCI_LE_Set_Advertising_Set_Random_Address (§7.8.52): handle, then the address least significant
+  /// octet first. The set must exist (its parameters set) first.
+  public static func leSetAdvertisingSetRandomAddress(handle: UInt8, _ address: BluetoothAddress) -> HCICommand {
+    HCICommand(.leSetAdvertisingSetRandomAddress, [handle] + address.littleEndianBytes)
   }
 
   /// HCI_LE_Set_Extended_Advertising_Data: handle, operation 0x03 (complete data), fragment preference

@@ -41,6 +41,13 @@ public struct MgmtCommand: Sendable, Hashable, CustomStringConvertible {
     MgmtCommand(.setLowEnergy, index: index, [on ? 0x01 : 0x00])
   }
 
+  /// Disconnect (0x0014): the peer's address (least significant octet first) and address type (1 LE
+  /// public, 2 LE random — `AddressType`'s raw values). The kernel answers once the link is down; Not
+  /// Connected when there was none. Reply: the address and type.
+  public static func disconnect(_ address: BluetoothAddress, type: AddressType, index: UInt16) -> MgmtCommand {
+    MgmtCommand(.disconnect, index: index, address.littleEndianBytes + [type.rawValue])
+  }
+
   /// Start Discovery (0x0023) with an address-type bit mask (`MgmtDiscoveryTypes`). Reply: the mask.
   public static func startDiscovery(_ types: MgmtDiscoveryTypes = .le, index: UInt16) -> MgmtCommand {
     MgmtCommand(.startDiscovery, index: index, [types.rawValue])
@@ -92,6 +99,7 @@ public struct MgmtOpcode: RawRepresentable, Sendable, Hashable, CustomStringConv
   public static let readControllerInfo = MgmtOpcode(rawValue: 0x0004)
   public static let setPowered = MgmtOpcode(rawValue: 0x0005)
   public static let setLowEnergy = MgmtOpcode(rawValue: 0x000D)
+  public static let disconnect = MgmtOpcode(rawValue: 0x0014)
   public static let startDiscovery = MgmtOpcode(rawValue: 0x0023)
   public static let stopDiscovery = MgmtOpcode(rawValue: 0x0024)
   public static let addAdvertising = MgmtOpcode(rawValue: 0x003E)
@@ -99,7 +107,7 @@ public struct MgmtOpcode: RawRepresentable, Sendable, Hashable, CustomStringConv
 
   static let names: [UInt16: String] = [
     0x0003: "Read Controller Index List", 0x0004: "Read Controller Information", 0x0005: "Set Powered",
-    0x000D: "Set Low Energy", 0x0023: "Start Discovery", 0x0024: "Stop Discovery",
+    0x000D: "Set Low Energy", 0x0014: "Disconnect", 0x0023: "Start Discovery", 0x0024: "Stop Discovery",
     0x003E: "Add Advertising", 0x003F: "Remove Advertising",
   ]
 

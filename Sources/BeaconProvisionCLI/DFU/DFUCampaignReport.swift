@@ -3,14 +3,15 @@ import Foundation
 import Profiles
 
 /// The end of a `dfu update` run: per device its outcome, and for the updated ones which version they
-/// went from and to, seconds and bytes/s; then the counts. Also as JSON.
+/// went from and to, seconds and bytes/s, and where the bootloader answered; then the counts. Also as JSON.
 enum DFUCampaignReport {
   static func table(_ result: DFUCampaignRunner.Result) -> String {
     var lines = ["DEVICE             RESULT"]
     for (address, outcome) in result.summary.outcomes.sorted(by: { $0.key < $1.key }) {
       if case .updated = outcome, let r = result.reports[address] {
         lines.append("\(address)  updated \(r.from?.description ?? "?") → \(r.to)  \(r.bytes) bytes in "
-          + String(format: "%.1f s, %.0f B/s", r.seconds, r.bytesPerSecond))
+          + String(format: "%.1f s, %.0f B/s", r.seconds, r.bytesPerSecond)
+          + (r.transfer.bootloader.map { " (bootloader at \($0)" + (r.transfer.bootloaderType.map { " \($0)" } ?? "") + ")" } ?? ""))
       } else {
         lines.append("\(address)  \(CampaignReport.describe(outcome))")
       }
@@ -33,6 +34,9 @@ enum DFUCampaignReport {
     var bytes: Int?
     var seconds: Double?
     var bytesPerSecond: Double?
+    /// Where the bootloader answered (nordic-dfu.md §2.2) and its address type.
+    var bootloader: String?
+    var bootloaderAddressType: String?
   }
 
   struct RunJSON: Encodable {
@@ -49,7 +53,8 @@ enum DFUCampaignReport {
       case .updated:
         let r = result.reports[address]
         return DeviceJSON(address: address, result: "updated", from: r?.from?.description, to: r?.to.description,
-          bytes: r?.bytes, seconds: r?.seconds, bytesPerSecond: r?.bytesPerSecond)
+          bytes: r?.bytes, seconds: r?.seconds, bytesPerSecond: r?.bytesPerSecond,
+          bootloader: r?.transfer.bootloader?.description, bootloaderAddressType: r?.transfer.bootloaderType?.description)
       case .skipped(let reason): return DeviceJSON(address: address, result: "skipped", detail: reason)
       case .failed(let reason, let kind): return DeviceJSON(address: address, result: "failed", detail: "\(kind.rawValue): \(reason)")
       case .pending: return DeviceJSON(address: address, result: "pending")

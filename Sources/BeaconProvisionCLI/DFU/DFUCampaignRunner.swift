@@ -77,7 +77,10 @@ struct DFUCampaignRunner {
       images: package.transferImages,
       engine: DFUEngineConfiguration(receiptInterval: c.prn, dataObjectDelay: .milliseconds(c.objectDelay)),
       reconnectDelay: .milliseconds(Int(c.reconnectDelay * 1000)), linkTimeout: .milliseconds(Int(c.timeout * 1000)))
-    let plan = FirmwarePlan(version: version, models: c.model.isEmpty ? nil : c.model, hardware: c.hardware, minimumBattery: c.minimumBattery)
+    // --min-battery 0 is no floor at all: devices whose battery is unknown are updated too.
+    let plan = FirmwarePlan(
+      version: version, models: c.model.isEmpty ? nil : c.model, hardware: c.hardware,
+      minimumBattery: c.minimumBattery == 0 ? nil : c.minimumBattery)
     let reports = FirmwareReports()
     let campaign = Campaign(
       work: FirmwareWork(plan: plan, updater: updater, batteries: selection.batteries, reports: reports),

@@ -49,7 +49,7 @@ struct DFUUpdate: AsyncParsableCommand {
   @Option(help: ArgumentHelp("The version the package installs (default: from its application's init packet).", valueName: "version"))
   var version: String?
 
-  @Option(name: .customLong("min-battery"), help: "Skip devices whose advertised battery is below this percentage (unknown battery: skipped).")
+  @Option(name: .customLong("min-battery"), help: "Skip devices whose advertised battery is below this percentage (unknown battery: skipped; 0: no floor, unknown included).")
   var minimumBattery = 30
 
   @Option(name: .customLong("scan"), help: "Seconds to scan for devices before connecting.")

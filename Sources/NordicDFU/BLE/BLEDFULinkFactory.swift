@@ -3,8 +3,9 @@ import BeaconCore
 /// Opens Secure DFU links to one device over a `Central` (nordic-dfu.md §2.2, §2.5): on first use it
 /// connects to the device; if that is already a bootloader (Control Point present) it is used as is;
 /// otherwise the buttonless characteristic sets the bootloader's name (`02`) and jumps (`01`). The
-/// bootloader is then looked for at the address with the last octet +1, at the same address, and by name
-/// in a scan. Later opens (after a drop, or for the next image) go straight to the address that worked.
+/// bootloader is then looked for at the address with the last octet +1 (as a random address), at the same
+/// address, and by name in a scan (`BootloaderLocator.candidates`). Later opens (after a drop, or for the
+/// next image) go straight to the address and type that worked.
 public actor BLEDFULinkFactory: DFULinkFactory {
   public nonisolated let central: any Central
   public nonisolated let device: BluetoothAddress
@@ -14,8 +15,10 @@ public actor BLEDFULinkFactory: DFULinkFactory {
   let scanTimeout: Duration
   let responseTimeout: Duration
   let preferredMTU: Int
+  /// Where the bootloader was last found, and its address type.
+  public private(set) var bootloader: BootloaderLocator.Candidate?
   /// Where the bootloader was last found.
-  public private(set) var bootloaderAddress: BluetoothAddress?
+  public var bootloaderAddress: BluetoothAddress? { bootloader?.address }
   /// Whether this factory made the device jump (for reports).
   public private(set) var jumped = false
 
@@ -35,25 +38,26 @@ public actor BLEDFULinkFactory: DFULinkFactory {
   }
 
   public func open(image: Int) async throws -> any DFULink {
-    if let known = bootloaderAddress, let link = try? await bootloaderLink(at: known) { return link }
+    if let known = bootloader, let link = try? await bootloaderLink(at: known) { return link }
     if !jumped, let link = try await enterBootloaderIfNeeded() { return link }
-    for candidate in BootloaderLocator.candidateAddresses(for: device) {
+    let candidates = BootloaderLocator.candidates(for: device, type: addressType)
+    for candidate in candidates {
       if let link = try? await bootloaderLink(at: candidate) {
-        bootloaderAddress = candidate
+        bootloader = candidate
         return link
       }
     }
     if let found = await scanForBootloader(), let link = try? await bootloaderLink(at: found) {
-      bootloaderAddress = found
+      bootloader = found
       return link
     }
     throw DFUTransportError(
-      "bootloader of \(device) not found at \(BootloaderLocator.candidateAddresses(for: device).map(\.description).joined(separator: " or ")) nor advertising as \(bootloaderName)")
+      "bootloader of \(device) not found at \(candidates.map(\.description).joined(separator: " or ")) nor advertising as \(bootloaderName)")
   }
 
-  /// Connects to `address` and opens the DFU link; fails if the device there is not a bootloader.
-  func bootloaderLink(at address: BluetoothAddress) async throws -> any DFULink {
-    let bearer = try await central.connect(to: address, type: addressType, timeout: connectTimeout)
+  /// Connects to `candidate` and opens the DFU link; fails if the device there is not a bootloader.
+  func bootloaderLink(at candidate: BootloaderLocator.Candidate) async throws -> any DFULink {
+    let bearer = try await central.connect(to: candidate.address, type: candidate.type, timeout: connectTimeout)
     let client = GATTClient(bearer: bearer, preferredMTU: preferredMTU, transactionTimeout: responseTimeout)
     do {
       return try await GATTDFULink.open(client: client, responseTimeout: responseTimeout)
@@ -75,7 +79,7 @@ public actor BLEDFULinkFactory: DFULinkFactory {
     let client = GATTClient(bearer: bearer, preferredMTU: preferredMTU, transactionTimeout: responseTimeout)
     let database = try await client.discover()
     if database.characteristic(DFUGATT.controlPoint, inService: DFUGATT.service) != nil {
-      bootloaderAddress = device
+      bootloader = BootloaderLocator.Candidate(address: device, type: addressType)
       return try await GATTDFULink.open(client: client, responseTimeout: responseTimeout)
     }
     guard let buttonless = database.characteristic(DFUGATT.buttonlessWithoutBonds, inService: DFUGATT.service) else {
@@ -105,16 +109,19 @@ public actor BLEDFULinkFactory: DFULinkFactory {
     return nil
   }
 
-  /// Scans for an advertiser whose local name is the bootloader's (§2.2 last resort).
-  func scanForBootloader() async -> BluetoothAddress? {
+  /// Scans for an advertiser whose local name is the bootloader's (§2.2 last resort); it is connected to
+  /// with the address type its advertisement carries.
+  func scanForBootloader() async -> BootloaderLocator.Candidate? {
     let name = bootloaderName
     let central = central
     let timeout = scanTimeout
-    return await withTaskGroup(of: BluetoothAddress?.self) { group in
+    return await withTaskGroup(of: BootloaderLocator.Candidate?.self) { group in
       group.addTask {
         do {
           for try await report in central.scan(ScanParameters(active: true)) {
-            if BootloaderLocator.localName(in: report.data) == name { return report.address }
+            if BootloaderLocator.localName(in: report.data) == name {
+              return BootloaderLocator.Candidate(address: report.address, type: report.addressType)
+            }
           }
         } catch {}
         return nil

@@ -12,6 +12,35 @@ public enum BootloaderLocator {
     return [incremented, application]
   }
 
+  /// Where to connect, in order, for an application at `application` of type `type`: the last octet +1
+  /// as an LE **random** address, then the application's own address and type (bond sharing).
+  ///
+  /// [I] Why random whatever the application's type: the SDK bootloader starts from the address the
+  /// SoftDevice has after its reset — the chip's random static address on nRF52 (KKM's KBeacons advertise
+  /// with it, e.g. DD:34:…) — and `gap_address_change` adds one keeping that type; a device served over a
+  /// real controller in the VM tier (`sim serve`) keeps the controller's public address for its
+  /// application and must use a random one for the +1 bootloader. A Linux LE connect needs the type up
+  /// front (the kernel's connect scan matches address and type), and a wrong type costs a whole connect
+  /// timeout, so the likely one comes first; the by-name scan reports the real type as a last resort.
+  public static func candidates(for application: BluetoothAddress, type: AddressType) -> [Candidate] {
+    let addresses = candidateAddresses(for: application)
+    return [Candidate(address: addresses[0], type: .random), Candidate(address: addresses[1], type: type)]
+  }
+
+  /// A place a bootloader may answer: an address and the type to connect with.
+  public struct Candidate: Sendable, Hashable, CustomStringConvertible {
+    public var address: BluetoothAddress
+    public var type: AddressType
+
+    public init(address: BluetoothAddress, type: AddressType) {
+      self.address = address
+      self.type = type
+    }
+
+    /// `C0:11:22:33:44:00 (random)`
+    public var description: String { "\(address) (\(type))" }
+  }
+
   /// The Complete (or Shortened) Local Name in advertising data, if any (AD types 0x09 / 0x08).
   public static func localName(in data: [UInt8]) -> String? {
     var i = 0

@@ -7,7 +7,9 @@ import Synchronization
 /// neither advertises nor accepts links, and its bootloader — the real `SimulatedDFUTarget` behind a
 /// `SimulatedDFUPeripheral` — advertises (Flags, FE59, its name; connectable) and answers at the
 /// application's address with the last octet +1, no carry. It leaves on a completed update (the new
-/// application runs) or on its inactivity timeout (the old application runs again).
+/// application runs) or on its inactivity timeout (the old application runs again). `changes()` reports
+/// each entry and exit, for a device served over a real controller (`ServedDevice`), which then switches
+/// what it advertises.
 public final class SimulatedBootloaders: Sendable {
   struct Entry: Sendable {
     var peripheral: SimulatedDFUPeripheral
@@ -19,6 +21,35 @@ public final class SimulatedBootloaders: Sendable {
   /// Running bootloaders by application address.
   private let entries = Mutex<[BluetoothAddress: Entry]>([:])
   private let log = Mutex<(entered: [BluetoothAddress], links: [BluetoothAddress], sessions: [SimulatedDFUPeripheral])>(([], [], []))
+  private let watchers = Mutex<(next: Int, streams: [Int: AsyncStream<Change>.Continuation])>((0, [:]))
+
+  /// A device entered its bootloader (at `bootloader`, advertising `name`) or left it.
+  public enum Change: Sendable, Equatable {
+    case entered(application: BluetoothAddress, bootloader: BluetoothAddress, name: String)
+    case left(application: BluetoothAddress, exit: SimulatedDFUPeripheral.BootloaderExit)
+  }
+
+  /// Every entry and exit from now on, in order. An exit is reported after its `onExit` ran (a new
+  /// application's version is in place).
+  public func changes() -> AsyncStream<Change> {
+    let (stream, continuation) = AsyncStream.makeStream(of: Change.self)
+    let key = watchers.withLock { w in
+      w.next += 1
+      w.streams[w.next] = continuation
+      return w.next
+    }
+    continuation.onTermination = { [weak self] _ in _ = self?.watchers.withLock { $0.streams.removeValue(forKey: key) } }
+    return stream
+  }
+
+  private func report(_ change: Change) {
+    for stream in watchers.withLock({ Array($0.streams.values) }) { stream.yield(change) }
+  }
+
+  /// The name and address of the bootloader of the device whose application is at `address`, while it runs.
+  public func bootloader(ofApplication address: BluetoothAddress) -> (name: String, address: BluetoothAddress)? {
+    entries.withLock { $0[address].map { ($0.name, $0.bootloaderAddress) } }
+  }
 
   /// Every bootloader session so far, running or ended, in order of entry (for tests and reports).
   public var sessions: [SimulatedDFUPeripheral] { log.withLock { $0.sessions } }
@@ -47,10 +78,15 @@ public final class SimulatedBootloaders: Sendable {
   func advertisements() -> [(address: BluetoothAddress, data: [UInt8])] {
     entries.withLock { entries in
       entries.values.sorted { $0.bootloaderAddress < $1.bootloaderAddress }.map { entry in
-        (entry.bootloaderAddress,
-         ADEncoder.flags() + ADEncoder.structure(type: 0x03, payload: [0x59, 0xFE]) + ADEncoder.localName(entry.name))
+        (entry.bootloaderAddress, Self.advertisingData(name: entry.name))
       }
     }
+  }
+
+  /// A bootloader's advertising data (§2.2): Flags, Complete List of 16-bit Service UUIDs (FE59),
+  /// Complete Local Name.
+  public static func advertisingData(name: String) -> [UInt8] {
+    ADEncoder.flags() + ADEncoder.structure(type: 0x03, payload: [0x59, 0xFE]) + ADEncoder.localName(name)
   }
 
   /// Connects to the bootloader answering at `address`.
@@ -76,6 +112,7 @@ public final class SimulatedBootloaders: Sendable {
     await peripheral.setExitHandler { [weak self] exit in
       self?.entries.withLock { _ = $0.removeValue(forKey: application) }
       await onExit(exit)
+      self?.report(.left(application: application, exit: exit))
     }
     log.withLock {
       $0.entered.append(application)
@@ -83,5 +120,19 @@ public final class SimulatedBootloaders: Sendable {
     }
     entries.withLock { $0[application] = Entry(peripheral: peripheral, bootloaderAddress: peripheral.bootloaderAddress, name: name) }
     await peripheral.startInactivityWatchdog()
+    report(.entered(application: application, bootloader: peripheral.bootloaderAddress, name: name))
+  }
+
+  /// The simulated KBeacon jumped (buttonless `01`, nordic-dfu.md §2.2): its bootloader comes up at
+  /// address +1 with the device's `dfu` facts and faults. A completed update leaves the device reporting
+  /// the new application's version in `ver` (`KKMFirmwareVersion`), saved with its state; a timeout
+  /// leaves it as it was.
+  public func enter(_ kbeacon: SimulatedKBeacon, device: SimulatedDevice, name: String?) async {
+    let current = await kbeacon.firmwareVersion.flatMap(KKMFirmwareVersion.fwVersion(text:))
+    await enter(application: device.address, name: name, section: device.dfu, applicationVersion: current) { exit in
+      if case .newApplication(let version?) = exit {
+        await kbeacon.installFirmware(version: KKMFirmwareVersion.text(fwVersion: version))
+      }
+    }
   }
 }

@@ -6,7 +6,8 @@ import NordicDFU
 /// FE59; after `01` it resets into the bootloader, which is reachable at the address with the last octet
 /// +1 and advertises the name set with `02` (default `DfuTarg`), exposing Control Point (8EC90001, write +
 /// notify, CCCD required) and Packet (8EC90002, write without response). The DFU logic is the same
-/// `SimulatedDFUTarget` as on serial. Link drops (faults) and resets disconnect the current link.
+/// `SimulatedDFUTarget` as on serial. Link drops (faults) and resets disconnect the current link — a
+/// simulated one (`connect(to:)`) or one served over a real controller (`acceptLink(disconnect:)`).
 public actor SimulatedDFUPeripheral {
   public nonisolated let address: BluetoothAddress
   public nonisolated let model: LinkModel
@@ -14,7 +15,8 @@ public actor SimulatedDFUPeripheral {
   public private(set) var bootloaderName = "DfuTarg"
   public private(set) var linkDrops = 0
   public private(set) var jumps = 0
-  private var currentLink: SimulatedLink?
+  /// Drops the current link (its device end), whichever kind it is.
+  private var currentLink: (@Sendable () async -> Void)?
   private var applicationServer: GATTServer?
   private var bootloaderServer: GATTServer?
   private var exitHandler: (@Sendable (BootloaderExit) async -> Void)?
@@ -90,16 +92,27 @@ public actor SimulatedDFUPeripheral {
     guard peer == advertisedAddress else { throw LinkError(.unknownDevice, peer: peer, detail: "not advertising") }
     let server = target.inBootloader ? bootloader() : application()
     lastActivity = .now
-    if let old = currentLink { await old.disconnect() }
+    await dropLink()
     let (bearer, link) = try await SimulatedLink.open(to: server, device: peer, model: model)
-    currentLink = link
+    currentLink = { await link.disconnect() }
     return bearer
+  }
+
+  /// A link opened to this device elsewhere — an L2CAP link accepted on a real controller (`ServedDevice`
+  /// in the VM tier): returns the GATT server to serve on it (the bootloader's while in the bootloader),
+  /// and remembers `disconnect` as the way to drop it on a reset or fault, as `connect(to:)` does for
+  /// simulated links. A previous link is dropped first (one link at a time).
+  public func acceptLink(disconnect: @escaping @Sendable () async -> Void) async -> GATTServer {
+    lastActivity = .now
+    await dropLink()
+    currentLink = disconnect
+    return target.inBootloader ? bootloader() : application()
   }
 
   private func dropLink() async {
     if let link = currentLink {
       currentLink = nil
-      await link.disconnect()
+      await link()
     }
   }
 
@@ -164,7 +177,7 @@ public actor SimulatedDFUPeripheral {
         currentLink = nil
         Task {
           try? await Task.sleep(for: .milliseconds(20))
-          await link?.disconnect()
+          await link?()
         }
       }
     }
@@ -188,7 +201,7 @@ public actor SimulatedDFUPeripheral {
       target.enterBootloader()
       let link = currentLink
       currentLink = nil
-      Task { await link?.disconnect() }
+      Task { await link?() }
     }
   }
 }

@@ -26,6 +26,18 @@ public final class KBeaconSimulation: Sendable {
     bootloaderHook.withLock { $0 = hook }
   }
 
+  /// Every KBeacon's buttonless `01` brings up its Secure DFU bootloader in `bootloaders`
+  /// (`SimulatedBootloaders.enter(_:device:name:)`): at address +1, with the fleet entry's `dfu` facts and
+  /// faults; a completed update leaves the device reporting the new version in `ver`. Used by the
+  /// simulated central and by `sim serve`, so both run the same bootloader. Sets the bootloader hook.
+  public func hostBootloaders(in bootloaders: SimulatedBootloaders) {
+    let fleet = fleet
+    setBootloaderHook { [weak self] address, name in
+      guard let kbeacon = self?.kbeacon(address), let device = fleet.devices.first(where: { $0.address == address }) else { return }
+      await bootloaders.enter(kbeacon, device: device, name: name)
+    }
+  }
+
   private func currentBootloaderHook() -> (@Sendable (BluetoothAddress, String?) async -> Void)? {
     bootloaderHook.withLock { $0 }
   }

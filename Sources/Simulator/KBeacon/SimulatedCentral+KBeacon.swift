@@ -1,6 +1,5 @@
 import BeaconCore
 import Foundation
-import NordicDFU
 
 extension SimulatedCentral {
   /// A simulated central whose KBeacon-kind devices run the simulated KBeacon (FEA0 protocol engine,
@@ -18,28 +17,10 @@ extension SimulatedCentral {
     let bootloaders = SimulatedBootloaders(model: model)
     // Every KBeacon's buttonless 01 brings up its bootloader on this central (a later
     // `kbeacons.setBootloaderHook` replaces this for devices made after it).
-    kbeacons.setBootloaderHook { [weak kbeacons] address, bootloaderName in
-      guard let kbeacon = kbeacons?.kbeacon(address), let device = fleet.devices.first(where: { $0.address == address }) else { return }
-      await enterBootloader(kbeacon, device: device, name: bootloaderName, bootloaders: bootloaders)
-    }
+    kbeacons.hostBootloaders(in: bootloaders)
     let central = SimulatedCentral(
       fleet: fleet, name: name, pace: pace, gattLinks: links,
       gattServerFactory: { device in kbeacons.server(for: device) }, bootloaders: bootloaders)
     return (central, kbeacons)
-  }
-
-  /// The KBeacon jumped (buttonless `01`, nordic-dfu.md §2.2): its bootloader comes up at address +1 with
-  /// the device's `dfu` facts and faults. A completed update leaves the device reporting the new
-  /// application's version in `ver` (`KKMFirmwareVersion`), saved with its state; a timeout leaves it as
-  /// it was.
-  static func enterBootloader(
-    _ kbeacon: SimulatedKBeacon, device: SimulatedDevice, name: String?, bootloaders: SimulatedBootloaders
-  ) async {
-    let current = await kbeacon.firmwareVersion.flatMap(KKMFirmwareVersion.fwVersion(text:))
-    await bootloaders.enter(application: device.address, name: name, section: device.dfu, applicationVersion: current) { exit in
-      if case .newApplication(let version?) = exit {
-        await kbeacon.installFirmware(version: KKMFirmwareVersion.text(fwVersion: version))
-      }
-    }
   }
 }

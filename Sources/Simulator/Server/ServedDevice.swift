@@ -10,7 +10,14 @@ import Glibc
 /// is made for the device as served (a KBeacon's MD5 challenge involves its MAC, so the simulated KBeacon
 /// must have the address the central connects to); callers that build per-address device state (a
 /// `KBeaconSimulation`) should pass `ServedAdvertising.device(_:servedAs:)` entries. The device can drop
-/// its link itself through `links` (a KBeacon after a wrong password or a reset).
+/// its link itself through `links` (a KBeacon after a wrong password or a reset); a drop ends the LE link.
+///
+/// With `bootloaders` (the `SimulatedBootloaders` its `KBeaconSimulation` hosts bootloaders in) the device
+/// also plays its Secure DFU bootloader (nordic-dfu.md §2.2, `ServedRole`): after a buttonless `01` it
+/// drops the link, advertises as the bootloader at its address +1 (LE random), and serves that
+/// bootloader's GATT database — the same `SimulatedDFUPeripheral` and `SimulatedDFUTarget` as in process —
+/// on incoming links; once the update activates (or the bootloader times out) it advertises and serves its
+/// application again at the public address, reporting the new version.
 ///
 /// Every interval the next PDU's data replaces the current one, and advertising is re-announced
 /// (`ServedAdvertiser`): that is what makes a BlueZ `btvirt` controller behave like a real beacon, since
@@ -29,8 +36,13 @@ public struct ServedDevice: Sendable {
     /// its address in the fleet.
     case advertising(
       adapter: String, fleetAddress: BluetoothAddress, device: SimulatedDevice, extendedCommands: Bool, scanResponseDropped: Bool)
-    case linkOpened(adapter: String, peer: BluetoothAddress, peerType: AddressType)
+    /// A link came in; `bootloader` when the device was in its DFU bootloader then.
+    case linkOpened(adapter: String, peer: BluetoothAddress, peerType: AddressType, bootloader: Bool)
     case linkClosed(adapter: String, peer: BluetoothAddress, pdus: Int)
+    /// The device advertises as its DFU bootloader: `name` at `address` (random).
+    case bootloaderAdvertising(adapter: String, fleetAddress: BluetoothAddress, name: String, address: BluetoothAddress)
+    /// The device left its bootloader: a new application runs, or the old one after the timeout.
+    case bootloaderLeft(adapter: String, fleetAddress: BluetoothAddress, exit: SimulatedDFUPeripheral.BootloaderExit)
   }
 
   public let fleetDevice: SimulatedDevice
@@ -43,10 +55,12 @@ public struct ServedDevice: Sendable {
   public let adapterName: String
   /// Makes the device's GATT server; the same factory `--adapter sim` uses, so both serve one database.
   public let makeServer: @Sendable (SimulatedDevice) -> GATTServer
+  /// Where the device's DFU bootloader runs once it jumped (nil: it never plays a bootloader).
+  public let bootloaders: SimulatedBootloaders?
 
   public init(
     _ fleetDevice: SimulatedDevice, on adapterName: String, fleetAddress: BluetoothAddress? = nil,
-    connectableReannounce: Duration? = nil, links: ServedLinks = ServedLinks(),
+    connectableReannounce: Duration? = nil, links: ServedLinks = ServedLinks(), bootloaders: SimulatedBootloaders? = nil,
     makeServer: @escaping @Sendable (SimulatedDevice) -> GATTServer
   ) {
     self.fleetDevice = fleetDevice
@@ -54,6 +68,7 @@ public struct ServedDevice: Sendable {
     self.connectableReannounce = connectableReannounce
     self.links = links
     self.adapterName = adapterName
+    self.bootloaders = bootloaders
     self.makeServer = makeServer
   }
 
@@ -66,22 +81,37 @@ public struct ServedDevice: Sendable {
     let listener = device.connectable ? try L2CAPListener(adapter: adapter) : nil
     let gate = LinkGate()
     let server = makeServer(device)
+    let changes = bootloaders?.changes()
     defer {
       listener?.close()
       hci.close()
     }
+    let context = Context(
+      device: device, fleetAddress: fleetAddress, adapter: adapter.name, gate: gate, links: links, bootloaders: bootloaders,
+      events: events)
     do {
       try await withThrowingTaskGroup(of: Void.self) { group in
         if let listener {
-          group.addTask { [links] in
-            try await Self.acceptLinks(
-              listener, server: server, gate: gate, links: links, deviceAddress: device.address, adapter: adapter.name,
-              events: events)
+          group.addTask { try await Self.acceptLinks(listener, server: server, context) }
+        }
+        if let changes {
+          // The role changes while the loop may be asleep or waiting for a link to end: wake it. (The stream
+          // ends only when this task is cancelled.)
+          group.addTask {
+            for await change in changes {
+              switch change {
+              case .entered(let application, _, _) where application == device.address:
+                await gate.poke()
+              case .left(let application, let exit) where application == device.address:
+                events(.bootloaderLeft(adapter: adapter.name, fleetAddress: fleetAddress, exit: exit))
+                await gate.poke()
+              default: continue
+              }
+            }
           }
         }
         group.addTask {
-          try await Self.advertise(
-            device, fleetAddress: fleetAddress, reannounce: device.connectable ? connectableReannounce : .zero, hci: hci, gate: gate, adapter: adapter.name, events: events)
+          try await Self.advertise(context, reannounce: device.connectable ? connectableReannounce : .zero, hci: hci)
         }
         try await group.next()
         group.cancelAll()
@@ -92,105 +122,42 @@ public struct ServedDevice: Sendable {
     try? await hci.stop()
   }
 
-  /// Switches to the next PDU every interval, re-announcing every `reannounceEvery` (nil: never), while no
-  /// link is up.
-  static func advertise(
-    _ device: SimulatedDevice, fleetAddress: BluetoothAddress, reannounce reannounceEvery: Duration?, hci: ServedAdvertiser, gate: LinkGate, adapter: String,
-    events: @Sendable (Event) -> Void
-  ) async throws {
-    var advertiser = SimulatedAdvertiser(device: device)
-    let start = ContinuousClock.now
-    var running = false
-    var lastAnnounce = start
-    var announced = false
-    while true {
-      try Task.checkCancellation()
-      if await gate.isLinked {
-        try await hci.stop()
-        running = false
-        try await gate.waitUntilIdle()
-        continue
-      }
-      let now = ContinuousClock.now
-      let settings = ServedAdvertising.settings(advertisingData: advertiser.nextPDU(elapsed: now - start).data, of: advertiser)
-      if running {
-        let due = reannounceEvery.map { now - lastAnnounce >= $0 } ?? false
-        try await hci.update(settings, reannounce: due)
-        if due { lastAnnounce = now }
-      } else {
-        try await hci.start(settings)
-        running = true
-        lastAnnounce = now
-      }
-      if !announced {
-        announced = true
-        events(
-          .advertising(
-            adapter: adapter, fleetAddress: fleetAddress, device: device, extendedCommands: hci.usesExtendedCommands,
-            scanResponseDropped: ServedAdvertising.dropsScanResponse(advertiser)))
-      }
-      try await Task.sleep(for: advertiser.nextDelay())
-    }
+  /// What the loops of one served device share.
+  struct Context: Sendable {
+    let device: SimulatedDevice
+    let fleetAddress: BluetoothAddress
+    let adapter: String
+    let gate: LinkGate
+    let links: ServedLinks
+    let bootloaders: SimulatedBootloaders?
+    let events: @Sendable (Event) -> Void
+
+    /// The device's role now.
+    var role: ServedRole { ServedRole.current(of: device.address, in: bootloaders) }
   }
 
-  /// Accepts links one at a time and serves each until it ends.
-  static func acceptLinks(
-    _ listener: L2CAPListener, server: GATTServer, gate: LinkGate, links: ServedLinks, deviceAddress: BluetoothAddress,
-    adapter: String, events: @Sendable (Event) -> Void
-  ) async throws {
+  /// Accepts links one at a time and serves each until it ends: with the application's GATT server, or
+  /// while the device is in its bootloader, with the bootloader's (which can then drop the link itself).
+  static func acceptLinks(_ listener: L2CAPListener, server: GATTServer, _ context: Context) async throws {
+    let address = context.device.address
     while true {
       let link = try await listener.accept()
       guard let fd = link.takeDescriptor() else { continue }
-      await gate.opened()
-      events(.linkOpened(adapter: adapter, peer: link.peer, peerType: link.peerType))
+      await context.gate.opened()
+      let bootloader = context.bootloaders?.peripheral(ofApplication: address)
+      context.events(.linkOpened(adapter: context.adapter, peer: link.peer, peerType: link.peerType, bootloader: bootloader != nil))
       var pdus = 0
       if let bearer = try? FileDescriptorBearer(fileDescriptor: fd, peer: link.peer) {
-        await links.opened(bearer, for: deviceAddress)
-        pdus = await ServedGATTLink.serve(server, over: bearer)
-        await links.closed(bearer, for: deviceAddress)
+        await context.links.opened(bearer, for: address) { try? await link.disconnectLink() }
+        let links = context.links
+        let served = await bootloader?.acceptLink(disconnect: { await links.drop(address) }) ?? server
+        pdus = await ServedGATTLink.serve(served, over: bearer)
+        await context.links.closed(bearer, for: address)
       } else {
         _ = Glibc.close(fd)
       }
-      events(.linkClosed(adapter: adapter, peer: link.peer, pdus: pdus))
-      await gate.closed()
+      context.events(.linkClosed(adapter: context.adapter, peer: link.peer, pdus: pdus))
+      await context.gate.closed()
     }
-  }
-}
-
-/// Whether a link is up, and a way to wait (cancellably) until none is.
-actor LinkGate {
-  private var links = 0
-  private var waiters: [Int: CheckedContinuation<Void, any Error>] = [:]
-  private var nextWaiter = 0
-
-  var isLinked: Bool { links > 0 }
-  /// Tasks waiting in `waitUntilIdle` (for tests).
-  var waiting: Int { waiters.count }
-
-  func opened() { links += 1 }
-
-  func closed() {
-    links = max(0, links - 1)
-    guard links == 0 else { return }
-    for waiter in waiters.values { waiter.resume() }
-    waiters = [:]
-  }
-
-  func waitUntilIdle() async throws {
-    guard links > 0 else { return }
-    nextWaiter += 1
-    let key = nextWaiter
-    try await withTaskCancellationHandler {
-      try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
-        // Runs on this actor before any cancel(key) can: a cancellation that came first is seen here.
-        if Task.isCancelled { waiter.resume(throwing: CancellationError()) } else { waiters[key] = waiter }
-      }
-    } onCancel: {
-      Task { await self.cancel(key) }
-    }
-  }
-
-  private func cancel(_ key: Int) {
-    waiters.removeValue(forKey: key)?.resume(throwing: CancellationError())
   }
 }

@@ -2,21 +2,38 @@ import BeaconCore
 import BlueZ
 
 /// The open served links, by the device's (served) address, so a simulated device can drop its own link
-/// (a KBeacon after a wrong password, a reset or bootloader entry: `KBeaconSimulation.setLinkDropper`),
-/// as the real device would by disconnecting.
+/// (a KBeacon after a wrong password, a reset or bootloader entry: `KBeaconSimulation.setLinkDropper`; its
+/// DFU bootloader after activating an update), as the real device would by disconnecting.
+///
+/// A drop ends the LE link itself (`disconnect`, e.g. `L2CAPConnection.disconnectLink()`), then closes the
+/// socket: the central sees the disconnect at once, as from a device that resets, and the next link
+/// — to the bootloader's address, or to the application after the update — starts on a clean controller.
 public actor ServedLinks {
-  private var open: [BluetoothAddress: [FileDescriptorBearer]] = [:]
+  private struct Open {
+    var bearer: FileDescriptorBearer
+    var disconnect: @Sendable () async -> Void
+  }
+
+  private var open: [BluetoothAddress: [Open]] = [:]
 
   public init() {}
 
-  func opened(_ bearer: FileDescriptorBearer, for address: BluetoothAddress) { open[address, default: []].append(bearer) }
-
-  func closed(_ bearer: FileDescriptorBearer, for address: BluetoothAddress) {
-    open[address]?.removeAll { $0 === bearer }
+  /// Registers a link of the device at `address`; `disconnect` ends its LE link (best effort).
+  func opened(
+    _ bearer: FileDescriptorBearer, for address: BluetoothAddress, disconnect: @escaping @Sendable () async -> Void = {}
+  ) {
+    open[address, default: []].append(Open(bearer: bearer, disconnect: disconnect))
   }
 
-  /// Closes every open link of the device at `address`.
+  func closed(_ bearer: FileDescriptorBearer, for address: BluetoothAddress) {
+    open[address]?.removeAll { $0.bearer === bearer }
+  }
+
+  /// Ends every open link of the device at `address`.
   public func drop(_ address: BluetoothAddress) async {
-    for bearer in open.removeValue(forKey: address) ?? [] { await bearer.close() }
+    for link in open.removeValue(forKey: address) ?? [] {
+      await link.disconnect()
+      await link.bearer.close()
+    }
   }
 }

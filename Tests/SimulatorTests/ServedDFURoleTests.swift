@@ -1,0 +1,135 @@
+import BeaconCore
+import BlueZ
+import Glibc
+import NordicDFU
+import Testing
+
+@testable import Simulator
+
+/// A device served over a real controller (`sim serve`, the VM tier) playing its Secure DFU bootloader
+/// (nordic-dfu.md §2.2): the role it advertises (`ServedRole`), the application → bootloader → application
+/// cycle through `SimulatedBootloaders` with the bootloader's GATT database on a link accepted from
+/// outside (`SimulatedDFUPeripheral.acceptLink`), the loop's wake-ups (`LinkGate`) and device-side drops
+/// (`ServedLinks`) — everything but the controller, which runs in scripts/vm/scenarios/dfu.sh.
+@Suite struct ServedDFURoleTests {
+  /// hci1's public address under btvirt.
+  let application = BluetoothAddress("00:AA:01:01:00:01")!
+  let bootloader = BluetoothAddress("00:AA:01:01:00:02")!
+
+  @Test func theBootloaderAdvertisesAtAddressPlusOneAsARandomAddress() throws {
+    let role = ServedRole.bootloader(name: "Dfu010001", address: bootloader)
+    let settings = try #require(role.bootloaderSettings)
+    #expect(settings.randomAddress == bootloader)
+    #expect(settings.ownAddressType == 0x01)  // LE random
+    #expect(settings.connectable && settings.scanResponseData.isEmpty)
+    #expect(settings.interval == 40)  // 40 × 0.625 ms = 25 ms
+    // 02 01 06 Flags | 03 03 59 FE complete 16-bit UUIDs: FE59 | 0A 09 "Dfu010001" Complete Local Name
+    #expect(settings.advertisingData == [0x02, 0x01, 0x06, 0x03, 0x03, 0x59, 0xFE, 0x0A, 0x09] + Array("Dfu010001".utf8))
+    #expect(ServedRole.application.bootloaderSettings == nil)
+    #expect(ServedRole.current(of: application, in: nil) == .application)
+  }
+
+  @Test func aServedKBeaconGoesApplicationThenBootloaderThenNewApplication() async throws {
+    let entry = SimulatedDevice(address: BluetoothAddress("DD:34:02:06:D1:21")!, kind: .kbeaconPro, name: "KBPro_DFU01")
+    let served = ServedAdvertising.device(entry, servedAs: application)
+    let kbeacons = KBeaconSimulation(fleet: SimulatedFleet(devices: [served]), now: { 1_763_800_000 })
+    let bootloaders = SimulatedBootloaders(model: .instant)
+    kbeacons.hostBootloaders(in: bootloaders)
+    var changes = bootloaders.changes().makeAsyncIterator()
+    #expect(ServedRole.current(of: application, in: bootloaders) == .application)
+
+    // The buttonless jump as the DFU client does it: indications on, 02 (name), 01 (enter).
+    let client = GATTClient(bearer: try await kbeacons.connect(to: application))
+    let buttonless = try await client.characteristic(DFUGATT.buttonlessWithoutBonds, inService: DFUGATT.service)
+    _ = try await client.subscribe(to: buttonless)
+    try await client.write(ButtonlessRequest.setAdvertisingName("DfuServed").bytes, to: buttonless.valueHandle)
+    try? await client.write([0x01], to: buttonless.valueHandle)
+    await client.close()
+    #expect(await changes.next() == .entered(application: application, bootloader: bootloader, name: "DfuServed"))
+    #expect(ServedRole.current(of: application, in: bootloaders) == .bootloader(name: "DfuServed", address: bootloader))
+
+    // The bootloader's database on links accepted from outside, as `ServedDevice` hands them over.
+    let peripheral = try #require(bootloaders.peripheral(ofApplication: application))
+    let factory = AcceptedLinks(peripheral: peripheral, address: bootloader)
+    let image = DFUTestPackages.application(4000, version: 66051)
+    try await DFUTransfer(factory: factory, pause: { _ in }).run([image])
+    #expect(await peripheral.target.activated.map(\.firmware) == [image.firmware])
+
+    // Activation: the bootloader leaves, the application runs the new version, and it dropped the link.
+    #expect(await changes.next() == .left(application: application, exit: .newApplication(version: 66051)))
+    #expect(ServedRole.current(of: application, in: bootloaders) == .application)
+    #expect(await kbeacons.kbeacon(application)?.firmwareVersion == "V660.51")
+    for _ in 0..<200 where await factory.drops == 0 { try await Task.sleep(for: .milliseconds(5)) }
+    #expect(await factory.drops == 1)
+  }
+
+  @Test func theAdvertisingLoopWakesOnAPokeOrAfterItsTimeout() async throws {
+    let gate = LinkGate()
+    let revision = await gate.revision
+    let clock = ContinuousClock()
+    let start = clock.now
+    try await gate.waitForChange(since: revision, timeout: .milliseconds(50))  // nothing happens: the timeout
+    #expect(clock.now - start >= .milliseconds(50))
+    let waiter = Task { try await gate.waitForChange(since: revision, timeout: .seconds(30)) }
+    while await gate.waiting == 0 { await Task.yield() }
+    await gate.poke()  // the role changed
+    try await waiter.value
+    #expect(clock.now - start < .seconds(20))
+    #expect(await gate.revision == revision + 1)
+    try await gate.waitForChange(since: revision, timeout: nil)  // already changed: returns at once
+    #expect(await gate.waiting == 0)
+  }
+
+  @Test func aDeviceSideDropEndsTheLELinkThenClosesTheSocket() async throws {
+    var fds: [Int32] = [-1, -1]
+    #expect(socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue), 0, &fds) == 0)
+    defer { Glibc.close(fds[1]) }
+    let bearer = try FileDescriptorBearer(fileDescriptor: fds[0], peer: application)
+    let links = ServedLinks()
+    let log = DropLog()
+    let central = fds[1]
+    await links.opened(bearer, for: application) {
+      // still open while the LE link is ended: a read finds nothing yet rather than end of file
+      var byte: UInt8 = 0
+      let n = recv(central, &byte, 1, Int32(MSG_DONTWAIT))
+      await log.append(n < 0 && errno == EAGAIN ? "disconnect, socket open" : "disconnect, socket closed")
+    }
+    await links.drop(application)
+    #expect(await log.entries == ["disconnect, socket open"])
+    var byte: UInt8 = 0
+    #expect(recv(fds[1], &byte, 1, 0) == 0)  // then closed: end of file
+    await links.drop(application)  // nothing left to drop
+    #expect(await log.entries.count == 1)
+  }
+}
+
+/// A `DFULinkFactory` whose links are accepted by the peripheral from outside, like a served L2CAP link:
+/// the peripheral gets a way to drop each one, and counts how often it did.
+actor AcceptedLinks: DFULinkFactory {
+  let peripheral: SimulatedDFUPeripheral
+  let address: BluetoothAddress
+  private(set) var drops = 0
+  private var link: SimulatedLink?
+
+  init(peripheral: SimulatedDFUPeripheral, address: BluetoothAddress) {
+    self.peripheral = peripheral
+    self.address = address
+  }
+
+  func open(image: Int) async throws -> any DFULink {
+    let server = await peripheral.acceptLink(disconnect: { await self.drop() })
+    let (bearer, link) = try await SimulatedLink.open(to: server, device: address)
+    self.link = link
+    return try await GATTDFULink.open(client: GATTClient(bearer: bearer), responseTimeout: .seconds(5))
+  }
+
+  private func drop() async {
+    drops += 1
+    await link?.disconnect()
+  }
+}
+
+actor DropLog {
+  private(set) var entries: [String] = []
+  func append(_ entry: String) { entries.append(entry) }
+}
