@@ -14,8 +14,13 @@ final class CampaignProgress: Sendable {
   let isTerminal = isatty(STDERR_FILENO) == 1
   let json: Bool
   let state = Mutex(State())
+  /// How a finished device's outcome reads (a firmware campaign says versions, not keys).
+  let describe: @Sendable (DeviceOutcome) -> String
 
-  init(json: Bool) { self.json = json }
+  init(json: Bool, describe: @escaping @Sendable (DeviceOutcome) -> String = CampaignReport.describe) {
+    self.json = json
+    self.describe = describe
+  }
 
   func note(_ line: String) { FileHandleOutput.standardError(line) }
 
@@ -36,7 +41,7 @@ final class CampaignProgress: Sendable {
       case .finished(let address, let outcome):
         s.working[address] = nil
         if case .failed = outcome { s.failed += 1 } else { s.done += 1 }
-        guard isTerminal else { return "\(address)  \(CampaignReport.describe(outcome))" }
+        guard isTerminal else { return "\(address)  \(describe(outcome))" }
       }
       var lines = ["devices: \(s.done) done, \(s.failed) failed, \(total - s.done - s.failed) pending"]
       lines += s.working.sorted { $0.key < $1.key }.map { "  \($0.key)  \($0.value)" }

@@ -47,11 +47,13 @@ struct DFUCampaignRunner {
       central = try await CentralFactory.make(
         c.adapterOptions.adapter, scanBackend: c.scanBackend.value, pace: pace, stateDirectory: c.stateDirectory)
     }
-    let progress = CampaignProgress(json: c.json)
+    let progress = CampaignProgress(json: c.json, describe: Self.describe)
     progress.note("\(c.package): \(package.images.map(\.kind.rawValue).joined(separator: " + ")) → version \(version)")
     progress.note("scanning \(central.name) for \(FieldSpec.Kind.plain(c.scanSeconds)) s …")
     let scan = ScanRunner(settings: DiscoverySettings(window: .seconds(c.scanSeconds)),
-      duration: .milliseconds(Int(c.scanSeconds * 1000)), active: true, mode: .lines)
+      duration: .milliseconds(Int(c.scanSeconds * 1000)), active: true, mode: .lines,
+      // Named devices end the scan once heard; their battery is in the KKM scan response heard with them.
+      completeWhenSeen: Set(c.addresses.compactMap { BluetoothAddress($0) }))
     let records = try await scan.scan(central: central, emit: { _ in }).results
     var selection = DFUTargetSelection(records: records, addresses: c.addresses, name: c.name)
 
@@ -96,6 +98,21 @@ struct DFUCampaignRunner {
     await watcher.value
     interrupt.cancel()
     return Result(summary: summary, reports: await reports.byAddress, version: version, notSeen: selection.notSeen)
+  }
+
+  /// A finished device as the progress lines tell it: a firmware campaign's update is one version change.
+  static func describe(_ outcome: DeviceOutcome) -> String {
+    guard case .updated(let changes) = outcome, let version = changes.first(where: { $0.key == "ver" }) else {
+      return CampaignReport.describe(outcome)
+    }
+    func text(_ value: SettingValue?) -> String {
+      switch value {
+      case .text(let text)?: text
+      case let other?: other.description
+      case nil: "?"
+      }
+    }
+    return "updated firmware \(text(version.old)) -> \(text(version.new)), verified"
   }
 
   /// `--version`, else the application image's `fw_version` through `KKMFirmwareVersion`.
