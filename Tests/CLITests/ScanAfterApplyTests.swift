@@ -15,9 +15,9 @@ import Testing
   static func profile() throws -> String {
     let path = FileManager.default.temporaryDirectory.appendingPathComponent("lobby-\(UUID().uuidString).json").path
     try #"""
-      {"version": 1, "select": {"addresses": ["\#(target)"]},
-       "desired": {"name": "lobby-2", "slots": [{"slot": 0, "type": "ibeacon", "major": 4321, "minor": 9}]}}
-      """#.write(toFile: path, atomically: true, encoding: .utf8)
+    {"version": 1, "select": {"addresses": ["\#(target)"]},
+     "desired": {"name": "lobby-2", "slots": [{"slot": 0, "type": "ibeacon", "major": 4321, "minor": 9}]}}
+    """#.write(toFile: path, atomically: true, encoding: .utf8)
     return path
   }
 

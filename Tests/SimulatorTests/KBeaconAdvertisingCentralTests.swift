@@ -11,7 +11,9 @@ import Testing
   static let neighbour = BluetoothAddress("DD:34:02:06:D1:02")!
 
   /// The decoded frames and names each device sent in 3 s of simulated time.
-  static func scan(_ central: SimulatedCentral) async throws -> [BluetoothAddress: (frames: [BeaconFrame], names: Set<String>)] {
+  static func scan(_ central: SimulatedCentral) async throws -> [BluetoothAddress: (
+    frames: [BeaconFrame], names: Set<String>
+  )] {
     var heard: [BluetoothAddress: (frames: [BeaconFrame], names: Set<String>)] = [:]
     var first: ContinuousClock.Instant?
     for try await report in central.scan(ScanParameters(active: true)) {
@@ -25,7 +27,10 @@ import Testing
   }
 
   static func iBeacons(_ frames: [BeaconFrame]) -> Set<String> {
-    Set(frames.compactMap { if case .iBeacon(let b) = $0 { "\(b.uuid) \(b.major)/\(b.minor) \(b.measuredPower)" } else { nil } })
+    Set(
+      frames.compactMap {
+        if case .iBeacon(let b) = $0 { "\(b.uuid) \(b.major)/\(b.minor) \(b.measuredPower)" } else { nil }
+      })
   }
 
   /// Slot 0 → iBeacon 0xBEEF/0x0007 at −65 dBm, named "dock-4", over the device's GATT service.

@@ -18,7 +18,8 @@ import Testing
   static func hex(_ text: String) -> [UInt8] { Hex.decode(text)! }
 
   static let sampleFleet: SimulatedFleet = {
-    let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/sample-fleet.json")
+    let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+      "Fixtures/sample-fleet.json")
     return try! SimulatedFleet.decode(try! Data(contentsOf: url))
   }()
 

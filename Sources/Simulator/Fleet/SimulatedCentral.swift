@@ -1,9 +1,10 @@
 import BeaconCore
 
 /// The simulated radio: a `Central` whose scan delivers the fleet's advertising as raw AD bytes (so the
-/// real parser runs) — each device as `advertisedDevices` gives it when the scan starts — at each device's interval, with scan responses only when scanning actively. Time is
-/// the `pace`: real time (optionally sped up) for the CLI, `.unpaced` for tests, where reports carry
-/// simulated timestamps and arrive as fast as they are consumed (the stream is pulled, so nothing piles up).
+/// real parser runs) — each device as `advertisedDevices` gives it when the scan starts — at each device's
+/// interval, with scan responses only when scanning actively. Time is the `pace`: real time (optionally sped
+/// up) for the CLI, `.unpaced` for tests, where reports carry simulated timestamps and arrive as fast as they
+/// are consumed (the stream is pulled, so nothing piles up).
 public final class SimulatedCentral: Central {
   public let name: String
   public let fleet: SimulatedFleet

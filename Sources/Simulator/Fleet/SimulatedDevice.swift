@@ -110,7 +110,8 @@ public struct SimulatedDevice: Sendable, Hashable, Codable {
     }
     // Each frame section is one of the KBeacon's starting slots (`startingConfiguration(over:)`).
     guard kind != .kbeaconPro || frameCount <= 5 else {
-      throw invalidValue(decoder, CodingKeys.kind, "a KBeacon Pro has 5 advertising slots, not \(frameCount) frame sections")
+      throw invalidValue(
+        decoder, CodingKeys.kind, "a KBeacon Pro has 5 advertising slots, not \(frameCount) frame sections")
     }
   }
 

@@ -44,11 +44,6 @@ public struct KBeaconAdvertisingPlan: Sendable, Hashable {
   /// The SDK's default advertising period (§6.4 `advPrd` default 1000).
   static let defaultPeriodMs = 1000.0
 
-  /// v1 `type` bits in the order of `AdvType`'s v2 numbers (§7 `KBAdvType`).
-  static let legacyTypeBits: [(bit: Int, type: AdvType)] = [
-    (0x1, .kSensor), (0x2, .eddystoneUID), (0x4, .iBeacon), (0x8, .eddystoneTLM), (0x10, .eddystoneURL),
-  ]
-
   public init(_ configuration: KBeaconConfiguration) {
     generation = configuration.generation
     let common = configuration.common
@@ -79,7 +74,7 @@ public struct KBeaconAdvertisingPlan: Sendable, Hashable {
   /// v1: one slot per `type` bit, all sharing the flat object's keys; `advFlag` bit 0 is connectable.
   private static func legacySlots(_ common: CommonConfig) -> [Slot] {
     let mask = common[LegacyKey.type] ?? 0
-    let enabled = legacyTypeBits.filter { mask & $0.bit != 0 }
+    let enabled = AdvType.allCases.filter { mask & ($0.legacyTypeBit ?? 0) != 0 }
     let interval = common[LegacyKey.advPrd].flatMap { $0 > 0 ? $0 : nil } ?? defaultPeriodMs
     let connectable = (common[LegacyKey.advFlag] ?? 1) & 0x1 != 0
     var fields = common.fields
@@ -87,9 +82,9 @@ public struct KBeaconAdvertisingPlan: Sendable, Hashable {
       fields[SlotKey.axis.name] = .int(sensors & 0x1)
       fields[SlotKey.ht.name] = .int(sensors & 0x2 == 0 ? 0 : 1)
     }
-    return enabled.enumerated().map { i, entry in
+    return enabled.enumerated().map { i, type in
       Slot(
-        index: i, type: entry.type, fields: fields, txPower: common[LegacyKey.txPwr] ?? 0,
+        index: i, type: type, fields: fields, txPower: common[LegacyKey.txPwr] ?? 0,
         periodMs: interval * Double(enabled.count), connectable: connectable)
     }
   }
@@ -97,12 +92,11 @@ public struct KBeaconAdvertisingPlan: Sendable, Hashable {
   /// Frame types the simulator can send.
   static let advertisable: Set<AdvType> = [.kSensor, .eddystoneUID, .eddystoneTLM, .eddystoneURL, .iBeacon, .system]
 
-  /// "V5.22" → "5.22" (the System section's text); a leading "V"/"v" is optional, each part 0…255, else nil.
+  /// "V5.22" → "5.22" (the System section's text); a leading "V"/"v" is optional; nil unless the rest is
+  /// `major.minor` as a System section reads it (each part 0…255).
   static func systemFirmware(_ text: String) -> String? {
-    let body = text.first == "V" || text.first == "v" ? text.dropFirst() : Substring(text)
-    let parts = body.split(separator: ".", omittingEmptySubsequences: false)
-    guard parts.count == 2, UInt8(parts[0]) != nil, UInt8(parts[1]) != nil else { return nil }
-    return String(body)
+    let body = String(text.first == "V" || text.first == "v" ? text.dropFirst() : Substring(text))
+    return SystemSection(model: 0, batteryPercent: 0, firmware: body).firmwareParts == nil ? nil : body
   }
 
   /// The PDU interval that keeps the device's total PDU rate: 1 / Σ(1 / period) over the slots, rounded to

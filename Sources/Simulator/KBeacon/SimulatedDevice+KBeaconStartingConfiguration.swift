@@ -28,23 +28,22 @@ extension SimulatedDevice {
     case .pro:
       let maxSlot = factory.common[CommonKey.maxSlot] ?? 5
       let frames = Array(slotsForFrames().prefix(maxSlot))
-      config.slots = frames.enumerated().map { index, slot in
-        var fields: JSONObject = ["slot": .int(index)]
-        for (key, value) in slot.fields { fields[key] = value }
-        var slot = SlotConfig(fields: fields)
-        slot[SlotKey.txPwr] = 0
-        slot[SlotKey.advPrd] = Double(intervalMs * frames.count)
-        slot[SlotKey.conn] = connectable
-        slot[SlotKey.trAdv] = false
-        slot[SlotKey.mode] = .legacy
-        return slot
-      } + (frames.count..<max(maxSlot, frames.count)).map { SlotConfig.disabled($0) }
+      config.slots =
+        frames.enumerated().map { index, slot in
+          var fields: JSONObject = ["slot": .int(index)]
+          for (key, value) in slot.fields { fields[key] = value }
+          var slot = SlotConfig(fields: fields)
+          slot[SlotKey.txPwr] = 0
+          slot[SlotKey.advPrd] = Double(intervalMs * frames.count)
+          slot[SlotKey.conn] = connectable
+          slot[SlotKey.trAdv] = false
+          slot[SlotKey.mode] = .legacy
+          return slot
+        } + (frames.count..<maxSlot).map { SlotConfig.disabled($0) }
     case .legacy:
       var mask = 0
       for slot in slotsForFrames() {
-        guard let type = slot.advType,
-          let bit = KBeaconAdvertisingPlan.legacyTypeBits.first(where: { $0.type == type })?.bit
-        else { continue }
+        guard let bit = slot.advType?.legacyTypeBit else { continue }
         mask |= bit
         for (key, value) in slot.fields where !["type", "ht", "axis", "lux", "co2"].contains(key) {
           config.common.fields[key] = value
@@ -69,10 +68,12 @@ extension SimulatedDevice {
       slots.append(slot)
     }
     if let b = iBeacon {
-      slot(.iBeacon, ["uuid": .string(b.uuid.description), "majorID": .int(Int(b.major)), "minorID": .int(Int(b.minor))])
+      slot(
+        .iBeacon, ["uuid": .string(b.uuid.description), "majorID": .int(Int(b.major)), "minorID": .int(Int(b.minor))])
     }
     if let u = eddystoneUID {
-      slot(.eddystoneUID, ["nid": .string("0x" + Hex.encode(u.namespace)), "sid": .string("0x" + Hex.encode(u.instance))])
+      slot(
+        .eddystoneUID, ["nid": .string("0x" + Hex.encode(u.namespace)), "sid": .string("0x" + Hex.encode(u.instance))])
     }
     if let u = eddystoneURL { slot(.eddystoneURL, ["url": .string(u.url)]) }
     if eddystoneTLM != nil { slot(.eddystoneTLM) }
