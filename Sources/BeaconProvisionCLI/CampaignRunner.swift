@@ -17,6 +17,8 @@ struct CampaignRunner {
   /// Besides Ctrl-C, a condition on the events that stops the run the same way (tests use it to stop
   /// midway).
   var stopWhen: (@Sendable (CampaignEvent) -> Bool)? = nil
+  /// The central to use instead of the one `--adapter` names (tests keep it to scan it afterwards).
+  var central: (any Central)? = nil
 
   struct Result {
     var summary: CampaignSummary
@@ -42,8 +44,13 @@ struct CampaignRunner {
     } catch {
       throw CLIFailure("cannot open the journal in \(options.stateDirectory): \(error)")
     }
-    let central = try await CentralFactory.make(
-      options.adapterOptions.adapter, scanBackend: options.scanBackend.value, pace: pace, stateDirectory: options.stateDirectory)
+    let central: any Central
+    if let given = self.central {
+      central = given
+    } else {
+      central = try await CentralFactory.make(
+        options.adapterOptions.adapter, scanBackend: options.scanBackend.value, pace: pace, stateDirectory: options.stateDirectory)
+    }
     let progress = CampaignProgress(json: options.json)
 
     progress.note("scanning \(central.name) for \(FieldSpec.Kind.plain(options.scanSeconds)) s …")

@@ -12,10 +12,11 @@ import Testing
 
   @Test func readPatchWithoutSlotTypeAndReadBack() async throws {
     let session = try await opener.open(
-      Target(address: BluetoothAddress("DD:34:02:06:D1:05")!), password: Secret("0000000000000000"))
+      Target(address: BluetoothAddress("DD:34:02:06:D1:04")!), password: Secret("0000000000000000"))
     let before = try await session.readConfiguration(.all)
-    #expect(before.slots[0]?["majorID"] == .integer(1))
-    #expect(before.common["name"] == .text("KBPro_214815"))
+    // the demo fleet's iBeacon (major 100, minor 4) is the device's slot 0
+    #expect(before.slots[0]?["majorID"] == .integer(100) && before.slots[0]?["minorID"] == .integer(4))
+    #expect(before.common["name"] == .text("KBPro_214814"))
     // the patch names the slot and majorID but not the type; the session adds slot 0's type (5) so the cfg
     // is valid (§6.2). (Fleet's adapter takes the slot index from the patch's "slot" key, as ConfigDiff writes it.)
     try await session.write(DeviceConfigView(slots: [0: ["slot": .integer(0), "majorID": .integer(9)]]))

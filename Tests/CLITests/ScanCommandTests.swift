@@ -8,7 +8,8 @@ import Testing
 @testable import BeaconProvisionCLI
 
 /// `scan` run in process against the unpaced simulated demo fleet.
-@Suite struct ScanCommandTests {
+/// Each test has its own state directory: a saved `apply` would change what the simulated KBeacons send.
+@Suite(.isolatedState) struct ScanCommandTests {
   /// Lines emitted during a scan (the runner calls from its child task).
   final class Lines: Sendable {
     private let lines = Mutex<[String]>([])

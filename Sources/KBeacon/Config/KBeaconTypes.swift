@@ -9,6 +9,19 @@ public enum AdvType: Int, Sendable, CaseIterable, Codable {
   case system = 6
   case aoa = 7
   case eBeacon = 8
+
+  /// The bit of the v1 `type` mask that turns this frame on (§7 `KBAdvType`: 0x1 KSensor, 0x2 UID,
+  /// 0x4 iBeacon, 0x8 TLM, 0x10 URL); nil for frames v1 does not have.
+  public var legacyTypeBit: Int? {
+    switch self {
+    case .kSensor: 0x1
+    case .eddystoneUID: 0x2
+    case .iBeacon: 0x4
+    case .eddystoneTLM: 0x8
+    case .eddystoneURL: 0x10
+    case .disabled, .system, .aoa, .eBeacon: nil
+    }
+  }
 }
 
 /// Trigger type, `KBTriggerType` (§6.5); the same numbers tag FEA3 indications (§8.3).

@@ -54,7 +54,13 @@ public struct AdvertisingSchedule: Sendable {
   }
 
   public init(fleet: SimulatedFleet, active: Bool) {
-    advertisers = fleet.devices.map(SimulatedAdvertiser.init(device:))
+    self.init(devices: fleet.devices, active: active)
+  }
+
+  /// The schedule of these devices as they advertise now; a device with no frame (a KBeacon whose
+  /// configuration turns every slot off) is silent.
+  public init(devices: [SimulatedDevice], active: Bool) {
+    advertisers = devices.filter(\.hasFrames).map(SimulatedAdvertiser.init(device:))
     due = advertisers.map(\.firstOffset)
     self.active = active
   }

@@ -1,9 +1,10 @@
 import BeaconCore
 
 /// The simulated radio: a `Central` whose scan delivers the fleet's advertising as raw AD bytes (so the
-/// real parser runs), at each device's interval, with scan responses only when scanning actively. Time is
-/// the `pace`: real time (optionally sped up) for the CLI, `.unpaced` for tests, where reports carry
-/// simulated timestamps and arrive as fast as they are consumed (the stream is pulled, so nothing piles up).
+/// real parser runs) — each device as `advertisedDevices` gives it when the scan starts — at each device's
+/// interval, with scan responses only when scanning actively. Time is the `pace`: real time (optionally sped
+/// up) for the CLI, `.unpaced` for tests, where reports carry simulated timestamps and arrive as fast as they
+/// are consumed (the stream is pulled, so nothing piles up).
 public final class SimulatedCentral: Central {
   public let name: String
   public let fleet: SimulatedFleet
@@ -16,14 +17,19 @@ public final class SimulatedCentral: Central {
   /// Devices now in their DFU bootloader: their applications are silent and their bootloaders advertise
   /// and answer at the application address +1 (nordic-dfu.md §2.2).
   public let bootloaders: SimulatedBootloaders
+  /// The devices as they advertise now, read when each scan starts. Default: the fleet's entries as they
+  /// are; `withKBeacons` plugs in `KBeaconSimulation.advertisedDevices()` so KBeacons advertise their
+  /// current configuration.
+  public let advertisedDevices: @Sendable () async -> [SimulatedDevice]
 
   /// `gattLinks` defaults to the default `LinkModel` in real time and `LinkModel.instant` when `.unpaced`.
   public init(
     fleet: SimulatedFleet, name: String = Simulation.adapterName, pace: SimulationPace = .realTime,
     gattLinks: SimulatedGATTLinks? = nil,
     gattServerFactory: @escaping @Sendable (SimulatedDevice) -> GATTServer = GenericDeviceDatabase.server(for:),
-    bootloaders: SimulatedBootloaders? = nil
+    bootloaders: SimulatedBootloaders? = nil, advertisedDevices: (@Sendable () async -> [SimulatedDevice])? = nil
   ) {
+    self.advertisedDevices = advertisedDevices ?? { [devices = fleet.devices] in devices }
     self.bootloaders = bootloaders ?? SimulatedBootloaders(model: pace == .unpaced ? .instant : LinkModel())
     self.fleet = fleet
     self.name = name
@@ -33,7 +39,7 @@ public final class SimulatedCentral: Central {
   }
 
   public func scan(_ parameters: ScanParameters) -> AsyncThrowingStream<AdvertisingReport, any Error> {
-    let timeline = Timeline(schedule: AdvertisingSchedule(fleet: fleet, active: parameters.active))
+    let timeline = Timeline(devices: advertisedDevices, active: parameters.active)
     let start = ContinuousClock.now
     let pace = self.pace
     let bootloaders = self.bootloaders
@@ -72,13 +78,26 @@ public final class SimulatedCentral: Central {
     return try await gattLinks.open(to: address) { _ in factory(device) }
   }
 
-  /// Holds one scan's schedule so the pulled stream can advance it from any task.
+  /// Holds one scan's schedule so the pulled stream can advance it from any task. The schedule is made on
+  /// the first pull, from the devices as they advertise then.
   private actor Timeline {
-    var schedule: AdvertisingSchedule
+    let devices: @Sendable () async -> [SimulatedDevice]
+    let active: Bool
+    var schedule: AdvertisingSchedule?
     var pending: [AdvertisingSchedule.Report] = []
     var lastBootloaderOffset: Duration? = nil
-    init(schedule: AdvertisingSchedule) { self.schedule = schedule }
-    func next() -> AdvertisingSchedule.Report? { schedule.next() }
+    init(devices: @escaping @Sendable () async -> [SimulatedDevice], active: Bool) {
+      self.devices = devices
+      self.active = active
+    }
+
+    func next() async -> AdvertisingSchedule.Report? {
+      if schedule == nil {
+        let made = AdvertisingSchedule(devices: await devices(), active: active)
+        if schedule == nil { schedule = made }
+      }
+      return schedule?.next()
+    }
     func queued() -> AdvertisingSchedule.Report? { pending.isEmpty ? nil : pending.removeFirst() }
 
     func addBootloaderReports(_ adverts: [(address: BluetoothAddress, data: [UInt8])], at offset: Duration) {

@@ -108,6 +108,11 @@ public struct SimulatedDevice: Sendable, Hashable, Codable {
         decoder, CodingKeys.kind,
         "device advertises nothing: add iBeacon, eddystoneUID, eddystoneURL, eddystoneTLM, sensor or system")
     }
+    // Each frame section is one of the KBeacon's starting slots (`startingConfiguration(over:)`).
+    guard kind != .kbeaconPro || frameCount <= 5 else {
+      throw invalidValue(
+        decoder, CodingKeys.kind, "a KBeacon Pro has 5 advertising slots, not \(frameCount) frame sections")
+    }
   }
 
   public func encode(to encoder: any Encoder) throws {
@@ -143,9 +148,12 @@ public struct SimulatedDevice: Sendable, Hashable, Codable {
   }
 
   /// True when at least one frame section is present.
-  public var hasFrames: Bool {
-    iBeacon != nil || eddystoneUID != nil || eddystoneURL != nil || eddystoneTLM != nil || sensor != nil
-      || system != nil
+  public var hasFrames: Bool { frameCount > 0 }
+
+  /// How many frame sections are present.
+  public var frameCount: Int {
+    [iBeacon != nil, eddystoneUID != nil, eddystoneURL != nil, eddystoneTLM != nil, sensor != nil, system != nil]
+      .filter { $0 }.count
   }
 }
 

@@ -8,7 +8,9 @@ import Synchronization
 ///
 /// `server(for:)` has the shape of `SimulatedCentral`'s GATT server factory, so the simulated central
 /// serves KBeacons with real behaviour; `connect(to:)` opens a simulated link (socketpair bearer) directly,
-/// for callers that have no central with that factory.
+/// for callers that have no central with that factory. `advertisedDevices()` is what the fleet sends on
+/// the air: each KBeacon advertises what its current configuration says (`SimulatedDevice.advertising(_:)`),
+/// so a scan after an `apply` — in this process or, through the restored state, a later one — shows it.
 public final class KBeaconSimulation: Sendable {
   public let fleet: SimulatedFleet
   public let model: LinkModel
@@ -87,7 +89,7 @@ public final class KBeaconSimulation: Sendable {
   @Sendable public func server(for entry: SimulatedDevice) -> GATTServer {
     servers.withLock { known in
       if let server = known[entry.address] { return server }
-      let name = entry.name ?? "KBPro_" + entry.address.bytes.suffix(3).map { hexByte($0) }.joined()
+      let name = Self.deviceName(entry)
       let server =
         kbeacon(entry.address)?.makeServer(name: name)
         ?? GATTServer(services: GenericDeviceDatabase.standardServices(name: name))
@@ -114,6 +116,58 @@ public final class KBeaconSimulation: Sendable {
     return result
   }
 
+  /// What a fleet device advertises now: a KBeacon from its current configuration — the running device's,
+  /// else the state restored at start, else its starting configuration — through
+  /// `SimulatedDevice.advertising(_:)`; any other device as its entry says. `sim serve` can advertise
+  /// through this too.
+  public func advertisedDevice(_ entry: SimulatedDevice) async -> SimulatedDevice {
+    guard entry.kind.isKBeacon else { return entry }
+    return entry.advertising(await currentConfiguration(entry))
+  }
+
+  /// Every fleet device as `advertisedDevice(_:)` gives it, in fleet order (a `SimulatedCentral` scan reads
+  /// this when it starts).
+  public func advertisedDevices() async -> [SimulatedDevice] {
+    var devices: [SimulatedDevice] = []
+    for entry in fleet.devices { devices.append(await advertisedDevice(entry)) }
+    return devices
+  }
+
+  /// The configuration of a KBeacon-kind entry as a `getPara` would read it now, without bringing the
+  /// device up.
+  func currentConfiguration(_ entry: SimulatedDevice) async -> KBeaconConfiguration {
+    if let device = devices.withLock({ $0[entry.address] }) { return await device.configuration }
+    let profile = Self.startingProfile(entry)
+    if let restored = restored[entry.address], restored.configuration.generation == profile.generation {
+      return restored.configuration
+    }
+    return profile.factoryConfiguration
+  }
+
+  /// The name a fleet KBeacon has: its entry's, else "KBPro_" and the address's low three bytes (as KKM
+  /// names its units, kbeacon-protocol.md §10.2) [I].
+  static func deviceName(_ entry: SimulatedDevice) -> String {
+    entry.name ?? "KBPro_" + entry.address.bytes.suffix(3).map { hexByte($0) }.joined()
+  }
+
+  /// The profile a fleet entry's KBeacon is made with: its generation's, named after the entry (18
+  /// characters at most, §6.3), advertising what the entry's frame sections describe
+  /// (`SimulatedDevice.startingConfiguration(over:)`), then the `kbeacon.settings` overlay. A factory reset
+  /// brings this configuration back.
+  static func startingProfile(_ entry: SimulatedDevice) -> KBeaconDeviceProfile {
+    let name = String(deviceName(entry).prefix(18))
+    var profile: KBeaconDeviceProfile =
+      entry.kind == .kbeaconLegacy
+      ? .legacy(name: name) : .pro(name: name, serial: Int(entry.address.rawValue & 0xFFFFFF))
+    profile.factoryConfiguration = entry.startingConfiguration(over: profile.factoryConfiguration)
+    if let settings = entry.kbeacon?.settings?.objectValue,
+      let overlay = try? KBeaconConfiguration(deviceJSON: settings, generation: profile.generation)
+    {
+      profile.factoryConfiguration.merge(overlay)
+    }
+    return profile
+  }
+
   static func make(
     _ entry: SimulatedDevice, restored: SimulatedKBeaconSnapshot? = nil, now: @escaping @Sendable () -> UInt32,
     onChange: (@Sendable () async -> Void)? = nil,
@@ -121,15 +175,7 @@ public final class KBeaconSimulation: Sendable {
     dropLinks: @escaping @Sendable (BluetoothAddress) async -> Void
   ) -> SimulatedKBeacon {
     let section = entry.kbeacon ?? KBeaconSection()
-    var profile: KBeaconDeviceProfile =
-      entry.kind == .kbeaconLegacy
-      ? .legacy(name: String((entry.name ?? "KBeacon_SIM").prefix(18)))
-      : .pro(name: String((entry.name ?? "KBPro_SIM").prefix(18)), serial: Int(entry.address.rawValue & 0xFFFFFF))
-    if let settings = section.settings?.objectValue,
-      let overlay = try? KBeaconConfiguration(deviceJSON: settings, generation: profile.generation)
-    {
-      profile.factoryConfiguration.merge(overlay)
-    }
+    let profile = startingProfile(entry)
     var password = section.password.flatMap { try? KBeaconPassword($0) } ?? .factoryDefault
     var configuration: KBeaconConfiguration? = nil
     var writes = 0

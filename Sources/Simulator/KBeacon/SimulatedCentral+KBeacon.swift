@@ -4,7 +4,9 @@ import Foundation
 extension SimulatedCentral {
   /// A simulated central whose KBeacon-kind devices run the simulated KBeacon (FEA0 protocol engine,
   /// buttonless DFU) behind their GATT servers; other devices get the generic database. The devices can
-  /// drop their own links (wrong password, bootloader entry) through the central's `gattLinks`.
+  /// drop their own links (wrong password, bootloader entry) through the central's `gattLinks`. Each scan
+  /// advertises every KBeacon from its configuration at the scan's start (`restored` state included), so
+  /// a scan after a configuration write shows the new frames, name, interval and connectable flag.
   public static func withKBeacons(
     fleet: SimulatedFleet, name: String = Simulation.adapterName, pace: SimulationPace = .realTime,
     restored: [BluetoothAddress: SimulatedKBeaconSnapshot] = [:], linkModel: LinkModel? = nil,
@@ -20,7 +22,8 @@ extension SimulatedCentral {
     kbeacons.hostBootloaders(in: bootloaders)
     let central = SimulatedCentral(
       fleet: fleet, name: name, pace: pace, gattLinks: links,
-      gattServerFactory: { device in kbeacons.server(for: device) }, bootloaders: bootloaders)
+      gattServerFactory: { device in kbeacons.server(for: device) }, bootloaders: bootloaders,
+      advertisedDevices: { await kbeacons.advertisedDevices() })
     return (central, kbeacons)
   }
 }
