@@ -10,6 +10,10 @@ import Testing
     let process = Process()
     process.executableURL = URL(fileURLWithPath: ApplyCrashTests.binary)
     process.arguments = ["scan", "--adapter", "sim", "--duration", "120", "--json"]
+    // Its own state directory: a saved simulator state elsewhere must not change what the fleet advertises.
+    let state = FileManager.default.temporaryDirectory.appendingPathComponent("scan-interrupt-\(getpid())").path
+    process.environment = ProcessInfo.processInfo.environment.merging(["XDG_STATE_HOME": state]) { $1 }
+    defer { try? FileManager.default.removeItem(atPath: state) }
     let output = Pipe()
     process.standardOutput = output
     process.standardError = FileHandle.nullDevice
