@@ -81,7 +81,8 @@ struct SimServe: AsyncParsableCommand {
     let served = servedDevices.map {
       ServedDevice(
         $0.device, on: $0.adapter, fleetAddress: $0.fleetAddress, connectableReannounce: reannounce, links: links,
-        bootloaders: bootloaders, makeServer: { device in kbeacons.server(for: device) })
+        bootloaders: bootloaders, advertised: { device in await kbeacons.advertisedDevice(device) },
+        makeServer: { device in kbeacons.server(for: device) })
     }
     let stop = Self.stopSignals()
     let limit = duration

@@ -85,12 +85,17 @@ vm_start_btmon() {
 
 vm_hci_names() { ls /sys/class/bluetooth 2>/dev/null | grep -E '^hci[0-9]+$' | sort -V; }
 vm_hci_count() { vm_hci_names | wc -l; }
+# vm_hci_at_least N: true once the kernel has N controllers (a command for vm_wait_for, which re-runs it;
+# `test "$(vm_hci_count)" -ge N` would count once, when vm_wait_for is called).
+vm_hci_at_least() { [[ $(vm_hci_count) -ge $1 ]]; }
+# vm_lines_at_least N PATTERN FILE: true once FILE has N lines matching PATTERN (for vm_wait_for).
+vm_lines_at_least() { [[ $(grep -c -- "$2" "$3" 2>/dev/null) -ge $1 ]]; }
 
 # vm_start_btvirt N: N virtual LE-only controllers sharing one air (hci0 … hci<N-1>).
 vm_start_btvirt() {
   local n=$1
   vm_bg btvirt btvirt -L -l"$n"
-  vm_wait_for 60 "$n btvirt controllers" test "$(vm_hci_count)" -ge "$n"
+  vm_wait_for 60 "$n btvirt controllers" vm_hci_at_least "$n"
   mapfile -t VM_CONTROLLERS < <(vm_hci_names)
   vm_log "btvirt: ${VM_CONTROLLERS[*]}"
 }

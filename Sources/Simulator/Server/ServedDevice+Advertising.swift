@@ -2,7 +2,8 @@ import BeaconCore
 
 extension ServedDevice {
   /// Advertises the device's current role (`ServedRole`) while no link is up, and nothing while one is:
-  /// - as the application, the next PDU every interval (`SimulatedAdvertiser`), re-announcing every
+  /// - as the application, the next PDU every interval (`SimulatedAdvertiser` over `Context.currentDevice()`,
+  ///   read again whenever advertising restarts after a link or the bootloader), re-announcing every
   ///   `reannounceEvery` (nil: never; see the type's doc comment), with the controller's public address;
   /// - as its DFU bootloader, the bootloader's one advertisement at its random address, never re-announced
   ///   [I]: the client connects to the known address, and the kernel's connect scan is reported the
@@ -11,7 +12,7 @@ extension ServedDevice {
   /// the own address type, data, enable). The loop wakes when a link opens or closes, when the role
   /// changes (`LinkGate.poke`) and when the next PDU is due — never by polling.
   static func advertise(_ context: Context, reannounce reannounceEvery: Duration?, hci: ServedAdvertiser) async throws {
-    var advertiser = SimulatedAdvertiser(device: context.device)
+    var advertiser = SimulatedAdvertiser(device: await context.currentDevice())
     let start = ContinuousClock.now
     // What the controller advertises now; nil while off.
     var on: ServedRole? = nil
@@ -35,6 +36,10 @@ extension ServedDevice {
         }
         try await context.gate.waitForChange(since: revision, timeout: nil)
         continue
+      }
+      if on != .application, announced {
+        // Advertising restarts after a link or the bootloader: with what the device's configuration says now.
+        advertiser = SimulatedAdvertiser(device: await context.currentDevice())
       }
       let now = ContinuousClock.now
       let settings = ServedAdvertising.settings(advertisingData: advertiser.nextPDU(elapsed: now - start).data, of: advertiser)

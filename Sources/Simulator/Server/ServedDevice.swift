@@ -57,12 +57,18 @@ public struct ServedDevice: Sendable {
   public let makeServer: @Sendable (SimulatedDevice) -> GATTServer
   /// Where the device's DFU bootloader runs once it jumped (nil: it never plays a bootloader).
   public let bootloaders: SimulatedBootloaders?
+  /// What the device (as served) advertises now — a KBeacon its current configuration
+  /// (`KBeaconSimulation.advertisedDevice`); read whenever application advertising (re)starts, so a write
+  /// over a link shows when the link ends. Nil: the fleet entry's frames, always.
+  public let advertised: (@Sendable (SimulatedDevice) async -> SimulatedDevice)?
 
   public init(
     _ fleetDevice: SimulatedDevice, on adapterName: String, fleetAddress: BluetoothAddress? = nil,
     connectableReannounce: Duration? = nil, links: ServedLinks = ServedLinks(), bootloaders: SimulatedBootloaders? = nil,
+    advertised: (@Sendable (SimulatedDevice) async -> SimulatedDevice)? = nil,
     makeServer: @escaping @Sendable (SimulatedDevice) -> GATTServer
   ) {
+    self.advertised = advertised
     self.fleetDevice = fleetDevice
     self.fleetAddress = fleetAddress ?? fleetDevice.address
     self.connectableReannounce = connectableReannounce
@@ -88,7 +94,7 @@ public struct ServedDevice: Sendable {
     }
     let context = Context(
       device: device, fleetAddress: fleetAddress, adapter: adapter.name, gate: gate, links: links, bootloaders: bootloaders,
-      events: events)
+      advertised: advertised, events: events)
     do {
       try await withThrowingTaskGroup(of: Void.self) { group in
         if let listener {
@@ -130,7 +136,11 @@ public struct ServedDevice: Sendable {
     let gate: LinkGate
     let links: ServedLinks
     let bootloaders: SimulatedBootloaders?
+    let advertised: (@Sendable (SimulatedDevice) async -> SimulatedDevice)?
     let events: @Sendable (Event) -> Void
+
+    /// What the application advertises now (see `ServedDevice.advertised`).
+    func currentDevice() async -> SimulatedDevice { await advertised?(device) ?? device }
 
     /// The device's role now.
     var role: ServedRole { ServedRole.current(of: device.address, in: bootloaders) }

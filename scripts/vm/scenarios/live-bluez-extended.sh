@@ -8,7 +8,7 @@
 vm_load_modules
 vm_start_btmon
 vm_bg btvirt btvirt -l2
-vm_wait_for 15 "2 btvirt controllers" test "$(vm_hci_count)" -ge 2
+vm_wait_for 30 "2 btvirt controllers" vm_hci_at_least 2
 mapfile -t VM_CONTROLLERS < <(vm_hci_names)
 vm_controllers_up
 hci1=$(vm_address hci1)

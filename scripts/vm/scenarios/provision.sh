@@ -1,8 +1,9 @@
 # The KBeacon protocol and the profile engine over the real kernel stack: `ring` and the main job —
 # `plan`, `apply`, a second `apply` that changes nothing, and `plan --detailed-exitcode` — on hci0
 # against a simulated KBeacon Pro served on hci1 by `beacon-provision sim serve` (scripts/vm/fleet.json,
-# its first device). Every step scans through the kernel (mgmt or raw HCI), connects an L2CAP LE socket on
-# CID 4, authenticates with the MD5 challenge and reads/writes the configuration JSON.
+# its first device), and a scan that shows the applied name and iBeacon on the air. Every step scans through
+# the kernel (raw HCI), connects an L2CAP LE socket on CID 4, authenticates with the MD5 challenge and
+# reads/writes the configuration JSON.
 # vm-e2e-modes: plain bluetoothd
 # vm-e2e-requires: sim serve
 # vm-e2e-requires: apply
@@ -44,6 +45,13 @@ vm_log "ok: apply wrote and verified the device"
 expect_success 180 "$BP" apply "$profile" "${common[@]}"
 grep -q "1 compliant" <<<"$VM_LAST_OUTPUT" || vm_fail "the second apply should find the device compliant"
 vm_log "ok: the second apply changes nothing"
+
+# The served KBeacon advertises its configuration: after apply, its name and slot 0's iBeacon are the profile's.
+expect_success 60 "$BP" scan --adapter hci0 --scan-backend hci --duration 3 --json
+expect_json "$VM_LAST_OUTPUT" <<CHECKS
+scan after apply: the device advertises the applied name :: .[] | select(.address == "$kb") | .name == "vm-applied"
+scan after apply: and the applied iBeacon 7/9 :: .[] | select(.address == "$kb") | .frames | any(.type == "iBeacon" and .major == 7 and .minor == 9)
+CHECKS
 
 expect_success 120 "$BP" plan "$profile" "${common[@]}" --detailed-exitcode
 vm_log "ok: plan --detailed-exitcode exits 0"
