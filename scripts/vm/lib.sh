@@ -19,7 +19,27 @@ VM_PIDS=${VM_PIDS:-/tmp/vm-e2e.pids}
 BP=${BEACON_PROVISION:-beacon-provision}
 VM_CONTROLLERS=()
 
-vm_log() { printf '[%6.2fs] %s\n' "$(cut -d' ' -f1 /proc/uptime)" "$*"; }
+vm_log() {
+  local uptime
+  read -r uptime _ </proc/uptime
+  printf '[%6.2fs] %s\n' "$uptime" "$*"
+}
+
+# Waiting costs CPU the guest needs for the work waited on: under TCG every fork+exec (date, sleep, grep)
+# takes ~0.2 s of a host core. So the polling helpers below use bash builtins only: $EPOCHREALTIME for the
+# clock, `read -t` on a FIFO nobody writes for sleeping, `read -d ''` to look into a file.
+vm_now_ms() { VM_NOW_MS=$(( ${EPOCHREALTIME/./} / 1000 )); }
+[[ -p /tmp/vm-e2e-sleep.fifo ]] || mkfifo /tmp/vm-e2e-sleep.fifo
+exec {VM_SLEEP_FD}<>/tmp/vm-e2e-sleep.fifo
+# vm_sleep SECONDS: sleeps without starting a process.
+vm_sleep() { read -r -t "$1" -u "$VM_SLEEP_FD" _ || true; }
+# vm_file_has NEEDLE FILE: FILE contains NEEDLE (a fixed string), read without starting a process.
+vm_file_has() {
+  local content=""
+  [[ -r $2 ]] || return 1
+  IFS= read -r -d '' content <"$2" || true
+  [[ $content == *"$1"* ]]
+}
 vm_fail() { printf 'FAIL: %s\n' "$*"; exit 1; }
 
 # vm_run SECONDS CMD...: runs CMD, killing it (and failing the scenario) after SECONDS.
@@ -31,13 +51,16 @@ vm_run() {
   return "$rc"
 }
 
-# vm_wait_for SECONDS DESCRIPTION CMD...: polls CMD (every 0.1 s) until it succeeds.
+# vm_wait_for SECONDS DESCRIPTION CMD...: polls CMD (every 0.2 s) until it succeeds. CMD is best a shell
+# function or builtin (vm_file_has, vm_hci_at_least, test): an external command costs CPU every poll.
 vm_wait_for() {
   local seconds=$1 what=$2; shift 2
-  local deadline=$(( $(date +%s%N) / 1000000 + seconds * 1000 ))
+  vm_now_ms
+  local deadline=$(( VM_NOW_MS + seconds * 1000 ))
   until "$@" >/dev/null 2>&1; do
-    (( $(date +%s%N) / 1000000 < deadline )) || vm_fail "timed out after ${seconds}s waiting for $what"
-    sleep 0.1
+    vm_now_ms
+    (( VM_NOW_MS < deadline )) || vm_fail "timed out after ${seconds}s waiting for $what"
+    vm_sleep 0.2
   done
 }
 
@@ -62,9 +85,9 @@ vm_bg_split() {
 
 # vm_stop PID: SIGTERM, then SIGKILL after 2 s.
 vm_stop() {
-  local pid=$1
+  local pid=$1 i
   kill -TERM "$pid" 2>/dev/null || return 0
-  for _ in $(seq 20); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
+  for ((i = 0; i < 20; i++)); do kill -0 "$pid" 2>/dev/null || return 0; vm_sleep 0.1; done
   kill -KILL "$pid" 2>/dev/null || true
 }
 
@@ -84,12 +107,25 @@ vm_start_btmon() {
 }
 
 vm_hci_names() { ls /sys/class/bluetooth 2>/dev/null | grep -E '^hci[0-9]+$' | sort -V; }
-vm_hci_count() { vm_hci_names | wc -l; }
+vm_hci_count() {
+  local n=0 path
+  for path in /sys/class/bluetooth/hci*; do [[ ${path##*/} =~ ^hci[0-9]+$ ]] && n=$((n + 1)); done
+  echo "$n"
+}
 # vm_hci_at_least N: true once the kernel has N controllers (a command for vm_wait_for, which re-runs it;
 # `test "$(vm_hci_count)" -ge N` would count once, when vm_wait_for is called).
-vm_hci_at_least() { [[ $(vm_hci_count) -ge $1 ]]; }
-# vm_lines_at_least N PATTERN FILE: true once FILE has N lines matching PATTERN (for vm_wait_for).
-vm_lines_at_least() { [[ $(grep -c -- "$2" "$3" 2>/dev/null) -ge $1 ]]; }
+vm_hci_at_least() {
+  local n=0 path
+  for path in /sys/class/bluetooth/hci*; do [[ ${path##*/} =~ ^hci[0-9]+$ ]] && n=$((n + 1)); done
+  (( n >= $1 ))
+}
+# vm_lines_at_least N REGEX FILE: true once FILE has N lines matching REGEX (for vm_wait_for).
+vm_lines_at_least() {
+  local n=0 line
+  [[ -r $3 ]] || return 1
+  while IFS= read -r line; do [[ $line =~ $2 ]] && n=$((n + 1)); done <"$3"
+  (( n >= $1 ))
+}
 
 # vm_start_btvirt N: N virtual LE-only controllers sharing one air (hci0 … hci<N-1>).
 vm_start_btvirt() {
@@ -107,10 +143,12 @@ vm_controllers_up() {
   local names=("$@") hci
   [[ ${#names[@]} -gt 0 ]] || names=("${VM_CONTROLLERS[@]}")
   for hci in "${names[@]}"; do
-    local deadline=$(( $(date +%s) + 60 ))
+    vm_now_ms
+    local deadline=$(( VM_NOW_MS + 60000 ))
     until vm_is_up "$hci"; do
-      (( $(date +%s) < deadline )) || vm_fail "$hci did not come up: $(hciconfig "$hci" 2>&1 | tr '\n' ' ')"
-      timeout 5 hciconfig "$hci" up >/dev/null 2>&1 || sleep 0.2
+      vm_now_ms
+      (( VM_NOW_MS < deadline )) || vm_fail "$hci did not come up: $(hciconfig "$hci" 2>&1 | tr '\n' ' ')"
+      timeout 5 hciconfig "$hci" up >/dev/null 2>&1 || vm_sleep 0.2
     done
   done
   vm_log "up: ${names[*]}"
@@ -194,18 +232,20 @@ vm_stream_start() {
 
 vm_stream_wait() {
   local seconds=$1 needle=$2
-  local deadline=$(( $(date +%s%N) / 1000000 + seconds * 1000 ))
-  until grep -qF -- "$needle" "$VM_STREAM_LOG"; do
+  vm_now_ms
+  local deadline=$(( VM_NOW_MS + seconds * 1000 ))
+  until vm_file_has "$needle" "$VM_STREAM_LOG"; do
     if ! kill -0 "$VM_STREAM_PID" 2>/dev/null; then
-      grep -qF -- "$needle" "$VM_STREAM_LOG" && break
+      vm_file_has "$needle" "$VM_STREAM_LOG" && break
       vm_stream_stop
       vm_fail "'$VM_STREAM_CMD' exited without printing '$needle'"
     fi
-    if (( $(date +%s%N) / 1000000 >= deadline )); then
+    vm_now_ms
+    if (( VM_NOW_MS >= deadline )); then
       vm_stream_stop
       vm_fail "'$VM_STREAM_CMD' did not print '$needle' within ${seconds}s"
     fi
-    sleep 0.1
+    vm_sleep 0.2
   done
   vm_log "ok: '$VM_STREAM_CMD' printed '$needle'"
 }

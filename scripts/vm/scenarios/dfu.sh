@@ -23,7 +23,7 @@ package="$VM_REPO/Tests/Fixtures/dfu/app_unsigned.zip"
 # report while it is still starting). The device is not re-announced: a connect landing in a re-announce's
 # off-gap fails in btvirt and wedges the kernel's connects to that peer. The scan ends once the device is heard.
 vm_bg sim-serve "$BP" sim serve --fleet "$VM_REPO/scripts/vm/dfu-fleet.json" --adapter hci1
-vm_wait_for 40 "sim serve to advertise" grep -q "on hci1 as $kb" "$VM_OUT/sim-serve.log"
+vm_wait_for 40 "sim serve to advertise" vm_file_has "on hci1 as $kb" "$VM_OUT/sim-serve.log"
 vm_bg_split dfu timeout -k 2 150 "$BP" dfu update --package "$package" --adapter hci0 --scan-backend hci \
   --address "$kb" --scan 10 --object-delay 0 --retry-delay 1 --timeout 10 --state-dir "$VM_OUT/state" --json
 dfu=$VM_BG_PID

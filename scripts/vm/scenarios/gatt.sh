@@ -12,7 +12,7 @@
 vm_setup 2
 kb=$(vm_address hci1)
 vm_bg sim-serve "$BP" sim serve --fleet "$VM_REPO/scripts/vm/fleet.json" --adapter hci1
-vm_wait_for 40 "sim serve to advertise" grep -q "on hci1 as $kb" "$VM_OUT/sim-serve.log"
+vm_wait_for 40 "sim serve to advertise" vm_file_has "on hci1 as $kb" "$VM_OUT/sim-serve.log"
 sed 's/^/    | /' "$VM_OUT/sim-serve.log"
 
 expect_success 60 "$BP" gatt --adapter hci0 "$kb"
@@ -44,6 +44,6 @@ CHECKS
 
 # Commands that follow each other quickly share one LE link (the kernel keeps an idle link up for a moment),
 # so the served side counts links, not commands.
-vm_wait_for 30 "sim serve to log a served link" grep -q "closed after" "$VM_OUT/sim-serve.log"
+vm_wait_for 30 "sim serve to log a served link" vm_file_has "closed after" "$VM_OUT/sim-serve.log"
 sed 's/^/    | /' "$VM_OUT/sim-serve.log"
 echo "PASS gatt ($VM_MODE)"

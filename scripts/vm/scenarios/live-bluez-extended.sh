@@ -30,6 +30,6 @@ vm_stream_wait 40 "$hci1 public connectable"
 vm_stream_stop
 
 vm_bg listener "$BP" radio listen --adapter hci1 --timeout 60
-vm_wait_for 20 "the listener" grep -q "listening on hci1" "$VM_OUT/listener.log"
+vm_wait_for 20 "the listener" vm_file_has "listening on hci1" "$VM_OUT/listener.log"
 expect_output_contains 60 "reply 0A0300" "$BP" radio connect --adapter hci0 "$hci1" 0A0300
 echo "PASS live-bluez-extended"

@@ -59,9 +59,9 @@ expect_output_contains 20 "with the mgmt backend" "$BP" radio scan --adapter hci
 
 if [[ $VM_MODE == plain ]]; then
   vm_bg listener "$BP" radio listen --adapter hci1 --timeout 60
-  vm_wait_for 20 "the listener" grep -q "listening on hci1" "$VM_OUT/listener.log"
+  vm_wait_for 20 "the listener" vm_file_has "listening on hci1" "$VM_OUT/listener.log"
   expect_output_contains 60 "reply 02170048454C4C4F" "$BP" radio connect --adapter hci0 "$hci1" 02170048454C4C4F
-  vm_wait_for 10 "the listener to log the bytes" grep -q "received 02170048454C4C4F" "$VM_OUT/listener.log"
+  vm_wait_for 10 "the listener to log the bytes" vm_file_has "received 02170048454C4C4F" "$VM_OUT/listener.log"
   sed 's/^/    | /' "$VM_OUT/listener.log"
   vm_log "L2CAP CID 4 hci0 -> hci1 carried bytes both ways"
 fi

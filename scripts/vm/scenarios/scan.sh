@@ -14,7 +14,7 @@ kb=$(vm_address hci1) ib=$(vm_address hci2) ed=$(vm_address hci3)
 # scenario does not connect). A period of 4 PDUs would always land on the same one of its 2 frames.
 vm_bg sim-serve "$BP" sim serve --fleet "$VM_REPO/scripts/vm/fleet.json" --adapter hci1 --adapter hci2 --adapter hci3 \
   --reannounce-connectable 0.3
-vm_wait_for 40 "sim serve to advertise 3 devices" grep -q "on hci3 as" "$VM_OUT/sim-serve.log"
+vm_wait_for 40 "sim serve to advertise 3 devices" vm_file_has "on hci3 as" "$VM_OUT/sim-serve.log"
 vm_wait_for 20 "sim serve to advertise 3 devices" vm_lines_at_least 3 '^serving ' "$VM_OUT/sim-serve.log"
 sed 's/^/    | /' "$VM_OUT/sim-serve.log"
 
