@@ -3,7 +3,7 @@
 # run's shared read-write folder) or /tmp. (../../shared/specs/vm-e2e-recipe.md)
 #
 # Environment (set by scripts/vm/guest-run from run.env):
-#   VM_OUT         the run folder (host: .build/vm-e2e/runs/<scenario>-<mode>/)
+#   VM_OUT         the scenario's folder (host: .build/vm-e2e/runs/<mode>/<scenario>/)
 #   VM_MODE        plain | bluetoothd — whether bluetoothd runs while the scenario does
 #   BEACON_PROVISION  absolute path of the beacon-provision binary under test
 #   VM_REPO        the repository checkout (read-only in the guest)
