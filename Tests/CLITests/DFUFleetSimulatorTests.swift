@@ -50,7 +50,7 @@ import Testing
     #expect(during.allSatisfy { $0.address != application })  // the application is silent
     let data = try #require(adverts.first).data
     // 02 01 06: Flags; 03 03 59 FE: Complete List of 16-bit UUIDs = FE59; 08 09 "Dfu0700": Complete Local Name
-    #expect(data == [0x02, 0x01, 0x06, 0x03, 0x03, 0x59, 0xFE, 0x08, 0x09] + Array("Dfu0700".utf8))
+    #expect(data == [0x02, 0x01, 0x06, 0x03, 0x02, 0x59, 0xFE, 0x08, 0x09] + Array("Dfu0700".utf8))
     #expect(adverts.allSatisfy { $0.kind == .connectable })
     // the bootloader answers a connect with the Secure DFU control point
     let client = GATTClient(bearer: try await central.connect(to: bootloader, type: .random, timeout: .seconds(1)))

@@ -83,10 +83,10 @@ public final class SimulatedBootloaders: Sendable {
     }
   }
 
-  /// A bootloader's advertising data (§2.2): Flags, Complete List of 16-bit Service UUIDs (FE59),
-  /// Complete Local Name.
+  /// A bootloader's advertising data (nordic-dfu.md §2.2): Flags, an *incomplete* list of 16-bit Service
+  /// UUIDs holding FE59 (the SDK bootloader sets `uuids_more_available`), Complete Local Name.
   public static func advertisingData(name: String) -> [UInt8] {
-    ADEncoder.flags() + ADEncoder.structure(type: 0x03, payload: [0x59, 0xFE]) + ADEncoder.localName(name)
+    ADEncoder.flags() + ADEncoder.structure(type: ADType.incompleteUUIDs16, payload: [0x59, 0xFE]) + ADEncoder.localName(name)
   }
 
   /// Connects to the bootloader answering at `address`.

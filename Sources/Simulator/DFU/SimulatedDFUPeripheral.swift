@@ -83,7 +83,7 @@ public actor SimulatedDFUPeripheral {
   /// Advertising data: the bootloader's (Flags, 16-bit UUID FE59, Complete Local Name) or the app's.
   public var advertisingData: [UInt8] {
     target.inBootloader
-      ? ADEncoder.flags() + ADEncoder.structure(type: 0x02, payload: [0x59, 0xFE]) + ADEncoder.localName(bootloaderName)
+      ? SimulatedBootloaders.advertisingData(name: bootloaderName)
       : ADEncoder.flags() + ADEncoder.localName("KBPro")
   }
 
