@@ -38,19 +38,10 @@ struct CampaignRunner {
     if let new = passwords.new, !(8...16).contains(new.value.count) {
       throw CLIFailure("\(options.profile): the new password must be 8 to 16 characters")
     }
-    let journal: Journal
-    do {
-      journal = try Journal(path: options.stateDirectory.appendingPathComponent("journal.sqlite"))
-    } catch {
-      throw CLIFailure("cannot open the journal in \(options.stateDirectory): \(error)")
-    }
-    let central: any Central
-    if let given = self.central {
-      central = given
-    } else {
-      central = try await CentralFactory.make(
-        options.adapterOptions.adapter, scanBackend: options.scanBackend.value, pace: pace, stateDirectory: options.stateDirectory)
-    }
+    let resources = try await CampaignResources.open(
+      stateDirectory: options.stateDirectory, central: self.central, adapter: options.adapterOptions.adapter,
+      scanBackend: options.scanBackend.value, pace: pace)
+    let (journal, central) = (resources.journal, resources.central)
     let progress = CampaignProgress(json: options.json)
 
     progress.note("scanning \(central.name) for \(FieldSpec.Kind.plain(options.scanSeconds)) s …")

@@ -34,19 +34,10 @@ struct DFUCampaignRunner {
     let version = try Self.version(of: package, explicit: c.version, path: c.package)
     let password = Secret(try c.password.resolve().text)
 
-    let journal: Journal
-    do {
-      journal = try Journal(path: c.stateDirectory.appendingPathComponent("journal.sqlite"))
-    } catch {
-      throw CLIFailure("cannot open the journal in \(c.stateDirectory): \(error)")
-    }
-    let central: any Central
-    if let given = self.central {
-      central = given
-    } else {
-      central = try await CentralFactory.make(
-        c.adapterOptions.adapter, scanBackend: c.scanBackend.value, pace: pace, stateDirectory: c.stateDirectory)
-    }
+    let resources = try await CampaignResources.open(
+      stateDirectory: c.stateDirectory, central: self.central, adapter: c.adapterOptions.adapter,
+      scanBackend: c.scanBackend.value, pace: pace)
+    let (journal, central) = (resources.journal, resources.central)
     let progress = CampaignProgress(json: c.json, describe: Self.describe)
     progress.note("\(c.package): \(package.images.map(\.kind.rawValue).joined(separator: " + ")) → version \(version)")
     progress.note("scanning \(central.name) for \(FieldSpec.Kind.plain(c.scanSeconds)) s …")

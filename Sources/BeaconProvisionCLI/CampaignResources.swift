@@ -1,0 +1,27 @@
+import BeaconCore
+import BlueZ
+import Fleet
+import Simulator
+
+/// What every campaign (`plan`/`apply`, `dfu update`) opens before it scans: the journal in the state
+/// directory and the central (the one given — tests pass their own — or the one `--adapter` names).
+/// Opening the SQLite journal is file I/O, so it runs through `BlockingIO`.
+struct CampaignResources {
+  let journal: Journal
+  let central: any Central
+
+  static func open(
+    stateDirectory: String, central given: (any Central)?, adapter: AdapterChoice?, scanBackend: ScanBackend,
+    pace: SimulationPace
+  ) async throws -> CampaignResources {
+    let journal: Journal
+    do {
+      journal = try await BlockingIO.run { try Journal(path: stateDirectory.appendingPathComponent("journal.sqlite")) }
+    } catch {
+      throw CLIFailure("cannot open the journal in \(stateDirectory): \(error)")
+    }
+    if let given { return CampaignResources(journal: journal, central: given) }
+    let central = try await CentralFactory.make(adapter, scanBackend: scanBackend, pace: pace, stateDirectory: stateDirectory)
+    return CampaignResources(journal: journal, central: central)
+  }
+}
