@@ -16,8 +16,32 @@ public struct ConfigChange: Sendable, Hashable, Comparable, CustomStringConverti
 
   public static func < (a: Self, b: Self) -> Bool { (a.scope, a.key) < (b.scope, b.key) }
 
-  /// `slot 0 majorID: 1 -> 7`
-  public var description: String { "\(scope) \(key): \(old?.description ?? "(unset)") -> \(new)" }
+  /// `slot 0 majorID: 1 -> 7`; a key whose values are named choices shows the names too,
+  /// `slot 0 type: ksensor (1) -> ibeacon (5)`.
+  public var description: String { "\(scope) \(key): \(render(old)) -> \(render(new))" }
+
+  private func render(_ value: SettingValue?) -> String {
+    guard let value else { return "(unset)" }
+    guard case .integer(let number) = value, let name = Self.choiceName(number, key: key, scope: scope) else {
+      return value.description
+    }
+    return "\(name) (\(number))"
+  }
+
+  /// The profile's name for `number` when the device key is a choice in its scope (ProfileFields).
+  static func choiceName(_ number: Int, key: String, scope: SettingScope) -> String? {
+    let specs: [FieldSpec] =
+      switch scope {
+      case .common: ProfileFields.common
+      case .slot: ProfileFields.slotBase + ProfileFields.slotByType.values.flatMap { $0 }
+      case .trigger: ProfileFields.trigger
+      case .sensor: ProfileFields.sensor
+      }
+    for spec in specs where spec.deviceKey == key {
+      if case .choice(let options) = spec.kind, let option = options.first(where: { $0.1 == number }) { return option.0 }
+    }
+    return nil
+  }
 }
 
 /// The diff engine: compares a device's wanted configuration with the one read back, yielding the changes

@@ -24,6 +24,18 @@ import Testing
     #expect(ConfigDiff.changes(desired: want, actual: actual) == [])
   }
 
+  @Test func choiceKeysReadWithTheirProfileNames() {
+    let type = ConfigChange(scope: .slot(0), key: "type", old: .integer(1), new: .integer(5))
+    #expect(type.description == "slot 0 type: ksensor (1) -> ibeacon (5)")
+    let off = ConfigChange(scope: .slot(1), key: "type", old: nil, new: .integer(0))
+    #expect(off.description == "slot 1 type: (unset) -> off (0)")
+    // A number that is no named choice, and keys that are no choice, stay as they are.
+    #expect(ConfigChange(scope: .slot(0), key: "type", old: .integer(9), new: .integer(5)).description
+      == "slot 0 type: 9 -> ibeacon (5)")
+    #expect(ConfigChange(scope: .slot(0), key: "majorID", old: .integer(1), new: .integer(5)).description
+      == "slot 0 majorID: 1 -> 5")
+  }
+
   @Test func onlyChangedKeysGoIntoThePatchWithTheSlotIdentity() throws {
     let want = try desired(#"""
       {"version": 1, "desired": {"name": "shop-{{index}}", "measuredPower": -59,
