@@ -43,6 +43,9 @@ extension ProfileDecoder {
         continue
       }
       if state.sensors[type] != nil { report(fields["type"], p.appending("type"), "sensor \(name) is configured twice") }
+      for problem in SensorFieldCheck.problems(o, sensorType: type, sensorName: name) {
+        report(fields[problem.field.spec.key], problem.field.path, problem.message, allowed: problem.allowed)
+      }
       state.sensors[type] = o
     }
     return state

@@ -117,6 +117,22 @@ func diagnostics(_ text: String) -> [String] {
     ])
   }
 
+  @Test func sensorFieldsAreCheckedAgainstTheirSensorType() {
+    // msItvl is 1…200 s for temperature-humidity but 10…3600 s for CO2; luxThd exists only for light.
+    let text = #"""
+      {"version": 1, "desired": {"sensors": [
+        {"type": "temperature-humidity", "measureIntervalS": 3600, "luxThreshold": 5},
+        {"type": "co2", "measureIntervalS": 3600},
+        {"type": "light", "measureIntervalS": 5, "luxThreshold": 20}]}}
+      """#
+    let lines = diagnostics(text)
+    #expect(lines.count == 2, "\(lines)")
+    #expect(lines.contains { $0.hasSuffix(
+      "$.desired.sensors[0].measureIntervalS: 3600 is out of range for sensor temperature-humidity (allowed: 1…200)") })
+    #expect(lines.contains { $0.contains(
+      #"$.desired.sensors[0].luxThreshold: "luxThreshold" does not apply to sensor temperature-humidity (allowed: "#) })
+  }
+
   @Test func bothPasswordSourcesAtOnceIsAnError() {
     let text = #"{"version": 1, "auth": {"passwordEnv": "A", "passwordFile": "b"}, "desired": {}}"#
     #expect(diagnostics(text) == [#"p.json:1:61: $.auth.passwordFile: give either "passwordEnv" or "passwordFile", not both"#])
