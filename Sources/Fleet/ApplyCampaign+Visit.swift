@@ -53,7 +53,7 @@ struct ProfileWork: CampaignWork {
     case .success(let d): desired = d
     case .failure(let f): return .failed(f.description, .permanent)
     }
-    let problems = DeviceChecks.problems(desired: desired, actual: actual)
+    let problems = DeviceChecks.problems(desired: desired, actual: actual, allowUnreachable: profile.profile.allowUnreachable)
     if !problems.isEmpty { return .failed(problems.joined(separator: "; "), .permanent) }
     if actual.isLegacy {
       switch LegacyTranslation.desiredFlat(desired, actual: actual.common) {

@@ -4,9 +4,17 @@
 ///
 /// [I] `maxSlot` and `maxTg` are read as counts (5 ⇒ indices 0–4), as the SDK's defaults suggest; a device
 /// that reports neither is not limited here (the device's own 0x103 answer still protects it).
+///
+/// Lock-out guard (§6.4 `conn`): a KBeacon Pro none of whose advertising slots is connectable can be
+/// reached again only after a button press or a power cycle, so a change that leaves it so is refused
+/// unless the profile says `allowUnreachable` [I: refused, not warned — a fleet tool that locks itself
+/// out needs someone at every beacon]. Judged on the slots after the change (the desired keys over the
+/// read-back ones) and only when the change touches a slot's `type` or `conn`; v1 devices (`advFlag`) are
+/// not judged.
 public enum DeviceChecks {
-  public static func problems(desired: DeviceConfigView, actual: DeviceConfigView) -> [String] {
+  public static func problems(desired: DeviceConfigView, actual: DeviceConfigView, allowUnreachable: Bool = false) -> [String] {
     var problems: [String] = []
+    if !allowUnreachable, !actual.isLegacy, let lockout = lockout(desired: desired, actual: actual) { problems.append(lockout) }
     let minPower = actual.int("minPwr"), maxPower = actual.int("maxPwr")
     func checkPower(_ value: SettingValue?, _ what: String) {
       guard let p = value?.numericValue.map(Int.init) else { return }
@@ -46,6 +54,23 @@ public enum DeviceChecks {
       checkPower(trigger["trAPwr"], "trigger \(i)")
     }
     return problems
+  }
+
+  /// The lock-out problem (see the type's doc comment), or nil.
+  static func lockout(desired: DeviceConfigView, actual: DeviceConfigView) -> String? {
+    let touched = desired.slots.values.contains { $0["type"] != nil || $0["conn"] != nil }
+    guard touched else { return nil }
+    let indices = Set(desired.slots.keys).union(actual.slots.keys)
+    let advertising = indices.compactMap { i -> Bool? in
+      let type = desired.slots[i]?["type"] ?? actual.slots[i]?["type"]
+      guard let type = type?.numericValue, type > 0 else { return nil }
+      let conn = desired.slots[i]?["conn"] ?? actual.slots[i]?["conn"]
+      return (conn?.numericValue ?? 1) != 0
+    }
+    guard !advertising.contains(true) else { return nil }
+    let what = advertising.isEmpty ? "no slot would advertise" : "no advertising slot would be connectable"
+    return "after this change \(what), so the device could be reconfigured only after a button press or a power cycle; "
+      + "set \"allowUnreachable\": true in the profile to do it anyway"
   }
 
   static func name(_ value: Int, _ table: [(String, Int)]) -> String {

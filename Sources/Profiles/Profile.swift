@@ -12,6 +12,9 @@ public struct Profile: Sendable, Hashable {
   /// A CSV or JSON file of per-device variables keyed by address, relative to the profile's folder.
   public var inventory: String?
   public var auth: Auth
+  /// Whether the profile may leave a device with no connectable slot (`DeviceChecks`): false by default,
+  /// since such a device can be reached again only by hand (a button press or a power cycle).
+  public var allowUnreachable = false
   public var desired: DesiredState
 
   public init(

@@ -105,6 +105,13 @@ public struct ProfileDecoder {
     if let s = m["select"] { profile.select = selection(s, root.appending("select")) }
     profile.inventory = string(m["inventory"], root.appending("inventory"))
     if let a = m["auth"] { profile.auth = auth(a, root.appending("auth")) }
+    if let u = m["allowUnreachable"] {
+      if case .bool(let allowed) = u.kind {
+        profile.allowUnreachable = allowed
+      } else {
+        report(u, root.appending("allowUnreachable"), "expected true or false, found \(u.typeName)", allowed: "true, false")
+      }
+    }
     if let d = m["desired"] {
       profile.desired = desired(d, root.appending("desired"))
     } else {

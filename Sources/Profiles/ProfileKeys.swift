@@ -2,7 +2,7 @@
 /// triggers, sensors) take theirs from `ProfileFields`. The JSON Schema test compares these with
 /// `profiles/profile.schema.json`.
 public enum ProfileKeys {
-  public static let root = ["$schema", "version", "description", "select", "inventory", "auth", "desired"]
+  public static let root = ["$schema", "version", "description", "select", "inventory", "auth", "allowUnreachable", "desired"]
   public static let select = ["addresses", "name", "models", "firmware", "minRSSI", "tags"]
   public static let auth = ["passwordEnv", "passwordFile", "newPasswordEnv", "newPasswordFile"]
   public static let desired = ProfileFields.common.map(\.key) + ["slots", "triggers", "sensors"]

@@ -40,6 +40,8 @@ public enum ProfileSchema {
       ("select", select.node),
       ("inventory", .object([("type", .string("string")), ("description", .string("CSV or JSON file of per-device variables keyed by address."))])),
       ("auth", auth.node),
+      ("allowUnreachable", .object([("type", .string("boolean")), ("description", .string(
+        "Allow a configuration with no connectable slot; such a device can then be reconfigured only after a button press or power cycle."))])),
       ("desired", desired.node),
     ], required: ["version", "desired"])
     var head = root

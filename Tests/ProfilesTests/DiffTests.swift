@@ -90,4 +90,26 @@ import Testing
       "trigger 0: this device does not support periodic triggers",
     ])
   }
+
+  @Test func aChangeThatLeavesNoConnectableSlotIsRefusedUnlessAllowed() throws {
+    let lockout = try desired(#"{"version": 1, "desired": {"slots": [{"slot": 0, "type": "ibeacon", "connectable": false}]}}"#)
+    let problems = DeviceChecks.problems(desired: lockout, actual: actual)
+    #expect(problems.count == 1)
+    #expect(problems.first?.hasPrefix("after this change no advertising slot would be connectable") == true)
+    #expect(DeviceChecks.problems(desired: lockout, actual: actual, allowUnreachable: true) == [])
+
+    let allOff = try desired(#"{"version": 1, "desired": {"slots": [{"slot": 0, "type": "off"}]}}"#)
+    #expect(DeviceChecks.problems(desired: allOff, actual: actual).first?.hasPrefix("after this change no slot would advertise") == true)
+
+    // Another connectable slot keeps the device reachable; a change that touches no slot is not judged.
+    let second = try desired(#"""
+      {"version": 1, "desired": {"slots": [{"slot": 0, "type": "ibeacon", "connectable": false},
+        {"slot": 1, "type": "system", "connectable": true}]}}
+      """#)
+    #expect(DeviceChecks.problems(desired: second, actual: actual) == [])
+    let nameOnly = try desired(#"{"version": 1, "desired": {"name": "x"}}"#)
+    var silent = actual
+    silent.slots[0]?["conn"] = .integer(0)
+    #expect(DeviceChecks.problems(desired: nameOnly, actual: silent) == [])
+  }
 }

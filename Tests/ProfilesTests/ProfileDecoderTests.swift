@@ -133,6 +133,14 @@ func diagnostics(_ text: String) -> [String] {
       #"$.desired.sensors[0].luxThreshold: "luxThreshold" does not apply to sensor temperature-humidity (allowed: "#) })
   }
 
+  @Test func allowUnreachableIsABooleanAndOffByDefault() throws {
+    #expect(try decode(#"{"version": 1, "desired": {}}"#).allowUnreachable == false)
+    #expect(try decode(#"{"version": 1, "allowUnreachable": true, "desired": {}}"#).allowUnreachable == true)
+    #expect(diagnostics(#"{"version": 1, "allowUnreachable": "yes", "desired": {}}"#) == [
+      #"p.json:1:36: $.allowUnreachable: expected true or false, found a string (allowed: true, false)"#
+    ])
+  }
+
   @Test func bothPasswordSourcesAtOnceIsAnError() {
     let text = #"{"version": 1, "auth": {"passwordEnv": "A", "passwordFile": "b"}, "desired": {}}"#
     #expect(diagnostics(text) == [#"p.json:1:61: $.auth.passwordFile: give either "passwordEnv" or "passwordFile", not both"#])
