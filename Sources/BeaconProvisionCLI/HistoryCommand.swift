@@ -46,16 +46,9 @@ struct HistoryCommand: AsyncParsableCommand {
 
   func execute(emit: @Sendable (String) -> Void) async throws {
     let target = try parseAddress(address)
-    let connector = KBeaconConnector(adapter: adapter.adapter, password: try await passwordOptions.resolved())
-    let (session, _) = try await connector.open(target, sections: [.common])
-    let records: [SensorRecord]
-    do {
-      records = try await session.readHistory(sensor: sensor.type, order: order.wire, limit: limit)
-    } catch {
-      await session.close()
-      throw CLIFailure("\(target): \(error)")
-    }
-    await session.close()
+    let records = try await KBeaconConnector.withSession(
+      target, adapter: adapter.adapter, passwordOptions: passwordOptions, sections: [.common]
+    ) { session, _ in try await session.readHistory(sensor: sensor.type, order: order.wire, limit: limit) }
     if csv { emit(HistoryRendering.csvHeader(sensor.type)) }
     for record in records { emit(csv ? HistoryRendering.csv(record) : HistoryRendering.line(record)) }
     if !csv { emit("\(records.count) records") }

@@ -52,6 +52,28 @@ struct KBeaconConnector {
   }
 }
 
+extension KBeaconConnector {
+  /// One command's whole visit to one device: reads the password (`--password-file` off the cooperative
+  /// pool), opens an authenticated session (`open`), runs `body` on it and closes the session whatever
+  /// happens; an error from `body` becomes a one-line failure naming the device.
+  static func withSession<T>(
+    _ target: BluetoothAddress, adapter: AdapterChoice?, passwordOptions: PasswordOptions, sections: ConfigSections,
+    _ body: (KBeaconSession, KBeaconConfiguration) async throws -> T
+  ) async throws -> T {
+    let connector = KBeaconConnector(adapter: adapter, password: try await passwordOptions.resolved())
+    let (session, config) = try await connector.open(target, sections: sections)
+    let result: T
+    do {
+      result = try await body(session, config)
+    } catch {
+      await session.close()
+      throw CLIFailure("\(target): \(error)")
+    }
+    await session.close()
+    return result
+  }
+}
+
 /// A command's argument naming one device.
 func parseAddress(_ text: String) throws -> BluetoothAddress {
   guard let address = BluetoothAddress(text) else {

@@ -21,9 +21,8 @@ struct ReadCommand: AsyncParsableCommand {
 
   func execute(emit: @Sendable (String) -> Void) async throws {
     let target = try parseAddress(address)
-    let connector = KBeaconConnector(adapter: adapter.adapter, password: try await passwordOptions.resolved())
-    let (session, config) = try await connector.open(target, sections: .all)
-    await session.close()
+    let config = try await KBeaconConnector.withSession(
+      target, adapter: adapter.adapter, passwordOptions: passwordOptions, sections: .all) { _, config in config }
     var root: JSONObject = ["address": .string(target.description), "generation": .string(config.generation.rawValue)]
     root["configuration"] = .object(config.deviceJSON)
     emit(JSONWriter.pretty(.object(root)))

@@ -15,15 +15,9 @@ struct ResetCommand: AsyncParsableCommand {
 
   func execute(emit: @Sendable (String) -> Void) async throws {
     let target = try parseAddress(address)
-    let connector = KBeaconConnector(adapter: adapter.adapter, password: try await passwordOptions.resolved())
-    let (session, config) = try await connector.open(target, sections: [.common])
-    do {
-      try await session.send(Command.reset(for: config.generation))
-    } catch {
-      await session.close()
-      throw CLIFailure("\(target): \(error)")
-    }
-    await session.close()
+    try await KBeaconConnector.withSession(
+      target, adapter: adapter.adapter, passwordOptions: passwordOptions, sections: [.common]
+    ) { session, config in try await session.send(Command.reset(for: config.generation)) }
     emit("\(target): settings reset to factory defaults")
   }
 }

@@ -21,16 +21,12 @@ struct RingCommand: AsyncParsableCommand {
 
   func execute(holdLink: Bool = false, emit: @Sendable (String) -> Void) async throws {
     let target = try parseAddress(address)
-    let connector = KBeaconConnector(adapter: adapter.adapter, password: try await passwordOptions.resolved())
-    let (session, _) = try await connector.open(target, sections: [.common])
-    do {
+    try await KBeaconConnector.withSession(
+      target, adapter: adapter.adapter, passwordOptions: passwordOptions, sections: [.common]
+    ) { session, _ in
       try await session.send(.ring(milliseconds: milliseconds, type: type, ledOn: nil, ledOff: nil))
       if holdLink { try await Task.sleep(for: .milliseconds(milliseconds)) }
-    } catch {
-      await session.close()
-      throw CLIFailure("\(target): \(error)")
     }
-    await session.close()
     emit("\(target): ringing for \(milliseconds) ms")
   }
 }
