@@ -6,7 +6,7 @@ import KBeacon
 /// (first line, trailing newline removed), the `BEACON_PASSWORD` environment variable, or the factory
 /// default `0000000000000000`. `--password` on the command line (visible in `ps` and shell history) is
 /// accepted only together with `--insecure-password-argument`. The password is never printed.
-public struct PasswordOptions: ParsableArguments {
+public struct PasswordOptions: ParsableArguments, Sendable {
   public static let environmentVariable = "BEACON_PASSWORD"
 
   @Option(help: ArgumentHelp("Read the device password from the first line of FILE.", valueName: "file"))
@@ -33,12 +33,8 @@ public struct PasswordOptions: ParsableArguments {
 
   /// `resolve()` for async commands: a `--password-file` is read off the cooperative pool (`BlockingIO`).
   func resolved() async throws -> KBeaconPassword {
-    let (password, passwordFile, insecure) = (password, passwordFile, insecurePasswordArgument)
-    return try await BlockingIO.run {
-      var options = PasswordOptions()
-      (options.password, options.passwordFile, options.insecurePasswordArgument) = (password, passwordFile, insecure)
-      return try options.resolve()
-    }
+    let options = self
+    return try await BlockingIO.run { try options.resolve() }
   }
 
   /// The password to use. Errors never contain the secret.
