@@ -107,13 +107,8 @@ vm_start_btmon() {
 }
 
 vm_hci_names() { ls /sys/class/bluetooth 2>/dev/null | grep -E '^hci[0-9]+$' | sort -V; }
-vm_hci_count() {
-  local n=0 path
-  for path in /sys/class/bluetooth/hci*; do [[ ${path##*/} =~ ^hci[0-9]+$ ]] && n=$((n + 1)); done
-  echo "$n"
-}
 # vm_hci_at_least N: true once the kernel has N controllers (a command for vm_wait_for, which re-runs it;
-# `test "$(vm_hci_count)" -ge N` would count once, when vm_wait_for is called).
+# `test "$(count)" -ge N` as its command would count once, when vm_wait_for is called).
 vm_hci_at_least() {
   local n=0 path
   for path in /sys/class/bluetooth/hci*; do [[ ${path##*/} =~ ^hci[0-9]+$ ]] && n=$((n + 1)); done
