@@ -57,16 +57,19 @@ struct ScanRunner: Sendable {
       group.addTask {
         // The origin is taken right before the scan starts so the windows line up with the central's clock.
         let origin = ContinuousClock.now
-        end.start(at: origin + duration)
+        // This task alone moves the end; `end` tells the wall-clock task.
+        var stopAt = origin + duration
+        end.start(at: stopAt)
         let reports = central.scan(parameters)
         var session = DiscoverySession(settings: settings, origin: origin)
         var table = LiveTable(width: mode == .liveTable ? TerminalSize.columns() : nil)
         var awaited = completeWhenSeen
         do {
           for try await report in reports {
-            if report.timestamp >= end.instant { break }
+            if report.timestamp >= stopAt { break }
             if !awaited.isEmpty, awaited.remove(report.address) != nil, awaited.isEmpty {
-              end.moveEarlier(to: report.timestamp + settle)
+              stopAt = Swift.min(stopAt, report.timestamp + settle)
+              end.moveEarlier(to: stopAt)
             }
             let closed = session.ingest(report)
             Self.render(closed, mode: mode, emit: emit)
@@ -80,7 +83,7 @@ struct ScanRunner: Sendable {
         } catch {
           throw CLIFailure("scan on \(central.name) failed: \(error)")
         }
-        let closed = session.finish(at: end.instant)
+        let closed = session.finish(at: stopAt)
         Self.render(closed, mode: mode, emit: emit)
         if mode == .liveTable { emit(table.final(session.results)) }
         return session
