@@ -44,8 +44,8 @@ struct ProfileWork: CampaignWork {
     await context.step(address, .reading, attempt: attempt)
     let sections = Self.sections(of: profile.profile.desired)
     let actual = try await session.readConfiguration(sections)
-    let model = actual.common["model"].flatMap { if case .text(let s) = $0 { s } else { nil } }
-    let firmware = actual.common["ver"].flatMap { if case .text(let s) = $0 { FirmwareVersion(s) } else { nil } }
+    let model = actual.common["model"]?.textValue
+    let firmware = actual.common["ver"]?.textValue.flatMap(FirmwareVersion.init)
     if let reason = profile.profile.select.rejection(model: model, firmware: firmware) { return .skipped(reason) }
 
     var desired: DeviceConfigView

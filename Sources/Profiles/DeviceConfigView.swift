@@ -28,6 +28,11 @@ public enum SettingValue: Sendable, Hashable, CustomStringConvertible {
     }
   }
 
+  /// The text of a `.text` value (unquoted); nil for numbers.
+  public var textValue: String? {
+    if case .text(let s) = self { s } else { nil }
+  }
+
   public var description: String {
     switch self {
     case .integer(let i): String(i)

@@ -96,13 +96,7 @@ struct DFUCampaignRunner {
     guard case .updated(let changes) = outcome, let version = changes.first(where: { $0.key == "ver" }) else {
       return CampaignReport.describe(outcome)
     }
-    func text(_ value: SettingValue?) -> String {
-      switch value {
-      case .text(let text)?: text
-      case let other?: other.description
-      case nil: "?"
-      }
-    }
+    func text(_ value: SettingValue?) -> String { value.map { $0.textValue ?? $0.description } ?? "?" }
     return "updated firmware \(text(version.old)) -> \(text(version.new)), verified"
   }
 
