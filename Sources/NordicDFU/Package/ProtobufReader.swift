@@ -41,7 +41,8 @@ public struct ProtobufReader {
     }
   }
 
-  private mutating func readVarint() throws(ProtobufError) -> UInt64 {
+  /// Reads one varint (also the elements of a packed repeated field, read from its payload).
+  mutating func readVarint() throws(ProtobufError) -> UInt64 {
     var result: UInt64 = 0
     var shift: UInt64 = 0
     while true {
@@ -96,35 +97,14 @@ extension ProtobufReader.Value {
     case .varint: return [try uint32(field: field)]
     case .bytes(let run):
       var values: [UInt32] = []
-      var inner = PackedVarintReader(run)
-      while let v = try inner.next() {
+      var inner = ProtobufReader(run)
+      while !inner.isAtEnd {
+        let v = try inner.readVarint()
         guard v <= UInt64(UInt32.max) else { throw .valueOutOfRange(field: field) }
         values.append(UInt32(v))
       }
       return values
     default: throw .wrongWireType(field: field)
-    }
-  }
-}
-
-/// Reads a packed run of varints (the payload of a packed repeated field).
-struct PackedVarintReader {
-  private let bytes: [UInt8]
-  private var index = 0
-  init(_ bytes: [UInt8]) { self.bytes = bytes }
-
-  mutating func next() throws(ProtobufError) -> UInt64? {
-    guard index < bytes.count else { return nil }
-    var result: UInt64 = 0
-    var shift: UInt64 = 0
-    while true {
-      guard index < bytes.count else { throw .truncated }
-      let byte = bytes[index]
-      index += 1
-      guard shift < 64 else { throw .varintTooLong }
-      result |= UInt64(byte & 0x7F) << shift
-      if byte & 0x80 == 0 { return result }
-      shift += 7
     }
   }
 }
