@@ -78,7 +78,7 @@ import Testing
   /// and re-encodes to a PDU that decodes equal, or throws `ATTDecodingError`. Opcodes are drawn mostly from
   /// real ones so the field parsers, not just the opcode switch, see the garbage.
   @Test func randomBytesNeverTrap() {
-    var rng = SplitMix64(seed: 0xA77_5EED)
+    var rng = SeededGenerator(seed: 0xA77_5EED)
     let opcodes = ATTOpcode.allCases.map(\.rawValue)
     var decoded = 0
     for _ in 0..<10_000 {
@@ -91,18 +91,5 @@ import Testing
       }
     }
     #expect(decoded > 1000)
-  }
-}
-
-/// A small deterministic generator (SplitMix64) so the random test is reproducible.
-struct SplitMix64: RandomNumberGenerator {
-  var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
   }
 }

@@ -1,3 +1,4 @@
+import BeaconCore
 import Testing
 
 @testable import Profiles
@@ -58,25 +59,12 @@ import Testing
   }
 
   @Test func randomBytesNeverCrashTheParser() {
-    var rng = SplitMix(seed: 7)
+    var rng = SeededGenerator(seed: 7)
     let alphabet = Array("{}[]:,\"\\ 0123456789-+.eEtrufalsn\n\u{00}é".utf8)
     for _ in 0..<5000 {
       let n = Int(rng.next() % 40)
       let bytes = (0..<n).map { _ in rng.next() % 4 == 0 ? UInt8(truncatingIfNeeded: rng.next()) : alphabet[Int(rng.next() % UInt64(alphabet.count))] }
       _ = try? SourceJSONParser.parse(bytes)
     }
-  }
-}
-
-/// A small deterministic PRNG for reproducible random tests.
-struct SplitMix {
-  var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
   }
 }

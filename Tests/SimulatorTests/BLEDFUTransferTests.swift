@@ -34,7 +34,7 @@ import Testing
   }
 
   @Test func dropsDuringAGATTTransferResume() async throws {
-    var rng = SplitMix64(seed: 0xB1E)
+    var rng = SeededGenerator(seed: 0xB1E)
     let image = DFUTestPackages.application(12000)
     let peripheral = SimulatedDFUPeripheral(address: device, target: SimulatedDFUTarget())
     let factory = factory(SimulatedDFUCentral(peripherals: [peripheral]))

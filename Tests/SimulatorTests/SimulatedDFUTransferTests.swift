@@ -1,3 +1,4 @@
+import BeaconCore
 import NordicDFU
 import Testing
 
@@ -33,7 +34,7 @@ import Testing
   }
 
   @Test func tenDisconnectsAtSeededRandomOffsetsEachResumeToACorrectImage() async throws {
-    var rng = SplitMix64(seed: 0x5EED)
+    var rng = SeededGenerator(seed: 0x5EED)
     for round in 0..<10 {
       let image = DFUTestPackages.application(10000 + round * 1000, version: 7, seed: UInt64(round))
       let drop = Int(rng.next() % UInt64(image.firmware.count - 1)) + 1
@@ -111,18 +112,6 @@ import Testing
   }
 }
 
-/// A small seeded generator so "random" offsets are the same on every run.
-struct SplitMix64: RandomNumberGenerator {
-  var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-}
 
 extension SimulatedDFUTransferTests {
   @Test func rerunningAnInterruptedMultiImagePackageSkipsTheAppliedSystemPart() async throws {

@@ -31,7 +31,7 @@ public struct SimulatedKBeaconDevice: Sendable {
   /// How many `cfg` messages the device has applied (tests check that nothing is written twice).
   public package(set) var configurationWrites = 0
   private var password: KBeaconPassword
-  private var random: SplitMix
+  private var random: SeededGenerator
   private var link = LinkState(mtu: FrameBudget.defaultATTMTU)
 
   /// Per-connection state, reset by `connected(mtu:)`.
@@ -58,7 +58,7 @@ public struct SimulatedKBeaconDevice: Sendable {
     self.profile = profile
     self.configuration = configuration ?? profile.factoryConfiguration
     self.password = password
-    self.random = SplitMix(seed: seed ^ address.rawValue)
+    self.random = SeededGenerator(seed: seed ^ address.rawValue)
   }
 
   /// A DFU installed a new application (nordic-dfu.md §2): the device reports `version` in `ver` from now
@@ -290,18 +290,4 @@ public struct SimulatedKBeaconDevice: Sendable {
       : .trigger(type: type.rawValue, body: body)
     return event.proPayload
   }
-}
-
-/// A tiny deterministic PRNG (SplitMix64) so simulated challenges are reproducible per seed.
-struct SplitMix: Sendable {
-  var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-  mutating func bytes(_ n: Int) -> [UInt8] { (0..<n).map { _ in UInt8(truncatingIfNeeded: next()) } }
 }

@@ -1,0 +1,18 @@
+/// SplitMix64 (Steele, Lea, Flood 2014): a tiny deterministic generator so a seed always gives the same
+/// sequence — the simulated fleet's behaviour and challenges, and the random inputs of reproducible tests.
+public struct SeededGenerator: RandomNumberGenerator, Sendable {
+  private var state: UInt64
+
+  public init(seed: UInt64) { state = seed }
+
+  public mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+
+  /// `n` bytes, one from each next value's low byte.
+  public mutating func bytes(_ n: Int) -> [UInt8] { (0..<n).map { _ in UInt8(truncatingIfNeeded: next()) } }
+}
