@@ -19,6 +19,7 @@ import Testing
     var e = DFUEngine(images: [DFUTransferImage(name: "app", initPacket: dat, firmware: bin)], configuration: DFUEngineConfiguration(receiptInterval: 0))
     #expect(e.start() == .connect(image: 0))
     // link takes 10-byte writes → rounded down to 8 (multiple of 4)
+    // the receipt interval is set once per connection (nrfutil `open()` → `__set_prn`), here 0
     #expect(e.handle(.connected(packetSize: 10)) == .send(.setReceiptInterval(0)))
     #expect(e.handle(ok(0x02)) == .send(.select(.command)))
     #expect(e.handle(ok(0x06, .select(maximumSize: 512, offset: 0, crc: 0))) == .send(.create(.command, size: 10)))
@@ -26,8 +27,7 @@ import Testing
     #expect(e.handle(.packetWritten) == .writePacket(Array(dat[8..<10])))
     #expect(e.handle(.packetWritten) == .send(.calculateChecksum))
     #expect(e.handle(checksum(dat[...])) == .send(.execute))
-    #expect(e.handle(ok(0x04)) == .send(.setReceiptInterval(0)))
-    #expect(e.handle(ok(0x02)) == .send(.select(.data)))
+    #expect(e.handle(ok(0x04)) == .send(.select(.data)))
     // objects of 16 bytes: [0,16) and [16,20)
     #expect(e.handle(ok(0x06, .select(maximumSize: 16, offset: 0, crc: 0))) == .send(.create(.data, size: 16)))
     #expect(e.handle(ok(0x01)) == .writePacket(Array(bin[0..<8])))
@@ -49,8 +49,7 @@ import Testing
     _ = e.handle(ok(0x02))
     // the target already holds the whole init packet: only Execute remains (§2.5 step 3)
     #expect(e.handle(ok(0x06, .select(maximumSize: 512, offset: 10, crc: CRC32.checksum(dat)))) == .send(.execute))
-    _ = e.handle(ok(0x04))
-    #expect(e.handle(ok(0x02)) == .send(.select(.data)))
+    #expect(e.handle(ok(0x04)) == .send(.select(.data)))
     return e
   }
 
@@ -131,7 +130,6 @@ import Testing
     _ = e.handle(ok(0x02))
     _ = e.handle(ok(0x06, .select(maximumSize: 512, offset: 10, crc: CRC32.checksum(dat))))
     _ = e.handle(ok(0x04))
-    _ = e.handle(ok(0x02))
     #expect(e.handle(ok(0x06, .select(maximumSize: 16, offset: 0, crc: 0))) == .send(.create(.data, size: 4)))
     _ = e.handle(ok(0x01))
     _ = e.handle(.packetWritten)
@@ -161,11 +159,64 @@ extension DFUEngineTests {
     _ = e.handle(.connected(packetSize: 8))
     _ = e.handle(ok(0x02))
     _ = e.handle(ok(0x06, .select(maximumSize: 512, offset: 10, crc: CRC32.checksum(dat))))
-    // 60 04 0B 05 on image 0 → continue with image 1 on the same link: PRN 0, then Select command
-    #expect(e.handle(tooLow) == .send(.setReceiptInterval(0)))
+    // 60 04 0B 05 on image 0 → continue with image 1 on the same link: its receipt interval still
+    // holds, so straight to Select command
+    #expect(e.handle(tooLow) == .send(.select(.command)))
     #expect(e.imageIndex == 1 && e.skippedImages == [0])
-    #expect(e.handle(ok(0x02)) == .send(.select(.command)))
     _ = e.handle(ok(0x06, .select(maximumSize: 512, offset: 10, crc: CRC32.checksum(dat))))
     #expect(e.handle(tooLow) == .failed(.rejected(image: "app", request: 0x04, .extendedError, .firmwareVersionFailure)))
+  }
+}
+
+extension DFUEngineTests {
+  /// Set PRN goes out once per connection with the configured interval, and receipts that arrive while
+  /// the init packet streams are awaited too (nrfutil 6.1.7 `dfu_transport_serial.py` `__stream_data`;
+  /// the target counts every object write, §4).
+  @Test func receiptIntervalIsSetOnceAndCoversTheInitPacket() {
+    var e = DFUEngine(images: [DFUTransferImage(name: "app", initPacket: dat, firmware: bin)], configuration: DFUEngineConfiguration(receiptInterval: 1))
+    _ = e.start()
+    #expect(e.handle(.connected(packetSize: 8)) == .send(.setReceiptInterval(1)))
+    #expect(e.handle(ok(0x02)) == .send(.select(.command)))
+    #expect(e.handle(ok(0x06, .select(maximumSize: 512, offset: 0, crc: 0))) == .send(.create(.command, size: 10)))
+    #expect(e.handle(ok(0x01)) == .writePacket(Array(dat[0..<8])))
+    #expect(e.handle(.packetWritten) == .awaitReceipt)
+    #expect(e.handle(checksum(dat[0..<8])) == .writePacket(Array(dat[8..<10])))
+    #expect(e.handle(.packetWritten) == .awaitReceipt)
+    #expect(e.handle(checksum(dat[...])) == .send(.execute))
+    // no second Set PRN: the data objects use the same interval
+    #expect(e.handle(ok(0x04)) == .send(.select(.data)))
+  }
+
+  /// Progress: each image starts at 0 of its own size, and each ends at 100 % — also the last one.
+  @Test func progressCountsEachImageFromZeroAndEndsAtItsFullSize() {
+    let first: [UInt8] = Array(0..<32)
+    let images = [DFUTransferImage(name: "sd_bl", initPacket: dat, firmware: first), DFUTransferImage(name: "app", initPacket: dat, firmware: bin)]
+    var e = DFUEngine(images: images, configuration: DFUEngineConfiguration(receiptInterval: 0))
+    var reports: [(Int, Int, Int)] = []
+    func run(_ firmware: [UInt8]) {
+      _ = e.handle(.connected(packetSize: 16))
+      reports.append(e.progress)
+      _ = e.handle(ok(0x02))
+      _ = e.handle(ok(0x06, .select(maximumSize: 512, offset: 10, crc: CRC32.checksum(dat))))
+      _ = e.handle(ok(0x04))
+      _ = e.handle(ok(0x06, .select(maximumSize: 16, offset: 0, crc: 0)))
+      var start = 0
+      while start < firmware.count {
+        let end = min(start + 16, firmware.count)
+        _ = e.handle(ok(0x01))
+        _ = e.handle(.packetWritten)
+        _ = e.handle(checksum(firmware[0..<end]))
+        _ = e.handle(ok(0x04))
+        reports.append(e.progress)
+        start = end
+      }
+    }
+    _ = e.start()
+    run(first)
+    run(bin)
+    #expect(reports.map { $0.0 } == [0, 0, 0, 1, 1, 1])
+    #expect(reports.map { $0.1 } == [0, 16, 32, 0, 16, 20])
+    #expect(reports.map { $0.2 } == [32, 32, 32, 20, 20, 20])
+    #expect(e.isFinished)
   }
 }

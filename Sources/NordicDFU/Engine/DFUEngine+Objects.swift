@@ -18,7 +18,6 @@ extension DFUEngine {
         phase = .commandExecute
         return .send(.execute)
       }
-      packetsSinceReceipt = 0
       phase = .commandStream
       return nextWrite()
     }
@@ -55,7 +54,6 @@ extension DFUEngine {
     setObject(start: o - o % maximumObjectSize)
     offset = o
     crc = reported
-    packetsSinceReceipt = 0
     phase = .dataStream
     return nextWrite()
   }
@@ -64,6 +62,7 @@ extension DFUEngine {
   mutating func setObject(start: Int) {
     let bin = image.firmware
     objectStart = start
+    confirmedBytes = start
     objectEnd = min(start + maximumObjectSize, bin.count)
     crcAtObjectStart = CRC32.checksum(bin[0..<start])
   }
@@ -111,11 +110,12 @@ extension DFUEngine {
     crc = CRC32.update(crc, with: stream[offset..<offset + pendingWrite])
     offset += pendingWrite
     pendingWrite = 0
-    if phase == .dataStream, configuration.receiptInterval > 0 {
+    if configuration.receiptInterval > 0 {
+      // The target counts every object write since the last Create / Set PRN (§4), init packet included.
       packetsSinceReceipt += 1
       if packetsSinceReceipt == Int(configuration.receiptInterval) {
         packetsSinceReceipt = 0
-        phase = .dataReceipt
+        phase = phase == .commandStream ? .commandReceipt : .dataReceipt
         return .awaitReceipt
       }
     }
@@ -125,14 +125,15 @@ extension DFUEngine {
   /// §2.5 step 13: a receipt must report what we sent; otherwise bytes were lost or corrupted.
   mutating func receipt(offset off: UInt32, crc reported: UInt32) -> DFUAction {
     guard Int(off) == offset, reported == crc else { return retryObject(reportedOffset: off) }
+    let command = phase == .commandReceipt
     if offset == objectEnd {
       // The receipt already confirms the whole object (offset and CRC): Calculate Checksum would only
       // repeat it, so execute at once — one round trip saved per object [I, our choice; the Nordic
       // libraries always ask].
-      phase = .dataExecute
+      phase = command ? .commandExecute : .dataExecute
       return .send(.execute)
     }
-    phase = .dataStream
+    phase = command ? .commandStream : .dataStream
     return nextWrite()
   }
 
@@ -155,6 +156,7 @@ extension DFUEngine {
   mutating func objectExecuted() -> DFUAction {
     reexecuteTolerated = false
     attempts = 0
+    confirmedBytes = objectEnd
     guard objectEnd < image.firmware.count else {
       // Final execute: the image is in; the target resets. Next image in a new connection (§2.5).
       imageIndex += 1

@@ -6,8 +6,9 @@
 public struct DFUEngine: Sendable {
   enum Phase: Equatable, Sendable {
     case idle, connecting
-    case commandSetPRN, commandSelect, commandCreate, commandStream, commandChecksum, commandExecute
-    case dataSetPRN, dataSelect, dataCreate, dataDelay, dataStream, dataReceipt, dataChecksum, dataExecute
+    case setPRN
+    case commandSelect, commandCreate, commandStream, commandReceipt, commandChecksum, commandExecute
+    case dataSelect, dataCreate, dataDelay, dataStream, dataReceipt, dataChecksum, dataExecute
     case done, failed
   }
 
@@ -35,6 +36,10 @@ public struct DFUEngine: Sendable {
   public internal(set) var reconnects = 0
   /// Images the target refused as already present (not newer) and that were skipped.
   public internal(set) var skippedImages: [Int] = []
+  /// The image `progress` speaks of and its bytes the target has confirmed (executed objects): stays on a
+  /// finished image (at its full size) until the next image's link is up.
+  var progressImage = 0
+  var confirmedBytes = 0
 
   public init(images: [DFUTransferImage], configuration: DFUEngineConfiguration = DFUEngineConfiguration()) {
     self.images = images
@@ -44,17 +49,19 @@ public struct DFUEngine: Sendable {
   var image: DFUTransferImage { images[imageIndex] }
   var inCommandPhase: Bool {
     switch phase {
-    case .commandSetPRN, .commandSelect, .commandCreate, .commandStream, .commandChecksum, .commandExecute: true
+    case .commandSelect, .commandCreate, .commandStream, .commandReceipt, .commandChecksum, .commandExecute: true
     default: false
     }
   }
   /// The bytes of the object stream currently being sent (init packet or firmware).
   var stream: [UInt8] { inCommandPhase ? image.initPacket : image.firmware }
 
-  /// Bytes of the current image's firmware the target has confirmed, and its size.
+  /// Bytes of an image's firmware the target has confirmed (executed), and its size. After an image's
+  /// final Execute this is that image at 100 % until the next image's link is up, so the last report of
+  /// every image — and of the whole transfer — is its full size.
   public var progress: (image: Int, confirmed: Int, total: Int) {
-    guard imageIndex < images.count else { return (images.count, 0, 0) }
-    return (imageIndex, inCommandPhase ? 0 : objectStart, images[imageIndex].firmware.count)
+    guard progressImage < images.count else { return (progressImage, 0, 0) }
+    return (progressImage, confirmedBytes, images[progressImage].firmware.count)
   }
 
   public var isFinished: Bool { phase == .done || phase == .failed }
@@ -75,8 +82,16 @@ public struct DFUEngine: Sendable {
       let usable = size - size % 4
       guard usable >= 4 else { return fail(.invalidPacketSize(size)) }
       packetSize = usable
-      phase = .commandSetPRN
-      return .send(.setReceiptInterval(0))
+      if progressImage != imageIndex {
+        progressImage = imageIndex
+        confirmedBytes = 0
+      }
+      // The receipt interval is set once per connection, for the command and the data objects alike, as
+      // nrfutil 6.1.7 does (`dfu_transport_serial.py`: `open()` calls `__set_prn` once; `__stream_data`
+      // awaits receipts while sending the init packet too). The target resets its count on Create (§4).
+      packetsSinceReceipt = 0
+      phase = .setPRN
+      return .send(.setReceiptInterval(configuration.receiptInterval))
     case .packetWritten: return packetWritten()
     case .delayElapsed:
       guard phase == .dataDelay else { return fail(.unexpectedResponse(expected: 0, got: 0)) }
@@ -101,23 +116,23 @@ public struct DFUEngine: Sendable {
         skippedImages.append(imageIndex)
         imageIndex += 1
         bestReportedOffset = -1
-        phase = .commandSetPRN
-        return .send(.setReceiptInterval(0))
+        progressImage = imageIndex
+        confirmedBytes = 0
+        phase = .commandSelect  // the receipt interval of this connection still holds
+        return .send(.select(.command))
       }
       return fail(.rejected(image: image.name, request: expected, code, ext))
     }
     guard case .success(let payload) = response.result else { return fail(.unexpectedResponse(expected: expected, got: 0)) }
     switch (phase, payload) {
-    case (.commandSetPRN, _): phase = .commandSelect; return .send(.select(.command))
+    case (.setPRN, _): phase = .commandSelect; return .send(.select(.command))
     case (.commandSelect, .select(let max, let off, let crc)): return commandSelected(max: max, offset: off, crc: crc)
     case (.commandCreate, _), (.dataCreate, _): return objectCreated()
     case (.commandChecksum, .checksum(let off, let crc)), (.dataChecksum, .checksum(let off, let crc)):
       return checksummed(offset: off, crc: crc)
-    case (.dataReceipt, .checksum(let off, let crc)): return receipt(offset: off, crc: crc)
-    case (.commandExecute, _):
-      phase = .dataSetPRN
-      return .send(.setReceiptInterval(configuration.receiptInterval))
-    case (.dataSetPRN, _): phase = .dataSelect; return .send(.select(.data))
+    case (.dataReceipt, .checksum(let off, let crc)), (.commandReceipt, .checksum(let off, let crc)):
+      return receipt(offset: off, crc: crc)
+    case (.commandExecute, _): phase = .dataSelect; return .send(.select(.data))
     case (.dataSelect, .select(let max, let off, let crc)): return dataSelected(max: max, offset: off, crc: crc)
     case (.dataExecute, _): return objectExecuted()
     default: return fail(.unexpectedResponse(expected: expected, got: response.requestOpCode))
@@ -127,10 +142,10 @@ public struct DFUEngine: Sendable {
   /// The op code of the response the current phase waits for.
   var expectedOpCode: UInt8? {
     switch phase {
-    case .commandSetPRN, .dataSetPRN: 0x02
+    case .setPRN: 0x02
     case .commandSelect, .dataSelect: 0x06
     case .commandCreate, .dataCreate: 0x01
-    case .commandChecksum, .dataChecksum, .dataReceipt: 0x03
+    case .commandChecksum, .dataChecksum, .commandReceipt, .dataReceipt: 0x03
     case .commandExecute, .dataExecute: 0x04
     default: nil
     }
