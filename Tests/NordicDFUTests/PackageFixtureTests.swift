@@ -1,3 +1,4 @@
+import NordicDFUIO
 import BeaconCore
 import Foundation
 import Testing
@@ -74,12 +75,28 @@ import Testing
     #expect(PackageError.legacyPackage.description.contains("legacy"))
   }
 
-  @Test func legacyInitPacketWithoutLegacyManifestIsStillRefused() throws {
+  @Test func aLegacyInitPacketUnderASecureManifestIsAMalformedInitPacket() throws {
     // the 14-byte legacy app.dat (§1.2: type 0x0052, rev 0xFFFF, ver 0xFFFFFFFF, 1 sd_req 0xFFFE, crc16)
-    // under a Secure-style manifest: first byte 0x52 is neither 0x0A nor 0x12.
+    // under a Secure manifest: the package is not legacy (§1.2 tells legacy by its manifest), its init
+    // packet is malformed — first byte 0x52 is neither 0x0A nor 0x12.
     let files = try DFUFixtures.files(of: "legacy_app.zip").filter { $0.name != "manifest.json" }
     let archive = InMemoryArchive([("manifest.json", DFUFixtures.applicationManifest)] + files)
-    #expect(throws: PackageError.legacyPackage) { try DFUPackage(archive: archive) }
+    #expect(throws: PackageError.invalidInitPacket(.application, .notSecureInitPacket(firstByte: 0x52))) { try DFUPackage(archive: archive) }
+  }
+
+  @Test func randomBytesAsTheInitPacketAreReportedAsMalformedNotLegacy() throws {
+    let bin = DFUFixtures.firmware(count: 64)
+    for seed: UInt64 in 1...8 {
+      let dat = DFUFixtures.firmware(count: 40, seed: seed)
+      let archive = InMemoryArchive([("manifest.json", DFUFixtures.applicationManifest), ("app.dat", dat), ("app.bin", bin)])
+      do {
+        _ = try DFUPackage(archive: archive)
+        Issue.record("random init packet accepted (seed \(seed))")
+      } catch {
+        #expect(error.description.contains("init packet is malformed"), "\(error)")
+        #expect(!error.description.contains("legacy"), "\(error)")
+      }
+    }
   }
 
   @Test func publicKeyThatIsNotPEMIsRejected() {

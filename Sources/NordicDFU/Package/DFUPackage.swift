@@ -31,11 +31,12 @@ public struct DFUPackage: Sendable {
       }
       let dat = try archive.read(datFile)
       guard dat.count <= InitPacket.maximumSize else { throw .initPacketTooLarge(entry.kind, dat.count) }
+      // A legacy package is recognised by its manifest (§1.2, `Manifest`); a `.dat` that does not decode
+      // inside a Secure manifest is a malformed init packet, whatever its first byte.
       let packet: InitPacket
       do {
         packet = try InitPacket(decoding: dat)
       } catch {
-        if case .notSecureInitPacket = error { throw .legacyPackage }
         throw .invalidInitPacket(entry.kind, error)
       }
       let bin = try archive.read(entry.binFile)

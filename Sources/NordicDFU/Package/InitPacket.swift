@@ -125,13 +125,13 @@ public enum InitPacketError: Error, Equatable, Sendable, CustomStringConvertible
 
   public var description: String {
     switch self {
-    case .empty: "the init packet is empty"
+    case .empty: "the init packet is malformed: it is empty"
     case .notSecureInitPacket(let b):
-      "the init packet is not a Secure DFU protobuf (first byte 0x\(Hex.encode([b]))); legacy packages are not supported"
-    case .malformed(let e): "the init packet is not valid protobuf (\(e))"
-    case .missingCommand: "the init packet has no command"
-    case .bothCommandAndSignedCommand: "the init packet has both a command and a signed command"
-    case .missingInitCommand: "the init packet's command has no InitCommand"
+      "the init packet is malformed: not a Secure DFU protobuf (first byte 0x\(Hex.encode([b])), expected 0x0a or 0x12)"
+    case .malformed(let e): "the init packet is malformed: not valid protobuf (\(e))"
+    case .missingCommand: "the init packet is malformed: it has no command"
+    case .bothCommandAndSignedCommand: "the init packet is malformed: it has both a command and a signed command"
+    case .missingInitCommand: "the init packet is malformed: its command has no InitCommand"
     }
   }
 }

@@ -32,23 +32,34 @@ extension PackageValidator {
   }
 
   /// sd_req (SDK `sd_req_ok`): 0x00 first means "needs no SoftDevice" (applications only); otherwise the
-  /// devices' SoftDevice FWID must be listed (0xFFFE = any, external applications only).
-  func softDeviceCheck(_ image: DFUPackage.Image, _ c: InitCommand) -> PackageCheck.Partial {
+  /// FWID of the SoftDevice present when the image arrives must be listed (0xFFFE = any, external
+  /// applications only) — the devices' own, or the one an earlier image of the package installs.
+  func softDeviceCheck(_ image: DFUPackage.Image, _ c: InitCommand, _ present: SoftDeviceOnTarget) -> PackageCheck.Partial {
     let list = c.softDeviceRequirements
     guard !list.isEmpty else { return .init("sd-req", .failed, "init packet has no sd_req") }
-    let shown = list.map { "0x" + String($0, radix: 16, uppercase: true) }.joined(separator: ", ")
+    let shown = list.map(Self.hexID).joined(separator: ", ")
     guard list.count <= 4 else { return .init("sd-req", .failed, "sd_req has \(list.count) entries, at most 4 allowed") }
     if list[0] == 0 {
       return image.kind == .application
         ? .init("sd-req", .passed, "0x00 (image needs no SoftDevice)")
         : .init("sd-req", .failed, "sd_req 0x00 is only allowed for applications")
     }
-    guard let id = expectations.softDeviceID else { return .init("sd-req", .skipped, "\(shown); device SoftDevice not given") }
-    guard list.contains(id) else {
-      return .init("sd-req", .failed, "package needs SoftDevice \(shown), devices have 0x\(String(id, radix: 16, uppercase: true))")
+    switch present {
+    case .devices(nil): return .init("sd-req", .skipped, "\(shown); device SoftDevice not given")
+    case .devices(let id?):
+      return list.contains(id)
+        ? .init("sd-req", .passed, shown)
+        : .init("sd-req", .failed, "package needs SoftDevice \(shown), devices have \(Self.hexID(id))")
+    case .installed(let earlier, nil):
+      return .init("sd-req", .skipped, "\(shown); image #\(earlier) installs a SoftDevice whose FWID is not in its image")
+    case .installed(let earlier, let id?):
+      return list.contains(id)
+        ? .init("sd-req", .passed, "\(shown) (installed by image #\(earlier))")
+        : .init("sd-req", .failed, "package needs SoftDevice \(shown), image #\(earlier) installs \(Self.hexID(id))")
     }
-    return .init("sd-req", .passed, shown)
   }
+
+  static func hexID(_ id: UInt32) -> String { "0x" + String(id, radix: 16, uppercase: true) }
 
   /// fw_version (SDK `fw_version_ok`): applications ≥ current (equal accepted), bootloaders > current.
   func versionCheck(_ image: DFUPackage.Image, _ c: InitCommand) -> PackageCheck.Partial {

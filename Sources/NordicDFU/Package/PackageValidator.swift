@@ -6,9 +6,20 @@ public struct PackageValidator: Sendable {
 
   public init(expectations: DeviceExpectations = DeviceExpectations()) { self.expectations = expectations }
 
-  /// Every check on every image, in order.
+  /// Every check on every image, in order. An image after a SoftDevice (or SoftDevice + bootloader) image
+  /// is checked against the SoftDevice that image installs, not the devices' current one: the target
+  /// checks `sd_req` when that image arrives, after the earlier ones were activated (§2.5 "Multi-part
+  /// packages"; nrfutil gives the application `sd_req = --sd-id`, §1.3).
   public func checks(_ package: DFUPackage) -> [PackageCheck] {
-    package.images.enumerated().flatMap { index, image in checks(image, index: index) }
+    var softDevice = SoftDeviceOnTarget.devices(expectations.softDeviceID)
+    var out: [PackageCheck] = []
+    for (index, image) in package.images.enumerated() {
+      out += checks(image, index: index, softDevice: softDevice)
+      if image.kind == .softDevice || image.kind == .softDeviceBootloader {
+        softDevice = .installed(byImage: index, id: SoftDeviceInfo.firmwareID(in: image.firmware))
+      }
+    }
+    return out
   }
 
   /// Throws `PackageValidationError` listing every failed check.
@@ -17,7 +28,7 @@ public struct PackageValidator: Sendable {
     guard failures.isEmpty else { throw PackageValidationError(failures: failures) }
   }
 
-  func checks(_ image: DFUPackage.Image, index: Int) -> [PackageCheck] {
+  func checks(_ image: DFUPackage.Image, index: Int, softDevice: SoftDeviceOnTarget) -> [PackageCheck] {
     let command = image.initPacket.initCommand
     var out: [PackageCheck] = []
     func add(_ name: String, _ outcome: PackageCheck.Outcome, _ detail: String) {
@@ -44,7 +55,7 @@ public struct PackageValidator: Sendable {
       add("hw-version", v == want ? .passed : .failed, v == want ? "\(v)" : "package is for hardware \(v), devices are \(want)")
     }
 
-    out.append(softDeviceCheck(image, command).at(index))
+    out.append(softDeviceCheck(image, command, softDevice).at(index))
     out.append(versionCheck(image, command).at(index))
 
     if image.kind == .bootloader || image.kind == .softDeviceBootloader {
@@ -59,6 +70,13 @@ public struct PackageValidator: Sendable {
     return out
   }
 
+}
+
+/// The SoftDevice an image meets when it arrives: the devices' own (nil: not given), or the one an earlier
+/// image of the package installs (nil: its information structure was not found).
+enum SoftDeviceOnTarget: Equatable {
+  case devices(UInt32?)
+  case installed(byImage: Int, id: UInt32?)
 }
 
 extension PackageCheck {
