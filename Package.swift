@@ -23,6 +23,7 @@ let package = Package(
     .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
     .systemLibrary(name: "CZip", pkgConfig: "libzip", providers: [.apt(["libzip-dev"])]),
     .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+    .systemLibrary(name: "CPipe"),
 
     // MARK: pure protocol code (no I/O)
     .target(name: "BeaconCore", swiftSettings: strict),
@@ -32,7 +33,7 @@ let package = Package(
       swiftSettings: strict),
     .target(
       name: "NordicDFU",
-      dependencies: ["BeaconCore", "CZip", "CCrypto"],
+      dependencies: ["BeaconCore", "CCrypto"],
       swiftSettings: strict),
 
     .target(name: "Profiles", dependencies: ["BeaconCore", "KBeacon"], swiftSettings: strict),
@@ -44,17 +45,18 @@ let package = Package(
       swiftSettings: strict),
 
     // MARK: live edges
+    .target(name: "NordicDFUIO", dependencies: ["NordicDFU", "CZip", "CPipe"], swiftSettings: strict),
     .target(name: "BlueZ", dependencies: ["BeaconCore", "CBlueZ"], swiftSettings: strict),
     .target(
       name: "Simulator",
-      dependencies: ["BeaconCore", "BlueZ", "KBeacon", "NordicDFU"],
+      dependencies: ["BeaconCore", "BlueZ", "KBeacon", "NordicDFU", "NordicDFUIO"],
       swiftSettings: strict),
 
     // MARK: the command line
     .target(
       name: "BeaconProvisionCLI",
       dependencies: [
-        "BeaconCore", "BlueZ", "Fleet", "KBeacon", "NordicDFU", "Profiles", "Simulator", "CCurl",
+        "BeaconCore", "BlueZ", "Fleet", "KBeacon", "NordicDFU", "NordicDFUIO", "Profiles", "Simulator", "CCurl",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],
@@ -71,13 +73,13 @@ let package = Package(
     .testTarget(name: "FleetTests", dependencies: ["Fleet", "KBeacon", "Profiles"], swiftSettings: strict),
     .testTarget(name: "BlueZTests", dependencies: ["BlueZ"], swiftSettings: strict),
     .testTarget(name: "KBeaconTests", dependencies: ["KBeacon"], swiftSettings: strict),
-    .testTarget(name: "NordicDFUTests", dependencies: ["NordicDFU"], swiftSettings: strict),
+    .testTarget(name: "NordicDFUTests", dependencies: ["NordicDFU", "NordicDFUIO"], swiftSettings: strict),
     .testTarget(
-      name: "SimulatorTests", dependencies: ["Simulator", "BlueZ", "KBeacon", "NordicDFU"], exclude: ["Fixtures"],
+      name: "SimulatorTests", dependencies: ["Simulator", "BlueZ", "KBeacon", "NordicDFU", "NordicDFUIO"], exclude: ["Fixtures"],
       swiftSettings: strict),
     .testTarget(
       name: "SystemLibraryTests", dependencies: ["CBlueZ", "CCurl", "CZip", "CCrypto", "BlueZ"], swiftSettings: strict),
     .testTarget(
-      name: "CLITests", dependencies: ["BeaconProvisionCLI", "Simulator", .product(name: "ArgumentParser", package: "swift-argument-parser")], swiftSettings: strict),
+      name: "CLITests", dependencies: ["BeaconProvisionCLI", "NordicDFUIO", "Simulator", .product(name: "ArgumentParser", package: "swift-argument-parser")], swiftSettings: strict),
   ]
 )

@@ -1,5 +1,6 @@
 import Foundation
 import NordicDFU
+import NordicDFUIO
 
 /// Fixture access and package builders for the simulator's DFU tests.
 enum DFUTestPackages {

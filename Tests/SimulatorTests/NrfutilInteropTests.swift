@@ -1,5 +1,6 @@
 import Foundation
 import NordicDFU
+import NordicDFUIO
 import Testing
 
 @testable import Simulator

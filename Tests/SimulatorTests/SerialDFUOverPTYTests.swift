@@ -1,5 +1,6 @@
 import Foundation
 import NordicDFU
+import NordicDFUIO
 import Testing
 
 @testable import Simulator
@@ -35,7 +36,7 @@ import Testing
     defer { Task { await server.stop() } }
     // The drop shows as a response timeout; a busy machine may cost one more reconnect, never a wrong image.
     let factory = SerialDFULinkFactory(path: pty.path, responseTimeout: .seconds(1))
-    let reconnects = try await DFUTransfer(factory: factory, configuration: DFUEngineConfiguration(receiptInterval: 0)).run([image])
+    let reconnects = try await DFUTransfer(factory: factory, configuration: DFUEngineConfiguration(receiptInterval: 0)).run([image]).reconnects
     #expect((1...2).contains(reconnects))
     #expect(await server.linkDrops == 1)
     #expect(await server.target.activated.map(\.firmware) == [image.firmware])

@@ -39,7 +39,7 @@ import Testing
       let image = DFUTestPackages.application(10000 + round * 1000, version: 7, seed: UInt64(round))
       let drop = Int(rng.next() % UInt64(image.firmware.count - 1)) + 1
       let host = DFUTargetHost(target: SimulatedDFUTarget(faults: DFUTargetFaults(dropLinkAtByte: drop)))
-      let reconnects = try await transfer(host, prn: round.isMultiple(of: 2) ? 0 : 8).run([image])
+      let reconnects = try await transfer(host, prn: round.isMultiple(of: 2) ? 0 : 8).run([image]).reconnects
       let target = await host.target
       #expect(await host.linkDrops == 1, "round \(round), drop at \(drop)")
       #expect(reconnects == 1)

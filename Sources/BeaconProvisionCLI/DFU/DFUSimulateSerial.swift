@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import NordicDFU
+import NordicDFUIO
 import Simulator
 
 /// `beacon-provision dfu simulate-serial`: serves the simulated SDK 15.3 serial DFU bootloader on a

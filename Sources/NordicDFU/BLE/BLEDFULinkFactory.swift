@@ -68,7 +68,8 @@ public actor BLEDFULinkFactory: DFULinkFactory {
   }
 
   /// Connects to the device in application mode and jumps to the bootloader (§2.2). Returns a link when
-  /// the device turns out to be a bootloader already (e.g. a resumed run), nil after a jump.
+  /// the device turns out to be a bootloader already (e.g. a resumed run), nil after a jump. The
+  /// connection is closed on every path that does not hand it over to a link, errors included.
   func enterBootloaderIfNeeded() async throws -> (any DFULink)? {
     let bearer: any ATTBearer
     do {
@@ -77,22 +78,36 @@ public actor BLEDFULinkFactory: DFULinkFactory {
       return nil  // not reachable as an application: perhaps already in the bootloader at another address
     }
     let client = GATTClient(bearer: bearer, preferredMTU: preferredMTU, transactionTimeout: responseTimeout)
-    let database = try await client.discover()
-    if database.characteristic(DFUGATT.controlPoint, inService: DFUGATT.service) != nil {
-      bootloader = BootloaderLocator.Candidate(address: device, type: addressType)
-      return try await GATTDFULink.open(client: client, responseTimeout: responseTimeout)
-    }
-    guard let buttonless = database.characteristic(DFUGATT.buttonlessWithoutBonds, inService: DFUGATT.service) else {
+    let inbox = MessageInbox()
+    do {
+      let database = try await client.discover()
+      if database.characteristic(DFUGATT.controlPoint, inService: DFUGATT.service) != nil {
+        let link = try await GATTDFULink.open(client: client, responseTimeout: responseTimeout)
+        bootloader = BootloaderLocator.Candidate(address: device, type: addressType)
+        return link
+      }
+      guard let buttonless = database.characteristic(DFUGATT.buttonlessWithoutBonds, inService: DFUGATT.service) else {
+        throw DFUTransportError("\(device) has no Secure DFU service (no buttonless characteristic 8EC90003 and no control point)")
+      }
+      try await jump(client: client, buttonless: buttonless, inbox: inbox)
+    } catch {
+      await inbox.stop()
       await client.close()
-      throw DFUTransportError("\(device) has no Secure DFU service (no buttonless characteristic 8EC90003 and no control point)")
+      throw error
     }
-    let inbox = NotificationInbox()
+    await inbox.stop()
+    await client.close()
+    jumped = true
+    return nil
+  }
+
+  /// Names the bootloader (`02`) and makes the device jump (`01`) through its buttonless characteristic.
+  private func jump(client: GATTClient, buttonless: GATTCharacteristic, inbox: MessageInbox) async throws {
     await inbox.start(try await client.subscribe(to: buttonless))
     try await client.write(ButtonlessRequest.setAdvertisingName(bootloaderName).bytes, to: buttonless.valueHandle)
     if let answer = await inbox.next(timeout: responseTimeout), let response = try? ButtonlessResponse(bytes: answer),
       response.status != .success, response.status != .opCodeNotSupported
     {
-      await client.close()
       throw DFUTransportError("\(device) refused the bootloader name (status 0x\(String(response.rawStatus, radix: 16)))")
     }
     // After 01 the device resets: a lost write response or indication is success (§2.2).
@@ -100,13 +115,8 @@ public actor BLEDFULinkFactory: DFULinkFactory {
     if let answer = await inbox.next(timeout: .milliseconds(500)), let response = try? ButtonlessResponse(bytes: answer),
       response.requestOpCode == 0x01, let status = response.status, status != .success
     {
-      await client.close()
       throw DFUTransportError("\(device) refused to enter the bootloader (status 0x\(String(response.rawStatus, radix: 16)))")
     }
-    await inbox.stop()
-    await client.close()
-    jumped = true
-    return nil
   }
 
   /// Scans for an advertiser whose local name is the bootloader's (§2.2 last resort); it is connected to

@@ -80,6 +80,8 @@ public enum DFUFailure: Error, Equatable, Sendable, CustomStringConvertible {
   case badSelectResponse(image: String)
   case linkLost(image: String, reconnects: Int)
   case invalidPacketSize(Int)
+  /// The link cannot be opened (e.g. no such serial port); see `DFULinkUnavailable`.
+  case linkUnavailable(String)
 
   public var description: String {
     switch self {
@@ -91,6 +93,7 @@ public enum DFUFailure: Error, Equatable, Sendable, CustomStringConvertible {
     case .badSelectResponse(let image): "\(image): the bootloader reported an impossible object size or offset"
     case .linkLost(let image, let n): "\(image): link lost \(n) times in a row without progress; run again to resume"
     case .invalidPacketSize(let n): "the link's packet size \(n) is too small (need at least 4 bytes)"
+    case .linkUnavailable(let why): why
     }
   }
 }

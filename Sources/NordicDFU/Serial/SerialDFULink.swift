@@ -5,49 +5,52 @@ public actor SerialDFULink: DFULink {
   private let responseTimeout: Duration
   public nonisolated let packetSize: Int
 
-  /// Opens the link on an already-open channel: ping (up to `pingAttempts` tries), then Get MTU.
+  /// Opens the link on an already-open channel: pings until the bootloader answers — each ping waits
+  /// `responseTimeout`, and pinging goes on until `readyTimeout` has passed (at least one ping; nrfutil
+  /// 6.1.7 `DfuTransportSerial.open` pings for its whole `timeout`) — then asks the MTU.
   public static func open(
-    channel: any ByteChannel, responseTimeout: Duration = .seconds(2), pingAttempts: Int = 5, pingID: UInt8 = 1
+    channel: any ByteChannel, responseTimeout: Duration = .seconds(2), readyTimeout: Duration = .seconds(30),
+    pingID: UInt8 = 1
   ) async throws -> SerialDFULink {
-    let inbox = FrameInbox()
-    await inbox.start(channel)
-    var answered = false
-    var id = pingID
-    for _ in 0..<max(1, pingAttempts) where !answered {
-      try await channel.write(SerialDFUFraming.frame(.ping(id: id)))
-      while let frame = await inbox.next(timeout: responseTimeout) {
-        if let r = try? ControlPointResponse(bytes: frame), r.requestOpCode == 0x09, r.result == .success(.ping(id)) {
-          answered = true
-          break
+    let inbox = MessageInbox()
+    await inbox.start(SLIPDecoder.frames(of: channel.incoming))
+    let clock = ContinuousClock()
+    let deadline = clock.now + readyTimeout
+    do {
+      var answered = false
+      var id = pingID
+      repeat {
+        try await channel.write(SerialDFUFraming.frame(.ping(id: id)))
+        while let frame = await inbox.next(timeout: responseTimeout) {
+          if let r = try? ControlPointResponse(bytes: frame), r.requestOpCode == 0x09, r.result == .success(.ping(id)) {
+            answered = true
+            break
+          }
         }
-      }
-      id &+= 1
-    }
-    guard answered else {
+        id &+= 1
+      } while !answered && clock.now < deadline
+      guard answered else { throw DFUTransportError("the bootloader does not answer pings on the serial port") }
+      try await channel.write(SerialDFUFraming.frame(.getMTU))
+      guard let frame = await inbox.next(timeout: responseTimeout),
+        let response = try? ControlPointResponse(bytes: frame), case .success(.mtu(let mtu)) = response.result
+      else { throw DFUTransportError("the bootloader did not report its MTU") }
+      let size = SerialDFUFraming.dataBytesPerWrite(mtu: mtu)
+      return SerialDFULink(channel: channel, inbox: inbox, responseTimeout: responseTimeout, packetSize: size)
+    } catch {
       await inbox.stop()
       await channel.close()
-      throw DFUTransportError("the bootloader does not answer pings on the serial port")
+      throw error
     }
-    try await channel.write(SerialDFUFraming.frame(.getMTU))
-    guard let frame = await inbox.next(timeout: responseTimeout),
-      let response = try? ControlPointResponse(bytes: frame), case .success(.mtu(let mtu)) = response.result
-    else {
-      await inbox.stop()
-      await channel.close()
-      throw DFUTransportError("the bootloader did not report its MTU")
-    }
-    let size = SerialDFUFraming.dataBytesPerWrite(mtu: mtu)
-    return SerialDFULink(channel: channel, inbox: inbox, responseTimeout: responseTimeout, packetSize: size)
   }
 
-  private init(channel: any ByteChannel, inbox: FrameInbox, responseTimeout: Duration, packetSize: Int) {
+  private init(channel: any ByteChannel, inbox: MessageInbox, responseTimeout: Duration, packetSize: Int) {
     self.channel = channel
     self.responseTimeout = responseTimeout
     self.packetSize = packetSize
     self.inboxStorage = inbox
   }
 
-  private let inboxStorage: FrameInbox
+  private let inboxStorage: MessageInbox
 
   public func request(_ request: ControlPointRequest) async throws -> ControlPointResponse {
     try await channel.write(SerialDFUFraming.frame(request))
@@ -70,25 +73,5 @@ public actor SerialDFULink: DFULink {
   public func close() async {
     await inboxStorage.stop()
     await channel.close()
-  }
-}
-
-/// Opens the serial port afresh for every connection (nrfutil closes and reopens it between images, §4).
-public struct SerialDFULinkFactory: DFULinkFactory {
-  public var path: String
-  public var baudRate: Int
-  public var flowControl: Bool
-  public var responseTimeout: Duration
-
-  public init(path: String, baudRate: Int = 115_200, flowControl: Bool = false, responseTimeout: Duration = .seconds(2)) {
-    self.path = path
-    self.baudRate = baudRate
-    self.flowControl = flowControl
-    self.responseTimeout = responseTimeout
-  }
-
-  public func open(image: Int) async throws -> any DFULink {
-    let channel = try SerialPort.open(path: path, baudRate: baudRate, flowControl: flowControl)
-    return try await SerialDFULink.open(channel: channel, responseTimeout: responseTimeout)
   }
 }

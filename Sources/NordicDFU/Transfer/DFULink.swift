@@ -25,3 +25,11 @@ public struct DFUTransportError: Error, Equatable, Sendable, CustomStringConvert
   public init(_ message: String) { self.message = message }
   public var description: String { message }
 }
+
+/// Thrown by a `DFULinkFactory` when the link cannot be opened at all and reopening will not help (a serial
+/// port that does not exist or is not a tty): the transfer stops at once instead of counting link losses.
+public struct DFULinkUnavailable: Error, Equatable, Sendable, CustomStringConvertible {
+  public var message: String
+  public init(_ message: String) { self.message = message }
+  public var description: String { message }
+}

@@ -22,9 +22,10 @@ public struct DFUTransfer: Sendable {
   /// Progress callback: image index, confirmed bytes, total bytes.
   public typealias Progress = @Sendable (_ image: Int, _ confirmed: Int, _ total: Int) -> Void
 
-  /// Sends every image; returns the number of reconnects it needed, throws `DFUFailure` on failure.
+  /// Sends every image; returns what was sent and skipped, throws `DFUFailure` on failure (including
+  /// `.linkUnavailable` when the factory says the link cannot be opened at all).
   @discardableResult
-  public func run(_ images: [DFUTransferImage], progress: Progress? = nil) async throws -> Int {
+  public func run(_ images: [DFUTransferImage], progress: Progress? = nil) async throws -> DFUTransferSummary {
     var engine = DFUEngine(images: images, configuration: configuration)
     var action = engine.start()
     var link: (any DFULink)?
@@ -41,12 +42,12 @@ public struct DFUTransfer: Sendable {
   private func drive(
     _ engine: inout DFUEngine, _ action: inout DFUAction, _ link: inout (any DFULink)?, _ firstConnect: inout Bool,
     progress: Progress?
-  ) async throws -> Int {
+  ) async throws -> DFUTransferSummary {
     while true {
       switch action {
       case .finished:
         if let open = link { await open.close(); link = nil }
-        return engine.reconnects
+        return DFUTransferSummary(imageCount: engine.images.count, skippedImages: engine.skippedImages, reconnects: engine.reconnects)
       case .failed(let failure):
         if let open = link { await open.close(); link = nil }
         throw failure
@@ -60,6 +61,8 @@ public struct DFUTransfer: Sendable {
           action = engine.handle(.connected(packetSize: opened.packetSize))
         } catch is CancellationError {
           throw CancellationError()
+        } catch let unavailable as DFULinkUnavailable {
+          throw DFUFailure.linkUnavailable(unavailable.message)
         } catch {
           action = engine.handle(.disconnected)
         }
@@ -96,5 +99,21 @@ public struct DFUTransfer: Sendable {
     } catch {
       return engine.handle(.disconnected)
     }
+  }
+}
+
+/// What a finished transfer did: which images went over the link and which the target already had.
+public struct DFUTransferSummary: Equatable, Sendable {
+  /// Indexes of the images sent, in order.
+  public var sentImages: [Int]
+  /// Indexes of the images the target refused as already present (§2.5 "Multi-part packages").
+  public var skippedImages: [Int]
+  /// Reconnects the transfer needed.
+  public var reconnects: Int
+
+  public init(imageCount: Int, skippedImages: [Int], reconnects: Int) {
+    self.sentImages = (0..<imageCount).filter { !skippedImages.contains($0) }
+    self.skippedImages = skippedImages
+    self.reconnects = reconnects
   }
 }

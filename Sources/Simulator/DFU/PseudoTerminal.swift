@@ -1,5 +1,6 @@
 import Glibc
 import NordicDFU
+import NordicDFUIO
 
 /// A pseudo-terminal pair for serving a simulated UART device (nordic-dfu.md §5: nrfutil's serial client
 /// talks to a pty as to a USB-serial port). The master side is the device; clients open `path`. The
@@ -50,7 +51,7 @@ public final class PseudoTerminal: Sendable {
   }
 
   /// The device side as a channel (takes over the master descriptor; call once).
-  public func deviceChannel() -> FileDescriptorChannel { FileDescriptorChannel(fd: master, survivesHangup: true) }
+  public func deviceChannel() -> FileDescriptorChannel { FileDescriptorChannel(fd: master) }
 
   deinit { close(slaveHolder) }
 }

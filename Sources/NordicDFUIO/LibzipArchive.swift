@@ -1,4 +1,5 @@
 import CZip
+import NordicDFU
 
 /// A package archive read from a zip file through libzip (`CZip`) — the only file I/O of package reading.
 /// Entry names and sizes are checked against `ArchiveLimits` when the archive opens, and every read stops

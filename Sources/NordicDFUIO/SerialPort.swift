@@ -10,6 +10,7 @@ public enum SerialPort {
       try configureRaw(fd: fd, baudRate: baudRate, flowControl: flowControl)
     } catch {
       Glibc.close(fd)
+      if case .configure(ENOTTY) = error { throw .notATerminal(path: path) }
       throw error
     }
     return FileDescriptorChannel(fd: fd)
