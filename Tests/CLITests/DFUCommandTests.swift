@@ -2,6 +2,7 @@ import ArgumentParser
 import BeaconCore
 import Foundation
 import NordicDFU
+import NordicDFUIO
 import Simulator
 import Testing
 
@@ -28,7 +29,7 @@ import Testing
   }
 
   @Test func inspectRefusesTheLegacyFixtureAndAWrongHardwareVersion() throws {
-    #expect(throws: CLIFailure.self) { try DFUInspect.report(path: Self.fixture("legacy_app.zip"), expectations: DeviceExpectations()) }
+    #expect(throws: PackageRefusal.self) { try DFUInspect.report(path: Self.fixture("legacy_app.zip"), expectations: DeviceExpectations()) }
     let report = try DFUInspect.report(path: Self.fixture("app_unsigned.zip"), expectations: DeviceExpectations(hardwareVersion: 53))
     #expect(!report.valid)
     #expect(report.checks.filter { $0.outcome == .failed }.map(\.name) == ["hw-version"])

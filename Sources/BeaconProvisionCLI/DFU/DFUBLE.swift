@@ -63,12 +63,13 @@ struct DFUBLE: AsyncParsableCommand {
       reconnectDelay: .milliseconds(500))
     let names = pkg.images.map(\.kind.rawValue)
     let progress = ProgressPrinter(names: names)
+    let summary: DFUTransferSummary
     do {
-      try await transfer.run(pkg.transferImages) { progress.update(image: $0, confirmed: $1, total: $2) }
+      summary = try await transfer.run(pkg.transferImages) { progress.update(image: $0, confirmed: $1, total: $2) }
     } catch let failure as DFUFailure {
       throw CLIFailure("\(address): \(failure.description)")
     }
     let at = await factory.bootloaderAddress.map { " (bootloader at \($0))" } ?? ""
-    print("Device \(address) programmed\(at): \(names.joined(separator: " + ")) from \(package)")
+    print("Device \(address) programmed\(at): \(ProgressPrinter.outcome(summary, names: names)) from \(package)")
   }
 }

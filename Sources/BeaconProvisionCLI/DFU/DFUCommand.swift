@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import NordicDFU
+import NordicDFUIO
 
 /// `beacon-provision dfu …`: Nordic Secure DFU packages and transfers (nordic-dfu.md).
 struct DFUCommand: AsyncParsableCommand {
@@ -67,11 +68,20 @@ struct DFUDeviceOptions: ParsableArguments {
 extension DFUPackage {
   /// Opens a package file for the CLI: every structural problem becomes one operator sentence.
   static func load(path: String) throws -> DFUPackage {
-    guard FileManager.default.fileExists(atPath: path) else { throw CLIFailure("no such file: \(path)") }
+    do {
+      return try read(path: path)
+    } catch {
+      throw CLIFailure("\(path): \(error.reason)")
+    }
+  }
+
+  /// Opens a package file; a package that cannot be read at all is a `PackageRefusal` with the reason.
+  static func read(path: String) throws(PackageRefusal) -> DFUPackage {
+    guard FileManager.default.fileExists(atPath: path) else { throw PackageRefusal(reason: "no such file") }
     do {
       return try DFUPackage(archive: LibzipArchive(path: path))
     } catch {
-      throw CLIFailure("\(path): \(error.description)")
+      throw PackageRefusal(reason: error.description)
     }
   }
 }

@@ -18,13 +18,35 @@ struct DFUInspect: ParsableCommand {
   var json = false
 
   func run() throws {
-    let report = try Self.report(path: package, expectations: try device.expectations())
-    print(json ? try JSONOutput.string(report) : report.text)
-    if !report.valid { throw CLIFailure("\(package) would be refused: \(report.checks.filter { $0.outcome == .failed }.map { "image #\($0.image) \($0.name): \($0.detail)" }.joined(separator: "; "))") }
+    let (text, refusal) = try output()
+    print(text)
+    if let refusal { throw CLIFailure(refusal) }
+  }
+
+  /// What `run` prints, and the refusal it then exits with (nil when the package is OK). A package that
+  /// cannot even be read is a refusal like a failed check: with --json it is `"valid": false` + `reason`.
+  func output() throws -> (text: String, refusal: String?) {
+    let expectations = try device.expectations()
+    let report: DFUPackageReport
+    do {
+      report = try Self.report(path: package, expectations: expectations)
+    } catch let failure as PackageRefusal {
+      let refused = DFUPackageReport(path: package, refusal: failure.reason)
+      return (json ? try JSONOutput.string(refused) : "DFU package \(package): REFUSED: \(failure.reason)",
+        "\(package) would be refused: \(failure.reason)")
+    }
+    let failed = report.checks.filter { $0.outcome == .failed }.map { "image #\($0.image) \($0.name): \($0.detail)" }
+    return (json ? try JSONOutput.string(report) : report.text,
+      report.valid ? nil : "\(package) would be refused: \(failed.joined(separator: "; "))")
   }
 
   static func report(path: String, expectations: DeviceExpectations) throws -> DFUPackageReport {
-    let package = try DFUPackage.load(path: path)
+    let package = try DFUPackage.read(path: path)
     return DFUPackageReport(path: path, package: package, checks: PackageValidator(expectations: expectations).checks(package))
   }
+}
+
+/// A package `dfu inspect` cannot read at all, and why.
+struct PackageRefusal: Error, Equatable {
+  var reason: String
 }

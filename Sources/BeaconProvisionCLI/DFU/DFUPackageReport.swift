@@ -22,6 +22,9 @@ struct DFUPackageReport: Encodable, Equatable {
     var signatureType: String
     var signature: String?
     var bootValidation: [String]
+    /// Each boot validation's bytes in hex as stored (for VALIDATE_ECDSA_P256_SHA256 the signature, r‖s
+    /// little-endian, as `nrfutil pkg display` prints `boot_validation_signature`); "" when empty.
+    var bootValidationSignature: [String]
     var isDebug: Bool?
   }
 
@@ -29,6 +32,9 @@ struct DFUPackageReport: Encodable, Equatable {
   var images: [Image]
   var checks: [PackageCheck]
   var valid: Bool
+  /// Why the package could not even be read (legacy format, malformed init packet, bad zip …): set only
+  /// for such refusals, which have no images and no checks.
+  var reason: String?
 
   init(path: String, package: DFUPackage, checks: [PackageCheck]) {
     self.package = path
@@ -45,8 +51,18 @@ struct DFUPackageReport: Encodable, Equatable {
         hashType: c.hash?.typeName ?? "missing", hash: Self.hex(c.hash?.digest ?? []),
         signatureType: image.initPacket.signature?.typeName ?? "UNSIGNED",
         signature: image.initPacket.signature.map { Self.hex($0.bytes) },
-        bootValidation: c.bootValidations.map(\.typeName), isDebug: c.isDebug)
+        bootValidation: c.bootValidations.map(\.typeName), bootValidationSignature: c.bootValidations.map { Self.hex($0.bytes) },
+        isDebug: c.isDebug)
     }
+  }
+
+  /// A package refused before any check: `reason` says why.
+  init(path: String, refusal reason: String) {
+    package = path
+    images = []
+    checks = []
+    valid = false
+    self.reason = reason
   }
 
   static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format2: $0) }.joined() }
@@ -64,7 +80,8 @@ struct DFUPackageReport: Encodable, Equatable {
       lines.append("  sizes        sd \(i.softDeviceSize.map(String.init) ?? "-"), bl \(i.bootloaderSize.map(String.init) ?? "-"), app \(i.applicationSize.map(String.init) ?? "-")")
       lines.append("  hash         \(i.hashType) \(i.hash) (little-endian)")
       lines.append("  signature    \(i.signatureType)\(i.signature.map { " \($0)" } ?? "")")
-      lines.append("  boot valid.  \(i.bootValidation.joined(separator: ", "))")
+      let validations = zip(i.bootValidation, i.bootValidationSignature).map { $1.isEmpty ? $0 : "\($0) \($1)" }
+      lines.append("  boot valid.  \(validations.joined(separator: ", "))")
       lines.append("  is_debug     \(i.isDebug.map(String.init) ?? "missing")")
     }
     lines.append("checks:")

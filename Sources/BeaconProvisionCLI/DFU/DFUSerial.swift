@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import NordicDFU
+import NordicDFUIO
+import Synchronization
 
 /// `beacon-provision dfu serial --port /dev/ttyACM0 --package FILE.zip`: Secure DFU over a UART bootloader
 /// (nordic-dfu.md §4). The package is fully validated before the port is opened; an interrupted run is
@@ -31,13 +33,23 @@ struct DFUSerial: AsyncParsableCommand {
   @Option(name: .customLong("reconnect-delay"), help: "Seconds to wait before reopening the port between images or after a drop.")
   var reconnectDelay: Double = 1
 
+  @Option(name: .customLong("ready-timeout"), help: "Seconds a reset bootloader may take to reappear and answer a ping (nrfutil 6.1.7 waits 30).")
+  var readyTimeout: Double = 30
+
   @OptionGroup var device: DFUDeviceOptions
 
   func validate() throws {
-    guard timeout > 0, reconnectDelay >= 0 else { throw ValidationError("--timeout must be > 0 and --reconnect-delay ≥ 0") }
+    guard timeout > 0, reconnectDelay >= 0, readyTimeout > 0 else {
+      throw ValidationError("--timeout and --ready-timeout must be > 0 and --reconnect-delay ≥ 0")
+    }
   }
 
   func run() async throws {
+    print(try await perform())
+  }
+
+  /// Validates, transfers, and returns the closing line: what was sent and what the device already had.
+  func perform() async throws -> String {
     // [I] Without --hw-version the nRF52 convention 52 is required: a package for other hardware must not
     // reach a device that cannot say its own hw_version over the wire.
     let validator = PackageValidator(expectations: try device.expectations(defaultHardwareVersion: 52))
@@ -47,19 +59,21 @@ struct DFUSerial: AsyncParsableCommand {
     } catch {
       throw CLIFailure("\(package) refused before connecting: \(error.description)")
     }
-    let factory = SerialDFULinkFactory(path: port, baudRate: baud, flowControl: flowControl, responseTimeout: .milliseconds(Int(timeout * 1000)))
+    let factory = SerialDFULinkFactory(
+      path: port, baudRate: baud, flowControl: flowControl, responseTimeout: .milliseconds(Int(timeout * 1000)),
+      readyTimeout: .milliseconds(Int(readyTimeout * 1000)))
     let transfer = DFUTransfer(
       factory: factory, configuration: DFUEngineConfiguration(receiptInterval: prn),
       reconnectDelay: .milliseconds(Int(reconnectDelay * 1000)))
     let names = pkg.images.map(\.kind.rawValue)
     let progress = ProgressPrinter(names: names)
+    let summary: DFUTransferSummary
     do {
-      try await transfer.run(pkg.transferImages) { progress.update(image: $0, confirmed: $1, total: $2) }
+      summary = try await transfer.run(pkg.transferImages) { progress.update(image: $0, confirmed: $1, total: $2) }
     } catch let failure as DFUFailure {
       throw CLIFailure("\(port): \(failure.description)")
     }
-    progress.finish()
-    print("Device programmed: \(names.joined(separator: " + ")) from \(package)")
+    return "Device programmed: \(ProgressPrinter.outcome(summary, names: names)) from \(package)"
   }
 }
 
@@ -67,20 +81,29 @@ struct DFUSerial: AsyncParsableCommand {
 final class ProgressPrinter: Sendable {
   private let names: [String]
   private let state = ProgressState()
-  init(names: [String]) { self.names = names }
+  private let emit: @Sendable (String) -> Void
+  init(names: [String], emit: @escaping @Sendable (String) -> Void = FileHandleOutput.standardError) {
+    self.names = names
+    self.emit = emit
+  }
 
   func update(image: Int, confirmed: Int, total: Int) {
     guard image < names.count, total > 0 else { return }
     let tenth = confirmed * 10 / total
     if state.advance(image: image, tenth: tenth) {
-      FileHandleOutput.standardError("\(names[image]): \(tenth * 10) % (\(confirmed)/\(total) bytes)")
+      emit("\(names[image]): \(tenth * 10) % (\(confirmed)/\(total) bytes)")
     }
   }
 
-  func finish() {}
+  /// What went over the link and what the target already had, e.g. "application (softdevice_bootloader
+  /// skipped: the device already has it)".
+  static func outcome(_ summary: DFUTransferSummary, names: [String]) -> String {
+    let sent = summary.sentImages.map { names[$0] }
+    let skipped = summary.skippedImages.map { names[$0] }
+    let text = sent.isEmpty ? "nothing sent" : sent.joined(separator: " + ")
+    return skipped.isEmpty ? text : "\(text) (\(skipped.joined(separator: " + ")) skipped: the device already has it)"
+  }
 }
-
-import Synchronization
 
 /// The last reported (image, tenth), shared with the progress callback.
 final class ProgressState: Sendable {
