@@ -43,16 +43,19 @@ public final class SerialDFULinkFactory: DFULinkFactory {
     let deadline = clock.now + readyTimeout
     let reopening = openedBefore.withLock { $0 }
     while true {
+      let channel: FileDescriptorChannel
       do {
-        let channel = try SerialPort.open(path: path, baudRate: baudRate, flowControl: flowControl)
-        openedBefore.withLock { $0 = true }
-        return try await SerialDFULink.open(
-          channel: channel, responseTimeout: responseTimeout, readyTimeout: max(deadline - clock.now, .zero))
-      } catch SerialPortError.open(_, let code) where reopening && Self.mayReappear(code) && clock.now < deadline {
+        channel = try SerialPort.open(path: path, baudRate: baudRate, flowControl: flowControl)
+      } catch .open(_, let code) where reopening && Self.mayReappear(code) && clock.now < deadline {
         try await Task.sleep(for: Self.reappearPoll)
-      } catch let error as SerialPortError {
+        continue
+      } catch {
         throw DFULinkUnavailable(error.description)
       }
+      openedBefore.withLock { $0 = true }
+      // Errors from here on (no answer, I/O on a port that vanished again) are a lost link: retried.
+      return try await SerialDFULink.open(
+        channel: channel, responseTimeout: responseTimeout, readyTimeout: max(deadline - clock.now, .zero))
     }
   }
 
