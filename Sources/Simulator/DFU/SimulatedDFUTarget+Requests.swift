@@ -103,12 +103,22 @@ extension SimulatedDFUTarget {
       pendingReset = true
     case .bootloader, .softDeviceBootloader:
       configuration.bootloaderVersion = initCommand.firmwareVersion ?? configuration.bootloaderVersion
-      if let sdID = initCommand.softDeviceRequirements.first, type == .softDeviceBootloader { configuration.softDeviceID = sdID }
+      if type == .softDeviceBootloader { installSoftDevice(initCommand) }
+      pendingReset = false
+    case .softDevice:
+      installSoftDevice(initCommand)
       pendingReset = false
     default:
       pendingReset = false
     }
     resetProgress()
+  }
+
+  /// The new SoftDevice's FWID, as the bootloader reads it afterwards: from its information structure
+  /// (`SD_FWID_GET`, `SoftDeviceInfo`); an image without one (test data) falls back to the first sd_req
+  /// entry, where nrfutil puts `--sd-id` (nordic-dfu.md §1.3).
+  mutating func installSoftDevice(_ initCommand: InitCommand) {
+    if let id = SoftDeviceInfo.firmwareID(in: image) ?? initCommand.softDeviceRequirements.first { configuration.softDeviceID = id }
   }
 
   /// `update_data_size_get`.
