@@ -1,0 +1,83 @@
+import Testing
+
+@testable import Profiles
+
+/// Inputs found by fuzzing the profile and plan paths (issue #11): each once trapped the process; each must
+/// now be a clear error at its JSON path, or a plan line, never a crash.
+@Suite("Hostile profile and device inputs", .timeLimit(.minutes(2)))
+struct HostileInputTests {
+  /// A value far beyond `Int`'s range used to trap (`FieldSpec.Kind.plain` converted it to `Int`).
+  @Test func aHugeIntervalIsAnOutOfRangeErrorAtItsPath() {
+    let profile = #"{"version": 1, "desired": {"slots": [{"slot": 0, "type": "ibeacon", "intervalMs": 1e300}]}}"#
+    #expect(diagnostics(profile) == [
+      "p.json:1:83: $.desired.slots[0].intervalMs: 1e+300 is out of range (allowed: 100…10000)"
+    ])
+  }
+
+  /// A number no `Double` holds is refused where it stands, not rounded to infinity.
+  @Test func aNumberBeyondDoubleIsASyntaxErrorWithItsPosition() {
+    let profile = #"{"version": 1, "desired": {"measuredPower": -1e400}}"#
+    #expect(diagnostics(profile) == ["p.json:1:51: $: not valid JSON: number out of range: -1e400"])
+  }
+
+  /// An integer-kind field given 1e300 is "expected an integer", named in the number's own spelling.
+  @Test func aHugeIntegerFieldValueIsNamedNotConverted() {
+    let profile = #"{"version": 1, "desired": {"slots": [{"slot": 0, "type": "ibeacon", "major": 1e300}]}}"#
+    #expect(diagnostics(profile) == [
+      "p.json:1:78: $.desired.slots[0].major: expected an integer, found 1e+300 (allowed: 0…65535)"
+    ])
+  }
+
+  /// `{{index+9223372036854775807}}` parses (the offset is a valid Int) but overflows when added.
+  @Test func anIndexOffsetThatOverflowsFailsTheDeviceInsteadOfTrapping() throws {
+    let profile = try decode(
+      #"{"version": 1, "desired": {"slots": [{"slot": 0, "type": "ibeacon", "minor": "{{index+9223372036854775807}}"}]}}"#)
+    let result = DesiredResolver(urlCheck: testURLCheck).resolve(
+      profile.desired, TemplateVariables(address: "DD:34:02:06:D0:6C", index: 4))
+    #expect(result.failure?.description
+      == "$.desired.slots[0].minor: {{index}} + 9223372036854775807 does not fit in a 64-bit integer")
+    let low = Template("{{index-9223372036854775807}}").render(TemplateVariables(address: "x", index: -2))
+    #expect(low == .failure(TemplateError("{{index}} + -9223372036854775807 does not fit in a 64-bit integer")))
+  }
+
+  /// A device's configuration answer carrying 1e300 (or ±infinity, from `-1e400`) is shown in the plan.
+  @Test func aPlanShowsADeviceValueBeyondIntRange() {
+    let huge = ConfigChange(scope: .slot(0), key: "advPrd", old: .number(1e300), new: .number(1000))
+    #expect(huge.description == "slot 0 advPrd: 1e+300 -> 1000")
+    let infinite = ConfigChange(scope: .common, key: "meaPwr", old: .number(-.infinity), new: .integer(-59))
+    #expect(infinite.description == "device meaPwr: -inf -> -59")
+  }
+
+  /// `maxSlot`/`maxTg` of `Int.min` used to overflow on `count - 1`; a `maxPrd` of −1e400 (−∞) trapped
+  /// when the interval message was formatted; a power or type of 1e300 trapped converting to `Int`.
+  @Test func deviceLimitsFromAHostileDeviceAreReportedNotTrappedOn() {
+    let desired = DeviceConfigView(
+      slots: [0: ["type": .integer(5), "txPwr": .integer(0), "advPrd": .number(1000)]],
+      triggers: [0: ["trType": .integer(1)]])
+    let actual = DeviceConfigView(common: [
+      "maxSlot": .integer(.min), "maxTg": .integer(0), "maxPrd": .number(-.infinity), "minPwr": .number(1e300),
+      "bCap": .number(1e300),
+    ])
+    #expect(DeviceChecks.problems(desired: desired, actual: actual, allowUnreachable: true) == [
+      "slot 0 does not exist: this device has -9223372036854775808 slots (none)",
+      "slot 0 interval 1000 ms is above this device's maximum -inf ms",
+      "trigger 0 does not exist: this device has 0 triggers (none)",
+    ])
+    let hostileDesired = DeviceConfigView(slots: [0: ["type": .number(1e300), "txPwr": .number(-1e300)]])
+    let limits = DeviceConfigView(common: ["maxSlot": .integer(5), "minPwr": .integer(-20), "bCap": .integer(0x0001_3F0F)])
+    #expect(DeviceChecks.problems(desired: hostileDesired, actual: limits, allowUnreachable: true) == [])
+  }
+
+  @Test func wholeNumbersPrintPlainAndEverythingElseInDoubleSpelling() {
+    #expect(FieldSpec.Kind.plain(1000) == "1000")
+    #expect(FieldSpec.Kind.plain(1022.5) == "1022.5")
+    #expect(FieldSpec.Kind.plain(9.3e18) == "9.3e+18")
+    #expect(FieldSpec.Kind.plain(.nan) == "nan")
+  }
+}
+
+extension Result {
+  fileprivate var failure: Failure? {
+    if case .failure(let f) = self { f } else { nil }
+  }
+}
