@@ -1,3 +1,5 @@
+import KBeacon
+
 /// Decodes a profile file, reporting **all** problems at once — syntax, unknown keys (with a suggestion),
 /// wrong types, out-of-range values, malformed UUIDs/URLs, conflicting slots — each with file, line,
 /// column, JSON path and the allowed values. Nothing here touches a device.
@@ -25,7 +27,7 @@ public struct ProfileDecoder {
     var decoder = ProfileDecoder(file: file, urlCheck: urlCheck)
     let json: SourceJSON
     do {
-      json = try SourceJSONParser.parse(bytes)
+      json = try JSONParser.parseWithPositions(bytes)
     } catch {
       return (nil, [ProfileDiagnostic(file: file, position: error.position, path: .root, message: "not valid JSON: \(error.message)")])
     }

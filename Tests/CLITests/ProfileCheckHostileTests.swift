@@ -41,6 +41,6 @@ struct ProfileCheckHostileTests {
       """#)
     #expect(message?.hasPrefix("hostile.json:1:78: $.desired.slots[0].major: expected an integer, found 1e+300") == true)
     let beyond = try check(#"{"version": 1, "desired": {"measuredPower": -1e400}}"#)
-    #expect(beyond?.hasPrefix("hostile.json:1:51: $: not valid JSON: number out of range: -1e400") == true)
+    #expect(beyond?.hasPrefix("hostile.json:1:45: $: not valid JSON: number out of range: -1e400") == true)
   }
 }

@@ -17,7 +17,7 @@ struct HostileInputTests {
   /// A number no `Double` holds is refused where it stands, not rounded to infinity.
   @Test func aNumberBeyondDoubleIsASyntaxErrorWithItsPosition() {
     let profile = #"{"version": 1, "desired": {"measuredPower": -1e400}}"#
-    #expect(diagnostics(profile) == ["p.json:1:51: $: not valid JSON: number out of range: -1e400"])
+    #expect(diagnostics(profile) == ["p.json:1:45: $: not valid JSON: number out of range: -1e400"])
   }
 
   /// An integer-kind field given 1e300 is "expected an integer", named in the number's own spelling.
