@@ -1,3 +1,4 @@
+import KBeacon
 import Testing
 
 @testable import Profiles
@@ -66,6 +67,15 @@ struct HostileInputTests {
     let hostileDesired = DeviceConfigView(slots: [0: ["type": .number(1e300), "txPwr": .number(-1e300)]])
     let limits = DeviceConfigView(common: ["maxSlot": .integer(5), "minPwr": .integer(-20), "bCap": .integer(0x0001_3F0F)])
     #expect(DeviceChecks.problems(desired: hostileDesired, actual: limits, allowUnreachable: true) == [])
+  }
+
+  /// The schema is written through the one JSON writer: a help text with control characters, quotes and
+  /// backslashes still gives valid JSON that reads back to the same text (its own writer escaped only
+  /// `"`, `\\` and newlines).
+  @Test func schemaTextEscapesEverythingJSONRequires() throws {
+    let spec = FieldSpec("x", nil, .boolean, templatable: false, help: "tab\there\u{01} \"q\" \\ end\r")
+    let text = JSONWriter.pretty(ProfileSchema.schema(spec))
+    #expect(try JSONParser.parseWithPositions(Array(text.utf8))["description"]?.kind == .string(spec.help))
   }
 
   @Test func wholeNumbersPrintPlainAndEverythingElseInDoubleSpelling() {
