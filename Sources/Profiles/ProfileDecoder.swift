@@ -1,3 +1,4 @@
+import BeaconCore
 import KBeacon
 
 /// Decodes a profile file, reporting **all** problems at once — syntax, unknown keys (with a suggestion),
@@ -160,10 +161,11 @@ public struct ProfileDecoder {
   }
 }
 
-/// Address syntax without depending on the scanner's types.
+/// Address syntax in profiles and inventories: the colon form `AA:BB:CC:DD:EE:FF` (the schema's
+/// pattern), parsed by BeaconCore's `BluetoothAddress` so that only ASCII hex digits pass (Swift's
+/// `isHexDigit` also accepts full-width digits such as `Ａ`).
 enum BluetoothAddressText {
   static func isValid(_ s: String) -> Bool {
-    let parts = s.split(separator: ":", omittingEmptySubsequences: false)
-    return parts.count == 6 && parts.allSatisfy { $0.count == 2 && $0.allSatisfy(\.isHexDigit) }
+    s.utf8.count == 17 && !s.contains("-") && BluetoothAddress(s) != nil
   }
 }

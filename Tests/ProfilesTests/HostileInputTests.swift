@@ -1,3 +1,4 @@
+import BeaconCore
 import KBeacon
 import Testing
 
@@ -76,6 +77,27 @@ struct HostileInputTests {
     let spec = FieldSpec("x", nil, .boolean, templatable: false, help: "tab\there\u{01} \"q\" \\ end\r")
     let text = JSONWriter.pretty(ProfileSchema.schema(spec))
     #expect(try JSONParser.parseWithPositions(Array(text.utf8))["description"]?.kind == .string(spec.help))
+  }
+
+  /// Addresses, UUIDs and hex ids are parsed by BeaconCore: a sign (`UInt64(_:radix:)` takes `+`) or a
+  /// full-width digit (`Character.isHexDigit` takes `Ａ`) is not hex.
+  @Test func addressesUUIDsAndHexIdsTakeOnlyASCIIHexDigits() {
+    #expect(BluetoothAddress("+A:BB:CC:DD:EE:FF") == nil)
+    #expect(BluetoothAddress("+ABBCCDDEEFF") == nil)
+    #expect(BluetoothAddress("dd:34:02:06:d0:6c")?.description == "DD:34:02:06:D0:6C")
+    let profile = #"""
+      {"version": 1, "select": {"addresses": ["+A:BB:CC:DD:EE:FF", "ＡＡ:BB:CC:DD:EE:FF", "DD-34-02-06-D0-6C"]},
+       "desired": {"slots": [{"slot": 0, "type": "ibeacon", "uuid": "Ｅ2C56DB5-DFFB-48D2-B060-D0F5A71096E0"},
+         {"slot": 1, "type": "eddystone-uid", "namespace": "0x00112233445566778899", "instance": "ａａbbccddeeff"}]}}
+      """#
+    let found = diagnostics(profile).map { $0.split(separator: " ", maxSplits: 1)[1] }
+    #expect(found == [
+      #"$.select.addresses[0]: "+A:BB:CC:DD:EE:FF" is not a Bluetooth address (allowed: AA:BB:CC:DD:EE:FF)"#,
+      #"$.select.addresses[1]: "ＡＡ:BB:CC:DD:EE:FF" is not a Bluetooth address (allowed: AA:BB:CC:DD:EE:FF)"#,
+      #"$.select.addresses[2]: "DD-34-02-06-D0-6C" is not a Bluetooth address (allowed: AA:BB:CC:DD:EE:FF)"#,
+      #"$.desired.slots[0].uuid: "Ｅ2C56DB5-DFFB-48D2-B060-D0F5A71096E0" is not a UUID (allowed: a UUID like E2C56DB5-DFFB-48D2-B060-D0F5A71096E0)"#,
+      #"$.desired.slots[1].instance: "ａａbbccddeeff" is not 12 hex digits (allowed: 12 hex digits, optionally prefixed 0x)"#,
+    ])
   }
 
   @Test func wholeNumbersPrintPlainAndEverythingElseInDoubleSpelling() {
