@@ -47,6 +47,8 @@ struct JSONParserTests {
     ("", "1:1: unexpected end of file: expected a value"),
     ("\"\\ud800\"", "1:8: unpaired surrogate in \\u escape"),
     ("[1, -1e400]", "1:5: number out of range: -1e400"),
+    ("\"\\u+041\"", "1:4: invalid \\u escape: expected four hex digits"),
+    ("\"\\u-000\"", "1:4: invalid \\u escape: expected four hex digits"),
     ("[\"a\u{01}\"]", "1:4: control character in string (write it as an escape)"),
   ])
   func reportsWhereSyntaxBreaks(_ input: String, _ expected: String) {

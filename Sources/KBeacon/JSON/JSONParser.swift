@@ -1,3 +1,5 @@
+import BeaconCore
+
 /// The one strict RFC 8259 JSON parser. It builds a `SourceJSON` tree that records where every value and
 /// key stood (line, column, byte offset), which profile diagnostics need; device answers and other wire
 /// JSON take that tree without positions as a `JSONValue` (key order and number text kept). Pure: bytes
@@ -204,11 +206,14 @@ public struct JSONParser {
     throw error("unterminated string")
   }
 
+  /// Four hex digits. `Hex.decode` takes ASCII digits only and skips separators, so two bytes out means
+  /// four digits in (`UInt32(_:radix:)` would also take a sign: `\u+041`).
   private mutating func hex4() throws(JSONSyntaxError) -> UInt32 {
-    guard index + 4 <= bytes.count, let v = UInt32(String(decoding: bytes[index..<index + 4], as: UTF8.self), radix: 16)
+    guard index + 4 <= bytes.count, let pair = Hex.decode(String(decoding: bytes[index..<index + 4], as: UTF8.self)),
+      pair.count == 2
     else { throw error("invalid \\u escape: expected four hex digits") }
     index += 4
-    return v
+    return UInt32(pair[0]) << 8 | UInt32(pair[1])
   }
 
   /// The scalar of a `\uXXXX` escape (the `\u` already read), joining a UTF-16 surrogate pair.
