@@ -19,4 +19,15 @@ struct HostileDeviceAnswerTests {
       "slot 0 interval 1000 ms is above this device's maximum -inf ms"
     ])
   }
+
+  /// A slot whose `type` the device reports as 1e400 (+∞ once parsed) is written back as the slot's
+  /// identity when another key of it changes; a number JSON cannot spell is left out instead of trapping.
+  @Test func aPatchCarryingAnInfiniteDeviceValueIsWrittenWithoutIt() throws {
+    let answer = #"{"maxSlot":5,"advObj":[{"slot":0,"type":1e400,"advPrd":1000.0}]}"#
+    let actual = KBeaconViews.view(of: try ReadResponse.parse(Array(answer.utf8), generation: .pro))
+    let desired = DeviceConfigView(slots: [0: ["advPrd": .number(2000)]])
+    let patch = ConfigDiff.patch(ConfigDiff.changes(desired: desired, actual: actual), desired: desired, actual: actual)
+    let message = KBeaconViews.configuration(of: patch)
+    #expect(message.slots.map { JSONWriter.text(.object($0.fields)) } == [#"{"slot":0,"advPrd":2000.0}"#])
+  }
 }
