@@ -82,12 +82,13 @@ public struct ProfileDecoder {
 
   mutating func integer(_ json: SourceJSON?, _ path: JSONPath, _ range: ClosedRange<Int>) -> Int? {
     guard let json else { return nil }
-    guard case .number(let d, _) = json.kind, d.rounded() == d, let i = Int(exactly: d) else {
+    guard case .number(let d, let text) = json.kind, d.rounded() == d else {
       report(json, path, "expected an integer, found \(json.typeName)", allowed: "\(range.lowerBound)…\(range.upperBound)")
       return nil
     }
-    guard range.contains(i) else {
-      report(json, path, "\(i) is out of range", allowed: "\(range.lowerBound)…\(range.upperBound)")
+    // ±∞ (a text beyond Double) and integers beyond Int are out of range like any other.
+    guard let i = Int(exactly: d), range.contains(i) else {
+      report(json, path, "\(text) is out of range", allowed: "\(range.lowerBound)…\(range.upperBound)")
       return nil
     }
     return i

@@ -23,7 +23,7 @@ public struct SourceJSON: Sendable, Hashable {
     case array([SourceJSON])
     case string(String)
     /// The number's value and its exact text (so `1.0` and `1` can be told apart, and integers above 2^53
-    /// are not silently rounded).
+    /// are not silently rounded). The value is ±infinity for a text beyond `Double`'s range (`-1e400`).
     case number(Double, text: String)
     case bool(Bool)
     case null
@@ -61,7 +61,7 @@ public struct SourceJSON: Sendable, Hashable {
     case .object: "an object"
     case .array: "an array"
     case .string: "a string"
-    case .number(let v, _): v.rounded() == v ? "an integer" : "a number"
+    case .number(let v, _): v.isFinite && v.rounded() == v ? "an integer" : "a number"
     case .bool: "a boolean"
     case .null: "null"
     }
