@@ -19,10 +19,11 @@ public struct BluetoothAddress: Hashable, Comparable, Sendable, CustomStringConv
     self.init(bytes: bytes.reversed())
   }
 
-  /// Parses `AA:BB:CC:DD:EE:FF` or `AA-BB-…` or twelve hex digits, in any case.
+  /// Parses `AA:BB:CC:DD:EE:FF` or `AA-BB-…` or twelve hex digits, in any case. Only ASCII hex digits
+  /// count (`UInt64(_:radix:)` alone would also take a sign: `+A:BB:…`).
   public init?(_ text: some StringProtocol) {
     let hex = String(text.filter { $0 != ":" && $0 != "-" })
-    guard hex.count == 12, let value = UInt64(hex, radix: 16) else { return nil }
+    guard hex.count == 12, Hex.decode(hex)?.count == 6, let value = UInt64(hex, radix: 16) else { return nil }
     if text.count != 12 {
       let parts = text.split(whereSeparator: { $0 == ":" || $0 == "-" })
       guard parts.count == 6, parts.allSatisfy({ $0.count == 2 }) else { return nil }

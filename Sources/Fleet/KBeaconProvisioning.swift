@@ -108,7 +108,9 @@ public enum KBeaconViews {
       guard let value = values[key] else { continue }
       switch value {
       case .integer(let i): object[key] = .int(i)
-      case .number(let d): object[key] = .double(d)
+      // [I] A device may report a number JSON cannot spell (1e400 parses as infinity); echoed back as an
+      // identity key it is left out rather than trapping, and the device judges the entry without it.
+      case .number(let d): if d.isFinite { object[key] = .double(d) }
       case .text(let s): object[key] = .string(s)
       }
     }

@@ -1,3 +1,5 @@
+import KBeacon
+
 /// Decoding of `desired`: common keys, `slots`, `triggers`, `sensors`, each field checked against its
 /// `FieldSpec` (`ProfileFields`), with the cross-field rules of kbeacon-protocol.md §6.2 (a slot carries
 /// only its type's keys; a trigger that advertises names its slot; indices are unique).
@@ -101,10 +103,20 @@ extension ProfileDecoder {
         return nil
       }
       return .template(s)
-    case .number(let d, _):
+    case .number(let d, let text):
+      // A number beyond Double (`-1e400`, parsed as ±∞) or, in an integer field, beyond Int is out of
+      // range, named as the file wrote it.
+      guard d.isFinite else {
+        report(json, path, "\(text) is out of range", allowed: spec.kind.allowed)
+        return nil
+      }
       if case .integer = spec.kind {
-        guard d.rounded() == d, let i = Int(exactly: d) else {
-          report(json, path, "expected an integer, found \(FieldSpec.Kind.plain(d))", allowed: spec.kind.allowed)
+        guard d.rounded() == d else {
+          report(json, path, "expected an integer, found \(text)", allowed: spec.kind.allowed)
+          return nil
+        }
+        guard let i = Int(exactly: d) else {
+          report(json, path, "\(text) is out of range", allowed: spec.kind.allowed)
           return nil
         }
         return .integer(i)

@@ -1,3 +1,5 @@
+import KBeacon
+
 /// A value as written in the profile, before per-device templating.
 public enum FieldValue: Sendable, Hashable, CustomStringConvertible {
   case integer(Int)

@@ -17,24 +17,24 @@ public enum DeviceChecks {
     if !allowUnreachable, !actual.isLegacy, let lockout = lockout(desired: desired, actual: actual) { problems.append(lockout) }
     let minPower = actual.int("minPwr"), maxPower = actual.int("maxPwr")
     func checkPower(_ value: SettingValue?, _ what: String) {
-      guard let p = value?.numericValue.map(Int.init) else { return }
+      guard let p = value?.intValue else { return }
       if let minPower, p < minPower { problems.append("\(what) tx power \(p) dBm is below this device's minimum \(minPower) dBm") }
       if let maxPower, p > maxPower { problems.append("\(what) tx power \(p) dBm is above this device's maximum \(maxPower) dBm") }
     }
     // v1 capability bits are laid out differently (§7): only the power bounds apply to legacy devices.
     let basic = actual.isLegacy ? nil : actual.int("bCap")
     for (i, slot) in desired.slots.sorted(by: { $0.key < $1.key }) {
-      if let count = actual.int("maxSlot"), i >= count { problems.append("slot \(i) does not exist: this device has \(count) slots (0…\(count - 1))") }
+      if let count = actual.int("maxSlot"), i >= count { problems.append("slot \(i) does not exist: this device has \(count) slots (\(indices(count)))") }
       checkPower(slot["txPwr"], "slot \(i)")
       if let maxPeriod = actual.common["maxPrd"]?.numericValue, let period = slot["advPrd"]?.numericValue, period > maxPeriod {
         problems.append("slot \(i) interval \(FieldSpec.Kind.plain(period)) ms is above this device's maximum \(FieldSpec.Kind.plain(maxPeriod)) ms")
       }
-      if let basic, let type = slot["type"]?.numericValue.map(Int.init), type > 0, (basic >> 8) & 0xFF != 0,
+      if let basic, let type = slot["type"]?.intValue, type > 0, (basic >> 8) & 0xFF != 0,
         (basic >> 8) & (1 << (type - 1)) == 0
       {
         problems.append("slot \(i): this device cannot advertise \(name(type, ProfileFields.slotTypes)) frames")
       }
-      if let basic, let mode = slot["mode"]?.numericValue.map(Int.init) {
+      if let basic, let mode = slot["mode"]?.intValue {
         if mode == 1, basic & 0x20000 == 0 { problems.append("slot \(i): this device has no long-range (Coded PHY) mode") }
         if mode == 2, basic & 0x40000 == 0 { problems.append("slot \(i): this device has no extended advertising mode") }
       }
@@ -47,8 +47,8 @@ public enum DeviceChecks {
     }
     let triggerCaps = actual.isLegacy ? nil : actual.int("trCap")
     for (i, trigger) in desired.triggers.sorted(by: { $0.key < $1.key }) {
-      if let count = actual.int("maxTg"), i >= count { problems.append("trigger \(i) does not exist: this device has \(count) triggers (0…\(count - 1))") }
-      if let triggerCaps, let type = trigger["trType"]?.numericValue.map(Int.init), type > 0, triggerCaps & (1 << (type - 1)) == 0 {
+      if let count = actual.int("maxTg"), i >= count { problems.append("trigger \(i) does not exist: this device has \(count) triggers (\(indices(count)))") }
+      if let triggerCaps, let type = trigger["trType"]?.intValue, type > 0, triggerCaps & (1 << (type - 1)) == 0 {
         problems.append("trigger \(i): this device does not support \(name(type, ProfileFields.triggerTypes)) triggers")
       }
       checkPower(trigger["trAPwr"], "trigger \(i)")
@@ -72,6 +72,10 @@ public enum DeviceChecks {
     return "after this change \(what), so the device could be reconfigured only after a button press or a power cycle; "
       + "set \"allowUnreachable\": true in the profile to do it anyway"
   }
+
+  /// The valid indices for a count the device reports ("0…4" for 5). A device may report anything, even
+  /// `Int.min`, so a count below 1 gives "none" instead of computing `count - 1`.
+  static func indices(_ count: Int) -> String { count > 0 ? "0…\(count - 1)" : "none" }
 
   static func name(_ value: Int, _ table: [(String, Int)]) -> String {
     table.first { $0.1 == value }?.0 ?? "type \(value)"

@@ -28,6 +28,10 @@ public enum SettingValue: Sendable, Hashable, CustomStringConvertible {
     }
   }
 
+  /// The value as an `Int` when it is a whole number an `Int` can hold; nil for text, fractions and
+  /// numbers out of `Int`'s range (a device may report `1e300`), so no conversion can trap.
+  public var intValue: Int? { numericValue.flatMap { Int(exactly: $0) } }
+
   /// The text of a `.text` value (unquoted); nil for numbers.
   public var textValue: String? {
     if case .text(let s) = self { s } else { nil }
@@ -74,7 +78,7 @@ public struct DeviceConfigView: Sendable, Hashable {
 
   /// Integer-valued common key (`maxSlot`, `minPwr`, `bCap`, …).
   public func int(_ key: String) -> Int? {
-    common[key]?.numericValue.flatMap { Int(exactly: $0) }
+    common[key]?.intValue
   }
 }
 

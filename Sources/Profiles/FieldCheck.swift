@@ -1,3 +1,5 @@
+import BeaconCore
+
 /// Checks a profile value against its `FieldSpec` — statically for literals, and again per device once a
 /// template has been filled in — and converts it to the value the device is given.
 public enum FieldCheck {
@@ -85,12 +87,13 @@ public enum FieldCheck {
     switch format {
     case .plain: return nil
     case .uuid:
-      let groups = s.split(separator: "-", omittingEmptySubsequences: false).map(\.count)
-      let hex = s.filter { $0 != "-" }
-      return groups == [8, 4, 4, 4, 12] && hex.allSatisfy(\.isHexDigit) ? nil : "\"\(s)\" is not a UUID"
+      // The 36-character form only; BeaconCore's parser checks the groups and ASCII hex digits.
+      return s.utf8.count == 36 && BluetoothUUID(s) != nil ? nil : "\"\(s)\" is not a UUID"
     case .hex(let digits):
       let body = s.hasPrefix("0x") || s.hasPrefix("0X") ? s.dropFirst(2) : Substring(s)
-      return body.count == digits && body.allSatisfy(\.isHexDigit) ? nil : "\"\(s)\" is not \(digits) hex digits"
+      // `Hex.decode` skips separators, so a body of exactly `digits` bytes decoding to half as many has none.
+      let exact = body.utf8.count == digits && Hex.decode(body)?.count == digits / 2
+      return exact ? nil : "\"\(s)\" is not \(digits) hex digits"
     case .eddystoneURL:
       return urlCheck(s)
     case .password:

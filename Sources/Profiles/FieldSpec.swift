@@ -34,7 +34,9 @@ public struct FieldSpec: Sendable, Hashable {
       }
     }
 
-    public static func plain(_ d: Double) -> String { d.rounded() == d ? String(Int(d)) : String(d) }
+    /// A number as an operator reads it: whole numbers without `.0`; anything an `Int` cannot hold exactly
+    /// (1e300, infinities from a device's `-1e400`) in `Double`'s own spelling, so no value can trap here.
+    public static func plain(_ d: Double) -> String { Int(exactly: d).map { String($0) } ?? String(d) }
   }
 
   public enum TextFormat: Sendable, Hashable {

@@ -1,3 +1,5 @@
+import KBeacon
+
 /// Per-device variables for templates, keyed by address, from a CSV or JSON file (the `inventory` section).
 ///
 /// CSV: a header row with an `address` column; an optional `tags` column (tags separated by `;` or
@@ -79,7 +81,7 @@ public struct Inventory: Sendable, Hashable {
 
   static func json(_ bytes: [UInt8], _ file: String, _ problems: inout [ProfileDiagnostic]) -> [Row] {
     let root: SourceJSON
-    do { root = try SourceJSONParser.parse(bytes) } catch {
+    do { root = try JSONParser.parseWithPositions(bytes) } catch {
       problems.append(ProfileDiagnostic(file: file, position: error.position, path: .root, message: "not valid JSON: \(error.message)"))
       return []
     }

@@ -1,3 +1,6 @@
+import BeaconCore
+import KBeacon
+
 /// Decodes a profile file, reporting **all** problems at once — syntax, unknown keys (with a suggestion),
 /// wrong types, out-of-range values, malformed UUIDs/URLs, conflicting slots — each with file, line,
 /// column, JSON path and the allowed values. Nothing here touches a device.
@@ -25,7 +28,7 @@ public struct ProfileDecoder {
     var decoder = ProfileDecoder(file: file, urlCheck: urlCheck)
     let json: SourceJSON
     do {
-      json = try SourceJSONParser.parse(bytes)
+      json = try JSONParser.parseWithPositions(bytes)
     } catch {
       return (nil, [ProfileDiagnostic(file: file, position: error.position, path: .root, message: "not valid JSON: \(error.message)")])
     }
@@ -79,12 +82,13 @@ public struct ProfileDecoder {
 
   mutating func integer(_ json: SourceJSON?, _ path: JSONPath, _ range: ClosedRange<Int>) -> Int? {
     guard let json else { return nil }
-    guard case .number(let d, _) = json.kind, d.rounded() == d, let i = Int(exactly: d) else {
+    guard case .number(let d, let text) = json.kind, d.rounded() == d else {
       report(json, path, "expected an integer, found \(json.typeName)", allowed: "\(range.lowerBound)…\(range.upperBound)")
       return nil
     }
-    guard range.contains(i) else {
-      report(json, path, "\(i) is out of range", allowed: "\(range.lowerBound)…\(range.upperBound)")
+    // ±∞ (a text beyond Double) and integers beyond Int are out of range like any other.
+    guard let i = Int(exactly: d), range.contains(i) else {
+      report(json, path, "\(text) is out of range", allowed: "\(range.lowerBound)…\(range.upperBound)")
       return nil
     }
     return i
@@ -158,10 +162,11 @@ public struct ProfileDecoder {
   }
 }
 
-/// Address syntax without depending on the scanner's types.
+/// Address syntax in profiles and inventories: the colon form `AA:BB:CC:DD:EE:FF` (the schema's
+/// pattern), parsed by BeaconCore's `BluetoothAddress` so that only ASCII hex digits pass (Swift's
+/// `isHexDigit` also accepts full-width digits such as `Ａ`).
 enum BluetoothAddressText {
   static func isValid(_ s: String) -> Bool {
-    let parts = s.split(separator: ":", omittingEmptySubsequences: false)
-    return parts.count == 6 && parts.allSatisfy { $0.count == 2 && $0.allSatisfy(\.isHexDigit) }
+    s.utf8.count == 17 && !s.contains("-") && BluetoothAddress(s) != nil
   }
 }

@@ -1,3 +1,5 @@
+import KBeacon
+
 /// A path into a JSON document, printed the way operators read it: `$.desired.slots[0].major`.
 public struct JSONPath: Sendable, Hashable, CustomStringConvertible {
   public enum Component: Sendable, Hashable {

@@ -73,7 +73,11 @@ public struct Template: Sendable, Hashable {
           guard let index = variables.index else {
             return .failure(TemplateError("{{index}} needs an inventory or select.addresses listing this device"))
           }
-          out += String(index + offset)
+          let (sum, overflow) = index.addingReportingOverflow(offset)
+          guard !overflow else {
+            return .failure(TemplateError("{{index}} + \(offset) does not fit in a 64-bit integer"))
+          }
+          out += String(sum)
         case .variable(let name, _):
           guard let value = variables.value(name) else {
             let known = variables.names.sorted().joined(separator: ", ")

@@ -1,4 +1,5 @@
 import Foundation
+import KBeacon
 import Testing
 
 @testable import Profiles
@@ -14,7 +15,7 @@ import Testing
   }
 
   @Test func schemaNamesExactlyTheKeysTheDecoderAccepts() throws {
-    let schema = try SourceJSONParser.parse(Array(ProfileSchema.document().utf8))
+    let schema = try JSONParser.parseWithPositions(Array(ProfileSchema.document().utf8))
     func keys(_ node: SourceJSON?) -> [String] {
       guard case .object(let members)? = node?["properties"]?.kind else { return [] }
       return members.map(\.key)

@@ -10,7 +10,8 @@ public enum JSONWriter {
 
   public static func bytes(_ value: JSONValue) -> [UInt8] { Array(text(value).utf8) }
 
-  /// Indented JSON for people (two spaces, `"key": value`), same key order and number text.
+  /// Indented JSON for people (two spaces, `"key": value`), same key order and number text. A list of
+  /// strings stays on one line (`["a", "b"]`), as people write name lists.
   public static func pretty(_ value: JSONValue) -> String {
     var out = ""
     writePretty(value, indent: "", to: &out)
@@ -20,6 +21,13 @@ public enum JSONWriter {
   static func writePretty(_ value: JSONValue, indent: String, to out: inout String) {
     let inner = indent + "  "
     switch value {
+    case .array(let items) where !items.isEmpty && items.allSatisfy({ $0.stringValue != nil }):
+      out += "["
+      for (i, item) in items.enumerated() {
+        if i > 0 { out += ", " }
+        write(item, to: &out)
+      }
+      out += "]"
     case .array(let items) where !items.isEmpty:
       out += "[\n"
       for (i, item) in items.enumerated() {

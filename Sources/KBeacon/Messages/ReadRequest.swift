@@ -73,7 +73,7 @@ public enum ReadResponse {
     do {
       value = try JSONParser.parse(bytes)
     } catch {
-      throw .jsonError(error.description)
+      throw .jsonError("\(error.message) at byte \(error.position.offset)")
     }
     guard let root = value.objectValue else { throw .jsonError("response is not a JSON object") }
     return try KBeaconConfiguration(

@@ -66,8 +66,13 @@ extension IndicationEvent {
 /// Signed 8.8 fixed point (int16 / 256), as temperature and humidity travel (§8.3, §9).
 func fixed88(_ raw: UInt16) -> Double { Double(Int16(bitPattern: raw)) / 256 }
 
-/// The inverse of `fixed88`, rounded to the nearest step.
-func fixed88Raw(_ value: Double) -> UInt16 { UInt16(bitPattern: Int16(clamping: Int((value * 256).rounded()))) }
+/// The inverse of `fixed88`, rounded to the nearest step. A value beyond the format's −128…127.996
+/// saturates and NaN gives 0, so a reading from a state file (`1e300`) cannot trap the conversion.
+func fixed88Raw(_ value: Double) -> UInt16 {
+  let steps = (value * 256).rounded()
+  let saturated = steps.isNaN ? 0 : min(max(steps, Double(Int16.min)), Double(Int16.max))
+  return UInt16(bitPattern: Int16(saturated))
+}
 
 extension SlotConfig {
   /// The write that disables a slot: `type` 0 (§6.2).

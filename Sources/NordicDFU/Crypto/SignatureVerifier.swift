@@ -10,11 +10,15 @@ public struct DFUPublicKey: Sendable {
   /// Parses a PEM public key; it must be an EC key on P-256 (prime256v1).
   public init(pem: String) throws(SignatureError) {
     let bytes = Array(pem.utf8)
-    guard let bio = bytes.withUnsafeBytes({ BIO_new_mem_buf($0.baseAddress, Int32($0.count)) }) else {
-      throw .invalidPublicKey
+    guard let pemLength = Int32(exactly: bytes.count) else { throw .invalidPublicKey }
+    // A memory BIO reads the caller's buffer in place (it does not copy), so it must not outlive the
+    // pointer `withUnsafeBytes` lends: the BIO is made, read and freed inside the closure.
+    let parsed: OpaquePointer? = bytes.withUnsafeBytes { buffer in
+      guard let bio = BIO_new_mem_buf(buffer.baseAddress, pemLength) else { return nil }
+      defer { BIO_free(bio) }
+      return PEM_read_bio_PUBKEY(bio, nil, nil, nil)
     }
-    defer { BIO_free(bio) }
-    guard let key = PEM_read_bio_PUBKEY(bio, nil, nil, nil) else {
+    guard let key = parsed else {
       ERR_clear_error()
       throw .invalidPublicKey
     }

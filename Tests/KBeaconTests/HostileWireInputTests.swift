@@ -1,0 +1,30 @@
+import Testing
+
+@testable import KBeacon
+
+/// Device answers and values that once trapped the tool (issue #11): a faulty or hostile device may send
+/// any number; the wire model keeps it, and nothing that converts it may trap.
+@Suite("Hostile wire input", .timeLimit(.minutes(2)))
+struct HostileWireInputTests {
+  /// A `getPara` answer with numbers beyond `Int` and `Double` range parses, keeps the device's text,
+  /// and reports no `Int` for them.
+  @Test func anAnswerWithHugeNumbersParsesAndKeepsTheirText() throws {
+    let text = #"{"maxSlot":-9223372036854775808,"maxPrd":-1e400,"advObj":[{"slot":0,"type":5,"advPrd":1e300}]}"#
+    let config = try ReadResponse.parse(Array(text.utf8), generation: .pro)
+    #expect(config.deviceJSON["maxSlot"]?.intValue == .min)
+    #expect(config.deviceJSON["maxPrd"]?.intValue == nil)
+    #expect(config.deviceJSON["maxPrd"]?.doubleValue == -.infinity)
+    #expect(config.slot(0)?.fields["advPrd"]?.intValue == nil)
+    #expect(JSONWriter.text(.object(config.deviceJSON)) == text)
+  }
+
+  /// Signed 8.8 fixed point (kbeacon-protocol.md §8.3): 21.5 °C is 0x1580; values beyond the format
+  /// saturate at 0x7FFF / 0x8000 and NaN is 0 instead of trapping.
+  @Test func fixedPointEncodingSaturatesInsteadOfTrapping() {
+    #expect(fixed88Raw(21.5) == 0x1580)
+    #expect(fixed88Raw(-1) == 0xFF00)
+    #expect(fixed88Raw(1e300) == 0x7FFF)
+    #expect(fixed88Raw(-1e300) == 0x8000)
+    #expect(fixed88Raw(.nan) == 0)
+  }
+}
