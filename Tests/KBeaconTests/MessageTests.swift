@@ -112,6 +112,18 @@ import Testing
     #expect(Command(json: Command.powerOff.json) == .powerOff)
   }
 
+  /// `ring` has the spec's shape (§6.7 `{"msg":"ring","ringTime":ms,"ringType":t,"ledOn":ms,"ledOff":ms}`)
+  /// with KKM README §4.3.7.1's example values (20000 ms, beep, LED 200 on / 1800 off), on the wire as one
+  /// SINGLE JSON request frame at an authenticated budget (§4.2): header 0x23 = data type 2 << 4 | 3
+  /// SINGLE, seq 00 00, then the 70 bytes of JSON text.
+  @Test func ringCarriesTheLEDTimingOfTheSpecExample() {
+    let text = #"{"msg":"ring","ringTime":20000,"ringType":1,"ledOn":200,"ledOff":1800}"#
+    #expect(Command.ring(milliseconds: 20000, type: 1).bytes == Array(text.utf8))
+    let frames = RequestFrame.fragments(of: Command.ring(milliseconds: 20000, type: 1).bytes, dataType: .json, budget: 244)
+    #expect(frames.map(\.bytes) == [[0x23, 0x00, 0x00] + Array(text.utf8)])
+    #expect(Command(json: Command.ring(milliseconds: 20000, type: 1).json) == .ring(milliseconds: 20000, type: 1, ledOn: 200, ledOff: 1800))
+  }
+
   @Test func triggersOfEveryKindCanBeWrittenAndDisabled() throws {
     for type in TriggerType.allCases where type != .disabled {
       var t = TriggerConfig(index: 1, type: type)
