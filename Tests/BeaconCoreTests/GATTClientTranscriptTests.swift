@@ -4,7 +4,7 @@ import Testing
 
 /// GATT client procedures against recorded request/response transcripts (Core v5.4 Vol 3 Part G §4): the
 /// client must send exactly these bytes, in this order, and make sense of exactly these answers.
-@Suite struct GATTClientTranscriptTests {
+@Suite(.timeLimit(.minutes(1))) struct GATTClientTranscriptTests {
   func client(_ script: [ScriptedBearer.Exchange], timeout: Duration = .seconds(30)) -> (GATTClient, ScriptedBearer) {
     let bearer = ScriptedBearer(script)
     return (GATTClient(bearer: bearer, transactionTimeout: timeout), bearer)

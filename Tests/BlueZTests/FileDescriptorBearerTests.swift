@@ -7,7 +7,7 @@ import Testing
 
 /// The fd-based ATT bearer over a `socketpair(AF_UNIX, SOCK_SEQPACKET)`, the same shape as an L2CAP LE
 /// socket: PDU boundaries kept, clean idempotent close, link loss reported as `LinkError(.disconnected)`.
-@Suite struct FileDescriptorBearerTests {
+@Suite(.timeLimit(.minutes(2))) struct FileDescriptorBearerTests {
   func pair() throws -> (FileDescriptorBearer, FileDescriptorBearer) {
     var fds: [Int32] = [-1, -1]
     #expect(socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue), 0, &fds) == 0)

@@ -7,7 +7,7 @@ import Testing
 /// The socket plumbing under the live layer, on `socketpair(AF_UNIX, SOCK_SEQPACKET)` (same packet
 /// boundaries as L2CAP): message-preserving send/receive, close waking a blocked receiver, ownership
 /// hand-over, and reply waiters (each reply to its waiter, cancellation).
-@Suite struct SocketPlumbingTests {
+@Suite(.timeLimit(.minutes(2))) struct SocketPlumbingTests {
   static func pair() -> (Int32, Int32) {
     var fds: [Int32] = [0, 0]
     precondition(socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue), 0, &fds) == 0)

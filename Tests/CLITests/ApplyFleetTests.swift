@@ -10,7 +10,7 @@ import Testing
 /// The profile engine's acceptance run: a 50-device simulated fleet of both generations, some already
 /// compliant, some with faults, driven through the same CLI path an operator uses (`plan`/`apply`), with
 /// device-side write counts read from the simulator's own state.
-@Suite(.isolatedState) struct ApplyFleetTests {
+@Suite(.isolatedState, .timeLimit(.minutes(5))) struct ApplyFleetTests {
   static let count = 50
   static func address(_ i: Int) -> String { String(format: "DD:34:02:06:E0:%02X", i) }
   /// Faults, by device index: 7 wrong password, 11/12/13 busy for their first two requests, 17/18/19 drop the
@@ -133,7 +133,7 @@ import Testing
 
 /// `kill -9` of a real `apply` process midway, then `apply --resume`: the journal and the simulator's
 /// saved state (written before each device acknowledges, like flash) carry everything across the crash.
-@Suite(.isolatedState) struct ApplyCrashTests {
+@Suite(.isolatedState, .timeLimit(.minutes(5))) struct ApplyCrashTests {
   static let binary = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent().appendingPathComponent(".build/debug/beacon-provision").path
 

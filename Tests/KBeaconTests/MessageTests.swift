@@ -3,7 +3,7 @@ import Testing
 @testable import KBeacon
 
 /// JSON messages of kbeacon-protocol.md §6 (v2), §7 (v1) and §6.7 (commands).
-@Suite struct MessageTests {
+@Suite(.timeLimit(.minutes(1))) struct MessageTests {
   @Test func getParaV2AndV1Text() {
     #expect(ReadRequest.pro([.common, .slots]).json.description == #"{"msg":"getPara","type":3}"#)
     #expect(ReadRequest.pro(.triggers, triggerType: 4).json.description == #"{"msg":"getPara","type":4,"trType":4}"#)

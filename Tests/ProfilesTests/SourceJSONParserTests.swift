@@ -3,7 +3,7 @@ import Testing
 
 @testable import Profiles
 
-@Suite struct SourceJSONParserTests {
+@Suite(.timeLimit(.minutes(1))) struct SourceJSONParserTests {
   func parse(_ text: String) throws(SourceJSONSyntaxError) -> SourceJSON { try SourceJSONParser.parse(Array(text.utf8)) }
 
   @Test func recordsLineAndColumnOfEveryValueAndKey() throws {

@@ -6,7 +6,7 @@ import Testing
 
 /// The device-building API other simulated devices (KBeacon, DFU) stand on: handlers, replies after the
 /// response, per-connection identity, device-side disconnect.
-@Suite struct GATTDeviceAPITests {
+@Suite(.timeLimit(.minutes(3))) struct GATTDeviceAPITests {
   static let command = BluetoothUUID(0xFEA1)
   static let reply = BluetoothUUID(0xFEA2)
 

@@ -7,7 +7,7 @@ import Testing
 
 /// The simulated KBeacon behind its GATT server, reached through a socketpair bearer, the real
 /// `GATTClient` and `KBeaconSession` — the code path used with real hardware (kbeacon-protocol.md §2–§9).
-@Suite struct KBeaconOverGATTTests {
+@Suite(.timeLimit(.minutes(3))) struct KBeaconOverGATTTests {
   static let address = BluetoothAddress("DD:34:02:06:D0:6C")!
   static let environment = KBeaconSession.Environment(
     randomBytes: { n in [UInt8](repeating: 0x5A, count: n) }, now: { 1_700_000_000 })

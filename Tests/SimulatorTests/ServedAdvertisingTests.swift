@@ -5,7 +5,7 @@ import Testing
 
 /// `ServedAdvertising` and `LinkGate`: the pure parts of serving fleet devices over a real controller
 /// (`beacon-provision sim serve`, the VM tier). The controller side runs in scripts/vm/scenarios.
-@Suite struct ServedAdvertisingTests {
+@Suite(.timeLimit(.minutes(3))) struct ServedAdvertisingTests {
   /// A btvirt controller's address (hci1), which served devices take.
   let controller = BluetoothAddress("00:AA:01:01:00:01")!
 

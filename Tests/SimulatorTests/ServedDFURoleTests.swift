@@ -11,7 +11,7 @@ import Testing
 /// cycle through `SimulatedBootloaders` with the bootloader's GATT database on a link accepted from
 /// outside (`SimulatedDFUPeripheral.acceptLink`), the loop's wake-ups (`LinkGate`) and device-side drops
 /// (`ServedLinks`) — everything but the controller, which runs in scripts/vm/scenarios/dfu.sh.
-@Suite struct ServedDFURoleTests {
+@Suite(.timeLimit(.minutes(3))) struct ServedDFURoleTests {
   /// hci1's public address under btvirt.
   let application = BluetoothAddress("00:AA:01:01:00:01")!
   let bootloader = BluetoothAddress("00:AA:01:01:00:02")!
