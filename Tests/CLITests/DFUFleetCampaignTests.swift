@@ -103,7 +103,7 @@ import Testing
 
     // the dropping device's bootloader gives up after 300 ms idle and its old application comes back
     let droppingAddress = BluetoothAddress(Self.address(dropping))!
-    for _ in 0..<100 where central.bootloaders.isInBootloader(droppingAddress) { try await Task.sleep(for: .milliseconds(20)) }
+    await central.bootloaders.waitUntilLeft(droppingAddress)
     #expect(!central.bootloaders.isInBootloader(droppingAddress))
     for i in 0..<20 {
       let expected = [dropping, lowBattery, otherHardware].contains(i) ? "V5.22" : "V5.30"

@@ -57,7 +57,7 @@ import Testing
     #expect(try await client.discover().characteristic(DFUGATT.controlPoint, inService: DFUGATT.service) != nil)
     await client.close()
 
-    for _ in 0..<400 where central.bootloaders.isInBootloader(application) { try await Task.sleep(for: .milliseconds(20)) }
+    await central.bootloaders.waitUntilLeft(application)
     #expect(!central.bootloaders.isInBootloader(application))
     let after = try await Self.reports(central, count: 5)
     #expect(after.allSatisfy { $0.address == application })

@@ -57,7 +57,7 @@ import Testing
     let command = try await client.characteristic(Self.command)
     try await client.write([0xFF], to: command.valueHandle)  // answered, then the device drops the link
     await #expect(throws: LinkError.self) { _ = try await client.read(1) }
-    while disconnects.all.isEmpty { await Task.yield() }
+    await disconnects.wait(forCount: 1)
     #expect(disconnects.all == [link.connection.id])
     #expect(await link.connection.isEnded)
   }

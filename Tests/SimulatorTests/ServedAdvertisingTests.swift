@@ -72,7 +72,7 @@ import Testing
     await gate.opened()
     await gate.opened()
     let waiter = Task { try await gate.waitUntilIdle() }
-    while await gate.waiting == 0 { await Task.yield() }  // the waiter is parked, not returned early
+    await gate.waitForWaiters(1)  // the waiter is parked, not returned early
     await gate.closed()
     #expect(await gate.isLinked)
     #expect(await gate.waiting == 1)

@@ -100,7 +100,7 @@ import Testing
       _ = try await SimulatedLink.open(to: server, device: GATTFixtures.device, capacity: capacity)
     }
     await first.close()
-    while await capacity.inUse > 0 { await Task.yield() }
+    await capacity.waitForRoom()
     let (second, _) = try await SimulatedLink.open(to: server, device: GATTFixtures.device, capacity: capacity)
     await second.close()
   }
