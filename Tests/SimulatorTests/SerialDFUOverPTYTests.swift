@@ -54,7 +54,7 @@ extension SerialDFUOverPTYTests {
       try await DFUTransfer(factory: factory, configuration: DFUEngineConfiguration(receiptInterval: 0, maximumReconnectsWithoutProgress: 0)).run([image])
     }
     // no traffic for longer than the timeout: back to application version 1, progress gone
-    try await Task.sleep(for: .milliseconds(300))
+    await server.waitUntilApplicationRuns()
     let target = await server.target
     #expect(!target.inBootloader && target.configuration.applicationVersion == 1 && target.activated.isEmpty)
   }
