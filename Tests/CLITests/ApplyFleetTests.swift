@@ -147,24 +147,24 @@ import Testing
       "--state-dir", state,
     ]
     process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
+    let errors = Pipe()
+    process.standardError = errors
+    let progress = ProcessLines.stream(errors)
     try process.run()
 
-    // Wait until a few devices are verified, then kill without warning.
-    let journalPath = state + "/journal.sqlite"
-    var run: String? = nil
-    for _ in 0..<600 where process.isRunning {
-      try await Task.sleep(for: .milliseconds(50))
-      guard FileManager.default.fileExists(atPath: journalPath), let journal = try? Journal(path: journalPath),
-        let latest = try? await journal.runs().first
-      else { continue }
-      run = latest.id
-      if (try? await journal.devices(run: latest.id).filter { $0.state == .verified }.count) ?? 0 >= 3 { break }
+    // Wait until a few devices are verified — apply's progress line of each finished device on standard
+    // error — then kill without warning.
+    var verified = 0
+    for await line in progress where line.hasSuffix(", verified") {
+      verified += 1
+      if verified == 3 { break }
     }
     try #require(process.isRunning, "the run finished before it could be killed; the test needs a slower link")
     kill(process.processIdentifier, SIGKILL)
     process.waitUntilExit()
-    let id = try #require(run)
+    errors.fileHandleForReading.readabilityHandler = nil
+    let journalPath = state + "/journal.sqlite"
+    let id = try #require(try await Journal(path: journalPath).runs().first?.id)
 
     let journal = try Journal(path: journalPath)
     let open = try await journal.devices(run: id).filter { !$0.state.isFinal }
