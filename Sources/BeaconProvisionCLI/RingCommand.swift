@@ -24,7 +24,7 @@ struct RingCommand: AsyncParsableCommand {
     try await KBeaconConnector.withSession(
       target, adapter: adapter.adapter, passwordOptions: passwordOptions, sections: [.common]
     ) { session, _ in
-      try await session.send(.ring(milliseconds: milliseconds, type: type, ledOn: nil, ledOff: nil))
+      try await session.send(.ring(milliseconds: milliseconds, type: type))
       if holdLink { try await Task.sleep(for: .milliseconds(milliseconds)) }
     }
     emit("\(target): ringing for \(milliseconds) ms")

@@ -51,7 +51,7 @@ public struct BlueZError: Error, Sendable, Equatable, CustomStringConvertible {
     case EBADF:
       return "\(call)\(on): the socket is closed"
     default:
-      return "\(call)\(on) failed: \(String(cString: strerror(errno)))"
+      return "\(call)\(on) failed: \(ErrnoText.message(errno))"
     }
   }
 }

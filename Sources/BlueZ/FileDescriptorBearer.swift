@@ -25,9 +25,8 @@ public final class FileDescriptorBearer: ATTBearer {
   public let incoming: AsyncThrowingStream<[UInt8], any Error>
 
   private let fd: Int32
-  /// The read and write ends of the wake-up pipe.
-  private let wakeFD: Int32
-  private let wakeWriteFD: Int32
+  /// Wakes the reader thread on `close()`.
+  let wakePipe: WakePipe
   private let sendQueue: DispatchQueue
   private let inbox: ReceivedPDUs
   /// True once `close()` ran or the link dropped; guarded by the mutex, read from every thread.
@@ -46,11 +45,8 @@ public final class FileDescriptorBearer: ATTBearer {
 
   /// Takes ownership of `fd`, a connected SOCK_SEQPACKET socket, and starts reading from it.
   public init(fileDescriptor fd: Int32, peer: BluetoothAddress) throws {
-    var pipeEnds: [Int32] = [0, 0]
-    guard pipe(&pipeEnds) == 0 else { throw BlueZError.current("pipe") }
+    self.wakePipe = try WakePipe()
     self.fd = fd
-    self.wakeFD = pipeEnds[0]
-    self.wakeWriteFD = pipeEnds[1]
     self.peer = peer
     self.sendQueue = DispatchQueue(label: "FileDescriptorBearer.send.\(peer)")
     let inbox = ReceivedPDUs(limit: Self.readAheadLimit)
@@ -88,7 +84,7 @@ public final class FileDescriptorBearer: ATTBearer {
         continue
       }
       if state.withLock({ $0.closedLocally }) { throw LinkError(.closed, peer: peer) }
-      throw LinkError(.disconnected, peer: peer, detail: sent < 0 ? String(cString: strerror(code)) : "short send")
+      throw LinkError(.disconnected, peer: peer, detail: sent < 0 ? ErrnoText.message(code) : "short send")
     }
   }
 
@@ -107,8 +103,7 @@ public final class FileDescriptorBearer: ATTBearer {
       s.closedLocally = true
       guard !s.descriptorClosed else { return }
       _ = shutdown(fd, Int32(SHUT_RDWR))
-      var one: UInt8 = 1
-      _ = write(wakeWriteFD, &one, 1)
+      wakePipe.wake()
     }
     inbox.wake()
   }
@@ -124,12 +119,12 @@ public final class FileDescriptorBearer: ATTBearer {
         break
       }
       var fds = [
-        pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0),
+        pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wakePipe.readEnd, events: Int16(POLLIN), revents: 0),
       ]
       let ready = poll(&fds, 2, -1)
       if ready < 0 {
         if errno == EINTR { continue }
-        ending = LinkError(.disconnected, peer: peer, detail: "poll: \(String(cString: strerror(errno)))")
+        ending = LinkError(.disconnected, peer: peer, detail: "poll: \(ErrnoText.message(errno))")
         break
       }
       if fds[1].revents != 0 || state.withLock({ $0.closedLocally }) {
@@ -148,7 +143,7 @@ public final class FileDescriptorBearer: ATTBearer {
           inbox.wake()  // the slot taken for this read is still free
           continue
         }
-        ending = LinkError(.disconnected, peer: peer, detail: String(cString: strerror(code)))
+        ending = LinkError(.disconnected, peer: peer, detail: ErrnoText.message(code))
         break loop
       default:
         inbox.deliver(Array(buffer[0..<count]))
@@ -162,8 +157,7 @@ public final class FileDescriptorBearer: ATTBearer {
       state.withLock { s in
         s.descriptorClosed = true
         _ = Glibc.close(fd)
-        _ = Glibc.close(wakeFD)
-        _ = Glibc.close(wakeWriteFD)
+        wakePipe.close()
       }
     }
   }

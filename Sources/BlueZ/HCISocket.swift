@@ -99,38 +99,16 @@ public final class HCISocket: Sendable {
   }
 
   private func startReader() {
-    let handle = handle
-    let replies = replies
-    let subscribers = subscribers
-    let adapter = adapter
-    DedicatedThread.start("hci-reader-\(adapter)") {
-      var failure: BlueZError = BlueZError(errno: EBADF, call: "HCI socket closed", adapter: adapter)
-      loop: while true {
-        switch handle.wait(for: Int16(POLLIN), timeout: nil) {
-        case .closed: break loop
-        case .timedOut: continue
-        case .ready: break
-        }
-        do {
-          guard let packet = try handle.receive(capacity: 260, call: "read(HCI)") else { continue }
-          // Undecodable packets are skipped: one bad event must not end the session.
-          guard let event = try? HCIEvent(packet: packet) else { continue }
-          switch event {
-          case .commandComplete(let c): replies.resolve(c.opcode.rawValue, with: .complete(c))
-          case .commandStatus(let s): replies.resolve(s.opcode.rawValue, with: .status(s))
-          default: break
-          }
-          subscribers.broadcast(event)
-        } catch let error as BlueZError {
-          failure = error
-          break loop
-        } catch {
-          break loop
+    SocketReader(
+      handle: handle, replies: replies, subscribers: subscribers, capacity: 260, call: "read(HCI)",
+      decode: { packet in
+        guard let event = try? HCIEvent(packet: packet) else { return nil }
+        switch event {
+        case .commandComplete(let c): return (event, (c.opcode.rawValue, .complete(c)))
+        case .commandStatus(let s): return (event, (s.opcode.rawValue, .status(s)))
+        default: return (event, nil)
         }
       }
-      handle.close()
-      replies.close(with: failure)
-      subscribers.finish()
-    }
+    ).start("hci-reader-\(adapter)", closed: BlueZError(errno: EBADF, call: "HCI socket closed", adapter: adapter))
   }
 }

@@ -50,7 +50,7 @@ public final class L2CAPConnection: Sendable, CustomStringConvertible {
         do {
           if let packet = try handle.receive(capacity: 65_535, call: "recv(L2CAP)") { return packet }
         } catch let error as BlueZError {
-          throw LinkError(.disconnected, peer: peer, detail: String(cString: strerror(error.errno)))
+          throw LinkError(.disconnected, peer: peer, detail: ErrnoText.message(error.errno))
         }
       }
     }

@@ -82,9 +82,9 @@ public enum L2CAPConnector {
     case EPERM, EACCES, ENETDOWN, ENODEV, EAFNOSUPPORT, EBUSY:
       return BlueZError(errno: code, call: "connect(L2CAP LE)")
     case ETIMEDOUT:
-      return LinkError(.connectTimeout, peer: peer, detail: String(cString: strerror(code)))
+      return LinkError(.connectTimeout, peer: peer, detail: ErrnoText.message(code))
     default:
-      return LinkError(.connectFailed, peer: peer, detail: String(cString: strerror(code)))
+      return LinkError(.connectFailed, peer: peer, detail: ErrnoText.message(code))
     }
   }
 }

@@ -78,39 +78,19 @@ public final class MgmtSocket: Sendable {
   }
 
   private func startReader() {
-    let handle = handle
-    let replies = replies
-    let subscribers = subscribers
-    DedicatedThread.start("mgmt-reader") {
-      var failure = BlueZError(errno: EBADF, call: "mgmt socket closed")
-      loop: while true {
-        switch handle.wait(for: Int16(POLLIN), timeout: nil) {
-        case .closed: break loop
-        case .timedOut: continue
-        case .ready: break
-        }
-        do {
-          guard let packet = try handle.receive(capacity: 6 + 65_535, call: "read(mgmt)") else { continue }
-          guard let event = try? MgmtEvent(packet: packet) else { continue }
-          switch event.payload {
-          case .commandComplete(let opcode, let status, let parameters):
-            replies.resolve(
-              ReplyKey(opcode: opcode.rawValue, index: event.index), with: Reply(status: status, returnParameters: parameters))
-          case .commandStatus(let opcode, let status):
-            replies.resolve(ReplyKey(opcode: opcode.rawValue, index: event.index), with: Reply(status: status, returnParameters: []))
-          default: break
-          }
-          subscribers.broadcast(event)
-        } catch let error as BlueZError {
-          failure = error
-          break loop
-        } catch {
-          break loop
+    SocketReader(
+      handle: handle, replies: replies, subscribers: subscribers, capacity: 6 + 65_535, call: "read(mgmt)",
+      decode: { packet in
+        guard let event = try? MgmtEvent(packet: packet) else { return nil }
+        func key(_ opcode: MgmtOpcode) -> ReplyKey { ReplyKey(opcode: opcode.rawValue, index: event.index) }
+        switch event.payload {
+        case .commandComplete(let opcode, let status, let parameters):
+          return (event, (key(opcode), Reply(status: status, returnParameters: parameters)))
+        case .commandStatus(let opcode, let status):
+          return (event, (key(opcode), Reply(status: status, returnParameters: [])))
+        default: return (event, nil)
         }
       }
-      handle.close()
-      replies.close(with: failure)
-      subscribers.finish()
-    }
+    ).start("mgmt-reader", closed: BlueZError(errno: EBADF, call: "mgmt socket closed"))
   }
 }

@@ -10,34 +10,27 @@ import Synchronization
 /// cooperative pool.
 final class SocketHandle: Sendable {
   private let fd: Mutex<Int32?>
-  private let wakeRead: Int32
-  private let wakeWrite: Int32
+  /// Wakes `wait` when the socket closes.
+  let wakePipe: WakePipe
   /// For errors: `hci0`, or nil for the mgmt socket.
   let adapter: String?
 
   /// Takes ownership of `fd` and makes it non-blocking.
   init(adopting descriptor: Int32, adapter: String?) throws {
-    var pipeEnds: [Int32] = [0, 0]
-    guard pipe(&pipeEnds) == 0 else {
-      let error = BlueZError.current("pipe2", adapter: adapter)
+    do {
+      wakePipe = try WakePipe(adapter: adapter)
+    } catch {
       Glibc.close(descriptor)
       throw error
     }
-    for end in pipeEnds {
-      _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-      _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
-    }
     _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
     fd = Mutex(descriptor)
-    wakeRead = pipeEnds[0]
-    wakeWrite = pipeEnds[1]
     self.adapter = adapter
   }
 
   deinit {
     close()
-    Glibc.close(wakeRead)
-    Glibc.close(wakeWrite)
+    wakePipe.close()
   }
 
   var isClosed: Bool { fd.withLock { $0 == nil } }
@@ -86,7 +79,7 @@ final class SocketHandle: Sendable {
   /// passes (nil = forever), or `close()` is called.
   func wait(for events: Int16, timeout: Duration?) -> Readiness {
     guard let descriptor = fd.withLock({ $0 }) else { return .closed }
-    var fds = [pollfd(fd: descriptor, events: events, revents: 0), pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+    var fds = [pollfd(fd: descriptor, events: events, revents: 0), pollfd(fd: wakePipe.readEnd, events: Int16(POLLIN), revents: 0)]
     let milliseconds = timeout.map { Int32(clamping: $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) } ?? -1
     while true {
       let r = poll(&fds, 2, milliseconds)
@@ -100,8 +93,7 @@ final class SocketHandle: Sendable {
   func release() -> Int32? {
     fd.withLock { fd in
       defer { fd = nil }
-      var one: UInt8 = 1
-      _ = Glibc.write(wakeWrite, &one, 1)
+      wakePipe.wake()
       return fd
     }
   }
@@ -112,8 +104,7 @@ final class SocketHandle: Sendable {
       if let open = fd {
         Glibc.close(open)
         fd = nil
-        var one: UInt8 = 1
-        _ = Glibc.write(wakeWrite, &one, 1)
+        wakePipe.wake()
       }
     }
   }

@@ -3,7 +3,7 @@ import Testing
 @testable import BeaconCore
 
 /// Malformed and unknown PDUs give typed errors (Core v5.4 Vol 3 Part F §3.4), never a trap.
-@Suite struct ATTDecodingErrorTests {
+@Suite(.timeLimit(.minutes(1))) struct ATTDecodingErrorTests {
   func reason(_ bytes: [UInt8]) -> ATTDecodingError.Reason? {
     do {
       _ = try ATTPDU(bytes)

@@ -4,7 +4,7 @@ import Testing
 
 /// Byte vectors for every ATT PDU (Core v5.4 Vol 3 Part F §3.4), each decoded field by field in its
 /// comment. Each test decodes the vector through `ATTPDU`, checks the fields, and re-encodes it.
-@Suite struct ATTPDUVectorTests {
+@Suite(.timeLimit(.minutes(1))) struct ATTPDUVectorTests {
   /// Decodes through the enum and checks that encoding gives the same bytes back.
   func roundTrip(_ bytes: [UInt8]) throws -> ATTPDU {
     let pdu = try ATTPDU(bytes)

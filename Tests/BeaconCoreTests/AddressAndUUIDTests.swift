@@ -3,7 +3,7 @@ import Testing
 
 @testable import BeaconCore
 
-@Suite struct AddressAndUUIDTests {
+@Suite(.timeLimit(.minutes(1))) struct AddressAndUUIDTests {
   @Test func addressParsesPrintsAndReversesForTheWire() throws {
     let a = try #require(BluetoothAddress("dd:34:02:06:d0:6c"))
     #expect(a.description == "DD:34:02:06:D0:6C")

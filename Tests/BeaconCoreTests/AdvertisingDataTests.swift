@@ -3,7 +3,7 @@ import Testing
 @testable import BeaconCore
 
 /// AD structure parsing (Core Vol 3 Part C §11) including malformed input.
-@Suite struct AdvertisingDataTests {
+@Suite(.timeLimit(.minutes(1))) struct AdvertisingDataTests {
   @Test func parsesEveryInterpretedADType() throws {
     let bytes = Hex.decode(
       // 02 01 06            flags = 0x06

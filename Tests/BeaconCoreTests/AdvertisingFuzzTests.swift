@@ -3,7 +3,7 @@ import Testing
 @testable import BeaconCore
 
 /// Random and mutated input never traps the parser or the frame decoders.
-@Suite struct AdvertisingFuzzTests {
+@Suite(.timeLimit(.minutes(1))) struct AdvertisingFuzzTests {
   /// xorshift64*, seeded, so a failure reproduces.
   struct Generator: RandomNumberGenerator {
     var state: UInt64

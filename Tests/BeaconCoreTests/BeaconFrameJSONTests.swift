@@ -3,7 +3,7 @@ import Testing
 @testable import BeaconCore
 
 /// The JSON shape of decoded frames: camelCase, `type` discriminator, hex bytes, upper-case UUIDs.
-@Suite struct BeaconFrameJSONTests {
+@Suite(.timeLimit(.minutes(1))) struct BeaconFrameJSONTests {
   @Test func iBeaconShape() throws {
     let frame = BeaconFrame.iBeacon(
       IBeaconFrame(uuid: ProximityUUID("e2c56db5-dffb-48d2-b060-d0f5a71096e0")!, major: 7, minor: 1, measuredPower: -59)

@@ -4,7 +4,7 @@ import Testing
 
 /// Discovery windows, RSSI threshold, first-seen times and once-per-window frames (blukii seeds/000), and
 /// the merging of advertising and scan-response data per address.
-@Suite struct DiscoverySessionTests {
+@Suite(.timeLimit(.minutes(1))) struct DiscoverySessionTests {
   static let origin = ContinuousClock.now
   static let a = BluetoothAddress("DD:34:02:06:D1:01")!
   static let b = BluetoothAddress("AC:23:3F:00:00:01")!

@@ -3,7 +3,7 @@ import Testing
 @testable import BeaconCore
 
 /// Eddystone-URL decoding and the encoder (beacon-formats.md §2 "URL").
-@Suite struct EddystoneURLTests {
+@Suite(.timeLimit(.minutes(1))) struct EddystoneURLTests {
   @Test func decodesTheVector() throws {
     // 03 03 AA FE | 13 16 AA FE | 10 = URL | EB = −21 dBm | 03 = "https://" | "goo.gl/S6zT6P" (13 ASCII bytes)
     let bytes = try vector("0303AAFE" + "1316AAFE" + "10" + "EB" + "03" + "676F6F2E676C2F53367A543650")

@@ -4,7 +4,7 @@ import Testing
 
 /// GATT client procedures against recorded request/response transcripts (Core v5.4 Vol 3 Part G §4): the
 /// client must send exactly these bytes, in this order, and make sense of exactly these answers.
-@Suite struct GATTClientTranscriptTests {
+@Suite(.timeLimit(.minutes(1))) struct GATTClientTranscriptTests {
   func client(_ script: [ScriptedBearer.Exchange], timeout: Duration = .seconds(30)) -> (GATTClient, ScriptedBearer) {
     let bearer = ScriptedBearer(script)
     return (GATTClient(bearer: bearer, transactionTimeout: timeout), bearer)
@@ -180,7 +180,7 @@ import Testing
       if got.count == 3 { break }
     }
     #expect(got == [[1], [2], [3]])
-    while bearer.remaining > 0 { await Task.yield() }
+    await bearer.signal.wait { bearer.remaining == 0 }
     #expect(bearer.sent.last == [0x1E])
   }
 
@@ -200,9 +200,10 @@ import Testing
     let bearer = ScriptedBearer([.init(request: [0x0A, 0x03, 0x00], answers: [])])  // → 0A 0300, never answered
     let client = GATTClient(bearer: bearer, clock: clock)
     let read = Task { try await client.read(3) }
-    while clock.sleeperCount == 0 { await Task.yield() }
+    await clock.signal.wait { clock.sleeperCount > 0 }
     clock.advance(by: .seconds(29))
-    for _ in 0..<100 { await Task.yield() }
+    // Not due: the advance resumed nobody, the timeout is still asleep.
+    #expect(clock.sleeperCount == 1)
     #expect(await client.terminationError == nil)
     #expect(!bearer.isClosed)
     clock.advance(by: .seconds(1))
@@ -237,7 +238,7 @@ import Testing
     let (client, bearer) = client([read, read, read])
     let tasks = (0..<3).map { _ in Task { try await client.read(3) } }
     for answered in 1...3 {
-      while bearer.sent.count < answered { await Task.yield() }
+      await bearer.signal.wait { bearer.sent.count >= answered }
       for _ in 0..<200 { await Task.yield() }
       // Only one request is on the air until its response arrives.
       #expect(bearer.sent.count == answered)
@@ -252,7 +253,7 @@ import Testing
   @Test func linkLossFailsTheOutstandingRequest() async throws {
     let (client, bearer) = client([.init(request: [0x0A, 0x03, 0x00], answers: [])])
     let read = Task { try await client.read(3) }
-    while bearer.sent.isEmpty { await Task.yield() }
+    await bearer.signal.wait { !bearer.sent.isEmpty }
     bearer.drop()
     await #expect(throws: LinkError(.disconnected, peer: bearer.peer)) { _ = try await read.value }
     #expect(await client.terminationError is LinkError)
@@ -267,7 +268,7 @@ import Testing
     ])
     bearer.inject([0x02, 0x40, 0x00])
     bearer.inject([0x0A, 0x01, 0x00])
-    while bearer.remaining > 0 { await Task.yield() }
+    await bearer.signal.wait { bearer.remaining == 0 }
     #expect(await client.mtu == 64)
     #expect(bearer.mismatches.isEmpty, "\(bearer.mismatches)")
   }

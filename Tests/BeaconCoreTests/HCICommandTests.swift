@@ -4,7 +4,7 @@ import Testing
 
 /// HCI command packets (Core Vol 4 Part E §5.4.1, §7) byte for byte. Every vector is:
 /// indicator 01 | opcode (LE) | parameter length | parameters.
-@Suite struct HCICommandTests {
+@Suite(.timeLimit(.minutes(1))) struct HCICommandTests {
   @Test func opcodeSplitsIntoGroupAndCommandFields() {
     // 0x200C = OGF 0x08 (LE Controller) << 10 | OCF 0x000C.
     #expect(HCIOpcode.leSetScanEnable.rawValue == 0x200C)

@@ -4,7 +4,7 @@ import Testing
 
 /// HCI event packets (Core Vol 4 Part E §5.4.4, §7.7) as a raw HCI socket delivers them:
 /// indicator 04 | event code | parameter length | parameters.
-@Suite struct HCIEventTests {
+@Suite(.timeLimit(.minutes(1))) struct HCIEventTests {
   /// 11:22:33:44:55:66 on the wire (least significant octet first).
   static let wireAddress: [UInt8] = [0x66, 0x55, 0x44, 0x33, 0x22, 0x11]
   static let address = BluetoothAddress("11:22:33:44:55:66")!

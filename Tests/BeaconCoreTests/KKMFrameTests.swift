@@ -3,7 +3,7 @@ import Testing
 @testable import BeaconCore
 
 /// KKM KSensor 0x21, System 0x22 and the 0x2080 scan response (kbeacon-protocol.md §10.2–§10.4).
-@Suite struct KKMFrameTests {
+@Suite(.timeLimit(.minutes(1))) struct KKMFrameTests {
   /// The real K6 KSensor sample (ble_monitor #835):
   /// 21        KSensor frame
   /// 01 0F     mask 0x010F: bit 0x100 (v1 version byte 1, no field), battery, temperature, humidity, acceleration

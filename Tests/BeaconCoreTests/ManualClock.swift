@@ -21,6 +21,8 @@ final class ManualClock: Clock {
   var minimumResolution: Duration { .zero }
   /// Tasks currently sleeping on this clock.
   var sleeperCount: Int { state.withLock { $0.sleepers.count } }
+  /// Signalled whenever a task starts sleeping: `await clock.signal.wait { clock.sleeperCount > 0 }`.
+  let signal = StateSignal()
 
   func sleep(until deadline: Instant, tolerance: Duration?) async throws {
     try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
@@ -29,7 +31,7 @@ final class ManualClock: Clock {
         s.sleepers.append(Sleeper(deadline: deadline, continuation: continuation))
         return false
       }
-      if due { continuation.resume() }
+      if due { continuation.resume() } else { signal.changed() }
     }
   }
 

@@ -4,7 +4,7 @@ import Testing
 
 /// The kernel management protocol (BlueZ `doc/mgmt-api.txt`) byte for byte. Every packet is:
 /// code (LE) | controller index (LE) | parameter length (LE) | parameters.
-@Suite struct MgmtCodecTests {
+@Suite(.timeLimit(.minutes(1))) struct MgmtCodecTests {
   /// 11:22:33:44:55:66 on the wire.
   static let wireAddress: [UInt8] = [0x66, 0x55, 0x44, 0x33, 0x22, 0x11]
 

@@ -16,6 +16,8 @@ final class ScriptedBearer: ATTBearer {
   let incoming: AsyncThrowingStream<[UInt8], any Error>
   private let continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation
   private let state: Mutex<(script: [Exchange], sent: [[UInt8]], mismatches: [String], closed: Bool)>
+  /// Signalled after every PDU the client sends and on close: `await bearer.signal.wait { … }`.
+  let signal = StateSignal()
 
   init(_ script: [Exchange]) {
     (incoming, continuation) = AsyncThrowingStream.makeStream(of: [UInt8].self, throwing: (any Error).self)
@@ -48,11 +50,13 @@ final class ScriptedBearer: ATTBearer {
       s.script.removeFirst()
       return next.answers
     }
+    signal.changed()
     for answer in answers { continuation.yield(answer) }
   }
 
   func close() async {
     state.withLock { $0.closed = true }
+    signal.changed()
     continuation.finish(throwing: LinkError(.closed))
   }
 }

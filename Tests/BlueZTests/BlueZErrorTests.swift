@@ -4,7 +4,7 @@ import Testing
 @testable import BlueZ
 
 /// The one-line errors an operator sees when the radio is unusable must name what is missing.
-@Suite struct BlueZErrorTests {
+@Suite(.timeLimit(.minutes(2))) struct BlueZErrorTests {
   @Test func noBluetoothInTheKernelSuggestsTheSimulator() {
     let text = BlueZError(errno: EAFNOSUPPORT, call: "socket(AF_BLUETOOTH)").description
     #expect(text.contains("no Bluetooth support"))

@@ -7,7 +7,7 @@ import Testing
 
 /// The fd-based ATT bearer over a `socketpair(AF_UNIX, SOCK_SEQPACKET)`, the same shape as an L2CAP LE
 /// socket: PDU boundaries kept, clean idempotent close, link loss reported as `LinkError(.disconnected)`.
-@Suite struct FileDescriptorBearerTests {
+@Suite(.timeLimit(.minutes(2))) struct FileDescriptorBearerTests {
   func pair() throws -> (FileDescriptorBearer, FileDescriptorBearer) {
     var fds: [Int32] = [-1, -1]
     #expect(socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue), 0, &fds) == 0)
@@ -57,40 +57,43 @@ import Testing
   }
 
   @Test func nonBlockingSocketWaitsInsteadOfFailingWhenFull() async throws {
-    // A non-blocking sending end (as a non-blocking connect leaves it) with a small send buffer, and a raw
-    // receiving end the test reads only later, so the sender's buffer fills and send(2) returns EAGAIN.
+    // A non-blocking sending end (as a non-blocking connect leaves it) with a small send buffer that the
+    // test fills before the bearer's first send, so send(2) returns EAGAIN at once; the raw receiving end
+    // is read only afterwards.
     var fds: [Int32] = [-1, -1]
     #expect(socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue), 0, &fds) == 0)
     _ = fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK)
     var size: Int32 = 4096
     _ = setsockopt(fds[0], SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+    let pad = [UInt8](repeating: 0xEE, count: 200)
+    let filler = [0x00] + pad
+    var fillers = 0
+    while filler.withUnsafeBytes({ Glibc.send(fds[0], $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) > 0 { fillers += 1 }
+    #expect(errno == EAGAIN && fillers > 0)
     let sender = try FileDescriptorBearer(fileDescriptor: fds[0], peer: BluetoothAddress(rawValue: 3))
     let receiver = fds[1]
     let count = 200
-    let pad = [UInt8](repeating: 0xEE, count: 200)
-    let failed = Mutex(false)
     let sending = Task {
-      do {
-        for i in 0..<count { try await sender.send([0x52, 0x01, 0x00, UInt8(i)] + pad) }
-      } catch {
-        failed.withLock { $0 = true }
-        throw error
-      }
+      for i in 0..<count { try await sender.send([0x52, 0x01, 0x00, UInt8(i)] + pad) }
     }
-    try await Task.sleep(for: .milliseconds(20))  // let the queue fill while nobody reads
-    var next = 0
-    var buffer = [UInt8](repeating: 0, count: 512)
-    while next < count {
-      let n = buffer.withUnsafeMutableBytes { recv(receiver, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
-      if n < 0 {
-        if failed.withLock({ $0 }) { break }
-        await Task.yield()
-        continue
+    // Blocking reads on a thread of their own: the filler, then every PDU in order. Ten seconds without
+    // data means the sender gave up (its error is thrown below).
+    let total = fillers + count
+    let received = try await DedicatedThread.run("test-receiver") { () -> [[UInt8]] in
+      var packets: [[UInt8]] = []
+      var buffer = [UInt8](repeating: 0, count: 512)
+      while packets.count < total {
+        var ready = pollfd(fd: receiver, events: Int16(POLLIN), revents: 0)
+        guard poll(&ready, 1, 10_000) == 1 else { break }
+        let n = buffer.withUnsafeMutableBytes { recv(receiver, $0.baseAddress, $0.count, 0) }
+        guard n > 0 else { break }
+        packets.append(Array(buffer[0..<n]))
       }
-      #expect(Array(buffer[0..<n]) == [0x52, 0x01, 0x00, UInt8(next)] + pad)
-      next += 1
+      return packets
     }
     try await sending.value
+    #expect(received.prefix(fillers).allSatisfy { $0 == filler })
+    #expect(Array(received.dropFirst(fillers)) == (0..<count).map { [0x52, 0x01, 0x00, UInt8($0)] + pad })
     await sender.close()
     close(receiver)
   }

@@ -5,7 +5,7 @@ import Testing
 
 /// `HCIAdvertiser` against a fake controller: legacy or extended commands as the controller's supported
 /// commands say, the exact bytes, and "already off" answers on the disable path ignored.
-@Suite struct HCIAdvertiserTests {
+@Suite(.timeLimit(.minutes(2))) struct HCIAdvertiserTests {
   static let adapter = Adapter(index: 1, name: "hci1", address: BluetoothAddress(rawValue: 0xBB), isUp: true)
   static let settings = AdvertisingSettings(
     connectable: true, interval: 0x00A0, advertisingData: [0x02, 0x01, 0x06], scanResponseData: [0x03, 0x08, 0x62, 0x70])

@@ -6,7 +6,7 @@ import Testing
 
 /// The raw-HCI scanner and `HCISocket` against a fake controller on a socketpair: the exact command
 /// sequence (legacy vs extended, linux-ble.md §4.4 item 2), reports out, the disable on stop, and errors.
-@Suite struct HCIScannerTests {
+@Suite(.timeLimit(.minutes(2))) struct HCIScannerTests {
   static let adapter = Adapter(index: 0, name: "hci0", address: BluetoothAddress(rawValue: 0xAA), isUp: true)
 
   /// A controller answering every command with success; Read Local Supported Commands returns `mask`;

@@ -6,7 +6,7 @@ import Testing
 
 /// Pure decisions of the live layer: scan backend selection, advertiser command sequences and limits,
 /// per-adapter connect serialization, and the errors seen on a machine without Bluetooth.
-@Suite struct LiveLayerLogicTests {
+@Suite(.timeLimit(.minutes(2))) struct LiveLayerLogicTests {
   struct ProbeFailure: Error, Equatable {}
 
   @Test func backendSelection() throws {

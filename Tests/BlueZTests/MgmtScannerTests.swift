@@ -7,7 +7,7 @@ import Testing
 /// The mgmt-channel scanner against a fake kernel on a socketpair (`doc/mgmt-api.txt`): power/LE
 /// preparation, Start Discovery with LE types, Device Found → reports for our index only, restart when the
 /// kernel ends a discovery round, Busy (someone else discovering) tolerated, Stop Discovery on stop.
-@Suite struct MgmtScannerTests {
+@Suite(.timeLimit(.minutes(2))) struct MgmtScannerTests {
   static let adapter = Adapter(index: 1, name: "hci1", address: BluetoothAddress(rawValue: 0xBB), isUp: true)
 
   /// Read Controller Information reply with `settings` as Current_Settings.
@@ -129,7 +129,7 @@ final class StartCounter: Sendable {
 }
 
 /// A refused restart (the kernel creating a connection interrupts discovery) is retried, not fatal.
-@Suite struct MgmtScannerRestartTests {
+@Suite(.timeLimit(.minutes(2))) struct MgmtScannerRestartTests {
   @Test func refusedRestartIsRetried() async throws {
     let starts = StartCounter()
     let fake = FakeControllerEndpoint { packet, _ in

@@ -7,7 +7,7 @@ import Testing
 /// The socket plumbing under the live layer, on `socketpair(AF_UNIX, SOCK_SEQPACKET)` (same packet
 /// boundaries as L2CAP): message-preserving send/receive, close waking a blocked receiver, ownership
 /// hand-over, and reply waiters (each reply to its waiter, cancellation).
-@Suite struct SocketPlumbingTests {
+@Suite(.timeLimit(.minutes(2))) struct SocketPlumbingTests {
   static func pair() -> (Int32, Int32) {
     var fds: [Int32] = [0, 0]
     precondition(socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue), 0, &fds) == 0)
@@ -64,10 +64,19 @@ import Testing
 
   @Test func repliesReachTheirWaitersAndCancellationIsPrompt() async throws {
     let replies = PendingReplies<UInt16, Int>()
-    let first = Task { try await replies.wait(for: 7, timeout: .seconds(30), timeoutError: { CancellationError() }) {} }
-    while !(replies.resolve(7, with: 1)) { await Task.yield() }  // once the first waiter is registered
-    let second = Task { try await replies.wait(for: 7, timeout: .seconds(30), timeoutError: { CancellationError() }) {} }
-    while !(replies.resolve(7, with: 2)) { await Task.yield() }
+    // `wait` calls its `send` once the waiter is registered: that is the signal to answer.
+    let (registered, registration) = AsyncStream.makeStream(of: Void.self)
+    var registrations = registered.makeAsyncIterator()
+    let first = Task {
+      try await replies.wait(for: 7, timeout: .seconds(30), timeoutError: { CancellationError() }) { registration.yield() }
+    }
+    _ = await registrations.next()
+    #expect(replies.resolve(7, with: 1))
+    let second = Task {
+      try await replies.wait(for: 7, timeout: .seconds(30), timeoutError: { CancellationError() }) { registration.yield() }
+    }
+    _ = await registrations.next()
+    #expect(replies.resolve(7, with: 2))
     #expect(try await first.value == 1)
     #expect(try await second.value == 2)
     let waiter = Task { try await replies.wait(for: 9, timeout: .seconds(30), timeoutError: { CancellationError() }) {} }

@@ -10,7 +10,7 @@ import Testing
 /// The profile engine's acceptance run: a 50-device simulated fleet of both generations, some already
 /// compliant, some with faults, driven through the same CLI path an operator uses (`plan`/`apply`), with
 /// device-side write counts read from the simulator's own state.
-@Suite(.isolatedState) struct ApplyFleetTests {
+@Suite(.isolatedState, .timeLimit(.minutes(5))) struct ApplyFleetTests {
   static let count = 50
   static func address(_ i: Int) -> String { String(format: "DD:34:02:06:E0:%02X", i) }
   /// Faults, by device index: 7 wrong password, 11/12/13 busy for their first two requests, 17/18/19 drop the
@@ -133,7 +133,7 @@ import Testing
 
 /// `kill -9` of a real `apply` process midway, then `apply --resume`: the journal and the simulator's
 /// saved state (written before each device acknowledges, like flash) carry everything across the crash.
-@Suite(.isolatedState) struct ApplyCrashTests {
+@Suite(.isolatedState, .timeLimit(.minutes(5))) struct ApplyCrashTests {
   static let binary = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent().appendingPathComponent(".build/debug/beacon-provision").path
 
@@ -147,24 +147,24 @@ import Testing
       "--state-dir", state,
     ]
     process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
+    let errors = Pipe()
+    process.standardError = errors
+    let progress = ProcessLines.stream(errors)
     try process.run()
 
-    // Wait until a few devices are verified, then kill without warning.
-    let journalPath = state + "/journal.sqlite"
-    var run: String? = nil
-    for _ in 0..<600 where process.isRunning {
-      try await Task.sleep(for: .milliseconds(50))
-      guard FileManager.default.fileExists(atPath: journalPath), let journal = try? Journal(path: journalPath),
-        let latest = try? await journal.runs().first
-      else { continue }
-      run = latest.id
-      if (try? await journal.devices(run: latest.id).filter { $0.state == .verified }.count) ?? 0 >= 3 { break }
+    // Wait until a few devices are verified — apply's progress line of each finished device on standard
+    // error — then kill without warning.
+    var verified = 0
+    for await line in progress where line.hasSuffix(", verified") {
+      verified += 1
+      if verified == 3 { break }
     }
     try #require(process.isRunning, "the run finished before it could be killed; the test needs a slower link")
     kill(process.processIdentifier, SIGKILL)
     process.waitUntilExit()
-    let id = try #require(run)
+    errors.fileHandleForReading.readabilityHandler = nil
+    let journalPath = state + "/journal.sqlite"
+    let id = try #require(try await Journal(path: journalPath).runs().first?.id)
 
     let journal = try Journal(path: journalPath)
     let open = try await journal.devices(run: id).filter { !$0.state.isFinal }

@@ -3,7 +3,7 @@ import Testing
 
 @testable import BeaconProvisionCLI
 
-@Suite struct CommandLineTests {
+@Suite(.timeLimit(.minutes(5))) struct CommandLineTests {
   @Test func adapterChoiceParsesEveryForm() {
     #expect(AdapterChoice(argument: "hci0") == .live("hci0"))
     #expect(AdapterChoice(argument: "sim") == .simulated(fleetFile: nil))

@@ -10,7 +10,7 @@ import Testing
 
 /// `beacon-provision dfu inspect` and `dfu serial`, run in process (the serial one against the simulated
 /// bootloader on a pty).
-@Suite struct DFUCommandTests {
+@Suite(.timeLimit(.minutes(5))) struct DFUCommandTests {
   static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .appendingPathComponent("Fixtures/dfu")
   static func fixture(_ name: String) -> String { fixtures.appendingPathComponent(name).path }

@@ -11,7 +11,7 @@ import Testing
 /// entry (nordic-dfu.md §2.2), the bootloader at address +1 running the real `SimulatedDFUTarget`, the new
 /// version read back over a KBeacon session (kbeacon-protocol.md §6.3 `ver`) and kept in the simulator's
 /// state store.
-@Suite(.isolatedState) struct DFUFleetCampaignTests {
+@Suite(.isolatedState, .timeLimit(.minutes(5))) struct DFUFleetCampaignTests {
   /// Addresses 4 apart: a bootloader at +1 never lands on a neighbour's application address.
   static func address(_ i: Int) -> String { String(format: "DD:34:02:06:F0:%02X", i * 4) }
   static let password = Secret("0000000000000000")
@@ -103,7 +103,7 @@ import Testing
 
     // the dropping device's bootloader gives up after 300 ms idle and its old application comes back
     let droppingAddress = BluetoothAddress(Self.address(dropping))!
-    for _ in 0..<100 where central.bootloaders.isInBootloader(droppingAddress) { try await Task.sleep(for: .milliseconds(20)) }
+    await central.bootloaders.waitUntilLeft(droppingAddress)
     #expect(!central.bootloaders.isInBootloader(droppingAddress))
     for i in 0..<20 {
       let expected = [dropping, lowBattery, otherHardware].contains(i) ? "V5.22" : "V5.30"

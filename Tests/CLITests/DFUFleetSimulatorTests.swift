@@ -9,7 +9,7 @@ import Testing
 
 /// The simulated fleet's DFU side on its own (nordic-dfu.md §2.2, §2.6): what a scan sees while a KBeacon
 /// is in its bootloader, the inactivity timeout, the fleet file's `dfu` section, and a refused package.
-@Suite(.isolatedState) struct DFUFleetSimulatorTests {
+@Suite(.isolatedState, .timeLimit(.minutes(5))) struct DFUFleetSimulatorTests {
   /// Jumps the device at `address` into its bootloader the way `BLEDFULinkFactory` does: `02 "Dfu0700"`
   /// then `01` on the buttonless characteristic 8EC90003 (indications enabled first).
   static func jump(_ address: BluetoothAddress, central: SimulatedCentral) async throws {
@@ -57,7 +57,7 @@ import Testing
     #expect(try await client.discover().characteristic(DFUGATT.controlPoint, inService: DFUGATT.service) != nil)
     await client.close()
 
-    for _ in 0..<400 where central.bootloaders.isInBootloader(application) { try await Task.sleep(for: .milliseconds(20)) }
+    await central.bootloaders.waitUntilLeft(application)
     #expect(!central.bootloaders.isInBootloader(application))
     let after = try await Self.reports(central, count: 5)
     #expect(after.allSatisfy { $0.address == application })

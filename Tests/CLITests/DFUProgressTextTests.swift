@@ -5,7 +5,7 @@ import Testing
 @testable import BeaconProvisionCLI
 
 /// A firmware campaign's progress lines speak of versions, not of configuration keys.
-@Suite struct DFUProgressTextTests {
+@Suite(.timeLimit(.minutes(5))) struct DFUProgressTextTests {
   @Test func anUpdatedDeviceReadsAsItsVersionChange() {
     let change = ConfigChange(scope: .common, key: "ver", old: .text("5.22"), new: .text("660.51"))
     #expect(DFUCampaignRunner.describe(.updated([change])) == "updated firmware 5.22 -> 660.51, verified")

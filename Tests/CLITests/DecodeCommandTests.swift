@@ -6,7 +6,7 @@ import Testing
 @testable import BeaconProvisionCLI
 
 /// `decode HEX` run in process.
-@Suite struct DecodeCommandTests {
+@Suite(.timeLimit(.minutes(5))) struct DecodeCommandTests {
   static func output(_ arguments: [String]) throws -> String {
     try (try Decode.parseAsRoot(arguments) as! Decode).output()
   }

@@ -6,7 +6,7 @@ import Testing
 @testable import Simulator
 
 /// The `gatt` commands: argument forms, rendering, and runs against the simulated fleet.
-@Suite(.isolatedState) struct GattCommandTests {
+@Suite(.isolatedState, .timeLimit(.minutes(5))) struct GattCommandTests {
   let device = "DD:34:02:06:D1:07"  // demo fleet KBPro_CO2
 
   @Test func targetsAreUUIDsOrHexHandles() {

@@ -8,7 +8,7 @@ import Testing
 
 /// `read`, `ring`, `reset`, `history` run in process against the built-in simulated fleet
 /// (`--adapter sim`): the real CLI → GATT client → socketpair bearer → simulated KBeacon GATT server path.
-@Suite(.isolatedState) struct KBeaconCommandTests {
+@Suite(.isolatedState, .timeLimit(.minutes(5))) struct KBeaconCommandTests {
   final class Lines: Sendable {
     let lines = Mutex<[String]>([])
     var all: [String] { lines.withLock { $0 } }

@@ -7,7 +7,7 @@ import Testing
 
 /// The campaign's KBeacon adapter (`Fleet.KBeaconOpener`) against the simulated KBeacons of the demo fleet,
 /// through `SimulatedCentral.withKBeacons` — the composition the CLI uses for `--adapter sim`.
-@Suite struct KBeaconFleetSessionTests {
+@Suite(.timeLimit(.minutes(5))) struct KBeaconFleetSessionTests {
   let opener = KBeaconOpener(central: SimulatedCentral.withKBeacons(fleet: DemoFleet.fleet, pace: .unpaced).central)
 
   @Test func readPatchWithoutSlotTypeAndReadBack() async throws {

@@ -4,7 +4,7 @@ import Testing
 @testable import BeaconProvisionCLI
 
 /// The terminal table of `scan`: redrawn in place, throttled, rows cut to the terminal width.
-@Suite struct LiveTableTests {
+@Suite(.timeLimit(.minutes(5))) struct LiveTableTests {
   static func record(_ address: String, name: String?) -> DeviceRecord {
     // 02 01 06 | 1A FF 4C 00 02 15 <UUID> 0007 0001 C5: iBeacon 7/1 at −59 dBm.
     let data = Hex.decode("0201061AFF4C000215E2C56DB5DFFB48D2B060D0F5A71096E000070001C5")!

@@ -8,7 +8,7 @@ import Testing
 
 /// `apply` refuses a change that would leave a KBeacon with no connectable slot (it could be reached again
 /// only by hand), unless the profile says `"allowUnreachable": true`.
-@Suite(.isolatedState) struct LockoutGuardTests {
+@Suite(.isolatedState, .timeLimit(.minutes(5))) struct LockoutGuardTests {
   static let target = "DD:34:02:06:D1:02"
 
   static func profile(allowUnreachable: Bool) throws -> String {

@@ -8,7 +8,7 @@ import Testing
 /// The operator's loop on the built-in fleet: `apply` a profile, then `scan` — the applied KBeacon advertises
 /// its new iBeacon major/minor and name, in the same process (the same simulated central) and in the next
 /// one (a fresh central over the same state directory); untouched devices advertise as before.
-@Suite(.isolatedState) struct ScanAfterApplyTests {
+@Suite(.isolatedState, .timeLimit(.minutes(5))) struct ScanAfterApplyTests {
   static let target = "DD:34:02:06:D1:02"
 
   /// A profile for one demo KBeacon Pro: name "lobby-2", slot 0 iBeacon major 4321, minor 9.

@@ -9,7 +9,7 @@ import Testing
 
 /// `scan` run in process against the unpaced simulated demo fleet.
 /// Each test has its own state directory: a saved `apply` would change what the simulated KBeacons send.
-@Suite(.isolatedState) struct ScanCommandTests {
+@Suite(.isolatedState, .timeLimit(.minutes(5))) struct ScanCommandTests {
   /// Lines emitted during a scan (the runner calls from its child task).
   final class Lines: Sendable {
     private let lines = Mutex<[String]>([])
@@ -177,7 +177,7 @@ struct FailingCentral: Central {
   }
 }
 
-@Suite struct ScanFailureTests {
+@Suite(.timeLimit(.minutes(5))) struct ScanFailureTests {
   @Test func scanErrorsBecomeOneLineFailures() async throws {
     let command = try Scan.parseAsRoot(["--duration", "1", "--json"]) as! Scan
     let failure = await #expect(throws: CLIFailure.self) {

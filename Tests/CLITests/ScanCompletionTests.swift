@@ -5,7 +5,7 @@ import Testing
 @testable import BeaconProvisionCLI
 
 /// `ScanRunner.completeWhenSeen`: a campaign that names its devices stops scanning once it has heard them.
-@Suite(.isolatedState) struct ScanCompletionTests {
+@Suite(.isolatedState, .timeLimit(.minutes(5))) struct ScanCompletionTests {
   static func scan(completeWhenSeen: Set<BluetoothAddress>, seconds: Int) async throws -> [DeviceRecord] {
     let central = try await CentralFactory.make(.simulated(fleetFile: nil), pace: .unpaced)
     let runner = ScanRunner(

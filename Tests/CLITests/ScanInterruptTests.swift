@@ -5,7 +5,7 @@ import Testing
 
 /// Ctrl-C during `scan` ends the scan instead of killing the process: the devices heard so far are printed
 /// and the exit status is 0 (a live scan is switched off on the same path).
-@Suite struct ScanInterruptTests {
+@Suite(.timeLimit(.minutes(5))) struct ScanInterruptTests {
   @Test func sigintPrintsWhatWasHeardAndExitsZero() async throws {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: ApplyCrashTests.binary)

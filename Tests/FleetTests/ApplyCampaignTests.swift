@@ -5,7 +5,7 @@ import Testing
 
 @testable import Fleet
 
-@Suite struct ApplyCampaignTests {
+@Suite(.timeLimit(.minutes(3))) struct ApplyCampaignTests {
   static let profileText = #"""
     {"version": 1, "select": {"addresses": ["DD:34:02:06:D1:01", "DD:34:02:06:D1:02", "DD:34:02:06:D1:03", "DD:34:02:06:D1:04"]},
      "desired": {"name": "shop-{{index}}", "slots": [{"slot": 0, "type": "ibeacon", "major": 7, "minor": "{{index+100}}"}]}}

@@ -49,7 +49,7 @@ struct FakeUpdater: FirmwareUpdater {
   }
 }
 
-@Suite struct FirmwareCampaignTests {
+@Suite(.timeLimit(.minutes(3))) struct FirmwareCampaignTests {
   func run(_ devices: [BluetoothAddress: FakeFirmwareDevice], batteries: [String: Int], plan: FirmwarePlan, journal: Journal, run: String? = nil, attempts: Int = 3)
     async throws -> (CampaignSummary, FirmwareReports, Campaign)
   {

@@ -3,7 +3,7 @@ import Testing
 @testable import KBeacon
 
 /// Device-side framing pieces (kbeacon-protocol.md §4.2–§4.4) used by the simulated KBeacon.
-@Suite struct DeviceFramingTests {
+@Suite(.timeLimit(.minutes(1))) struct DeviceFramingTests {
   @Test func requestAssemblerAsksForEachNextOffset() throws {
     var assembler = RequestAssembler()
     // 20 0000 "abc" → ack 23 0003 0000 0004 (next from 3)

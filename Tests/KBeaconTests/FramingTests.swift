@@ -3,7 +3,7 @@ import Testing
 @testable import KBeacon
 
 /// kbeacon-protocol.md §4: header nibbles, request frames, device acks, report fragments and report acks.
-@Suite struct FramingTests {
+@Suite(.timeLimit(.minutes(1))) struct FramingTests {
   @Test func headerNibblesFollowTheSpecTable() throws {
     // 0x13 = data type 1 (auth) << 4 | 3 (SINGLE)
     #expect(try FrameHeader(byte: 0x13) == FrameHeader(.auth, .single))

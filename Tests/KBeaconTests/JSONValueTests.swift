@@ -3,7 +3,7 @@ import Testing
 @testable import KBeacon
 
 /// The order- and number-preserving JSON used on the wire (kbeacon-protocol.md §4.2, §6).
-@Suite struct JSONValueTests {
+@Suite(.timeLimit(.minutes(1))) struct JSONValueTests {
   @Test func roundTripKeepsKeyOrderAndNumberText() throws {
     let text =
       #"{"msg":"cfg","advObj":[{"slot":0,"type":5,"advPrd":1022.5,"txPwr":-4,"conn":1}],"name":"a/b","x":1000.0}"#

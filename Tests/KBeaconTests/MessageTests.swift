@@ -3,7 +3,7 @@ import Testing
 @testable import KBeacon
 
 /// JSON messages of kbeacon-protocol.md §6 (v2), §7 (v1) and §6.7 (commands).
-@Suite struct MessageTests {
+@Suite(.timeLimit(.minutes(1))) struct MessageTests {
   @Test func getParaV2AndV1Text() {
     #expect(ReadRequest.pro([.common, .slots]).json.description == #"{"msg":"getPara","type":3}"#)
     #expect(ReadRequest.pro(.triggers, triggerType: 4).json.description == #"{"msg":"getPara","type":4,"trType":4}"#)
@@ -110,6 +110,18 @@ import Testing
     #expect(Command.powerOff.json.description == #"{"msg":"admin","stype":"pwroff"}"#)
     #expect(Command.reset(for: .legacy).json.description == #"{"msg":"reset"}"#)
     #expect(Command(json: Command.powerOff.json) == .powerOff)
+  }
+
+  /// `ring` has the spec's shape (§6.7 `{"msg":"ring","ringTime":ms,"ringType":t,"ledOn":ms,"ledOff":ms}`)
+  /// with KKM README §4.3.7.1's example values (20000 ms, beep, LED 200 on / 1800 off), on the wire as one
+  /// SINGLE JSON request frame at an authenticated budget (§4.2): header 0x23 = data type 2 << 4 | 3
+  /// SINGLE, seq 00 00, then the 70 bytes of JSON text.
+  @Test func ringCarriesTheLEDTimingOfTheSpecExample() {
+    let text = #"{"msg":"ring","ringTime":20000,"ringType":1,"ledOn":200,"ledOff":1800}"#
+    #expect(Command.ring(milliseconds: 20000, type: 1).bytes == Array(text.utf8))
+    let frames = RequestFrame.fragments(of: Command.ring(milliseconds: 20000, type: 1).bytes, dataType: .json, budget: 244)
+    #expect(frames.map(\.bytes) == [[0x23, 0x00, 0x00] + Array(text.utf8)])
+    #expect(Command(json: Command.ring(milliseconds: 20000, type: 1).json) == .ring(milliseconds: 20000, type: 1, ledOn: 200, ledOff: 1800))
   }
 
   @Test func triggersOfEveryKindCanBeWrittenAndDisabled() throws {

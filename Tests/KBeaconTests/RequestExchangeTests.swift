@@ -3,7 +3,7 @@ import Testing
 @testable import KBeacon
 
 /// kbeacon-protocol.md §4.2–§4.4: the app side of a request, against recorded device frames.
-@Suite struct RequestExchangeTests {
+@Suite(.timeLimit(.minutes(1))) struct RequestExchangeTests {
   @Test func writeThatFitsFinishesOnCauseZero() {
     let cfg = utf8(#"{"msg":"cfg"}"#)
     var exchange = RequestExchange(kind: .json, message: cfg, budget: 17)

@@ -3,7 +3,7 @@ import Testing
 @testable import KBeacon
 
 /// Sensor history HEX messages (kbeacon-protocol.md §9).
-@Suite struct SensorHistoryTests {
+@Suite(.timeLimit(.minutes(1))) struct SensorHistoryTests {
   @Test func requestsInTheThreeOrders() throws {
     // 01 = read info, 02 = HT sensor
     #expect(HistoryRequest.info(sensor: 2).bytes == hex("01 02"))
@@ -86,7 +86,7 @@ import Testing
 }
 
 /// FEA3 indications (kbeacon-protocol.md §8.3).
-@Suite struct IndicationTests {
+@Suite(.timeLimit(.minutes(1))) struct IndicationTests {
   @Test func v2HumidityTriggerAndOtherEvents() throws {
     // 08 = HTTempAbove | UTC 65000000 | temp 1980 = 25.5 | hum 3240 = 50.25
     #expect(
@@ -120,7 +120,7 @@ import Testing
 }
 
 /// Error and timeout names (kbeacon-protocol.md §12).
-@Suite struct ErrorCatalogTests {
+@Suite(.timeLimit(.minutes(1))) struct ErrorCatalogTests {
   @Test func everyDeviceCauseHasItsSpecMeaning() {
     for code: UInt16 in [
       0x102, 0x103, 0x104, 0x105, 0x106, 0x107, 0x108, 0x109, 0x10A, 0x10B, 0x10C, 0x116, 0x117, 0x118, 0x119,

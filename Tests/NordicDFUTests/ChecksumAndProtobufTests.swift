@@ -3,7 +3,7 @@ import Testing
 @testable import NordicDFU
 
 /// CRC-32 as the target computes it (§2.4) and the proto2 reader used for init packets (§1.3).
-@Suite struct ChecksumAndProtobufTests {
+@Suite(.timeLimit(.minutes(2))) struct ChecksumAndProtobufTests {
   @Test func crc32MatchesTheStandardCheckValue() {
     // CRC-32/ISO-HDLC check value for "123456789" is 0xCBF43926 (what zlib.crc32 returns)
     #expect(CRC32.checksum(Array("123456789".utf8)) == 0xCBF4_3926)

@@ -4,7 +4,7 @@ import BeaconCore
 @testable import NordicDFU
 
 /// Control-point request/response byte vectors (nordic-dfu.md §2.3, §2.4, and the nrfutil wire trace of §5).
-@Suite struct ControlPointCodecTests {
+@Suite(.timeLimit(.minutes(2))) struct ControlPointCodecTests {
   @Test func requestsEncodeAsInTheNrfutilTrace() {
     // 09 01: Ping, id 1
     #expect(ControlPointRequest.ping(id: 1).bytes == [0x09, 0x01])
@@ -87,7 +87,7 @@ import BeaconCore
 }
 
 /// Buttonless entry codec and bootloader address rules (nordic-dfu.md §2.2).
-@Suite struct ButtonlessAndLocatorTests {
+@Suite(.timeLimit(.minutes(2))) struct ButtonlessAndLocatorTests {
   @Test func buttonlessRequestsAndResponses() throws {
     // 01: enter bootloader
     #expect(ButtonlessRequest.enterBootloader.bytes == [0x01])

@@ -4,7 +4,7 @@ import Testing
 
 /// The pure DFU engine against scripted target answers (nordic-dfu.md §2.5): every action and the
 /// bytes it carries are checked, so a change in order, chunking or resume logic fails here.
-@Suite struct DFUEngineTests {
+@Suite(.timeLimit(.minutes(2))) struct DFUEngineTests {
   let dat: [UInt8] = Array(0..<10)
   let bin: [UInt8] = Array(100..<120)  // 20 bytes
 

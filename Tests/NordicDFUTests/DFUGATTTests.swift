@@ -3,7 +3,7 @@ import Testing
 
 @testable import NordicDFU
 
-@Suite struct DFUGATTTests {
+@Suite(.timeLimit(.minutes(2))) struct DFUGATTTests {
   /// nordic-dfu.md §2.1: the control point and packet characteristics differ only in their first group.
   @Test func secureDFUUUIDsMatchTheSpec() {
     #expect(DFUGATT.service.shortValue == 0xFE59)

@@ -7,7 +7,7 @@ import Testing
 
 /// Every fixture made by Nordic's nrfutil 6.1.7 is read and checked; the decoded fields are compared with
 /// what `nrfutil pkg display` printed for the same file (Tests/Fixtures/dfu/nrfutil-display.txt).
-@Suite struct PackageFixtureTests {
+@Suite(.timeLimit(.minutes(2))) struct PackageFixtureTests {
   func package(_ name: String) throws -> DFUPackage {
     try DFUPackage(archive: LibzipArchive(path: DFUFixtures.path(name)))
   }

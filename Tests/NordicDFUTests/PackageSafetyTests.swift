@@ -5,7 +5,7 @@ import Testing
 @testable import NordicDFU
 
 /// Bad packages are refused before any connection (nordic-dfu.md §1.4; zip safety).
-@Suite struct PackageSafetyTests {
+@Suite(.timeLimit(.minutes(2))) struct PackageSafetyTests {
   let expectations = DeviceExpectations(hardwareVersion: 52, softDeviceID: 0x101, applicationVersion: 1)
 
   func failedChecks(_ files: [(name: String, bytes: [UInt8])]) throws -> [String] {

@@ -3,7 +3,7 @@ import Testing
 @testable import NordicDFU
 
 /// SLIP vectors (nordic-dfu.md §4: 0xC0 → DB DC, 0xDB → DB DD, one END after each frame, no leading END).
-@Suite struct SLIPTests {
+@Suite(.timeLimit(.minutes(2))) struct SLIPTests {
   @Test func encodesWithEscapesAndATrailingEnd() {
     // 09 01 → 09 01 C0
     #expect(SLIP.encode([0x09, 0x01]) == [0x09, 0x01, 0xC0])

@@ -7,7 +7,7 @@ import Testing
 /// tables over the same keys; every value a profile accepts must be one the device's key table accepts too,
 /// or `apply` would send a value the device refuses. Checked at the edges of each profile range, for every
 /// choice, and for booleans; sensor fields, whose ranges depend on the sensor type, have `SensorFieldCheck`.
-@Suite struct FieldRangeConsistencyTests {
+@Suite(.timeLimit(.minutes(1))) struct FieldRangeConsistencyTests {
   /// Every profile field with a device key, its scope in the key table and the entry type it belongs to.
   static var fields: [(FieldSpec, ConfigScope, Int?)] {
     var all: [(FieldSpec, ConfigScope, Int?)] = []

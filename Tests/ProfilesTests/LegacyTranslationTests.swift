@@ -2,7 +2,7 @@ import Testing
 
 @testable import Profiles
 
-@Suite struct LegacyTranslationTests {
+@Suite(.timeLimit(.minutes(1))) struct LegacyTranslationTests {
   /// A legacy KBeacon (kbeacon-protocol.md §7): iBeacon + TLM enabled (type 0x4|0x8), connectable, no auto power-on.
   let actual: [String: SettingValue] = [
     "modle": .text("KBN52"), "devName": .text("KBeacon_1201"), "type": .integer(0x0C), "advPrd": .number(1000),

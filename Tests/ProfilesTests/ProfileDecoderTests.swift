@@ -18,7 +18,7 @@ func diagnostics(_ text: String) -> [String] {
   }
 }
 
-@Suite struct ProfileDecoderTests {
+@Suite(.timeLimit(.minutes(1))) struct ProfileDecoderTests {
   static let retail = """
     {
       "version": 1,

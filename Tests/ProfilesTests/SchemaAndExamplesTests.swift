@@ -5,7 +5,7 @@ import Testing
 @testable import Profiles
 
 /// The committed schema and example profiles are part of the product: they must match the decoder.
-@Suite struct SchemaAndExamplesTests {
+@Suite(.timeLimit(.minutes(1))) struct SchemaAndExamplesTests {
   static let profilesFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent().appendingPathComponent("profiles")
 

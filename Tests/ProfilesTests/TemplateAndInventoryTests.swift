@@ -2,7 +2,7 @@ import Testing
 
 @testable import Profiles
 
-@Suite struct TemplateAndInventoryTests {
+@Suite(.timeLimit(.minutes(1))) struct TemplateAndInventoryTests {
   let vars = TemplateVariables(address: "dd:34:02:06:d0:6c", index: 4, inventory: ["room": "A-12", "floor": "3"])
 
   @Test func fillsBuiltInsAndInventoryVariables() {

@@ -3,7 +3,7 @@ import Testing
 @testable import Simulator
 
 /// nordic-dfu.md §2.2: the buttonless characteristic's requests and `20 op status` indications.
-@Suite struct ButtonlessDFUResponderTests {
+@Suite(.timeLimit(.minutes(3))) struct ButtonlessDFUResponderTests {
   @Test func setNameThenEnter() {
     var r = ButtonlessDFUResponder()
     // 02 | len 03 | "Dfu" → 20 02 01

@@ -5,7 +5,7 @@ import Testing
 @testable import Simulator
 
 /// The fleet file format: the sample fixture, round trips, and errors that name the JSON path.
-@Suite struct FleetFileTests {
+@Suite(.timeLimit(.minutes(3))) struct FleetFileTests {
   static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
     "Fixtures/sample-fleet.json"
   ).path

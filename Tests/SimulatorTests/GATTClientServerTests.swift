@@ -7,7 +7,7 @@ import Testing
 
 /// The real GATT client against the simulated GATT server over a real socketpair (Core v5.4 Vol 3
 /// Part G §4 procedures; Part F §3.4 server behaviour).
-@Suite struct GATTClientServerTests {
+@Suite(.timeLimit(.minutes(3))) struct GATTClientServerTests {
   @Test func discoversTenServicesExactly() async throws {
     let definitions = GATTFixtures.tenServices()
     let server = GATTServer(services: definitions)

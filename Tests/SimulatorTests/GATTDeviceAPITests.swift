@@ -6,7 +6,7 @@ import Testing
 
 /// The device-building API other simulated devices (KBeacon, DFU) stand on: handlers, replies after the
 /// response, per-connection identity, device-side disconnect.
-@Suite struct GATTDeviceAPITests {
+@Suite(.timeLimit(.minutes(3))) struct GATTDeviceAPITests {
   static let command = BluetoothUUID(0xFEA1)
   static let reply = BluetoothUUID(0xFEA2)
 
@@ -57,7 +57,7 @@ import Testing
     let command = try await client.characteristic(Self.command)
     try await client.write([0xFF], to: command.valueHandle)  // answered, then the device drops the link
     await #expect(throws: LinkError.self) { _ = try await client.read(1) }
-    while disconnects.all.isEmpty { await Task.yield() }
+    await disconnects.wait(forCount: 1)
     #expect(disconnects.all == [link.connection.id])
     #expect(await link.connection.isEnded)
   }

@@ -6,7 +6,7 @@ import Testing
 
 /// Error Responses of the simulated server (Core v5.4 Vol 3 Part F §3.4.1.1 and each request's section),
 /// seen through the real client and, for PDUs the client never sends, as raw bytes on the bearer.
-@Suite struct GATTServerErrorTests {
+@Suite(.timeLimit(.minutes(3))) struct GATTServerErrorTests {
   static let readOnly = BluetoothUUID(0xFF11)
   static let writeOnly = BluetoothUUID(0xFF12)
   static let controlPoint = BluetoothUUID(0xFF13)

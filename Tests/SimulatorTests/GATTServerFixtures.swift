@@ -40,9 +40,31 @@ enum GATTFixtures {
   }
 }
 
-/// Collects values from `@Sendable` handlers.
+/// Collects values from `@Sendable` handlers; `wait(forCount:)` returns once that many have arrived.
 final class Recorder<T: Sendable>: Sendable {
-  private let items = Mutex<[T]>([])
-  func append(_ item: T) { items.withLock { $0.append(item) } }
-  var all: [T] { items.withLock { $0 } }
+  private let state = Mutex<(items: [T], waiters: [(count: Int, done: CheckedContinuation<Void, Never>)])>(([], []))
+
+  func append(_ item: T) {
+    let due = state.withLock { s -> [CheckedContinuation<Void, Never>] in
+      s.items.append(item)
+      let count = s.items.count
+      defer { s.waiters.removeAll { $0.count <= count } }
+      return s.waiters.filter { $0.count <= count }.map(\.done)
+    }
+    for done in due { done.resume() }
+  }
+
+  var all: [T] { state.withLock { $0.items } }
+
+  /// Returns once at least `count` values were recorded (signalled by `append`).
+  func wait(forCount count: Int) async {
+    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+      let reached = state.withLock { s -> Bool in
+        if s.items.count >= count { return true }
+        s.waiters.append((count, done))
+        return false
+      }
+      if reached { done.resume() }
+    }
+  }
 }

@@ -6,7 +6,7 @@ import Testing
 
 /// `SimulatedCentral.withKBeacons` advertises each KBeacon from its current configuration: a `cfg` written
 /// over the simulated GATT link shows in the next scan, and saved state shows from the first scan.
-@Suite struct KBeaconAdvertisingCentralTests {
+@Suite(.timeLimit(.minutes(3))) struct KBeaconAdvertisingCentralTests {
   static let target = BluetoothAddress("DD:34:02:06:D1:04")!
   static let neighbour = BluetoothAddress("DD:34:02:06:D1:02")!
 

@@ -7,7 +7,7 @@ import Testing
 
 /// `SimulatedDevice.advertising(_:)`: a KBeacon configuration → the exact AD bytes the advertiser sends
 /// (beacon-formats.md §1–§2, kbeacon-protocol.md §6.4, §7, §10), decoded back by the real parser.
-@Suite struct KBeaconAdvertisingTests {
+@Suite(.timeLimit(.minutes(3))) struct KBeaconAdvertisingTests {
   /// One full turn of the advertiser's PDUs (hex) and its scan response (hex).
   static func air(_ device: SimulatedDevice) -> (pdus: [String], response: String?, kind: AdvertisingReport.Kind) {
     var advertiser = SimulatedAdvertiser(device: device)

@@ -7,7 +7,7 @@ import Testing
 
 /// KBeacon-kind fleet devices served through `SimulatedCentral.withKBeacons`: the same `Central.connect`
 /// path the CLI and the campaign use.
-@Suite struct KBeaconFleetIntegrationTests {
+@Suite(.timeLimit(.minutes(3))) struct KBeaconFleetIntegrationTests {
   @Test func bootloaderHookFiresThroughTheCentral() async throws {
     let (central, kbeacons) = SimulatedCentral.withKBeacons(fleet: DemoFleet.fleet, pace: .unpaced)
     let entered = HookLog()

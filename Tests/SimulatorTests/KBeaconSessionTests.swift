@@ -6,7 +6,7 @@ import Testing
 
 /// `KBeaconSession` against the simulated KBeacon's protocol engine, at both ends of the MTU range
 /// (kbeacon-protocol.md §4–§9).
-@Suite struct KBeaconSessionTests {
+@Suite(.timeLimit(.minutes(3))) struct KBeaconSessionTests {
   static let address = BluetoothAddress("BC:57:29:01:02:03")!
   static let environment = KBeaconSession.Environment(
     randomBytes: { n in (0..<n).map { UInt8($0 &* 37 &+ 11) } }, now: { 1_700_000_000 })

@@ -7,7 +7,7 @@ import Testing
 
 /// Our serial DFU client (tty, SLIP, engine) against the simulated bootloader served on a pseudo-terminal
 /// (nordic-dfu.md §4): the same path `beacon-provision dfu serial` takes with a real UART bootloader.
-@Suite(.serialized) struct SerialDFUOverPTYTests {
+@Suite(.serialized, .timeLimit(.minutes(3))) struct SerialDFUOverPTYTests {
   func serve(_ target: SimulatedDFUTarget) async throws -> (PseudoTerminal, SerialDFUTargetServer) {
     let pty = try PseudoTerminal()
     let server = SerialDFUTargetServer(target: target, channel: pty.deviceChannel())
@@ -59,7 +59,7 @@ extension SerialDFUOverPTYTests {
       try await DFUTransfer(factory: factory, configuration: DFUEngineConfiguration(receiptInterval: 0, maximumReconnectsWithoutProgress: 0)).run([image])
     }
     // no traffic for longer than the timeout: back to application version 1, progress gone
-    try await Task.sleep(for: .milliseconds(300))
+    await server.waitUntilApplicationRuns()
     let target = await server.target
     #expect(!target.inBootloader && target.configuration.applicationVersion == 1 && target.activated.isEmpty)
   }

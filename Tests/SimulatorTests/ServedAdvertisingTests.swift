@@ -5,7 +5,7 @@ import Testing
 
 /// `ServedAdvertising` and `LinkGate`: the pure parts of serving fleet devices over a real controller
 /// (`beacon-provision sim serve`, the VM tier). The controller side runs in scripts/vm/scenarios.
-@Suite struct ServedAdvertisingTests {
+@Suite(.timeLimit(.minutes(3))) struct ServedAdvertisingTests {
   /// A btvirt controller's address (hci1), which served devices take.
   let controller = BluetoothAddress("00:AA:01:01:00:01")!
 
@@ -72,7 +72,7 @@ import Testing
     await gate.opened()
     await gate.opened()
     let waiter = Task { try await gate.waitUntilIdle() }
-    while await gate.waiting == 0 { await Task.yield() }  // the waiter is parked, not returned early
+    await gate.waitForWaiters(1)  // the waiter is parked, not returned early
     await gate.closed()
     #expect(await gate.isLinked)
     #expect(await gate.waiting == 1)

@@ -11,7 +11,7 @@ import Testing
 /// cycle through `SimulatedBootloaders` with the bootloader's GATT database on a link accepted from
 /// outside (`SimulatedDFUPeripheral.acceptLink`), the loop's wake-ups (`LinkGate`) and device-side drops
 /// (`ServedLinks`) — everything but the controller, which runs in scripts/vm/scenarios/dfu.sh.
-@Suite struct ServedDFURoleTests {
+@Suite(.timeLimit(.minutes(3))) struct ServedDFURoleTests {
   /// hci1's public address under btvirt.
   let application = BluetoothAddress("00:AA:01:01:00:01")!
   let bootloader = BluetoothAddress("00:AA:01:01:00:02")!
@@ -59,7 +59,7 @@ import Testing
     #expect(await changes.next() == .left(application: application, exit: .newApplication(version: 66051)))
     #expect(ServedRole.current(of: application, in: bootloaders) == .application)
     #expect(await kbeacons.kbeacon(application)?.firmwareVersion == "V660.51")
-    for _ in 0..<200 where await factory.drops == 0 { try await Task.sleep(for: .milliseconds(5)) }
+    await factory.waitForDrop()
     #expect(await factory.drops == 1)
   }
 
@@ -71,7 +71,7 @@ import Testing
     try await gate.waitForChange(since: revision, timeout: .milliseconds(50))  // nothing happens: the timeout
     #expect(clock.now - start >= .milliseconds(50))
     let waiter = Task { try await gate.waitForChange(since: revision, timeout: .seconds(30)) }
-    while await gate.waiting == 0 { await Task.yield() }
+    await gate.waitForWaiters(1)
     await gate.poke()  // the role changed
     try await waiter.value
     #expect(clock.now - start < .seconds(20))
@@ -110,6 +110,13 @@ actor AcceptedLinks: DFULinkFactory {
   let address: BluetoothAddress
   private(set) var drops = 0
   private var link: SimulatedLink?
+  private var dropWaiters: [CheckedContinuation<Void, Never>] = []
+
+  /// Returns once the device has dropped a link (signalled by the drop itself).
+  func waitForDrop() async {
+    guard drops == 0 else { return }
+    await withCheckedContinuation { dropWaiters.append($0) }
+  }
 
   init(peripheral: SimulatedDFUPeripheral, address: BluetoothAddress) {
     self.peripheral = peripheral
@@ -125,6 +132,8 @@ actor AcceptedLinks: DFULinkFactory {
 
   private func drop() async {
     drops += 1
+    for waiter in dropWaiters { waiter.resume() }
+    dropWaiters = []
     await link?.disconnect()
   }
 }

@@ -6,7 +6,7 @@ import Testing
 
 /// `SimulatedCentral.connect`: fleet devices reached over a real socketpair through the same bearer and
 /// GATT client as live links.
-@Suite struct SimulatedCentralConnectTests {
+@Suite(.timeLimit(.minutes(3))) struct SimulatedCentralConnectTests {
   let kbeacon = BluetoothAddress("DD:34:02:06:D1:07")!  // demo fleet KBPro_CO2
   let iBeacon = BluetoothAddress("AC:23:3F:00:00:05")!  // demo fleet plain iBeacon n=5 (connectable: n <= 3)
 

@@ -5,7 +5,7 @@ import Testing
 
 /// The simulated radio: raw AD bytes from the fleet, intervals, scan responses, live TLM counters,
 /// deterministic RSSI.
-@Suite struct SimulatedCentralTests {
+@Suite(.timeLimit(.minutes(3))) struct SimulatedCentralTests {
   /// Reports of an unpaced scan for `seconds` of simulated time.
   static func scan(_ fleet: SimulatedFleet = DemoFleet.fleet, active: Bool = true, seconds: Int = 3) async throws
     -> [AdvertisingReport]

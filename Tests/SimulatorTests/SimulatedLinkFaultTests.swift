@@ -6,7 +6,7 @@ import Testing
 
 /// Link faults and limits of the simulated link (design.md "The simulator": drop at a byte, stop
 /// answering, disconnect on cue, links per adapter) as the client experiences them.
-@Suite struct SimulatedLinkFaultTests {
+@Suite(.timeLimit(.minutes(3))) struct SimulatedLinkFaultTests {
   func server() -> GATTServer { GATTServer(services: GenericDeviceDatabase.kbeaconLike(name: "KBPro")) }
 
   @Test func silentDeviceTripsTheTransactionTimeout() async throws {
@@ -100,7 +100,7 @@ import Testing
       _ = try await SimulatedLink.open(to: server, device: GATTFixtures.device, capacity: capacity)
     }
     await first.close()
-    while await capacity.inUse > 0 { await Task.yield() }
+    await capacity.waitForRoom()
     let (second, _) = try await SimulatedLink.open(to: server, device: GATTFixtures.device, capacity: capacity)
     await second.close()
   }

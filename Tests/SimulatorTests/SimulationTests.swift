@@ -2,7 +2,7 @@ import Testing
 
 @testable import Simulator
 
-@Suite struct SimulationTests {
+@Suite(.timeLimit(.minutes(3))) struct SimulationTests {
   @Test func simulatorAnswersToTheSimAdapterName() {
     #expect(Simulation.adapterName == "sim")
   }

@@ -5,7 +5,7 @@ import CZip
 import Testing
 
 /// Proves each C library is linked and callable (not just that its header parses).
-@Suite struct SystemLibrarySmokeTests {
+@Suite(.timeLimit(.minutes(1))) struct SystemLibrarySmokeTests {
   @Test func libbluetoothConvertsAddresses() {
     var address = bdaddr_t()
     #expect(str2ba("DD:34:02:06:D0:6C", &address) == 0)

@@ -3,7 +3,9 @@
 /// 0 HEX requests; the position nibble is SINGLE.
 public struct DeviceAck: Hashable, Sendable {
   public var dataType: FrameHeader.DataType
-  /// For cause 4, the offset of the next fragment the device wants; otherwise bytes received [I].
+  /// For cause 4, the offset of the next fragment the device wants; otherwise bytes received [I] — the
+  /// whole request's length on an ack that answers it (the simulated device's choice, reasoned in
+  /// `SimulatedKBeaconDevice.reply`). Like KKM's SDKs, `RequestExchange` reads it only for cause 4.
   public var seq: UInt16
   /// Ignored by the SDKs; real BCPro sends 0 (§4.3) [C3].
   public var window: UInt16

@@ -1,8 +1,11 @@
 /// Device commands (kbeacon-protocol.md §6.7), sent as JSON requests; success is ack cause 0.
 public enum Command: Hashable, Sendable {
-  /// `{"msg":"ring","ringTime":ms,"ringType":t[,"ledOn":ms,"ledOff":ms]}`. `ringType` bit meanings are
-  /// firmware-dependent (v2 README: 1 beep, 2 LED, 4 vibration, 0 stop; v1: 0 LED, 1 beep, 2 both) [?].
-  case ring(milliseconds: Int, type: Int, ledOn: Int? = nil, ledOff: Int? = nil)
+  /// `{"msg":"ring","ringTime":ms,"ringType":t,"ledOn":ms,"ledOff":ms}` — the shape of the spec's example.
+  /// `ringType` bit meanings are firmware-dependent (v2 README: 1 beep, 2 LED, 4 vibration, 0 stop; v1:
+  /// 0 LED, 1 beep, 2 both) [?], so the LED timing is always sent: firmware uses it only when the LED
+  /// flashes. Defaults 200 ms on / 1800 ms off: KKM's README example (PDA README §4.3.7.1) and the client
+  /// used on real BCPro tags (HAR `ring`) both send these; KKM's sensor demo sends 100/900.
+  case ring(milliseconds: Int, type: Int, ledOn: Int? = 200, ledOff: Int? = 1800)
   /// `{"msg":"admin","stype":"reset"}`: factory-reset the parameters (v2).
   case factoryReset
   /// `{"msg":"admin","stype":"pwroff"}`: power off (devices with a button).

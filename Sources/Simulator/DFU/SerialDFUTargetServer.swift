@@ -16,6 +16,8 @@ public actor SerialDFUTargetServer {
   public private(set) var receivedOpCodes: [UInt8] = []
   public private(set) var resets = 0
   public private(set) var linkDrops = 0
+  /// Callers of `waitUntilApplicationRuns`.
+  private var applicationWaiters: [CheckedContinuation<Void, Never>] = []
 
   public init(target: SimulatedDFUTarget, channel: any ByteChannel) {
     self.target = target
@@ -42,6 +44,20 @@ public actor SerialDFUTargetServer {
   private func checkInactivity(_ timeout: Duration) {
     guard target.inBootloader, ContinuousClock.now - lastActivity >= timeout else { return }
     target.inactivityElapsed()
+    releaseApplicationWaiters()
+  }
+
+  /// Returns once the target has left its bootloader — an activated image, or the inactivity timeout giving
+  /// the old application back (at once when it is not in it). A signal, so callers need not sleep.
+  public func waitUntilApplicationRuns() async {
+    guard target.inBootloader else { return }
+    await withCheckedContinuation { applicationWaiters.append($0) }
+  }
+
+  private func releaseApplicationWaiters() {
+    guard !target.inBootloader else { return }
+    for waiter in applicationWaiters { waiter.resume() }
+    applicationWaiters = []
   }
 
   public func stop() async {
@@ -54,7 +70,10 @@ public actor SerialDFUTargetServer {
   public func setFaults(_ faults: DFUTargetFaults) { target.faults = faults }
 
   /// Fires the inactivity timeout now.
-  public func inactivityElapsed() { target.inactivityElapsed() }
+  public func inactivityElapsed() {
+    target.inactivityElapsed()
+    releaseApplicationWaiters()
+  }
 
   func receive(_ bytes: [UInt8]) async {
     lastActivity = .now
@@ -74,6 +93,7 @@ public actor SerialDFUTargetServer {
         case .reset: resets += 1
         }
       }
+      releaseApplicationWaiters()
       if linkDown { return }  // the rest of this read was "in the air" when the link went
     }
   }

@@ -8,7 +8,7 @@ import KBeacon
 /// |---|---|
 /// | 0x1800 GAP | 0x2A00 Device Name (read), 0x2A01 Appearance (read) |
 /// | 0x1801 GATT | 0x2A05 Service Changed (indicate) |
-/// | 0x180A Device Information | 0x2A29 Manufacturer, 0x2A24 Model, 0x2A26 Firmware Rev, 0x2A27 Hardware Rev (read) |
+/// | 0x180A Device Information | 0x2A29 Manufacturer, 0x2A24 Model, 0x2A26 Firmware Rev, 0x2A27 Hardware Rev (read); a simulated KBeacon adds 0x2A23 System ID and reads them from its state (`KBeaconDeviceInformation`) |
 /// | 0xFEA0 KBeacon config | FEA1 (write, write without response), FEA2 (notify), FEA3 (indicate) |
 ///
 /// FEA1 only stores what is written here; the KBeacon simulator replaces these characteristics with its
@@ -22,13 +22,14 @@ public enum GenericDeviceDatabase {
   public static let serviceChanged = BluetoothUUID(0x2A05)
   public static let manufacturerName = BluetoothUUID(0x2A29)
   public static let modelNumber = BluetoothUUID(0x2A24)
+  public static let systemID = BluetoothUUID(0x2A23)
   public static let firmwareRevision = BluetoothUUID(0x2A26)
   public static let hardwareRevision = BluetoothUUID(0x2A27)
 
-  /// GAP, GATT and Device Information services for a device.
+  /// GAP, GATT and Device Information services for a device; `deviceInformation` replaces the fixed one
+  /// (a simulated KBeacon's follows its configuration).
   public static func standardServices(
-    name: String, manufacturer: String = "KKM", model: String = "K4", firmware: String = "5.40",
-    hardware: String = "1.0"
+    name: String, deviceInformation: SimulatedService = deviceInformationService()
   ) -> [SimulatedService] {
     [
       SimulatedService(
@@ -43,15 +44,22 @@ public enum GenericDeviceDatabase {
         characteristics: [
           SimulatedCharacteristic(uuid: serviceChanged, properties: [.indicate], value: [0x01, 0x00, 0xFF, 0xFF])
         ]),
-      SimulatedService(
-        uuid: deviceInformation,
-        characteristics: [
-          SimulatedCharacteristic(uuid: manufacturerName, properties: [.read], value: Array(manufacturer.utf8)),
-          SimulatedCharacteristic(uuid: modelNumber, properties: [.read], value: Array(model.utf8)),
-          SimulatedCharacteristic(uuid: firmwareRevision, properties: [.read], value: Array(firmware.utf8)),
-          SimulatedCharacteristic(uuid: hardwareRevision, properties: [.read], value: Array(hardware.utf8)),
-        ]),
+      deviceInformation,
     ]
+  }
+
+  /// A Device Information service with fixed values.
+  public static func deviceInformationService(
+    manufacturer: String = "KKM", model: String = "K4", firmware: String = "5.40", hardware: String = "1.0"
+  ) -> SimulatedService {
+    SimulatedService(
+      uuid: deviceInformation,
+      characteristics: [
+        SimulatedCharacteristic(uuid: manufacturerName, properties: [.read], value: Array(manufacturer.utf8)),
+        SimulatedCharacteristic(uuid: modelNumber, properties: [.read], value: Array(model.utf8)),
+        SimulatedCharacteristic(uuid: firmwareRevision, properties: [.read], value: Array(firmware.utf8)),
+        SimulatedCharacteristic(uuid: hardwareRevision, properties: [.read], value: Array(hardware.utf8)),
+      ])
   }
 
   /// The KBeacon configuration service with storing (behaviour-less) characteristics.

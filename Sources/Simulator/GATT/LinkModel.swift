@@ -68,5 +68,18 @@ public actor LinkCapacity {
     inUse += 1
   }
 
-  public func release() { inUse = max(0, inUse - 1) }
+  public func release() {
+    inUse = max(0, inUse - 1)
+    for waiter in roomWaiters { waiter.resume() }
+    roomWaiters = []
+  }
+
+  private var roomWaiters: [CheckedContinuation<Void, Never>] = []
+
+  /// Returns once a slot is free (at once when one is): a link's close releases its slot after the close
+  /// returns, so a caller that must reconnect at the limit waits for this instead of polling `inUse`.
+  public func waitForRoom() async {
+    guard inUse >= limit else { return }
+    await withCheckedContinuation { roomWaiters.append($0) }
+  }
 }

@@ -33,7 +33,7 @@ public final class SimulatedLink: Sendable {
     var fds: [Int32] = [-1, -1]
     guard socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0 else {
       await capacity?.release()
-      throw LinkError(.connectFailed, peer: device, detail: "socketpair: \(String(cString: strerror(errno)))")
+      throw LinkError(.connectFailed, peer: device, detail: "socketpair: \(ErrnoText.message(errno))")
     }
     // The client's send buffer stands in for the controller's ACL buffers: about one connection event of
     // Write Commands fits (the kernel doubles the value and keeps a floor of ~4.6 kB), then send(2) blocks

@@ -3,7 +3,7 @@ import KBeacon
 import NordicDFU
 
 /// The GATT database of a simulated KBeacon (kbeacon-protocol.md §2) and its behaviour: GAP, GATT and
-/// Device Information; FEA0 with FEA1 (Write + Write Without Response: frames in), FEA2 (Notify: frames
+/// Device Information (read from the device's state, `KBeaconDeviceInformation`); FEA0 with FEA1 (Write + Write Without Response: frames in), FEA2 (Notify: frames
 /// out) and FEA3 (Indicate: trigger events); and FE59 with the buttonless DFU characteristic 8EC90003
 /// (Write + Indicate, writes need indications enabled first) for Nordic DFU entry (nordic-dfu.md §2.2).
 extension SimulatedKBeacon {
@@ -33,10 +33,9 @@ extension SimulatedKBeacon {
           await kbeacon.handleButtonless(write)
         }
       ])
-    return GenericDeviceDatabase.standardServices(name: name, model: modelName) + [config, dfu]
+    return GenericDeviceDatabase.standardServices(name: name, deviceInformation: deviceInformationService())
+      + [config, dfu]
   }
-
-  private nonisolated var modelName: String { "KBeacon" }
 
   func handleFrame(_ write: GATTWrite) async {
     let connection = write.connection

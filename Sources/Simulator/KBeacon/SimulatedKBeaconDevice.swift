@@ -17,7 +17,8 @@ public struct SimulatedKBeaconDevice: Sendable {
   public let profile: KBeaconDeviceProfile
   public private(set) var configuration: KBeaconConfiguration
   public var history = KBeaconDeviceHistory()
-  /// Every command the device executed (ring, reset, power off), for tests and the fleet's event log.
+  /// Every command the device executed (ring, reset, power off), for tests and the fleet's event log; a
+  /// ring repeated while one is in progress is not executed again (`KBeaconRing`).
   public private(set) var commandLog: [Command] = []
   /// Device clock offset: device UTC = host seconds + offset. Set by auth phase 1 (§5).
   public private(set) var clockOffset: Int64 = 0
@@ -43,6 +44,9 @@ public struct SimulatedKBeaconDevice: Sendable {
     /// Report messages waiting to go out and the one in flight; each fragment waits for the app's ack.
     var sender: ReportSender?
     var queue: [Outgoing] = []
+    /// The length of the request being answered: the seq of every ack that answers it.
+    var received: UInt16 = 0
+    var ring = KBeaconRing()
   }
 
   enum Outgoing: Sendable {
@@ -72,6 +76,9 @@ public struct SimulatedKBeaconDevice: Sendable {
   public mutating func updateMTU(_ mtu: Int) { link.mtu = mtu }
 
   public var isAuthenticated: Bool { link.authenticated }
+
+  /// Whether the device is alerting at host time `now` (a `ring` in progress on the current link).
+  public func isRinging(at now: UInt32) -> Bool { link.ring.isRinging(at: UInt32(clamping: Int64(now) + clockOffset)) }
 
   /// The device's password, for saving the simulated fleet's state between runs.
   package var passwordText: String { password.text }
@@ -113,6 +120,22 @@ public struct SimulatedKBeaconDevice: Sendable {
 
   // MARK: requests (§4.2, §4.3)
 
+  /// An ack answering the whole request now being handled. Its seq is the request's length — the bytes
+  /// the device received — and its window 0:
+  /// - §4.3 defines seq only for cause 4, as the offset of the next fragment to send, i.e. the bytes
+  ///   received so far; a whole request has been received up to its length, so the same count is its
+  ///   length [I]. (The device-side `RequestAssembler` asks for fragments by that count.)
+  /// - KKM's SDKs (A2 `configHandleDownCmdAck`, I2 the same) read seq only for cause 4 and ignore it
+  ///   otherwise, as does our client (`RequestExchange.handleAck`), so any value works with them.
+  /// - HAR, used on real BCPro tags, resends the request from offset seq whenever an ack without a JSON
+  ///   body has seq below the request length, and stops once seq ≥ length [C3]. It works on real tags,
+  ///   so real firmware puts at least the length there; with 0 HAR resends its `ring` until it times out.
+  /// - window: real BCPro sends 0 (§4.3, HAR) [C3].
+  /// Acks that refuse a request at its first frame (busy, not authenticated) took none of it: seq 0 [I].
+  func reply(_ cause: DeviceCause, _ type: FrameHeader.DataType = .json, payload: [UInt8] = []) -> DeviceAck {
+    DeviceAck(dataType: type, seq: link.received, cause: cause, payload: payload)
+  }
+
   private var budget: Int { FrameBudget.payloadBytes(linkMTU: link.mtu, reportedMTU: profile.deviceMTU) }
 
   private mutating func request(_ bytes: [UInt8], now: UInt32) -> Output {
@@ -130,7 +153,8 @@ public struct SimulatedKBeaconDevice: Sendable {
     case .askForNext(let ack), .reject(let ack): return Output(notifications: [ack.bytes])
     case .complete(let type, let message):
       let deviceUTC = UInt32(clamping: Int64(now) + clockOffset)
-      let answer = type == .json ? handleJSON(message) : handleHex(message, deviceUTC: deviceUTC)
+      link.received = UInt16(clamping: message.count)
+      let answer = type == .json ? handleJSON(message, deviceUTC: deviceUTC) : handleHex(message, deviceUTC: deviceUTC)
       link.queue = answer.items
       var out = drain()
       out.disconnect = answer.disconnect
@@ -177,23 +201,19 @@ public struct SimulatedKBeaconDevice: Sendable {
   /// A JSON answer: inline on a cause-0 ack when it fits in one notification, else cause 5 + a report.
   private func jsonAnswer(_ object: JSONObject) -> Answer {
     let text = JSONWriter.bytes(.object(object))
-    if fitsOnAck(text) {
-      return Answer(items: [.frame(DeviceAck(dataType: .json, cause: .success, payload: text).bytes)])
-    }
-    return Answer(items: [
-      .frame(DeviceAck(dataType: .json, cause: .commandReceived).bytes), .report(text, .jsonReport),
-    ])
+    if fitsOnAck(text) { return Answer(items: [.frame(reply(.success, payload: text).bytes)]) }
+    return Answer(items: [.frame(reply(.commandReceived).bytes), .report(text, .jsonReport)])
   }
 
   /// Whether an answer rides inline on one ack notification: ATT MTU − 3 bytes of notification value minus
   /// the 7-byte ack (header + seq + window + cause).
-  private func fitsOnAck(_ payload: [UInt8]) -> Bool { payload.count <= link.mtu - 3 - 7 }
+  func fitsOnAck(_ payload: [UInt8]) -> Bool { payload.count <= link.mtu - 3 - 7 }
 
-  private func ack(_ cause: DeviceCause, _ type: FrameHeader.DataType = .json) -> Answer {
-    Answer(items: [.frame(DeviceAck(dataType: type, cause: cause).bytes)])
+  func ack(_ cause: DeviceCause, _ type: FrameHeader.DataType = .json) -> Answer {
+    Answer(items: [.frame(reply(cause, type).bytes)])
   }
 
-  private mutating func handleJSON(_ message: [UInt8]) -> Answer {
+  private mutating func handleJSON(_ message: [UInt8], deviceUTC: UInt32) -> Answer {
     guard let object = (try? JSONParser.parse(message))?.objectValue, let msg = object["msg"]?.stringValue else {
       return ack(.jsonParseFailed)
     }
@@ -218,6 +238,12 @@ public struct SimulatedKBeaconDevice: Sendable {
       }
     default:
       guard let command = Command(json: object), isSupported(command) else { return ack(.unknownMessage) }
+      if case .ring(let milliseconds, let type, _, _) = command,
+        link.ring.receive(milliseconds: milliseconds, type: type, generation: profile.generation, at: deviceUTC)
+          == .alreadyRinging
+      {
+        return ack(.success)
+      }
       commandLog.append(command)
       switch command {
       case .ring: return ack(.success)
@@ -236,41 +262,6 @@ public struct SimulatedKBeaconDevice: Sendable {
     case .ring: true
     case .factoryReset, .powerOff: profile.generation == .pro
     case .legacyReset: profile.generation == .legacy
-    }
-  }
-
-  // MARK: history (§9)
-
-  private mutating func handleHex(_ message: [UInt8], deviceUTC: UInt32) -> Answer {
-    guard let request = try? HistoryRequest(bytes: message) else { return ack(.invalidParameter, .hex) }
-    let sensor: UInt8
-    switch request {
-    case .info(let s), .clear(let s), .records(let s, _, _, _, _): sensor = s
-    }
-    guard profile.historySensors.contains(Int(sensor)) else { return ack(.sensorNotSupported, .hex) }
-    switch request {
-    case .info:
-      let info = history.info(sensor: sensor, deviceUTC: deviceUTC)
-      let bytes = profile.generation == .legacy ? info.legacyBytes : info.bytes
-      if fitsOnAck(bytes) {
-        return Answer(items: [.frame(DeviceAck(dataType: .hex, cause: .success, payload: bytes).bytes)])
-      }
-      return Answer(items: [
-        .frame(DeviceAck(dataType: .hex, cause: .commandReceived).bytes), .report(bytes, .hexReport),
-        .frame(DeviceAck(dataType: .hex, cause: .commandComplete).bytes),
-      ])
-    case .clear:
-      history.clear(sensor: sensor)
-      return ack(.success, .hex)
-    case .records(_, let position, let count, let order, _):
-      let pages = history.read(sensor: sensor, position: position, count: count, order: order)
-      var items: [Outgoing] = [.frame(DeviceAck(dataType: .hex, cause: .commandReceived).bytes)]
-      for (i, page) in pages.enumerated() {
-        items.append(.report(page.bytes, .hexReport))
-        if i < pages.count - 1 { items.append(.frame(DeviceAck(dataType: .hex, cause: .commandIncomplete).bytes)) }
-      }
-      items.append(.frame(DeviceAck(dataType: .hex, cause: .commandComplete).bytes))
-      return Answer(items: items)
     }
   }
 

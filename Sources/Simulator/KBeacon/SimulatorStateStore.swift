@@ -1,4 +1,5 @@
 import BeaconCore
+import BlueZ
 import Foundation
 import KBeacon
 
@@ -71,7 +72,7 @@ public struct SimulatorStateStore: Sendable {
       throw StateError("cannot write \(temporary)")
     }
     // rename(2) replaces the old file atomically: a crash leaves either the old state or the new.
-    guard rename(temporary, path) == 0 else { throw StateError("cannot replace \(path): \(String(cString: strerror(errno)))") }
+    guard rename(temporary, path) == 0 else { throw StateError("cannot replace \(path): \(ErrnoText.message(errno))") }
   }
 
   /// Forgets the saved state. Returns whether there was any.

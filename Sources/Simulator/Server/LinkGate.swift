@@ -12,10 +12,19 @@ actor LinkGate {
   private(set) var revision = 0
   private var waiters: [Int: (condition: Condition, waiter: CheckedContinuation<Void, any Error>)] = [:]
   private var nextWaiter = 0
+  /// Tasks in `waitForWaiters`, each with the count it waits for.
+  private var watchers: [(count: Int, done: CheckedContinuation<Void, Never>)] = []
 
   var isLinked: Bool { links > 0 }
   /// Tasks waiting in `waitUntilIdle` or `waitForChange` (for tests).
   var waiting: Int { waiters.count }
+
+  /// Returns once at least `count` tasks wait on the gate — for tests, that a waiter is parked rather than
+  /// returned early, without polling `waiting`.
+  func waitForWaiters(_ count: Int) async {
+    guard waiters.count < count else { return }
+    await withCheckedContinuation { watchers.append((count, $0)) }
+  }
 
   func opened() {
     links += 1
@@ -67,7 +76,14 @@ actor LinkGate {
     try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
         // Runs on this actor before any cancel(key) can: a cancellation that came first is seen here.
-        if Task.isCancelled { waiter.resume(throwing: CancellationError()) } else { waiters[key] = (condition, waiter) }
+        if Task.isCancelled {
+          waiter.resume(throwing: CancellationError())
+        } else {
+          waiters[key] = (condition, waiter)
+          let parked = waiters.count
+          for watcher in watchers where watcher.count <= parked { watcher.done.resume() }
+          watchers.removeAll { $0.count <= parked }
+        }
       }
     } onCancel: {
       Task { await self.cancel(key) }

@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+
+/// `scripts/test` (the README's second command, what CI runs) against a stand-in `swift` on `PATH` and a
+/// no-op `scripts/setup`: a failed `swift build --build-tests` fails the run before `swift test --skip-build`
+/// could run stale test binaries, and a build whose output is nothing but `[n/m]` progress lines (all
+/// filtered, so grep itself exits 1) still goes on to the tests.
+@Suite("scripts/test", .timeLimit(.minutes(1))) struct TestScriptTests {
+  static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
+
+  /// A copy of `scripts/test` in a scratch tree whose `swift` prints `buildOutput` and exits `buildStatus`
+  /// for `build`, records every call, and passes `test`.
+  struct Sandbox {
+    let root: URL
+
+    init(buildOutput: String, buildStatus: Int32) throws {
+      root = FileManager.default.temporaryDirectory.appendingPathComponent("scripts-test-\(UUID().uuidString)")
+      let scripts = root.appendingPathComponent("scripts"), bin = root.appendingPathComponent("bin")
+      for directory in [scripts, bin] { try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true) }
+      try FileManager.default.copyItem(at: Self.repositoryScript, to: scripts.appendingPathComponent("test"))
+      try Self.executable(scripts.appendingPathComponent("setup"), "#!/bin/sh\nexit 0\n")
+      try Self.executable(
+        bin.appendingPathComponent("swift"),
+        """
+        #!/bin/sh
+        echo "$*" >> "\(root.path)/calls"
+        case "$1" in
+          build) printf '%s\\n' "\(buildOutput)"; exit \(buildStatus) ;;
+          test) echo "Test run with 3 tests passed"; exit 0 ;;
+        esac
+        exit 64
+
+        """)
+    }
+
+    static var repositoryScript: URL { TestScriptTests.repository.appendingPathComponent("scripts/test") }
+
+    static func executable(_ url: URL, _ text: String) throws {
+      try text.write(to: url, atomically: true, encoding: .utf8)
+      try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: url.path)
+    }
+
+    /// Runs `scripts/test --no-vm` to completion (termination handler, no blocking wait) and removes the tree;
+    /// `calls` are the stand-in `swift`'s command lines.
+    func run() async throws -> (status: Int32, output: String, calls: String) {
+      defer { try? FileManager.default.removeItem(at: root) }
+      let process = Process()
+      process.executableURL = URL(fileURLWithPath: "/bin/bash")
+      process.arguments = [root.appendingPathComponent("scripts/test").path, "--no-vm"]
+      let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+      process.environment = ["PATH": root.appendingPathComponent("bin").path + ":" + path]
+      let log = root.appendingPathComponent("output")
+      _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+      process.standardOutput = try FileHandle(forWritingTo: log)
+      process.standardError = process.standardOutput
+      process.standardInput = FileHandle.nullDevice
+      let status: Int32 = try await withCheckedThrowingContinuation { done in
+        process.terminationHandler = { done.resume(returning: $0.terminationStatus) }
+        do { try process.run() } catch { done.resume(throwing: error) }
+      }
+      func text(_ name: String) -> String {
+        (try? String(contentsOf: root.appendingPathComponent(name), encoding: .utf8)) ?? ""
+      }
+      return (status, text("output"), text("calls"))
+    }
+  }
+
+  @Test func aFailedBuildFailsTheRunAndNoTestsRun() async throws {
+    let sandbox = try Sandbox(buildOutput: "[1/2] Compiling KBeacon Frame.swift\nerror: boom", buildStatus: 1)
+    let (status, output, calls) = try await sandbox.run()
+    #expect(status != 0, "\(output)")
+    #expect(!calls.split(separator: "\n").contains { $0.hasPrefix("test") }, "swift test ran after a failed build: \(calls)")
+    #expect(output.contains("error: boom"))
+    #expect(!output.contains("[1/2]"))
+  }
+
+  @Test func aBuildWithOnlyProgressLinesGoesOnToTheTests() async throws {
+    let sandbox = try Sandbox(buildOutput: "[1/2] Compiling KBeacon Frame.swift", buildStatus: 0)
+    let (status, output, calls) = try await sandbox.run()
+    #expect(status == 0, "\(output)")
+    #expect(calls.contains("test --skip-build"), "\(calls)")
+    #expect(output.contains("tiers 1+2: 3 tests passed"))
+  }
+}
