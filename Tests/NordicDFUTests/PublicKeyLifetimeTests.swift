@@ -1,3 +1,4 @@
+import NordicDFUIO
 import BeaconCore
 import Testing
 
