@@ -40,6 +40,7 @@ struct HistoryCommand: AsyncParsableCommand {
   @Option(help: "At most this many records.") var limit = 10_000
   @Flag(help: "Print CSV.") var csv = false
   @OptionGroup var adapter: AdapterOptions
+  @OptionGroup var peer: PeerAddressOptions
   @OptionGroup var passwordOptions: PasswordOptions
 
   func run() async throws { try await execute { print($0) } }
@@ -47,7 +48,7 @@ struct HistoryCommand: AsyncParsableCommand {
   func execute(emit: @Sendable (String) -> Void) async throws {
     let target = try parseAddress(address)
     let records = try await KBeaconConnector.withSession(
-      target, adapter: adapter.adapter, passwordOptions: passwordOptions, sections: [.common]
+      target, adapter: adapter.adapter, peer: peer, passwordOptions: passwordOptions, sections: [.common]
     ) { session, _ in try await session.readHistory(sensor: sensor.type, order: order.wire, limit: limit) }
     if csv { emit(HistoryRendering.csvHeader(sensor.type)) }
     for record in records { emit(csv ? HistoryRendering.csv(record) : HistoryRendering.line(record)) }

@@ -15,6 +15,7 @@ struct ReadCommand: AsyncParsableCommand {
 
   @Argument(help: "The device address, AA:BB:CC:DD:EE:FF.") var address: String
   @OptionGroup var adapter: AdapterOptions
+  @OptionGroup var peer: PeerAddressOptions
   @OptionGroup var passwordOptions: PasswordOptions
 
   func run() async throws { try await execute { print($0) } }
@@ -22,7 +23,7 @@ struct ReadCommand: AsyncParsableCommand {
   func execute(emit: @Sendable (String) -> Void) async throws {
     let target = try parseAddress(address)
     let config = try await KBeaconConnector.withSession(
-      target, adapter: adapter.adapter, passwordOptions: passwordOptions, sections: .all) { _, config in config }
+      target, adapter: adapter.adapter, peer: peer, passwordOptions: passwordOptions, sections: .all) { _, config in config }
     var root: JSONObject = ["address": .string(target.description), "generation": .string(config.generation.rawValue)]
     root["configuration"] = .object(config.deviceJSON)
     emit(JSONWriter.pretty(.object(root)))

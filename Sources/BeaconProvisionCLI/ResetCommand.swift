@@ -9,6 +9,7 @@ struct ResetCommand: AsyncParsableCommand {
 
   @Argument(help: "The device address.") var address: String
   @OptionGroup var adapter: AdapterOptions
+  @OptionGroup var peer: PeerAddressOptions
   @OptionGroup var passwordOptions: PasswordOptions
 
   func run() async throws { try await execute { print($0) } }
@@ -16,7 +17,7 @@ struct ResetCommand: AsyncParsableCommand {
   func execute(emit: @Sendable (String) -> Void) async throws {
     let target = try parseAddress(address)
     try await KBeaconConnector.withSession(
-      target, adapter: adapter.adapter, passwordOptions: passwordOptions, sections: [.common]
+      target, adapter: adapter.adapter, peer: peer, passwordOptions: passwordOptions, sections: [.common]
     ) { session, config in try await session.send(Command.reset(for: config.generation)) }
     emit("\(target): settings reset to factory defaults")
   }

@@ -11,6 +11,7 @@ struct RingCommand: AsyncParsableCommand {
   @Option(help: "How long to ring, in milliseconds.") var milliseconds = 3000
   @Option(help: "ringType: v2 bitmask 1 beep, 2 LED, 4 vibration (v1 firmware: 0 LED, 1 beep, 2 both).") var type = 3
   @OptionGroup var adapter: AdapterOptions
+  @OptionGroup var peer: PeerAddressOptions
   @OptionGroup var passwordOptions: PasswordOptions
 
   func validate() throws {
@@ -22,7 +23,7 @@ struct RingCommand: AsyncParsableCommand {
   func execute(holdLink: Bool = false, emit: @Sendable (String) -> Void) async throws {
     let target = try parseAddress(address)
     try await KBeaconConnector.withSession(
-      target, adapter: adapter.adapter, passwordOptions: passwordOptions, sections: [.common]
+      target, adapter: adapter.adapter, peer: peer, passwordOptions: passwordOptions, sections: [.common]
     ) { session, _ in
       try await session.send(.ring(milliseconds: milliseconds, type: type, ledOn: nil, ledOff: nil))
       if holdLink { try await Task.sleep(for: .milliseconds(milliseconds)) }

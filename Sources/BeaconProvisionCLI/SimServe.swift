@@ -19,7 +19,8 @@ struct SimServe: AsyncParsableCommand {
     commandName: "serve", abstract: "Serve simulated devices over real Bluetooth controllers (one device per controller).",
     discussion: """
       The i-th --adapter serves the i-th device: the devices named with --device, in that order, or else the \
-      fleet's first devices. Each device advertises with its controller's public address; a KBeacon told to \
+      fleet's first devices. Each device advertises with its controller's public address (a device whose fleet \
+      entry says \"addressType\": \"random\" with its own address, as an LE random address); a KBeacon told to \
       enter its DFU bootloader advertises that bootloader at the address +1 (LE random) until the update \
       activates. Runs until \
       --duration passes or SIGINT/SIGTERM. Start it after bluetoothd when bluetoothd runs: the last socket \
