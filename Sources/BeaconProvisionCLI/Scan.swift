@@ -1,8 +1,6 @@
 import ArgumentParser
 import BeaconCore
 import Foundation
-import BlueZ
-import Simulator
 
 /// `beacon-provision scan`: discover beacons and decode what they advertise, grouped in discovery windows
 /// (blukii discovery settings, seeds/000: window length, RSSI threshold, first-seen time, each frame kind
@@ -63,10 +61,10 @@ struct Scan: AsyncParsableCommand {
       // Ctrl-C (or SIGTERM) ends the scan early instead of killing the process: what was heard so far is
       // printed, and a live scan is switched off in the controller/kernel before the process exits.
       let output = try await SignalCancellation.run { try await runner.run(central: central) { line in Self.writeLine(line) } }
-      if let live = central as? BlueZCentral { await live.stopScans() }
+      await central.stopScans()
       if let output { Self.writeLine(output) }
     } catch {
-      if let live = central as? BlueZCentral { await live.stopScans() }
+      await central.stopScans()
       throw liveFailure(error)
     }
   }

@@ -38,6 +38,9 @@ public final class SimulatedCentral: Central {
     self.gattServerFactory = gattServerFactory
   }
 
+  /// Unpaced, scans run on the simulated time line only (`Central.scansInRealTime`).
+  public var scansInRealTime: Bool { pace != .unpaced }
+
   public func scan(_ parameters: ScanParameters) -> AsyncThrowingStream<AdvertisingReport, any Error> {
     let timeline = Timeline(devices: advertisedDevices, active: parameters.active)
     let start = ContinuousClock.now
