@@ -1,6 +1,7 @@
 import ArgumentParser
 import BeaconCore
 import Foundation
+import Logging
 
 /// `beacon-provision gatt …`: a GATT client on the command line, in the spirit of BlueZ's btgatt-client
 /// (linux-ble.md §1): list the database, read, write, and watch notifications of one device.
@@ -29,6 +30,8 @@ struct GattConnectionOptions: ParsableArguments, Sendable {
   @Option(help: ArgumentHelp("Seconds to wait for the link.", valueName: "seconds"))
   var connectTimeout: Double = 10
 
+  @OptionGroup var logging: LoggingOptions
+
   func validate() throws {
     guard BluetoothAddress(address) != nil else {
       throw ValidationError("'\(address)' is not a Bluetooth address (AA:BB:CC:DD:EE:FF)")
@@ -44,11 +47,14 @@ struct GattConnectionOptions: ParsableArguments, Sendable {
     let central = try await CentralFactory.make(adapterOptions.adapter, scanBackend: peer.scanBackend.value)
     let device = BluetoothAddress(address)!
     let type = try await peer.resolve(device, on: central)
+    let log = CLILog.logger("gatt")
     do {
+      log.info("connecting", metadata: ["device": "\(device)", "type": "\(type)", "adapter": "\(central.name)"])
       let bearer = try await central.connect(
         to: device, type: type, timeout: .milliseconds(Int(connectTimeout * 1000)))
       let client = GATTClient(bearer: bearer)
-      _ = try await client.exchangeMTU()
+      let mtu = try await client.exchangeMTU()
+      log.debug("link up", metadata: ["device": "\(device)", "mtu": "\(mtu)"])
       return client
     } catch {
       throw CLIFailure("cannot connect to \(device) (\(type)) on \(central.name): \(error)")

@@ -8,11 +8,12 @@ import BeaconCore
 /// §3.3.3.3) before the link closes: the kernel keeps an idle LE link up a moment after the socket
 /// closes, and an indication sent then is never confirmed, which blocks the peripheral's indication queue
 /// for the 30 s ATT transaction timeout (Part F §3.3.3).
-struct GattNotify: AsyncParsableCommand {
+struct GattNotify: AsyncParsableCommand, LoggingCommand {
   static let configuration = CommandConfiguration(
     commandName: "notify", abstract: "Print a characteristic's notifications or indications as they arrive.")
 
   @OptionGroup var connection: GattConnectionOptions
+  var logging: LoggingOptions { connection.logging }
 
   @Argument(help: ArgumentHelp("Characteristic UUID.", valueName: "uuid"))
   var uuid: String

@@ -4,7 +4,7 @@ import KBeacon
 
 /// `beacon-provision history ADDR`: a KBeacon's logged sensor records (kbeacon-protocol.md §9), with
 /// device-relative times moved onto the host clock.
-struct HistoryCommand: AsyncParsableCommand {
+struct HistoryCommand: AsyncParsableCommand, LoggingCommand {
   static let configuration = CommandConfiguration(
     commandName: "history", abstract: "Read a KBeacon's logged sensor records.",
     discussion: "unread reads records not read before and marks them read; forward and reverse leave them unread.")
@@ -42,6 +42,7 @@ struct HistoryCommand: AsyncParsableCommand {
   @OptionGroup var adapter: AdapterOptions
   @OptionGroup var peer: PeerAddressOptions
   @OptionGroup var passwordOptions: PasswordOptions
+  @OptionGroup var logging: LoggingOptions
 
   func run() async throws { try await execute { print($0) } }
 

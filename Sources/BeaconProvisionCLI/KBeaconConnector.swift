@@ -1,6 +1,7 @@
 import BeaconCore
 import Foundation
 import KBeacon
+import Logging
 import Simulator
 
 /// Opens an authenticated `KBeaconSession` for a command (kbeacon-protocol.md §3): connect through the
@@ -27,10 +28,20 @@ struct KBeaconConnector {
   ) async throws -> (KBeaconSession, KBeaconConfiguration) {
     let central = try await CentralFactory.make(adapter, scanBackend: peer.scanBackend.value)
     let type = try await peer.resolve(address, on: central)
+    let log = CLILog.logger("kbeacon")
+    log.info("connecting", metadata: ["device": "\(address)", "type": "\(type)", "adapter": "\(central.name)"])
     let bearer = try await central.connect(to: address, type: type, timeout: KBeaconTimeouts.connect)
-    return try await KBeaconSession.connect(
-      client: GATTClient(bearer: bearer), password: password, environment: Self.environment, timeouts: timeouts,
-      readSections: sections, settle: settle)
+    log.debug("link up; authenticating", metadata: ["device": "\(address)"])
+    do {
+      let (session, config) = try await KBeaconSession.connect(
+        client: GATTClient(bearer: bearer), password: password, environment: Self.environment, timeouts: timeouts,
+        readSections: sections, settle: settle)
+      log.info("authenticated", metadata: ["device": "\(address)", "generation": "\(config.generation.rawValue)"])
+      return (session, config)
+    } catch {
+      log.info("session failed", metadata: ["device": "\(address)", "error": "\(error)"])
+      throw error
+    }
   }
 
   /// The settle time before configuring (§3 step 7): KKM's 1 s on a live adapter, none in the simulator.
@@ -64,6 +75,7 @@ extension KBeaconConnector {
     sections: ConfigSections, _ body: (KBeaconSession, KBeaconConfiguration) async throws -> T
   ) async throws -> T {
     let connector = KBeaconConnector(adapter: adapter, password: try await passwordOptions.resolved(), peer: peer)
+    CLILog.logger("kbeacon").debug("password", metadata: ["device": "\(target)", "source": "\(passwordOptions.source())"])
     let (session, config) = try await connector.open(target, sections: sections)
     let result: T
     do {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BeaconCore
 import BlueZ
+import Logging
 
 /// How a command that connects to one device named on the command line (`read`, `ring`, `reset`,
 /// `history`, `gatt …`, `dfu ble`) reaches it: `--address-type public|random`, or — without it — a short
@@ -43,7 +44,12 @@ public struct PeerAddressOptions: ParsableArguments, Sendable {
   func resolve(
     _ address: BluetoothAddress, on central: any Central, unheard: AddressType? = nil, within limit: Duration = probeLimit
   ) async throws -> AddressType {
-    if let override { return override }
+    let log = CLILog.logger("address")
+    if let override {
+      log.debug("address type given", metadata: ["device": "\(address)", "type": "\(override)"])
+      return override
+    }
+    log.debug("scanning to learn the address type", metadata: ["device": "\(address)", "adapter": "\(central.name)"])
     let heard: AddressType?
     do {
       heard = try await AddressTypeProbe.learn(address, on: central, within: limit)
@@ -54,7 +60,10 @@ public struct PeerAddressOptions: ParsableArguments, Sendable {
         "cannot scan \(central.name) for \(address) to learn its address type: \(liveFailure(error)); "
           + "give --address-type public|random to connect without scanning")
     }
-    if let type = heard ?? unheard { return type }
+    if let type = heard ?? unheard {
+      log.info("address type", metadata: ["device": "\(address)", "type": "\(type)", "heard": "\(heard != nil)"])
+      return type
+    }
     throw CLIFailure(
       "\(address) was not heard on \(central.name) within \(Self.seconds(limit)) s, so its address type "
         + "is unknown; check it is advertising and in range, or give --address-type public|random to connect without scanning")

@@ -3,7 +3,7 @@ import KBeacon
 
 /// `beacon-provision read ADDR`: a KBeacon's whole configuration as the device JSON (kbeacon-protocol.md
 /// §6.1, or §7 for legacy devices), pretty-printed with the device's key order.
-struct ReadCommand: AsyncParsableCommand {
+struct ReadCommand: AsyncParsableCommand, LoggingCommand {
   static let configuration = CommandConfiguration(
     commandName: "read",
     abstract: "Print a KBeacon's full configuration as JSON.",
@@ -17,6 +17,7 @@ struct ReadCommand: AsyncParsableCommand {
   @OptionGroup var adapter: AdapterOptions
   @OptionGroup var peer: PeerAddressOptions
   @OptionGroup var passwordOptions: PasswordOptions
+  @OptionGroup var logging: LoggingOptions
 
   func run() async throws { try await execute { print($0) } }
 

@@ -3,7 +3,7 @@ import KBeacon
 
 /// `beacon-provision reset ADDR`: factory-reset a KBeacon's parameters (§6.7; `{"msg":"admin","stype":"reset"}`
 /// on v2, `{"msg":"reset"}` on v1). The password is not part of the parameters [?].
-struct ResetCommand: AsyncParsableCommand {
+struct ResetCommand: AsyncParsableCommand, LoggingCommand {
   static let configuration = CommandConfiguration(
     commandName: "reset", abstract: "Reset a KBeacon's settings to factory defaults.")
 
@@ -11,6 +11,7 @@ struct ResetCommand: AsyncParsableCommand {
   @OptionGroup var adapter: AdapterOptions
   @OptionGroup var peer: PeerAddressOptions
   @OptionGroup var passwordOptions: PasswordOptions
+  @OptionGroup var logging: LoggingOptions
 
   func run() async throws { try await execute { print($0) } }
 

@@ -3,7 +3,7 @@ import KBeacon
 
 /// `beacon-provision ring ADDR`: make a KBeacon beep/flash (§6.7). Real tags keep ringing only while a
 /// central stays connected (§14 item 6), so the command holds the link for the ring time.
-struct RingCommand: AsyncParsableCommand {
+struct RingCommand: AsyncParsableCommand, LoggingCommand {
   static let configuration = CommandConfiguration(
     commandName: "ring", abstract: "Make a KBeacon beep or flash its LED.")
 
@@ -13,6 +13,7 @@ struct RingCommand: AsyncParsableCommand {
   @OptionGroup var adapter: AdapterOptions
   @OptionGroup var peer: PeerAddressOptions
   @OptionGroup var passwordOptions: PasswordOptions
+  @OptionGroup var logging: LoggingOptions
 
   func validate() throws {
     guard (1...600_000).contains(milliseconds) else { throw ValidationError("--milliseconds must be 1…600000") }
