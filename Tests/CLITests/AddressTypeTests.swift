@@ -97,6 +97,28 @@ struct AddressTypeTests {
     }
   }
 
+  /// A central that hears one device on a random address and counts `stopScans` calls.
+  final class OneDevice: Central, Sendable {
+    let name = "one"
+    let stops = Mutex(0)
+    let address: BluetoothAddress
+    init(_ address: BluetoothAddress) { self.address = address }
+    func scan(_ parameters: ScanParameters) -> AsyncThrowingStream<AdvertisingReport, any Error> {
+      let report = AdvertisingReport(address: address, addressType: .random, kind: .connectable, rssi: -50, data: [0x02, 0x01, 0x06])
+      return AsyncThrowingStream { $0.yield(report) }  // then silent, like a radio between PDUs
+    }
+    func connect(to address: BluetoothAddress, type: AddressType, timeout: Duration) async throws -> any ATTBearer {
+      throw LinkError(.connectFailed, peer: address)
+    }
+    func stopScans() async { stops.withLock { $0 += 1 } }
+  }
+
+  @Test func theProbeEndsWithItsScanSwitchedOff() async throws {
+    let central = OneDevice(BluetoothAddress(random)!)
+    #expect(try await AddressTypeProbe.learn(central.address, on: central, within: .seconds(30)) == .random)
+    #expect(central.stops.withLock { $0 } == 1)
+  }
+
   @Test func aDeviceNotHeardIsAClearFailureNamingTheOption() async throws {
     try await withFleet { adapter in
       let central = try await CentralFactory.make(AdapterChoice(argument: adapter))
