@@ -25,6 +25,20 @@ public protocol Central: Sendable {
 
   /// Opens an LE link to the device and returns the ATT bearer on it (L2CAP CID 4).
   func connect(to address: BluetoothAddress, type: AddressType, timeout: Duration) async throws -> any ATTBearer
+
+  /// Returns once every scan this central runs is switched off where it runs: a live adapter's scan
+  /// outlives its stream's consumer by a controller or kernel round trip, and a process that exits before
+  /// would leave it on. Default: nothing to wait for.
+  func stopScans() async
+
+  /// Whether scans take real time (a live radio, a paced simulator) — so a scan's length is also a
+  /// wall-clock limit — or run on simulated time only (an unpaced simulator, in tests). Default: true.
+  var scansInRealTime: Bool { get }
+}
+
+extension Central {
+  public func stopScans() async {}
+  public var scansInRealTime: Bool { true }
 }
 
 /// A connected, ordered, message-preserving channel carrying whole ATT PDUs (an L2CAP LE socket on CID 4,

@@ -31,7 +31,7 @@ public enum AdapterChoice: Equatable, Sendable, ExpressibleByArgument, CustomStr
 }
 
 /// `--adapter`, shared by every command that uses the radio.
-public struct AdapterOptions: ParsableArguments {
+public struct AdapterOptions: ParsableArguments, Sendable {
   @Option(
     help: ArgumentHelp(
       "hci0, hci1, … for a BlueZ adapter; sim for the built-in simulated fleet; sim:FILE for a fleet file.",
@@ -42,7 +42,7 @@ public struct AdapterOptions: ParsableArguments {
 }
 
 /// `--scan-backend`, shared by the commands that scan a live adapter (`scan`, `plan`, `apply`, `dfu update`).
-public struct ScanBackendOption: ParsableArguments {
+public struct ScanBackendOption: ParsableArguments, Sendable {
   @Option(
     name: .customLong("scan-backend"),
     help: ArgumentHelp(

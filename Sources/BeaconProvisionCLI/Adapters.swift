@@ -12,12 +12,7 @@ struct Adapters: ParsableCommand {
   var json = false
 
   func run() throws {
-    let adapters: [Adapter]
-    do {
-      adapters = try Adapter.all()
-    } catch let error as BlueZError {
-      throw CLIFailure(error.description)
-    }
+    let adapters = try CentralFactory.adapters()
     if json {
       print(try JSONOutput.string(adapters))
     } else if adapters.isEmpty {

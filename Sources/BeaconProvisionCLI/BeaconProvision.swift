@@ -48,7 +48,9 @@ extension BeaconProvision {
     do {
       var command = try parseAsRoot(arguments)
       if var asyncCommand = command as? any AsyncParsableCommand {
-        try await asyncCommand.run()
+        // -v / --log-level: the command runs with its log records going to standard error.
+        let logging = (command as? any LoggingCommand)?.logging
+        if let logging { try await logging.activate { try await asyncCommand.run() } } else { try await asyncCommand.run() }
       } else {
         try command.run()
       }

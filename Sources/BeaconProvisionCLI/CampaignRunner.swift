@@ -77,6 +77,7 @@ struct CampaignRunner {
     let stopWhen = self.stopWhen
     let watcher = Task {
       for await event in campaign.events {
+        CampaignLog.record(event)
         progress.show(event, total: selection.targets.count)
         if stopWhen?(event) == true { await campaign.requestStop() }
       }

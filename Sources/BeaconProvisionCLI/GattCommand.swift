@@ -1,6 +1,7 @@
 import ArgumentParser
 import BeaconCore
 import Foundation
+import Logging
 
 /// `beacon-provision gatt …`: a GATT client on the command line, in the spirit of BlueZ's btgatt-client
 /// (linux-ble.md §1): list the database, read, write, and watch notifications of one device.
@@ -18,17 +19,18 @@ struct Gatt: AsyncParsableCommand {
 }
 
 /// Options every `gatt` subcommand shares: the radio, the device, and how to reach it.
-struct GattConnectionOptions: ParsableArguments {
+struct GattConnectionOptions: ParsableArguments, Sendable {
   @OptionGroup var adapterOptions: AdapterOptions
 
   @Argument(help: ArgumentHelp("The device address, AA:BB:CC:DD:EE:FF.", valueName: "address"))
   var address: String
 
-  @Flag(help: "The device uses a random (static) address; default public.")
-  var random = false
+  @OptionGroup var peer: PeerAddressOptions
 
   @Option(help: ArgumentHelp("Seconds to wait for the link.", valueName: "seconds"))
   var connectTimeout: Double = 10
+
+  @OptionGroup var logging: LoggingOptions
 
   func validate() throws {
     guard BluetoothAddress(address) != nil else {
@@ -39,18 +41,23 @@ struct GattConnectionOptions: ParsableArguments {
     }
   }
 
-  /// Connects, exchanges MTUs (asking for 247), and returns the client. Errors become one-line failures.
+  /// Connects with the device's address type (`--address-type`, else learned by a short scan), exchanges
+  /// MTUs (asking for 247), and returns the client. Errors become one-line failures.
   func connect() async throws -> GATTClient {
-    let central = try await CentralFactory.make(adapterOptions.adapter)
-    let peer = BluetoothAddress(address)!
+    let central = try await CentralFactory.make(adapterOptions.adapter, scanBackend: peer.scanBackend.value)
+    let device = BluetoothAddress(address)!
+    let type = try await peer.resolve(device, on: central)
+    let log = CLILog.logger("gatt")
     do {
+      log.info("connecting", metadata: ["device": "\(device)", "type": "\(type)", "adapter": "\(central.name)"])
       let bearer = try await central.connect(
-        to: peer, type: random ? .random : .public, timeout: .milliseconds(Int(connectTimeout * 1000)))
+        to: device, type: type, timeout: .milliseconds(Int(connectTimeout * 1000)))
       let client = GATTClient(bearer: bearer)
-      _ = try await client.exchangeMTU()
+      let mtu = try await client.exchangeMTU()
+      log.debug("link up", metadata: ["device": "\(device)", "mtu": "\(mtu)"])
       return client
     } catch {
-      throw CLIFailure("cannot connect to \(peer) on \(central.name): \(error)")
+      throw CLIFailure("cannot connect to \(device) (\(type)) on \(central.name): \(error)")
     }
   }
 }

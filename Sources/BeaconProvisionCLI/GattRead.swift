@@ -3,11 +3,12 @@ import BeaconCore
 
 /// `beacon-provision gatt read ADDR TARGET`: reads a value (long values through Read Blob) and prints it
 /// as hex, plus the text when it is printable UTF-8.
-struct GattRead: AsyncParsableCommand {
+struct GattRead: AsyncParsableCommand, LoggingCommand {
   static let configuration = CommandConfiguration(
     commandName: "read", abstract: "Read a characteristic or attribute value.")
 
   @OptionGroup var connection: GattConnectionOptions
+  var logging: LoggingOptions { connection.logging }
 
   @Argument(help: ArgumentHelp("Characteristic UUID, or attribute handle as 0x….", valueName: "target"))
   var target: GattTarget

@@ -2,12 +2,13 @@ import ArgumentParser
 import BeaconCore
 
 /// `beacon-provision gatt ADDR` / `gatt services ADDR`: the device's whole GATT database.
-struct GattServices: AsyncParsableCommand {
+struct GattServices: AsyncParsableCommand, LoggingCommand {
   static let configuration = CommandConfiguration(
     commandName: "services",
     abstract: "List services, characteristics (properties, handles) and descriptors.")
 
   @OptionGroup var connection: GattConnectionOptions
+  var logging: LoggingOptions { connection.logging }
 
   @Flag(help: "Print JSON.")
   var json = false

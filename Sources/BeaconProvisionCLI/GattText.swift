@@ -17,22 +17,38 @@ enum GattText {
     BluetoothUUID(0xFEA1): "KBeacon Write", BluetoothUUID(0xFEA2): "KBeacon Notify",
     BluetoothUUID(0xFEA3): "KBeacon Indicate",
     BluetoothUUID(0x2902): "Client Characteristic Configuration", BluetoothUUID(0x2901): "User Description",
+    BluetoothUUID(0x181C): "User Data", BluetoothUUID(0x2A23): "System ID", BluetoothUUID(0x2A25): "Serial Number",
+    BluetoothUUID(0x2A28): "Software Revision", BluetoothUUID(0x2A8A): "First Name",
+    BluetoothUUID(0x2B29): "Client Supported Features", BluetoothUUID(0x2B2A): "Database Hash",
+    BluetoothUUID(0x2900): "Characteristic Extended Properties", BluetoothUUID(0x2904): "Presentation Format",
   ]
 
   static func label(_ uuid: BluetoothUUID) -> String {
     names[uuid].map { "\(uuid) \($0)" } ?? uuid.description
   }
 
-  /// The indented listing `gatt ADDR` prints.
+  /// The indented listing `gatt ADDR` prints: services (secondary ones say so) in handle order, each with
+  /// its includes (Core v5.4 Vol 3 Part G §3.2) and characteristics; the Extended Properties descriptor
+  /// (0x2900) with its decoded bits.
   static func render(_ db: GATTDatabase) -> String {
     var lines: [String] = []
     for s in db.services {
-      lines.append("service \(label(s.uuid))  handles \(handle(s.startHandle))–\(handle(s.endHandle))")
+      lines.append(
+        "\(s.isPrimary ? "" : "secondary ")service \(label(s.uuid))  handles \(handle(s.startHandle))–\(handle(s.endHandle))")
+      for i in s.includes {
+        lines.append("  include \(label(i.uuid))  handles \(handle(i.startHandle))–\(handle(i.endHandle))  at \(handle(i.handle))")
+      }
       for c in s.characteristics {
         lines.append(
           "  characteristic \(label(c.uuid))  value \(handle(c.valueHandle))  [\(c.properties.names.joined(separator: ", "))]"
         )
-        for d in c.descriptors { lines.append("    descriptor \(label(d.uuid))  \(handle(d.handle))") }
+        for d in c.descriptors {
+          var line = "    descriptor \(label(d.uuid))  \(handle(d.handle))"
+          if d.uuid == GATTAttributeType.extendedProperties, let bits = c.extendedProperties {
+            line += "  [\(bits.names.joined(separator: ", "))]"
+          }
+          lines.append(line)
+        }
       }
     }
     return lines.joined(separator: "\n")
@@ -49,13 +65,24 @@ enum GattText {
       var declarationHandle: UInt16
       var valueHandle: UInt16
       var properties: [String]
+      /// The Extended Properties descriptor's bits, when the characteristic has one.
+      var extendedProperties: [String]?
       var descriptors: [Descriptor]
+    }
+    struct Include: Encodable {
+      var uuid: String
+      var name: String?
+      var handle: UInt16
+      var startHandle: UInt16
+      var endHandle: UInt16
     }
     struct Service: Encodable {
       var uuid: String
       var name: String?
+      var primary: Bool
       var startHandle: UInt16
       var endHandle: UInt16
+      var includes: [Include]
       var characteristics: [Characteristic]
     }
     var address: String
@@ -67,11 +94,15 @@ enum GattText {
       self.mtu = mtu
       services = db.services.map { s in
         Service(
-          uuid: s.uuid.description, name: names[s.uuid], startHandle: s.startHandle, endHandle: s.endHandle,
+          uuid: s.uuid.description, name: names[s.uuid], primary: s.isPrimary, startHandle: s.startHandle,
+          endHandle: s.endHandle,
+          includes: s.includes.map {
+            Include(uuid: $0.uuid.description, name: names[$0.uuid], handle: $0.handle, startHandle: $0.startHandle, endHandle: $0.endHandle)
+          },
           characteristics: s.characteristics.map { c in
             Characteristic(
               uuid: c.uuid.description, declarationHandle: c.declarationHandle, valueHandle: c.valueHandle,
-              properties: c.properties.names,
+              properties: c.properties.names, extendedProperties: c.extendedProperties?.names,
               descriptors: c.descriptors.map { Descriptor(uuid: $0.uuid.description, handle: $0.handle) })
           })
       }

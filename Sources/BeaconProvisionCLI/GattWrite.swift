@@ -3,11 +3,12 @@ import BeaconCore
 
 /// `beacon-provision gatt write ADDR TARGET HEX [--without-response]`: a Write Request (long values through
 /// Prepare/Execute Write) or a Write Command.
-struct GattWrite: AsyncParsableCommand {
+struct GattWrite: AsyncParsableCommand, LoggingCommand {
   static let configuration = CommandConfiguration(
     commandName: "write", abstract: "Write a characteristic or attribute value.")
 
   @OptionGroup var connection: GattConnectionOptions
+  var logging: LoggingOptions { connection.logging }
 
   @Argument(help: ArgumentHelp("Characteristic UUID, or attribute handle as 0x….", valueName: "target"))
   var target: GattTarget

@@ -4,7 +4,7 @@ import KBeacon
 
 /// `beacon-provision history ADDR`: a KBeacon's logged sensor records (kbeacon-protocol.md §9), with
 /// device-relative times moved onto the host clock.
-struct HistoryCommand: AsyncParsableCommand {
+struct HistoryCommand: AsyncParsableCommand, LoggingCommand {
   static let configuration = CommandConfiguration(
     commandName: "history", abstract: "Read a KBeacon's logged sensor records.",
     discussion: "unread reads records not read before and marks them read; forward and reverse leave them unread.")
@@ -40,14 +40,16 @@ struct HistoryCommand: AsyncParsableCommand {
   @Option(help: "At most this many records.") var limit = 10_000
   @Flag(help: "Print CSV.") var csv = false
   @OptionGroup var adapter: AdapterOptions
+  @OptionGroup var peer: PeerAddressOptions
   @OptionGroup var passwordOptions: PasswordOptions
+  @OptionGroup var logging: LoggingOptions
 
   func run() async throws { try await execute { print($0) } }
 
   func execute(emit: @Sendable (String) -> Void) async throws {
     let target = try parseAddress(address)
     let records = try await KBeaconConnector.withSession(
-      target, adapter: adapter.adapter, passwordOptions: passwordOptions, sections: [.common]
+      target, adapter: adapter.adapter, peer: peer, passwordOptions: passwordOptions, sections: [.common]
     ) { session, _ in try await session.readHistory(sensor: sensor.type, order: order.wire, limit: limit) }
     if csv { emit(HistoryRendering.csvHeader(sensor.type)) }
     for record in records { emit(csv ? HistoryRendering.csv(record) : HistoryRendering.line(record)) }

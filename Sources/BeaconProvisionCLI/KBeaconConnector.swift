@@ -1,14 +1,17 @@
 import BeaconCore
 import Foundation
 import KBeacon
+import Logging
 import Simulator
 
 /// Opens an authenticated `KBeaconSession` for a command (kbeacon-protocol.md §3): connect through the
-/// chosen adapter, the GATT client, the KBeacon link set-up, auth with the clock set, the initial read.
-/// The simulated fleet is reached through the same `Central.connect` as a live adapter.
+/// chosen adapter with the device's address type (`--address-type`, else learned from a short scan:
+/// `PeerAddressOptions`), the GATT client, the KBeacon link set-up, auth with the clock set, the initial
+/// read. The simulated fleet is reached through the same `Central.connect` as a live adapter.
 struct KBeaconConnector {
   var adapter: AdapterChoice?
   var password: KBeaconPassword
+  var peer: PeerAddressOptions
   var timeouts = KBeaconSession.Timeouts()
 
   /// Exit code for a wrong password, distinct so scripts can stop instead of retrying (devices may lock out).
@@ -21,13 +24,24 @@ struct KBeaconConnector {
   /// Connects and authenticates; errors are the library's own (`LinkError`, `KBeaconAuthenticationError`,
   /// `KBeaconError`, `GATTError`), for callers that classify them (the fleet campaign).
   func connect(
-    _ address: BluetoothAddress, type: AddressType = .public, sections: ConfigSections = [.common, .slots, .triggers]
+    _ address: BluetoothAddress, sections: ConfigSections = [.common, .slots, .triggers]
   ) async throws -> (KBeaconSession, KBeaconConfiguration) {
-    let central = try await CentralFactory.make(adapter)
+    let central = try await CentralFactory.make(adapter, scanBackend: peer.scanBackend.value)
+    let type = try await peer.resolve(address, on: central)
+    let log = CLILog.logger("kbeacon")
+    log.info("connecting", metadata: ["device": "\(address)", "type": "\(type)", "adapter": "\(central.name)"])
     let bearer = try await central.connect(to: address, type: type, timeout: KBeaconTimeouts.connect)
-    return try await KBeaconSession.connect(
-      client: GATTClient(bearer: bearer), password: password, environment: Self.environment, timeouts: timeouts,
-      readSections: sections, settle: settle)
+    log.debug("link up; authenticating", metadata: ["device": "\(address)"])
+    do {
+      let (session, config) = try await KBeaconSession.connect(
+        client: GATTClient(bearer: bearer), password: password, environment: Self.environment, timeouts: timeouts,
+        readSections: sections, settle: settle)
+      log.info("authenticated", metadata: ["device": "\(address)", "generation": "\(config.generation.rawValue)"])
+      return (session, config)
+    } catch {
+      log.info("session failed", metadata: ["device": "\(address)", "error": "\(error)"])
+      throw error
+    }
   }
 
   /// The settle time before configuring (§3 step 7): KKM's 1 s on a live adapter, none in the simulator.
@@ -57,10 +71,11 @@ extension KBeaconConnector {
   /// pool), opens an authenticated session (`open`), runs `body` on it and closes the session whatever
   /// happens; an error from `body` becomes a one-line failure naming the device.
   static func withSession<T>(
-    _ target: BluetoothAddress, adapter: AdapterChoice?, passwordOptions: PasswordOptions, sections: ConfigSections,
-    _ body: (KBeaconSession, KBeaconConfiguration) async throws -> T
+    _ target: BluetoothAddress, adapter: AdapterChoice?, peer: PeerAddressOptions, passwordOptions: PasswordOptions,
+    sections: ConfigSections, _ body: (KBeaconSession, KBeaconConfiguration) async throws -> T
   ) async throws -> T {
-    let connector = KBeaconConnector(adapter: adapter, password: try await passwordOptions.resolved())
+    let connector = KBeaconConnector(adapter: adapter, password: try await passwordOptions.resolved(), peer: peer)
+    CLILog.logger("kbeacon").debug("password", metadata: ["device": "\(target)", "source": "\(passwordOptions.source())"])
     let (session, config) = try await connector.open(target, sections: sections)
     let result: T
     do {

@@ -31,6 +31,15 @@ public struct PasswordOptions: ParsableArguments, Sendable {
     }
   }
 
+  /// Where the password comes from, for logs — never the password: `--password-file FILE`, `--password`,
+  /// `$BEACON_PASSWORD`, or `factory default`.
+  public func source(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    if password != nil { return "--password" }
+    if let passwordFile { return "--password-file \(passwordFile)" }
+    if environment[Self.environmentVariable] != nil { return "$\(Self.environmentVariable)" }
+    return "factory default"
+  }
+
   /// `resolve()` for async commands: a `--password-file` is read off the cooperative pool (`BlockingIO`).
   func resolved() async throws -> KBeaconPassword {
     let options = self

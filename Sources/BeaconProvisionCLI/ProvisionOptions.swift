@@ -30,6 +30,8 @@ struct ProvisionOptions: ParsableArguments {
   @Flag(help: "Print the result as JSON on standard output (progress still goes to standard error).")
   var json = false
 
+  @OptionGroup var logging: LoggingOptions
+
   func validate() throws {
     guard parallel >= 1, parallel <= 16 else { throw ValidationError("--parallel must be 1…16") }
     guard attempts >= 1, attempts <= 10 else { throw ValidationError("--attempts must be 1…10") }

@@ -3,7 +3,7 @@ import KBeacon
 
 /// `beacon-provision read ADDR`: a KBeacon's whole configuration as the device JSON (kbeacon-protocol.md
 /// §6.1, or §7 for legacy devices), pretty-printed with the device's key order.
-struct ReadCommand: AsyncParsableCommand {
+struct ReadCommand: AsyncParsableCommand, LoggingCommand {
   static let configuration = CommandConfiguration(
     commandName: "read",
     abstract: "Print a KBeacon's full configuration as JSON.",
@@ -15,14 +15,16 @@ struct ReadCommand: AsyncParsableCommand {
 
   @Argument(help: "The device address, AA:BB:CC:DD:EE:FF.") var address: String
   @OptionGroup var adapter: AdapterOptions
+  @OptionGroup var peer: PeerAddressOptions
   @OptionGroup var passwordOptions: PasswordOptions
+  @OptionGroup var logging: LoggingOptions
 
   func run() async throws { try await execute { print($0) } }
 
   func execute(emit: @Sendable (String) -> Void) async throws {
     let target = try parseAddress(address)
     let config = try await KBeaconConnector.withSession(
-      target, adapter: adapter.adapter, passwordOptions: passwordOptions, sections: .all) { _, config in config }
+      target, adapter: adapter.adapter, peer: peer, passwordOptions: passwordOptions, sections: .all) { _, config in config }
     var root: JSONObject = ["address": .string(target.description), "generation": .string(config.generation.rawValue)]
     root["configuration"] = .object(config.deviceJSON)
     emit(JSONWriter.pretty(.object(root)))

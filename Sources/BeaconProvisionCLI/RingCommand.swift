@@ -3,7 +3,7 @@ import KBeacon
 
 /// `beacon-provision ring ADDR`: make a KBeacon beep/flash (§6.7). Real tags keep ringing only while a
 /// central stays connected (§14 item 6), so the command holds the link for the ring time.
-struct RingCommand: AsyncParsableCommand {
+struct RingCommand: AsyncParsableCommand, LoggingCommand {
   static let configuration = CommandConfiguration(
     commandName: "ring", abstract: "Make a KBeacon beep or flash its LED.")
 
@@ -11,7 +11,9 @@ struct RingCommand: AsyncParsableCommand {
   @Option(help: "How long to ring, in milliseconds.") var milliseconds = 3000
   @Option(help: "ringType: v2 bitmask 1 beep, 2 LED, 4 vibration (v1 firmware: 0 LED, 1 beep, 2 both).") var type = 3
   @OptionGroup var adapter: AdapterOptions
+  @OptionGroup var peer: PeerAddressOptions
   @OptionGroup var passwordOptions: PasswordOptions
+  @OptionGroup var logging: LoggingOptions
 
   func validate() throws {
     guard (1...600_000).contains(milliseconds) else { throw ValidationError("--milliseconds must be 1…600000") }
@@ -22,7 +24,7 @@ struct RingCommand: AsyncParsableCommand {
   func execute(holdLink: Bool = false, emit: @Sendable (String) -> Void) async throws {
     let target = try parseAddress(address)
     try await KBeaconConnector.withSession(
-      target, adapter: adapter.adapter, passwordOptions: passwordOptions, sections: [.common]
+      target, adapter: adapter.adapter, peer: peer, passwordOptions: passwordOptions, sections: [.common]
     ) { session, _ in
       try await session.send(.ring(milliseconds: milliseconds, type: type))
       if holdLink { try await Task.sleep(for: .milliseconds(milliseconds)) }

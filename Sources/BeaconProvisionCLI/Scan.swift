@@ -1,13 +1,12 @@
 import ArgumentParser
 import BeaconCore
 import Foundation
-import BlueZ
-import Simulator
+import Logging
 
 /// `beacon-provision scan`: discover beacons and decode what they advertise, grouped in discovery windows
 /// (blukii discovery settings, seeds/000: window length, RSSI threshold, first-seen time, each frame kind
 /// kept once per window — the first one).
-struct Scan: AsyncParsableCommand {
+struct Scan: AsyncParsableCommand, LoggingCommand {
   static let configuration = CommandConfiguration(
     abstract: "Discover beacons and decode their advertising (iBeacon, Eddystone, KKM KSensor/System).",
     discussion: """
@@ -36,6 +35,8 @@ struct Scan: AsyncParsableCommand {
 
   @OptionGroup var scanBackend: ScanBackendOption
 
+  @OptionGroup var logging: LoggingOptions
+
   @Flag(help: "Print the final device records as a JSON array.")
   var json = false
 
@@ -59,14 +60,15 @@ struct Scan: AsyncParsableCommand {
     let central = try await CentralFactory.make(adapterOptions.adapter, scanBackend: scanBackend.value)
     let mode: ScanRunner.Mode = json ? .json : jsonl ? .jsonLines : (isatty(STDOUT_FILENO) == 1 ? .liveTable : .lines)
     let runner = runner(mode: mode)
+    CLILog.logger("scan").info("scanning", metadata: ["adapter": "\(central.name)", "seconds": "\(duration)"])
     do {
       // Ctrl-C (or SIGTERM) ends the scan early instead of killing the process: what was heard so far is
       // printed, and a live scan is switched off in the controller/kernel before the process exits.
       let output = try await SignalCancellation.run { try await runner.run(central: central) { line in Self.writeLine(line) } }
-      if let live = central as? BlueZCentral { await live.stopScans() }
+      await central.stopScans()
       if let output { Self.writeLine(output) }
     } catch {
-      if let live = central as? BlueZCentral { await live.stopScans() }
+      await central.stopScans()
       throw liveFailure(error)
     }
   }

@@ -1,6 +1,5 @@
 import BeaconCore
 import Foundation
-import Simulator
 import Synchronization
 
 /// Runs one scan: feeds the central's reports into a `DiscoverySession` until `duration` has passed on
@@ -50,7 +49,7 @@ struct ScanRunner: Sendable {
     let settle = self.settle
     let completeWhenSeen = self.completeWhenSeen
     // An unpaced simulator runs on its own time line only; everything else also stops on the wall clock.
-    let wallClockDeadline = (central as? SimulatedCentral).map { $0.pace != .unpaced } ?? true
+    let wallClockDeadline = central.scansInRealTime
     // When the scan ends: set when it starts, moved earlier once every awaited device has been heard.
     let end = ScanEnd(.now + duration)
     return try await withThrowingTaskGroup(of: DiscoverySession?.self) { group in

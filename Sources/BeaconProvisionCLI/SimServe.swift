@@ -1,6 +1,5 @@
 import ArgumentParser
 import BeaconCore
-import BlueZ
 import Dispatch
 import Foundation
 import Simulator
@@ -19,7 +18,8 @@ struct SimServe: AsyncParsableCommand {
     commandName: "serve", abstract: "Serve simulated devices over real Bluetooth controllers (one device per controller).",
     discussion: """
       The i-th --adapter serves the i-th device: the devices named with --device, in that order, or else the \
-      fleet's first devices. Each device advertises with its controller's public address; a KBeacon told to \
+      fleet's first devices. Each device advertises with its controller's public address (a device whose fleet \
+      entry says \"addressType\": \"random\" with its own address, as an LE random address); a KBeacon told to \
       enter its DFU bootloader advertises that bootloader at the address +1 (LE random) until the update \
       activates. Runs until \
       --duration passes or SIGINT/SIGTERM. Start it after bluetoothd when bluetoothd runs: the last socket \
@@ -61,29 +61,8 @@ struct SimServe: AsyncParsableCommand {
   func run() async throws {
     let fleetValue = try CentralFactory.fleet(fleet)
     let assigned = try Self.assign(fleetValue, adapters: adapters, devices: devices.compactMap(BluetoothAddress.init))
-    // Each device as served: with its controller's address (a KBeacon's auth involves its MAC). The same
-    // GATT servers as `--adapter sim` (KBeacon kinds with the simulated KBeacon), made for those devices; a
-    // KBeacon that drops its link (wrong password, reset) closes the served L2CAP link.
-    let servedDevices = try assigned.map { pair in
-      (adapter: pair.adapter, fleetAddress: pair.device.address,
-       device: ServedAdvertising.device(pair.device, servedAs: try Self.address(of: pair.adapter)))
-    }
-    let kbeacons = KBeaconSimulation(
-      fleet: SimulatedFleet(devices: servedDevices.map(\.device)),
-      now: { UInt32(clamping: Int(Date().timeIntervalSince1970)) })
-    let links = ServedLinks()
-    kbeacons.setLinkDropper { address in await links.drop(address) }
-    // The same bootloaders as the simulated central's (SimulatedBootloaders, SimulatedDFUTarget), with
-    // instant links: the real link has its own timing.
-    let bootloaders = SimulatedBootloaders(model: .instant)
-    kbeacons.hostBootloaders(in: bootloaders)
     let reannounce = reannounceConnectable.map { Duration.milliseconds(Int($0 * 1000)) }
-    let served = servedDevices.map {
-      ServedDevice(
-        $0.device, on: $0.adapter, fleetAddress: $0.fleetAddress, connectableReannounce: reannounce, links: links,
-        bootloaders: bootloaders, advertised: { device in await kbeacons.advertisedDevice(device) },
-        makeServer: { device in kbeacons.server(for: device) })
-    }
+    let served = try CentralFactory.servedDevices(assigned, connectableReannounce: reannounce)
     let stop = Self.stopSignals()
     let limit = duration
     do {
@@ -103,11 +82,6 @@ struct SimServe: AsyncParsableCommand {
       throw liveFailure(error)
     }
     SimServeOutput.write("sim serve: stopped")
-  }
-
-  /// The controller's public address; a missing adapter is a one-line failure.
-  static func address(of adapter: String) throws -> BluetoothAddress {
-    do { return try Adapter.named(adapter).address } catch { throw liveFailure(error) }
   }
 
   /// Pairs each adapter with its device: the named devices in order, or the fleet's first ones.

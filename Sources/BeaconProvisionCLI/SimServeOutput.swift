@@ -8,6 +8,7 @@ import Synchronization
 /// at once:
 ///
 ///     serving DD:34:02:06:D1:01 (kbeaconPro "KBPro_214811") on hci1 as 00:AA:01:01:00:01, connectable, legacy advertising
+///     serving DD:34:02:06:D1:02 (kbeaconPro "KBPro_VM02") on hci2 as DD:34:02:06:D1:02 (random), connectable, legacy advertising
 ///     hci1: link from 00:AA:01:00:00:00 (public)
 ///     hci1: link from 00:AA:01:00:00:00 closed after 12 ATT PDUs
 ///     hci1: DD:34:02:06:D1:01 is in its DFU bootloader: advertising "Dfu010001" as 00:AA:01:01:00:02 (random)
@@ -18,7 +19,8 @@ enum SimServeOutput {
     switch event {
     case .advertising(let adapter, let fleetAddress, let device, let extended, let dropped):
       let name = device.name.map { " \"\($0)\"" } ?? ""
-      var text = "serving \(fleetAddress) (\(device.kind.rawValue)\(name)) on \(adapter) as \(device.address), "
+      var text = "serving \(fleetAddress) (\(device.kind.rawValue)\(name)) on \(adapter) as \(device.address)"
+      text += device.addressType == .random ? " (random), " : ", "
       text += device.connectable ? "connectable" : "non-connectable"
       text += extended ? ", extended advertising" : ", legacy advertising"
       if dropped { text += " (scan response not served: ADV_SCAN_IND is not supported)" }

@@ -68,9 +68,13 @@ public final class BlueZCentral: Central {
     return stream
   }
 
+  /// Stops every scan this central runs and waits until each has disabled scanning on the controller or
+  /// stopped its discovery (`Central.stopScans`).
+  public func stopScans() async { await stopScans(rawHCIOnly: false) }
+
   /// Stops the scans this central runs (all, or only raw-HCI ones) and waits until each has disabled
   /// scanning on the controller or stopped its discovery.
-  public func stopScans(rawHCIOnly: Bool = false) async {
+  public func stopScans(rawHCIOnly: Bool) async {
     let raw = rawHCIScans.withLock { $0 }
     let tasks = runningScans.withLock { scans -> [Task<Void, Never>] in
       let chosen = scans.filter { !rawHCIOnly || raw.contains($0.key) }

@@ -72,9 +72,12 @@ enum GATTRoundTrips {
 /// while the service has room for another declaration; descriptor discovery ends with its range.
 struct DiscoveryCost {
   var services = 0
+  /// Full discovery also asks for secondary services (Read By Group Type 0x2801): one request that hears
+  /// Attribute Not Found in a table without any. (These tables have no includes, which cost nothing then.)
+  var secondaryServices = 0
   var characteristics = 0
   var descriptors = 0
-  var total: Int { services + characteristics + descriptors }
+  var total: Int { services + secondaryServices + characteristics + descriptors }
 
   init(table: GATTAttributeTable, mtu: Int, only: BluetoothUUID? = nil) {
     var serviceSizes: [Int] = []
@@ -103,6 +106,7 @@ struct DiscoveryCost {
     }
     services = only == nil ? Self.packets(serviceSizes, perEntry: 4, mtu: mtu) : 1
     services += 1  // the final Attribute Not Found (no service ends at 0xFFFF here)
+    secondaryServices = only == nil ? 1 : 0
   }
 
   /// Response PDUs for entries of the given value sizes, each with `perEntry` fixed octets, two octets of

@@ -55,6 +55,9 @@ import Testing
       // → 10 0C00 FFFF 0028: continue after 0x000B
       // ← 01 10 0C00 0A: Error Response, Read By Group Type, handle 0x000C, Attribute Not Found
       .init(request: [0x10, 0x0C, 0x00, 0xFF, 0xFF, 0x00, 0x28], answers: [[0x01, 0x10, 0x0C, 0x00, 0x0A]]),
+      // → 10 0100 FFFF 0128: Read By Group Type 0x2801 (secondary services) from 1
+      // ← 01 10 0100 0A: Attribute Not Found, none
+      .init(request: [0x10, 0x01, 0x00, 0xFF, 0xFF, 0x01, 0x28], answers: [[0x01, 0x10, 0x01, 0x00, 0x0A]]),
       // → 08 0100 0500 0328: Read By Type 0x2803 in GAP
       // ← 09 07 | 0200: 02 0300 002A (Device Name, read, value 3) | 0400: 02 0500 012A (Appearance, value 5);
       //   value 5 is the service's end: no room for another declaration, so no further request
@@ -67,6 +70,8 @@ import Testing
         request: [0x08, 0x06, 0x00, 0x0B, 0x00, 0x03, 0x28],
         answers: [[0x09, 0x07, 0x07, 0x00, 0x0C, 0x08, 0x00, 0xA1, 0xFE, 0x09, 0x00, 0x10, 0x0A, 0x00, 0xA2, 0xFE]]),
       // FEA2's value (10) + 2 > 11: no room for another declaration, so no terminating request.
+      // Includes: each service's first characteristic declaration follows its service declaration (2 = 1 + 1,
+      // 7 = 6 + 1), so neither has an include (Part G §3.1) and no Read By Type 0x2802 is sent.
       // Descriptors: Device Name 3…3 and Appearance 5…5 and FEA1 8…8 have empty ranges (no request).
       // → 04 0B00 0B00: Find Information for FEA2 (value 10, end 11)
       // ← 05 01 0B00 0229: format 16-bit, handle 11 = CCCD 0x2902
@@ -83,7 +88,8 @@ import Testing
     #expect(write.properties == [.write, .writeWithoutResponse])
     #expect(write.endHandle == 8)
     #expect(db.characteristic(BluetoothUUID(0x2A01))?.valueHandle == 5)
-    #expect(await client.roundTrips == 5)
+    #expect(db.services.allSatisfy { $0.isPrimary && $0.includes.isEmpty })
+    #expect(await client.roundTrips == 6)
   }
 
   @Test func longReadUsesReadBlobUntilAShortPart() async throws {

@@ -49,6 +49,39 @@ import Testing
     #expect(lines.filter { $0.hasPrefix("service ") }.count == 4)
   }
 
+  /// `gatt ADDR` shows secondary services, includes (Core v5.4 Vol 3 Part G §3.1–§3.2) and the decoded
+  /// Extended Properties descriptor (§3.3.3.1); `gatt read UUID` finds a characteristic of a secondary service.
+  @Test func listingShowsSecondaryServicesIncludesAndExtendedProperties() async throws {
+    let server = GATTServer(services: [
+      SimulatedService(
+        uuid: BluetoothUUID(0x181C), includes: [BluetoothUUID(0xFF10)],
+        characteristics: [
+          SimulatedCharacteristic(
+            uuid: BluetoothUUID(0x2A8A), properties: [.read, .write, .extendedProperties], value: Array("Ada".utf8),
+            descriptors: [SimulatedDescriptor(uuid: GATTAttributeType.extendedProperties, value: [0x01, 0x00])])
+        ]),
+      SimulatedService(
+        uuid: BluetoothUUID(0xFF10), isPrimary: false,
+        characteristics: [SimulatedCharacteristic(uuid: BluetoothUUID(0x2A25), properties: [.read], value: Array("SN-1".utf8))]),
+    ])
+    let (bearer, _) = try await SimulatedLink.open(to: server, device: BluetoothAddress(device)!, model: .instant)
+    let client = GATTClient(bearer: bearer)
+    let lines = GattText.render(try await client.discover()).split(separator: "\n").map(String.init)
+    #expect(
+      lines == [
+        "service 181C User Data  handles 0x0001–0x0005",
+        "  include FF10  handles 0x0006–0x0008  at 0x0002",
+        "  characteristic 2A8A First Name  value 0x0004  [read, write, extended-properties]",
+        "    descriptor 2900 Characteristic Extended Properties  0x0005  [reliable-write]",
+        "secondary service FF10  handles 0x0006–0x0008",
+        "  characteristic 2A25 Serial Number  value 0x0008  [read]",
+      ])
+    let target = try #require(GattTarget(argument: "2A25"))
+    let handle = try await target.valueHandle(on: client)
+    #expect(try await client.read(handle) == Array("SN-1".utf8))
+    await client.close()
+  }
+
   @Test func readLineShowsTextWhenPrintable() {
     #expect(GattRead.line(Array("KB".utf8)) == "4B 42  \"KB\"")
     #expect(GattRead.line([0x00, 0xFF]) == "00 FF")

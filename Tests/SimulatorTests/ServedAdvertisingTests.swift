@@ -22,9 +22,7 @@ import Testing
   }
 
   @Test func servedDeviceTakesTheControllerAddressAndItsMACMarkerFollows() throws {
-    var random = kbeacon
-    random.addressType = .random
-    let served = ServedAdvertising.device(random, servedAs: controller)
+    let served = ServedAdvertising.device(kbeacon, servedAs: controller)
     #expect(served.address == controller)
     #expect(served.addressType == .public)
     #expect(served.name == "KB")
@@ -32,6 +30,22 @@ import Testing
     // octets are battery 0x5F (95 %), marker 00 01, and the MAC's low three bytes — now 01 00 01.
     let response = try #require(SimulatedAdvertiser(device: served).scanResponse)
     #expect(Array(response.suffix(6)) == [0x5F, 0x00, 0x01, 0x01, 0x00, 0x01])
+  }
+
+  /// A device on a static random address (a KKM tag's, kbeacon-protocol.md §14) keeps it: the controller
+  /// advertises from it — LE Set Random Address, then own address type 0x01 (Core v5.4 Vol 4 Part E
+  /// §7.8.4, §7.8.5) — so a central reaches it only as a random address.
+  @Test func randomAddressDeviceIsServedFromItsOwnRandomAddress() {
+    var random = kbeacon
+    random.addressType = .random
+    let served = ServedAdvertising.device(random, servedAs: controller)
+    #expect(served.address == kbeacon.address && served.addressType == .random)
+    let settings = ServedAdvertising.settings(advertisingData: [0x02, 0x01, 0x06], of: SimulatedAdvertiser(device: served))
+    #expect(settings.randomAddress == kbeacon.address)
+    #expect(settings.ownAddressType == 0x01)
+    let publicSettings = ServedAdvertising.settings(
+      advertisingData: [0x02, 0x01, 0x06], of: SimulatedAdvertiser(device: ServedAdvertising.device(kbeacon, servedAs: controller)))
+    #expect(publicSettings.randomAddress == nil && publicSettings.ownAddressType == 0x00)
   }
 
   @Test func connectableDeviceIsServedAsADV_INDWithItsScanResponse() {

@@ -36,6 +36,22 @@ import Testing
     #expect(await server.storedValue(fea1.valueHandle) == [0xAB, 0xCD])
   }
 
+  /// A link is to an address and its type (Core v5.4 Vol 6 Part B §1.3): a device on a random address is
+  /// reached as random only; as public the connect times out, as the kernel's does.
+  @Test func reachesADeviceOnlyWithItsAddressType() async throws {
+    let address = BluetoothAddress("DD:34:02:06:AA:01")!
+    let device = SimulatedDevice(address: address, addressType: .random, kind: .kbeaconPro, name: "random")
+    let central = SimulatedCentral(fleet: SimulatedFleet(devices: [device]), pace: .unpaced)
+    do {
+      _ = try await central.connect(to: address, type: .public, timeout: .seconds(1))
+      Issue.record("a random-address device was reached as public")
+    } catch let error as LinkError {
+      #expect(error.code == .connectTimeout)
+    }
+    let bearer = try await central.connect(to: address, type: .random, timeout: .seconds(1))
+    await bearer.close()
+  }
+
   @Test func refusesUnknownAndNonConnectableDevices() async throws {
     let central = SimulatedCentral(fleet: DemoFleet.fleet, pace: .unpaced)
     await #expect(throws: LinkError.self) {

@@ -22,13 +22,29 @@ extension GATTClient {
   /// Discover All Primary Services (Part G §4.4.1): Read By Group Type 0x2800 from 0x0001 until Attribute
   /// Not Found or the last group ends at 0xFFFF.
   public func discoverPrimaryServices() async throws -> [GATTService] {
+    try await discoverServices(groupType: GATTAttributeType.primaryService)
+  }
+
+  /// Every secondary service: Read By Group Type 0x2801, the grouping type Part F §3.4.4.9 and Part G §2.5.3
+  /// allow besides 0x2800 [I: GATT itself reaches secondary services only through includes (§4.5); this
+  /// finds those no primary includes too]. A server that refuses the group type (Unsupported Group Type)
+  /// has none to show.
+  public func discoverSecondaryServices() async throws -> [GATTService] {
+    do {
+      return try await discoverServices(groupType: GATTAttributeType.secondaryService)
+    } catch let error as ATTRequestError where error.code == .unsupportedGroupType {
+      return []
+    }
+  }
+
+  /// Read By Group Type `groupType` over 0x0001…0xFFFF, each response continuing after its last group.
+  func discoverServices(groupType: BluetoothUUID) async throws -> [GATTService] {
     var services: [GATTService] = []
     var start: UInt16 = 0x0001
     while true {
       let answer: ATTPDU
       do {
-        answer = try await transact(
-          ATTReadByGroupTypeRequest(startHandle: start, endHandle: 0xFFFF, groupType: GATTAttributeType.primaryService))
+        answer = try await transact(ATTReadByGroupTypeRequest(startHandle: start, endHandle: 0xFFFF, groupType: groupType))
       } catch let error as ATTRequestError where error.code == .attributeNotFound {
         break
       }
@@ -37,7 +53,10 @@ extension GATTClient {
         guard entry.handle >= start, entry.endGroupHandle >= entry.handle,
           let uuid = BluetoothUUID(littleEndian: entry.value), entry.value.count != 4
         else { throw GATTError.protocolViolation("bad service entry at handle \(entry.handle)") }
-        services.append(GATTService(uuid: uuid, startHandle: entry.handle, endHandle: entry.endGroupHandle))
+        services.append(
+          GATTService(
+            uuid: uuid, startHandle: entry.handle, endHandle: entry.endGroupHandle,
+            isPrimary: groupType == GATTAttributeType.primaryService))
       }
       guard let last = services.last, last.endHandle < 0xFFFF else { break }
       start = last.endHandle + 1
@@ -134,18 +153,37 @@ extension GATTClient {
     return found
   }
 
-  /// The whole database: services, their characteristics and every characteristic's descriptors. Kept as
-  /// `database` for lookups by UUID.
+  /// The whole database: primary and secondary services in handle order (a service met only through an
+  /// include is added as secondary), each service's includes and characteristics, every characteristic's
+  /// descriptors, and the Extended Properties descriptor's value where there is one. Kept as `database`
+  /// for lookups by UUID.
+  ///
+  /// Include definitions immediately follow the service declaration, before any characteristic (Part G
+  /// §3.1), so a service whose first characteristic declaration is right after its own (or that is a lone
+  /// declaration) has none, and the Find Included Services round trip is skipped.
   @discardableResult
   public func discover() async throws -> GATTDatabase {
-    var services = try await discoverPrimaryServices()
-    for s in services.indices {
+    var services = try await discoverPrimaryServices() + discoverSecondaryServices()
+    services.sort { $0.startHandle < $1.startHandle }
+    var s = 0
+    while s < services.count {
       var characteristics = try await discoverCharacteristics(of: services[s])
+      let firstInside = characteristics.first.map { Int($0.declarationHandle) } ?? Int(services[s].endHandle) + 1
+      if firstInside > Int(services[s].startHandle) + 1 {
+        services[s].includes = try await discoverIncludes(of: services[s])
+      }
+      for include in services[s].includes where !services.contains(where: { $0.startHandle == include.startHandle }) {
+        services.append(
+          GATTService(uuid: include.uuid, startHandle: include.startHandle, endHandle: include.endHandle, isPrimary: false))
+      }
       for c in characteristics.indices {
         characteristics[c].descriptors = try await discoverDescriptors(of: characteristics[c])
+        characteristics[c].extendedProperties = try await readExtendedProperties(of: characteristics[c])
       }
       services[s].characteristics = characteristics
+      s += 1
     }
+    services.sort { $0.startHandle < $1.startHandle }
     let db = GATTDatabase(services: services)
     setDatabase(db)
     return db

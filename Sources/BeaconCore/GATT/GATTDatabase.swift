@@ -56,10 +56,12 @@ public struct GATTCharacteristic: Sendable, Hashable, Codable {
   /// The last handle of the characteristic definition (next declaration − 1, or the service's end).
   public var endHandle: UInt16
   public var descriptors: [GATTDescriptor]
+  /// The Characteristic Extended Properties descriptor's value (0x2900, Part G §3.3.3.1), once read.
+  public var extendedProperties: GATTExtendedProperties?
 
   public init(
     uuid: BluetoothUUID, properties: GATTCharacteristicProperties, declarationHandle: UInt16, valueHandle: UInt16,
-    endHandle: UInt16, descriptors: [GATTDescriptor] = []
+    endHandle: UInt16, descriptors: [GATTDescriptor] = [], extendedProperties: GATTExtendedProperties? = nil
   ) {
     self.uuid = uuid
     self.properties = properties
@@ -67,6 +69,7 @@ public struct GATTCharacteristic: Sendable, Hashable, Codable {
     self.valueHandle = valueHandle
     self.endHandle = endHandle
     self.descriptors = descriptors
+    self.extendedProperties = extendedProperties
   }
 
   /// The Client Characteristic Configuration descriptor, when discovered.
@@ -75,17 +78,27 @@ public struct GATTCharacteristic: Sendable, Hashable, Codable {
   }
 }
 
-/// A service found by primary service discovery (Part G §4.4), with its characteristics once discovered.
+/// A service found by service discovery (Part G §4.4, secondary ones as §4.5 describes), with its include
+/// declarations and characteristics once discovered.
 public struct GATTService: Sendable, Hashable, Codable {
   public var uuid: BluetoothUUID
   public var startHandle: UInt16
   public var endHandle: UInt16
+  /// Declared with «Primary Service» (0x2800), else «Secondary Service» (0x2801) (Part G §3.1).
+  public var isPrimary: Bool
+  /// The services this one includes (Part G §3.2), in handle order.
+  public var includes: [GATTInclude]
   public var characteristics: [GATTCharacteristic]
 
-  public init(uuid: BluetoothUUID, startHandle: UInt16, endHandle: UInt16, characteristics: [GATTCharacteristic] = []) {
+  public init(
+    uuid: BluetoothUUID, startHandle: UInt16, endHandle: UInt16, isPrimary: Bool = true, includes: [GATTInclude] = [],
+    characteristics: [GATTCharacteristic] = []
+  ) {
     self.uuid = uuid
     self.startHandle = startHandle
     self.endHandle = endHandle
+    self.isPrimary = isPrimary
+    self.includes = includes
     self.characteristics = characteristics
   }
 
@@ -94,8 +107,8 @@ public struct GATTService: Sendable, Hashable, Codable {
   }
 }
 
-/// Everything a client discovered on one peer: services → characteristics → descriptors, with lookups by
-/// UUID and handle.
+/// Everything a client discovered on one peer: services (primary and secondary, in handle order) →
+/// includes, characteristics → descriptors, with lookups by UUID and handle.
 public struct GATTDatabase: Sendable, Hashable, Codable {
   public var services: [GATTService]
 

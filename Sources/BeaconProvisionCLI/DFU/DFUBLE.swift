@@ -16,8 +16,7 @@ struct DFUBLE: AsyncParsableCommand {
   @Option(help: ArgumentHelp("The device's address in application mode.", valueName: "address"))
   var device: String
 
-  @Option(name: .customLong("address-type"), help: "public or random.")
-  var addressType = "random"
+  @OptionGroup var peer: PeerAddressOptions
 
   @Option(help: ArgumentHelp("The DFU package (.zip).", valueName: "zip"))
   var package: String
@@ -35,12 +34,11 @@ struct DFUBLE: AsyncParsableCommand {
 
   func validate() throws {
     guard BluetoothAddress(device) != nil else { throw ValidationError("--device must be an address like C0:11:22:33:44:55") }
-    guard ["public", "random"].contains(addressType) else { throw ValidationError("--address-type must be public or random") }
     guard timeout > 0, objectDelay >= 0 else { throw ValidationError("--timeout must be > 0 and --object-delay ≥ 0") }
   }
 
   func run() async throws {
-    try await run(central: try CentralFactory.make(adapter.adapter))
+    try await run(central: try CentralFactory.make(adapter.adapter, scanBackend: peer.scanBackend.value))
   }
 
   /// The command with its `Central` given (tests pass a simulated one).
@@ -54,8 +52,10 @@ struct DFUBLE: AsyncParsableCommand {
     }
     let address = BluetoothAddress(device)!
     let responseTimeout = Duration.milliseconds(Int(timeout * 1000))
+    // Unheard, the device may already be in its bootloader: random, the type the bootloader uses (§2.2).
+    let addressType = try await peer.resolve(address, on: central, unheard: .random)
     let factory = BLEDFULinkFactory(
-      central: central, device: address, addressType: addressType == "public" ? .public : .random,
+      central: central, device: address, addressType: addressType,
       connectTimeout: responseTimeout, responseTimeout: responseTimeout)
     let transfer = DFUTransfer(
       factory: factory,

@@ -7,6 +7,9 @@ public struct GATTAttributeTable: Sendable {
   public enum Role: Sendable {
     /// Service declaration; value = the service UUID; `end` = last handle of the service.
     case service(SimulatedService, end: UInt16)
+    /// Include declaration; value = the included service's start and end handles, and its UUID when
+    /// 16-bit (Part G §3.2, `GATTInclude.value`).
+    case include(start: UInt16, end: UInt16, uuid: BluetoothUUID)
     /// Characteristic declaration; value = properties | value handle | UUID (Part G §3.3.1).
     case declaration(SimulatedCharacteristic, valueHandle: UInt16)
     /// Characteristic value.
@@ -27,13 +30,34 @@ public struct GATTAttributeTable: Sendable {
   public let attributes: [Attribute]
   public let firstHandle: UInt16
 
-  public init(services: [SimulatedService], firstHandle: UInt16 = 1) {
+  /// Includes name services by UUID; one naming no service of the table is left out.
+  public init(services given: [SimulatedService], firstHandle: UInt16 = 1) {
+    let known = Set(given.map(\.uuid))
+    let services = given.map { service in
+      var s = service
+      s.includes = s.includes.filter(known.contains)
+      return s
+    }
+    // First pass: every service's handle range, so an include may name a service laid out after it.
+    var ranges: [(uuid: BluetoothUUID, start: UInt16, end: UInt16)] = []
+    var at = firstHandle
+    for service in services {
+      let end = at + UInt16(service.attributeCount) - 1
+      ranges.append((service.uuid, at, end))
+      at = end + 1
+    }
     var list: [Attribute] = []
     var next = firstHandle
     for service in services {
       let start = next
       var inner: [Attribute] = []
       var h = start + 1
+      for uuid in service.includes {
+        guard let target = ranges.first(where: { $0.uuid == uuid }) else { continue }
+        inner.append(
+          Attribute(handle: h, type: GATTAttributeType.include, role: .include(start: target.start, end: target.end, uuid: uuid)))
+        h += 1
+      }
       for c in service.characteristics {
         inner.append(
           Attribute(handle: h, type: GATTAttributeType.characteristic, role: .declaration(c, valueHandle: h + 1)))

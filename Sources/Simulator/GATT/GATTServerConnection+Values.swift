@@ -8,6 +8,8 @@ extension GATTServerConnection {
     switch a.role {
     case .service(let s, _):
       return s.uuid.attBytes
+    case .include(let start, let end, let uuid):
+      return GATTInclude.value(startHandle: start, endHandle: end, uuid: uuid)
     case .declaration(let c, let valueHandle):
       return [c.properties.rawValue, UInt8(valueHandle & 0xFF), UInt8(valueHandle >> 8)] + c.uuid.attBytes
     case .value(let c):
@@ -43,7 +45,7 @@ extension GATTServerConnection {
       guard kind != .command else { throw ATTFailure(.writeNotPermitted, a.handle) }
     case .descriptor(let d):
       guard d.isWritable else { throw ATTFailure(.writeNotPermitted, a.handle) }
-    case .service, .declaration:
+    case .service, .include, .declaration:
       throw ATTFailure(.writeNotPermitted, a.handle)
     }
   }
@@ -73,7 +75,7 @@ extension GATTServerConnection {
       setCCCD(bits, forValue: valueHandle)
     case .descriptor:
       await server.setStoredValue(value, at: a.handle)
-    case .service, .declaration:
+    case .service, .include, .declaration:
       throw ATTFailure(.writeNotPermitted, a.handle)
     }
   }

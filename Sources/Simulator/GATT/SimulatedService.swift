@@ -2,8 +2,9 @@ import BeaconCore
 
 /// The device-building API of the simulated GATT server. A simulated device describes its database as
 /// values: services holding characteristics holding descriptors. The server assigns handles in order
-/// (service declaration, then per characteristic: declaration, value, CCCD when notify/indicate, then the
-/// extra descriptors), exactly as a real stack lays out a table (Core v5.4 Vol 3 Part G §3).
+/// (service declaration, its include declarations, then per characteristic: declaration, value, CCCD when
+/// notify/indicate, then the extra descriptors), exactly as a real stack lays out a table (Core v5.4 Vol 3
+/// Part G §3).
 ///
 /// A characteristic either keeps a stored `value` (reads return it, writes replace it) or plugs in
 /// behaviour with `onRead` / `onWrite`. Handlers run on the connection that made the request; they can
@@ -27,12 +28,27 @@ public struct SimulatedService: Sendable {
   public var uuid: BluetoothUUID
   /// Primary (0x2800) or secondary (0x2801) service declaration.
   public var isPrimary: Bool
+  /// Services of the same server this one includes, by UUID (the first service with that UUID): an
+  /// include declaration (0x2802, Part G §3.2) each, right after the service declaration.
+  public var includes: [BluetoothUUID]
   public var characteristics: [SimulatedCharacteristic]
 
-  public init(uuid: BluetoothUUID, isPrimary: Bool = true, characteristics: [SimulatedCharacteristic]) {
+  public init(
+    uuid: BluetoothUUID, isPrimary: Bool = true, includes: [BluetoothUUID] = [], characteristics: [SimulatedCharacteristic]
+  ) {
     self.uuid = uuid
     self.isPrimary = isPrimary
+    self.includes = includes
     self.characteristics = characteristics
+  }
+
+  /// Handles the service takes: its declaration, its includes, and per characteristic declaration, value,
+  /// CCCD (notify/indicate) and extra descriptors.
+  var attributeCount: Int {
+    1 + includes.count
+      + characteristics.reduce(0) {
+        $0 + 2 + ($1.properties.isDisjoint(with: [.notify, .indicate]) ? 0 : 1) + $1.descriptors.count
+      }
   }
 }
 

@@ -9,13 +9,16 @@ import BeaconCore
 ///   ADV_NONCONN_IND without its scan response; `dropsScanResponse` says when that happens.
 /// - The interval is the device's `intervalMs` in 0.625 ms units, clamped to the legacy range
 ///   0x0020…0x4000 (20 ms … 10.24 s).
+/// - A device on a random address is advertised from it (`AdvertisingSettings.randomAddress`).
 public enum ServedAdvertising {
   /// The settings for one PDU's AD bytes.
   public static func settings(advertisingData: [UInt8], of advertiser: SimulatedAdvertiser) -> AdvertisingSettings {
     let connectable = advertiser.pduKind == .connectable
+    let device = advertiser.device
     return AdvertisingSettings(
-      connectable: connectable, interval: interval(milliseconds: advertiser.device.intervalMs),
-      advertisingData: advertisingData, scanResponseData: connectable ? (advertiser.scanResponse ?? []) : [])
+      connectable: connectable, interval: interval(milliseconds: device.intervalMs),
+      advertisingData: advertisingData, scanResponseData: connectable ? (advertiser.scanResponse ?? []) : [],
+      randomAddress: device.addressType == .random ? device.address : nil)
   }
 
   /// True when the device has a scan response that cannot be served (see the type's doc comment).
@@ -28,13 +31,16 @@ public enum ServedAdvertising {
     UInt16(min(max(milliseconds * 8 / 5, 0x0020), 0x4000))
   }
 
-  /// The device as served on a controller whose public address is `address`: the fleet address is
-  /// replaced (a controller advertises and accepts links with its own address), so everything derived
-  /// from it — the KBeacon 0x2080 MAC marker, the System frame's MAC — matches what scanners see.
+  /// The device as served on a controller whose public address is `address`. A device on a public address
+  /// takes the controller's (a controller's public address cannot change), so everything derived from it —
+  /// the KBeacon 0x2080 MAC marker, the System frame's MAC — matches what scanners see. A device on a
+  /// random address keeps its own [I]: the controller advertises it with LE Set Random Address and own
+  /// address type random (`settings`), so a KKM tag's static random address (kbeacon-protocol.md §14) is
+  /// served as it is, and clients must connect to it as a random address.
   public static func device(_ device: SimulatedDevice, servedAs address: BluetoothAddress) -> SimulatedDevice {
+    guard device.addressType == .public else { return device }
     var served = device
     served.address = address
-    served.addressType = .public
     return served
   }
 }

@@ -4,7 +4,8 @@ extension ServedDevice {
   /// Advertises the device's current role (`ServedRole`) while no link is up, and nothing while one is:
   /// - as the application, the next PDU every interval (`SimulatedAdvertiser` over `Context.currentDevice()`,
   ///   read again whenever advertising restarts after a link or the bootloader), re-announcing every
-  ///   `reannounceEvery` (nil: never; see the type's doc comment), with the controller's public address;
+  ///   `reannounceEvery` (nil: never; see the type's doc comment), with the controller's public address, or
+  ///   the device's own random one (`ServedAdvertising.settings`);
   /// - as its DFU bootloader, the bootloader's one advertisement at its random address, never re-announced
   ///   [I]: the client connects to the known address, and the kernel's connect scan is reported the
   ///   advertiser when it starts.

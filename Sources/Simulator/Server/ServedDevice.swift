@@ -6,7 +6,8 @@ import Glibc
 /// vm-e2e-recipe.md): the controller advertises the device's PDUs through HCI commands (`HCIAdvertiser`),
 /// cycling through its frame slots at its interval, and — when the device is connectable — an L2CAP LE
 /// listening socket on CID 4 (`L2CAPListener`) hands each incoming link to the device's GATT server
-/// (`ServedGATTLink`). The device advertises with the controller's public address, and its GATT server
+/// (`ServedGATTLink`). The device advertises with the controller's public address (a device on a random
+/// address: with its own, `ServedAdvertising.device(_:servedAs:)`), and its GATT server
 /// is made for the device as served (a KBeacon's MD5 challenge involves its MAC, so the simulated KBeacon
 /// must have the address the central connects to); callers that build per-address device state (a
 /// `KBeaconSimulation`) should pass `ServedAdvertising.device(_:servedAs:)` entries. The device can drop

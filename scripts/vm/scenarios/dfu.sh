@@ -49,7 +49,7 @@ done
 vm_log "ok: the served device went application → bootloader at $bootloader → new application"
 
 # A separate command, a fresh link to the application's public address: the new version is what it reports.
-expect_success 60 "$BP" read --adapter hci0 "$kb"
+expect_success 60 "$BP" read --adapter hci0 --scan-backend hci "$kb"
 expect_json "$VM_LAST_OUTPUT" <<CHECKS
 read: the device runs the new application :: .configuration.ver == "V660.51"
 CHECKS

@@ -79,9 +79,9 @@ if [[ $VM_MODE == bluetoothd ]]; then
   vm_log "BlueZCentral.connect + GATTClient discovered bluetoothd's GATT database on hci1"
   # The product commands over the same live path (CentralFactory -> BlueZCentral).
   vm_run 20 "$BP" radio advertise --adapter hci1 --duration 0 --scan-response "$sr" "$ad" >/dev/null
-  expect_output_contains 90 "2A00" "$BP" gatt services --adapter hci0 "$hci1"
+  expect_output_contains 90 "2A00" "$BP" gatt services --adapter hci0 --address-type public "$hci1"
   vm_run 20 "$BP" radio advertise --adapter hci1 --duration 0 --scan-response "$sr" "$ad" >/dev/null
-  expect_output_contains 90 "BlueZ" "$BP" gatt read --adapter hci0 "$hci1" 2A00
+  expect_output_contains 90 "BlueZ" "$BP" gatt read --adapter hci0 --address-type public "$hci1" 2A00
   vm_log "gatt services / gatt read on a live adapter work"
 fi
 

@@ -12,14 +12,14 @@
 vm_setup 2
 kb=$(vm_address hci1)
 # btvirt reports an advertiser once, when scanning or advertising is enabled, and a kernel mgmt discovery drops
-# that report while it is still starting; so plan/apply scan with raw HCI (--scan-backend hci), which hears the
+# that report while it is still starting; so ring/plan/apply scan with raw HCI (--scan-backend hci), which hears the
 # served device as its scan starts. The device is not re-announced: an LE Create Connection that lands in a
 # re-announce's off-gap fails at once in btvirt, and the kernel (6.1) then hangs every connect to that peer.
 # (live-bluez.sh covers the mgmt backend; the scans stop early, once the profile's one device is heard.)
 vm_bg sim-serve "$BP" sim serve --fleet "$VM_REPO/scripts/vm/fleet.json" --adapter hci1
 vm_wait_for 40 "sim serve to advertise" vm_file_has "on hci1 as $kb" "$VM_OUT/sim-serve.log"
 
-expect_output_contains 60 "$kb: ringing for 500 ms" "$BP" ring --adapter hci0 "$kb" --milliseconds 500
+expect_output_contains 60 "$kb: ringing for 500 ms" "$BP" ring --adapter hci0 --scan-backend hci "$kb" --milliseconds 500
 
 state="$VM_OUT/state"
 profile="$VM_OUT/vm-profile.json"

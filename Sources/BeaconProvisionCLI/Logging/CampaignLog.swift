@@ -1,0 +1,28 @@
+import Fleet
+import Logging
+
+/// Log records of a `plan`/`apply` campaign's steps (`CampaignEvent`): each visit step and transfer
+/// progress at debug, retries and each device's outcome at info. Only addresses, steps, states, counts
+/// and failure reasons are logged — never a changed value, since a password rotation is a change.
+enum CampaignLog {
+  static let logger = CLILog.logger("campaign")
+
+  static func record(_ event: CampaignEvent) {
+    switch event {
+    case .step(let address, let step, let attempt):
+      logger.debug("\(step.rawValue)", metadata: ["device": "\(address)", "attempt": "\(attempt)"])
+    case .retrying(let address, let attempt, let after, let reason):
+      logger.info("retrying", metadata: ["device": "\(address)", "attempt": "\(attempt)", "after": "\(after)", "reason": "\(reason)"])
+    case .finished(let address, let outcome):
+      var metadata: Logger.Metadata = ["device": "\(address)", "state": "\(outcome.state)"]
+      switch outcome {
+      case .planned(let changes), .updated(let changes): metadata["changes"] = "\(changes.count)"
+      case .failed(let reason, _), .skipped(let reason): metadata["reason"] = "\(reason)"
+      case .compliant, .pending: break
+      }
+      logger.info("finished", metadata: metadata)
+    case .progress(let address, let done, let total, _):
+      logger.trace("transfer", metadata: ["device": "\(address)", "bytes": "\(done)/\(total)"])
+    }
+  }
+}

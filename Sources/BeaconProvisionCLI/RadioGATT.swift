@@ -1,0 +1,37 @@
+import ArgumentParser
+import BeaconCore
+import BlueZ
+import Foundation
+
+/// `radio gatt`: `BlueZCentral.connect` (L2CAP CID 4 → `FileDescriptorBearer`) then the GATT client:
+/// MTU exchange, full discovery, and a read of the GAP Device Name when the peer has one.
+struct RadioGATT: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "gatt", abstract: "Connect through BlueZCentral and list the peer's GATT services.")
+
+  @Option(help: "The adapter (hci0, …).") var adapter = "hci0"
+  @Option(help: "public or random.") var type = "public"
+  @Option(help: "Connect timeout in seconds.") var timeout: Double = 20
+  @Argument(help: "The peer address.") var address: String
+
+  func run() async throws {
+    guard let peer = BluetoothAddress(address) else { throw CLIFailure("'\(address)' is not a Bluetooth address") }
+    do {
+      let bearer = try await CentralFactory.bluezCentral(adapter).connect(
+        to: peer, type: type == "random" ? .random : .public, timeout: .milliseconds(Int(timeout * 1000)))
+      let client = GATTClient(bearer: bearer, transactionTimeout: .seconds(10))
+      print("connected to \(peer); MTU \(try await client.exchangeMTU())")
+      let database = try await client.discover()
+      for service in database.services {
+        print("service \(service.uuid) handles \(service.startHandle)-\(service.endHandle)")
+        for c in service.characteristics { print("  characteristic \(c.uuid) value handle \(c.valueHandle) [\(c.properties)]") }
+      }
+      if let name = database.characteristic(BluetoothUUID(0x2A00)), name.properties.contains(.read) {
+        print("device name \"\(String(decoding: try await client.read(name.valueHandle), as: UTF8.self))\"")
+      }
+      await client.close()
+    } catch {
+      throw liveFailure(error)
+    }
+  }
+}
