@@ -1,10 +1,8 @@
 import BeaconCore
-import Dispatch
 import Fleet
 import Foundation
 import Profiles
 import Simulator
-import Synchronization
 
 /// The path of `plan` and `apply`: validate the profile (every problem at once, before any radio work),
 /// read the passwords, scan, select targets, run the campaign with progress, print the summary.
@@ -19,6 +17,8 @@ struct CampaignRunner {
   var stopWhen: (@Sendable (CampaignEvent) -> Bool)? = nil
   /// The central to use instead of the one `--adapter` names (tests keep it to scan it afterwards).
   var central: (any Central)? = nil
+  /// Interrupts instead of SIGINT (tests).
+  var interrupts: AsyncStream<Void>? = nil
 
   struct Result {
     var summary: CampaignSummary
@@ -70,10 +70,6 @@ struct CampaignRunner {
       profile: loaded, targets: selection.targets, opener: KBeaconOpener(central: central), journal: journal, run: run,
       options: .init(parallel: options.parallel, retry: RetryPolicy(maximumAttempts: options.attempts, firstDelay: .milliseconds(Int(options.retryDelay * 1000))), dryRun: dryRun),
       passwords: passwords, resolver: DesiredResolver(urlCheck: ProfileFiles.eddystoneURLCheck))
-    let interrupt = InterruptHandler { [progress] in
-      progress.note("stopping: links in flight finish their device; the rest stay pending (Ctrl-C again to quit now)")
-      Task { await campaign.requestStop() }
-    }
     let stopWhen = self.stopWhen
     let watcher = Task {
       for await event in campaign.events {
@@ -81,36 +77,13 @@ struct CampaignRunner {
         if stopWhen?(event) == true { await campaign.requestStop() }
       }
     }
-    let summary = await campaign.start()
+    let summary = try await InterruptibleCampaign.run(
+      interrupts: interrupts, start: { await campaign.start() },
+      stop: {
+        progress.note("stopping: links in flight finish their device; the rest stay pending (Ctrl-C again to quit now)")
+        await campaign.requestStop()
+      })
     await watcher.value
-    interrupt.cancel()
     return Result(summary: summary, notSeen: selection.notSeen)
-  }
-}
-
-/// SIGINT: the first asks the campaign to stop gracefully; the second exits at once (status 130).
-final class InterruptHandler {
-  let source: any DispatchSourceSignal
-
-  init(_ onFirst: @escaping @Sendable () -> Void) {
-    signal(SIGINT, SIG_IGN)
-    let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-    let count = Counter()
-    source.setEventHandler {
-      if count.increment() == 1 { onFirst() } else { Foundation.exit(130) }
-    }
-    source.resume()
-    self.source = source
-  }
-
-  func cancel() {
-    source.cancel()
-    signal(SIGINT, SIG_DFL)
-  }
-
-  /// A counter the signal handler's queue updates.
-  final class Counter: Sendable {
-    private let value = Mutex(0)
-    func increment() -> Int { value.withLock { $0 += 1; return $0 } }
   }
 }

@@ -13,9 +13,10 @@ public struct CampaignContext: Sendable {
   public let journal: Journal
   let emit: @Sendable (CampaignEvent) -> Void
 
-  public func step(_ address: String, _ step: VisitStep, attempt: Int) async {
+  /// Throws `JournalWriteError` when the step cannot be journalled: the visit must not go on unrecorded.
+  public func step(_ address: String, _ step: VisitStep, attempt: Int) async throws {
     emit(.step(address: address, step, attempt: attempt))
-    try? await journal.record(run: run, address: address, state: .working, step: step.rawValue, countAttempt: step == .connecting)
+    try await journal.record(run: run, address: address, state: .working, step: step.rawValue, countAttempt: step == .connecting)
   }
 
   public func progress(_ address: String, done: Int, total: Int, bytesPerSecond: Double) {
@@ -26,7 +27,8 @@ public struct CampaignContext: Sendable {
 /// The scheduler every fleet campaign (`apply`, `plan`, `dfu`) shares: a bounded number of links at once,
 /// transient failures retried with backoff (`RetryPolicy`), a wrong password never retried, each device's
 /// end journalled, progress as events, and `requestStop()` (Ctrl-C) letting links in flight finish while
-/// the rest stay pending for `--resume`.
+/// the rest stay pending for `--resume`. A journal that cannot be written stops the campaign the same way
+/// and the summary says why (`journalFailure`): a step that is not journalled would break `--resume`.
 public actor Campaign {
   public struct Options: Sendable {
     /// Links at once on the adapter.
@@ -47,6 +49,10 @@ public actor Campaign {
   let continuation: AsyncStream<CampaignEvent>.Continuation
   public nonisolated let events: AsyncStream<CampaignEvent>
   var stopRequested = false
+  /// The first journal write that failed; it stops the campaign.
+  var journalFailure: JournalWriteError?
+  /// Retry pauses in progress, by address: `requestStop()` cuts them short.
+  var backoffs: [String: Task<Void, any Error>] = [:]
 
   public init(
     work: any CampaignWork, targets: [Target], journal: Journal, run: String, options: Options,
@@ -62,8 +68,18 @@ public actor Campaign {
     self.sleep = sleep
   }
 
-  /// Ctrl-C: no new device is started and no retry waits; links in flight finish their device.
-  public func requestStop() { stopRequested = true }
+  /// Ctrl-C: no new device is started and no retry waits (a pause in progress ends now, leaving its device
+  /// pending); links in flight finish their device.
+  public func requestStop() {
+    stopRequested = true
+    for backoff in backoffs.values { backoff.cancel() }
+  }
+
+  /// A journal write failed: remember the first failure and stop as for Ctrl-C.
+  func journalFailed(_ error: JournalWriteError) {
+    if journalFailure == nil { journalFailure = error }
+    requestStop()
+  }
 
   public func start() async -> CampaignSummary {
     var outcomes: [String: DeviceOutcome] = [:]
@@ -82,9 +98,13 @@ public actor Campaign {
       for target in queue { outcomes[target.address.description] = .pending }
     }
     let interrupted = outcomes.values.contains(.pending)
-    try? await context.journal.finish(run: context.run, status: interrupted ? "interrupted" : "finished")
+    do {
+      try await context.journal.finish(run: context.run, status: interrupted ? "interrupted" : "finished")
+    } catch let error as JournalWriteError {
+      journalFailed(error)
+    } catch {}
     continuation.finish()
-    return CampaignSummary(run: context.run, outcomes: outcomes, interrupted: interrupted)
+    return CampaignSummary(run: context.run, outcomes: outcomes, interrupted: interrupted, journalFailure: journalFailure)
   }
 
   /// One device, with retries for transient failures.
@@ -94,6 +114,11 @@ public actor Campaign {
     while true {
       do {
         return await finish(address, try await work.attempt(target, attempt: attempt, context: context))
+      } catch let error as JournalWriteError {
+        // Where this device stands is unknown to the journal: it stays pending, and nothing more starts.
+        journalFailed(error)
+        continuation.yield(.finished(address: address, .pending))
+        return .pending
       } catch {
         let kind = (error as? any ClassifiedFailure)?.failureKind ?? .permanent
         let reason = String(describing: error)
@@ -102,8 +127,19 @@ public actor Campaign {
         }
         let delay = options.retry.delay(beforeAttempt: attempt + 1)
         continuation.yield(.retrying(address: address, attempt: attempt + 1, after: delay, reason: reason))
-        try? await context.journal.record(run: context.run, address: address, state: .pending, detail: reason, failureKind: kind)
-        try? await sleep(delay)
+        do {
+          try await context.journal.record(run: context.run, address: address, state: .pending, detail: reason, failureKind: kind)
+        } catch {
+          if let error = error as? JournalWriteError { journalFailed(error) }
+          continuation.yield(.finished(address: address, .pending))
+          return .pending
+        }
+        if stopRequested { return await finish(address, .pending, detail: reason) }
+        // No suspension between the check above and registering the pause, so a stop cannot slip between.
+        let backoff = Task { [sleep] in try await sleep(delay) }
+        backoffs[address] = backoff
+        _ = await backoff.result
+        backoffs[address] = nil
         if stopRequested { return await finish(address, .pending, detail: reason) }
         attempt += 1
       }
@@ -117,7 +153,14 @@ public actor Campaign {
     case .skipped(let reason): text = reason
     default: break
     }
-    try? await context.journal.record(run: context.run, address: address, state: outcome.state, detail: text, failureKind: kind)
+    do {
+      try await context.journal.record(run: context.run, address: address, state: outcome.state, detail: text, failureKind: kind)
+    } catch {
+      if let error = error as? JournalWriteError { journalFailed(error) }
+      // Not journalled: the device's end is unknown to `--resume`, so it counts as pending.
+      continuation.yield(.finished(address: address, .pending))
+      return .pending
+    }
     continuation.yield(.finished(address: address, outcome))
     return outcome
   }

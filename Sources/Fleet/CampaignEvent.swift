@@ -48,6 +48,8 @@ public struct CampaignSummary: Sendable, Hashable {
   public var outcomes: [String: DeviceOutcome]
   /// Ctrl-C stopped it before every device was visited.
   public var interrupted: Bool
+  /// The journal could not be written, which stopped the run (`interrupted` is then true too).
+  public var journalFailure: JournalWriteError? = nil
 
   public func count(_ state: DeviceState) -> Int { outcomes.values.filter { $0.state == state }.count }
   public var changedSomething: Bool { outcomes.values.contains { if case .planned = $0 { true } else if case .updated = $0 { true } else { false } } }

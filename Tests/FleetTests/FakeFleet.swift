@@ -16,18 +16,30 @@ actor FakeDevice {
   var dropWrites = 0
   /// Report one key wrong on read-back after a write.
   var corruptAfterWrite: String? = nil
+  /// Drop the link on every read after the first write (the verification read).
+  var dropReadsAfterWrite = false
+  /// Sessions opened and not yet closed, by number.
+  var openSessions: Set<Int> = []
 
   init(config: DeviceConfigView, password: String = "0000000000000000") {
     self.config = config
     self.password = password
   }
 
-  func open(_ password: String) throws {
+  /// Returns the new session's number.
+  func open(_ password: String) throws -> Int {
     opens += 1
     guard password == self.password else { throw FakeFailure.wrongPassword }
+    openSessions.insert(opens)
+    return opens
   }
 
-  func read() -> DeviceConfigView { config }
+  func close(_ session: Int) { openSessions.remove(session) }
+
+  func read() throws -> DeviceConfigView {
+    if dropReadsAfterWrite, !writes.isEmpty { throw LinkError(.disconnected, detail: "link dropped mid-read") }
+    return config
+  }
 
   func write(_ patch: DeviceConfigView) throws {
     if dropWrites > 0 {
@@ -52,16 +64,16 @@ enum FakeFailure: Error, ClassifiedFailure, CustomStringConvertible {
 
 struct FakeSession: ConfigurationSession {
   let device: FakeDevice
-  func readConfiguration(_ sections: ConfigSections) async throws -> DeviceConfigView { await device.read() }
+  let number: Int
+  func readConfiguration(_ sections: ConfigSections) async throws -> DeviceConfigView { try await device.read() }
   func write(_ patch: DeviceConfigView) async throws { try await device.write(patch) }
-  func close() async {}
+  func close() async { await device.close(number) }
 }
 
 struct FakeOpener: SessionOpener {
   let devices: [BluetoothAddress: FakeDevice]
   func open(_ target: Target, password: Secret) async throws -> any ConfigurationSession {
     guard let d = devices[target.address] else { throw LinkError(.unknownDevice, peer: target.address) }
-    try await d.open(password.value)
-    return FakeSession(device: d)
+    return FakeSession(device: d, number: try await d.open(password.value))
   }
 }
