@@ -61,6 +61,7 @@ struct ProfileWork: CampaignWork {
     case .failure(let f): return .failed(f.description, .permanent)
     }
     let problems = DeviceChecks.problems(desired: desired, actual: actual, allowUnreachable: profile.profile.allowUnreachable)
+      + SlotTypeChange.problems(profile: profile.profile, desired: desired, actual: actual)
     if !problems.isEmpty { return .failed(problems.joined(separator: "; "), .permanent) }
     if actual.isLegacy {
       switch LegacyTranslation.desiredFlat(desired, actual: actual.common) {

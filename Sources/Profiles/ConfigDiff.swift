@@ -46,7 +46,8 @@ public struct ConfigChange: Sendable, Hashable, Comparable, CustomStringConverti
 
 /// The diff engine: compares a device's wanted configuration with the one read back, yielding the changes
 /// and the smallest `cfg` patch (kbeacon-protocol.md §6.2: only changed keys need to be sent; a slot entry
-/// always carries `slot` and `type`, a trigger entry `trIdx` and `trType`, a sensor entry `srType`).
+/// always carries `slot` and `type`, a trigger entry `trIdx` and `trType`, a sensor entry `srType`; a slot
+/// whose type changes carries every key the profile gives it, see `SlotTypeChange`).
 /// Text keys holding UUIDs and Eddystone ids compare without regard to case.
 public enum ConfigDiff {
   public static func changes(desired: DeviceConfigView, actual: DeviceConfigView) -> [ConfigChange] {
@@ -89,6 +90,11 @@ public enum ConfigDiff {
       case .sensor(let t):
         patch.sensors[t, default: ["srType": .integer(t)]][c.key] = c.new
       }
+    }
+    // A slot whose type changes is written whole: every key the profile gives it (SlotTypeChange).
+    for i in SlotTypeChange.changedSlots(desired: desired, actual: actual) {
+      patch.slots[i, default: [:]].merge(desired.slots[i] ?? [:]) { _, wanted in wanted }
+      patch.slots[i]?["slot"] = .integer(i)
     }
     return patch
   }
