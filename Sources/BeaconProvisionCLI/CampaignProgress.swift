@@ -33,6 +33,10 @@ final class CampaignProgress: Sendable {
       case .retrying(let address, let attempt, let after, let reason):
         s.working[address] = "waiting \(after) before attempt \(attempt): \(reason)"
         guard isTerminal else { return "\(address)  retry \(attempt) in \(after): \(reason)" }
+      case .linkLimit(let links, let asked):
+        let line = "the adapter holds \(links) link\(links == 1 ? "" : "s") at once: running \(links) devices at a time instead of \(asked)"
+        guard isTerminal else { return line }
+        s.working["adapter"] = line
       case .progress(let address, let done, let total, let rate):
         let eta = rate > 0 ? Int(Double(total - done) / rate) : nil
         s.working[address] = "transferring \(done * 100 / max(total, 1))% (\(done)/\(total) bytes, \(Int(rate)) B/s"

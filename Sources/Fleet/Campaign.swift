@@ -53,6 +53,15 @@ public actor Campaign {
   var journalFailure: JournalWriteError?
   /// Retry pauses in progress, by address: `requestStop()` cuts them short.
   var backoffs: [String: Task<Void, any Error>] = [:]
+  /// Links at once: `options.parallel`, lowered when the adapter turns out to hold fewer (Campaign+Links).
+  var linkLimit: Int
+  /// The lowest `linkLimit` reported in a `linkLimit` event so far.
+  var announcedLinkLimit: Int
+  /// Attempts running now (each holds or is opening a link), and how many have ended so far.
+  var inFlight = 0
+  var attemptEnds = 0
+  /// Visits waiting for one of this campaign's links to be released.
+  var linkWaiters: [CheckedContinuation<Void, Never>] = []
 
   public init(
     work: any CampaignWork, targets: [Target], journal: Journal, run: String, options: Options,
@@ -66,6 +75,8 @@ public actor Campaign {
     self.context = CampaignContext(run: run, journal: journal, emit: { continuation.yield($0) })
     self.options = options
     self.sleep = sleep
+    self.linkLimit = options.parallel
+    self.announcedLinkLimit = options.parallel
   }
 
   /// Ctrl-C: no new device is started and no retry waits (a pause in progress ends now, leaving its device
@@ -73,6 +84,7 @@ public actor Campaign {
   public func requestStop() {
     stopRequested = true
     for backoff in backoffs.values { backoff.cancel() }
+    wakeLinkWaiters()
   }
 
   /// A journal write failed: remember the first failure and stop as for Ctrl-C.
@@ -85,15 +97,18 @@ public actor Campaign {
     var outcomes: [String: DeviceOutcome] = [:]
     await withTaskGroup(of: (String, DeviceOutcome).self) { group in
       var queue = targets[...]
+      var running = 0
       func launch() -> Bool {
-        guard !stopRequested, let target = queue.popFirst() else { return false }
+        guard !stopRequested, running < linkLimit, let target = queue.popFirst() else { return false }
         group.addTask { (target.address.description, await self.visit(target)) }
+        running += 1
         return true
       }
-      for _ in 0..<options.parallel where launch() {}
+      while launch() {}
       while let (address, outcome) = await group.next() {
+        running -= 1
         outcomes[address] = outcome
-        _ = launch()
+        while launch() {}
       }
       for target in queue { outcomes[target.address.description] = .pending }
     }
@@ -111,9 +126,23 @@ public actor Campaign {
   func visit(_ target: Target) async -> DeviceOutcome {
     let address = target.address.description
     var attempt = 1
+    var idleLinkWaits = 0
     while true {
+      let endsBefore = attemptEnds
       do {
-        return await finish(address, try await work.attempt(target, attempt: attempt, context: context))
+        return await finish(address, try await attemptOnce(target, attempt: attempt))
+      } catch let error as LinkError where error.code == .tooManyLinks && !stopRequested
+        && (inFlight > 0 || idleLinkWaits < Self.idleLinkWaitLimit)
+      {
+        // The adapter's link limit is a reason to wait for a free link, not a device failure.
+        if inFlight > 0 {
+          await waitForLink(address: address, endsBefore: endsBefore)
+        } else {
+          idleLinkWaits += 1
+          await pause(address, Self.idleLinkWait)
+        }
+        if stopRequested { return await finish(address, .pending, detail: error.description) }
+        continue
       } catch let error as JournalWriteError {
         // Where this device stands is unknown to the journal: it stays pending, and nothing more starts.
         journalFailed(error)
@@ -135,11 +164,7 @@ public actor Campaign {
           return .pending
         }
         if stopRequested { return await finish(address, .pending, detail: reason) }
-        // No suspension between the check above and registering the pause, so a stop cannot slip between.
-        let backoff = Task { [sleep] in try await sleep(delay) }
-        backoffs[address] = backoff
-        _ = await backoff.result
-        backoffs[address] = nil
+        await pause(address, delay)
         if stopRequested { return await finish(address, .pending, detail: reason) }
         attempt += 1
       }

@@ -38,6 +38,9 @@ public enum CampaignEvent: Sendable, Hashable {
   case step(address: String, VisitStep, attempt: Int)
   case retrying(address: String, attempt: Int, after: Duration, reason: String)
   case finished(address: String, DeviceOutcome)
+  /// The adapter holds only `links` links at once, fewer than the `asked` parallelism: devices wait for a
+  /// free link, and the campaign runs `links` at once from here on.
+  case linkLimit(links: Int, asked: Int)
   /// A transfer's progress (DFU): bytes confirmed of the total, and the rate so far.
   case progress(address: String, done: Int, total: Int, bytesPerSecond: Double)
 }
