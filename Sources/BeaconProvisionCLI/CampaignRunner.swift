@@ -38,6 +38,11 @@ struct CampaignRunner {
     if let new = passwords.new, !(8...16).contains(new.value.count) {
       throw CLIFailure("\(options.profile): the new password must be 8 to 16 characters")
     }
+    let resolver = DesiredResolver(urlCheck: ProfileFiles.eddystoneURLCheck)
+    let preflight = TemplatePreflight(profile: loaded, resolver: resolver)
+    // The devices the profile names are checked before the scan, the ones only the scan finds after it;
+    // both before any connection.
+    try Self.check(preflight, TargetSelection.namedAddresses(of: loaded) ?? [])
     let resources = try await CampaignResources.open(
       stateDirectory: options.stateDirectory, central: self.central, adapter: options.adapterOptions.adapter,
       scanBackend: options.scanBackend.value, pace: pace)
@@ -50,6 +55,8 @@ struct CampaignRunner {
       completeWhenSeen: TargetSelection.named(by: loaded))
     let records = try await scan.scan(central: central, emit: { _ in }).results
     var selection = TargetSelection(profile: loaded, records: records)
+    let named = Set(TargetSelection.namedAddresses(of: loaded) ?? [])
+    try Self.check(preflight, selection.targets.map(\.address.description).filter { !named.contains($0) })
 
     let run: String
     if let resume {
@@ -69,7 +76,7 @@ struct CampaignRunner {
     let campaign = ApplyCampaign(
       profile: loaded, targets: selection.targets, opener: KBeaconOpener(central: central), journal: journal, run: run,
       options: .init(parallel: options.parallel, retry: RetryPolicy(maximumAttempts: options.attempts, firstDelay: .milliseconds(Int(options.retryDelay * 1000))), dryRun: dryRun),
-      passwords: passwords, resolver: DesiredResolver(urlCheck: ProfileFiles.eddystoneURLCheck))
+      passwords: passwords, resolver: resolver)
     let stopWhen = self.stopWhen
     let watcher = Task {
       for await event in campaign.events {
@@ -85,5 +92,11 @@ struct CampaignRunner {
       })
     await watcher.value
     return Result(summary: summary, notSeen: selection.notSeen)
+  }
+
+  /// Every templated value of these devices, filled in and checked (`TemplatePreflight`); all problems at once.
+  static func check(_ preflight: TemplatePreflight, _ addresses: [String]) throws {
+    let problems = preflight.problems(addresses: addresses)
+    guard problems.isEmpty else { throw CLIFailure(problems.joined(separator: "\n")) }
   }
 }

@@ -20,6 +20,9 @@ struct ProfileCommand: ParsableCommand {
 
     func run() throws {
       let loaded = try ProfileFiles.load(file)
+      try CampaignRunner.check(
+        TemplatePreflight(profile: loaded, resolver: DesiredResolver(urlCheck: ProfileFiles.eddystoneURLCheck)),
+        TargetSelection.namedAddresses(of: loaded) ?? [])
       let p = loaded.profile
       print("\(file): valid profile version \(Profile.currentVersion)")
       print("  manages \(p.desired.common.fields.count) device keys, \(p.desired.slots.count) slots, \(p.desired.triggers.count) triggers, \(p.desired.sensors.count) sensors")
