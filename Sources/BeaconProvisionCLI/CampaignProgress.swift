@@ -71,7 +71,7 @@ enum CampaignReport {
   }
 
   /// terraform-style: per device, its result and each change `~ scope key: old -> new`.
-  static func table(_ result: CampaignRunner.Result) -> String {
+  static func table(_ result: CampaignRunner.Result, explain: Bool = false) -> String {
     var lines: [String] = []
     for (address, outcome) in result.summary.outcomes.sorted(by: { $0.key < $1.key }) {
       lines.append("\(address)  \(describe(outcome))")
@@ -79,6 +79,9 @@ enum CampaignReport {
       if case .updated(let changes) = outcome { lines += changes.map { "    ~ \($0)" } }
     }
     for address in result.notSeen { lines.append("\(address)  not seen in the scan") }
+    if explain {
+      for n in result.notSelected { lines.append("\(n.address)  not selected: \(n.reason)" + (n.name.map { " (name '\($0)')" } ?? "")) }
+    }
     let s = result.summary
     lines.append("")
     let counts: [(DeviceState, String)] = [
@@ -87,6 +90,9 @@ enum CampaignReport {
     ]
     let parts = counts.map { (s.count($0.0), $0.1) }.filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }
     lines.append("run \(s.run): " + (parts.isEmpty ? "no devices" : parts.joined(separator: ", ")))
+    if parts.isEmpty, !result.notSelected.isEmpty, !explain {
+      lines.append("\(result.notSelected.count) device\(result.notSelected.count == 1 ? "" : "s") heard but not selected: plan --explain says why")
+    }
     if s.interrupted { lines.append("interrupted: finish with  beacon-provision apply PROFILE --resume \(s.run)") }
     return lines.joined(separator: "\n")
   }
@@ -107,6 +113,7 @@ enum CampaignReport {
     var interrupted: Bool
     var devices: [DeviceJSON]
     var notSeen: [String]
+    var notSelected: [TargetSelection.NotSelected]
   }
 
   static func json(_ result: CampaignRunner.Result) throws -> String {
@@ -123,6 +130,7 @@ enum CampaignReport {
       case .pending: return DeviceJSON(address: address, result: "pending")
       }
     }
-    return try JSONOutput.string(RunJSON(run: result.summary.run, interrupted: result.summary.interrupted, devices: devices, notSeen: result.notSeen))
+    return try JSONOutput.string(RunJSON(run: result.summary.run, interrupted: result.summary.interrupted, devices: devices, notSeen: result.notSeen,
+      notSelected: result.notSelected))
   }
 }

@@ -23,6 +23,7 @@ struct CampaignRunner {
   struct Result {
     var summary: CampaignSummary
     var notSeen: [String]
+    var notSelected: [TargetSelection.NotSelected] = []
   }
 
   func run() async throws -> Result {
@@ -91,7 +92,7 @@ struct CampaignRunner {
         await campaign.requestStop()
       })
     await watcher.value
-    return Result(summary: summary, notSeen: selection.notSeen)
+    return Result(summary: summary, notSeen: selection.notSeen, notSelected: selection.notSelected)
   }
 
   /// Every templated value of these devices, filled in and checked (`TemplatePreflight`); all problems at once.

@@ -27,6 +27,7 @@ struct ProfileCommand: ParsableCommand {
       print("\(file): valid profile version \(Profile.currentVersion)")
       print("  manages \(p.desired.common.fields.count) device keys, \(p.desired.slots.count) slots, \(p.desired.triggers.count) triggers, \(p.desired.sensors.count) sensors")
       if let inventory = loaded.inventory { print("  inventory: \(inventory.rows.count) devices") }
+      if let warning = RenameSelectionCheck.warning(loaded) { print(warning) }
     }
   }
 
