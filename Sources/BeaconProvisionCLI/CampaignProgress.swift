@@ -4,28 +4,38 @@ import Profiles
 import Synchronization
 
 /// Progress of a campaign on standard error: on a terminal, a block redrawn in place (counts, then one line
-/// per link in flight with its step); otherwise one line per finished device. Standard output is left to
-/// the summary (or `--json`).
+/// per link in flight with its step); otherwise retries, the link limit and the counts at every tenth of
+/// the devices — not each finished device, which the summary on standard output (or `--json`) lists, so
+/// a log shows every device once.
 final class CampaignProgress: Sendable {
   struct State {
     var done = 0, failed = 0, working: [String: String] = [:], lastHeight = 0
   }
 
-  let isTerminal = isatty(STDERR_FILENO) == 1
+  let isTerminal: Bool
   let json: Bool
   let state = Mutex(State())
   /// How a finished device's outcome reads (a firmware campaign says versions, not keys).
   let describe: @Sendable (DeviceOutcome) -> String
 
-  init(json: Bool, describe: @escaping @Sendable (DeviceOutcome) -> String = CampaignReport.describe) {
+  init(
+    json: Bool, describe: @escaping @Sendable (DeviceOutcome) -> String = CampaignReport.describe,
+    isTerminal: Bool = isatty(STDERR_FILENO) == 1
+  ) {
     self.json = json
     self.describe = describe
+    self.isTerminal = isTerminal
   }
 
   func note(_ line: String) { FileHandleOutput.standardError(line) }
 
   func show(_ event: CampaignEvent, total: Int) {
-    let text: String? = state.withLock { s in
+    if let text = text(for: event, total: total) { FileHandleOutput.standardError(text) }
+  }
+
+  /// What `show` writes for this event, if anything.
+  func text(for event: CampaignEvent, total: Int) -> String? {
+    state.withLock { s in
       switch event {
       case .step(let address, let step, let attempt):
         s.working[address] = step.rawValue + (attempt > 1 ? " (attempt \(attempt))" : "")
@@ -45,7 +55,11 @@ final class CampaignProgress: Sendable {
       case .finished(let address, let outcome):
         s.working[address] = nil
         if case .failed = outcome { s.failed += 1 } else { s.done += 1 }
-        guard isTerminal else { return "\(address)  \(describe(outcome))" }
+        guard isTerminal else {
+          let finished = s.done + s.failed, step = max(1, total / 10)
+          guard finished % step == 0 || finished == total else { return nil }
+          return "devices: \(s.done) done, \(s.failed) failed, \(total - finished) pending"
+        }
       }
       var lines = ["devices: \(s.done) done, \(s.failed) failed, \(total - s.done - s.failed) pending"]
       lines += s.working.sorted { $0.key < $1.key }.map { "  \($0.key)  \($0.value)" }
@@ -53,7 +67,6 @@ final class CampaignProgress: Sendable {
       s.lastHeight = lines.count
       return clear + lines.joined(separator: "\n")
     }
-    if let text { FileHandleOutput.standardError(text) }
   }
 }
 
