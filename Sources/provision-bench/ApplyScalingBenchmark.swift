@@ -39,13 +39,8 @@ enum ApplyScalingBenchmark {
   }
 
   static func measure(count: Int, links: Int, journalOnDisk: Bool) async throws -> Figures {
-    let fleet = SimulatedFleet(devices: (0..<count).map { i in
-      SimulatedDevice(
-        address: BluetoothAddress(rawValue: 0xDD34_0207_0000 + UInt64(i)), kind: .kbeaconPro, name: "KBPro_S\(i)",
-        intervalMs: 1000, system: SystemSection(model: 12, batteryPercent: 90, firmware: "5.22"))
-    })
-    let text = #"{"version": 1, "desired": {"name": "s-{{address_hex}}", "slots": [{"slot": 0, "type": "ibeacon", "uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": 7, "minor": 9, "intervalMs": 760}]}}"#
-    let profile = try LoadedProfile.load(file: "bench.json", read: { _ in Array(text.utf8) }, urlCheck: { _ in nil })
+    let fleet = ApplyBenchmark.fleet(count: count, firstAddress: 0xDD34_0207_0000)
+    let profile = try ApplyBenchmark.profile()
     let (central, _) = SimulatedCentral.withKBeacons(fleet: fleet, pace: .realTime, linkModel: LinkModel(roundTripLatency: latency))
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bench-\(UUID().uuidString)").path
     defer { try? FileManager.default.removeItem(atPath: folder) }
