@@ -27,6 +27,9 @@ public final class Journal: Sendable {
         atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
       var configuration = Configuration()
       configuration.journalMode = .wal
+      // Another handle on the same file (a second command, `history`, a test reading along) may hold the
+      // lock for a moment, e.g. while it switches the file to WAL: wait for it rather than fail.
+      configuration.busyMode = .timeout(10)
       configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
       database = try DatabaseQueue(path: path, configuration: configuration)
     } else {
