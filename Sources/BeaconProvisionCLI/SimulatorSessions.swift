@@ -2,6 +2,7 @@ import BeaconCore
 import Dispatch
 import Foundation
 import Simulator
+import Synchronization
 
 /// Brings up a simulated fleet for a command: its KBeacons start as the state directory last saw them,
 /// and every applied configuration write is saved before the device acknowledges it (like a real device's
@@ -15,7 +16,8 @@ enum SimulatorSessions {
     let restored: [BluetoothAddress: SimulatedKBeaconSnapshot]
     do { restored = try store.load() } catch { throw CLIFailure("\(error)") }
     let (central, kbeacons) = SimulatedCentral.withKBeacons(fleet: fleet, name: name, pace: pace, restored: restored)
-    let saver = SimulatorStateSaver(snapshot: { await kbeacons.snapshots() }, write: { try store.save($0) })
+    let entries = SimulatorStateEntries()
+    let saver = SimulatorStateSaver(snapshot: { await kbeacons.snapshots() }, write: { try store.save(entries: entries.entries(for: $0)) })
     kbeacons.setChangeHandler { await saver.save() }
     return central
   }
@@ -76,4 +78,29 @@ actor SimulatorStateSaver<Snapshot: Sendable> {
 
   /// The latest save is taking its snapshot: callers from now on need a new one.
   private func started() { lastStarted = true }
+}
+
+/// The state file's entries of the last save, by device: a save serialises only the devices whose state
+/// changed since (a write touches one device; the file holds the whole fleet).
+final class SimulatorStateEntries: Sendable {
+  private let cache = Mutex<[BluetoothAddress: (snapshot: SimulatedKBeaconSnapshot, bytes: [UInt8])]>([:])
+  /// Entries serialised so far (tests).
+  let serialised = Mutex(0)
+
+  func entries(for snapshots: [BluetoothAddress: SimulatedKBeaconSnapshot]) -> [BluetoothAddress: [UInt8]] {
+    cache.withLock { cache in
+      var result: [BluetoothAddress: [UInt8]] = [:]
+      for (address, snapshot) in snapshots {
+        if let cached = cache[address], cached.snapshot == snapshot {
+          result[address] = cached.bytes
+        } else {
+          let bytes = SimulatorStateStore.entry(snapshot)
+          serialised.withLock { $0 += 1 }
+          cache[address] = (snapshot, bytes)
+          result[address] = bytes
+        }
+      }
+      return result
+    }
+  }
 }

@@ -1,4 +1,5 @@
 import Dispatch
+import Simulator
 import Synchronization
 import Testing
 
@@ -50,5 +51,27 @@ import Testing
   final class Log: Sendable {
     let changes = Mutex(0)
     let written = Mutex<[Int]>([])
+  }
+}
+
+/// A save serialises only the devices whose state changed since the last one, and the file it writes
+/// loads back as the fleet's full state.
+@Suite("Simulator state entries", .isolatedState, .timeLimit(.minutes(1))) struct SimulatorStateEntriesTests {
+  @Test func onlyChangedDevicesAreSerialisedAgain() async throws {
+    let store = SimulatorStateStore(stateDirectory: StateDirectory.resolve(nil), fleetFile: nil)
+    let kbeacons = KBeaconSimulation(fleet: DemoFleet.fleet, now: { 0 })
+    for device in DemoFleet.fleet.devices { _ = await kbeacons.kbeacon(device.address) }
+    var snapshots = await kbeacons.snapshots()
+    #expect(snapshots.count > 2)
+    let entries = SimulatorStateEntries()
+    try store.save(entries: entries.entries(for: snapshots))
+    #expect(entries.serialised.withLock { $0 } == snapshots.count)
+    // One device written: only it is serialised again.
+    let first = try #require(snapshots.keys.sorted().first)
+    snapshots[first]?.writes += 1
+    snapshots[first]?.password = "n3w-Secret-pw"
+    try store.save(entries: entries.entries(for: snapshots))
+    #expect(entries.serialised.withLock { $0 } == snapshots.count + 1)
+    #expect(try store.load() == snapshots)
   }
 }
