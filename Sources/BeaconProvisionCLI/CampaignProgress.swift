@@ -4,28 +4,38 @@ import Profiles
 import Synchronization
 
 /// Progress of a campaign on standard error: on a terminal, a block redrawn in place (counts, then one line
-/// per link in flight with its step); otherwise one line per finished device. Standard output is left to
-/// the summary (or `--json`).
+/// per link in flight with its step); otherwise retries, the link limit and the counts at every tenth of
+/// the devices — not each finished device, which the summary on standard output (or `--json`) lists, so
+/// a log shows every device once.
 final class CampaignProgress: Sendable {
   struct State {
     var done = 0, failed = 0, working: [String: String] = [:], lastHeight = 0
   }
 
-  let isTerminal = isatty(STDERR_FILENO) == 1
+  let isTerminal: Bool
   let json: Bool
   let state = Mutex(State())
   /// How a finished device's outcome reads (a firmware campaign says versions, not keys).
   let describe: @Sendable (DeviceOutcome) -> String
 
-  init(json: Bool, describe: @escaping @Sendable (DeviceOutcome) -> String = CampaignReport.describe) {
+  init(
+    json: Bool, describe: @escaping @Sendable (DeviceOutcome) -> String = CampaignReport.describe,
+    isTerminal: Bool = isatty(STDERR_FILENO) == 1
+  ) {
     self.json = json
     self.describe = describe
+    self.isTerminal = isTerminal
   }
 
   func note(_ line: String) { FileHandleOutput.standardError(line) }
 
   func show(_ event: CampaignEvent, total: Int) {
-    let text: String? = state.withLock { s in
+    if let text = text(for: event, total: total) { FileHandleOutput.standardError(text) }
+  }
+
+  /// What `show` writes for this event, if anything.
+  func text(for event: CampaignEvent, total: Int) -> String? {
+    state.withLock { s in
       switch event {
       case .step(let address, let step, let attempt):
         s.working[address] = step.rawValue + (attempt > 1 ? " (attempt \(attempt))" : "")
@@ -33,6 +43,10 @@ final class CampaignProgress: Sendable {
       case .retrying(let address, let attempt, let after, let reason):
         s.working[address] = "waiting \(after) before attempt \(attempt): \(reason)"
         guard isTerminal else { return "\(address)  retry \(attempt) in \(after): \(reason)" }
+      case .linkLimit(let links, let asked):
+        let line = "the adapter holds \(links) link\(links == 1 ? "" : "s") at once: running \(links) devices at a time instead of \(asked)"
+        guard isTerminal else { return line }
+        s.working["adapter"] = line
       case .progress(let address, let done, let total, let rate):
         let eta = rate > 0 ? Int(Double(total - done) / rate) : nil
         s.working[address] = "transferring \(done * 100 / max(total, 1))% (\(done)/\(total) bytes, \(Int(rate)) B/s"
@@ -41,7 +55,11 @@ final class CampaignProgress: Sendable {
       case .finished(let address, let outcome):
         s.working[address] = nil
         if case .failed = outcome { s.failed += 1 } else { s.done += 1 }
-        guard isTerminal else { return "\(address)  \(describe(outcome))" }
+        guard isTerminal else {
+          let finished = s.done + s.failed, step = max(1, total / 10)
+          guard finished % step == 0 || finished == total else { return nil }
+          return "devices: \(s.done) done, \(s.failed) failed, \(total - finished) pending"
+        }
       }
       var lines = ["devices: \(s.done) done, \(s.failed) failed, \(total - s.done - s.failed) pending"]
       lines += s.working.sorted { $0.key < $1.key }.map { "  \($0.key)  \($0.value)" }
@@ -49,7 +67,6 @@ final class CampaignProgress: Sendable {
       s.lastHeight = lines.count
       return clear + lines.joined(separator: "\n")
     }
-    if let text { FileHandleOutput.standardError(text) }
   }
 }
 
@@ -67,7 +84,7 @@ enum CampaignReport {
   }
 
   /// terraform-style: per device, its result and each change `~ scope key: old -> new`.
-  static func table(_ result: CampaignRunner.Result) -> String {
+  static func table(_ result: CampaignRunner.Result, explain: Bool = false) -> String {
     var lines: [String] = []
     for (address, outcome) in result.summary.outcomes.sorted(by: { $0.key < $1.key }) {
       lines.append("\(address)  \(describe(outcome))")
@@ -75,6 +92,9 @@ enum CampaignReport {
       if case .updated(let changes) = outcome { lines += changes.map { "    ~ \($0)" } }
     }
     for address in result.notSeen { lines.append("\(address)  not seen in the scan") }
+    if explain {
+      for n in result.notSelected { lines.append("\(n.address)  not selected: \(n.reason)" + (n.name.map { " (name '\($0)')" } ?? "")) }
+    }
     let s = result.summary
     lines.append("")
     let counts: [(DeviceState, String)] = [
@@ -83,6 +103,9 @@ enum CampaignReport {
     ]
     let parts = counts.map { (s.count($0.0), $0.1) }.filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }
     lines.append("run \(s.run): " + (parts.isEmpty ? "no devices" : parts.joined(separator: ", ")))
+    if parts.isEmpty, !result.notSelected.isEmpty, !explain {
+      lines.append("\(result.notSelected.count) device\(result.notSelected.count == 1 ? "" : "s") heard but not selected: plan --explain says why")
+    }
     if s.interrupted { lines.append("interrupted: finish with  beacon-provision apply PROFILE --resume \(s.run)") }
     return lines.joined(separator: "\n")
   }
@@ -103,6 +126,7 @@ enum CampaignReport {
     var interrupted: Bool
     var devices: [DeviceJSON]
     var notSeen: [String]
+    var notSelected: [TargetSelection.NotSelected]
   }
 
   static func json(_ result: CampaignRunner.Result) throws -> String {
@@ -119,6 +143,7 @@ enum CampaignReport {
       case .pending: return DeviceJSON(address: address, result: "pending")
       }
     }
-    return try JSONOutput.string(RunJSON(run: result.summary.run, interrupted: result.summary.interrupted, devices: devices, notSeen: result.notSeen))
+    return try JSONOutput.string(RunJSON(run: result.summary.run, interrupted: result.summary.interrupted, devices: devices, notSeen: result.notSeen,
+      notSelected: result.notSelected))
   }
 }

@@ -1,10 +1,8 @@
 import BeaconCore
-import Dispatch
 import Fleet
 import Foundation
 import Profiles
 import Simulator
-import Synchronization
 
 /// The path of `plan` and `apply`: validate the profile (every problem at once, before any radio work),
 /// read the passwords, scan, select targets, run the campaign with progress, print the summary.
@@ -19,10 +17,13 @@ struct CampaignRunner {
   var stopWhen: (@Sendable (CampaignEvent) -> Bool)? = nil
   /// The central to use instead of the one `--adapter` names (tests keep it to scan it afterwards).
   var central: (any Central)? = nil
+  /// Interrupts instead of SIGINT (tests).
+  var interrupts: AsyncStream<Void>? = nil
 
   struct Result {
     var summary: CampaignSummary
     var notSeen: [String]
+    var notSelected: [TargetSelection.NotSelected] = []
   }
 
   func run() async throws -> Result {
@@ -38,6 +39,11 @@ struct CampaignRunner {
     if let new = passwords.new, !(8...16).contains(new.value.count) {
       throw CLIFailure("\(options.profile): the new password must be 8 to 16 characters")
     }
+    let resolver = DesiredResolver(urlCheck: ProfileFiles.eddystoneURLCheck)
+    let preflight = TemplatePreflight(profile: loaded, resolver: resolver)
+    // The devices the profile names are checked before the scan, the ones only the scan finds after it;
+    // both before any connection.
+    try Self.check(preflight, TargetSelection.namedAddresses(of: loaded) ?? [])
     let resources = try await CampaignResources.open(
       stateDirectory: options.stateDirectory, central: self.central, adapter: options.adapterOptions.adapter,
       scanBackend: options.scanBackend.value, pace: pace)
@@ -50,6 +56,8 @@ struct CampaignRunner {
       completeWhenSeen: TargetSelection.named(by: loaded))
     let records = try await scan.scan(central: central, emit: { _ in }).results
     var selection = TargetSelection(profile: loaded, records: records)
+    let named = Set(TargetSelection.namedAddresses(of: loaded) ?? [])
+    try Self.check(preflight, selection.targets.map(\.address.description).filter { !named.contains($0) })
 
     let run: String
     if let resume {
@@ -69,11 +77,7 @@ struct CampaignRunner {
     let campaign = ApplyCampaign(
       profile: loaded, targets: selection.targets, opener: KBeaconOpener(central: central), journal: journal, run: run,
       options: .init(parallel: options.parallel, retry: RetryPolicy(maximumAttempts: options.attempts, firstDelay: .milliseconds(Int(options.retryDelay * 1000))), dryRun: dryRun),
-      passwords: passwords, resolver: DesiredResolver(urlCheck: ProfileFiles.eddystoneURLCheck))
-    let interrupt = InterruptHandler { [progress] in
-      progress.note("stopping: links in flight finish their device; the rest stay pending (Ctrl-C again to quit now)")
-      Task { await campaign.requestStop() }
-    }
+      passwords: passwords, resolver: resolver)
     let stopWhen = self.stopWhen
     let watcher = Task {
       for await event in campaign.events {
@@ -82,36 +86,19 @@ struct CampaignRunner {
         if stopWhen?(event) == true { await campaign.requestStop() }
       }
     }
-    let summary = await campaign.start()
+    let summary = try await InterruptibleCampaign.run(
+      interrupts: interrupts, start: { await campaign.start() },
+      stop: {
+        progress.note("stopping: links in flight finish their device; the rest stay pending (Ctrl-C again to quit now)")
+        await campaign.requestStop()
+      })
     await watcher.value
-    interrupt.cancel()
-    return Result(summary: summary, notSeen: selection.notSeen)
-  }
-}
-
-/// SIGINT: the first asks the campaign to stop gracefully; the second exits at once (status 130).
-final class InterruptHandler {
-  let source: any DispatchSourceSignal
-
-  init(_ onFirst: @escaping @Sendable () -> Void) {
-    signal(SIGINT, SIG_IGN)
-    let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-    let count = Counter()
-    source.setEventHandler {
-      if count.increment() == 1 { onFirst() } else { Foundation.exit(130) }
-    }
-    source.resume()
-    self.source = source
+    return Result(summary: summary, notSeen: selection.notSeen, notSelected: selection.notSelected)
   }
 
-  func cancel() {
-    source.cancel()
-    signal(SIGINT, SIG_DFL)
-  }
-
-  /// A counter the signal handler's queue updates.
-  final class Counter: Sendable {
-    private let value = Mutex(0)
-    func increment() -> Int { value.withLock { $0 += 1; return $0 } }
+  /// Every templated value of these devices, filled in and checked (`TemplatePreflight`); all problems at once.
+  static func check(_ preflight: TemplatePreflight, _ addresses: [String]) throws {
+    let problems = preflight.problems(addresses: addresses)
+    guard problems.isEmpty else { throw CLIFailure(problems.joined(separator: "\n")) }
   }
 }

@@ -20,9 +20,12 @@ struct Plan: AsyncParsableCommand {
   @Flag(help: "Exit 2 when changes are planned, 0 when none, 1 on error.")
   var detailedExitcode = false
 
+  @Flag(help: "Also list the devices the scan heard but the profile does not select, and why (--json always does).")
+  var explain = false
+
   func run() async throws {
     let result = try await CampaignRunner(options: options, dryRun: true, resume: nil).run()
-    print(options.json ? try CampaignReport.json(result) : CampaignReport.table(result))
+    print(options.json ? try CampaignReport.json(result) : CampaignReport.table(result, explain: explain))
     if result.summary.failed { throw ExitCode(1) }
     if detailedExitcode, result.summary.changedSomething { throw ExitCode(2) }
   }

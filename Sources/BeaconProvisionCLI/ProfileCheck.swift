@@ -13,10 +13,14 @@ extension ProfileCommand {
 
     func run() throws {
       let loaded = try ProfileFiles.load(file)
+      try CampaignRunner.check(
+        TemplatePreflight(profile: loaded, resolver: DesiredResolver(urlCheck: ProfileFiles.eddystoneURLCheck)),
+        TargetSelection.namedAddresses(of: loaded) ?? [])
       let p = loaded.profile
       print("\(file): valid profile version \(Profile.currentVersion)")
       print("  manages \(p.desired.common.fields.count) device keys, \(p.desired.slots.count) slots, \(p.desired.triggers.count) triggers, \(p.desired.sensors.count) sensors")
       if let inventory = loaded.inventory { print("  inventory: \(inventory.rows.count) devices") }
+      if let warning = RenameSelectionCheck.warning(loaded) { print(warning) }
     }
   }
 }

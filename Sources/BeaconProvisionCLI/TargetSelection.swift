@@ -12,6 +12,14 @@ import Profiles
 struct TargetSelection {
   var targets: [Target] = []
   var notSeen: [String] = []
+  /// Devices the scan heard that the profile does not select, and why (`plan --explain`, `--json`).
+  var notSelected: [NotSelected] = []
+
+  struct NotSelected: Sendable, Hashable, Encodable {
+    var address: String
+    var name: String?
+    var reason: String
+  }
 
   /// The addresses the profile names (`select.addresses`, else its inventory's rows), nil when it names none.
   static func namedAddresses(of profile: LoadedProfile) -> [String]? {
@@ -29,14 +37,25 @@ struct TargetSelection {
     let named = Self.namedAddresses(of: profile)
     for record in records.sorted(by: { $0.address < $1.address }) {
       let address = record.address.description
-      guard record.connectable == true else { continue }
-      if let named, !named.contains(address) { continue }
+      func skip(_ reason: String) { notSelected.append(NotSelected(address: address, name: record.name, reason: reason)) }
+      guard record.connectable == true else {
+        skip("not connectable")
+        continue
+      }
+      if let named, !named.contains(address) {
+        skip(select.addresses == nil ? "not in the inventory" : "not in select.addresses")
+        continue
+      }
       if named == nil, select.name == nil, !record.frames.contains(where: { [.kkmScanResponse, .kSensor, .kkmSystem].contains($0.kind) }) {
+        skip("advertises no KKM frame, and the profile names no addresses, inventory or name")
         continue
       }
       let tags = profile.inventory?.row(for: address)?.tags ?? []
       let candidate = Selection.Candidate(address: address, name: record.name, rssi: record.rssi.max.map(Int.init), tags: tags)
-      guard select.rejection(of: candidate) == nil else { continue }
+      if let reason = select.rejection(of: candidate) {
+        skip(reason)
+        continue
+      }
       targets.append(Target(address: record.address, addressType: record.addressType, name: record.name, rssi: record.rssi.latest.map(Int.init)))
     }
     let seen = Set(records.map(\.address.description))

@@ -22,13 +22,20 @@ struct ProfileWork: CampaignWork {
   /// One attempt: connect, read, plan, write, verify. Throws on failures worth classifying.
   func attempt(_ target: Target, attempt: Int, context: CampaignContext) async throws -> DeviceOutcome {
     let address = target.address.description
-    await context.step(address, .connecting, attempt: attempt)
+    try await context.step(address, .connecting, attempt: attempt)
     let (session, rotated) = try await openSession(target)
     // The link is closed before the visit returns, so its controller slot is free for the next device.
+    return try await Self.closing(session) {
+      try await visit(target, session: session, rotated: rotated, attempt: attempt, context: context)
+    }
+  }
+
+  /// Runs `body` and closes `session` on every path, thrown errors included.
+  static func closing<T: Sendable>(_ session: any ConfigurationSession, _ body: () async throws -> T) async throws -> T {
     do {
-      let outcome = try await visit(target, session: session, rotated: rotated, attempt: attempt, context: context)
+      let value = try await body()
       await session.close()
-      return outcome
+      return value
     } catch {
       await session.close()
       throw error
@@ -41,7 +48,7 @@ struct ProfileWork: CampaignWork {
   ) async throws -> DeviceOutcome {
     let run = context.run, journal = context.journal
     let address = target.address.description
-    await context.step(address, .reading, attempt: attempt)
+    try await context.step(address, .reading, attempt: attempt)
     let sections = Self.sections(of: profile.profile.desired)
     let actual = try await session.readConfiguration(sections)
     let model = actual.common["model"]?.textValue
@@ -54,6 +61,7 @@ struct ProfileWork: CampaignWork {
     case .failure(let f): return .failed(f.description, .permanent)
     }
     let problems = DeviceChecks.problems(desired: desired, actual: actual, allowUnreachable: profile.profile.allowUnreachable)
+      + SlotTypeChange.problems(profile: profile.profile, desired: desired, actual: actual)
     if !problems.isEmpty { return .failed(problems.joined(separator: "; "), .permanent) }
     if actual.isLegacy {
       switch LegacyTranslation.desiredFlat(desired, actual: actual.common) {
@@ -77,7 +85,7 @@ struct ProfileWork: CampaignWork {
     }
 
     try await journal.record(run: run, address: address, state: .working, step: VisitStep.writing.rawValue, changes: journalled)
-    await context.step(address, .writing, attempt: attempt)
+    try await context.step(address, .writing, attempt: attempt)
     let patch = ConfigDiff.patch(changes, desired: desired, actual: actual)
     try await session.write(patch)
     try await journal.record(run: run, address: address, state: .working, step: "written", countWrite: true)
@@ -85,14 +93,15 @@ struct ProfileWork: CampaignWork {
     let readBack: DeviceConfigView
     if let new = passwords.new, !rotated {
       // The password only counts as rotated once a new link authenticates with it.
-      await context.step(address, .reconnecting, attempt: attempt)
+      try await context.step(address, .reconnecting, attempt: attempt)
       await session.close()
       let verifier = try await opener.open(target, password: new)
-      await context.step(address, .verifying, attempt: attempt)
-      readBack = try await verifier.readConfiguration(sections)
-      await verifier.close()
+      readBack = try await Self.closing(verifier) {
+        try await context.step(address, .verifying, attempt: attempt)
+        return try await verifier.readConfiguration(sections)
+      }
     } else {
-      await context.step(address, .verifying, attempt: attempt)
+      try await context.step(address, .verifying, attempt: attempt)
       readBack = try await session.readConfiguration(sections)
     }
     desired.common["pwd"] = nil

@@ -13,9 +13,10 @@ public struct CampaignContext: Sendable {
   public let journal: Journal
   let emit: @Sendable (CampaignEvent) -> Void
 
-  public func step(_ address: String, _ step: VisitStep, attempt: Int) async {
+  /// Throws `JournalWriteError` when the step cannot be journalled: the visit must not go on unrecorded.
+  public func step(_ address: String, _ step: VisitStep, attempt: Int) async throws {
     emit(.step(address: address, step, attempt: attempt))
-    try? await journal.record(run: run, address: address, state: .working, step: step.rawValue, countAttempt: step == .connecting)
+    try await journal.record(run: run, address: address, state: .working, step: step.rawValue, countAttempt: step == .connecting)
   }
 
   public func progress(_ address: String, done: Int, total: Int, bytesPerSecond: Double) {
@@ -26,7 +27,8 @@ public struct CampaignContext: Sendable {
 /// The scheduler every fleet campaign (`apply`, `plan`, `dfu`) shares: a bounded number of links at once,
 /// transient failures retried with backoff (`RetryPolicy`), a wrong password never retried, each device's
 /// end journalled, progress as events, and `requestStop()` (Ctrl-C) letting links in flight finish while
-/// the rest stay pending for `--resume`.
+/// the rest stay pending for `--resume`. A journal that cannot be written stops the campaign the same way
+/// and the summary says why (`journalFailure`): a step that is not journalled would break `--resume`.
 public actor Campaign {
   public struct Options: Sendable {
     /// Links at once on the adapter.
@@ -47,6 +49,19 @@ public actor Campaign {
   let continuation: AsyncStream<CampaignEvent>.Continuation
   public nonisolated let events: AsyncStream<CampaignEvent>
   var stopRequested = false
+  /// The first journal write that failed; it stops the campaign.
+  var journalFailure: JournalWriteError?
+  /// Retry pauses in progress, by address: `requestStop()` cuts them short.
+  var backoffs: [String: Task<Void, any Error>] = [:]
+  /// Links at once: `options.parallel`, lowered when the adapter turns out to hold fewer (Campaign+Links).
+  var linkLimit: Int
+  /// The lowest `linkLimit` reported in a `linkLimit` event so far.
+  var announcedLinkLimit: Int
+  /// Attempts running now (each holds or is opening a link), and how many have ended so far.
+  var inFlight = 0
+  var attemptEnds = 0
+  /// Visits waiting for one of this campaign's links to be released.
+  var linkWaiters: [CheckedContinuation<Void, Never>] = []
 
   public init(
     work: any CampaignWork, targets: [Target], journal: Journal, run: String, options: Options,
@@ -60,40 +75,79 @@ public actor Campaign {
     self.context = CampaignContext(run: run, journal: journal, emit: { continuation.yield($0) })
     self.options = options
     self.sleep = sleep
+    self.linkLimit = options.parallel
+    self.announcedLinkLimit = options.parallel
   }
 
-  /// Ctrl-C: no new device is started and no retry waits; links in flight finish their device.
-  public func requestStop() { stopRequested = true }
+  /// Ctrl-C: no new device is started and no retry waits (a pause in progress ends now, leaving its device
+  /// pending); links in flight finish their device.
+  public func requestStop() {
+    stopRequested = true
+    for backoff in backoffs.values { backoff.cancel() }
+    wakeLinkWaiters()
+  }
+
+  /// A journal write failed: remember the first failure and stop as for Ctrl-C.
+  func journalFailed(_ error: JournalWriteError) {
+    if journalFailure == nil { journalFailure = error }
+    requestStop()
+  }
 
   public func start() async -> CampaignSummary {
     var outcomes: [String: DeviceOutcome] = [:]
     await withTaskGroup(of: (String, DeviceOutcome).self) { group in
       var queue = targets[...]
+      var running = 0
       func launch() -> Bool {
-        guard !stopRequested, let target = queue.popFirst() else { return false }
+        guard !stopRequested, running < linkLimit, let target = queue.popFirst() else { return false }
         group.addTask { (target.address.description, await self.visit(target)) }
+        running += 1
         return true
       }
-      for _ in 0..<options.parallel where launch() {}
+      while launch() {}
       while let (address, outcome) = await group.next() {
+        running -= 1
         outcomes[address] = outcome
-        _ = launch()
+        while launch() {}
       }
       for target in queue { outcomes[target.address.description] = .pending }
     }
     let interrupted = outcomes.values.contains(.pending)
-    try? await context.journal.finish(run: context.run, status: interrupted ? "interrupted" : "finished")
+    do {
+      try await context.journal.finish(run: context.run, status: interrupted ? "interrupted" : "finished")
+    } catch let error as JournalWriteError {
+      journalFailed(error)
+    } catch {}
     continuation.finish()
-    return CampaignSummary(run: context.run, outcomes: outcomes, interrupted: interrupted)
+    return CampaignSummary(run: context.run, outcomes: outcomes, interrupted: interrupted, journalFailure: journalFailure)
   }
 
   /// One device, with retries for transient failures.
   func visit(_ target: Target) async -> DeviceOutcome {
     let address = target.address.description
     var attempt = 1
+    var idleLinkWaits = 0
     while true {
+      let endsBefore = attemptEnds
       do {
-        return await finish(address, try await work.attempt(target, attempt: attempt, context: context))
+        return await finish(address, try await attemptOnce(target, attempt: attempt))
+      } catch let error as LinkError where error.code == .tooManyLinks && !stopRequested
+        && (inFlight > 0 || idleLinkWaits < Self.idleLinkWaitLimit)
+      {
+        // The adapter's link limit is a reason to wait for a free link, not a device failure.
+        if inFlight > 0 {
+          await waitForLink(address: address, endsBefore: endsBefore)
+        } else {
+          idleLinkWaits += 1
+          await pause(address, Self.idleLinkWait)
+        }
+        if stopRequested { return await finish(address, .pending, detail: error.description) }
+        continue
+      } catch let error as JournalWriteError {
+        // Where this device stands is unknown to the journal: it stays pending, and nothing more starts.
+        journalFailed(error)
+        continuation.yield(.finished(address: address, .pending))
+        return .pending
       } catch {
         let kind = (error as? any ClassifiedFailure)?.failureKind ?? .permanent
         let reason = String(describing: error)
@@ -102,8 +156,15 @@ public actor Campaign {
         }
         let delay = options.retry.delay(beforeAttempt: attempt + 1)
         continuation.yield(.retrying(address: address, attempt: attempt + 1, after: delay, reason: reason))
-        try? await context.journal.record(run: context.run, address: address, state: .pending, detail: reason, failureKind: kind)
-        try? await sleep(delay)
+        do {
+          try await context.journal.record(run: context.run, address: address, state: .pending, detail: reason, failureKind: kind)
+        } catch {
+          if let error = error as? JournalWriteError { journalFailed(error) }
+          continuation.yield(.finished(address: address, .pending))
+          return .pending
+        }
+        if stopRequested { return await finish(address, .pending, detail: reason) }
+        await pause(address, delay)
         if stopRequested { return await finish(address, .pending, detail: reason) }
         attempt += 1
       }
@@ -117,7 +178,14 @@ public actor Campaign {
     case .skipped(let reason): text = reason
     default: break
     }
-    try? await context.journal.record(run: context.run, address: address, state: outcome.state, detail: text, failureKind: kind)
+    do {
+      try await context.journal.record(run: context.run, address: address, state: outcome.state, detail: text, failureKind: kind)
+    } catch {
+      if let error = error as? JournalWriteError { journalFailed(error) }
+      // Not journalled: the device's end is unknown to `--resume`, so it counts as pending.
+      continuation.yield(.finished(address: address, .pending))
+      return .pending
+    }
     continuation.yield(.finished(address: address, outcome))
     return outcome
   }

@@ -38,6 +38,9 @@ public enum CampaignEvent: Sendable, Hashable {
   case step(address: String, VisitStep, attempt: Int)
   case retrying(address: String, attempt: Int, after: Duration, reason: String)
   case finished(address: String, DeviceOutcome)
+  /// The adapter holds only `links` links at once, fewer than the `asked` parallelism: devices wait for a
+  /// free link, and the campaign runs `links` at once from here on.
+  case linkLimit(links: Int, asked: Int)
   /// A transfer's progress (DFU): bytes confirmed of the total, and the rate so far.
   case progress(address: String, done: Int, total: Int, bytesPerSecond: Double)
 }
@@ -48,6 +51,8 @@ public struct CampaignSummary: Sendable, Hashable {
   public var outcomes: [String: DeviceOutcome]
   /// Ctrl-C stopped it before every device was visited.
   public var interrupted: Bool
+  /// The journal could not be written, which stopped the run (`interrupted` is then true too).
+  public var journalFailure: JournalWriteError? = nil
 
   public func count(_ state: DeviceState) -> Int { outcomes.values.filter { $0.state == state }.count }
   public var changedSomething: Bool { outcomes.values.contains { if case .planned = $0 { true } else if case .updated = $0 { true } else { false } } }

@@ -101,7 +101,7 @@ public struct FirmwareWork: CampaignWork {
     }
 
     var before: DeviceIdentity? = nil
-    await context.step(address, .connecting, attempt: attempt)
+    try await context.step(address, .connecting, attempt: attempt)
     do {
       before = try await updater.identify(target)
     } catch where interrupted {
@@ -115,7 +115,7 @@ public struct FirmwareWork: CampaignWork {
     let from = before?.firmware ?? previous?.changeList.first.flatMap { $0.old.flatMap(FirmwareVersion.init) }
     try await context.journal.record(run: context.run, address: address, state: .working,
       changes: [JournalChange(scope: "device", key: "ver", old: from?.description, new: plan.version.description)])
-    await context.step(address, .transferring, attempt: attempt)
+    try await context.step(address, .transferring, attempt: attempt)
     let start = clock.now
     let totalBytes = Mutex(0)
     let transfer = try await updater.update(target) { done, total in
@@ -125,7 +125,7 @@ public struct FirmwareWork: CampaignWork {
     }
     let seconds = (clock.now - start).seconds
 
-    await context.step(address, .verifying, attempt: attempt)
+    try await context.step(address, .verifying, attempt: attempt)
     let after = try await updater.identify(target)
     guard after.firmware == plan.version else {
       throw VersionMismatch(expected: plan.version, found: after.firmware)

@@ -16,8 +16,8 @@ public struct ConfigChange: Sendable, Hashable, Comparable, CustomStringConverti
 
   public static func < (a: Self, b: Self) -> Bool { (a.scope, a.key) < (b.scope, b.key) }
 
-  /// `slot 0 majorID: 1 -> 7`; a key whose values are named choices shows the names too,
-  /// `slot 0 type: ksensor (1) -> ibeacon (5)`.
+  /// `slot 0 majorID: 1 -> 7`; a key whose values are named choices or named flags shows the names too,
+  /// `slot 0 type: ksensor (1) -> ibeacon (5)`, `trigger 0 trAct: (unset) -> advertise, record (5)`.
   public var description: String { "\(scope) \(key): \(render(old)) -> \(render(new))" }
 
   private func render(_ value: SettingValue?) -> String {
@@ -28,7 +28,8 @@ public struct ConfigChange: Sendable, Hashable, Comparable, CustomStringConverti
     return "\(name) (\(number))"
   }
 
-  /// The profile's name for `number` when the device key is a choice in its scope (ProfileFields).
+  /// The profile's name for `number` when the device key is a choice in its scope, or its flags' names
+  /// when it is a bitmask of named flags (ProfileFields).
   static func choiceName(_ number: Int, key: String, scope: SettingScope) -> String? {
     let specs: [FieldSpec] =
       switch scope {
@@ -39,6 +40,12 @@ public struct ConfigChange: Sendable, Hashable, Comparable, CustomStringConverti
       }
     for spec in specs where spec.deviceKey == key {
       if case .choice(let options) = spec.kind, let option = options.first(where: { $0.1 == number }) { return option.0 }
+      // A bitmask of named flags (trigger actions): every set bit by its name, when each has one.
+      if case .flags(let options) = spec.kind {
+        let named = options.filter { number & $0.1 != 0 }
+        guard named.reduce(0, { $0 | $1.1 }) == number else { return nil }
+        return named.isEmpty ? "none" : named.map(\.0).joined(separator: ", ")
+      }
     }
     return nil
   }
@@ -46,7 +53,8 @@ public struct ConfigChange: Sendable, Hashable, Comparable, CustomStringConverti
 
 /// The diff engine: compares a device's wanted configuration with the one read back, yielding the changes
 /// and the smallest `cfg` patch (kbeacon-protocol.md §6.2: only changed keys need to be sent; a slot entry
-/// always carries `slot` and `type`, a trigger entry `trIdx` and `trType`, a sensor entry `srType`).
+/// always carries `slot` and `type`, a trigger entry `trIdx` and `trType`, a sensor entry `srType`; a slot
+/// whose type changes carries every key the profile gives it, see `SlotTypeChange`).
 /// Text keys holding UUIDs and Eddystone ids compare without regard to case.
 public enum ConfigDiff {
   public static func changes(desired: DeviceConfigView, actual: DeviceConfigView) -> [ConfigChange] {
@@ -89,6 +97,11 @@ public enum ConfigDiff {
       case .sensor(let t):
         patch.sensors[t, default: ["srType": .integer(t)]][c.key] = c.new
       }
+    }
+    // A slot whose type changes is written whole: every key the profile gives it (SlotTypeChange).
+    for i in SlotTypeChange.changedSlots(desired: desired, actual: actual) {
+      patch.slots[i, default: [:]].merge(desired.slots[i] ?? [:]) { _, wanted in wanted }
+      patch.slots[i]?["slot"] = .integer(i)
     }
     return patch
   }

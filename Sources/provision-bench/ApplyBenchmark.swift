@@ -27,14 +27,24 @@ enum ApplyBenchmark {
     return 2 + 1 + 2 * (1 + fragments)
   }
 
-  static func run() async throws {
-    let fleet = SimulatedFleet(devices: (0..<devices).map { i in
+  /// `count` KBeacon Pros (firmware 5.22, System frame in slot 0) from `firstAddress` on.
+  static func fleet(count: Int, firstAddress: UInt64) -> SimulatedFleet {
+    SimulatedFleet(devices: (0..<count).map { i in
       SimulatedDevice(
-        address: BluetoothAddress(rawValue: 0xDD34_0206_F000 + UInt64(i)), kind: .kbeaconPro, name: "KBPro_B\(i)",
+        address: BluetoothAddress(rawValue: firstAddress + UInt64(i)), kind: .kbeaconPro, name: "KBPro_B\(i)",
         intervalMs: 1000, system: SystemSection(model: 12, batteryPercent: 90, firmware: "5.22"))
     })
-    let profileText = #"{"version": 1, "desired": {"name": "bench-{{address_hex}}", "slots": [{"slot": 0, "type": "ibeacon", "major": 7, "minor": 9, "intervalMs": 760}]}}"#
-    let profile = try LoadedProfile.load(file: "bench.json", read: { _ in Array(profileText.utf8) }, urlCheck: { _ in nil })
+  }
+
+  /// The benchmarks' profile: a templated name and slot 0 turned into an iBeacon.
+  static func profile() throws -> LoadedProfile {
+    let text = #"{"version": 1, "desired": {"name": "bench-{{address_hex}}", "slots": [{"slot": 0, "type": "ibeacon", "uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": 7, "minor": 9, "intervalMs": 760}]}}"#
+    return try LoadedProfile.load(file: "bench.json", read: { _ in Array(text.utf8) }, urlCheck: { _ in nil })
+  }
+
+  static func run() async throws {
+    let fleet = fleet(count: devices, firstAddress: 0xDD34_0206_F000)
+    let profile = try profile()
     print("devices: \(devices) KBeacon Pro, link model: \(latency) per ATT round trip, MTU 247")
     // The getPara answer for common + slots, as the simulated device holds it (§6.1).
     let probe = KBeaconSimulation(fleet: fleet, now: { 0 })
@@ -57,6 +67,7 @@ enum ApplyBenchmark {
       let summary = await campaign.start()
       let seconds = (ContinuousClock.now - start) / .seconds(1)
       let updated = summary.count(.verified)
+      if let failure = summary.outcomes.values.first(where: { $0.state == .failed }) { print("  first failure: \(failure)") }
       perMinute[links] = Double(updated) / seconds * 60
       let n = Double(max(updated, 1))
       let requests = Double(counting.requests.withLock { $0 }) / n

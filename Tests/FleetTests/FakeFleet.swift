@@ -16,18 +16,30 @@ actor FakeDevice {
   var dropWrites = 0
   /// Report one key wrong on read-back after a write.
   var corruptAfterWrite: String? = nil
+  /// Drop the link on every read after the first write (the verification read).
+  var dropReadsAfterWrite = false
+  /// Sessions opened and not yet closed, by number.
+  var openSessions: Set<Int> = []
 
   init(config: DeviceConfigView, password: String = "0000000000000000") {
     self.config = config
     self.password = password
   }
 
-  func open(_ password: String) throws {
+  /// Returns the new session's number.
+  func open(_ password: String) throws -> Int {
     opens += 1
     guard password == self.password else { throw FakeFailure.wrongPassword }
+    openSessions.insert(opens)
+    return opens
   }
 
-  func read() -> DeviceConfigView { config }
+  func close(_ session: Int) { openSessions.remove(session) }
+
+  func read() throws -> DeviceConfigView {
+    if dropReadsAfterWrite, !writes.isEmpty { throw LinkError(.disconnected, detail: "link dropped mid-read") }
+    return config
+  }
 
   func write(_ patch: DeviceConfigView) throws {
     if dropWrites > 0 {
@@ -50,18 +62,52 @@ enum FakeFailure: Error, ClassifiedFailure, CustomStringConvertible {
   var description: String { "authentication failed: wrong password" }
 }
 
+/// An adapter's link cap, as a controller enforces it: a connect beyond `limit` open links is refused with
+/// `LinkError(.tooManyLinks)`; closing a session frees its link at once.
+actor FakeLinkSlots {
+  let limit: Int
+  private(set) var open = 0
+  private(set) var refusals = 0
+  private(set) var mostOpen = 0
+
+  init(limit: Int) { self.limit = limit }
+
+  func acquire(_ peer: BluetoothAddress) throws {
+    guard open < limit else {
+      refusals += 1
+      throw LinkError(.tooManyLinks, peer: peer, detail: "\(limit) link(s) already open on this adapter")
+    }
+    open += 1
+    mostOpen = max(mostOpen, open)
+  }
+
+  func release() { open -= 1 }
+}
+
 struct FakeSession: ConfigurationSession {
   let device: FakeDevice
-  func readConfiguration(_ sections: ConfigSections) async throws -> DeviceConfigView { await device.read() }
+  let number: Int
+  var slots: FakeLinkSlots? = nil
+  func readConfiguration(_ sections: ConfigSections) async throws -> DeviceConfigView { try await device.read() }
   func write(_ patch: DeviceConfigView) async throws { try await device.write(patch) }
-  func close() async {}
+  func close() async {
+    guard await device.openSessions.contains(number) else { return }
+    await device.close(number)
+    await slots?.release()
+  }
 }
 
 struct FakeOpener: SessionOpener {
   let devices: [BluetoothAddress: FakeDevice]
+  var slots: FakeLinkSlots? = nil
   func open(_ target: Target, password: Secret) async throws -> any ConfigurationSession {
     guard let d = devices[target.address] else { throw LinkError(.unknownDevice, peer: target.address) }
-    try await d.open(password.value)
-    return FakeSession(device: d)
+    try await slots?.acquire(target.address)
+    do {
+      return FakeSession(device: d, number: try await d.open(password.value), slots: slots)
+    } catch {
+      await slots?.release()
+      throw error
+    }
   }
 }

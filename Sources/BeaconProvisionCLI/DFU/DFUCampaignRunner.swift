@@ -79,15 +79,15 @@ struct DFUCampaignRunner {
       work: FirmwareWork(plan: plan, updater: updater, batteries: selection.batteries, reports: reports),
       targets: selection.targets, journal: journal, run: run,
       options: .init(parallel: c.parallel, retry: RetryPolicy(maximumAttempts: c.attempts, firstDelay: .milliseconds(Int(c.retryDelay * 1000)))))
-    let interrupt = InterruptHandler { [progress] in
-      progress.note("stopping: transfers in flight finish their device; the rest stay pending (Ctrl-C again to quit now)")
-      Task { await campaign.requestStop() }
-    }
     let total = selection.targets.count
     let watcher = Task { for await event in campaign.events { progress.show(event, total: total) } }
-    let summary = await campaign.start()
+    let summary = try await InterruptibleCampaign.run(
+      interrupts: nil, start: { await campaign.start() },
+      stop: {
+        progress.note("stopping: transfers in flight finish their device; the rest stay pending (Ctrl-C again to quit now)")
+        await campaign.requestStop()
+      })
     await watcher.value
-    interrupt.cancel()
     return Result(summary: summary, reports: await reports.byAddress, version: version, notSeen: selection.notSeen)
   }
 

@@ -56,19 +56,32 @@ public struct SimulatorStateStore: Sendable {
   }
 
   public func save(_ devices: [BluetoothAddress: SimulatedKBeaconSnapshot]) throws {
-    var entries = JSONObject()
-    for (address, snapshot) in devices.sorted(by: { $0.key < $1.key }) {
-      entries[address.description] = .object(JSONObject([
-        ("generation", JSONValue.string(snapshot.configuration.generation.rawValue)),
-        ("password", JSONValue.string(snapshot.password)),
-        ("writes", JSONValue.int(snapshot.writes)),
-        ("configuration", JSONValue.object(snapshot.configuration.deviceJSON)),
-      ]))
+    try save(entries: devices.mapValues(Self.entry))
+  }
+
+  /// One device's entry as the file holds it, as JSON bytes. A caller that saves often keeps the entries
+  /// of unchanged devices and hands them to `save(entries:)` again, serialising only what changed.
+  public static func entry(_ snapshot: SimulatedKBeaconSnapshot) -> [UInt8] {
+    JSONWriter.bytes(.object(JSONObject([
+      ("generation", JSONValue.string(snapshot.configuration.generation.rawValue)),
+      ("password", JSONValue.string(snapshot.password)),
+      ("writes", JSONValue.int(snapshot.writes)),
+      ("configuration", JSONValue.object(snapshot.configuration.deviceJSON)),
+    ])))
+  }
+
+  /// Writes the file from entries made by `entry(_:)`, atomically.
+  public func save(entries: [BluetoothAddress: [UInt8]]) throws {
+    var bytes = Array(#"{"version":1,"devices":{"#.utf8)
+    for (i, (address, entry)) in entries.sorted(by: { $0.key < $1.key }).enumerated() {
+      if i > 0 { bytes.append(UInt8(ascii: ",")) }
+      bytes += Array("\"\(address.description)\":".utf8)
+      bytes += entry
     }
-    let root = JSONValue.object(JSONObject([("version", JSONValue.int(1)), ("devices", JSONValue.object(entries))]))
+    bytes += Array("}}".utf8)
     try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
     let temporary = path + ".tmp\(getpid())"
-    guard FileManager.default.createFile(atPath: temporary, contents: Data(JSONWriter.bytes(root)), attributes: [.posixPermissions: 0o600]) else {
+    guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes), attributes: [.posixPermissions: 0o600]) else {
       throw StateError("cannot write \(temporary)")
     }
     // rename(2) replaces the old file atomically: a crash leaves either the old state or the new.

@@ -25,7 +25,7 @@ state="$VM_OUT/state"
 profile="$VM_OUT/vm-profile.json"
 cat >"$profile" <<JSON
 {"version": 1, "select": {"addresses": ["$kb"]},
- "desired": {"name": "vm-applied", "slots": [{"slot": 0, "type": "ibeacon", "major": 7, "minor": 9, "intervalMs": 760},
+ "desired": {"name": "vm-applied", "slots": [{"slot": 0, "type": "ibeacon", "uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": 7, "minor": 9, "intervalMs": 760},
                                              {"slot": 1, "type": "off"}]}}
 JSON
 common=(--adapter hci0 --scan-backend hci --scan 4 --retry-delay 1 --state-dir "$state")
