@@ -1,3 +1,5 @@
+import KBeacon
+
 /// Every value that depends only on the profile, its inventory and a device's address — the templates —
 /// filled in and checked for each device before any connection, so a value no device can take (a name
 /// over 18 characters once `{{address_hex}}` is filled in) stops the run before the radio work instead of

@@ -2,7 +2,7 @@ import Fleet
 import Logging
 
 /// Log records of a `plan`/`apply` campaign's steps (`CampaignEvent`): each visit step and transfer
-/// progress at debug, retries and each device's outcome at info. Only addresses, steps, states, counts
+/// progress at debug, retries and each device's outcome at info, the adapter's link limit at notice. Only addresses, steps, states, counts
 /// and failure reasons are logged — never a changed value, since a password rotation is a change.
 enum CampaignLog {
   static let logger = CLILog.logger("campaign")
@@ -21,6 +21,8 @@ enum CampaignLog {
       case .compliant, .pending: break
       }
       logger.info("finished", metadata: metadata)
+    case .linkLimit(let links, let asked):
+      logger.notice("link limit", metadata: ["links": "\(links)", "asked": "\(asked)"])
     case .progress(let address, let done, let total, _):
       logger.trace("transfer", metadata: ["device": "\(address)", "bytes": "\(done)/\(total)"])
     }
