@@ -11,6 +11,8 @@ public final class Journal: Sendable {
   let database: DatabaseQueue
   /// Where the journal lives, for error messages.
   public let location: String
+  /// WAL where the filesystem supports it, else SQLite's rollback journal (`JournalStorageMode`).
+  public let storageMode: JournalStorageMode
 
   /// Opens (creating if needed) the journal at `path`; `nil` keeps it in memory (tests, `plan`).
   ///
@@ -19,20 +21,22 @@ public final class Journal: Sendable {
   /// link waits behind — with `DELETE` mode and `FULL`, 5 links spent a third of their time on it
   /// (`provision-bench apply-scaling`). A committed step survives a crash or `kill -9` of the process; a
   /// power cut may lose the last steps, which `--resume` covers, since it reads every unfinished device
-  /// back before writing [I].
+  /// back before writing [I]. Where the filesystem cannot hold a WAL (network filesystems, 9p), it keeps
+  /// the rollback journal with `synchronous = FULL` instead (`JournalStorageMode`).
   public init(path: String?) throws {
     location = path ?? "(in memory)"
     if let path {
       try FileManager.default.createDirectory(
         atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
       var configuration = Configuration()
-      configuration.journalMode = .wal
+      storageMode = JournalStorageMode.probe(folder: (path as NSString).deletingLastPathComponent)
+      storageMode.configure(&configuration)
       // Another handle on the same file (a second command, `history`, a test reading along) may hold the
       // lock for a moment, e.g. while it switches the file to WAL: wait for it rather than fail.
       configuration.busyMode = .timeout(10)
-      configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
       database = try DatabaseQueue(path: path, configuration: configuration)
     } else {
+      storageMode = .rollback
       database = try DatabaseQueue()
     }
     try Self.migrator.migrate(database)

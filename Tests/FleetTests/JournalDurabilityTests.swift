@@ -24,6 +24,27 @@ import Testing
     #expect(try await other.device(run: run, address: "DD:34:02:06:D1:01")?.state == .verified)
   }
 
+  /// Where the filesystem cannot map WAL's shared memory (9p in the VM tier, network filesystems), the
+  /// journal keeps SQLite's rollback journal and syncs every commit (sqlite.org/pragma.html#pragma_synchronous:
+  /// FULL = 2). The VM tier's provision and dfu scenarios run it on 9p for real.
+  @Test func theRollbackModeSyncsEveryCommitAndTheProbeLeavesNothingBehind() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("journal-\(UUID().uuidString)").path
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    #expect(JournalStorageMode.probe(folder: folder) == .writeAheadLog)  // a local temporary folder maps it
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
+    var configuration = Configuration()
+    JournalStorageMode.rollback.configure(&configuration)
+    let queue = try DatabaseQueue(path: folder + "/rollback.sqlite", configuration: configuration)
+    let (mode, sync) = try queue.read { db in
+      (try String.fetchOne(db, sql: "PRAGMA journal_mode"), try Int.fetchOne(db, sql: "PRAGMA synchronous"))
+    }
+    #expect(mode == "delete")
+    #expect(sync == 2)  // FULL
+    // A folder the probe cannot write in at all is no WAL either.
+    #expect(JournalStorageMode.probe(folder: folder + "/missing") == .rollback)
+  }
+
   @Test func handlesOpenedTogetherWaitForEachOtherInsteadOfFailing() async throws {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("journal-\(UUID().uuidString)").path
     defer { try? FileManager.default.removeItem(atPath: folder) }
