@@ -46,7 +46,7 @@ let package = Package(
 
     // MARK: live edges
     .target(name: "NordicDFUIO", dependencies: ["NordicDFU", "CZip", "CPipe"], swiftSettings: strict),
-    .target(name: "BlueZ", dependencies: ["BeaconCore", "CBlueZ"], swiftSettings: strict),
+    .target(name: "BlueZ", dependencies: ["BeaconCore", "CBlueZ", "CPipe"], swiftSettings: strict),
     .target(
       name: "Simulator",
       dependencies: ["BeaconCore", "BlueZ", "KBeacon", "NordicDFU", "NordicDFUIO"],

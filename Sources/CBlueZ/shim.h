@@ -24,13 +24,6 @@ static const unsigned short bp_hci_dev_none = 0xffff;
 /// L2CAP fixed channel of the Attribute Protocol on LE links (Core Vol 3 Part A §2.1).
 static const unsigned short bp_att_cid = 4;
 
-/// `pipe2(fds, O_CLOEXEC | O_NONBLOCK)`. unistd.h declares pipe2 only under _GNU_SOURCE and Swift's Glibc
-/// module does not import it; the declaration below matches glibc's (a compatible redeclaration).
-extern int pipe2(int pipedes[2], int flags);
-static inline int bp_pipe_cloexec_nonblock(int fds[2]) {
-  return pipe2(fds, O_CLOEXEC | O_NONBLOCK);
-}
-
 /// `socket(PF_BLUETOOTH, type, proto)` with SOCK_CLOEXEC.
 static inline int bp_bt_socket(int type, int proto) {
   return socket(PF_BLUETOOTH, type | SOCK_CLOEXEC, proto);
