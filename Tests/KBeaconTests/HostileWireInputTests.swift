@@ -18,6 +18,18 @@ struct HostileWireInputTests {
     #expect(JSONWriter.text(.object(config.deviceJSON)) == text)
   }
 
+  /// A `Double` key holding a number beyond `Double` (`advPrd` 1e400 in a `getPara` answer) reads as
+  /// absent, so copying it through the typed model cannot reach `JSONNumber(Double)` with infinity.
+  @Test func aDoubleKeyBeyondDoubleReadsAsAbsentAndCopiesWithoutTrapping() throws {
+    let text = #"{"maxPrd":-1e400,"advObj":[{"slot":0,"type":5,"advPrd":1e400}]}"#
+    let config = try ReadResponse.parse(Array(text.utf8), generation: .pro)
+    #expect(config.common[CommonKey.maxPrd] == nil)
+    var slot = try #require(config.slot(0))
+    #expect(slot[SlotKey.advPrd] == nil)
+    slot[SlotKey.advPrd] = slot[SlotKey.advPrd]
+    #expect(slot.fields["advPrd"] == nil)
+  }
+
   /// Signed 8.8 fixed point (kbeacon-protocol.md §8.3): 21.5 °C is 0x1580; values beyond the format
   /// saturate at 0x7FFF / 0x8000 and NaN is 0 instead of trapping.
   @Test func fixedPointEncodingSaturatesInsteadOfTrapping() {
