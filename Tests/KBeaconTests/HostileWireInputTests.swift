@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import KBeacon
@@ -38,5 +39,14 @@ struct HostileWireInputTests {
     #expect(fixed88Raw(1e300) == 0x7FFF)
     #expect(fixed88Raw(-1e300) == 0x8000)
     #expect(fixed88Raw(.nan) == 0)
+  }
+
+  /// A decoder whose float strategy turns `"+Infinity"` into ∞ gives `JSONValue` a non-finite Double: a
+  /// decoding error, not a trap in `JSONNumber(Double)`.
+  @Test func decodingAnInfiniteDoubleIsAnError() throws {
+    let decoder = JSONDecoder()
+    decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "+Infinity", negativeInfinity: "-Infinity", nan: "NaN")
+    #expect(throws: DecodingError.self) { try decoder.decode(JSONValue.self, from: Data(#"["+Infinity"]"#.utf8)) }
+    #expect(try decoder.decode(JSONValue.self, from: Data(#"[1.5]"#.utf8)) == .array([.double(1.5)]))
   }
 }
