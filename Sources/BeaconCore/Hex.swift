@@ -5,6 +5,15 @@ public enum Hex {
     bytes.map(hexByte).joined()
   }
 
+  /// True for the ASCII hex digits `0-9 a-f A-F` only (`Character.isHexDigit` also accepts full-width
+  /// digits such as `Ａ`, which no spec'd identifier contains).
+  public static func isDigit(_ c: UInt8) -> Bool {
+    switch c {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"): true
+    default: false
+    }
+  }
+
   /// Parses hex digits, ignoring spaces, colons, dashes and a leading `0x`. Returns nil on an odd count or
   /// a non-hex character.
   public static func decode(_ text: some StringProtocol) -> [UInt8]? {

@@ -1,3 +1,5 @@
+import BeaconCore
+
 /// One difference between what a device has and what the profile wants.
 public struct ConfigChange: Sendable, Hashable, Comparable, CustomStringConvertible {
   public var scope: SettingScope
@@ -77,9 +79,10 @@ public enum ConfigDiff {
     return a == b
   }
 
-  /// UUIDs and `0x…` ids: hex digits and dashes only.
+  /// UUIDs and `0x…` ids: ASCII hex digits and dashes only (a full-width `０xＡＢ` is a name, compared exactly).
   static func looksLikeIdentifier(_ s: String) -> Bool {
-    (s.count == 36 || s.hasPrefix("0x")) && s.dropFirst(s.hasPrefix("0x") ? 2 : 0).allSatisfy { $0.isHexDigit || $0 == "-" }
+    let body = s.utf8.dropFirst(s.hasPrefix("0x") ? 2 : 0)
+    return (s.utf8.count == 36 || s.hasPrefix("0x")) && body.allSatisfy { Hex.isDigit($0) || $0 == UInt8(ascii: "-") }
   }
 
   /// The patch holding only changed keys, plus each entry's identifying keys.

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import KBeacon
@@ -18,6 +19,18 @@ struct HostileWireInputTests {
     #expect(JSONWriter.text(.object(config.deviceJSON)) == text)
   }
 
+  /// A `Double` key holding a number beyond `Double` (`advPrd` 1e400 in a `getPara` answer) reads as
+  /// absent, so copying it through the typed model cannot reach `JSONNumber(Double)` with infinity.
+  @Test func aDoubleKeyBeyondDoubleReadsAsAbsentAndCopiesWithoutTrapping() throws {
+    let text = #"{"maxPrd":-1e400,"advObj":[{"slot":0,"type":5,"advPrd":1e400}]}"#
+    let config = try ReadResponse.parse(Array(text.utf8), generation: .pro)
+    #expect(config.common[CommonKey.maxPrd] == nil)
+    var slot = try #require(config.slot(0))
+    #expect(slot[SlotKey.advPrd] == nil)
+    slot[SlotKey.advPrd] = slot[SlotKey.advPrd]
+    #expect(slot.fields["advPrd"] == nil)
+  }
+
   /// Signed 8.8 fixed point (kbeacon-protocol.md §8.3): 21.5 °C is 0x1580; values beyond the format
   /// saturate at 0x7FFF / 0x8000 and NaN is 0 instead of trapping.
   @Test func fixedPointEncodingSaturatesInsteadOfTrapping() {
@@ -26,5 +39,14 @@ struct HostileWireInputTests {
     #expect(fixed88Raw(1e300) == 0x7FFF)
     #expect(fixed88Raw(-1e300) == 0x8000)
     #expect(fixed88Raw(.nan) == 0)
+  }
+
+  /// A decoder whose float strategy turns `"+Infinity"` into ∞ gives `JSONValue` a non-finite Double: a
+  /// decoding error, not a trap in `JSONNumber(Double)`.
+  @Test func decodingAnInfiniteDoubleIsAnError() throws {
+    let decoder = JSONDecoder()
+    decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "+Infinity", negativeInfinity: "-Infinity", nan: "NaN")
+    #expect(throws: DecodingError.self) { try decoder.decode(JSONValue.self, from: Data(#"["+Infinity"]"#.utf8)) }
+    #expect(try decoder.decode(JSONValue.self, from: Data(#"[1.5]"#.utf8)) == .array([.double(1.5)]))
   }
 }

@@ -112,4 +112,14 @@ import Testing
     silent.slots[0]?["conn"] = .integer(0)
     #expect(DeviceChecks.problems(desired: nameOnly, actual: silent) == [])
   }
+
+  /// Only ASCII hex ids compare case-insensitively: a name in full-width letters (`0xＡＢ`, which
+  /// `Character.isHexDigit` accepts) differs from `0xａｂ` and must show up as a change.
+  @Test func fullWidthHexIsNoIdentifier() {
+    #expect(ConfigDiff.same(.text("0xAB"), .text("0xab")))
+    #expect(ConfigDiff.same(.text("E2C56DB5-DFFB-48D2-B060-D0F5A71096E0"), .text("e2c56db5-dffb-48d2-b060-d0f5a71096e0")))
+    #expect(!ConfigDiff.same(.text("0x\u{FF21}\u{FF22}"), .text("0x\u{FF41}\u{FF42}")))
+    let fullWidthUUID = "E2C56DB5-DFFB-48D2-B060-D0F5A71096E" + "\u{FF21}"
+    #expect(!ConfigDiff.same(.text(fullWidthUUID), .text(fullWidthUUID.lowercased())))
+  }
 }

@@ -26,6 +26,15 @@ struct HostileInputTests {
     #expect(diagnostics(#"{"version": 1, "select": {"minRSSI": -1e400}, "desired": {}}"#) == ["p.json:1:38: $.select.minRSSI: -1e400 is out of range (allowed: -127…20)"])
   }
 
+  /// A scaled sensor value near `Double.greatestFiniteMagnitude` (threshold × 10, kbeacon-protocol.md §6.6)
+  /// overflows to infinity when scaled, and `1e400` is infinite already; the sensor check must not hand
+  /// either to `JSONNumber(Double)`: both are out-of-range errors at their paths.
+  @Test func aScaledSensorValueThatOverflowsIsOutOfRange() {
+    let profile = #"{"version": 1, "desired": {"sensors": [{"type": "temperature-humidity", "temperatureThreshold": 1.7e308, "humidityThreshold": 1e400}]}}"#
+    #expect(diagnostics(profile).count == 2)
+    #expect(diagnostics(profile).first?.contains("$.desired.sensors[0].temperatureThreshold: ") == true)
+  }
+
   /// An integer field given a whole number beyond `Int` is out of range, named as the file wrote it.
   @Test func aHugeIntegerFieldValueIsNamedNotConverted() {
     let profile = #"{"version": 1, "desired": {"slots": [{"slot": 0, "type": "ibeacon", "major": 1e300}]}}"#

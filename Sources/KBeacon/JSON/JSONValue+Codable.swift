@@ -29,6 +29,10 @@ extension JSONValue: Codable {
       } else if let i = try? single.decode(Int.self) {
         self = .int(i)
       } else if let d = try? single.decode(Double.self) {
+        // A decoder with a non-conforming float strategy can hand over ±∞/NaN, which JSON cannot hold.
+        guard d.isFinite else {
+          throw DecodingError.dataCorruptedError(in: single, debugDescription: "\(d) is no JSON number")
+        }
         self = .double(d)
       } else {
         self = .string(try single.decode(String.self))
