@@ -20,7 +20,7 @@ enum KBeaconSessionBench {
       }
       let device = SimulatedKBeacon(address: address, profile: .pro(), humidityHistory: records, now: { 1_700_000_000 })
       let (bearer, link) = try await SimulatedLink.open(
-        to: device.makeServer(name: "KBPro_BENCH"), device: address, model: LinkModel(maxMTU: mtu))
+        to: device.makeServer(), device: address, model: LinkModel(maxMTU: mtu))
       await device.attach(link)
       let client = GATTClient(bearer: bearer)
       let start = clock.now

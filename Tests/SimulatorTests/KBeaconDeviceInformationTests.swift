@@ -13,7 +13,7 @@ import Testing
   /// Reads every Device Information characteristic of `device` over a fresh link.
   func read(_ device: SimulatedKBeacon) async throws -> [BluetoothUUID: [UInt8]] {
     let (bearer, link) = try await SimulatedLink.open(
-      to: device.makeServer(name: "KBPro_SIM"), device: device.address, model: LinkModel(roundTripLatency: .zero))
+      to: device.makeServer(), device: device.address, model: LinkModel(roundTripLatency: .zero))
     let client = GATTClient(bearer: bearer, transactionTimeout: .seconds(5))
     var values: [BluetoothUUID: [UInt8]] = [:]
     for uuid in [0x2A29, 0x2A24, 0x2A23, 0x2A26, 0x2A27].map({ BluetoothUUID(UInt16($0)) }) {

@@ -19,7 +19,7 @@ import Testing
   }
 
   func open(_ device: SimulatedKBeacon, mtu: Int) async throws -> Connection {
-    let server = device.makeServer(name: "KBPro_SIM")
+    let server = device.makeServer()
     let (bearer, link) = try await SimulatedLink.open(
       to: server, device: device.address, model: LinkModel(roundTripLatency: .zero, maxMTU: mtu))
     await device.attach(link)

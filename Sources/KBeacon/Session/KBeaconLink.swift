@@ -19,49 +19,14 @@ public protocol KBeaconLink: Sendable {
   func close() async
 }
 
-/// Reads from a frame stream with a deadline (kbeacon-protocol.md §12 action timeouts). A pump task moves
-/// frames from the link into the inbox so a waiter can give up without consuming the stream.
-actor FrameInbox {
-  private var buffer: [[UInt8]] = []
-  private var waiter: CheckedContinuation<[UInt8], any Error>?
-  private var waiterID = 0
-  private var ended: (any Error)?
-
-  func push(_ frame: [UInt8]) {
-    if let w = waiter {
-      waiter = nil
-      w.resume(returning: frame)
-    } else {
-      buffer.append(frame)
-    }
-  }
-
-  func finish(_ error: any Error) {
-    ended = error
-    waiter?.resume(throwing: error)
-    waiter = nil
-  }
-
-  /// The next frame, or `KBeaconError.timeout(operation)` when none arrives within `timeout`.
+extension MessageInbox where Message == [UInt8] {
+  /// The next FEA2 frame; `KBeaconError.timeout(operation)` when none arrives within `timeout`
+  /// (kbeacon-protocol.md §12 action timeouts), the link's error once it has dropped.
   func next(timeout: Duration, operation: String) async throws -> [UInt8] {
-    if !buffer.isEmpty { return buffer.removeFirst() }
-    if let ended { throw ended }
-    waiterID += 1
-    let id = waiterID
-    let timer = Task { [weak self] in
-      try await Task.sleep(for: timeout)
-      await self?.expire(id, operation)
+    switch await receive(timeout: timeout) {
+    case .success(let frame): return frame
+    case .failure(.timedOut): throw KBeaconError.timeout(operation: operation)
+    case .failure(.ended(let error)): throw error
     }
-    defer { timer.cancel() }
-    return try await withCheckedThrowingContinuation { waiter = $0 }
   }
-
-  private func expire(_ id: Int, _ operation: String) {
-    guard id == waiterID, let w = waiter else { return }
-    waiter = nil
-    w.resume(throwing: KBeaconError.timeout(operation: operation))
-  }
-
-  /// Drops frames that arrived late for an exchange that already ended.
-  func discardBuffered() { buffer.removeAll() }
 }

@@ -36,8 +36,8 @@ public actor KBeaconSession {
   public let link: any KBeaconLink
   public let timeouts: Timeouts
   let environment: Environment
-  let inbox = FrameInbox()
-  private var pump: Task<Void, Never>?
+  let inbox = MessageInbox<[UInt8]>()
+  private var listening = false
   private var inFlight = false
   /// Payload bytes per frame: 17 before auth, then from the smaller MTU (§4.2).
   public private(set) var budget = FrameBudget.payloadBytes(attMTU: FrameBudget.defaultATTMTU)
@@ -54,17 +54,9 @@ public actor KBeaconSession {
 
   /// Starts listening on FEA2. Called by `authenticate`.
   private func startPump() async throws {
-    guard pump == nil else { return }
-    let stream = try await link.frames()
-    let inbox = self.inbox
-    pump = Task {
-      do {
-        for try await frame in stream { await inbox.push(frame) }
-        await inbox.finish(LinkError(.disconnected))
-      } catch {
-        await inbox.finish(error)
-      }
-    }
+    guard !listening else { return }
+    await inbox.start(try await link.frames())
+    listening = true
   }
 
   /// Marks the single outstanding action (§4.5).
@@ -129,7 +121,7 @@ public actor KBeaconSession {
   }
 
   public func close() async {
-    pump?.cancel()
+    await inbox.stop()
     await link.close()
   }
 }

@@ -78,7 +78,7 @@ public actor BLEDFULinkFactory: DFULinkFactory {
       return nil  // not reachable as an application: perhaps already in the bootloader at another address
     }
     let client = GATTClient(bearer: bearer, preferredMTU: preferredMTU, transactionTimeout: responseTimeout)
-    let inbox = MessageInbox()
+    let inbox = MessageInbox<[UInt8]>()
     do {
       let database = try await client.discover()
       if database.characteristic(DFUGATT.controlPoint, inService: DFUGATT.service) != nil {
@@ -102,7 +102,7 @@ public actor BLEDFULinkFactory: DFULinkFactory {
   }
 
   /// Names the bootloader (`02`) and makes the device jump (`01`) through its buttonless characteristic.
-  private func jump(client: GATTClient, buttonless: GATTCharacteristic, inbox: MessageInbox) async throws {
+  private func jump(client: GATTClient, buttonless: GATTCharacteristic, inbox: MessageInbox<[UInt8]>) async throws {
     await inbox.start(try await client.subscribe(to: buttonless))
     try await client.write(ButtonlessRequest.setAdvertisingName(bootloaderName).bytes, to: buttonless.valueHandle)
     if let answer = await inbox.next(timeout: responseTimeout), let response = try? ButtonlessResponse(bytes: answer),

@@ -7,7 +7,7 @@ public actor GATTDFULink: DFULink {
   private let client: GATTClient
   private let controlPoint: GATTCharacteristic
   private let packet: GATTCharacteristic
-  private let inbox = MessageInbox()
+  private let inbox = MessageInbox<[UInt8]>()
   private let responseTimeout: Duration
   public nonisolated let packetSize: Int
 

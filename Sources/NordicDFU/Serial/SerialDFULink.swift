@@ -1,3 +1,5 @@
+import BeaconCore
+
 /// The serial (UART) `DFULink` (nordic-dfu.md §4): opens the channel, pings until the bootloader answers,
 /// asks its MTU, then exchanges one SLIP frame per request/response; object data goes out as op 0x08.
 public actor SerialDFULink: DFULink {
@@ -12,7 +14,7 @@ public actor SerialDFULink: DFULink {
     channel: any ByteChannel, responseTimeout: Duration = .seconds(2), readyTimeout: Duration = .seconds(30),
     pingID: UInt8 = 1
   ) async throws -> SerialDFULink {
-    let inbox = MessageInbox()
+    let inbox = MessageInbox<[UInt8]>()
     await inbox.start(SLIPDecoder.frames(of: channel.incoming))
     let clock = ContinuousClock()
     let deadline = clock.now + readyTimeout
@@ -43,14 +45,14 @@ public actor SerialDFULink: DFULink {
     }
   }
 
-  private init(channel: any ByteChannel, inbox: MessageInbox, responseTimeout: Duration, packetSize: Int) {
+  private init(channel: any ByteChannel, inbox: MessageInbox<[UInt8]>, responseTimeout: Duration, packetSize: Int) {
     self.channel = channel
     self.responseTimeout = responseTimeout
     self.packetSize = packetSize
     self.inboxStorage = inbox
   }
 
-  private let inboxStorage: MessageInbox
+  private let inboxStorage: MessageInbox<[UInt8]>
 
   public func request(_ request: ControlPointRequest) async throws -> ControlPointResponse {
     try await channel.write(SerialDFUFraming.frame(request))

@@ -6,7 +6,7 @@ import KBeacon
 ///
 /// | service | characteristics |
 /// |---|---|
-/// | 0x1800 GAP | 0x2A00 Device Name (read), 0x2A01 Appearance (read) |
+/// | 0x1800 GAP | 0x2A00 Device Name (read; a simulated KBeacon reads its configured name), 0x2A01 Appearance (read) |
 /// | 0x1801 GATT | 0x2A05 Service Changed (indicate) |
 /// | 0x180A Device Information | 0x2A29 Manufacturer, 0x2A24 Model, 0x2A26 Firmware Rev, 0x2A27 Hardware Rev (read); a simulated KBeacon adds 0x2A23 System ID and reads them from its state (`KBeaconDeviceInformation`) |
 /// | 0xFEA0 KBeacon config | FEA1 (write, write without response), FEA2 (notify), FEA3 (indicate) |
@@ -26,16 +26,26 @@ public enum GenericDeviceDatabase {
   public static let firmwareRevision = BluetoothUUID(0x2A26)
   public static let hardwareRevision = BluetoothUUID(0x2A27)
 
-  /// GAP, GATT and Device Information services for a device; `deviceInformation` replaces the fixed one
-  /// (a simulated KBeacon's follows its configuration).
+  /// GAP, GATT and Device Information services for a device named `name`; `deviceInformation` replaces
+  /// the fixed one.
   public static func standardServices(
     name: String, deviceInformation: SimulatedService = deviceInformationService()
+  ) -> [SimulatedService] {
+    standardServices(
+      deviceName: SimulatedCharacteristic(uuid: deviceName, properties: [.read], value: Array(name.utf8)),
+      deviceInformation: deviceInformation)
+  }
+
+  /// GAP, GATT and Device Information services with the given 0x2A00 Device Name characteristic and
+  /// Device Information service (a simulated KBeacon reads both from its configuration).
+  public static func standardServices(
+    deviceName nameCharacteristic: SimulatedCharacteristic, deviceInformation: SimulatedService
   ) -> [SimulatedService] {
     [
       SimulatedService(
         uuid: gap,
         characteristics: [
-          SimulatedCharacteristic(uuid: deviceName, properties: [.read], value: Array(name.utf8)),
+          nameCharacteristic,
           // 0x0200 = Generic Tag (Assigned Numbers, Appearance Values).
           SimulatedCharacteristic(uuid: appearance, properties: [.read], value: [0x00, 0x02]),
         ]),

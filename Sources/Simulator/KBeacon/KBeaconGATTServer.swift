@@ -2,18 +2,27 @@ import BeaconCore
 import KBeacon
 import NordicDFU
 
-/// The GATT database of a simulated KBeacon (kbeacon-protocol.md §2) and its behaviour: GAP, GATT and
-/// Device Information (read from the device's state, `KBeaconDeviceInformation`); FEA0 with FEA1 (Write + Write Without Response: frames in), FEA2 (Notify: frames
+/// The GATT database of a simulated KBeacon (kbeacon-protocol.md §2) and its behaviour: GAP (Device Name
+/// read from the configuration, `gapDeviceName`), GATT and Device Information (read from the device's
+/// state, `KBeaconDeviceInformation`); FEA0 with FEA1 (Write + Write Without Response: frames in), FEA2 (Notify: frames
 /// out) and FEA3 (Indicate: trigger events); and FE59 with the buttonless DFU characteristic 8EC90003
 /// (Write + Indicate, writes need indications enabled first) for Nordic DFU entry (nordic-dfu.md §2.2).
 extension SimulatedKBeacon {
   /// A server for this device. Every FEA1 write goes through the device's protocol engine, whose replies
   /// are notified on FEA2 of the same connection.
-  public nonisolated func makeServer(name: String, maxMTU: Int = ATTLimits.preferredMTU) -> GATTServer {
-    GATTServer(services: services(name: name), maxMTU: maxMTU)
+  public nonisolated func makeServer(maxMTU: Int = ATTLimits.preferredMTU) -> GATTServer {
+    GATTServer(services: services(), maxMTU: maxMTU)
   }
 
-  public nonisolated func services(name: String) -> [SimulatedService] {
+  /// The GAP Device Name (0x2A00) the device reports now: its configured name — `name` (v2) or `devName`
+  /// (v1), kbeacon-protocol.md §6.3 — so it follows a `name` change written over FEA1, as the advertised
+  /// name does [I]. A configuration without one reads as empty.
+  public var gapDeviceName: String {
+    let key = configuration.generation == .legacy ? "devName" : "name"
+    return configuration.common.fields[key]?.stringValue ?? ""
+  }
+
+  public nonisolated func services() -> [SimulatedService] {
     let kbeacon = self
     let config = SimulatedService(
       uuid: KBeaconGATT.service,
@@ -33,7 +42,9 @@ extension SimulatedKBeacon {
           await kbeacon.handleButtonless(write)
         }
       ])
-    return GenericDeviceDatabase.standardServices(name: name, deviceInformation: deviceInformationService())
+    let name = SimulatedCharacteristic(
+      uuid: GenericDeviceDatabase.deviceName, properties: [.read], onRead: { _ in Array(await kbeacon.gapDeviceName.utf8) })
+    return GenericDeviceDatabase.standardServices(deviceName: name, deviceInformation: deviceInformationService())
       + [config, dfu]
   }
 

@@ -89,10 +89,9 @@ public final class KBeaconSimulation: Sendable {
   @Sendable public func server(for entry: SimulatedDevice) -> GATTServer {
     servers.withLock { known in
       if let server = known[entry.address] { return server }
-      let name = Self.deviceName(entry)
       let server =
-        kbeacon(entry.address)?.makeServer(name: name)
-        ?? GATTServer(services: GenericDeviceDatabase.standardServices(name: name))
+        kbeacon(entry.address)?.makeServer()
+        ?? GATTServer(services: GenericDeviceDatabase.standardServices(name: Self.deviceName(entry)))
       known[entry.address] = server
       return server
     }
