@@ -52,7 +52,7 @@ struct CampaignRunner {
 
     progress.note("scanning \(central.name) for \(FieldSpec.Kind.plain(options.scanSeconds)) s …")
     let scan = ScanRunner(settings: DiscoverySettings(window: .seconds(options.scanSeconds)),
-      duration: .milliseconds(Int(options.scanSeconds * 1000)), active: true, mode: .lines,
+      duration: SecondsOption.duration(options.scanSeconds), active: true, mode: .lines,
       completeWhenSeen: TargetSelection.named(by: loaded))
     let records = try await scan.scan(central: central, emit: { _ in }).results
     var selection = TargetSelection(profile: loaded, records: records)
@@ -76,7 +76,7 @@ struct CampaignRunner {
 
     let campaign = ApplyCampaign(
       profile: loaded, targets: selection.targets, opener: KBeaconOpener(central: central), journal: journal, run: run,
-      options: .init(parallel: options.parallel, retry: RetryPolicy(maximumAttempts: options.attempts, firstDelay: .milliseconds(Int(options.retryDelay * 1000))), dryRun: dryRun),
+      options: .init(parallel: options.parallel, retry: RetryPolicy(maximumAttempts: options.attempts, firstDelay: SecondsOption.duration(options.retryDelay)), dryRun: dryRun),
       passwords: passwords, resolver: resolver)
     let stopWhen = self.stopWhen
     let watcher = Task {

@@ -36,9 +36,7 @@ struct GattConnectionOptions: ParsableArguments, Sendable {
     guard BluetoothAddress(address) != nil else {
       throw ValidationError("'\(address)' is not a Bluetooth address (AA:BB:CC:DD:EE:FF)")
     }
-    guard connectTimeout > 0, connectTimeout.isFinite else {
-      throw ValidationError("--connect-timeout must be positive")
-    }
+    try SecondsOption.validate(connectTimeout, "--connect-timeout")
   }
 
   /// Connects with the device's address type (`--address-type`, else learned by a short scan), exchanges
@@ -51,7 +49,7 @@ struct GattConnectionOptions: ParsableArguments, Sendable {
     do {
       log.info("connecting", metadata: ["device": "\(device)", "type": "\(type)", "adapter": "\(central.name)"])
       let bearer = try await central.connect(
-        to: device, type: type, timeout: .milliseconds(Int(connectTimeout * 1000)))
+        to: device, type: type, timeout: SecondsOption.duration(connectTimeout))
       let client = GATTClient(bearer: bearer)
       let mtu = try await client.exchangeMTU()
       log.debug("link up", metadata: ["device": "\(device)", "mtu": "\(mtu)"])

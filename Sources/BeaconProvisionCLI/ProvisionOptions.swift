@@ -35,8 +35,8 @@ struct ProvisionOptions: ParsableArguments {
   func validate() throws {
     guard parallel >= 1, parallel <= 16 else { throw ValidationError("--parallel must be 1…16") }
     guard attempts >= 1, attempts <= 10 else { throw ValidationError("--attempts must be 1…10") }
-    guard retryDelay >= 0, retryDelay <= 60 else { throw ValidationError("--retry-delay must be 0…60 seconds") }
-    guard scanSeconds > 0, scanSeconds <= 600 else { throw ValidationError("--scan must be more than 0 and at most 600 seconds") }
+    try SecondsOption.validate(retryDelay, "--retry-delay", zeroAllowed: true, atMost: 60)
+    try SecondsOption.validate(scanSeconds, "--scan", atMost: 600)
   }
 
   var stateDirectory: String { StateDirectory.resolve(stateDir) }

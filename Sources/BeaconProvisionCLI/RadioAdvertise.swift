@@ -16,6 +16,8 @@ struct RadioAdvertise: AsyncParsableCommand {
   @Flag(help: "Only switch advertising off.") var off = false
   @Argument(help: "Advertising AD bytes (hex).") var data: String = ""
 
+  func validate() throws { try SecondsOption.validate(duration, "--duration", zeroAllowed: true) }
+
   func run() async throws {
     guard let ad = Hex.decode(data), let sr = Hex.decode(scanResponse) else {
       throw CLIFailure("advertising data and scan response must be hex")
@@ -38,7 +40,7 @@ struct RadioAdvertise: AsyncParsableCommand {
         return
       }
       // SIGINT/SIGTERM end the wait early; advertising is switched off either way.
-      _ = try? await SignalCancellation.run { [duration] in try await Task.sleep(for: .milliseconds(Int(duration * 1000))) }
+      _ = try? await SignalCancellation.run { [duration] in try await Task.sleep(for: SecondsOption.duration(duration)) }
       try await advertiser.stop()
       advertiser.close()
     } catch {

@@ -16,6 +16,8 @@ struct RadioConnect: AsyncParsableCommand {
   @Argument(help: "The peer address.") var address: String
   @Argument(help: "Bytes to send (hex).") var data: String
 
+  func validate() throws { try SecondsOption.validate(timeout, "--timeout") }
+
   func run() async throws {
     guard let peer = BluetoothAddress(address) else { throw CLIFailure("'\(address)' is not a Bluetooth address") }
     guard let payload = Hex.decode(data) else { throw CLIFailure("the data must be hex") }
@@ -24,7 +26,7 @@ struct RadioConnect: AsyncParsableCommand {
       let clock = ContinuousClock()
       let start = clock.now
       let link = try await central.openL2CAP(
-        to: peer, type: type == "random" ? .random : .public, timeout: .milliseconds(Int(timeout * 1000)))
+        to: peer, type: type == "random" ? .random : .public, timeout: SecondsOption.duration(timeout))
       print("connected to \(link.peer) in \(clock.now - start)")
       try link.send(payload)
       for index in 0..<max(1, replies) {

@@ -14,11 +14,13 @@ struct RadioGATT: AsyncParsableCommand {
   @Option(help: "Connect timeout in seconds.") var timeout: Double = 20
   @Argument(help: "The peer address.") var address: String
 
+  func validate() throws { try SecondsOption.validate(timeout, "--timeout") }
+
   func run() async throws {
     guard let peer = BluetoothAddress(address) else { throw CLIFailure("'\(address)' is not a Bluetooth address") }
     do {
       let bearer = try await CentralFactory.bluezCentral(adapter).connect(
-        to: peer, type: type == "random" ? .random : .public, timeout: .milliseconds(Int(timeout * 1000)))
+        to: peer, type: type == "random" ? .random : .public, timeout: SecondsOption.duration(timeout))
       let client = GATTClient(bearer: bearer, transactionTimeout: .seconds(10))
       print("connected to \(peer); MTU \(try await client.exchangeMTU())")
       let database = try await client.discover()

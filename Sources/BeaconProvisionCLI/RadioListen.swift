@@ -12,6 +12,11 @@ struct RadioListen: AsyncParsableCommand {
   @Option(help: "Links to serve before exiting.") var count = 1
   @Option(help: "Seconds to wait for each link.") var timeout: Double = 60
 
+  func validate() throws {
+    try SecondsOption.validate(timeout, "--timeout")
+    guard count >= 1 else { throw ValidationError("--count must be at least 1 (got \(count))") }
+  }
+
   func run() async throws {
     do {
       let listener = try CentralFactory.listener(on: adapter)
@@ -19,7 +24,7 @@ struct RadioListen: AsyncParsableCommand {
       print("listening on \(adapter) CID 4")
       fflush(nil)
       for _ in 0..<count {
-        let link = try await listener.accept(timeout: .milliseconds(Int(timeout * 1000)))
+        let link = try await listener.accept(timeout: SecondsOption.duration(timeout))
         print("accepted \(link.peer) (\(link.peerType))")
         fflush(nil)
         while let sdu = try? await link.receive() {

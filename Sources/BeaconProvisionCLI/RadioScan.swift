@@ -15,11 +15,12 @@ struct RadioScan: AsyncParsableCommand {
 
   func validate() throws {
     guard ScanBackend(rawValue: backend) != nil else { throw ValidationError("--backend must be auto, mgmt or hci") }
+    try SecondsOption.validate(duration, "--duration")
   }
 
   func run() async throws {
     let central = CentralFactory.bluezCentral(adapter, scanBackend: ScanBackend(rawValue: backend) ?? .auto)
-    let deadline = ContinuousClock.now + .milliseconds(Int(duration * 1000))
+    let deadline = ContinuousClock.now + SecondsOption.duration(duration)
     do {
       let adapterInfo = try CentralFactory.adapter(adapter)
       print("scanning on \(adapter) with the \(try await central.resolvedBackend(on: adapterInfo)) backend")

@@ -43,16 +43,9 @@ struct Scan: AsyncParsableCommand, LoggingCommand {
   @Flag(help: "Print one JSON object per device per window, as windows close.")
   var jsonl = false
 
-  /// The longest scan or window accepted (a year), so durations convert to nanoseconds without overflow.
-  static let longest = 366.0 * 86_400
-
   func validate() throws {
-    guard duration > 0, duration <= Self.longest else {
-      throw ValidationError("--duration must be a positive number of seconds, at most \(Int(Self.longest))")
-    }
-    if let window, !(window > 0 && window <= Self.longest) {
-      throw ValidationError("--window must be a positive number of seconds, at most \(Int(Self.longest))")
-    }
+    try SecondsOption.validate(duration, "--duration")
+    try SecondsOption.validate(window, "--window")
     if json && jsonl { throw ValidationError("choose one of --json and --jsonl") }
   }
 

@@ -63,9 +63,14 @@ struct ScanRunner: Sendable {
         var session = DiscoverySession(settings: settings, origin: origin)
         var table = LiveTable(width: mode == .liveTable ? TerminalSize.columns() : nil)
         var awaited = completeWhenSeen
+        // Each device's first report is logged at debug level (`-vv`): what a watcher of standard error
+        // (a script, the interrupt test) waits for before acting on a scan that is under way.
+        var heard = Set<BluetoothAddress>()
+        let log = CLILog.logger("scan")
         do {
           for try await report in reports {
             if report.timestamp >= stopAt { break }
+            if heard.insert(report.address).inserted { log.debug("heard", metadata: ["device": "\(report.address)"]) }
             if !awaited.isEmpty, awaited.remove(report.address) != nil, awaited.isEmpty {
               stopAt = Swift.min(stopAt, report.timestamp + settle)
               end.moveEarlier(to: stopAt)

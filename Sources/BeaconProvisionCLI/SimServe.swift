@@ -54,14 +54,14 @@ struct SimServe: AsyncParsableCommand {
     if !devices.isEmpty && devices.count != adapters.count {
       throw ValidationError("give one --device per --adapter (\(devices.count) devices, \(adapters.count) adapters)")
     }
-    if let duration, !(duration > 0 && duration.isFinite) { throw ValidationError("--duration must be a positive number of seconds") }
-    if let r = reannounceConnectable, !(r > 0 && r.isFinite) { throw ValidationError("--reannounce-connectable must be a positive number of seconds") }
+    try SecondsOption.validate(duration, "--duration")
+    try SecondsOption.validate(reannounceConnectable, "--reannounce-connectable")
   }
 
   func run() async throws {
     let fleetValue = try CentralFactory.fleet(fleet)
     let assigned = try Self.assign(fleetValue, adapters: adapters, devices: devices.compactMap(BluetoothAddress.init))
-    let reannounce = reannounceConnectable.map { Duration.milliseconds(Int($0 * 1000)) }
+    let reannounce = reannounceConnectable.map { SecondsOption.duration($0) }
     let served = try CentralFactory.servedDevices(assigned, connectableReannounce: reannounce)
     let stop = Self.stopSignals()
     let limit = duration
@@ -71,7 +71,7 @@ struct SimServe: AsyncParsableCommand {
           group.addTask { try await device.run { event in SimServeOutput.line(event) } }
         }
         group.addTask { await stop.wait() }
-        if let limit { group.addTask { try await Task.sleep(for: .milliseconds(Int(limit * 1000))) } }
+        if let limit { group.addTask { try await Task.sleep(for: SecondsOption.duration(limit)) } }
         try await group.next()
         group.cancelAll()
         try await group.waitForAll()

@@ -144,24 +144,25 @@ import Testing
     process.executableURL = URL(fileURLWithPath: Self.binary)
     process.arguments = [
       "apply", site.profile, "--adapter", "sim:\(site.fleet)", "--scan", "1", "--parallel", "1", "--retry-delay", "0",
-      "--state-dir", state,
+      "--state-dir", state, "-v",
     ]
     process.standardOutput = FileHandle.nullDevice
     let errors = Pipe()
     process.standardError = errors
     let progress = ProcessLines.stream(errors)
-    try process.run()
+    let exit = try ProcessExit.run(process)
 
-    // Wait until a few devices are verified — apply's progress line of each finished device on standard
-    // error — then kill without warning.
+    // Wait until a few devices are verified — off a terminal apply names devices only in its closing
+    // summary, so the signal is the `-v` log record of each finished device on standard error — then kill
+    // without warning.
     var verified = 0
-    for await line in progress where line.hasSuffix(", verified") {
+    for await line in progress where line.contains("finished") && line.contains("state=verified") {
       verified += 1
       if verified == 3 { break }
     }
     try #require(process.isRunning, "the run finished before it could be killed; the test needs a slower link")
     kill(process.processIdentifier, SIGKILL)
-    process.waitUntilExit()
+    await exit.wait()
     errors.fileHandleForReading.readabilityHandler = nil
     let journalPath = state + "/journal.sqlite"
     let id = try #require(try await Journal(path: journalPath).runs().first?.id)

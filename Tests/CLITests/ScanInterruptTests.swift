@@ -9,21 +9,36 @@ import Testing
   @Test func sigintPrintsWhatWasHeardAndExitsZero() async throws {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: ApplyCrashTests.binary)
-    process.arguments = ["scan", "--adapter", "sim", "--duration", "120", "--json"]
+    // -vv: each device's first report is logged on standard error, the sign that the scan is under way.
+    process.arguments = ["scan", "--adapter", "sim", "--duration", "120", "--json", "-vv"]
     // Its own state directory: a saved simulator state elsewhere must not change what the fleet advertises.
     let state = FileManager.default.temporaryDirectory.appendingPathComponent("scan-interrupt-\(getpid())").path
     process.environment = ProcessInfo.processInfo.environment.merging(["XDG_STATE_HOME": state]) { $1 }
     defer { try? FileManager.default.removeItem(atPath: state) }
     let output = Pipe()
     process.standardOutput = output
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    // Let the paced simulator advertise for a while (every demo device at least once), then interrupt.
-    try await Task.sleep(for: .seconds(4))
+    let errors = Pipe()
+    process.standardError = errors
+    let log = ProcessLines.stream(errors)
+    // Collects standard output as it arrives, so a full pipe never blocks the child.
+    let lines = ProcessLines.stream(output)
+    let collected = Task {
+      var all: [String] = []
+      for await line in lines { all.append(line) }
+      return all
+    }
+    let exit = try ProcessExit.run(process)
+    // Interrupt once the paced simulator has been heard advertising every demo device at least once.
+    var unheard = Set(DemoFleet.fleet.devices.map { "device=\($0.address)" })
+    for await line in log where line.contains("heard") {
+      unheard = unheard.filter { !line.contains($0) }
+      if unheard.isEmpty { break }
+    }
+    try #require(unheard.isEmpty, "the scan ended before every demo device was heard: \(unheard)")
     try #require(process.isRunning, "the scan ended before it was interrupted")
     kill(process.processIdentifier, SIGINT)
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
+    await exit.wait()
+    let data = Data(await collected.value.joined(separator: "\n").utf8)
     #expect(process.terminationReason == .exit && process.terminationStatus == 0)
     let records = try JSONDecoder().decode([DeviceRecord].self, from: data)
     #expect(Set(records.map(\.address)) == Set(DemoFleet.fleet.devices.map(\.address)))

@@ -21,7 +21,9 @@ import Testing
     let (pty, server) = try await serve(SimulatedDFUTarget(configuration: config))
     defer { Task { await server.stop() } }
     let package = try DFUTestPackages.fixture("app_signed.zip")
-    let factory = SerialDFULinkFactory(path: pty.path, responseTimeout: .milliseconds(500))
+    // Nothing in this transfer is meant to time out: a generous response timeout, so a loaded machine never
+    // turns a slow answer into a reconnect (which would send PRN a second time).
+    let factory = SerialDFULinkFactory(path: pty.path, responseTimeout: .seconds(10))
     try await DFUTransfer(factory: factory, configuration: DFUEngineConfiguration(receiptInterval: 8)).run(package.transferImages)
     let target = await server.target
     #expect(target.activated.map(\.firmware) == [package.images[0].firmware])

@@ -34,7 +34,8 @@ struct DFUBLE: AsyncParsableCommand {
 
   func validate() throws {
     guard BluetoothAddress(device) != nil else { throw ValidationError("--device must be an address like C0:11:22:33:44:55") }
-    guard timeout > 0, objectDelay >= 0 else { throw ValidationError("--timeout must be > 0 and --object-delay ≥ 0") }
+    try SecondsOption.validate(timeout, "--timeout")
+    guard objectDelay >= 0 else { throw ValidationError("--object-delay must be ≥ 0") }
   }
 
   func run() async throws {
@@ -51,7 +52,7 @@ struct DFUBLE: AsyncParsableCommand {
       throw CLIFailure("\(package) refused before connecting: \(error.description)")
     }
     let address = BluetoothAddress(device)!
-    let responseTimeout = Duration.milliseconds(Int(timeout * 1000))
+    let responseTimeout = SecondsOption.duration(timeout)
     // Unheard, the device may already be in its bootloader: random, the type the bootloader uses (§2.2).
     let addressType = try await peer.resolve(address, on: central, unheard: .random)
     let factory = BLEDFULinkFactory(

@@ -42,7 +42,7 @@ struct DFUCampaignRunner {
     progress.note("\(c.package): \(package.images.map(\.kind.rawValue).joined(separator: " + ")) → version \(version)")
     progress.note("scanning \(central.name) for \(FieldSpec.Kind.plain(c.scanSeconds)) s …")
     let scan = ScanRunner(settings: DiscoverySettings(window: .seconds(c.scanSeconds)),
-      duration: .milliseconds(Int(c.scanSeconds * 1000)), active: true, mode: .lines,
+      duration: SecondsOption.duration(c.scanSeconds), active: true, mode: .lines,
       // Named devices end the scan once heard; their battery is in the KKM scan response heard with them.
       completeWhenSeen: Set(c.addresses.compactMap { BluetoothAddress($0) }))
     let records = try await scan.scan(central: central, emit: { _ in }).results
@@ -66,10 +66,10 @@ struct DFUCampaignRunner {
     progress.note("\(selection.targets.count) devices selected" + (selection.notSeen.isEmpty ? "" : ", \(selection.notSeen.count) named but not seen"))
 
     let updater = NordicFirmwareUpdater(
-      opener: KBeaconOpener(central: central, connectTimeout: .milliseconds(Int(c.timeout * 1000))), password: password,
+      opener: KBeaconOpener(central: central, connectTimeout: SecondsOption.duration(c.timeout)), password: password,
       images: package.transferImages,
       engine: DFUEngineConfiguration(receiptInterval: c.prn, dataObjectDelay: .milliseconds(c.objectDelay)),
-      reconnectDelay: .milliseconds(Int(c.reconnectDelay * 1000)), linkTimeout: .milliseconds(Int(c.timeout * 1000)))
+      reconnectDelay: SecondsOption.duration(c.reconnectDelay), linkTimeout: SecondsOption.duration(c.timeout))
     // --min-battery 0 is no floor at all: devices whose battery is unknown are updated too.
     let plan = FirmwarePlan(
       version: version, models: c.model.isEmpty ? nil : c.model, hardware: c.hardware,
@@ -78,7 +78,7 @@ struct DFUCampaignRunner {
     let campaign = Campaign(
       work: FirmwareWork(plan: plan, updater: updater, batteries: selection.batteries, reports: reports),
       targets: selection.targets, journal: journal, run: run,
-      options: .init(parallel: c.parallel, retry: RetryPolicy(maximumAttempts: c.attempts, firstDelay: .milliseconds(Int(c.retryDelay * 1000)))))
+      options: .init(parallel: c.parallel, retry: RetryPolicy(maximumAttempts: c.attempts, firstDelay: SecondsOption.duration(c.retryDelay))))
     let total = selection.targets.count
     let watcher = Task { for await event in campaign.events { progress.show(event, total: total) } }
     let summary = try await InterruptibleCampaign.run(

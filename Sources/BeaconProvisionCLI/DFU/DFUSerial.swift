@@ -39,9 +39,9 @@ struct DFUSerial: AsyncParsableCommand {
   @OptionGroup var device: DFUDeviceOptions
 
   func validate() throws {
-    guard timeout > 0, reconnectDelay >= 0, readyTimeout > 0 else {
-      throw ValidationError("--timeout and --ready-timeout must be > 0 and --reconnect-delay ≥ 0")
-    }
+    try SecondsOption.validate(timeout, "--timeout")
+    try SecondsOption.validate(readyTimeout, "--ready-timeout")
+    try SecondsOption.validate(reconnectDelay, "--reconnect-delay", zeroAllowed: true)
   }
 
   func run() async throws {
@@ -60,11 +60,11 @@ struct DFUSerial: AsyncParsableCommand {
       throw CLIFailure("\(package) refused before connecting: \(error.description)")
     }
     let factory = SerialDFULinkFactory(
-      path: port, baudRate: baud, flowControl: flowControl, responseTimeout: .milliseconds(Int(timeout * 1000)),
-      readyTimeout: .milliseconds(Int(readyTimeout * 1000)))
+      path: port, baudRate: baud, flowControl: flowControl, responseTimeout: SecondsOption.duration(timeout),
+      readyTimeout: SecondsOption.duration(readyTimeout))
     let transfer = DFUTransfer(
       factory: factory, configuration: DFUEngineConfiguration(receiptInterval: prn),
-      reconnectDelay: .milliseconds(Int(reconnectDelay * 1000)))
+      reconnectDelay: SecondsOption.duration(reconnectDelay))
     let names = pkg.images.map(\.kind.rawValue)
     let progress = ProgressPrinter(names: names)
     let summary: DFUTransferSummary

@@ -94,11 +94,11 @@ struct DFUUpdate: AsyncParsableCommand {
     guard (0...100).contains(minimumBattery) else { throw ValidationError("--min-battery must be 0…100") }
     guard parallel >= 1, parallel <= 16 else { throw ValidationError("--parallel must be 1…16") }
     guard attempts >= 1, attempts <= 10 else { throw ValidationError("--attempts must be 1…10") }
-    guard retryDelay >= 0, retryDelay <= 60, reconnectDelay >= 0, reconnectDelay <= 60 else {
-      throw ValidationError("--retry-delay and --reconnect-delay must be 0…60 seconds")
-    }
-    guard scanSeconds > 0, scanSeconds <= 600 else { throw ValidationError("--scan must be more than 0 and at most 600 seconds") }
-    guard timeout > 0, objectDelay >= 0 else { throw ValidationError("--timeout must be > 0 and --object-delay ≥ 0") }
+    try SecondsOption.validate(retryDelay, "--retry-delay", zeroAllowed: true, atMost: 60)
+    try SecondsOption.validate(reconnectDelay, "--reconnect-delay", zeroAllowed: true, atMost: 60)
+    try SecondsOption.validate(scanSeconds, "--scan", atMost: 600)
+    try SecondsOption.validate(timeout, "--timeout")
+    guard objectDelay >= 0 else { throw ValidationError("--object-delay must be ≥ 0") }
     if let version, FirmwareVersion(version) == nil { throw ValidationError("--version \(version) is not a version like V5.30") }
   }
 
