@@ -53,7 +53,7 @@ import Testing
   @Test func aTargetThatNeverAnswersFailsAfterTheReadyTimeout() async throws {
     let target = WakingBootloader(silentPings: .max)
     await #expect(throws: DFUTransportError.self) {
-      _ = try await SerialDFULink.open(channel: target, responseTimeout: .milliseconds(10), readyTimeout: .seconds(2))
+      _ = try await SerialDFULink.open(channel: target, responseTimeout: .milliseconds(10), readyTimeout: .seconds(5))
     }
     #expect(target.pings >= 2)
   }

@@ -2,7 +2,9 @@ import BeaconCore
 
 /// Opens Secure DFU links to one device over a `Central` (nordic-dfu.md §2.2, §2.5): on first use it
 /// connects to the device; if that is already a bootloader (Control Point present) it is used as is;
-/// otherwise the buttonless characteristic sets the bootloader's name (`02`) and jumps (`01`). The
+/// if it cannot be reached or does not answer GATT discovery (already in its bootloader, or a broken
+/// application) it goes straight to the lookup below; otherwise the buttonless characteristic sets the
+/// bootloader's name (`02`) and jumps (`01`). The
 /// bootloader is then looked for at the address with the last octet +1 (as a random address), at the same
 /// address, and by name in a scan (`BootloaderLocator.candidates`). Later opens (after a drop, or for the
 /// next image) go straight to the address and type that worked.
@@ -68,7 +70,9 @@ public actor BLEDFULinkFactory: DFULinkFactory {
   }
 
   /// Connects to the device in application mode and jumps to the bootloader (§2.2). Returns a link when
-  /// the device turns out to be a bootloader already (e.g. a resumed run), nil after a jump. The
+  /// the device turns out to be a bootloader already (e.g. a resumed run), nil after a jump or when the
+  /// application cannot be reached or does not answer GATT discovery (the caller then looks for the
+  /// bootloader). The
   /// connection is closed on every path that does not hand it over to a link, errors included.
   func enterBootloaderIfNeeded() async throws -> (any DFULink)? {
     let bearer: any ATTBearer
@@ -79,8 +83,16 @@ public actor BLEDFULinkFactory: DFULinkFactory {
     }
     let client = GATTClient(bearer: bearer, preferredMTU: preferredMTU, transactionTimeout: responseTimeout)
     let inbox = MessageInbox<[UInt8]>()
+    let database: GATTDatabase
     do {
-      let database = try await client.discover()
+      database = try await client.discover()
+    } catch {
+      // An application that does not answer discovery (broken, or the device reset into its bootloader
+      // meanwhile) is what DFU must recover: fall through to the bootloader addresses (§2.2).
+      await client.close()
+      return nil
+    }
+    do {
       if database.characteristic(DFUGATT.controlPoint, inService: DFUGATT.service) != nil {
         let link = try await GATTDFULink.open(client: client, responseTimeout: responseTimeout)
         bootloader = BootloaderLocator.Candidate(address: device, type: addressType)
