@@ -1,3 +1,4 @@
+import Dispatch
 import Glibc
 import NordicDFUIO
 import Testing
@@ -17,9 +18,16 @@ import Testing
     let channel = FileDescriptorChannel(fd: fds[0])
     // nobody reads the peer: a few MiB cannot all fit in the socket buffers, so the write must wait
     let write = Task { try await channel.write([UInt8](repeating: 0x55, count: 8 << 20)) }
-    // the peer sees bytes arrive: the write has started
-    var pfd = pollfd(fd: fds[1], events: Int16(POLLIN), revents: 0)
-    #expect(poll(&pfd, 1, 5000) == 1)
+    // the peer sees bytes arrive: the write has started. The blocking poll runs on a GCD thread, not the
+    // cooperative pool, which the write task itself needs (on two cores a blocked pool thread starved it).
+    let peer = fds[1]
+    let readable = await withCheckedContinuation { (done: CheckedContinuation<Int32, Never>) in
+      DispatchQueue.global().async {
+        var pfd = pollfd(fd: peer, events: Int16(POLLIN), revents: 0)
+        done.resume(returning: poll(&pfd, 1, 30_000))
+      }
+    }
+    #expect(readable == 1)
     await channel.close()
     // the write was woken by close and reports it, not an error from a descriptor closed under it
     await #expect(throws: SerialPortError.closed) { try await write.value }

@@ -51,10 +51,15 @@ import Testing
   }
 
   @Test func aTargetThatNeverAnswersFailsAfterTheReadyTimeout() async throws {
+    // The claim is about time: it gives up only once the ready timeout has passed (how many pings fit in it
+    // depends on how busy the machine is; the test above counts them with a target that wakes up).
     let target = WakingBootloader(silentPings: .max)
+    let clock = ContinuousClock()
+    let start = clock.now
     await #expect(throws: DFUTransportError.self) {
-      _ = try await SerialDFULink.open(channel: target, responseTimeout: .milliseconds(10), readyTimeout: .seconds(5))
+      _ = try await SerialDFULink.open(channel: target, responseTimeout: .milliseconds(10), readyTimeout: .seconds(2))
     }
-    #expect(target.pings >= 2)
+    #expect(clock.now - start >= .seconds(2))
+    #expect(target.pings >= 1)
   }
 }
