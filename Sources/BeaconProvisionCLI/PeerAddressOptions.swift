@@ -89,4 +89,7 @@ extension AddressType: ExpressibleByArgument {
   }
 
   public static var allValueStrings: [String] { ["public", "random"] }
+
+  /// How a default shows in `--help` (the raw value would read "1").
+  public var defaultValueDescription: String { self == .random ? "random" : "public" }
 }

@@ -9,7 +9,7 @@ struct RadioConnect: AsyncParsableCommand {
     commandName: "connect", abstract: "Connect on the ATT channel, send hex bytes, print the reply.")
 
   @Option(help: "The adapter (hci0, …).") var adapter = "hci0"
-  @Option(help: "public or random.") var type = "public"
+  @Option(name: .customLong("address-type"), help: "public or random.") var addressType: AddressType = .public
   @Option(help: "Connect timeout in seconds.") var timeout: Double = 20
   @Option(help: "SDUs to print before closing (a BlueZ peer may send its own ATT requests first).")
   var replies = 1
@@ -26,7 +26,7 @@ struct RadioConnect: AsyncParsableCommand {
       let clock = ContinuousClock()
       let start = clock.now
       let link = try await central.openL2CAP(
-        to: peer, type: type == "random" ? .random : .public, timeout: SecondsOption.duration(timeout))
+        to: peer, type: addressType, timeout: SecondsOption.duration(timeout))
       print("connected to \(link.peer) in \(clock.now - start)")
       try link.send(payload)
       for index in 0..<max(1, replies) {

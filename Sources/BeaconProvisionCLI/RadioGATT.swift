@@ -10,7 +10,7 @@ struct RadioGATT: AsyncParsableCommand {
     commandName: "gatt", abstract: "Connect through BlueZCentral and list the peer's GATT services.")
 
   @Option(help: "The adapter (hci0, …).") var adapter = "hci0"
-  @Option(help: "public or random.") var type = "public"
+  @Option(name: .customLong("address-type"), help: "public or random.") var addressType: AddressType = .public
   @Option(help: "Connect timeout in seconds.") var timeout: Double = 20
   @Argument(help: "The peer address.") var address: String
 
@@ -20,7 +20,7 @@ struct RadioGATT: AsyncParsableCommand {
     guard let peer = BluetoothAddress(address) else { throw CLIFailure("'\(address)' is not a Bluetooth address") }
     do {
       let bearer = try await CentralFactory.bluezCentral(adapter).connect(
-        to: peer, type: type == "random" ? .random : .public, timeout: SecondsOption.duration(timeout))
+        to: peer, type: addressType, timeout: SecondsOption.duration(timeout))
       let client = GATTClient(bearer: bearer, transactionTimeout: .seconds(10))
       print("connected to \(peer); MTU \(try await client.exchangeMTU())")
       let database = try await client.discover()
