@@ -47,6 +47,7 @@ let package = Package(
     // MARK: live edges
     .target(name: "NordicDFUIO", dependencies: ["NordicDFU", "CZip", "CPipe"], swiftSettings: strict),
     .target(name: "BlueZ", dependencies: ["BeaconCore", "CBlueZ", "CPipe"], swiftSettings: strict),
+    .target(name: "Cloud", dependencies: ["CCurl", "CPipe"], swiftSettings: strict),
     .target(
       name: "Simulator",
       dependencies: ["BeaconCore", "BlueZ", "KBeacon", "NordicDFU", "NordicDFUIO"],
@@ -56,7 +57,7 @@ let package = Package(
     .target(
       name: "BeaconProvisionCLI",
       dependencies: [
-        "BeaconCore", "BlueZ", "Fleet", "KBeacon", "NordicDFU", "NordicDFUIO", "Profiles", "Simulator", "CCurl",
+        "BeaconCore", "BlueZ", "Fleet", "KBeacon", "NordicDFU", "NordicDFUIO", "Profiles", "Simulator", "Cloud",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],
@@ -71,6 +72,7 @@ let package = Package(
     .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore"], swiftSettings: strict),
     .testTarget(name: "ProfilesTests", dependencies: ["Profiles"], swiftSettings: strict),
     .testTarget(name: "FleetTests", dependencies: ["Fleet", "KBeacon", "Profiles", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strict),
+    .testTarget(name: "CloudTests", dependencies: ["Cloud"], swiftSettings: strict),
     .testTarget(name: "BlueZTests", dependencies: ["BlueZ"], swiftSettings: strict),
     .testTarget(name: "KBeaconTests", dependencies: ["KBeacon"], swiftSettings: strict),
     .testTarget(name: "NordicDFUTests", dependencies: ["NordicDFU", "NordicDFUIO"], swiftSettings: strict),
