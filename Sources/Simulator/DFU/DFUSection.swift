@@ -13,6 +13,9 @@
 ///   session); with `always` every data write after that first drop drops the link too, so no retry gets
 ///   further.
 /// - `faults.corruptByteAt`: flip one bit of the data write holding this firmware byte (once).
+/// - `faults.dropLinkAtInitByte`: drop the link once this many init-packet bytes have arrived (once).
+/// - `faults.dropLinkAtExecute`: the final Execute activates the image but the link drops before its
+///   answer (once).
 public struct DFUSection: Sendable, Hashable, Codable {
   public var hardwareVersion: UInt32?
   public var inactivityTimeoutMs: Int?
@@ -42,14 +45,23 @@ public struct DFUSection: Sendable, Hashable, Codable {
     public var dropLinkAtByte: Int?
     public var always: Bool?
     public var corruptByteAt: Int?
+    public var dropLinkAtInitByte: Int?
+    public var dropLinkAtExecute: Bool?
 
-    public init(dropLinkAtByte: Int? = nil, always: Bool? = nil, corruptByteAt: Int? = nil) {
+    public init(
+      dropLinkAtByte: Int? = nil, always: Bool? = nil, corruptByteAt: Int? = nil, dropLinkAtInitByte: Int? = nil,
+      dropLinkAtExecute: Bool? = nil
+    ) {
       self.dropLinkAtByte = dropLinkAtByte
       self.always = always
       self.corruptByteAt = corruptByteAt
+      self.dropLinkAtInitByte = dropLinkAtInitByte
+      self.dropLinkAtExecute = dropLinkAtExecute
     }
 
-    enum CodingKeys: String, CodingKey, CaseIterable { case dropLinkAtByte, always, corruptByteAt }
+    enum CodingKeys: String, CodingKey, CaseIterable {
+      case dropLinkAtByte, always, corruptByteAt, dropLinkAtInitByte, dropLinkAtExecute
+    }
 
     public init(from decoder: any Decoder) throws {
       try decoder.rejectUnknownKeys(CodingKeys.self)
@@ -57,7 +69,10 @@ public struct DFUSection: Sendable, Hashable, Codable {
       dropLinkAtByte = try c.decodeIfPresent(Int.self, forKey: .dropLinkAtByte)
       always = try c.decodeIfPresent(Bool.self, forKey: .always)
       corruptByteAt = try c.decodeIfPresent(Int.self, forKey: .corruptByteAt)
-      for (key, n) in [(CodingKeys.dropLinkAtByte, dropLinkAtByte), (.corruptByteAt, corruptByteAt)] {
+      dropLinkAtInitByte = try c.decodeIfPresent(Int.self, forKey: .dropLinkAtInitByte)
+      dropLinkAtExecute = try c.decodeIfPresent(Bool.self, forKey: .dropLinkAtExecute)
+      let offsets = [(CodingKeys.dropLinkAtByte, dropLinkAtByte), (.corruptByteAt, corruptByteAt), (.dropLinkAtInitByte, dropLinkAtInitByte)]
+      for (key, n) in offsets {
         if let n, n < 0 { throw invalidValue(decoder, key, "\(n) is negative") }
       }
       if always == true, dropLinkAtByte == nil {
@@ -77,6 +92,8 @@ public struct DFUSection: Sendable, Hashable, Codable {
   }
 
   var targetFaults: DFUTargetFaults {
-    DFUTargetFaults(dropLinkAtByte: faults?.dropLinkAtByte, corruptByteAt: faults?.corruptByteAt)
+    DFUTargetFaults(
+      dropLinkAtByte: faults?.dropLinkAtByte, corruptByteAt: faults?.corruptByteAt,
+      dropLinkAtInitByte: faults?.dropLinkAtInitByte, dropLinkAtExecute: faults?.dropLinkAtExecute ?? false)
   }
 }

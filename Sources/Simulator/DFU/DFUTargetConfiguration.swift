@@ -35,10 +35,18 @@ public struct DFUTargetFaults: Sendable, Equatable {
   public var dropLinkAtByte: Int?
   /// Flip one bit of the data write that contains this firmware byte offset.
   public var corruptByteAt: Int?
+  /// Drop the link once this many bytes of the init packet (the command object) have been received;
+  /// bytes beyond it in the same write are lost.
+  public var dropLinkAtInitByte: Int?
+  /// The final Execute activates the image, but the link drops before its answer goes out (the client
+  /// never hears the success and must find the new version some other way).
+  public var dropLinkAtExecute: Bool
 
-  public init(dropLinkAtByte: Int? = nil, corruptByteAt: Int? = nil) {
+  public init(dropLinkAtByte: Int? = nil, corruptByteAt: Int? = nil, dropLinkAtInitByte: Int? = nil, dropLinkAtExecute: Bool = false) {
     self.dropLinkAtByte = dropLinkAtByte
     self.corruptByteAt = corruptByteAt
+    self.dropLinkAtInitByte = dropLinkAtInitByte
+    self.dropLinkAtExecute = dropLinkAtExecute
   }
 }
 

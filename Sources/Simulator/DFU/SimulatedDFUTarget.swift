@@ -49,6 +49,10 @@ public struct SimulatedDFUTarget: Sendable {
     let result = answer(request)
     var outputs: [DFUTargetOutput] = [.respond(ControlPointResponse(requestOpCode: request.opCode, result: result).bytes)]
     if case .execute = request, case .success = result, let runningApplication = pendingReset {
+      if faults.dropLinkAtExecute {
+        faults.dropLinkAtExecute = false
+        outputs = [.dropLink]
+      }
       outputs.append(.reset(runningApplication: runningApplication))
       inBootloader = !runningApplication
       pendingReset = nil
@@ -79,6 +83,11 @@ public struct SimulatedDFUTarget: Sendable {
       image += bytes
     } else {
       guard command.count + bytes.count <= commandSize else { return [] }
+      if let drop = faults.dropLinkAtInitByte, drop < command.count + bytes.count {
+        command += bytes.prefix(max(0, drop - command.count))
+        faults.dropLinkAtInitByte = nil
+        return [.dropLink]
+      }
       command += bytes
     }
     if outputs.contains(.dropLink) { return outputs }

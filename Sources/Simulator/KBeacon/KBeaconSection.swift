@@ -16,6 +16,8 @@ import KBeacon
 /// - `busyRequests`: answer only the first N requests busy (a transient fault a retry gets past).
 /// - `dropLinkOnWrites`: drop the link on the first N `cfg` messages before applying them (link lost
 ///   mid-write).
+/// - `dropLinkOnReads`, `dropLinkAfterWrites`, `rebootAtRequest`: the link lost before a write, right after
+///   one, and a reboot mid-session (`KBeaconFaults`). Counters are 0…100; `rebootAtRequest` is 1…10000.
 public struct KBeaconSection: Sendable, Hashable, Codable {
   public var password: String?
   public var settings: JSONValue?
@@ -23,11 +25,18 @@ public struct KBeaconSection: Sendable, Hashable, Codable {
   public var busy: Bool?
   public var busyRequests: Int?
   public var dropLinkOnWrites: Int?
+  public var dropLinkOnReads: Int?
+  public var dropLinkAfterWrites: Int?
+  public var rebootAtRequest: Int?
 
   public init(
     password: String? = nil, settings: JSONValue? = nil, historyRecords: Int? = nil, busy: Bool? = nil,
-    busyRequests: Int? = nil, dropLinkOnWrites: Int? = nil
+    busyRequests: Int? = nil, dropLinkOnWrites: Int? = nil, dropLinkOnReads: Int? = nil,
+    dropLinkAfterWrites: Int? = nil, rebootAtRequest: Int? = nil
   ) {
+    self.dropLinkOnReads = dropLinkOnReads
+    self.dropLinkAfterWrites = dropLinkAfterWrites
+    self.rebootAtRequest = rebootAtRequest
     self.busyRequests = busyRequests
     self.dropLinkOnWrites = dropLinkOnWrites
     self.password = password
@@ -38,6 +47,7 @@ public struct KBeaconSection: Sendable, Hashable, Codable {
 
   enum CodingKeys: String, CodingKey, CaseIterable {
     case password, settings, historyRecords, busy, busyRequests, dropLinkOnWrites
+    case dropLinkOnReads, dropLinkAfterWrites, rebootAtRequest
   }
 
   public init(from decoder: any Decoder) throws {
@@ -49,8 +59,18 @@ public struct KBeaconSection: Sendable, Hashable, Codable {
     busy = try c.decodeIfPresent(Bool.self, forKey: .busy)
     busyRequests = try c.decodeIfPresent(Int.self, forKey: .busyRequests)
     dropLinkOnWrites = try c.decodeIfPresent(Int.self, forKey: .dropLinkOnWrites)
-    for (key, n) in [(CodingKeys.busyRequests, busyRequests), (.dropLinkOnWrites, dropLinkOnWrites)] {
+    dropLinkOnReads = try c.decodeIfPresent(Int.self, forKey: .dropLinkOnReads)
+    dropLinkAfterWrites = try c.decodeIfPresent(Int.self, forKey: .dropLinkAfterWrites)
+    rebootAtRequest = try c.decodeIfPresent(Int.self, forKey: .rebootAtRequest)
+    let counters = [
+      (CodingKeys.busyRequests, busyRequests), (.dropLinkOnWrites, dropLinkOnWrites), (.dropLinkOnReads, dropLinkOnReads),
+      (.dropLinkAfterWrites, dropLinkAfterWrites),
+    ]
+    for (key, n) in counters {
       if let n, !(0...100).contains(n) { throw invalidValue(decoder, key, "\(n) is outside 0…100") }
+    }
+    if let n = rebootAtRequest, !(1...10_000).contains(n) {
+      throw invalidValue(decoder, CodingKeys.rebootAtRequest, "\(n) is outside 1…10000")
     }
     if let password, (try? KBeaconPassword(password)) == nil {
       throw invalidValue(decoder, CodingKeys.password, "a KBeacon password has 8 to 16 characters")
@@ -61,5 +81,12 @@ public struct KBeaconSection: Sendable, Hashable, Codable {
     if let n = historyRecords, !(0...10_000).contains(n) {
       throw invalidValue(decoder, CodingKeys.historyRecords, "\(n) is outside 0…10000")
     }
+  }
+}
+
+extension KBeaconSection {
+  /// The section's `KBeaconFaults` (absent keys: no fault).
+  var faults: KBeaconFaults {
+    KBeaconFaults(dropLinkOnReads: dropLinkOnReads ?? 0, dropLinkAfterWrites: dropLinkAfterWrites ?? 0, rebootAtRequest: rebootAtRequest)
   }
 }

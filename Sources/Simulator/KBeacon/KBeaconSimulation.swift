@@ -194,6 +194,7 @@ public final class KBeaconSimulation: Sendable {
     return SimulatedKBeacon(
       address: entry.address, profile: profile, password: password, humidityHistory: records,
       busy: section.busy ?? false, busyRequests: section.busyRequests ?? 0, dropLinkOnWrites: section.dropLinkOnWrites ?? 0,
+      faults: section.faults,
       configuration: configuration, writes: writes, onChange: onChange,
       dropLinks: dropLinks, bootloaderHook: hook, now: now)
   }

@@ -21,6 +21,7 @@ public actor SimulatedKBeacon {
   public init(
     address: BluetoothAddress, profile: KBeaconDeviceProfile, password: KBeaconPassword = .factoryDefault,
     humidityHistory: [SensorRecord] = [], busy: Bool = false, busyRequests: Int = 0, dropLinkOnWrites: Int = 0,
+    faults: KBeaconFaults = KBeaconFaults(),
     configuration: KBeaconConfiguration? = nil, writes: Int = 0, onChange: (@Sendable () async -> Void)? = nil,
     dropLinks: (@Sendable (BluetoothAddress) async -> Void)? = nil,
     bootloaderHook: (@Sendable (BluetoothAddress, String?) async -> Void)? = nil, now: @escaping @Sendable () -> UInt32
@@ -34,6 +35,7 @@ public actor SimulatedKBeacon {
     device.forceBusy = busy
     device.busyRequests = busyRequests
     device.dropLinkOnWrites = dropLinkOnWrites
+    device.faults = faults
     device.configurationWrites = writes
     self.device = device
     self.now = now
@@ -113,6 +115,9 @@ public actor SimulatedKBeacon {
     device.busyRequests = busyRequests
     device.dropLinkOnWrites = dropLinkOnWrites
   }
+
+  /// Reboots so far (`KBeaconFaults.rebootAtRequest`).
+  public var reboots: Int { device.reboots }
 
   /// `cfg` messages applied so far.
   public var configurationWrites: Int { device.configurationWrites }

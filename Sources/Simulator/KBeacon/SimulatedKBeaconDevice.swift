@@ -29,6 +29,11 @@ public struct SimulatedKBeaconDevice: Sendable {
   /// Fault injection: drop the link on the next this-many `cfg` messages, before applying them (the link
   /// lost mid-write: the device keeps its old configuration).
   public var dropLinkOnWrites = 0
+  /// Fault injection: reads dropped, writes applied but unacknowledged, a reboot (`KBeaconFaults`).
+  public var faults = KBeaconFaults()
+  /// Requests begun since start-up (what `faults.rebootAtRequest` counts) and reboots so far.
+  public private(set) var requestsBegun = 0
+  public private(set) var reboots = 0
   /// How many `cfg` messages the device has applied (tests check that nothing is written twice).
   public package(set) var configurationWrites = 0
   private var password: KBeaconPassword
@@ -141,6 +146,10 @@ public struct SimulatedKBeaconDevice: Sendable {
   private mutating func request(_ bytes: [UInt8], now: UInt32) -> Output {
     guard let frame = try? RequestFrame(bytes: bytes) else { return Output() }
     let starts = frame.position == .start || frame.position == .single
+    if starts {
+      requestsBegun += 1
+      if requestsBegun == faults.rebootAtRequest { return reboot() }
+    }
     if starts, forceBusy || busyRequests > 0 || link.sender != nil || !link.queue.isEmpty || link.assembler.isCollecting {
       if busyRequests > 0 { busyRequests -= 1 }
       return Output(notifications: [DeviceAck(dataType: frame.dataType, cause: .busy).bytes])
@@ -160,6 +169,15 @@ public struct SimulatedKBeaconDevice: Sendable {
       out.disconnect = answer.disconnect
       return out
     }
+  }
+
+  /// The device resets (`KBeaconFaults.rebootAtRequest`): RAM state goes, flash stays, the link drops.
+  private mutating func reboot() -> Output {
+    reboots += 1
+    faults.rebootAtRequest = nil
+    clockOffset = 0
+    link = LinkState(mtu: FrameBudget.defaultATTMTU)
+    return Output(disconnect: true)
   }
 
   /// Sends queued frames until a report fragment needs the app's ack.
@@ -219,6 +237,10 @@ public struct SimulatedKBeaconDevice: Sendable {
     }
     switch msg {
     case "getPara":
+      if faults.dropLinkOnReads > 0 {
+        faults.dropLinkOnReads -= 1
+        return Answer(items: [], disconnect: true)
+      }
       switch KBeaconDeviceReads.response(to: object, config: configuration) {
       case .success(let response): return jsonAnswer(response)
       case .failure(let cause): return ack(cause)
@@ -233,6 +255,10 @@ public struct SimulatedKBeaconDevice: Sendable {
         configurationWrites += 1
         configuration = outcome.configuration
         if let pwd = outcome.newPassword, let newPassword = try? KBeaconPassword(pwd) { password = newPassword }
+        if faults.dropLinkAfterWrites > 0 {
+          faults.dropLinkAfterWrites -= 1
+          return Answer(items: [], disconnect: true)
+        }
         return ack(.success)
       case .failure(let cause): return ack(cause)
       }
