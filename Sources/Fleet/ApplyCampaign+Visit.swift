@@ -77,7 +77,14 @@ struct ProfileWork: CampaignWork {
     }
     let journalled = changes.map(Self.journalChange)
     if changes.isEmpty {
-      return .compliant
+      // Compliant because an earlier attempt of this run wrote it, its acknowledgement lost (`LandedWrite`)?
+      guard !dryRun, let landed = try await LandedWrite.find(journal: journal, run: run, address: address, desired: desired) else {
+        return .compliant
+      }
+      if !landed.acknowledged {
+        try await journal.record(run: run, address: address, state: .working, step: "written", countWrite: true)
+      }
+      return .updated(landed.changes.map(Self.masked))
     }
     if dryRun {
       try await journal.record(run: run, address: address, state: .planned, changes: journalled)

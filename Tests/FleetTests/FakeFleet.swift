@@ -14,6 +14,8 @@ actor FakeDevice {
   var opens = 0
   /// Drop the link on this many upcoming writes (transient).
   var dropWrites = 0
+  /// Apply this many upcoming writes, then drop the link before they are acknowledged.
+  var dropAfterWrites = 0
   /// Report one key wrong on read-back after a write.
   var corruptAfterWrite: String? = nil
   /// Drop the link on every read after the first write (the verification read).
@@ -53,6 +55,10 @@ actor FakeDevice {
     for (i, t) in patch.triggers { config.triggers[i, default: [:]].merge(t) { $1 } }
     for (i, s) in patch.sensors { config.sensors[i, default: [:]].merge(s) { $1 } }
     if let key = corruptAfterWrite { config.slots[0]?[key] = .integer(-1) }
+    if dropAfterWrites > 0 {
+      dropAfterWrites -= 1
+      throw LinkError(.disconnected, detail: "link dropped before the write's ack")
+    }
   }
 }
 
