@@ -1,10 +1,11 @@
 import Foundation
 import Testing
 
-/// `scripts/test` (the README's second command, what CI runs) against a stand-in `swift` on `PATH` and a
-/// no-op `scripts/setup`: a failed `swift build --build-tests` fails the run before `swift test --skip-build`
-/// could run stale test binaries, and a build whose output is nothing but `[n/m]` progress lines (all
-/// filtered, so grep itself exits 1) still goes on to the tests.
+/// `scripts/test` (the README's second command, what CI runs) against a stand-in `swift` on `PATH`, a
+/// no-op `scripts/setup` and a stand-in `scripts/fault-matrix`: a failed `swift build --build-tests` fails
+/// the run before `swift test --skip-build` could run stale test binaries, and a build whose output is
+/// nothing but `[n/m]` progress lines (all filtered, so grep itself exits 1) still goes on to the tests; the
+/// fault matrix runs after them, its counts reach the summary, and a loss (its exit 1) fails the run.
 @Suite("scripts/test", .timeLimit(.minutes(1))) struct TestScriptTests {
   static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent()
@@ -14,12 +15,22 @@ import Testing
   struct Sandbox {
     let root: URL
 
-    init(buildOutput: String, buildStatus: Int32) throws {
+    init(buildOutput: String, buildStatus: Int32, faultMatrixStatus: Int32 = 0) throws {
       root = FileManager.default.temporaryDirectory.appendingPathComponent("scripts-test-\(UUID().uuidString)")
       let scripts = root.appendingPathComponent("scripts"), bin = root.appendingPathComponent("bin")
       for directory in [scripts, bin] { try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true) }
       try FileManager.default.copyItem(at: Self.repositoryScript, to: scripts.appendingPathComponent("test"))
       try Self.executable(scripts.appendingPathComponent("setup"), "#!/bin/sh\nexit 0\n")
+      // The stand-in fault matrix prints its last line as scripts/fault-matrix does and records its call.
+      try Self.executable(
+        scripts.appendingPathComponent("fault-matrix"),
+        """
+        #!/bin/sh
+        echo "fault-matrix" >> "\(root.path)/calls"
+        echo "fault matrix: 7 faults injected, \(faultMatrixStatus == 0 ? 7 : 6) survived, \(faultMatrixStatus == 0 ? 0 : 1) lost in 1 s (seed 3)"
+        exit \(faultMatrixStatus)
+
+        """)
       try Self.executable(
         bin.appendingPathComponent("swift"),
         """
@@ -81,5 +92,15 @@ import Testing
     #expect(status == 0, "\(output)")
     #expect(calls.contains("test --skip-build"), "\(calls)")
     #expect(output.contains("tiers 1+2: 3 tests passed"))
+    #expect(calls.contains("fault-matrix"), "\(calls)")
+    #expect(output.contains("summary: 3 passed, 0 failed; 7 faults injected, 7 survived, 0 lost"), "\(output)")
+  }
+
+  @Test func aLossInTheFaultMatrixFailsTheRun() async throws {
+    let sandbox = try Sandbox(buildOutput: "", buildStatus: 0, faultMatrixStatus: 1)
+    let (status, output, _) = try await sandbox.run()
+    #expect(status == 1, "\(output)")
+    #expect(output.contains("fault matrix failed (exit 1)"))
+    #expect(!output.contains("summary:"))
   }
 }
