@@ -70,7 +70,8 @@ struct CampaignRunner {
       progress.note("resuming \(run): \(open.count) devices not finished, \(selection.targets.count) in range")
     } else {
       run = try await journal.createRun(kind: dryRun ? "plan" : "apply", source: options.profile, adapter: central.name,
-        addresses: selection.targets.map(\.address.description))
+        addresses: selection.targets.map(\.address.description),
+        addressTypes: Target.addressTypes(selection.targets))
     }
     progress.note("\(selection.targets.count) devices selected" + (selection.notSeen.isEmpty ? "" : ", \(selection.notSeen.count) named but not seen"))
 

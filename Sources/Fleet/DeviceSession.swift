@@ -41,6 +41,11 @@ public struct Target: Sendable, Hashable {
     self.name = name
     self.rssi = rssi
   }
+
+  /// Each target's address type by address text, as `Journal.createRun` records them.
+  public static func addressTypes(_ targets: [Target]) -> [String: AddressType] {
+    Dictionary(targets.map { ($0.address.description, $0.addressType) }, uniquingKeysWith: { first, _ in first })
+  }
 }
 
 /// How the campaign treats an error from a session: retry later, or stop with this device.

@@ -1,3 +1,4 @@
+import BeaconCore
 import Foundation
 import GRDB
 
@@ -68,18 +69,27 @@ public final class Journal: Sendable {
         t.primaryKey(["runId", "address"])
       }
     }
+    // v2: each device's address type as the run's scan heard it, so a resume can connect a device it does
+    // not hear again (one waiting in its DFU bootloader) with the right type; NULL in runs made before.
+    m.registerMigration("v2") { db in
+      try db.alter(table: "device") { t in t.add(column: "addressType", .text) }
+    }
     return m
   }
 
-  /// Starts a run with every target pending; returns its id (`YYYYMMDD-HHMMSS-xxxx`).
-  public func createRun(kind: String, source: String, adapter: String, addresses: [String], now: Date = Date()) async throws -> String {
+  /// Starts a run with every target pending; returns its id (`YYYYMMDD-HHMMSS-xxxx`). `addressTypes` holds
+  /// the address type of each address the scan heard (by address text); the others are journalled NULL.
+  public func createRun(
+    kind: String, source: String, adapter: String, addresses: [String], addressTypes: [String: AddressType] = [:],
+    now: Date = Date()
+  ) async throws -> String {
     let id = Self.runID(now)
     try await write { db in
       try db.execute(sql: "INSERT INTO run (id, kind, source, adapter, startedAt, status) VALUES (?, ?, ?, ?, ?, 'running')",
         arguments: [id, kind, source, adapter, now])
       for address in addresses {
-        try db.execute(sql: "INSERT INTO device (runId, address, state, updatedAt) VALUES (?, ?, 'pending', ?)",
-          arguments: [id, address, now])
+        try db.execute(sql: "INSERT INTO device (runId, address, state, addressType, updatedAt) VALUES (?, ?, 'pending', ?, ?)",
+          arguments: [id, address, addressTypes[address]?.description, now])
       }
     }
     return id
@@ -211,6 +221,8 @@ public struct JournalDevice: Sendable, Codable, FetchableRecord, Hashable {
   public var detail: String?
   public var failureKind: FailureKind?
   public var updatedAt: Date
+  /// The address type the run's scan heard (nil: not heard, or a run journalled before it was recorded).
+  public var addressType: AddressType?
 
   /// The journalled changes, decoded.
   public var changeList: [JournalChange] {

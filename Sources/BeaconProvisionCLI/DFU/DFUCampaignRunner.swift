@@ -52,16 +52,14 @@ struct DFUCampaignRunner {
     if let resume = c.resume {
       guard let record = try await journal.run(resume) else { throw CLIFailure("no run \(resume) in \(c.stateDirectory)") }
       guard record.kind == "dfu" else { throw CLIFailure("run \(resume) is a \(record.kind) run, not a dfu run") }
-      let open = Set(try await journal.devices(run: resume).filter { !$0.state.isFinal }.map(\.address))
-      // A device left in its bootloader does not advertise its application: resume it by address anyway.
-      let seen = Set(selection.targets.map(\.address.description))
-      selection.targets = selection.targets.filter { open.contains($0.address.description) }
-        + open.subtracting(seen).sorted().compactMap { BluetoothAddress($0).map { Target(address: $0, addressType: .random) } }
+      let unfinished = try await journal.devices(run: resume).filter { !$0.state.isFinal }
+      selection.targets = Self.resumeTargets(unfinished: unfinished, heard: selection.targets)
       run = resume
-      progress.note("resuming \(run): \(open.count) devices not finished")
+      progress.note("resuming \(run): \(unfinished.count) devices not finished")
     } else {
       run = try await journal.createRun(kind: "dfu", source: c.package, adapter: central.name,
-        addresses: selection.targets.map(\.address.description))
+        addresses: selection.targets.map(\.address.description),
+        addressTypes: Target.addressTypes(selection.targets))
     }
     progress.note("\(selection.targets.count) devices selected" + (selection.notSeen.isEmpty ? "" : ", \(selection.notSeen.count) named but not seen"))
 
@@ -89,6 +87,19 @@ struct DFUCampaignRunner {
       })
     await watcher.value
     return Result(summary: summary, reports: await reports.byAddress, version: version, notSeen: selection.notSeen)
+  }
+
+  /// The devices a resumed run visits: its unfinished devices the scan heard, as heard, then those it did
+  /// not hear — a device left in its bootloader does not advertise its application — by address, with the
+  /// address type the original run's scan journalled (random, the KKM default, for runs journalled before
+  /// types were recorded).
+  static func resumeTargets(unfinished: [JournalDevice], heard: [Target]) -> [Target] {
+    let open = Set(unfinished.map(\.address))
+    let seen = Set(heard.map(\.address.description))
+    return heard.filter { open.contains($0.address.description) }
+      + unfinished.filter { !seen.contains($0.address) }.sorted { $0.address < $1.address }.compactMap { device in
+        BluetoothAddress(device.address).map { Target(address: $0, addressType: device.addressType ?? .random) }
+      }
   }
 
   /// A finished device as the progress lines tell it: a firmware campaign's update is one version change.
