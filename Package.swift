@@ -1,6 +1,7 @@
 // swift-tools-version: 6.1
 // beacon-provision — keeps a fleet of BLE beacons configured and up to date. GPL-2.0-or-later.
 import PackageDescription
+import Foundation
 
 /// Settings every Swift target shares: Swift 6 language mode (strict concurrency) is the package default.
 let strict: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
@@ -85,3 +86,37 @@ let package = Package(
       name: "CLITests", dependencies: ["BeaconProvisionCLI", "NordicDFUIO", "Simulator", .product(name: "ArgumentParser", package: "swift-argument-parser")], swiftSettings: strict),
   ]
 )
+
+// MARK: fuzz targets (scripts/fuzz)
+// Only when scripts/fuzz sets BEACON_PROVISION_FUZZ to libFuzzer's no-main runtime: a plain `swift build`
+// never sees these targets. scripts/fuzz builds them in .build/asan, the AddressSanitizer build that
+// scripts/sanitizers tests in, so one instrumented build serves both (see scripts/fuzz's header).
+if let fuzzRuntime = ProcessInfo.processInfo.environment["BEACON_PROVISION_FUZZ"], !fuzzRuntime.isEmpty {
+  package.targets.append(.target(name: "CFuzz", path: "Fuzz/CFuzz"))
+  package.targets.append(
+    .target(
+      name: "FuzzSupport", dependencies: ["CFuzz"], path: "Fuzz/FuzzSupport", swiftSettings: strict))
+  for (name, dependencies) in [
+    ("fuzz-advertising", ["BeaconCore"]),
+    ("fuzz-att", ["BeaconCore"]),
+    ("fuzz-hci", ["BeaconCore"]),
+    ("fuzz-mgmt", ["BeaconCore"]),
+    ("fuzz-kbeacon-frame", ["KBeacon"]),
+    ("fuzz-kbeacon-json", ["KBeacon"]),
+    ("fuzz-dfu-manifest", ["NordicDFU"]),
+    ("fuzz-init-packet", ["NordicDFU"]),
+    ("fuzz-dfu-zip", ["NordicDFU", "NordicDFUIO"]),
+    ("fuzz-slip", ["NordicDFU"]),
+    ("fuzz-profile", ["Profiles"]),
+    ("fuzz-inventory", ["Profiles"]),
+    ("fuzz-fleet-file", ["Simulator"]),
+  ] as [(String, [Target.Dependency])] {
+    package.targets.append(
+      .executableTarget(
+        name: name, dependencies: dependencies + ["FuzzSupport"], path: "Fuzz/Targets/\(name)",
+        swiftSettings: strict,
+        // libFuzzer's runtime without its main (each harness's main calls LLVMFuzzerRunDriver), and the C++
+        // library that runtime is written against.
+        linkerSettings: [.unsafeFlags(["-Xlinker", fuzzRuntime, "-lstdc++"])]))
+  }
+}

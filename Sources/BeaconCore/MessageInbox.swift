@@ -28,6 +28,11 @@ public actor MessageInbox<Message: Sendable> {
 
   public init() {}
 
+  /// A released inbox stops its pump: a stream that never ends (from a link its owner let go of without
+  /// closing it) would otherwise keep the pump task, and the stream, suspended for the rest of the process
+  /// — LeakSanitizer's finding under scripts/sanitizers.
+  deinit { pump?.cancel() }
+
   /// Starts reading `stream`; the inbox ends with `LinkError(.disconnected)` when the stream finishes.
   public func start(_ stream: AsyncStream<Message>) {
     pump = Task { [weak self] in

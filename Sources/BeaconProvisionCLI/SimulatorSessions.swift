@@ -16,10 +16,23 @@ enum SimulatorSessions {
     let restored: [BluetoothAddress: SimulatedKBeaconSnapshot]
     do { restored = try store.load() } catch { throw CLIFailure("\(error)") }
     let (central, kbeacons) = SimulatedCentral.withKBeacons(fleet: fleet, name: name, pace: pace, restored: restored)
-    let entries = SimulatorStateEntries()
-    let saver = SimulatorStateSaver(snapshot: { await kbeacons.snapshots() }, write: { try store.save(entries: entries.entries(for: $0)) })
-    kbeacons.setChangeHandler { await saver.save() }
+    saveChanges(of: kbeacons, to: store)
     return central
+  }
+
+  /// Saves the fleet's state after every applied write. The saver reads the simulation weakly: the
+  /// simulation holds the saver (its change handler), so a strong capture made a cycle that kept both, and
+  /// every device of the fleet, alive for good — LeakSanitizer's finding under scripts/sanitizers. A save
+  /// that finds the simulation gone writes nothing (no change can come from it any more).
+  static func saveChanges(of kbeacons: KBeaconSimulation, to store: SimulatorStateStore) {
+    let entries = SimulatorStateEntries()
+    let saver = SimulatorStateSaver(
+      snapshot: { [weak kbeacons] in await kbeacons?.snapshots() },
+      write: { snapshots in
+        guard let snapshots else { return }
+        try store.save(entries: entries.entries(for: snapshots))
+      })
+    kbeacons.setChangeHandler { await saver.save() }
   }
 }
 

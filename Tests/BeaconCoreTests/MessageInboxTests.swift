@@ -87,4 +87,17 @@ import Testing
     #expect((endReason(await received) as? LinkError)?.code == .disconnected)
     continuation.finish()
   }
+
+  /// Releasing the inbox cancels its pump, so a stream that never finishes is not read for ever (the pump
+  /// task and the stream were leaked before; without the fix this test waits until its time limit).
+  @Test func aReleasedInboxStopsReadingItsStream() async {
+    let (stream, continuation) = AsyncStream.makeStream(of: Int.self)
+    let (terminated, signal) = AsyncStream.makeStream(of: Void.self)
+    continuation.onTermination = { _ in signal.finish() }
+    do {
+      let inbox = MessageInbox<Int>()
+      await inbox.start(stream)
+    }
+    for await _ in terminated {}  // ends when the pump stops reading: the stream's onTermination
+  }
 }

@@ -76,19 +76,22 @@ import Testing
     let sending = Task {
       for i in 0..<count { try await sender.send([0x52, 0x01, 0x00, UInt8(i)] + pad) }
     }
-    // Blocking reads on a thread of their own: the filler, then every PDU in order. Ten seconds without
-    // data means the sender gave up (its error is thrown below).
+    // Blocking reads on a thread of their own: the filler, then every PDU in order. A minute without data
+    // means the sender gave up (its error is thrown below); the receiving end is then shut down, so a
+    // sender still waiting for room fails instead of waiting forever (under AddressSanitizer on a loaded
+    // machine the sending task once started only after a 10 s wait had given up, and the test hung).
     let total = fillers + count
     let received = try await DedicatedThread.run("test-receiver") { () -> [[UInt8]] in
       var packets: [[UInt8]] = []
       var buffer = [UInt8](repeating: 0, count: 512)
       while packets.count < total {
         var ready = pollfd(fd: receiver, events: Int16(POLLIN), revents: 0)
-        guard poll(&ready, 1, 10_000) == 1 else { break }
+        guard poll(&ready, 1, 60_000) == 1 else { break }
         let n = buffer.withUnsafeMutableBytes { recv(receiver, $0.baseAddress, $0.count, 0) }
         guard n > 0 else { break }
         packets.append(Array(buffer[0..<n]))
       }
+      if packets.count < total { _ = shutdown(receiver, Int32(SHUT_RDWR)) }
       return packets
     }
     try await sending.value

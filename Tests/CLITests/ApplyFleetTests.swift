@@ -134,8 +134,19 @@ import Testing
 /// `kill -9` of a real `apply` process midway, then `apply --resume`: the journal and the simulator's
 /// saved state (written before each device acknowledges, like flash) carry everything across the crash.
 @Suite(.isolatedState, .timeLimit(.minutes(5))) struct ApplyCrashTests {
-  static let binary = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent().appendingPathComponent(".build/debug/beacon-provision").path
+  /// The `beacon-provision` built next to this test bundle (`/proc/self/exe`), so a test run from another
+  /// build path — the sanitizer builds in .build/asan and .build/tsan — runs that build's CLI, not
+  /// .build/debug's (which a sanitizer-only CI stage may not have built at all).
+  static let binary: String = {
+    let bundle = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")).map(URL.init(fileURLWithPath:))
+    if let sibling = bundle?.deletingLastPathComponent().appendingPathComponent("beacon-provision"),
+      FileManager.default.isExecutableFile(atPath: sibling.path)
+    {
+      return sibling.path
+    }
+    return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent().appendingPathComponent(".build/debug/beacon-provision").path
+  }()
 
   @Test func aKilledApplyResumesAndNoDeviceIsWrittenTwice() async throws {
     let site = try ApplyFleetTests.Site()

@@ -1,3 +1,4 @@
+import Foundation
 import Dispatch
 import Simulator
 import Synchronization
@@ -8,6 +9,19 @@ import Testing
 /// The simulated fleet's state saves coalesce: writes that arrive while a save is being written share the
 /// next one, whose snapshot holds all their changes, instead of one whole-fleet save each.
 @Suite("Simulator state saves", .timeLimit(.minutes(1))) struct SimulatorStateSaverTests {
+  /// The saver wired to a simulation does not keep it alive (they held each other, so every simulated fleet
+  /// a process made leaked with all its devices; LeakSanitizer under scripts/sanitizers found it).
+  @Test func savingChangesDoesNotKeepTheSimulationAlive() {
+    weak var released: KBeaconSimulation?
+    do {
+      let kbeacons = KBeaconSimulation(fleet: SimulatedFleet(devices: []), now: { 0 })
+      let directory = FileManager.default.temporaryDirectory.appendingPathComponent("saver-\(UUID().uuidString)").path
+      SimulatorSessions.saveChanges(of: kbeacons, to: SimulatorStateStore(stateDirectory: directory, fleetFile: nil))
+      released = kbeacons
+    }
+    #expect(released == nil)
+  }
+
   @Test func writesArrivingDuringASaveShareTheNextOne() async throws {
     let log = Log()
     let firstWriteMayFinish = DispatchSemaphore(value: 0)

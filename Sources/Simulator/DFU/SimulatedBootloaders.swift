@@ -126,12 +126,15 @@ public final class SimulatedBootloaders: Sendable {
   /// The simulated KBeacon jumped (buttonless `01`, nordic-dfu.md §2.2): its bootloader comes up at
   /// address +1 with the device's `dfu` facts and faults. A completed update leaves the device reporting
   /// the new application's version in `ver` (`KKMFirmwareVersion`), saved with its state; a timeout
-  /// leaves it as it was.
+  /// leaves it as it was. The exit handler holds the KBeacon weakly (its simulation holds it): the KBeacon's
+  /// bootloader hook holds these bootloaders, whose session log holds the peripheral and so this handler,
+  /// and a strong capture made a cycle that outlived the simulation (LeakSanitizer, scripts/sanitizers).
   public func enter(_ kbeacon: SimulatedKBeacon, device: SimulatedDevice, name: String?) async {
     let current = await kbeacon.firmwareVersion.flatMap(KKMFirmwareVersion.fwVersion(text:))
-    await enter(application: device.address, name: name, section: device.dfu, applicationVersion: current) { exit in
+    await enter(application: device.address, name: name, section: device.dfu, applicationVersion: current) {
+      [weak kbeacon] exit in
       if case .newApplication(let version?) = exit {
-        await kbeacon.installFirmware(version: KKMFirmwareVersion.text(fwVersion: version))
+        await kbeacon?.installFirmware(version: KKMFirmwareVersion.text(fwVersion: version))
       }
     }
   }

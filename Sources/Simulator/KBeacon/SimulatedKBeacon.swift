@@ -9,7 +9,12 @@ public actor SimulatedKBeacon {
   private var device: SimulatedKBeaconDevice
   private let now: @Sendable () -> UInt32
   private var currentLink: ObjectIdentifier?
-  private var droppers: [ObjectIdentifier: @Sendable () async -> Void] = [:]
+  private var droppers: [ObjectIdentifier: LinkDropper] = [:]
+
+  /// A link the device may drop, by its server connection held weakly (see `attach(_:)`).
+  private struct LinkDropper {
+    weak var connection: GATTServerConnection?
+  }
   /// Drops every link to this device when the link itself was not `attach`ed (links opened by a
   /// `SimulatedCentral`, dropped through its `SimulatedGATTLinks`).
   private let dropLinks: (@Sendable (BluetoothAddress) async -> Void)?
@@ -72,14 +77,19 @@ public actor SimulatedKBeacon {
   }
 
   /// Lets the device drop a simulated link itself (after a wrong password, power off, bootloader entry).
+  /// The dropper holds the link's server connection weakly (a live link's serving task holds it): the
+  /// connection holds the server, whose handlers hold this device, so capturing the link strongly made a
+  /// cycle that kept every link the client closed, and its server, alive for good — LeakSanitizer's
+  /// finding under scripts/sanitizers. Droppers of links already gone are pruned here.
   public func attach(_ link: SimulatedLink) {
-    droppers[ObjectIdentifier(link.connection)] = { await link.disconnect() }
+    droppers = droppers.filter { $0.value.connection != nil }
+    droppers[ObjectIdentifier(link.connection)] = LinkDropper(connection: link.connection)
   }
 
   func dropLink(_ id: ObjectIdentifier) async {
     if currentLink == id { currentLink = nil }
     if let drop = droppers.removeValue(forKey: id) {
-      await drop()
+      await drop.connection?.disconnect()
     } else {
       await dropLinks?(address)
     }
