@@ -40,6 +40,9 @@ public enum FirmwareChoice: Sendable, Hashable {
     guard let hardware else { return .unavailable("the device did not report its hardware version (hver)") }
     let entries = catalogue.entries(hardware: hardware)
     guard !entries.isEmpty else {
+      if catalogue.hardwareVersions.contains(hardware) {
+        return .unavailable("the \(catalogue.model) catalogue lists no releases for hardware \(hardware)")
+      }
       let known = catalogue.hardwareVersions.joined(separator: ", ")
       return .unavailable("the \(catalogue.model) catalogue has no firmware for hardware \(hardware) (it has: \(known.isEmpty ? "none" : known))")
     }

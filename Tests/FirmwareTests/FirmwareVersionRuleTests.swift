@@ -49,7 +49,9 @@ import Testing
     // never a downgrade
     #expect(choose("V1.0", "V5.14", .version(FirmwareVersion("5.13")!)) == .upToDate(current: FirmwareVersion("5.14")!, newest: FirmwareVersion("5.14")!))
     guard case .unavailable(let none) = choose("V2.0", "V5.11", .latest) else { Issue.record("V2.0 has no entries"); return }
-    #expect(none.contains("no firmware for hardware V2.0"))
+    #expect(none == "the KBPro catalogue lists no releases for hardware V2.0")
+    guard case .unavailable(let other) = choose("V9.9", "V5.11", .latest) else { Issue.record("V9.9 is not listed"); return }
+    #expect(other == "the KBPro catalogue has no firmware for hardware V9.9 (it has: V1.0, V2.0)")
     guard case .unavailable(let missing) = choose("V1.0", "V5.11", .version(FirmwareVersion("5.99")!)) else { Issue.record(); return }
     #expect(missing.contains("no V5.99") && missing.contains("V5.12, V5.14, V5.13"))
     guard case .unavailable = choose(nil, "V5.11", .latest) else { Issue.record("no hver"); return }
