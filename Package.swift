@@ -90,6 +90,6 @@ let package = Package(
     .testTarget(
       name: "SystemLibraryTests", dependencies: ["CBlueZ", "CCurl", "CZip", "CCrypto", "BlueZ"], swiftSettings: strict),
     .testTarget(
-      name: "CLITests", dependencies: ["BeaconProvisionCLI", "NordicDFUIO", "Simulator", .product(name: "ArgumentParser", package: "swift-argument-parser")], swiftSettings: strict),
+      name: "CLITests", dependencies: ["BeaconProvisionCLI", "FirmwareStore", "NordicDFUIO", "Simulator", .product(name: "ArgumentParser", package: "swift-argument-parser")], swiftSettings: strict),
   ]
 )
