@@ -81,13 +81,13 @@ enum RecordCoding {
   }
 }
 
-/// Blocking file work of the cache, on a dispatch queue of its own (never the cooperative pool).
+/// Blocking file work of the cache (reads, libzip, SHA-256, fsync), each call on a thread of its own: never
+/// the cooperative pool, nor libdispatch's workers (about one per core, shared with every other user of
+/// dispatch in the process, so long file work there can hold up unrelated work waiting for a worker).
 enum CacheIO {
-  private static let queue = DispatchQueue(label: "beacon-provision.firmware-cache", attributes: .concurrent)
-
   static func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in
-      queue.async { continuation.resume(with: Result { try body() }) }
+      Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
     }
   }
 }

@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 
 #if canImport(Glibc)
@@ -6,13 +5,13 @@ import Foundation
 #endif
 
 /// An exclusive `flock(2)` on a lock file, so two processes (or two tasks of one process, each with its own
-/// open file description) fetching the same package take turns. The blocking `flock` runs on a dispatch
-/// queue, never on the cooperative pool; the lock is released by `unlock()` or when the process dies (the
+/// open file description) fetching the same package take turns. The blocking `flock` runs on a thread of
+/// its own — never the cooperative pool, nor a dispatch worker (libdispatch keeps about one worker per core,
+/// and a lock held for a whole download would starve every other user of the pool); the lock is released by `unlock()` or when the process dies (the
 /// kernel drops flock locks with the last descriptor), so a killed fetch never leaves the cache locked.
 public final class FileLock: Sendable {
   private let fd: Int32
   public let path: String
-  private static let queue = DispatchQueue(label: "beacon-provision.file-lock", attributes: .concurrent)
 
   private init(fd: Int32, path: String) {
     self.fd = fd
@@ -23,7 +22,7 @@ public final class FileLock: Sendable {
   /// thread) when another holder makes it wait, before it blocks.
   public static func acquire(_ path: String, whenWaiting: (@Sendable () -> Void)? = nil) async throws -> FileLock {
     try await withCheckedThrowingContinuation { continuation in
-      queue.async {
+      Thread.detachNewThread {
         continuation.resume(with: Result {
           let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
           guard fd >= 0 else { throw FirmwareStoreError("cannot open the lock file \(path): \(String(cString: strerror(errno)))") }

@@ -4,7 +4,7 @@ import Synchronization
 
 /// A stand-in for the small `HTTPClient` protocol, for tests of the cache's own logic (the live libcurl
 /// client is tested against real servers in CLITests): serves fixed bodies by URL, answers 304 when the
-/// request's ETag matches, counts requests, and can hold a download until the test releases it.
+/// request's ETag matches, and counts requests.
 final class FakeHTTPClient: HTTPClient {
   struct Resource: Sendable {
     var body: [UInt8]
@@ -14,10 +14,6 @@ final class FakeHTTPClient: HTTPClient {
   private struct State {
     var resources: [String: Resource] = [:]
     var requests: [HTTPRequest] = []
-    var gate: CheckedContinuation<Void, Never>?
-    var gated = false
-    var started: [CheckedContinuation<Void, Never>] = []
-    var downloadsStarted = 0
   }
 
   private let state = Mutex(State())
@@ -27,30 +23,6 @@ final class FakeHTTPClient: HTTPClient {
   func serve(_ url: String, _ body: [UInt8], etag: String? = nil) { state.withLock { $0.resources[url] = Resource(body: body, etag: etag) } }
   var requests: [HTTPRequest] { state.withLock { $0.requests } }
   func count(_ url: String) -> Int { requests.filter { $0.url == url }.count }
-
-  /// Downloads from now on wait in `download` until `release()`.
-  func holdDownloads() { state.withLock { $0.gated = true } }
-
-  /// Resumes once a download has started.
-  func waitForADownload() async {
-    await withCheckedContinuation { c in
-      let ready = state.withLock { s -> Bool in
-        if s.downloadsStarted > 0 { return true }
-        s.started.append(c)
-        return false
-      }
-      if ready { c.resume() }
-    }
-  }
-
-  func release() {
-    let gate = state.withLock { s -> CheckedContinuation<Void, Never>? in
-      s.gated = false
-      defer { s.gate = nil }
-      return s.gate
-    }
-    gate?.resume()
-  }
 
   func fetch(_ request: HTTPRequest) async throws -> HTTPResponse {
     let resource = try answer(request)
@@ -62,20 +34,6 @@ final class FakeHTTPClient: HTTPClient {
 
   func download(_ request: HTTPRequest, to path: String, progress: (@Sendable (HTTPTransferProgress) -> Void)?) async throws -> HTTPResponse {
     let resource = try answer(request)
-    let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
-      s.downloadsStarted += 1
-      defer { s.started = [] }
-      return s.started
-    }
-    for w in waiters { w.resume() }
-    await withCheckedContinuation { c in
-      let go = state.withLock { s -> Bool in
-        if !s.gated { return true }
-        s.gate = c
-        return false
-      }
-      if go { c.resume() }
-    }
     try Data(resource.body).write(to: URL(fileURLWithPath: path))
     return HTTPResponse(status: 200, effectiveURL: request.url, bytesWritten: Int64(resource.body.count))
   }

@@ -8,7 +8,8 @@ import Testing
 /// The verified cache (its layout in `FirmwareCacheLayout`): packages are verified — size, the
 /// catalogue's SHA-256 (values from `sha256sum` of the example packages, made by nrfutil 6.1.7), every
 /// `dfu inspect` check — before they are renamed into place, a refused download leaves nothing behind,
-/// and a second fetch of the same package waits on the first one's file lock and reuses its result.
+/// and a second fetch reuses a verified package. (Two processes contending for a package's lock:
+/// CLITests `FirmwareLockProcessTests`.)
 /// The network side is a fake of the small `HTTPClient` protocol; the live client is tested against real
 /// servers in CLITests.
 @Suite("Firmware cache", .timeLimit(.minutes(2))) struct FirmwareCacheTests {
@@ -128,29 +129,6 @@ import Testing
     await #expect(throws: CatalogueError.self) { try await cache.catalogue(model: "KBPro_SIM", location: location) }
     let kept = try await FirmwareCache(layout: FirmwareCacheLayout(root: root), client: nil).catalogue(model: "KBPro_SIM", location: location)
     #expect(kept.catalogue == first.catalogue)
-  }
-
-  /// Two fetches of one package at once: the second waits on the first's flock (a real lock on a real
-  /// file; each fetch opens its own descriptor), then finds the verified package and downloads nothing.
-  @Test func aSecondFetchWaitsForTheFirstAndReusesIt() async throws {
-    let (client, catalogue, location) = try Self.setUp()
-    let root = Self.temporaryRoot()
-    defer { try? FileManager.default.removeItem(atPath: root) }
-    let entry = try #require(catalogue.latest(hardware: "V1.0"))
-    let (waiting, waited) = AsyncStream.makeStream(of: String.self)
-    let cache = FirmwareCache(layout: FirmwareCacheLayout(root: root), client: client, lockWait: { waited.yield($0) })
-    client.holdDownloads()
-    let first = Task { try await cache.package(model: "KBPro_SIM", hardware: "V1.0", entry: entry, location: location) }
-    await client.waitForADownload()
-    #expect(FileLock.isHeld(root + "/packages/KBPro_SIM/V1.0/5.14/.lock"))
-    let second = Task { try await cache.package(model: "KBPro_SIM", hardware: "V1.0", entry: entry, location: location) }
-    var iterator = waiting.makeAsyncIterator()
-    #expect(await iterator.next() == root + "/packages/KBPro_SIM/V1.0/5.14")
-    client.release()
-    let (a, b) = (try await first.value, try await second.value)
-    #expect(a.downloaded && !b.downloaded && a.path == b.path && a.sha256 == b.sha256)
-    #expect(client.count(Self.base + "KBPro_SIM_V514.zip") == 1)
-    #expect(!FileLock.isHeld(root + "/packages/KBPro_SIM/V1.0/5.14/.lock"))
   }
 
   @Test func pruneKeepsTheNewestAndRemovesLeftovers() async throws {
