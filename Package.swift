@@ -38,6 +38,7 @@ let package = Package(
       swiftSettings: strict),
 
     .target(name: "Profiles", dependencies: ["BeaconCore", "KBeacon"], swiftSettings: strict),
+    .target(name: "Firmware", dependencies: ["KBeacon", "Profiles"], swiftSettings: strict),
 
     // MARK: orchestration (journal in SQLite through GRDB)
     .target(
@@ -50,6 +51,9 @@ let package = Package(
     .target(name: "BlueZ", dependencies: ["BeaconCore", "CBlueZ", "CPipe"], swiftSettings: strict),
     .target(name: "Cloud", dependencies: ["CCurl", "CPipe"], swiftSettings: strict),
     .target(
+      name: "FirmwareStore", dependencies: ["Cloud", "Firmware", "NordicDFU", "NordicDFUIO", "Profiles"],
+      swiftSettings: strict),
+    .target(
       name: "Simulator",
       dependencies: ["BeaconCore", "BlueZ", "KBeacon", "NordicDFU", "NordicDFUIO"],
       swiftSettings: strict),
@@ -59,6 +63,7 @@ let package = Package(
       name: "BeaconProvisionCLI",
       dependencies: [
         "BeaconCore", "BlueZ", "Fleet", "KBeacon", "NordicDFU", "NordicDFUIO", "Profiles", "Simulator", "Cloud",
+        "Firmware", "FirmwareStore",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],
@@ -74,6 +79,9 @@ let package = Package(
     .testTarget(name: "ProfilesTests", dependencies: ["Profiles"], swiftSettings: strict),
     .testTarget(name: "FleetTests", dependencies: ["Fleet", "KBeacon", "Profiles", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strict),
     .testTarget(name: "CloudTests", dependencies: ["Cloud"], swiftSettings: strict),
+    .testTarget(
+      name: "FirmwareTests", dependencies: ["Firmware", "FirmwareStore", "Cloud", "KBeacon", "NordicDFU", "Profiles"],
+      swiftSettings: strict),
     .testTarget(name: "BlueZTests", dependencies: ["BlueZ"], swiftSettings: strict),
     .testTarget(name: "KBeaconTests", dependencies: ["KBeacon"], swiftSettings: strict),
     .testTarget(name: "NordicDFUTests", dependencies: ["NordicDFU", "NordicDFUIO"], swiftSettings: strict),
@@ -83,7 +91,7 @@ let package = Package(
     .testTarget(
       name: "SystemLibraryTests", dependencies: ["CBlueZ", "CCurl", "CZip", "CCrypto", "BlueZ"], swiftSettings: strict),
     .testTarget(
-      name: "CLITests", dependencies: ["BeaconProvisionCLI", "NordicDFUIO", "Simulator", .product(name: "ArgumentParser", package: "swift-argument-parser")], swiftSettings: strict),
+      name: "CLITests", dependencies: ["BeaconProvisionCLI", "FirmwareStore", "NordicDFUIO", "Simulator", .product(name: "ArgumentParser", package: "swift-argument-parser")], swiftSettings: strict),
   ]
 )
 

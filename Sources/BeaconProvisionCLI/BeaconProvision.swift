@@ -24,6 +24,7 @@ public struct BeaconProvision: AsyncParsableCommand {
     Apply.self,
     Gatt.self,
     DFUCommand.self,
+    FirmwareCommand.self,
     ProfileCommand.self,
     ReadCommand.self,
     RingCommand.self,

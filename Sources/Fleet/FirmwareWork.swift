@@ -38,9 +38,10 @@ public struct FirmwareTransferResult: Sendable, Hashable {
   }
 }
 
-/// Which devices a package is for, and how careful to be.
+/// Which devices a campaign is for, and how careful to be.
 public struct FirmwarePlan: Sendable, Hashable {
-  /// The version the package installs; devices at it or newer are skipped.
+  /// The version a single-package campaign installs (devices at it or newer are skipped); a catalogue
+  /// campaign's versions come from its `FirmwareRoute`.
   public var version: FirmwareVersion
   /// Globs on the device's `model`; nil = any.
   public var models: [String]?
@@ -61,6 +62,8 @@ public struct FirmwarePlan: Sendable, Hashable {
 public struct FirmwareUpdateReport: Sendable, Hashable {
   public var from: FirmwareVersion?
   public var to: FirmwareVersion
+  /// The package's SHA-256 (lower-case hex), when known.
+  public var packageSHA256: String?
   public var bytes: Int
   public var seconds: Double
   /// Where the bootloader answered, when known.
@@ -69,20 +72,33 @@ public struct FirmwareUpdateReport: Sendable, Hashable {
 }
 
 /// One device's DFU visit on the shared `Campaign` scheduler: battery floor from its advertisements, then
-/// identify (model, hardware, firmware older than the package), transfer with progress, identify again and
-/// check the new version. A device the journal left mid-transfer goes straight back to the transfer, since
+/// identify (model, hardware), let the route pick its package (or skip it: already current, nothing for
+/// it), transfer with progress, identify again and check the new version. A device the journal left mid-transfer goes straight back to the transfer, since
 /// it may now be waiting in its bootloader rather than running its application.
 public struct FirmwareWork: CampaignWork {
   public var plan: FirmwarePlan
+  /// Reads who a device is (and, for a single-package campaign, updates it).
   public var updater: any FirmwareUpdater
+  /// Which package each device gets.
+  public var route: any FirmwareRoute
   /// Battery percentages read from the scan's advertisements, by address.
   public var batteries: [String: Int]
   public var reports: FirmwareReports
   let clock = ContinuousClock()
 
   public init(plan: FirmwarePlan, updater: any FirmwareUpdater, batteries: [String: Int], reports: FirmwareReports = FirmwareReports()) {
+    self.init(plan: plan, identifier: updater, route: SinglePackageRoute(FirmwareInstall(version: plan.version, updater: updater)),
+      batteries: batteries, reports: reports)
+  }
+
+  /// A campaign whose packages `route` chooses per device; `identifier` reads each device's identity.
+  public init(
+    plan: FirmwarePlan, identifier: any FirmwareUpdater, route: any FirmwareRoute, batteries: [String: Int],
+    reports: FirmwareReports = FirmwareReports()
+  ) {
     self.plan = plan
-    self.updater = updater
+    self.updater = identifier
+    self.route = route
     self.batteries = batteries
     self.reports = reports
   }
@@ -110,15 +126,21 @@ public struct FirmwareWork: CampaignWork {
     if let before {
       if let reason = reject(before) { return .skipped(reason) }
     }
+    let install: FirmwareInstall
+    switch route.route(address: address, identity: before) {
+    case .install(let chosen): install = chosen
+    case .skip(let reason): return .skipped(reason)
+    case .fail(let reason): throw NoPackage(reason: reason)
+    }
 
     // The version it came from survives a retry or resume that finds the device in its bootloader.
     let from = before?.firmware ?? previous?.changeList.first.flatMap { $0.old.flatMap(FirmwareVersion.init) }
     try await context.journal.record(run: context.run, address: address, state: .working,
-      changes: [JournalChange(scope: "device", key: "ver", old: from?.description, new: plan.version.description)])
+      changes: [JournalChange(scope: "device", key: "ver", old: from?.description, new: install.version.description)])
     try await context.step(address, .transferring, attempt: attempt)
     let start = clock.now
     let totalBytes = Mutex(0)
-    let transfer = try await updater.update(target) { done, total in
+    let transfer = try await install.updater.update(target) { done, total in
       totalBytes.withLock { $0 = total }
       let seconds = (clock.now - start).seconds
       context.progress(address, done: done, total: total, bytesPerSecond: seconds > 0 ? Double(done) / seconds : 0)
@@ -127,26 +149,32 @@ public struct FirmwareWork: CampaignWork {
 
     try await context.step(address, .verifying, attempt: attempt)
     let after = try await updater.identify(target)
-    guard after.firmware == plan.version else {
-      throw VersionMismatch(expected: plan.version, found: after.firmware)
+    guard after.firmware == install.version else {
+      throw VersionMismatch(expected: install.version, found: after.firmware)
     }
     await reports.add(
-      address, FirmwareUpdateReport(from: from, to: plan.version, bytes: totalBytes.withLock { $0 }, seconds: seconds, transfer: transfer))
+      address, FirmwareUpdateReport(from: from, to: install.version, packageSHA256: install.packageSHA256,
+        bytes: totalBytes.withLock { $0 }, seconds: seconds, transfer: transfer))
     return .updated([
-      ConfigChange(scope: .common, key: "ver", old: from.map { .text($0.description) }, new: .text(plan.version.description))
+      ConfigChange(scope: .common, key: "ver", old: from.map { .text($0.description) }, new: .text(install.version.description))
     ])
   }
 
-  /// Why this device is not for the package, or nil.
-  func reject(_ id: DeviceIdentity) -> String? {
+  /// Why this device is not selected (model and hardware filters), or nil; versions are the route's.
+  public func reject(_ id: DeviceIdentity) -> String? {
     if let models = plan.models, !models.contains(where: { Glob($0).matches(id.model ?? "") }) {
       return "model \(id.model ?? "(unknown)") is not \(models.joined(separator: " or "))"
     }
     if let hardware = plan.hardware, id.hardware != hardware {
       return "hardware version \(id.hardware ?? "(unknown)") is not \(hardware)"
     }
-    if let firmware = id.firmware, firmware >= plan.version { return "firmware \(firmware) is already at or above \(plan.version)" }
     return nil
+  }
+
+  struct NoPackage: Error, ClassifiedFailure, CustomStringConvertible {
+    var reason: String
+    var failureKind: FailureKind { .permanent }
+    var description: String { reason }
   }
 
   struct VersionMismatch: Error, ClassifiedFailure, CustomStringConvertible {

@@ -55,7 +55,7 @@ import Testing
     #expect(try await Self.version(Self.address(0), central: central) == "V5.22")
 
     let result = try await Self.update(["--package", package, "--adapter", "sim:\(fleet)"], central: central)
-    #expect(result.version.description == "5.30")  // fw_version 530 through KKMFirmwareVersion
+    #expect(result.version?.description == "5.30")  // fw_version 530 through KKMFirmwareVersion
     #expect(result.summary.outcomes[Self.address(0)]?.state == .verified)
     #expect(result.reports[Self.address(0)]?.bytes == 10_000)
     #expect(result.reports[Self.address(0)]?.from?.description == "5.22")

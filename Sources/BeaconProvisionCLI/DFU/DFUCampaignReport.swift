@@ -11,7 +11,8 @@ enum DFUCampaignReport {
       if case .updated = outcome, let r = result.reports[address] {
         lines.append("\(address)  updated \(r.from?.description ?? "?") → \(r.to)  \(r.bytes) bytes in "
           + String(format: "%.1f s, %.0f B/s", r.seconds, r.bytesPerSecond)
-          + (r.transfer.bootloader.map { " (bootloader at \($0)" + (r.transfer.bootloaderType.map { " \($0)" } ?? "") + ")" } ?? ""))
+          + (r.transfer.bootloader.map { " (bootloader at \($0)" + (r.transfer.bootloaderType.map { " \($0)" } ?? "") + ")" } ?? "")
+          + (r.packageSHA256.map { ", package sha256 \($0)" } ?? ""))
       } else {
         lines.append("\(address)  \(CampaignReport.describe(outcome))")
       }
@@ -19,9 +20,12 @@ enum DFUCampaignReport {
     for address in result.notSeen { lines.append("\(address)  not seen in the scan") }
     let s = result.summary
     lines.append("")
-    lines.append("run \(s.run): \(s.count(.verified)) updated to \(result.version), \(s.count(.skipped)) skipped, "
+    for p in result.packages { lines.append("package \(p.version) \(p.url) sha256 \(p.sha256)") }
+    lines.append("run \(s.run): \(s.count(.verified)) updated" + (result.version.map { " to \($0)" } ?? "") + ", \(s.count(.skipped)) skipped, "
       + "\(s.count(.failed)) failed, \(s.count(.pending)) pending")
-    if s.interrupted { lines.append("interrupted: finish with  beacon-provision dfu update --package FILE --resume \(s.run)") }
+    if s.interrupted {
+      lines.append("interrupted: finish with  beacon-provision dfu update \(result.version == nil ? "--firmware …" : "--package FILE") --resume \(s.run)")
+    }
     return lines.joined(separator: "\n")
   }
 
@@ -34,6 +38,8 @@ enum DFUCampaignReport {
     var bytes: Int?
     var seconds: Double?
     var bytesPerSecond: Double?
+    /// SHA-256 of the package installed, when known (catalogue campaigns).
+    var packageSHA256: String?
     /// Where the bootloader answered (nordic-dfu.md §2.2) and its address type.
     var bootloader: String?
     var bootloaderAddressType: String?
@@ -41,7 +47,9 @@ enum DFUCampaignReport {
 
   struct RunJSON: Encodable {
     var run: String
-    var version: String
+    /// The `--package` campaign's version (absent for a catalogue campaign: see `packages`).
+    var version: String?
+    var packages: [DFUCampaignRunner.ResolvedPackage]
     var interrupted: Bool
     var devices: [DeviceJSON]
     var notSeen: [String]
@@ -53,7 +61,7 @@ enum DFUCampaignReport {
       case .updated:
         let r = result.reports[address]
         return DeviceJSON(address: address, result: "updated", from: r?.from?.description, to: r?.to.description,
-          bytes: r?.bytes, seconds: r?.seconds, bytesPerSecond: r?.bytesPerSecond,
+          bytes: r?.bytes, seconds: r?.seconds, bytesPerSecond: r?.bytesPerSecond, packageSHA256: r?.packageSHA256,
           bootloader: r?.transfer.bootloader?.description, bootloaderAddressType: r?.transfer.bootloaderType?.description)
       case .skipped(let reason): return DeviceJSON(address: address, result: "skipped", detail: reason)
       case .failed(let reason, let kind): return DeviceJSON(address: address, result: "failed", detail: "\(kind.rawValue): \(reason)")
@@ -61,7 +69,7 @@ enum DFUCampaignReport {
       case .compliant, .planned: return DeviceJSON(address: address, result: "\(outcome.state)")
       }
     }
-    return try JSONOutput.string(RunJSON(run: result.summary.run, version: result.version.description,
+    return try JSONOutput.string(RunJSON(run: result.summary.run, version: result.version?.description, packages: result.packages,
       interrupted: result.summary.interrupted, devices: devices, notSeen: result.notSeen))
   }
 }

@@ -1,4 +1,5 @@
 import BeaconCore
+import Firmware
 import Fleet
 import Foundation
 import KBeacon
@@ -6,8 +7,9 @@ import NordicDFU
 import Profiles
 import Simulator
 
-/// The path of `dfu update` (mirrors `CampaignRunner`): validate the package before any radio work, read
-/// the password, scan, select, take batteries from the advertisements, run `FirmwareWork` with a
+/// The path of `dfu update` (mirrors `CampaignRunner`): validate the package before any radio work (or,
+/// with `--firmware`, resolve every package from the catalogue before any device enters its bootloader),
+/// read the password, scan, select, take batteries from the advertisements, run `FirmwareWork` with a
 /// `NordicFirmwareUpdater` on the shared `Campaign`, and return the summary with the per-device reports.
 struct DFUCampaignRunner {
   var command: DFUUpdate
@@ -19,27 +21,42 @@ struct DFUCampaignRunner {
   struct Result {
     var summary: CampaignSummary
     var reports: [String: FirmwareUpdateReport]
-    var version: FirmwareVersion
+    /// The version a `--package` campaign installs (nil for a catalogue campaign: see `packages`).
+    var version: FirmwareVersion?
     var notSeen: [String]
+    /// The packages a catalogue campaign resolved (downloaded or from the cache, all verified).
+    var packages: [ResolvedPackage] = []
+  }
+
+  /// One package of a catalogue campaign, for the report.
+  struct ResolvedPackage: Encodable, Equatable {
+    var url: String
+    var version: String
+    var sha256: String
   }
 
   func run() async throws -> Result {
     let c = command
-    let package = try DFUPackage.load(path: c.package)
-    do {
-      try PackageValidator(expectations: try c.deviceFacts.expectations(defaultHardwareVersion: 52)).validate(package)
-    } catch let error as PackageValidationError {
-      throw CLIFailure("\(c.package) refused before connecting: \(error.description)")
+    let expectations = try c.deviceFacts.expectations(defaultHardwareVersion: 52)
+    let single = try c.package.map { try Self.checkedPackage(path: $0, expectations: expectations, version: c.version) }
+    let downloads = DownloadProgress()
+    let source = try c.firmware.map { _ in
+      let location = try c.firmwareSource.location()
+      return (location: location, cache: try c.firmwareSource.cache(location: location, expectations: expectations, progress: downloads))
     }
-    let version = try Self.version(of: package, explicit: c.version, path: c.package)
     let password = Secret(try c.password.resolve().text)
+    if let source { try await CatalogueCampaignPlanner.checkReachable(source.location, cache: source.cache) }
 
     let resources = try await CampaignResources.open(
       stateDirectory: c.stateDirectory, central: self.central, adapter: c.adapterOptions.adapter,
       scanBackend: c.scanBackend.value, pace: pace)
     let (journal, central) = (resources.journal, resources.central)
     let progress = CampaignProgress(json: c.json, describe: Self.describe)
-    progress.note("\(c.package): \(package.images.map(\.kind.rawValue).joined(separator: " + ")) → version \(version)")
+    if let single, let path = c.package {
+      progress.note("\(path): \(single.package.images.map(\.kind.rawValue).joined(separator: " + ")) → version \(single.version)")
+    } else if let source, let firmware = c.firmware {
+      progress.note("firmware \(firmware) from the catalogue \(source.location)" + (c.firmwareSource.offline ? " (offline: the cache \(source.cache.layout.root) only)" : ""))
+    }
     progress.note("scanning \(central.name) for \(FieldSpec.Kind.plain(c.scanSeconds)) s …")
     let scan = ScanRunner(settings: DiscoverySettings(window: .seconds(c.scanSeconds)),
       duration: SecondsOption.duration(c.scanSeconds), active: true, mode: .lines,
@@ -48,34 +65,57 @@ struct DFUCampaignRunner {
     let records = try await scan.scan(central: central, emit: { _ in }).results
     var selection = DFUTargetSelection(records: records, addresses: c.addresses, name: c.name)
 
-    let run: String
+    var resumed: String?
     if let resume = c.resume {
       guard let record = try await journal.run(resume) else { throw CLIFailure("no run \(resume) in \(c.stateDirectory)") }
       guard record.kind == "dfu" else { throw CLIFailure("run \(resume) is a \(record.kind) run, not a dfu run") }
       let unfinished = try await journal.devices(run: resume).filter { !$0.state.isFinal }
       selection.targets = Self.resumeTargets(unfinished: unfinished, heard: selection.targets)
-      run = resume
-      progress.note("resuming \(run): \(unfinished.count) devices not finished")
-    } else {
-      run = try await journal.createRun(kind: "dfu", source: c.package, adapter: central.name,
-        addresses: selection.targets.map(\.address.description),
-        addressTypes: Target.addressTypes(selection.targets))
+      resumed = resume
+      progress.note("resuming \(resume): \(unfinished.count) devices not finished")
     }
     progress.note("\(selection.targets.count) devices selected" + (selection.notSeen.isEmpty ? "" : ", \(selection.notSeen.count) named but not seen"))
 
-    let updater = NordicFirmwareUpdater(
-      opener: KBeaconOpener(central: central, connectTimeout: SecondsOption.duration(c.timeout)), password: password,
-      images: package.transferImages,
-      engine: DFUEngineConfiguration(receiptInterval: c.prn, dataObjectDelay: .milliseconds(c.objectDelay)),
-      reconnectDelay: SecondsOption.duration(c.reconnectDelay), linkTimeout: SecondsOption.duration(c.timeout))
+    let opener = KBeaconOpener(central: central, connectTimeout: SecondsOption.duration(c.timeout))
+    let (prn, objectDelay, reconnect, timeout) = (c.prn, c.objectDelay, c.reconnectDelay, c.timeout)
+    let updater: @Sendable ([DFUTransferImage]) -> NordicFirmwareUpdater = { images in
+      NordicFirmwareUpdater(
+        opener: opener, password: password, images: images,
+        engine: DFUEngineConfiguration(receiptInterval: prn, dataObjectDelay: .milliseconds(objectDelay)),
+        reconnectDelay: SecondsOption.duration(reconnect), linkTimeout: SecondsOption.duration(timeout))
+    }
     // --min-battery 0 is no floor at all: devices whose battery is unknown are updated too.
     let plan = FirmwarePlan(
-      version: version, models: c.model.isEmpty ? nil : c.model, hardware: c.hardware,
+      version: single?.version ?? FirmwareVersion("0")!, models: c.model.isEmpty ? nil : c.model, hardware: c.hardware,
       minimumBattery: c.minimumBattery == 0 ? nil : c.minimumBattery)
     let reports = FirmwareReports()
+    let work: FirmwareWork
+    var packages: [ResolvedPackage] = []
+    if let single {
+      work = FirmwareWork(plan: plan, updater: updater(single.package.transferImages), batteries: selection.batteries, reports: reports)
+    } else if let source, let wanted = c.firmware.flatMap(FirmwareWanted.init) {
+      let planner = CatalogueCampaignPlanner(
+        cache: source.cache, location: source.location, wanted: wanted, identifier: updater([]), expectations: expectations,
+        updater: { updater($0.transferImages) }, plan: plan, batteries: selection.batteries, parallel: c.parallel,
+        progress: progress, downloadProgress: downloads)
+      let resolved = try await planner.resolve(selection.targets)
+      packages = resolved.packages.map { ResolvedPackage(url: $0.key, version: "V\($0.value.version)", sha256: $0.value.sha256) }
+        .sorted { $0.url < $1.url }
+      work = FirmwareWork(plan: plan, identifier: updater([]), route: resolved.route, batteries: selection.batteries, reports: reports)
+    } else {
+      throw CLIFailure("give exactly one of --package FILE.zip and --firmware latest|VERSION")
+    }
+
+    let run: String
+    if let resumed {
+      run = resumed
+    } else {
+      run = try await journal.createRun(kind: "dfu", source: c.package ?? "catalogue \(source!.location) firmware \(c.firmware!)",
+        adapter: central.name, addresses: selection.targets.map(\.address.description),
+        addressTypes: Target.addressTypes(selection.targets))
+    }
     let campaign = Campaign(
-      work: FirmwareWork(plan: plan, updater: updater, batteries: selection.batteries, reports: reports),
-      targets: selection.targets, journal: journal, run: run,
+      work: work, targets: selection.targets, journal: journal, run: run,
       options: .init(parallel: c.parallel, retry: RetryPolicy(maximumAttempts: c.attempts, firstDelay: SecondsOption.duration(c.retryDelay))))
     let total = selection.targets.count
     let watcher = Task { for await event in campaign.events { progress.show(event, total: total) } }
@@ -86,7 +126,23 @@ struct DFUCampaignRunner {
         await campaign.requestStop()
       })
     await watcher.value
-    return Result(summary: summary, reports: await reports.byAddress, version: version, notSeen: selection.notSeen)
+    return Result(summary: summary, reports: await reports.byAddress, version: single?.version, notSeen: selection.notSeen, packages: packages)
+  }
+
+  /// The `--package` file, checked before any radio work, and the version it installs.
+  static func checkedPackage(path: String, expectations: DeviceExpectations, version: String?) throws -> SinglePackage {
+    let package = try DFUPackage.load(path: path)
+    do {
+      try PackageValidator(expectations: expectations).validate(package)
+    } catch {
+      throw CLIFailure("\(path) refused before connecting: \(error.description)")
+    }
+    return SinglePackage(package: package, version: try Self.version(of: package, explicit: version, path: path))
+  }
+
+  struct SinglePackage {
+    var package: DFUPackage
+    var version: FirmwareVersion
   }
 
   /// The devices a resumed run visits: its unfinished devices the scan heard, as heard, then those it did

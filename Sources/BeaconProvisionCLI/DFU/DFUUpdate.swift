@@ -1,5 +1,6 @@
 import ArgumentParser
 import BeaconCore
+import Firmware
 import Fleet
 import Foundation
 import NordicDFU
@@ -8,7 +9,9 @@ import Profiles
 /// `beacon-provision dfu update --package FILE.zip` (the `dfu` default): a Secure DFU campaign over the
 /// fleet (nordic-dfu.md §2) on the shared campaign scheduler, like `apply`: package validated before any
 /// connection, scan, selection, battery floor from advertisements, then per device identify → transfer →
-/// identify again, with retries, the journal and `--resume`.
+/// identify again, with retries, the journal and `--resume`. With `--firmware latest|VERSION` instead of
+/// `--package`, each device's package comes from the KKM catalogue (kbeacon-protocol.md §11; see
+/// `CatalogueCampaignPlanner`).
 struct DFUUpdate: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "update",
@@ -19,16 +22,27 @@ struct DFUUpdate: AsyncParsableCommand {
       (found at the address +1), transfer with progress and resume, then read ver back. Every step goes to \
       the journal; Ctrl-C lets transfers in flight finish and leaves the rest pending for --resume.
 
+      With --firmware latest (or a version) instead of --package, the packages come from the firmware \
+      catalogue (--catalog, see 'firmware --help'): each device's model, hver and ver pick the newest release \
+      newer than it; every package needed is downloaded and verified once, before any device enters its \
+      bootloader; devices already current are skipped as up to date. --offline uses the firmware cache only.
+
       Exit status: 0 every selected device updated or skipped; 1 a device failed or the package was refused; \
       3 interrupted (resume with --resume RUN).
 
       Examples:
         beacon-provision dfu --package app_v530.zip --adapter sim
+        beacon-provision dfu update --firmware latest --catalog firmware/example --adapter sim
         BEACON_PASSWORD=… beacon-provision dfu update --package app.zip --adapter hci0 --model 'KBPro*' --hardware V1.0
       """)
 
-  @Option(help: ArgumentHelp("The DFU package (.zip).", valueName: "zip"))
-  var package: String
+  @Option(help: ArgumentHelp("The DFU package (.zip); or use --firmware.", valueName: "zip"))
+  var package: String?
+
+  @Option(help: ArgumentHelp("Take each device's package from the firmware catalogue: latest, or a version like V5.14.", valueName: "latest|version"))
+  var firmware: String?
+
+  @OptionGroup var firmwareSource: FirmwareSourceOptions
 
   @OptionGroup var adapterOptions: AdapterOptions
 
@@ -90,6 +104,9 @@ struct DFUUpdate: AsyncParsableCommand {
   @OptionGroup var deviceFacts: DFUDeviceOptions
 
   func validate() throws {
+    guard (package == nil) != (firmware == nil) else { throw ValidationError("give exactly one of --package FILE.zip and --firmware latest|VERSION") }
+    if let firmware, FirmwareWanted(firmware) == nil { throw ValidationError("--firmware \(firmware) is not latest or a version like V5.14") }
+    if firmware != nil, version != nil { throw ValidationError("--version is for --package; with --firmware the catalogue says each package's version") }
     for a in addresses where BluetoothAddress(a) == nil { throw ValidationError("--address \(a) is not an address like C0:11:22:33:44:55") }
     guard (0...100).contains(minimumBattery) else { throw ValidationError("--min-battery must be 0…100") }
     guard parallel >= 1, parallel <= 16 else { throw ValidationError("--parallel must be 1…16") }

@@ -1,0 +1,138 @@
+import BeaconCore
+import Firmware
+import FirmwareStore
+import Fleet
+import Foundation
+import NordicDFU
+import Profiles
+
+/// What `dfu update --firmware latest|VERSION` does before its campaign, so that no device goes to its
+/// bootloader before every package it needs is in hand (kbeacon-protocol.md §11):
+/// 1. survey: read each selected device's `model`, `hver` and `ver` over a KBeacon session (read only;
+///    the battery floor and the --model/--hardware filters are applied first, so skipped devices are not
+///    even connected to);
+/// 2. fetch each model's catalogue once;
+/// 3. per (model, hver), pick the release (the newest, or the version asked for); when some surveyed
+///    device is older, download and verify its package once (shared by every device and hardware version
+///    that names the same package URL) and check it like `--package` is checked.
+/// Any catalogue or package failure ends the run here, before any device is touched beyond that read;
+/// and before even that, `checkReachable` makes an online run whose catalogue is not there at all fail
+/// before the scan.
+struct CatalogueCampaignPlanner {
+  var cache: FirmwareCache
+  var location: CatalogueLocation
+  var wanted: FirmwareWanted
+  var identifier: any FirmwareUpdater
+  /// The `--package` checks (hardware version 52 by default, --public-key …).
+  var expectations: DeviceExpectations
+  /// An updater for one package's images.
+  var updater: @Sendable (DFUPackage) -> any FirmwareUpdater
+  var plan: FirmwarePlan
+  var batteries: [String: Int]
+  var parallel: Int
+  var progress: CampaignProgress
+  var downloadProgress: DownloadProgress
+
+  /// The packages resolved for this campaign, for its report.
+  struct Resolved {
+    var route: CatalogueRoute
+    /// Package URL → (version, sha256), of every package downloaded or taken from the cache.
+    var packages: [String: (version: FirmwareVersion, sha256: String)]
+  }
+
+  /// Online, the catalogue's base must be there — for a `file://` base, a folder — or the run ends before
+  /// any radio work. Offline: nothing to check (the cache is read once the models are known).
+  static func checkReachable(_ location: CatalogueLocation, cache: FirmwareCache) async throws {
+    guard cache.client != nil, let folder = location.filePath else { return }
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
+      throw CLIFailure("no device was touched: the catalogue folder \(folder) does not exist")
+    }
+  }
+
+  func resolve(_ targets: [Target]) async throws -> Resolved {
+    let surveyed = await survey(targets)
+    progress.note("read \(surveyed.count) of \(targets.count) devices: "
+      + Dictionary(grouping: surveyed.values, by: { "\($0.model ?? "?") \($0.hardware ?? "?")" }).map { "\($1.count)× \($0)" }.sorted().joined(separator: ", "))
+    var catalogues: [String: FirmwareCatalogue] = [:]
+    for model in Set(surveyed.values.compactMap(\.model)).sorted() {
+      do {
+        let snapshot = try await cache.catalogue(model: model, location: location)
+        progress.note("catalogue \(snapshot.url): \(snapshot.origin == .downloaded ? "downloaded" : snapshot.origin == .notModified ? "not modified" : "from the cache (offline)")")
+        catalogues[model] = snapshot.catalogue
+      } catch {
+        throw CLIFailure("no device was updated: the \(model) catalogue could not be read: \(error)")
+      }
+    }
+    var plans: [CatalogueRoute.Key: CatalogueRoute.Plan] = [:]
+    var byURL: [String: FirmwareInstall] = [:]
+    var packages: [String: (version: FirmwareVersion, sha256: String)] = [:]
+    let pairs = Dictionary(grouping: surveyed.values.filter { $0.model != nil && $0.hardware != nil }) {
+      CatalogueRoute.Key(model: $0.model!, hardware: $0.hardware!)
+    }
+    for (key, devices) in pairs.sorted(by: { ($0.key.model, $0.key.hardware) < ($1.key.model, $1.key.hardware) }) {
+      let catalogue = catalogues[key.model]!
+      let choices = devices.map { FirmwareChoice.choose(catalogue, hardware: key.hardware, current: $0.firmware, wanted: wanted) }
+      let needed = choices.compactMap { if case .install(let e) = $0 { e } else { nil } }.first
+      if let entry = needed {
+        let url = location.packageURL(entry)
+        if let install = byURL[url] {
+          plans[key] = .install(install)
+          continue
+        }
+        let install = try await fetch(entry, key: key, url: url)
+        byURL[url] = install
+        packages[url] = (entry.version, install.packageSHA256 ?? "")
+        plans[key] = .install(install)
+      } else if case .unavailable(let reason) = choices.first {
+        plans[key] = .none(reason)
+      } else if case .upToDate(_, let newest) = choices.first, let newest {
+        plans[key] = .current(newest)
+      }
+    }
+    return Resolved(route: CatalogueRoute(plans: plans, surveyed: surveyed), packages: packages)
+  }
+
+  /// Downloads (or takes from the cache) and verifies one release, then checks it as `--package` would.
+  func fetch(_ entry: CatalogueEntry, key: CatalogueRoute.Key, url: String) async throws -> FirmwareInstall {
+    downloadProgress.start(entry.appFileName)
+    let cached: CachedPackage
+    do {
+      cached = try await cache.package(model: key.model, hardware: key.hardware, entry: entry, location: location)
+    } catch {
+      throw CLIFailure("no device was updated: \(url): \(error)")
+    }
+    progress.note("\(entry.appFileName) \(entry.appVersion) for \(key.model) \(key.hardware): "
+      + "\(cached.downloaded ? "downloaded and verified" : "verified, from the cache"), sha256 \(cached.sha256)")
+    let package = try DFUPackage.load(path: cached.path)
+    do {
+      try PackageValidator(expectations: expectations).validate(package)
+    } catch {
+      throw CLIFailure("no device was updated: \(cached.path) refused before connecting: \(error.description)")
+    }
+    return FirmwareInstall(version: entry.version, updater: updater(package), packageSHA256: cached.sha256)
+  }
+
+  /// Reads each device's identity, `parallel` at a time; devices the filters skip are not connected to.
+  func survey(_ targets: [Target]) async -> [String: DeviceIdentity] {
+    let work = FirmwareWork(plan: plan, updater: identifier, batteries: batteries)
+    let eligible = targets.filter { t in
+      guard let floor = plan.minimumBattery else { return true }
+      return (batteries[t.address.description] ?? -1) >= floor
+    }
+    var found: [String: DeviceIdentity] = [:]
+    await withTaskGroup(of: (String, DeviceIdentity?).self) { group in
+      var iterator = eligible.makeIterator()
+      func next() {
+        guard let target = iterator.next() else { return }
+        group.addTask { (target.address.description, try? await identifier.identify(target)) }
+      }
+      for _ in 0..<parallel { next() }
+      while let (address, identity) = await group.next() {
+        if let identity, work.reject(identity) == nil { found[address] = identity }
+        next()
+      }
+    }
+    return found
+  }
+}

@@ -1,0 +1,91 @@
+import ArgumentParser
+import Cloud
+import Firmware
+import FirmwareStore
+import Foundation
+import KBeacon
+import NordicDFU
+
+/// Where firmware comes from and where it is kept, shared by `firmware …` and `dfu update --firmware`:
+/// the catalogue base URL (kbeacon-protocol.md §11), the cache folder, `--offline`, and the network options.
+///
+/// The base URL, first found wins: `--catalog URL`, the environment variable `BEACON_PROVISION_CATALOG`,
+/// then `"firmwareCatalog"` in `$XDG_CONFIG_HOME/beacon-provision/config.json` (else
+/// `~/.config/beacon-provision/config.json`). A value without a scheme is a local folder (a `file://` URL).
+/// KKM's public base, `https://download.kkmiot.com:8093/KBeaconFirmware/`, is only an example: nothing
+/// here assumes it can be reached.
+struct FirmwareSourceOptions: ParsableArguments {
+  @Option(name: .customLong("catalog"), help: ArgumentHelp(
+    "Catalogue base URL (http://, https://, file:// or a folder); <base>/<model>.json lists releases. "
+      + "Default: $BEACON_PROVISION_CATALOG, else \"firmwareCatalog\" in ~/.config/beacon-provision/config.json. "
+      + "KKM's public one, for example: \(CatalogueLocation.kkmPublicBase)", valueName: "url"))
+  var catalog: String?
+
+  @Option(name: .customLong("firmware-dir"), help: ArgumentHelp(
+    "The firmware cache (default: $XDG_CACHE_HOME/beacon-provision/firmware, else ~/.cache/beacon-provision/firmware).",
+    valueName: "dir"))
+  var firmwareDirectory: String?
+
+  @Flag(help: "Use only the cache: no network, not even to check that a catalogue is current.")
+  var offline = false
+
+  static let environmentVariable = "BEACON_PROVISION_CATALOG"
+
+  /// The config file's path for this environment.
+  static func configFile(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    let base = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+      ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.config")
+    return base + "/beacon-provision/config.json"
+  }
+
+  /// The catalogue base, from the option, the environment or the config file.
+  func location(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> CatalogueLocation {
+    var text = catalog ?? environment[Self.environmentVariable].flatMap { $0.isEmpty ? nil : $0 }
+    let config = Self.configFile(environment: environment)
+    if text == nil, let data = FileManager.default.contents(atPath: config) {
+      do {
+        let value = try JSONParser.parse([UInt8](data))
+        guard case .object(let object) = value else { throw CLIFailure("\(config): expected an object like {\"firmwareCatalog\": \"https://…/\"}") }
+        if let url = object["firmwareCatalog"] {
+          guard let s = url.stringValue else { throw CLIFailure("\(config): $.firmwareCatalog: expected a string (a URL)") }
+          text = s
+        }
+      } catch let error as JSONSyntaxError {
+        throw CLIFailure("\(config):\(error.description)")
+      }
+    }
+    guard let text else {
+      throw CLIFailure("no firmware catalogue: give --catalog URL, set \(Self.environmentVariable), or put "
+        + "{\"firmwareCatalog\": \"URL\"} in \(config) (KKM's public base, for example: \(CatalogueLocation.kkmPublicBase))")
+    }
+    let url = text.contains("://") ? text : "file://" + URL(fileURLWithPath: text).standardizedFileURL.path
+    do {
+      return try CatalogueLocation(base: url)
+    } catch {
+      throw CLIFailure("--catalog: \(error.description)")
+    }
+  }
+
+  var layout: FirmwareCacheLayout { FirmwareCache.inFolder(firmwareDirectory).layout }
+
+  /// What fetches from `location`: nothing with `--offline` (the cache only); a folder (`file://`) is read
+  /// by `FileURLClient`. [I] http(s) catalogues go through the libcurl client (`Cloud`), which this build
+  /// does not have yet: such a base is refused with a pointer to a folder or `--offline`.
+  func client(for location: CatalogueLocation) throws -> (any HTTPClient)? {
+    if offline { return nil }
+    if location.filePath != nil { return FileURLClient() }
+    throw CLIFailure("\(location): http(s) catalogues need the libcurl HTTP client, which this build does not have yet; "
+      + "use a catalogue folder (--catalog DIR or file://…) or --offline with the cache")
+  }
+
+  /// The cache, fetching from `location` (or, `--offline`, the cache only), verifying with `expectations`.
+  func cache(location: CatalogueLocation, expectations: DeviceExpectations, progress: DownloadProgress? = nil) throws -> FirmwareCache {
+    let client = try client(for: location)
+    var cache = FirmwareCache(layout: layout, client: client, verifier: PackageVerifier(expectations: expectations))
+    if let progress {
+      cache.progress = { progress.show($0) }
+      cache.lockWait = { progress.note("another fetch holds \($0)/.lock; waiting for it") }
+    }
+    return cache
+  }
+}

@@ -1,0 +1,76 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Writes that survive a crash or power loss (the cache never holds half a file under its final name):
+/// data goes to a temporary name in the same folder, is fsynced, renamed over the final name, and the
+/// folder is fsynced so the rename itself is on disk. Blocking: callers run it off the cooperative pool.
+enum DurableFile {
+  static func makeDirectory(_ path: String) throws {
+    do {
+      try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    } catch {
+      throw FirmwareStoreError("cannot create the folder \(path): \(error.localizedDescription)")
+    }
+  }
+
+  /// Writes `bytes` to `path` atomically and durably.
+  static func write(_ bytes: [UInt8], to path: String) throws {
+    let temporary = path + ".tmp-\(getpid())"
+    let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    guard fd >= 0 else { throw failure("cannot write", temporary) }
+    var offset = 0
+    while offset < bytes.count {
+      let n = bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+      if n < 0 && errno == EINTR { continue }
+      guard n > 0 else {
+        let error = failure("cannot write", temporary)
+        close(fd)
+        unlink(temporary)
+        throw error
+      }
+      offset += n
+    }
+    guard fsync(fd) == 0 else {
+      let error = failure("cannot sync", temporary)
+      close(fd)
+      unlink(temporary)
+      throw error
+    }
+    close(fd)
+    try commit(temporary, to: path)
+  }
+
+  /// fsyncs the finished file at `from`, renames it to `to` and fsyncs the folder.
+  static func commit(_ from: String, to: String) throws {
+    let fd = open(from, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { throw failure("cannot open", from) }
+    let synced = fsync(fd) == 0
+    close(fd)
+    guard synced else { throw failure("cannot sync", from) }
+    guard rename(from, to) == 0 else {
+      let error = failure("cannot rename \(from) to", to)
+      unlink(from)
+      throw error
+    }
+    syncDirectory(of: to)
+  }
+
+  static func syncDirectory(of path: String) {
+    let folder = (path as NSString).deletingLastPathComponent
+    let fd = open(folder.isEmpty ? "." : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard fd >= 0 else { return }
+    fsync(fd)
+    close(fd)
+  }
+
+  static func remove(_ path: String) { unlink(path) }
+
+  static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+
+  private static func failure(_ what: String, _ path: String) -> FirmwareStoreError {
+    FirmwareStoreError("\(what) \(path): \(String(cString: strerror(errno)))")
+  }
+}

@@ -1,0 +1,150 @@
+import Cloud
+import Firmware
+import FirmwareStore
+import Foundation
+import NordicDFU
+import Testing
+
+/// The verified cache (its layout in `FirmwareCacheLayout`): packages are verified — size, the
+/// catalogue's SHA-256 (values from `sha256sum` of the example packages, made by nrfutil 6.1.7), every
+/// `dfu inspect` check — before they are renamed into place, a refused download leaves nothing behind,
+/// and a second fetch reuses a verified package. (Two processes contending for a package's lock:
+/// CLITests `FirmwareLockProcessTests`.)
+/// The network side is a fake of the small `HTTPClient` protocol; the live client is tested against real
+/// servers in CLITests.
+@Suite("Firmware cache", .timeLimit(.minutes(2))) struct FirmwareCacheTests {
+  static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().path
+  static let example = repository + "/firmware/example/"
+  static let base = "http://firmware.test/fw/"
+
+  static func bytes(_ path: String) -> [UInt8] { [UInt8](FileManager.default.contents(atPath: path) ?? Data()) }
+
+  static func temporaryRoot() -> String { NSTemporaryDirectory() + "fw-cache-\(UUID().uuidString)" }
+
+  /// The example catalogue's V5.14 entry, and a client serving the example folder at `base`.
+  static func setUp() throws -> (FakeHTTPClient, FirmwareCatalogue, CatalogueLocation) {
+    let client = FakeHTTPClient()
+    for name in ["KBPro_SIM.json", "KBPro_SIM_V513.zip", "KBPro_SIM_V514.zip"] {
+      client.serve(base + name, bytes(example + name), etag: name == "KBPro_SIM.json" ? "\"v1\"" : nil)
+    }
+    let catalogue = try FirmwareCatalogue.decode(bytes(example + "KBPro_SIM.json"), model: "KBPro_SIM", source: "example")
+    return (client, catalogue, try CatalogueLocation(base: base))
+  }
+
+  /// Every file under `root`, relative.
+  static func files(_ root: String) -> [String] {
+    (FileManager.default.enumerator(atPath: root)?.allObjects as? [String] ?? []).filter {
+      var d: ObjCBool = false
+      return FileManager.default.fileExists(atPath: root + "/" + $0, isDirectory: &d) && !d.boolValue
+    }.sorted()
+  }
+
+  @Test func aVerifiedPackageIsStoredByModelHardwareAndVersion() async throws {
+    let (client, catalogue, location) = try Self.setUp()
+    let root = Self.temporaryRoot()
+    defer { try? FileManager.default.removeItem(atPath: root) }
+    let cache = FirmwareCache(layout: FirmwareCacheLayout(root: root), client: client)
+    let entry = try #require(catalogue.latest(hardware: "V1.0"))
+    let package = try await cache.package(model: "KBPro_SIM", hardware: "V1.0", entry: entry, location: location)
+    #expect(package.path == root + "/packages/KBPro_SIM/V1.0/5.14/KBPro_SIM_V514.zip")
+    #expect(package.sha256 == "5aeee5c44ffa910a3e6641526c992fcdb47a0b87a3663713a54690cf74e8f92e")
+    #expect(package.size == 4619 && package.downloaded)
+    #expect(Self.files(root) == ["packages/KBPro_SIM/V1.0/5.14/.lock", "packages/KBPro_SIM/V1.0/5.14/KBPro_SIM_V514.zip",
+      "packages/KBPro_SIM/V1.0/5.14/package.json"])
+    // a second fetch is served from the cache (verified again), with no request
+    let again = try await cache.package(model: "KBPro_SIM", hardware: "V1.0", entry: entry, location: location)
+    #expect(!again.downloaded && again.sha256 == package.sha256)
+    #expect(client.count(Self.base + "KBPro_SIM_V514.zip") == 1)
+    // offline, the cached copy still serves; an uncached version does not
+    let offline = FirmwareCache(layout: FirmwareCacheLayout(root: root), client: nil)
+    #expect(try await offline.package(model: "KBPro_SIM", hardware: "V1.0", entry: entry, location: location).path == package.path)
+    let older = catalogue.entries(hardware: "V1.0")[0]
+    await #expect(throws: FirmwareStoreError.self) {
+      try await offline.package(model: "KBPro_SIM", hardware: "V1.0", entry: older, location: location)
+    }
+    #expect(try await offline.list().map(\.appVersion) == ["V5.14"])
+  }
+
+  /// A refused download: the error names what failed, and the version folder holds no package, no record
+  /// and no `.part`.
+  static func expectRefused(_ entry: CatalogueEntry, serving body: [UInt8]? = nil, expectations: DeviceExpectations = DeviceExpectations(),
+    _ message: String) async throws {
+    let (client, _, location) = try setUp()
+    if let body { client.serve(base + entry.appFileName, body) }
+    let root = temporaryRoot()
+    defer { try? FileManager.default.removeItem(atPath: root) }
+    let cache = FirmwareCache(layout: FirmwareCacheLayout(root: root), client: client, verifier: PackageVerifier(expectations: expectations))
+    do {
+      _ = try await cache.package(model: "KBPro_SIM", hardware: "V1.0", entry: entry, location: location)
+      Issue.record("accepted \(entry)")
+    } catch {
+      #expect("\(error)".contains(message), "\(error)")
+    }
+    #expect(files(root).filter { !$0.hasSuffix(".lock") } == [])
+    #expect(try await cache.list().isEmpty)
+  }
+
+  @Test func aWrongSHA256IsRefusedAndNothingIsCached() async throws {
+    var entry = try #require(try Self.setUp().1.latest(hardware: "V1.0"))
+    entry.sha256 = Hex.bytes("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+    try await Self.expectRefused(entry, "has SHA-256 5aeee5c44ffa910a3e6641526c992fcdb47a0b87a3663713a54690cf74e8f92e, the catalogue says ba7816bf")
+  }
+
+  @Test func aSizeMismatchIsRefused() async throws {
+    var entry = try #require(try Self.setUp().1.latest(hardware: "V1.0"))
+    entry.size = 4620
+    try await Self.expectRefused(entry, "is 4619 bytes, the catalogue says 4620")
+  }
+
+  @Test func aPackageThatFailsDFUInspectIsRefused() async throws {
+    let fixtures = Self.repository + "/Tests/Fixtures/dfu/"
+    var entry = try #require(try Self.setUp().1.latest(hardware: "V1.0"))
+    (entry.sha256, entry.size) = (nil, nil)
+    // nrfutil's legacy package: not a Secure DFU package at all
+    try await Self.expectRefused(entry, serving: Self.bytes(fixtures + "legacy_app.zip"), "is not a usable DFU package")
+    // signed by a key other than the bootloader's (--public-key)
+    let key = try DFUPublicKey(pem: String(contentsOfFile: fixtures + "sd_bl_app-public.pem", encoding: .utf8))
+    try await Self.expectRefused(entry, serving: Self.bytes(fixtures + "app_signed.zip"),
+      expectations: DeviceExpectations(publicKey: key), "fails dfu inspect")
+    // a good package that installs another version than the entry says (app_unsigned: fw_version 66051)
+    try await Self.expectRefused(entry, serving: Self.bytes(fixtures + "app_unsigned.zip"),
+      "the catalogue says V5.14 but its application image installs fw_version 66051 (V660.51)")
+  }
+
+  @Test func catalogueSnapshotsAreConditional() async throws {
+    let (client, _, location) = try Self.setUp()
+    let root = Self.temporaryRoot()
+    defer { try? FileManager.default.removeItem(atPath: root) }
+    let cache = FirmwareCache(layout: FirmwareCacheLayout(root: root), client: client)
+    let first = try await cache.catalogue(model: "KBPro_SIM", location: location)
+    #expect(first.origin == .downloaded && first.validators.etag == "\"v1\"")
+    let second = try await cache.catalogue(model: "KBPro_SIM", location: location)
+    #expect(second.origin == .notModified && second.catalogue == first.catalogue)
+    #expect(client.requests.filter { $0.url.hasSuffix(".json") }.map(\.conditional?.etag) == [nil, "\"v1\""])
+    let offline = try await FirmwareCache(layout: FirmwareCacheLayout(root: root), client: nil).catalogue(model: "KBPro_SIM", location: location)
+    #expect(offline.origin == .cache && offline.catalogue == first.catalogue)
+    // a broken catalogue is refused and does not replace the cached copy
+    client.serve(Self.base + "KBPro_SIM.json", Array(#"{"V1.0": [{"appVersion": "V5.15"}]}"#.utf8), etag: "\"v2\"")
+    await #expect(throws: CatalogueError.self) { try await cache.catalogue(model: "KBPro_SIM", location: location) }
+    let kept = try await FirmwareCache(layout: FirmwareCacheLayout(root: root), client: nil).catalogue(model: "KBPro_SIM", location: location)
+    #expect(kept.catalogue == first.catalogue)
+  }
+
+  @Test func pruneKeepsTheNewestAndRemovesLeftovers() async throws {
+    let (client, catalogue, location) = try Self.setUp()
+    let root = Self.temporaryRoot()
+    defer { try? FileManager.default.removeItem(atPath: root) }
+    let cache = FirmwareCache(layout: FirmwareCacheLayout(root: root), client: client)
+    for entry in catalogue.entries(hardware: "V1.0") {
+      _ = try await cache.package(model: "KBPro_SIM", hardware: "V1.0", entry: entry, location: location)
+    }
+    try Data([1, 2, 3]).write(to: URL(fileURLWithPath: root + "/packages/KBPro_SIM/V1.0/5.14/KBPro_SIM_V514.zip.part"))
+    #expect(try await cache.list().map(\.appVersion) == ["V5.13", "V5.14"])
+    let removed = try await cache.prune(keep: 1)
+    #expect(Set(removed) == [root + "/packages/KBPro_SIM/V1.0/5.13", root + "/packages/KBPro_SIM/V1.0/5.14/KBPro_SIM_V514.zip.part"])
+    #expect(try await cache.list().map(\.appVersion) == ["V5.14"])
+    _ = try await cache.prune(keep: 0)
+    #expect(try await cache.list().isEmpty)
+  }
+}
