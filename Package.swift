@@ -78,7 +78,7 @@ let package = Package(
     .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore"], swiftSettings: strict),
     .testTarget(name: "ProfilesTests", dependencies: ["Profiles"], swiftSettings: strict),
     .testTarget(name: "FleetTests", dependencies: ["Fleet", "KBeacon", "Profiles", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strict),
-    .testTarget(name: "CloudTests", dependencies: ["Cloud"], swiftSettings: strict),
+    .testTarget(name: "CloudTests", dependencies: ["Cloud"], exclude: ["Fixtures"], swiftSettings: strict),
     .testTarget(
       name: "FirmwareTests", dependencies: ["Firmware", "FirmwareStore", "Cloud", "KBeacon", "NordicDFU", "Profiles"],
       swiftSettings: strict),

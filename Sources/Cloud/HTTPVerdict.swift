@@ -1,0 +1,73 @@
+import CCurl
+import Foundation
+
+/// What the client does after one attempt (issue #12's rules): return, retry (connection errors, 5xx but 501
+/// and 505, 429 with its Retry-After), restart a download from zero (416, or a 206 at the wrong offset), or
+/// fail with a one-line error that says what to try.
+enum Verdict {
+  case success
+  case retry(HTTPClientError, retryAfter: Duration?)
+  case restart
+  case fail(HTTPClientError)
+
+  init(_ outcome: TransferOutcome, request: HTTPRequest, redacted: RedactedURL, deadline: ContinuousClock.Instant?, isDownload: Bool) {
+    let url = redacted.description
+    func error(_ kind: HTTPClientError.Kind, _ reason: String, _ hint: String? = nil) -> HTTPClientError {
+      HTTPClientError(kind: kind, url: url, status: outcome.status == 0 ? nil : outcome.status, reason: redacted.scrub(reason), hint: hint)
+    }
+    switch outcome.abort {
+    case .cancelled?: self = .fail(error(.cancelled, "cancelled")); return
+    case .tooLarge(let size)?:
+      self = .fail(error(.tooLarge, "the body is larger than the limit of \(outcome.cap) bytes (\(size)+ bytes)", "is the URL right?"))
+      return
+    case .rangeMismatch?: self = .restart; return
+    case .fileWrite(let code)?:
+      self = .fail(error(.file, "cannot write the download: \(String(cString: strerror(code)))", "check the disk"))
+      return
+    case nil: break
+    }
+    if outcome.code == CURLE_OK {
+      let status = outcome.status
+      if URLScheme(request.url) == .file || (200..<300).contains(status) || status == 304 {
+        self = .success
+      } else if status == 416 && isDownload {
+        self = .restart
+      } else if status == 429 || (500...599).contains(status) && status != 501 && status != 505 {
+        let after = outcome.headers.last { $0.name.lowercased() == "retry-after" }.flatMap { HTTPRetryPolicy.retryAfter($0.value) }
+        self = .retry(error(.status, "HTTP \(status)", HTTPClientError.hint(forStatus: status)), retryAfter: after)
+      } else {
+        self = .fail(error(.status, "HTTP \(status)", HTTPClientError.hint(forStatus: status)))
+      }
+      return
+    }
+    let message = outcome.curlMessage
+    switch outcome.code {
+    case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CERTPROBLEM:
+      self = .fail(error(.tls, message, "trust the server's CA with --cacert FILE; --insecure-skip-tls-verify only for a test server"))
+    case CURLE_SSL_CACERT_BADFILE:
+      self = .fail(error(.tls, message, "check the --cacert file: it must be readable PEM"))
+    case CURLE_TOO_MANY_REDIRECTS:
+      self = .fail(error(.redirect, message, "the server redirects in a loop or too often"))
+    case CURLE_UNSUPPORTED_PROTOCOL where outcome.redirectURL != nil || outcome.effectiveURL != request.url:
+      let target = outcome.redirectURL.map { RedactedURL($0).description } ?? "another scheme"
+      self = .fail(error(.redirect, "redirect to \(target) refused", "an https URL is never followed to http"))
+    case CURLE_FILESIZE_EXCEEDED:
+      self = .fail(error(.tooLarge, "the body is larger than the limit of \(outcome.cap) bytes", "is the URL right?"))
+    case CURLE_FILE_COULDNT_READ_FILE:
+      self = .fail(error(.file, message, "check the path of the file:// URL"))
+    case CURLE_OPERATION_TIMEDOUT:
+      if !outcome.connected {
+        self = .retry(error(.connection, message, "check the address and the network, or raise --connect-timeout"), retryAfter: nil)
+      } else if let deadline, ContinuousClock.now >= deadline - .milliseconds(200) {
+        self = .fail(error(.timedOut, message, "raise --max-time or try again later"))
+      } else {
+        self = .fail(error(.tooSlow, message, "the transfer stayed below the low-speed limit; try a better link or later"))
+      }
+    case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY, CURLE_SEND_ERROR,
+      CURLE_RECV_ERROR, CURLE_PARTIAL_FILE, CURLE_GOT_NOTHING, CURLE_HTTP2, CURLE_HTTP2_STREAM:
+      self = .retry(error(.connection, message, "check the address, the network and any proxy variables"), retryAfter: nil)
+    default:
+      self = .fail(error(.other, message))
+    }
+  }
+}

@@ -1,0 +1,157 @@
+import Cloud
+import Foundation
+import Testing
+
+/// The libcurl client against Fixtures/fault_server.py: every fault of issue #12 nginx cannot produce.
+@Suite("libcurl client against a fault-injecting server", .timeLimit(.minutes(3)))
+struct CurlFaultTests {
+  /// Short waits so the suite runs in seconds: retries after 0.1 s, the low-speed window 2 s.
+  static let quick = HTTPClientConfiguration(
+    connectTimeout: .seconds(10), lowSpeedBytesPerSecond: 1000, lowSpeedTime: .seconds(2), maxTime: .seconds(60),
+    maxBodyBytes: 1 << 20, userAgent: "beacon-provision/test", retry: HTTPRetryPolicy(maxAttempts: 3, initialDelay: .milliseconds(100), maxDelay: .seconds(5)))
+
+  struct LoggedRequest: Decodable { var method: String; var path: String; var range: String?; var userAgent: String? }
+
+  func log(_ server: FaultServer) async throws -> [LoggedRequest] {
+    let response = try await CurlHTTPClient(configuration: Self.quick).fetch(HTTPRequest(url: server.base + "/_log"))
+    return try JSONDecoder().decode([LoggedRequest].self, from: Data(response.body))
+  }
+
+  func expectFailure(_ kind: HTTPClientError.Kind, _ body: () async throws -> Void) async -> HTTPClientError? {
+    do {
+      try await body()
+      Issue.record("expected a \(kind) failure")
+      return nil
+    } catch let error as HTTPClientError {
+      #expect(error.kind == kind, "\(error)")
+      return error
+    } catch {
+      Issue.record("unexpected \(error)")
+      return nil
+    }
+  }
+
+  @Test func a500ThenA200IsRetried() async throws {
+    let server = try await FaultServer.start()
+    let response = try await CurlHTTPClient(configuration: Self.quick).fetch(HTTPRequest(url: server.base + "/flaky-500"))
+    #expect(response.status == 200)
+    #expect(String(decoding: response.body, as: UTF8.self) == "ok after 500")
+    let requests = try await log(server).filter { $0.path == "/flaky-500" }
+    #expect(requests.count == 2)
+    #expect(requests.first?.userAgent == "beacon-provision/test")
+  }
+
+  @Test func a429IsRetriedAfterItsRetryAfter() async throws {
+    let server = try await FaultServer.start()
+    let started = ContinuousClock.now
+    let response = try await CurlHTTPClient(configuration: Self.quick).fetch(HTTPRequest(url: server.base + "/rate-limited"))
+    #expect(String(decoding: response.body, as: UTF8.self) == "ok after 429")
+    // Retry-After: 1 replaces the 0.1 s backoff: the second request came at least a second later.
+    #expect(ContinuousClock.now - started >= .seconds(1))
+  }
+
+  @Test func a5xxThatPersistsFailsWithTheStatusAfterTheAttempts() async throws {
+    let server = try await FaultServer.start()
+    let error = await expectFailure(.status) {
+      _ = try await CurlHTTPClient(configuration: Self.quick).fetch(HTTPRequest(url: server.base + "/always-500?token=s3cret"))
+    }
+    #expect(error?.status == 503)
+    #expect(error?.description.contains("s3cret") == false)
+    #expect(error?.description.contains("token=REDACTED") == true)
+    #expect(try await log(server).filter { $0.path.hasPrefix("/always-500") }.count == 3)
+  }
+
+  @Test func aDownloadCutMidBodyResumesWithARangeRequest() async throws {
+    let server = try await FaultServer.start()
+    let file = try LocalTools.temporaryDirectory("dl") + "/cut.bin"
+    let response = try await CurlHTTPClient(configuration: Self.quick).download(HTTPRequest(url: server.base + "/cut"), to: file, progress: nil)
+    #expect(response.status == 206)
+    #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: file))) == FaultServer.body)
+    let requests = try await log(server).filter { $0.path == "/cut" }
+    #expect(requests.map(\.range) == [nil, "bytes=\(FaultServer.body.count / 2)-"])
+  }
+
+  @Test func aServerThatIgnoresTheRangeGetsTheFileRewrittenFromTheStart() async throws {
+    let server = try await FaultServer.start()
+    let file = try LocalTools.temporaryDirectory("dl") + "/norange.bin"
+    let response = try await CurlHTTPClient(configuration: Self.quick).download(
+      HTTPRequest(url: server.base + "/cut-norange"), to: file, progress: nil)
+    #expect(response.status == 200)
+    #expect(response.bytesWritten == Int64(FaultServer.body.count))
+    #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: file))) == FaultServer.body)
+    #expect(try await log(server).filter { $0.path == "/cut-norange" }.last?.range != nil)
+  }
+
+  @Test func aTrickleBelowTheLowSpeedLimitIsAborted() async throws {
+    let server = try await FaultServer.start()
+    let file = try LocalTools.temporaryDirectory("dl") + "/slow.bin"
+    let error = await expectFailure(.tooSlow) {
+      _ = try await CurlHTTPClient(configuration: Self.quick).download(HTTPRequest(url: server.base + "/trickle"), to: file, progress: nil)
+    }
+    #expect(error?.hint?.contains("low-speed") == true)
+  }
+
+  @Test func aRedirectLoopStopsAtTheLimit() async throws {
+    let server = try await FaultServer.start()
+    _ = await expectFailure(.redirect) {
+      _ = try await CurlHTTPClient(configuration: Self.quick).fetch(HTTPRequest(url: server.base + "/loop"))
+    }
+    // The first request and five redirects followed, no more.
+    #expect(try await log(server).filter { $0.path.hasPrefix("/loop") }.count == 6)
+  }
+
+  @Test func aContentLengthOverTheCapIsRefusedBeforeTheBody() async throws {
+    let server = try await FaultServer.start()
+    let file = try LocalTools.temporaryDirectory("dl") + "/huge.bin"
+    _ = await expectFailure(.tooLarge) {
+      _ = try await CurlHTTPClient(configuration: Self.quick).download(HTTPRequest(url: server.base + "/huge-length"), to: file, progress: nil)
+    }
+    #expect((try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) == 0)
+  }
+
+  @Test func aBodyWithoutLengthIsCutAtTheCapWhileItStreams() async throws {
+    let server = try await FaultServer.start()
+    let error = await expectFailure(.tooLarge) {
+      _ = try await CurlHTTPClient(configuration: Self.quick).fetch(HTTPRequest(url: server.base + "/endless", maxBodyBytes: 50_000))
+    }
+    #expect(error?.description.contains("50000") == true)
+  }
+
+  @Test func anUnchangedResourceAnswers304ToAConditionalRequest() async throws {
+    let server = try await FaultServer.start()
+    let client = CurlHTTPClient(configuration: Self.quick)
+    let first = try await client.fetch(HTTPRequest(url: server.base + "/etag"))
+    #expect(first.validators.etag == "\"v1\"")
+    let second = try await client.fetch(HTTPRequest(url: server.base + "/etag", conditional: first.validators))
+    #expect(second.isNotModified)
+    #expect(second.body.isEmpty)
+  }
+
+  @Test func aMissingFileIsA404WithAHint() async throws {
+    let server = try await FaultServer.start()
+    let error = await expectFailure(.status) {
+      _ = try await CurlHTTPClient(configuration: Self.quick).fetch(HTTPRequest(url: "http://user:pa55word@127.0.0.1:\(server.port)/none"))
+    }
+    #expect(error?.status == 404)
+    #expect(error?.description.contains("pa55word") == false)
+    #expect(error?.hint != nil)
+  }
+
+  @Test func aRefusedConnectionIsRetriedThenReported() async throws {
+    let port = try LocalTools.freePort()
+    let error = await expectFailure(.connection) {
+      _ = try await CurlHTTPClient(configuration: Self.quick).fetch(HTTPRequest(url: "http://127.0.0.1:\(port)/x"))
+    }
+    #expect(error?.description.hasPrefix("http://127.0.0.1:\(port)/x: ") == true)
+  }
+
+  @Test func fileURLsAreReadThroughLibcurl() async throws {
+    let directory = try LocalTools.temporaryDirectory("file")
+    try Data("{\"a\":1}".utf8).write(to: URL(fileURLWithPath: directory + "/c.json"))
+    let response = try await CurlHTTPClient(configuration: Self.quick).fetch(HTTPRequest(url: "file://\(directory)/c.json"))
+    #expect(String(decoding: response.body, as: UTF8.self) == "{\"a\":1}")
+    _ = await expectFailure(.file) {
+      _ = try await CurlHTTPClient(configuration: Self.quick).fetch(HTTPRequest(url: "file://\(directory)/missing.json"))
+    }
+  }
+}
