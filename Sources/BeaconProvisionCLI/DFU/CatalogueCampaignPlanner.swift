@@ -1,4 +1,5 @@
 import BeaconCore
+import Cloud
 import Firmware
 import FirmwareStore
 import Fleet
@@ -40,13 +41,24 @@ struct CatalogueCampaignPlanner {
     var packages: [String: (version: FirmwareVersion, sha256: String)]
   }
 
-  /// Online, the catalogue's base must be there — for a `file://` base, a folder — or the run ends before
-  /// any radio work. Offline: nothing to check (the cache is read once the models are known).
+  /// Online, the catalogue's base must be there — for a `file://` base, a folder; for http(s), a server that
+  /// answers a HEAD of the base with any HTTP status — or the run ends before any radio work. Offline: nothing
+  /// to check (the cache is read once the models are known).
   static func checkReachable(_ location: CatalogueLocation, cache: FirmwareCache) async throws {
-    guard cache.client != nil, let folder = location.filePath else { return }
-    var isDirectory: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
-      throw CLIFailure("no device was touched: the catalogue folder \(folder) does not exist")
+    guard let client = cache.client else { return }
+    if let folder = location.filePath {
+      var isDirectory: ObjCBool = false
+      guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
+        throw CLIFailure("no device was touched: the catalogue folder \(folder) does not exist")
+      }
+      return
+    }
+    do {
+      _ = try await client.fetch(HTTPRequest(method: .head, url: location.base))
+    } catch let error as HTTPClientError where error.kind == .status {
+      return  // the server answers; whether the model's catalogue is there is seen once the models are known
+    } catch {
+      throw CLIFailure("no device was touched: the catalogue \(location) cannot be reached: \(error)")
     }
   }
 

@@ -29,6 +29,8 @@ struct FirmwareSourceOptions: ParsableArguments {
   @Flag(help: "Use only the cache: no network, not even to check that a catalogue is current.")
   var offline = false
 
+  @OptionGroup(title: "HTTP") var network: NetworkOptions
+
   static let environmentVariable = "BEACON_PROVISION_CATALOG"
 
   /// The config file's path for this environment.
@@ -68,14 +70,10 @@ struct FirmwareSourceOptions: ParsableArguments {
 
   var layout: FirmwareCacheLayout { FirmwareCache.inFolder(firmwareDirectory).layout }
 
-  /// What fetches from `location`: nothing with `--offline` (the cache only); a folder (`file://`) is read
-  /// by `FileURLClient`. [I] http(s) catalogues go through the libcurl client (`Cloud`), which this build
-  /// does not have yet: such a base is refused with a pointer to a folder or `--offline`.
+  /// What fetches from `location`: nothing with `--offline` (the cache only), else the libcurl client —
+  /// for `file://` folders too, so one path reads every catalogue.
   func client(for location: CatalogueLocation) throws -> (any HTTPClient)? {
-    if offline { return nil }
-    if location.filePath != nil { return FileURLClient() }
-    throw CLIFailure("\(location): http(s) catalogues need the libcurl HTTP client, which this build does not have yet; "
-      + "use a catalogue folder (--catalog DIR or file://…) or --offline with the cache")
+    offline ? nil : network.client
   }
 
   /// The cache, fetching from `location` (or, `--offline`, the cache only), verifying with `expectations`.
