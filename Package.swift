@@ -118,6 +118,8 @@ if let fuzzRuntime = ProcessInfo.processInfo.environment["BEACON_PROVISION_FUZZ"
     ("fuzz-profile", ["Profiles"]),
     ("fuzz-inventory", ["Profiles"]),
     ("fuzz-fleet-file", ["Simulator"]),
+    ("fuzz-catalogue", ["Firmware", "Profiles"]),
+    ("fuzz-http", ["Cloud"]),
   ] as [(String, [Target.Dependency])] {
     package.targets.append(
       .executableTarget(

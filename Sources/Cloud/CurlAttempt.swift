@@ -182,16 +182,15 @@ final class CurlAttempt: @unchecked Sendable {
     _ = bp_curl_setopt_pointer(h, CURLOPT_XFERINFODATA, context)
   }
 
-  /// One header line. A status line starts a new response (a redirect's or a proxy's came before).
+  /// One header line (`HTTPHeadLine`). A status line starts a new response (a redirect's or a proxy's came
+  /// before).
   private func header(_ data: UnsafeMutablePointer<CChar>, _ count: Int) {
-    let line = String(decoding: UnsafeRawBufferPointer(start: data, count: count), as: UTF8.self)
-      .trimmingCharacters(in: .whitespacesAndNewlines)
-    if line.hasPrefix("HTTP/") {
+    switch HTTPHeadLine(UnsafeRawBufferPointer(start: data, count: count)) {
+    case .status(let code):
       headers = []
-      let parts = line.split(separator: " ")
-      status = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
-    } else if let colon = line.firstIndex(of: ":") {
-      headers.append(HTTPHeader(String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+      status = code
+    case .field(let field): headers.append(field)
+    case .other: break
     }
   }
 
@@ -238,7 +237,7 @@ final class CurlAttempt: @unchecked Sendable {
     }
     guard case .file(let descriptor, let resumeFrom) = sink else { return true }
     if status == 206 {
-      let start = headers.last { $0.name.lowercased() == "content-range" }.flatMap { Self.rangeStart($0.value) }
+      let start = headers.last { $0.name.lowercased() == "content-range" }.flatMap { HTTPContentRange.start($0.value) }
       if start != resumeFrom {
         abort = .rangeMismatch
         return false
@@ -251,13 +250,6 @@ final class CurlAttempt: @unchecked Sendable {
       fileSize = 0
     }
     return true
-  }
-
-  /// `bytes 100-199/200` → 100.
-  static func rangeStart(_ value: String) -> Int64? {
-    let text = value.trimmingCharacters(in: .whitespaces)
-    guard text.lowercased().hasPrefix("bytes ") else { return nil }
-    return Int64(text.dropFirst(6).prefix { $0.isNumber })
   }
 
   private func stop(_ reason: TransferAbort) -> Int {

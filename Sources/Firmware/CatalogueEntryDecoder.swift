@@ -55,13 +55,19 @@ struct CatalogueEntryDecoder {
 
 /// A catalogue's `appFileName` is appended to the base URL, so it must be one file name: no path
 /// separators, no `..`, nothing that would leave the catalogue's folder or make a query.
+///
+/// Checked scalar by scalar, not by `Character`: a combining mark after a `/` makes one grapheme that is not
+/// equal to "/", yet the URL still holds the `/` byte.
 public enum PackageFileName {
   /// Why `name` is not a plain file name, or nil.
   public static func problem(_ name: String) -> String? {
-    if name.isEmpty { return "is empty" }
-    if name.contains("/") || name.contains("\\") { return "is not a plain file name (it has a path separator)" }
-    if name == "." || name == ".." || name.contains("..") { return "is not a plain file name (it has \"..\")" }
-    if name.contains(where: { $0.isWhitespace || $0 == "?" || $0 == "#" || $0 == "%" || $0.asciiValue.map { $0 < 0x20 } == true }) {
+    let scalars = Array(name.unicodeScalars)
+    if scalars.isEmpty { return "is empty" }
+    if scalars.contains("/") || scalars.contains("\\") { return "is not a plain file name (it has a path separator)" }
+    if zip(scalars, scalars.dropFirst()).contains(where: { $0 == "." && $1 == "." }) || scalars == ["."] {
+      return "is not a plain file name (it has \"..\")"
+    }
+    if scalars.contains(where: { $0.properties.isWhitespace || "?#%".unicodeScalars.contains($0) || $0.value < 0x20 || $0.value == 0x7F }) {
       return "is not a plain file name (it has a space, '?', '#', '%' or a control character)"
     }
     return nil

@@ -62,6 +62,10 @@ import Testing
     (#"{"V1.0": [{"appVersion": "V5.1", "appFileName": "../a.zip"}]}"#, "has a path separator"),
     (#"{"V1.0": [{"appVersion": "V5.1", "appFileName": ".."}]}"#, "has \"..\""),
     (#"{"V1.0": [{"appVersion": "V5.1", "appFileName": "a\\b.zip"}]}"#, "has a path separator"),
+    // a combining mark after the separator or the dot: one grapheme to Swift, still a "/" or ".." in the URL
+    (#"{"V1.0": [{"appVersion": "V5.1", "appFileName": "a/\u0301b.zip"}]}"#, "has a path separator"),
+    (#"{"V1.0": [{"appVersion": "V5.1", "appFileName": "..\u0301"}]}"#, "has \"..\""),
+    (#"{"V1.0": [{"appVersion": "V5.1", "appFileName": "a\u00a0b.zip"}]}"#, "has a space"),
     (#"{"V1.0": [{"appVersion": "V5.1", "appFileName": "a.zip", "sha256": "abc"}]}"#, "expected 64 hex digits"),
     (#"{"V1.0": [{"appVersion": "V5.1", "appFileName": "a.zip", "size": -1}]}"#, "expected a whole number of bytes"),
     (#"{"V1.0": [{"appVersion": "V5.1", "appFileName": "a.zip"}, {"appVersion": "5.01", "appFileName": "b.zip"}]}"#,
