@@ -180,6 +180,9 @@ vm_setup() {
   if [[ $VM_MODE == bluetoothd ]]; then vm_start_bluetoothd; fi
 }
 
+# vm_no_links hciN: true when the controller has no connection (hcitool's HCIGETCONNLIST ioctl).
+vm_no_links() { ! hcitool -i "$1" con | grep -q handle; }
+
 # vm_address hciN: the controller's BD_ADDR (as `hciconfig` prints it).
 vm_address() { hciconfig "$1" | awk '/BD Address/ { print $3 }'; }
 

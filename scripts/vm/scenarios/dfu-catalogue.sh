@@ -1,10 +1,11 @@
 # A catalogue campaign over the real kernel stack (kbeacon-protocol.md §11, nordic-dfu.md §2):
 # `beacon-provision dfu update --firmware latest` on hci0, with the repository's example catalogue
-# (firmware/example, read as a folder from the host root the guest shares), reads the served KBeacon's
-# model (KBPro_SIM), hver (V1.0) and ver (V5.12, scripts/vm/catalogue-fleet.json), fetches and verifies
-# KBPro_SIM_V514.zip into the firmware cache — before the device is sent to its bootloader — and updates it
-# to V5.14 (the bootloader at its address +1 as an LE random address). A separate `read` shows V5.14; a
-# `firmware fetch` afterwards is served from the cache, and `firmware list` shows the package.
+# (firmware/example) served over HTTP by Debian's nginx on the guest's loopback (the guest kernel's TCP
+# stack, libcurl in the CLI). It reads the served KBeacon's model (KBPro_SIM), hver (V1.0) and ver (V5.12,
+# scripts/vm/catalogue-fleet.json), downloads and verifies KBPro_SIM_V514.zip into the firmware cache —
+# before the device is sent to its bootloader; nginx's log shows one GET of it — and updates the device to
+# V5.14 (the bootloader at its address +1 as an LE random address). A separate `read` shows V5.14; with
+# nginx stopped, a `firmware fetch --offline` is served from the cache, and `firmware list` shows the package.
 # vm-e2e-modes: plain
 # vm-e2e-requires: sim serve
 # vm-e2e-requires: firmware fetch
@@ -12,8 +13,27 @@
 
 vm_setup 2
 kb=$(vm_address hci1)
-catalog="$VM_REPO/firmware/example"
 sha514=5aeee5c44ffa910a3e6641526c992fcdb47a0b87a3663713a54690cf74e8f92e
+
+# nginx on 127.0.0.1:8080, its prefix (pid, logs, temp paths) in the scenario's folder.
+vm_run 10 ip link set lo up
+web="$VM_OUT/nginx"
+mkdir -p "$web"
+cat >"$web/nginx.conf" <<CONF
+daemon off; user root; pid $web/nginx.pid; error_log $web/error.log; worker_processes 1;
+events { worker_connections 16; }
+http {
+  access_log $web/access.log; client_body_temp_path $web; proxy_temp_path $web; fastcgi_temp_path $web;
+  uwsgi_temp_path $web; scgi_temp_path $web;
+  types { application/json json; application/zip zip; }
+  server { listen 127.0.0.1:8080; root $VM_REPO/firmware/example; etag on; }
+}
+CONF
+vm_bg nginx nginx -p "$web" -c "$web/nginx.conf" -e "$web/error.log"
+nginx_pid=$VM_BG_PID
+catalog=http://127.0.0.1:8080/
+vm_wait_for 30 "nginx to serve the catalogue" curl -sf -o /dev/null "${catalog}KBPro_SIM.json"
+vm_log "ok: nginx serves firmware/example on $catalog"
 
 vm_bg sim-serve "$BP" sim serve --fleet "$VM_REPO/scripts/vm/catalogue-fleet.json" --adapter hci1
 vm_wait_for 40 "sim serve to advertise" vm_file_has "on hci1 as $kb" "$VM_OUT/sim-serve.log"
@@ -34,13 +54,17 @@ dfu: from V5.12 to V5.14 with the package's sha256 :: .devices[0].from == "5.12"
 CHECKS
 grep -qF "KBPro_SIM_V514.zip V5.14 for KBPro_SIM V1.0: downloaded and verified" "$VM_OUT/dfu.log" \
   || vm_fail "the campaign did not say it fetched and verified the package"
+gets=$(grep -c '"GET /KBPro_SIM_V514.zip HTTP/1.1" 200 ' "$web/access.log" || true)
+[[ "$gets" -eq 1 ]] || vm_fail "nginx served the package $gets times (expected once): $(cat "$web/access.log")"
+vm_log "ok: nginx served the catalogue and the package once over the guest's loopback"
 
 expect_success 60 "$BP" read --adapter hci0 --scan-backend hci "$kb"
 expect_json "$VM_LAST_OUTPUT" <<CHECKS
 read: the device runs the catalogue's V5.14 :: .configuration.ver == "V5.14"
 CHECKS
 
+vm_stop "$nginx_pid"
 expect_output_contains 60 "verified, from the cache" "$BP" firmware fetch KBPro_SIM --hver V1.0 --catalog "$catalog" \
-  --firmware-dir "$VM_OUT/firmware"
+  --firmware-dir "$VM_OUT/firmware" --offline
 expect_output_contains 30 "KBPro_SIM    V1.0    V5.14" "$BP" firmware list --firmware-dir "$VM_OUT/firmware"
 echo "PASS dfu-catalogue ($VM_MODE)"
