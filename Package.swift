@@ -75,10 +75,12 @@ let package = Package(
       swiftSettings: strict),
 
     // MARK: tests
+    // Real servers on loopback (nginx, a private CA) shared by CloudTests and CLITests (issue #12).
+    .target(name: "TestServers", path: "Tests/TestServers", swiftSettings: strict),
     .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore"], swiftSettings: strict),
     .testTarget(name: "ProfilesTests", dependencies: ["Profiles"], swiftSettings: strict),
     .testTarget(name: "FleetTests", dependencies: ["Fleet", "KBeacon", "Profiles", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strict),
-    .testTarget(name: "CloudTests", dependencies: ["Cloud"], exclude: ["Fixtures"], swiftSettings: strict),
+    .testTarget(name: "CloudTests", dependencies: ["Cloud", "TestServers"], exclude: ["Fixtures"], swiftSettings: strict),
     .testTarget(
       name: "FirmwareTests", dependencies: ["Firmware", "FirmwareStore", "Cloud", "KBeacon", "NordicDFU", "Profiles"],
       swiftSettings: strict),
@@ -91,7 +93,8 @@ let package = Package(
     .testTarget(
       name: "SystemLibraryTests", dependencies: ["CBlueZ", "CCurl", "CZip", "CCrypto", "BlueZ"], swiftSettings: strict),
     .testTarget(
-      name: "CLITests", dependencies: ["BeaconProvisionCLI", "FirmwareStore", "NordicDFUIO", "Simulator", .product(name: "ArgumentParser", package: "swift-argument-parser")], swiftSettings: strict),
+      name: "CLITests",
+      dependencies: ["BeaconProvisionCLI", "FirmwareStore", "NordicDFUIO", "Simulator", "TestServers", .product(name: "ArgumentParser", package: "swift-argument-parser")], swiftSettings: strict),
   ]
 )
 
