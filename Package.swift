@@ -71,7 +71,7 @@ let package = Package(
     .executableTarget(name: "beacon-provision", dependencies: ["BeaconProvisionCLI"], swiftSettings: strict),
     .executableTarget(
       name: "provision-bench",
-      dependencies: ["BeaconCore", "Fleet", "KBeacon", "NordicDFU", "Profiles", "Simulator"],
+      dependencies: ["BeaconCore", "Cloud", "Fleet", "KBeacon", "NordicDFU", "Profiles", "Simulator"],
       swiftSettings: strict),
 
     // MARK: tests

@@ -1,0 +1,91 @@
+import Foundation
+
+/// Debian's nginx serving one folder on a free loopback port, for `provision-bench http-download` (issue #12's
+/// throughput benchmark). Everything it writes stays in `prefix` (config, pid, logs, every *_temp_path); it
+/// runs in the foreground (`daemon off`) with one worker and sendfile, and `stop()` terminates it and waits
+/// for it. Benchmark code cannot use the tests' launcher (Tests/TestServers), hence this short one.
+final class BenchNginx: Sendable {
+  let process: Process
+  let port: Int
+
+  private init(process: Process, port: Int) {
+    self.process = process
+    self.port = port
+  }
+
+  static func start(root: String, prefix: String) async throws -> BenchNginx {
+    try FileManager.default.createDirectory(atPath: prefix, withIntermediateDirectories: true)
+    let port = try freePort()
+    let temp = ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"].map { "\($0)_temp_path \(prefix)/\($0);" }.joined(separator: " ")
+    try """
+      daemon off; pid \(prefix)/nginx.pid; error_log \(prefix)/error.log; worker_processes 1;
+      events { worker_connections 16; }
+      http { access_log \(prefix)/access.log; \(temp) sendfile on;
+        server { listen 127.0.0.1:\(port); root \(root); } }
+      """.write(toFile: prefix + "/nginx.conf", atomically: true, encoding: .utf8)
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
+    process.arguments = ["-p", prefix, "-c", prefix + "/nginx.conf", "-e", prefix + "/error.log"]
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    let server = BenchNginx(process: process, port: port)
+    let listening = try await OffPool.run {
+      for _ in 0..<200 where process.isRunning {
+        if connects(port: port) { return true }
+        usleep(50_000)
+      }
+      return false
+    }
+    guard listening else {
+      await server.stop()
+      throw BenchError("nginx did not listen on 127.0.0.1:\(port) within 10 s (see \(prefix)/error.log)")
+    }
+    return server
+  }
+
+  /// Terminates nginx and waits for it to exit.
+  func stop() async {
+    let process = process
+    _ = try? await OffPool.run {
+      if process.isRunning { process.terminate() }
+      process.waitUntilExit()
+    }
+  }
+
+  /// A loopback port nothing listens on now (bound to port 0, then released).
+  private static func freePort() throws -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = loopback(port: 0)
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+    }
+    guard bound else { throw BenchError("no free loopback port") }
+    return Int(UInt16(bigEndian: address.sin_port))
+  }
+
+  private static func connects(port: Int) -> Bool {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = loopback(port: port)
+    return withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+    }
+  }
+
+  private static func loopback(port: Int) -> sockaddr_in {
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    return address
+  }
+}
+
+/// A benchmark that could not run (a server or tool failed, a file came out wrong).
+struct BenchError: Error, CustomStringConvertible {
+  var description: String
+  init(_ description: String) { self.description = description }
+}
