@@ -1,4 +1,5 @@
 import Foundation
+import Loopback
 
 /// Debian's nginx serving one folder on a free loopback port, for `provision-bench http-download` (issue #12's
 /// throughput benchmark). Everything it writes stays in `prefix` (config, pid, logs, every *_temp_path); it
@@ -15,7 +16,7 @@ final class BenchNginx: Sendable {
 
   static func start(root: String, prefix: String) async throws -> BenchNginx {
     try FileManager.default.createDirectory(atPath: prefix, withIntermediateDirectories: true)
-    let port = try freePort()
+    guard let port = LoopbackPort.free() else { throw BenchError("no free loopback port") }
     let temp = ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"].map { "\($0)_temp_path \(prefix)/\($0);" }.joined(separator: " ")
     try """
       daemon off; pid \(prefix)/nginx.pid; error_log \(prefix)/error.log; worker_processes 1;
@@ -32,7 +33,7 @@ final class BenchNginx: Sendable {
     let server = BenchNginx(process: process, port: port)
     let listening = try await OffPool.run {
       for _ in 0..<200 where process.isRunning {
-        if connects(port: port) { return true }
+        if LoopbackPort.accepts(port) { return true }
         usleep(50_000)
       }
       return false
@@ -51,36 +52,6 @@ final class BenchNginx: Sendable {
       if process.isRunning { process.terminate() }
       process.waitUntilExit()
     }
-  }
-
-  /// A loopback port nothing listens on now (bound to port 0, then released).
-  private static func freePort() throws -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    var address = loopback(port: 0)
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-    }
-    guard bound else { throw BenchError("no free loopback port") }
-    return Int(UInt16(bigEndian: address.sin_port))
-  }
-
-  private static func connects(port: Int) -> Bool {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    var address = loopback(port: port)
-    return withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-    }
-  }
-
-  private static func loopback(port: Int) -> sockaddr_in {
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = in_port_t(UInt16(port).bigEndian)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    return address
   }
 }
 
