@@ -50,6 +50,8 @@ let package = Package(
     .target(name: "NordicDFUIO", dependencies: ["NordicDFU", "CZip", "CPipe"], swiftSettings: strict),
     .target(name: "BlueZ", dependencies: ["BeaconCore", "CBlueZ", "CPipe"], swiftSettings: strict),
     .target(name: "Cloud", dependencies: ["CCurl", "CPipe"], swiftSettings: strict),
+    // Loopback TCP ports for local servers (the tests' nginx, provision-bench http-download's)
+    .target(name: "Loopback", swiftSettings: strict),
     .target(
       name: "FirmwareStore", dependencies: ["Cloud", "Firmware", "NordicDFU", "NordicDFUIO", "Profiles"],
       swiftSettings: strict),
@@ -71,14 +73,16 @@ let package = Package(
     .executableTarget(name: "beacon-provision", dependencies: ["BeaconProvisionCLI"], swiftSettings: strict),
     .executableTarget(
       name: "provision-bench",
-      dependencies: ["BeaconCore", "Fleet", "KBeacon", "NordicDFU", "Profiles", "Simulator"],
+      dependencies: ["BeaconCore", "Cloud", "Fleet", "KBeacon", "Loopback", "NordicDFU", "Profiles", "Simulator"],
       swiftSettings: strict),
 
     // MARK: tests
+    // Real servers on loopback (nginx, a private CA) shared by CloudTests and CLITests (issue #12).
+    .target(name: "TestServers", dependencies: ["Loopback"], path: "Tests/TestServers", swiftSettings: strict),
     .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore"], swiftSettings: strict),
     .testTarget(name: "ProfilesTests", dependencies: ["Profiles"], swiftSettings: strict),
     .testTarget(name: "FleetTests", dependencies: ["Fleet", "KBeacon", "Profiles", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strict),
-    .testTarget(name: "CloudTests", dependencies: ["Cloud"], exclude: ["Fixtures"], swiftSettings: strict),
+    .testTarget(name: "CloudTests", dependencies: ["Cloud", "TestServers"], exclude: ["Fixtures"], swiftSettings: strict),
     .testTarget(
       name: "FirmwareTests", dependencies: ["Firmware", "FirmwareStore", "Cloud", "KBeacon", "NordicDFU", "Profiles"],
       swiftSettings: strict),
@@ -91,7 +95,8 @@ let package = Package(
     .testTarget(
       name: "SystemLibraryTests", dependencies: ["CBlueZ", "CCurl", "CZip", "CCrypto", "BlueZ"], swiftSettings: strict),
     .testTarget(
-      name: "CLITests", dependencies: ["BeaconProvisionCLI", "FirmwareStore", "NordicDFUIO", "Simulator", .product(name: "ArgumentParser", package: "swift-argument-parser")], swiftSettings: strict),
+      name: "CLITests",
+      dependencies: ["BeaconProvisionCLI", "FirmwareStore", "NordicDFUIO", "Simulator", "TestServers", .product(name: "ArgumentParser", package: "swift-argument-parser")], swiftSettings: strict),
   ]
 )
 

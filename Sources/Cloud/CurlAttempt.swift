@@ -50,6 +50,12 @@ final class CurlAttempt: @unchecked Sendable {
   let timeout: Duration?
   let progress: (@Sendable (HTTPTransferProgress) -> Void)?
   let cancelled = Atomic<Bool>(false)
+  /// libcurl's receive buffer (CURLOPT_BUFFERSIZE) for every transfer. At libcurl's default, 16 KiB, a 50 MiB
+  /// download from nginx on loopback took 3,200 recv calls and ran at about 0.90 of the `curl` command line
+  /// (which asks for 100 KiB); at 512 KiB it takes about 100 and runs faster than the command line
+  /// (`provision-bench http-download`, issue #12's goal ≥ 0.95 of curl's). The write callback still gets at
+  /// most 16 KiB at a time (CURL_MAX_WRITE_SIZE). One such buffer per transfer in flight.
+  static let receiveBufferBytes = 512 * 1024
 
   private var handle: UnsafeMutableRawPointer?
   private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
@@ -131,6 +137,7 @@ final class CurlAttempt: @unchecked Sendable {
     let origin = URLScheme(request.url)
     _ = bp_curl_setopt_string(h, CURLOPT_URL, request.url)
     _ = bp_curl_setopt_long(h, CURLOPT_NOSIGNAL, 1)
+    _ = bp_curl_setopt_long(h, CURLOPT_BUFFERSIZE, Self.receiveBufferBytes)
     _ = bp_curl_setopt_pointer(h, CURLOPT_ERRORBUFFER, errorBuffer)
     _ = bp_curl_setopt_string(h, CURLOPT_PROTOCOLS_STR, "http,https,file")
     _ = bp_curl_setopt_long(h, CURLOPT_FOLLOWLOCATION, 1)

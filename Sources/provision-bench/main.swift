@@ -7,6 +7,7 @@ let benchmarks: [String: () async throws -> Void] = [
   "decode": { DecodeBenchmark.run() },
   "dfu-throughput": DFUThroughputBenchmark.run,
   "gatt-round-trips": GATTRoundTrips.run,
+  "http-download": HTTPDownloadBenchmark.run,
   "kbeacon-session": KBeaconSessionBench.run,
 ]
 

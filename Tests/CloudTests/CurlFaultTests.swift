@@ -1,5 +1,6 @@
 import Cloud
 import Foundation
+import TestServers
 import Testing
 
 /// The libcurl client against Fixtures/fault_server.py: every fault of issue #12 nginx cannot produce.

@@ -1,6 +1,7 @@
 import Cloud
 import Synchronization
 import Foundation
+import TestServers
 import Testing
 
 /// The libcurl client against Debian's nginx over HTTP and HTTPS with a private CA (issue #12).

@@ -43,7 +43,8 @@ struct CatalogueCampaignPlanner {
 
   /// Online, the catalogue's base must be there — for a `file://` base, a folder; for http(s), a server that
   /// answers a HEAD of the base with any HTTP status — or the run ends before any radio work. Offline: nothing
-  /// to check (the cache is read once the models are known).
+  /// to check (the cache is read once the models are known). A server that cannot be reached fails in one
+  /// line naming the base (without credentials), libcurl's reason and what to try, `--offline` included.
   static func checkReachable(_ location: CatalogueLocation, cache: FirmwareCache) async throws {
     guard let client = cache.client else { return }
     if let folder = location.filePath {
@@ -57,6 +58,11 @@ struct CatalogueCampaignPlanner {
       _ = try await client.fetch(HTTPRequest(method: .head, url: location.base))
     } catch let error as HTTPClientError where error.kind == .status {
       return  // the server answers; whether the model's catalogue is there is seen once the models are known
+    } catch let error as HTTPClientError {
+      // One line: the base once (without credentials), libcurl's reason, the client's hint, and the way out
+      // when the server is down but earlier runs filled the cache.
+      let hints = [error.hint, "or add --offline to use the catalogues and packages already in the cache"].compactMap { $0 }
+      throw CLIFailure("no device was touched: the catalogue \(error.url) cannot be reached: \(error.reason) (\(hints.joined(separator: "; ")))")
     } catch {
       throw CLIFailure("no device was touched: the catalogue \(location) cannot be reached: \(error)")
     }

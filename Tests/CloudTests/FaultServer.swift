@@ -1,0 +1,49 @@
+import Foundation
+import TestServers
+
+/// The Python fault-injecting server in Fixtures/ (issue #12's failure cases), one process per test: a real
+/// HTTP server speaking over real sockets, not a stand-in for the client's peer. nginx, the CA and the
+/// helpers it uses are in the TestServers target, shared with CLITests.
+final class FaultServer: Sendable {
+  let process: Process
+  let port: Int
+  var base: String { "http://127.0.0.1:\(port)" }
+  /// The payload its download paths serve (the same formula as the script's BODY).
+  static let body: [UInt8] = (0..<200_000).map { UInt8(($0 * 7 + 3) % 251) }
+
+  private init(process: Process, port: Int) {
+    self.process = process
+    self.port = port
+  }
+
+  static func start() async throws -> FaultServer {
+    let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/fault_server.py").path
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+    process.arguments = [script]
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    // The server exits when this pipe closes: with this process, even when a test is killed.
+    process.standardInput = Pipe()
+    try process.run()
+    let line: String = await withCheckedContinuation { continuation in
+      DispatchQueue.global().async {
+        var text = ""
+        while !text.contains("\n") {
+          let data = output.fileHandleForReading.availableData
+          if data.isEmpty { break }
+          text += String(decoding: data, as: UTF8.self)
+        }
+        continuation.resume(returning: text)
+      }
+    }
+    guard let port = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+      process.terminate()
+      throw ServerError("fault_server.py did not print its port: \(line)")
+    }
+    return FaultServer(process: process, port: port)
+  }
+
+  deinit { process.terminate() }
+}
