@@ -38,7 +38,7 @@ let package = Package(
       swiftSettings: strict),
 
     .target(name: "Profiles", dependencies: ["BeaconCore", "KBeacon"], swiftSettings: strict),
-    .target(name: "Firmware", dependencies: ["KBeacon", "Profiles"], swiftSettings: strict),
+    .target(name: "Firmware", dependencies: ["BeaconCore", "KBeacon", "Profiles"], swiftSettings: strict),
 
     // MARK: orchestration (journal in SQLite through GRDB)
     .target(
@@ -49,11 +49,11 @@ let package = Package(
     // MARK: live edges
     .target(name: "NordicDFUIO", dependencies: ["NordicDFU", "CZip", "CPipe"], swiftSettings: strict),
     .target(name: "BlueZ", dependencies: ["BeaconCore", "CBlueZ", "CPipe"], swiftSettings: strict),
-    .target(name: "Cloud", dependencies: ["CCurl", "CPipe"], swiftSettings: strict),
+    .target(name: "Cloud", dependencies: ["BeaconCore", "CCurl", "CPipe"], swiftSettings: strict),
     // Loopback TCP ports for local servers (the tests' nginx, provision-bench http-download's)
     .target(name: "Loopback", swiftSettings: strict),
     .target(
-      name: "FirmwareStore", dependencies: ["Cloud", "Firmware", "NordicDFU", "NordicDFUIO", "Profiles"],
+      name: "FirmwareStore", dependencies: ["BeaconCore", "Cloud", "Firmware", "NordicDFU", "NordicDFUIO", "Profiles"],
       swiftSettings: strict),
     .target(
       name: "Simulator",
@@ -124,7 +124,7 @@ if let fuzzRuntime = ProcessInfo.processInfo.environment["BEACON_PROVISION_FUZZ"
     ("fuzz-inventory", ["Profiles"]),
     ("fuzz-fleet-file", ["Simulator"]),
     ("fuzz-catalogue", ["Firmware", "Profiles"]),
-    ("fuzz-http", ["Cloud"]),
+    ("fuzz-http", ["BeaconCore", "Cloud"]),
   ] as [(String, [Target.Dependency])] {
     package.targets.append(
       .executableTarget(

@@ -1,3 +1,4 @@
+import BeaconCore
 import CCurl
 import Foundation
 

@@ -1,7 +1,10 @@
+import BeaconCore
+
 /// Where a model's catalogue and its packages are (kbeacon-protocol.md §11): `<base>/<model>.json`, and
 /// each package at `<base>/<appFileName>`. The base is an `http://`, `https://` or `file://` URL; KKM's
 /// public one is `https://download.kkmiot.com:8093/KBeaconFirmware/` (an example only: nothing depends on
-/// reaching it).
+/// reaching it). A base may carry credentials (`https://user:password@host/…`); its `description`, and so
+/// every message, journal entry and cache record that names it, has them removed (`RedactedURL`).
 public struct CatalogueLocation: Sendable, Hashable, CustomStringConvertible {
   /// KKM's public base, for documentation (`--help`, README).
   public static let kkmPublicBase = "https://download.kkmiot.com:8093/KBeaconFirmware/"
@@ -13,10 +16,10 @@ public struct CatalogueLocation: Sendable, Hashable, CustomStringConvertible {
   public init(base text: String) throws(CatalogueLocationError) {
     let lower = text.lowercased()
     guard ["http://", "https://", "file://"].contains(where: { lower.hasPrefix($0) }) else {
-      throw CatalogueLocationError(message: "\(text) is not an http://, https:// or file:// URL")
+      throw CatalogueLocationError(message: "\(RedactedURL(text)) is not an http://, https:// or file:// URL")
     }
     guard !text.contains(where: { $0.isWhitespace }), !text.contains("?"), !text.contains("#") else {
-      throw CatalogueLocationError(message: "\(text): a catalogue base URL has no spaces, query or fragment")
+      throw CatalogueLocationError(message: "\(RedactedURL(text)): a catalogue base URL has no spaces, query or fragment")
     }
     base = text.hasSuffix("/") ? text : text + "/"
   }
@@ -37,7 +40,8 @@ public struct CatalogueLocation: Sendable, Hashable, CustomStringConvertible {
     base.lowercased().hasPrefix("file://") ? String(base.dropFirst("file://".count)) : nil
   }
 
-  public var description: String { base }
+  /// The base without credentials, for messages.
+  public var description: String { RedactedURL(base).description }
 }
 
 public struct CatalogueLocationError: Error, Sendable, Hashable, CustomStringConvertible {

@@ -1,3 +1,4 @@
+import BeaconCore
 import Cloud
 import Firmware
 import Foundation
@@ -44,6 +45,8 @@ public struct FirmwareCache: Sendable {
   /// The model's catalogue: fetched (conditionally, when a copy is cached) or, offline, the cached copy.
   public func catalogue(model: String, location: CatalogueLocation) async throws -> CatalogueSnapshot {
     let url = try location.catalogueURL(model: model)
+    // What is stored and shown: the URL without credentials.
+    let safeURL = RedactedURL(url).description
     let (path, metaPath) = (layout.cataloguePath(model: model), layout.catalogueMetaPath(model: model))
     let cached = try await CacheIO.run { () -> (bytes: [UInt8], meta: CatalogueMeta)? in
       guard let data = FileManager.default.contents(atPath: path),
@@ -61,7 +64,7 @@ public struct FirmwareCache: Sendable {
         validators: HTTPValidators(etag: cached.meta.etag, lastModified: cached.meta.lastModified), origin: .cache)
     }
     // Validators are only worth sending for a copy of the same URL.
-    let usable = cached.flatMap { $0.meta.url == url ? $0 : nil }
+    let usable = cached.flatMap { $0.meta.url == safeURL ? $0 : nil }
     let validators = usable.map { HTTPValidators(etag: $0.meta.etag, lastModified: $0.meta.lastModified) }
     let response = try await client.fetch(
       HTTPRequest(url: url, conditional: validators?.isEmpty == false ? validators : nil, maxBodyBytes: Self.maximumCatalogueBytes))
@@ -72,19 +75,19 @@ public struct FirmwareCache: Sendable {
       refreshed.fetchedAt = now
       let meta = refreshed
       try await CacheIO.run { try DurableFile.write(try RecordCoding.encode(meta), to: metaPath) }
-      return CatalogueSnapshot(catalogue: catalogue, url: url, fetchedAt: now, validators: validators ?? HTTPValidators(), origin: .notModified)
+      return CatalogueSnapshot(catalogue: catalogue, url: safeURL, fetchedAt: now, validators: validators ?? HTTPValidators(), origin: .notModified)
     }
     // Decoded before it is stored: a bad catalogue never replaces a good cached one.
-    let catalogue = try FirmwareCatalogue.decode(response.body, model: model, source: url)
+    let catalogue = try FirmwareCatalogue.decode(response.body, model: model, source: safeURL)
     let fresh = response.validators
-    let meta = CatalogueMeta(url: url, fetchedAt: now, etag: fresh.etag, lastModified: fresh.lastModified)
+    let meta = CatalogueMeta(url: safeURL, fetchedAt: now, etag: fresh.etag, lastModified: fresh.lastModified)
     let (directory, body) = (layout.cataloguesDirectory, response.body)
     try await CacheIO.run {
       try DurableFile.makeDirectory(directory)
       try DurableFile.write(body, to: path)
       try DurableFile.write(try RecordCoding.encode(meta), to: metaPath)
     }
-    return CatalogueSnapshot(catalogue: catalogue, url: url, fetchedAt: now, validators: fresh, origin: .downloaded)
+    return CatalogueSnapshot(catalogue: catalogue, url: safeURL, fetchedAt: now, validators: fresh, origin: .downloaded)
   }
 
   // MARK: packages
@@ -128,7 +131,7 @@ public struct FirmwareCache: Sendable {
       DurableFile.remove(directory + "/package.json")
       try DurableFile.commit(part, to: path)
       let record = CachedPackage(
-        model: model, hardware: hardware, appVersion: entry.appVersion, appFileName: entry.appFileName, url: url,
+        model: model, hardware: hardware, appVersion: entry.appVersion, appFileName: entry.appFileName, url: RedactedURL(url).description,
         sha256: Hex.string(verified.sha256), size: verified.size, fetchedAt: Date(), path: path, downloaded: true)
       try DurableFile.write(try RecordCoding.encode(record), to: directory + "/package.json")
       return record

@@ -131,6 +131,38 @@ import Testing
     #expect(kept.catalogue == first.catalogue)
   }
 
+  /// A base URL with credentials: the requests carry them (the server needs them), but no cache record, no
+  /// snapshot and no description of the location holds the password, and a 304 still matches the stored copy.
+  @Test func credentialsInTheBaseAreUsedButNeverStoredOrShown() async throws {
+    let secretBase = "https://ops:s3cret-pw@firmware.test/fw/"
+    let client = FakeHTTPClient()
+    for name in ["KBPro_SIM.json", "KBPro_SIM_V514.zip"] {
+      client.serve(secretBase + name, Self.bytes(Self.example + name), etag: name.hasSuffix(".json") ? "\"v1\"" : nil)
+    }
+    let location = try CatalogueLocation(base: secretBase)
+    #expect(location.description == "https://firmware.test/fw/")
+    let root = Self.temporaryRoot()
+    defer { try? FileManager.default.removeItem(atPath: root) }
+    let cache = FirmwareCache(layout: FirmwareCacheLayout(root: root), client: client)
+    let snapshot = try await cache.catalogue(model: "KBPro_SIM", location: location)
+    #expect(snapshot.url == "https://firmware.test/fw/KBPro_SIM.json")
+    #expect(try await cache.catalogue(model: "KBPro_SIM", location: location).origin == .notModified)
+    let entry = try #require(snapshot.catalogue.latest(hardware: "V1.0"))
+    let package = try await cache.package(model: "KBPro_SIM", hardware: "V1.0", entry: entry, location: location)
+    #expect(package.url == "https://firmware.test/fw/KBPro_SIM_V514.zip")
+    #expect(client.count(secretBase + "KBPro_SIM_V514.zip") == 1)
+    for file in Self.files(root) where !file.hasSuffix(".zip") {
+      #expect(!String(decoding: Self.bytes(root + "/" + file), as: UTF8.self).contains("s3cret-pw"), "\(file) holds the password")
+    }
+    #expect(try await FirmwareCache(layout: FirmwareCacheLayout(root: root), client: nil).list().allSatisfy { !$0.url.contains("s3cret") })
+    do {
+      _ = try CatalogueLocation(base: "ftp://ops:s3cret-pw@firmware.test/")
+      Issue.record("an ftp base was accepted")
+    } catch {
+      #expect(!error.description.contains("s3cret-pw") && error.description.contains("ftp://firmware.test/"))
+    }
+  }
+
   @Test func pruneKeepsTheNewestAndRemovesLeftovers() async throws {
     let (client, catalogue, location) = try Self.setUp()
     let root = Self.temporaryRoot()

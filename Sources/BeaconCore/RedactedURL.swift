@@ -10,9 +10,9 @@ public struct RedactedURL: Sendable, Hashable, CustomStringConvertible {
   public let description: String
   /// The secret texts that were removed (userinfo parts and query values), for scrubbing other messages
   /// (such as libcurl's error text) of the same secrets.
-  let secrets: [String]
+  public let secrets: [String]
 
-  static let secretMarkers = ["token", "key", "sig", "secret", "passw", "pwd", "auth", "credential", "session", "code"]
+  public static let secretMarkers = ["token", "key", "sig", "secret", "passw", "pwd", "auth", "credential", "session", "code"]
 
   public init(_ url: String) {
     var secrets: [String] = []
@@ -24,7 +24,7 @@ public struct RedactedURL: Sendable, Hashable, CustomStringConvertible {
       rest = rest[..<question]
     }
     var text = String(rest)
-    if let schemeEnd = rest.range(of: "://") {
+    if let schemeEnd = rest.firstRange(of: "://") {
       let authorityStart = schemeEnd.upperBound
       let authorityEnd = rest[authorityStart...].firstIndex(of: "/") ?? rest.endIndex
       let authority = rest[authorityStart..<authorityEnd]
@@ -49,7 +49,7 @@ public struct RedactedURL: Sendable, Hashable, CustomStringConvertible {
   }
 
   /// `message` with every secret of this URL replaced by `REDACTED`.
-  func scrub(_ message: String) -> String {
+  public func scrub(_ message: String) -> String {
     secrets.filter { $0.count >= 3 }.reduce(message) { $0.replacingOccurrences(of: $1, with: "REDACTED") }
   }
 }
@@ -58,7 +58,7 @@ extension String {
   fileprivate func replacingOccurrences(of target: String, with replacement: String) -> String {
     var result = ""
     var rest = Substring(self)
-    while let range = rest.range(of: target) {
+    while let range = rest.firstRange(of: target) {
       result += rest[..<range.lowerBound] + replacement
       rest = rest[range.upperBound...]
     }
