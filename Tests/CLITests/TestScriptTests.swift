@@ -20,6 +20,9 @@ import Testing
       let scripts = root.appendingPathComponent("scripts"), bin = root.appendingPathComponent("bin")
       for directory in [scripts, bin] { try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true) }
       try FileManager.default.copyItem(at: Self.repositoryScript, to: scripts.appendingPathComponent("test"))
+      try FileManager.default.copyItem(
+        at: Self.repositoryScript.deletingLastPathComponent().appendingPathComponent("swift-test-watched"),
+        to: scripts.appendingPathComponent("swift-test-watched"))
       try Self.executable(scripts.appendingPathComponent("setup"), "#!/bin/sh\nexit 0\n")
       // The stand-in fault matrix prints its last line as scripts/fault-matrix does and records its call.
       try Self.executable(
