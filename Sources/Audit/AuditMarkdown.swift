@@ -1,0 +1,53 @@
+import Foundation
+
+/// The report as Markdown for a ticket: the summary, per-tag counts, the devices that need attention with
+/// their drift, then every device in one table. Cell text has `|` and line breaks escaped.
+public enum AuditMarkdown {
+  public static func render(_ report: AuditReport) -> String {
+    let s = report.summary
+    var out = ["# Fleet audit, \(report.generatedAt.formatted(.iso8601))", ""]
+    out.append("\(report.mode == .connect ? "Advertisements and configuration read" : "Advertisements only") on \(report.adapter), "
+      + "\(FormatNumber.plain(report.scanSeconds)) s scan; profiles: \(report.profiles.isEmpty ? "none" : report.profiles.joined(separator: ", "))"
+      + (report.inventory.map { "; inventory: \($0)" } ?? "") + ".")
+    out += ["", "| devices | compliant | drifted | unreachable | missing | unknown | low battery | old firmware | last run failed |",
+      "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+      "| \(s.devices) | \(s.status.compliant) | \(s.status.drifted) | \(s.status.unreachable) | \(s.status.missing) | "
+        + "\(s.status.unknown) | \(s.lowBattery) | \(s.oldFirmware) | \(s.lastRunFailed) |"]
+    if !s.tags.isEmpty {
+      out += ["", "## Per tag", "", "| tag | compliant | drifted | unreachable | missing | unknown |", "|---|---:|---:|---:|---:|---:|"]
+      for t in s.tags {
+        out.append("| \(cell(t.tag)) | \(t.status.compliant) | \(t.status.drifted) | \(t.status.unreachable) | \(t.status.missing) | \(t.status.unknown) |")
+      }
+    }
+    out += ["", "## Firmware", ""] + s.firmware.map { "- \(cell($0.label)): \($0.count)" }
+    let attention = report.devices.filter { $0.status.needsAttention || !$0.flags.isEmpty }
+    if !attention.isEmpty {
+      out += ["", "## Needs attention", ""]
+      for d in attention {
+        let flags = d.flags.isEmpty ? "" : " — " + d.flags.map(\.rawValue).joined(separator: ", ")
+        out.append("- **\(d.address)** \(cell(d.name ?? "")) — \(d.status.rawValue)\(flags)")
+        if let error = d.error { out.append("  - \(cell(error))") }
+        for drift in d.drift { out.append("  - \(cell(AuditCSV.describe(drift)))") }
+      }
+    }
+    out += ["", "## Devices", "", "| address | name | status | last seen | RSSI | battery | firmware | tags | drift |",
+      "|---|---|---|---|---:|---|---|---|---:|"]
+    for d in report.devices {
+      let battery = [d.battery?.percent.map { "\($0) %" }, d.battery?.millivolts.map { "\($0) mV" }].compactMap { $0 }.joined(separator: ", ")
+      out.append("| \(d.address) | \(cell(d.name ?? "")) | \(d.status.rawValue) | \(d.lastSeen?.formatted(.iso8601) ?? "never") | "
+        + "\(d.rssi.map(String.init) ?? "") | \(battery) | \(cell(d.firmwareVersion ?? "")) | \(cell(d.tags.joined(separator: ", "))) | \(d.drift.count) |")
+    }
+    return out.joined(separator: "\n") + "\n"
+  }
+
+  /// Text for a table cell: `|` escaped, line breaks as spaces, `<` as an entity (no HTML in a ticket).
+  static func cell(_ text: String) -> String {
+    text.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "<", with: "&lt;")
+      .replacingOccurrences(of: "\r", with: " ").replacingOccurrences(of: "\n", with: " ")
+  }
+}
+
+/// `5` for 5.0, `2.5` otherwise.
+enum FormatNumber {
+  static func plain(_ d: Double) -> String { Int(exactly: d).map(String.init) ?? String(d) }
+}

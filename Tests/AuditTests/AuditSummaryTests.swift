@@ -1,0 +1,41 @@
+import Foundation
+import Testing
+
+@testable import Audit
+
+@Suite struct AuditSummaryTests {
+  static let devices = [
+    AuditDevice(address: "AA:00:00:00:00:01", firmwareVersion: "5.22", tags: ["front"], status: .compliant, heard: true,
+      battery: AuditBattery(percent: 95)),
+    AuditDevice(address: "AA:00:00:00:00:02", firmwareVersion: "5.9", tags: ["front", "cold"], status: .drifted, heard: true,
+      battery: AuditBattery(percent: 7), flags: [.lowBattery]),
+    AuditDevice(address: "AA:00:00:00:00:03", tags: ["cold"], status: .missing, heard: false),
+    AuditDevice(address: "AA:00:00:00:00:04", firmwareVersion: "5.10", status: .unknown, heard: true,
+      battery: AuditBattery(millivolts: 2950)),
+  ]
+
+  @Test func countsEachStatusFlagAndTag() {
+    let s = AuditSummary(Self.devices)
+    #expect(s.devices == 4)
+    #expect([s.status.compliant, s.status.drifted, s.status.missing, s.status.unknown, s.status.unreachable] == [1, 1, 1, 1, 0])
+    #expect(s.lowBattery == 1)
+    #expect(s.tags.map(\.tag) == ["cold", "front"])
+    #expect(s.tags[0].status.drifted == 1 && s.tags[0].status.missing == 1 && s.tags[0].status.compliant == 0)
+    #expect(s.tags[1].status.compliant == 1 && s.tags[1].status.drifted == 1)
+  }
+
+  @Test func firmwareIsOrderedByVersionNumbersNewestFirstWithUnknownLast() {
+    let s = AuditSummary(Self.devices)
+    #expect(s.firmware.map(\.label) == ["5.22", "5.10", "5.9", "unknown"])
+    #expect(s.firmware.map(\.count).reduce(0, +) == 4)
+  }
+
+  @Test func batteryBandsSplitPercentFromMillivoltOnlyDevices() {
+    let s = AuditSummary(Self.devices)
+    #expect(s.batteryPercent.count == 10)
+    #expect(s.batteryPercent[0] == AuditBucket(label: "0–9 %", count: 1))
+    #expect(s.batteryPercent[9] == AuditBucket(label: "90–100 %", count: 1))
+    #expect(s.batteryMillivolts.first { $0.count > 0 } == AuditBucket(label: "2800–2999 mV", count: 1))
+    #expect(s.batteryUnknown == 1)
+  }
+}
