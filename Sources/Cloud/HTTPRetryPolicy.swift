@@ -38,18 +38,14 @@ public struct HTTPRetryPolicy: Sendable, Hashable {
   }
 
   /// A Retry-After value as a wait from `now`: delay-seconds (`120`) or an IMF-fixdate
-  /// (`Wed, 21 Oct 2015 07:28:00 GMT`); nil when it is neither. A date in the past is a wait of zero.
+  /// (`Wed, 21 Oct 2015 07:28:00 GMT`, `HTTPDate`); nil when it is neither. A date in the past is a wait of zero.
   public static func retryAfter(_ value: String, now: Date = Date()) -> Duration? {
     let text = value.trimmingCharacters(in: .whitespaces)
     if !text.isEmpty, text.allSatisfy(\.isASCII), text.allSatisfy(\.isNumber) {
       return Int(text).map { .seconds($0) } ?? .seconds(Int.max / 1_000_000_000_000)
     }
-    let formatter = DateFormatter()
-    formatter.locale = Locale(identifier: "en_US_POSIX")
-    formatter.timeZone = TimeZone(identifier: "GMT")
-    formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-    guard let date = formatter.date(from: text) else { return nil }
-    let seconds = max(0, date.timeIntervalSince(now))
+    guard let epoch = HTTPDate.secondsSince1970(text) else { return nil }
+    let seconds = max(0, Double(epoch) - now.timeIntervalSince1970)
     return .milliseconds(Int(seconds * 1000))
   }
 }

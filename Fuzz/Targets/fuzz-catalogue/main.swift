@@ -18,7 +18,7 @@ Fuzzer.run { data, size in
   do {
     catalogue = try FirmwareCatalogue.decode(bytes, model: model, source: "fuzz/\(model).json")
   } catch {
-    _ = error.description
+    _ = String(describing: error)
     return 0
   }
   for hardware in catalogue.hardwareVersions + ["V9.9"] {
