@@ -79,7 +79,8 @@ extension FleetRegistry {
       arguments: [address, address])
     var links: [RunKey: RegistryRunLink] = [:]
     for row in rows {
-      let link = RegistryRunLink(run: row["runId"], kind: row["kind"], outcome: row["state"], detail: row["detail"], at: row["updatedAt"])
+      let link = RegistryRunLink(
+        run: row["runId"], kind: row["kind"], outcome: row["state"], detail: row["detail"], at: row["updatedAt"])
       links[RunKey(address: row["address"], kind: link.kind)] = link
     }
     return links

@@ -76,7 +76,8 @@ public struct FleetRegistry: Sendable {
   func record(_ observations: [RegistryObservation]) async throws {
     guard !observations.isEmpty else { return }
     let limit = historyLimit
-    try await journal.write { db in
+    // Not `Journal.write`: a registry failure is not a journal failure (`JournalWriteError` stops campaigns).
+    try await journal.database.write { db in
       for observation in observations {
         var device: RegistryDevice
         if let known = try Self.fetchDevice(db, observation.address) {
@@ -123,7 +124,9 @@ public struct FleetRegistry: Sendable {
       try Row.fetchAll(
         db, sql: "SELECT * FROM registryReading WHERE address = ? ORDER BY at, id", arguments: [address]
       ).map { row in
-        RegistryReading(at: row["at"], rssi: row["rssi"], batteryPercent: row["batteryPercent"], batteryMillivolts: row["batteryMillivolts"])
+        RegistryReading(
+          at: row["at"], rssi: row["rssi"], batteryPercent: row["batteryPercent"],
+          batteryMillivolts: row["batteryMillivolts"])
       }
     }
   }

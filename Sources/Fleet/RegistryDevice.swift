@@ -38,10 +38,11 @@ public struct RegistryDevice: Sendable, Hashable, Codable {
   public var lastDFU: RegistryRunLink?
 
   public init(
-    address: String, addressType: String? = nil, name: String? = nil, model: String? = nil, hardwareVersion: String? = nil,
-    firmwareVersion: String? = nil, firstSeen: Date, lastSeen: Date, lastRSSI: Int? = nil, batteryPercent: Int? = nil,
-    batteryMillivolts: Int? = nil, frames: [String] = [], configurationHash: String? = nil, configurationReadAt: Date? = nil,
-    lastApply: RegistryRunLink? = nil, lastDFU: RegistryRunLink? = nil
+    address: String, addressType: String? = nil, name: String? = nil, model: String? = nil,
+    hardwareVersion: String? = nil, firmwareVersion: String? = nil, firstSeen: Date, lastSeen: Date,
+    lastRSSI: Int? = nil, batteryPercent: Int? = nil, batteryMillivolts: Int? = nil, frames: [String] = [],
+    configurationHash: String? = nil, configurationReadAt: Date? = nil, lastApply: RegistryRunLink? = nil,
+    lastDFU: RegistryRunLink? = nil
   ) {
     self.address = address
     self.addressType = addressType

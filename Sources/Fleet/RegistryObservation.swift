@@ -42,7 +42,11 @@ struct RegistryObservation: Sendable, Hashable {
     name = record.name
     rssi = record.rssi.latest.map(Int.init)
     frames = record.frames.map(\.kind.rawValue)
-    var system: UInt8?, response: UInt8?, sensor: UInt16?, tlm: UInt16?
+    // Percent from the System frame, else the scan response; millivolts from KSensor, else TLM.
+    var system: UInt8?
+    var response: UInt8?
+    var sensor: UInt16?
+    var tlm: UInt16?
     for frame in record.frames {
       switch frame {
       case .kkmSystem(let f):
