@@ -4,11 +4,22 @@ import Fleet
 import Simulator
 
 /// What every campaign (`plan`/`apply`, `dfu update`) opens before it scans: the journal in the state
-/// directory and the central (the one given — tests pass their own — or the one `--adapter` names).
-/// Opening the SQLite journal is file I/O, so it runs through `BlockingIO`.
+/// directory, the fleet registry in it (best effort: `RegistryAccess`), and the central (the one given —
+/// tests pass their own — or the one `--adapter` names). Opening the SQLite journal is file I/O, so it runs
+/// through `BlockingIO`.
 struct CampaignResources {
   let journal: Journal
   let central: any Central
+  let registry: RegistryRecorder
+
+  init(journal: Journal, central: any Central) {
+    self.journal = journal
+    self.central = central
+    registry = RegistryAccess.recorder(journal)
+  }
+
+  /// The journal's file (which also holds the fleet registry) in a state directory.
+  static func journalPath(_ stateDirectory: String) -> String { stateDirectory.appendingPathComponent("journal.sqlite") }
 
   static func open(
     stateDirectory: String, central given: (any Central)?, adapter: AdapterChoice?, scanBackend: ScanBackend,
@@ -16,7 +27,7 @@ struct CampaignResources {
   ) async throws -> CampaignResources {
     let journal: Journal
     do {
-      journal = try await BlockingIO.run { try Journal(path: stateDirectory.appendingPathComponent("journal.sqlite")) }
+      journal = try await BlockingIO.run { try Journal(path: journalPath(stateDirectory)) }
     } catch {
       throw CLIFailure("cannot open the journal in \(stateDirectory): \(error)")
     }

@@ -55,6 +55,7 @@ struct CampaignRunner {
       duration: SecondsOption.duration(options.scanSeconds), active: true, mode: .lines,
       completeWhenSeen: TargetSelection.named(by: loaded))
     let records = try await scan.scan(central: central, emit: { _ in }).results
+    await resources.registry.sightings(records)
     var selection = TargetSelection(profile: loaded, records: records)
     let named = Set(TargetSelection.namedAddresses(of: loaded) ?? [])
     try Self.check(preflight, selection.targets.map(\.address.description).filter { !named.contains($0) })
@@ -78,7 +79,7 @@ struct CampaignRunner {
     let campaign = ApplyCampaign(
       profile: loaded, targets: selection.targets, opener: KBeaconOpener(central: central), journal: journal, run: run,
       options: .init(parallel: options.parallel, retry: RetryPolicy(maximumAttempts: options.attempts, firstDelay: SecondsOption.duration(options.retryDelay)), dryRun: dryRun),
-      passwords: passwords, resolver: resolver)
+      passwords: passwords, resolver: resolver, registry: resources.registry)
     let stopWhen = self.stopWhen
     let watcher = Task {
       for await event in campaign.events {

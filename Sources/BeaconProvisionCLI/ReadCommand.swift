@@ -1,8 +1,10 @@
 import ArgumentParser
+import Fleet
 import KBeacon
 
 /// `beacon-provision read ADDR`: a KBeacon's whole configuration as the device JSON (kbeacon-protocol.md
-/// §6.1, or §7 for legacy devices), pretty-printed with the device's key order.
+/// §6.1, or §7 for legacy devices), pretty-printed with the device's key order; the read is recorded in the
+/// fleet registry of the state directory.
 struct ReadCommand: AsyncParsableCommand, LoggingCommand {
   static let configuration = CommandConfiguration(
     commandName: "read",
@@ -28,5 +30,8 @@ struct ReadCommand: AsyncParsableCommand, LoggingCommand {
     var root: JSONObject = ["address": .string(target.description), "generation": .string(config.generation.rawValue)]
     root["configuration"] = .object(config.deviceJSON)
     emit(JSONWriter.pretty(.object(root)))
+    // Best effort, after the output: a registry that cannot be written only warns (`RegistryAccess`).
+    await RegistryAccess.open(stateDirectory: StateDirectory.resolve(nil))?
+      .read(address: target.description, configuration: KBeaconViews.view(of: config))
   }
 }

@@ -12,7 +12,8 @@ struct Scan: AsyncParsableCommand, LoggingCommand {
     discussion: """
       On a terminal a live table is redrawn in place; otherwise one line per device is printed as each window \
       closes. --json prints the final device records as a JSON array; --jsonl prints one JSON object per device \
-      per window as windows close.
+      per window as windows close. Every device heard is recorded in the fleet registry in the state \
+      directory (a registry that cannot be written only warns).
       """)
 
   @OptionGroup var adapterOptions: AdapterOptions
@@ -35,6 +36,9 @@ struct Scan: AsyncParsableCommand, LoggingCommand {
 
   @OptionGroup var scanBackend: ScanBackendOption
 
+  @Option(help: "Where the fleet registry (and the simulated fleet's state) live. Default: $XDG_STATE_HOME/beacon-provision.")
+  var stateDir: String?
+
   @OptionGroup var logging: LoggingOptions
 
   @Flag(help: "Print the final device records as a JSON array.")
@@ -50,16 +54,18 @@ struct Scan: AsyncParsableCommand, LoggingCommand {
   }
 
   func run() async throws {
-    let central = try await CentralFactory.make(adapterOptions.adapter, scanBackend: scanBackend.value)
+    let central = try await CentralFactory.make(adapterOptions.adapter, scanBackend: scanBackend.value, stateDirectory: stateDir)
     let mode: ScanRunner.Mode = json ? .json : jsonl ? .jsonLines : (isatty(STDOUT_FILENO) == 1 ? .liveTable : .lines)
     let runner = runner(mode: mode)
     CLILog.logger("scan").info("scanning", metadata: ["adapter": "\(central.name)", "seconds": "\(duration)"])
     do {
       // Ctrl-C (or SIGTERM) ends the scan early instead of killing the process: what was heard so far is
       // printed, and a live scan is switched off in the controller/kernel before the process exits.
-      let output = try await SignalCancellation.run { try await runner.run(central: central) { line in Self.writeLine(line) } }
+      let session = try await SignalCancellation.run { try await runner.scan(central: central) { line in Self.writeLine(line) } }
       await central.stopScans()
-      if let output { Self.writeLine(output) }
+      if let output = try runner.output(of: session) { Self.writeLine(output) }
+      // After the results are out; a registry that cannot be opened or written only warns (`RegistryAccess`).
+      await RegistryAccess.open(stateDirectory: StateDirectory.resolve(stateDir))?.sightings(session.results)
     } catch {
       await central.stopScans()
       throw liveFailure(error)

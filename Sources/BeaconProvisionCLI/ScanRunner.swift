@@ -33,7 +33,11 @@ struct ScanRunner: Sendable {
   /// Scans; `emit` receives lines as the scan goes. Returns the text to print at the end (JSON array), if
   /// any. The final device records are available through `results` of the returned session.
   func run(central: any Central, emit: @escaping @Sendable (String) -> Void) async throws -> String? {
-    let session = try await scan(central: central, emit: emit)
+    try output(of: try await scan(central: central, emit: emit))
+  }
+
+  /// The text to print once `session` (from `scan`) has finished: the JSON array in `.json` mode, else nil.
+  func output(of session: DiscoverySession) throws -> String? {
     switch mode {
     case .json: return try JSONOutput.string(session.results)
     case .liveTable, .lines, .jsonLines: return nil

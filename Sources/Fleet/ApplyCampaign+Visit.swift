@@ -9,6 +9,8 @@ struct ProfileWork: CampaignWork {
   let passwords: ApplyCampaign.Passwords
   let resolver: DesiredResolver
   let dryRun: Bool
+  /// Where each configuration read is recorded (best effort), if anywhere.
+  var registry: RegistryRecorder? = nil
 
   /// Why verification failed: the keys that did not read back as written.
   struct VerificationFailure: Error, ClassifiedFailure, CustomStringConvertible {
@@ -51,6 +53,7 @@ struct ProfileWork: CampaignWork {
     try await context.step(address, .reading, attempt: attempt)
     let sections = Self.sections(of: profile.profile.desired)
     let actual = try await session.readConfiguration(sections)
+    await registry?.read(address: address, configuration: actual)
     let model = actual.common["model"]?.textValue
     let firmware = actual.common["ver"]?.textValue.flatMap(FirmwareVersion.init)
     if let reason = profile.profile.select.rejection(model: model, firmware: firmware) { return .skipped(reason) }
@@ -111,6 +114,7 @@ struct ProfileWork: CampaignWork {
       try await context.step(address, .verifying, attempt: attempt)
       readBack = try await session.readConfiguration(sections)
     }
+    await registry?.read(address: address, configuration: readBack)
     desired.common["pwd"] = nil
     let mismatches = ConfigDiff.changes(desired: desired, actual: readBack)
     guard mismatches.isEmpty else { throw VerificationFailure(mismatches: mismatches) }

@@ -3,7 +3,9 @@ import Profiles
 
 /// `plan` and `apply` across a fleet, on the shared `Campaign` scheduler. Per device (`ProfileWork`):
 /// connect and authenticate, read the configuration back, check selection and device limits, diff against
-/// the profile, write one `cfg` message holding only the changed keys, read back and compare.
+/// the profile, write one `cfg` message holding only the changed keys, read back and compare. With a
+/// `registry`, each configuration read (the first, and the read-back after a write) is recorded in the fleet
+/// registry — best effort: a registry failure is warned about and never fails a device (`RegistryRecorder`).
 public struct ApplyCampaign: Sendable {
   public struct Options: Sendable {
     public var parallel: Int
@@ -33,10 +35,11 @@ public struct ApplyCampaign: Sendable {
 
   public init(
     profile: LoadedProfile, targets: [Target], opener: any SessionOpener, journal: Journal, run: String,
-    options: Options, passwords: Passwords, resolver: DesiredResolver,
+    options: Options, passwords: Passwords, resolver: DesiredResolver, registry: RegistryRecorder? = nil,
     sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
   ) {
-    let work = ProfileWork(profile: profile, opener: opener, passwords: passwords, resolver: resolver, dryRun: options.dryRun)
+    let work = ProfileWork(
+      profile: profile, opener: opener, passwords: passwords, resolver: resolver, dryRun: options.dryRun, registry: registry)
     campaign = Campaign(
       work: work, targets: targets, journal: journal, run: run, options: .init(parallel: options.parallel, retry: options.retry),
       sleep: sleep)

@@ -84,6 +84,9 @@ public struct FirmwareWork: CampaignWork {
   /// Battery percentages read from the scan's advertisements, by address.
   public var batteries: [String: Int]
   public var reports: FirmwareReports
+  /// Where each identity read (before and after the update) is recorded, best effort (`RegistryRecorder`:
+  /// a registry failure never fails a device), if anywhere.
+  public var registry: RegistryRecorder? = nil
   let clock = ContinuousClock()
 
   public init(plan: FirmwarePlan, updater: any FirmwareUpdater, batteries: [String: Int], reports: FirmwareReports = FirmwareReports()) {
@@ -119,7 +122,9 @@ public struct FirmwareWork: CampaignWork {
     var before: DeviceIdentity? = nil
     try await context.step(address, .connecting, attempt: attempt)
     do {
-      before = try await updater.identify(target)
+      let identity = try await updater.identify(target)
+      before = identity
+      await registry?.identity(address: address, identity)
     } catch where interrupted {
       // Mid-transfer last time: the application may be gone until the bootloader finishes.
     }
@@ -149,6 +154,7 @@ public struct FirmwareWork: CampaignWork {
 
     try await context.step(address, .verifying, attempt: attempt)
     let after = try await updater.identify(target)
+    await registry?.identity(address: address, after)
     guard after.firmware == install.version else {
       throw VersionMismatch(expected: install.version, found: after.firmware)
     }

@@ -4,7 +4,8 @@ import GRDB
 
 /// The campaign journal: one SQLite database (through GRDB) under the state directory, recording every
 /// run, every device's planned changes, the values they replace, its state and its error. It is what
-/// makes `apply --resume RUN` possible after a crash or Ctrl-C, and it never holds a password.
+/// makes `apply --resume RUN` possible after a crash or Ctrl-C, and it never holds a password. The same file
+/// holds the fleet registry (`FleetRegistry`, migration "v3").
 ///
 /// GRDB runs SQLite on its own serial queue; the async `read`/`write` used here never block the
 /// cooperative pool.
@@ -74,6 +75,8 @@ public final class Journal: Sendable {
     m.registerMigration("v2") { db in
       try db.alter(table: "device") { t in t.add(column: "addressType", .text) }
     }
+    // v3: the fleet registry (`FleetRegistry`) — every device heard or touched, and its RSSI/battery history.
+    m.registerMigration("v3", migrate: FleetRegistry.createTables)
     return m
   }
 

@@ -63,6 +63,7 @@ struct DFUCampaignRunner {
       // Named devices end the scan once heard; their battery is in the KKM scan response heard with them.
       completeWhenSeen: Set(c.addresses.compactMap { BluetoothAddress($0) }))
     let records = try await scan.scan(central: central, emit: { _ in }).results
+    await resources.registry.sightings(records)
     var selection = DFUTargetSelection(records: records, addresses: c.addresses, name: c.name)
 
     var resumed: String?
@@ -89,7 +90,7 @@ struct DFUCampaignRunner {
       version: single?.version ?? FirmwareVersion("0")!, models: c.model.isEmpty ? nil : c.model, hardware: c.hardware,
       minimumBattery: c.minimumBattery == 0 ? nil : c.minimumBattery)
     let reports = FirmwareReports()
-    let work: FirmwareWork
+    var work: FirmwareWork
     var packages: [ResolvedPackage] = []
     if let single {
       work = FirmwareWork(plan: plan, updater: updater(single.package.transferImages), batteries: selection.batteries, reports: reports)
@@ -105,6 +106,7 @@ struct DFUCampaignRunner {
     } else {
       throw CLIFailure("give exactly one of --package FILE.zip and --firmware latest|VERSION")
     }
+    work.registry = resources.registry
 
     let run: String
     if let resumed {
