@@ -81,7 +81,7 @@ let package = Package(
     // Real servers on loopback (nginx, a private CA) shared by CloudTests and CLITests (issue #12).
     .target(name: "TestServers", dependencies: ["Loopback"], path: "Tests/TestServers", swiftSettings: strict),
     .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore"], swiftSettings: strict),
-    .testTarget(name: "AuditTests", dependencies: ["Audit", "BeaconCore", "Profiles"], exclude: ["Golden"], swiftSettings: strict),
+    .testTarget(name: "AuditTests", dependencies: ["Audit", "BeaconCore", "Profiles"], swiftSettings: strict),
     .testTarget(name: "ProfilesTests", dependencies: ["Profiles"], swiftSettings: strict),
     .testTarget(name: "FleetTests", dependencies: ["Fleet", "KBeacon", "Profiles", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strict),
     .testTarget(name: "CloudTests", dependencies: ["Cloud", "TestServers"], exclude: ["Fixtures"], swiftSettings: strict),
@@ -98,7 +98,8 @@ let package = Package(
       name: "SystemLibraryTests", dependencies: ["CBlueZ", "CCurl", "CZip", "CCrypto", "BlueZ"], swiftSettings: strict),
     .testTarget(
       name: "CLITests",
-      dependencies: ["BeaconProvisionCLI", "FirmwareStore", "NordicDFUIO", "Simulator", "TestServers", .product(name: "ArgumentParser", package: "swift-argument-parser")], swiftSettings: strict),
+      dependencies: ["BeaconProvisionCLI", "FirmwareStore", "NordicDFUIO", "Simulator", "TestServers", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+      exclude: ["Golden"], swiftSettings: strict),
   ]
 )
 

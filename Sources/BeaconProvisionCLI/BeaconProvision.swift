@@ -22,6 +22,7 @@ public struct BeaconProvision: AsyncParsableCommand {
     Decode.self,
     Plan.self,
     Apply.self,
+    AuditCommand.self,
     Gatt.self,
     DFUCommand.self,
     FirmwareCommand.self,

@@ -19,6 +19,8 @@ struct CampaignRunner {
   var central: (any Central)? = nil
   /// Interrupts instead of SIGINT (tests).
   var interrupts: AsyncStream<Void>? = nil
+  /// The scan's records when the caller has scanned already (`audit --connect`): no second scan.
+  var records: [DeviceRecord]? = nil
 
   struct Result {
     var summary: CampaignSummary
@@ -50,12 +52,17 @@ struct CampaignRunner {
     let (journal, central) = (resources.journal, resources.central)
     let progress = CampaignProgress(json: options.json)
 
-    progress.note("scanning \(central.name) for \(FieldSpec.Kind.plain(options.scanSeconds)) s …")
-    let scan = ScanRunner(settings: DiscoverySettings(window: .seconds(options.scanSeconds)),
-      duration: SecondsOption.duration(options.scanSeconds), active: true, mode: .lines,
-      completeWhenSeen: TargetSelection.named(by: loaded))
-    let records = try await scan.scan(central: central, emit: { _ in }).results
-    await resources.registry.sightings(records)
+    let records: [DeviceRecord]
+    if let given = self.records {
+      records = given
+    } else {
+      progress.note("scanning \(central.name) for \(FieldSpec.Kind.plain(options.scanSeconds)) s …")
+      let scan = ScanRunner(settings: DiscoverySettings(window: .seconds(options.scanSeconds)),
+        duration: SecondsOption.duration(options.scanSeconds), active: true, mode: .lines,
+        completeWhenSeen: TargetSelection.named(by: loaded))
+      records = try await scan.scan(central: central, emit: { _ in }).results
+      await resources.registry.sightings(records)
+    }
     var selection = TargetSelection(profile: loaded, records: records)
     let named = Set(TargetSelection.namedAddresses(of: loaded) ?? [])
     try Self.check(preflight, selection.targets.map(\.address.description).filter { !named.contains($0) })

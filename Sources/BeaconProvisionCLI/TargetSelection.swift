@@ -3,7 +3,7 @@ import Fleet
 import Profiles
 
 /// Which scanned devices a campaign visits. Rules, in order:
-/// - only connectable devices;
+/// - only connectable devices (unless told otherwise);
 /// - `select.addresses` when given; else, with an inventory, only the devices it lists;
 /// - the profile's name glob, RSSI floor and inventory tags (`Selection.rejection(of:)`);
 /// - with none of addresses, inventory or name given, only devices that advertise KKM frames (the 0x2080
@@ -32,13 +32,15 @@ struct TargetSelection {
     Set((namedAddresses(of: profile) ?? []).compactMap { BluetoothAddress($0) })
   }
 
-  init(profile: LoadedProfile, records: [DeviceRecord]) {
+  /// `requireConnectable: false` (a passive audit) also selects devices that advertise without accepting
+  /// connections, so one that stopped being connectable shows up as drift rather than as a stranger.
+  init(profile: LoadedProfile, records: [DeviceRecord], requireConnectable: Bool = true) {
     let select = profile.profile.select
     let named = Self.namedAddresses(of: profile)
     for record in records.sorted(by: { $0.address < $1.address }) {
       let address = record.address.description
       func skip(_ reason: String) { notSelected.append(NotSelected(address: address, name: record.name, reason: reason)) }
-      guard record.connectable == true else {
+      guard record.connectable == true || !requireConnectable else {
         skip("not connectable")
         continue
       }

@@ -24,6 +24,7 @@ extension SimulatedDevice {
   /// - System: model and battery are readings (this entry's System section, else model 0 and `btPt`);
   ///   the firmware is `ver` when it reads `V<major>.<minor>`, so a DFU shows on the air [I].
   ///   A v1 device has no System slot: its entry's System section stays as given.
+  /// - The v2 0x2080 scan response reports `btPt` as its battery (unless the entry gives its own bytes).
   /// - Each frame type is sent once: of two slots with the same type, the lower index wins [I].
   /// - Name: `name` / `devName` (empty → no name in the scan response); interval and connectable:
   ///   `KBeaconAdvertisingPlan.intervalMs` / `.connectable`. A configuration with no advertising slot leaves
@@ -41,6 +42,10 @@ extension SimulatedDevice {
     out.sensor = nil
     if plan.generation == .pro {
       out.system = nil
+      // The 0x2080 scan response carries the battery (`btPt`) whatever the slots send.
+      if kkmScanResponse == nil, let battery = plan.batteryPercent {
+        out.kkmScanResponse = RawBytes([UInt8(clamping: min(max(battery, 0), 100)), 0x00, 0x01] + address.bytes.suffix(3))
+      }
     } else if let firmware = plan.firmware {
       out.system?.firmware = firmware
     }

@@ -17,13 +17,16 @@ extension SimulatedDevice {
   /// - Both: the iBeacon's values in `uuid`/`majorID`/`minorID` and its measured power in `meaPwr`; the
   ///   UID's `nid`/`sid`; the URL's `url`; the KSensor readings present set the include flags (v2 `ht`,
   ///   `axis`, `lux`, `co2`; v1 `sensor` mask 0x1 acc, 0x2 humidity); the System firmware in `ver`
-  ///   ("5.12" → "V5.12"). Keys of frames the entry lacks keep their factory values.
+  ///   ("5.12" → "V5.12") and its battery in `btPt`, so a read reports the battery the frame advertised. Keys of frames the entry lacks keep their factory values.
   public func startingConfiguration(over factory: KBeaconConfiguration) -> KBeaconConfiguration {
     var config = factory
     if let b = iBeacon {
       config.common.fields["meaPwr"] = .int(Int(b.measuredPower))
     }
-    if let s = system { config.common.fields["ver"] = .string("V" + s.firmware) }
+    if let s = system {
+      config.common.fields["ver"] = .string("V" + s.firmware)
+      config.common.fields["btPt"] = .int(Int(s.batteryPercent))
+    }
     switch factory.generation {
     case .pro:
       let maxSlot = factory.common[CommonKey.maxSlot] ?? 5

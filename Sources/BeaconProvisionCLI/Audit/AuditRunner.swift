@@ -1,0 +1,90 @@
+import Audit
+import BeaconCore
+import Fleet
+import Foundation
+import Profiles
+import Simulator
+
+/// The path of `audit`: read the profiles and inventory (every problem at once, before any radio work),
+/// scan for the whole time, keep the registry current, gather what each device is, with `--connect` read
+/// each selected one through the `plan` path, then judge them (`AuditAssembler`).
+struct AuditRunner {
+  var command: AuditCommand
+  /// Simulator pacing (tests run unpaced).
+  var pace: SimulationPace = .realTime
+  /// The central to use instead of the one `--adapter` names (tests).
+  var central: (any Central)? = nil
+  var now: @Sendable () -> Date = { Date() }
+
+  func run() async throws -> AuditReport {
+    let (profiles, inventory) = try await BlockingIO.run { [command] in
+      (try command.profiles.map(ProfileFiles.load), try command.inventory.map(Self.loadInventory))
+    }
+    let stateDirectory = StateDirectory.resolve(command.stateDir)
+    let resources = try await CampaignResources.open(
+      stateDirectory: stateDirectory, central: central, adapter: command.adapterOptions.adapter,
+      scanBackend: command.scanBackend.value, pace: pace)
+    let central = resources.central
+    let registry = resources.registry.registry
+
+    FileHandleOutput.standardError("audit: scanning \(central.name) for \(FieldSpec.Kind.plain(command.scanSeconds)) s …")
+    let scanStarted = now()
+    let scan = ScanRunner(settings: DiscoverySettings(window: .seconds(command.scanSeconds)),
+      duration: SecondsOption.duration(command.scanSeconds), active: true, mode: .lines)
+    let records = try await SignalCancellation.run { try await scan.scan(central: central, emit: { _ in }).results }
+    await central.stopScans()
+    await resources.registry.sightings(records, at: scanStarted)
+
+    var subjects = AuditSubjects(profiles: profiles, inventory: inventory, records: records, scanStarted: scanStarted).subjects
+    if command.connect {
+      let reads = try await connectReads(profiles: profiles, records: records, central: central, stateDirectory: stateDirectory)
+      for i in subjects.indices { subjects[i].read = reads[subjects[i].address] }
+    }
+    let known = await AuditKnownFacts.load(registry, addresses: subjects.map(\.address))
+    let newest = await NewestFirmware(catalog: command.catalog, firmwareDirectory: command.firmwareDirectory).byDevice(known)
+    for i in subjects.indices {
+      subjects[i].known = known[subjects[i].address]
+      subjects[i].newestFirmware = newest[subjects[i].address]
+    }
+    let thresholds = AuditThresholds(batteryPercent: command.lowBattery, batteryMillivolts: command.lowBatteryMv,
+      newestFirmware: newest.models)
+    return AuditReport(
+      generatedAt: now(), mode: command.connect ? .connect : .passive, adapter: central.name, profiles: command.profiles,
+      inventory: command.inventory, scanSeconds: command.scanSeconds, thresholds: thresholds,
+      devices: AuditAssembler(thresholds: thresholds).devices(subjects))
+  }
+
+  /// `--connect`: each profile's selected devices read through the `plan` path on the records already heard
+  /// (no second scan), one profile after another; a device goes to the first profile that selects it.
+  func connectReads(profiles: [LoadedProfile], records: [DeviceRecord], central: any Central, stateDirectory: String)
+    async throws -> [String: AuditReadOutcome]
+  {
+    var reads: [String: AuditReadOutcome] = [:]
+    for profile in profiles {
+      let arguments = [profile.profile.file, "--scan", FieldSpec.Kind.plain(command.scanSeconds), "--parallel", String(command.parallel),
+        "--state-dir", stateDirectory, "--retry-delay", "1"]
+      let options = try ProvisionOptions.parse(arguments)
+      let remaining = records.filter { reads[$0.address.description] == nil }
+      let result = try await CampaignRunner(options: options, dryRun: true, resume: nil, pace: pace, central: central, records: remaining).run()
+      for (address, outcome) in result.summary.outcomes where reads[address] == nil {
+        switch outcome {
+        case .compliant: reads[address] = .read([])
+        case .planned(let changes), .updated(let changes): reads[address] = .read(changes)
+        case .skipped(let why): reads[address] = .skipped(why)
+        case .failed(let why, _): reads[address] = .failed(why)
+        case .pending: reads[address] = .failed("interrupted before it was read")
+        }
+      }
+    }
+    return reads
+  }
+
+  static func loadInventory(_ file: String) throws -> Inventory {
+    guard let data = FileManager.default.contents(atPath: file) else { throw CLIFailure("no such file: \(file)") }
+    do {
+      return try Inventory.parse(Array(data), file: file)
+    } catch {
+      throw CLIFailure(error.description)
+    }
+  }
+}
