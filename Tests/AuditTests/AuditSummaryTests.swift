@@ -17,7 +17,7 @@ import Testing
   @Test func countsEachStatusFlagAndTag() {
     let s = AuditSummary(Self.devices)
     #expect(s.devices == 4)
-    #expect([s.status.compliant, s.status.drifted, s.status.missing, s.status.unknown, s.status.unreachable] == [1, 1, 1, 1, 0])
+    #expect([s.status.compliant, s.status.drifted, s.status.missing, s.status.unknown, s.status.unreachable] == [1, 1, 1, 1, 0] as [Int])
     #expect(s.lowBattery == 1)
     #expect(s.tags.map(\.tag) == ["cold", "front"])
     #expect(s.tags[0].status.drifted == 1 && s.tags[0].status.missing == 1 && s.tags[0].status.compliant == 0)
