@@ -21,75 +21,70 @@ struct AuditHTMLBrowserTests {
   }
 
   /// Writes `html` to a new folder; `body` gets the browser, the file and the folder, which goes afterwards.
-  func withPage(_ html: String, _ body: (Chromium, String, String) async throws -> Void) async throws {
+  func withPage<T>(_ html: String, _ body: (Chromium, String, String) async throws -> T) async throws -> T {
     let browser = try chromium()
     let directory = try LocalTools.temporaryDirectory("audit-html")
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let file = directory + "/audit.html"
     try html.write(toFile: file, atomically: true, encoding: .utf8)
-    try await body(browser, file, directory)
+    return try await body(browser, file, directory)
+  }
+
+  /// The DOM of `report`'s page, opened at `fragment`, once its scripts ran; the page must have written
+  /// nothing to its console and set `body[data-ready="1"]`.
+  func loaded(_ report: AuditReport, fragment: String? = nil) async throws -> HTMLScan {
+    try await withPage(AuditHTML.render(report)) { browser, file, directory in
+      let run = try await browser.dumpDOM(Chromium.url(file, fragment: fragment), in: directory)
+      #expect(run.console.isEmpty, "console: \(run.console.joined(separator: "\n"))")
+      let dom = HTMLScan(run.stdout)
+      #expect(dom.tags("body", with: "data-ready").first?["data-ready"] == "1")
+      return dom
+    }
   }
 
   @Test(.timeLimit(.minutes(2))) func theScriptsRunCleanlyAndTheDOMHasTheSummarysNumbers() async throws {
-    try await withPage(AuditHTML.render(Self.report)) { browser, file, directory in
-      let run = try await browser.dumpDOM(Chromium.url(file), in: directory)
-      #expect(run.console.isEmpty, "console: \(run.console.joined(separator: "\n"))")
-      let dom = HTMLScan(run.stdout)
-      #expect(dom.tags("body", with: "data-ready").first?["data-ready"] == "1")
-      let rows = dom.tags("tr", with: "data-address")
-      #expect(rows.map { $0["data-address"] } == Self.report.devices.map(\.address))
-      #expect(rows.allSatisfy { $0["hidden"] == nil })
-      #expect(dom.element(id: "visible-count")?.text == "\(Self.report.devices.count)")
-      #expect(dom.tags("div", with: "id").first { $0["id"] == "controls" }?["hidden"] == nil)
-      #expect(dom.element(id: "devices")?.tags("button", with: "type").count == AuditHTMLTable.columns.count)
-      #expect(!dom.html.contains("<img"))
-      AuditHTMLTests.expectChartsCount(Self.report.summary, in: dom)
-    }
+    let dom = try await loaded(Self.report)
+    let rows = dom.tags("tr", with: "data-address")
+    #expect(rows.map { $0["data-address"] } == Self.report.devices.map(\.address))
+    #expect(rows.allSatisfy { $0["hidden"] == nil })
+    #expect(dom.element(id: "visible-count")?.text == "\(Self.report.devices.count)")
+    #expect(dom.tags("div", with: "id").first { $0["id"] == "controls" }?["hidden"] == nil)
+    #expect(dom.element(id: "devices")?.tags("button", with: "type").count == AuditHTMLTable.columns.count)
+    #expect(!dom.html.contains("<img"))
+    AuditHTMLTests.expectChartsCount(Self.report.summary, in: dom)
   }
 
   @Test(.timeLimit(.minutes(2))) func anEmptyReportRunsCleanly() async throws {
-    try await withPage(AuditHTML.render(AuditHTMLFixture.empty)) { browser, file, directory in
-      let run = try await browser.dumpDOM(Chromium.url(file), in: directory)
-      #expect(run.console.isEmpty, "console: \(run.console.joined(separator: "\n"))")
-      let dom = HTMLScan(run.stdout)
-      #expect(dom.tags("body", with: "data-ready").first?["data-ready"] == "1")
-      #expect(dom.element(id: "visible-count")?.text == "0")
-      #expect(dom.tags("p", with: "id").first { $0["id"] == "no-match" }?["hidden"] == nil)
-    }
+    let dom = try await loaded(AuditHTMLFixture.empty)
+    #expect(dom.element(id: "visible-count")?.text == "0")
+    #expect(dom.tags("p", with: "id").first { $0["id"] == "no-match" }?["hidden"] == nil)
   }
 
   @Test(.timeLimit(.minutes(2))) func theFragmentFiltersByStatus() async throws {
-    try await withPage(AuditHTML.render(Self.report)) { browser, file, directory in
-      let run = try await browser.dumpDOM(Chromium.url(file, fragment: "filter=drifted"), in: directory)
-      #expect(run.console.isEmpty, "console: \(run.console.joined(separator: "\n"))")
-      let dom = HTMLScan(run.stdout)
-      let visible = dom.tags("tr", with: "data-address").filter { $0["hidden"] == nil }
-      #expect(visible.map { $0["data-status"] } == Array(repeating: "drifted", count: Self.report.summary.status.drifted))
-      #expect(dom.element(id: "visible-count")?.text == "\(Self.report.summary.status.drifted)")
-      #expect(dom.element(id: "filter-note")?.text == "(filtered by status drifted)")
-      let details = dom.tags("tr", with: "class").filter { $0["class"] == "detail" }
-      #expect(details.filter { $0["hidden"] == nil }.count == 2 && details.count == 3)
-    }
+    let dom = try await loaded(Self.report, fragment: "filter=drifted")
+    let visible = dom.tags("tr", with: "data-address").filter { $0["hidden"] == nil }
+    #expect(visible.map { $0["data-status"] } == Array(repeating: "drifted", count: Self.report.summary.status.drifted))
+    #expect(dom.element(id: "visible-count")?.text == "\(Self.report.summary.status.drifted)")
+    #expect(dom.element(id: "filter-note")?.text == "(filtered by status drifted)")
+    let details = dom.tags("tr", with: "class").filter { $0["class"] == "detail" }
+    #expect(details.filter { $0["hidden"] == nil }.count == 2 && details.count == 3)
   }
 
   @Test(.timeLimit(.minutes(2))) func theFragmentSearchesAndSortsWithUnknownValuesLast() async throws {
-    try await withPage(AuditHTML.render(Self.report)) { browser, file, directory in
-      let run = try await browser.dumpDOM(Chromium.url(file, fragment: "sort=rssi&dir=desc"), in: directory)
-      #expect(run.console.isEmpty, "console: \(run.console.joined(separator: "\n"))")
-      let byRSSI = Self.report.devices.filter { $0.rssi != nil }.sorted { $0.rssi! > $1.rssi! } + Self.report.devices.filter { $0.rssi == nil }
-      #expect(HTMLScan(run.stdout).tags("tr", with: "data-address").map { $0["data-address"] } == byRSSI.map(\.address))
-      // Each drift row moved with its device: right under it.
-      let all = HTMLScan(run.stdout).tags.filter { $0.name == "tr" && ($0["data-address"] != nil || $0["class"] == "detail") }
-      for (row, next) in zip(all, all.dropFirst() + [HTMLScan.Tag(name: "end", attributes: [:])]) {
-        #expect((row["class"] == "has-detail") == (next["class"] == "detail"), "\(row) then \(next)")
-      }
-      #expect(all.filter { $0["class"] == "detail" }.count == Self.report.devices.filter { AuditHTMLDrift.details($0) != nil }.count)
-
-      let search = try await browser.dumpDOM(Chromium.url(file, fragment: "q=dock&sort=name"), in: directory)
-      let rows = HTMLScan(search.stdout).tags("tr", with: "data-address").filter { $0["hidden"] == nil }
-      #expect(rows.map { $0["data-address"] } == ["C3:00:00:00:00:05", "C3:00:00:00:00:06"])
-      #expect(HTMLScan(search.stdout).element(id: "visible-count")?.text == "2")
+    let sorted = try await loaded(Self.report, fragment: "sort=rssi&dir=desc")
+    let byRSSI = Self.report.devices.filter { $0.rssi != nil }.sorted { $0.rssi! > $1.rssi! } + Self.report.devices.filter { $0.rssi == nil }
+    #expect(sorted.tags("tr", with: "data-address").map { $0["data-address"] } == byRSSI.map(\.address))
+    // Each drift row moved with its device: right under it.
+    let all = sorted.tags.filter { $0.name == "tr" && ($0["data-address"] != nil || $0["class"] == "detail") }
+    for (row, next) in zip(all, all.dropFirst() + [HTMLScan.Tag(name: "end", attributes: [:])]) {
+      #expect((row["class"] == "has-detail") == (next["class"] == "detail"), "\(row) then \(next)")
     }
+    #expect(all.filter { $0["class"] == "detail" }.count == Self.report.devices.filter { AuditHTMLDrift.details($0) != nil }.count)
+
+    let searched = try await loaded(Self.report, fragment: "q=dock&sort=name")
+    let rows = searched.tags("tr", with: "data-address").filter { $0["hidden"] == nil }
+    #expect(rows.map { $0["data-address"] } == ["C3:00:00:00:00:05", "C3:00:00:00:00:06"])
+    #expect(searched.element(id: "visible-count")?.text == "2")
   }
 
   /// The console check can fail: a page whose script throws, and one whose markup an injected handler would
