@@ -78,10 +78,11 @@ let package = Package(
       swiftSettings: strict),
 
     // MARK: tests
-    // Real servers on loopback (nginx, a private CA) shared by CloudTests and CLITests (issue #12).
+    // Real servers on loopback (nginx, a private CA) shared by CloudTests and CLITests (issue #12); AuditTests
+    // runs a real browser with its process helpers.
     .target(name: "TestServers", dependencies: ["Loopback"], path: "Tests/TestServers", swiftSettings: strict),
     .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore"], swiftSettings: strict),
-    .testTarget(name: "AuditTests", dependencies: ["Audit", "BeaconCore", "Profiles"], swiftSettings: strict),
+    .testTarget(name: "AuditTests", dependencies: ["Audit", "BeaconCore", "Profiles", "TestServers"], swiftSettings: strict),
     .testTarget(name: "ProfilesTests", dependencies: ["Profiles"], swiftSettings: strict),
     .testTarget(name: "FleetTests", dependencies: ["Fleet", "KBeacon", "Profiles", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strict),
     .testTarget(name: "CloudTests", dependencies: ["Cloud", "TestServers"], exclude: ["Fixtures"], swiftSettings: strict),

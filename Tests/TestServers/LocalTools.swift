@@ -2,8 +2,9 @@ import Foundation
 import Loopback
 
 /// Helpers for the real servers the tests start on loopback (issue #12, "Tests (a real server, not a
-/// mock)"): running a tool to its end, temporary folders, free ports, and waiting until a port listens or
-/// refuses. Every blocking wait runs on a GCD thread, never on Swift's cooperative pool.
+/// mock)") and for the real browser the HTML report is checked in: running a tool to its end (and reading
+/// what it wrote), temporary folders, free ports, and waiting until a port listens or refuses. Every
+/// blocking wait runs on a GCD thread, never on Swift's cooperative pool.
 public enum LocalTools {
   /// Runs a program to its end without blocking a cooperative thread; throws on a non-zero exit.
   public static func run(_ path: String, _ arguments: [String]) async throws {
@@ -12,11 +13,44 @@ public enum LocalTools {
     process.arguments = arguments
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice
-    let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+    let status = try await exit(of: process)
+    guard status == 0 else { throw ServerError("\(path) \(arguments.joined(separator: " ")) exited \(status)") }
+  }
+
+  /// What a program wrote, run to its end without blocking a cooperative thread: its standard output and
+  /// standard error go to files in `directory` (a pipe could fill and stall it) and are read back once it
+  /// has ended. A program still running after `seconds` is terminated (SIGTERM) and the call throws.
+  public static func output(
+    _ path: String, _ arguments: [String], in directory: String, within seconds: Double
+  ) async throws -> (status: Int32, stdout: String, stderr: String) {
+    let name = URL(fileURLWithPath: path).lastPathComponent + "-" + UUID().uuidString.prefix(8)
+    let out = "\(directory)/\(name).stdout", err = "\(directory)/\(name).stderr"
+    for file in [out, err] where !FileManager.default.createFile(atPath: file, contents: nil) { throw ServerError("cannot create \(file)") }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = arguments
+    let stdout = try FileHandle(forWritingTo: URL(fileURLWithPath: out))
+    let stderr = try FileHandle(forWritingTo: URL(fileURLWithPath: err))
+    defer { try? stdout.close(); try? stderr.close() }
+    process.standardOutput = stdout
+    process.standardError = stderr
+    let started = Date()
+    DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { if process.isRunning { process.terminate() } }
+    let status = try await exit(of: process)
+    if Date().timeIntervalSince(started) >= seconds {
+      throw ServerError("\(path) \(arguments.joined(separator: " ")) still ran after \(seconds) s and was terminated")
+    }
+    let text = { (file: String) in String(decoding: try Data(contentsOf: URL(fileURLWithPath: file)), as: UTF8.self) }
+    return (status, try text(out), try text(err))
+  }
+
+  /// Starts `process` and returns its exit status once it has ended (`terminationHandler`, set before
+  /// `run()`, so an early exit is not missed).
+  static func exit(of process: Process) async throws -> Int32 {
+    try await withCheckedThrowingContinuation { continuation in
       process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
       do { try process.run() } catch { continuation.resume(throwing: error) }
     }
-    guard status == 0 else { throw ServerError("\(path) \(arguments.joined(separator: " ")) exited \(status)") }
   }
 
   /// A new empty directory under the system's temporary folder.
