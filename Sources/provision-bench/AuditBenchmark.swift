@@ -36,7 +36,7 @@ enum AuditBenchmark {
       try process.run()
       process.waitUntilExit()
       var usage = rusage()
-      getrusage(RUSAGE_CHILDREN, &usage)
+      getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &usage)
       return (process.terminationStatus, Double(usage.ru_maxrss) / 1024)
     }
     let seconds = (ContinuousClock.now - start) / .seconds(1)
