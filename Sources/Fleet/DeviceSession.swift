@@ -71,3 +71,13 @@ extension LinkError: ClassifiedFailure {
     }
   }
 }
+
+extension GATTError: ClassifiedFailure {
+  /// A transaction timeout closed the bearer (Core Vol 3 Part F §3.3.3), not the device's will: a fresh link
+  /// may well answer (a device briefly out of range, a controller that lost the link's state), so it is worth
+  /// another attempt. Everything else — a peer breaking the protocol, a missing characteristic, a value too
+  /// long — would happen again.
+  public var failureKind: FailureKind {
+    if case .transactionTimeout = self { .transient } else { .permanent }
+  }
+}
