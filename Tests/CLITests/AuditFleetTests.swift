@@ -9,7 +9,7 @@ import Testing
 /// - E1:01–E1:05 are in the inventory and the profile is applied to them first; E1:04 has another
 ///   password, so that apply fails on it (its last run failed, and it still advertises its factory frames);
 /// - then E1:02 is changed behind the profile's back (major 7 instead of 50);
-/// - E1:03's battery is at 8 %; E1:06 is in the inventory but not on the air; E1:09 is on the air but
+/// - E1:03's battery is at 8 %; E1:05 runs 5.12, older than the example catalogue's 5.14; E1:06 is in the inventory but not on the air; E1:09 is on the air but
 ///   nobody names it.
 /// The JSON and CSV are compared with golden files (times and run ids replaced by placeholders);
 /// `AUDIT_GOLDEN_UPDATE=1` rewrites them.
@@ -23,12 +23,12 @@ import Testing
     init() throws {
       folder = FileManager.default.temporaryDirectory.appendingPathComponent("audit-\(UUID().uuidString)").path
       try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-      func device(_ n: Int, battery: Int = 90, extra: String = "") -> String {
+      func device(_ n: Int, battery: Int = 90, firmware: String = "5.22", extra: String = "") -> String {
         #"{"address": "DD:34:02:06:E1:0\#(n)", "kind": "kbeaconPro", "name": "KBPro_E\#(n)", "intervalMs": 500, "#
-          + #""rssi": {"mean": -\#(50 + n), "spread": 0}, "system": {"model": 12, "batteryPercent": \#(battery), "firmware": "5.22"}\#(extra)}"#
+          + #""rssi": {"mean": -\#(50 + n), "spread": 0}, "system": {"model": 12, "batteryPercent": \#(battery), "firmware": "\#(firmware)"}\#(extra)}"#
       }
       let devices = [device(1), device(2), device(3, battery: 8), device(4, extra: #", "kbeacon": {"password": "n0t-the-default"}"#),
-        device(5), device(9)]
+        device(5, firmware: "5.12"), device(9)]
       try #"{"version": 1, "devices": [\#(devices.joined(separator: ",\n"))]}"#.write(toFile: fleet, atomically: true, encoding: .utf8)
       let rows = ["address,minor,tags"] + (1...6).map { "DD:34:02:06:E1:0\($0),\(100 + $0),\($0 <= 2 ? "front" : "back")" }
       try rows.joined(separator: "\n").write(toFile: folder + "/inventory.csv", atomically: true, encoding: .utf8)
@@ -89,6 +89,21 @@ import Testing
     #expect(e2?.drift.contains(AuditDrift(scope: "slot 0", key: "majorID", expected: "50", actual: "7", source: .read)) == true)
     #expect(report.devices.first { $0.address.hasSuffix("E1:04") }?.error?.contains("password") == true)
     #expect(report.devices.first { $0.address.hasSuffix("E1:01") }?.model != nil, "a read fills in the model")
+  }
+
+  @Test func firmwareOlderThanTheCachedCatalogueIsFlagged() async throws {
+    let site = try await Site.prepared()
+    let catalog = "file://" + URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../firmware/example").standardized.path
+    let cache = site.folder + "/firmware"
+    // Without a cached catalogue nothing is compared; `firmware catalog` caches it.
+    let before = try await site.audit(["--catalog", catalog, "--firmware-dir", cache])
+    #expect(before.summary.oldFirmware == 0)
+    let parsed = try BeaconProvision.parseAsRoot(["firmware", "catalog", "KBPro_SIM", "--catalog", catalog, "--firmware-dir", cache])
+    guard var command = parsed as? any AsyncParsableCommand else { Issue.record("firmware catalog is not async"); return }
+    try await command.run()
+    let report = try await site.audit(["--catalog", catalog, "--firmware-dir", cache])
+    #expect(report.devices.filter { $0.flags.contains(.oldFirmware) }.map { String($0.address.suffix(5)) } == ["E1:05"])
+    #expect(report.thresholds.newestFirmware["KBPro_SIM"] == "5.14")
   }
 
   @Test func aCompliantFleetExitsZeroAndADriftedOneTwoWithDetailedExitcode() async throws {
