@@ -6,7 +6,8 @@ import Profiles
 /// over what the registry remembers.
 ///
 /// Status, in order: not heard and named → `missing` (not heard and not named is left out: not ours to
-/// report); heard and no profile selects it → `unknown`; `--connect` read failed → `unreachable`; any drift
+/// report); heard, and neither named nor selected by a profile → `unknown` (named by `--inventory` alone:
+/// `compliant`, as there is nothing to hold it against); `--connect` read failed → `unreachable`; any drift
 /// (on the air, in the read, or a desired state the profile cannot produce for it) → `drifted`; else
 /// `compliant`. Flags: battery under a threshold, firmware older than the catalogue's newest for its model,
 /// and the later of its last `apply` and last DFU run ended failed.
@@ -43,7 +44,8 @@ public struct AuditAssembler: Sendable {
   /// Sets `drift` and `error` on the way.
   private func status(_ s: AuditSubject, record: DeviceRecord?, into device: inout AuditDevice) -> AuditStatus {
     guard let record else { return .missing }
-    guard let desired = s.desired, s.profile != nil else { return .unknown }
+    // Named (by `--inventory`) with no profile to judge it by: it is ours and heard, and nothing differs.
+    guard let desired = s.desired, s.profile != nil else { return s.named ? .compliant : .unknown }
     switch desired {
     case .failure(let failure):
       device.error = "the profile's desired state cannot be worked out for this device: \(failure)"

@@ -23,6 +23,7 @@ import Testing
     #expect(a.device(Self.subject(heard: false))?.status == .missing)
     #expect(a.device(Self.subject(named: false, heard: false)) == nil, "not named and not heard is not ours to report")
     #expect(a.device(Self.subject(profile: nil, named: false))?.status == .unknown)
+    #expect(a.device(Self.subject(profile: nil, named: true))?.status == .compliant, "named by --inventory alone")
     #expect(a.device(Self.subject(desired: AirDriftTests.desired(major: 1)))?.status == .drifted)
     let unreachable = a.device(Self.subject(read: .failed("no answer to Exchange MTU")))
     #expect(unreachable?.status == .unreachable && unreachable?.error == "no answer to Exchange MTU")
