@@ -24,7 +24,8 @@ extension SimulatedDevice {
   /// - System: model and battery are readings (this entry's System section, else model 0 and `btPt`);
   ///   the firmware is `ver` when it reads `V<major>.<minor>`, so a DFU shows on the air [I].
   ///   A v1 device has no System slot: its entry's System section stays as given.
-  /// - The v2 0x2080 scan response reports `btPt` as its battery (unless the entry gives its own bytes).
+  /// - The v2 0x2080 scan response reports the battery reading (the entry's System battery, else `btPt`),
+  ///   also when no System slot is on (unless the entry gives its own bytes).
   /// - Each frame type is sent once: of two slots with the same type, the lower index wins [I].
   /// - Name: `name` / `devName` (empty → no name in the scan response); interval and connectable:
   ///   `KBeaconAdvertisingPlan.intervalMs` / `.connectable`. A configuration with no advertising slot leaves
@@ -42,9 +43,14 @@ extension SimulatedDevice {
     out.sensor = nil
     if plan.generation == .pro {
       out.system = nil
-      // The 0x2080 scan response carries the battery (`btPt`) whatever the slots send.
-      if kkmScanResponse == nil, let battery = plan.batteryPercent {
-        out.kkmScanResponse = RawBytes([UInt8(clamping: min(max(battery, 0), 100)), 0x00, 0x01] + address.bytes.suffix(3))
+      // The 0x2080 scan response carries the battery reading whatever the slots send: this entry's System
+      // battery, else `btPt`. Spelled out only where the advertiser's default (the System slot's, else 100 %)
+      // would say otherwise.
+      if kkmScanResponse == nil, let battery = system.map({ Int($0.batteryPercent) }) ?? plan.batteryPercent {
+        let reading = UInt8(clamping: min(max(battery, 0), 100))
+        if !plan.slots.contains(where: { $0.type == .system }), reading != 100 {
+          out.kkmScanResponse = RawBytes([reading, 0x00, 0x01] + address.bytes.suffix(3))
+        }
       }
     } else if let firmware = plan.firmware {
       out.system?.firmware = firmware
