@@ -19,7 +19,7 @@ public enum AuditCSV {
       let fields: [String?] = [
         d.address, safe(d.name), d.status.rawValue, d.heard ? "yes" : "no", d.lastSeen.map(timestamp),
         d.rssi.map(String.init), d.battery?.percent.map(String.init), d.battery?.millivolts.map(String.init),
-        safe(d.model), safe(d.hardwareVersion), safe(d.firmwareVersion), safe(d.profile), d.tags.joined(separator: ";"),
+        safe(d.model), safe(d.hardwareVersion), safe(d.firmwareVersion), safe(d.profile), safe(d.tags.joined(separator: ";")),
         d.flags.map(\.rawValue).joined(separator: ";"), String(d.drift.count),
         safe(d.drift.map(describe).joined(separator: "; ")), safe(d.error), d.lastApply?.run, d.lastApply?.outcome,
         d.lastDFU?.run, d.lastDFU?.outcome,

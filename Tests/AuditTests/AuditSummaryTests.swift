@@ -39,3 +39,16 @@ import Testing
     #expect(s.batteryUnknown == 1)
   }
 }
+
+@Suite struct AuditCSVTests {
+  @Test func fieldsAreQuotedAsRFC4180AndFormulasAreDefused() {
+    let device = AuditDevice(address: "AA:00:00:00:00:01", name: "=HYPERLINK(\"http://x\")", tags: ["+tag", "b,c"], status: .unknown,
+      heard: true, rssi: -70)
+    let report = AuditReport(generatedAt: Date(timeIntervalSince1970: 0), mode: .passive, adapter: "sim", profiles: [],
+      inventory: nil, scanSeconds: 1, thresholds: AuditThresholds(), devices: [device])
+    let lines = AuditCSV.render(report).components(separatedBy: "\r\n")
+    #expect(lines.count == 3 && lines[2] == "")
+    #expect(lines[1].hasPrefix(#"AA:00:00:00:00:01,"'=HYPERLINK(""http://x"")",unknown,yes,,-70,"#))
+    #expect(lines[1].contains(#","'+tag;b,c","#), "a tag list starting with + is defused, and quoted for its comma")
+  }
+}
