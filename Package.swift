@@ -61,7 +61,7 @@ let package = Package(
       swiftSettings: strict),
     .target(
       name: "Simulator",
-      dependencies: ["BeaconCore", "BlueZ", "KBeacon", "NordicDFU", "NordicDFUIO"],
+      dependencies: ["BeaconCore", "BlueZ", "KBeacon", "NordicDFU", "NordicDFUIO", "TextStream"],
       swiftSettings: strict),
 
     // MARK: the command line
@@ -69,7 +69,7 @@ let package = Package(
       name: "BeaconProvisionCLI",
       dependencies: [
         "BeaconCore", "BlueZ", "Fleet", "KBeacon", "NordicDFU", "NordicDFUIO", "Profiles", "Simulator", "Cloud",
-        "Firmware", "FirmwareStore", "Audit",
+        "Firmware", "FirmwareStore", "Audit", "TextStream",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],
@@ -99,7 +99,7 @@ let package = Package(
     .testTarget(name: "KBeaconTests", dependencies: ["KBeacon"], swiftSettings: strict),
     .testTarget(name: "NordicDFUTests", dependencies: ["NordicDFU", "NordicDFUIO"], swiftSettings: strict),
     .testTarget(
-      name: "SimulatorTests", dependencies: ["Simulator", "BlueZ", "KBeacon", "NordicDFU", "NordicDFUIO"], exclude: ["Fixtures"],
+      name: "SimulatorTests", dependencies: ["Simulator", "BlueZ", "KBeacon", "NordicDFU", "NordicDFUIO", "TextStream"], exclude: ["Fixtures"],
       swiftSettings: strict),
     .testTarget(
       name: "SystemLibraryTests", dependencies: ["CBlueZ", "CCurl", "CZip", "CCrypto", "BlueZ"], swiftSettings: strict),
