@@ -10,7 +10,8 @@
 ///   timeout (1.5 s), not to 200 ms: one write round trip on a slow connection interval, or with a link-layer
 ///   retransmission, can take longer than 200 ms, and a send timeout leaves the link with an unanswered
 ///   ATT request.
-/// - `connect` is the link set-up limit the CLI passes to `Central.connect`. The engine itself never uses it.
+/// - `connect` records the library's link set-up limit; the engine never uses it. `txrx` connects with
+///   `--connect-timeout` (10 s by default) like every one-device command, not with these 20 s.
 public struct TextStreamTimeouts: Sendable, Hashable {
   /// Opening the link (`tmConnect`, 20 s).
   public var connect: Duration
