@@ -37,6 +37,9 @@ let package = Package(
       dependencies: ["BeaconCore", "CCrypto"],
       swiftSettings: strict),
 
+    // Text-stream ("virtual serial") devices: Tertium TxRx profiles, Nordic UART (issue #14)
+    .target(name: "TextStream", dependencies: ["BeaconCore"], swiftSettings: strict),
+
     .target(name: "Profiles", dependencies: ["BeaconCore", "KBeacon"], swiftSettings: strict),
     .target(name: "Audit", dependencies: ["BeaconCore", "Profiles"], swiftSettings: strict),
     .target(name: "Firmware", dependencies: ["BeaconCore", "KBeacon", "Profiles"], swiftSettings: strict),
@@ -58,7 +61,7 @@ let package = Package(
       swiftSettings: strict),
     .target(
       name: "Simulator",
-      dependencies: ["BeaconCore", "BlueZ", "KBeacon", "NordicDFU", "NordicDFUIO"],
+      dependencies: ["BeaconCore", "BlueZ", "KBeacon", "NordicDFU", "NordicDFUIO", "TextStream"],
       swiftSettings: strict),
 
     // MARK: the command line
@@ -66,7 +69,7 @@ let package = Package(
       name: "BeaconProvisionCLI",
       dependencies: [
         "BeaconCore", "BlueZ", "Fleet", "KBeacon", "NordicDFU", "NordicDFUIO", "Profiles", "Simulator", "Cloud",
-        "Firmware", "FirmwareStore", "Audit",
+        "Firmware", "FirmwareStore", "Audit", "TextStream",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],
@@ -81,7 +84,10 @@ let package = Package(
     // Real servers on loopback (nginx, a private CA) shared by CloudTests and CLITests (issue #12); AuditTests
     // runs a real browser with its process helpers.
     .target(name: "TestServers", dependencies: ["Loopback"], path: "Tests/TestServers", swiftSettings: strict),
-    .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore"], swiftSettings: strict),
+    // A manual clock and a state signal for the test targets that drive timers.
+    .target(name: "TestClocks", path: "Tests/TestClocks", swiftSettings: strict),
+    .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore", "TestClocks"], swiftSettings: strict),
+    .testTarget(name: "TextStreamTests", dependencies: ["TextStream", "BeaconCore", "TestClocks"], swiftSettings: strict),
     .testTarget(name: "AuditTests", dependencies: ["Audit", "BeaconCore", "Profiles", "TestServers"], swiftSettings: strict),
     .testTarget(name: "ProfilesTests", dependencies: ["Profiles"], swiftSettings: strict),
     .testTarget(name: "FleetTests", dependencies: ["Fleet", "KBeacon", "Profiles", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strict),
@@ -93,7 +99,7 @@ let package = Package(
     .testTarget(name: "KBeaconTests", dependencies: ["KBeacon"], swiftSettings: strict),
     .testTarget(name: "NordicDFUTests", dependencies: ["NordicDFU", "NordicDFUIO"], swiftSettings: strict),
     .testTarget(
-      name: "SimulatorTests", dependencies: ["Simulator", "BlueZ", "KBeacon", "NordicDFU", "NordicDFUIO"], exclude: ["Fixtures"],
+      name: "SimulatorTests", dependencies: ["Simulator", "BlueZ", "KBeacon", "NordicDFU", "NordicDFUIO", "TextStream"], exclude: ["Fixtures"],
       swiftSettings: strict),
     .testTarget(
       name: "SystemLibraryTests", dependencies: ["CBlueZ", "CCurl", "CZip", "CCrypto", "BlueZ"], swiftSettings: strict),

@@ -24,6 +24,7 @@ public struct BeaconProvision: AsyncParsableCommand {
     Apply.self,
     AuditCommand.self,
     Gatt.self,
+    TxrxCommand.self,
     DFUCommand.self,
     FirmwareCommand.self,
     ProfileCommand.self,

@@ -41,7 +41,12 @@ struct GattConnectionOptions: ParsableArguments, Sendable {
 
   /// Connects with the device's address type (`--address-type`, else learned by a short scan), exchanges
   /// MTUs (asking for 247), and returns the client. Errors become one-line failures.
-  func connect() async throws -> GATTClient {
+  func connect() async throws -> GATTClient { try await connectKeepingCentral().client }
+
+  /// `connect()`, also returning the central: a caller whose device keeps state in a simulated fleet
+  /// holds the central for as long as the link, since the simulation (and its state saving) lives only
+  /// as long as its central.
+  func connectKeepingCentral() async throws -> (central: any Central, client: GATTClient) {
     let central = try await CentralFactory.make(adapterOptions.adapter, scanBackend: peer.scanBackend.value)
     let device = BluetoothAddress(address)!
     let type = try await peer.resolve(device, on: central)
@@ -53,7 +58,7 @@ struct GattConnectionOptions: ParsableArguments, Sendable {
       let client = GATTClient(bearer: bearer)
       let mtu = try await client.exchangeMTU()
       log.debug("link up", metadata: ["device": "\(device)", "mtu": "\(mtu)"])
-      return client
+      return (central, client)
     } catch {
       throw CLIFailure("cannot connect to \(device) (\(type)) on \(central.name): \(error)")
     }

@@ -1,4 +1,5 @@
 import BeaconCore
+import TextStream
 
 /// Human-readable device lines and the live terminal table of `scan`.
 enum DeviceLine {
@@ -16,9 +17,15 @@ enum DeviceLine {
   /// A plain line for non-terminal output: the window index, then the row.
   static func plain(_ d: DeviceRecord, window: Int) -> String { "window \(window)  " + row(d) }
 
+  /// The frames heard; a text-stream device (one advertising a known text-stream service, issue #14) is
+  /// marked `text stream: <profile> (txrx)` first. One that does not advertise its service shows nothing
+  /// here: only a connection (`txrx`, `gatt`) tells.
   static func summary(_ d: DeviceRecord) -> String {
-    let frames = d.frames.map(\.summary)
-    return frames.isEmpty ? "-" : frames.joined(separator: "; ")
+    var parts = d.frames.map(\.summary)
+    if let profile = TextStreamProfile.matching(advertised: d.vendorServices ?? []) {
+      parts.insert("text stream: \(profile.name) (txrx)", at: 0)
+    }
+    return parts.isEmpty ? "-" : parts.joined(separator: "; ")
   }
 
   static func pad(_ s: String, _ width: Int) -> String {

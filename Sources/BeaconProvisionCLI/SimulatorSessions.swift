@@ -14,8 +14,13 @@ enum SimulatorSessions {
   ) throws -> SimulatedCentral {
     let store = SimulatorStateStore(stateDirectory: stateDirectory, fleetFile: fleetFile)
     let restored: [BluetoothAddress: SimulatedKBeaconSnapshot]
-    do { restored = try store.load() } catch { throw CLIFailure("\(error)") }
-    let (central, kbeacons) = SimulatedCentral.withKBeacons(fleet: fleet, name: name, pace: pace, restored: restored)
+    let restoredText: [BluetoothAddress: SimulatedATCommands]
+    do {
+      restored = try store.load()
+      restoredText = try store.loadTextDevices()
+    } catch { throw CLIFailure("\(error)") }
+    let (central, kbeacons) = SimulatedCentral.withKBeacons(
+      fleet: fleet, name: name, pace: pace, restored: restored, restoredText: restoredText)
     saveChanges(of: kbeacons, to: store)
     return central
   }
@@ -27,10 +32,13 @@ enum SimulatorSessions {
   static func saveChanges(of kbeacons: KBeaconSimulation, to store: SimulatorStateStore) {
     let entries = SimulatorStateEntries()
     let saver = SimulatorStateSaver(
-      snapshot: { [weak kbeacons] in await kbeacons?.snapshots() },
+      snapshot: { [weak kbeacons] () async -> (kbeacons: [BluetoothAddress: SimulatedKBeaconSnapshot], text: [BluetoothAddress: SimulatedATCommands])? in
+        guard let kbeacons else { return nil }
+        return (await kbeacons.snapshots(), await kbeacons.textDevices.snapshots())
+      },
       write: { snapshots in
         guard let snapshots else { return }
-        try store.save(entries: entries.entries(for: snapshots))
+        try store.save(entries: entries.entries(for: snapshots.kbeacons), textDevices: snapshots.text)
       })
     kbeacons.setChangeHandler { await saver.save() }
   }

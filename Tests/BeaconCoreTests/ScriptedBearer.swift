@@ -1,4 +1,5 @@
 import Synchronization
+import TestClocks
 
 @testable import BeaconCore
 

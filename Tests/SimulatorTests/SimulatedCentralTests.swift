@@ -25,7 +25,10 @@ import Testing
     #expect(Set(reports.map(\.address)) == Set(DemoFleet.fleet.devices.map(\.address)))
     for report in reports {
       let decoded = DecodedAdvertisement(report.data)
-      #expect(!decoded.frames.isEmpty || decoded.localName != nil, "\(report.address) \(Hex.encode(report.data))")
+      // A text-stream device's advertising PDU names its service (issue #14); its scan response its name.
+      #expect(
+        !decoded.frames.isEmpty || decoded.localName != nil || !decoded.serviceUUIDs128.isEmpty,
+        "\(report.address) \(Hex.encode(report.data))")
       #expect(!decoded.frames.contains { $0.isMalformed }, "\(Hex.encode(report.data))")
       #expect(report.data.count <= 31, "legacy PDUs carry at most 31 bytes: \(Hex.encode(report.data))")
     }

@@ -21,6 +21,11 @@ public enum ADEncoder {
     return structure(type: ADType.completeUUIDs16, payload: payload)
   }
 
+  /// Complete List of 128-bit Service UUIDs (type 0x07), each little-endian (Core Supplement Part A §1.1).
+  public static func completeUUIDs128(_ uuids: [BluetoothUUID]) -> [UInt8] {
+    structure(type: ADType.completeUUIDs128, payload: uuids.flatMap { Array($0.bytes.reversed()) })
+  }
+
   public static func serviceData16(_ uuid: UInt16, _ data: [UInt8]) -> [UInt8] {
     var payload: [UInt8] = []
     payload.appendLE(uuid)

@@ -99,4 +99,10 @@ extension DecodedAdvertisement {
   public var localName: String? { AdvertisingData(elements: elements).localName }
   public var flags: UInt8? { AdvertisingData(elements: elements).flags }
   public var txPowerLevel: Int8? { AdvertisingData(elements: elements).txPowerLevel }
+  /// The 128-bit service UUIDs listed (complete or incomplete lists), in order.
+  public var serviceUUIDs128: [BluetoothUUID] {
+    var out: [BluetoothUUID] = []
+    for case .serviceUUIDs(let list) in elements where list.width == 16 { out += list.uuids }
+    return out
+  }
 }

@@ -24,6 +24,10 @@ public struct DeviceRecord: Sendable, Hashable, Codable {
   public var txPowerLevel: Int8?
   /// At most one frame per `FrameKind`, ordered by kind.
   public var frames: [BeaconFrame]
+  /// The 128-bit service UUIDs the device advertises — vendor services such as the text-stream ones (issue
+  /// #14), which `scan` marks; nil when none. 16-bit lists are not kept: the one beacons send, Eddystone's
+  /// FEAA, is already told by its frames [I].
+  public var vendorServices: [BluetoothUUID]?
 
   /// A record started by one report.
   public init(report: AdvertisingReport, decoded: DecodedAdvertisement, at seconds: Double) {
@@ -58,7 +62,12 @@ public struct DeviceRecord: Sendable, Hashable, Codable {
       reportKinds.sort()
     }
     if let tx = decoded.txPowerLevel { txPowerLevel = tx }
+    addServices(decoded.serviceUUIDs128)
     for frame in decoded.frames { keepFirst(frame) }
+  }
+
+  private mutating func addServices(_ uuids: [BluetoothUUID]) {
+    for uuid in uuids where !(vendorServices ?? []).contains(uuid) { vendorServices = (vendorServices ?? []) + [uuid] }
   }
 
   private mutating func keepFirst(_ frame: BeaconFrame) {
@@ -82,6 +91,7 @@ public struct DeviceRecord: Sendable, Hashable, Codable {
     advertisingReports += newer.advertisingReports
     scanResponses += newer.scanResponses
     txPowerLevel = newer.txPowerLevel ?? txPowerLevel
+    addServices(newer.vendorServices ?? [])
     for frame in newer.frames {
       if let i = frames.firstIndex(where: { $0.kind == frame.kind }) { frames[i] = frame } else { frames.append(frame) }
     }

@@ -60,7 +60,7 @@ public struct AdvertisingSchedule: Sendable {
   /// The schedule of these devices as they advertise now; a device with no frame (a KBeacon whose
   /// configuration turns every slot off) is silent.
   public init(devices: [SimulatedDevice], active: Bool) {
-    advertisers = devices.filter(\.hasFrames).map(SimulatedAdvertiser.init(device:))
+    advertisers = devices.filter(\.advertises).map(SimulatedAdvertiser.init(device:))
     due = advertisers.map(\.firstOffset)
     self.active = active
   }

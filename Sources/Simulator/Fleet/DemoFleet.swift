@@ -1,8 +1,9 @@
 import BeaconCore
 
-/// The built-in fleet behind `--adapter sim`: 22 devices with stable addresses, mixing KBeacon Pro units
-/// with KSensor + System frames, legacy KBeacons, plain iBeacons (one non-connectable), and Eddystone
-/// UID/URL/TLM beacons. `DD:34:02:06:D0:6C` replays the real K6 advert of kbeacon-protocol.md §10.2/§10.3
+/// The built-in fleet behind `--adapter sim`: 24 devices with stable addresses, mixing KBeacon Pro units
+/// with KSensor + System frames, legacy KBeacons, plain iBeacons (one non-connectable), Eddystone
+/// UID/URL/TLM beacons, and two text-stream devices: a Tertium TxRx reader and an AT-command device on the
+/// Nordic UART Service (issue #14). `DD:34:02:06:D0:6C` replays the real K6 advert of kbeacon-protocol.md §10.2/§10.3
 /// (KSensor `21 01 0F 0E07 192A 224F FFFC FFEC 03EB`, scan response `6D 01 00 00 00 00` + "KBPro_214810").
 public enum DemoFleet {
   /// KKM's factory iBeacon UUID ("www.kkmcn.com" in ASCII).
@@ -13,7 +14,7 @@ public enum DemoFleet {
   /// this one is just fixed bytes).
   public static let namespace: [UInt8] = [0xED, 0xD1, 0xEB, 0xEA, 0xC0, 0x4E, 0x5D, 0xEF, 0xA0, 0x17]
 
-  public static let fleet = SimulatedFleet(devices: kbeaconPros + legacyKBeacons + iBeacons + eddystones)
+  public static let fleet = SimulatedFleet(devices: kbeaconPros + legacyKBeacons + iBeacons + eddystones + textStreamDevices)
 
   static func address(_ text: String) -> BluetoothAddress { BluetoothAddress(text)! }
 
@@ -92,5 +93,16 @@ public enum DemoFleet {
       address: address("E1:DD:57:00:00:07"), kind: .eddystone, connectable: true, intervalMs: 1000,
       rssi: RSSIProfile(mean: -88),
       eddystoneTLM: EddystoneTLMSection(batteryMillivolts: 3300, uptimeSeconds: 12)),
+  ]
+
+  /// A Tertium TxRx reader whose `INVENTORY` answer (12 tags, ~500 bytes) spans several notifications, and
+  /// an AT-command device on the Nordic UART Service (`SimulatedATCommands`).
+  static let textStreamDevices: [SimulatedDevice] = [
+    SimulatedDevice(
+      address: address("C7:08:00:00:00:01"), kind: .tertiumReader, name: "TxRx_Reader_01", intervalMs: 500,
+      rssi: RSSIProfile(mean: -59, spread: 5), textStream: TextStreamSection(profile: "tertium-txrx")),
+    SimulatedDevice(
+      address: address("6E:40:00:00:00:01"), kind: .nordicUART, name: "AT_Sensor_01", intervalMs: 1000,
+      rssi: RSSIProfile(mean: -64, spread: 5), textStream: TextStreamSection(txPower: 0)),
   ]
 }

@@ -44,6 +44,8 @@ public struct SimulatedAdvertiser: Sendable {
         ))
     }
     if let s = device.system { slots.append(.fixed(flags + s.frame(mac: device.address).manufacturerADStructure)) }
+    // A text-stream device names its service, so `scan` can mark it before connecting (issue #14).
+    if let service = device.textStreamService { slots.append(.fixed(flags + ADEncoder.completeUUIDs128([service]))) }
     self.slots = slots
     var response: [UInt8] = []
     if let name = device.name { response += ADEncoder.localName(name) }
@@ -67,7 +69,7 @@ public struct SimulatedAdvertiser: Sendable {
       out.appendBE(b.major)
       out.appendBE(b.minor)
       return out
-    case .iBeacon, .eddystone:
+    case .iBeacon, .eddystone, .tertiumReader, .nordicUART:
       return nil
     }
   }

@@ -14,6 +14,10 @@ public struct SimulatedDevice: Sendable, Hashable, Codable {
     case iBeacon
     /// A plain Eddystone beacon (UID/URL/TLM/EID).
     case eddystone
+    /// A Tertium-style text-stream reader (`SimulatedReaderCommands`); advertises its service UUID.
+    case tertiumReader
+    /// An AT-command device on the Nordic UART Service (`SimulatedATCommands`); advertises the NUS UUID.
+    case nordicUART
   }
 
   public var address: BluetoothAddress
@@ -40,20 +44,24 @@ public struct SimulatedDevice: Sendable, Hashable, Codable {
   public var kbeacon: KBeaconSection?
   /// KBeacon kinds: the Secure DFU bootloader's facts and faults (`DFUSection`, nordic-dfu.md §2).
   public var dfu: DFUSection?
+  /// Text-stream kinds: answer timing, faults and starting settings (`TextStreamSection`).
+  public var textStream: TextStreamSection?
 
   public init(
     address: BluetoothAddress, addressType: AddressType = .public, kind: Kind, name: String? = nil,
     connectable: Bool? = nil, intervalMs: Int = 1000, rssi: RSSIProfile = RSSIProfile(),
     iBeacon: IBeaconSection? = nil, eddystoneUID: EddystoneUIDSection? = nil, eddystoneURL: EddystoneURLSection? = nil,
     eddystoneTLM: EddystoneTLMSection? = nil, sensor: SensorSection? = nil, system: SystemSection? = nil,
-    kkmScanResponse: RawBytes? = nil, kbeacon: KBeaconSection? = nil, dfu: DFUSection? = nil
+    kkmScanResponse: RawBytes? = nil, kbeacon: KBeaconSection? = nil, dfu: DFUSection? = nil,
+    textStream: TextStreamSection? = nil
   ) {
     self.dfu = dfu
+    self.textStream = textStream
     self.address = address
     self.addressType = addressType
     self.kind = kind
     self.name = name
-    self.connectable = connectable ?? kind.isKBeacon
+    self.connectable = connectable ?? (kind.isKBeacon || kind.isTextStream)
     self.intervalMs = intervalMs
     self.rssi = rssi
     self.iBeacon = iBeacon
@@ -68,7 +76,7 @@ public struct SimulatedDevice: Sendable, Hashable, Codable {
 
   enum CodingKeys: String, CodingKey, CaseIterable {
     case address, addressType, kind, name, connectable, intervalMs, rssi
-    case iBeacon, eddystoneUID, eddystoneURL, eddystoneTLM, sensor, system, kkmScanResponse, kbeacon, dfu
+    case iBeacon, eddystoneUID, eddystoneURL, eddystoneTLM, sensor, system, kkmScanResponse, kbeacon, dfu, textStream
   }
 
   public init(from decoder: any Decoder) throws {
@@ -95,7 +103,8 @@ public struct SimulatedDevice: Sendable, Hashable, Codable {
       system: try c.decodeIfPresent(SystemSection.self, forKey: .system),
       kkmScanResponse: try c.decodeIfPresent(RawBytes.self, forKey: .kkmScanResponse),
       kbeacon: try c.decodeIfPresent(KBeaconSection.self, forKey: .kbeacon),
-      dfu: try c.decodeIfPresent(DFUSection.self, forKey: .dfu))
+      dfu: try c.decodeIfPresent(DFUSection.self, forKey: .dfu),
+      textStream: try c.decodeIfPresent(TextStreamSection.self, forKey: .textStream))
     guard (20...10240).contains(intervalMs) else {
       throw invalidValue(decoder, CodingKeys.intervalMs, "\(intervalMs) ms is outside 20…10240")
     }
@@ -103,7 +112,14 @@ public struct SimulatedDevice: Sendable, Hashable, Codable {
       throw invalidValue(
         decoder, CodingKeys.name, "name of \(name.utf8.count) bytes does not fit a scan response (29 at most)")
     }
-    guard hasFrames else {
+    if textStream != nil, !kind.isTextStream {
+      throw invalidValue(decoder, CodingKeys.textStream, "only tertiumReader and nordicUART devices have a textStream section")
+    }
+    if kind == .nordicUART, let profile = textStream?.profile, profile != "nordic-uart" {
+      throw invalidValue(decoder, CodingKeys.textStream, "a nordicUART device offers the nordic-uart profile, not \(profile)")
+    }
+    // A text-stream device advertises its service UUID (and its name), with or without frames.
+    guard advertises else {
       throw invalidValue(
         decoder, CodingKeys.kind,
         "device advertises nothing: add iBeacon, eddystoneUID, eddystoneURL, eddystoneTLM, sensor or system")
@@ -133,6 +149,7 @@ public struct SimulatedDevice: Sendable, Hashable, Codable {
     try c.encodeIfPresent(kkmScanResponse, forKey: .kkmScanResponse)
     try c.encodeIfPresent(kbeacon, forKey: .kbeacon)
     try c.encodeIfPresent(dfu, forKey: .dfu)
+    try c.encodeIfPresent(textStream, forKey: .textStream)
   }
 
   /// `"public"` (default) or `"random"`.
@@ -147,6 +164,10 @@ public struct SimulatedDevice: Sendable, Hashable, Codable {
     }
   }
 
+  /// True when the device sends advertising PDUs: it has a frame section, or it is a text-stream device
+  /// (which advertises its service UUID).
+  public var advertises: Bool { hasFrames || kind.isTextStream }
+
   /// True when at least one frame section is present.
   public var hasFrames: Bool { frameCount > 0 }
 
@@ -159,4 +180,6 @@ public struct SimulatedDevice: Sendable, Hashable, Codable {
 
 extension SimulatedDevice.Kind {
   public var isKBeacon: Bool { self == .kbeaconPro || self == .kbeaconLegacy }
+  /// A text-stream ("virtual serial") device, served by `TextDeviceSimulation`.
+  public var isTextStream: Bool { self == .tertiumReader || self == .nordicUART }
 }

@@ -51,12 +51,16 @@ public final class KBeaconSimulation: Sendable {
 
   /// State restored from an earlier run (`SimulatorStateStore`), by address.
   private let restored: [BluetoothAddress: SimulatedKBeaconSnapshot]
+  /// The fleet's text-stream devices (issue #14): served and advertised through this simulation too, so
+  /// `--adapter sim` and `sim serve` offer them with no further wiring.
+  public let textDevices: TextDeviceSimulation
 
   public init(
     fleet: SimulatedFleet, model: LinkModel = .instant, restored: [BluetoothAddress: SimulatedKBeaconSnapshot] = [:],
-    now: @escaping @Sendable () -> UInt32
+    restoredText: [BluetoothAddress: SimulatedATCommands] = [:], now: @escaping @Sendable () -> UInt32
   ) {
     self.restored = restored
+    textDevices = TextDeviceSimulation(fleet: fleet, restored: restoredText)
     self.fleet = fleet
     self.model = model
     self.now = now
@@ -65,7 +69,11 @@ public final class KBeaconSimulation: Sendable {
   private let changeHandler = Mutex<(@Sendable () async -> Void)?>(nil)
 
   /// Called after any device applies a configuration write (the state store saves then).
-  public func setChangeHandler(_ handler: @escaping @Sendable () async -> Void) { changeHandler.withLock { $0 = handler } }
+  /// Text-stream devices' setting changes call it too.
+  public func setChangeHandler(_ handler: @escaping @Sendable () async -> Void) {
+    changeHandler.withLock { $0 = handler }
+    textDevices.setChangeHandler(handler)
+  }
 
   private func currentChangeHandler() -> (@Sendable () async -> Void)? { changeHandler.withLock { $0 } }
 
@@ -85,12 +93,14 @@ public final class KBeaconSimulation: Sendable {
     }
   }
 
-  /// The GATT server for a fleet device: the KBeacon one for KBeacon kinds, else GAP/GATT/DIS only.
+  /// The GATT server for a fleet device: the KBeacon one for KBeacon kinds, the text-stream one for
+  /// text-stream kinds, else GAP/GATT/DIS only.
   @Sendable public func server(for entry: SimulatedDevice) -> GATTServer {
     servers.withLock { known in
       if let server = known[entry.address] { return server }
       let server =
         kbeacon(entry.address)?.makeServer()
+        ?? textDevices.server(for: entry)
         ?? GATTServer(services: GenericDeviceDatabase.standardServices(name: Self.deviceName(entry)))
       known[entry.address] = server
       return server
@@ -120,6 +130,7 @@ public final class KBeaconSimulation: Sendable {
   /// `SimulatedDevice.advertising(_:)`; any other device as its entry says. `sim serve` can advertise
   /// through this too.
   public func advertisedDevice(_ entry: SimulatedDevice) async -> SimulatedDevice {
+    if entry.kind.isTextStream { return await textDevices.advertisedDevice(entry) }
     guard entry.kind.isKBeacon else { return entry }
     return entry.advertising(await currentConfiguration(entry))
   }

@@ -9,11 +9,13 @@ extension SimulatedCentral {
   /// a scan after a configuration write shows the new frames, name, interval and connectable flag.
   public static func withKBeacons(
     fleet: SimulatedFleet, name: String = Simulation.adapterName, pace: SimulationPace = .realTime,
-    restored: [BluetoothAddress: SimulatedKBeaconSnapshot] = [:], linkModel: LinkModel? = nil,
+    restored: [BluetoothAddress: SimulatedKBeaconSnapshot] = [:],
+    restoredText: [BluetoothAddress: SimulatedATCommands] = [:], linkModel: LinkModel? = nil,
     now: @escaping @Sendable () -> UInt32 = { UInt32(clamping: Int(Date().timeIntervalSince1970)) }
   ) -> (central: SimulatedCentral, kbeacons: KBeaconSimulation) {
     let model = linkModel ?? (pace == .unpaced ? .instant : LinkModel())
-    let kbeacons = KBeaconSimulation(fleet: fleet, model: model, restored: restored, now: now)
+    let kbeacons = KBeaconSimulation(
+      fleet: fleet, model: model, restored: restored, restoredText: restoredText, now: now)
     let links = SimulatedGATTLinks(model: model)
     kbeacons.setLinkDropper { address in await links.disconnect(address) }
     let bootloaders = SimulatedBootloaders(model: model)

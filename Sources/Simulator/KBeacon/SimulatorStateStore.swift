@@ -16,7 +16,9 @@ public struct SimulatedKBeaconSnapshot: Sendable, Hashable {
 /// the first left them: one JSON file per fleet under `<state dir>/simulator/`. `reset` forgets it, which
 /// brings back the fleet as built in (or as its fleet file describes it).
 ///
-/// File: `{"version": 1, "devices": {"AA:BB:…": {"generation": "pro", "password": "…", "configuration": {…device JSON…}}}}`.
+/// File: `{"version": 1, "devices": {"AA:BB:…": {"generation": "pro", "password": "…", "configuration": {…device JSON…}}},
+/// "textDevices": {"AA:BB:…": {"name": "…", "intervalMs": 500, "txPower": 0, "writes": 1}}}` — `textDevices`
+/// (the simulated AT devices' settings, issue #14) only when there are any, so older files read unchanged.
 public struct SimulatorStateStore: Sendable {
   public let path: String
 
@@ -55,6 +57,22 @@ public struct SimulatorStateStore: Sendable {
     return result
   }
 
+  /// The saved settings of the simulated AT-command devices; empty when there are none.
+  public func loadTextDevices() throws -> [BluetoothAddress: SimulatedATCommands] {
+    guard let data = FileManager.default.contents(atPath: path),
+      let root = try? JSONParser.parse(Array(data)), let devices = root.objectValue?["textDevices"]?.objectValue
+    else { return [:] }
+    var result: [BluetoothAddress: SimulatedATCommands] = [:]
+    for (key, value) in devices {
+      guard let address = BluetoothAddress(key), let entry = value.objectValue, let name = entry["name"]?.stringValue,
+        let interval = entry["intervalMs"]?.intValue, let txPower = entry["txPower"]?.intValue
+      else { throw StateError("\(path): the text device entry for \(key) is damaged; `beacon-provision sim reset` starts afresh") }
+      result[address] = SimulatedATCommands(
+        name: name, intervalMs: interval, txPower: txPower, writes: entry["writes"]?.intValue ?? 0)
+    }
+    return result
+  }
+
   public func save(_ devices: [BluetoothAddress: SimulatedKBeaconSnapshot]) throws {
     try save(entries: devices.mapValues(Self.entry))
   }
@@ -70,15 +88,17 @@ public struct SimulatorStateStore: Sendable {
     ])))
   }
 
-  /// Writes the file from entries made by `entry(_:)`, atomically.
-  public func save(entries: [BluetoothAddress: [UInt8]]) throws {
-    var bytes = Array(#"{"version":1,"devices":{"#.utf8)
-    for (i, (address, entry)) in entries.sorted(by: { $0.key < $1.key }).enumerated() {
-      if i > 0 { bytes.append(UInt8(ascii: ",")) }
-      bytes += Array("\"\(address.description)\":".utf8)
-      bytes += entry
+  /// Writes the file from entries made by `entry(_:)` and the AT devices' settings, atomically.
+  public func save(
+    entries: [BluetoothAddress: [UInt8]], textDevices: [BluetoothAddress: SimulatedATCommands] = [:]
+  ) throws {
+    var bytes = Array(#"{"version":1,"devices":"#.utf8)
+    Self.appendObject(entries, to: &bytes)
+    if !textDevices.isEmpty {
+      bytes += Array(#","textDevices":"#.utf8)
+      Self.appendObject(textDevices.mapValues(Self.entry), to: &bytes)
     }
-    bytes += Array("}}".utf8)
+    bytes += Array("}".utf8)
     try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
     let temporary = path + ".tmp\(getpid())"
     guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes), attributes: [.posixPermissions: 0o600]) else {
@@ -86,6 +106,25 @@ public struct SimulatorStateStore: Sendable {
     }
     // rename(2) replaces the old file atomically: a crash leaves either the old state or the new.
     guard rename(temporary, path) == 0 else { throw StateError("cannot replace \(path): \(ErrnoText.message(errno))") }
+  }
+
+  /// `{"AA:…":entry,…}` in address order.
+  private static func appendObject(_ entries: [BluetoothAddress: [UInt8]], to bytes: inout [UInt8]) {
+    bytes.append(UInt8(ascii: "{"))
+    for (i, (address, entry)) in entries.sorted(by: { $0.key < $1.key }).enumerated() {
+      if i > 0 { bytes.append(UInt8(ascii: ",")) }
+      bytes += Array("\"\(address.description)\":".utf8)
+      bytes += entry
+    }
+    bytes.append(UInt8(ascii: "}"))
+  }
+
+  /// One AT device's entry.
+  static func entry(_ settings: SimulatedATCommands) -> [UInt8] {
+    JSONWriter.bytes(.object(JSONObject([
+      ("name", JSONValue.string(settings.name)), ("intervalMs", JSONValue.int(settings.intervalMs)),
+      ("txPower", JSONValue.int(settings.txPower)), ("writes", JSONValue.int(settings.writes)),
+    ])))
   }
 
   /// Forgets the saved state. Returns whether there was any.

@@ -2,7 +2,9 @@ import Synchronization
 
 /// Tasks waiting for a condition on a test double's state: `wait(until:)` returns once the condition holds,
 /// re-checked each time the double calls `changed()` after changing its state — a signal, not a poll.
-final class StateSignal: Sendable {
+public final class StateSignal: Sendable {
+  public init() {}
+
   private struct Waiter {
     var condition: @Sendable () -> Bool
     var continuation: CheckedContinuation<Void, Never>
@@ -10,7 +12,7 @@ final class StateSignal: Sendable {
 
   private let waiters = Mutex<[Waiter]>([])
 
-  func wait(until condition: @escaping @Sendable () -> Bool) async {
+  public func wait(until condition: @escaping @Sendable () -> Bool) async {
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
       // Checked under the lock `changed()` takes, so a change cannot slip between the check and the append.
       let holds = waiters.withLock { list -> Bool in
@@ -22,7 +24,7 @@ final class StateSignal: Sendable {
     }
   }
 
-  func changed() {
+  public func changed() {
     let due = waiters.withLock { list -> [CheckedContinuation<Void, Never>] in
       let ready = list.filter { $0.condition() }.map(\.continuation)
       list.removeAll { $0.condition() }

@@ -1,0 +1,148 @@
+import ArgumentParser
+import BeaconCore
+import Foundation
+import TextStream
+
+/// `beacon-provision txrx ADDR COMMAND…`: sends text commands to a text-stream ("virtual serial") device —
+/// a Tertium TxRx reader, a Zhaga/ACKme module, a Nordic UART AT-command device — and prints each answer
+/// (seed-systems.md §5; issue #14). `--interactive` opens a line console instead (`TxrxConsole`).
+///
+/// Output: with one command, its answer's lines; with several, each answer under a `> COMMAND` line. A
+/// command that fails prints `error: …` (on standard error) and the rest still run; the exit status is then
+/// 1. `--json`: one array of `{"command", "answer", "lines", "notifications"}` or `{"command", "error":
+/// {"code", "message"}}`.
+struct TxrxCommand: AsyncParsableCommand, LoggingCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "txrx",
+    abstract: "Send text commands to a text-stream device (Tertium TxRx, Nordic UART) and print the answers.",
+    discussion: """
+      The device's profile is detected from its GATT services after connecting: \
+      \(TextStreamProfile.known.map(\.id).joined(separator: ", ")); --profile forces one. Each command gets \
+      the profile's terminator (CRLF; CR for zhaga), is written in fragments of the profile's packet size \
+      (at most ATT MTU − 3), each acknowledged, and its answer is every notification until the device has \
+      been silent for --timeout-next seconds (200 ms), the first awaited for --timeout-first seconds (2 s). \
+      One command is in flight at a time.
+
+      A device is named by its address. Tertium's apps name devices "<name>_<n>" by discovery order \
+      ("indexed names"); those change between scans, so they are never used here. `scan` marks devices that \
+      advertise a text-stream service.
+
+      --interactive reads commands line by line from standard input and prints each answer, like a serial \
+      terminal; notifications outside a command are printed as `(unsolicited) …`. Leave with .quit or \
+      end of input (Ctrl-D).
+      """)
+
+  @OptionGroup var connection: GattConnectionOptions
+  var logging: LoggingOptions { connection.logging }
+
+  @Argument(help: ArgumentHelp("Commands to send, in order (without terminator).", valueName: "command"))
+  var commands: [String] = []
+
+  @Option(help: ArgumentHelp("Use this profile instead of detecting it.", valueName: "profile"))
+  var profile: String?
+
+  @Option(help: ArgumentHelp("Terminator appended to each command: cr, crlf, lf, none (default: the profile's).",
+    valueName: "terminator"))
+  var terminator: TextStreamTerminator?
+
+  @Option(help: ArgumentHelp("Seconds to wait for the first notification of an answer (default 2).",
+    valueName: "seconds"))
+  var timeoutFirst: Double?
+
+  @Option(help: ArgumentHelp("Seconds of silence that end an answer (default 0.2).", valueName: "seconds"))
+  var timeoutNext: Double?
+
+  @Flag(help: "Print JSON.")
+  var json = false
+
+  @Flag(help: "Read commands from standard input, one per line, and print each answer.")
+  var interactive = false
+
+  func validate() throws {
+    try SecondsOption.validate(timeoutFirst, "--timeout-first")
+    try SecondsOption.validate(timeoutNext, "--timeout-next")
+    if let profile, TextStreamProfile.named(profile) == nil {
+      throw ValidationError(
+        "'\(profile)' is not a text-stream profile (\(TextStreamProfile.known.map(\.id).joined(separator: ", ")))")
+    }
+    if interactive {
+      guard commands.isEmpty, !json else { throw ValidationError("--interactive takes no commands and no --json") }
+    } else if commands.isEmpty {
+      throw ValidationError("give at least one command, or --interactive")
+    }
+  }
+
+  func run() async throws { try await execute { print($0) } }
+
+  /// The timeouts of every command: the profile's, with the receive timeouts given on the command line.
+  func timeouts(for profile: TextStreamProfile) -> TextStreamTimeouts {
+    profile.timeouts.overriding(
+      firstPacket: timeoutFirst.map(SecondsOption.duration), interFragment: timeoutNext.map(SecondsOption.duration))
+  }
+
+  /// Connects, sets the text stream up and returns the client, with the central to keep while it is used.
+  func open() async throws -> (central: any Central, client: TextStreamClient) {
+    let (central, client) = try await connection.connectKeepingCentral()
+    do {
+      let link = try await GATTTextStreamLink.open(client, profile: profile.flatMap(TextStreamProfile.named))
+      return (central, TextStreamClient(link: link, timeouts: timeouts(for: link.profile), terminator: terminator))
+    } catch {
+      await client.close()
+      throw CLIFailure("\(connection.address): \(error)")
+    }
+  }
+
+  func execute(emit: @escaping @Sendable (String) -> Void) async throws {
+    let (central, client) = try await open()
+    defer { withExtendedLifetime(central) {} }
+    if interactive {
+      await TxrxConsole(client: client, emit: emit).run()
+      await client.close()
+      return
+    }
+    var results: [Result] = []
+    for command in commands {
+      do {
+        let answer = try await client.send(command)
+        results.append(Result(command: command, answer: answer))
+        guard !json else { continue }
+        if commands.count > 1 { emit("> \(command)") }
+        for line in answer.lines { emit(line) }
+      } catch {
+        results.append(Result(command: command, error: error))
+        if !json { FileHandleOutput.standardError("error: \(command): \(error)") }
+      }
+    }
+    await client.close()
+    if json { emit(try JSONOutput.string(results)) }
+    let failed = results.filter { $0.error != nil }.count
+    if failed > 0 { throw CLIFailure("\(failed) of \(results.count) commands failed") }
+  }
+
+  /// One command's outcome in `--json`.
+  struct Result: Encodable {
+    struct Failure: Encodable {
+      var code: String
+      var message: String
+    }
+    var command: String
+    var answer: String?
+    var lines: [String]?
+    var notifications: Int?
+    var error: Failure?
+
+    init(command: String, answer: TextStreamAnswer) {
+      self.command = command
+      self.answer = answer.text
+      lines = answer.lines
+      notifications = answer.notifications
+    }
+
+    init(command: String, error: TextStreamError) {
+      self.command = command
+      self.error = Failure(code: error.code, message: error.description)
+    }
+  }
+}
+
+extension TextStreamTerminator: ExpressibleByArgument {}

@@ -1,0 +1,121 @@
+import BeaconCore
+import TextStream
+
+/// A simulated text-stream device (issue #14) behind its GATT server: the profile's service with Rx (Write,
+/// and Write Without Response for the Nordic UART Service) and Tx (Notify), plus the profile's extra
+/// characteristics (ACKme SetMode: Write; Zhaga Event: Notify), which it never uses.
+///
+/// Behaviour, as a real virtual-serial device:
+/// - Bytes written to Rx are gathered into lines; CR, LF or CRLF ends a line, so a command may come in
+///   any number of writes (fragments).
+/// - Each complete line is answered by its command set (`SimulatedReaderCommands` or
+///   `SimulatedATCommands`). The answer goes out after the Write Response, `answerDelay` later, cut into
+///   notifications of min(profile packet size, ATT_MTU − 3) bytes, `fragmentGap` apart. It has no end
+///   marker besides its CRLF: the client ends it by silence.
+/// - While an answer is still going out, a write is refused with «Procedure Already in Progress» (0xFE),
+///   the busy refusal the client reports as `TextStreamError.deviceBusy`; with `alwaysBusy` every write is.
+/// - State (an AT device's settings) lives here, across links; `onChange` saves it (the simulator's flash).
+public actor SimulatedTextDevice {
+  public enum Commands: Sendable {
+    case reader(SimulatedReaderCommands)
+    case at(SimulatedATCommands)
+  }
+
+  public nonisolated let address: BluetoothAddress
+  public nonisolated let profile: TextStreamProfile
+  public private(set) var commands: Commands
+  public nonisolated let answerDelay: Duration
+  public nonisolated let fragmentGap: Duration
+  public nonisolated let alwaysBusy: Bool
+  /// Every command line received, in order (tests).
+  public private(set) var received: [String] = []
+  /// Writes refused busy so far.
+  public private(set) var busyRefusals = 0
+  private var line: [UInt8] = []
+  private var answering = false
+  private let onChange: (@Sendable () async -> Void)?
+
+  public init(
+    address: BluetoothAddress, profile: TextStreamProfile, commands: Commands, answerDelay: Duration,
+    fragmentGap: Duration, alwaysBusy: Bool = false, onChange: (@Sendable () async -> Void)? = nil
+  ) {
+    self.address = address
+    self.profile = profile
+    self.commands = commands
+    self.answerDelay = answerDelay
+    self.fragmentGap = fragmentGap
+    self.alwaysBusy = alwaysBusy
+    self.onChange = onChange
+  }
+
+  /// The AT settings, for a `nordicUART` device.
+  public var settings: SimulatedATCommands? {
+    if case .at(let s) = commands { return s }
+    return nil
+  }
+
+  public nonisolated func makeServer(name: String) -> GATTServer {
+    let device = self
+    var characteristics = [
+      SimulatedCharacteristic(
+        uuid: profile.rx, properties: profile.packetSize == nil ? [.write, .writeWithoutResponse] : [.write]
+      ) { write in try await device.receive(write) },
+      SimulatedCharacteristic(uuid: profile.tx, properties: [.notify]),
+    ]
+    for extra in profile.extras {
+      characteristics.append(
+        SimulatedCharacteristic(uuid: extra.uuid, properties: extra.role == .event ? [.notify] : [.write, .read]))
+    }
+    let service = SimulatedService(uuid: profile.service, characteristics: characteristics)
+    return GATTServer(
+      services: GenericDeviceDatabase.standardServices(name: name) + [service],
+      onDisconnect: { _ in await device.linkEnded() })
+  }
+
+  func receive(_ write: GATTWrite) async throws {
+    if alwaysBusy || answering {
+      busyRefusals += 1
+      throw ATTErrorCode.procedureAlreadyInProgress
+    }
+    line += write.value
+    var answer = ""
+    var changed = false
+    while let end = line.firstIndex(where: { $0 == 0x0D || $0 == 0x0A }) {
+      let text = String(decoding: line[..<end], as: UTF8.self)
+      line.removeSubrange(...end)
+      guard !text.isEmpty else { continue }
+      received.append(text)
+      switch commands {
+      case .reader(let reader):
+        answer += reader.answer(text)
+      case .at(var at):
+        let before = at.writes
+        answer += at.answer(text)
+        changed = changed || at.writes != before
+        commands = .at(at)
+      }
+    }
+    guard !answer.isEmpty else { return }
+    if changed, let onChange { await onChange() }
+    answering = true
+    let connection = write.connection
+    // Started after the Write Response goes out, in its own task: the link goes on serving requests while
+    // the answer trickles out (so a write meanwhile meets the busy refusal).
+    let bytes = Array(answer.utf8)
+    await connection.afterResponse { Task { await self.send(bytes, on: connection) } }
+  }
+
+  private func send(_ answer: [UInt8], on connection: GATTServerConnection) async {
+    defer { answering = false }
+    let size = profile.fragmentSize(attMTU: await connection.mtu)
+    if answerDelay > .zero { try? await Task.sleep(for: answerDelay) }
+    for (index, start) in stride(from: 0, to: answer.count, by: size).enumerated() {
+      if index > 0, fragmentGap > .zero { try? await Task.sleep(for: fragmentGap) }
+      let chunk = Array(answer[start..<min(answer.count, start + size)])
+      guard await connection.notify(profile.tx, chunk) else { return }
+    }
+  }
+
+  /// A link ended: a half-received line is dropped.
+  func linkEnded() { line = [] }
+}

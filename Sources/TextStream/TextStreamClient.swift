@@ -1,0 +1,140 @@
+import BeaconCore
+
+/// Sends commands to one text-stream device and returns its answers (seed-systems.md §5), driving the pure
+/// `TextStreamExchange` over a `TextStreamLink`: it performs the engine's writes, runs its one timer on
+/// the injected `clock`, and feeds back acks, notifications, timer expiries and the link's end.
+///
+/// - One command in flight per device: a `send` while another runs fails at once with
+///   `TextStreamError.commandInFlight`, as the library's `ERROR_DEVICE_SENDING_DATA_ALREADY` [the library
+///   does not queue, so neither does this].
+/// - Timeouts come from the profile unless the call brings its own.
+/// - Notifications that arrive while no command is in flight (a device talking on its own, a fragment
+///   later than the inter-fragment timeout) are not part of any answer: they go to `unsolicited`, which
+///   keeps the newest 256 [I]. The library reports them as data received too.
+/// - A fragment write still on the air when its send timer fires cannot be taken back (ATT cannot cancel
+///   a request); its late ack is ignored.
+public actor TextStreamClient {
+  public nonisolated let link: any TextStreamLink
+  public nonisolated let timeouts: TextStreamTimeouts
+  public nonisolated let terminator: TextStreamTerminator
+  /// Notifications outside any command, in arrival order.
+  public nonisolated let unsolicited: AsyncStream<[UInt8]>
+  /// Commands answered, for tests and reports.
+  public private(set) var commandsAnswered = 0
+
+  private let clock: any Clock<Duration>
+  private let unsolicitedSink: AsyncStream<[UInt8]>.Continuation
+  private var current: AsyncStream<TextStreamExchange.Event>.Continuation?
+  private var inFlight = false
+  private var ended: String?
+  private var pump: Task<Void, Never>?
+
+  /// - Parameters:
+  ///   - timeouts: the default for every command; the profile's when nil.
+  ///   - terminator: appended to every command; the profile's when nil.
+  ///   - clock: measures the engine's timeouts.
+  public init(
+    link: any TextStreamLink, timeouts: TextStreamTimeouts? = nil, terminator: TextStreamTerminator? = nil,
+    clock: any Clock<Duration> = ContinuousClock()
+  ) {
+    self.link = link
+    self.timeouts = timeouts ?? link.profile.timeouts
+    self.terminator = terminator ?? link.profile.terminator
+    self.clock = clock
+    (unsolicited, unsolicitedSink) = AsyncStream.makeStream(of: [UInt8].self, bufferingPolicy: .bufferingNewest(256))
+    Task { await self.startPump() }
+  }
+
+  private func startPump() {
+    guard pump == nil, ended == nil else { return }
+    pump = Task { [link] in
+      for await value in await link.notifications() { await self.deliver(value) }
+      await self.linkEnded("disconnected (\(link.peer))")
+    }
+  }
+
+  private func deliver(_ value: [UInt8]) {
+    if let current { current.yield(.notification(value)) } else { unsolicitedSink.yield(value) }
+  }
+
+  private func linkEnded(_ detail: String) {
+    if ended == nil { ended = detail }
+    current?.yield(.linkEnded(detail))
+    unsolicitedSink.finish()
+  }
+
+  /// Sends `command` (the terminator is appended) and returns the answer.
+  public func send(_ command: String, timeouts: TextStreamTimeouts? = nil) async throws(TextStreamError)
+    -> TextStreamAnswer
+  {
+    try await send(bytes: Array(command.utf8), timeouts: timeouts)
+  }
+
+  /// Sends raw command bytes (the terminator is appended) and returns the answer.
+  public func send(bytes command: [UInt8], timeouts: TextStreamTimeouts? = nil) async throws(TextStreamError)
+    -> TextStreamAnswer
+  {
+    guard !inFlight else { throw .commandInFlight }
+    if let ended { throw .linkLost(ended) }
+    inFlight = true
+    startPump()
+    let (events, sink) = AsyncStream.makeStream(of: TextStreamExchange.Event.self)
+    current = sink
+    var timer: Task<Void, Never>?
+    defer {
+      timer?.cancel()
+      sink.finish()
+      current = nil
+      inFlight = false
+    }
+    let size = link.profile.fragmentSize(attMTU: await link.attMTU)
+    var exchange = TextStreamExchange(
+      command: command, terminator: terminator, fragmentSize: size, timeouts: timeouts ?? self.timeouts)
+    var action = exchange.start()
+    var iterator = events.makeAsyncIterator()
+    while true {
+      switch action {
+      case .write(let fragment, let armed):
+        timer?.cancel()
+        timer = arm(armed, sink)
+        Task { [link] in
+          do {
+            try await link.write(fragment)
+            sink.yield(.writeAcknowledged)
+          } catch {
+            sink.yield(.writeFailed(TextStreamExchange.WriteFailure(error)))
+          }
+        }
+      case .arm(let armed):
+        timer?.cancel()
+        timer = arm(armed, sink)
+      case .wait:
+        break
+      case .finish(let answer):
+        commandsAnswered += 1
+        return answer
+      case .fail(let error):
+        throw error
+      }
+      guard let event = await iterator.next(isolation: self) else { throw .cancelled }
+      action = exchange.handle(event)
+    }
+  }
+
+  private func arm(_ timer: TextStreamExchange.Timer, _ sink: AsyncStream<TextStreamExchange.Event>.Continuation)
+    -> Task<Void, Never>
+  {
+    Task { [clock] in
+      do { try await clock.sleep(for: timer.duration) } catch { return }
+      guard !Task.isCancelled else { return }
+      sink.yield(.timerExpired(token: timer.token))
+    }
+  }
+
+  /// Stops listening and drops the link.
+  public func close() async {
+    pump?.cancel()
+    linkEnded("closed")
+    await link.close()
+  }
+}

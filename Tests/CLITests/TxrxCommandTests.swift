@@ -1,0 +1,86 @@
+import ArgumentParser
+import Foundation
+import KBeacon
+import Simulator
+import Testing
+
+@testable import BeaconProvisionCLI
+
+/// `txrx` in process against the simulated text-stream devices (issue #14): the built-in fleet's Tertium
+/// TxRx reader and Nordic-UART AT device, and fleet files with slow or busy readers.
+@Suite(.isolatedState, .timeLimit(.minutes(5))) struct TxrxCommandTests {
+  static let reader = "C7:08:00:00:00:01"
+  static let uart = "6E:40:00:00:00:01"
+
+  func run(_ arguments: [String]) async throws -> [String] {
+    let command = try #require(try BeaconProvision.parseAsRoot(["txrx"] + arguments) as? TxrxCommand)
+    let out = KBeaconCommandTests.Lines()
+    try await command.execute { out.append($0) }
+    return out.all
+  }
+
+  @Test func readerAnswersSpanNotifications() async throws {
+    let lines = try await run([Self.reader, "VER", "INVENTORY", "--adapter", "sim"])
+    #expect(lines.first == "> VER")
+    #expect(lines[1] == "TxRx-SIM 1.0 tertium-txrx")
+    #expect(lines[2] == "> INVENTORY")
+    #expect(lines.filter { $0.hasPrefix("EPC=") }.count == 12 && lines.last == "OK")
+    let json = try await run([Self.reader, "INVENTORY", "--adapter", "sim", "--json"]).joined(separator: "\n")
+    let first = try #require(try JSONParser.parse(json).arrayValue?.first?.objectValue)
+    #expect((first["notifications"]?.intValue ?? 0) >= 2)  // ~470 bytes in notifications of 240 (the packet size)
+  }
+
+  /// An AT device keeps what is set, across runs (the simulator's saved state), and answers ERROR to an
+  /// out-of-range value; a single command prints its answer alone.
+  @Test func atDeviceSettingsPersistAcrossRuns() async throws {
+    #expect(try await run([Self.uart, "AT+NAME=Dock-7", "AT+TXPOWER=-4", "--adapter", "sim"]) == [
+      "> AT+NAME=Dock-7", "OK", "> AT+TXPOWER=-4", "OK",
+    ])
+    #expect(try await run([Self.uart, "AT+NAME?", "--adapter", "sim"]) == ["+NAME:Dock-7", "OK"])
+    #expect(try await run([Self.uart, "AT+TXPOWER=5", "--adapter", "sim"]) == ["ERROR"])
+    #expect(try await run([Self.uart, "AT+TXPOWER?", "--adapter", "sim", "--profile", "nordic-uart"]) == ["+TXPOWER:-4", "OK"])
+  }
+
+  /// A slow reader: the first-packet timeout given on the command line fails the command (JSON names the
+  /// error), a longer one gets the answer; a busy reader is reported as such.
+  @Test func timeoutsAndBusyFromAFleetFile() async throws {
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent("txrx-fleet-\(UUID().uuidString).json")
+    try Data(
+      #"""
+      {"version":1,"devices":[
+        {"address":"C7:08:00:00:00:10","kind":"tertiumReader","textStream":{"answerDelayMs":600}},
+        {"address":"C7:08:00:00:00:11","kind":"tertiumReader","textStream":{"profile":"zhaga","busy":true}}]}
+      """#.utf8
+    ).write(to: file)
+    defer { try? FileManager.default.removeItem(at: file) }
+    let adapter = "sim:\(file.path)"
+    do {
+      _ = try await run(["C7:08:00:00:00:10", "VER", "--adapter", adapter, "--timeout-first", "0.2", "--json"])
+      Issue.record("expected a failure")
+    } catch let failure as CLIFailure {
+      #expect(failure.message == "1 of 1 commands failed")
+    }
+    #expect(try await run(["C7:08:00:00:00:10", "VER", "--adapter", adapter, "--timeout-first", "1.5"]) == [
+      "TxRx-SIM 1.0 tertium-txrx"
+    ])
+    await #expect(throws: CLIFailure.self) { try await run(["C7:08:00:00:00:11", "VER", "--adapter", adapter]) }
+  }
+
+  @Test func argumentsAreCheckedBeforeConnecting() {
+    for bad in [
+      [Self.reader], [Self.reader, "VER", "--profile", "nope"], [Self.reader, "VER", "--interactive"],
+      [Self.reader, "--interactive", "--json"], [Self.reader, "VER", "--timeout-first", "0"],
+      [Self.reader, "VER", "--terminator", "tab"], ["not-an-address", "VER"],
+    ] {
+      #expect(throws: (any Error).self, "\(bad)") { try BeaconProvision.parseAsRoot(["txrx"] + bad) }
+    }
+  }
+
+  /// `scan` marks the devices that advertise a text-stream service.
+  @Test func scanMarksTextStreamDevices() async throws {
+    let (_, lines) = try await ScanCommandTests.run(["--adapter", "sim", "--duration", "2"], mode: .lines)
+    #expect(lines.contains { $0.contains(Self.reader) && $0.contains("text stream: Tertium TxRx (txrx)") })
+    #expect(lines.contains { $0.contains(Self.uart) && $0.contains("text stream: Nordic UART Service (txrx)") })
+    #expect(lines.filter { $0.contains("text stream:") }.count == 2)
+  }
+}
