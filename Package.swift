@@ -39,6 +39,7 @@ let package = Package(
 
     .target(name: "Profiles", dependencies: ["BeaconCore", "KBeacon"], swiftSettings: strict),
     .target(name: "Audit", dependencies: ["BeaconCore", "Profiles"], swiftSettings: strict),
+    .target(name: "Presence", dependencies: ["BeaconCore", "KBeacon", "Profiles"], swiftSettings: strict),
     .target(name: "Firmware", dependencies: ["BeaconCore", "KBeacon", "Profiles"], swiftSettings: strict),
 
     // MARK: orchestration (journal in SQLite through GRDB)
@@ -84,6 +85,7 @@ let package = Package(
     .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore"], swiftSettings: strict),
     .testTarget(name: "AuditTests", dependencies: ["Audit", "BeaconCore", "Profiles", "TestServers"], swiftSettings: strict),
     .testTarget(name: "ProfilesTests", dependencies: ["Profiles"], swiftSettings: strict),
+    .testTarget(name: "PresenceTests", dependencies: ["Presence", "BeaconCore", "Profiles"], swiftSettings: strict),
     .testTarget(name: "FleetTests", dependencies: ["Fleet", "KBeacon", "Profiles", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strict),
     .testTarget(name: "CloudTests", dependencies: ["Cloud", "TestServers"], exclude: ["Fixtures"], swiftSettings: strict),
     .testTarget(
