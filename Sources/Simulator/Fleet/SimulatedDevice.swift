@@ -40,15 +40,19 @@ public struct SimulatedDevice: Sendable, Hashable, Codable {
   public var kbeacon: KBeaconSection?
   /// KBeacon kinds: the Secure DFU bootloader's facts and faults (`DFUSection`, nordic-dfu.md §2).
   public var dfu: DFUSection?
+  /// When it is on the air (`PresenceWindow`); nil: always.
+  public var presence: [PresenceWindow]?
 
   public init(
     address: BluetoothAddress, addressType: AddressType = .public, kind: Kind, name: String? = nil,
     connectable: Bool? = nil, intervalMs: Int = 1000, rssi: RSSIProfile = RSSIProfile(),
     iBeacon: IBeaconSection? = nil, eddystoneUID: EddystoneUIDSection? = nil, eddystoneURL: EddystoneURLSection? = nil,
     eddystoneTLM: EddystoneTLMSection? = nil, sensor: SensorSection? = nil, system: SystemSection? = nil,
-    kkmScanResponse: RawBytes? = nil, kbeacon: KBeaconSection? = nil, dfu: DFUSection? = nil
+    kkmScanResponse: RawBytes? = nil, kbeacon: KBeaconSection? = nil, dfu: DFUSection? = nil,
+    presence: [PresenceWindow]? = nil
   ) {
     self.dfu = dfu
+    self.presence = presence
     self.address = address
     self.addressType = addressType
     self.kind = kind
@@ -68,7 +72,7 @@ public struct SimulatedDevice: Sendable, Hashable, Codable {
 
   enum CodingKeys: String, CodingKey, CaseIterable {
     case address, addressType, kind, name, connectable, intervalMs, rssi
-    case iBeacon, eddystoneUID, eddystoneURL, eddystoneTLM, sensor, system, kkmScanResponse, kbeacon, dfu
+    case iBeacon, eddystoneUID, eddystoneURL, eddystoneTLM, sensor, system, kkmScanResponse, kbeacon, dfu, presence
   }
 
   public init(from decoder: any Decoder) throws {
@@ -95,7 +99,8 @@ public struct SimulatedDevice: Sendable, Hashable, Codable {
       system: try c.decodeIfPresent(SystemSection.self, forKey: .system),
       kkmScanResponse: try c.decodeIfPresent(RawBytes.self, forKey: .kkmScanResponse),
       kbeacon: try c.decodeIfPresent(KBeaconSection.self, forKey: .kbeacon),
-      dfu: try c.decodeIfPresent(DFUSection.self, forKey: .dfu))
+      dfu: try c.decodeIfPresent(DFUSection.self, forKey: .dfu),
+      presence: try c.decodeIfPresent([PresenceWindow].self, forKey: .presence))
     guard (20...10240).contains(intervalMs) else {
       throw invalidValue(decoder, CodingKeys.intervalMs, "\(intervalMs) ms is outside 20…10240")
     }
@@ -133,6 +138,7 @@ public struct SimulatedDevice: Sendable, Hashable, Codable {
     try c.encodeIfPresent(kkmScanResponse, forKey: .kkmScanResponse)
     try c.encodeIfPresent(kbeacon, forKey: .kbeacon)
     try c.encodeIfPresent(dfu, forKey: .dfu)
+    try c.encodeIfPresent(presence, forKey: .presence)
   }
 
   /// `"public"` (default) or `"random"`.
