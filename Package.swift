@@ -102,7 +102,7 @@ let package = Package(
     .testTarget(
       name: "CLITests",
       dependencies: ["BeaconProvisionCLI", "FirmwareStore", "NordicDFUIO", "Presence", "Simulator", "TestServers", .product(name: "ArgumentParser", package: "swift-argument-parser")],
-      exclude: ["Golden"], swiftSettings: strict),
+      exclude: ["Golden", "Fixtures"], swiftSettings: strict),
   ]
 )
 

@@ -16,23 +16,22 @@ struct MonitorActions: Sendable {
 
   func key(_ event: PresenceEvent) -> String { "\(runID)-\(event.sequence)" }
 
+  /// Spools the batch's webhook deliveries first (one transaction), then prints and runs commands: an event
+  /// shown on standard output is already safe in the spool, so a `kill -9` after its line loses nothing.
   func perform(_ events: [PresenceEvent]) async {
+    let bodies = events.map { PresenceEventJSON.text($0, id: key($0)) }
     var deliveries: [WebhookDelivery.Item] = []
-    for event in events {
-      let id = key(event)
-      let body = PresenceEventJSON.text(event, id: id)
-      write(jsonl || event.actions.contains(.jsonl) ? body : Self.plain(event))
-      for action in event.actions {
-        switch action {
-        case .jsonl: break
-        case .webhook(let url):
-          deliveries.append(WebhookDelivery.Item(url: url, idempotencyKey: id, orderKey: event.orderKey, body: body))
-        case .command(let argv): run(argv, event, body: body)
-        }
+    for (event, body) in zip(events, bodies) {
+      for case .webhook(let url) in event.actions {
+        deliveries.append(WebhookDelivery.Item(url: url, idempotencyKey: key(event), orderKey: event.orderKey, body: body))
       }
     }
     if !deliveries.isEmpty {
       if let webhooks { await webhooks.send(deliveries) } else { warn("no webhook spool: \(deliveries.count) deliveries lost") }
+    }
+    for (event, body) in zip(events, bodies) {
+      write(jsonl || event.actions.contains(.jsonl) ? body : Self.plain(event))
+      for case .command(let argv) in event.actions { run(argv, event, body: body) }
     }
   }
 
