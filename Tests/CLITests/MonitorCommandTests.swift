@@ -1,7 +1,6 @@
 import ArgumentParser
 import Fleet
 import Foundation
-import Synchronization
 import Testing
 
 @testable import BeaconProvisionCLI
@@ -10,11 +9,7 @@ import Testing
 /// schedule (`presence` windows): the events, in order per device and per tag, with trigger-once honoured,
 /// and the fleet registry updated.
 @Suite(.isolatedState, .timeLimit(.minutes(2))) struct MonitorCommandTests {
-  final class Lines: Sendable {
-    private let lines = Mutex<[String]>([])
-    func add(_ line: String) { lines.withLock { $0.append(line) } }
-    var all: [String] { lines.withLock { $0 } }
-  }
+  typealias Lines = ScanCommandTests.Lines
 
   static let a = "AC:23:3F:00:10:01", b = "AC:23:3F:00:10:02", c = "E1:DD:57:00:10:03"
 

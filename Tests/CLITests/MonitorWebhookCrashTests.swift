@@ -1,7 +1,6 @@
 import Fleet
 import Foundation
 import Loopback
-import Synchronization
 import Testing
 
 @testable import BeaconProvisionCLI
@@ -11,11 +10,7 @@ import Testing
 /// receiver comes back and the monitor is started again. Afterwards the receiver has every event the
 /// monitors printed exactly once (by idempotency key), in order per device.
 @Suite(.isolatedState, .timeLimit(.minutes(3))) struct MonitorWebhookCrashTests {
-  final class Lines: Sendable {
-    private let lines = Mutex<[String]>([])
-    func add(_ line: String) { lines.withLock { $0.append(line) } }
-    var all: [String] { lines.withLock { $0 } }
-  }
+  typealias Lines = ScanCommandTests.Lines
 
   /// Two devices that come and go every 2.5 s, a quarter turn apart, for a minute.
   static func fleet(_ path: String) throws {
