@@ -39,8 +39,8 @@ struct TrackedDevice: Sendable, Hashable {
     var firmwareFrom: String?
   }
 
-  /// Folds a sighting in. A device becomes present once its smoothed RSSI reaches `enterRSSI` (at once
-  /// without one); the proximity change is reported only while it stays present.
+  /// Folds a sighting in. A device becomes present once its smoothed RSSI reaches `enterRSSI` (at its first
+  /// sighting, RSSI or not, without one); the proximity change is reported only while it stays present.
   mutating func absorb(_ sighting: PresenceSighting, low: (percent: Int, millivolts: Int)) -> Change {
     var change = Change()
     name = sighting.name ?? name
@@ -55,7 +55,9 @@ struct TrackedDevice: Sendable, Hashable {
     proximity = ProximityClassifier.classify(rssi: smoother.value, measuredPower: measuredPower)
     if present {
       if before != proximity { change.proximityFrom = before }
-    } else if let smoothed = smoother.value, enterRSSI.map({ smoothed >= Double($0) }) ?? true {
+    } else if enterRSSI.map({ threshold in smoother.value.map { $0 >= Double(threshold) } ?? false }) ?? true {
+      // Without a threshold a device enters even with no RSSI at all (a controller that reports none,
+      // 127, as BlueZ's btvirt does); its proximity is then unknown.
       present = true
       change.entered = true
     }

@@ -103,6 +103,16 @@ import Testing
     #expect(out.map(Self.line) == ["11 leave exit CC:00:00:00:00:0C", "11 arrive enter CC:00:00:00:00:0C"])
   }
 
+  /// A controller that reports no RSSI (127, as BlueZ's btvirt): the device still enters and exits, its
+  /// proximity unknown.
+  @Test func aDeviceWithNoRSSIEntersWithUnknownProximity() throws {
+    var engine = try Self.engine()
+    var out = engine.observe([PresenceSighting(address: Self.c, at: Self.t0, rssi: nil)])
+    out += engine.tick(at: Self.t0 + 10)
+    #expect(out.map(Self.line) == ["0 arrive enter CC:00:00:00:00:0C", "0 first-sight enter CC:00:00:00:00:0C", "10 leave exit CC:00:00:00:00:0C"])
+    #expect(out[0].device?.proximity == .unknown && out[0].device?.smoothedRSSI == nil)
+  }
+
   /// Proximity changes while present, the enter threshold of the inventory, and a cooldown.
   @Test func proximityEnterThresholdAndCooldown() throws {
     let file = try EventFileDecoder.decode(Array(#"""

@@ -85,7 +85,9 @@ struct MonitorRunner: Sendable {
     let closing = scan.advance(to: end)
     fired += closing.count
     await actions.perform(closing)
-    await registry?.sightings(scan.takeRecords(), at: scan.date(end))
+    // Not in this (possibly cancelled: Ctrl-C) task, whose cancellation would abandon the database write.
+    let records = scan.takeRecords(), at = scan.date(end)
+    await Task { await registry?.sightings(records, at: at) }.value
     return fired
   }
 }
