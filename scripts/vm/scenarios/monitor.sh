@@ -21,6 +21,9 @@ serve 1
 served=$VM_BG_PID
 vm_wait_for 40 "the monitor to report $dev entering" vm_lines_at_least 1 "$enter" "$VM_OUT/monitor.out"
 vm_stop "$served"
+# `sim serve` stopped by SIGTERM closes its HCI socket without disabling advertising (btmon shows no LE Set
+# Advertise Enable 0x00 on hci1, found by this scenario), so the controller keeps advertising: switch it off.
+hciconfig hci1 noleadv || true
 vm_wait_for 40 "the monitor to report $dev exiting" vm_lines_at_least 1 "$exit" "$VM_OUT/monitor.out"
 serve 2
 vm_wait_for 40 "the monitor to report $dev entering again" vm_lines_at_least 2 "$enter" "$VM_OUT/monitor.out"
