@@ -42,6 +42,7 @@ let package = Package(
 
     .target(name: "Profiles", dependencies: ["BeaconCore", "KBeacon"], swiftSettings: strict),
     .target(name: "Audit", dependencies: ["BeaconCore", "Profiles"], swiftSettings: strict),
+    .target(name: "Presence", dependencies: ["BeaconCore", "KBeacon", "Profiles"], swiftSettings: strict),
     .target(name: "Firmware", dependencies: ["BeaconCore", "KBeacon", "Profiles"], swiftSettings: strict),
 
     // MARK: orchestration (journal in SQLite through GRDB)
@@ -69,7 +70,7 @@ let package = Package(
       name: "BeaconProvisionCLI",
       dependencies: [
         "BeaconCore", "BlueZ", "Fleet", "KBeacon", "NordicDFU", "NordicDFUIO", "Profiles", "Simulator", "Cloud",
-        "Firmware", "FirmwareStore", "Audit", "TextStream",
+        "Firmware", "FirmwareStore", "Audit", "TextStream", "Presence",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],
@@ -90,6 +91,7 @@ let package = Package(
     .testTarget(name: "TextStreamTests", dependencies: ["TextStream", "BeaconCore", "TestClocks"], swiftSettings: strict),
     .testTarget(name: "AuditTests", dependencies: ["Audit", "BeaconCore", "Profiles", "TestServers"], swiftSettings: strict),
     .testTarget(name: "ProfilesTests", dependencies: ["Profiles"], swiftSettings: strict),
+    .testTarget(name: "PresenceTests", dependencies: ["Presence", "BeaconCore", "Profiles"], swiftSettings: strict),
     .testTarget(name: "FleetTests", dependencies: ["Fleet", "KBeacon", "Profiles", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strict),
     .testTarget(name: "CloudTests", dependencies: ["Cloud", "TestServers"], exclude: ["Fixtures"], swiftSettings: strict),
     .testTarget(
@@ -105,8 +107,8 @@ let package = Package(
       name: "SystemLibraryTests", dependencies: ["CBlueZ", "CCurl", "CZip", "CCrypto", "BlueZ"], swiftSettings: strict),
     .testTarget(
       name: "CLITests",
-      dependencies: ["BeaconProvisionCLI", "FirmwareStore", "NordicDFUIO", "Simulator", "TestServers", .product(name: "ArgumentParser", package: "swift-argument-parser")],
-      exclude: ["Golden"], swiftSettings: strict),
+      dependencies: ["BeaconProvisionCLI", "FirmwareStore", "NordicDFUIO", "Presence", "Simulator", "TestServers", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+      exclude: ["Golden", "Fixtures"], swiftSettings: strict),
   ]
 )
 

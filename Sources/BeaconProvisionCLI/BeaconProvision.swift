@@ -23,6 +23,7 @@ public struct BeaconProvision: AsyncParsableCommand {
     Plan.self,
     Apply.self,
     AuditCommand.self,
+    Monitor.self,
     Gatt.self,
     TxrxCommand.self,
     DFUCommand.self,

@@ -5,7 +5,7 @@ import GRDB
 /// The campaign journal: one SQLite database (through GRDB) under the state directory, recording every
 /// run, every device's planned changes, the values they replace, its state and its error. It is what
 /// makes `apply --resume RUN` possible after a crash or Ctrl-C, and it never holds a password. The same file
-/// holds the fleet registry (`FleetRegistry`, migration "v3").
+/// holds the fleet registry (`FleetRegistry`, migration "v3") and the monitor's webhook spool (`WebhookSpool`, "v4").
 ///
 /// GRDB runs SQLite on its own serial queue; the async `read`/`write` used here never block the
 /// cooperative pool.
@@ -77,6 +77,8 @@ public final class Journal: Sendable {
     }
     // v3: the fleet registry (`FleetRegistry`) — every device heard or touched, and its RSSI/battery history.
     m.registerMigration("v3", migrate: FleetRegistry.createTables)
+    // v4: the presence monitor's webhook spool (`WebhookSpool`) — deliveries waiting for a 2xx.
+    m.registerMigration("v4", migrate: WebhookSpool.createTables)
     return m
   }
 

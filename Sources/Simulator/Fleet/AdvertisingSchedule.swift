@@ -65,9 +65,25 @@ public struct AdvertisingSchedule: Sendable {
     self.active = active
   }
 
-  /// The next report in time order, or nil for an empty fleet.
+  /// The next report in time order, or nil once every device is silent for good (an empty fleet at once).
+  /// A device with `presence` windows skips to its next window while off the air.
   public mutating func next() -> Report? {
-    let earliest = due.indices.min(by: { due[$0] < due[$1] })
+    var earliest: Int?
+    while true {
+      earliest = due.indices.min(by: { due[$0] < due[$1] })
+      guard let i = earliest, let presence = advertisers[i].device.presence else { break }
+      switch presence.state(at: due[i]) {
+      case .onAir: break
+      case .silentUntil(let offset):
+        due[i] = offset
+        continue
+      case .gone:
+        advertisers.remove(at: i)
+        due.remove(at: i)
+        continue
+      }
+      break
+    }
     if let pending = pendingResponses.first, earliest.map({ pending.offset <= due[$0] }) ?? true {
       pendingResponses.removeFirst()
       return pending

@@ -46,6 +46,8 @@ public struct SimulatedDevice: Sendable, Hashable, Codable {
   public var dfu: DFUSection?
   /// Text-stream kinds: answer timing, faults and starting settings (`TextStreamSection`).
   public var textStream: TextStreamSection?
+  /// When it is on the air (`PresenceWindow`); nil: always.
+  public var presence: [PresenceWindow]?
 
   public init(
     address: BluetoothAddress, addressType: AddressType = .public, kind: Kind, name: String? = nil,
@@ -53,10 +55,11 @@ public struct SimulatedDevice: Sendable, Hashable, Codable {
     iBeacon: IBeaconSection? = nil, eddystoneUID: EddystoneUIDSection? = nil, eddystoneURL: EddystoneURLSection? = nil,
     eddystoneTLM: EddystoneTLMSection? = nil, sensor: SensorSection? = nil, system: SystemSection? = nil,
     kkmScanResponse: RawBytes? = nil, kbeacon: KBeaconSection? = nil, dfu: DFUSection? = nil,
-    textStream: TextStreamSection? = nil
+    textStream: TextStreamSection? = nil, presence: [PresenceWindow]? = nil
   ) {
     self.dfu = dfu
     self.textStream = textStream
+    self.presence = presence
     self.address = address
     self.addressType = addressType
     self.kind = kind
@@ -76,7 +79,7 @@ public struct SimulatedDevice: Sendable, Hashable, Codable {
 
   enum CodingKeys: String, CodingKey, CaseIterable {
     case address, addressType, kind, name, connectable, intervalMs, rssi
-    case iBeacon, eddystoneUID, eddystoneURL, eddystoneTLM, sensor, system, kkmScanResponse, kbeacon, dfu, textStream
+    case iBeacon, eddystoneUID, eddystoneURL, eddystoneTLM, sensor, system, kkmScanResponse, kbeacon, dfu, textStream, presence
   }
 
   public init(from decoder: any Decoder) throws {
@@ -104,7 +107,8 @@ public struct SimulatedDevice: Sendable, Hashable, Codable {
       kkmScanResponse: try c.decodeIfPresent(RawBytes.self, forKey: .kkmScanResponse),
       kbeacon: try c.decodeIfPresent(KBeaconSection.self, forKey: .kbeacon),
       dfu: try c.decodeIfPresent(DFUSection.self, forKey: .dfu),
-      textStream: try c.decodeIfPresent(TextStreamSection.self, forKey: .textStream))
+      textStream: try c.decodeIfPresent(TextStreamSection.self, forKey: .textStream),
+      presence: try c.decodeIfPresent([PresenceWindow].self, forKey: .presence))
     guard (20...10240).contains(intervalMs) else {
       throw invalidValue(decoder, CodingKeys.intervalMs, "\(intervalMs) ms is outside 20…10240")
     }
@@ -150,6 +154,7 @@ public struct SimulatedDevice: Sendable, Hashable, Codable {
     try c.encodeIfPresent(kbeacon, forKey: .kbeacon)
     try c.encodeIfPresent(dfu, forKey: .dfu)
     try c.encodeIfPresent(textStream, forKey: .textStream)
+    try c.encodeIfPresent(presence, forKey: .presence)
   }
 
   /// `"public"` (default) or `"random"`.

@@ -1,0 +1,122 @@
+import ArgumentParser
+import BeaconCore
+import Fleet
+import Foundation
+import Presence
+import Profiles
+import Simulator
+
+/// `beacon-provision monitor` (issue #16): a continuous scan that keeps each device's smoothed RSSI and
+/// proximity and fires events — enter, exit, proximity, tag sessions, health — on standard output, to
+/// webhooks through the spool in the state directory (nothing lost across a `kill -9`), or to commands.
+struct Monitor: AsyncParsableCommand, LoggingCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Watch the fleet: enter/exit, proximity, tag sessions and health events, to stdout, webhooks or commands.",
+    discussion: """
+      Without --events every device's enter, exit and proximity changes, every tag's session opening and closing \
+      (tags from --inventory) and every health event (battery under 20 % or 2500 mV, silent 10 minutes, firmware \
+      changed) are printed, one line each, or as JSON lines with --jsonl. --events FILE defines named events \
+      (see the README: targets, trigger, triggerOnce, minimum proximity, schedules, actions). Webhook deliveries \
+      are spooled in the state directory and retried until the receiver answers 2xx; each carries an \
+      Idempotency-Key, and a restarted monitor sends what is left. Devices heard are recorded in the fleet \
+      registry. Ctrl-C stops; exit 0, 1 on an error.
+      """)
+
+  @OptionGroup var adapterOptions: AdapterOptions
+
+  @Option(help: ArgumentHelp("An inventory (CSV or JSON): only its devices are watched; its tags group them.", valueName: "file"))
+  var inventory: String?
+
+  @Option(help: ArgumentHelp("The event definitions (JSON; see the README).", valueName: "file"))
+  var events: String?
+
+  @Flag(help: "Print every event as a JSON line (the webhook body).")
+  var jsonl = false
+
+  @Option(help: ArgumentHelp("POST every event to this URL (repeatable), through the spool.", valueName: "url"))
+  var webhook: [String] = []
+
+  @Option(help: ArgumentHelp("Stop after this many seconds (default: run until Ctrl-C).", valueName: "seconds"))
+  var duration: Double?
+
+  @Option(help: ArgumentHelp("At the end, how long the spool may still deliver before it is left for the next start.", valueName: "seconds"))
+  var drainTimeout: Double = 5
+
+  @Flag(help: "Passive scanning: no scan requests, so no scan responses (names, KKM 0x2080 battery).")
+  var passive = false
+
+  @OptionGroup var scanBackend: ScanBackendOption
+
+  @Option(help: "Where the spool and fleet registry (and the simulated fleet's state) live. Default: $XDG_STATE_HOME/beacon-provision.")
+  var stateDir: String?
+
+  @OptionGroup var logging: LoggingOptions
+
+  func validate() throws {
+    try SecondsOption.validate(duration, "--duration")
+    try SecondsOption.validate(drainTimeout, "--drain-timeout", zeroAllowed: true)
+    for url in webhook where !(url.lowercased().hasPrefix("http://") || url.lowercased().hasPrefix("https://")) {
+      throw ValidationError("--webhook \(url): not an http or https URL")
+    }
+  }
+
+  func run() async throws {
+    try await run(pace: .realTime, write: Scan.writeLine)
+  }
+
+  /// The command with the simulator's pace and standard output given (tests run it unpaced, in process).
+  func run(pace: SimulationPace, write: @escaping @Sendable (String) -> Void) async throws {
+    let command = self
+    let file = try await BlockingIO.run { try command.loadEvents() }
+    let inventory: Inventory? = try await BlockingIO.run { try command.inventory.map { try AuditRunner.loadInventory($0) } }
+    let state = StateDirectory.resolve(stateDir)
+    let central = try await CentralFactory.make(adapterOptions.adapter, scanBackend: scanBackend.value, pace: pace, stateDirectory: state)
+    let journal = try await BlockingIO.run { try Journal(path: CampaignResources.journalPath(state)) }
+    let log = CLILog.logger("monitor")
+    let warn: @Sendable (String) -> Void = { log.warning("\($0)") }
+    let dispatch = WebhookDispatch(spool: WebhookSpool(journal: journal), poster: CurlWebhookPoster(), warn: warn)
+    let fileURLs = file.definitions.flatMap { $0.actions }.compactMap { action -> String? in
+      if case .webhook(let url) = action { return url }
+      return nil
+    }
+    await dispatch.start(urls: webhook + fileURLs)
+    let actions = MonitorActions(jsonl: jsonl, runID: Self.runID(), webhooks: dispatch, write: write, warn: warn)
+    var runner = MonitorRunner(file: file, inventory: inventory, active: !passive)
+    runner.duration = duration.map(SecondsOption.duration)
+    log.info("monitoring", metadata: ["adapter": "\(central.name)", "events": "\(file.definitions.count)"])
+    do {
+      let fired = try await SignalCancellation.run { [runner] in
+        try await runner.run(central: central, actions: actions, registry: RegistryAccess.recorder(journal))
+      }
+      log.info("stopped", metadata: ["events": "\(fired)"])
+    } catch {
+      await central.stopScans()
+      throw liveFailure(error)
+    }
+    await central.stopScans()
+    let left = await dispatch.finish(grace: SecondsOption.duration(drainTimeout))
+    if left > 0 { FileHandleOutput.standardError("monitor: \(left) webhook event\(left == 1 ? "" : "s") stay spooled for the next start") }
+  }
+
+  /// The events file (with `--webhook`/`--jsonl` added to each event), or the standard definitions.
+  func loadEvents() throws -> EventFile {
+    let extra = webhook.map { EventAction.webhook(url: $0) }
+    guard let events else { return EventFile.standard(actions: extra) }
+    guard let data = FileManager.default.contents(atPath: events) else { throw CLIFailure("no such file: \(events)") }
+    do {
+      return try EventFileDecoder.decode(Array(data), file: events, extraActions: extra)
+    } catch {
+      let n = error.all.count
+      throw CLIFailure(error.all.map(\.description).joined(separator: "\n") + "\n\(n) error\(n == 1 ? "" : "s") in the events file")
+    }
+  }
+
+  /// `20260302T080005-1a2b`: the time the run started and a random suffix.
+  static func runID() -> String {
+    let formatter = DateFormatter()
+    formatter.locale = Locale(identifier: "en_US_POSIX")
+    formatter.timeZone = TimeZone(identifier: "UTC")
+    formatter.dateFormat = "yyyyMMdd'T'HHmmss"
+    return formatter.string(from: Date()) + "-" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
+  }
+}

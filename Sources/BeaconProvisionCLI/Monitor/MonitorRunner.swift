@@ -1,0 +1,93 @@
+import BeaconCore
+import Fleet
+import Foundation
+import Presence
+import Profiles
+
+/// The monitor's loop: the central's reports and, on a live or paced radio, a wall-clock tick every window
+/// (so exits fire while the air is silent) go into one stream; `PresenceScan` turns them into events, which
+/// `MonitorActions` carries out in order. Every `registryInterval` of scan time the devices heard meanwhile
+/// go into the fleet registry (last seen, RSSI, battery history). It ends at `duration` — on the reports'
+/// own time line for an unpaced simulator, else on the wall clock — or when its task is cancelled (Ctrl-C).
+struct MonitorRunner: Sendable {
+  var file: EventFile
+  var inventory: Inventory?
+  var window: Duration = .seconds(1)
+  var duration: Duration?
+  var active = true
+  /// [I] 10 s: the registry's history keeps 16 points per device, so about the last 2½ minutes.
+  var registryInterval: Duration = .seconds(10)
+
+  enum Input: Sendable {
+    case report(AdvertisingReport)
+    case tick(ContinuousClock.Instant)
+    case end
+  }
+
+  /// Runs until the end; returns the number of events fired.
+  func run(central: any Central, actions: MonitorActions, registry: RegistryRecorder?) async throws -> Int {
+    let origin = ContinuousClock.now
+    var scan = PresenceScan(engine: PresenceEngine(file: file, inventory: inventory), origin: origin, wallOrigin: Date(), window: window)
+    let stopAt = duration.map { origin + $0 }
+    let (inputs, feed) = AsyncStream.makeStream(of: Input.self)
+    let reports = central.scan(ScanParameters(active: active))
+    let reader = Task {
+      do {
+        for try await report in reports {
+          if let stopAt, report.timestamp >= stopAt { break }
+          feed.yield(.report(report))
+        }
+      } catch {}
+      feed.yield(.end)
+    }
+    let ticker: Task<Void, Never>? = central.scansInRealTime ? Task {
+      while !Task.isCancelled {
+        try? await Task.sleep(for: window)
+        feed.yield(.tick(.now))
+        if let stopAt, ContinuousClock.now >= stopAt { break }
+      }
+      feed.yield(.end)
+    } : nil
+    defer {
+      reader.cancel()
+      ticker?.cancel()
+    }
+    var fired = 0
+    var nextRecord = origin + registryInterval
+    var last = origin
+    await withTaskCancellationHandler {
+      for await input in inputs {
+        let events: [PresenceEvent]
+        switch input {
+        case .report(let report):
+          events = scan.report(report)
+          last = max(last, report.timestamp)
+        case .tick(let now):
+          events = scan.advance(to: stopAt.map { min($0, now) } ?? now)
+          last = max(last, now)
+        case .end:
+          events = []
+        }
+        fired += events.count
+        await actions.perform(events)
+        if last >= nextRecord {
+          nextRecord = last + registryInterval
+          await registry?.sightings(scan.takeRecords(), at: scan.date(last))
+        }
+        if case .end = input { break }
+        if let stopAt, last >= stopAt { break }
+      }
+    } onCancel: {
+      feed.yield(.end)
+    }
+    // The end of the run: what happened up to it (an unpaced scan that ran out of reports early included).
+    let end = central.scansInRealTime ? min(ContinuousClock.now, stopAt ?? .now) : (stopAt ?? last)
+    let closing = scan.advance(to: end)
+    fired += closing.count
+    await actions.perform(closing)
+    // Not in this (possibly cancelled: Ctrl-C) task, whose cancellation would abandon the database write.
+    let records = scan.takeRecords(), at = scan.date(end)
+    await Task { await registry?.sightings(records, at: at) }.value
+    return fired
+  }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import Profiles
+
+/// The presence monitor's rules, as a pure state machine (issue #16; Lighthouse's beacons, tags and events,
+/// seed-systems.md §7): sightings and clock ticks in, the events that fire out, in order. It reads no
+/// clock — every call says what time it is — so a transcript of sightings always gives the same events.
+///
+/// - Devices: present from their first sighting at or above the enter threshold; `exit` when unheard for
+///   their exit timeout; `proximity` when the class of their smoothed RSSI changes while present.
+/// - Definitions that narrow presence (`minimumProximity`, `minimumRSSI`) keep their own inside/outside
+///   state per device, so "enter within 3 m" fires when the device comes that close, and exit when it
+///   moves away or goes silent.
+/// - Tags: a session opens when the first device of the tag comes in and closes when every device of it
+///   has been silent for the tag's timeout (Lighthouse's `LHTag.timeout`).
+/// - Health: battery under the threshold, silent longer than the silent threshold, firmware changed.
+///
+/// With an inventory, only its devices are tracked and its `tags` column gives their tags; without one,
+/// every device heard is.
+public struct PresenceEngine: Sendable {
+  public let file: EventFile
+  let inventory: Inventory?
+  let calendar: Calendar
+  var devices: [String: TrackedDevice] = [:]
+  var tags: [String: TagSession] = [:]
+  /// Per narrowing definition (by index), the devices inside it.
+  var inside: [Int: Set<String>] = [:]
+  /// Per definition and subject: when it last fired (trigger-once and cooldown).
+  var fired: [FireKey: Date] = [:]
+  var sequence = 0
+
+  struct FireKey: Hashable, Sendable {
+    var definition: Int
+    var subject: String
+  }
+
+  public init(file: EventFile, inventory: Inventory? = nil) {
+    self.file = file
+    self.inventory = inventory
+    self.calendar = file.settings.calendar
+  }
+
+  /// Folds in sightings (each at its own time, taken in time order): timeouts up to each sighting's time
+  /// are applied first, so a device heard again after its exit timeout exits and re-enters.
+  public mutating func observe(_ sightings: [PresenceSighting]) -> [PresenceEvent] {
+    var events: [PresenceEvent] = []
+    for sighting in sightings.enumerated().sorted(by: { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }).map(\.element) {
+      events += tick(at: sighting.at)
+      guard var device = tracked(sighting.address) else { continue }
+      let low = (file.settings.lowBatteryPercent, file.settings.lowBatteryMillivolts)
+      let change = device.absorb(sighting, low: low)
+      devices[device.address] = device
+      let at = sighting.at
+      if change.entered {
+        events += fireDevice(.enter, device, at: at) { !$0.narrowsPresence }
+      }
+      events += updateNarrowed(device, at: at)
+      if let from = change.proximityFrom {
+        events += fireDevice(.proximity, device, at: at, previous: from.rawValue) {
+          $0.minimumProximity.map { device.proximity >= $0 } ?? true
+        }
+      }
+      if change.batteryFell { events += fireDevice(.batteryLow, device, at: at) { $0.health.contains(.battery) } }
+      if let from = change.firmwareFrom {
+        events += fireDevice(.firmwareChanged, device, at: at, previous: from) { $0.health.contains(.firmware) }
+      }
+      if device.present { events += openSessions(of: device, at: at) }
+    }
+    return events
+  }
+
+  /// Applies the timeouts that have run out by `now`: device exits, silent devices, closing tag sessions.
+  public mutating func tick(at now: Date) -> [PresenceEvent] {
+    var events: [PresenceEvent] = []
+    for address in devices.keys.sorted() {
+      guard var device = devices[address], let heard = device.lastHeard else { continue }
+      let quiet = now.timeIntervalSince(heard)
+      if device.present && quiet >= device.exitTimeout {
+        let before = device
+        device.leave()
+        devices[address] = device
+        events += updateNarrowed(device, at: now, snapshot: before)
+        events += fireDevice(.exit, before, at: now) { !$0.narrowsPresence }
+      }
+      if !device.silentReported && quiet >= file.settings.silentAfter {
+        device.silentReported = true
+        devices[address] = device
+        events += fireDevice(.silent, device, at: now, silent: quiet) { $0.health.contains(.silent) }
+      }
+    }
+    events += closeSessions(at: now)
+    return events
+  }
+
+  /// The tracked state of a device heard now, made on its first sighting; nil when an inventory is given
+  /// and does not list it.
+  func tracked(_ address: String) -> TrackedDevice? {
+    if let known = devices[address] { return known }
+    let row = inventory?.row(for: address)
+    if inventory != nil && row == nil { return nil }
+    let settings = file.settings
+    return TrackedDevice(
+      address: address, tags: row?.tags ?? [],
+      enterRSSI: row?.variables["enterRSSI"].flatMap { Int($0) } ?? settings.enterRSSI,
+      exitTimeout: row?.variables["exitTimeout"].flatMap { TimeInterval($0) } ?? settings.exitTimeout)
+  }
+
+  /// Enter/exit for definitions that narrow presence, from the device's state now. `snapshot` is what an
+  /// exit reports (the device as it was before it left).
+  mutating func updateNarrowed(_ device: TrackedDevice, at: Date, snapshot: TrackedDevice? = nil) -> [PresenceEvent] {
+    var events: [PresenceEvent] = []
+    for (index, definition) in file.definitions.enumerated()
+    where definition.narrowsPresence && (definition.trigger == .enter || definition.trigger == .exit)
+      && definition.matches(device: device.address, tags: device.tags)
+    {
+      let now = device.present && (definition.minimumProximity.map { device.proximity >= $0 } ?? true)
+        && (definition.minimumRSSI.map { Double($0) <= (device.smoother.value ?? -.infinity) } ?? true)
+      let was = inside[index, default: []].contains(device.address)
+      guard now != was else { continue }
+      if now { inside[index, default: []].insert(device.address) } else { inside[index]?.remove(device.address) }
+      let kind: PresenceEvent.Kind = now ? .enter : .exit
+      guard definition.trigger == kind.trigger else { continue }
+      if let event = fire(index, kind, subject: device.address, at: at, { event in
+        event.device = (snapshot ?? device).snapshot
+      }) { events.append(event) }
+    }
+    return events
+  }
+}

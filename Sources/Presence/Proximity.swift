@@ -1,0 +1,65 @@
+import Foundation
+
+/// How close a device is, in the four classes Core Location gives a ranged beacon (`CLProximity`, which
+/// Lighthouse's `LHBeacon.proximity` and `LHEvent.proximity` carry; seed-systems.md §7). Ordered by
+/// closeness, so "at least near" is `>= .near`; `unknown` is below every other class.
+public enum Proximity: String, Sendable, Hashable, Comparable, CaseIterable, Codable {
+  case unknown, far, near, immediate
+
+  private var rank: Int {
+    switch self {
+    case .unknown: 0
+    case .far: 1
+    case .near: 2
+    case .immediate: 3
+    }
+  }
+
+  public static func < (a: Proximity, b: Proximity) -> Bool { a.rank < b.rank }
+}
+
+/// The proximity class from a smoothed RSSI and the power the device says it is received with at 1 m.
+///
+/// [I] The formula is the log-distance path-loss model with exponent 2 (free space):
+/// `distance = 10 ^ ((measuredPower − rssi) / 20)` metres. Classes: `immediate` under 0.5 m, `near` under
+/// 3 m, `far` beyond, `unknown` without an RSSI — the boundaries Apple documents for `CLProximity`
+/// (immediate "within a few centimetres" to half a metre, near "within a couple of metres"). The measured
+/// power is the iBeacon frame's (its RSSI at 1 m), else an Eddystone UID/URL frame's Tx power at 0 m minus
+/// 41 dB (the Eddystone specification's 0 m → 1 m loss), else −59 dBm, the iBeacon default of most vendors.
+public enum ProximityClassifier {
+  /// The measured power assumed when a device advertises none.
+  public static let defaultMeasuredPower = -59
+  /// Upper bounds, in metres, of `immediate` and `near`.
+  public static let immediateBelow = 0.5
+  public static let nearBelow = 3.0
+
+  /// Estimated distance in metres.
+  public static func distance(rssi: Double, measuredPower: Int) -> Double {
+    pow(10, (Double(measuredPower) - rssi) / 20)
+  }
+
+  public static func classify(rssi: Double?, measuredPower: Int?) -> Proximity {
+    guard let rssi else { return .unknown }
+    let metres = distance(rssi: rssi, measuredPower: measuredPower ?? defaultMeasuredPower)
+    if metres < immediateBelow { return .immediate }
+    if metres < nearBelow { return .near }
+    return .far
+  }
+}
+
+/// An exponentially weighted moving average of RSSI readings.
+///
+/// [I] Each new reading counts for `weight` (0.3) of the result, so a single outlier moves the average by
+/// under a third and a real move is followed within a few readings (about 3 s at a 1 s interval); the first
+/// reading is taken as is. The issue asks for "a smoothed RSSI" without saying how; Android Beacon
+/// Library's running average and iOS's ranging both smooth over seconds, as this does.
+public struct RSSISmoother: Sendable, Hashable {
+  public var weight: Double
+  public private(set) var value: Double?
+
+  public init(weight: Double = 0.3) { self.weight = weight }
+
+  public mutating func add(_ rssi: Int) {
+    value = value.map { $0 + weight * (Double(rssi) - $0) } ?? Double(rssi)
+  }
+}

@@ -1,0 +1,89 @@
+import Foundation
+
+/// What the monitor knows of one device between sightings: smoothed RSSI and proximity class, whether it is
+/// present, when it was last heard, and the health facts it last advertised. Pure state; `PresenceEngine`
+/// drives it and turns its changes into events.
+struct TrackedDevice: Sendable, Hashable {
+  let address: String
+  var name: String?
+  var tags: Set<String>
+  /// The inventory's `enterRSSI`, else the events file's.
+  var enterRSSI: Int?
+  /// The inventory's `exitTimeout`, else the events file's.
+  var exitTimeout: TimeInterval
+  var smoother = RSSISmoother()
+  var rssi: Int?
+  var measuredPower: Int?
+  var proximity = Proximity.unknown
+  var present = false
+  var lastHeard: Date?
+  var batteryPercent: Int?
+  var batteryMillivolts: Int?
+  var firmware: String?
+  /// Health states already reported, so each fires once per crossing.
+  var batteryLow = false
+  var silentReported = false
+
+  init(address: String, tags: Set<String>, enterRSSI: Int?, exitTimeout: TimeInterval) {
+    self.address = address
+    self.tags = tags
+    self.enterRSSI = enterRSSI
+    self.exitTimeout = exitTimeout
+  }
+
+  /// What one sighting changed.
+  struct Change {
+    var entered = false
+    var proximityFrom: Proximity?
+    var batteryFell = false
+    var firmwareFrom: String?
+  }
+
+  /// Folds a sighting in. A device becomes present once its smoothed RSSI reaches `enterRSSI` (at its first
+  /// sighting, RSSI or not, without one); the proximity change is reported only while it stays present.
+  mutating func absorb(_ sighting: PresenceSighting, low: (percent: Int, millivolts: Int)) -> Change {
+    var change = Change()
+    name = sighting.name ?? name
+    lastHeard = sighting.at
+    silentReported = false
+    if let value = sighting.rssi {
+      rssi = value
+      smoother.add(value)
+    }
+    measuredPower = sighting.measuredPower ?? measuredPower
+    let before = proximity
+    proximity = ProximityClassifier.classify(rssi: smoother.value, measuredPower: measuredPower)
+    if present {
+      if before != proximity { change.proximityFrom = before }
+    } else if enterRSSI.map({ threshold in smoother.value.map { $0 >= Double(threshold) } ?? false }) ?? true {
+      // Without a threshold a device enters even with no RSSI at all (a controller that reports none,
+      // 127, as BlueZ's btvirt does); its proximity is then unknown.
+      present = true
+      change.entered = true
+    }
+    batteryPercent = sighting.batteryPercent ?? batteryPercent
+    batteryMillivolts = sighting.batteryMillivolts ?? batteryMillivolts
+    let isLow = (batteryPercent.map { $0 < low.percent } ?? false) || (batteryMillivolts.map { $0 < low.millivolts } ?? false)
+    // [I] Re-armed once a reading is at or above the threshold again (a battery swapped).
+    if isLow && !batteryLow { change.batteryFell = true }
+    batteryLow = isLow
+    if let version = sighting.firmware {
+      if let known = firmware, known != version { change.firmwareFrom = known }
+      firmware = version
+    }
+    return change
+  }
+
+  /// Ends presence: the RSSI average and proximity start afresh at the next sighting [I].
+  mutating func leave() {
+    present = false
+    smoother = RSSISmoother(weight: smoother.weight)
+    proximity = .unknown
+  }
+
+  var snapshot: PresenceEvent.Device {
+    PresenceEvent.Device(
+      address: address, name: name, tags: tags.sorted(), rssi: rssi, smoothedRSSI: smoother.value, proximity: proximity,
+      batteryPercent: batteryPercent, batteryMillivolts: batteryMillivolts, firmware: firmware, lastSeen: lastHeard)
+  }
+}

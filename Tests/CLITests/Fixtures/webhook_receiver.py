@@ -1,0 +1,40 @@
+#!/usr/bin/env python3
+# A webhook receiver for the monitor's tests (issue #16): a real HTTP server on 127.0.0.1 that records every
+# POST — its Idempotency-Key, body, and whether the key was seen before — as one JSON line in a file, and
+# answers 200. It honours the key the way a receiver should: a repeated key is recorded as a duplicate (and
+# still acknowledged). Keys already in the file count as seen, so a receiver restarted on the same file
+# keeps its memory. Usage: webhook_receiver.py PORT RECORD_FILE; prints "ready" once listening; exits when
+# its standard input closes (with the test that started it).
+import http.server, json, os, sys, threading
+
+port, record = int(sys.argv[1]), sys.argv[2]
+seen = set()
+if os.path.exists(record):
+    with open(record) as f:
+        seen = {json.loads(line)["key"] for line in f if line.strip()}
+lock = threading.Lock()
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers.get("Content-Length", "0"))).decode()
+        key = self.headers.get("Idempotency-Key")
+        with lock:
+            entry = {"key": key, "body": json.loads(body), "duplicate": key in seen,
+                     "contentType": self.headers.get("Content-Type")}
+            seen.add(key)
+            with open(record, "a") as f:
+                f.write(json.dumps(entry) + "\n")
+                f.flush()
+                os.fsync(f.fileno())
+        self.send_response(200)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+server = http.server.ThreadingHTTPServer(("127.0.0.1", port), Handler)
+threading.Thread(target=server.serve_forever, daemon=True).start()
+print("ready", flush=True)
+sys.stdin.read()
+server.shutdown()

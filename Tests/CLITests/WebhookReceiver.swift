@@ -1,0 +1,61 @@
+import Foundation
+import Loopback
+import TestServers
+
+/// The recording webhook receiver (Fixtures/webhook_receiver.py), a real HTTP server on loopback: started on
+/// a given port and record file, stopped to make an outage, started again on the same port and file.
+final class WebhookReceiver: Sendable {
+  struct Record: Sendable {
+    var key: String
+    var duplicate: Bool
+    var contentType: String?
+    /// The event's `device.address`, or `tag:NAME`.
+    var orderKey: String
+  }
+
+  let process: Process
+  let input: Pipe
+
+  private init(process: Process, input: Pipe) {
+    self.process = process
+    self.input = input
+  }
+
+  static func start(port: Int, record: String) async throws -> WebhookReceiver {
+    let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/webhook_receiver.py").path
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+    process.arguments = [script, String(port), record]
+    let output = Pipe(), input = Pipe()
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    process.standardInput = input
+    try process.run()
+    for await line in ProcessLines.stream(output) where line == "ready" { return WebhookReceiver(process: process, input: input) }
+    throw ServerError("webhook_receiver.py did not start on port \(port)")
+  }
+
+  /// Stops the server (its port then refuses connections).
+  func stop() async {
+    try? input.fileHandleForWriting.close()
+    process.terminate()
+    while process.isRunning { try? await Task.sleep(for: .milliseconds(20)) }
+  }
+
+  static func records(_ file: String) throws -> [Record] {
+    guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { return [] }
+    return try text.split(separator: "\n").map { line in
+      let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any]
+      let body = object["body"] as! [String: Any]
+      let order = ((body["device"] as? [String: Any])?["address"] as? String)
+        ?? "tag:" + (((body["tag"] as? [String: Any])?["name"] as? String) ?? "?")
+      return Record(key: object["key"] as! String, duplicate: object["duplicate"] as! Bool,
+        contentType: object["contentType"] as? String, orderKey: order)
+    }
+  }
+
+  deinit {
+    try? input.fileHandleForWriting.close()
+    if process.isRunning { process.terminate() }
+  }
+}

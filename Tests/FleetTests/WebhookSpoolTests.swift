@@ -1,0 +1,74 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import Fleet
+
+/// The webhook spool and its delivery worker against a scripted poster: rows leave the spool only after a
+/// 2xx, the same row is retried (same key) after a failure, order is kept, a 4xx refusal is dropped with a
+/// warning, and the bound drops the oldest rows and says how many.
+@Suite("Webhook spool", .timeLimit(.minutes(1))) struct WebhookSpoolTests {
+  /// Answers from a script (an Int is a status, nil a connection failure) and records every POST.
+  final class ScriptedPoster: WebhookPoster {
+    struct Failure: Error {}
+    private let state: Mutex<(script: [Int?], posts: [(key: String, body: String)])>
+    init(_ script: [Int?]) { state = Mutex((script, [])) }
+
+    func post(url: String, headers: [(name: String, value: String)], body: [UInt8]) async throws -> Int {
+      let key = headers.first { $0.name == "Idempotency-Key" }?.value ?? "?"
+      let answer = state.withLock { s -> Int? in
+        s.posts.append((key, String(decoding: body, as: UTF8.self)))
+        return s.script.isEmpty ? 200 : s.script.removeFirst()
+      }
+      guard let answer else { throw Failure() }
+      return answer
+    }
+
+    var keys: [String] { state.withLock { $0.posts.map(\.key) } }
+  }
+
+  final class Warnings: Sendable {
+    private let lines = Mutex<[String]>([])
+    func add(_ line: String) { lines.withLock { $0.append(line) } }
+    var all: [String] { lines.withLock { $0 } }
+  }
+
+  static func items(_ keys: [String], url: String = "http://h/") -> [WebhookDelivery.Item] {
+    keys.map { WebhookDelivery.Item(url: url, idempotencyKey: $0, orderKey: "AA:00:00:00:00:01", body: #"{"id":"\#($0)"}"#) }
+  }
+
+  @Test func retriesTheSameRowInOrderAndDropsARefusal() async throws {
+    let spool = WebhookSpool(journal: try Journal(path: nil))
+    try await spool.enqueue(Self.items(["k1", "k2", "k3", "k4"]))
+    let poster = ScriptedPoster([503, nil, 200, 429, 200, 404, 200])
+    let warnings = Warnings()
+    let delivery = WebhookDelivery(spool: spool, poster: poster, initialBackoff: .milliseconds(1), maxBackoff: .milliseconds(4), warn: warnings.add)
+    let (wake, signal) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    signal.finish()
+    await delivery.run(url: "http://h/", wake: wake)
+    #expect(poster.keys == ["k1", "k1", "k1", "k2", "k2", "k3", "k4"])
+    #expect(try await spool.count() == 0)
+    #expect(warnings.all == ["webhook http://h/ refused event k3 with HTTP 404; it is dropped"])
+  }
+
+  @Test func aFailedRowKeepsItsAttemptsAndError() async throws {
+    let spool = WebhookSpool(journal: try Journal(path: nil))
+    try await spool.enqueue(Self.items(["k1"]))
+    let delivery = WebhookDelivery(spool: spool, poster: ScriptedPoster([500]), warn: { _ in })
+    let head = try #require(try await spool.head(url: "http://h/"))
+    #expect(await delivery.attempt(head) == .retry)
+    let after = try #require(try await spool.head(url: "http://h/"))
+    #expect(after.id == head.id && after.attempts == 1 && after.item.idempotencyKey == "k1")
+    #expect(delivery.backoff(1) == .milliseconds(500) && delivery.backoff(4) == .seconds(4) && delivery.backoff(20) == .seconds(30))
+  }
+
+  @Test func theBoundDropsTheOldestAndSaysHowMany() async throws {
+    let spool = WebhookSpool(journal: try Journal(path: nil), limit: 3)
+    #expect(try await spool.enqueue(Self.items(["k1", "k2"])) == 0)
+    #expect(try await spool.enqueue(Self.items(["k3", "k4", "k5"])) == 2)
+    #expect(try await spool.head(url: "http://h/")?.item.idempotencyKey == "k3")
+    #expect(try await spool.count() == 3)
+    try await spool.enqueue(Self.items(["o1"], url: "http://other/"))
+    #expect(try await spool.urls() == ["http://h/", "http://other/"])
+  }
+}

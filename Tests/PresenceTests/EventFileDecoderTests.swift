@@ -1,0 +1,106 @@
+import Foundation
+import Presence
+import Profiles
+import Testing
+
+/// The events file: every problem at once with file:line:col, JSON path and what is allowed.
+@Suite struct EventFileDecoderTests {
+  @Test func everyProblemIsReportedWithItsLocation() {
+    let text = """
+      { "version": 1, "timeZone": "Mars/Olympus",
+        "events": [
+          { "name": "a", "trigger": "arrive", "devices": ["not-an-address"] },
+          { "name": "a", "trigger": "enter", "minimumProximity": "close", "colour": 1,
+            "schedule": [{ "dailyStart": "25:00", "weekdays": ["funday"], "start": "2026-02-30" }],
+            "actions": [{ "type": "webhook", "url": "ftp://x" }, { "type": "command", "run": [] }] }
+        ] }
+      """
+    #expect {
+      try EventFileDecoder.decode(Array(text.utf8), file: "ev.json")
+    } throws: { error in
+      let lines = (error as? ProfileDiagnostics)?.all.map(\.description) ?? []
+      return lines == [
+        #"ev.json:1:29: $.timeZone: "Mars/Olympus" is not a time zone (allowed: an IANA name such as UTC or Europe/Berlin)"#,
+        #"ev.json:3:31: $.events[0].trigger: "arrive" is not allowed (allowed: enter, exit, proximity, health)"#,
+        #"ev.json:3:53: $.events[0].devices[0]: "not-an-address" is not a Bluetooth address"#,
+        #"ev.json:4:15: $.events[1].name: "a" is used by an earlier event"#,
+        #"ev.json:4:60: $.events[1].minimumProximity: "close" is not allowed (allowed: far, near, immediate)"#,
+        #"ev.json:4:69: $.events[1].colour: unknown key (allowed: name, devices, tags, trigger, triggerOnce, minimumProximity, minimumRSSI, cooldown, health, schedule, actions)"#,
+        #"ev.json:5:36: $.events[1].schedule[0].dailyStart: "25:00" is not a time of day (allowed: HH:MM or HH:MM:SS, 00:00…24:00)"#,
+        #"ev.json:5:58: $.events[1].schedule[0].weekdays[0]: "funday" is not a weekday (mon, tue, wed, thu, fri, sat, sun)"#,
+        #"ev.json:5:78: $.events[1].schedule[0].start: "2026-02-30" is not a date (allowed: YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS], in the file's timeZone)"#,
+        #"ev.json:6:47: $.events[1].actions[0].url: "ftp://x" is not an http or https URL"#,
+        #"ev.json:6:88: $.events[1].actions[1].run: a command needs "run": [program, arguments…]"#,
+      ]
+    }
+  }
+
+  @Test func actionsFromTheCommandLineJoinEveryEvent() throws {
+    let text = #"""
+      { "version": 1, "events": [ { "name": "a", "trigger": "exit" },
+        { "name": "b", "trigger": "enter", "actions": [{ "type": "command", "run": ["/bin/true"] }] } ] }
+      """#
+    let file = try EventFileDecoder.decode(Array(text.utf8), file: "e.json", extraActions: [.webhook(url: "http://h/")])
+    #expect(file.definitions.map(\.actions) == [[.webhook(url: "http://h/")], [.command(["/bin/true"]), .webhook(url: "http://h/")]])
+    let bare = try EventFileDecoder.decode(Array(text.utf8), file: "e.json")
+    #expect(bare.definitions[0].actions == [.jsonl])
+  }
+}
+
+/// Schedule windows in the file's time zone.
+@Suite struct EventScheduleTests {
+  static func calendar(_ zone: String) -> Calendar {
+    var c = Calendar(identifier: .gregorian)
+    c.timeZone = TimeZone(identifier: zone)!
+    return c
+  }
+
+  static func window(_ json: String, zone: String = "UTC") throws -> (EventSchedule, Calendar) {
+    let text = #"{ "version": 1, "timeZone": "\#(zone)", "events": [ { "name": "x", "trigger": "enter", "schedule": [\#(json)] } ] }"#
+    let file = try EventFileDecoder.decode(Array(text.utf8), file: "e.json")
+    return (file.definitions[0].schedule, file.settings.calendar)
+  }
+
+  static func at(_ text: String) -> Date { ISO8601DateFormatter().date(from: text)! }
+
+  @Test func anOvernightWindowOnWeekdays() throws {
+    let (schedule, calendar) = try Self.window(#"{ "dailyStart": "22:00", "dailyEnd": "06:00", "weekdays": ["fri", "sat"] }"#)
+    #expect(schedule.admits(Self.at("2026-03-06T23:30:00Z"), calendar: calendar))  // Friday night
+    #expect(schedule.admits(Self.at("2026-03-07T05:59:59Z"), calendar: calendar))  // Saturday early
+    #expect(!schedule.admits(Self.at("2026-03-07T06:00:00Z"), calendar: calendar))
+    // The weekday is the local date's: early Friday counts as Friday, early Sunday as Sunday.
+    #expect(schedule.admits(Self.at("2026-03-06T05:00:00Z"), calendar: calendar))
+    #expect(!schedule.admits(Self.at("2026-03-08T01:00:00Z"), calendar: calendar))  // Sunday
+  }
+
+  @Test func datesAreWholeDaysInTheFilesTimeZone() throws {
+    let (schedule, calendar) = try Self.window(#"{ "start": "2026-03-01", "end": "2026-03-31" }"#, zone: "Europe/Berlin")
+    #expect(!schedule.admits(Self.at("2026-02-28T22:59:59Z"), calendar: calendar))
+    #expect(schedule.admits(Self.at("2026-02-28T23:00:00Z"), calendar: calendar))  // midnight in Berlin
+    #expect(schedule.admits(Self.at("2026-03-31T21:59:59Z"), calendar: calendar))  // 23:59:59 CEST
+    #expect(!schedule.admits(Self.at("2026-03-31T22:00:00Z"), calendar: calendar))
+    let (exact, utc) = try Self.window(#"{ "start": "2026-03-01T08:30", "end": "2026-03-01T09:00:00" }"#)
+    #expect(exact.admits(Self.at("2026-03-01T08:30:00Z"), calendar: utc))
+    #expect(!exact.admits(Self.at("2026-03-01T09:00:00Z"), calendar: utc))
+  }
+}
+
+/// Proximity classes and smoothing: the formula's vectors.
+@Suite struct ProximityTests {
+  @Test func classesFromTheLogDistanceModel() {
+    // 10^((−59 − (−50)) / 20) = 0.35 m; 10^(0/20) = 1 m; 10^(16/20) = 6.3 m.
+    #expect(ProximityClassifier.classify(rssi: -50, measuredPower: -59) == .immediate)
+    #expect(ProximityClassifier.classify(rssi: -59, measuredPower: -59) == .near)
+    #expect(ProximityClassifier.classify(rssi: -75, measuredPower: -59) == .far)
+    #expect(ProximityClassifier.classify(rssi: -75, measuredPower: nil) == .far)
+    #expect(ProximityClassifier.classify(rssi: nil, measuredPower: -59) == .unknown)
+    #expect(abs(ProximityClassifier.distance(rssi: -69, measuredPower: -59) - 3.162) < 0.001)
+  }
+
+  @Test func theAverageMovesAThirdOfTheWay() {
+    var s = RSSISmoother()
+    s.add(-60)
+    s.add(-70)
+    #expect(s.value == -63)
+  }
+}

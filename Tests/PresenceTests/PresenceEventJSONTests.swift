@@ -1,0 +1,21 @@
+import Foundation
+import Presence
+import Testing
+
+/// The webhook body, byte for byte.
+@Suite struct PresenceEventJSONTests {
+  @Test func aDeviceEventAndATagEvent() {
+    let at = Date(timeIntervalSince1970: 1_772_438_400.25)
+    var event = PresenceEvent(sequence: 7, name: "left", kind: .exit, at: at, actions: [.jsonl])
+    event.device = PresenceEvent.Device(
+      address: "AA:00:00:00:00:0A", name: "KBPro_1", tags: ["dock"], rssi: -71, smoothedRSSI: -68.7234,
+      proximity: .far, batteryPercent: 80, batteryMillivolts: nil, firmware: "5.12", lastSeen: at - 30)
+    #expect(PresenceEventJSON.text(event, id: "r1-7") == #"{"schema":"beacon-provision/presence-event/v1","id":"r1-7","event":"left","kind":"exit","trigger":"exit","at":"2026-03-02T08:00:00.250Z","device":{"address":"AA:00:00:00:00:0A","name":"KBPro_1","tags":["dock"],"rssi":-71,"smoothedRSSI":-68.7,"proximity":"far","batteryPercent":80,"firmware":"5.12","lastSeen":"2026-03-02T07:59:30.250Z"}}"#)
+    var tag = PresenceEvent(sequence: 8, name: "dock", kind: .sessionClose, at: at, actions: [])
+    tag.tag = "dock"
+    tag.session = "dock@2026-03-02T07:00:00.000Z"
+    tag.tagDevices = ["AA:00:00:00:00:0A"]
+    #expect(tag.orderKey == "tag:dock")
+    #expect(PresenceEventJSON.text(tag, id: "r1-8") == #"{"schema":"beacon-provision/presence-event/v1","id":"r1-8","event":"dock","kind":"session-close","trigger":"exit","at":"2026-03-02T08:00:00.250Z","tag":{"name":"dock","session":"dock@2026-03-02T07:00:00.000Z","devices":["AA:00:00:00:00:0A"]}}"#)
+  }
+}
