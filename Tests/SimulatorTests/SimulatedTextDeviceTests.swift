@@ -17,11 +17,15 @@ import Testing
     ])
   }
 
-  static func open(_ simulation: KBeaconSimulation, _ address: BluetoothAddress, mtu: Int = 247) async throws
-    -> TextStreamClient
+  /// Timeouts for the tests that are not about timing: an answer still ends by silence, but a fragment that a
+  /// loaded two-core machine delivers late (the whole suite runs in parallel) does not cut it.
+  static let patient = TextStreamTimeouts().overriding(firstPacket: .seconds(5), interFragment: .seconds(1))
+
+  static func open(_ simulation: KBeaconSimulation, _ address: BluetoothAddress, mtu: Int = 247,
+    timeouts: TextStreamTimeouts = patient) async throws -> TextStreamClient
   {
     let client = GATTClient(bearer: try await simulation.connect(to: address), preferredMTU: mtu)
-    return TextStreamClient(link: try await GATTTextStreamLink.open(client))
+    return TextStreamClient(link: try await GATTTextStreamLink.open(client), timeouts: timeouts)
   }
 
   /// `INVENTORY`: 12 tags, about 500 bytes, in several notifications of ATT_MTU − 3 at MTU 23 and 247.
@@ -41,16 +45,17 @@ import Testing
   /// An answer delay above the first-packet timeout is a receive timeout; a gap between notifications
   /// above the inter-fragment timeout cuts the answer, the rest arriving unsolicited.
   @Test func answerDelaysExerciseBothTimeouts() async throws {
-    let slow = KBeaconSimulation(fleet: Self.fleet(reader: TextStreamSection(answerDelayMs: 400)), now: { 0 })
-    let client = try await Self.open(slow, Self.reader)
+    let slow = KBeaconSimulation(fleet: Self.fleet(reader: TextStreamSection(answerDelayMs: 1000)), now: { 0 })
+    let client = try await Self.open(slow, Self.reader, timeouts: TextStreamTimeouts())
     let short = TextStreamTimeouts().overriding(firstPacket: .milliseconds(100))
     await #expect(throws: TextStreamError.receiveTimeout(after: .milliseconds(100))) {
       try await client.send("VER", timeouts: short)
     }
     await client.close()
 
-    let gappy = KBeaconSimulation(fleet: Self.fleet(reader: TextStreamSection(fragmentGapMs: 300)), now: { 0 })
-    let cut = try await Self.open(gappy, Self.reader, mtu: 23)
+    // A 1 s gap against the 200 ms inter-fragment timeout: late timers on a loaded machine still cut it.
+    let gappy = KBeaconSimulation(fleet: Self.fleet(reader: TextStreamSection(fragmentGapMs: 1000)), now: { 0 })
+    let cut = try await Self.open(gappy, Self.reader, mtu: 23, timeouts: TextStreamTimeouts())
     let first = try await cut.send("INVENTORY")
     #expect(first.notifications == 1 && first.bytes.count == 20)
     var rest = cut.unsolicited.makeAsyncIterator()
@@ -60,8 +65,8 @@ import Testing
 
   /// A write while the reader is still sending an answer is refused busy.
   @Test func busyRefusalWhileAnswering() async throws {
-    let simulation = KBeaconSimulation(fleet: Self.fleet(reader: TextStreamSection(fragmentGapMs: 300)), now: { 0 })
-    let client = try await Self.open(simulation, Self.reader, mtu: 23)
+    let simulation = KBeaconSimulation(fleet: Self.fleet(reader: TextStreamSection(fragmentGapMs: 1000)), now: { 0 })
+    let client = try await Self.open(simulation, Self.reader, mtu: 23, timeouts: TextStreamTimeouts())
     _ = try await client.send("INVENTORY")  // cut after the first notification; the device goes on sending
     await #expect {
       try await client.send("VER")
