@@ -53,6 +53,7 @@ import Testing
     let got = try await answer.value
     #expect(got.text == "EPC=3000E20012345678ABCD00112233,RSSI=-61\r\n")
     #expect(got.notifications == 3)
+    await client.close()  // ends the pump, which holds the client, its link and clock
   }
 
   /// Nothing notified within 2 s after the ack: a receive timeout, and the client takes the next command.
@@ -65,6 +66,7 @@ import Testing
     let second = Task { try await client.send("ver") }
     await reply("v2", link, clock)
     #expect(try await second.value.text == "v2")
+    await client.close()  // ends the pump, which holds the client, its link and clock
   }
 
   /// Silence of 200 ms splits what the device says into two answers: the second burst, coming after the
@@ -80,6 +82,7 @@ import Testing
     let second = Task { try await client.send("ver") }
     await reply("v2", link, clock)
     #expect(try await second.value.text == "v2")
+    await client.close()  // ends the pump, which holds the client, its link and clock
   }
 
   /// A fragment that comes just inside the inter-fragment timeout still belongs to the answer.
@@ -94,6 +97,7 @@ import Testing
     await clock.waitForTimer(.milliseconds(200))
     clock.advance(by: .milliseconds(200))
     #expect(try await answer.value.text == "TxRx v2")
+    await client.close()  // ends the pump, which holds the client, its link and clock
   }
 
   /// A device still busy refuses the write with «Procedure Already in Progress»: `deviceBusy`, and the
@@ -113,6 +117,7 @@ import Testing
     link.ack()
     await reply("TAG1", link, clock)
     #expect(try await retry.value.text == "TAG1")
+    await client.close()  // ends the pump, which holds the client, its link and clock
   }
 
   /// One command in flight per device: a second send fails at once.
@@ -126,6 +131,7 @@ import Testing
     clock.advance(by: .milliseconds(200))
     #expect(try await first.value.text == "v2")
     #expect(link.writes.count == 1)
+    await client.close()  // ends the pump, which holds the client, its link and clock
   }
 
   @Test func unackedWriteIsASendTimeout() async throws {
@@ -136,6 +142,7 @@ import Testing
     clock.advance(by: .seconds(1))
     await #expect(throws: TextStreamError.sendTimeout(fragment: 1, of: 1, after: .seconds(1))) { try await answer.value }
     link.ack()  // the late ack is ignored
+    await client.close()  // ends the pump, which holds the client, its link and clock
   }
 
   /// Per-command timeouts replace the client's.
@@ -148,6 +155,7 @@ import Testing
     await clock.waitForTimer(.milliseconds(700))
     clock.advance(by: .milliseconds(700))
     #expect(try await answer.value.text == "done")
+    await client.close()  // ends the pump, which holds the client, its link and clock
   }
 
   @Test func linkLostDuringACommand() async throws {
