@@ -9,6 +9,8 @@ extension ServedDevice {
   /// - as its DFU bootloader, the bootloader's one advertisement at its random address, never re-announced
   ///   [I]: the client connects to the known address, and the kernel's connect scan is reported the
   ///   advertiser when it starts.
+  /// A device with presence windows (fleet file `presence`) advertises only inside them, counted from the
+  /// start of serving, and is silent (Advertising Enable off) between them.
   /// A role change reprograms everything (`HCIAdvertiser.start`: disable, random address, parameters with
   /// the own address type, data, enable). The loop wakes when a link opens or closes, when the role
   /// changes (`LinkGate.poke`) and when the next PDU is due — never by polling.
@@ -36,6 +38,16 @@ extension ServedDevice {
           context.events(.bootloaderAdvertising(adapter: context.adapter, fleetAddress: context.fleetAddress, name: name, address: address))
         }
         try await context.gate.waitForChange(since: revision, timeout: nil)
+        continue
+      }
+      if let presence = context.device.presence, case let state = presence.state(at: ContinuousClock.now - start), state != .onAir {
+        // Off the air between presence windows (`PresenceWindow`, offsets since serving started).
+        if on != nil {
+          try await hci.stop()
+          on = nil
+        }
+        let wake: Duration? = if case .silentUntil(let offset) = state { max(offset - (ContinuousClock.now - start), .milliseconds(1)) } else { nil }
+        try await context.gate.waitForChange(since: revision, timeout: wake)
         continue
       }
       if on != .application, announced {

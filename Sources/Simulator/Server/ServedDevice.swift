@@ -126,7 +126,10 @@ public struct ServedDevice: Sendable {
     } catch is CancellationError {
     } catch let error as LinkError where Task.isCancelled && error.code == .closed {
     }
-    try? await hci.stop()
+    // Advertising Enable 0x00 before the socket closes, or the controller keeps advertising after the process
+    // ends (seen in the VM tier's monitor scenario). It runs in a task of its own: this one is cancelled by
+    // now, and a cancelled task's HCI command fails before it is sent (`PendingReplies.wait`).
+    await Task { try? await hci.stop() }.value
   }
 
   /// What the loops of one served device share.
