@@ -161,6 +161,10 @@ final class CurlAttempt: @unchecked Sendable {
     case .head: _ = bp_curl_setopt_long(h, CURLOPT_NOBODY, 1)
     case .post, .put:
       if request.method == .put { _ = bp_curl_setopt_string(h, CURLOPT_CUSTOMREQUEST, "PUT") }
+      // [I] A 301, 302 or 303 answer to a POST is followed with the same POST and body (libcurl's default
+      // turns it into a bodiless GET, RFC 9110 §15.4). For a webhook the 2xx at the end must mean the event
+      // arrived; a GET that succeeds would mark a delivery done that never happened.
+      _ = bp_curl_setopt_long(h, CURLOPT_POSTREDIR, Int(CURL_REDIR_POST_301 | CURL_REDIR_POST_302 | CURL_REDIR_POST_303))
       _ = bp_curl_setopt_offset(h, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.count))
       request.body.withUnsafeBytes { bytes in
         _ = bp_curl_setopt_pointer(h, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress))

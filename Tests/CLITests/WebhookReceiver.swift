@@ -21,11 +21,12 @@ final class WebhookReceiver: Sendable {
     self.input = input
   }
 
-  static func start(port: Int, record: String) async throws -> WebhookReceiver {
+  /// With `delay`, each POST is answered that many seconds after it is recorded (a slow receiver).
+  static func start(port: Int, record: String, delay: Double = 0) async throws -> WebhookReceiver {
     let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/webhook_receiver.py").path
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-    process.arguments = [script, String(port), record]
+    process.arguments = [script, String(port), record, String(delay)]
     let output = Pipe(), input = Pipe()
     process.standardOutput = output
     process.standardError = FileHandle.nullDevice

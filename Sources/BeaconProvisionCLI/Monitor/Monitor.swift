@@ -18,7 +18,9 @@ struct Monitor: AsyncParsableCommand, LoggingCommand {
       changed) are printed, one line each, or as JSON lines with --jsonl. --events FILE defines named events \
       (see the README: targets, trigger, triggerOnce, minimum proximity, schedules, actions). Webhook deliveries \
       are spooled in the state directory and retried until the receiver answers 2xx; each carries an \
-      Idempotency-Key, and a restarted monitor sends what is left. Devices heard are recorded in the fleet \
+      Idempotency-Key, and a restarted monitor sends what is left; a redirect is followed with the same POST, and \
+      --cacert trusts a private CA for https webhooks. On Ctrl-C the spool delivers for up to --drain-timeout \
+      seconds more; what is left stays spooled for the next start. Devices heard are recorded in the fleet \
       registry. Ctrl-C stops; exit 0, 1 on an error.
       """)
 
@@ -41,6 +43,8 @@ struct Monitor: AsyncParsableCommand, LoggingCommand {
 
   @Option(help: ArgumentHelp("At the end, how long the spool may still deliver before it is left for the next start.", valueName: "seconds"))
   var drainTimeout: Double = 5
+
+  @OptionGroup var tls: TLSOptions
 
   @Flag(help: "Passive scanning: no scan requests, so no scan responses (names, KKM 0x2080 battery).")
   var passive = false
@@ -74,7 +78,7 @@ struct Monitor: AsyncParsableCommand, LoggingCommand {
     let journal = try await BlockingIO.run { try Journal(path: CampaignResources.journalPath(state)) }
     let log = CLILog.logger("monitor")
     let warn: @Sendable (String) -> Void = { log.warning("\($0)") }
-    let dispatch = WebhookDispatch(spool: WebhookSpool(journal: journal), poster: CurlWebhookPoster(), warn: warn)
+    let dispatch = WebhookDispatch(spool: WebhookSpool(journal: journal), poster: CurlWebhookPoster(caFile: tls.caFile, insecureSkipTLSVerify: tls.insecureSkipTLSVerify), warn: warn)
     let fileURLs = file.definitions.flatMap { $0.actions }.compactMap { action -> String? in
       if case .webhook(let url) = action { return url }
       return nil

@@ -8,9 +8,9 @@ import Foundation
 struct CurlWebhookPoster: WebhookPoster {
   let client: any HTTPClient
 
-  init(caFile: String? = nil) {
+  init(caFile: String? = nil, insecureSkipTLSVerify: Bool = false) {
     client = CurlHTTPClient(configuration: HTTPClientConfiguration(
-      caFile: caFile, connectTimeout: .seconds(10), maxTime: .seconds(30), maxBodyBytes: 1 << 20,
+      caFile: caFile, insecureSkipTLSVerify: insecureSkipTLSVerify, connectTimeout: .seconds(10), maxTime: .seconds(30), maxBodyBytes: 1 << 20,
       userAgent: HTTPClientConfiguration.userAgent(version: BeaconProvision.configuration.version), retry: .none))
   }
 

@@ -3,11 +3,13 @@
 # POST — its Idempotency-Key, body, and whether the key was seen before — as one JSON line in a file, and
 # answers 200. It honours the key the way a receiver should: a repeated key is recorded as a duplicate (and
 # still acknowledged). Keys already in the file count as seen, so a receiver restarted on the same file
-# keeps its memory. Usage: webhook_receiver.py PORT RECORD_FILE; prints "ready" once listening; exits when
-# its standard input closes (with the test that started it).
-import http.server, json, os, sys, threading
+# keeps its memory. Usage: webhook_receiver.py PORT RECORD_FILE [DELAY_SECONDS]; prints "ready" once listening;
+# exits when its standard input closes (with the test that started it). With a delay it answers each POST that
+# much later (a slow receiver, so deliveries queue up), after recording it.
+import http.server, json, os, sys, threading, time
 
 port, record = int(sys.argv[1]), sys.argv[2]
+delay = float(sys.argv[3]) if len(sys.argv) > 3 else 0.0
 seen = set()
 if os.path.exists(record):
     with open(record) as f:
@@ -26,6 +28,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 f.write(json.dumps(entry) + "\n")
                 f.flush()
                 os.fsync(f.fileno())
+        time.sleep(delay)
         self.send_response(200)
         self.send_header("Content-Length", "0")
         self.end_headers()
