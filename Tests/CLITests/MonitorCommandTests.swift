@@ -82,6 +82,40 @@ import Testing
     #expect(try await registry.history(Self.c).count >= 3)
   }
 
+  /// A `command` action runs the program (no shell in between) once per event, with the event in its
+  /// environment: the JSON body and its name, kind, id and address.
+  @Test func aCommandActionGetsTheEventInItsEnvironment() async throws {
+    let folder = try Self.folder()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let out = folder + "/ran.txt"
+    try """
+      printf '%s|%s|%s|%s\\n' "$BEACON_EVENT_NAME" "$BEACON_EVENT_KIND" "$BEACON_ADDRESS" "$BEACON_EVENT_ID" >>'\(out)'
+      printf '%s\\n' "$BEACON_EVENT" >>'\(out).json'
+      """.write(toFile: folder + "/hook.sh", atomically: true, encoding: .utf8)
+    try #"""
+      {"version": 1, "defaults": {"exitTimeout": 3}, "events": [{"name": "arrive", "trigger": "enter", "devices": ["\#(Self.a)"],
+        "actions": [{"type": "command", "run": ["/bin/sh", "\#(folder)/hook.sh"]}, {"type": "jsonl"}]}]}
+      """#.write(toFile: folder + "/run.json", atomically: true, encoding: .utf8)
+    let command = try Monitor.parseAsRoot([
+      "--adapter", "sim:\(folder)/fleet.json", "--events", folder + "/run.json", "--duration", "30", "--state-dir", folder + "/state",
+    ]) as! Monitor
+    let lines = Lines()
+    try await command.run(pace: .unpaced, write: lines.add)
+    let printed = try lines.all.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
+    #expect(printed.count == 2)  // A is on the air from 0 s and again from 20 s
+    // The commands are not waited for by the monitor: give them a moment.
+    try await MonitorWebhookCrashTests.until(20) {
+      ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").split(separator: "\n").count >= 2
+    }
+    let ran = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n").map(String.init).sorted()
+    let ids = printed.map { $0["id"] as! String }.sorted()
+    #expect(ran == ids.map { "arrive|enter|\(Self.a)|\($0)" })
+    let bodies = try String(contentsOfFile: out + ".json", encoding: .utf8).split(separator: "\n")
+      .map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
+    #expect(bodies.map { $0["id"] as! String }.sorted() == ids)
+    #expect(bodies.allSatisfy { ($0["device"] as? [String: Any])?["address"] as? String == Self.a && $0["kind"] as? String == "enter" })
+  }
+
   @Test func aBadEventsFileNamesEveryProblem() async throws {
     let folder = try Self.folder()
     defer { try? FileManager.default.removeItem(atPath: folder) }
