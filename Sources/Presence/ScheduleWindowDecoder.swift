@@ -96,6 +96,12 @@ enum EventActionDecoder {
           reader.problem(a["run"] ?? item, p.appending("run"), "a command needs \"run\": [program, arguments…]")
           continue
         }
+        // [I] No PATH search and no shell: the program is named by its absolute path, so what runs does not
+        // depend on the monitor's environment.
+        guard run[0].hasPrefix("/") else {
+          reader.problem(a["run"], p.appending("run").appending(0), "\"\(run[0])\" is not an absolute path (the program is not looked up in PATH)")
+          continue
+        }
         out.append(.command(run))
       default:
         if a["type"] == nil { reader.problem(item, p.appending("type"), "missing", allowed: "jsonl, webhook, command") }

@@ -12,7 +12,8 @@ import Testing
           { "name": "a", "trigger": "arrive", "devices": ["not-an-address"] },
           { "name": "a", "trigger": "enter", "minimumProximity": "close", "colour": 1,
             "schedule": [{ "dailyStart": "25:00", "weekdays": ["funday"], "start": "2026-02-30" }],
-            "actions": [{ "type": "webhook", "url": "ftp://x" }, { "type": "command", "run": [] }] }
+            "actions": [{ "type": "webhook", "url": "ftp://x" }, { "type": "command", "run": [] },
+                        { "type": "command", "run": ["logger", "-t", "x"] }] }
         ] }
       """
     #expect {
@@ -31,6 +32,7 @@ import Testing
         #"ev.json:5:78: $.events[1].schedule[0].start: "2026-02-30" is not a date (allowed: YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS], in the file's timeZone)"#,
         #"ev.json:6:47: $.events[1].actions[0].url: "ftp://x" is not an http or https URL"#,
         #"ev.json:6:88: $.events[1].actions[1].run: a command needs "run": [program, arguments…]"#,
+        #"ev.json:7:47: $.events[1].actions[2].run[0]: "logger" is not an absolute path (the program is not looked up in PATH)"#,
       ]
     }
   }

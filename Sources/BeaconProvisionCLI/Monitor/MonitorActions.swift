@@ -53,9 +53,6 @@ struct MonitorActions: Sendable {
   /// `BEACON_EVENT_KIND`, `BEACON_EVENT_ID` and, when there is one, `BEACON_ADDRESS` or `BEACON_TAG` added to
   /// the monitor's environment. It is not waited for; a failure to start, or a non-zero exit, is a warning.
   func run(_ argv: [String], _ event: PresenceEvent, body: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: argv[0])
-    process.arguments = Array(argv.dropFirst())
     var environment = ProcessInfo.processInfo.environment
     environment["BEACON_EVENT"] = body
     environment["BEACON_EVENT_NAME"] = event.name
@@ -63,12 +60,18 @@ struct MonitorActions: Sendable {
     environment["BEACON_EVENT_ID"] = key(event)
     if let address = event.device?.address { environment["BEACON_ADDRESS"] = address }
     if let tag = event.tag { environment["BEACON_TAG"] = tag }
-    process.environment = environment
-    process.standardInput = FileHandle.nullDevice
     let warn = self.warn
-    process.terminationHandler = { done in
-      if done.terminationStatus != 0 { warn("\(argv[0]) exited \(done.terminationStatus) for event \(event.name)") }
+    let name = event.name
+    do {
+      try EventCommand.start(argv, environment: environment) { ending in
+        switch ending {
+        case .exited(0): break
+        case .exited(let status): warn("\(argv[0]) exited \(status) for event \(name)")
+        case .signalled(let signal): warn("\(argv[0]) was killed by signal \(signal) for event \(name)")
+        }
+      }
+    } catch {
+      warn("cannot run \(argv[0]) for event \(name): \(error)")
     }
-    do { try process.run() } catch { warn("cannot run \(argv[0]) for event \(event.name): \(error)") }
   }
 }
