@@ -25,6 +25,8 @@ let package = Package(
     .systemLibrary(name: "CZip", pkgConfig: "libzip", providers: [.apt(["libzip-dev"])]),
     .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
     .systemLibrary(name: "CPipe"),
+    // PostgreSQL's reference client, for the journal several gateways share (issue #18; README "Several gateways")
+    .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
     // MARK: pure protocol code (no I/O)
     .target(name: "BeaconCore", swiftSettings: strict),
@@ -52,6 +54,8 @@ let package = Package(
       swiftSettings: strict),
 
     // MARK: live edges
+    // The journal on a PostgreSQL server through libpq, shared by several gateways (issue #18)
+    .target(name: "SharedJournal", dependencies: ["BeaconCore", "Fleet", "CLibPQ"], swiftSettings: strict),
     .target(name: "NordicDFUIO", dependencies: ["NordicDFU", "CZip", "CPipe"], swiftSettings: strict),
     .target(name: "BlueZ", dependencies: ["BeaconCore", "CBlueZ", "CPipe"], swiftSettings: strict),
     .target(name: "Cloud", dependencies: ["BeaconCore", "CCurl", "CPipe"], swiftSettings: strict),
@@ -93,6 +97,8 @@ let package = Package(
     .testTarget(name: "ProfilesTests", dependencies: ["Profiles"], swiftSettings: strict),
     .testTarget(name: "PresenceTests", dependencies: ["Presence", "BeaconCore", "Profiles"], swiftSettings: strict),
     .testTarget(name: "FleetTests", dependencies: ["Fleet", "KBeacon", "Profiles", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strict),
+    .testTarget(
+      name: "SharedJournalTests", dependencies: ["SharedJournal", "Fleet", "TestServers"], swiftSettings: strict),
     .testTarget(name: "CloudTests", dependencies: ["Cloud", "TestServers"], exclude: ["Fixtures"], swiftSettings: strict),
     .testTarget(
       name: "FirmwareTests", dependencies: ["Firmware", "FirmwareStore", "Cloud", "KBeacon", "NordicDFU", "Profiles"],
