@@ -45,6 +45,13 @@ public struct GatewayCoordinator: Sendable {
     }
   }
 
+  /// The gateways that joined `run`, by name.
+  public func gateways(run: String) async throws -> [String] {
+    try await journal.connection.session { s in
+      try s.query("SELECT gateway FROM bp_gateway WHERE run_id = $1 ORDER BY gateway", [run]).rows.compactMap { $0[0] }
+    }
+  }
+
   /// Renews the heartbeat and every lease this gateway holds in `run`.
   public func heartbeat(run: String) async throws {
     let (gateway, lease) = (gateway, String(settings.leaseSeconds))
