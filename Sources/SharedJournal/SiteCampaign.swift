@@ -41,7 +41,7 @@ public struct SiteCampaign: Sendable {
 
   /// Runs rounds until nothing is left for this gateway; `batch` runs one round's devices and returns its
   /// summary (interrupted: the site campaign stops too). The summary holds this gateway's devices only.
-  public func start(batch: @escaping @Sendable ([Target]) async -> CampaignSummary) async throws -> CampaignSummary {
+  public func start(batch: @escaping @Sendable ([Target]) async throws -> CampaignSummary) async throws -> CampaignSummary {
     let (coordinator, run) = (coordinator, run)
     let heard = Dictionary(targets.compactMap { t in t.rssi.map { (t.address.description, $0) } }, uniquingKeysWith: max)
     try await coordinator.recordSightings(heard)
@@ -83,7 +83,7 @@ public struct SiteCampaign: Sendable {
         try await sleep(.milliseconds(Int(pollSeconds * 1000)))
         continue
       }
-      let summary = await batch(claimed)
+      let summary = try await batch(claimed)
       outcomes.merge(summary.outcomes) { _, new in new }
       for target in claimed {
         tried.insert(target.address.description)
