@@ -41,16 +41,9 @@ struct CampaignResources {
       central = try await CentralFactory.make(adapter, scanBackend: scanBackend, pace: pace, stateDirectory: stateDirectory)
     }
     var resources = CampaignResources(journal: local, central: central)
-    if let shared, let url = try shared.postgresURL() {
-      let password = try await BlockingIO.run { try shared.password() }
-      do {
-        let connection = try await PostgresConnection.connect(url, password: password)
-        let journal = try await PostgresJournal(connection: connection, gateway: shared.gatewayName)
-        resources = CampaignResources(journal: journal, central: central, registry: resources.registry)
-        resources.coordinator = GatewayCoordinator(journal: journal, settings: shared.coordination)
-      } catch {
-        throw CLIFailure("cannot open the shared journal: \(error)")
-      }
+    if let shared, try shared.postgresURL() != nil, let journal = try await shared.location.openShared(gateway: shared.gatewayName) {
+      resources = CampaignResources(journal: journal, central: central, registry: resources.registry)
+      resources.coordinator = GatewayCoordinator(journal: journal, settings: shared.coordination)
     }
     return resources
   }
