@@ -38,7 +38,8 @@ struct CampaignResources {
     }
     let central: any Central
     if let given { central = given } else {
-      central = try await CentralFactory.make(adapter, scanBackend: scanBackend, pace: pace, stateDirectory: stateDirectory)
+      central = try await CentralFactory.make(
+        adapter, scanBackend: scanBackend, pace: pace, stateDirectory: stateDirectory, gateway: shared?.gateway)
     }
     var resources = CampaignResources(journal: local, central: central)
     if let shared, try shared.postgresURL() != nil, let journal = try await shared.location.openShared(gateway: shared.gatewayName) {
