@@ -113,7 +113,7 @@ let package = Package(
       name: "SystemLibraryTests", dependencies: ["CBlueZ", "CCurl", "CZip", "CCrypto", "BlueZ"], swiftSettings: strict),
     .testTarget(
       name: "CLITests",
-      dependencies: ["BeaconProvisionCLI", "FirmwareStore", "NordicDFUIO", "Presence", "Simulator", "TestServers", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+      dependencies: ["BeaconProvisionCLI", "FirmwareStore", "NordicDFUIO", "Presence", "Simulator", "TestServers", "SharedJournal", .product(name: "ArgumentParser", package: "swift-argument-parser")],
       exclude: ["Golden", "Fixtures"], swiftSettings: strict),
   ]
 )
