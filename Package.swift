@@ -98,7 +98,8 @@ let package = Package(
     .testTarget(name: "PresenceTests", dependencies: ["Presence", "BeaconCore", "Profiles"], swiftSettings: strict),
     .testTarget(name: "FleetTests", dependencies: ["Fleet", "KBeacon", "Profiles", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strict),
     .testTarget(
-      name: "SharedJournalTests", dependencies: ["SharedJournal", "Fleet", "TestServers"], swiftSettings: strict),
+      name: "SharedJournalTests", dependencies: ["SharedJournal", "Fleet", "BeaconCore", "Profiles", "TestServers"],
+      swiftSettings: strict),
     .testTarget(name: "CloudTests", dependencies: ["Cloud", "TestServers"], exclude: ["Fixtures"], swiftSettings: strict),
     .testTarget(
       name: "FirmwareTests", dependencies: ["Firmware", "FirmwareStore", "Cloud", "KBeacon", "NordicDFU", "Profiles"],

@@ -2,12 +2,13 @@ import BeaconCore
 import BlueZ
 import Fleet
 import SharedJournal
+import Foundation
 import Simulator
 
 /// What every campaign (`plan`/`apply`, `dfu update`) opens before it scans: the journal — the SQLite one in
 /// the state directory, or the PostgreSQL one several gateways share (`--journal`, issue #18) with this
-/// gateway's `coordinator` — the fleet registry in the state directory's SQLite file (best effort:
-/// `RegistryAccess`), and the central (the one given — tests pass their own — or the one `--adapter`
+/// gateway's `coordinator` — the fleet registry beside that journal (best effort: `RegistryAccess`), and the
+/// central (the one given — tests pass their own — or the one `--adapter`
 /// names). Opening the SQLite journal is file I/O, so it runs through `BlockingIO`; libpq's connection
 /// runs on a queue of its own (`PostgresConnection`).
 struct CampaignResources {
@@ -28,7 +29,7 @@ struct CampaignResources {
 
   static func open(
     stateDirectory: String, central given: (any Central)?, adapter: AdapterChoice?, scanBackend: ScanBackend,
-    pace: SimulationPace, shared: SharedJournalOptions? = nil
+    pace: SimulationPace, shared: SharedJournalOptions? = nil, location: JournalLocationOptions? = nil
   ) async throws -> CampaignResources {
     let local: Journal
     do {
@@ -42,9 +43,12 @@ struct CampaignResources {
         adapter, scanBackend: scanBackend, pace: pace, stateDirectory: stateDirectory, gateway: shared?.gateway)
     }
     var resources = CampaignResources(journal: local, central: central)
-    if let shared, try shared.postgresURL() != nil, let journal = try await shared.location.openShared(gateway: shared.gatewayName) {
-      resources = CampaignResources(journal: journal, central: central, registry: resources.registry)
-      resources.coordinator = GatewayCoordinator(journal: journal, settings: shared.coordination)
+    // The shared journal: the campaigns' `--journal` (with `--run` checked), or `audit`'s.
+    let place = try shared.map { try $0.postgresURL() != nil ? $0.location : nil } ?? location
+    if let place, let journal = try await place.openShared(gateway: shared?.gatewayName ?? ProcessInfo.processInfo.hostName) {
+      let registry = RegistryAccess.recorder(FleetRegistry(store: PostgresRegistryStore(journal: journal)))
+      resources = CampaignResources(journal: journal, central: central, registry: registry)
+      if let shared { resources.coordinator = GatewayCoordinator(journal: journal, settings: shared.coordination) }
     }
     return resources
   }

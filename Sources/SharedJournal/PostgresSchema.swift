@@ -42,6 +42,18 @@ enum PostgresSchema {
       PRIMARY KEY (gateway, address));
     CREATE INDEX bp_sighting_address ON bp_sighting (address, seen_at);
     """,
+    // 3: the fleet registry, shared (`PostgresRegistryStore`; the SQLite journal's v3).
+    """
+    CREATE TABLE bp_registry_device (
+      address text PRIMARY KEY, address_type text, name text, model text, hardware_version text,
+      firmware_version text, first_seen timestamptz NOT NULL, last_seen timestamptz NOT NULL, last_rssi integer,
+      battery_percent integer, battery_millivolts integer, frames text NOT NULL DEFAULT '[]',
+      configuration_hash text, configuration_read_at timestamptz);
+    CREATE TABLE bp_registry_reading (
+      id bigserial PRIMARY KEY, address text NOT NULL REFERENCES bp_registry_device (address) ON DELETE CASCADE,
+      at timestamptz NOT NULL, rssi integer, battery_percent integer, battery_millivolts integer);
+    CREATE INDEX bp_registry_reading_device ON bp_registry_reading (address, at);
+    """,
   ]
 
   /// The schema version this tool writes and reads.

@@ -19,7 +19,11 @@ import Testing
       let tables = try await connection.session {
         try $0.query("SELECT tablename FROM pg_tables WHERE tablename LIKE 'bp\\_%' ORDER BY tablename").rows.map { $0[0] ?? "" }
       }
-      #expect(tables == ["bp_device", "bp_gateway", "bp_lease", "bp_run", "bp_schema_version", "bp_sighting"])
+      #expect(
+        tables == [
+          "bp_device", "bp_gateway", "bp_lease", "bp_registry_device", "bp_registry_reading", "bp_run", "bp_schema_version",
+          "bp_sighting",
+        ])
       await connection.close()
     }
   }
