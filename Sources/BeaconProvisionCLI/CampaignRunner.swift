@@ -111,13 +111,8 @@ struct CampaignRunner {
       await watcher.value
       return summary
     }
-    let summary: CampaignSummary
-    if let coordinator = resources.coordinator {
-      summary = try await SharedRun.site(coordinator, run: run, targets: selection.targets, options: options.shared,
-        parallel: options.parallel, batch: batch)
-    } else {
-      summary = try await batch(selection.targets)
-    }
+    let summary = try await SharedRun.start(
+      resources.coordinator, run: run, targets: selection.targets, options: options.shared, parallel: options.parallel, batch: batch)
     return Result(summary: summary, notSeen: selection.notSeen, notSelected: selection.notSelected)
   }
 

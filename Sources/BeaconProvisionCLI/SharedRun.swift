@@ -19,6 +19,16 @@ enum SharedRun {
       addressTypes: Target.addressTypes(targets), id: id)
   }
 
+  /// Runs the campaign: all `targets` through `batch` at once on one gateway, or, with a `coordinator`,
+  /// this gateway's part of the shared run (`site`).
+  static func start(
+    _ coordinator: GatewayCoordinator?, run: String, targets: [Target], options: SharedJournalOptions, parallel: Int,
+    batch: @escaping @Sendable ([Target]) async throws -> CampaignSummary
+  ) async throws -> CampaignSummary {
+    guard let coordinator else { return try await batch(targets) }
+    return try await site(coordinator, run: run, targets: targets, options: options, parallel: parallel, batch: batch)
+  }
+
   /// This gateway's part of the run: rounds of `parallel` claimed devices through `batch`.
   static func site(
     _ coordinator: GatewayCoordinator, run: String, targets: [Target], options: SharedJournalOptions, parallel: Int,

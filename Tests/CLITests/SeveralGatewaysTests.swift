@@ -12,9 +12,16 @@ import TestServers
 /// different RSSI); one is killed with SIGKILL mid-campaign. Every device ends updated exactly once (the
 /// simulated devices' own write counters), by a gateway that heard it best among those alive, and the
 /// journal agrees with the devices.
+///
+/// The kill is made deterministic by a device only gw-1 hears well (`faulty`): it drops the link on its first
+/// configuration write, and gw-1 waits 30 s (`--retry-delay`) before its second attempt, still holding the
+/// device's lease; gw-1 is killed as it announces that retry. The survivor that takes the device over gets
+/// the same dropped write first (the fault is the device's), retries at once, and writes it once.
 @Suite(.timeLimit(.minutes(5))) struct SeveralGatewaysTests {
   static let count = 60
   static let gateways = ["gw-1", "gw-2", "gw-3"]
+  /// Nearest gw-1, heard by gw-2 20 dB weaker, not by gw-3 (3 % 3 == 0, 3 % 4 != 0).
+  static let faulty = 3
   static func address(_ i: Int) -> String { String(format: "DD:34:02:07:E0:%02X", i) }
 
   /// What each gateway hears: device i is nearest gateway i % 3 (-55…-59 dBm); the next gateway hears it
@@ -32,7 +39,8 @@ import TestServers
   static func site() throws -> (folder: String, fleet: String, profile: String) {
     let folder = try LocalTools.temporaryDirectory("gateways")
     let devices = (0..<count).map { i in
-      #"{"address": "\#(address(i))", "kind": "kbeaconPro", "name": "KBPro_G\#(i)", "intervalMs": 200, "system": {"model": 12, "batteryPercent": 90, "firmware": "5.22"}}"#
+      let fault = i == Self.faulty ? #", "kbeacon": {"dropLinkOnWrites": 1}"# : ""
+      return #"{"address": "\#(address(i))", "kind": "kbeaconPro", "name": "KBPro_G\#(i)", "intervalMs": 200, "system": {"model": 12, "batteryPercent": 90, "firmware": "5.22"}\#(fault)}"#
     }
     let views = String(decoding: try JSONEncoder().encode(heard()), as: UTF8.self)
     try #"{"version": 1, "devices": [\#(devices.joined(separator: ",\n"))], "gateways": \#(views)}"#
@@ -55,7 +63,8 @@ import TestServers
       let process = Process()
       process.executableURL = URL(fileURLWithPath: ApplyCrashTests.binary)
       process.arguments = [
-        "apply", profile, "--adapter", "sim:\(fleet)", "--scan", "2", "--parallel", "2", "--retry-delay", "0",
+        "apply", profile, "--adapter", "sim:\(fleet)", "--scan", "2", "--parallel", "2",
+        "--retry-delay", gateway == "gw-1" ? "30" : "0",
         "--state-dir", state, "--journal", url, "--run", "site", "--gateway", gateway, "--gateways", "3", "--settle", "120",
         "--lease", "3", "-v",
       ]
@@ -68,26 +77,22 @@ import TestServers
     let journal = try await PostgresJournal(
       connection: try await PostgresConnection.connect(try PostgresURL(url, origin: "test")), gateway: "test")
 
-    // gw-1: once it has verified 3 devices and holds a lease on one it has not finished, SIGKILL.
+    // gw-1: as it announces the retry of the faulty device (pending, its lease held), SIGKILL.
     let (victim, victimExit, victimLines) = processes[0]
-    var verified = 0
-    var heldAtKill: [String] = []
-    for await line in victimLines where line.contains("finished") && line.contains("state=verified") {
-      verified += 1
-      guard verified >= 3 else { continue }
-      heldAtKill = try await journal.connection.session {
-        try $0.query(
-          """
-          SELECT l.address FROM bp_lease l JOIN bp_device d ON d.run_id = l.run_id AND d.address = l.address
-            WHERE l.gateway = 'gw-1' AND l.expires_at > now() AND d.state NOT IN ('verified', 'compliant', 'skipped')
-          """
-        ).rows.compactMap { $0[0] }
-      }
-      if !heldAtKill.isEmpty { break }
-    }
+    for await line in victimLines where line.contains("retrying") && line.contains(Self.address(Self.faulty)) { break }
     try #require(victim.isRunning, "gw-1 finished before it could be killed")
     kill(victim.processIdentifier, SIGKILL)
     await victimExit.wait()
+    // What gw-1 held unfinished when it died (its leases outlive it until they expire).
+    let heldAtKill = try await journal.connection.session {
+      try $0.query(
+        """
+        SELECT l.address FROM bp_lease l JOIN bp_device d ON d.run_id = l.run_id AND d.address = l.address
+          WHERE l.gateway = 'gw-1' AND d.state NOT IN ('verified', 'compliant', 'skipped')
+        """
+      ).rows.compactMap { $0[0] }
+    }
+    #expect(heldAtKill.contains(Self.address(Self.faulty)))
     for (process, exit, lines) in processes.dropFirst() {
       Task { for await _ in lines {} }
       await exit.wait()
@@ -106,7 +111,7 @@ import TestServers
     #expect(rows.allSatisfy { $0.state == .verified && $0.writes == 1 }, "\(rows.filter { $0.state != .verified || $0.writes != 1 })")
     let status = try #require(try await journal.status(run: "site", leaseSeconds: 3))
     let handler = Dictionary(uniqueKeysWithValues: status.devices.map { ($0.address, $0.gateway ?? "") })
-    #expect(!heldAtKill.isEmpty && heldAtKill.allSatisfy { handler[$0] != "gw-1" })
+    #expect(heldAtKill.allSatisfy { handler[$0] != "gw-1" })
     // Each by a gateway that heard it best, within the margin, among those alive: gw-1 counts only for the
     // devices it finished itself.
     let views = Self.heard()

@@ -137,13 +137,8 @@ struct DFUCampaignRunner {
       await watcher.value
       return summary
     }
-    let summary: CampaignSummary
-    if let coordinator = resources.coordinator {
-      summary = try await SharedRun.site(
-        coordinator, run: run, targets: selection.targets, options: c.shared, parallel: c.parallel, batch: batch)
-    } else {
-      summary = try await batch(selection.targets)
-    }
+    let summary = try await SharedRun.start(
+      resources.coordinator, run: run, targets: selection.targets, options: c.shared, parallel: c.parallel, batch: batch)
     return Result(summary: summary, reports: await reports.byAddress, version: single?.version, notSeen: selection.notSeen, packages: packages)
   }
 
