@@ -124,6 +124,14 @@ import TestServers
       #expect(mine > best - 6, "\(a) handled by \(by) at \(mine) dBm; best \(best)")
     }
     #expect(status.gateways.map(\.name) == Self.gateways)
+    // `campaign status` shows the same picture: every device verified, gw-1 gone, exit 0 (complete).
+    let shown = try await LocalTools.output(
+      ApplyCrashTests.binary, ["campaign", "status", "site", "--journal", url, "--lease", "3", "--json"], in: folder, within: 60)
+    #expect(shown.status == 0)
+    let report = try JSONDecoder().decode(SiteStatus.self, from: Data(shown.stdout.utf8))
+    #expect(report.devices.count == Self.count && report.complete && report.totals == ["verified": Self.count])
+    #expect(report.gateways.first { $0.name == "gw-1" }?.alive == false)
+    #expect(report.gateways.map { $0.devices["verified", default: 0] }.reduce(0, +) == Self.count)
     await journal.connection.close()
     await server.stop()
     try? FileManager.default.removeItem(atPath: folder)
