@@ -24,7 +24,7 @@ public struct GatewayCoordinator: Sendable {
 
   public enum Claim: Sendable, Hashable {
     case claimed
-    /// The journal records the device finished (compliant, verified or skipped).
+    /// The journal records the device finished (compliant, verified or skipped), or planned (`plan`).
     case done
     /// Another live gateway's lease holds it.
     case held(by: String)
@@ -104,7 +104,7 @@ public struct GatewayCoordinator: Sendable {
         """
         INSERT INTO bp_lease (run_id, address, gateway, expires_at)
           SELECT $1, $2, $3, now() + make_interval(secs => $4::float8) FROM bp_device d
-          WHERE d.run_id = $1 AND d.address = $2 AND d.state NOT IN ('compliant', 'verified', 'skipped')
+          WHERE d.run_id = $1 AND d.address = $2 AND d.state NOT IN ('compliant', 'verified', 'skipped', 'planned')
         ON CONFLICT (run_id, address) DO UPDATE SET gateway = EXCLUDED.gateway, expires_at = EXCLUDED.expires_at
           WHERE bp_lease.expires_at <= now() OR bp_lease.gateway = EXCLUDED.gateway
         RETURNING gateway
@@ -117,7 +117,7 @@ public struct GatewayCoordinator: Sendable {
         """, [run, address]
       ).records.first
       guard let row else { return .notInRun }
-      if row["state"].flatMap(DeviceState.init(rawValue:))?.isFinal ?? false { return .done }
+      if let state = row["state"].flatMap(DeviceState.init(rawValue:)), state.isFinal || state == .planned { return .done }
       return .held(by: row["gateway"] ?? "?")
     }
   }

@@ -64,11 +64,18 @@ public final class PostgresJournal: CampaignJournal {
     }
   }
 
-  /// Marks the run finished. With several gateways the run's status is the last one's to finish [I]:
-  /// `campaign status` reads the devices, not this field, to tell whether the site is done.
+  /// Ends a gateway's part of the run. Several gateways (and each round of one, `SiteCampaign`) end their
+  /// part at different times, so "finished" is written only once no device of the run is pending or being
+  /// worked on; until then the run stays "running" [I]. "interrupted" (Ctrl-C, a journal failure) is
+  /// written as it comes. `campaign status` reads the devices themselves to tell whether the site is done.
   public func finish(run: String, status: String) async throws {
     try await write { s in
-      try s.query("UPDATE bp_run SET status = $1, finished_at = now() WHERE id = $2", [status, run])
+      try s.query(
+        """
+        UPDATE bp_run SET finished_at = now(), status = CASE WHEN $1 = 'finished' AND EXISTS (
+            SELECT 1 FROM bp_device WHERE run_id = $2 AND state IN ('pending', 'working')) THEN 'running' ELSE $1 END
+          WHERE id = $2
+        """, [status, run])
     }
   }
 

@@ -39,6 +39,9 @@ public struct SiteCampaign: Sendable {
       (coordinator, run, targets, max(1, batchSize), pollSeconds, settle, sleep)
   }
 
+  /// A device no gateway takes up again in this run: finished for good, failed, or planned (`plan`).
+  static func settled(_ state: DeviceState) -> Bool { state.isFinal || state == .failed || state == .planned }
+
   /// Runs rounds until nothing is left for this gateway; `batch` runs one round's devices and returns its
   /// summary (interrupted: the site campaign stops too). The summary holds this gateway's devices only.
   public func start(batch: @escaping @Sendable ([Target]) async throws -> CampaignSummary) async throws -> CampaignSummary {
@@ -66,7 +69,7 @@ public struct SiteCampaign: Sendable {
       let open = targets.filter { t in
         let address = t.address.description
         guard !tried.contains(address), let row = rows[address] else { return false }
-        return !row.state.isFinal && row.state != .failed
+        return !Self.settled(row.state)
       }
       if open.isEmpty { break }
       var claimed: [Target] = []

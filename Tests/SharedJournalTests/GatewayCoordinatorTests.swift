@@ -49,7 +49,7 @@ import TestServers
     }
   }
 
-  @Test func aDeviceTheJournalRecordsDoneIsNotClaimedAgain() async throws {
+  @Test func aDeviceTheJournalRecordsDoneOrPlannedIsNotClaimedAgain() async throws {
     try await withPostgres { server in
       let gw = try await Self.site(server)
       for g in gw { try await g.recordSightings([Self.a: -70, Self.b: -70]) }
@@ -60,6 +60,10 @@ import TestServers
       // Failed is not done: another gateway may try it.
       try await gw[0].journal.record(run: "site", address: Self.b, state: .failed, detail: "timeout", failureKind: .transient)
       #expect(try await gw[1].claim(run: "site", address: Self.b) == .claimed)
+      // A `plan` run's planned device is done too: one gateway's read is enough.
+      try await gw[1].journal.record(run: "site", address: Self.b, state: .planned)
+      try await gw[1].release(run: "site", address: Self.b)
+      #expect(try await gw[2].claim(run: "site", address: Self.b) == .done)
       #expect(try await gw[1].claim(run: "site", address: "C2:00:00:00:00:99") == .notHeard)
       try await gw[1].recordSightings(["C2:00:00:00:00:99": -50])
       #expect(try await gw[1].claim(run: "site", address: "C2:00:00:00:00:99") == .notInRun)

@@ -63,6 +63,12 @@ import Testing
         try $0.query("SELECT gateway FROM bp_device WHERE run_id = $1 ORDER BY address", [run]).rows.map { $0[0] }
       }
       #expect(gateways == ["gw-1", "gw-2"])
+      // gw-1's part ends while b is still pending: the run stays running until no device is left open.
+      try await one.finish(run: run, status: "finished")
+      #expect(try await two.run(run)?.status == "running")
+      try await two.record(run: run, address: Self.b, state: .failed, detail: "timeout", failureKind: .transient)
+      try await two.finish(run: run, status: "finished")
+      #expect(try await one.run(run)?.status == "finished")
     }
   }
 
