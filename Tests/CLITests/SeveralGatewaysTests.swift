@@ -11,7 +11,7 @@ import TestServers
 /// a run through a real PostgreSQL server. Each gateway hears its own part of the 60-device site (overlaps,
 /// different RSSI); one is killed with SIGKILL mid-campaign. Every device ends updated exactly once (the
 /// simulated devices' own write counters), by a gateway that heard it best among those alive, and the
-/// journal agrees with the devices.
+/// journal agrees with the devices; `campaign status` and `audit --journal` then show the whole site.
 ///
 /// The kill is made deterministic by a device only gw-1 hears well (`faulty`): it drops the link on its first
 /// configuration write, and gw-1 waits 30 s (`--retry-delay`) before its second attempt, still holding the
@@ -132,6 +132,15 @@ import TestServers
     #expect(report.devices.count == Self.count && report.complete && report.totals == ["verified": Self.count])
     #expect(report.gateways.first { $0.name == "gw-1" }?.alive == false)
     #expect(report.gateways.map { $0.devices["verified", default: 0] }.reduce(0, +) == Self.count)
+    // `audit --journal` reads the registry the gateways share: every device with its last apply, the shared run.
+    let audit = try await LocalTools.output(
+      ApplyCrashTests.binary,
+      ["audit", "--adapter", "sim:\(fleet)", "--scan", "1", "--format", "json", "--state-dir", folder + "/auditor", "--journal", url],
+      in: folder, within: 120)
+    #expect(audit.status == 0, "\(audit.stderr)")
+    let audited = (try JSONSerialization.jsonObject(with: Data(audit.stdout.utf8)) as? [String: Any])?["devices"] as? [[String: Any]] ?? []
+    let lastApply = audited.compactMap { ($0["lastApply"] as? [String: Any]).map { "\($0["run"] ?? "")/\($0["outcome"] ?? "")" } }
+    #expect(lastApply.count == Self.count && lastApply.allSatisfy { $0 == "site/verified" })
     await journal.connection.close()
     await server.stop()
     try? FileManager.default.removeItem(atPath: folder)
