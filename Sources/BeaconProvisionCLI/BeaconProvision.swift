@@ -24,6 +24,7 @@ public struct BeaconProvision: AsyncParsableCommand {
     Apply.self,
     AuditCommand.self,
     Monitor.self,
+    CampaignCommand.self,
     Gatt.self,
     TxrxCommand.self,
     DFUCommand.self,

@@ -48,7 +48,7 @@ struct CampaignRunner {
     try Self.check(preflight, TargetSelection.namedAddresses(of: loaded) ?? [])
     let resources = try await CampaignResources.open(
       stateDirectory: options.stateDirectory, central: self.central, adapter: options.adapterOptions.adapter,
-      scanBackend: options.scanBackend.value, pace: pace)
+      scanBackend: options.scanBackend.value, pace: pace, shared: options.shared)
     let (journal, central) = (resources.journal, resources.central)
     let progress = CampaignProgress(json: options.json)
 
@@ -67,8 +67,14 @@ struct CampaignRunner {
     let named = Set(TargetSelection.namedAddresses(of: loaded) ?? [])
     try Self.check(preflight, selection.targets.map(\.address.description).filter { !named.contains($0) })
 
+    let kind = dryRun ? "plan" : "apply"
     let run: String
-    if let resume {
+    if let coordinator = resources.coordinator {
+      run = try await SharedRun.join(
+        journal: journal, id: resume ?? options.shared.run, kind: kind, source: options.profile, adapter: central.name,
+        targets: selection.targets)
+      progress.note("run \(run) shared as gateway \(coordinator.gateway) in \(journal.location)")
+    } else if let resume {
       guard let record = try await journal.run(resume) else { throw CLIFailure("no run \(resume) in \(options.stateDirectory)") }
       guard record.kind == "apply" else { throw CLIFailure("run \(resume) is a \(record.kind) run, not an apply") }
       let open = Set(try await journal.devices(run: resume).filter { !$0.state.isFinal }.map(\.address))
@@ -77,31 +83,36 @@ struct CampaignRunner {
       run = resume
       progress.note("resuming \(run): \(open.count) devices not finished, \(selection.targets.count) in range")
     } else {
-      run = try await journal.createRun(kind: dryRun ? "plan" : "apply", source: options.profile, adapter: central.name,
+      run = try await journal.createRun(kind: kind, source: options.profile, adapter: central.name,
         addresses: selection.targets.map(\.address.description),
         addressTypes: Target.addressTypes(selection.targets))
     }
     progress.note("\(selection.targets.count) devices selected" + (selection.notSeen.isEmpty ? "" : ", \(selection.notSeen.count) named but not seen"))
 
-    let campaign = ApplyCampaign(
-      profile: loaded, targets: selection.targets, opener: KBeaconOpener(central: central), journal: journal, run: run,
-      options: .init(parallel: options.parallel, retry: RetryPolicy(maximumAttempts: options.attempts, firstDelay: SecondsOption.duration(options.retryDelay)), dryRun: dryRun),
-      passwords: passwords, resolver: resolver, registry: resources.registry)
-    let stopWhen = self.stopWhen
-    let watcher = Task {
-      for await event in campaign.events {
-        CampaignLog.record(event)
-        progress.show(event, total: selection.targets.count)
-        if stopWhen?(event) == true { await campaign.requestStop() }
+    let total = selection.targets.count
+    let batch: @Sendable ([Target]) async throws -> CampaignSummary = { [options, dryRun, stopWhen, interrupts] targets in
+      let campaign = ApplyCampaign(
+        profile: loaded, targets: targets, opener: KBeaconOpener(central: central), journal: journal, run: run,
+        options: .init(parallel: options.parallel, retry: RetryPolicy(maximumAttempts: options.attempts, firstDelay: SecondsOption.duration(options.retryDelay)), dryRun: dryRun),
+        passwords: passwords, resolver: resolver, registry: resources.registry)
+      let watcher = Task {
+        for await event in campaign.events {
+          CampaignLog.record(event)
+          progress.show(event, total: total)
+          if stopWhen?(event) == true { await campaign.requestStop() }
+        }
       }
+      let summary = try await InterruptibleCampaign.run(
+        interrupts: interrupts, start: { await campaign.start() },
+        stop: {
+          progress.note("stopping: links in flight finish their device; the rest stay pending (Ctrl-C again to quit now)")
+          await campaign.requestStop()
+        })
+      await watcher.value
+      return summary
     }
-    let summary = try await InterruptibleCampaign.run(
-      interrupts: interrupts, start: { await campaign.start() },
-      stop: {
-        progress.note("stopping: links in flight finish their device; the rest stay pending (Ctrl-C again to quit now)")
-        await campaign.requestStop()
-      })
-    await watcher.value
+    let summary = try await SharedRun.start(
+      resources.coordinator, run: run, targets: selection.targets, options: options.shared, parallel: options.parallel, batch: batch)
     return Result(summary: summary, notSeen: selection.notSeen, notSelected: selection.notSelected)
   }
 

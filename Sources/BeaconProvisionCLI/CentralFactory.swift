@@ -12,24 +12,30 @@ enum CentralFactory {
   /// `pace` applies to the simulator only (tests pass `.unpaced`); `scanBackend` to live adapters only.
   /// The work behind it (fleet file and saved state reads, the adapter lookup's ioctls) blocks, so it runs
   /// through `BlockingIO`.
+  /// `gateway` (`--gateway`) picks a gateway's view of a simulated site (`SimulatedFleet.view(for:)`).
   static func make(
-    _ choice: AdapterChoice?, scanBackend: ScanBackend = .auto, pace: SimulationPace = .realTime, stateDirectory: String? = nil
+    _ choice: AdapterChoice?, scanBackend: ScanBackend = .auto, pace: SimulationPace = .realTime, stateDirectory: String? = nil,
+    gateway: String? = nil
   ) async throws -> any Central {
     let directory = StateDirectory.resolve(stateDirectory) // the task-local override is read here, not on the queue
     return try await BlockingIO.run {
-      try makeBlocking(choice, scanBackend: scanBackend, pace: pace, stateDirectory: directory)
+      try makeBlocking(choice, scanBackend: scanBackend, pace: pace, stateDirectory: directory, gateway: gateway)
     }
   }
 
   private static func makeBlocking(
-    _ choice: AdapterChoice?, scanBackend: ScanBackend, pace: SimulationPace, stateDirectory: String
+    _ choice: AdapterChoice?, scanBackend: ScanBackend, pace: SimulationPace, stateDirectory: String, gateway: String?
   ) throws -> any Central {
     switch choice {
     case .simulated(let file):
       // KBeacon-kind devices get the simulated KBeacon's GATT server (FEA0 protocol, buttonless DFU); their
       // state persists in the state directory between runs.
+      var fleet = try fleet(file)
+      if let gateway, fleet.gateways != nil {
+        do { fleet = try fleet.view(for: gateway) } catch { throw CLIFailure("\(file ?? "fleet"): \(error)") }
+      }
       return try SimulatorSessions.central(
-        fleet: try fleet(file), fleetFile: file, name: choice?.description ?? Simulation.adapterName, pace: pace,
+        fleet: fleet, fleetFile: file, name: choice?.description ?? Simulation.adapterName, pace: pace,
         stateDirectory: stateDirectory)
     case .live(let name):
       return try live(name, scanBackend: scanBackend)

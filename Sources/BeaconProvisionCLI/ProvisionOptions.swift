@@ -30,6 +30,8 @@ struct ProvisionOptions: ParsableArguments {
   @Flag(help: "Print the result as JSON on standard output (progress still goes to standard error).")
   var json = false
 
+  @OptionGroup(title: "Several gateways (a shared journal)") var shared: SharedJournalOptions
+
   @OptionGroup var logging: LoggingOptions
 
   func validate() throws {

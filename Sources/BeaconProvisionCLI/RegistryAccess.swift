@@ -14,8 +14,11 @@ enum RegistryAccess {
   static let logger = CLILog.logger("registry")
 
   /// A recorder over this journal whose failures become warnings.
-  static func recorder(_ journal: Journal) -> RegistryRecorder {
-    RegistryRecorder(registry: FleetRegistry(journal: journal), warn: { logger.warning("\($0)") })
+  static func recorder(_ journal: Journal) -> RegistryRecorder { recorder(FleetRegistry(journal: journal)) }
+
+  /// A recorder over this registry (the shared one, issue #18) whose failures become warnings.
+  static func recorder(_ registry: FleetRegistry) -> RegistryRecorder {
+    RegistryRecorder(registry: registry, warn: { logger.warning("\($0)") })
   }
 
   /// Opens the journal in `stateDirectory` off the cooperative pool for a command that has no journal of

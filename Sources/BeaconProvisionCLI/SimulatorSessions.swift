@@ -21,7 +21,11 @@ enum SimulatorSessions {
     } catch { throw CLIFailure("\(error)") }
     let (central, kbeacons) = SimulatedCentral.withKBeacons(
       fleet: fleet, name: name, pace: pace, restored: restored, restoredText: restoredText)
-    saveChanges(of: kbeacons, to: store)
+    if fleet.gateways != nil {
+      SharedSimulatorState.share(kbeacons, store: store)
+    } else {
+      saveChanges(of: kbeacons, to: store)
+    }
     return central
   }
 

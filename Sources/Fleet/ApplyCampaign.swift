@@ -34,7 +34,7 @@ public struct ApplyCampaign: Sendable {
   public var events: AsyncStream<CampaignEvent> { campaign.events }
 
   public init(
-    profile: LoadedProfile, targets: [Target], opener: any SessionOpener, journal: Journal, run: String,
+    profile: LoadedProfile, targets: [Target], opener: any SessionOpener, journal: any CampaignJournal, run: String,
     options: Options, passwords: Passwords, resolver: DesiredResolver, registry: RegistryRecorder? = nil,
     sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
   ) {

@@ -10,7 +10,7 @@ public protocol CampaignWork: Sendable {
 /// What work may tell the campaign while it runs: its steps and transfer progress, and journal rows.
 public struct CampaignContext: Sendable {
   public let run: String
-  public let journal: Journal
+  public let journal: any CampaignJournal
   let emit: @Sendable (CampaignEvent) -> Void
 
   /// Throws `JournalWriteError` when the step cannot be journalled: the visit must not go on unrecorded.
@@ -64,7 +64,7 @@ public actor Campaign {
   var linkWaiters: [CheckedContinuation<Void, Never>] = []
 
   public init(
-    work: any CampaignWork, targets: [Target], journal: Journal, run: String, options: Options,
+    work: any CampaignWork, targets: [Target], journal: any CampaignJournal, run: String, options: Options,
     sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
   ) {
     let (events, continuation) = AsyncStream.makeStream(of: CampaignEvent.self, bufferingPolicy: .unbounded)

@@ -12,15 +12,23 @@ import Profiles
 /// It never holds a password: a read is kept as its `ConfigurationFingerprint` hash and the values the
 /// registry names (model, versions, name, battery), never as the configuration itself.
 ///
-/// Like the journal, it runs through GRDB's async `read`/`write`, off the cooperative pool.
+/// Where the rows live is a `RegistryStore`: the journal's SQLite file by default (`SQLiteRegistryStore`, through
+/// GRDB's async `read`/`write`, off the cooperative pool), or the shared PostgreSQL journal (issue #18).
 public struct FleetRegistry: Sendable {
-  public let journal: Journal
+  public let store: any RegistryStore
   /// History points kept per device; older ones are deleted as newer ones arrive.
   public let historyLimit: Int
+  /// Where the registry lives, for messages.
+  public var location: String { store.location }
 
-  public init(journal: Journal, historyLimit: Int = 16) {
-    self.journal = journal
+  public init(store: any RegistryStore, historyLimit: Int = 16) {
+    self.store = store
     self.historyLimit = max(1, historyLimit)
+  }
+
+  /// The registry in the journal's SQLite file.
+  public init(journal: Journal, historyLimit: Int = 16) {
+    self.init(store: SQLiteRegistryStore(journal: journal), historyLimit: historyLimit)
   }
 
   /// The tables (journal migration "v3"). `frames` is a JSON array of `FrameKind` names.
@@ -75,49 +83,60 @@ public struct FleetRegistry: Sendable {
 
   func record(_ observations: [RegistryObservation]) async throws {
     guard !observations.isEmpty else { return }
-    let limit = historyLimit
+    try await store.apply(observations.map(RegistryChange.init(observation:)), historyLimit: historyLimit)
+  }
+
+  /// Every device, by address, with its last `apply` and `dfu` runs.
+  public func devices() async throws -> [RegistryDevice] { try await store.devices() }
+
+  /// One device (any case of its address), or nil when the registry never heard of it.
+  public func device(_ address: String) async throws -> RegistryDevice? { try await store.device(address) }
+
+  /// A device's RSSI and battery history, oldest first (at most `historyLimit` points).
+  public func history(_ address: String) async throws -> [RegistryReading] { try await store.history(address) }
+}
+
+/// The registry's rows in the journal's SQLite file (migration "v3", `FleetRegistry.createTables`).
+public struct SQLiteRegistryStore: RegistryStore {
+  public let journal: Journal
+  public var location: String { journal.location }
+
+  public init(journal: Journal) { self.journal = journal }
+
+  public func apply(_ changes: [RegistryChange], historyLimit limit: Int) async throws {
     // Not `Journal.write`: a registry failure is not a journal failure (`JournalWriteError` stops campaigns).
     try await journal.database.write { db in
-      for observation in observations {
-        var device: RegistryDevice
-        if let known = try Self.fetchDevice(db, observation.address) {
-          device = known
-          device.absorb(observation)
-        } else {
-          device = RegistryDevice(first: observation)
-        }
-        try Self.save(db, device)
-        if let reading = observation.reading { try Self.add(db, reading, address: observation.address, limit: limit) }
+      for change in changes {
+        let device = change.applied(to: try FleetRegistry.fetchDevice(db, change.address))
+        try FleetRegistry.save(db, device)
+        if let reading = change.reading { try FleetRegistry.add(db, reading, address: change.address, limit: limit) }
       }
     }
   }
 
-  /// Every device, by address, with its last `apply` and `dfu` runs.
   public func devices() async throws -> [RegistryDevice] {
     try await journal.database.read { db in
-      let links = try Self.runLinks(db, address: nil)
+      let links = try FleetRegistry.runLinks(db, address: nil)
       return try Row.fetchAll(db, sql: "SELECT * FROM registryDevice ORDER BY address").map { row in
-        var device = try Self.device(row)
-        device.lastApply = links[RunKey(address: device.address, kind: "apply")]
-        device.lastDFU = links[RunKey(address: device.address, kind: "dfu")]
+        var device = try FleetRegistry.device(row)
+        device.lastApply = links[FleetRegistry.RunKey(address: device.address, kind: "apply")]
+        device.lastDFU = links[FleetRegistry.RunKey(address: device.address, kind: "dfu")]
         return device
       }
     }
   }
 
-  /// One device (any case of its address), or nil when the registry never heard of it.
   public func device(_ address: String) async throws -> RegistryDevice? {
     let address = RegistryObservation.normalised(address)
     return try await journal.database.read { db in
-      guard var device = try Self.fetchDevice(db, address) else { return nil }
-      let links = try Self.runLinks(db, address: address)
-      device.lastApply = links[RunKey(address: address, kind: "apply")]
-      device.lastDFU = links[RunKey(address: address, kind: "dfu")]
+      guard var device = try FleetRegistry.fetchDevice(db, address) else { return nil }
+      let links = try FleetRegistry.runLinks(db, address: address)
+      device.lastApply = links[FleetRegistry.RunKey(address: address, kind: "apply")]
+      device.lastDFU = links[FleetRegistry.RunKey(address: address, kind: "dfu")]
       return device
     }
   }
 
-  /// A device's RSSI and battery history, oldest first (at most `historyLimit` points).
   public func history(_ address: String) async throws -> [RegistryReading] {
     let address = RegistryObservation.normalised(address)
     return try await journal.database.read { db in

@@ -9,7 +9,7 @@ import GRDB
 ///
 /// GRDB runs SQLite on its own serial queue; the async `read`/`write` used here never block the
 /// cooperative pool.
-public final class Journal: Sendable {
+public final class Journal: CampaignJournal {
   let database: DatabaseQueue
   /// Where the journal lives, for error messages.
   public let location: String
@@ -82,25 +82,21 @@ public final class Journal: Sendable {
     return m
   }
 
-  /// Starts a run with every target pending; returns its id (`YYYYMMDD-HHMMSS-xxxx`). `addressTypes` holds
-  /// the address type of each address the scan heard (by address text); the others are journalled NULL.
-  public func createRun(
-    kind: String, source: String, adapter: String, addresses: [String], addressTypes: [String: AddressType] = [:],
-    now: Date = Date()
-  ) async throws -> String {
-    let id = Self.runID(now)
+  /// Starts a run with every target pending; returns its id (`YYYYMMDD-HHMMSS-xxxx`).
+  public func createRun(_ new: NewJournalRun) async throws -> String {
+    let id = new.id ?? Self.runID(new.now)
     try await write { db in
       try db.execute(sql: "INSERT INTO run (id, kind, source, adapter, startedAt, status) VALUES (?, ?, ?, ?, ?, 'running')",
-        arguments: [id, kind, source, adapter, now])
-      for address in addresses {
+        arguments: [id, new.kind, new.source, new.adapter, new.now])
+      for address in new.addresses {
         try db.execute(sql: "INSERT INTO device (runId, address, state, addressType, updatedAt) VALUES (?, ?, 'pending', ?, ?)",
-          arguments: [id, address, addressTypes[address]?.description, now])
+          arguments: [id, address, new.addressTypes[address]?.description, new.now])
       }
     }
     return id
   }
 
-  static func runID(_ date: Date) -> String {
+  public static func runID(_ date: Date) -> String {
     let f = DateFormatter()
     f.locale = Locale(identifier: "en_US_POSIX")
     f.timeZone = TimeZone(identifier: "UTC")
@@ -109,19 +105,16 @@ public final class Journal: Sendable {
   }
 
   /// Records a device's new state (and optionally its step, changes, detail, failure kind).
-  public func record(
-    run: String, address: String, state: DeviceState, step: String? = nil, changes: [JournalChange]? = nil,
-    detail: String? = nil, failureKind: FailureKind? = nil, countAttempt: Bool = false, countWrite: Bool = false
-  ) async throws {
-    let changesJSON = try changes.map { String(decoding: try JSONEncoder.sorted.encode($0), as: UTF8.self) }
+  public func record(_ u: JournalUpdate) async throws {
+    let changesJSON = try u.changesJSON
     try await write { db in
       try db.execute(
         sql: """
           UPDATE device SET state = ?, step = COALESCE(?, step), changes = COALESCE(?, changes), detail = ?, failureKind = ?,
             attempts = attempts + ?, writes = writes + ?, updatedAt = ? WHERE runId = ? AND address = ?
           """,
-        arguments: [state.rawValue, step, changesJSON, detail, failureKind?.rawValue, countAttempt ? 1 : 0, countWrite ? 1 : 0,
-          Date(), run, address])
+        arguments: [u.state.rawValue, u.step, changesJSON, u.detail, u.failureKind?.rawValue, u.countAttempt ? 1 : 0,
+          u.countWrite ? 1 : 0, Date(), u.run, u.address])
     }
   }
 
@@ -168,6 +161,11 @@ public struct JournalWriteError: Error, Sendable, Hashable, CustomStringConverti
   public var location: String
   public var reason: String
   public var description: String { "cannot write the journal \(location): \(reason)" }
+
+  public init(location: String, reason: String) {
+    self.location = location
+    self.reason = reason
+  }
 }
 
 /// Where a device stands in a run.
@@ -202,37 +200,6 @@ public struct JournalChange: Sendable, Codable, Hashable {
     self.key = key
     self.old = old
     self.new = new
-  }
-}
-
-public struct JournalRun: Sendable, Codable, FetchableRecord, Hashable {
-  public var id: String
-  public var kind: String
-  public var source: String
-  public var adapter: String
-  public var startedAt: Date
-  public var finishedAt: Date?
-  public var status: String
-}
-
-public struct JournalDevice: Sendable, Codable, FetchableRecord, Hashable {
-  public var runId: String
-  public var address: String
-  public var state: DeviceState
-  public var step: String?
-  public var attempts: Int
-  public var writes: Int
-  public var changes: String?
-  public var detail: String?
-  public var failureKind: FailureKind?
-  public var updatedAt: Date
-  /// The address type the run's scan heard (nil: not heard, or a run journalled before it was recorded).
-  public var addressType: AddressType?
-
-  /// The journalled changes, decoded.
-  public var changeList: [JournalChange] {
-    guard let changes else { return [] }
-    return (try? JSONDecoder().decode([JournalChange].self, from: Data(changes.utf8))) ?? []
   }
 }
 

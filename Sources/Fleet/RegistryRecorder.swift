@@ -36,7 +36,7 @@ public struct RegistryRecorder: Sendable {
     do {
       try await body()
     } catch {
-      if warned.first() { warn("cannot update the fleet registry in \(registry.journal.location): \(error)") }
+      if warned.first() { warn("cannot update the fleet registry in \(registry.location): \(error)") }
     }
   }
 

@@ -76,6 +76,8 @@ struct AuditCommand: AsyncParsableCommand, LoggingCommand {
   @Option(help: "Where the journal and the fleet registry live. Default: $XDG_STATE_HOME/beacon-provision.")
   var stateDir: String?
 
+  @OptionGroup(title: "Several gateways (the registry they share)") var journal: JournalLocationOptions
+
   @OptionGroup var logging: LoggingOptions
 
   func validate() throws {

@@ -23,7 +23,7 @@ struct AuditRunner {
     let stateDirectory = StateDirectory.resolve(command.stateDir)
     let resources = try await CampaignResources.open(
       stateDirectory: stateDirectory, central: central, adapter: command.adapterOptions.adapter,
-      scanBackend: command.scanBackend.value, pace: pace)
+      scanBackend: command.scanBackend.value, pace: pace, location: command.journal)
     let central = resources.central
     let registry = resources.registry.registry
 

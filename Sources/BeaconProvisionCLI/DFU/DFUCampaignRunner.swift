@@ -49,7 +49,7 @@ struct DFUCampaignRunner {
 
     let resources = try await CampaignResources.open(
       stateDirectory: c.stateDirectory, central: self.central, adapter: c.adapterOptions.adapter,
-      scanBackend: c.scanBackend.value, pace: pace)
+      scanBackend: c.scanBackend.value, pace: pace, shared: c.shared)
     let (journal, central) = (resources.journal, resources.central)
     let progress = CampaignProgress(json: c.json, describe: Self.describe)
     if let single, let path = c.package {
@@ -109,25 +109,36 @@ struct DFUCampaignRunner {
     work.registry = resources.registry
 
     let run: String
-    if let resumed {
+    let origin = c.package ?? "catalogue \(source!.location) firmware \(c.firmware!)"
+    if let coordinator = resources.coordinator {
+      run = try await SharedRun.join(
+        journal: journal, id: resumed ?? c.shared.run, kind: "dfu", source: origin, adapter: central.name,
+        targets: selection.targets)
+      progress.note("run \(run) shared as gateway \(coordinator.gateway) in \(journal.location)")
+    } else if let resumed {
       run = resumed
     } else {
-      run = try await journal.createRun(kind: "dfu", source: c.package ?? "catalogue \(source!.location) firmware \(c.firmware!)",
+      run = try await journal.createRun(kind: "dfu", source: origin,
         adapter: central.name, addresses: selection.targets.map(\.address.description),
         addressTypes: Target.addressTypes(selection.targets))
     }
-    let campaign = Campaign(
-      work: work, targets: selection.targets, journal: journal, run: run,
-      options: .init(parallel: c.parallel, retry: RetryPolicy(maximumAttempts: c.attempts, firstDelay: SecondsOption.duration(c.retryDelay))))
     let total = selection.targets.count
-    let watcher = Task { for await event in campaign.events { progress.show(event, total: total) } }
-    let summary = try await InterruptibleCampaign.run(
-      interrupts: nil, start: { await campaign.start() },
-      stop: {
-        progress.note("stopping: transfers in flight finish their device; the rest stay pending (Ctrl-C again to quit now)")
-        await campaign.requestStop()
-      })
-    await watcher.value
+    let batch: @Sendable ([Target]) async throws -> CampaignSummary = { [work] targets in
+      let campaign = Campaign(
+        work: work, targets: targets, journal: journal, run: run,
+        options: .init(parallel: c.parallel, retry: RetryPolicy(maximumAttempts: c.attempts, firstDelay: SecondsOption.duration(c.retryDelay))))
+      let watcher = Task { for await event in campaign.events { progress.show(event, total: total) } }
+      let summary = try await InterruptibleCampaign.run(
+        interrupts: nil, start: { await campaign.start() },
+        stop: {
+          progress.note("stopping: transfers in flight finish their device; the rest stay pending (Ctrl-C again to quit now)")
+          await campaign.requestStop()
+        })
+      await watcher.value
+      return summary
+    }
+    let summary = try await SharedRun.start(
+      resources.coordinator, run: run, targets: selection.targets, options: c.shared, parallel: c.parallel, batch: batch)
     return Result(summary: summary, reports: await reports.byAddress, version: single?.version, notSeen: selection.notSeen, packages: packages)
   }
 

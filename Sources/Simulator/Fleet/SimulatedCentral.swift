@@ -21,14 +21,19 @@ public final class SimulatedCentral: Central {
   /// are; `withKBeacons` plugs in `KBeaconSimulation.advertisedDevices()` so KBeacons advertise their
   /// current configuration.
   public let advertisedDevices: @Sendable () async -> [SimulatedDevice]
+  /// Awaited before each GATT link to a fleet device opens (`withKBeacons`: a KBeacon several gateway
+  /// processes share is read back from the shared state first, `KBeaconSimulation.refresh(_:)`).
+  public let beforeConnect: (@Sendable (BluetoothAddress) async -> Void)?
 
   /// `gattLinks` defaults to the default `LinkModel` in real time and `LinkModel.instant` when `.unpaced`.
   public init(
     fleet: SimulatedFleet, name: String = Simulation.adapterName, pace: SimulationPace = .realTime,
     gattLinks: SimulatedGATTLinks? = nil,
     gattServerFactory: @escaping @Sendable (SimulatedDevice) -> GATTServer = GenericDeviceDatabase.server(for:),
-    bootloaders: SimulatedBootloaders? = nil, advertisedDevices: (@Sendable () async -> [SimulatedDevice])? = nil
+    bootloaders: SimulatedBootloaders? = nil, advertisedDevices: (@Sendable () async -> [SimulatedDevice])? = nil,
+    beforeConnect: (@Sendable (BluetoothAddress) async -> Void)? = nil
   ) {
+    self.beforeConnect = beforeConnect
     self.advertisedDevices = advertisedDevices ?? { [devices = fleet.devices] in devices }
     self.bootloaders = bootloaders ?? SimulatedBootloaders(model: pace == .unpaced ? .instant : LinkModel())
     self.fleet = fleet
@@ -87,6 +92,7 @@ public final class SimulatedCentral: Central {
     guard device.connectable else {
       throw LinkError(.notConnectable, peer: address, detail: "this \(device.kind.rawValue) device does not accept connections")
     }
+    await beforeConnect?(address)
     let factory = gattServerFactory
     return try await gattLinks.open(to: address) { _ in factory(device) }
   }

@@ -27,13 +27,17 @@ public struct SimulatedFleet: Sendable, Hashable, Codable {
 
   public var version: Int
   public var devices: [SimulatedDevice]
+  /// Several gateways on one site (issue #18): what each gateway hears, and how loud
+  /// (`SimulatedFleet+Gateways`). Absent: one radio hears the whole fleet.
+  public var gateways: GatewayViews?
 
-  public init(version: Int = SimulatedFleet.currentVersion, devices: [SimulatedDevice]) {
+  public init(version: Int = SimulatedFleet.currentVersion, devices: [SimulatedDevice], gateways: GatewayViews? = nil) {
     self.version = version
     self.devices = devices
+    self.gateways = gateways
   }
 
-  enum CodingKeys: String, CodingKey, CaseIterable { case version, devices }
+  enum CodingKeys: String, CodingKey, CaseIterable { case version, devices, gateways }
 
   public init(from decoder: any Decoder) throws {
     try decoder.rejectUnknownKeys(CodingKeys.self)
@@ -53,6 +57,8 @@ public struct SimulatedFleet: Sendable, Hashable, Codable {
           ],
           debugDescription: "duplicate address \(device.address)"))
     }
+    gateways = try c.decodeIfPresent(GatewayViews.self, forKey: .gateways)
+    try gateways?.check(against: devices, path: decoder.codingPath + [CodingKeys.gateways])
   }
 
   /// Decodes fleet JSON; `file` names the source in errors.

@@ -51,6 +51,11 @@ public final class KBeaconSimulation: Sendable {
 
   /// State restored from an earlier run (`SimulatorStateStore`), by address.
   private let restored: [BluetoothAddress: SimulatedKBeaconSnapshot]
+  /// Where a device's state is read back from just before its first link in this process, when other
+  /// processes may have changed it since the start (several gateways on one simulated site, issue #18);
+  /// and what it read, by address, for `kbeacon(_:)` to make the device from.
+  private let sharedState = Mutex<(@Sendable (BluetoothAddress) async -> SimulatedKBeaconSnapshot?)?>(nil)
+  private let refreshed = Mutex<[BluetoothAddress: SimulatedKBeaconSnapshot]>([:])
   /// The fleet's text-stream devices (issue #14): served and advertised through this simulation too, so
   /// `--adapter sim` and `sim serve` offer them with no further wiring.
   public let textDevices: TextDeviceSimulation
@@ -75,6 +80,24 @@ public final class KBeaconSimulation: Sendable {
     textDevices.setChangeHandler(handler)
   }
 
+  /// Makes devices from state read back at their first connect (`refresh(_:)`) rather than at the start.
+  public func setSharedState(_ load: @escaping @Sendable (BluetoothAddress) async -> SimulatedKBeaconSnapshot?) {
+    sharedState.withLock { $0 = load }
+  }
+
+  /// Before a link: a device not brought up yet in this process is read back from the shared state.
+  public func refresh(_ address: BluetoothAddress) async {
+    guard let load = sharedState.withLock({ $0 }), devices.withLock({ $0[address] }) == nil else { return }
+    if let snapshot = await load(address) { refreshed.withLock { $0[address] = snapshot } }
+  }
+
+  /// The devices brought up in this process, as they are now (the only ones it may have changed).
+  public func liveSnapshots() async -> [BluetoothAddress: SimulatedKBeaconSnapshot] {
+    var result: [BluetoothAddress: SimulatedKBeaconSnapshot] = [:]
+    for (address, device) in devices.withLock({ $0 }) { result[address] = await device.snapshot() }
+    return result
+  }
+
   private func currentChangeHandler() -> (@Sendable () async -> Void)? { changeHandler.withLock { $0 } }
 
   private func currentDropper() -> (@Sendable (BluetoothAddress) async -> Void)? { linkDropper.withLock { $0 } }
@@ -85,7 +108,7 @@ public final class KBeaconSimulation: Sendable {
     return devices.withLock { known in
       if let device = known[address] { return device }
       let made = Self.make(
-        entry, restored: restored[address], now: now, onChange: { [weak self] in await self?.currentChangeHandler()?() },
+        entry, restored: refreshed.withLock({ $0[address] }) ?? restored[address], now: now, onChange: { [weak self] in await self?.currentChangeHandler()?() },
         hook: currentBootloaderHook()
       ) { [weak self] address in await self?.currentDropper()?(address) }
       known[address] = made

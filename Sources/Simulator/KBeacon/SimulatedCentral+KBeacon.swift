@@ -25,7 +25,7 @@ extension SimulatedCentral {
     let central = SimulatedCentral(
       fleet: fleet, name: name, pace: pace, gattLinks: links,
       gattServerFactory: { device in kbeacons.server(for: device) }, bootloaders: bootloaders,
-      advertisedDevices: { await kbeacons.advertisedDevices() })
+      advertisedDevices: { await kbeacons.advertisedDevices() }, beforeConnect: { await kbeacons.refresh($0) })
     return (central, kbeacons)
   }
 }

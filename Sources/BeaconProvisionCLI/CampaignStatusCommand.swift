@@ -1,0 +1,97 @@
+import ArgumentParser
+import Fleet
+import Foundation
+import SharedJournal
+
+/// `beacon-provision campaign status RUN`: one run across every gateway (issue #18).
+struct CampaignCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "campaign", abstract: "Follow a campaign (apply or dfu update run) across gateways.",
+    subcommands: [CampaignStatusCommand.self])
+}
+
+struct CampaignStatusCommand: AsyncParsableCommand, LoggingCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "status", abstract: "Every gateway's progress and every device's state in a run.",
+    discussion: """
+      Reads the journal only. With --journal postgresql://… (or $BEACON_PROVISION_JOURNAL) it shows the run as \
+      every gateway sharing it recorded it: each gateway's heartbeat, the devices it finished and holds, and \
+      each device's state, the gateway that recorded it last and the one holding it now. Without, it reads \
+      this machine's SQLite journal.
+
+      Exit status: 0 every device finished (compliant, verified or skipped); 2 some device is not finished \
+      (pending, working, failed); 1 no such run, or the journal cannot be read.
+
+      Examples:
+        beacon-provision campaign status site-0412 --journal postgresql://ops@db.site/beacons
+        beacon-provision campaign status site-0412 --json | jq '.devices[] | select(.state != "verified")'
+      """)
+
+  @Argument(help: "The run id.") var run: String
+  @OptionGroup var location: JournalLocationOptions
+  @Option(help: "Seconds without a heartbeat after which a gateway counts as gone (the gateways' --lease).")
+  var lease: Double = 30
+  @Option(help: "Where the SQLite journal lives when no --journal is given. Default: $XDG_STATE_HOME/beacon-provision.")
+  var stateDir: String?
+  @Flag(help: "Print JSON.") var json = false
+  @OptionGroup var logging: LoggingOptions
+
+  func validate() throws { try SecondsOption.validate(lease, "--lease", atMost: 3600) }
+
+  func run() async throws {
+    let status = try await load()
+    print(json ? try Self.json(status) : Self.table(status))
+    if !status.complete { throw ExitCode(2) }
+  }
+
+  func load() async throws -> SiteStatus {
+    if let shared = try await location.openShared(gateway: ProcessInfo.processInfo.hostName) {
+      guard let status = try await shared.status(run: run, leaseSeconds: lease) else {
+        throw CLIFailure("no run \(run) in \(shared.location)")
+      }
+      await shared.connection.close()
+      return status
+    }
+    let state = StateDirectory.resolve(stateDir)
+    let journal = try await BlockingIO.run { try Journal(path: CampaignResources.journalPath(state)) }
+    guard let head = try await journal.run(run) else { throw CLIFailure("no run \(run) in \(journal.location)") }
+    let devices = try await journal.devices(run: run).map {
+      SiteStatus.Device(
+        address: $0.address, state: $0.state.rawValue, step: $0.step, attempts: $0.attempts, writes: $0.writes,
+        gateway: nil, leasedBy: nil, detail: $0.detail)
+    }
+    return SiteStatus(run: run, kind: head.kind, status: head.status, gateways: [], devices: devices)
+  }
+
+  static func json(_ status: SiteStatus) throws -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+    return String(decoding: try encoder.encode(status), as: UTF8.self)
+  }
+
+  static func table(_ s: SiteStatus) -> String {
+    let counts = { (c: [String: Int]) in c.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ") }
+    var lines = ["run \(s.run) (\(s.kind), \(s.status)): \(s.devices.count) devices — \(counts(s.totals))"]
+    if !s.gateways.isEmpty {
+      lines.append("")
+      lines.append("GATEWAY".padding(toLength: 20, withPad: " ", startingAt: 0) + "HEARTBEAT     HOLDS  DEVICES")
+      for g in s.gateways {
+        let beat = (g.alive ? "" : "gone ") + String(format: "%.0f s ago", g.heartbeatAge)
+        lines.append(
+          g.name.padding(toLength: 20, withPad: " ", startingAt: 0) + beat.padding(toLength: 14, withPad: " ", startingAt: 0)
+            + String(g.holding).padding(toLength: 7, withPad: " ", startingAt: 0) + counts(g.devices))
+      }
+    }
+    lines.append("")
+    lines.append("DEVICE             STATE      WRITES  GATEWAY             NOW")
+    for d in s.devices {
+      let now = d.leasedBy.map { "held by \($0)" } ?? d.step.map { d.state == "working" ? $0 : "" } ?? ""
+      lines.append(
+        d.address.padding(toLength: 19, withPad: " ", startingAt: 0) + d.state.padding(toLength: 11, withPad: " ", startingAt: 0)
+          + String(d.writes).padding(toLength: 8, withPad: " ", startingAt: 0)
+          + (d.gateway ?? "-").padding(toLength: 20, withPad: " ", startingAt: 0) + now
+          + (d.state == "failed" ? (d.detail.map { " " + $0 } ?? "") : ""))
+    }
+    return lines.joined(separator: "\n")
+  }
+}

@@ -1,0 +1,46 @@
+import BeaconCore
+import Fleet
+import Foundation
+import SharedJournal
+
+/// How `apply` and `dfu update` run on a shared journal (issue #18): join (or start) the run several
+/// gateways share, then take this gateway's part of it (`SiteCampaign`).
+enum SharedRun {
+  /// Creates the run `id` (a new id when nil) or joins it, adding the devices this gateway heard; a run of
+  /// another kind under that id is refused.
+  static func join(
+    journal: any CampaignJournal, id: String?, kind: String, source: String, adapter: String, targets: [Target]
+  ) async throws -> String {
+    if let id, let existing = try await journal.run(id), existing.kind != kind {
+      throw CLIFailure("run \(id) in \(journal.location) is a \(existing.kind) run, not \(kind == "dfu" ? "a" : "an") \(kind)")
+    }
+    return try await journal.createRun(
+      kind: kind, source: source, adapter: adapter, addresses: targets.map(\.address.description),
+      addressTypes: Target.addressTypes(targets), id: id)
+  }
+
+  /// Runs the campaign: all `targets` through `batch` at once on one gateway, or, with a `coordinator`,
+  /// this gateway's part of the shared run (`site`).
+  static func start(
+    _ coordinator: GatewayCoordinator?, run: String, targets: [Target], options: SharedJournalOptions, parallel: Int,
+    batch: @escaping @Sendable ([Target]) async throws -> CampaignSummary
+  ) async throws -> CampaignSummary {
+    guard let coordinator else { return try await batch(targets) }
+    return try await site(coordinator, run: run, targets: targets, options: options, parallel: parallel, batch: batch)
+  }
+
+  /// This gateway's part of the run: rounds of `parallel` claimed devices through `batch`.
+  static func site(
+    _ coordinator: GatewayCoordinator, run: String, targets: [Target], options: SharedJournalOptions, parallel: Int,
+    batch: @escaping @Sendable ([Target]) async throws -> CampaignSummary
+  ) async throws -> CampaignSummary {
+    let site = SiteCampaign(
+      coordinator: coordinator, run: run, targets: targets, batchSize: parallel,
+      pollSeconds: min(1, coordinator.settings.renewalSeconds), settle: (options.gateways, options.settle))
+    do {
+      return try await site.start(batch: batch)
+    } catch let error as JournalWriteError {
+      throw CLIFailure("run \(run) stopped: \(error). Devices not finished are pending; another gateway or a rerun with --run \(run) finishes them")
+    }
+  }
+}

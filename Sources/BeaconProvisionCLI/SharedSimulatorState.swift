@@ -1,0 +1,48 @@
+import BeaconCore
+import Foundation
+import Simulator
+
+/// The saved state of a simulated site that several gateway processes serve at once (a fleet file with
+/// `gateways`, issue #18). The devices are one set, as real beacons are, whichever gateway talks to them:
+/// - a device is read back from the state file just before this process's first link to it
+///   (`KBeaconSimulation.refresh(_:)`), so it is as the last gateway left it — a gateway taking over a dead
+///   one's device finds that gateway's write;
+/// - a save (after each applied write, before its acknowledgement, as for one process) rewrites, under an
+///   exclusive `flock` of `<state file>.lock`, only the devices this process brought up, over the file as it
+///   is now, so no process overwrites another's devices with its stale copy. A device is worked on by one
+///   gateway at a time (its lease), so per-device last-writer-wins is exact [I].
+/// Text-stream devices are kept as the single-process path keeps them (not shared).
+enum SharedSimulatorState {
+  static func share(_ kbeacons: KBeaconSimulation, store: SimulatorStateStore) {
+    let io = DispatchQueue(label: "beacon-provision.simulator-shared-state")
+    kbeacons.setSharedState { address in
+      await withCheckedContinuation { continuation in
+        io.async { continuation.resume(returning: withLock(store) { (try? store.load())?[address] }) }
+      }
+    }
+    let saver = SimulatorStateSaver(
+      snapshot: { [weak kbeacons] () async -> [BluetoothAddress: SimulatedKBeaconSnapshot]? in
+        await kbeacons?.liveSnapshots()
+      },
+      write: { live in
+        guard let live else { return }
+        try withLock(store) {
+          var all = try store.load()
+          all.merge(live) { _, mine in mine }
+          try store.save(entries: all.mapValues(SimulatorStateStore.entry), textDevices: try store.loadTextDevices())
+        }
+      })
+    kbeacons.setChangeHandler { await saver.save() }
+  }
+
+  /// Runs `body` holding an exclusive `flock` of the state file's lock file (blocking: called on a queue).
+  static func withLock<T>(_ store: SimulatorStateStore, _ body: () throws -> T) rethrows -> T {
+    let lockPath = store.path + ".lock"
+    try? FileManager.default.createDirectory(
+      atPath: (lockPath as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+    let fd = open(lockPath, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
+    if fd >= 0 { flock(fd, LOCK_EX) }
+    defer { if fd >= 0 { flock(fd, LOCK_UN); close(fd) } }
+    return try body()
+  }
+}

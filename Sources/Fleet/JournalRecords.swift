@@ -1,0 +1,52 @@
+import BeaconCore
+import Foundation
+import GRDB
+
+/// The journal's rows as every `CampaignJournal` returns them: SQLite's `Journal` fetches them through GRDB,
+/// `SharedJournal.PostgresJournal` builds them with the public initialisers.
+public struct JournalRun: Sendable, Codable, FetchableRecord, Hashable {
+  public var id: String
+  public var kind: String
+  public var source: String
+  public var adapter: String
+  public var startedAt: Date
+  public var finishedAt: Date?
+  public var status: String
+
+  public init(
+    id: String, kind: String, source: String, adapter: String, startedAt: Date, finishedAt: Date?, status: String
+  ) {
+    (self.id, self.kind, self.source, self.adapter, self.startedAt, self.finishedAt, self.status) =
+      (id, kind, source, adapter, startedAt, finishedAt, status)
+  }
+}
+
+public struct JournalDevice: Sendable, Codable, FetchableRecord, Hashable {
+  public var runId: String
+  public var address: String
+  public var state: DeviceState
+  public var step: String?
+  public var attempts: Int
+  public var writes: Int
+  public var changes: String?
+  public var detail: String?
+  public var failureKind: FailureKind?
+  public var updatedAt: Date
+  /// The address type the run's scan heard (nil: not heard, or a run journalled before it was recorded).
+  public var addressType: AddressType?
+
+  public init(
+    runId: String, address: String, state: DeviceState, step: String?, attempts: Int, writes: Int, changes: String?,
+    detail: String?, failureKind: FailureKind?, updatedAt: Date, addressType: AddressType?
+  ) {
+    (self.runId, self.address, self.state, self.step, self.attempts, self.writes) = (runId, address, state, step, attempts, writes)
+    (self.changes, self.detail, self.failureKind, self.updatedAt, self.addressType) =
+      (changes, detail, failureKind, updatedAt, addressType)
+  }
+
+  /// The journalled changes, decoded.
+  public var changeList: [JournalChange] {
+    guard let changes else { return [] }
+    return (try? JSONDecoder().decode([JournalChange].self, from: Data(changes.utf8))) ?? []
+  }
+}

@@ -1,0 +1,94 @@
+import CLibPQ
+import Foundation
+import Synchronization
+
+/// One libpq connection to the shared journal's PostgreSQL server (issue #18). libpq's calls block (they
+/// wait on the server's socket), so every call runs on this connection's own serial dispatch queue, never
+/// on Swift's cooperative pool (design.md, "Blocking C calls never run on the cooperative pool"): a task
+/// hands a synchronous body to `session(_:)`, which runs it there with a `PostgresSession` and resumes the
+/// task with its result — the pattern of GRDB's `read`/`write` that the SQLite journal uses.
+///
+/// A connection the server dropped is reset once (`PQreset`) before the next body runs [I: one reset, then
+/// the error reaches the caller; a campaign stops on a journal it cannot write, as with SQLite].
+public final class PostgresConnection: Sendable {
+  /// The server as messages may show it: the URL with any password replaced (`PostgresURL.redacted`).
+  public let location: String
+  private let queue: DispatchQueue
+  /// The libpq handle; `nil` once closed. The mutex is only ever taken on `queue`, so it never waits; it is
+  /// what lets the non-Sendable pointer live in a Sendable class.
+  private let handle: Mutex<OpaquePointer?>
+
+  private init(handle: sending OpaquePointer, location: String) {
+    self.handle = Mutex(handle)
+    self.location = location
+    queue = DispatchQueue(label: "beacon-provision.postgres")
+  }
+
+  /// Connects to `url` (a `postgresql://` URL without a password, `PostgresURL`); `password`, when given,
+  /// is passed to libpq as its own parameter and never becomes part of any text shown. Without one, libpq
+  /// still reads `PGPASSWORD` and `~/.pgpass` itself.
+  public static func connect(_ url: PostgresURL, password: String? = nil) async throws -> PostgresConnection {
+    let location = url.redacted
+    let text = url.text
+    return try await onOwnThread {
+      var keys = ["dbname", "application_name"], values = [text, "beacon-provision"]
+      if let password { keys.append("password"); values.append(password) }
+      let pointer = withCStrings(keys) { k in withCStrings(values) { v in PQconnectdbParams(k, v, 1) } }
+      guard let pointer else { throw PostgresError(location: location, message: "out of memory", sqlState: nil) }
+      guard PQstatus(pointer) == CONNECTION_OK else {
+        let message = String(cString: PQerrorMessage(pointer))
+        PQfinish(pointer)
+        throw PostgresError(location: location, message: message, sqlState: nil)
+      }
+      // The server's NOTICEs ("relation … already exists, skipping") would go to stderr: warnings and up only.
+      PQclear(PQexec(pointer, "SET client_min_messages TO warning"))
+      return PostgresConnection(handle: pointer, location: location)
+    }
+  }
+
+  /// Runs `body` on the connection's queue with the connection; its result or error comes back here.
+  public func session<T: Sendable>(_ body: @escaping @Sendable (PostgresSession) throws -> T) async throws -> T {
+    let location = location
+    return try await withCheckedThrowingContinuation { continuation in
+      queue.async {
+        continuation.resume(with: Result {
+          try self.handle.withLock { pointer -> T in
+            guard let pointer else { throw PostgresError(location: location, message: "connection closed", sqlState: nil) }
+            if PQstatus(pointer) != CONNECTION_OK { PQreset(pointer) }
+            return try body(PostgresSession(pointer: pointer, location: location))
+          }
+        })
+      }
+    }
+  }
+
+  /// Closes the connection (the server then releases its advisory locks and ends its transaction).
+  public func close() async {
+    _ = try? await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+      queue.async {
+        self.handle.withLock { pointer in
+          if let p = pointer { PQfinish(p) }
+          pointer = nil
+        }
+        continuation.resume()
+      }
+    }
+  }
+
+  deinit { handle.withLock { pointer in if let p = pointer { PQfinish(p) } } }
+
+  /// Runs blocking start-up work on a thread outside the cooperative pool.
+  static func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+      DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
+    }
+  }
+}
+
+/// C strings for libpq's parallel keyword/value arrays (NULL-terminated), alive during `body`.
+func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
+  let copies = strings.map { strdup($0) }
+  defer { copies.forEach { free($0) } }
+  let pointers: [UnsafePointer<CChar>?] = copies.map { UnsafePointer($0) } + [nil]
+  return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
+}

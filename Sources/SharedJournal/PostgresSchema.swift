@@ -1,0 +1,93 @@
+/// The shared journal's schema on PostgreSQL and its versioned migrations (issue #18, "Schema migrations
+/// are versioned and run at start; two versions of the tool on one database refuse clearly").
+///
+/// `bp_schema_version` holds one row per migration applied. At start, `migrate` takes a transaction-scoped
+/// advisory lock (`lockKey`), so two gateways starting at once migrate one after the other — the second
+/// finds the work done — and runs every missing migration in that one transaction (PostgreSQL's DDL is
+/// transactional: a migration that fails leaves nothing behind). A database whose version is higher than
+/// this tool knows is refused with `PostgresSchemaError.newerDatabase` rather than used: an older tool could
+/// otherwise write rows a newer one reads wrongly [I: refuse any newer version, even one that only added a
+/// table; a compatibility window can be added by comparing with a "readable since" version instead].
+///
+/// Tables are prefixed `bp_` so the journal can share a database with other applications.
+enum PostgresSchema {
+  /// `pg_advisory_xact_lock` key for migrations: "beac" in ASCII.
+  static let lockKey = "1650811235"
+
+  /// Migration N is `migrations[N - 1]`. Append only: never edit one that has shipped.
+  static let migrations: [String] = [
+    // 1: the journal, as the SQLite journal's v1+v2 (runs, devices with address type); `gateway` is the
+    // gateway that last recorded the row, for `campaign status`.
+    """
+    CREATE TABLE bp_run (
+      id text PRIMARY KEY, kind text NOT NULL, source text NOT NULL, adapter text NOT NULL,
+      started_at timestamptz NOT NULL, finished_at timestamptz, status text NOT NULL);
+    CREATE TABLE bp_device (
+      run_id text NOT NULL REFERENCES bp_run (id) ON DELETE CASCADE, address text NOT NULL, state text NOT NULL,
+      step text, attempts integer NOT NULL DEFAULT 0, writes integer NOT NULL DEFAULT 0, changes text, detail text,
+      failure_kind text, updated_at timestamptz NOT NULL, address_type text, gateway text,
+      PRIMARY KEY (run_id, address));
+    """,
+    // 2: coordination of several gateways: a lease per device being worked on, what each gateway hears, and
+    // each gateway's heartbeat in a run (renewed with its leases; a gateway without one is gone).
+    """
+    CREATE TABLE bp_gateway (
+      run_id text NOT NULL REFERENCES bp_run (id) ON DELETE CASCADE, gateway text NOT NULL,
+      joined_at timestamptz NOT NULL, heartbeat_at timestamptz NOT NULL, PRIMARY KEY (run_id, gateway));
+    CREATE TABLE bp_lease (
+      run_id text NOT NULL, address text NOT NULL, gateway text NOT NULL, expires_at timestamptz NOT NULL,
+      PRIMARY KEY (run_id, address), FOREIGN KEY (run_id, address) REFERENCES bp_device ON DELETE CASCADE);
+    CREATE TABLE bp_sighting (
+      gateway text NOT NULL, address text NOT NULL, rssi integer NOT NULL, seen_at timestamptz NOT NULL,
+      PRIMARY KEY (gateway, address));
+    CREATE INDEX bp_sighting_address ON bp_sighting (address, seen_at);
+    """,
+    // 3: the fleet registry, shared (`PostgresRegistryStore`; the SQLite journal's v3).
+    """
+    CREATE TABLE bp_registry_device (
+      address text PRIMARY KEY, address_type text, name text, model text, hardware_version text,
+      firmware_version text, first_seen timestamptz NOT NULL, last_seen timestamptz NOT NULL, last_rssi integer,
+      battery_percent integer, battery_millivolts integer, frames text NOT NULL DEFAULT '[]',
+      configuration_hash text, configuration_read_at timestamptz);
+    CREATE TABLE bp_registry_reading (
+      id bigserial PRIMARY KEY, address text NOT NULL REFERENCES bp_registry_device (address) ON DELETE CASCADE,
+      at timestamptz NOT NULL, rssi integer, battery_percent integer, battery_millivolts integer);
+    CREATE INDEX bp_registry_reading_device ON bp_registry_reading (address, at);
+    """,
+  ]
+
+  /// The schema version this tool writes and reads.
+  static var current: Int { migrations.count }
+
+  /// Brings the database to `current`, or refuses one that is newer. Returns the version found before.
+  @discardableResult
+  static func migrate(_ session: PostgresSession, known: [String] = migrations) throws -> Int {
+    try session.transaction {
+      try session.query("SELECT pg_advisory_xact_lock($1::bigint)", [lockKey])
+      try session.script(
+        "CREATE TABLE IF NOT EXISTS bp_schema_version (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())")
+      let found = Int(try session.query("SELECT COALESCE(MAX(version), 0) FROM bp_schema_version").rows[0][0] ?? "0") ?? 0
+      guard found <= known.count else {
+        throw PostgresSchemaError.newerDatabase(location: session.location, database: found, tool: known.count)
+      }
+      for index in found..<known.count {
+        try session.script(known[index])
+        try session.query("INSERT INTO bp_schema_version (version) VALUES ($1::integer)", [String(index + 1)])
+      }
+      return found
+    }
+  }
+}
+
+/// The database's schema cannot be used by this tool.
+public enum PostgresSchemaError: Error, Sendable, Hashable, CustomStringConvertible {
+  case newerDatabase(location: String, database: Int, tool: Int)
+
+  public var description: String {
+    switch self {
+    case .newerDatabase(let location, let database, let tool):
+      "the journal \(location) has schema version \(database), newer than this beacon-provision knows (\(tool)): "
+        + "another gateway runs a newer release; upgrade this one before it uses the shared journal (nothing was changed)"
+    }
+  }
+}

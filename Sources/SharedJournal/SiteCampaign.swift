@@ -1,0 +1,101 @@
+import Fleet
+import Foundation
+
+/// One gateway's part of a campaign several gateways share (issue #18, "One campaign across gateways"):
+/// rounds of claim → run → release until none of the devices this gateway heard is left for it.
+///
+/// Each round reads the shared journal, claims (`GatewayCoordinator.claim`) up to `batchSize` of its
+/// targets that are not finished, runs them through `batch` — an ordinary `Campaign` over the claimed
+/// devices, so the per-device work, retries and resume-from-the-journal logic are the single-gateway ones —
+/// and releases them once their ends are journalled. A device held by another gateway's lease, or left to a
+/// live gateway that hears it clearly better, is waited for (`pollSeconds` between rounds): when that
+/// gateway dies its lease expires and its heartbeat goes stale, and this gateway takes the device over,
+/// resuming from what the journal says was done. While it runs, a heartbeat renews this gateway's leases
+/// and restates the RSSI at which it heard its targets every `CoordinationSettings.renewalSeconds`.
+///
+/// Gateways started together should first see each other's sightings, or the first to start would claim
+/// devices a later one hears better: `settle` makes a gateway wait, before its first claim, until that many
+/// gateways have joined the run (each joins after recording its sightings), for at most its seconds
+/// [I: default 1 gateway, no wait; `--gateways N --settle S`].
+///
+/// A device is visited at most once per gateway per invocation, and a device some gateway journalled
+/// `failed` is not retried by the others [I: as in a single-gateway run, a failure ends the device for the
+/// run; `--resume` tries it again].
+public struct SiteCampaign: Sendable {
+  public let coordinator: GatewayCoordinator
+  public let run: String
+  public let targets: [Target]
+  public let batchSize: Int
+  public let pollSeconds: Double
+  public let settle: (gateways: Int, seconds: Double)
+  let sleep: @Sendable (Duration) async throws -> Void
+
+  public init(
+    coordinator: GatewayCoordinator, run: String, targets: [Target], batchSize: Int, pollSeconds: Double = 1,
+    settle: (gateways: Int, seconds: Double) = (1, 0),
+    sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+  ) {
+    (self.coordinator, self.run, self.targets, self.batchSize, self.pollSeconds, self.settle, self.sleep) =
+      (coordinator, run, targets, max(1, batchSize), pollSeconds, settle, sleep)
+  }
+
+  /// A device no gateway takes up again in this run: finished for good, failed, or planned (`plan`).
+  static func settled(_ state: DeviceState) -> Bool { state.isFinal || state == .failed || state == .planned }
+
+  /// Runs rounds until nothing is left for this gateway; `batch` runs one round's devices and returns its
+  /// summary (interrupted: the site campaign stops too). The summary holds this gateway's devices only.
+  public func start(batch: @escaping @Sendable ([Target]) async throws -> CampaignSummary) async throws -> CampaignSummary {
+    let (coordinator, run) = (coordinator, run)
+    let heard = Dictionary(targets.compactMap { t in t.rssi.map { (t.address.description, $0) } }, uniquingKeysWith: max)
+    try await coordinator.recordSightings(heard)
+    try await coordinator.join(run: run)
+    var waited = 0.0
+    while waited < settle.seconds, try await coordinator.gateways(run: run).count < settle.gateways {
+      try await sleep(.milliseconds(Int(pollSeconds * 1000)))
+      waited += pollSeconds
+    }
+    let heartbeat = Task { [sleep, renewal = coordinator.settings.renewalSeconds] in
+      while !Task.isCancelled {
+        try? await sleep(.milliseconds(Int(renewal * 1000)))
+        try? await coordinator.heartbeat(run: run)
+        try? await coordinator.recordSightings(heard)
+      }
+    }
+    defer { heartbeat.cancel() }
+    var outcomes: [String: DeviceOutcome] = [:]
+    var tried: Set<String> = []
+    while true {
+      let rows = Dictionary(try await coordinator.journal.devices(run: run).map { ($0.address, $0) }, uniquingKeysWith: { a, _ in a })
+      let open = targets.filter { t in
+        let address = t.address.description
+        guard !tried.contains(address), let row = rows[address] else { return false }
+        return !Self.settled(row.state)
+      }
+      if open.isEmpty { break }
+      var claimed: [Target] = []
+      var waiting = false
+      for target in open where claimed.count < batchSize {
+        switch try await coordinator.claim(run: run, address: target.address.description) {
+        case .claimed: claimed.append(target)
+        case .held, .left: waiting = true
+        case .done, .notHeard, .notInRun: tried.insert(target.address.description)
+        }
+      }
+      if claimed.isEmpty {
+        guard waiting else { break }
+        try await sleep(.milliseconds(Int(pollSeconds * 1000)))
+        continue
+      }
+      let summary = try await batch(claimed)
+      outcomes.merge(summary.outcomes) { _, new in new }
+      for target in claimed {
+        tried.insert(target.address.description)
+        try await coordinator.release(run: run, address: target.address.description)
+      }
+      if summary.interrupted {
+        return CampaignSummary(run: run, outcomes: outcomes, interrupted: true, journalFailure: summary.journalFailure)
+      }
+    }
+    return CampaignSummary(run: run, outcomes: outcomes, interrupted: false)
+  }
+}

@@ -1,0 +1,36 @@
+import Testing
+
+@testable import SharedJournal
+
+/// `PostgresURL`: what `--journal` accepts, and that no password ever shows (issue #18, "Secrets").
+@Suite struct PostgresURLTests {
+  @Test func redactsTheUserPasswordAndPasswordParameters() {
+    #expect(PostgresURL.redact("postgresql://ops:s3cret@db.site:5432/fleet") == "postgresql://ops:***@db.site:5432/fleet")
+    #expect(
+      PostgresURL.redact("postgres://db/fleet?sslmode=require&password=s3cret&user=ops")
+        == "postgres://db/fleet?sslmode=require&password=***&user=ops")
+    // An `@` in the path or query is not the authority's.
+    #expect(PostgresURL.redact("postgresql://db/fleet?application_name=a@b") == "postgresql://db/fleet?application_name=a@b")
+    #expect(PostgresURL.redact("postgresql://ops@db/fleet") == "postgresql://ops@db/fleet")
+  }
+
+  @Test func refusesAPasswordInTheURLWithoutPrintingIt() throws {
+    for text in ["postgresql://ops:s3cret@db/fleet", "postgresql://db/fleet?PASSWORD=s3cret"] {
+      let error = #expect(throws: PostgresURLError.self) { try PostgresURL(text, origin: "--journal") }
+      let message = try #require(error).description
+      #expect(message.hasPrefix("--journal "))
+      #expect(message.contains("PGPASSWORD"))
+      #expect(!message.contains("s3cret"))
+    }
+  }
+
+  @Test func acceptsBothSchemesAndRefusesOthersNamingTheOrigin() throws {
+    #expect(try PostgresURL("postgresql:///fleet?host=/run/pg", origin: "--journal").text == "postgresql:///fleet?host=/run/pg")
+    #expect(try PostgresURL("postgres://ops@db/fleet", origin: "--journal").redacted == "postgres://ops@db/fleet")
+    let error = #expect(throws: PostgresURLError.self) {
+      try PostgresURL("mysql://db/fleet", origin: "BEACON_PROVISION_JOURNAL")
+    }
+    #expect(error?.description == "BEACON_PROVISION_JOURNAL mysql://db/fleet: expected a URL starting with postgresql:// or postgres://")
+    #expect(PostgresURL.isPostgres("POSTGRESQL://db") && !PostgresURL.isPostgres("/var/lib/journal.sqlite"))
+  }
+}
