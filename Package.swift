@@ -48,7 +48,7 @@ let package = Package(
     // MARK: orchestration (journal in SQLite through GRDB)
     .target(
       name: "Fleet",
-      dependencies: ["BeaconCore", "KBeacon", "NordicDFU", "Profiles", .product(name: "GRDB", package: "GRDB.swift")],
+      dependencies: ["BeaconCore", "KBeacon", "NordicDFU", "Profiles", "TextStream", .product(name: "GRDB", package: "GRDB.swift")],
       swiftSettings: strict),
 
     // MARK: live edges
