@@ -137,6 +137,7 @@ if let fuzzRuntime = ProcessInfo.processInfo.environment["BEACON_PROVISION_FUZZ"
     ("fuzz-fleet-file", ["Simulator"]),
     ("fuzz-catalogue", ["Firmware", "Profiles"]),
     ("fuzz-http", ["BeaconCore", "Cloud"]),
+    ("fuzz-text-stream", ["TextStream", "Profiles"]),
   ] as [(String, [Target.Dependency])] {
     package.targets.append(
       .executableTarget(
