@@ -209,6 +209,25 @@ expect_success() {
   vm_log "ok: $*"
 }
 
+# expect_exit CODE SECONDS CMD...: as expect_success, but the exit status must be CODE (`plan
+# --detailed-exitcode` exits 2 when it plans changes).
+expect_exit() {
+  local code=$1 seconds=$2; shift 2
+  local rc=0
+  VM_LAST_OUTPUT=$(timeout -k 2 "$seconds" "$@" 2>&1) || rc=$?
+  printf '%s\n' "$VM_LAST_OUTPUT" | sed 's/^/    | /'
+  [[ $rc -ne 124 && $rc -ne 137 ]] || vm_fail "timed out after ${seconds}s: $*"
+  [[ $rc -eq $code ]] || vm_fail "'$*' exited $rc, not $code"
+  vm_log "ok (exit $code): $*"
+}
+
+# expect_last_has NEEDLE WHAT: the last expect_* command's output contains NEEDLE (a fixed string); WHAT says
+# what that shows, for the log and the failure.
+expect_last_has() {
+  [[ $VM_LAST_OUTPUT == *"$1"* ]] || vm_fail "$2: the output lacks '$1'"
+  vm_log "ok: $2"
+}
+
 # Long-running commands (a scan, a discovery) whose output is watched while they run:
 #   vm_stream_start NAME CMD...   starts CMD line-buffered (`stdbuf -oL`, stdin a FIFO that never ends, so
 #                                 interactive tools such as btmgmt keep running), output in $VM_OUT/NAME.log
