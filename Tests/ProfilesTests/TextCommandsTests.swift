@@ -1,3 +1,4 @@
+import Foundation
 import KBeacon
 import Testing
 
@@ -112,6 +113,16 @@ import Testing
     let change = secret.change(answer: ["+PIN:0000"])
     #expect(!change.description.contains("1234") && !change.description.contains("0000"))
     #expect(change.description == #"command 2 AT+PIN?: answered "••••••••" -> send "••••••••""#)
+  }
+
+  /// The shipped example (README "Provisioning by text commands") loads with its inventory.
+  @Test func theExampleProfileIsValid() throws {
+    let file = SchemaAndExamplesTests.profilesFolder.appendingPathComponent("at-uart-devices.json").path
+    let loaded = try LoadedProfile.load(
+      file: file, read: { Array(try Data(contentsOf: URL(fileURLWithPath: $0))) }, urlCheck: testURLCheck)
+    let items = try TextCommandResolver.resolve(try #require(loaded.profile.commands), loaded.variables(for: "6E:40:00:00:00:01")).get()
+    #expect(items.map(\.set) == ["AT+NAME=dock-01", "AT+INTERVAL=500", "AT+TXPOWER=-4"])
+    #expect(items[1].accepts(["+INTERVAL:500", "OK"]) && !items[1].accepts(["+INTERVAL:1000", "OK"]))
   }
 
   @Test func templatesAreCheckedPerDeviceBeforeAnyConnection() throws {
