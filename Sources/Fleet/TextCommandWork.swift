@@ -69,7 +69,8 @@ struct TextCommandWork: CampaignWork {
       return .planned(changes)
     }
 
-    try await journal.record(run: run, address: address, state: .working, step: VisitStep.writing.rawValue, changes: journalled)
+    try await journal.record(
+      run: run, address: address, state: .working, step: VisitStep.writing.rawValue, changes: journalled)
     try await context.step(address, .writing, attempt: attempt)
     var setAnswers: [Int: [String]] = [:]
     for (item, _) in differing {
@@ -107,7 +108,8 @@ struct TextCommandWork: CampaignWork {
     let changes = row.changeList.map { entry in
       let index = Int(entry.scope.split(separator: " ").last ?? "") ?? 0
       return ConfigChange(
-        scope: .command(index), key: entry.key, old: entry.old.map(LandedWrite.value), new: LandedWrite.value(entry.new))
+        scope: .command(index), key: entry.key, old: entry.old.map(LandedWrite.value), new: LandedWrite.value(entry.new)
+      )
     }
     if row.writes == 0 {
       try await journal.record(run: run, address: address, state: .working, step: "written", countWrite: true)

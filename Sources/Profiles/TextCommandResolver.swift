@@ -66,24 +66,31 @@ public enum TextCommandResolver {
         case .failure(let f): return .failure(f)
         case .success(let filled):
           if let problem = TextExpectationMatcher.compileProblem(filled) {
-            return .failure(DesiredResolver.Failure(path: command.path.appending("expect"),
-              message: "invalid regular expression \"\(filled)\" once filled in: \(problem)"))
+            return .failure(
+              DesiredResolver.Failure(
+                path: command.path.appending("expect"),
+                message: "invalid regular expression \"\(filled)\" once filled in: \(problem)"))
           }
           expect = .regex(filled)
         }
       }
-      let query: String, set: String
+      let query: String
+      let set: String
       switch (fill("query", command.query), fill("set", command.set)) {
       case (.failure(let f), _), (_, .failure(let f)): return .failure(f)
       case (.success(let q), .success(let s)): (query, set) = (q, s)
       }
-      for (key, text) in [("query", query), ("set", set)] where text.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" }) {
-        return .failure(DesiredResolver.Failure(path: command.path.appending(key),
-          message: "once filled in, the command holds a line break, which would send two commands"))
+      for (key, text) in [("query", query), ("set", set)]
+      where text.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" }) {
+        return .failure(
+          DesiredResolver.Failure(
+            path: command.path.appending(key),
+            message: "once filled in, the command holds a line break, which would send two commands"))
       }
-      resolved.append(ResolvedTextCommand(
-        index: index, query: query, expect: expect, set: set, secret: command.secret,
-        timeoutFirst: command.timeoutFirst, timeoutNext: command.timeoutNext))
+      resolved.append(
+        ResolvedTextCommand(
+          index: index, query: query, expect: expect, set: set, secret: command.secret,
+          timeoutFirst: command.timeoutFirst, timeoutNext: command.timeoutNext))
     }
     return .success(resolved)
   }

@@ -41,7 +41,9 @@ extension ProfileDecoder {
     }
     var secret = false
     if let s = m["secret"] {
-      if case .bool(let b) = s.kind { secret = b } else {
+      if case .bool(let b) = s.kind {
+        secret = b
+      } else {
         report(s, path.appending("secret"), "expected true or false, found \(s.typeName)", allowed: "true, false")
       }
     }
@@ -89,7 +91,8 @@ extension ProfileDecoder {
   mutating func checkCommandsProfile(_ m: [String: SourceJSON]) {
     let root = JSONPath.root
     if let d = m["desired"] {
-      report(d, root.appending("desired"),
+      report(
+        d, root.appending("desired"),
         "a profile configures KBeacons (\"desired\") or text-stream devices (\"commands\"), not both")
     }
     for key in ["auth", "allowUnreachable"] where m[key] != nil {
@@ -97,7 +100,8 @@ extension ProfileDecoder {
     }
     if let s = m["select"], case .object(let members) = s.kind {
       for member in members where member.key == "models" || member.key == "firmware" {
-        report(SourceJSON(kind: .null, position: member.keyPosition), root.appending("select").appending(member.key),
+        report(
+          SourceJSON(kind: .null, position: member.keyPosition), root.appending("select").appending(member.key),
           "select.\(member.key) is read from a KBeacon's configuration; a text-stream device has none",
           allowed: "addresses, name, minRSSI, tags")
       }

@@ -26,7 +26,8 @@ enum TextExpectationMatcher {
   /// are escaped, so each is a literal too). A pattern whose placeholders are malformed is reported for
   /// that instead (`Template.syntaxError`), so nil here.
   static func patternProblem(_ pattern: String) -> String? {
-    let sample = Template(pattern).render(TemplateVariables(address: "", index: 0), escaping: { _ in "x" }, unknown: { _ in "x" })
+    let sample = Template(pattern).render(
+      TemplateVariables(address: "", index: 0), escaping: { _ in "x" }, unknown: { _ in "x" })
     guard case .success(let filled) = sample else { return nil }
     return compileProblem(filled)
   }

@@ -18,7 +18,8 @@ import Testing
   static func run(
     _ profile: String, dryRun: Bool, central: (any Central)? = nil, extra: [String] = []
   ) async throws -> CampaignRunner.Result {
-    let options = try ProvisionOptions.parse([profile, "--adapter", "sim", "--scan", "3", "--retry-delay", "0"] + extra)
+    let options = try ProvisionOptions.parse(
+      [profile, "--adapter", "sim", "--scan", "3", "--retry-delay", "0"] + extra)
     var runner = CampaignRunner(options: options, dryRun: dryRun, resume: nil, pace: .unpaced)
     runner.central = central
     return try await runner.run()
@@ -33,11 +34,12 @@ import Testing
       Issue.record("expected a plan, got \(plan.summary.outcomes)")
       return
     }
-    #expect(changes.map(\.description) == [
-      #"command 0 AT+NAME?: answered "+NAME:AT_Sensor_01 | OK" -> send "AT+NAME=dock-01""#,
-      #"command 1 AT+INTERVAL?: answered "+INTERVAL:1000 | OK" -> send "AT+INTERVAL=500""#,
-      #"command 2 AT+TXPOWER?: answered "+TXPOWER:0 | OK" -> send "AT+TXPOWER=-4""#,
-    ])
+    #expect(
+      changes.map(\.description) == [
+        #"command 0 AT+NAME?: answered "+NAME:AT_Sensor_01 | OK" -> send "AT+NAME=dock-01""#,
+        #"command 1 AT+INTERVAL?: answered "+INTERVAL:1000 | OK" -> send "AT+INTERVAL=500""#,
+        #"command 2 AT+TXPOWER?: answered "+TXPOWER:0 | OK" -> send "AT+TXPOWER=-4""#,
+      ])
     #expect(await device.received == ["AT+NAME?", "AT+INTERVAL?", "AT+TXPOWER?"], "plan sent more than its queries")
 
     let apply = try await Self.run(Self.example, dryRun: false, central: central)
@@ -48,10 +50,13 @@ import Testing
     #expect(applied == changes)
     let settings = try #require(await device.settings)
     #expect(settings.name == "dock-01" && settings.intervalMs == 500 && settings.txPower == -4 && settings.writes == 3)
-    #expect(await device.received.filter { $0.contains("=") } == ["AT+NAME=dock-01", "AT+INTERVAL=500", "AT+TXPOWER=-4"])
+    #expect(
+      await device.received.filter { $0.contains("=") } == ["AT+NAME=dock-01", "AT+INTERVAL=500", "AT+TXPOWER=-4"])
     let journal = try Journal(path: CampaignResources.journalPath(StateDirectory.resolve(nil)))
     let row = try #require(try await journal.device(run: apply.summary.run, address: Self.uart))
-    #expect(row.state == .verified && row.writes == 3 && row.changeList.map(\.key) == ["AT+NAME?", "AT+INTERVAL?", "AT+TXPOWER?"])
+    #expect(
+      row.state == .verified && row.writes == 3
+        && row.changeList.map(\.key) == ["AT+NAME?", "AT+INTERVAL?", "AT+TXPOWER?"])
 
     let before = await device.received.count
     let again = try await Self.run(Self.example, dryRun: false, central: central)
@@ -90,8 +95,9 @@ import Testing
       return
     }
     #expect(reason.contains(#"answered "ERR unknown command""#))
-    #expect(result.notSelected.contains {
-      $0.address == "DD:34:02:06:D1:01" && $0.reason.hasPrefix("advertises no text-stream service")
-    })
+    #expect(
+      result.notSelected.contains {
+        $0.address == "DD:34:02:06:D1:01" && $0.reason.hasPrefix("advertises no text-stream service")
+      })
   }
 }

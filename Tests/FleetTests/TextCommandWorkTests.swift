@@ -89,14 +89,16 @@ struct FakeATOpener: TextCommandOpener {
       let campaign = ApplyCampaign(
         textCommands: loaded, targets: addresses.map { Target(address: $0) }, opener: FakeATOpener(devices: devices),
         journal: journal, run: run,
-        options: .init(parallel: 2, retry: RetryPolicy(maximumAttempts: 3, firstDelay: .zero), dryRun: dryRun), sleep: { _ in })
+        options: .init(parallel: 2, retry: RetryPolicy(maximumAttempts: 3, firstDelay: .zero), dryRun: dryRun),
+        sleep: { _ in })
       return (await campaign.start(), run)
     }
   }
 
   @Test func planSendsOnlyQueriesAndApplySetsWhatDiffersThenVerifies() async throws {
     let f = try Fixture()
-    let first = f.devices[Self.addresses[0]]!, second = f.devices[Self.addresses[1]]!
+    let first = f.devices[Self.addresses[0]]!
+    let second = f.devices[Self.addresses[1]]!
     let (plan, planRun) = try await f.run(dryRun: true)
     #expect(plan.count(.planned) == 1 && plan.count(.compliant) == 1)
     #expect(await first.sets.isEmpty)
@@ -105,11 +107,12 @@ struct FakeATOpener: TextCommandOpener {
       Issue.record("expected a plan for the first device")
       return
     }
-    #expect(changes.map(\.description) == [
-      #"command 0 AT+NAME?: answered "+NAME:old | OK" -> send "AT+NAME=dock-0""#,
-      #"command 1 AT+INTERVAL?: answered "+INTERVAL:1000 | OK" -> send "AT+INTERVAL=500""#,
-      #"command 2 AT+PIN?: answered "••••••••" -> send "••••••••""#,
-    ])
+    #expect(
+      changes.map(\.description) == [
+        #"command 0 AT+NAME?: answered "+NAME:old | OK" -> send "AT+NAME=dock-0""#,
+        #"command 1 AT+INTERVAL?: answered "+INTERVAL:1000 | OK" -> send "AT+INTERVAL=500""#,
+        #"command 2 AT+PIN?: answered "••••••••" -> send "••••••••""#,
+      ])
     let planned = try #require(try await f.journal.device(run: planRun, address: Self.addresses[0].description))
     #expect(planned.state == .planned && planned.changeList.count == 3 && !(planned.changes ?? "").contains("4321"))
 
@@ -117,9 +120,10 @@ struct FakeATOpener: TextCommandOpener {
     #expect(apply.count(.verified) == 1 && apply.count(.compliant) == 1)
     #expect(await first.sets == ["AT+NAME=dock-0", "AT+INTERVAL=500", "AT+PIN=4321"])
     // Each set is followed by nothing but the verifying queries.
-    #expect(await Array(first.commands.suffix(6)) == [
-      "AT+NAME=dock-0", "AT+INTERVAL=500", "AT+PIN=4321", "AT+NAME?", "AT+INTERVAL?", "AT+PIN?",
-    ])
+    #expect(
+      await Array(first.commands.suffix(6)) == [
+        "AT+NAME=dock-0", "AT+INTERVAL=500", "AT+PIN=4321", "AT+NAME?", "AT+INTERVAL?", "AT+PIN?",
+      ])
     #expect(await second.sets.isEmpty)
     let row = try #require(try await f.journal.device(run: run, address: Self.addresses[0].description))
     #expect(row.state == .verified && row.writes == 3 && !(row.changes ?? "").contains("4321"))
@@ -134,10 +138,13 @@ struct FakeATOpener: TextCommandOpener {
     await f.devices[Self.addresses[0]]!.configure(ignoreSets: true)
     let (summary, _) = try await f.run(dryRun: false)
     guard case .failed(let reason, .permanent)? = summary.outcomes[Self.addresses[0].description] else {
-      Issue.record("expected a permanent failure, got \(String(describing: summary.outcomes[Self.addresses[0].description]))")
+      Issue.record(
+        "expected a permanent failure, got \(String(describing: summary.outcomes[Self.addresses[0].description]))")
       return
     }
-    #expect(reason.contains(#"command 0 AT+NAME? answered "+NAME:old | OK", expected "+NAME:dock-0" (AT+NAME=dock-0 answered "OK")"#))
+    #expect(
+      reason.contains(
+        #"command 0 AT+NAME? answered "+NAME:old | OK", expected "+NAME:dock-0" (AT+NAME=dock-0 answered "OK")"#))
     #expect(reason.contains(#"expected "/\+INTERVAL:50[0-9]/""#))
     #expect(!reason.contains("4321") && !reason.contains("0000"))
   }

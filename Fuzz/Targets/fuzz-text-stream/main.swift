@@ -18,7 +18,8 @@ import TextStream
 private let terminators: [TextStreamTerminator] = [.cr, .crlf, .lf, .none]
 private let expectations = [
   ResolvedTextCommand(index: 0, query: "AT+NAME?", expect: .text("+NAME:dock-01"), set: "AT+NAME=dock-01"),
-  ResolvedTextCommand(index: 1, query: "AT+INTERVAL?", expect: .regex(#"\+INTERVAL:(50[0-9]|[1-9][0-9]{3})"#), set: "AT+INTERVAL=500"),
+  ResolvedTextCommand(
+    index: 1, query: "AT+INTERVAL?", expect: .regex(#"\+INTERVAL:(50[0-9]|[1-9][0-9]{3})"#), set: "AT+INTERVAL=500"),
   ResolvedTextCommand(index: 2, query: "INVENTORY", expect: .regex("(EPC=[0-9A-F]{24},RSSI=-[0-9]+|OK)"), set: "x"),
 ]
 
@@ -30,7 +31,8 @@ Fuzzer.run { data, size in
   let commandEnd = min(bytes.count, 3 + Int(bytes[2]))
   let command = Array(bytes[3..<commandEnd])
   let timeouts = TextStreamTimeouts(firstPacket: .seconds(2), interFragment: .milliseconds(200))
-  var exchange = TextStreamExchange(command: command, terminator: terminator, fragmentSize: fragmentSize, timeouts: timeouts)
+  var exchange = TextStreamExchange(
+    command: command, terminator: terminator, fragmentSize: fragmentSize, timeouts: timeouts)
 
   let whole = command + terminator.bytes
   if exchange.fragments.joined().elementsEqual(whole) == false { Fuzzer.fail("fragments are not the command", bytes) }
@@ -54,7 +56,9 @@ Fuzzer.run { data, size in
     case .arm(let timer): armed = timer.token
     case .wait: break
     case .finish(let a):
-      guard a.bytes == received, a.notifications == notifications else { Fuzzer.fail("the answer is not what was notified", bytes) }
+      guard a.bytes == received, a.notifications == notifications else {
+        Fuzzer.fail("the answer is not what was notified", bytes)
+      }
       answer = a
     case .fail: break
     }
