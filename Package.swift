@@ -50,7 +50,7 @@ let package = Package(
     // MARK: orchestration (journal in SQLite through GRDB)
     .target(
       name: "Fleet",
-      dependencies: ["BeaconCore", "KBeacon", "NordicDFU", "Profiles", .product(name: "GRDB", package: "GRDB.swift")],
+      dependencies: ["BeaconCore", "KBeacon", "NordicDFU", "Profiles", "TextStream", .product(name: "GRDB", package: "GRDB.swift")],
       swiftSettings: strict),
 
     // MARK: live edges
@@ -145,6 +145,7 @@ if let fuzzRuntime = ProcessInfo.processInfo.environment["BEACON_PROVISION_FUZZ"
     ("fuzz-catalogue", ["Firmware", "Profiles"]),
     ("fuzz-http", ["BeaconCore", "Cloud"]),
     ("fuzz-events", ["Presence", "Profiles"]),
+    ("fuzz-text-stream", ["TextStream", "Profiles"]),
   ] as [(String, [Target.Dependency])] {
     package.targets.append(
       .executableTarget(

@@ -7,7 +7,8 @@ import Profiles
 ///
 /// Status, in order: not heard and named → `missing` (not heard and not named is left out: not ours to
 /// report); heard, and neither named nor selected by a profile → `unknown` (named by `--inventory` alone:
-/// `compliant`, as there is nothing to hold it against); `--connect` read failed → `unreachable`; any drift
+/// `compliant`, as there is nothing to hold it against); `--connect` read failed → `unreachable`; selected by
+/// a text-command profile and not read → `unknown` (nothing on the air to judge it by); any drift
 /// (on the air, in the read, or a desired state the profile cannot produce for it) → `drifted`; else
 /// `compliant`. Flags: battery under a threshold, firmware older than the catalogue's newest for its model,
 /// and the later of its last `apply` and last DFU run ended failed.
@@ -63,6 +64,9 @@ public struct AuditAssembler: Sendable {
       device.drift += changes.map {
         AuditDrift(scope: $0.scope.description, key: $0.key, expected: Self.text($0.new), actual: $0.old.map(Self.text), source: .read)
       }
+    case nil where s.judgedOnlyByReading:
+      device.error = "its profile's text commands are checked only by connecting (audit --connect)"
+      return .unknown
     case nil:
       break
     }

@@ -22,6 +22,9 @@ public struct AuditSubject: Sendable {
   public var read: AuditReadOutcome?
   /// The newest firmware the catalogue cache holds for its model, if any.
   public var newestFirmware: String?
+  /// Its profile holds text commands (issue #14): nothing on the air tells whether their answers are as
+  /// expected, so without a read (`--connect`) the device is `unknown`, never `compliant`.
+  public var judgedOnlyByReading = false
 
   public init(
     address: String, profile: String?, named: Bool, tags: [String], desired: Result<DeviceConfigView, DesiredResolver.Failure>?,

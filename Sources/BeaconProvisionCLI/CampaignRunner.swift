@@ -5,7 +5,8 @@ import Profiles
 import Simulator
 
 /// The path of `plan` and `apply`: validate the profile (every problem at once, before any radio work),
-/// read the passwords, scan, select targets, run the campaign with progress, print the summary.
+/// read the passwords, scan, select targets, run the campaign with progress, print the summary. A profile
+/// with a `commands` section runs the text-command campaign on text-stream devices (issue #14).
 struct CampaignRunner {
   var options: ProvisionOptions
   var dryRun: Bool
@@ -90,11 +91,18 @@ struct CampaignRunner {
     progress.note("\(selection.targets.count) devices selected" + (selection.notSeen.isEmpty ? "" : ", \(selection.notSeen.count) named but not seen"))
 
     let total = selection.targets.count
-    let batch: @Sendable ([Target]) async throws -> CampaignSummary = { [options, dryRun, stopWhen, interrupts] targets in
-      let campaign = ApplyCampaign(
-        profile: loaded, targets: targets, opener: KBeaconOpener(central: central), journal: journal, run: run,
-        options: .init(parallel: options.parallel, retry: RetryPolicy(maximumAttempts: options.attempts, firstDelay: SecondsOption.duration(options.retryDelay)), dryRun: dryRun),
-        passwords: passwords, resolver: resolver, registry: resources.registry)
+    let campaignOptions = ApplyCampaign.Options(
+      parallel: options.parallel,
+      retry: RetryPolicy(maximumAttempts: options.attempts, firstDelay: SecondsOption.duration(options.retryDelay)), dryRun: dryRun)
+    let batch: @Sendable ([Target]) async throws -> CampaignSummary = { [stopWhen, interrupts] targets in
+      let campaign =
+        loaded.profile.commands == nil
+        ? ApplyCampaign(
+          profile: loaded, targets: targets, opener: KBeaconOpener(central: central), journal: journal, run: run,
+          options: campaignOptions, passwords: passwords, resolver: resolver, registry: resources.registry)
+        : ApplyCampaign(
+          textCommands: loaded, targets: targets, opener: TextStreamCommandOpener(central: central), journal: journal,
+          run: run, options: campaignOptions)
       let watcher = Task {
         for await event in campaign.events {
           CampaignLog.record(event)

@@ -7,7 +7,9 @@ struct Plan: AsyncParsableCommand {
     abstract: "Show what applying a profile would change on each device (reads only).",
     discussion: """
       Validates the profile (every problem at once), scans, connects to each selected device, reads its \
-      configuration back and diffs it with the profile. Nothing is written.
+      configuration back and diffs it with the profile. Nothing is written. A profile with a `commands` section \
+      (text-stream devices: AT commands over the Nordic UART Service, Tertium readers) sends each item's query \
+      and lists the items whose answer differs, with the set that apply would send.
 
       Exit status: 0 nothing to change, 1 error or a device failed; with --detailed-exitcode, 2 when something \
       would change (as terraform plan -detailed-exitcode).
@@ -37,7 +39,9 @@ struct Apply: AsyncParsableCommand {
     abstract: "Apply a profile: write only what differs on each device, then verify by reading back.",
     discussion: """
       Per device: connect, authenticate, read back, diff, write ONE cfg message with only the changed keys, \
-      read back and compare. A compliant device gets no write at all. Every step goes to the journal in the \
+      read back and compare. A compliant device gets no write at all. With a `commands` profile (text-stream \
+      devices), each item's query is sent, the set of each item whose answer differs, then the query again to \
+      verify. Every step goes to the journal in the \
       state directory; Ctrl-C lets links in flight finish and leaves the rest pending for --resume.
 
       Exit status: 0 every selected device compliant or updated; 1 a device failed or the input is invalid; \
@@ -45,6 +49,7 @@ struct Apply: AsyncParsableCommand {
 
       Examples:
         beacon-provision apply profiles/retail-ibeacon.json --adapter sim
+        beacon-provision apply profiles/at-uart-devices.json --adapter sim
         BEACON_PASSWORD=… beacon-provision apply site.json --adapter hci0 --parallel 3
         beacon-provision apply site.json --adapter hci0 --resume 20261122-101500-3fa2
       """)

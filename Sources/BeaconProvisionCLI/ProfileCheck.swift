@@ -18,7 +18,12 @@ extension ProfileCommand {
         TargetSelection.namedAddresses(of: loaded) ?? [])
       let p = loaded.profile
       print("\(file): valid profile version \(Profile.currentVersion)")
-      print("  manages \(p.desired.common.fields.count) device keys, \(p.desired.slots.count) slots, \(p.desired.triggers.count) triggers, \(p.desired.sensors.count) sensors")
+      if let commands = p.commands {
+        let secret = commands.filter(\.secret).count
+        print("  text-stream devices: \(commands.count) command\(commands.count == 1 ? "" : "s") (query, expect, set)" + (secret > 0 ? ", \(secret) secret" : ""))
+      } else {
+        print("  manages \(p.desired.common.fields.count) device keys, \(p.desired.slots.count) slots, \(p.desired.triggers.count) triggers, \(p.desired.sensors.count) sensors")
+      }
       if let inventory = loaded.inventory { print("  inventory: \(inventory.rows.count) devices") }
       if let warning = RenameSelectionCheck.warning(loaded) { print(warning) }
     }

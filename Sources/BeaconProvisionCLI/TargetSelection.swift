@@ -1,13 +1,15 @@
 import BeaconCore
 import Fleet
 import Profiles
+import TextStream
 
 /// Which scanned devices a campaign visits. Rules, in order:
 /// - only connectable devices (unless told otherwise);
 /// - `select.addresses` when given; else, with an inventory, only the devices it lists;
 /// - the profile's name glob, RSSI floor and inventory tags (`Selection.rejection(of:)`);
 /// - with none of addresses, inventory or name given, only devices that advertise KKM frames (the 0x2080
-///   scan response, KSensor or System frames), so a bare profile never connects to a stranger's phone [I].
+///   scan response, KSensor or System frames), so a bare profile never connects to a stranger's phone [I];
+///   for a `commands` profile, only devices that advertise a known text-stream service (issue #14).
 /// Devices the profile names (addresses or inventory) but the scan did not hear are reported as not seen.
 struct TargetSelection {
   var targets: [Target] = []
@@ -48,9 +50,16 @@ struct TargetSelection {
         skip(select.addresses == nil ? "not in the inventory" : "not in select.addresses")
         continue
       }
-      if named == nil, select.name == nil, !record.frames.contains(where: { [.kkmScanResponse, .kSensor, .kkmSystem].contains($0.kind) }) {
-        skip("advertises no KKM frame, and the profile names no addresses, inventory or name")
-        continue
+      if named == nil, select.name == nil {
+        if profile.profile.commands != nil {
+          guard TextStreamProfile.matching(advertised: record.vendorServices ?? []) != nil else {
+            skip("advertises no text-stream service, and the profile names no addresses, inventory or name")
+            continue
+          }
+        } else if !record.frames.contains(where: { [.kkmScanResponse, .kSensor, .kkmSystem].contains($0.kind) }) {
+          skip("advertises no KKM frame, and the profile names no addresses, inventory or name")
+          continue
+        }
       }
       let tags = profile.inventory?.row(for: address)?.tags ?? []
       let candidate = Selection.Candidate(address: address, name: record.name, rssi: record.rssi.max.map(Int.init), tags: tags)

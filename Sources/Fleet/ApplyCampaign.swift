@@ -1,11 +1,13 @@
 import BeaconCore
 import Profiles
 
-/// `plan` and `apply` across a fleet, on the shared `Campaign` scheduler. Per device (`ProfileWork`):
+/// `plan` and `apply` across a fleet, on the shared `Campaign` scheduler. Per KBeacon (`ProfileWork`):
 /// connect and authenticate, read the configuration back, check selection and device limits, diff against
 /// the profile, write one `cfg` message holding only the changed keys, read back and compare. With a
 /// `registry`, each configuration read (the first, and the read-back after a write) is recorded in the fleet
 /// registry — best effort: a registry failure is warned about and never fails a device (`RegistryRecorder`).
+/// A profile with a `commands` section visits text-stream devices instead (`init(textCommands:…)`,
+/// `TextCommandWork`).
 public struct ApplyCampaign: Sendable {
   public struct Options: Sendable {
     public var parallel: Int
@@ -40,6 +42,17 @@ public struct ApplyCampaign: Sendable {
   ) {
     let work = ProfileWork(
       profile: profile, opener: opener, passwords: passwords, resolver: resolver, dryRun: options.dryRun, registry: registry)
+    campaign = Campaign(
+      work: work, targets: targets, journal: journal, run: run, options: .init(parallel: options.parallel, retry: options.retry),
+      sleep: sleep)
+  }
+
+  /// `plan`/`apply` of a profile's `commands` section on text-stream devices (`TextCommandWork`).
+  public init(
+    textCommands profile: LoadedProfile, targets: [Target], opener: any TextCommandOpener, journal: Journal, run: String,
+    options: Options, sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+  ) {
+    let work = TextCommandWork(profile: profile, opener: opener, dryRun: options.dryRun)
     campaign = Campaign(
       work: work, targets: targets, journal: journal, run: run, options: .init(parallel: options.parallel, retry: options.retry),
       sleep: sleep)

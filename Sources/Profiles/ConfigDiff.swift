@@ -20,7 +20,11 @@ public struct ConfigChange: Sendable, Hashable, Comparable, CustomStringConverti
 
   /// `slot 0 majorID: 1 -> 7`; a key whose values are named choices or named flags shows the names too,
   /// `slot 0 type: ksensor (1) -> ibeacon (5)`, `trigger 0 trAct: (unset) -> advertise, record (5)`.
-  public var description: String { "\(scope) \(key): \(render(old)) -> \(render(new))" }
+  /// A text command reads `command 0 AT+NAME?: answered "+NAME:NUS_0001 | OK" -> send "AT+NAME=Lobby"`.
+  public var description: String {
+    if case .command = scope { return "\(scope) \(key): answered \(render(old)) -> send \(render(new))" }
+    return "\(scope) \(key): \(render(old)) -> \(render(new))"
+  }
 
   private func render(_ value: SettingValue?) -> String {
     guard let value else { return "(unset)" }
@@ -39,6 +43,7 @@ public struct ConfigChange: Sendable, Hashable, Comparable, CustomStringConverti
       case .slot: ProfileFields.slotBase + ProfileFields.slotByType.values.flatMap { $0 }
       case .trigger: ProfileFields.trigger
       case .sensor: ProfileFields.sensor
+      case .command: []
       }
     for spec in specs where spec.deviceKey == key {
       if case .choice(let options) = spec.kind, let option = options.first(where: { $0.1 == number }) { return option.0 }
@@ -99,6 +104,8 @@ public enum ConfigDiff {
         patch.triggers[i]?["trType"] = desired.triggers[i]?["trType"] ?? actual.triggers[i]?["trType"]
       case .sensor(let t):
         patch.sensors[t, default: ["srType": .integer(t)]][c.key] = c.new
+      case .command:
+        break  // not a KBeacon key: text commands are sent one by one (TextCommandWork)
       }
     }
     // A slot whose type changes is written whole: every key the profile gives it (SlotTypeChange).

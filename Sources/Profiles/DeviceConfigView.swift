@@ -88,6 +88,9 @@ public enum SettingScope: Sendable, Hashable, Comparable, CustomStringConvertibl
   case slot(Int)
   case trigger(Int)
   case sensor(Int)
+  /// A text-stream device's `commands` item, by its place in the profile (issue #14): its key is the
+  /// query, its old value the answer, its new value the set command (`ResolvedTextCommand.change`).
+  case command(Int)
 
   public var description: String {
     switch self {
@@ -95,6 +98,7 @@ public enum SettingScope: Sendable, Hashable, Comparable, CustomStringConvertibl
     case .slot(let i): "slot \(i)"
     case .trigger(let i): "trigger \(i)"
     case .sensor(let t): "sensor \(ProfileFields.sensorTypes.first { $0.1 == t }?.0 ?? String(t))"
+    case .command(let i): "command \(i)"
     }
   }
 }

@@ -1,5 +1,6 @@
 /// A declarative profile, version 1: which devices (`select`, `inventory`), how to log in (`auth`), and
-/// what each device should be (`desired`). Decoded by `ProfileDecoder`, which reports every problem with
+/// what each device should be — a KBeacon's configuration (`desired`), or the answers of a text-stream
+/// device to text commands (`commands`, issue #14; the two exclude each other). Decoded by `ProfileDecoder`, which reports every problem with
 /// file, line, column and JSON path; the JSON Schema in `profiles/profile.schema.json` describes the same
 /// shape and a test keeps the two in step through `ProfileKeys`.
 public struct Profile: Sendable, Hashable {
@@ -16,6 +17,9 @@ public struct Profile: Sendable, Hashable {
   /// since such a device can be reached again only by hand (a button press or a power cycle).
   public var allowUnreachable = false
   public var desired: DesiredState
+  /// The `commands` section: the profile targets text-stream devices (`TextCommand`); nil for a KBeacon
+  /// profile.
+  public var commands: [TextCommand]?
 
   public init(
     file: String, description: String? = nil, select: Selection = Selection(), inventory: String? = nil,

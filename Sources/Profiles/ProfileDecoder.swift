@@ -116,10 +116,13 @@ public struct ProfileDecoder {
         report(u, root.appending("allowUnreachable"), "expected true or false, found \(u.typeName)", allowed: "true, false")
       }
     }
-    if let d = m["desired"] {
+    if let c = m["commands"] {
+      profile.commands = commands(c, root.appending("commands"))
+      checkCommandsProfile(m)
+    } else if let d = m["desired"] {
       profile.desired = desired(d, root.appending("desired"))
     } else {
-      report(json, root, "missing \"desired\": the profile must say what the devices should be")
+      report(json, root, "missing \"desired\" (a KBeacon's settings) or \"commands\" (a text-stream device's): the profile must say what the devices should be")
     }
     return profile
   }

@@ -1,3 +1,5 @@
+import KBeacon
+
 /// Everything `plan`/`apply` need to know before touching the radio: the decoded profile, its inventory,
 /// and a check that every template can be filled for every inventory row. Pure: file contents come in
 /// through `read`, so tests and the CLI share it.
@@ -39,29 +41,43 @@ public struct LoadedProfile: Sendable {
   func templateProblems() -> [ProfileDiagnostic] {
     var problems: [ProfileDiagnostic] = []
     let builtIns: Set<String> = ["address", "address_hex", "index"]
-    for object in profile.desired.allObjects {
-      for field in object.fields {
-        guard case .template(let text) = field.value else { continue }
-        for name in Template(text).variables where !builtIns.contains(name) {
-          guard let inventory else {
-            problems.append(ProfileDiagnostic(file: profile.file, position: field.position, path: field.path,
-              message: "{{\(name)}} needs an inventory with a \"\(name)\" column, and the profile names none"))
-            continue
-          }
-          let missing = inventory.rows.filter { $0.variables[name] == nil }.map(\.address)
-          if !missing.isEmpty {
-            let list = missing.prefix(3).joined(separator: ", ") + (missing.count > 3 ? " and \(missing.count - 3) more" : "")
-            problems.append(ProfileDiagnostic(file: profile.file, position: field.position, path: field.path,
-              message: "{{\(name)}} is not an inventory column for \(list)"))
-          }
+    for (text, position, path) in templatedStrings {
+      for name in Template(text).variables where !builtIns.contains(name) {
+        guard let inventory else {
+          problems.append(ProfileDiagnostic(file: profile.file, position: position, path: path,
+            message: "{{\(name)}} needs an inventory with a \"\(name)\" column, and the profile names none"))
+          continue
         }
-        if Template(text).variables.contains("index"), inventory == nil, profile.select.addresses == nil {
-          problems.append(ProfileDiagnostic(file: profile.file, position: field.position, path: field.path,
-            message: "{{index}} needs an inventory or select.addresses so each device keeps the same number across runs"))
+        let missing = inventory.rows.filter { $0.variables[name] == nil }.map(\.address)
+        if !missing.isEmpty {
+          let list = missing.prefix(3).joined(separator: ", ") + (missing.count > 3 ? " and \(missing.count - 3) more" : "")
+          problems.append(ProfileDiagnostic(file: profile.file, position: position, path: path,
+            message: "{{\(name)}} is not an inventory column for \(list)"))
         }
+      }
+      if Template(text).variables.contains("index"), inventory == nil, profile.select.addresses == nil {
+        problems.append(ProfileDiagnostic(file: profile.file, position: position, path: path,
+          message: "{{index}} needs an inventory or select.addresses so each device keeps the same number across runs"))
       }
     }
     return problems
+  }
+
+  /// Every string of the profile that holds placeholders, with where it is written: templated `desired`
+  /// fields and each `commands` item's query, expect and set.
+  var templatedStrings: [(text: String, position: SourcePosition?, path: JSONPath)] {
+    var result: [(text: String, position: SourcePosition?, path: JSONPath)] = []
+    for object in profile.desired.allObjects {
+      for field in object.fields {
+        if case .template(let text) = field.value { result.append((text, field.position, field.path)) }
+      }
+    }
+    for command in profile.commands ?? [] {
+      for (key, text) in command.templates where !Template(text).variables.isEmpty {
+        result.append((text, command.positions[key], command.path.appending(key)))
+      }
+    }
+    return result
   }
 
   /// The template variables of one device: its inventory row, or its place in `select.addresses`.

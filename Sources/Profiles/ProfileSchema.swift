@@ -35,6 +35,7 @@ public enum ProfileSchema {
       ("tags", strings),
     ], required: [])
     let text = object([("type", .string("string"))])
+    let commands = commandsSchema()
     let auth = ObjectSchema(properties: ProfileKeys.auth.map { ($0, text) }, required: [])
     let root = ObjectSchema(properties: [
       ("$schema", text),
@@ -46,14 +47,44 @@ public enum ProfileSchema {
       ("allowUnreachable", object([("type", .string("boolean")), ("description", .string(
         "Allow a configuration with no connectable slot; such a device can then be reconfigured only after a button press or power cycle."))])),
       ("desired", desired.node),
-    ], required: ["version", "desired"])
+      ("commands", commands),
+    ], required: ["version"])
     var head = root
+    head.suffix = [("oneOf", .array([
+      object([("required", .array([.string("desired")]))]), object([("required", .array([.string("commands")]))]),
+    ]))]
     head.prefix = [
       ("$schema", JSONValue.string("https://json-schema.org/draft/2020-12/schema")),
       ("$id", .string("https://beacon-provision.invalid/profile.schema.json")),
       ("title", .string("beacon-provision profile, version 1")),
     ]
     return JSONWriter.pretty(head.node) + "\n"
+  }
+
+  /// `commands` (`TextCommand`): a text-stream device's settings as query, expected answer and set command.
+  static func commandsSchema() -> JSONValue {
+    let command = { (help: String) in
+      object([("type", .string("string")), ("minLength", .int(1)), ("pattern", .string("^[^\\r\\n]*$")), ("description", .string(help))])
+    }
+    let seconds = { (help: String) in
+      object([("type", .string("number")), ("minimum", number(ProfileDecoder.textTimeoutRange.lowerBound)),
+        ("maximum", number(ProfileDecoder.textTimeoutRange.upperBound)), ("description", .string(help))])
+    }
+    let item = ObjectSchema(properties: [
+      ("query", command("Command that asks for the setting, e.g. AT+NAME? (the device profile's terminator is appended).")),
+      ("expect", object([("type", .string("string")), ("minLength", .int(1)), ("description", .string(
+        "The answer line wanted, e.g. +NAME:{{name}}; between slashes a regular expression matched against whole lines."))])),
+      ("set", command("Command that sets it, e.g. AT+NAME={{name}}; sent when no answer line is what expect says.")),
+      ("secret", object([("type", .string("boolean")), ("description", .string(
+        "Mask this item's set command and answers in plans, reports and the journal."))])),
+      ("timeoutFirst", seconds("Seconds to wait for the first notification of an answer (the device profile's: 2).")),
+      ("timeoutNext", seconds("Seconds of silence that end an answer (the device profile's: 0.2).")),
+    ], required: ["query", "expect", "set"])
+    return object([
+      ("type", .string("array")), ("minItems", .int(1)),
+      ("description", .string("Text-stream devices (Tertium TxRx, Nordic UART AT commands): each item's query is sent, and its set when the answer differs.")),
+      ("items", item.node),
+    ])
   }
 
   /// An object keeping the entries' order.
@@ -91,6 +122,8 @@ public enum ProfileSchema {
 /// An object schema with `additionalProperties: false`.
 struct ObjectSchema {
   var prefix: [(String, JSONValue)] = []
+  /// Entries after `additionalProperties` (the root's `oneOf`).
+  var suffix: [(String, JSONValue)] = []
   var properties: [(String, JSONValue)]
   var required: [String]
 
@@ -109,6 +142,7 @@ struct ObjectSchema {
     if !required.isEmpty { entries.append(("required", .array(required.map { .string($0) }))) }
     entries.append(("properties", .object(JSONObject(properties))))
     entries.append(("additionalProperties", .bool(false)))
+    entries += suffix
     return .object(JSONObject(entries))
   }
 }

@@ -60,8 +60,12 @@ public struct Template: Sendable, Hashable {
     return p.compactMap { if case .variable(let n, _) = $0 { n } else { nil } }
   }
 
-  /// Fills in the placeholders from the device's variables.
-  public func render(_ variables: TemplateVariables) -> Result<String, TemplateError> {
+  /// Fills in the placeholders from the device's variables; `escaping` transforms each filled-in value
+  /// (a regular expression's escaping), and `unknown`, when given, stands in for a variable the device
+  /// lacks (a syntax check before any device is known).
+  public func render(
+    _ variables: TemplateVariables, escaping: (String) -> String = { $0 }, unknown: ((String) -> String)? = nil
+  ) -> Result<String, TemplateError> {
     switch pieces {
     case .failure(let e): return .failure(e)
     case .success(let pieces):
@@ -77,13 +81,13 @@ public struct Template: Sendable, Hashable {
           guard !overflow else {
             return .failure(TemplateError("{{index}} + \(offset) does not fit in a 64-bit integer"))
           }
-          out += String(sum)
+          out += escaping(String(sum))
         case .variable(let name, _):
-          guard let value = variables.value(name) else {
+          guard let value = variables.value(name) ?? unknown?(name) else {
             let known = variables.names.sorted().joined(separator: ", ")
             return .failure(TemplateError("no variable \"\(name)\" for this device (known: \(known))"))
           }
-          out += value
+          out += escaping(value)
         }
       }
       return .success(out)

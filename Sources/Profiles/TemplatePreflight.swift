@@ -1,6 +1,7 @@
 import KBeacon
 
-/// Every value that depends only on the profile, its inventory and a device's address — the templates —
+/// Every value that depends only on the profile, its inventory and a device's address — the templates of
+/// `desired`, or of `commands` (`TextCommandResolver`) —
 /// filled in and checked for each device before any connection, so a value no device can take (a name
 /// over 18 characters once `{{address_hex}}` is filled in) stops the run before the radio work instead of
 /// failing each device after its link is open. Each problem names the device and the field's place in
@@ -18,11 +19,13 @@ public struct TemplatePreflight: Sendable {
 
   /// The problems for these addresses, one line each, in address order per field (empty: all resolve).
   public func problems(addresses: [String]) -> [String] {
-    guard profile.profile.desired.allObjects.contains(where: { $0.fields.contains { if case .template = $0.value { true } else { false } } })
-    else { return [] }
+    guard !profile.templatedStrings.isEmpty else { return [] }
     var failures: [(address: String, failure: DesiredResolver.Failure)] = []
     for address in addresses.map({ $0.uppercased() }).sorted() {
-      if case .failure(let failure) = resolver.resolve(profile.profile.desired, profile.variables(for: address)) {
+      let variables = profile.variables(for: address)
+      if let commands = profile.profile.commands {
+        if case .failure(let failure) = TextCommandResolver.resolve(commands, variables) { failures.append((address, failure)) }
+      } else if case .failure(let failure) = resolver.resolve(profile.profile.desired, variables) {
         failures.append((address, failure))
       }
     }
@@ -50,6 +53,7 @@ public struct TemplatePreflight: Sendable {
 
   /// Where the field at `path` is written in the profile.
   func position(of path: JSONPath) -> SourcePosition? {
+    if let written = profile.templatedStrings.first(where: { $0.path == path }) { return written.position }
     for object in profile.profile.desired.allObjects {
       if let field = object.fields.first(where: { $0.path == path }) { return field.position }
     }

@@ -33,6 +33,21 @@ import Testing
     #expect(read?.drift == [AuditDrift(scope: "slot 0", key: "txPwr", expected: "0", actual: "-4", source: .read)])
   }
 
+  /// A device of a text-command profile (issue #14): its answers cannot be heard on the air, so it is
+  /// `unknown` until read; a read that found answers to set is drift like any other.
+  @Test func aTextCommandDeviceIsJudgedOnlyByReadingIt() {
+    var passive = Self.subject(desired: DeviceConfigView())
+    passive.judgedOnlyByReading = true
+    let unread = Self.assembler.device(passive)
+    #expect(unread?.status == .unknown && unread?.error?.contains("--connect") == true)
+    let change = ConfigChange(scope: .command(0), key: "AT+NAME?", old: .text("+NAME:old | OK"), new: .text("AT+NAME=dock"))
+    var connected = passive
+    connected.read = .read([change])
+    #expect(Self.assembler.device(connected)?.status == .drifted)
+    connected.read = .read([])
+    #expect(Self.assembler.device(connected)?.status == .compliant)
+  }
+
   @Test func theScanWinsOverTheRegistryAndFillsWhatItLacks() {
     let known = AuditKnown(name: "old-name", model: "KBPro", firmwareVersion: "5.22", lastSeen: Self.start.addingTimeInterval(-86_400),
       rssi: -90, battery: AuditBattery(percent: 15))

@@ -1,34 +1,32 @@
 import Foundation
-import Synchronization
 
-/// The lines a child process writes to a pipe, as they arrive (the pipe's readability handler, no polling);
-/// the stream finishes at end of file.
+/// The lines a child process writes to a pipe, as they arrive; the stream finishes at end of file.
+///
+/// Read with blocking reads on a thread of its own (never the cooperative pool), not with the pipe's
+/// `readabilityHandler`: on Linux that handler sometimes is not called at end of file
+/// (swift-corelibs-foundation issue 3275, SR-12080) — seen as `TxrxConsoleTests` waiting forever after
+/// `.quit` on a loaded machine, the console, its pane and tmux all gone and no process left holding the
+/// pipe's write end. A blocking `read` returns 0 at end of file every time.
 enum ProcessLines {
-  private final class Partial: Sendable {
-    let bytes = Mutex<[UInt8]>([])
-  }
-
   static func stream(_ pipe: Pipe) -> AsyncStream<String> {
     let (lines, sink) = AsyncStream.makeStream(of: String.self)
-    let partial = Partial()
-    pipe.fileHandleForReading.readabilityHandler = { handle in
-      let data = handle.availableData
-      guard !data.isEmpty else {
-        handle.readabilityHandler = nil
-        sink.finish()
-        return
-      }
-      let complete = partial.bytes.withLock { buffer -> [String] in
+    let handle = pipe.fileHandleForReading
+    let reader = Thread {
+      var buffer: [UInt8] = []
+      while true {
+        let data = handle.availableData  // blocks until bytes arrive or every writer has closed the pipe
+        if data.isEmpty { break }
         buffer += data
-        var out: [String] = []
         while let newline = buffer.firstIndex(of: 0x0A) {
-          out.append(String(decoding: buffer[..<newline], as: UTF8.self))
+          sink.yield(String(decoding: buffer[..<newline], as: UTF8.self))
           buffer.removeSubrange(...newline)
         }
-        return out
       }
-      for line in complete { sink.yield(line) }
+      if !buffer.isEmpty { sink.yield(String(decoding: buffer, as: UTF8.self)) }
+      sink.finish()
     }
+    reader.name = "ProcessLines"
+    reader.start()
     return lines
   }
 }

@@ -98,7 +98,7 @@ func diagnostics(_ text: String) -> [String] {
   @Test func missingVersionAndDesiredAreReported() {
     #expect(diagnostics("{}") == [
       #"p.json:1:1: $: missing "version" (allowed: 1)"#,
-      #"p.json:1:1: $: missing "desired": the profile must say what the devices should be"#,
+      #"p.json:1:1: $: missing "desired" (a KBeacon's settings) or "commands" (a text-stream device's): the profile must say what the devices should be"#,
     ])
     #expect(diagnostics(#"{"version": 2, "desired": {}}"#) == [#"p.json:1:13: $.version: unsupported profile version 2 (allowed: 1)"#])
   }

@@ -24,6 +24,7 @@ import Testing
     #expect(keys(schema["properties"]?["select"]) == ProfileKeys.select)
     #expect(keys(schema["properties"]?["auth"]) == ProfileKeys.auth)
     #expect(keys(schema["properties"]?["desired"]) == ProfileKeys.desired)
+    #expect(keys(schema["properties"]?["commands"]?["items"]) == ProfileKeys.command)
     let desired = schema["properties"]?["desired"]?["properties"]
     #expect(keys(desired?["triggers"]?["items"]) == ProfileFields.trigger.map(\.key))
     #expect(keys(desired?["sensors"]?["items"]) == ProfileFields.sensor.map(\.key))

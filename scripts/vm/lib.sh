@@ -199,14 +199,26 @@ expect_output_contains() {
 }
 
 # expect_success SECONDS CMD...: runs CMD (timeout SECONDS), printing its output; fails on non-zero exit.
-expect_success() {
-  local seconds=$1; shift
-  local rc=0
+expect_success() { expect_exit 0 "$@"; }
+
+# expect_exit CODE SECONDS CMD...: as expect_success, but the exit status must be CODE (`plan
+# --detailed-exitcode` exits 2 when it plans changes).
+expect_exit() {
+  local code=$1 seconds=$2; shift 2
+  local rc=0 not="" how=""
+  (( code == 0 )) || { not=", not $code"; how=" (exit $code)"; }
   VM_LAST_OUTPUT=$(timeout -k 2 "$seconds" "$@" 2>&1) || rc=$?
   printf '%s\n' "$VM_LAST_OUTPUT" | sed 's/^/    | /'
   [[ $rc -ne 124 && $rc -ne 137 ]] || vm_fail "timed out after ${seconds}s: $*"
-  [[ $rc -eq 0 ]] || vm_fail "'$*' exited $rc"
-  vm_log "ok: $*"
+  [[ $rc -eq $code ]] || vm_fail "'$*' exited $rc$not"
+  vm_log "ok$how: $*"
+}
+
+# expect_last_has NEEDLE WHAT: the last expect_* command's output contains NEEDLE (a fixed string); WHAT says
+# what that shows, for the log and the failure.
+expect_last_has() {
+  [[ $VM_LAST_OUTPUT == *"$1"* ]] || vm_fail "$2: the output lacks '$1'"
+  vm_log "ok: $2"
 }
 
 # Long-running commands (a scan, a discovery) whose output is watched while they run:

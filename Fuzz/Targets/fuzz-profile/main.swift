@@ -5,7 +5,8 @@ import Profiles
 // A profile file (README "Profiles"; JSON read with positions for its diagnostics) as `plan`, `apply` and
 // `profile check` take it: loaded with a fixed inventory, every diagnostic formatted, its templates filled
 // for three devices, each device's desired state resolved, diffed against an empty device and translated
-// for a legacy KBeacon, its selection asked about a candidate.
+// for a legacy KBeacon, its selection asked about a candidate; a `commands` section filled in per device and
+// its items held to an answer.
 private let inventory = Array("address,aisle,tags\nDD:34:02:06:D1:01,A1,aisle\nDD:34:02:06:D1:02,B7,\n".utf8)
 private let addresses = ["DD:34:02:06:D1:01", "DD:34:02:06:D1:02", "C0:00:00:00:00:09"]
 
@@ -36,6 +37,15 @@ Fuzzer.run { data, size in
   _ = RenameSelectionCheck.warning(loaded)
   for address in addresses {
     _ = loaded.profile.select.rejection(of: Selection.Candidate(address: address, name: "KBPro_0601", rssi: -70))
+    // A `commands` section (issue #14): filled in for the device, each item held to a typical AT answer.
+    if let commands = loaded.profile.commands,
+      case .success(let items) = TextCommandResolver.resolve(commands, loaded.variables(for: address))
+    {
+      for item in items {
+        _ = item.accepts(["+NAME:A1", "OK"])
+        _ = item.change(answer: ["ERROR"]).description
+      }
+    }
     _ = loaded.profile.select.rejection(model: "KBPro", firmware: FirmwareVersion("5.30"))
     guard case .success(let desired) = resolver.resolve(loaded.profile.desired, loaded.variables(for: address)) else {
       continue

@@ -29,10 +29,12 @@ struct AuditSubjects {
     for address in named.union(heard.keys).sorted() {
       let profile = owner[address]
       let tags = profile?.inventory?.row(for: address)?.tags ?? inventory?.row(for: address)?.tags ?? []
-      subjects.append(AuditSubject(
+      var subject = AuditSubject(
         address: address, profile: profile?.profile.file, named: named.contains(address), tags: tags.sorted(),
         desired: profile.map { resolver.resolve($0.profile.desired, $0.variables(for: address)) },
-        sighting: heard[address], scanStarted: scanStarted))
+        sighting: heard[address], scanStarted: scanStarted)
+      subject.judgedOnlyByReading = profile?.profile.commands != nil
+      subjects.append(subject)
     }
   }
 }

@@ -7,7 +7,8 @@ import BlueZ
 ///
 /// Like `SimulatedLink`, a reader routes Handle Value Confirmations straight to the connection (a write
 /// handler waiting on an indication must not block the request queue) and queues everything else; a
-/// responder answers queued PDUs in order.
+/// responder answers queued PDUs in order, then runs what the handler deferred until after its response
+/// (`GATTServerConnection.afterResponse`).
 public enum ServedGATTLink {
   /// Serves until the peer or the kernel ends the link (or the task is cancelled); returns how many PDUs
   /// the client sent. The bearer is closed on return.
@@ -19,8 +20,12 @@ public enum ServedGATTLink {
     let (queue, queued) = AsyncStream.makeStream(of: [UInt8].self)
     let responder = Task {
       for await bytes in queue {
-        guard let response = await connection.respond(to: bytes) else { continue }
-        do { try await bearer.send(response) } catch { break }
+        if let response = await connection.respond(to: bytes) {
+          do { try await bearer.send(response) } catch { break }
+        }
+        // What a handler deferred until after its response (a text-stream device's answer, issue #14),
+        // as `SimulatedLink` runs it: without this a served device acked a command and never answered.
+        await connection.runDeferred()
       }
     }
     var received = 0
