@@ -49,7 +49,7 @@ public struct ApplyCampaign: Sendable {
 
   /// `plan`/`apply` of a profile's `commands` section on text-stream devices (`TextCommandWork`).
   public init(
-    textCommands profile: LoadedProfile, targets: [Target], opener: any TextCommandOpener, journal: Journal, run: String,
+    textCommands profile: LoadedProfile, targets: [Target], opener: any TextCommandOpener, journal: any CampaignJournal, run: String,
     options: Options, sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
   ) {
     let work = TextCommandWork(profile: profile, opener: opener, dryRun: options.dryRun)

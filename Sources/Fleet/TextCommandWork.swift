@@ -103,7 +103,7 @@ struct TextCommandWork: CampaignWork {
 
   /// The sets an earlier attempt of this run sent, when its journal row holds changes (see the type's
   /// comment); their write is counted if the journal missed it.
-  static func landed(journal: Journal, run: String, address: String) async throws -> DeviceOutcome? {
+  static func landed(journal: any CampaignJournal, run: String, address: String) async throws -> DeviceOutcome? {
     guard let row = try await journal.device(run: run, address: address), !row.changeList.isEmpty else { return nil }
     let changes = row.changeList.map { entry in
       let index = Int(entry.scope.split(separator: " ").last ?? "") ?? 0
