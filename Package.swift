@@ -44,6 +44,8 @@ let package = Package(
     .target(name: "Audit", dependencies: ["BeaconCore", "Profiles"], swiftSettings: strict),
     .target(name: "Presence", dependencies: ["BeaconCore", "KBeacon", "Profiles"], swiftSettings: strict),
     .target(name: "Firmware", dependencies: ["BeaconCore", "KBeacon", "Profiles"], swiftSettings: strict),
+    // blukii Info Manager: request shapes, answers, the resolve state machine and its cache (issue #15)
+    .target(name: "InfoManager", dependencies: ["BeaconCore", "KBeacon", "Profiles"], swiftSettings: strict),
 
     // MARK: orchestration (journal in SQLite through GRDB)
     .target(
@@ -55,6 +57,7 @@ let package = Package(
     .target(name: "NordicDFUIO", dependencies: ["NordicDFU", "CZip", "CPipe"], swiftSettings: strict),
     .target(name: "BlueZ", dependencies: ["BeaconCore", "CBlueZ", "CPipe"], swiftSettings: strict),
     .target(name: "Cloud", dependencies: ["BeaconCore", "CCurl", "CPipe"], swiftSettings: strict),
+    .target(name: "InfoManagerCloud", dependencies: ["BeaconCore", "Cloud", "InfoManager"], swiftSettings: strict),
     // Loopback TCP ports for local servers (the tests' nginx, provision-bench http-download's)
     .target(name: "Loopback", swiftSettings: strict),
     .target(
@@ -70,7 +73,7 @@ let package = Package(
       name: "BeaconProvisionCLI",
       dependencies: [
         "BeaconCore", "BlueZ", "Fleet", "KBeacon", "NordicDFU", "NordicDFUIO", "Profiles", "Simulator", "Cloud",
-        "Firmware", "FirmwareStore", "Audit", "TextStream", "Presence",
+        "Firmware", "FirmwareStore", "Audit", "TextStream", "Presence", "InfoManager", "InfoManagerCloud",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],
@@ -97,6 +100,9 @@ let package = Package(
     .testTarget(
       name: "FirmwareTests", dependencies: ["Firmware", "FirmwareStore", "Cloud", "KBeacon", "NordicDFU", "Profiles"],
       swiftSettings: strict),
+    .testTarget(
+      name: "InfoManagerTests", dependencies: ["InfoManager", "InfoManagerCloud", "Cloud", "BeaconCore", "Simulator", "TestServers", "TestClocks"],
+      exclude: ["Fixtures"], swiftSettings: strict),
     .testTarget(name: "BlueZTests", dependencies: ["BlueZ"], swiftSettings: strict),
     .testTarget(name: "KBeaconTests", dependencies: ["KBeacon"], swiftSettings: strict),
     .testTarget(name: "NordicDFUTests", dependencies: ["NordicDFU", "NordicDFUIO"], swiftSettings: strict),
@@ -137,6 +143,7 @@ if let fuzzRuntime = ProcessInfo.processInfo.environment["BEACON_PROVISION_FUZZ"
     ("fuzz-fleet-file", ["Simulator"]),
     ("fuzz-catalogue", ["Firmware", "Profiles"]),
     ("fuzz-http", ["BeaconCore", "Cloud"]),
+    ("fuzz-info-manager", ["InfoManager"]),
   ] as [(String, [Target.Dependency])] {
     package.targets.append(
       .executableTarget(
