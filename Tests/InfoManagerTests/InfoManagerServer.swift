@@ -1,0 +1,69 @@
+import Cloud
+import Foundation
+import TestServers
+
+/// The loopback Info Manager (Fixtures/info_manager_server.py): a real HTTP server on a real socket, answering
+/// the request shapes of `InfoManagerEndpoints` with recorded bodies. One process per test; it exits when
+/// this process closes its standard input (also when a test is killed).
+final class InfoManagerServer: Sendable {
+  let process: Process
+  let port: Int
+  let stdin: Pipe
+  var root: String { "http://127.0.0.1:\(port)" }
+
+  static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .appendingPathComponent("Fixtures/info_manager_server.py").path
+
+  private init(process: Process, port: Int, stdin: Pipe) {
+    self.process = process
+    self.port = port
+    self.stdin = stdin
+  }
+
+  static func start(arguments: [String] = []) async throws -> InfoManagerServer {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+    process.arguments = [script] + arguments
+    let output = Pipe()
+    let input = Pipe()
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    process.standardInput = input
+    try process.run()
+    let line: String = await withCheckedContinuation { continuation in
+      DispatchQueue.global().async {
+        var text = ""
+        while !text.contains("\n") {
+          let data = output.fileHandleForReading.availableData
+          if data.isEmpty { break }
+          text += String(decoding: data, as: UTF8.self)
+        }
+        continuation.resume(returning: text)
+      }
+    }
+    guard let port = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+      process.terminate()
+      throw ServerError("info_manager_server.py did not print its port: \(line)")
+    }
+    return InfoManagerServer(process: process, port: port, stdin: input)
+  }
+
+  /// Switches the server's fault mode: normal, unavailable, malformed, slow.
+  func mode(_ mode: String) async throws {
+    _ = try await Self.exchange(.post, "\(root)/_control", body: mode)
+  }
+
+  /// The API requests it has seen: method, path, body (the login's without its password).
+  func log() async throws -> [[String: Any]] {
+    let data = try await Self.exchange(.get, "\(root)/_log", body: nil)
+    return (try JSONSerialization.jsonObject(with: data) as? [[String: Any]]) ?? []
+  }
+
+  /// The test's own side channel to the server (control and log paths), through the libcurl client.
+  private static func exchange(_ method: HTTPRequest.Method, _ url: String, body: String?) async throws -> Data {
+    let request = HTTPRequest(method: method, url: url, body: body.map { Array($0.utf8) } ?? [])
+    return Data(try await CurlHTTPClient(configuration: HTTPClientConfiguration(retry: .none)).fetch(request).body)
+  }
+
+  deinit { process.terminate() }
+}
