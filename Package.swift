@@ -87,7 +87,9 @@ let package = Package(
     // MARK: tests
     // Real servers on loopback (nginx, a private CA) shared by CloudTests and CLITests (issue #12); AuditTests
     // runs a real browser with its process helpers.
-    .target(name: "TestServers", dependencies: ["Loopback"], path: "Tests/TestServers", swiftSettings: strict),
+    .target(
+      name: "TestServers", dependencies: ["Cloud", "Loopback"], path: "Tests/TestServers", exclude: ["InfoManager"],
+      swiftSettings: strict),
     // A manual clock and a state signal for the test targets that drive timers.
     .target(name: "TestClocks", path: "Tests/TestClocks", swiftSettings: strict),
     .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore", "TestClocks"], swiftSettings: strict),
@@ -102,7 +104,7 @@ let package = Package(
       swiftSettings: strict),
     .testTarget(
       name: "InfoManagerTests", dependencies: ["InfoManager", "InfoManagerCloud", "Cloud", "BeaconCore", "Simulator", "TestServers", "TestClocks"],
-      exclude: ["Fixtures"], swiftSettings: strict),
+      swiftSettings: strict),
     .testTarget(name: "BlueZTests", dependencies: ["BlueZ"], swiftSettings: strict),
     .testTarget(name: "KBeaconTests", dependencies: ["KBeacon"], swiftSettings: strict),
     .testTarget(name: "NordicDFUTests", dependencies: ["NordicDFU", "NordicDFUIO"], swiftSettings: strict),
@@ -113,7 +115,7 @@ let package = Package(
       name: "SystemLibraryTests", dependencies: ["CBlueZ", "CCurl", "CZip", "CCrypto", "BlueZ"], swiftSettings: strict),
     .testTarget(
       name: "CLITests",
-      dependencies: ["BeaconProvisionCLI", "FirmwareStore", "NordicDFUIO", "Presence", "Simulator", "TestServers", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+      dependencies: ["BeaconProvisionCLI", "FirmwareStore", "InfoManager", "NordicDFUIO", "Presence", "Simulator", "TestServers", .product(name: "ArgumentParser", package: "swift-argument-parser")],
       exclude: ["Golden", "Fixtures"], swiftSettings: strict),
   ]
 )

@@ -6,21 +6,33 @@
 ///   answer gives RESOLVED (stored in the cache) or NODATA (removed from it); no answer (server unreachable,
 ///   too slow, 5xx) gives UNRESOLVED. So a server that fails after a success still yields CACHED for the
 ///   cache's timeout, and UNRESOLVED once it has expired.
-/// - Single ID (`cacheEnabled` false, as the SDK's `resolveInputElement`): always asked, never stored,
+/// - Single ID (`single`, the SDK's `resolveInputElement`): no cache — always asked, never stored — and
 ///   RESOLVED or NODATA only; the caller reports an unreachable server as an error.
+/// - A batch with the cache switched off (`cacheEnabled` false): always asked, never stored, UNRESOLVED when
+///   the server cannot be reached.
 public struct BatchResolution: Sendable, Hashable {
   public var source: InputSource
   public var languages: LanguagePriority
+  /// A single-element resolve: no cache, and no UNRESOLVED state.
+  public var single: Bool
+  /// Whether a batch reads and writes the cache (a single resolve never does).
   public var cacheEnabled: Bool
   /// Seconds an answer stays fresh (`ResolveCache.defaultTimeout`).
   public var cacheTimeout: Double
 
-  public init(source: InputSource, languages: LanguagePriority, cacheEnabled: Bool, cacheTimeout: Double = ResolveCache.defaultTimeout) {
+  public init(
+    source: InputSource, languages: LanguagePriority, single: Bool = false, cacheEnabled: Bool = true,
+    cacheTimeout: Double = ResolveCache.defaultTimeout
+  ) {
     self.source = source
     self.languages = languages
+    self.single = single
     self.cacheEnabled = cacheEnabled
     self.cacheTimeout = cacheTimeout
   }
+
+  /// Whether this resolve reads and writes the cache.
+  public var usesCache: Bool { cacheEnabled && !single }
 
   /// What to do for `ids` (duplicates dropped, order kept).
   public struct Plan: Sendable, Hashable {
@@ -38,7 +50,7 @@ public struct BatchResolution: Sendable, Hashable {
     var cached: [String: ResolveResult] = [:]
     var ask: [String] = []
     for id in unique {
-      if cacheEnabled, let entry = cache.fresh(source: source, id: id, now: now, timeout: cacheTimeout) {
+      if usesCache, let entry = cache.fresh(source: source, id: id, now: now, timeout: cacheTimeout) {
         cached[id] = ResolveResult(
           id: id, source: source, state: .cached, infoPoint: InfoPointSummary(entry.infoPoint, languages: languages),
           cachedAt: entry.storedAt)
@@ -55,14 +67,14 @@ public struct BatchResolution: Sendable, Hashable {
     var asked: [String: ResolveResult] = [:]
     for id in plan.ask {
       if let point = matched[id] {
-        if cacheEnabled { cache.store(point, source: source, id: id, now: now) }
+        if usesCache { cache.store(point, source: source, id: id, now: now) }
         asked[id] = ResolveResult(id: id, source: source, state: .resolved, infoPoint: InfoPointSummary(point, languages: languages))
       } else {
-        if cacheEnabled { cache.remove(source: source, id: id) }
+        if usesCache { cache.remove(source: source, id: id) }
         asked[id] = ResolveResult(id: id, source: source, state: .noData)
       }
     }
-    if cacheEnabled { cache.prune(now: now, timeout: cacheTimeout) }
+    if usesCache { cache.prune(now: now, timeout: cacheTimeout) }
     return plan.ids.map { plan.cached[$0] ?? asked[$0]! }
   }
 

@@ -31,8 +31,8 @@ public struct InfoManagerClient: Sendable {
   }
 
   /// Resolves `ids` in one request (none when every ID is served from the cache). Throws `InfoManagerFailure`:
-  /// always for a refused or malformed answer, and for an unreachable server when the resolution has no
-  /// cache (a single ID, as in the SDK).
+  /// always for a refused or malformed answer, and for an unreachable server when the resolution is a single
+  /// one (as in the SDK).
   public func resolve(
     _ ids: [String], with resolution: BatchResolution, cache: inout ResolveCache, now: @Sendable () -> Double
   ) async throws -> [ResolveResult] {
@@ -46,7 +46,7 @@ public struct InfoManagerClient: Sendable {
       points = try Self.decode { () throws(InfoManagerResponseError) in
         try InfoManagerResponses.infoPoints(body, source: RedactedURL(call.url).description)
       }
-    } catch InfoManagerFailure.unreachable(let reason) where resolution.cacheEnabled {
+    } catch InfoManagerFailure.unreachable(let reason) where !resolution.single {
       return resolution.unreachable(plan, reason: reason)
     }
     return resolution.answered(plan, points: points, cache: &cache, now: now())

@@ -7,7 +7,7 @@ import Testing
 @Suite struct BatchResolutionTests {
   static let entrance = InfoPoint(
     id: "100", blukiiId: "B1", name: "Entrance", outputInfos: [OutputInfo(type: .html, languageCode: "en-gb")])
-  static let batch = BatchResolution(source: .blukii, languages: .sdkDefault, cacheEnabled: true, cacheTimeout: 180)
+  static let batch = BatchResolution(source: .blukii, languages: .sdkDefault, cacheTimeout: 180)
 
   @Test func anAnswerResolvesRegisteredIDsAndReportsTheOthersAsNoData() {
     var cache = ResolveCache()
@@ -44,7 +44,7 @@ import Testing
   @Test func aNoDataAnswerDropsTheCachedEntry() {
     var cache = ResolveCache()
     cache.store(Self.entrance, source: .blukii, id: "B1", now: 0)
-    let noCache = BatchResolution(source: .blukii, languages: .sdkDefault, cacheEnabled: true, cacheTimeout: 10)
+    let noCache = BatchResolution(source: .blukii, languages: .sdkDefault, cacheTimeout: 10)
     let results = noCache.answered(noCache.plan(["B1"], cache: cache, now: 20), points: [], cache: &cache, now: 20)
     #expect(results.map(\.state) == [.noData] && cache.entries.isEmpty)
   }
@@ -52,7 +52,7 @@ import Testing
   @Test func aSingleIDResolveNeitherReadsNorWritesTheCache() {
     var cache = ResolveCache()
     cache.store(Self.entrance, source: .nfc, id: "04A1", now: 0)
-    let single = BatchResolution(source: .nfc, languages: .sdkDefault, cacheEnabled: false)
+    let single = BatchResolution(source: .nfc, languages: .sdkDefault, single: true)
     let plan = single.plan(["04A1"], cache: cache, now: 1)
     #expect(plan.ask == ["04A1"])
     // A lone answer without blukiiId belongs to the one ID asked.
@@ -64,10 +64,22 @@ import Testing
     #expect(cache == before)
   }
 
+  @Test func aBatchWithoutCacheIsAlwaysAskedAndMayBeUnresolved() {
+    var cache = ResolveCache()
+    cache.store(Self.entrance, source: .blukii, id: "B1", now: 0)
+    let off = BatchResolution(source: .blukii, languages: .sdkDefault, cacheEnabled: false)
+    let plan = off.plan(["B1", "B2"], cache: cache, now: 1)
+    #expect(plan.ask == ["B1", "B2"] && !off.single)
+    #expect(off.unreachable(plan, reason: "down").map(\.state) == [.unresolved, .unresolved])
+    let before = cache
+    _ = off.answered(plan, points: [], cache: &cache, now: 1)
+    #expect(cache == before)
+  }
+
   @Test func sourcesHaveSeparateCacheEntries() {
     var cache = ResolveCache()
     cache.store(Self.entrance, source: .blukii, id: "B1", now: 0)
-    let barcode = BatchResolution(source: .barcode, languages: .sdkDefault, cacheEnabled: true)
+    let barcode = BatchResolution(source: .barcode, languages: .sdkDefault)
     #expect(barcode.plan(["B1"], cache: cache, now: 1).ask == ["B1"])
   }
 

@@ -19,7 +19,7 @@ import Testing
       http: CurlHTTPClient(configuration: HTTPClientConfiguration(connectTimeout: .seconds(5), maxTime: maxTime, retry: .none)))
   }
 
-  static let batch = BatchResolution(source: .blukii, languages: .sdkDefault, cacheEnabled: true, cacheTimeout: 180)
+  static let batch = BatchResolution(source: .blukii, languages: .sdkDefault, cacheTimeout: 180)
 
   @Test func aBatchIsOneRequestAndGivesResolvedAndNoData() async throws {
     let server = try await InfoManagerServer.start(arguments: ["--api-key", Self.key])
@@ -87,7 +87,7 @@ import Testing
     var cache = ResolveCache()
     let batch = try await Self.client(server.root).resolve(["B10001"], with: Self.batch, cache: &cache, now: ManualTime(0).read)
     #expect(batch.map(\.state) == [.unresolved] && batch[0].reason?.contains("503") == true)
-    let single = BatchResolution(source: .nfc, languages: .sdkDefault, cacheEnabled: false)
+    let single = BatchResolution(source: .nfc, languages: .sdkDefault, single: true)
     let error = await #expect(throws: InfoManagerFailure.self) {
       try await Self.client(server.root).resolve(["B10001"], with: single, cache: &cache, now: ManualTime(0).read)
     }

@@ -1,18 +1,18 @@
 import Cloud
 import Foundation
-import TestServers
 
-/// The loopback Info Manager (Fixtures/info_manager_server.py): a real HTTP server on a real socket, answering
-/// the request shapes of `InfoManagerEndpoints` with recorded bodies. One process per test; it exits when
-/// this process closes its standard input (also when a test is killed).
-final class InfoManagerServer: Sendable {
+/// The loopback blukii Info Manager (InfoManager/info_manager_server.py, issue #15): a real HTTP server on a
+/// real socket, answering the request shapes of `InfoManagerEndpoints` with recorded bodies. One process per
+/// test; it exits when this process closes its standard input (also when a test is killed). Shared by
+/// InfoManagerTests and CLITests; `scripts/demo` starts the same script.
+public final class InfoManagerServer: Sendable {
   let process: Process
-  let port: Int
+  public let port: Int
   let stdin: Pipe
-  var root: String { "http://127.0.0.1:\(port)" }
+  public var root: String { "http://127.0.0.1:\(port)" }
 
-  static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .appendingPathComponent("Fixtures/info_manager_server.py").path
+  public static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .appendingPathComponent("InfoManager/info_manager_server.py").path
 
   private init(process: Process, port: Int, stdin: Pipe) {
     self.process = process
@@ -20,7 +20,7 @@ final class InfoManagerServer: Sendable {
     self.stdin = stdin
   }
 
-  static func start(arguments: [String] = []) async throws -> InfoManagerServer {
+  public static func start(arguments: [String] = []) async throws -> InfoManagerServer {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
     process.arguments = [script] + arguments
@@ -49,12 +49,12 @@ final class InfoManagerServer: Sendable {
   }
 
   /// Switches the server's fault mode: normal, unavailable, malformed, slow.
-  func mode(_ mode: String) async throws {
+  public func mode(_ mode: String) async throws {
     _ = try await Self.exchange(.post, "\(root)/_control", body: mode)
   }
 
   /// The API requests it has seen: method, path, body (the login's without its password).
-  func log() async throws -> [[String: Any]] {
+  public func log() async throws -> [[String: Any]] {
     let data = try await Self.exchange(.get, "\(root)/_log", body: nil)
     return (try JSONSerialization.jsonObject(with: data) as? [[String: Any]]) ?? []
   }
