@@ -22,6 +22,8 @@ public struct AuditSubject: Sendable {
   public var read: AuditReadOutcome?
   /// The newest firmware the catalogue cache holds for its model, if any.
   public var newestFirmware: String?
+  /// A blukii module's standing in the Info Manager, when resolve is configured.
+  public var infoManager: AuditInfoManager?
 
   public init(
     address: String, profile: String?, named: Bool, tags: [String], desired: Result<DeviceConfigView, DesiredResolver.Failure>?,

@@ -1,3 +1,4 @@
+import Audit
 import Foundation
 import InfoManager
 import TestServers
@@ -102,4 +103,28 @@ import Testing
     let bad = try await Self.run(["resolve", "B1", "--language", "english"], home: home)
     #expect(bad.status != 0 && bad.errors.contains("de-de"))
   }
+
+  @Test func auditGainsAnInfoManagerColumnForBlukiiModulesWhenResolveIsConfigured() async throws {
+    let server = try await InfoManagerServer.start()
+    let home = try LocalTools.temporaryDirectory("resolve-audit")
+    defer { try? FileManager.default.removeItem(atPath: home) }
+    let configured = try await Self.run(["audit", "--adapter", "sim", "--scan", "3", "--format", "json", "--info-manager", server.root], home: home)
+    #expect(configured.status == 0, "\(configured.errors)")
+    let report = try AuditJSON.parse(configured.output)
+    #expect(report.infoManager == server.root)
+    let column = Dictionary(uniqueKeysWithValues: report.devices.compactMap { d in d.infoManager.map { (d.address, $0) } })
+    // The audit has no RSSI threshold: every blukii module heard, B10003 (weak) included; nothing else.
+    #expect(column["E4:E1:12:B1:00:01"] == AuditInfoManager(id: "B10001", registration: .registered, infoPoint: "Museum entrance"))
+    #expect(column["E4:E1:12:B1:00:03"]?.registration == .registered)
+    #expect(column["E4:E1:12:B1:00:04"] == AuditInfoManager(id: "B10004", registration: .notRegistered))
+    #expect(column.count == 4)
+    // One batch request for the four modules.
+    #expect(try await server.log().count == 1)
+    // Without configuration there is no column at all.
+    let plain = try await Self.run(["audit", "--adapter", "sim", "--scan", "1", "--format", "md"], home: home)
+    #expect(plain.status == 0 && !plain.output.contains("Info Manager"))
+    let markdown = try await Self.run(["audit", "--adapter", "sim", "--scan", "1", "--format", "md", "--info-manager", server.root], home: home)
+    #expect(markdown.output.contains("| Info Manager |") && markdown.output.contains("not registered (B10004)"))
+  }
 }
+
