@@ -8,7 +8,12 @@ import Testing
 
 /// `resolve` and `news` as an operator runs them: the built binary against the loopback Info Manager, the
 /// server, key and cache configured through flags, the environment and the config file (issue #15).
-@Suite(.timeLimit(.minutes(3))) struct ResolveCommandTests {
+///
+/// Serialized: Foundation's `Process` on Linux lets a child inherit the descriptors of another child started
+/// at the same moment, among them the socket by which it notices that child's exit; a loopback server
+/// started while another test's CLI run is under way would keep that run "alive" until the server ends, and
+/// two such tests could wait on each other.
+@Suite(.serialized, .timeLimit(.minutes(3))) struct ResolveCommandTests {
   /// A run's end: exit status, standard output, standard error.
   struct Run {
     var status: Int32

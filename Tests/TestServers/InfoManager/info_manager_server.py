@@ -129,7 +129,16 @@ class Handler(BaseHTTPRequestHandler):
         self.send(200, {"items": items, "kind": "mobileclient#resourcesItem"} if items else {"kind": "mobileclient#resourcesItem"})
 
 
+def watch_parent():
+    """Exits when the process that started us is gone (we were re-parented), whatever holds our stdin."""
+    parent = os.getppid()
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(0)
+
+
 def main():
+    threading.Thread(target=watch_parent, daemon=True).start()
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--api-key", default=None, help="the key every request must carry (?key=)")
