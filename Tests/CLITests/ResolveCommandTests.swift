@@ -23,26 +23,10 @@ import Testing
 
   /// Runs the binary with `arguments` in an environment of its own (HOME, XDG folders under `home`).
   static func run(_ arguments: [String], home: String, environment extra: [String: String] = [:]) async throws -> Run {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: ApplyCrashTests.binary)
-    process.arguments = arguments
     var environment = ["HOME": home, "XDG_CONFIG_HOME": home + "/config", "XDG_CACHE_HOME": home + "/cache", "XDG_STATE_HOME": home + "/state", "PATH": "/usr/bin:/bin"]
     environment.merge(extra) { $1 }
-    process.environment = environment
-    let (output, errors) = (Pipe(), Pipe())
-    process.standardOutput = output
-    process.standardError = errors
-    let (outputLines, errorLines) = (ProcessLines.stream(output), ProcessLines.stream(errors))
-    let collected = Task { () -> (String, String) in
-      var (out, err) = ([String](), [String]())
-      for await line in outputLines { out.append(line) }
-      for await line in errorLines { err.append(line) }
-      return (out.joined(separator: "\n"), err.joined(separator: "\n"))
-    }
-    let exit = try ProcessExit.run(process)
-    await exit.wait()
-    let (out, err) = await collected.value
-    return Run(status: process.terminationStatus, output: out, errors: err)
+    let (status, output, errors) = try await CLIProcess.run(arguments, environment: environment)
+    return Run(status: status, output: output, errors: errors)
   }
 
   struct Row: Decodable {

@@ -8,44 +8,19 @@ import Foundation
 public final class InfoManagerServer: Sendable {
   let process: Process
   public let port: Int
-  let stdin: Pipe
   public var root: String { "http://127.0.0.1:\(port)" }
 
   public static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     .appendingPathComponent("InfoManager/info_manager_server.py").path
 
-  private init(process: Process, port: Int, stdin: Pipe) {
+  private init(process: Process, port: Int) {
     self.process = process
     self.port = port
-    self.stdin = stdin
   }
 
   public static func start(arguments: [String] = []) async throws -> InfoManagerServer {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-    process.arguments = [script] + arguments
-    let output = Pipe()
-    let input = Pipe()
-    process.standardOutput = output
-    process.standardError = FileHandle.nullDevice
-    process.standardInput = input
-    try process.run()
-    let line: String = await withCheckedContinuation { continuation in
-      DispatchQueue.global().async {
-        var text = ""
-        while !text.contains("\n") {
-          let data = output.fileHandleForReading.availableData
-          if data.isEmpty { break }
-          text += String(decoding: data, as: UTF8.self)
-        }
-        continuation.resume(returning: text)
-      }
-    }
-    guard let port = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-      process.terminate()
-      throw ServerError("info_manager_server.py did not print its port: \(line)")
-    }
-    return InfoManagerServer(process: process, port: port, stdin: input)
+    let (process, port) = try await PythonServer.start(script: script, arguments: arguments)
+    return InfoManagerServer(process: process, port: port)
   }
 
   /// Switches the server's fault mode: normal, unavailable, malformed, slow.
