@@ -43,7 +43,7 @@ struct InfoManagerOptions: ParsableArguments {
   var passwordFile: String?
 
   @Option(name: .customLong("info-manager-timeout"), help: ArgumentHelp(
-    "Seconds one call to the Info Manager may take, retries included (default 20); past it the server counts as unreachable.",
+    "Seconds one call to the Info Manager may take, retries included; past it the server counts as unreachable.",
     valueName: "s"))
   var timeout: Double = 20
 
