@@ -16,6 +16,7 @@ not an InfoPointCollection), "slow" (answers after 5 s). GET /_log lists the API
 import argparse
 import json
 import os
+import signal
 import sys
 import threading
 import time
@@ -138,6 +139,9 @@ def watch_parent():
 
 
 def main():
+    # The test process starts us from a thread that blocks most signals, and the mask is inherited: unblock
+    # them, or Process.terminate() (SIGTERM) would not end us and we would outlive the test.
+    signal.pthread_sigmask(signal.SIG_SETMASK, [])
     threading.Thread(target=watch_parent, daemon=True).start()
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, default=0)
