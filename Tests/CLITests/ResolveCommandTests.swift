@@ -38,6 +38,7 @@ import Testing
 
   @Test func scanResolvesTheSimulatedBlukiiModulesAndFindsTheUnregisteredOne() async throws {
     let server = try await InfoManagerServer.start(arguments: ["--api-key", "cli-key-9"])
+    defer { server.stop() }
     let home = try LocalTools.temporaryDirectory("resolve-cli")
     defer { try? FileManager.default.removeItem(atPath: home) }
     let keyFile = home + "/key"
@@ -62,6 +63,7 @@ import Testing
 
   @Test func configurationComesFromTheEnvironmentOrTheConfigFileAndExitCodesTellTheOutcome() async throws {
     let server = try await InfoManagerServer.start(arguments: ["--api-key", "cfg-key"])
+    defer { server.stop() }
     let home = try LocalTools.temporaryDirectory("resolve-config")
     defer { try? FileManager.default.removeItem(atPath: home) }
     // Nothing configured: an error that says where to configure it.
@@ -95,6 +97,7 @@ import Testing
 
   @Test func auditGainsAnInfoManagerColumnForBlukiiModulesWhenResolveIsConfigured() async throws {
     let server = try await InfoManagerServer.start()
+    defer { server.stop() }
     let home = try LocalTools.temporaryDirectory("resolve-audit")
     defer { try? FileManager.default.removeItem(atPath: home) }
     let configured = try await Self.run(["audit", "--adapter", "sim", "--scan", "3", "--format", "json", "--info-manager", server.root], home: home)

@@ -23,6 +23,7 @@ import Testing
 
   @Test func aBatchIsOneRequestAndGivesResolvedAndNoData() async throws {
     let server = try await InfoManagerServer.start(arguments: ["--api-key", Self.key])
+    defer { server.stop() }
     var cache = ResolveCache()
     let time = ManualTime(1000)
     let results = try await Self.client(server.root).resolve(["B10001", "B10004", "B10003"], with: Self.batch, cache: &cache, now: time.read)
@@ -43,6 +44,7 @@ import Testing
 
   @Test func languageFallbackFollowsThePriorityList() async throws {
     let server = try await InfoManagerServer.start(arguments: ["--api-key", Self.key])
+    defer { server.stop() }
     var cache = ResolveCache()
     // B10002 has French and English content, no German: the SDK's default order gives French.
     let sdk = try await Self.client(server.root).resolve(["B10002"], with: Self.batch, cache: &cache, now: ManualTime(0).read)
@@ -57,6 +59,7 @@ import Testing
 
   @Test func serverDownIsUnresolvedThenCachedAfterASuccessUntilTheCacheExpires() async throws {
     let server = try await InfoManagerServer.start(arguments: ["--api-key", Self.key])
+    defer { server.stop() }
     let deadRoot = "http://127.0.0.1:\(try await Self.deadPort())"
     var cache = ResolveCache()
     let time = ManualTime(0)
@@ -83,6 +86,7 @@ import Testing
 
   @Test func a503IsUnreachableButASingleIDResolveThrows() async throws {
     let server = try await InfoManagerServer.start(arguments: ["--api-key", Self.key])
+    defer { server.stop() }
     try await server.mode("unavailable")
     var cache = ResolveCache()
     let batch = try await Self.client(server.root).resolve(["B10001"], with: Self.batch, cache: &cache, now: ManualTime(0).read)
@@ -96,6 +100,7 @@ import Testing
 
   @Test func aMalformedBodyIsAClearErrorAndNothingIsCached() async throws {
     let server = try await InfoManagerServer.start(arguments: ["--api-key", Self.key])
+    defer { server.stop() }
     var cache = ResolveCache()
     cache.store(InfoPoint(id: "old", blukiiId: "B10002"), source: .blukii, id: "B10002", now: -1000)
     let before = cache
@@ -112,6 +117,7 @@ import Testing
 
   @Test func aSlowServerTimesOutAsUnresolved() async throws {
     let server = try await InfoManagerServer.start(arguments: ["--api-key", Self.key])
+    defer { server.stop() }
     try await server.mode("slow")
     var cache = ResolveCache()
     let results = try await Self.client(server.root, maxTime: .seconds(1)).resolve(
@@ -122,6 +128,7 @@ import Testing
 
   @Test func aWrongAPIKeyIsRefusedNotUnresolved() async throws {
     let server = try await InfoManagerServer.start(arguments: ["--api-key", "another-key"])
+    defer { server.stop() }
     var cache = ResolveCache()
     let error = await #expect(throws: InfoManagerFailure.self) {
       try await Self.client(server.root).resolve(["B10001"], with: Self.batch, cache: &cache, now: ManualTime(0).read)
@@ -132,6 +139,7 @@ import Testing
 
   @Test func credentialsLogInAndTheTokenIsSent() async throws {
     let server = try await InfoManagerServer.start(arguments: ["--api-key", Self.key, "--user", "ops", "--password", "s3cret"])
+    defer { server.stop() }
     var cache = ResolveCache()
     let good = InfoManagerCredentials(user: "ops", password: "s3cret")
     let results = try await Self.client(server.root, credentials: good).resolve(["B10001"], with: Self.batch, cache: &cache, now: ManualTime(0).read)
@@ -152,6 +160,7 @@ import Testing
 
   @Test func newsIsTranslated() async throws {
     let server = try await InfoManagerServer.start(arguments: ["--api-key", Self.key])
+    defer { server.stop() }
     #expect(try await Self.client(server.root).news(languageCode: "de-de") == "Neu: Sonderausstellung ab Montag.")
     #expect(try await Self.client(server.root).news(languageCode: "en-gb") == "New: special exhibition from Monday.")
     #expect(try await Self.client(server.root).news(languageCode: "fr-fr") == "")

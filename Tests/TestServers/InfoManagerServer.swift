@@ -40,5 +40,9 @@ public final class InfoManagerServer: Sendable {
     return Data(try await CurlHTTPClient(configuration: HTTPClientConfiguration(retry: .none)).fetch(request).body)
   }
 
+  /// Ends the server now (tests call it when they end: a deinit may come late, and a live server keeps the
+  /// descriptors it inherited from children started at the same moment).
+  public func stop() { if process.isRunning { process.terminate() } }
+
   deinit { process.terminate() }
 }
