@@ -46,6 +46,8 @@ let package = Package(
     .target(name: "Audit", dependencies: ["BeaconCore", "Profiles"], swiftSettings: strict),
     .target(name: "Presence", dependencies: ["BeaconCore", "KBeacon", "Profiles"], swiftSettings: strict),
     .target(name: "Firmware", dependencies: ["BeaconCore", "KBeacon", "Profiles"], swiftSettings: strict),
+    // blukii Info Manager: request shapes, answers, the resolve state machine and its cache (issue #15)
+    .target(name: "InfoManager", dependencies: ["BeaconCore", "KBeacon", "Profiles"], swiftSettings: strict),
 
     // MARK: orchestration (journal in SQLite through GRDB)
     .target(
@@ -59,6 +61,7 @@ let package = Package(
     .target(name: "NordicDFUIO", dependencies: ["NordicDFU", "CZip", "CPipe"], swiftSettings: strict),
     .target(name: "BlueZ", dependencies: ["BeaconCore", "CBlueZ", "CPipe"], swiftSettings: strict),
     .target(name: "Cloud", dependencies: ["BeaconCore", "CCurl", "CPipe"], swiftSettings: strict),
+    .target(name: "InfoManagerCloud", dependencies: ["BeaconCore", "Cloud", "InfoManager"], swiftSettings: strict),
     // Loopback TCP ports for local servers (the tests' nginx, provision-bench http-download's)
     .target(name: "Loopback", swiftSettings: strict),
     .target(
@@ -74,7 +77,7 @@ let package = Package(
       name: "BeaconProvisionCLI",
       dependencies: [
         "BeaconCore", "BlueZ", "Fleet", "KBeacon", "NordicDFU", "NordicDFUIO", "Profiles", "Simulator", "Cloud",
-        "Firmware", "FirmwareStore", "Audit", "TextStream", "Presence", "SharedJournal",
+        "Firmware", "FirmwareStore", "Audit", "TextStream", "Presence", "SharedJournal", "InfoManager", "InfoManagerCloud",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],
@@ -88,7 +91,9 @@ let package = Package(
     // MARK: tests
     // Real servers on loopback (nginx, a private CA) shared by CloudTests and CLITests (issue #12); AuditTests
     // runs a real browser with its process helpers.
-    .target(name: "TestServers", dependencies: ["Loopback"], path: "Tests/TestServers", swiftSettings: strict),
+    .target(
+      name: "TestServers", dependencies: ["Cloud", "Loopback"], path: "Tests/TestServers", exclude: ["InfoManager"],
+      swiftSettings: strict),
     // A manual clock and a state signal for the test targets that drive timers.
     .target(name: "TestClocks", path: "Tests/TestClocks", swiftSettings: strict),
     .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore", "TestClocks"], swiftSettings: strict),
@@ -104,6 +109,9 @@ let package = Package(
     .testTarget(
       name: "FirmwareTests", dependencies: ["Firmware", "FirmwareStore", "Cloud", "KBeacon", "NordicDFU", "Profiles"],
       swiftSettings: strict),
+    .testTarget(
+      name: "InfoManagerTests", dependencies: ["InfoManager", "InfoManagerCloud", "Cloud", "BeaconCore", "Simulator", "TestServers", "TestClocks"],
+      swiftSettings: strict),
     .testTarget(name: "BlueZTests", dependencies: ["BlueZ"], swiftSettings: strict),
     .testTarget(name: "KBeaconTests", dependencies: ["KBeacon"], swiftSettings: strict),
     .testTarget(name: "NordicDFUTests", dependencies: ["NordicDFU", "NordicDFUIO"], swiftSettings: strict),
@@ -114,7 +122,7 @@ let package = Package(
       name: "SystemLibraryTests", dependencies: ["CBlueZ", "CCurl", "CZip", "CCrypto", "BlueZ"], swiftSettings: strict),
     .testTarget(
       name: "CLITests",
-      dependencies: ["BeaconProvisionCLI", "FirmwareStore", "NordicDFUIO", "Presence", "Simulator", "TestServers", "SharedJournal", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+      dependencies: ["BeaconProvisionCLI", "FirmwareStore", "InfoManager", "NordicDFUIO", "Presence", "Simulator", "TestServers", "SharedJournal", .product(name: "ArgumentParser", package: "swift-argument-parser")],
       exclude: ["Golden", "Fixtures"], swiftSettings: strict),
   ]
 )
@@ -146,6 +154,7 @@ if let fuzzRuntime = ProcessInfo.processInfo.environment["BEACON_PROVISION_FUZZ"
     ("fuzz-http", ["BeaconCore", "Cloud"]),
     ("fuzz-events", ["Presence", "Profiles"]),
     ("fuzz-text-stream", ["TextStream", "Profiles"]),
+    ("fuzz-info-manager", ["InfoManager"]),
   ] as [(String, [Target.Dependency])] {
     package.targets.append(
       .executableTarget(

@@ -33,7 +33,7 @@ public struct AuditAssembler: Sendable {
       lastSeen: record.map { s.scanStarted.addingTimeInterval($0.lastSeen) } ?? known.lastSeen,
       rssi: record?.rssi.latest.map(Int.init) ?? known.rssi, battery: nil,
       frames: record.map { $0.frames.filter { !$0.isMalformed }.map(\.kind.rawValue) } ?? known.frames,
-      lastApply: known.lastApply, lastDFU: known.lastDFU, history: known.history)
+      lastApply: known.lastApply, lastDFU: known.lastDFU, history: known.history, infoManager: s.infoManager)
     let battery = record.map(Self.battery) ?? AuditBattery()
     let merged = AuditBattery(percent: battery.percent ?? known.battery.percent, millivolts: battery.millivolts ?? known.battery.millivolts)
     device.battery = merged.isEmpty ? nil : merged

@@ -6,11 +6,13 @@ import Foundation
 /// Text that came from a device or a profile (names, drift, errors) and begins with `=`, `+`, `-`, `@`, a tab
 /// or a carriage return is prefixed with `'`, so a spreadsheet shows it rather than running it as a formula
 /// (a beacon can advertise any name) [I: OWASP's advice on CSV injection]; numbers are left as they are.
+/// `info_manager` is a blukii module's standing in the Info Manager (`registered (B10001)`), empty for other
+/// devices or when resolve is not configured.
 public enum AuditCSV {
   public static let columns = [
     "address", "name", "status", "heard", "last_seen", "rssi", "battery_percent", "battery_mv", "model",
     "hardware", "firmware", "profile", "tags", "flags", "drift_count", "drift", "error", "last_apply",
-    "last_apply_outcome", "last_dfu", "last_dfu_outcome",
+    "last_apply_outcome", "last_dfu", "last_dfu_outcome", "info_manager",
   ]
 
   public static func render(_ report: AuditReport) -> String {
@@ -22,7 +24,7 @@ public enum AuditCSV {
         safe(d.model), safe(d.hardwareVersion), safe(d.firmwareVersion), safe(d.profile), safe(d.tags.joined(separator: ";")),
         d.flags.map(\.rawValue).joined(separator: ";"), String(d.drift.count),
         safe(d.drift.map(describe).joined(separator: "; ")), safe(d.error), d.lastApply?.run, d.lastApply?.outcome,
-        d.lastDFU?.run, d.lastDFU?.outcome,
+        d.lastDFU?.run, d.lastDFU?.outcome, d.infoManager.map(\.text),
       ]
       lines.append(fields.map { field($0 ?? "") }.joined(separator: ","))
     }

@@ -124,14 +124,17 @@ public struct AuditDevice: Sendable, Hashable, Codable {
   public var lastDFU: AuditRunLink?
   /// Earlier readings, oldest first (the registry's short history).
   public var history: [AuditReading]
+  /// A blukii module's standing in the Info Manager, when resolve is configured (issue #15).
+  public var infoManager: AuditInfoManager?
 
   public init(
     address: String, name: String? = nil, model: String? = nil, hardwareVersion: String? = nil,
     firmwareVersion: String? = nil, profile: String? = nil, tags: [String] = [], status: AuditStatus, heard: Bool,
     lastSeen: Date? = nil, rssi: Int? = nil, battery: AuditBattery? = nil, frames: [String] = [],
     drift: [AuditDrift] = [], flags: [AuditFlag] = [], error: String? = nil, lastApply: AuditRunLink? = nil,
-    lastDFU: AuditRunLink? = nil, history: [AuditReading] = []
+    lastDFU: AuditRunLink? = nil, history: [AuditReading] = [], infoManager: AuditInfoManager? = nil
   ) {
+    self.infoManager = infoManager
     self.address = address
     self.name = name
     self.model = model

@@ -13,10 +13,15 @@ enum AuditHTMLTable {
     ("flags", "Flags", "num"), ("drift", "Drift", "num"),
   ]
 
+  /// The columns of this report: `columns`, and "Info Manager" when resolve was configured (issue #15).
+  static func columns(_ report: AuditReport) -> [(key: String, title: String, type: String)] {
+    report.infoManager == nil ? columns : columns + [("infomanager", "Info Manager", "text")]
+  }
+
   static func section(_ report: AuditReport) -> String {
     let s = report.summary
     let options = AuditHTML.statusOrder.map { "<option value=\"\($0.rawValue)\">\(AuditHTML.label($0)) (\(s.status[$0]))</option>" }
-    let head = columns.map { c in
+    let head = columns(report).map { c in
       let right = ["rssi", "battery", "drift"].contains(c.key) ? " class=\"numeric\"" : ""
       return "<th scope=\"col\"\(right) data-key=\"\(c.key)\" data-type=\"\(c.type)\">\(c.title)</th>"
     }.joined()
@@ -65,11 +70,11 @@ enum AuditHTMLTable {
       cell(d.tags.map { "<span class=\"chip\">\(e($0))</span>" }.joined(separator: " "), sort: d.tags.joined(separator: " ")),
       cell(d.flags.map { "<span class=\"chip flag\">\(AuditHTML.label($0))</span>" }.joined(separator: " "), sort: "\(d.flags.count)"),
       cell(d.drift.isEmpty ? "<span class=\"zero\">0</span>" : "<strong>\(d.drift.count)</strong>", sort: "\(d.drift.count)", numeric: true),
-    ]
+    ] + (report.infoManager == nil ? [] : [cell(d.infoManager.map { e($0.text) } ?? "<span class=\"muted\">—</span>", sort: d.infoManager?.text ?? "")])
     let details = AuditHTMLDrift.details(d)
     let row = "<tr data-address=\"\(e(d.address))\" data-status=\"\(d.status.rawValue)\"\(details == nil ? "" : " class=\"has-detail\"")>"
       + "\(cells.joined())</tr>"
-    return row + (details.map { "\n<tr class=\"detail\"><td colspan=\"\(columns.count)\">\($0)</td></tr>" } ?? "")
+    return row + (details.map { "\n<tr class=\"detail\"><td colspan=\"\(columns(report).count)\">\($0)</td></tr>" } ?? "")
   }
 
   /// A cell; `sort` is the value the script sorts by (empty sorts last), else it sorts by the text.

@@ -30,12 +30,19 @@ public enum AuditMarkdown {
         for drift in d.drift { out.append("  - \(cell(AuditCSV.describe(drift)))") }
       }
     }
-    out += ["", "## Devices", "", "| address | name | status | last seen | RSSI | battery | firmware | tags | drift |",
-      "|---|---|---|---|---:|---|---|---|---:|"]
+    let resolves = report.infoManager != nil
+    if resolves {
+      let unregistered = report.devices.filter { $0.infoManager?.registration == .notRegistered }
+      out += ["", "## blukii Info Manager", "", "\(unregistered.count) blukii module(s) heard but not registered"
+        + (unregistered.isEmpty ? "." : ": " + unregistered.map { "\($0.address) (\(cell($0.infoManager!.id)))" }.joined(separator: ", ") + ".")]
+    }
+    out += ["", "## Devices", "", "| address | name | status | last seen | RSSI | battery | firmware | tags | drift |"
+      + (resolves ? " Info Manager |" : ""), "|---|---|---|---|---:|---|---|---|---:|" + (resolves ? "---|" : "")]
     for d in report.devices {
       let battery = [d.battery?.percent.map { "\($0) %" }, d.battery?.millivolts.map { "\($0) mV" }].compactMap { $0 }.joined(separator: ", ")
       out.append("| \(d.address) | \(cell(d.name ?? "")) | \(d.status.rawValue) | \(d.lastSeen?.formatted(.iso8601) ?? "never") | "
-        + "\(d.rssi.map(String.init) ?? "") | \(battery) | \(cell(d.firmwareVersion ?? "")) | \(cell(d.tags.joined(separator: ", "))) | \(d.drift.count) |")
+        + "\(d.rssi.map(String.init) ?? "") | \(battery) | \(cell(d.firmwareVersion ?? "")) | \(cell(d.tags.joined(separator: ", "))) | \(d.drift.count) |"
+        + (resolves ? " \(cell(d.infoManager?.text ?? "")) |" : ""))
     }
     return out.joined(separator: "\n") + "\n"
   }

@@ -19,11 +19,15 @@ public struct AuditReport: Sendable, Hashable, Codable {
   public var summary: AuditSummary
   /// Sorted by address.
   public var devices: [AuditDevice]
+  /// The blukii Info Manager asked about blukii modules (its root URL, no secrets); nil when resolve is not
+  /// configured, and then no device has `infoManager` and the renderers show no such column.
+  public var infoManager: String?
 
   public init(
     generatedAt: Date, mode: AuditMode, adapter: String, profiles: [String], inventory: String?, scanSeconds: Double,
-    thresholds: AuditThresholds, devices: [AuditDevice]
+    thresholds: AuditThresholds, devices: [AuditDevice], infoManager: String? = nil
   ) {
+    self.infoManager = infoManager
     schema = Self.schemaName
     self.generatedAt = generatedAt
     self.mode = mode

@@ -25,6 +25,8 @@ public struct AuditSubject: Sendable {
   /// Its profile holds text commands (issue #14): nothing on the air tells whether their answers are as
   /// expected, so without a read (`--connect`) the device is `unknown`, never `compliant`.
   public var judgedOnlyByReading = false
+  /// A blukii module's standing in the Info Manager, when resolve is configured.
+  public var infoManager: AuditInfoManager?
 
   public init(
     address: String, profile: String?, named: Bool, tags: [String], desired: Result<DeviceConfigView, DesiredResolver.Failure>?,

@@ -29,6 +29,8 @@ public struct BeaconProvision: AsyncParsableCommand {
     TxrxCommand.self,
     DFUCommand.self,
     FirmwareCommand.self,
+    ResolveCommand.self,
+    NewsCommand.self,
     ProfileCommand.self,
     ReadCommand.self,
     RingCommand.self,

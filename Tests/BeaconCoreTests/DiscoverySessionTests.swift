@@ -56,6 +56,22 @@ import Testing
     #expect(session.finish(at: Self.origin + .seconds(6)).isEmpty)
   }
 
+  /// blukii's scanWaitDuration (issue #15): windows of 1 s every 3 s; reports in the 2 s waits are dropped.
+  @Test func reportsInAPauseAreDroppedAndWindowsFollowThePeriod() {
+    var session = DiscoverySession(
+      settings: DiscoverySettings(window: .seconds(1), pause: .seconds(2)), origin: Self.origin)
+    _ = session.ingest(Self.report(Self.a, at: 100, Self.tlm(1)))
+    _ = session.ingest(Self.report(Self.a, at: 1500, Self.tlm(2)))  // in the wait
+    _ = session.ingest(Self.report(Self.b, at: 2900, Self.iBeacon))  // in the wait
+    let closed = session.ingest(Self.report(Self.a, at: 3200, Self.tlm(3)))
+    #expect(closed.map(\.index) == [0] && closed.first?.start == 0 && closed.first?.end == 1)
+    #expect(closed.first?.devices.map(\.address) == [Self.a] && closed.first?.devices.first?.advertisingReports == 1)
+    let last = session.finish(at: Self.origin + .seconds(5))
+    #expect(last.map(\.index) == [1] && last.first?.start == 3 && last.first?.end == 4)
+    #expect(Self.tlmCount(last.first?.devices.first) == 3)
+    #expect(session.droppedInPause == 2)
+  }
+
   @Test func reportsBelowTheThresholdAreDropped() {
     var session = DiscoverySession(
       settings: DiscoverySettings(window: .seconds(10), rssiThreshold: -80), origin: Self.origin)

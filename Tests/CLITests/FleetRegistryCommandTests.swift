@@ -68,24 +68,7 @@ import Testing
 
   /// Runs the built CLI's `scan --json` with this `--state-dir`; returns its exit status, output and errors.
   static func scan(stateDirectory: String) async throws -> (status: Int32, output: String, errors: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: ApplyCrashTests.binary)
-    process.arguments = ["scan", "--adapter", "sim", "--duration", "2", "--json", "--state-dir", stateDirectory]
-    let (output, errors) = (Pipe(), Pipe())
-    process.standardOutput = output
-    process.standardError = errors
-    // Read as it arrives, so a full pipe never blocks the child.
-    let (outputLines, errorLines) = (ProcessLines.stream(output), ProcessLines.stream(errors))
-    let collected = Task { () -> (String, String) in
-      var (out, err) = ([String](), [String]())
-      for await line in outputLines { out.append(line) }
-      for await line in errorLines { err.append(line) }
-      return (out.joined(separator: "\n"), err.joined(separator: "\n"))
-    }
-    let exit = try ProcessExit.run(process)
-    await exit.wait()
-    let (out, err) = await collected.value
-    return (process.terminationStatus, out, err)
+    try await CLIProcess.run(["scan", "--adapter", "sim", "--duration", "2", "--json", "--state-dir", stateDirectory])
   }
 
   @Test func scanRecordsEveryDeviceItHeard() async throws {

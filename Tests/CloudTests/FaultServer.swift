@@ -18,30 +18,7 @@ final class FaultServer: Sendable {
 
   static func start() async throws -> FaultServer {
     let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/fault_server.py").path
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-    process.arguments = [script]
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = FileHandle.nullDevice
-    // The server exits when this pipe closes: with this process, even when a test is killed.
-    process.standardInput = Pipe()
-    try process.run()
-    let line: String = await withCheckedContinuation { continuation in
-      DispatchQueue.global().async {
-        var text = ""
-        while !text.contains("\n") {
-          let data = output.fileHandleForReading.availableData
-          if data.isEmpty { break }
-          text += String(decoding: data, as: UTF8.self)
-        }
-        continuation.resume(returning: text)
-      }
-    }
-    guard let port = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-      process.terminate()
-      throw ServerError("fault_server.py did not print its port: \(line)")
-    }
+    let (process, port) = try await PythonServer.start(script: script)
     return FaultServer(process: process, port: port)
   }
 

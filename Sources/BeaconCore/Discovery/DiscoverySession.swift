@@ -1,14 +1,20 @@
 /// Discovery settings after blukii's `BKDiscoverySettings` (seeds/000): results are grouped in windows of
-/// `window` (blukii "scanDuration"); reports weaker than `rssiThreshold` dBm are dropped.
+/// `window` (blukii "scanDuration") separated by `pause` (blukii "scanWaitDuration", issue #15); reports
+/// weaker than `rssiThreshold` dBm are dropped.
 public struct DiscoverySettings: Sendable, Hashable {
   /// Length of one discovery window.
   public var window: Duration
   /// Reports with RSSI below this (dBm) are dropped; nil keeps all. RSSI 127 ("not available") is kept.
   public var rssiThreshold: Int8?
+  /// The wait after each window in which reports are not taken (the scanner rests); zero: windows follow
+  /// each other. Modelled on one time line: the period is `window + pause`, and a report in the last `pause`
+  /// of a period is dropped, so window *k* of the session spans `[k·period, k·period + window)`.
+  public var pause: Duration
 
-  public init(window: Duration = .seconds(10), rssiThreshold: Int8? = nil) {
+  public init(window: Duration = .seconds(10), rssiThreshold: Int8? = nil, pause: Duration = .zero) {
     self.window = window
     self.rssiThreshold = rssiThreshold
+    self.pause = pause
   }
 }
 
@@ -24,7 +30,8 @@ public struct DiscoveryWindow: Sendable, Hashable, Codable {
 
 /// A pure discovery aggregator: feed it timestamped reports, it returns windows as they close. It has no
 /// clock: a window closes when a report arrives past its end, or on `finish(at:)`. Window *k* spans
-/// `[origin + k·window, origin + (k+1)·window)`; windows in which nothing was received are not returned.
+/// `[origin + k·period, origin + k·period + window)` with `period = window + pause`; windows in which nothing
+/// was received are not returned.
 /// Reports stamped before the origin, or before the current window (out of order), count in the current
 /// window. Per-window frame policy: see `DeviceRecord` (first frame of each kind).
 public struct DiscoverySession: Sendable {
@@ -37,6 +44,8 @@ public struct DiscoverySession: Sendable {
   public private(set) var windowIndex = 0
   /// Reports dropped by the RSSI threshold.
   public private(set) var droppedBelowThreshold = 0
+  /// Reports dropped because they came in a pause between windows.
+  public private(set) var droppedInPause = 0
 
   public init(settings: DiscoverySettings, origin: ContinuousClock.Instant) {
     precondition(settings.window > .zero, "the discovery window must be positive")
@@ -64,7 +73,12 @@ public struct DiscoverySession: Sendable {
     }
     let t = seconds(report.timestamp)
     // Clamped so that absurd timestamps cannot overflow the index.
-    let index = Swift.max(windowIndex, Int(Swift.min((t / windowSeconds).rounded(.down), 1e15)))
+    let periods = Swift.min((t / periodSeconds).rounded(.down), 1e15)
+    if settings.pause > .zero, t - periods * periodSeconds >= windowSeconds, Int(periods) >= windowIndex {
+      droppedInPause += 1
+      return []
+    }
+    let index = Swift.max(windowIndex, Int(periods))
     var closed: [DiscoveryWindow] = []
     if index > windowIndex {
       if let w = closeWindow(endingAt: windowEnd(windowIndex)) { closed.append(w) }
@@ -98,8 +112,10 @@ public struct DiscoverySession: Sendable {
   public var results: [DeviceRecord] { devices.values.sorted { $0.address < $1.address } }
 
   private var windowSeconds: Double { Self.seconds(settings.window) }
+  private var periodSeconds: Double { Self.seconds(settings.window + settings.pause) }
 
-  private func windowEnd(_ index: Int) -> Double { Double(index + 1) * windowSeconds }
+  private func windowStart(_ index: Int) -> Double { Double(index) * periodSeconds }
+  private func windowEnd(_ index: Int) -> Double { windowStart(index) + windowSeconds }
 
   private mutating func closeWindow(endingAt end: Double) -> DiscoveryWindow? {
     guard !current.isEmpty else { return nil }
@@ -112,6 +128,6 @@ public struct DiscoverySession: Sendable {
       }
     }
     current = [:]
-    return DiscoveryWindow(index: windowIndex, start: Double(windowIndex) * windowSeconds, end: end, devices: records)
+    return DiscoveryWindow(index: windowIndex, start: windowStart(windowIndex), end: end, devices: records)
   }
 }

@@ -23,6 +23,10 @@ struct AuditCommand: AsyncParsableCommand, LoggingCommand {
       (last seen, battery and RSSI history, versions, last runs), so devices heard earlier are reported \
       with what was known of them.
 
+      When a blukii Info Manager is configured (--info-manager, $BEACON_PROVISION_INFO_MANAGER or the config \
+      file; see resolve --help), blukii modules heard get an Info Manager column: registered, not registered \
+      (deployed but missing from the Info Manager) or unknown (the server could not be reached).
+
       Exit status: 0 done; 1 error; with --detailed-exitcode, 2 when a device drifted, is missing or unreachable.
 
       Examples:
@@ -77,6 +81,9 @@ struct AuditCommand: AsyncParsableCommand, LoggingCommand {
   var stateDir: String?
 
   @OptionGroup(title: "Several gateways (the registry they share)") var journal: JournalLocationOptions
+
+  @OptionGroup(title: "blukii Info Manager (adds an Info Manager column for blukii modules when configured)")
+  var infoManager: InfoManagerOptions
 
   @OptionGroup var logging: LoggingOptions
 

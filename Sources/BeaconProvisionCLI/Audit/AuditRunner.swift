@@ -36,6 +36,8 @@ struct AuditRunner {
     await resources.registry.sightings(records, at: scanStarted)
 
     var subjects = AuditSubjects(profiles: profiles, inventory: inventory, records: records, scanStarted: scanStarted).subjects
+    let blukii = try await AuditInfoManagerLookup.lookUp(records, options: command.infoManager, cacheTimeout: nil)
+    for i in subjects.indices { subjects[i].infoManager = blukii.registrations[subjects[i].address] }
     if command.connect {
       let reads = try await connectReads(profiles: profiles, records: records, central: central, stateDirectory: stateDirectory)
       for i in subjects.indices { subjects[i].read = reads[subjects[i].address] }
@@ -51,7 +53,7 @@ struct AuditRunner {
     return AuditReport(
       generatedAt: now(), mode: command.connect ? .connect : .passive, adapter: central.name, profiles: command.profiles,
       inventory: command.inventory, scanSeconds: command.scanSeconds, thresholds: thresholds,
-      devices: AuditAssembler(thresholds: thresholds).devices(subjects))
+      devices: AuditAssembler(thresholds: thresholds).devices(subjects), infoManager: blukii.server)
   }
 
   /// `--connect`: each profile's selected devices read through the `plan` path on the records already heard

@@ -1,9 +1,9 @@
 import BeaconCore
 
-/// The built-in fleet behind `--adapter sim`: 24 devices with stable addresses, mixing KBeacon Pro units
+/// The built-in fleet behind `--adapter sim`: 28 devices with stable addresses, mixing KBeacon Pro units
 /// with KSensor + System frames, legacy KBeacons, plain iBeacons (one non-connectable), Eddystone
-/// UID/URL/TLM beacons, and two text-stream devices: a Tertium TxRx reader and an AT-command device on the
-/// Nordic UART Service (issue #14). `DD:34:02:06:D0:6C` replays the real K6 advert of kbeacon-protocol.md §10.2/§10.3
+/// UID/URL/TLM beacons, two text-stream devices: a Tertium TxRx reader and an AT-command device on the
+/// Nordic UART Service (issue #14), and four blukii modules (issue #15, `blukiiModules`). `DD:34:02:06:D0:6C` replays the real K6 advert of kbeacon-protocol.md §10.2/§10.3
 /// (KSensor `21 01 0F 0E07 192A 224F FFFC FFEC 03EB`, scan response `6D 01 00 00 00 00` + "KBPro_214810").
 public enum DemoFleet {
   /// KKM's factory iBeacon UUID ("www.kkmcn.com" in ASCII).
@@ -14,7 +14,7 @@ public enum DemoFleet {
   /// this one is just fixed bytes).
   public static let namespace: [UInt8] = [0xED, 0xD1, 0xEB, 0xEA, 0xC0, 0x4E, 0x5D, 0xEF, 0xA0, 0x17]
 
-  public static let fleet = SimulatedFleet(devices: kbeaconPros + legacyKBeacons + iBeacons + eddystones + textStreamDevices)
+  public static let fleet = SimulatedFleet(devices: kbeaconPros + legacyKBeacons + iBeacons + eddystones + textStreamDevices + blukiiModules)
 
   static func address(_ text: String) -> BluetoothAddress { BluetoothAddress(text)! }
 
@@ -105,4 +105,24 @@ public enum DemoFleet {
       address: address("6E:40:00:00:00:01"), kind: .nordicUART, name: "AT_Sensor_01", intervalMs: 1000,
       rssi: RSSIProfile(mean: -64, spread: 5), textStream: TextStreamSection(txPower: 0)),
   ]
+
+  /// The proximity UUID blukii modules are seen configured with as iBeacons ("blukii.combeacon" in ASCII).
+  public static let blukiiUUID = ProximityUUID("626C756B-6969-2E63-6F6D-626561636F6E")!
+
+  /// Four blukii Info beacons (issue #15). blukii publishes no advertising format of its own for them, so they
+  /// advertise as far as is public: an iBeacon frame with blukii's "blukii.combeacon" UUID (seen on deployed
+  /// units) and a `blukii <number> <hex>` name in the scan response, the name the SDK's discovery takes a
+  /// module's ID from. B10001–B10003 are registered in the tests' loopback Info Manager (B10003 deactivated),
+  /// B10004 is not; B10003 is too weak (−95 dBm) for the SDK's −85 dBm threshold.
+  static let blukiiModules: [SimulatedDevice] = [
+    blukii(1, rssi: -58, intervalMs: 500), blukii(2, rssi: -66, intervalMs: 700), blukii(3, rssi: -95, intervalMs: 600),
+    blukii(4, rssi: -70, intervalMs: 800),
+  ]
+
+  static func blukii(_ n: Int, rssi: Int, intervalMs: Int) -> SimulatedDevice {
+    SimulatedDevice(
+      address: address("E4:E1:12:B1:00:0\(n)"), kind: .iBeacon, name: "blukii B1000\(n) E4E112B1000\(n)",
+      connectable: false, intervalMs: intervalMs, rssi: RSSIProfile(mean: rssi, spread: 4),
+      iBeacon: IBeaconSection(uuid: blukiiUUID, major: 1000, minor: UInt16(n), measuredPower: -62))
+  }
 }

@@ -6,6 +6,7 @@ its first stdout line, and logs every request (method, path, Range, If-None-Matc
 """
 import json
 import os
+import signal
 import sys
 import threading
 import time
@@ -126,6 +127,9 @@ def exit_when_stdin_closes():
 
 
 def main():
+    # The test process starts us from a thread that blocks most signals, and the mask is inherited: unblock
+    # them, or Process.terminate() (SIGTERM) would not end us and we would outlive the test.
+    signal.pthread_sigmask(signal.SIG_SETMASK, [])
     threading.Thread(target=exit_when_stdin_closes, daemon=True).start()
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True

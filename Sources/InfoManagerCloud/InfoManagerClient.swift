@@ -1,0 +1,141 @@
+import BeaconCore
+import Cloud
+import InfoManager
+
+/// The live blukii Info Manager client (seed-systems.md §6): the request shapes of `InfoManagerEndpoints`
+/// sent through an `HTTPClient` (libcurl in the tool, the same client against a loopback server in tests),
+/// answers decoded by `InfoManagerResponses`, states from `BatchResolution`.
+///
+/// What counts as "not reachable" (UNRESOLVED, or CACHED from a fresh cache): no connection, a transfer too
+/// slow or past the overall time cap, and 5xx answers [I]. A 4xx answer (a wrong URL, API key or
+/// credentials), a TLS failure and a malformed body are errors of the whole resolve: they would not go away
+/// by themselves, so they are reported instead of being hidden as UNRESOLVED; the cache is left as it was.
+public struct InfoManagerClient: Sendable {
+  public var endpoints: InfoManagerEndpoints
+  public var credentials: InfoManagerCredentials?
+  /// `GetBlukiisInfoData.appLabel` (the SDK's default "blukii").
+  public var appLabel: String
+  /// `GetBlukiisInfoData.deviceId`: who asks.
+  public var deviceId: String
+  public var http: any HTTPClient
+
+  public init(
+    endpoints: InfoManagerEndpoints, credentials: InfoManagerCredentials?, appLabel: String = "blukii",
+    deviceId: String = "beacon-provision", http: any HTTPClient
+  ) {
+    self.endpoints = endpoints
+    self.credentials = credentials
+    self.appLabel = appLabel
+    self.deviceId = deviceId
+    self.http = http
+  }
+
+  /// Resolves `ids` in one request (none when every ID is served from the cache). Throws `InfoManagerFailure`:
+  /// always for a refused or malformed answer, and for an unreachable server when the resolution is a single
+  /// one (as in the SDK).
+  public func resolve(
+    _ ids: [String], with resolution: BatchResolution, cache: inout ResolveCache, now: @Sendable () -> Double
+  ) async throws -> [ResolveResult] {
+    let plan = resolution.plan(ids, cache: cache, now: now())
+    // Every ID served from the cache: no request (the plan's cached results are the answer).
+    guard !plan.ask.isEmpty else { return resolution.unreachable(plan, reason: "") }
+    let points: [InfoPoint]
+    do {
+      let call = endpoints.getBlukiisInfo(ids: plan.ask, appLabel: appLabel, deviceId: deviceId)
+      let body = try await send(call)
+      points = try Self.decode { () throws(InfoManagerResponseError) in
+        try InfoManagerResponses.infoPoints(body, source: RedactedURL(call.url).description)
+      }
+    } catch InfoManagerFailure.unreachable(let reason) where !resolution.single {
+      return resolution.unreachable(plan, reason: reason)
+    }
+    return resolution.answered(plan, points: points, cache: &cache, now: now())
+  }
+
+  /// The translated news text for one language code.
+  public func news(languageCode: String) async throws -> String {
+    let call = endpoints.getNews(languageCode: languageCode)
+    let body = try await send(call)
+    return try Self.decode { () throws(InfoManagerResponseError) in
+      try InfoManagerResponses.newsText(body, source: RedactedURL(call.url).description)
+    }
+  }
+
+  /// Runs a decoder, turning its refusal into `InfoManagerFailure.malformed`.
+  private static func decode<T>(_ body: () throws(InfoManagerResponseError) -> T) throws -> T {
+    do {
+      return try body()
+    } catch {
+      throw InfoManagerFailure.malformed(error)
+    }
+  }
+
+  /// Sends one call (after a login when credentials are configured) and returns the answer's body.
+  private func send(_ call: InfoManagerCall) async throws -> [UInt8] {
+    var headers: [HTTPHeader] = [HTTPHeader("Accept", "application/json")]
+    if let credentials {
+      let login = endpoints.getToken(user: credentials.user, password: credentials.password)
+      let body = try await fetch(login, headers: headers)
+      let token = try Self.decode { () throws(InfoManagerResponseError) in
+        try InfoManagerResponses.token(body, source: RedactedURL(login.url).description)
+      }
+      let header = InfoManagerEndpoints.authorization(token: token)
+      headers.append(HTTPHeader(header.name, header.value))
+    }
+    return try await fetch(call, headers: headers)
+  }
+
+  private func fetch(_ call: InfoManagerCall, headers: [HTTPHeader]) async throws -> [UInt8] {
+    var headers = headers
+    if !call.body.isEmpty { headers.append(HTTPHeader("Content-Type", "application/json")) }
+    let method: HTTPRequest.Method = call.method == .post ? .post : .get
+    do {
+      return try await http.fetch(HTTPRequest(method: method, url: call.url, headers: headers, body: call.body)).body
+    } catch let error as HTTPClientError {
+      throw InfoManagerFailure(error)
+    } catch {
+      throw InfoManagerFailure.other("\(RedactedURL(call.url)): \(error)")
+    }
+  }
+}
+
+/// The user and password of v2's `BKBlukiiCloud.setCredentials` (never printed: `description` hides the
+/// password).
+public struct InfoManagerCredentials: Sendable, Hashable, CustomStringConvertible {
+  public var user: String
+  public var password: String
+  public init(user: String, password: String) {
+    self.user = user
+    self.password = password
+  }
+  public var description: String { "\(user):***" }
+}
+
+/// Why a call to the Info Manager failed.
+public enum InfoManagerFailure: Error, Sendable, Hashable, CustomStringConvertible {
+  /// No answer (no connection, too slow, past the time cap, a 5xx): the resolve states' "not reachable".
+  case unreachable(String)
+  /// An answer that refuses us (4xx) or a TLS failure: a configuration problem.
+  case refused(String)
+  /// An answer whose body is not what the Info Manager sends.
+  case malformed(InfoManagerResponseError)
+  case other(String)
+
+  init(_ error: HTTPClientError) {
+    switch error.kind {
+    case .connection, .tooSlow, .timedOut: self = .unreachable(error.description)
+    case .status where (error.status ?? 0) >= 500: self = .unreachable(error.description)
+    case .status, .tls, .redirect: self = .refused(error.description)
+    default: self = .other(error.description)
+    }
+  }
+
+  public var description: String {
+    switch self {
+    case .unreachable(let text): "the Info Manager is not reachable: \(text)"
+    case .refused(let text): "the Info Manager refused the request: \(text) (check --info-manager, the API key and credentials)"
+    case .malformed(let error): "the Info Manager's answer is malformed: \(error)"
+    case .other(let text): text
+    }
+  }
+}
