@@ -74,9 +74,13 @@ public struct AdvertisingSchedule: Sendable {
       guard let i = earliest, let presence = advertisers[i].device.presence else { break }
       switch presence.state(at: due[i]) {
       case .onAir: break
-      case .silentUntil(let offset):
+      case .silentUntil(let offset) where offset > due[i]:
         due[i] = offset
         continue
+      case .silentUntil:
+        // The next window starts at (or, rounded to whole milliseconds and back, just before) this instant:
+        // it has begun. Staying put here looped for ever, a cooperative thread at full speed.
+        break
       case .gone:
         advertisers.remove(at: i)
         due.remove(at: i)

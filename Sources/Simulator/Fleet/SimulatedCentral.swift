@@ -59,11 +59,11 @@ public final class SimulatedCentral: Central {
         // A device in its bootloader: the application is silent, the bootloader advertises every 100 ms.
         await timeline.addBootloaderReports(bootloaders.advertisements(), at: next.offset)
         if bootloaders.isInBootloader(next.address) {
-          // Unpaced, simulated time runs as fast as it is read: while every advertiser is in its bootloader
-          // (which leaves in real time, when its DFU ends) this loop would skip report after report without
-          // ever suspending, holding a cooperative thread at full speed for as long as its consumer waits —
-          // seen as a whole test process stalled on 2 cores. A skipped report gives up the thread for 1 ms.
-          if pace.wallClockOffset(.zero) == nil { try await Task.sleep(for: .milliseconds(1)) }
+          // While every advertiser is in its bootloader (which leaves in real time, when its DFU ends) this
+          // loop would skip report after report without suspending — unpaced, or paced but behind the wall
+          // clock — holding a cooperative thread at full speed for as long as its consumer waits (seen as a
+          // whole test process stalled on 2 cores). A skipped report gives up the thread for 1 ms.
+          try await Task.sleep(for: .milliseconds(1))
           continue
         }
         return next.report(start: start)
