@@ -155,6 +155,7 @@ if let fuzzRuntime = ProcessInfo.processInfo.environment["BEACON_PROVISION_FUZZ"
     ("fuzz-events", ["Presence", "Profiles"]),
     ("fuzz-text-stream", ["TextStream", "Profiles"]),
     ("fuzz-info-manager", ["InfoManager"]),
+    ("fuzz-postgres-url", ["SharedJournal"]),
   ] as [(String, [Target.Dependency])] {
     package.targets.append(
       .executableTarget(

@@ -36,20 +36,38 @@ public struct PostgresURL: Sendable, Hashable {
   /// The URL with every password replaced by `***`.
   public var redacted: String { Self.redact(text) }
 
-  /// `user:secret@` → `user:***@`, `password=secret` → `password=***`.
+  /// Query parameters whose value is a secret: the password and the client key's passphrase.
+  public static let secretParameters: Set<String> = ["password", "sslpassword"]
+
+  /// `user:secret@` → `user:***@`, `password=secret` → `password=***` (and `sslpassword=`).
+  ///
+  /// Read as libpq reads a URI (fe-connect.c, `conninfo_uri_parse_options`): the credentials run to the
+  /// first `@` before any `/` — a `?` does not end them, so in `postgresql://u:pw?x@h` the password is
+  /// `pw?x` — and query keys are percent-decoded (`?pass%77ord=` is `password=`). Where libpq and a reader
+  /// could differ (several `@`), more is hidden, never less: everything from the first `:` before the first
+  /// `@` to the last `@`.
   public static func redact(_ text: String) -> String {
     var result = text
+    // Where the host part starts: after the credentials, so a `?` in a user name does not start the query.
+    var hosts = result.startIndex
     if let scheme = result.range(of: "://") {
-      let authorityEnd = result[scheme.upperBound...].firstIndex { $0 == "/" || $0 == "?" } ?? result.endIndex
-      if let at = result[scheme.upperBound..<authorityEnd].lastIndex(of: "@"),
-        let colon = result[scheme.upperBound..<at].firstIndex(of: ":")
-      {
-        result.replaceSubrange(result.index(after: colon)..<at, with: "***")
+      hosts = scheme.upperBound
+      let authority = result[scheme.upperBound..<(result[scheme.upperBound...].firstIndex(of: "/") ?? result.endIndex)]
+      if let firstAt = authority.firstIndex(of: "@"), let lastAt = authority.lastIndex(of: "@") {
+        if let colon = result[scheme.upperBound..<firstAt].firstIndex(of: ":") {
+          let end = result.distance(from: result.startIndex, to: colon) + 1 + 4  // ":***@"
+          result.replaceSubrange(result.index(after: colon)..<lastAt, with: "***")
+          hosts = result.index(result.startIndex, offsetBy: end)
+        } else {
+          hosts = result.index(after: firstAt)
+        }
       }
     }
-    guard let query = result.firstIndex(of: "?") else { return result }
+    guard let query = result[hosts...].firstIndex(of: "?") else { return result }
     let parameters = result[result.index(after: query)...].split(separator: "&", omittingEmptySubsequences: false).map { item in
-      item.lowercased().hasPrefix("password=") ? "password=***" : String(item)
+      let key = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)[0]
+      let decoded = (String(key).removingPercentEncoding ?? String(key)).lowercased()
+      return secretParameters.contains(decoded) && item.contains("=") ? "\(decoded)=***" : String(item)
     }
     return String(result[...query]) + parameters.joined(separator: "&")
   }

@@ -14,8 +14,22 @@ import Testing
     #expect(PostgresURL.redact("postgresql://ops@db/fleet") == "postgresql://ops@db/fleet")
   }
 
+  /// As libpq reads a URI (found by fuzz-postgres-url's libpq model): credentials run to the first `@` before a
+  /// `/` even across a `?`; query keys are percent-decoded; `sslpassword` is a secret too.
+  @Test func redactsWhatLibpqWouldTakeForAPassword() {
+    #expect(PostgresURL.redact("postgresql://u:pw?x@h/db") == "postgresql://u:***@h/db")
+    #expect(PostgresURL.redact("postgresql://u?x@h/db?password=s3cret") == "postgresql://u?x@h/db?password=***")
+    #expect(PostgresURL.redact("postgresql://h/db?pass%77ord=s3cret") == "postgresql://h/db?password=***")
+    #expect(PostgresURL.redact("postgresql://h/db?sslpassword=k3y&sslmode=verify-full") == "postgresql://h/db?sslpassword=***&sslmode=verify-full")
+    // No `/`: libpq takes everything up to the `@` for user:password, and so do we.
+    #expect(PostgresURL.redact("postgresql://h?application_name=a:b@c") == "postgresql://h?application_name=a:***@c")
+  }
+
   @Test func refusesAPasswordInTheURLWithoutPrintingIt() throws {
-    for text in ["postgresql://ops:s3cret@db/fleet", "postgresql://db/fleet?PASSWORD=s3cret"] {
+    for text in [
+      "postgresql://ops:s3cret@db/fleet", "postgresql://db/fleet?PASSWORD=s3cret", "postgresql://ops:s3cret?x@db",
+      "postgresql://db/fleet?pass%77ord=s3cret",
+    ] {
       let error = #expect(throws: PostgresURLError.self) { try PostgresURL(text, origin: "--journal") }
       let message = try #require(error).description
       #expect(message.hasPrefix("--journal "))

@@ -1,0 +1,92 @@
+import Foundation
+import FuzzSupport
+import SharedJournal
+
+// The `--journal` connection URL (issue #18, `PostgresURL`): the input is read as a URL (prefixed with a scheme
+// when it has none, so the interesting part is reached), and against a model of how libpq reads a URI
+// (fe-connect.c: credentials up to the first `@` before any `/`, a password after their first `:`; query
+// parameters after the first `?` that follows them, keys and values percent-decoded):
+// - a URL libpq would take a password from (credentials or a `password`/`sslpassword` parameter) is refused;
+// - the redacted form shows each place libpq reads a password from fewer times than the URL does (the text
+//   `:secret@` or `password=secret`: the same text elsewhere, say in a user name, is not a password);
+// - redacting is idempotent, and the error message shows only the redacted form.
+// A password written as `***` is what redacting writes, so it is left out.
+Fuzzer.run { data, size in
+  guard let input = String(validating: Fuzzer.bytes(data, size), as: UTF8.self) else { return 0 }
+  let text = PostgresURL.isPostgres(input) ? input : "postgresql://" + input
+  let secrets = LibpqModel.secrets(text).filter { $0.value != "***" }
+  let redacted = PostgresURL.redact(text)
+  precondition(PostgresURL.redact(redacted) == redacted, "redact is not idempotent: \(redacted)")
+  for secret in secrets {
+    precondition(
+      redacted.occurrences(of: secret.written) < text.occurrences(of: secret.written),
+      "the redacted URL still shows a password libpq would use: \(secret.written)")
+  }
+  do {
+    _ = try PostgresURL(text, origin: "--journal")
+    precondition(secrets.isEmpty, "a URL libpq would take a password from was accepted: \(text)")
+  } catch {
+    precondition(String(describing: error).hasSuffix(": " + (error as! PostgresURLError).reason))
+    precondition((error as! PostgresURLError).shown == redacted, "the error shows more than the redacted URL")
+  }
+  return 0
+}
+
+/// Where libpq would take a password from in a URI, written as in the text (`written`: `:value@` or the
+/// whole `key=value` parameter); the model is independent of `PostgresURL.redact`.
+enum LibpqModel {
+  static func secrets(_ text: String) -> [(written: String, value: String)] {
+    guard let scheme = text.range(of: "://") else { return [] }
+    var found: [(written: String, value: String)] = []
+    var rest = text[scheme.upperBound...]
+    if let end = rest.firstIndex(where: { $0 == "@" || $0 == "/" }), rest[end] == "@" {
+      let credentials = rest[..<end]
+      if let colon = credentials.firstIndex(of: ":") {
+        let value = String(credentials[credentials.index(after: colon)...])
+        found.append((":" + value + "@", value))
+      }
+      rest = rest[rest.index(after: end)...]
+    }
+    guard let query = rest.firstIndex(of: "?") else { return found }
+    for item in rest[rest.index(after: query)...].split(separator: "&") {
+      let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+      guard parts.count == 2 else { continue }
+      let key = String(parts[0]).removingPercentEncodingOrSelf.lowercased()
+      if key == "password" || key == "sslpassword" { found.append((String(item), String(parts[1]))) }
+    }
+    return found
+  }
+}
+
+extension String {
+  func occurrences(of needle: String) -> Int {
+    guard !needle.isEmpty else { return 0 }
+    var count = 0
+    var rest = self[...]
+    while let range = rest.range(of: needle) {
+      count += 1
+      rest = rest[range.lowerBound...].dropFirst()
+    }
+    return count
+  }
+}
+
+extension String {
+  /// Percent-decoded as libpq does (`%XX` → the octet); left as is where that is not valid UTF-8 or malformed.
+  var removingPercentEncodingOrSelf: String {
+    var bytes: [UInt8] = []
+    var utf8 = self.utf8[...]
+    while let first = utf8.first {
+      utf8 = utf8.dropFirst()
+      if first == UInt8(ascii: "%"), utf8.count >= 2,
+        let value = UInt8(String(decoding: utf8.prefix(2), as: UTF8.self), radix: 16)
+      {
+        bytes.append(value)
+        utf8 = utf8.dropFirst(2)
+      } else {
+        bytes.append(first)
+      }
+    }
+    return String(validating: bytes, as: UTF8.self) ?? self
+  }
+}
