@@ -30,6 +30,8 @@ let package = Package(
 
     // MARK: pure protocol code (no I/O)
     .target(name: "BeaconCore", swiftSettings: strict),
+    // Threads of their own for blocking work (`OwnThread`, `SerialThread`): never libdispatch's workers.
+    .target(name: "OwnThreads", swiftSettings: strict),
     .target(
       name: "KBeacon",
       dependencies: ["BeaconCore", "CCrypto"],
@@ -57,15 +59,16 @@ let package = Package(
 
     // MARK: live edges
     // The journal on a PostgreSQL server through libpq, shared by several gateways (issue #18)
-    .target(name: "SharedJournal", dependencies: ["BeaconCore", "Fleet", "CLibPQ"], swiftSettings: strict),
-    .target(name: "NordicDFUIO", dependencies: ["NordicDFU", "CZip", "CPipe"], swiftSettings: strict),
-    .target(name: "BlueZ", dependencies: ["BeaconCore", "CBlueZ", "CPipe"], swiftSettings: strict),
-    .target(name: "Cloud", dependencies: ["BeaconCore", "CCurl", "CPipe"], swiftSettings: strict),
+    .target(name: "SharedJournal", dependencies: ["BeaconCore", "Fleet", "CLibPQ", "OwnThreads"], swiftSettings: strict),
+    .target(name: "NordicDFUIO", dependencies: ["NordicDFU", "CZip", "CPipe", "OwnThreads"], swiftSettings: strict),
+    .target(name: "BlueZ", dependencies: ["BeaconCore", "CBlueZ", "CPipe", "OwnThreads"], swiftSettings: strict),
+    .target(name: "Cloud", dependencies: ["BeaconCore", "CCurl", "CPipe", "OwnThreads"], swiftSettings: strict),
     .target(name: "InfoManagerCloud", dependencies: ["BeaconCore", "Cloud", "InfoManager"], swiftSettings: strict),
     // Loopback TCP ports for local servers (the tests' nginx, provision-bench http-download's)
     .target(name: "Loopback", swiftSettings: strict),
     .target(
-      name: "FirmwareStore", dependencies: ["BeaconCore", "Cloud", "Firmware", "NordicDFU", "NordicDFUIO", "Profiles"],
+      name: "FirmwareStore",
+      dependencies: ["BeaconCore", "Cloud", "Firmware", "NordicDFU", "NordicDFUIO", "Profiles", "OwnThreads"],
       swiftSettings: strict),
     .target(
       name: "Simulator",
@@ -78,21 +81,21 @@ let package = Package(
       dependencies: [
         "BeaconCore", "BlueZ", "Fleet", "KBeacon", "NordicDFU", "NordicDFUIO", "Profiles", "Simulator", "Cloud",
         "Firmware", "FirmwareStore", "Audit", "TextStream", "Presence", "SharedJournal", "InfoManager", "InfoManagerCloud",
-        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        "OwnThreads", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: strict),
     .executableTarget(name: "beacon-provision", dependencies: ["BeaconProvisionCLI"], swiftSettings: strict),
     .executableTarget(
       name: "provision-bench",
-      dependencies: ["BeaconCore", "Cloud", "Fleet", "KBeacon", "Loopback", "NordicDFU", "Profiles", "Simulator"],
+      dependencies: ["BeaconCore", "Cloud", "Fleet", "KBeacon", "Loopback", "NordicDFU", "OwnThreads", "Profiles", "Simulator"],
       swiftSettings: strict),
 
     // MARK: tests
     // Real servers on loopback (nginx, a private CA) shared by CloudTests and CLITests (issue #12); AuditTests
     // runs a real browser with its process helpers.
     .target(
-      name: "TestServers", dependencies: ["Cloud", "Loopback"], path: "Tests/TestServers", exclude: ["InfoManager"],
+      name: "TestServers", dependencies: ["Cloud", "Loopback", "OwnThreads"], path: "Tests/TestServers", exclude: ["InfoManager"],
       swiftSettings: strict),
     // A manual clock and a state signal for the test targets that drive timers.
     .target(name: "TestClocks", path: "Tests/TestClocks", swiftSettings: strict),
@@ -101,7 +104,7 @@ let package = Package(
     .testTarget(name: "AuditTests", dependencies: ["Audit", "BeaconCore", "Profiles", "TestServers"], swiftSettings: strict),
     .testTarget(name: "ProfilesTests", dependencies: ["Profiles"], swiftSettings: strict),
     .testTarget(name: "PresenceTests", dependencies: ["Presence", "BeaconCore", "Profiles"], swiftSettings: strict),
-    .testTarget(name: "FleetTests", dependencies: ["Fleet", "KBeacon", "Profiles", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strict),
+    .testTarget(name: "FleetTests", dependencies: ["Fleet", "KBeacon", "OwnThreads", "Profiles", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strict),
     .testTarget(
       name: "SharedJournalTests", dependencies: ["SharedJournal", "Fleet", "BeaconCore", "Profiles", "TestServers"],
       swiftSettings: strict),
@@ -112,9 +115,10 @@ let package = Package(
     .testTarget(
       name: "InfoManagerTests", dependencies: ["InfoManager", "InfoManagerCloud", "Cloud", "BeaconCore", "Simulator", "TestServers", "TestClocks"],
       swiftSettings: strict),
-    .testTarget(name: "BlueZTests", dependencies: ["BlueZ"], swiftSettings: strict),
+    .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "OwnThreads"], swiftSettings: strict),
+    .testTarget(name: "OwnThreadsTests", dependencies: ["OwnThreads"], swiftSettings: strict),
     .testTarget(name: "KBeaconTests", dependencies: ["KBeacon"], swiftSettings: strict),
-    .testTarget(name: "NordicDFUTests", dependencies: ["NordicDFU", "NordicDFUIO"], swiftSettings: strict),
+    .testTarget(name: "NordicDFUTests", dependencies: ["NordicDFU", "NordicDFUIO", "OwnThreads"], swiftSettings: strict),
     .testTarget(
       name: "SimulatorTests", dependencies: ["Simulator", "BlueZ", "KBeacon", "NordicDFU", "NordicDFUIO", "TextStream"], exclude: ["Fixtures"],
       swiftSettings: strict),

@@ -1,5 +1,6 @@
 import BeaconCore
 import Foundation
+import OwnThreads
 import Simulator
 
 /// The saved state of a simulated site that several gateway processes serve at once (a fleet file with
@@ -14,7 +15,7 @@ import Simulator
 /// Text-stream devices are kept as the single-process path keeps them (not shared).
 enum SharedSimulatorState {
   static func share(_ kbeacons: KBeaconSimulation, store: SimulatorStateStore) {
-    let io = DispatchQueue(label: "beacon-provision.simulator-shared-state")
+    let io = SerialThread(name: "beacon-provision.simulator-shared-state")
     kbeacons.setSharedState { address in
       await withCheckedContinuation { continuation in
         io.async { continuation.resume(returning: withLock(store) { (try? store.load())?[address] }) }

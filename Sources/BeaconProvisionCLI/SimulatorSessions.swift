@@ -1,6 +1,7 @@
 import BeaconCore
 import Dispatch
 import Foundation
+import OwnThreads
 import Simulator
 import Synchronization
 
@@ -67,8 +68,8 @@ actor SimulatorStateSaver<Snapshot: Sendable> {
     self.onJoin = onJoin
   }
 
-  /// File writes happen on this queue, never on the cooperative pool.
-  private let io = DispatchQueue(label: "beacon-provision.simulator-state")
+  /// File writes happen on this thread, never on the cooperative pool (nor a libdispatch worker).
+  private let io = SerialThread(name: "beacon-provision.simulator-state")
   /// The latest save scheduled, and whether it has taken its snapshot yet.
   private var last: Task<Void, Never>?
   private var lastStarted = true

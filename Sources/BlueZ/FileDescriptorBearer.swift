@@ -1,3 +1,4 @@
+import OwnThreads
 import BeaconCore
 import Dispatch
 import Foundation
@@ -27,7 +28,8 @@ public final class FileDescriptorBearer: ATTBearer {
   private let fd: Int32
   /// Wakes the reader thread on `close()`.
   let wakePipe: WakePipe
-  private let sendQueue: DispatchQueue
+  /// Sends (which may block in `send(2)`) and the final close, in order, on a thread of their own.
+  private let sendQueue: SerialThread
   private let inbox: ReceivedPDUs
   /// True once `close()` ran or the link dropped; guarded by the mutex, read from every thread.
   private let state = Mutex(State())
@@ -48,7 +50,7 @@ public final class FileDescriptorBearer: ATTBearer {
     self.wakePipe = try WakePipe()
     self.fd = fd
     self.peer = peer
-    self.sendQueue = DispatchQueue(label: "FileDescriptorBearer.send.\(peer)")
+    self.sendQueue = SerialThread(name: "att-sender \(peer)")
     let inbox = ReceivedPDUs(limit: Self.readAheadLimit)
     self.inbox = inbox
     incoming = AsyncThrowingStream(unfolding: { try await inbox.next() })
@@ -160,6 +162,7 @@ public final class FileDescriptorBearer: ATTBearer {
         wakePipe.close()
       }
     }
+    sendQueue.finish()
   }
 }
 

@@ -1,3 +1,4 @@
+import OwnThreads
 import BeaconCore
 import CBlueZ
 import Glibc
@@ -40,7 +41,7 @@ public final class L2CAPConnection: Sendable, CustomStringConvertible {
     let handle = handle
     let peer = peer
     let adapter = adapter
-    return try await DedicatedThread.run("l2cap-receive") {
+    return try await OwnThread.run("l2cap-receive") {
       while true {
         switch handle.wait(for: Int16(POLLIN), timeout: timeout) {
         case .closed: throw LinkError(.closed, peer: peer)

@@ -1,3 +1,4 @@
+import OwnThreads
 import BeaconCore
 import CBlueZ
 import Glibc
@@ -18,7 +19,7 @@ public enum L2CAPConnector {
     try await ConnectLocks.shared.withLock(adapter.name) {
       let handle = try makeSocket(adapter: adapter, security: security)
       return try await withTaskCancellationHandler {
-        try await DedicatedThread.run("l2cap-connect") {
+        try await OwnThread.run("l2cap-connect") {
           try connect(handle, adapter: adapter, peer: peer, type: type, timeout: timeout)
         }
       } onCancel: {

@@ -1,3 +1,4 @@
+import OwnThreads
 import BeaconCore
 import CBlueZ
 import Glibc
@@ -26,7 +27,7 @@ public final class L2CAPListener: Sendable {
     let handle = handle
     let adapter = adapter
     return try await withTaskCancellationHandler {
-      try await DedicatedThread.run("l2cap-accept") {
+      try await OwnThread.run("l2cap-accept") {
         while true {
           switch handle.wait(for: Int16(POLLIN), timeout: timeout) {
           case .closed: throw LinkError(.closed, detail: "listener on \(adapter.name) closed")

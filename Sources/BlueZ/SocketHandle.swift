@@ -1,3 +1,4 @@
+import OwnThreads
 import CBlueZ
 import Glibc
 import Synchronization
@@ -6,7 +7,7 @@ import Synchronization
 /// exactly once. Reads and writes happen under a lock on a non-blocking descriptor (so they never block
 /// and never touch a descriptor number that was closed and reused); the only blocking call, `poll`, waits
 /// outside the lock and also watches a wake pipe that `close()` writes to, so a closing socket wakes its
-/// waiter at once. Blocking waits must run on a dedicated thread (see `DedicatedThread`), never on the
+/// waiter at once. Blocking waits must run on a dedicated thread (see `OwnThread`), never on the
 /// cooperative pool.
 final class SocketHandle: Sendable {
   private let fd: Mutex<Int32?>

@@ -1,3 +1,4 @@
+import OwnThreads
 import Glibc
 
 /// The reader of a command/event socket — the raw HCI channel (`HCISocket`) and the mgmt channel
@@ -23,7 +24,7 @@ struct SocketReader<Key: Hashable & Sendable, Reply: Sendable, Event: Sendable>:
   /// socket is closed locally.
   func start(_ name: String, closed: BlueZError) {
     let reader = self
-    DedicatedThread.start(name) { reader.run(closed: closed) }
+    OwnThread.start(name) { reader.run(closed: closed) }
   }
 
   private func run(closed: BlueZError) {

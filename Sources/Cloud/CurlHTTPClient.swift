@@ -1,6 +1,7 @@
 import BeaconCore
 import CCurl
 import Foundation
+import OwnThreads
 
 /// The live `HTTPClient`: libcurl's easy interface, one dedicated thread per transfer.
 ///
@@ -100,11 +101,7 @@ public struct CurlHTTPClient: HTTPClient {
   /// Runs the attempt on its own thread; cancelling the calling task aborts the transfer.
   private static func perform(_ attempt: CurlAttempt) async -> TransferOutcome {
     await withTaskCancellationHandler {
-      await withCheckedContinuation { (continuation: CheckedContinuation<TransferOutcome, Never>) in
-        let thread = Thread { continuation.resume(returning: attempt.perform()) }
-        thread.name = "beacon-provision.http"
-        thread.start()
-      }
+      await OwnThread.run("beacon-provision.http") { attempt.perform() }
     } onCancel: {
       attempt.cancelled.store(true, ordering: .relaxed)
     }

@@ -1,6 +1,7 @@
 import Cloud
 import Firmware
 import Foundation
+import OwnThreads
 
 /// A catalogue as the cache holds it: the decoded catalogue, where and when it was fetched, the server's
 /// validators (for the next conditional GET), and how this copy was obtained.
@@ -86,8 +87,6 @@ enum RecordCoding {
 /// dispatch in the process, so long file work there can hold up unrelated work waiting for a worker).
 enum CacheIO {
   static func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-      Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
-    }
+    try await OwnThread.run("firmware-cache", body)
   }
 }

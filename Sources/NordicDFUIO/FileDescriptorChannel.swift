@@ -2,11 +2,12 @@ import Dispatch
 import Foundation
 import Glibc
 import NordicDFU
+import OwnThreads
 
 /// A `ByteChannel` over a file descriptor (a tty or a pty master), for the serial transport of
 /// nordic-dfu.md §4. The descriptor is switched to non-blocking mode. Reads run on a dedicated `Thread`
 /// that sleeps in `poll` on the descriptor and a wake pipe (never on the cooperative pool, no timeout
-/// loop); writes run on a private serial `DispatchQueue` and, when the descriptor is full, sleep in `poll`
+/// loop); writes run on a thread of their own (`SerialThread`) and, when the descriptor is full, sleep in `poll`
 /// for POLLOUT or the wake pipe. `close()` writes the wake pipe, waits for the reader to leave, then closes
 /// the descriptor on the write queue — behind every queued write — so no side ever uses a closed (or
 /// reused) descriptor. End of file, EIO and POLLHUP (the other side hung up) finish `incoming` with
@@ -16,7 +17,7 @@ public final class FileDescriptorChannel: ByteChannel {
   private let fd: Int32
   private let wake: WakePipe?
   private let lifecycle = ChannelLifecycle()
-  private let writeQueue = DispatchQueue(label: "beacon-provision.fd-channel.write")
+  private let writeQueue = SerialThread(name: "fd-channel-writer")
 
   /// Takes ownership of `fd` (closed by `close()`).
   public init(fd: Int32) {
@@ -114,6 +115,7 @@ public final class FileDescriptorChannel: ByteChannel {
           done.resume()
         }
       }
+      writeQueue.finish()
       lifecycle.closed.open()
     }
     await lifecycle.closed.wait()

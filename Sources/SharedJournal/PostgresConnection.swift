@@ -1,9 +1,10 @@
 import CLibPQ
 import Foundation
+import OwnThreads
 import Synchronization
 
 /// One libpq connection to the shared journal's PostgreSQL server (issue #18). libpq's calls block (they
-/// wait on the server's socket), so every call runs on this connection's own serial dispatch queue, never
+/// wait on the server's socket), so every call runs on this connection's own thread (`SerialThread`), never
 /// on Swift's cooperative pool (design.md, "Blocking C calls never run on the cooperative pool"): a task
 /// hands a synchronous body to `session(_:)`, which runs it there with a `PostgresSession` and resumes the
 /// task with its result — the pattern of GRDB's `read`/`write` that the SQLite journal uses.
@@ -13,7 +14,7 @@ import Synchronization
 public final class PostgresConnection: Sendable {
   /// The server as messages may show it: the URL with any password replaced (`PostgresURL.redacted`).
   public let location: String
-  private let queue: DispatchQueue
+  private let queue: SerialThread
   /// The libpq handle; `nil` once closed. The mutex is only ever taken on `queue`, so it never waits; it is
   /// what lets the non-Sendable pointer live in a Sendable class.
   private let handle: Mutex<OpaquePointer?>
@@ -21,7 +22,7 @@ public final class PostgresConnection: Sendable {
   private init(handle: sending OpaquePointer, location: String) {
     self.handle = Mutex(handle)
     self.location = location
-    queue = DispatchQueue(label: "beacon-provision.postgres")
+    queue = SerialThread(name: "beacon-provision.postgres")
   }
 
   /// Connects to `url` (a `postgresql://` URL without a password, `PostgresURL`); `password`, when given,
@@ -73,6 +74,7 @@ public final class PostgresConnection: Sendable {
         continuation.resume()
       }
     }
+    queue.finish()
   }
 
   deinit { handle.withLock { pointer in if let p = pointer { PQfinish(p) } } }
@@ -80,7 +82,7 @@ public final class PostgresConnection: Sendable {
   /// Runs blocking start-up work on a thread outside the cooperative pool.
   static func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in
-      DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
+      OwnThread.start("beacon-provision.postgres-connect") { continuation.resume(with: Result { try body() }) }
     }
   }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import OwnThreads
 import Testing
 
 @testable import Fleet
@@ -58,12 +59,20 @@ import Testing
       }
       for i in 0..<8 {
         group.addTask {
-          let journal = try Journal(path: path)
+          let journal = try await Self.open(path)
           _ = try await journal.createRun(kind: "apply", source: "p\(i).json", adapter: "sim", addresses: ["DD:34:02:06:D1:0\(i)"])
         }
       }
       try await group.waitForAll()
     }
     #expect(try await Journal(path: path).runs().count == 9)
+  }
+
+  /// Opens a journal on a thread of its own, as the CLI does (`BlockingIO`): opening waits on SQLite's busy
+  /// timeout (up to 10 s) while another handle holds the lock, and eight such waits on the cooperative pool
+  /// held its threads — every other test in the process stalled (seen under ThreadSanitizer: tests waiting on
+  /// timers ran out of time).
+  static func open(_ path: String) async throws -> Journal {
+    try await OwnThread.run("test-journal-open") { try Journal(path: path) }
   }
 }

@@ -1,6 +1,7 @@
 import Dispatch
 import Glibc
 import NordicDFUIO
+import OwnThreads
 import Testing
 
 /// The serial edge's descriptor channel: close waits for both sides and wakes them without polling.
@@ -18,14 +19,14 @@ import Testing
     let channel = FileDescriptorChannel(fd: fds[0])
     // nobody reads the peer: a few MiB cannot all fit in the socket buffers, so the write must wait
     let write = Task { try await channel.write([UInt8](repeating: 0x55, count: 8 << 20)) }
-    // the peer sees bytes arrive: the write has started. The blocking poll runs on a GCD thread, not the
-    // cooperative pool, which the write task itself needs (on two cores a blocked pool thread starved it).
+    // the peer sees bytes arrive: the write has started. The blocking poll runs on a thread of its own: not
+    // the cooperative pool, which the write task itself needs, nor a libdispatch worker — on Linux the same
+    // threads (`OwnThread`); a poll on `DispatchQueue.global()` kept the write from starting for its whole 30 s
+    // under ThreadSanitizer.
     let peer = fds[1]
-    let readable = await withCheckedContinuation { (done: CheckedContinuation<Int32, Never>) in
-      DispatchQueue.global().async {
-        var pfd = pollfd(fd: peer, events: Int16(POLLIN), revents: 0)
-        done.resume(returning: poll(&pfd, 1, 30_000))
-      }
+    let readable = await OwnThread.run("test-peer-poll") {
+      var pfd = pollfd(fd: peer, events: Int16(POLLIN), revents: 0)
+      return poll(&pfd, 1, 30_000)
     }
     #expect(readable == 1)
     await channel.close()

@@ -1,5 +1,6 @@
 import Foundation
 import Loopback
+import OwnThreads
 
 /// Helpers for the real servers the tests start on loopback (issue #12, "Tests (a real server, not a
 /// mock)") and for the real browser the HTML report is checked in: running a tool to its end (and reading
@@ -81,17 +82,16 @@ public enum LocalTools {
     }
   }
 
-  /// Checks `condition` every 50 ms on a GCD thread until it holds (true) or `seconds` pass (false).
+  /// Checks `condition` every 50 ms on a thread of its own (`OwnThread`: not a libdispatch worker, which
+  /// Swift's tasks share on Linux) until it holds (true) or `seconds` pass (false).
   static func poll(within seconds: Double, until condition: @escaping @Sendable () -> Bool) async -> Bool {
-    await withCheckedContinuation { continuation in
-      DispatchQueue.global().async {
-        let end = Date().addingTimeInterval(seconds)
-        while Date() < end {
-          if condition() { return continuation.resume(returning: true) }
-          usleep(50_000)
-        }
-        continuation.resume(returning: false)
+    await OwnThread.run("test-poll") {
+      let end = Date().addingTimeInterval(seconds)
+      while Date() < end {
+        if condition() { return true }
+        usleep(50_000)
       }
+      return false
     }
   }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import OwnThreads
 
 /// Debian's nginx serving `root` on loopback over HTTP, and over HTTPS when given a certificate: the real
 /// server of issue #12's tests ("a real server, not a mock"). Its prefix (config, logs, temp paths) is a
@@ -63,16 +64,13 @@ public final class Nginx: Sendable {
     }
   }
 
-  /// Terminates nginx (SIGTERM: its fast shutdown), waits for the process to exit on a GCD thread, then
+  /// Terminates nginx (SIGTERM: its fast shutdown), waits for the process to exit on a thread of its own, then
   /// until its ports refuse connections.
   public func stop() async throws {
     let process = process
-    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-      DispatchQueue.global().async {
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
-        continuation.resume()
-      }
+    await OwnThread.run("nginx-stop") {
+      if process.isRunning { process.terminate() }
+      process.waitUntilExit()
     }
     try await LocalTools.waitUntilRefused(port: httpPort)
     if let httpsPort { try await LocalTools.waitUntilRefused(port: httpsPort) }

@@ -1,4 +1,5 @@
 import Foundation
+import OwnThreads
 
 /// Debian's PostgreSQL server (the `postgresql` package) started for one test suite: `initdb` into a
 /// temporary folder, `postgres` listening only on a Unix socket in that folder (no TCP port to clash with
@@ -85,12 +86,9 @@ public final class PostgresServer: Sendable {
   /// Fast shutdown, then the folder is removed.
   public func stop() async {
     let process = process
-    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-      DispatchQueue.global().async {
-        if process.isRunning { process.interrupt() }
-        process.waitUntilExit()
-        continuation.resume()
-      }
+    await OwnThread.run("postgres-stop") {
+      if process.isRunning { process.interrupt() }
+      process.waitUntilExit()
     }
     try? FileManager.default.removeItem(atPath: folder)
   }

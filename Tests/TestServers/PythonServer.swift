@@ -1,4 +1,5 @@
 import Foundation
+import OwnThreads
 
 /// Starts a loopback test server written in Python that prints its port on its first stdout line and exits
 /// when its standard input closes (with the test process, even a killed one): the fault-injecting server of
@@ -13,16 +14,14 @@ public enum PythonServer {
     process.standardError = FileHandle.nullDevice
     process.standardInput = Pipe()
     try process.run()
-    let line: String = await withCheckedContinuation { continuation in
-      DispatchQueue.global().async {
-        var text = ""
-        while !text.contains("\n") {
-          let data = output.fileHandleForReading.availableData
-          if data.isEmpty { break }
-          text += String(decoding: data, as: UTF8.self)
-        }
-        continuation.resume(returning: text)
+    let line: String = await OwnThread.run("python-server-port") {
+      var text = ""
+      while !text.contains("\n") {
+        let data = output.fileHandleForReading.availableData
+        if data.isEmpty { break }
+        text += String(decoding: data, as: UTF8.self)
       }
+      return text
     }
     guard let port = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) else {
       process.terminate()

@@ -1,5 +1,6 @@
 import Dispatch
 import Glibc
+import OwnThreads
 
 /// Starts an event's `command` action (README "Monitor"): the program at `argv[0]` (an absolute path, no
 /// shell, no PATH search) with `argv` and `environment`, standard input from /dev/null, standard output and
@@ -10,7 +11,6 @@ import Glibc
 /// arguments, environment and termination handler (LeakSanitizer, MonitorCommandTests: indirect leaks from
 /// `MonitorActions.run` per command), and a monitor runs for months, firing a command per event.
 enum EventCommand {
-  private static let reaper = DispatchQueue(label: "beacon-provision.event-command", attributes: .concurrent)
 
   /// How the program ended: its exit status, or the signal that killed it.
   enum Ending: Sendable, Equatable {
@@ -23,7 +23,7 @@ enum EventCommand {
     var description: String { String(cString: strerror(code)) }
   }
 
-  /// Starts the program; `ended` is called once it has ended (on the reaper's queue).
+  /// Starts the program; `ended` is called once it has ended (on the thread that waited for it).
   static func start(_ argv: [String], environment: [String: String], ended: @escaping @Sendable (Ending) -> Void) throws {
     let arguments = argv.map { strdup($0) } + [nil]
     let variables = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
@@ -39,7 +39,7 @@ enum EventCommand {
     let code = posix_spawn(&pid, argv[0], &actions, nil, arguments, variables)
     guard code == 0 else { throw SpawnError(code: code) }
     let child = pid
-    reaper.async {
+    OwnThread.start("event-command \(child)") {
       var status: Int32 = 0
       while waitpid(child, &status, 0) == -1 && errno == EINTR {}
       // WIFEXITED / WEXITSTATUS / WTERMSIG, which Glibc's Swift overlay does not import (macros).

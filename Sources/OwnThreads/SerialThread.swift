@@ -1,0 +1,61 @@
+import Dispatch
+import Synchronization
+
+/// A dedicated thread that runs the jobs given to it one at a time, in order: a private serial
+/// `DispatchQueue` for blocking work that does not take a libdispatch worker (see `OwnThread` for why that
+/// matters on Linux). The thread ends after the jobs queued before `finish()`; a job given after that runs on
+/// a thread of its own, so no caller waits for ever.
+public final class SerialThread: Sendable {
+  public let name: String
+  /// Shared with the thread, which must not keep `self` alive (`deinit` ends it).
+  private let shared = Shared()
+
+  private final class Shared: Sendable {
+    let queue = Mutex(Queue())
+    /// One signal per job and one for `finish()`: the thread sleeps here while there is nothing to do.
+    let wake = DispatchSemaphore(value: 0)
+  }
+
+  private struct Queue {
+    var jobs: [@Sendable () -> Void] = []
+    var finished = false
+  }
+
+  public init(name: String) {
+    self.name = name
+    OwnThread.start(name) { [shared] in
+      while true {
+        shared.wake.wait()
+        let (job, done) = shared.queue.withLock { queue -> ((@Sendable () -> Void)?, Bool) in
+          queue.jobs.isEmpty ? (nil, queue.finished) : (queue.jobs.removeFirst(), false)
+        }
+        if let job { job() } else if done { return }
+      }
+    }
+  }
+
+  /// Queues `job`; returns at once.
+  public func async(_ job: @escaping @Sendable () -> Void) {
+    let queued = shared.queue.withLock { queue in
+      guard !queue.finished else { return false }
+      queue.jobs.append(job)
+      return true
+    }
+    if queued { shared.wake.signal() } else { OwnThread.start(name, job) }
+  }
+
+  /// Runs `body` on the thread, after the jobs queued before it, and returns its result.
+  public func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+      async { continuation.resume(with: Result { try body() }) }
+    }
+  }
+
+  /// Lets the thread end once the jobs queued so far have run.
+  public func finish() {
+    shared.queue.withLock { $0.finished = true }
+    shared.wake.signal()
+  }
+
+  deinit { finish() }
+}
