@@ -17,13 +17,12 @@ import Synchronization
 enum SimServeOutput {
   static func line(_ event: ServedDevice.Event) {
     switch event {
-    case .advertising(let adapter, let fleetAddress, let device, let extended, let dropped):
+    case .advertising(let adapter, let fleetAddress, let device, let extended):
       let name = device.name.map { " \"\($0)\"" } ?? ""
       var text = "serving \(fleetAddress) (\(device.kind.rawValue)\(name)) on \(adapter) as \(device.address)"
       text += device.addressType == .random ? " (random), " : ", "
-      text += device.connectable ? "connectable" : "non-connectable"
+      text += device.connectable ? "connectable" : (SimulatedAdvertiser(device: device).pduKind == .scannable ? "scannable" : "non-connectable")
       text += extended ? ", extended advertising" : ", legacy advertising"
-      if dropped { text += " (scan response not served: ADV_SCAN_IND is not supported)" }
       write(text)
     case .linkOpened(let adapter, let peer, let type, let bootloader):
       write("\(adapter): link from \(peer) (\(type))" + (bootloader ? " to the DFU bootloader" : ""))

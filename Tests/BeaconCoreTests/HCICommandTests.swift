@@ -60,6 +60,10 @@ import Testing
     nonConnectable.connectable = false
     // Advertising_Type 03 = ADV_NONCONN_IND
     #expect(HCICommand.leSetAdvertisingParameters(nonConnectable).parameters[4] == 0x03)
+    var scannable = nonConnectable
+    scannable.scanResponseData = [0x05, 0x09, 0x53, 0x74, 0x6F, 0x72]  // Complete Local Name "Stor"
+    // Advertising_Type 02 = ADV_SCAN_IND: not connectable, but active scanners get the scan response.
+    #expect(HCICommand.leSetAdvertisingParameters(scannable).parameters[4] == 0x02)
     // 01 | 08 20 | 20 (32) | 03 length | 02 01 06 flags AD | 28 zero octets of padding
     #expect(
       HCICommand.leSetAdvertisingData([0x02, 0x01, 0x06]).packet
@@ -83,6 +87,10 @@ import Testing
     nonConnectable.connectable = false
     // Properties 10 00 = legacy ADV_NONCONN_IND.
     #expect(Array(HCICommand.leSetExtendedAdvertisingParameters(handle: 1, nonConnectable).parameters[1...2]) == [0x10, 0x00])
+    var scannable = nonConnectable
+    scannable.scanResponseData = [0x05, 0x09, 0x53, 0x74, 0x6F, 0x72]
+    // Properties 12 00 = legacy ADV_SCAN_IND (scannable|legacy).
+    #expect(Array(HCICommand.leSetExtendedAdvertisingParameters(handle: 1, scannable).parameters[1...2]) == [0x12, 0x00])
     // 01 | 37 20 | 07 | 01 handle | 03 complete | 01 no fragmenting | 03 length | 02 01 06
     #expect(
       HCICommand.leSetExtendedAdvertisingData(handle: 1, [0x02, 0x01, 0x06]).packet

@@ -56,10 +56,10 @@ import Testing
     #expect(settings.interval == 0x01E0)
     #expect(settings.advertisingData == data)
     #expect(settings.scanResponseData == advertiser.scanResponse)
-    #expect(!ServedAdvertising.dropsScanResponse(advertiser))
+    #expect(settings.pdu == .advInd)
   }
 
-  @Test func namedNonConnectableBeaconLosesItsScanResponseAndSaysSo() {
+  @Test func namedNonConnectableBeaconIsServedAsADV_SCAN_INDWithItsName() {
     let iBeacon = SimulatedDevice(
       address: BluetoothAddress("AC:23:3F:00:00:10")!, kind: .iBeacon, name: "Store", connectable: false,
       iBeacon: IBeaconSection(uuid: DemoFleet.storeUUID, major: 7, minor: 42))
@@ -67,8 +67,10 @@ import Testing
     #expect(advertiser.pduKind == .scannable)
     let settings = ServedAdvertising.settings(advertisingData: [0x02, 0x01, 0x04], of: advertiser)
     #expect(!settings.connectable)
-    #expect(settings.scanResponseData.isEmpty)
-    #expect(ServedAdvertising.dropsScanResponse(advertiser))
+    #expect(settings.scanResponseData == advertiser.scanResponse)
+    #expect(settings.pdu == .advScanInd)
+    // The name AD structure (0x09 Complete Local Name "Store") is what an active scanner gets.
+    #expect(settings.scanResponseData.starts(with: [0x06, 0x09] + Array("Store".utf8)))
   }
 
   @Test func plainNonConnectableBeaconHasNothingToDrop() {
@@ -76,8 +78,9 @@ import Testing
       address: BluetoothAddress("E1:DD:57:00:00:10")!, kind: .eddystone,
       eddystoneURL: EddystoneURLSection(url: "https://www.example.com/vm"))
     let advertiser = SimulatedAdvertiser(device: eddystone)
-    #expect(!ServedAdvertising.settings(advertisingData: [], of: advertiser).connectable)
-    #expect(!ServedAdvertising.dropsScanResponse(advertiser))
+    let settings = ServedAdvertising.settings(advertisingData: [], of: advertiser)
+    #expect(!settings.connectable && settings.scanResponseData.isEmpty)
+    #expect(settings.pdu == .advNonconnInd)
   }
 
   @Test func linkGateReleasesWaitersWhenTheLastLinkCloses() async throws {

@@ -4,9 +4,9 @@ import BeaconCore
 /// `SimulatedAdvertiser`: the HCI advertising settings (Core v5.4 Vol 4 Part E §7.8.5–§7.8.8). Pure.
 ///
 /// Choices [I]:
-/// - The PDU type follows the device: ADV_IND when connectable, else ADV_NONCONN_IND. The HCI layer has no
-///   ADV_SCAN_IND yet, so a non-connectable device with a scan response (a named iBeacon) is served as
-///   ADV_NONCONN_IND without its scan response; `dropsScanResponse` says when that happens.
+/// - The PDU type follows the device (`SimulatedAdvertiser.pduKind`): ADV_IND when connectable,
+///   ADV_SCAN_IND when not but with a scan response (a named iBeacon, a blukii module), else
+///   ADV_NONCONN_IND (`AdvertisingSettings.pdu`).
 /// - The interval is the device's `intervalMs` in 0.625 ms units, clamped to the legacy range
 ///   0x0020…0x4000 (20 ms … 10.24 s).
 /// - A device on a random address is advertised from it (`AdvertisingSettings.randomAddress`).
@@ -17,13 +17,8 @@ public enum ServedAdvertising {
     let device = advertiser.device
     return AdvertisingSettings(
       connectable: connectable, interval: interval(milliseconds: device.intervalMs),
-      advertisingData: advertisingData, scanResponseData: connectable ? (advertiser.scanResponse ?? []) : [],
+      advertisingData: advertisingData, scanResponseData: advertiser.pduKind == .nonConnectable ? [] : (advertiser.scanResponse ?? []),
       randomAddress: device.addressType == .random ? device.address : nil)
-  }
-
-  /// True when the device has a scan response that cannot be served (see the type's doc comment).
-  public static func dropsScanResponse(_ advertiser: SimulatedAdvertiser) -> Bool {
-    advertiser.pduKind == .scannable && advertiser.scanResponse != nil
   }
 
   /// Milliseconds → 0.625 ms units, clamped to 0x0020…0x4000.

@@ -70,7 +70,7 @@ extension ServedDevice {
         context.events(
           .advertising(
             adapter: context.adapter, fleetAddress: context.fleetAddress, device: context.device,
-            extendedCommands: hci.usesExtendedCommands, scanResponseDropped: ServedAdvertising.dropsScanResponse(advertiser)))
+            extendedCommands: hci.usesExtendedCommands))
       }
       try await context.gate.waitForChange(since: revision, timeout: advertiser.nextDelay())
     }

@@ -36,7 +36,7 @@ public struct ServedDevice: Sendable {
     /// Advertising started; `device` is the device as served (with the controller's address), `fleetAddress`
     /// its address in the fleet.
     case advertising(
-      adapter: String, fleetAddress: BluetoothAddress, device: SimulatedDevice, extendedCommands: Bool, scanResponseDropped: Bool)
+      adapter: String, fleetAddress: BluetoothAddress, device: SimulatedDevice, extendedCommands: Bool)
     /// A link came in; `bootloader` when the device was in its DFU bootloader then.
     case linkOpened(adapter: String, peer: BluetoothAddress, peerType: AddressType, bootloader: Bool)
     case linkClosed(adapter: String, peer: BluetoothAddress, pdus: Int)
