@@ -54,7 +54,12 @@ public final class SimulatedCentral: Central {
     return AsyncThrowingStream(unfolding: {
       while true {
         if let queued = await timeline.queued() { return queued.report(start: start) }
-        guard let next = await timeline.next() else { return nil }
+        guard let (next, yieldFirst) = await timeline.next() else { return nil }
+        // Unpaced, a pull never suspends on its own: a consumer that reads until a wall-clock timeout (a task
+        // racing a sleep) holds its cooperative thread until that timeout's task runs — and with every thread of
+        // the pool (2 on 2 cores) held so, it never does; a test process stalled so under AddressSanitizer.
+        // Every `Timeline.yieldEvery` reports the pull gives the thread up.
+        if yieldFirst { await Task.yield() }
         try await pace.wait(until: next.offset, from: start)
         // A device in its bootloader: the application is silent, the bootloader advertises every 100 ms.
         await timeline.addBootloaderReports(bootloaders.advertisements(), at: next.offset)
@@ -112,17 +117,23 @@ public final class SimulatedCentral: Central {
     var schedule: AdvertisingSchedule?
     var pending: [AdvertisingSchedule.Report] = []
     var lastBootloaderOffset: Duration? = nil
+    /// Reports pulled so far; every `yieldEvery`-th is delivered after a `Task.yield()`.
+    var pulled = 0
+    static let yieldEvery = 64
     init(devices: @escaping @Sendable () async -> [SimulatedDevice], active: Bool) {
       self.devices = devices
       self.active = active
     }
 
-    func next() async -> AdvertisingSchedule.Report? {
+    /// The next report, and whether the pull should give up its thread before delivering it.
+    func next() async -> (AdvertisingSchedule.Report, yieldFirst: Bool)? {
       if schedule == nil {
         let made = AdvertisingSchedule(devices: await devices(), active: active)
         if schedule == nil { schedule = made }
       }
-      return schedule?.next()
+      guard let report = schedule?.next() else { return nil }
+      pulled += 1
+      return (report, pulled % Self.yieldEvery == 0)
     }
     func queued() -> AdvertisingSchedule.Report? { pending.isEmpty ? nil : pending.removeFirst() }
 
