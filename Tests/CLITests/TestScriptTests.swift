@@ -21,9 +21,11 @@ import Testing
       let scripts = root.appendingPathComponent("scripts"), bin = root.appendingPathComponent("bin")
       for directory in [scripts, bin] { try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true) }
       try FileManager.default.copyItem(at: Self.repositoryScript, to: scripts.appendingPathComponent("test"))
-      try FileManager.default.copyItem(
-        at: Self.repositoryScript.deletingLastPathComponent().appendingPathComponent("swift-test-watched"),
-        to: scripts.appendingPathComponent("swift-test-watched"))
+      for helper in ["swift-test-watched", "serial-peer-suites"] {
+        try FileManager.default.copyItem(
+          at: Self.repositoryScript.deletingLastPathComponent().appendingPathComponent(helper),
+          to: scripts.appendingPathComponent(helper))
+      }
       try Self.executable(scripts.appendingPathComponent("setup"), "#!/bin/sh\nexit 0\n")
       // The stand-in fault matrix prints its last line as scripts/fault-matrix does and records its call.
       try Self.executable(
