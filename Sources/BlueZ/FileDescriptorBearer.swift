@@ -1,8 +1,8 @@
-import OwnThreads
 import BeaconCore
 import Dispatch
 import Foundation
 import Glibc
+import OwnThreads
 import Synchronization
 
 /// An `ATTBearer` over a connected, message-preserving socket: a live L2CAP LE socket on the ATT CID 4
@@ -10,8 +10,9 @@ import Synchronization
 /// simulator. Both keep PDU boundaries, so one `recv` is one ATT PDU.
 ///
 /// Threads: a dedicated reader `Thread` blocks in `poll` on the socket and a wake-up pipe, never the
-/// cooperative pool; sends run on a private serial `DispatchQueue` so a full socket buffer (the kernel's ACL
-/// flow control, or the simulator's bounded queue) suspends the caller instead of blocking a pool thread.
+/// cooperative pool; sends run on a thread of their own (`SerialThread`) so a full socket buffer (the kernel's
+/// ACL flow control, or the simulator's bounded queue) suspends the caller instead of blocking a pool thread
+/// or a libdispatch worker.
 /// That suspension is the back-pressure Write Commands rely on.
 ///
 /// Read-ahead is bounded: at most `readAheadLimit` received PDUs wait for the consumer; beyond that the
@@ -19,18 +20,59 @@ import Synchronization
 /// socketpair, the simulated device paces its client this way).
 ///
 /// Ownership: the bearer owns the descriptor from `init` on and closes it exactly once, after the reader has
-/// stopped and queued sends have drained. `close()` is idempotent. When the peer goes away `incoming`
+/// stopped and queued sends have drained. `close()` is idempotent; a bearer released without it is closed
+/// by `deinit`. When the peer goes away `incoming`
 /// finishes throwing `LinkError(.disconnected)`; after a local `close()` it throws `LinkError(.closed)`.
 public final class FileDescriptorBearer: ATTBearer {
   public let peer: BluetoothAddress
   public let incoming: AsyncThrowingStream<[UInt8], any Error>
+  /// The socket, its threads and state. The reader thread holds only this, never the bearer, so a bearer
+  /// dropped without `close()` is closed by `deinit` — its reader and sender threads end and the descriptor
+  /// is closed — rather than leaking both threads and the socket for the life of the process.
+  private let link: FileDescriptorLink
+  /// Wakes the reader thread on `close()`.
+  var wakePipe: WakePipe { link.wakePipe }
 
+  /// Largest datagram accepted per `recv`; ATT PDUs are at most 517 octets (Vol 3 Part F §3.2.8).
+  static let receiveBufferSize = FileDescriptorLink.receiveBufferSize
+  /// Received PDUs held for the consumer at most [choice: 16, a few connection events' worth].
+  public static let readAheadLimit = FileDescriptorLink.readAheadLimit
+
+  /// Takes ownership of `fd`, a connected SOCK_SEQPACKET socket, and starts reading from it.
+  public init(fileDescriptor fd: Int32, peer: BluetoothAddress) throws {
+    let link = try FileDescriptorLink(fileDescriptor: fd, peer: peer)
+    self.link = link
+    self.peer = peer
+    incoming = AsyncThrowingStream(unfolding: { [inbox = link.inbox] in try await inbox.next() })
+    let thread = Thread { [link] in link.readLoop() }
+    thread.name = "att-reader \(peer)"
+    thread.start()
+  }
+
+  /// Sends one PDU whole. Throws `LinkError(.closed)` after `close()`, `LinkError(.disconnected)` when the
+  /// peer is gone.
+  public func send(_ pdu: [UInt8]) async throws { try await link.send(pdu) }
+
+  /// Closes the link: wakes the reader, unblocks a blocked send, then (from the reader) closes the
+  /// descriptor. Safe to call any number of times from any task.
+  public func close() async { link.closeNow() }
+
+  /// The synchronous body of `close()`, for callers outside async code (a signal handler's task).
+  public func closeNow() { link.closeNow() }
+
+  deinit { link.closeNow() }
+}
+
+/// The socket behind a `FileDescriptorBearer`: its reader loop (on the bearer's reader thread), sends (on
+/// `sendQueue`) and the state both read.
+final class FileDescriptorLink: Sendable {
+  let peer: BluetoothAddress
   private let fd: Int32
   /// Wakes the reader thread on `close()`.
   let wakePipe: WakePipe
   /// Sends (which may block in `send(2)`) and the final close, in order, on a thread of their own.
   private let sendQueue: SerialThread
-  private let inbox: ReceivedPDUs
+  let inbox: ReceivedPDUs
   /// True once `close()` ran or the link dropped; guarded by the mutex, read from every thread.
   private let state = Mutex(State())
 
@@ -40,28 +82,18 @@ public final class FileDescriptorBearer: ATTBearer {
     var descriptorClosed = false
   }
 
-  /// Largest datagram accepted per `recv`; ATT PDUs are at most 517 octets (Vol 3 Part F §3.2.8).
   static let receiveBufferSize = 4096
-  /// Received PDUs held for the consumer at most [choice: 16, a few connection events' worth].
-  public static let readAheadLimit = 16
+  static let readAheadLimit = 16
 
-  /// Takes ownership of `fd`, a connected SOCK_SEQPACKET socket, and starts reading from it.
-  public init(fileDescriptor fd: Int32, peer: BluetoothAddress) throws {
+  init(fileDescriptor fd: Int32, peer: BluetoothAddress) throws {
     self.wakePipe = try WakePipe()
     self.fd = fd
     self.peer = peer
     self.sendQueue = SerialThread(name: "att-sender \(peer)")
-    let inbox = ReceivedPDUs(limit: Self.readAheadLimit)
-    self.inbox = inbox
-    incoming = AsyncThrowingStream(unfolding: { try await inbox.next() })
-    let thread = Thread { [self] in readLoop() }
-    thread.name = "att-reader \(peer)"
-    thread.start()
+    self.inbox = ReceivedPDUs(limit: Self.readAheadLimit)
   }
 
-  /// Sends one PDU whole. Throws `LinkError(.closed)` after `close()`, `LinkError(.disconnected)` when the
-  /// peer is gone.
-  public func send(_ pdu: [UInt8]) async throws {
+  func send(_ pdu: [UInt8]) async throws {
     try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
       sendQueue.async { [self] in
         done.resume(with: Result { try sendNow(pdu) })
@@ -90,14 +122,8 @@ public final class FileDescriptorBearer: ATTBearer {
     }
   }
 
-  /// Closes the link: wakes the reader, unblocks a blocked send, then (from the reader) closes the
-  /// descriptor. Safe to call any number of times from any task.
-  public func close() async {
-    closeNow()
-  }
-
-  /// The synchronous body of `close()`, for callers outside async code (a signal handler's task).
-  public func closeNow() {
+  /// Wakes the reader and unblocks a blocked send; the reader then closes the descriptor. Idempotent.
+  func closeNow() {
     // Under the lock, so the descriptor cannot be closed (and its number reused by another socket) between
     // the check and the shutdown.
     state.withLock { s in
@@ -111,7 +137,7 @@ public final class FileDescriptorBearer: ATTBearer {
   }
 
   /// The reader thread: poll → recv → yield, until EOF, an error, or a local close.
-  private func readLoop() {
+  func readLoop() {
     var buffer = [UInt8](repeating: 0, count: Self.receiveBufferSize)
     var ending: LinkError
     loop: while true {

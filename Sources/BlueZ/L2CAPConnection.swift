@@ -1,7 +1,7 @@
-import OwnThreads
 import BeaconCore
 import CBlueZ
 import Glibc
+import OwnThreads
 
 /// How much link security an L2CAP LE socket asks for (`BT_SECURITY`, bluetooth.h). beacon-provision
 /// uses `.low` (no pairing): KBeacon and Nordic DFU authenticate in the application layer.

@@ -1,7 +1,7 @@
-import OwnThreads
 import BeaconCore
 import CBlueZ
 import Glibc
+import OwnThreads
 
 /// Outgoing L2CAP LE connections on the ATT channel, the pattern of BlueZ's btgatt-client
 /// (linux-ble.md §4.1): socket(SEQPACKET, L2CAP), bind to the adapter's address as LE public on CID 4,

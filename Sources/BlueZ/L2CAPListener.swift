@@ -1,7 +1,7 @@
-import OwnThreads
 import BeaconCore
 import CBlueZ
 import Glibc
+import OwnThreads
 
 /// A listening L2CAP LE socket on the ATT channel (CID 4) of one adapter, for the simulator's server mode
 /// in the VM tier (vm-e2e-recipe.md). While bluetoothd runs it owns the ATT server on that adapter and

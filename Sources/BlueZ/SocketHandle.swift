@@ -1,6 +1,6 @@
-import OwnThreads
 import CBlueZ
 import Glibc
+import OwnThreads
 import Synchronization
 
 /// One non-blocking Bluetooth socket shared between a blocking waiter thread and async callers, closed

@@ -1,5 +1,5 @@
-import OwnThreads
 import Glibc
+import OwnThreads
 
 /// The reader of a command/event socket — the raw HCI channel (`HCISocket`) and the mgmt channel
 /// (`MgmtSocket`) work alike: a dedicated thread (never the cooperative pool) waits on the socket, decodes

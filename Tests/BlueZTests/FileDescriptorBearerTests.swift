@@ -1,6 +1,6 @@
-import OwnThreads
 import BeaconCore
 import Glibc
+import OwnThreads
 import Synchronization
 import Testing
 
