@@ -2,8 +2,8 @@ import Dispatch
 import Synchronization
 
 /// A dedicated thread that runs the jobs given to it one at a time, in order: a private serial
-/// `DispatchQueue` for blocking work that does not take a libdispatch worker (see `OwnThread` for why that
-/// matters on Linux). The thread ends after the jobs queued before `finish()`; a job given after that runs on
+/// `DispatchQueue` for blocking work whose thread is its own, named in `top -H` and gdb, whatever libdispatch
+/// decides about its workers (see `OwnThread`). The thread ends after the jobs queued before `finish()`; a job given after that runs on
 /// a thread of its own, so no caller waits for ever.
 public final class SerialThread: Sendable {
   public let name: String

@@ -35,7 +35,9 @@ import Testing
 
   @Test func theBootloaderAdvertisesAtAddressPlusOneThenIdlesOutToTheOldApplication() async throws {
     let fleet = try DFUFleetCampaignTests.fleet(count: 1, extra: [
-      0: #""system": {"model": 12, "batteryPercent": 90, "firmware": "5.22"}, "dfu": {"inactivityTimeoutMs": 3000}"#
+      // 8 s: long enough that the bootloader does not idle out between the discovery's requests on a loaded
+      // machine (3 s did, under ThreadSanitizer: the link closed mid-discovery), short enough to wait for.
+      0: #""system": {"model": 12, "batteryPercent": 90, "firmware": "5.22"}, "dfu": {"inactivityTimeoutMs": 8000}"#
     ])
     defer { try? FileManager.default.removeItem(atPath: fleet) }
     let central = try DFUFleetCampaignTests.central(fleet)

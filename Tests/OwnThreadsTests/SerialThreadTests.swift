@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import OwnThreads
 import Synchronization
 import Testing
@@ -6,7 +7,7 @@ import Testing
 /// `SerialThread` and `OwnThread`: jobs in order on one thread, nothing lost around `finish()`, and blocked
 /// jobs that do not hold Swift's tasks back (the reason the module exists: on Linux a blocked libdispatch
 /// worker does).
-@Suite struct SerialThreadTests {
+@Suite(.timeLimit(.minutes(2))) struct SerialThreadTests {
   final class Log: Sendable {
     let entries = Mutex<[Int]>([])
     func append(_ n: Int) { entries.withLock { $0.append(n) } }
@@ -25,27 +26,43 @@ import Testing
     #expect(try await thread.run { 7 } == 7)
   }
 
-  @Test func blockedJobsDoNotHoldTasksBack() async throws {
-    // Sixteen threads each block until a task releases them. On libdispatch's workers (a DispatchQueue) the
-    // task itself would wait for a free worker — about a second per blocked worker beyond the cores, so far
-    // past each job's 10 s wait — and the jobs would time out; on threads of their own the task runs at once.
-    let release = DispatchSemaphore(value: 0)
+  @Test func blockedJobsEachHaveAThreadOfTheirOwn() async throws {
+    // 48 jobs on 48 serial threads meet at a barrier: each blocks until all have arrived, so they pass only
+    // if all 48 run at once. Threads of their own do within milliseconds; on `DispatchQueue.global()` only a
+    // worker per core runs at first and one more is added about once a second for the blocked ones (16
+    // blocked workers held a task back 9 s), so the barrier's 15 s would run out. (48 private serial queues
+    // pass the barrier — libdispatch overcommits them — but not the thread-name check below.)
+    let count = 48
+    let arrived = Mutex(0)
+    let everyone = DispatchSemaphore(value: 0)
     let outcomes = Log()
-    let threads = (0..<16).map { SerialThread(name: "test-blocked-\($0)") }
-    let finished = AsyncStream.makeStream(of: Void.self)
+    let names = Mutex<Set<String>>([])
+    let threads = (0..<count).map { SerialThread(name: "test-barrier-\($0)") }
+    let (finished, done) = AsyncStream.makeStream(of: Void.self)
     for thread in threads {
       thread.async {
-        outcomes.append(release.wait(timeout: .now() + 10) == .success ? 1 : 0)
-        finished.continuation.yield()
+        names.withLock { _ = $0.insert(Self.currentThreadName()) }
+        if arrived.withLock({ $0 += 1; return $0 }) == count {
+          for _ in 0..<count { everyone.signal() }
+        }
+        outcomes.append(everyone.wait(timeout: .now() + 15) == .success ? 1 : 0)
+        done.yield()
       }
     }
-    await Task.detached { for _ in threads { release.signal() } }.value
-    var count = 0
-    for await _ in finished.stream {
-      count += 1
-      if count == threads.count { break }
+    var seen = 0
+    for await _ in finished {
+      seen += 1
+      if seen == count { break }
     }
-    #expect(outcomes.all == Array(repeating: 1, count: 16))
+    #expect(outcomes.all == Array(repeating: 1, count: count))
+    // Each job ran on its SerialThread's own named thread, none on a libdispatch worker (com.apple.root.…).
+    #expect(names.withLock { $0 } == Set((0..<count).map { String("test-barrier-\($0)".prefix(15)) }))
+  }
+
+  /// The calling thread's name as the kernel keeps it (at most 15 bytes): /proc/thread-self/comm.
+  static func currentThreadName() -> String {
+    ((try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "")
+      .trimmingCharacters(in: .newlines)
   }
 
   @Test func ownThreadReturnsItsResultAndError() async throws {
