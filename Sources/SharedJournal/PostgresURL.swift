@@ -48,28 +48,48 @@ public struct PostgresURL: Sendable, Hashable {
   /// `@` to the last `@`.
   public static func redact(_ text: String) -> String {
     var result = text
-    // Where the host part starts: after the credentials, so a `?` in a user name does not start the query.
-    var hosts = result.startIndex
+    var rest = result.startIndex
     if let scheme = result.range(of: "://") {
-      hosts = scheme.upperBound
+      rest = scheme.upperBound
       let authority = result[scheme.upperBound..<(result[scheme.upperBound...].firstIndex(of: "/") ?? result.endIndex)]
-      if let firstAt = authority.firstIndex(of: "@"), let lastAt = authority.lastIndex(of: "@") {
-        if let colon = result[scheme.upperBound..<firstAt].firstIndex(of: ":") {
-          let end = result.distance(from: result.startIndex, to: colon) + 1 + 4  // ":***@"
-          result.replaceSubrange(result.index(after: colon)..<lastAt, with: "***")
-          hosts = result.index(result.startIndex, offsetBy: end)
-        } else {
-          hosts = result.index(after: firstAt)
-        }
+      if let firstAt = authority.firstIndex(of: "@"), let lastAt = authority.lastIndex(of: "@"),
+        let colon = result[scheme.upperBound..<firstAt].firstIndex(of: ":")
+      {
+        let offset = result.distance(from: result.startIndex, to: colon)
+        result.replaceSubrange(result.index(after: colon)..<lastAt, with: "***")
+        rest = result.index(result.startIndex, offsetBy: offset)
       }
     }
-    guard let query = result[hosts...].firstIndex(of: "?") else { return result }
-    let parameters = result[result.index(after: query)...].split(separator: "&", omittingEmptySubsequences: false).map { item in
-      let key = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)[0]
-      let decoded = (String(key).removingPercentEncoding ?? String(key)).lowercased()
-      return secretParameters.contains(decoded) && item.contains("=") ? "\(decoded)=***" : String(item)
+    // Every `?`- or `&`-separated piece after the credentials that names a secret parameter, wherever the query
+    // really starts (a `?` inside hidden credentials, a user name with a `?`): more hidden, never less. A
+    // secret's value runs to the next `&` only, as libpq reads it: `password=a?b` is the password `a?b`.
+    var redacted = String(result[..<rest])
+    var piece = ""
+    for character in result[rest...] {
+      if character == "&" || (character == "?" && !Self.isSecretParameter(piece)) {
+        redacted += Self.redactedParameter(piece) + String(character)
+        piece = ""
+      } else {
+        piece.append(character)
+      }
     }
-    return String(result[...query]) + parameters.joined(separator: "&")
+    return redacted + Self.redactedParameter(piece)
+  }
+
+  /// `password=secret` (key percent-decoded, any case) → `password=***`; anything else as it is.
+  static func redactedParameter(_ piece: String) -> String {
+    guard let key = secretKey(piece) else { return piece }
+    return "\(key)=***"
+  }
+
+  static func isSecretParameter(_ piece: String) -> Bool { secretKey(piece) != nil }
+
+  /// The secret parameter `piece` sets (`password`, `sslpassword`), its key percent-decoded and lowercased.
+  private static func secretKey(_ piece: String) -> String? {
+    guard let equals = piece.firstIndex(of: "=") else { return nil }
+    let key = String(piece[..<equals])
+    let decoded = (key.removingPercentEncoding ?? key).lowercased()
+    return secretParameters.contains(decoded) ? decoded : nil
   }
 
   static func hasPassword(_ text: String) -> Bool { redact(text) != text }

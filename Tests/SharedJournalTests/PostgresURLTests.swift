@@ -21,6 +21,10 @@ import Testing
     #expect(PostgresURL.redact("postgresql://u?x@h/db?password=s3cret") == "postgresql://u?x@h/db?password=***")
     #expect(PostgresURL.redact("postgresql://h/db?pass%77ord=s3cret") == "postgresql://h/db?password=***")
     #expect(PostgresURL.redact("postgresql://h/db?sslpassword=k3y&sslmode=verify-full") == "postgresql://h/db?sslpassword=***&sslmode=verify-full")
+    // A password parameter's value runs to the next `&` (a `?` in it is part of it), and parameters after
+    // hidden credentials are still found.
+    #expect(PostgresURL.redact("postgresql://h/db?password=a?b&sslmode=require") == "postgresql://h/db?password=***&sslmode=require")
+    #expect(PostgresURL.redact("postgresql://u:pw?x@h?password=s3cret") == "postgresql://u:***@h?password=***")
     // No `/`: libpq takes everything up to the `@` for user:password, and so do we.
     #expect(PostgresURL.redact("postgresql://h?application_name=a:b@c") == "postgresql://h?application_name=a:***@c")
   }

