@@ -19,19 +19,21 @@ struct ReadCommand: AsyncParsableCommand, LoggingCommand {
   @OptionGroup var adapter: AdapterOptions
   @OptionGroup var peer: PeerAddressOptions
   @OptionGroup var passwordOptions: PasswordOptions
+  @OptionGroup var journalLocation: JournalLocationOptions
   @OptionGroup var logging: LoggingOptions
 
   func run() async throws { try await execute { print($0) } }
 
   func execute(emit: @Sendable (String) -> Void) async throws {
     let target = try parseAddress(address)
+    try RegistryAccess.checkShared(journalLocation)
     let config = try await KBeaconConnector.withSession(
       target, adapter: adapter.adapter, peer: peer, passwordOptions: passwordOptions, sections: .all) { _, config in config }
     var root: JSONObject = ["address": .string(target.description), "generation": .string(config.generation.rawValue)]
     root["configuration"] = .object(config.deviceJSON)
     emit(JSONWriter.pretty(.object(root)))
     // Best effort, after the output: a registry that cannot be written only warns (`RegistryAccess`).
-    await RegistryAccess.open(stateDirectory: StateDirectory.resolve(nil))?
+    await RegistryAccess.open(stateDirectory: StateDirectory.resolve(nil), location: journalLocation)?
       .read(address: target.description, configuration: KBeaconViews.view(of: config))
   }
 }

@@ -39,6 +39,7 @@ struct Scan: AsyncParsableCommand, LoggingCommand {
   @Option(help: "Where the fleet registry (and the simulated fleet's state) live. Default: $XDG_STATE_HOME/beacon-provision.")
   var stateDir: String?
 
+  @OptionGroup var journalLocation: JournalLocationOptions
   @OptionGroup var logging: LoggingOptions
 
   @Flag(help: "Print the final device records as a JSON array.")
@@ -54,6 +55,7 @@ struct Scan: AsyncParsableCommand, LoggingCommand {
   }
 
   func run() async throws {
+    try RegistryAccess.checkShared(journalLocation)
     let central = try await CentralFactory.make(adapterOptions.adapter, scanBackend: scanBackend.value, stateDirectory: stateDir)
     let mode: ScanRunner.Mode = json ? .json : jsonl ? .jsonLines : (isatty(STDOUT_FILENO) == 1 ? .liveTable : .lines)
     let runner = runner(mode: mode)
@@ -65,7 +67,8 @@ struct Scan: AsyncParsableCommand, LoggingCommand {
       await central.stopScans()
       if let output = try runner.output(of: session) { Self.writeLine(output) }
       // After the results are out; a registry that cannot be opened or written only warns (`RegistryAccess`).
-      await RegistryAccess.open(stateDirectory: StateDirectory.resolve(stateDir))?.sightings(session.results)
+      await RegistryAccess.open(stateDirectory: StateDirectory.resolve(stateDir), location: journalLocation)?
+        .sightings(session.results)
     } catch {
       await central.stopScans()
       throw liveFailure(error)

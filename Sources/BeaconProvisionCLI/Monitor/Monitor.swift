@@ -54,6 +54,7 @@ struct Monitor: AsyncParsableCommand, LoggingCommand {
   @Option(help: "Where the spool and fleet registry (and the simulated fleet's state) live. Default: $XDG_STATE_HOME/beacon-provision.")
   var stateDir: String?
 
+  @OptionGroup var journalLocation: JournalLocationOptions
   @OptionGroup var logging: LoggingOptions
 
   func validate() throws {
@@ -71,11 +72,14 @@ struct Monitor: AsyncParsableCommand, LoggingCommand {
   /// The command with the simulator's pace and standard output given (tests run it unpaced, in process).
   func run(pace: SimulationPace, write: @escaping @Sendable (String) -> Void) async throws {
     let command = self
+    try RegistryAccess.checkShared(journalLocation)
     let file = try await BlockingIO.run { try command.loadEvents() }
     let inventory: Inventory? = try await BlockingIO.run { try command.inventory.map { try AuditRunner.loadInventory($0) } }
     let state = StateDirectory.resolve(stateDir)
     let central = try await CentralFactory.make(adapterOptions.adapter, scanBackend: scanBackend.value, pace: pace, stateDirectory: state)
     let journal = try await BlockingIO.run { try Journal(path: CampaignResources.journalPath(state)) }
+    // The spool stays in this gateway's own journal; the registry is the shared one when `--journal` names it.
+    let registry = await RegistryAccess.shared(journalLocation) ?? RegistryAccess.recorder(journal)
     let log = CLILog.logger("monitor")
     let warn: @Sendable (String) -> Void = { log.warning("\($0)") }
     let dispatch = WebhookDispatch(spool: WebhookSpool(journal: journal), poster: CurlWebhookPoster(caFile: tls.caFile, insecureSkipTLSVerify: tls.insecureSkipTLSVerify), warn: warn)
@@ -90,7 +94,7 @@ struct Monitor: AsyncParsableCommand, LoggingCommand {
     log.info("monitoring", metadata: ["adapter": "\(central.name)", "events": "\(file.definitions.count)"])
     do {
       let fired = try await SignalCancellation.run { [runner] in
-        try await runner.run(central: central, actions: actions, registry: RegistryAccess.recorder(journal))
+        try await runner.run(central: central, actions: actions, registry: registry)
       }
       log.info("stopped", metadata: ["events": "\(fired)"])
     } catch {
