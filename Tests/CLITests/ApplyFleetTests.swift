@@ -174,7 +174,6 @@ import Testing
     try #require(process.isRunning, "the run finished before it could be killed; the test needs a slower link")
     kill(process.processIdentifier, SIGKILL)
     await exit.wait()
-    errors.fileHandleForReading.readabilityHandler = nil
     let journalPath = state + "/journal.sqlite"
     let id = try #require(try await Journal(path: journalPath).runs().first?.id)
 

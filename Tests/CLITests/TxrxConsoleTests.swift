@@ -44,6 +44,8 @@ import Testing
     let state = FileManager.default.temporaryDirectory.appendingPathComponent("bp-tmux-\(UUID().uuidString)").path
     defer { try? FileManager.default.removeItem(atPath: state) }
     let socket = "bp-txrx-\(UUID().uuidString)"
+    // tmux leaves its server's socket file behind in /tmp/tmux-UID after the server ends.
+    defer { try? FileManager.default.removeItem(atPath: "/tmp/tmux-\(getuid())/\(socket)") }
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = [
