@@ -2,6 +2,7 @@ import Fleet
 import Foundation
 import SharedJournal
 import Simulator
+import Synchronization
 import Testing
 import TestServers
 
@@ -58,7 +59,7 @@ import TestServers
     let url = try await server.createDatabase()
     let (folder, fleet, profile) = try Self.site()
     let state = folder + "/state"
-    var processes: [(Process, ProcessExit, AsyncStream<String>)] = []
+    var processes: [(Process, ProcessExit, AsyncStream<String>, LogTail)] = []
     for gateway in Self.gateways {
       let process = Process()
       process.executableURL = URL(fileURLWithPath: ApplyCrashTests.binary)
@@ -72,15 +73,18 @@ import TestServers
       let errors = Pipe()
       process.standardError = errors
       let lines = ProcessLines.stream(errors)
-      processes.append((process, try ProcessExit.run(process), lines))
+      processes.append((process, try ProcessExit.run(process), lines, LogTail()))
     }
     let journal = try await PostgresJournal(
       connection: try await PostgresConnection.connect(try PostgresURL(url, origin: "test")), gateway: "test")
 
     // gw-1: as it announces the retry of the faulty device (pending, its lease held), SIGKILL.
-    let (victim, victimExit, victimLines) = processes[0]
-    for await line in victimLines where line.contains("retrying") && line.contains(Self.address(Self.faulty)) { break }
-    try #require(victim.isRunning, "gw-1 finished before it could be killed")
+    let (victim, victimExit, victimLines, victimTail) = processes[0]
+    for await line in victimLines {
+      victimTail.add(line)
+      if line.contains("retrying") && line.contains(Self.address(Self.faulty)) { break }
+    }
+    try #require(victim.isRunning, "gw-1 finished (status \(victim.terminationStatus)) before it could be killed:\n\(victimTail.text)")
     kill(victim.processIdentifier, SIGKILL)
     await victimExit.wait()
     // What gw-1 held unfinished when it died (its leases outlive it until they expire).
@@ -93,10 +97,12 @@ import TestServers
       ).rows.compactMap { $0[0] }
     }
     #expect(heldAtKill.contains(Self.address(Self.faulty)))
-    for (process, exit, lines) in processes.dropFirst() {
-      Task { for await _ in lines {} }
+    for (process, exit, lines, tail) in processes.dropFirst() {
+      let drained = Task { for await line in lines { tail.add(line) } }
       await exit.wait()
-      #expect(process.terminationStatus == 0)
+      await drained.value
+      // Its last lines say why, should it fail (seen once in a loaded ASan run, with no output kept).
+      #expect(process.terminationStatus == 0, "\(process.arguments?.joined(separator: " ") ?? ""):\n\(tail.text)")
     }
 
     // The devices: each written exactly once.
@@ -145,4 +151,11 @@ import TestServers
     await server.stop()
     try? FileManager.default.removeItem(atPath: folder)
   }
+}
+
+/// The last lines a gateway process wrote to standard error, for a failure's message.
+final class LogTail: Sendable {
+  private let lines = Mutex<[String]>([])
+  func add(_ line: String) { lines.withLock { $0 = Array(($0 + [line]).suffix(25)) } }
+  var text: String { lines.withLock { $0.joined(separator: "\n") } }
 }
