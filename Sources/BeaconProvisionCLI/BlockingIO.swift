@@ -1,4 +1,3 @@
-import Dispatch
 import OwnThreads
 
 /// Runs blocking work — file reads, the ioctls that look an adapter up, SQLite's busy wait while the journal

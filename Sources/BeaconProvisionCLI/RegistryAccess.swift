@@ -28,8 +28,7 @@ enum RegistryAccess {
   /// `location` names a PostgreSQL server, else the journal in `stateDirectory` (off the cooperative pool);
   /// nil, after a warning, when it cannot be opened. A malformed URL was refused before (`checkShared`).
   static func open(stateDirectory: String, location: JournalLocationOptions? = nil) async -> RegistryRecorder? {
-    if let location, let shared = await shared(location) { return shared }
-    if location.map({ (try? $0.postgresURL()) != nil }) == true { return nil }
+    if let location, (try? location.postgresURL()) != nil { return await shared(location) }
     do {
       let journal = try await BlockingIO.run { try Journal(path: CampaignResources.journalPath(stateDirectory)) }
       return recorder(journal)

@@ -1,5 +1,4 @@
 import BeaconCore
-import Dispatch
 import Foundation
 import OwnThreads
 import Simulator

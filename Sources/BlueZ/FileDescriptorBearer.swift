@@ -44,9 +44,7 @@ public final class FileDescriptorBearer: ATTBearer {
     self.link = link
     self.peer = peer
     incoming = AsyncThrowingStream(unfolding: { [inbox = link.inbox] in try await inbox.next() })
-    let thread = Thread { [link] in link.readLoop() }
-    thread.name = "att-reader \(peer)"
-    thread.start()
+    OwnThread.start("att-reader \(peer)") { [link] in link.readLoop() }
   }
 
   /// Sends one PDU whole. Throws `LinkError(.closed)` after `close()`, `LinkError(.disconnected)` when the

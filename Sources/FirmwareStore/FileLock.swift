@@ -1,4 +1,5 @@
 import Foundation
+import OwnThreads
 
 #if canImport(Glibc)
   import Glibc
@@ -21,22 +22,18 @@ public final class FileLock: Sendable {
   /// Opens (creating) `path` and waits for the exclusive lock; `whenWaiting` is called (on the locking
   /// thread) when another holder makes it wait, before it blocks.
   public static func acquire(_ path: String, whenWaiting: (@Sendable () -> Void)? = nil) async throws -> FileLock {
-    try await withCheckedThrowingContinuation { continuation in
-      Thread.detachNewThread {
-        continuation.resume(with: Result {
-          let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-          guard fd >= 0 else { throw FirmwareStoreError("cannot open the lock file \(path): \(String(cString: strerror(errno)))") }
-          if flock(fd, LOCK_EX | LOCK_NB) == 0 { return FileLock(fd: fd, path: path) }
-          if errno == EWOULDBLOCK { whenWaiting?() }
-          while flock(fd, LOCK_EX) != 0 {
-            if errno == EINTR { continue }
-            let message = String(cString: strerror(errno))
-            close(fd)
-            throw FirmwareStoreError("cannot lock \(path): \(message)")
-          }
-          return FileLock(fd: fd, path: path)
-        })
+    try await OwnThread.run("firmware-lock") {
+      let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+      guard fd >= 0 else { throw FirmwareStoreError("cannot open the lock file \(path): \(String(cString: strerror(errno)))") }
+      if flock(fd, LOCK_EX | LOCK_NB) == 0 { return FileLock(fd: fd, path: path) }
+      if errno == EWOULDBLOCK { whenWaiting?() }
+      while flock(fd, LOCK_EX) != 0 {
+        if errno == EINTR { continue }
+        let message = String(cString: strerror(errno))
+        close(fd)
+        throw FirmwareStoreError("cannot lock \(path): \(message)")
       }
+      return FileLock(fd: fd, path: path)
     }
   }
 

@@ -1,11 +1,10 @@
-import Dispatch
 import Foundation
 import Glibc
 import NordicDFU
 import OwnThreads
 
 /// A `ByteChannel` over a file descriptor (a tty or a pty master), for the serial transport of
-/// nordic-dfu.md §4. The descriptor is switched to non-blocking mode. Reads run on a dedicated `Thread`
+/// nordic-dfu.md §4. The descriptor is switched to non-blocking mode. Reads run on a dedicated thread (`OwnThread`)
 /// that sleeps in `poll` on the descriptor and a wake pipe (never on the cooperative pool, no timeout
 /// loop); writes run on a thread of their own (`SerialThread`) and, when the descriptor is full, sleep in `poll`
 /// for POLLOUT or the wake pipe. `close()` writes the wake pipe, waits for the reader to leave, then closes
@@ -32,12 +31,10 @@ public final class FileDescriptorChannel: ByteChannel {
       lifecycle.readerGone.open()
       return
     }
-    let thread = Thread { [fd, continuation, lifecycle] in
+    OwnThread.start("fd-channel-reader") { [fd, continuation, lifecycle] in
       Self.readLoop(fd: fd, wake: wake.readEnd, continuation: continuation)
       lifecycle.readerGone.open()
     }
-    thread.name = "fd-channel-reader"
-    thread.start()
   }
 
   /// Makes `fd` non-blocking and opens the wake pipe.
