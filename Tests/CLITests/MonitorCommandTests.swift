@@ -123,6 +123,27 @@ import Testing
     let command = try Monitor.parseAsRoot(["--adapter", "sim", "--events", folder + "/bad.json", "--duration", "1"]) as! Monitor
     await #expect(throws: CLIFailure.self) { try await command.run(pace: .unpaced, write: { _ in }) }
   }
+
+  /// An inventory `exitTimeout` of 0 made a device heard throughout enter and exit every second: refused at
+  /// start, before any scanning, naming the file, the row and the allowed range.
+  @Test func anInventoryExitTimeoutOutOfRangeIsRefusedAtStart() async throws {
+    let folder = try Self.folder()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    try "address,exitTimeout\n\(Self.a),0\n".write(toFile: folder + "/zero.csv", atomically: true, encoding: .utf8)
+    let command = try Monitor.parseAsRoot([
+      "--adapter", "sim:\(folder)/fleet.json", "--inventory", folder + "/zero.csv", "--events", "\(folder)/events.json",
+      "--jsonl", "--duration", "5", "--state-dir", folder + "/state",
+    ]) as! Monitor
+    let lines = Lines()
+    do {
+      try await command.run(pace: .unpaced, write: lines.add)
+      Issue.record("a monitor with exitTimeout 0 ran")
+    } catch let failure as CLIFailure {
+      #expect(failure.message.contains("zero.csv: $[0].exitTimeout:"))
+      #expect(failure.message.contains("allowed: seconds, 1…86400"))
+    }
+    #expect(lines.all.isEmpty)
+  }
 }
 
 extension ISO8601DateFormatter {

@@ -75,6 +75,9 @@ struct Monitor: AsyncParsableCommand, LoggingCommand {
     try RegistryAccess.checkShared(journalLocation)
     let file = try await BlockingIO.run { try command.loadEvents() }
     let inventory: Inventory? = try await BlockingIO.run { try command.inventory.map { try AuditRunner.loadInventory($0) } }
+    if let inventory, let path = command.inventory {
+      do { try MonitorInventoryColumns.validate(inventory, file: path) } catch { throw CLIFailure(error.description) }
+    }
     let state = StateDirectory.resolve(stateDir)
     let central = try await CentralFactory.make(adapterOptions.adapter, scanBackend: scanBackend.value, pace: pace, stateDirectory: state)
     let journal = try await BlockingIO.run { try Journal(path: CampaignResources.journalPath(state)) }
