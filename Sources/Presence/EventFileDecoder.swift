@@ -32,10 +32,10 @@ public enum EventFileDecoder {
     var reader = EventFileReader(file: file)
     let root: SourceJSON
     do { root = try JSONParser.parseWithPositions(bytes) } catch {
-      throw ProfileDiagnostics([ProfileDiagnostic(file: file, position: error.position, path: .root, message: "not valid JSON: \(error.message)")])
+      throw ProfileDiagnostics([ProfileDiagnostic(file: file, position: error.position, path: .root, message: "not valid JSON: \(error.message)")], subject: "the events file")
     }
     var result = EventFile(definitions: [])
-    guard let top = reader.object(root, .root, keys: topKeys) else { throw ProfileDiagnostics(reader.problems) }
+    guard let top = reader.object(root, .root, keys: topKeys) else { throw ProfileDiagnostics(reader.problems, subject: "the events file") }
     if reader.int(top["version"], JSONPath.root.appending("version"), 1...1) == nil, top["version"] == nil {
       reader.problem(root, JSONPath.root.appending("version"), "missing", allowed: "1")
     }
@@ -56,7 +56,7 @@ public enum EventFileDecoder {
     } else {
       reader.problem(top["events"] ?? root, path, top["events"] == nil ? "missing" : "expected an array of events")
     }
-    if !reader.problems.isEmpty { throw ProfileDiagnostics(reader.problems) }
+    if !reader.problems.isEmpty { throw ProfileDiagnostics(reader.problems, subject: "the events file") }
     return result
   }
 

@@ -12,6 +12,8 @@ public struct Inventory: Sendable, Hashable {
     public var index: Int
     public var variables: [String: String]
     public var tags: Set<String>
+    /// Where the row starts in its file (a CSV record's line, a JSON entry's position), for messages.
+    public var position: SourcePosition? = nil
   }
 
   public var rows: [Row]
@@ -27,14 +29,16 @@ public struct Inventory: Sendable, Hashable {
     var problems: [ProfileDiagnostic] = []
     let rows = file.lowercased().hasSuffix(".csv") ? csv(bytes, file, &problems) : json(bytes, file, &problems)
     var seen: [String: Int] = [:]
-    for row in rows {
+    for (position, row) in rows.enumerated() {
       if let first = seen[row.address] {
-        problems.append(ProfileDiagnostic(file: file, position: nil, path: JSONPath([.index(row.index)]),
-          message: "address \(row.address) is listed twice (rows \(first) and \(row.index))"))
+        let earlier = rows[first]
+        let places = earlier.position.flatMap { a in row.position.map { b in "lines \(a.line) and \(b.line)" } }
+        problems.append(ProfileDiagnostic(file: file, position: row.position, path: JSONPath([.index(row.index)]),
+          message: "address \(row.address) is listed twice (\(places ?? "rows \(earlier.index) and \(row.index)"))"))
       }
-      seen[row.address] = row.index
+      seen[row.address] = position
     }
-    if !problems.isEmpty { throw ProfileDiagnostics(problems) }
+    if !problems.isEmpty { throw ProfileDiagnostics(problems, subject: "the inventory") }
     return Inventory(rows: rows)
   }
 
@@ -74,7 +78,7 @@ public struct Inventory: Sendable, Hashable {
           variables[name] = value
         }
       }
-      rows.append(Row(address: address, index: row, variables: variables, tags: tags))
+      rows.append(Row(address: address, index: row, variables: variables, tags: tags, position: at))
     }
     return rows
   }
@@ -127,7 +131,7 @@ public struct Inventory: Sendable, Hashable {
       if case .array(let items)? = tagsJSON?.kind {
         tags = Set(items.compactMap { if case .string(let s) = $0.kind { s } else { nil } })
       }
-      rows.append(Row(address: address.uppercased(), index: rows.count, variables: variables, tags: tags))
+      rows.append(Row(address: address.uppercased(), index: rows.count, variables: variables, tags: tags, position: vars.position))
     }
     return rows
   }

@@ -41,9 +41,22 @@ import Testing
     } catch {
       #expect(error.all.map(\.description) == [
         #"inv.csv:3:1: $[1].address: "NOPE" is not a Bluetooth address (allowed: AA:BB:CC:DD:EE:FF)"#,
+        #"inv.csv:4:1: $[2]: address DD:34:02:06:D0:6C is listed twice (lines 2 and 4)"#,
         #"inv.csv:5:1: $[3]: 1 fields where the header has 2"#,
-        #"inv.csv: $[2]: address DD:34:02:06:D0:6C is listed twice (rows 0 and 2)"#,
       ])
+    }
+  }
+
+  /// A duplicate is named by the lines an operator sees in an editor (the CSV's header is line 1), not by
+  /// data-row indexes counted from 0.
+  @Test func aDuplicateAddressNamesTheFileLinesOfBothEntries() {
+    let json = "[\n {\"address\": \"DD:34:02:06:D0:6C\"},\n {\"address\": \"DD:34:02:06:D0:6D\"},\n {\"address\": \"dd:34:02:06:d0:6c\"}\n]"
+    do {
+      _ = try Inventory.parse(Array(json.utf8), file: "inv.json")
+      Issue.record("accepted")
+    } catch {
+      #expect(error.all.map(\.description) == [#"inv.json:4:2: $[2]: address DD:34:02:06:D0:6C is listed twice (lines 2 and 4)"#])
+      #expect(error.description.hasSuffix("1 error in the inventory; nothing was sent to any device"))
     }
   }
 
