@@ -93,16 +93,17 @@ struct AuditCommand: AsyncParsableCommand, LoggingCommand {
     guard (0...100).contains(lowBattery) else { throw ValidationError("--low-battery must be 0…100 (percent)") }
     guard (0...5000).contains(lowBatteryMv) else { throw ValidationError("--low-battery-mv must be 0…5000 (mV)") }
     if connect && profiles.isEmpty { throw ValidationError("--connect needs a profile: it reads what a profile selects") }
+    if let output { try AuditOutputPath(path: output).validate(format: format) }
   }
 
   /// The format asked for, else the one `--output`'s extension names, else Markdown.
   var chosenFormat: AuditFormat {
     if let format { return format }
-    let ext = (output.map { ($0 as NSString).pathExtension.lowercased() }) ?? ""
-    return AuditFormat(rawValue: ext == "markdown" ? "md" : ext == "htm" ? "html" : ext) ?? .md
+    return output.flatMap { try? AuditOutputPath(path: $0).namedFormat() } ?? .md
   }
 
   func run() async throws {
+    if let output { try AuditOutputPath(path: output).checkWritable() }
     let report = try await AuditRunner(command: self).run()
     let text = try chosenFormat.render(report)
     if let output {
