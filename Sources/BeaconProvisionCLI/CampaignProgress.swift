@@ -72,10 +72,17 @@ final class CampaignProgress: Sendable {
 
 /// The end-of-run table and its JSON form.
 enum CampaignReport {
+  /// The line a campaign starts with: "1 device selected", "5 devices selected, 2 named but not seen".
+  static func selected(_ count: Int, notSeen: Int) -> String {
+    "\(count) device\(count == 1 ? "" : "s") selected" + (notSeen == 0 ? "" : ", \(notSeen) named but not seen")
+  }
+
   static func describe(_ outcome: DeviceOutcome) -> String {
     switch outcome {
     case .compliant: "compliant, nothing written"
     case .planned(let c): "\(c.count) change\(c.count == 1 ? "" : "s") planned"
+    case .updated(let c) where !c.isEmpty && c.allSatisfy(\.isCommand):
+      "sent \(c.count) command\(c.count == 1 ? "" : "s"), verified"
     case .updated(let c): "updated \(c.count) key\(c.count == 1 ? "" : "s"), verified"
     case .skipped(let reason): "skipped: \(reason)"
     case .failed(let reason, _): "FAILED: \(reason)"
@@ -145,5 +152,13 @@ enum CampaignReport {
     }
     return try JSONOutput.string(RunJSON(run: result.summary.run, interrupted: result.summary.interrupted, devices: devices, notSeen: result.notSeen,
       notSelected: result.notSelected))
+  }
+}
+
+extension ConfigChange {
+  /// A text-stream device's command (`SettingScope.command`): it is sent, not a key written.
+  var isCommand: Bool {
+    if case .command = scope { return true }
+    return false
   }
 }

@@ -88,7 +88,7 @@ struct CampaignRunner {
         addresses: selection.targets.map(\.address.description),
         addressTypes: Target.addressTypes(selection.targets))
     }
-    progress.note("\(selection.targets.count) devices selected" + (selection.notSeen.isEmpty ? "" : ", \(selection.notSeen.count) named but not seen"))
+    progress.note(CampaignReport.selected(selection.targets.count, notSeen: selection.notSeen.count))
 
     let total = selection.targets.count
     let campaignOptions = ApplyCampaign.Options(

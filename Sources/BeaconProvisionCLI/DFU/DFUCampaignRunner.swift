@@ -75,7 +75,7 @@ struct DFUCampaignRunner {
       resumed = resume
       progress.note("resuming \(resume): \(unfinished.count) devices not finished")
     }
-    progress.note("\(selection.targets.count) devices selected" + (selection.notSeen.isEmpty ? "" : ", \(selection.notSeen.count) named but not seen"))
+    progress.note(CampaignReport.selected(selection.targets.count, notSeen: selection.notSeen.count))
 
     let opener = KBeaconOpener(central: central, connectTimeout: SecondsOption.duration(c.timeout))
     let (prn, objectDelay, reconnect, timeout) = (c.prn, c.objectDelay, c.reconnectDelay, c.timeout)
