@@ -25,6 +25,10 @@ public struct ResolveCache: Sendable, Hashable, Codable {
 
   /// 180000 ms, the SDK's number (see the type's comment).
   public static let defaultTimeout: Double = 180
+  /// The longest cache timeout the flag or the config file accepts: 30 days [I]. An answer older than that
+  /// says nothing about today's Info Manager; one limit for both places, so neither refuses what the other
+  /// takes.
+  public static let longestTimeout: Double = 86_400 * 30
 
   /// Keyed by `key(source:id:)`.
   public private(set) var entries: [String: Entry]

@@ -84,6 +84,12 @@ import Testing
     try #"{"infoManager": {"url": "\#(server.root)", "apiKey": "cfg-key"}}"#.write(toFile: config, atomically: true, encoding: .utf8)
     let news = try await Self.run(["news", "--language", "en-gb", "--json"], home: home)
     #expect(news.status == 0 && news.output.contains("special exhibition"), "\(news.errors)")
+    // A priority list, as the help says: fr-fr has no news on this server, so en-gb's is printed.
+    let fallback = try await Self.run(["news", "--language", "fr-fr,en-gb", "--json"], home: home)
+    #expect(fallback.status == 0 && fallback.output.contains("special exhibition") && fallback.output.contains("en-gb"), "\(fallback.errors)")
+    // One limit for the cache timeout: the flag refuses what the config file refuses (30 days).
+    let long = try await Self.run(["resolve", "B10001", "--cache-timeout", "2600000"], home: home)
+    #expect(long.status == 64 && long.errors.contains("at most 2592000"), "\(long.errors)")
     // The server unreachable: a batch is UNRESOLVED with exit 3, a single ID an error (exit 1).
     try await server.mode("unavailable")
     let batch = try await Self.run(["resolve", "B10001", "B10002", "--no-cache"], home: home)

@@ -1,4 +1,5 @@
 import Foundation
+import InfoManager
 import KBeacon
 import Profiles
 
@@ -38,9 +39,9 @@ struct InfoManagerConfigFile: Equatable {
     for member in members {
       let place = "\(path):\(member.value.position): \(base.appending(member.key))"
       switch (member.key, member.value.kind) {
-      case ("cacheTimeout", .number(let n, _)) where n.isFinite && n > 0 && n <= 86_400 * 30: config.cacheTimeout = n
+      case ("cacheTimeout", .number(let n, _)) where n.isFinite && n > 0 && n <= ResolveCache.longestTimeout: config.cacheTimeout = n
       case ("cacheTimeout", _):
-        throw CLIFailure("\(place): expected seconds (a number above 0, at most 2592000), found \(member.value.typeName)")
+        throw CLIFailure("\(place): expected seconds (a number above 0, at most \(Int(ResolveCache.longestTimeout))), found \(member.value.typeName)")
       case (let key, .string(let text)) where Self.members.contains(key):
         switch key {
         case "url": config.url = text

@@ -14,7 +14,9 @@ struct NewsCommand: AsyncParsableCommand {
       file). An empty text means the Info Manager has no news in that language.
       """)
 
-  @Option(help: ArgumentHelp("The language code (default de-de, the first of the SDK's priority).", valueName: "code"))
+  @Option(help: ArgumentHelp(
+    "Language codes in priority order, separated by commas (default de-de, the first of the SDK's priority): the "
+      + "news of the first that has any is printed.", valueName: "codes"))
   var language: String = "de-de"
 
   @OptionGroup(title: "Info Manager") var infoManager: InfoManagerOptions
@@ -23,24 +25,29 @@ struct NewsCommand: AsyncParsableCommand {
   var json = false
 
   func validate() throws {
-    do { _ = try LanguagePriority.code(language) } catch { throw ValidationError("--language: \(error)") }
+    do { _ = try LanguagePriority(parsing: language) } catch { throw ValidationError("--language: \(error)") }
   }
 
   func run() async throws {
     guard let configuration = try await infoManager.resolvedConfiguration() else {
       throw CLIFailure("no Info Manager configured: give --info-manager URL or set \(InfoManagerOptions.urlVariable) (see resolve --help)")
     }
-    let code = try LanguagePriority.code(language)
-    let text: String
-    do {
-      text = try await configuration.client.news(languageCode: code)
-    } catch let failure as InfoManagerFailure {
-      throw CLIFailure(failure.description)
+    // The SDK asks for one language; a list is asked in order until a language has news (an empty text
+    // means none in that language), so `de-de,en-gb` falls back as `resolve --language` does.
+    let codes = try LanguagePriority(parsing: language).codes
+    var code = codes[0], text = ""
+    for candidate in codes {
+      do {
+        (code, text) = (candidate, try await configuration.client.news(languageCode: candidate))
+      } catch let failure as InfoManagerFailure {
+        throw CLIFailure(failure.description)
+      }
+      if !text.isEmpty { break }
     }
     if json {
       print(try JSONOutput.string(NewsJSON(language: code, text: text)))
     } else {
-      print(text.isEmpty ? "(no news in \(code))" : text)
+      print(text.isEmpty ? "(no news in \(codes.joined(separator: ", ")))" : text)
     }
   }
 }

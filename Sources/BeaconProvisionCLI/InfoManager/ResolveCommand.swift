@@ -70,7 +70,7 @@ struct ResolveCommand: AsyncParsableCommand, LoggingCommand {
   func validate() throws {
     if ids.isEmpty && scanSeconds == nil { throw ValidationError("give IDs to resolve, or --scan SECONDS to resolve the blukii modules heard") }
     try SecondsOption.validate(scanSeconds, "--scan")
-    try SecondsOption.validate(cacheTimeout, "--cache-timeout")
+    try SecondsOption.validate(cacheTimeout, "--cache-timeout", atMost: ResolveCache.longestTimeout)
     if scanSeconds != nil && source != .blukii { throw ValidationError("--scan hears blukii modules: --source must be blukii") }
     guard BlukiiDiscovery.rssiRange.contains(rssiThreshold) else {
       throw ValidationError("--rssi-threshold must be from -120 to -20 dBm (got \(rssiThreshold))")
