@@ -69,10 +69,20 @@ public struct BlukiiModule: Sendable, Hashable, Codable {
   }
 
   /// The Info Manager ID in a blukii device name (`blukii B12345 …` → `B12345`), nil for other names.
+  ///
+  /// The ID form [I]: ASCII letters, digits, `.` and `-`, at least one digit and at most 20 characters
+  /// (blukii numbers such as `B12345`, type words such as `BTS1.0`). A second word without a digit is a
+  /// product name, not a number: `Blukii Smart Key` is no module (it was resolved as "Smart" → NODATA).
   public static func id(fromName name: String) -> String? {
     let words = name.split(separator: " ", omittingEmptySubsequences: true)
-    guard words.count >= 2, words[0].lowercased() == "blukii" else { return nil }
+    guard words.count >= 2, words[0].lowercased() == "blukii", isModuleID(words[1]) else { return nil }
     return String(words[1])
+  }
+
+  /// Whether a word has the ID form above.
+  static func isModuleID(_ word: Substring) -> Bool {
+    word.count <= 20 && word.contains(where: \.isNumber)
+      && word.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-") }
   }
 
   /// The proximity UUID blukii modules configured as iBeacons are seen with ("blukii.combeacon").

@@ -54,5 +54,10 @@ import Testing
     #expect(BlukiiModule.id(fromName: "blukii") == nil)
     #expect(BlukiiModule.id(fromName: "KBPro_214810") == nil)
     #expect(BlukiiModule.id(fromName: "blukiiX B1") == nil)
+    // A product name is not an ID: the second word must have the ID form (a digit, ASCII, short).
+    #expect(BlukiiModule.id(fromName: "Blukii Smart Key") == nil)
+    #expect(BlukiiModule.id(fromName: "blukii SmartKey 2") == nil)
+    #expect(BlukiiModule.id(fromName: "blukii B1234\u{1b}[2J") == nil)
+    #expect(BlukiiModule.id(fromName: "blukii B123456789012345678901") == nil)
   }
 }
