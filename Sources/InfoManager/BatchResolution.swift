@@ -19,6 +19,8 @@ public struct BatchResolution: Sendable, Hashable {
   public var cacheEnabled: Bool
   /// Seconds an answer stays fresh (`ResolveCache.defaultTimeout`).
   public var cacheTimeout: Double
+  /// Whose answers the cache holds: the server and account (`ResolveCache.key(scope:source:id:)`).
+  public var cacheScope: String = ""
 
   public init(
     source: InputSource, languages: LanguagePriority, single: Bool = false, cacheEnabled: Bool = true,
@@ -50,7 +52,7 @@ public struct BatchResolution: Sendable, Hashable {
     var cached: [String: ResolveResult] = [:]
     var ask: [String] = []
     for id in unique {
-      if usesCache, let entry = cache.fresh(source: source, id: id, now: now, timeout: cacheTimeout) {
+      if usesCache, let entry = cache.fresh(scope: cacheScope, source: source, id: id, now: now, timeout: cacheTimeout) {
         cached[id] = ResolveResult(
           id: id, source: source, state: .cached, infoPoint: InfoPointSummary(entry.infoPoint, languages: languages),
           cachedAt: entry.storedAt)
@@ -67,10 +69,10 @@ public struct BatchResolution: Sendable, Hashable {
     var asked: [String: ResolveResult] = [:]
     for id in plan.ask {
       if let point = matched[id] {
-        if usesCache { cache.store(point, source: source, id: id, now: now) }
+        if usesCache { cache.store(point, scope: cacheScope, source: source, id: id, now: now) }
         asked[id] = ResolveResult(id: id, source: source, state: .resolved, infoPoint: InfoPointSummary(point, languages: languages))
       } else {
-        if usesCache { cache.remove(source: source, id: id) }
+        if usesCache { cache.remove(scope: cacheScope, source: source, id: id) }
         asked[id] = ResolveResult(id: id, source: source, state: .noData)
       }
     }

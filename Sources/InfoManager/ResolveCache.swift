@@ -30,26 +30,34 @@ public struct ResolveCache: Sendable, Hashable, Codable {
   /// takes.
   public static let longestTimeout: Double = 86_400 * 30
 
-  /// Keyed by `key(source:id:)`.
+  /// Keyed by `key(scope:source:id:)`.
   public private(set) var entries: [String: Entry]
 
   public init(entries: [String: Entry] = [:]) { self.entries = entries }
 
-  public static func key(source: InputSource, id: String) -> String { "\(source.rawValue):\(id)" }
+  /// An entry belongs to one Info Manager account (`scope`: the server and the account asking, see
+  /// `InfoManagerClient.cacheScope`) as well as to its source and ID: keyed by source and ID alone, an answer
+  /// of server A was served as CACHED when server B was asked within the timeout. An empty scope is the key
+  /// of earlier cache files (never served to a scoped resolve).
+  public static func key(scope: String = "", source: InputSource, id: String) -> String {
+    scope.isEmpty ? "\(source.rawValue):\(id)" : "\(scope) \(source.rawValue):\(id)"
+  }
 
   /// The entry for an ID when it is younger than `timeout` at `now` (an entry from the future, after a clock
   /// step back, counts as fresh only up to `timeout` ahead).
-  public func fresh(source: InputSource, id: String, now: Double, timeout: Double) -> Entry? {
-    guard let entry = entries[Self.key(source: source, id: id)] else { return nil }
+  public func fresh(scope: String = "", source: InputSource, id: String, now: Double, timeout: Double) -> Entry? {
+    guard let entry = entries[Self.key(scope: scope, source: source, id: id)] else { return nil }
     let age = now - entry.storedAt
     return age < timeout && age > -timeout ? entry : nil
   }
 
-  public mutating func store(_ point: InfoPoint, source: InputSource, id: String, now: Double) {
-    entries[Self.key(source: source, id: id)] = Entry(infoPoint: point, storedAt: now)
+  public mutating func store(_ point: InfoPoint, scope: String = "", source: InputSource, id: String, now: Double) {
+    entries[Self.key(scope: scope, source: source, id: id)] = Entry(infoPoint: point, storedAt: now)
   }
 
-  public mutating func remove(source: InputSource, id: String) { entries[Self.key(source: source, id: id)] = nil }
+  public mutating func remove(scope: String = "", source: InputSource, id: String) {
+    entries[Self.key(scope: scope, source: source, id: id)] = nil
+  }
 
   /// Drops every entry that can no longer be served.
   public mutating func prune(now: Double, timeout: Double) {

@@ -36,6 +36,8 @@ public struct InfoManagerClient: Sendable {
   public func resolve(
     _ ids: [String], with resolution: BatchResolution, cache: inout ResolveCache, now: @Sendable () -> Double
   ) async throws -> [ResolveResult] {
+    var resolution = resolution
+    resolution.cacheScope = cacheScope
     let plan = resolution.plan(ids, cache: cache, now: now())
     // Every ID served from the cache: no request (the plan's cached results are the answer).
     guard !plan.ask.isEmpty else { return resolution.unreachable(plan, reason: "") }
@@ -50,6 +52,29 @@ public struct InfoManagerClient: Sendable {
       return resolution.unreachable(plan, reason: reason)
     }
     return resolution.answered(plan, points: points, cache: &cache, now: now())
+  }
+
+  /// Whose answers a cached entry is (`ResolveCache.key(scope:source:id:)`): the server's root URL (scheme
+  /// and host lower-cased, no trailing `/`), a digest of the API key and the user name. The key itself is
+  /// never written: only its 64-bit FNV-1a digest [I], which tells accounts apart without storing a secret.
+  public var cacheScope: String {
+    var root = endpoints.root
+    while root.hasSuffix("/") { root.removeLast() }
+    if let split = root.range(of: "://") {
+      let rest = root[split.upperBound...]
+      let host = rest.prefix { $0 != "/" }
+      root = root[..<split.upperBound].lowercased() + host.lowercased() + rest.dropFirst(host.count)
+    }
+    let key = endpoints.apiKey.map { "key:" + Self.digest($0) } ?? "no-key"
+    return "\(root) \(key) user:\(credentials?.user ?? "-")"
+  }
+
+  /// FNV-1a, 64 bits, in hex.
+  static func digest(_ text: String) -> String {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+    let hex = String(hash, radix: 16)
+    return String(repeating: "0", count: 16 - hex.count) + hex
   }
 
   /// The translated news text for one language code.

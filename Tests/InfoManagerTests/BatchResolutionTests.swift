@@ -18,7 +18,7 @@ import Testing
     #expect(results[0].infoPoint?.name == "Entrance" && results[0].infoPoint?.language == "en-gb")
     #expect(results[1].infoPoint == nil)
     // Only the info point is cached, under its source and ID.
-    #expect(cache.entries.keys.sorted() == ["blukii:B1"])
+    #expect(cache.entries.keys.sorted() == ["blukii:B1"], "an unscoped resolution keeps the old key")
   }
 
   @Test func unreachableThenCachedAfterASuccessThenExpired() {

@@ -39,7 +39,35 @@ import Testing
     #expect(log.count == 1)
     let body = log.first?["body"] as? [String: Any]
     #expect(body?["blukiiIds"] as? [String] == ["B10001", "B10004", "B10003"])
-    #expect(cache.entries.keys.sorted() == ["blukii:B10001", "blukii:B10003"])
+    let scope = Self.client(server.root).cacheScope
+    #expect(cache.entries.keys.sorted() == ["\(scope) blukii:B10001", "\(scope) blukii:B10003"])
+    #expect(!scope.contains(Self.key), "the API key is never written to the cache")
+  }
+
+  /// The cache belongs to one server and account: an answer of server A served as CACHED to a resolve
+  /// against server B would call a module registered in the wrong customer's Info Manager.
+  @Test func aCachedAnswerIsServedOnlyToTheServerAndAccountThatGaveIt() async throws {
+    let a = try await InfoManagerServer.start(arguments: ["--api-key", Self.key])
+    defer { a.stop() }
+    let b = try await InfoManagerServer.start(arguments: ["--api-key", Self.key])
+    defer { b.stop() }
+    var cache = ResolveCache()
+    let time = ManualTime(1000)
+    let first = try await Self.client(a.root).resolve(["B10001"], with: Self.batch, cache: &cache, now: time.read)
+    #expect(first.map(\.state) == [.resolved])
+    time.advance(10)
+    let other = try await Self.client(b.root).resolve(["B10001"], with: Self.batch, cache: &cache, now: time.read)
+    #expect(other.map(\.state) == [.resolved], "server B is asked, not answered from A's cache")
+    #expect(try await b.log().count == 1)
+    // The same server under another API key is another account.
+    var keyed = Self.client(a.root)
+    keyed.endpoints.apiKey = "another-key"
+    #expect(keyed.cacheScope != Self.client(a.root).cacheScope)
+    // The same server and account, written differently (upper-case host, trailing slash): CACHED.
+    let same = try await Self.client(a.root.uppercased().replacingOccurrences(of: "HTTP://", with: "http://") + "/")
+      .resolve(["B10001"], with: Self.batch, cache: &cache, now: time.read)
+    #expect(same.map(\.state) == [.cached])
+    #expect(try await a.log().count == 1)
   }
 
   @Test func languageFallbackFollowsThePriorityList() async throws {
@@ -60,28 +88,35 @@ import Testing
   @Test func serverDownIsUnresolvedThenCachedAfterASuccessUntilTheCacheExpires() async throws {
     let server = try await InfoManagerServer.start(arguments: ["--api-key", Self.key])
     defer { server.stop() }
-    let deadRoot = "http://127.0.0.1:\(try await Self.deadPort())"
+    let client = Self.client(server.root)
     var cache = ResolveCache()
     let time = ManualTime(0)
-    // Down, nothing cached: UNRESOLVED with the reason.
-    let down = try await Self.client(deadRoot).resolve(["B10001"], with: Self.batch, cache: &cache, now: time.read)
-    #expect(down.map(\.state) == [.unresolved] && down[0].reason?.contains("127.0.0.1") == true)
+    // Down (503), nothing cached: UNRESOLVED with the reason.
+    try await server.mode("unavailable")
+    let down = try await client.resolve(["B10001"], with: Self.batch, cache: &cache, now: time.read)
+    #expect(down.map(\.state) == [.unresolved] && down[0].reason?.contains("503") == true, "\(down[0].reason ?? "")")
     // Up: RESOLVED, cached.
+    try await server.mode("normal")
     time.advance(10)
-    let up = try await Self.client(server.root).resolve(["B10001"], with: Self.batch, cache: &cache, now: time.read)
+    let up = try await client.resolve(["B10001"], with: Self.batch, cache: &cache, now: time.read)
     #expect(up.map(\.state) == [.resolved])
     // Down again within the timeout: CACHED, with the time of the answer.
+    try await server.mode("unavailable")
     time.advance(100)
-    let cached = try await Self.client(deadRoot).resolve(["B10001", "B10002"], with: Self.batch, cache: &cache, now: time.read)
+    let cached = try await client.resolve(["B10001", "B10002"], with: Self.batch, cache: &cache, now: time.read)
     #expect(cached.map(\.state) == [.cached, .unresolved] && cached[0].cachedAt == 10)
     #expect(cached[0].infoPoint?.name == "Museum entrance")
-    // Past the timeout the entry is not served: asked again (the live server sees a second request).
+    // Past the timeout the entry is not served: asked again.
     time.advance(80)
-    let expiredDown = try await Self.client(deadRoot).resolve(["B10001"], with: Self.batch, cache: &cache, now: time.read)
+    let expiredDown = try await client.resolve(["B10001"], with: Self.batch, cache: &cache, now: time.read)
     #expect(expiredDown.map(\.state) == [.unresolved])
-    let again = try await Self.client(server.root).resolve(["B10001"], with: Self.batch, cache: &cache, now: time.read)
+    try await server.mode("normal")
+    let again = try await client.resolve(["B10001"], with: Self.batch, cache: &cache, now: time.read)
     #expect(again.map(\.state) == [.resolved])
-    #expect(try await server.log().count == 2)
+    // A server on another address is another Info Manager: nothing of this one's cache is served to it.
+    let deadRoot = "http://127.0.0.1:\(try await Self.deadPort())"
+    let elsewhere = try await Self.client(deadRoot).resolve(["B10001"], with: Self.batch, cache: &cache, now: time.read)
+    #expect(elsewhere.map(\.state) == [.unresolved] && elsewhere[0].reason?.contains("127.0.0.1") == true)
   }
 
   @Test func a503IsUnreachableButASingleIDResolveThrows() async throws {
