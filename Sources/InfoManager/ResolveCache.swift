@@ -59,6 +59,14 @@ public struct ResolveCache: Sendable, Hashable, Codable {
     entries[Self.key(scope: scope, source: source, id: id)] = nil
   }
 
+  /// Applies what one run changed (`before` → `after`: entries stored or replaced, entries removed) to this
+  /// cache, the file's content when the run saves. Several runs at once each read the file at their start;
+  /// saving their whole cache, the last one's save dropped the others' entries (6 runs kept 1 entry).
+  public mutating func apply(changesFrom before: ResolveCache, to after: ResolveCache) {
+    for (key, entry) in after.entries where before.entries[key] != entry { entries[key] = entry }
+    for key in before.entries.keys where after.entries[key] == nil { entries[key] = nil }
+  }
+
   /// Drops every entry that can no longer be served.
   public mutating func prune(now: Double, timeout: Double) {
     entries = entries.filter { abs(now - $0.value.storedAt) < timeout }

@@ -1,35 +1,63 @@
 import Foundation
 import InfoManager
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// The resolve cache kept between runs: one JSON file (`ResolveCache`), written to a temporary file and
 /// renamed over the old one so a reader never sees half a file. Info points only: no API key, credentials or
-/// token is ever written. A file that cannot be read or decoded counts as an empty cache (it is only a
-/// cache) and is replaced on the next save.
+/// token is ever written.
 ///
-/// Blocking file I/O: callers on the cooperative pool run these through their blocking-I/O queue.
+/// - A file that cannot be read or decoded counts as an empty cache (it is only a cache) and is replaced on
+///   the next save; `load(warn:)` says so (it was dropped without a word).
+/// - Runs at once: a save takes an exclusive `flock(2)` on `<path>.lock`, reads the file again and applies
+///   only what this run changed (`ResolveCache.apply(changesFrom:to:)`), so no run's entries are lost.
+///
+/// Blocking file I/O and a blocking lock: callers on the cooperative pool run these on a thread of their own
+/// (`BlockingIO`).
 public struct ResolveCacheFile: Sendable, Hashable {
   public var path: String
 
   public init(path: String) { self.path = path }
 
-  public func load() -> ResolveCache {
-    guard let data = FileManager.default.contents(atPath: path),
-      let cache = try? JSONDecoder().decode(ResolveCache.self, from: data)
-    else { return ResolveCache() }
-    return cache
+  /// The cache in the file; an unreadable or corrupt file is an empty cache, reported through `warn`.
+  public func load(warn: (String) -> Void = { _ in }) -> ResolveCache {
+    guard let data = FileManager.default.contents(atPath: path) else { return ResolveCache() }
+    do {
+      return try JSONDecoder().decode(ResolveCache.self, from: data)
+    } catch {
+      warn("the resolve cache \(path) cannot be read (\(data.count) bytes, not a cache this version wrote); starting with an empty cache, the file is replaced on the next save")
+      return ResolveCache()
+    }
   }
 
-  public func save(_ cache: ResolveCache) throws {
+  /// Saves what this run changed since `before` (the cache it loaded) on top of the file as it is now.
+  public func save(_ cache: ResolveCache, since before: ResolveCache) throws {
     let folder = (path as NSString).deletingLastPathComponent
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    let lock = open(path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+    guard lock >= 0 else { throw Self.failure("cannot open \(path).lock") }
+    defer { close(lock) }
+    while flock(lock, LOCK_EX) != 0 {
+      guard errno == EINTR else { throw Self.failure("cannot lock \(path).lock") }
+    }
+    var current = load()
+    current.apply(changesFrom: before, to: cache)
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys]
     let temporary = path + ".tmp-\(getpid())"
-    try encoder.encode(cache).write(to: URL(fileURLWithPath: temporary))
+    try encoder.encode(current).write(to: URL(fileURLWithPath: temporary))
     guard rename(temporary, path) == 0 else {
-      let reason = String(cString: strerror(errno))
+      let error = Self.failure("cannot replace \(path)")
       unlink(temporary)
-      throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "cannot replace \(path): \(reason)"])
+      throw error
     }
+  }
+
+  /// A file error with the system's reason, read from `errno` now.
+  static func failure(_ what: String) -> any Error {
+    let reason = String(cString: strerror(errno))
+    return CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "\(what): \(reason)"])
   }
 }

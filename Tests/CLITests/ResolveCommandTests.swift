@@ -61,6 +61,31 @@ import Testing
     #expect(cacheText.contains("Museum entrance") && !cacheText.contains("cli-key-9"))
   }
 
+  /// Several runs at once each add their entries to the cache file (a save used to write the run's whole
+  /// cache as loaded at its start: the last save won); a corrupt cache file is reported, then replaced.
+  @Test func parallelRunsKeepEveryEntryAndACorruptCacheIsReported() async throws {
+    let server = try await InfoManagerServer.start(arguments: ["--api-key", "par-key"])
+    defer { server.stop() }
+    let home = try LocalTools.temporaryDirectory("resolve-parallel")
+    defer { try? FileManager.default.removeItem(atPath: home) }
+    let cachePath = home + "/cache/beacon-provision/info-manager.json"
+    try FileManager.default.createDirectory(atPath: home + "/cache/beacon-provision", withIntermediateDirectories: true)
+    try "{ not json".write(toFile: cachePath, atomically: true, encoding: .utf8)
+    let env = ["BEACON_PROVISION_INFO_MANAGER": server.root, "BEACON_PROVISION_INFO_MANAGER_KEY": "par-key"]
+    // The server answers after 5 s: every run has read the cache file before any run saves.
+    try await server.mode("slow")
+    let runs = try await withThrowingTaskGroup(of: Run.self) { group in
+      for id in ["B10001", "B10002", "B10003"] {
+        group.addTask { try await Self.run(["resolve", id, "B10004", "--json"], home: home, environment: env) }
+      }
+      return try await group.reduce(into: []) { $0.append($1) }
+    }
+    #expect(runs.allSatisfy { $0.status == 0 }, "\(runs.map(\.errors))")
+    #expect(runs.contains { $0.errors.contains("warning: the resolve cache \(cachePath) cannot be read") })
+    let cache = try JSONDecoder().decode(ResolveCache.self, from: Data(contentsOf: URL(fileURLWithPath: cachePath)))
+    #expect(cache.entries.keys.map { String($0.suffix(6)) }.sorted() == ["B10001", "B10002", "B10003"])
+  }
+
   @Test func configurationComesFromTheEnvironmentOrTheConfigFileAndExitCodesTellTheOutcome() async throws {
     let server = try await InfoManagerServer.start(arguments: ["--api-key", "cfg-key"])
     defer { server.stop() }

@@ -21,6 +21,21 @@ import Testing
     #expect(cache.entries.keys.sorted() == ["blukii:B1"], "an unscoped resolution keeps the old key")
   }
 
+  /// A save applies only this run's changes to the file's cache: another run's entries stay.
+  @Test func aRunsChangesApplyOnTopOfAnotherRunsEntries() {
+    let other = InfoPoint(id: "200", blukiiId: "B2", name: "Shop")
+    var before = ResolveCache()
+    before.store(Self.entrance, source: .blukii, id: "B9", now: 1)
+    var after = before
+    after.store(Self.entrance, source: .blukii, id: "B1", now: 5)
+    after.remove(source: .blukii, id: "B9")
+    var file = before
+    file.store(other, source: .blukii, id: "B2", now: 3)
+    file.apply(changesFrom: before, to: after)
+    #expect(file.entries.keys.sorted() == ["blukii:B1", "blukii:B2"])
+    #expect(file.entries["blukii:B2"]?.infoPoint == other && file.entries["blukii:B1"]?.storedAt == 5)
+  }
+
   @Test func unreachableThenCachedAfterASuccessThenExpired() {
     var cache = ResolveCache()
     // Server down, nothing cached: UNRESOLVED with the reason.

@@ -113,7 +113,9 @@ struct ResolveCommand: AsyncParsableCommand, LoggingCommand {
   static func resolve(_ ids: [String], resolution: BatchResolution, configuration: InfoManagerConfiguration) async throws -> [ResolveResult] {
     guard !ids.isEmpty else { return [] }
     let file = InfoManagerConfiguration.cacheFile()
-    var cache = resolution.usesCache ? try await BlockingIO.run { file.load() } : ResolveCache()
+    let loaded = resolution.usesCache
+      ? try await BlockingIO.run { file.load(warn: { FileHandleOutput.standardError("warning: \($0)") }) } : ResolveCache()
+    var cache = loaded
     let results: [ResolveResult]
     do {
       results = try await configuration.client.resolve(ids, with: resolution, cache: &cache, now: { Date().timeIntervalSince1970 })
@@ -123,7 +125,7 @@ struct ResolveCommand: AsyncParsableCommand, LoggingCommand {
     if resolution.usesCache {
       let snapshot = cache
       do {
-        try await BlockingIO.run { try file.save(snapshot) }
+        try await BlockingIO.run { try file.save(snapshot, since: loaded) }
       } catch {
         FileHandleOutput.standardError("warning: the resolve cache \(file.path) was not written: \(error.localizedDescription)")
       }
