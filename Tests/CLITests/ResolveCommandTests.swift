@@ -152,6 +152,17 @@ import Testing
     plain.infoManager = nil
     for i in plain.devices.indices { plain.devices[i].infoManager = nil }
     #expect(!AuditMarkdown.render(plain).contains("Info Manager"))
+    // The server unreachable (503) and nothing cached (another home): every module unknown, and a warning
+    // says why (it said nothing, and "0 not registered" read as a clean result).
+    try await server.mode("unavailable")
+    let other = try LocalTools.temporaryDirectory("resolve-audit-down")
+    defer { try? FileManager.default.removeItem(atPath: other) }
+    let down = try await Self.run(["audit", "--adapter", "sim", "--scan", "3", "--format", "json", "--info-manager", server.root], home: other)
+    #expect(down.status == 0, "\(down.errors)")
+    #expect(down.errors.contains("warning: the Info Manager \(server.root) could not be reached"), "\(down.errors)")
+    #expect(down.errors.contains("4 of 4 blukii modules are marked unknown"))
+    let unknown = try AuditJSON.parse(down.output).devices.compactMap(\.infoManager)
+    #expect(unknown.count == 4 && unknown.allSatisfy { $0.registration == .unknown })
   }
 }
 

@@ -31,6 +31,14 @@ enum AuditInfoManagerLookup {
     } catch let failure as CLIFailure {
       FileHandleOutput.standardError("audit: warning: the Info Manager column is incomplete: \(failure.message)")
     }
+    // A batch whose server cannot be reached answers UNRESOLVED instead of failing: say so, or the report's
+    // "0 not registered" reads as a clean bill.
+    let unresolved = byID.values.filter { $0.state == .unresolved }
+    if let reason = unresolved.first?.reason {
+      FileHandleOutput.standardError(
+        "audit: warning: the Info Manager \(outcome.server ?? "") could not be reached (\(reason)): "
+          + "\(unresolved.count) of \(byID.count) blukii module\(byID.count == 1 ? "" : "s") are marked unknown")
+    }
     for module in modules {
       let result = byID[module.id]
       let registration: AuditInfoManager.Registration =
