@@ -52,13 +52,15 @@ public struct CurlHTTPClient: HTTPClient {
       let remaining = deadline.map { $0 - ContinuousClock.now }
       if let remaining, remaining <= .zero {
         throw HTTPClientError(kind: .timedOut, url: redacted.description, reason: "no answer within the overall limit",
-          hint: "raise --max-time or try again later")
+          hint: configuration.optionNames.timedOutHint)
       }
       if Task.isCancelled { throw HTTPClientError(kind: .cancelled, url: redacted.description, reason: "cancelled") }
       let sink: TransferSink = descriptor.map { .file(descriptor: $0, resumeFrom: Self.resumeOffset($0, url: request.url)) } ?? .memory
       let attempt = CurlAttempt(request: request, configuration: configuration, sink: sink, timeout: remaining, progress: progress)
       let outcome = await Self.perform(attempt)
-      let verdict = Verdict(outcome, request: request, redacted: redacted, deadline: deadline, isDownload: descriptor != nil)
+      let verdict = Verdict(
+        outcome, request: request, redacted: redacted, deadline: deadline, isDownload: descriptor != nil,
+        names: configuration.optionNames)
       switch verdict {
       case .success:
         return HTTPResponse(

@@ -28,6 +28,8 @@ public struct HTTPClientConfiguration: Sendable, Hashable {
   public var retry: HTTPRetryPolicy
   /// An explicit proxy URL (CURLOPT_PROXY); nil leaves libcurl to the environment variables.
   public var proxy: String?
+  /// How the calling command spells the options an error's hint names.
+  public var optionNames: HTTPOptionNames
 
   /// The default cap: 256 MiB, far above any beacon firmware package or catalogue.
   public static let defaultMaxBodyBytes: Int64 = 256 << 20
@@ -36,7 +38,7 @@ public struct HTTPClientConfiguration: Sendable, Hashable {
     caFile: String? = nil, insecureSkipTLSVerify: Bool = false, connectTimeout: Duration = .seconds(30),
     lowSpeedBytesPerSecond: Int = 1024, lowSpeedTime: Duration = .seconds(30), maxTime: Duration? = .seconds(3600),
     maxRedirects: Int = 5, maxBodyBytes: Int64 = defaultMaxBodyBytes, userAgent: String = "beacon-provision",
-    retry: HTTPRetryPolicy = HTTPRetryPolicy(), proxy: String? = nil
+    retry: HTTPRetryPolicy = HTTPRetryPolicy(), proxy: String? = nil, optionNames: HTTPOptionNames = .firmware
   ) {
     self.caFile = caFile
     self.insecureSkipTLSVerify = insecureSkipTLSVerify
@@ -49,6 +51,7 @@ public struct HTTPClientConfiguration: Sendable, Hashable {
     self.userAgent = userAgent
     self.retry = retry
     self.proxy = proxy
+    self.optionNames = optionNames
   }
 
   /// `beacon-provision/<version>`.

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Why an HTTP call failed, as one line: the URL without secrets, the HTTP status or libcurl's error text, and
 /// what to try. `kind` lets callers and tests tell the failures apart without parsing text.
 public struct HTTPClientError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -51,13 +53,47 @@ public struct HTTPClientError: Error, Sendable, Hashable, CustomStringConvertibl
 
 extension HTTPClientError {
   /// The hint for an error status: what a person can do about it.
-  static func hint(forStatus status: Int) -> String? {
+  static func hint(forStatus status: Int, names: HTTPOptionNames = .firmware) -> String? {
     switch status {
     case 401, 403: "the server refuses this client: check the URL and any credentials it needs"
-    case 404, 410: "the file is not there: check the base URL (--catalog) and the file name"
+    case 404, 410: names.notFoundHint
     case 429: "the server is rate limiting: try again later"
     case 500...599: "the server failed: try again later"
     default: nil
     }
   }
+
+  /// The server's own words in an error answer, for the reason: a JSON `{"error": {"message": …}}` (Google
+  /// Cloud Endpoints, which the Info Manager's API is), `{"error": "…"}` or `{"message": …}`, else the first
+  /// line of a short text body; control characters become spaces and the text is cut at 200 characters. Nil
+  /// for an empty, binary or HTML body.
+  static func serverMessage(_ body: [UInt8]) -> String? {
+    guard !body.isEmpty, body.count <= 64 << 10, let text = String(validating: body, as: UTF8.self) else { return nil }
+    var message: String?
+    if let json = try? JSONDecoder().decode(ErrorBody.self, from: Data(body)) {
+      message = json.error?.message ?? json.message
+    } else if !text.lowercased().contains("<html") {
+      message = text.split(whereSeparator: \.isNewline).first.map(String.init)
+    }
+    guard var shown = message?.trimmingCharacters(in: .whitespaces), !shown.isEmpty else { return nil }
+    shown = String(shown.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : Character($0) })
+    return shown.count > 200 ? String(shown.prefix(200)) + "…" : shown
+  }
+}
+
+/// The error answers `HTTPClientError.serverMessage` reads.
+private struct ErrorBody: Decodable {
+  struct Detail: Decodable {
+    var message: String?
+    init(from decoder: any Decoder) throws {
+      if let text = try? decoder.singleValueContainer().decode(String.self) {
+        message = text
+      } else {
+        message = try decoder.container(keyedBy: Key.self).decodeIfPresent(String.self, forKey: .message)
+      }
+    }
+    enum Key: String, CodingKey { case message }
+  }
+  var error: Detail?
+  var message: String?
 }

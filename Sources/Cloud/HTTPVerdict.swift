@@ -11,7 +11,10 @@ enum Verdict {
   case restart
   case fail(HTTPClientError)
 
-  init(_ outcome: TransferOutcome, request: HTTPRequest, redacted: RedactedURL, deadline: ContinuousClock.Instant?, isDownload: Bool) {
+  init(
+    _ outcome: TransferOutcome, request: HTTPRequest, redacted: RedactedURL, deadline: ContinuousClock.Instant?, isDownload: Bool,
+    names: HTTPOptionNames = .firmware
+  ) {
     let url = redacted.description
     func error(_ kind: HTTPClientError.Kind, _ reason: String, _ hint: String? = nil) -> HTTPClientError {
       HTTPClientError(kind: kind, url: url, status: outcome.status == 0 ? nil : outcome.status, reason: redacted.scrub(reason), hint: hint)
@@ -29,24 +32,26 @@ enum Verdict {
     }
     if outcome.code == CURLE_OK {
       let status = outcome.status
+      // "HTTP 403: <the server's own message>" when it sent one (a download's error body is not kept).
+      let statusReason = "HTTP \(status)" + (HTTPClientError.serverMessage(outcome.body).map { ": \($0)" } ?? "")
       if URLScheme(request.url) == .file || (200..<300).contains(status) || status == 304 {
         self = .success
       } else if status == 416 && isDownload {
         self = .restart
       } else if status == 429 || (500...599).contains(status) && status != 501 && status != 505 {
         let after = outcome.headers.last { $0.name.lowercased() == "retry-after" }.flatMap { HTTPRetryPolicy.retryAfter($0.value) }
-        self = .retry(error(.status, "HTTP \(status)", HTTPClientError.hint(forStatus: status)), retryAfter: after)
+        self = .retry(error(.status, statusReason, HTTPClientError.hint(forStatus: status, names: names)), retryAfter: after)
       } else {
-        self = .fail(error(.status, "HTTP \(status)", HTTPClientError.hint(forStatus: status)))
+        self = .fail(error(.status, statusReason, HTTPClientError.hint(forStatus: status, names: names)))
       }
       return
     }
     let message = outcome.curlMessage
     switch outcome.code {
     case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CERTPROBLEM:
-      self = .fail(error(.tls, message, "trust the server's CA with --cacert FILE; --insecure-skip-tls-verify only for a test server"))
+      self = .fail(error(.tls, message, names.tlsHint))
     case CURLE_SSL_CACERT_BADFILE:
-      self = .fail(error(.tls, message, "check the --cacert file: it must be readable PEM"))
+      self = .fail(error(.tls, message, names.caFileHint))
     case CURLE_TOO_MANY_REDIRECTS:
       self = .fail(error(.redirect, message, "the server redirects in a loop or too often"))
     case CURLE_UNSUPPORTED_PROTOCOL where outcome.redirectURL != nil || outcome.effectiveURL != request.url:
@@ -58,9 +63,9 @@ enum Verdict {
       self = .fail(error(.file, message, "check the path of the file:// URL"))
     case CURLE_OPERATION_TIMEDOUT:
       if !outcome.connected {
-        self = .retry(error(.connection, message, "check the address and the network, or raise --connect-timeout"), retryAfter: nil)
+        self = .retry(error(.connection, message, names.connectHint), retryAfter: nil)
       } else if let deadline, ContinuousClock.now >= deadline - .milliseconds(200) {
-        self = .fail(error(.timedOut, message, "raise --max-time or try again later"))
+        self = .fail(error(.timedOut, message, names.timedOutHint))
       } else {
         self = .fail(error(.tooSlow, message, "the transfer stayed below the low-speed limit; try a better link or later"))
       }

@@ -149,7 +149,9 @@ public enum InfoManagerFailure: Error, Sendable, Hashable, CustomStringConvertib
   init(_ error: HTTPClientError) {
     switch error.kind {
     case .connection, .tooSlow, .timedOut: self = .unreachable(error.description)
-    case .status where (error.status ?? 0) >= 500: self = .unreachable(error.description)
+    // 429 (rate limited) is a server that cannot answer now, as a 5xx: UNRESOLVED (or CACHED), not an error of
+    // the whole resolve.
+    case .status where (error.status ?? 0) >= 500 || error.status == 429: self = .unreachable(error.description)
     case .status, .tls, .redirect: self = .refused(error.description)
     default: self = .other(error.description)
     }

@@ -170,6 +170,19 @@ import Testing
     }
     guard case .refused(let text)? = error else { Issue.record("expected refused, got \(String(describing: error))"); return }
     #expect(text.contains("400") && !text.contains(Self.key))
+    // The server's own words are shown (they say what is wrong).
+    #expect(text.contains("HTTP 400: API key not valid. Please pass a valid API key."), "\(text)")
+  }
+
+  /// 429 is a server that cannot answer now: UNRESOLVED in a batch (it failed the whole command).
+  @Test func rateLimitingIsUnreachableNotARefusal() async throws {
+    let server = try await InfoManagerServer.start(arguments: ["--api-key", Self.key])
+    defer { server.stop() }
+    try await server.mode("ratelimited")
+    var cache = ResolveCache()
+    let batch = try await Self.client(server.root).resolve(["B10001"], with: Self.batch, cache: &cache, now: ManualTime(0).read)
+    #expect(batch.map(\.state) == [.unresolved])
+    #expect(batch[0].reason?.contains("HTTP 429: Rate limit exceeded") == true, "\(batch[0].reason ?? "")")
   }
 
   @Test func credentialsLogInAndTheTokenIsSent() async throws {

@@ -59,6 +59,14 @@ struct InfoManagerOptions: ParsableArguments {
     try SecondsOption.validate(timeout, "--info-manager-timeout")
   }
 
+  /// How `resolve`, `news` and `audit` spell the options an HTTP error's hint may name.
+  static let httpOptionNames = HTTPOptionNames(
+    baseURL: "--info-manager", maxTime: "--info-manager-timeout", connectTimeout: "--info-manager-timeout", caFile: "--cacert")
+
+  /// The largest answer accepted [I]: 4 MiB. An info point is a few kilobytes of text and links (its media
+  /// are URLs); a 50 MB answer was accepted, cached and printed (530 MB at the peak).
+  static let largestAnswer: Int64 = 4 << 20
+
   /// The configuration these options, the environment and the config file give; nil when no server is
   /// configured anywhere (resolve is then off).
   func configuration(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> InfoManagerConfiguration? {
@@ -81,9 +89,8 @@ struct InfoManagerOptions: ParsableArguments {
       endpoints: InfoManagerEndpoints(root: root, apiKey: key), credentials: credentials, cacheTimeout: file.cacheTimeout,
       http: CurlHTTPClient(configuration: HTTPClientConfiguration(
         caFile: caFile, connectTimeout: SecondsOption.duration(min(timeout, 10)), lowSpeedTime: SecondsOption.duration(timeout),
-        maxTime: SecondsOption.duration(timeout),
-        userAgent: HTTPClientConfiguration.userAgent(version: BeaconProvision.configuration.version),
-        retry: HTTPRetryPolicy(maxAttempts: 2))))
+        maxTime: SecondsOption.duration(timeout), maxBodyBytes: Self.largestAnswer,
+        userAgent: HTTPClientConfiguration.userAgent(version: BeaconProvision.configuration.version), retry: HTTPRetryPolicy(maxAttempts: 2), optionNames: Self.httpOptionNames)))
   }
 
   /// `configuration()` off the cooperative pool (it reads files).

@@ -73,6 +73,9 @@ class Handler(BaseHTTPRequestHandler):
         if mode == "unavailable":
             self.error(503, "Service Unavailable")
             return True
+        if mode == "ratelimited":
+            self.error(429, "Rate limit exceeded. Slow down.")
+            return True
         if mode == "slow":
             time.sleep(5)
         return False
