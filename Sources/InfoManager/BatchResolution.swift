@@ -66,6 +66,11 @@ public struct BatchResolution: Sendable, Hashable {
   /// The results once the server answered the plan's request with `points`.
   public func answered(_ plan: Plan, points: [InfoPoint], cache: inout ResolveCache, now: Double) -> [ResolveResult] {
     let matched = Self.match(points, to: plan.ask)
+    // Info points that name no blukiiId cannot be matched to one of several IDs: say so on each NODATA, which
+    // would otherwise read as "not registered" (every ID of a batch was NODATA with exit 0).
+    let anonymous = plan.ask.count > 1 ? points.filter { $0.blukiiId == nil }.count : 0
+    let noDataReason = anonymous == 0 ? nil
+      : "the answer holds \(anonymous) info point\(anonymous == 1 ? "" : "s") without a blukiiId, which cannot be matched to an asked ID"
     var asked: [String: ResolveResult] = [:]
     for id in plan.ask {
       if let point = matched[id] {
@@ -73,7 +78,7 @@ public struct BatchResolution: Sendable, Hashable {
         asked[id] = ResolveResult(id: id, source: source, state: .resolved, infoPoint: InfoPointSummary(point, languages: languages))
       } else {
         if usesCache { cache.remove(scope: cacheScope, source: source, id: id) }
-        asked[id] = ResolveResult(id: id, source: source, state: .noData)
+        asked[id] = ResolveResult(id: id, source: source, state: .noData, reason: noDataReason)
       }
     }
     if usesCache { cache.prune(now: now, timeout: cacheTimeout) }

@@ -7,8 +7,8 @@ import Profiles
 ///
 /// Cloud Endpoints conventions followed [I]: a collection is `{"items": [...]}` and an empty one may omit
 /// `items`; 64-bit IDs may come as strings or numbers; absent booleans are false; members we do not know
-/// are ignored. An output info type outside `OutputInfoType` is refused (a new type should be a visible
-/// change, not silently dropped content) — relax `outputInfo` to skip it if a real server proves that wrong.
+/// are ignored. An output info type outside `OutputInfoType.known` is kept as sent (the caller warns about
+/// it): refusing it failed the whole resolve on one new content type.
 public enum InfoManagerResponses {
   /// `InfoPointCollection` (the answer of `getBlukiisInfo`).
   public static func infoPoints(_ bytes: [UInt8], source: String) throws(InfoManagerResponseError) -> [InfoPoint] {
@@ -102,9 +102,10 @@ private struct Reader {
     guard let typeText = try string(json, "type", path) else {
       throw fail(json, path, "missing \"type\" (one of \(OutputInfoType.allowed))")
     }
-    guard let type = OutputInfoType(rawValue: typeText.uppercased()) else {
-      throw fail(json["type"]!, path.appending("type"), "\"\(typeText)\" is not an output info type (\(OutputInfoType.allowed))")
+    guard !typeText.isEmpty, typeText.count <= 40, typeText.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }) else {
+      throw fail(json["type"]!, path.appending("type"), "\"\(typeText.prefix(40))\" is not an output info type (\(OutputInfoType.allowed), or another word)")
     }
+    let type = OutputInfoType(rawValue: typeText)
     return OutputInfo(
       type: type, title: try string(json, "title", path), url: try string(json, "url", path),
       languageCode: try string(json, "languageCode", path)?.lowercased(), audioFileUrl: try string(json, "audioFileUrl", path),

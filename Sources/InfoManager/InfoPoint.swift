@@ -61,11 +61,29 @@ public struct OutputInfo: Sendable, Hashable, Codable {
   }
 }
 
-/// The output info types of v1.0.2 plus v2's MECARD (seed-systems.md §6).
-public enum OutputInfoType: String, Sendable, Hashable, Codable, CaseIterable {
-  case audio = "AUDIO", html = "HTML", message = "MESSAGE", mobycard = "MOBYCARD", pdf = "PDF", vcard = "VCARD"
-  case mecard = "MECARD", video = "VIDEO", wifi = "WIFI", youtube = "YOUTUBE"
+/// An output info's type: the ten of v1.0.2 plus v2's MECARD (seed-systems.md §6) are `known`; any other the
+/// server sends (a newer Info Manager's `SURVEY`, say) is kept as sent, shown raw and warned about, instead of
+/// failing the whole resolve — an open set, not an enum, for that reason.
+public struct OutputInfoType: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
+  public var rawValue: String
+  public init(rawValue: String) { self.rawValue = rawValue.uppercased() }
 
-  /// The allowed values, for error messages.
-  public static var allowed: String { allCases.map(\.rawValue).joined(separator: ", ") }
+  public static let audio = Self(rawValue: "AUDIO"), html = Self(rawValue: "HTML"), message = Self(rawValue: "MESSAGE")
+  public static let mobycard = Self(rawValue: "MOBYCARD"), pdf = Self(rawValue: "PDF"), vcard = Self(rawValue: "VCARD")
+  public static let mecard = Self(rawValue: "MECARD"), video = Self(rawValue: "VIDEO"), wifi = Self(rawValue: "WIFI")
+  public static let youtube = Self(rawValue: "YOUTUBE")
+
+  /// The types this version knows, in the SDK's order.
+  public static let known: [OutputInfoType] = [.audio, .html, .message, .mobycard, .pdf, .vcard, .mecard, .video, .wifi, .youtube]
+  public var isKnown: Bool { Self.known.contains(self) }
+
+  /// The known values, for messages.
+  public static var allowed: String { known.map(\.rawValue).joined(separator: ", ") }
+  public var description: String { rawValue }
+
+  public init(from decoder: any Decoder) throws { self.init(rawValue: try decoder.singleValueContainer().decode(String.self)) }
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.singleValueContainer()
+    try container.encode(rawValue)
+  }
 }

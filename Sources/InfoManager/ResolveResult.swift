@@ -26,7 +26,8 @@ public struct ResolveResult: Sendable, Hashable, Codable {
   public var infoPoint: InfoPointSummary?
   /// Seconds since 1970 of the answer a CACHED result comes from.
   public var cachedAt: Double?
-  /// Why an UNRESOLVED result has no data (the server's failure, without secrets).
+  /// Why an UNRESOLVED result has no data (the server's failure, without secrets), or why a NODATA result
+  /// may be wrong (the answer's info points could not be matched to the IDs asked).
   public var reason: String?
 
   public init(

@@ -86,6 +86,23 @@ import Testing
     #expect(cache.entries.keys.map { String($0.suffix(6)) }.sorted() == ["B10001", "B10002", "B10003"])
   }
 
+  /// An answer of another shape than ours (a content type we do not know, info points without blukiiId) is
+  /// shown and warned about: it failed the whole command, or made every ID NODATA with no word.
+  @Test func anAnswerOfANewShapeIsWarnedAboutNotFatalNorSilent() async throws {
+    let server = try await InfoManagerServer.start()
+    defer { server.stop() }
+    let home = try LocalTools.temporaryDirectory("resolve-shapes")
+    defer { try? FileManager.default.removeItem(atPath: home) }
+    try await server.mode("newshapes")
+    let batch = try await Self.run(["resolve", "B10001", "B10002", "--info-manager", server.root, "--no-cache"], home: home)
+    #expect(batch.status == 0, "\(batch.errors)")
+    #expect(batch.errors.contains("warning: the answer holds 2 info points without a blukiiId"), "\(batch.errors)")
+    #expect(batch.errors.contains("NODATA may be wrong for 2 ID(s)"))
+    let single = try await Self.run(["resolve", "B10001", "--info-manager", server.root], home: home)
+    #expect(single.status == 0 && single.output.contains("SURVEY") && single.output.contains("Tell us"), "\(single.output)")
+    #expect(single.errors.contains("output info types this version does not know: SURVEY (shown as sent)"), "\(single.errors)")
+  }
+
   @Test func configurationComesFromTheEnvironmentOrTheConfigFileAndExitCodesTellTheOutcome() async throws {
     let server = try await InfoManagerServer.start(arguments: ["--api-key", "cfg-key"])
     defer { server.stop() }

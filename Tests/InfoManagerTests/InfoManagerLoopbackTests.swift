@@ -145,7 +145,7 @@ import Testing
     }
     #expect(cache == before)
     let text = error?.description ?? ""
-    #expect(text.contains("$.items[0].outputInfos[0].type") && text.contains("HOLOGRAM") && text.contains("YOUTUBE"))
+    #expect(text.contains("$.items[0].outputInfos[0].type") && text.contains("HOLO GRAM!") && text.contains("YOUTUBE"))
     // The URL in the message has the API key removed.
     #expect(text.contains("getBlukiisInfo") && !text.contains(Self.key))
   }

@@ -35,8 +35,16 @@ import Testing
     #expect(try InfoManagerResponses.infoPoints(Self.bytes(#"{"items": []}"#), source: "t").isEmpty)
   }
 
-  @Test func anUnknownOutputTypeIsRefusedWithItsPathAndTheAllowedValues() {
-    let body = "{\"items\": [{\"id\": \"1\",\n \"outputInfos\": [{\"type\": \"HOLOGRAM\"}]}]}"
+  /// A type a newer Info Manager may send is kept as sent (refusing it failed the whole resolve).
+  @Test func anUnknownOutputTypeWordIsKeptAsSent() throws {
+    let body = #"{"items": [{"id": "1", "outputInfos": [{"type": "survey", "title": "Tell us"}, {"type": "pdf"}]}]}"#
+    let infos = try InfoManagerResponses.infoPoints(Self.bytes(body), source: "t")[0].outputInfos
+    #expect(infos.map(\.type.rawValue) == ["SURVEY", "PDF"] && infos.map(\.type.isKnown) == [false, true])
+    #expect(infos[0].title == "Tell us" && infos[1].type == .pdf)
+  }
+
+  @Test func aTypeThatIsNoWordIsRefusedWithItsPathAndTheKnownValues() {
+    let body = "{\"items\": [{\"id\": \"1\",\n \"outputInfos\": [{\"type\": \"HOLO GRAM\"}]}]}"
     let error = #expect(throws: InfoManagerResponseError.self) {
       try InfoManagerResponses.infoPoints(Self.bytes(body), source: "http://h/getBlukiisInfo")
     }
@@ -44,7 +52,7 @@ import Testing
     #expect(error?.position?.line == 2)
     let text = error?.description ?? ""
     #expect(text.hasPrefix("http://h/getBlukiisInfo:2:"))
-    #expect(text.contains("HOLOGRAM") && text.contains("AUDIO, HTML, MESSAGE, MOBYCARD, PDF, VCARD, MECARD, VIDEO, WIFI, YOUTUBE"))
+    #expect(text.contains("HOLO") && text.contains("AUDIO, HTML, MESSAGE, MOBYCARD, PDF, VCARD, MECARD, VIDEO, WIFI, YOUTUBE"))
   }
 
   @Test(arguments: [

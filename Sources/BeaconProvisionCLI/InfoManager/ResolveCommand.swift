@@ -122,6 +122,7 @@ struct ResolveCommand: AsyncParsableCommand, LoggingCommand {
     } catch let failure as InfoManagerFailure {
       throw CLIFailure(failure.description)
     }
+    for warning in answerWarnings(results) { FileHandleOutput.standardError("warning: \(warning)") }
     if resolution.usesCache {
       let snapshot = cache
       do {
@@ -131,6 +132,22 @@ struct ResolveCommand: AsyncParsableCommand, LoggingCommand {
       }
     }
     return results
+  }
+
+  /// What in an answer differs from the shape we know, once each: info points that could not be matched to
+  /// the IDs asked (their NODATA may be wrong), output info types this version does not know (shown as sent).
+  static func answerWarnings(_ results: [ResolveResult]) -> [String] {
+    var warnings: [String] = []
+    if let reason = results.first(where: { $0.state == .noData && $0.reason != nil })?.reason {
+      warnings.append("\(reason): NODATA may be wrong for \(results.filter { $0.state == .noData }.count) ID(s)")
+    }
+    let unknown = Set(results.compactMap(\.infoPoint).flatMap(\.outputInfos).map(\.type).filter { !$0.isKnown })
+    if !unknown.isEmpty {
+      warnings.append(
+        "the Info Manager sent output info types this version does not know: "
+          + "\(unknown.map(\.rawValue).sorted().joined(separator: ", ")) (shown as sent)")
+    }
+    return warnings
   }
 
   /// Listens like the blukii SDK (`BlukiiDiscovery`) and returns the modules heard, one per ID.

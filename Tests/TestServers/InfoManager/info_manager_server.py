@@ -123,7 +123,12 @@ class Handler(BaseHTTPRequestHandler):
         if not self.admitted(url) or self.fault():
             return
         if STATE["mode"] == "malformed":
-            return self.send(200, {"items": [{"id": "1", "name": "broken", "outputInfos": [{"type": "HOLOGRAM"}]}]})
+            return self.send(200, {"items": [{"id": "1", "name": "broken", "outputInfos": [{"type": "HOLO GRAM!"}]}]})
+        if STATE["mode"] == "newshapes":
+            # What a newer server might send: a content type we do not know, and info points without blukiiId.
+            items = [{"id": "7", "name": "Survey point", "outputInfos": [{"type": "SURVEY", "title": "Tell us", "languageCode": "de-de"}]},
+                     {"id": "8", "name": "Other point"}]
+            return self.send(200, {"items": items[:len(payload.get("blukiiIds") or [])]})
         registry = load("info-points.json")
         items = []
         for blukii_id in payload.get("blukiiIds") or []:
