@@ -68,6 +68,12 @@ enum DurableFile {
 
   static func remove(_ path: String) { unlink(path) }
 
+  /// Removes `path` when it exists and holds no byte.
+  static func removeIfEmpty(_ path: String) {
+    var info = stat()
+    if stat(path, &info) == 0, info.st_size == 0 { unlink(path) }
+  }
+
   static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
 
   private static func failure(_ what: String, _ path: String) -> FirmwareStoreError {

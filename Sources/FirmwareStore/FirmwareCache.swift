@@ -22,6 +22,8 @@ public struct FirmwareCache: Sendable {
   /// Called with the package's folder when another fetch of the same package (this process or another)
   /// holds its lock, before waiting for it.
   public var lockWait: (@Sendable (String) -> Void)?
+  /// Told what a verified package has that is odd but not refused (`PackageVerifier.Verified.warnings`).
+  public var warn: (@Sendable (String) -> Void)?
   /// The largest catalogue accepted.
   public static let maximumCatalogueBytes = 4 << 20
   /// The largest package accepted when the catalogue gives no size.
@@ -105,22 +107,32 @@ public struct FirmwareCache: Sendable {
     defer { lock.unlock() }
 
     let verifier = self.verifier
-    let existing = try await CacheIO.run { () -> CachedPackage? in
+    let existing = try await CacheIO.run { () -> (CachedPackage, [String])? in
       guard DurableFile.exists(path), var record = RecordCoding.decode(CachedPackage.self, path: directory + "/package.json"),
         let verified = try? verifier.verify(path: path, entry: entry), Hex.string(verified.sha256) == record.sha256
       else { return nil }
       record.path = path
+      return (record, verified.warnings)
+    }
+    if let (record, warnings) = existing {
+      for warning in warnings { warn?(warning) }
       return record
     }
-    if let existing { return existing }
     guard let client else {
       throw FirmwareStoreError("--offline: \(model) \(entry.appVersion) for hardware \(hardware) is not in the cache \(layout.root) "
         + "(fetch it once online: beacon-provision firmware fetch \(model) --hver \(hardware) --version \(entry.appVersion))")
     }
     let part = path + ".part"
     let cap = entry.size ?? Self.maximumPackageBytes
-    _ = try await client.download(HTTPRequest(url: url, maxBodyBytes: cap), to: part, progress: progress)
-    let record = try await CacheIO.run { () -> CachedPackage in
+    do {
+      _ = try await client.download(HTTPRequest(url: url, maxBodyBytes: cap), to: part, progress: progress)
+    } catch {
+      // A failure before any byte arrived (404, a redirect loop, a refused size, a closed connection) leaves
+      // nothing to resume: no empty `.part` stays behind.
+      try? await CacheIO.run { DurableFile.removeIfEmpty(part) }
+      throw error
+    }
+    let (record, warnings) = try await CacheIO.run { () -> (CachedPackage, [String]) in
       let verified: PackageVerifier.Verified
       do {
         verified = try verifier.verify(path: part, entry: entry)
@@ -134,8 +146,9 @@ public struct FirmwareCache: Sendable {
         model: model, hardware: hardware, appVersion: entry.appVersion, appFileName: entry.appFileName, url: RedactedURL(url).description,
         sha256: Hex.string(verified.sha256), size: verified.size, fetchedAt: Date(), path: path, downloaded: true)
       try DurableFile.write(try RecordCoding.encode(record), to: directory + "/package.json")
-      return record
+      return (record, verified.warnings)
     }
+    for warning in warnings { warn?(warning) }
     return record
   }
 }

@@ -10,32 +10,35 @@ import Profiles
 /// with the caller's device facts (a `--public-key` makes every image's signature checked).
 ///
 /// [I] One more check of ours: the application image's `fw_version`, read as KKM's version text through
-/// `KKMFirmwareVersion` (530 ↔ "V5.30"), must be the version the catalogue entry names. A campaign reads
-/// the device's `ver` after the update and expects the entry's version; a package that installs another
-/// one would fail every device after its transfer, so it is refused before any.
+/// `KKMFirmwareVersion` (530 ↔ "V5.30"), is compared with the version the catalogue entry names. Neither KKM
+/// nor Nordic publishes that mapping and vendors number `fw_version` as they like, so a mismatch is a
+/// warning (`Verified.warnings`), refused only with `requireVersionMatch` (`--require-version-match`). The
+/// real check is the device's `ver` after the update, which every campaign compares with the entry.
+///
+/// Memory stays flat: the file is hashed in 1 MiB pieces (`SHA256Stream`), and libzip reads it from disk.
 public struct PackageVerifier: Sendable {
   public var expectations: DeviceExpectations
+  /// Refuse a package whose `fw_version` reads as another version than the catalogue's (else: a warning).
+  public var requireVersionMatch: Bool
 
-  public init(expectations: DeviceExpectations = DeviceExpectations()) { self.expectations = expectations }
+  public init(expectations: DeviceExpectations = DeviceExpectations(), requireVersionMatch: Bool = false) {
+    self.expectations = expectations
+    self.requireVersionMatch = requireVersionMatch
+  }
 
-  /// What the verification found: the file's SHA-256 and size.
+  /// What the verification found: the file's SHA-256 and size, and what is odd but not refused.
   public struct Verified: Sendable, Hashable {
     public var sha256: [UInt8]
     public var size: Int
+    public var warnings: [String] = []
   }
 
   /// Verifies the file at `path` against `entry`; throws the first problem as one sentence.
   public func verify(path: String, entry: CatalogueEntry) throws -> Verified {
-    let bytes: [UInt8]
-    do {
-      bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
-    } catch {
-      throw FirmwareStoreError("cannot read \(path): \(error.localizedDescription)")
+    let (digest, count) = try Self.hash(path)
+    if let size = entry.size, size != count {
+      throw FirmwareStoreError("\(entry.appFileName) is \(count) bytes, the catalogue says \(size)")
     }
-    if let size = entry.size, size != bytes.count {
-      throw FirmwareStoreError("\(entry.appFileName) is \(bytes.count) bytes, the catalogue says \(size)")
-    }
-    let digest = SHA256Digest.hash(bytes)
     if let expected = entry.sha256, expected != digest {
       throw FirmwareStoreError(
         "\(entry.appFileName) has SHA-256 \(Hex.string(digest)), the catalogue says \(Hex.string(expected))")
@@ -51,13 +54,38 @@ public struct PackageVerifier: Sendable {
       throw FirmwareStoreError("\(entry.appFileName) fails dfu inspect: "
         + failed.map { "image #\($0.image) \($0.name): \($0.detail)" }.joined(separator: "; "))
     }
+    var verified = Verified(sha256: digest, size: count)
     if let number = package.images.first(where: { $0.kind == .application })?.initPacket.initCommand.firmwareVersion {
       let text = KKMFirmwareVersion.text(fwVersion: number)
       if FirmwareVersion(text) != entry.version {
-        throw FirmwareStoreError("\(entry.appFileName): the catalogue says \(entry.appVersion) but its application "
-          + "image installs fw_version \(number) (\(text))")
+        let message = "\(entry.appFileName): the catalogue says \(entry.appVersion) but its application image's fw_version "
+          + "is \(number) (\(text) if read as KKM's V<major>.<minor>)"
+        if requireVersionMatch { throw FirmwareStoreError(message + "; refused by --require-version-match") }
+        verified.warnings.append(message + "; the device's version after the update is what counts")
       }
     }
-    return Verified(sha256: digest, size: bytes.count)
+    return verified
+  }
+
+  /// The file's SHA-256 and size, read in 1 MiB pieces.
+  static func hash(_ path: String) throws -> (digest: [UInt8], count: Int) {
+    guard let file = FileHandle(forReadingAtPath: path) else {
+      throw FirmwareStoreError("cannot read \(path): \(String(cString: strerror(errno)))")
+    }
+    defer { try? file.close() }
+    let stream = SHA256Stream()
+    var count = 0
+    while true {
+      let piece: Data
+      do {
+        guard let read = try file.read(upToCount: 1 << 20), !read.isEmpty else { break }
+        piece = read
+      } catch {
+        throw FirmwareStoreError("cannot read \(path): \(error.localizedDescription)")
+      }
+      piece.withUnsafeBytes { stream.update($0) }
+      count += piece.count
+    }
+    return (stream.finish(), count)
   }
 }

@@ -3,6 +3,7 @@ import Firmware
 import FirmwareStore
 import Foundation
 import NordicDFU
+import Synchronization
 import Testing
 
 /// The verified cache (its layout in `FirmwareCacheLayout`): packages are verified — size, the
@@ -69,12 +70,12 @@ import Testing
   /// A refused download: the error names what failed, and the version folder holds no package, no record
   /// and no `.part`.
   static func expectRefused(_ entry: CatalogueEntry, serving body: [UInt8]? = nil, expectations: DeviceExpectations = DeviceExpectations(),
-    _ message: String) async throws {
+    verifier: PackageVerifier? = nil, _ message: String) async throws {
     let (client, _, location) = try setUp()
     if let body { client.serve(base + entry.appFileName, body) }
     let root = temporaryRoot()
     defer { try? FileManager.default.removeItem(atPath: root) }
-    let cache = FirmwareCache(layout: FirmwareCacheLayout(root: root), client: client, verifier: PackageVerifier(expectations: expectations))
+    let cache = FirmwareCache(layout: FirmwareCacheLayout(root: root), client: client, verifier: verifier ?? PackageVerifier(expectations: expectations))
     do {
       _ = try await cache.package(model: "KBPro_SIM", hardware: "V1.0", entry: entry, location: location)
       Issue.record("accepted \(entry)")
@@ -107,9 +108,50 @@ import Testing
     let key = try DFUPublicKey(pem: String(contentsOfFile: fixtures + "sd_bl_app-public.pem", encoding: .utf8))
     try await Self.expectRefused(entry, serving: Self.bytes(fixtures + "app_signed.zip"),
       expectations: DeviceExpectations(publicKey: key), "fails dfu inspect")
-    // a good package that installs another version than the entry says (app_unsigned: fw_version 66051)
+    // a good package whose fw_version reads as another version, with --require-version-match
     try await Self.expectRefused(entry, serving: Self.bytes(fixtures + "app_unsigned.zip"),
-      "the catalogue says V5.14 but its application image installs fw_version 66051 (V660.51)")
+      verifier: PackageVerifier(requireVersionMatch: true),
+      "the catalogue says V5.14 but its application image's fw_version is 66051 (V660.51 if read as KKM's V<major>.<minor>); refused by --require-version-match")
+  }
+
+  /// Vendors number fw_version as they like and nobody publishes KKM's mapping: a package whose fw_version
+  /// does not read as the catalogue's version is cached with a warning (it was refused), each time it is used.
+  @Test func aFirmwareVersionThatReadsOtherwiseIsAWarningNotARefusal() async throws {
+    let fixtures = Self.repository + "/Tests/Fixtures/dfu/"
+    let (client, catalogue, location) = try Self.setUp()
+    var entry = try #require(catalogue.latest(hardware: "V1.0"))
+    (entry.sha256, entry.size) = (nil, nil)
+    client.serve(Self.base + entry.appFileName, Self.bytes(fixtures + "app_unsigned.zip"))
+    let root = Self.temporaryRoot()
+    defer { try? FileManager.default.removeItem(atPath: root) }
+    let warnings = Mutex<[String]>([])
+    var cache = FirmwareCache(layout: FirmwareCacheLayout(root: root), client: client)
+    cache.warn = { warning in warnings.withLock { $0.append(warning) } }
+    let package = try await cache.package(model: "KBPro_SIM", hardware: "V1.0", entry: entry, location: location)
+    #expect(package.downloaded)
+    _ = try await cache.package(model: "KBPro_SIM", hardware: "V1.0", entry: entry, location: location)
+    #expect(warnings.withLock { $0 }.count == 2)
+    #expect(warnings.withLock { $0 }.first?.contains("the catalogue says V5.14 but its application image's fw_version is 66051") == true)
+  }
+
+  /// A download that fails before its first byte (here: the package is missing from a file:// catalogue
+  /// folder, read through libcurl as a real server would be) leaves no empty `.part` behind.
+  @Test func aFailedDownloadLeavesNoEmptyPartFile() async throws {
+    let folder = Self.temporaryRoot() + "-folder"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    try Data(Self.bytes(Self.example + "KBPro_SIM.json")).write(to: URL(fileURLWithPath: folder + "/KBPro_SIM.json"))
+    let root = Self.temporaryRoot()
+    defer { try? FileManager.default.removeItem(atPath: root) }
+    let client = CurlHTTPClient(configuration: HTTPClientConfiguration(connectTimeout: .seconds(5), maxTime: .seconds(20), retry: .none))
+    let cache = FirmwareCache(layout: FirmwareCacheLayout(root: root), client: client)
+    let location = try CatalogueLocation(base: "file://" + folder + "/")
+    let catalogue = try await cache.catalogue(model: "KBPro_SIM", location: location).catalogue
+    let entry = try #require(catalogue.latest(hardware: "V1.0"))
+    await #expect(throws: HTTPClientError.self) {
+      try await cache.package(model: "KBPro_SIM", hardware: "V1.0", entry: entry, location: location)
+    }
+    #expect(Self.files(root).filter { $0.hasSuffix(".part") } == [], "\(Self.files(root))")
   }
 
   @Test func catalogueSnapshotsAreConditional() async throws {

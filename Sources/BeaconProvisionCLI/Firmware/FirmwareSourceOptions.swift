@@ -5,6 +5,7 @@ import FirmwareStore
 import Foundation
 import KBeacon
 import NordicDFU
+import Synchronization
 
 /// Where firmware comes from and where it is kept, shared by `firmware …` and `dfu update --firmware`:
 /// the catalogue base URL (kbeacon-protocol.md §11), the cache folder, `--offline`, and the network options.
@@ -25,6 +26,12 @@ struct FirmwareSourceOptions: ParsableArguments {
     "The firmware cache (default: $XDG_CACHE_HOME/beacon-provision/firmware, else ~/.cache/beacon-provision/firmware).",
     valueName: "dir"))
   var firmwareDirectory: String?
+
+  @Flag(help: ArgumentHelp(
+    "Refuse a package whose application fw_version does not read as the catalogue's version (V5.31 ↔ 531); "
+      + "by default that is a warning: vendors number fw_version as they like, and the device's version after "
+      + "the update is checked anyway."))
+  var requireVersionMatch = false
 
   @Flag(help: "Use only the cache: no network, not even to check that a catalogue is current.")
   var offline = false
@@ -79,7 +86,13 @@ struct FirmwareSourceOptions: ParsableArguments {
   /// The cache, fetching from `location` (or, `--offline`, the cache only), verifying with `expectations`.
   func cache(location: CatalogueLocation, expectations: DeviceExpectations, progress: DownloadProgress? = nil) throws -> FirmwareCache {
     let client = try client(for: location)
-    var cache = FirmwareCache(layout: layout, client: client, verifier: PackageVerifier(expectations: expectations))
+    var cache = FirmwareCache(
+      layout: layout, client: client, verifier: PackageVerifier(expectations: expectations, requireVersionMatch: requireVersionMatch))
+    let said = Mutex<Set<String>>([])
+    cache.warn = { warning in
+      // Once per run: a campaign asks for the same package for every device of a model.
+      if said.withLock({ $0.insert(warning).inserted }) { FileHandleOutput.standardError("warning: \(warning)") }
+    }
     if let progress {
       cache.progress = { progress.show($0) }
       cache.lockWait = { progress.note("another fetch holds \($0)/.lock; waiting for it") }
