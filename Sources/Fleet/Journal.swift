@@ -41,7 +41,7 @@ public final class Journal: CampaignJournal {
       storageMode = .rollback
       database = try DatabaseQueue()
     }
-    try Self.migrator.migrate(database)
+    try Self.migrate(database)
   }
 
   static var migrator: DatabaseMigrator {
