@@ -86,6 +86,18 @@ import Testing
     }
   }
 
+  /// `POSTGRESQL://…` reaches the server the URL names: libpq matches the scheme case-sensitively and, given it
+  /// as written, looked for a database of that name on the default local socket (issue #23 part 4).
+  @Test func anUpperCaseSchemeConnectsToTheServerItNames() async throws {
+    try await withPostgres { server in
+      let url = try await server.createDatabase()
+      let upper = "POSTGRESQL" + url.dropFirst("postgresql".count)
+      let journal = try await PostgresJournal(connection: try await connect(server, database: upper), gateway: "gw-1")
+      #expect(try await journal.connection.session { try $0.query("SELECT current_user").rows } == [["beacon"]])
+      await journal.connection.close()
+    }
+  }
+
   @Test func aWrongPasswordIsRefusedAndNeverShown() async throws {
     try await withPostgres { server in
       // Roles other than the test server's superuser must give a password (`PostgresServer`).
