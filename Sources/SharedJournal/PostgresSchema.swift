@@ -55,6 +55,11 @@ enum PostgresSchema {
       at timestamptz NOT NULL, rssi integer, battery_percent integer, battery_millivolts integer);
     CREATE INDEX bp_registry_reading_device ON bp_registry_reading (address, at);
     """,
+    // 4: what each run was made from (`Fleet.RunRecipe`; the SQLite journal's v5). NULL in runs made before,
+    // which are accepted as they are.
+    """
+    ALTER TABLE bp_run ADD COLUMN recipe text;
+    """,
   ]
 
   /// The schema version this tool writes and reads.

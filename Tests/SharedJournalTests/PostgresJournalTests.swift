@@ -115,4 +115,34 @@ import Testing
       #expect(!good.location.contains("right-one"))
     }
   }
+
+  /// A run id joined with another recipe (another profile) is refused and adds nothing; the same recipe joins;
+  /// a run made before schema version 4 (no recipe) is joined as before (issue #23 part 4).
+  @Test func joiningARunMadeFromAnotherRecipeIsRefusedAndOldRunsAreAccepted() async throws {
+    try await withPostgres { server in
+      let url = try await server.createDatabase()
+      let old = try await connect(server, database: url)
+      try await old.session { try PostgresSchema.migrate($0, known: Array(PostgresSchema.migrations.prefix(3))) }
+      try await old.session { s in
+        try s.query("INSERT INTO bp_run (id, kind, source, adapter, started_at, status) VALUES ('old', 'apply', 'p.json', 'hci0', now(), 'running')")
+      }
+      let journal = try await PostgresJournal(connection: try await connect(server, database: url), gateway: "gw-1")
+      let (a, b) = (RunRecipe("profile", content: [1]).text, RunRecipe("profile", content: [2]).text)
+      #expect(try await journal.run("old")?.recipe == nil)
+      _ = try await journal.createRun(kind: "apply", source: "p.json", adapter: "hci0", addresses: [Self.a], id: "old", recipe: a)
+      #expect(try await journal.devices(run: "old").map(\.address) == [Self.a])
+
+      _ = try await journal.createRun(kind: "apply", source: "p.json", adapter: "hci0", addresses: [Self.a], id: "site1", recipe: a)
+      let error = await #expect(throws: RunRecipeMismatch.self) {
+        _ = try await journal.createRun(kind: "apply", source: "q.json", adapter: "hci0", addresses: [Self.b], id: "site1", recipe: b)
+      }
+      #expect(error?.recorded == a && error?.given == b)
+      #expect(try await journal.devices(run: "site1").map(\.address) == [Self.a])
+      _ = try await journal.createRun(kind: "apply", source: "p.json", adapter: "hci0", addresses: [Self.b], id: "site1", recipe: a)
+      #expect(try await journal.devices(run: "site1").map(\.address) == [Self.a, Self.b])
+      #expect(try await journal.run("site1")?.recipe == a)
+      await old.close()
+      await journal.connection.close()
+    }
+  }
 }
