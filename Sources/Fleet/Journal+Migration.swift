@@ -14,16 +14,24 @@ extension Journal {
   /// network filesystems) and leaves nothing beside the journal; it ends, since each retry needs a migration
   /// more applied than before and there are finitely many].
   static func migrate(_ database: DatabaseQueue, with migrator: DatabaseMigrator = migrator) throws {
-    var applied = try database.read { try migrator.appliedIdentifiers($0) }
+    // A baseline that cannot be read is empty: at worst one more run of the migrator, which fails the same way.
+    var applied = (try? appliedMigrations(database, migrator)) ?? []
     while true {
       do {
         try migrator.migrate(database)
         return
       } catch {
-        let now = try database.read { try migrator.appliedIdentifiers($0) }
-        guard now.isStrictSuperset(of: applied) else { throw error }
+        guard let now = try? appliedMigrations(database, migrator), now.isStrictSuperset(of: applied) else { throw error }
         applied = now
       }
     }
+  }
+
+  /// The migrations applied, read in one transaction that first looks for GRDB's table: GRDB's own
+  /// `appliedIdentifiers` selects first and, when the table is missing, checks for it afterwards — by then
+  /// another process may have created it, and the missing table became an error ("no such table:
+  /// grdb_migrations", seen with five processes at once).
+  static func appliedMigrations(_ database: DatabaseQueue, _ migrator: DatabaseMigrator) throws -> Set<String> {
+    try database.read { db in try db.tableExists("grdb_migrations") ? migrator.appliedIdentifiers(db) : [] }
   }
 }
