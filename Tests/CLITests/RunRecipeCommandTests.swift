@@ -71,4 +71,23 @@ import TestServers
     let resumed = try await site.apply(site.first, resume: run)
     #expect(resumed.summary.outcomes.isEmpty)
   }
+
+  /// `dfu update --resume` with another package is refused; the same package's bytes under another path go on.
+  @Test func resumingADFURunWithAnotherPackageIsRefused() async throws {
+    let fleet = try DFUFleetCampaignTests.fleet(count: 1)
+    let (first, second) = (try DFUFleetPackages.application(version: 530), try DFUFleetPackages.application(version: 531))
+    let copy = first + ".copy.zip"
+    try FileManager.default.copyItem(atPath: first, toPath: copy)
+    defer { for path in [fleet, first, second, copy] { try? FileManager.default.removeItem(atPath: path) } }
+    let central = try DFUFleetCampaignTests.central(fleet)
+    let done = try await DFUFleetCampaignTests.update(["--package", first, "--adapter", "sim:\(fleet)"], central: central)
+    let run = done.summary.run
+    let error = await #expect(throws: CLIFailure.self) {
+      _ = try await DFUFleetCampaignTests.update(["--package", second, "--adapter", "sim:\(fleet)", "--resume", run], central: central)
+    }
+    #expect(try #require(error).message.contains("run \(run) in \(StateDirectory.resolve(nil))"))
+    #expect(try #require(error).message.contains("was made from another package (package sha256:"))
+    let again = try await DFUFleetCampaignTests.update(["--package", copy, "--adapter", "sim:\(fleet)", "--resume", run], central: central)
+    #expect(again.summary.run == run)
+  }
 }
