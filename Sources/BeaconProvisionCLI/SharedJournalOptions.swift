@@ -13,7 +13,7 @@ struct SharedJournalOptions: ParsableArguments {
   var gateway: String?
 
   @Option(help: ArgumentHelp(
-    "Run id several gateways share: the first to start creates the run, the others join it (shared journal only).",
+    "Run id several gateways share: the first to start creates the run, the others join it with the same profile or package (shared journal only).",
     valueName: "run"))
   var run: String?
 
