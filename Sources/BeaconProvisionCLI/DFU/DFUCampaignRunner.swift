@@ -143,7 +143,6 @@ struct DFUCampaignRunner {
     return Result(summary: summary, reports: await reports.byAddress, version: single?.version, notSeen: selection.notSeen, packages: packages)
   }
 
-  /// The `--package` file, checked before any radio work, and the version it installs.
   /// What the run is made from (`RunRecipe`, issue #23 part 4): the package's bytes (`package`), or the
   /// catalogue's location with the firmware asked for (`catalogue`). Read off the cooperative pool.
   func recipe() async throws -> RunRecipe {
@@ -158,6 +157,7 @@ struct DFUCampaignRunner {
     return RunRecipe("catalogue", content: Array("\(location)\nfirmware \(c.firmware ?? "")".utf8))
   }
 
+  /// The `--package` file, checked before any radio work, and the version it installs.
   static func checkedPackage(path: String, expectations: DeviceExpectations, version: String?) throws -> SinglePackage {
     let package = try DFUPackage.load(path: path)
     do {
