@@ -28,7 +28,8 @@ public final class PostgresJournal: CampaignJournal {
   }
 
   /// Joining a run made from another recipe (`RunRecipe`) is refused in the same transaction that would add
-  /// this gateway's devices, so of two gateways joining at once with different profiles one is refused.
+  /// this gateway's devices, so of two gateways joining at once with different profiles one is refused (the
+  /// INSERT waits for the other's uncommitted row; a run's recipe is never changed, so no row lock is kept).
   public func createRun(_ new: NewJournalRun) async throws -> String {
     let id = new.id ?? Journal.runID(new.now)
     let (gateway, location) = (gateway, location)
@@ -39,7 +40,7 @@ public final class PostgresJournal: CampaignJournal {
           INSERT INTO bp_run (id, kind, source, adapter, started_at, status, recipe)
             VALUES ($1, $2, $3, $4, to_timestamp($5::float8), 'running', $6) ON CONFLICT (id) DO NOTHING
           """, [id, new.kind, new.source, new.adapter, String(new.now.timeIntervalSince1970), new.recipe])
-        let recorded = try s.query("SELECT recipe FROM bp_run WHERE id = $1 FOR SHARE", [id]).rows.first?.first ?? nil
+        let recorded = try s.query("SELECT recipe FROM bp_run WHERE id = $1", [id]).rows.first?.first ?? nil
         try RunRecipe.check(run: id, location: location, recorded: recorded, given: new.recipe)
         for address in new.addresses {
           try s.query(
