@@ -145,4 +145,35 @@ import Testing
       await journal.connection.close()
     }
   }
+
+  /// Gateways joining one new run id at once with two different profiles: whichever recipe created the run,
+  /// every gateway with the other is refused and none of its devices is added.
+  @Test func gatewaysJoiningAtOnceWithTwoRecipesAddOnlyTheFirstRecipesDevices() async throws {
+    try await withPostgres { server in
+      let url = try await server.createDatabase()
+      let recipes = [RunRecipe("profile", content: [1]).text, RunRecipe("profile", content: [2]).text]
+      var journals: [PostgresJournal] = []
+      for i in 0..<6 { journals.append(try await PostgresJournal(connection: try await connect(server, database: url), gateway: "gw-\(i)")) }
+      let joined = try await withThrowingTaskGroup(of: (Int, Bool).self) { group in
+        for (i, journal) in journals.enumerated() {
+          group.addTask {
+            do {
+              _ = try await journal.createRun(
+                kind: "apply", source: "p.json", adapter: "hci0", addresses: [String(format: "C2:00:00:00:00:%02X", i)], id: "site",
+                recipe: recipes[i % 2])
+              return (i, true)
+            } catch is RunRecipeMismatch {
+              return (i, false)
+            }
+          }
+        }
+        return try await group.reduce(into: [Int: Bool]()) { $0[$1.0] = $1.1 }
+      }
+      let winner = try #require(try await journals[0].run("site")?.recipe)
+      let expected = Set((0..<6).filter { recipes[$0 % 2] == winner })
+      #expect(Set(joined.filter(\.value).keys) == expected)
+      #expect(Set(try await journals[0].devices(run: "site").map(\.address)) == Set(expected.map { String(format: "C2:00:00:00:00:%02X", $0) }))
+      for journal in journals { await journal.connection.close() }
+    }
+  }
 }
