@@ -31,13 +31,13 @@ struct CampaignRunner {
 
   func run() async throws -> Result {
     // The profile, its inventory and password files are read off the cooperative pool.
-    let (loaded, passwords) = try await BlockingIO.run { [path = options.profile] in
-      let loaded = try ProfileFiles.load(path)
+    let (loaded, recipe, passwords) = try await BlockingIO.run { [path = options.profile] in
+      let (loaded, recipe) = try ProfileFiles.loadForRun(path)
       let auth = loaded.profile.auth
       let passwords = ApplyCampaign.Passwords(
         current: try Secrets.read(auth.password, profile: path),
         new: try auth.newPassword.map { try Secrets.read($0, profile: path) })
-      return (loaded, passwords)
+      return (loaded, recipe, passwords)
     }
     if let new = passwords.new, !(8...16).contains(new.value.count) {
       throw CLIFailure("\(options.profile): the new password must be 8 to 16 characters")
@@ -73,11 +73,12 @@ struct CampaignRunner {
     if let coordinator = resources.coordinator {
       run = try await SharedRun.join(
         journal: journal, id: resume ?? options.shared.run, kind: kind, source: options.profile, adapter: central.name,
-        targets: selection.targets)
+        targets: selection.targets, recipe: recipe)
       progress.note("run \(run) shared as gateway \(coordinator.gateway) in \(journal.location)")
     } else if let resume {
       guard let record = try await journal.run(resume) else { throw CLIFailure("no run \(resume) in \(options.stateDirectory)") }
       guard record.kind == "apply" else { throw CLIFailure("run \(resume) is a \(record.kind) run, not an apply") }
+      try SharedRun.checkResume(record, journal: journal, recipe: recipe)
       let open = Set(try await journal.devices(run: resume).filter { !$0.state.isFinal }.map(\.address))
       selection.targets = selection.targets.filter { open.contains($0.address.description) }
       selection.notSeen = open.subtracting(selection.targets.map(\.address.description)).sorted()
@@ -86,7 +87,7 @@ struct CampaignRunner {
     } else {
       run = try await journal.createRun(kind: kind, source: options.profile, adapter: central.name,
         addresses: selection.targets.map(\.address.description),
-        addressTypes: Target.addressTypes(selection.targets))
+        addressTypes: Target.addressTypes(selection.targets), recipe: recipe.text)
     }
     progress.note(CampaignReport.selected(selection.targets.count, notSeen: selection.notSeen.count))
 

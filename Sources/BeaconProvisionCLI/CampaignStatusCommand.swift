@@ -16,7 +16,8 @@ struct CampaignStatusCommand: AsyncParsableCommand, LoggingCommand {
     discussion: """
       Reads the journal only. With --journal postgresql://… (or $BEACON_PROVISION_JOURNAL) it shows the run as \
       every gateway sharing it recorded it: each gateway's heartbeat, the devices it finished and holds, and \
-      each device's state, the gateway that recorded it last and the one holding it now. Without, it reads \
+      each device's state, the gateway that recorded it last (for a pending device, the one that hears it best) \
+      and the one holding it now. Without, it reads \
       this machine's SQLite journal.
 
       Exit status: 0 every device finished (compliant, verified or skipped); 2 some device is not finished \

@@ -1,16 +1,25 @@
 import BeaconCore
+import Fleet
 import Foundation
 import Profiles
 
 /// Reading profiles from disk for the commands: file I/O at the edge, decoding in `Profiles`.
 enum ProfileFiles {
-  static func load(_ file: String) throws -> LoadedProfile {
+  static func load(_ file: String) throws -> LoadedProfile { try loadForRun(file).profile }
+
+  /// The profile and what a run made from it records (`RunRecipe`, issue #23 part 4): the SHA-256 of every
+  /// byte read for it — the profile, then its inventory — under `profile`, or `text-command profile` for a
+  /// profile with a `commands` section (the text-command campaign).
+  static func loadForRun(_ file: String) throws -> (profile: LoadedProfile, recipe: RunRecipe) {
+    var content: [UInt8] = []
     do {
-      return try LoadedProfile.load(
+      let loaded = try LoadedProfile.load(
         file: file, read: { path in
           guard let data = FileManager.default.contents(atPath: path) else { throw CLIFailure("no such file: \(path)") }
+          content += data
           return Array(data)
         }, urlCheck: eddystoneURLCheck)
+      return (loaded, RunRecipe(loaded.profile.commands == nil ? "profile" : "text-command profile", content: content))
     } catch {
       throw CLIFailure(error.description)
     }

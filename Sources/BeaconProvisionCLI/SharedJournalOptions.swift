@@ -13,7 +13,7 @@ struct SharedJournalOptions: ParsableArguments {
   var gateway: String?
 
   @Option(help: ArgumentHelp(
-    "Run id several gateways share: the first to start creates the run, the others join it (shared journal only).",
+    "Run id several gateways share: the first to start creates the run, the others join it with the same profile or package (shared journal only).",
     valueName: "run"))
   var run: String?
 
@@ -34,6 +34,13 @@ struct SharedJournalOptions: ParsableArguments {
     try SecondsOption.validate(settle, "--settle", zeroAllowed: true, atMost: 3600)
     guard (0...60).contains(gatewayMargin) else { throw ValidationError("--gateway-margin must be 0…60 dB") }
     guard (1...64).contains(gateways) else { throw ValidationError("--gateways must be 1…64") }
+    // An empty name would share the run "" or make a gateway nobody can tell apart (issue #23 part 4).
+    if let run, run.trimmingCharacters(in: .whitespaces).isEmpty {
+      throw ValidationError("--run must name the run (e.g. --run site-0412); leave it out for a new run id")
+    }
+    if let gateway, gateway.trimmingCharacters(in: .whitespaces).isEmpty {
+      throw ValidationError("--gateway must name this gateway (e.g. --gateway hall-east); leave it out for the host name")
+    }
   }
 
   /// The PostgreSQL URL when one is given; nil: the SQLite journal.

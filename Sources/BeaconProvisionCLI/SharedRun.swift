@@ -7,16 +7,32 @@ import SharedJournal
 /// gateways share, then take this gateway's part of it (`SiteCampaign`).
 enum SharedRun {
   /// Creates the run `id` (a new id when nil) or joins it, adding the devices this gateway heard; a run of
-  /// another kind under that id is refused.
+  /// another kind, or made from another recipe (`RunRecipe`: another profile or package), under that id is
+  /// refused, saying how to start a new run.
   static func join(
-    journal: any CampaignJournal, id: String?, kind: String, source: String, adapter: String, targets: [Target]
+    journal: any CampaignJournal, id: String?, kind: String, source: String, adapter: String, targets: [Target],
+    recipe: RunRecipe
   ) async throws -> String {
     if let id, let existing = try await journal.run(id), existing.kind != kind {
       throw CLIFailure("run \(id) in \(journal.location) is a \(existing.kind) run, not \(kind == "dfu" ? "a" : "an") \(kind)")
     }
-    return try await journal.createRun(
-      kind: kind, source: source, adapter: adapter, addresses: targets.map(\.address.description),
-      addressTypes: Target.addressTypes(targets), id: id)
+    do {
+      return try await journal.createRun(
+        kind: kind, source: source, adapter: adapter, addresses: targets.map(\.address.description),
+        addressTypes: Target.addressTypes(targets), id: id, recipe: recipe.text)
+    } catch let mismatch as RunRecipeMismatch {
+      throw CLIFailure(mismatch.description)
+    }
+  }
+
+  /// `--resume RUN` on this machine's journal: the run must have been made from `recipe` (a run journalled
+  /// before recipes were recorded is accepted).
+  static func checkResume(_ record: JournalRun, journal: any CampaignJournal, recipe: RunRecipe) throws {
+    do {
+      try RunRecipe.check(run: record.id, location: journal.location, recorded: record.recipe, given: recipe.text)
+    } catch {
+      throw CLIFailure(error.description)
+    }
   }
 
   /// Runs the campaign: all `targets` through `batch` at once on one gateway, or, with a `coordinator`,

@@ -9,7 +9,8 @@ import Foundation
 public protocol CampaignJournal: AnyObject, Sendable {
   /// Where the journal lives, for messages (a file path, or a server URL without its password).
   var location: String { get }
-  /// Starts a run with every target pending; returns its id.
+  /// Starts a run with every target pending; returns its id. Joining an existing run (`NewJournalRun.id`)
+  /// made from another recipe throws `RunRecipeMismatch` and changes nothing.
   func createRun(_ run: NewJournalRun) async throws -> String
   /// Records a device's new state; a failure is a `JournalWriteError` (it stops the campaign).
   func record(_ update: JournalUpdate) async throws
@@ -31,12 +32,15 @@ public struct NewJournalRun: Sendable, Hashable {
   /// The address type of each address the scan heard (by address text); the others are journalled NULL.
   public var addressTypes: [String: AddressType]
   public var now: Date
+  /// What the run is made from (`RunRecipe.text`); joining a run made from another one is refused. Nil
+  /// records none (tests, callers with nothing to compare).
+  public var recipe: String?
 
   public init(
     kind: String, source: String, adapter: String, addresses: [String], addressTypes: [String: AddressType] = [:],
-    now: Date = Date(), id: String? = nil
+    now: Date = Date(), id: String? = nil, recipe: String? = nil
   ) {
-    self.id = id
+    (self.id, self.recipe) = (id, recipe)
     (self.kind, self.source, self.adapter, self.addresses, self.addressTypes, self.now) =
       (kind, source, adapter, addresses, addressTypes, now)
   }
@@ -65,11 +69,12 @@ extension CampaignJournal {
   /// Starts a run (`createRun(_:)` with its fields spelled out); `id` joins or names a shared run.
   public func createRun(
     kind: String, source: String, adapter: String, addresses: [String], addressTypes: [String: AddressType] = [:],
-    now: Date = Date(), id: String? = nil
+    now: Date = Date(), id: String? = nil, recipe: String? = nil
   ) async throws -> String {
     try await createRun(
       NewJournalRun(
-        kind: kind, source: source, adapter: adapter, addresses: addresses, addressTypes: addressTypes, now: now, id: id))
+        kind: kind, source: source, adapter: adapter, addresses: addresses, addressTypes: addressTypes, now: now, id: id,
+        recipe: recipe))
   }
 
   /// Records a device's new state (and optionally its step, changes, detail, failure kind).

@@ -5,7 +5,8 @@ import GRDB
 /// The campaign journal: one SQLite database (through GRDB) under the state directory, recording every
 /// run, every device's planned changes, the values they replace, its state and its error. It is what
 /// makes `apply --resume RUN` possible after a crash or Ctrl-C, and it never holds a password. The same file
-/// holds the fleet registry (`FleetRegistry`, migration "v3") and the monitor's webhook spool (`WebhookSpool`, "v4").
+/// holds the fleet registry (`FleetRegistry`, migration "v3") and the monitor's webhook spool (`WebhookSpool`, "v4");
+/// "v5" records what each run was made from (`RunRecipe`).
 ///
 /// GRDB runs SQLite on its own serial queue; the async `read`/`write` used here never block the
 /// cooperative pool.
@@ -41,7 +42,7 @@ public final class Journal: CampaignJournal {
       storageMode = .rollback
       database = try DatabaseQueue()
     }
-    try Self.migrator.migrate(database)
+    try Self.migrate(database)
   }
 
   static var migrator: DatabaseMigrator {
@@ -79,15 +80,23 @@ public final class Journal: CampaignJournal {
     m.registerMigration("v3", migrate: FleetRegistry.createTables)
     // v4: the presence monitor's webhook spool (`WebhookSpool`) — deliveries waiting for a 2xx.
     m.registerMigration("v4", migrate: WebhookSpool.createTables)
+    // v5: what each run was made from (`RunRecipe`); NULL in runs made before, which are accepted as they are.
+    m.registerMigration("v5") { db in
+      try db.alter(table: "run") { t in t.add(column: "recipe", .text) }
+    }
     return m
   }
 
   /// Starts a run with every target pending; returns its id (`YYYYMMDD-HHMMSS-xxxx`).
   public func createRun(_ new: NewJournalRun) async throws -> String {
     let id = new.id ?? Self.runID(new.now)
+    if new.id != nil, let existing = try await run(id) {
+      try RunRecipe.check(run: id, location: location, recorded: existing.recipe, given: new.recipe)
+    }
     try await write { db in
-      try db.execute(sql: "INSERT INTO run (id, kind, source, adapter, startedAt, status) VALUES (?, ?, ?, ?, ?, 'running')",
-        arguments: [id, new.kind, new.source, new.adapter, new.now])
+      try db.execute(
+        sql: "INSERT INTO run (id, kind, source, adapter, startedAt, status, recipe) VALUES (?, ?, ?, ?, ?, 'running', ?)",
+        arguments: [id, new.kind, new.source, new.adapter, new.now, new.recipe])
       for address in new.addresses {
         try db.execute(sql: "INSERT INTO device (runId, address, state, addressType, updatedAt) VALUES (?, ?, 'pending', ?, ?)",
           arguments: [id, address, new.addressTypes[address]?.description, new.now])

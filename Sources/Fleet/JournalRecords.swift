@@ -12,12 +12,16 @@ public struct JournalRun: Sendable, Codable, FetchableRecord, Hashable {
   public var startedAt: Date
   public var finishedAt: Date?
   public var status: String
+  /// What the run was made from (`RunRecipe.text`); nil for runs journalled before it was recorded.
+  public var recipe: String?
 
   public init(
-    id: String, kind: String, source: String, adapter: String, startedAt: Date, finishedAt: Date?, status: String
+    id: String, kind: String, source: String, adapter: String, startedAt: Date, finishedAt: Date?, status: String,
+    recipe: String? = nil
   ) {
     (self.id, self.kind, self.source, self.adapter, self.startedAt, self.finishedAt, self.status) =
       (id, kind, source, adapter, startedAt, finishedAt, status)
+    self.recipe = recipe
   }
 }
 

@@ -27,16 +27,21 @@ public final class PostgresJournal: CampaignJournal {
     try await connection.session { try PostgresSchema.migrate($0) }
   }
 
+  /// Joining a run made from another recipe (`RunRecipe`) is refused in the same transaction that would add
+  /// this gateway's devices, so of two gateways joining at once with different profiles one is refused (the
+  /// INSERT waits for the other's uncommitted row; a run's recipe is never changed, so no row lock is kept).
   public func createRun(_ new: NewJournalRun) async throws -> String {
     let id = new.id ?? Journal.runID(new.now)
-    let gateway = gateway
+    let (gateway, location) = (gateway, location)
     try await write { s in
       try s.transaction {
         try s.query(
           """
-          INSERT INTO bp_run (id, kind, source, adapter, started_at, status)
-            VALUES ($1, $2, $3, $4, to_timestamp($5::float8), 'running') ON CONFLICT (id) DO NOTHING
-          """, [id, new.kind, new.source, new.adapter, String(new.now.timeIntervalSince1970)])
+          INSERT INTO bp_run (id, kind, source, adapter, started_at, status, recipe)
+            VALUES ($1, $2, $3, $4, to_timestamp($5::float8), 'running', $6) ON CONFLICT (id) DO NOTHING
+          """, [id, new.kind, new.source, new.adapter, String(new.now.timeIntervalSince1970), new.recipe])
+        let recorded = try s.query("SELECT recipe FROM bp_run WHERE id = $1", [id]).rows.first?.first ?? nil
+        try RunRecipe.check(run: id, location: location, recorded: recorded, given: new.recipe)
         for address in new.addresses {
           try s.query(
             """
@@ -105,10 +110,13 @@ public final class PostgresJournal: CampaignJournal {
     }
   }
 
-  /// Every write goes through here, so a failure reaches the campaign as a `JournalWriteError`.
+  /// Every write goes through here, so a failure reaches the campaign as a `JournalWriteError` (a refused
+  /// `RunRecipeMismatch` stays itself: the journal is fine, the run is another one).
   func write(_ body: @escaping @Sendable (PostgresSession) throws -> Void) async throws {
     do {
       try await connection.session(body)
+    } catch let mismatch as RunRecipeMismatch {
+      throw mismatch
     } catch {
       throw JournalWriteError(location: location, reason: String(describing: error))
     }
@@ -119,7 +127,7 @@ public final class PostgresJournal: CampaignJournal {
 extension PostgresJournal {
   static let runColumns =
     "id, kind, source, adapter, extract(epoch FROM started_at)::float8 AS started_at, "
-    + "extract(epoch FROM finished_at)::float8 AS finished_at, status"
+    + "extract(epoch FROM finished_at)::float8 AS finished_at, status, recipe"
   static let deviceColumns =
     "run_id, address, state, step, attempts, writes, changes, detail, failure_kind, "
     + "extract(epoch FROM updated_at)::float8 AS updated_at, address_type, gateway"
@@ -128,7 +136,7 @@ extension PostgresJournal {
     JournalRun(
       id: r["id"] ?? "", kind: r["kind"] ?? "", source: r["source"] ?? "", adapter: r["adapter"] ?? "",
       startedAt: date(r["started_at"]) ?? Date(timeIntervalSince1970: 0), finishedAt: date(r["finished_at"]),
-      status: r["status"] ?? "")
+      status: r["status"] ?? "", recipe: r["recipe"])
   }
 
   /// A device row; nil for a state this tool does not know (a newer tool's row is refused by the schema

@@ -1,7 +1,8 @@
 /// The shared journal's schema on PostgreSQL and its versioned migrations (issue #18, "Schema migrations
 /// are versioned and run at start; two versions of the tool on one database refuse clearly").
 ///
-/// `bp_schema_version` holds one row per migration applied. At start, `migrate` takes a transaction-scoped
+/// `bp_schema_version` holds one row per migration applied. At start, `migrate` reads the version (`version`:
+/// a database already current is used as it is, with no DDL and no lock), else it takes a transaction-scoped
 /// advisory lock (`lockKey`), so two gateways starting at once migrate one after the other — the second
 /// finds the work done — and runs every missing migration in that one transaction (PostgreSQL's DDL is
 /// transactional: a migration that fails leaves nothing behind). A database whose version is higher than
@@ -54,6 +55,11 @@ enum PostgresSchema {
       at timestamptz NOT NULL, rssi integer, battery_percent integer, battery_millivolts integer);
     CREATE INDEX bp_registry_reading_device ON bp_registry_reading (address, at);
     """,
+    // 4: what each run was made from (`Fleet.RunRecipe`; the SQLite journal's v5). NULL in runs made before,
+    // which are accepted as they are.
+    """
+    ALTER TABLE bp_run ADD COLUMN recipe text;
+    """,
   ]
 
   /// The schema version this tool writes and reads.
@@ -62,7 +68,13 @@ enum PostgresSchema {
   /// Brings the database to `current`, or refuses one that is newer. Returns the version found before.
   @discardableResult
   static func migrate(_ session: PostgresSession, known: [String] = migrations) throws -> Int {
-    try session.transaction {
+    if let found = try version(session), found >= known.count {
+      guard found == known.count else {
+        throw PostgresSchemaError.newerDatabase(location: session.location, database: found, tool: known.count)
+      }
+      return found
+    }
+    return try session.transaction {
       try session.query("SELECT pg_advisory_xact_lock($1::bigint)", [lockKey])
       try session.script(
         "CREATE TABLE IF NOT EXISTS bp_schema_version (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())")
@@ -76,6 +88,20 @@ enum PostgresSchema {
       }
       return found
     }
+  }
+}
+
+extension PostgresSchema {
+  /// The schema version found, read without any DDL or lock; nil when no migration ever ran.
+  ///
+  /// `migrate` reads it first and changes nothing when the database is at its version already, so a role
+  /// that may only read (SELECT on the `bp_` tables) can open the journal — `campaign status` for a monitoring
+  /// account (issue #23 part 4: the `CREATE TABLE IF NOT EXISTS` ran first and was refused). Versions only
+  /// grow, so a current version read without the lock stays current.
+  static func version(_ session: PostgresSession) throws -> Int? {
+    let present = try session.query("SELECT to_regclass('bp_schema_version') IS NOT NULL").rows.first?.first ?? nil
+    guard present == "t" else { return nil }
+    return Int(try session.query("SELECT COALESCE(MAX(version), 0) FROM bp_schema_version").rows[0][0] ?? "0") ?? 0
   }
 }
 

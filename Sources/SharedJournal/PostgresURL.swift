@@ -9,7 +9,7 @@ import Foundation
 /// `redacted` is what every message, report and log shows of the URL; it drops the user's password and any
 /// `password=` query parameter, so even a URL that slipped through elsewhere is never printed with one.
 public struct PostgresURL: Sendable, Hashable {
-  /// The URL as given, for libpq.
+  /// The URL as given (its scheme in lower case), for libpq.
   public let text: String
 
   /// The URL schemes libpq accepts.
@@ -19,6 +19,11 @@ public struct PostgresURL: Sendable, Hashable {
   public static func isPostgres(_ text: String) -> Bool { schemes.contains { text.lowercased().hasPrefix($0) } }
 
   /// Reads `text`; `origin` names where it came from (`--journal`, `BEACON_PROVISION_JOURNAL`) for the error.
+  ///
+  /// The scheme is kept in lower case: RFC 3986 §3.1 makes schemes case-insensitive, but libpq compares
+  /// them case-sensitively (fe-connect.c, `uri_prefix_length`) and reads `POSTGRESQL://db/x` as the name of a
+  /// database on the local socket (issue #23 part 4) [I: normalised rather than refused — the operator's
+  /// meaning is plain].
   public init(_ text: String, origin: String) throws {
     guard Self.isPostgres(text) else {
       throw PostgresURLError(
@@ -30,7 +35,8 @@ public struct PostgresURL: Sendable, Hashable {
         origin: origin, shown: Self.redact(text),
         reason: "the URL carries a password; put it in PGPASSWORD, ~/.pgpass or --journal-password-file instead")
     }
-    self.text = text
+    let scheme = Self.schemes.first { text.prefix($0.count).lowercased() == $0 }
+    self.text = scheme.map { $0 + text.dropFirst($0.count) } ?? text
   }
 
   /// The URL with every password replaced by `***`.
@@ -47,6 +53,7 @@ public struct PostgresURL: Sendable, Hashable {
   /// could differ (several `@`), more is hidden, never less: everything from the first `:` before the first
   /// `@` to the last `@`.
   public static func redact(_ text: String) -> String {
+    guard isPostgres(text) else { return redactKeywordValues(text) }
     var result = text
     var rest = result.startIndex
     if let scheme = result.range(of: "://") {
@@ -74,6 +81,57 @@ public struct PostgresURL: Sendable, Hashable {
       }
     }
     return redacted + Self.redactedParameter(piece)
+  }
+
+  /// A libpq keyword/value string (`host=db password=secret`, `password = 'a b'`), or any other text that is
+  /// not a URL, with the value of every `password` and `sslpassword` keyword replaced by `***`.
+  ///
+  /// Read as libpq reads one (fe-connect.c, `conninfo_parse`): `keyword = value` with optional blanks around
+  /// `=`; a value is either single-quoted (to the next quote not escaped by a backslash) or runs to the next
+  /// blank, a backslash escaping the character after it. The keyword is matched in any case and anywhere,
+  /// even inside another word: more hidden, never less (issue #23 part 4: `--journal "host=… password=…"`
+  /// was refused with the password in the message).
+  static func redactKeywordValues(_ text: String) -> String {
+    let characters = Array(text)
+    let keyword = "password".map(String.init)
+    var result = ""
+    var index = 0
+    while index < characters.count {
+      guard characters[index...].prefix(keyword.count).map({ $0.lowercased() }) == keyword else {
+        result.append(characters[index])
+        index += 1
+        continue
+      }
+      var cursor = index + keyword.count
+      while cursor < characters.count, characters[cursor].isWhitespace { cursor += 1 }
+      guard cursor < characters.count, characters[cursor] == "=" else {
+        result += String(characters[index..<cursor])
+        index = cursor
+        continue
+      }
+      cursor += 1
+      while cursor < characters.count, characters[cursor].isWhitespace { cursor += 1 }
+      result += String(characters[index..<cursor]) + "***"
+      index = valueEnd(characters, from: cursor)
+    }
+    return result
+  }
+
+  /// Where a keyword/value string's value that starts at `start` ends (`conninfo_parse`'s reading).
+  private static func valueEnd(_ characters: [Character], from start: Int) -> Int {
+    var cursor = start
+    let quoted = cursor < characters.count && characters[cursor] == "'"
+    if quoted { cursor += 1 }
+    while cursor < characters.count {
+      let character = characters[cursor]
+      if character == "\\" {
+        cursor += 2
+        continue
+      }
+      if quoted ? character == "'" : character.isWhitespace { return quoted ? cursor + 1 : cursor }
+      cursor += 1
+    }
+    return characters.count
   }
 
   /// `password=secret` (key percent-decoded, any case) → `password=***`; anything else as it is.

@@ -21,7 +21,7 @@ public struct SiteStatus: Sendable, Codable, Hashable {
     public var heartbeatAge: Double
     /// Its heartbeat is younger than a lease: it is working (or has just finished).
     public var alive: Bool
-    /// Devices whose row it recorded last, by state.
+    /// Its devices (`Device.gateway`), by state.
     public var devices: [String: Int]
     /// Devices it holds a live lease on now.
     public var holding: Int
@@ -33,7 +33,8 @@ public struct SiteStatus: Sendable, Codable, Hashable {
     public var step: String?
     public var attempts: Int
     public var writes: Int
-    /// The gateway that recorded its row last.
+    /// The gateway whose device it is: the one that recorded its row last; for a device still pending, the
+    /// gateway holding its lease, else the gateway of the run that hears it best (nil when none does).
     public var gateway: String?
     /// The gateway holding a live lease on it now.
     public var leasedBy: String?
@@ -57,17 +58,28 @@ public struct SiteStatus: Sendable, Codable, Hashable {
 extension PostgresJournal {
   /// The run's site-wide status; nil when there is no such run. `leaseSeconds` is how young a heartbeat
   /// must be for its gateway to count as alive.
+  ///
+  /// A pending device's row names the gateway that created it (the first to hear it) or last tried it, not
+  /// the one that will do it, so a pending device is counted under the gateway holding its lease, else under
+  /// the gateway of the run that hears it best — alive ones first, then by RSSI, then by name (issue #23
+  /// part 4) [I: the best-heard gateway stands for "will take it", as `NearestGatewayRule` leaves a device to
+  /// it; one within the margin may take it instead].
   public func status(run: String, leaseSeconds: Double) async throws -> SiteStatus? {
     try await connection.session { s in
       try s.transaction { () throws -> SiteStatus? in
         guard let head = try s.query("SELECT kind, status FROM bp_run WHERE id = $1", [run]).records.first else { return nil }
         let devices = try s.query(
           """
-          SELECT d.address, d.state, d.step, d.attempts, d.writes, d.gateway, d.detail,
-            CASE WHEN l.expires_at > now() THEN l.gateway END AS leased_by
+          SELECT d.address, d.state, d.step, d.attempts, d.writes, d.detail,
+            CASE WHEN l.expires_at > now() THEN l.gateway END AS leased_by,
+            CASE WHEN d.state <> 'pending' THEN d.gateway WHEN l.expires_at > now() THEN l.gateway ELSE (
+              SELECT g.gateway FROM bp_sighting g JOIN bp_gateway w ON w.run_id = d.run_id AND w.gateway = g.gateway
+              WHERE g.address = d.address
+              ORDER BY w.heartbeat_at > now() - make_interval(secs => $2::float8) DESC, g.rssi DESC, g.gateway LIMIT 1)
+            END AS gateway
           FROM bp_device d LEFT JOIN bp_lease l ON l.run_id = d.run_id AND l.address = d.address
           WHERE d.run_id = $1 ORDER BY d.address
-          """, [run]
+          """, [run, String(leaseSeconds)]
         ).records.map { r in
           SiteStatus.Device(
             address: r["address"] ?? "", state: r["state"] ?? "", step: r["step"], attempts: Int(r["attempts"] ?? "") ?? 0,

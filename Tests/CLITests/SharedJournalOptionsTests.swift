@@ -42,6 +42,22 @@ import Testing
     #expect("\(try #require(error))".contains("the first line is empty"))
   }
 
+  /// An empty `--run` or `--gateway` is a usage error (exit 64) naming the option, for `apply` and `dfu update`
+  /// alike (issue #23 part 4: both were accepted).
+  @Test func anEmptyRunOrGatewayNameIsAUsageError() throws {
+    for arguments in [
+      ["apply", "site.json", "--run", ""], ["apply", "site.json", "--gateway", " "],
+      ["dfu", "update", "--package", "fw.zip", "--run", ""], ["dfu", "update", "--package", "fw.zip", "--gateway", ""],
+    ] {
+      let option = arguments[arguments.count - 2]
+      let error = #expect(throws: (any Error).self, "\(arguments)") { try BeaconProvision.parseAsRoot(arguments) }
+      let thrown = try #require(error)
+      #expect(BeaconProvision.exitCode(for: thrown) == ExitCode(64), "\(arguments)")
+      #expect(BeaconProvision.message(for: thrown).contains("\(option) must name"), "\(arguments)")
+    }
+    #expect(try Self.options(["--run", "site-1", "--gateway", "hall-east"]).shared.gatewayName == "hall-east")
+  }
+
   @Test func limitsAreChecked() throws {
     #expect(throws: (any Error).self) { try Self.options(["--lease", "0"]) }
     #expect(throws: (any Error).self) { try Self.options(["--gateway-margin", "-1"]) }

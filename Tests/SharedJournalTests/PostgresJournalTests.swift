@@ -86,6 +86,18 @@ import Testing
     }
   }
 
+  /// `POSTGRESQL://…` reaches the server the URL names: libpq matches the scheme case-sensitively and, given it
+  /// as written, looked for a database of that name on the default local socket (issue #23 part 4).
+  @Test func anUpperCaseSchemeConnectsToTheServerItNames() async throws {
+    try await withPostgres { server in
+      let url = try await server.createDatabase()
+      let upper = "POSTGRESQL" + url.dropFirst("postgresql".count)
+      let journal = try await PostgresJournal(connection: try await connect(server, database: upper), gateway: "gw-1")
+      #expect(try await journal.connection.session { try $0.query("SELECT current_user").rows } == [["beacon"]])
+      await journal.connection.close()
+    }
+  }
+
   @Test func aWrongPasswordIsRefusedAndNeverShown() async throws {
     try await withPostgres { server in
       // Roles other than the test server's superuser must give a password (`PostgresServer`).
@@ -101,6 +113,67 @@ import Testing
       let good = try await PostgresConnection.connect(try PostgresURL(asGateway, origin: "--journal"), password: "right-one")
       #expect(try await good.session { try $0.query("SELECT current_user").rows } == [["gateway"]])
       #expect(!good.location.contains("right-one"))
+    }
+  }
+
+  /// A run id joined with another recipe (another profile) is refused and adds nothing; the same recipe joins;
+  /// a run made before schema version 4 (no recipe) is joined as before (issue #23 part 4).
+  @Test func joiningARunMadeFromAnotherRecipeIsRefusedAndOldRunsAreAccepted() async throws {
+    try await withPostgres { server in
+      let url = try await server.createDatabase()
+      let old = try await connect(server, database: url)
+      try await old.session { try PostgresSchema.migrate($0, known: Array(PostgresSchema.migrations.prefix(3))) }
+      try await old.session { s in
+        try s.query("INSERT INTO bp_run (id, kind, source, adapter, started_at, status) VALUES ('old', 'apply', 'p.json', 'hci0', now(), 'running')")
+      }
+      let journal = try await PostgresJournal(connection: try await connect(server, database: url), gateway: "gw-1")
+      let (a, b) = (RunRecipe("profile", content: [1]).text, RunRecipe("profile", content: [2]).text)
+      #expect(try await journal.run("old")?.recipe == nil)
+      _ = try await journal.createRun(kind: "apply", source: "p.json", adapter: "hci0", addresses: [Self.a], id: "old", recipe: a)
+      #expect(try await journal.devices(run: "old").map(\.address) == [Self.a])
+
+      _ = try await journal.createRun(kind: "apply", source: "p.json", adapter: "hci0", addresses: [Self.a], id: "site1", recipe: a)
+      let error = await #expect(throws: RunRecipeMismatch.self) {
+        _ = try await journal.createRun(kind: "apply", source: "q.json", adapter: "hci0", addresses: [Self.b], id: "site1", recipe: b)
+      }
+      #expect(error?.recorded == a && error?.given == b)
+      #expect(try await journal.devices(run: "site1").map(\.address) == [Self.a])
+      _ = try await journal.createRun(kind: "apply", source: "p.json", adapter: "hci0", addresses: [Self.b], id: "site1", recipe: a)
+      #expect(try await journal.devices(run: "site1").map(\.address) == [Self.a, Self.b])
+      #expect(try await journal.run("site1")?.recipe == a)
+      await old.close()
+      await journal.connection.close()
+    }
+  }
+
+  /// Gateways joining one new run id at once with two different profiles: whichever recipe created the run,
+  /// every gateway with the other is refused and none of its devices is added.
+  @Test func gatewaysJoiningAtOnceWithTwoRecipesAddOnlyTheFirstRecipesDevices() async throws {
+    try await withPostgres { server in
+      let url = try await server.createDatabase()
+      let recipes = [RunRecipe("profile", content: [1]).text, RunRecipe("profile", content: [2]).text]
+      var journals: [PostgresJournal] = []
+      for i in 0..<6 { journals.append(try await PostgresJournal(connection: try await connect(server, database: url), gateway: "gw-\(i)")) }
+      let joined = try await withThrowingTaskGroup(of: (Int, Bool).self) { group in
+        for (i, journal) in journals.enumerated() {
+          group.addTask {
+            do {
+              _ = try await journal.createRun(
+                kind: "apply", source: "p.json", adapter: "hci0", addresses: [String(format: "C2:00:00:00:00:%02X", i)], id: "site",
+                recipe: recipes[i % 2])
+              return (i, true)
+            } catch is RunRecipeMismatch {
+              return (i, false)
+            }
+          }
+        }
+        return try await group.reduce(into: [Int: Bool]()) { $0[$1.0] = $1.1 }
+      }
+      let winner = try #require(try await journals[0].run("site")?.recipe)
+      let expected = Set((0..<6).filter { recipes[$0 % 2] == winner })
+      #expect(Set(joined.filter(\.value).keys) == expected)
+      #expect(Set(try await journals[0].devices(run: "site").map(\.address)) == Set(expected.map { String(format: "C2:00:00:00:00:%02X", $0) }))
+      for journal in journals { await journal.connection.close() }
     }
   }
 }

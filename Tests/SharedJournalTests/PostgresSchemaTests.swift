@@ -71,4 +71,37 @@ import Testing
       for connection in connections { await connection.close() }
     }
   }
+
+  /// A role that may only read (SELECT on the journal's tables, read-only transactions, no CREATE) opens a
+  /// journal whose schema is current and reads a run's status, as `campaign status` does (issue #23 part 4:
+  /// the migration's `CREATE TABLE IF NOT EXISTS` ran first and was refused).
+  @Test func aReadOnlyRoleOpensACurrentJournalAndReadsARunsStatus() async throws {
+    try await withPostgres { server in
+      let url = try await server.createDatabase()
+      let admin = try await PostgresJournal(connection: try await connect(server, database: url), gateway: "gw-1")
+      _ = try await admin.createRun(
+        NewJournalRun(kind: "apply", source: "p.json", adapter: "hci0", addresses: ["C2:00:00:00:00:01"], id: "site"))
+      try await admin.connection.session { s in
+        try s.script(
+          """
+          CREATE ROLE reader LOGIN PASSWORD 'read-only';
+          ALTER ROLE reader SET default_transaction_read_only = on;
+          REVOKE CREATE ON SCHEMA public FROM PUBLIC;
+          GRANT SELECT ON ALL TABLES IN SCHEMA public TO reader;
+          """)
+      }
+      let asReader = url.replacingOccurrences(of: "user=beacon", with: "user=reader")
+      let reader = try await PostgresConnection.connect(try PostgresURL(asReader, origin: "--journal"), password: "read-only")
+      // The role really cannot change the schema...
+      await #expect(throws: PostgresError.self) {
+        try await reader.session { try $0.script("CREATE TABLE IF NOT EXISTS bp_schema_version (version integer)") }
+      }
+      // ...and still opens the journal and reads the run.
+      let journal = try await PostgresJournal(connection: reader, gateway: "monitor")
+      let status = try #require(try await journal.status(run: "site", leaseSeconds: 30))
+      #expect(status.kind == "apply" && status.devices.map(\.state) == ["pending"])
+      await reader.close()
+      await admin.connection.close()
+    }
+  }
 }

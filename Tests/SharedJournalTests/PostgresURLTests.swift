@@ -42,6 +42,27 @@ import Testing
     }
   }
 
+  /// A libpq keyword/value string is not a URL and is refused, but its password never shows (issue #23
+  /// part 4: `--journal "host=… password=…"` was echoed whole).
+  @Test func redactsAKeywordValueStringAndRefusesIt() throws {
+    #expect(PostgresURL.redact("host=db.site password=s3cret dbname=fleet") == "host=db.site password=*** dbname=fleet")
+    #expect(PostgresURL.redact("host=db password = 'a b\\' c' user=ops") == "host=db password = *** user=ops")
+    #expect(PostgresURL.redact("sslpassword=k3y PASSWORD=x\\ y") == "sslpassword=*** PASSWORD=***")
+    #expect(PostgresURL.redact("host=db user=ops") == "host=db user=ops")
+    #expect(PostgresURL.redact("/var/lib/beacon-provision/journal.sqlite") == "/var/lib/beacon-provision/journal.sqlite")
+    let error = #expect(throws: PostgresURLError.self) { try PostgresURL("host=db password=s3cret", origin: "--journal") }
+    let message = try #require(error).description
+    #expect(message == "--journal host=db password=***: expected a URL starting with postgresql:// or postgres://")
+  }
+
+  /// libpq matches the scheme case-sensitively and would read `POSTGRESQL://…` as a database name on the local
+  /// socket (issue #23 part 4): the scheme reaches libpq in lower case, the rest as written.
+  @Test func anUpperCaseSchemeReachesLibpqInLowerCase() throws {
+    #expect(try PostgresURL("POSTGRESQL://ops@DB.site/Fleet", origin: "--journal").text == "postgresql://ops@DB.site/Fleet")
+    #expect(try PostgresURL("Postgres://db/fleet", origin: "--journal").redacted == "postgres://db/fleet")
+    #expect(throws: PostgresURLError.self) { try PostgresURL("POSTGRESQL://ops:s3cret@db/fleet", origin: "--journal") }
+  }
+
   @Test func acceptsBothSchemesAndRefusesOthersNamingTheOrigin() throws {
     #expect(try PostgresURL("postgresql:///fleet?host=/run/pg", origin: "--journal").text == "postgresql:///fleet?host=/run/pg")
     #expect(try PostgresURL("postgres://ops@db/fleet", origin: "--journal").redacted == "postgres://ops@db/fleet")

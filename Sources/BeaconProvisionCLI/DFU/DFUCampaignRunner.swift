@@ -70,6 +70,7 @@ struct DFUCampaignRunner {
     if let resume = c.resume {
       guard let record = try await journal.run(resume) else { throw CLIFailure("no run \(resume) in \(c.stateDirectory)") }
       guard record.kind == "dfu" else { throw CLIFailure("run \(resume) is a \(record.kind) run, not a dfu run") }
+      if resources.coordinator == nil { try SharedRun.checkResume(record, journal: journal, recipe: try await recipe()) }
       let unfinished = try await journal.devices(run: resume).filter { !$0.state.isFinal }
       selection.targets = Self.resumeTargets(unfinished: unfinished, heard: selection.targets)
       resumed = resume
@@ -113,14 +114,14 @@ struct DFUCampaignRunner {
     if let coordinator = resources.coordinator {
       run = try await SharedRun.join(
         journal: journal, id: resumed ?? c.shared.run, kind: "dfu", source: origin, adapter: central.name,
-        targets: selection.targets)
+        targets: selection.targets, recipe: try await recipe())
       progress.note("run \(run) shared as gateway \(coordinator.gateway) in \(journal.location)")
     } else if let resumed {
       run = resumed
     } else {
       run = try await journal.createRun(kind: "dfu", source: origin,
         adapter: central.name, addresses: selection.targets.map(\.address.description),
-        addressTypes: Target.addressTypes(selection.targets))
+        addressTypes: Target.addressTypes(selection.targets), recipe: try await recipe().text)
     }
     let total = selection.targets.count
     let batch: @Sendable ([Target]) async throws -> CampaignSummary = { [work] targets in
@@ -140,6 +141,20 @@ struct DFUCampaignRunner {
     let summary = try await SharedRun.start(
       resources.coordinator, run: run, targets: selection.targets, options: c.shared, parallel: c.parallel, batch: batch)
     return Result(summary: summary, reports: await reports.byAddress, version: single?.version, notSeen: selection.notSeen, packages: packages)
+  }
+
+  /// What the run is made from (`RunRecipe`, issue #23 part 4): the package's bytes (`package`), or the
+  /// catalogue's location with the firmware asked for (`catalogue`). Read off the cooperative pool.
+  func recipe() async throws -> RunRecipe {
+    let c = command
+    if let path = c.package {
+      return try await BlockingIO.run {
+        guard let data = FileManager.default.contents(atPath: path) else { throw CLIFailure("--package \(path): cannot read the file") }
+        return RunRecipe("package", content: Array(data))
+      }
+    }
+    let location = try c.firmwareSource.location()
+    return RunRecipe("catalogue", content: Array("\(location)\nfirmware \(c.firmware ?? "")".utf8))
   }
 
   /// The `--package` file, checked before any radio work, and the version it installs.
