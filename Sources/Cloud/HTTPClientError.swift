@@ -63,6 +63,13 @@ extension HTTPClientError {
     }
   }
 
+  /// Whether a TLS handshake error is OpenSSL reading a plain-HTTP answer as a TLS record (its words for it
+  /// vary by version: "wrong version number", "packet length too long", "http request").
+  static func isPlainHTTPAnswer(_ message: String) -> Bool {
+    let text = message.lowercased()
+    return ["wrong version number", "packet length too long", "http request"].contains { text.contains($0) }
+  }
+
   /// The server's own words in an error answer, for the reason: a JSON `{"error": {"message": …}}` (Google
   /// Cloud Endpoints, which the Info Manager's API is), `{"error": "…"}` or `{"message": …}`, else the first
   /// line of a short text body; control characters become spaces and the text is cut at 200 characters. Nil

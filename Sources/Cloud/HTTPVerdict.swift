@@ -41,6 +41,9 @@ enum Verdict {
       } else if status == 429 || (500...599).contains(status) && status != 501 && status != 505 {
         let after = outcome.headers.last { $0.name.lowercased() == "retry-after" }.flatMap { HTTPRetryPolicy.retryAfter($0.value) }
         self = .retry(error(.status, statusReason, HTTPClientError.hint(forStatus: status, names: names)), retryAfter: after)
+      } else if status == 400, URLScheme(request.url) == .http {
+        // nginx and others answer plain HTTP sent to their TLS port with 400 (and an HTML page).
+        self = .fail(error(.status, statusReason, "if this port speaks HTTPS, use an https:// URL"))
       } else {
         self = .fail(error(.status, statusReason, HTTPClientError.hint(forStatus: status, names: names)))
       }
@@ -48,6 +51,9 @@ enum Verdict {
     }
     let message = outcome.curlMessage
     switch outcome.code {
+    case CURLE_SSL_CONNECT_ERROR where HTTPClientError.isPlainHTTPAnswer(message):
+      // TLS to a port that speaks plain HTTP: OpenSSL reads "HTTP/1.1 400" as a TLS record. No CA file helps.
+      self = .fail(error(.tls, message, "the server speaks plain HTTP on this port: use an http:// URL or the server's TLS port"))
     case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CERTPROBLEM:
       self = .fail(error(.tls, message, names.tlsHint))
     case CURLE_SSL_CACERT_BADFILE:

@@ -63,6 +63,29 @@ struct CurlNginxTests {
     #expect(second.isNotModified)
   }
 
+  /// A URL whose scheme does not match the port says so: http:// to the TLS port answered only "HTTP 400", and
+  /// https:// to the plain port hinted at --cacert, which cannot help.
+  @Test func aSchemeThatDoesNotMatchThePortSaysSo() async throws {
+    let certificate = try await TestCA.make(in: try LocalTools.temporaryDirectory("ca"))
+    let nginx = try await Nginx.start(root: try site(), certificate: certificate)
+    var configuration = CurlFaultTests.quick
+    configuration.caFile = certificate.caCertificate
+    let client = CurlHTTPClient(configuration: configuration)
+    do {
+      _ = try await client.fetch(HTTPRequest(url: "http://127.0.0.1:\(nginx.httpsPort!)/KBPro.json"))
+      Issue.record("plain HTTP to the TLS port succeeded")
+    } catch let error as HTTPClientError {
+      #expect(error.status == 400 && error.description.contains("use an https:// URL"), "\(error)")
+    }
+    do {
+      _ = try await client.fetch(HTTPRequest(url: "https://127.0.0.1:\(nginx.httpPort)/KBPro.json"))
+      Issue.record("TLS to the plain port succeeded")
+    } catch let error as HTTPClientError {
+      #expect(error.kind == .tls && error.description.contains("speaks plain HTTP"), "\(error)")
+      #expect(!error.description.contains("--cacert"))
+    }
+  }
+
   @Test func aRedirectFromHTTPSToHTTPIsRefused() async throws {
     let certificate = try await TestCA.make(in: try LocalTools.temporaryDirectory("ca"))
     let nginx = try await Nginx.start(root: try site(), certificate: certificate) { httpPort in
