@@ -63,8 +63,9 @@ public struct CatalogueRoute: FirmwareRoute {
   public enum Plan: Sendable {
     /// The package, downloaded and verified before the campaign.
     case install(FirmwareInstall)
-    /// The release the catalogue offers; nothing was fetched, as every surveyed device already had it.
-    case current(FirmwareVersion)
+    /// The release the catalogue offers, or the one asked for (`asked`); nothing was fetched, as every
+    /// surveyed device already had it or a newer one (a device is never downgraded).
+    case current(FirmwareVersion, asked: Bool = false)
     /// No release for the pair; the reason is its devices' report line.
     case none(String)
   }
@@ -89,16 +90,20 @@ public struct CatalogueRoute: FirmwareRoute {
       return .fail("\(model) hardware \(hardware) was not seen before the campaign, so no package was resolved for it")
     }
     let offered: FirmwareVersion
+    var asked = false
     switch plan {
     case .none(let reason): return .skip(reason)
     case .install(let install):
       guard let firmware = id.firmware, firmware >= install.version else { return .install(install) }
       offered = install.version
-    case .current(let version):
+    case .current(let version, let wasAsked):
       guard let firmware = id.firmware, firmware >= version else {
         return .fail("it now reports \(id.firmware?.description ?? "no version"), older than \(version), which was not fetched")
       }
-      offered = version
+      (offered, asked) = (version, wasAsked)
+    }
+    if asked {
+      return .skip("up to date (runs \(id.firmware!), not older than the V\(offered) asked for; a device is never downgraded)")
     }
     return .skip("up to date (runs \(id.firmware!), the catalogue offers \(offered))")
   }

@@ -38,6 +38,23 @@ import Testing
     return try await DFUCampaignRunner(command: command, pace: .unpaced, central: central).run()
   }
 
+  /// `--firmware V5.13` on devices at 5.14 and 5.16: up to date against the version asked for, said so (they
+  /// were told "the catalogue offers 5.14", a version nobody asked for); nothing is fetched or downgraded.
+  @Test func anAskedVersionOlderThanTheDevicesSkipsThemNamingIt() async throws {
+    let root = NSTemporaryDirectory() + "catalogue-asked-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+    try FileManager.default.copyItem(atPath: Self.example, toPath: root + "/catalogue")
+    let fleet = try Self.fleet(["5.14", "5.16"], prefix: "DD:34:02:09:F0")
+    defer { for p in [root, fleet] { try? FileManager.default.removeItem(atPath: p) } }
+    let central = try DFUFleetCampaignTests.central(fleet)
+    let result = try await Self.update(
+      ["--firmware", "V5.13", "--catalog", root + "/catalogue", "--firmware-dir", root + "/cache"], fleet: fleet, central: central)
+    let asked = "not older than the V5.13 asked for; a device is never downgraded)"
+    #expect(result.summary.outcomes["DD:34:02:09:F0:00"] == .skipped("up to date (runs 5.14, \(asked)"), "\(result.summary.outcomes)")
+    #expect(result.summary.outcomes["DD:34:02:09:F0:04"] == .skipped("up to date (runs 5.16, \(asked)"))
+    #expect(central.bootloaders.entered.isEmpty)
+  }
+
   @Test func outdatedUpdatedCurrentSkippedThenOfflineAndCatalogueGone() async throws {
     let root = NSTemporaryDirectory() + "catalogue-\(UUID().uuidString)"
     let (folder, cacheDir) = (root + "/catalogue", root + "/cache")

@@ -105,7 +105,13 @@ struct CatalogueCampaignPlanner {
       } else if case .unavailable(let reason) = choices.first {
         plans[key] = .none(reason)
       } else if case .upToDate(_, let newest) = choices.first, let newest {
-        plans[key] = .current(newest)
+        // With --firmware V…, the version asked for is what the devices are measured against (they were
+        // told "the catalogue offers 5.14" when 5.13 was asked for).
+        if case .version(let asked) = wanted {
+          plans[key] = .current(asked, asked: true)
+        } else {
+          plans[key] = .current(newest)
+        }
       }
     }
     return Resolved(route: CatalogueRoute(plans: plans, surveyed: surveyed), packages: packages)
