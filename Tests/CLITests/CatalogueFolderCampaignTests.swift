@@ -88,10 +88,13 @@ import Testing
     let third = try Self.fleet(["5.12"], prefix: "DD:34:02:09:F0")
     defer { for p in [second, third] { try? FileManager.default.removeItem(atPath: p) } }
     let offlineCentral = try DFUFleetCampaignTests.central(second)
-    let offline = try await Self.update(["--firmware", "latest", "--catalog", folder, "--firmware-dir", cacheDir, "--offline"],
+    // (named under another --catalog: the report names where the cached copy came from, not today's base)
+    let offline = try await Self.update(
+      ["--firmware", "latest", "--catalog", "https://elsewhere.invalid/fw/", "--firmware-dir", cacheDir, "--offline"],
       fleet: second, central: offlineCentral)
-    #expect(offline.summary.outcomes["DD:34:02:08:F0:00"]?.state == .verified)
+    #expect(offline.summary.outcomes["DD:34:02:08:F0:00"]?.state == .verified, "\(offline.summary.outcomes)")
     #expect(offline.reports["DD:34:02:08:F0:00"]?.packageSHA256 == Self.sha514)
+    #expect(offline.packages == [.init(url: "file://\(folder)/KBPro_SIM_V514.zip", version: "V5.14", sha256: Self.sha514)])
 
     // …and online it fails before any device is touched.
     let downCentral = try DFUFleetCampaignTests.central(third)

@@ -98,9 +98,9 @@ struct CatalogueCampaignPlanner {
           plans[key] = .install(install)
           continue
         }
-        let install = try await fetch(entry, key: key, url: url)
+        let (install, source) = try await fetch(entry, key: key, url: url)
         byURL[url] = install
-        packages[url] = (entry.version, install.packageSHA256 ?? "")
+        packages[source] = (entry.version, install.packageSHA256 ?? "")
         plans[key] = .install(install)
       } else if case .unavailable(let reason) = choices.first {
         plans[key] = .none(reason)
@@ -118,7 +118,9 @@ struct CatalogueCampaignPlanner {
   }
 
   /// Downloads (or takes from the cache) and verifies one release, then checks it as `--package` would.
-  func fetch(_ entry: CatalogueEntry, key: CatalogueRoute.Key, url: String) async throws -> FirmwareInstall {
+  /// `source` is where the bytes came from: this catalogue's URL when downloaded now, the URL the cached copy
+  /// was fetched from otherwise (with `--offline` it may be another server than today's `--catalog`).
+  func fetch(_ entry: CatalogueEntry, key: CatalogueRoute.Key, url: String) async throws -> (install: FirmwareInstall, source: String) {
     downloadProgress.start(entry.appFileName)
     let cached: CachedPackage
     do {
@@ -126,15 +128,16 @@ struct CatalogueCampaignPlanner {
     } catch {
       throw CLIFailure("no device was updated: \(url): \(error)")
     }
+    let source = cached.downloaded ? RedactedURL(url).description : cached.url
     progress.note("\(entry.appFileName) \(entry.appVersion) for \(key.model) \(key.hardware): "
-      + "\(cached.downloaded ? "downloaded and verified" : "verified, from the cache"), sha256 \(cached.sha256)")
+      + "\(cached.downloaded ? "downloaded and verified" : "verified, from the cache (fetched from \(source))"), sha256 \(cached.sha256)")
     let package = try DFUPackage.load(path: cached.path)
     do {
       try PackageValidator(expectations: expectations).validate(package)
     } catch {
       throw CLIFailure("no device was updated: \(cached.path) refused before connecting: \(error.description)")
     }
-    return FirmwareInstall(version: entry.version, updater: updater(package), packageSHA256: cached.sha256)
+    return (FirmwareInstall(version: entry.version, updater: updater(package), packageSHA256: cached.sha256), source)
   }
 
   /// Reads each device's identity, `parallel` at a time; devices the filters skip are not connected to.
