@@ -13,7 +13,9 @@ import Synchronization
 /// `readyTimeout` defaults to the same 30 s: after the first successful open, a port that is missing
 /// (ENOENT/ENODEV/ENXIO) or busy is retried every 0.5 s and pings repeat until that much time has passed.
 /// The very first open does not wait: a port that cannot be opened or is not a tty is reported at once
-/// as `DFULinkUnavailable` (a mistyped `--port` must not look like a lost link).
+/// as `DFULinkUnavailable` (a mistyped `--port` must not look like a lost link). So is a port that stays
+/// silent through the first ready wait (`SerialPortSilent`: not one byte back): it said "link lost 4 times
+/// in a row" after 125 s, where nrfutil says "No ping response after opening COM port" after 65 s.
 public final class SerialDFULinkFactory: DFULinkFactory {
   /// nrfutil 6.1.7's `DfuTransportSerial.DEFAULT_TIMEOUT`.
   public static let nrfutilReadyTimeout: Duration = .seconds(30)
@@ -26,6 +28,7 @@ public final class SerialDFULinkFactory: DFULinkFactory {
   public let responseTimeout: Duration
   public let readyTimeout: Duration
   private let openedBefore = Mutex(false)
+  private let answeredBefore = Mutex(false)
 
   public init(
     path: String, baudRate: Int = 115_200, flowControl: Bool = false, responseTimeout: Duration = .seconds(2),
@@ -53,9 +56,18 @@ public final class SerialDFULinkFactory: DFULinkFactory {
         throw DFULinkUnavailable(error.description)
       }
       openedBefore.withLock { $0 = true }
-      // Errors from here on (no answer, I/O on a port that vanished again) are a lost link: retried.
-      return try await SerialDFULink.open(
-        channel: channel, responseTimeout: responseTimeout, readyTimeout: max(deadline - clock.now, .zero))
+      // Errors from here on (no answer, I/O on a port that vanished again) are a lost link: retried — but a
+      // port that never answered anything since this factory was made is reported as silent at once.
+      do {
+        let link = try await SerialDFULink.open(
+          channel: channel, responseTimeout: responseTimeout, readyTimeout: max(deadline - clock.now, .zero))
+        answeredBefore.withLock { $0 = true }
+        return link
+      } catch let silent as SerialPortSilent where !answeredBefore.withLock({ $0 }) {
+        throw DFULinkUnavailable(
+          "\(path) is silent: \(silent) — is the device in its DFU bootloader, at \(baudRate) baud"
+            + (flowControl ? " with" : " without") + " flow control, on this port?")
+      }
     }
   }
 

@@ -1,6 +1,7 @@
 import Foundation
 import NordicDFU
 import NordicDFUIO
+import Simulator
 import Testing
 
 @testable import BeaconProvisionCLI
@@ -23,6 +24,22 @@ import Testing
     let message = try await failure(port: "/nonexistent/ttyDFU")
     #expect(message.contains("cannot open /nonexistent/ttyDFU: No such file or directory"), "\(message)")
     #expect(!message.contains("link lost"))
+  }
+
+  /// A port where nothing answers (a pty nobody reads) is reported as silent after the first ready wait,
+  /// not after four lost links: it ran 125 s and said "link lost 4 times in a row".
+  @Test func aSilentPortIsReportedAsSilentAfterOneReadyWait() async throws {
+    let pty = try PseudoTerminal()
+    let command = try DFUSerial.parse([
+      "--port", pty.path, "--package", DFUCommandTests.fixture("app_unsigned.zip"), "--ready-timeout", "2", "--timeout", "0.5",
+    ])
+    do {
+      _ = try await command.perform()
+      Issue.record("a silent port was accepted")
+    } catch let failure as CLIFailure {
+      #expect(failure.message.contains("\(pty.path) is silent: no answer to"), "\(failure.message)")
+      #expect(failure.message.contains("DFU bootloader") && !failure.message.contains("link lost"))
+    }
   }
 
   @Test func aRegularFileIsReportedAsNotASerialPort() async throws {

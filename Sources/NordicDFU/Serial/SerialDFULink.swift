@@ -20,10 +20,13 @@ public actor SerialDFULink: DFULink {
     let deadline = clock.now + readyTimeout
     do {
       var answered = false
-      var id = pingID
+      var heardAnything = false
+      var (id, pings) = (pingID, 0)
       repeat {
         try await channel.write(SerialDFUFraming.frame(.ping(id: id)))
+        pings += 1
         while let frame = await inbox.next(timeout: responseTimeout) {
+          heardAnything = true
           if let r = try? ControlPointResponse(bytes: frame), r.requestOpCode == 0x09, r.result == .success(.ping(id)) {
             answered = true
             break
@@ -31,7 +34,10 @@ public actor SerialDFULink: DFULink {
         }
         id &+= 1
       } while !answered && clock.now < deadline
-      guard answered else { throw DFUTransportError("the bootloader does not answer pings on the serial port") }
+      guard answered else {
+        if !heardAnything { throw SerialPortSilent(pings: pings, waited: readyTimeout) }
+        throw DFUTransportError("the bootloader does not answer pings on the serial port")
+      }
       try await channel.write(SerialDFUFraming.frame(.getMTU))
       guard let frame = await inbox.next(timeout: responseTimeout),
         let response = try? ControlPointResponse(bytes: frame), case .success(.mtu(let mtu)) = response.result
@@ -75,5 +81,17 @@ public actor SerialDFULink: DFULink {
   public func close() async {
     await inboxStorage.stop()
     await channel.close()
+  }
+}
+
+/// No frame at all came back to any ping while a serial link opened (nordic-dfu.md §4: a bootloader answers
+/// a ping at once): nothing that speaks SLIP is on the port — not in its bootloader, another baud rate, or
+/// another port. A first open reports it at once (`SerialDFULinkFactory`) instead of counting it as a lost
+/// link to retry.
+public struct SerialPortSilent: Error, Sendable, Hashable, CustomStringConvertible {
+  public var pings: Int
+  public var waited: Duration
+  public var description: String {
+    "no answer to \(pings) ping\(pings == 1 ? "" : "s") in \(waited.components.seconds) s"
   }
 }
