@@ -71,20 +71,22 @@ public enum AuditHTML {
     let attention = AuditStatus.allCases.filter(\.needsAttention)
     let total = attention.map { s.status[$0] }.reduce(0, +)
     guard s.devices > 0 else { return "<p class=\"verdict\" id=\"verdict\">No devices were found or expected.</p>" }
+    let unmanaged = s.status.unknown == 0 ? "" : " \(HTMLText.devices(s.status.unknown)) heard that no profile manages \(s.status.unknown == 1 ? "is" : "are") counted apart."
     guard total > 0 else {
-      return "<p class=\"verdict ok\" id=\"verdict\">No device needs attention: none drifted, missing or unreachable.</p>"
+      return "<p class=\"verdict ok\" id=\"verdict\">No device needs attention: none drifted, missing or unreachable.\(unmanaged)</p>"
     }
     let parts = attention.filter { s.status[$0] > 0 }.map { "\(s.status[$0]) \($0.rawValue)" }.joined(separator: ", ")
-    return "<p class=\"verdict attention\" id=\"verdict\"><strong>\(HTMLText.devices(total)) of \(s.devices) "
-      + "need\(total == 1 ? "s" : "") attention</strong> (\(parts)).</p>"
+    return "<p class=\"verdict attention\" id=\"verdict\"><strong>\(HTMLText.devices(total)) of \(s.managed) managed "
+      + "need\(total == 1 ? "s" : "") attention</strong> (\(parts)).\(unmanaged)</p>"
   }
 
   static func cards(_ report: AuditReport) -> String {
     let s = report.summary
     var status = [card(key: "devices", label: "Devices", value: s.devices, note: "in this report", tone: "total")]
     for st in statusOrder {
-      status.append(card(key: st.rawValue, label: label(st), value: s.status[st], note: "\(percent(s.status[st], of: s.devices)) % · \(meaning(st))",
-        tone: "st-\(st.rawValue)"))
+      // Shares of the managed devices; the unmanaged card says it is outside them.
+      let note = st == .unknown ? "not managed, not in the shares · \(meaning(st))" : "\(s.managedPercent(s.status[st])) % of managed · \(meaning(st))"
+      status.append(card(key: st.rawValue, label: label(st), value: s.status[st], note: note, tone: "st-\(st.rawValue)"))
     }
     let t = report.thresholds
     let flags = [
@@ -119,7 +121,7 @@ public enum AuditHTML {
     case .drifted: "differs from its profile"
     case .unreachable: "heard, configuration not read"
     case .missing: "expected, not heard"
-    case .unknown: "heard, not in inventory"
+    case .unknown: "heard, no profile manages it"
     }
   }
 

@@ -45,18 +45,20 @@ enum AuditHTMLCharts {
     var out = svgOpen(id: "chart-status", height: 200, label: "Devices by status")
     out += "<circle class=\"track\" cx=\"\(n(cx))\" cy=\"\(n(cy))\" r=\"\(n(r))\"/>"
     var offset = 0.0
+    // The ring is the managed devices; unmanaged ones are in the legend only (a zero-length segment).
     for st in AuditHTML.statusOrder {
       let count = s.status[st]
-      let length = s.devices == 0 ? 0 : circumference * Double(count) / Double(s.devices)
+      let length = s.managed == 0 || st == .unknown ? 0 : circumference * Double(count) / Double(s.managed)
       out += "<circle class=\"seg st-\(st.rawValue)\" cx=\"\(n(cx))\" cy=\"\(n(cy))\" r=\"\(n(r))\" "
         + "stroke-dasharray=\"\(n(length)) \(n(circumference))\" stroke-dashoffset=\"\(n(-offset))\" "
         + "transform=\"rotate(-90 \(n(cx)) \(n(cy)))\" data-label=\"\(st.rawValue)\" data-count=\"\(count)\">"
-        + "<title>\(AuditHTML.label(st)): \(HTMLText.devices(count)) (\(AuditHTML.percent(count, of: s.devices)) %)</title></circle>"
+        + "<title>\(AuditHTML.label(st)): \(HTMLText.devices(count))"
+        + (st == .unknown ? " (not managed)" : " (\(s.managedPercent(count)) % of managed)") + "</title></circle>"
       offset += length
     }
-    let middle = s.devices == 0 ? "—" : "\(AuditHTML.percent(s.status.compliant, of: s.devices)) %"
+    let middle = s.managed == 0 ? "—" : "\(s.managedPercent(s.status.compliant)) %"
     out += "<text class=\"big\" x=\"\(n(cx))\" y=\"\(n(cy + 4))\" text-anchor=\"middle\">\(middle)</text>"
-    out += "<text class=\"muted\" x=\"\(n(cx))\" y=\"\(n(cy + 24))\" text-anchor=\"middle\">compliant</text>"
+    out += "<text class=\"muted\" x=\"\(n(cx))\" y=\"\(n(cy + 24))\" text-anchor=\"middle\">of managed compliant</text>"
     for (i, st) in AuditHTML.statusOrder.enumerated() {
       let y = 40.0 + Double(i) * 30
       out += "<rect class=\"swatch st-\(st.rawValue)\" x=\"230\" y=\"\(n(y - 11))\" width=\"14\" height=\"14\" rx=\"3\"/>"

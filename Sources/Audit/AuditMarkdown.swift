@@ -13,6 +13,9 @@ public enum AuditMarkdown {
       "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
       "| \(s.devices) | \(s.status.compliant) | \(s.status.drifted) | \(s.status.unreachable) | \(s.status.missing) | "
         + "\(s.status.unknown) | \(s.lowBattery) | \(s.oldFirmware) | \(s.lastRunFailed) |"]
+    out += ["", "\(s.status.compliant) of \(s.managed) managed devices compliant (\(s.managedPercent(s.status.compliant)) %)"
+      + (s.status.unknown == 0 ? "." : "; \(s.status.unknown) heard that no profile manages (unknown), not in the share"
+        + (report.unmanagedHidden == true ? " and not listed." : "."))]
     if !s.tags.isEmpty {
       out += ["", "## Per tag", "", "| tag | compliant | drifted | unreachable | missing | unknown |", "|---|---:|---:|---:|---:|---:|"]
       for t in s.tags {
@@ -20,10 +23,14 @@ public enum AuditMarkdown {
       }
     }
     out += ["", "## Firmware", ""] + s.firmware.map { "- \(cell($0.label)): \($0.count)" }
-    let attention = report.devices.filter { $0.status.needsAttention || !$0.flags.isEmpty }
-    if !attention.isEmpty {
-      out += ["", "## Needs attention", ""]
-      for d in attention {
+    // "Needs attention" is one thing in every format (`AuditStatus.needsAttention`, the exit code and the
+    // HTML banner): drifted, missing, unreachable. Devices only flagged (battery, firmware, a failed run) are
+    // listed apart.
+    let attention = report.devices.filter { $0.status.needsAttention }
+    let flagged = report.devices.filter { !$0.status.needsAttention && !$0.flags.isEmpty }
+    for (title, group) in [("Needs attention", attention), ("Flagged (battery, firmware, last run)", flagged)] where !group.isEmpty {
+      out += ["", "## \(title)", ""]
+      for d in group {
         let flags = d.flags.isEmpty ? "" : " — " + d.flags.map(\.rawValue).joined(separator: ", ")
         out.append("- **\(d.address)** \(cell(d.name ?? "")) — \(d.status.rawValue)\(flags)")
         if let error = d.error { out.append("  - \(cell(error))") }
@@ -48,9 +55,19 @@ public enum AuditMarkdown {
   }
 
   /// Text for a table cell: `|` escaped, line breaks as spaces, `<` as an entity (no HTML in a ticket).
+  /// Text safe in a table cell or a list line: `|` and Markdown's emphasis and code marks (`*`, `_`, `` ` ``,
+  /// `~`, `[`, `]`, `\`) are backslash-escaped (a name `**x**` was rendered bold), `<` becomes `&lt;`, line
+  /// breaks and other control characters become spaces.
   static func cell(_ text: String) -> String {
-    text.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "<", with: "&lt;")
-      .replacingOccurrences(of: "\r", with: " ").replacingOccurrences(of: "\n", with: " ")
+    var out = ""
+    for scalar in text.unicodeScalars {
+      switch scalar {
+      case "|", "*", "_", "`", "~", "[", "]", "\\": out += "\\" + String(scalar)
+      case "<": out += "&lt;"
+      default: out += scalar.properties.generalCategory == .control ? " " : String(scalar)
+      }
+    }
+    return out
   }
 }
 

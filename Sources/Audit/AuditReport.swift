@@ -22,6 +22,8 @@ public struct AuditReport: Sendable, Hashable, Codable {
   /// The blukii Info Manager asked about blukii modules (its root URL, no secrets); nil when resolve is not
   /// configured, and then no device has `infoManager` and the renderers show no such column.
   public var infoManager: String?
+  /// True when the unmanaged devices' rows were left out (`hidingUnmanaged()`); absent otherwise.
+  public var unmanagedHidden: Bool?
 
   public init(
     generatedAt: Date, mode: AuditMode, adapter: String, profiles: [String], inventory: String?, scanSeconds: Double,
@@ -38,6 +40,15 @@ public struct AuditReport: Sendable, Hashable, Codable {
     self.thresholds = thresholds
     self.devices = devices.sorted { $0.address < $1.address }
     summary = AuditSummary(self.devices)
+  }
+
+  /// The same report without the unmanaged (`unknown`) rows (`audit --hide-unmanaged`); the summary still
+  /// counts them, so every format says how many were heard and left out.
+  public func hidingUnmanaged() -> AuditReport {
+    var hidden = self
+    hidden.devices = devices.filter { $0.status != .unknown }
+    hidden.unmanagedHidden = true
+    return hidden
   }
 
   /// Whether `--detailed-exitcode` exits 2: a device drifted, is missing or is unreachable.

@@ -19,6 +19,16 @@ public struct AuditSummary: Sendable, Hashable, Codable {
   /// Status counts per inventory tag, by tag name; devices without a tag are not counted here.
   public var tags: [AuditTagSummary]
 
+  /// The devices some inventory or profile names or selects: every status but `unknown`. Compliance is a
+  /// share of these — a site's phones and neighbours' beacons (unmanaged, `unknown`) are counted apart, or a
+  /// fully applied fleet read "25 % compliant" among 21 beacons nobody manages.
+  public var managed: Int { devices - status.unknown }
+
+  /// `status` as a whole percentage of the managed devices (0 when there are none).
+  public func managedPercent(_ count: Int) -> Int {
+    managed == 0 ? 0 : Int((Double(count) * 100 / Double(managed)).rounded())
+  }
+
   public init(_ devices: [AuditDevice]) {
     self.devices = devices.count
     status = AuditStatusCounts(devices)

@@ -63,6 +63,11 @@ struct AuditCommand: AsyncParsableCommand, LoggingCommand {
   @Flag(help: "Exit 2 when a device drifted, is missing or unreachable; 0 when all is well; 1 on error.")
   var detailedExitcode = false
 
+  @Flag(help: ArgumentHelp(
+    "Leave out the rows of devices no profile or inventory manages (phones, neighbours' beacons); they are "
+      + "still counted, apart from the managed devices every share is taken of."))
+  var hideUnmanaged = false
+
   @Option(help: ArgumentHelp("Flag batteries under this percentage.", valueName: "percent"))
   var lowBattery: Int = 20
 
@@ -104,7 +109,8 @@ struct AuditCommand: AsyncParsableCommand, LoggingCommand {
 
   func run() async throws {
     if let output { try AuditOutputPath(path: output).checkWritable() }
-    let report = try await AuditRunner(command: self).run()
+    let full = try await AuditRunner(command: self).run()
+    let report = hideUnmanaged ? full.hidingUnmanaged() : full
     let text = try chosenFormat.render(report)
     if let output {
       do {
@@ -113,8 +119,9 @@ struct AuditCommand: AsyncParsableCommand, LoggingCommand {
         throw CLIFailure("cannot write the report to \(output): \(error.localizedDescription)")
       }
       let s = report.summary.status
-      FileHandleOutput.standardError("audit: \(report.summary.devices) devices — \(s.compliant) compliant, \(s.drifted) drifted, "
-        + "\(s.unreachable) unreachable, \(s.missing) missing, \(s.unknown) unknown; report: \(output)")
+      let m = report.summary
+      FileHandleOutput.standardError("audit: \(m.managed) managed devices — \(s.compliant) compliant (\(m.managedPercent(s.compliant)) %), "
+        + "\(s.drifted) drifted, \(s.unreachable) unreachable, \(s.missing) missing; \(s.unknown) unmanaged heard; report: \(output)")
     } else {
       print(text, terminator: "")
     }
