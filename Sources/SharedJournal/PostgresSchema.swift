@@ -54,6 +54,8 @@ enum PostgresSchema {
       at timestamptz NOT NULL, rssi integer, battery_percent integer, battery_millivolts integer);
     CREATE INDEX bp_registry_reading_device ON bp_registry_reading (address, at);
     """,
+    // 4: leases held by a process instance, with a fencing token (PostgresSchema+Leases.swift).
+    instanceLeases,
   ]
 
   /// The schema version this tool writes and reads.
