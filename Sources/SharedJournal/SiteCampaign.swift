@@ -69,6 +69,7 @@ public struct SiteCampaign: Sendable {
     defer { heartbeat.cancel() }
     var outcomes: [String: DeviceOutcome] = [:]
     var tried: Set<String> = []
+    var lostAny = false
     while true {
       let rows = Dictionary(try await coordinator.journal.devices(run: run).map { ($0.address, $0) }, uniquingKeysWith: { a, _ in a })
       let open = targets.filter { t in
@@ -95,6 +96,7 @@ public struct SiteCampaign: Sendable {
       // A device whose lease was lost (this gateway paused past it; `LeaseFence`) is the other gateway's:
       // not this one's outcome, and not a reason to stop.
       let lost = coordinator.journal.lostLeases()
+      lostAny = lostAny || !lost.isEmpty
       outcomes.merge(summary.outcomes.filter { !lost.contains($0.key) }) { _, new in new }
       for target in claimed {
         if !lost.contains(target.address.description) { tried.insert(target.address.description) }
@@ -105,6 +107,9 @@ public struct SiteCampaign: Sendable {
         return CampaignSummary(run: run, outcomes: outcomes, interrupted: true, journalFailure: summary.journalFailure)
       }
     }
+    // The round that lost a lease ended "interrupted" (its device stayed pending for it): say where the
+    // run stands now (finished, or running while other gateways work).
+    if lostAny { try await coordinator.journal.finish(run: run, status: "finished") }
     return CampaignSummary(run: run, outcomes: outcomes, interrupted: false)
   }
 }
