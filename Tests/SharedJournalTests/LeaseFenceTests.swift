@@ -70,22 +70,23 @@ import TestServers
     }
   }
 
-  @Test func aWriteToTheDeviceStartsOnlyWithAThirdOfTheLeaseLeft() async throws {
+  /// `writing` precedes an `apply` write, `transferring` a `dfu update` image.
+  @Test(arguments: ["writing", "transferring"]) func aWriteToTheDeviceStartsOnlyWithAThirdOfTheLeaseLeft(step: String) async throws {
     try await withPostgres { server in
       let url = try await server.createDatabase()
-      let g = try await Self.gateway(server, url, name: "gw-1", lease: 3)
+      let g = try await Self.gateway(server, url, name: "gw-1", lease: 6)
       #expect(try await g.claim(run: "site", address: Self.a) == .claimed)
-      try await g.journal.record(run: "site", address: Self.a, state: .working, step: "writing")
-      // Unrenewed for 2.3 s: 0.7 s left, less than the 1 s a write needs, more than a plain record needs.
-      try await Task.sleep(for: .milliseconds(2300))
+      try await g.journal.record(run: "site", address: Self.a, state: .working, step: step)
+      // Unrenewed for 4.8 s: 1.2 s left, less than the 2 s a write needs, more than a plain record needs.
+      try await Task.sleep(for: .milliseconds(4800))
       try await g.journal.record(run: "site", address: Self.a, state: .working, step: "reading")
       await #expect(throws: LeaseLostError.self) {
-        try await g.journal.record(run: "site", address: Self.a, state: .working, step: "writing")
+        try await g.journal.record(run: "site", address: Self.a, state: .working, step: step)
       }
       #expect(try await Self.state(g) == .working)
       // Nobody took it: claimed again (a fresh lease and generation), the write may start.
       #expect(try await g.claim(run: "site", address: Self.a) == .claimed)
-      try await g.journal.record(run: "site", address: Self.a, state: .working, step: "writing")
+      try await g.journal.record(run: "site", address: Self.a, state: .working, step: step)
     }
   }
 }
