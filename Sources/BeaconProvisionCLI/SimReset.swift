@@ -16,7 +16,8 @@ struct SimReset: ParsableCommand {
   func run() throws {
     let store = SimulatorStateStore(stateDirectory: StateDirectory.resolve(stateDir), fleetFile: fleet)
     do {
-      let had = try store.reset()
+      let hadState = try store.reset()
+      let had = try store.writeLog.remove() || hadState
       print(had ? "simulated fleet reset (removed \(store.path))" : "simulated fleet already in its initial state")
     } catch {
       throw CLIFailure("cannot reset the simulated fleet: \(error)")

@@ -26,7 +26,24 @@ enum SimulatorSessions {
     } else {
       saveChanges(of: kbeacons, to: store)
     }
+    logWrites(of: kbeacons, to: store.writeLog)
     return central
+  }
+
+  /// Appends every write a device accepts to the fleet's shared write log (`SimulatorWriteLog`, issue #23
+  /// part 5), on a thread of its own (a file write blocks), before the device acknowledges it.
+  static func logWrites(of kbeacons: KBeaconSimulation, to log: SimulatorWriteLog) {
+    let io = SerialThread(name: "beacon-provision.simulator-write-log")
+    kbeacons.setWriteObserver { write in
+      await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+        io.async {
+          do { try log.append(write) } catch {
+            FileHandleOutput.standardError("warning: could not log a simulated device's write: \(error)")
+          }
+          done.resume()
+        }
+      }
+    }
   }
 
   /// Saves the fleet's state after every applied write. The saver reads the simulation weakly: the

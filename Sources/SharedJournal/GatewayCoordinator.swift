@@ -10,6 +10,10 @@ import Foundation
 ///   live lease of another gateway holds it, not when a live gateway heard it clearly better lately
 ///   (`NearestGatewayRule`). The lease is one row per device, inserted or taken over in one statement whose
 ///   condition is checked by the server, so two gateways never both hold it.
+/// - A lease is held by this process's instance (`PostgresJournal.instance`), not by the gateway's name: a
+///   second process started under the same name cannot retake it, and a restarted gateway waits for its
+///   dead predecessor's leases to expire like any other gateway (issue #23). Each claim draws a new
+///   generation, the fencing token every later journal write of the device checks (`LeaseFence`).
 /// - `release` gives it back once the device's end is journalled.
 /// Every time is the server's clock (`now()`), so gateways' clocks need not agree.
 public struct GatewayCoordinator: Sendable {
@@ -53,14 +57,16 @@ public struct GatewayCoordinator: Sendable {
   }
 
   /// Renews the heartbeat and every lease this gateway holds in `run`.
+  /// A lease that expired but that no other gateway took is renewed too: its generation is unchanged, so
+  /// nobody wrote the device meanwhile.
   public func heartbeat(run: String) async throws {
-    let (gateway, lease) = (gateway, String(settings.leaseSeconds))
+    let (gateway, instance, lease) = (gateway, journal.instance, String(settings.leaseSeconds))
     try await journal.write { s in
       try s.transaction {
         try s.query("UPDATE bp_gateway SET heartbeat_at = now() WHERE run_id = $1 AND gateway = $2", [run, gateway])
         try s.query(
-          "UPDATE bp_lease SET expires_at = now() + make_interval(secs => $3::float8) WHERE run_id = $1 AND gateway = $2",
-          [run, gateway, lease])
+          "UPDATE bp_lease SET expires_at = now() + make_interval(secs => $3::float8) WHERE run_id = $1 AND instance = $2",
+          [run, instance, lease])
       }
     }
   }
@@ -82,8 +88,8 @@ public struct GatewayCoordinator: Sendable {
   }
 
   public func claim(run: String, address: String) async throws -> Claim {
-    let (gateway, settings) = (gateway, settings)
-    return try await journal.connection.session { s in
+    let (gateway, instance, settings) = (gateway, journal.instance, settings)
+    let (claim, generation) = try await journal.connection.session { s -> (Claim, String?) in
       // Sightings within the window, from this gateway and from gateways alive in this run.
       let sightings = try s.query(
         """
@@ -96,37 +102,44 @@ public struct GatewayCoordinator: Sendable {
         r["gateway"].flatMap { g in r["rssi"].flatMap(Int.init).map { NearestGatewayRule.Sighting(gateway: g, rssi: $0) } }
       }
       switch settings.rule.decide(gateway: gateway, sightings: sightings) {
-      case .notHeard: return .notHeard
-      case .leave(let other, let rssi): return .left(to: other, rssi: rssi)
+      case .notHeard: return (.notHeard, nil)
+      case .leave(let other, let rssi): return (.left(to: other, rssi: rssi), nil)
       case .take: break
       }
       let taken = try s.query(
         """
-        INSERT INTO bp_lease (run_id, address, gateway, expires_at)
-          SELECT $1, $2, $3, now() + make_interval(secs => $4::float8) FROM bp_device d
+        INSERT INTO bp_lease (run_id, address, gateway, expires_at, instance, generation)
+          SELECT $1, $2, $3, now() + make_interval(secs => $4::float8), $5, nextval('bp_lease_generation') FROM bp_device d
           WHERE d.run_id = $1 AND d.address = $2 AND d.state NOT IN ('compliant', 'verified', 'skipped', 'planned')
-        ON CONFLICT (run_id, address) DO UPDATE SET gateway = EXCLUDED.gateway, expires_at = EXCLUDED.expires_at
-          WHERE bp_lease.expires_at <= now() OR bp_lease.gateway = EXCLUDED.gateway
-        RETURNING gateway
-        """, [run, address, gateway, String(settings.leaseSeconds)])
-      if taken.affected == 1 { return .claimed }
+        ON CONFLICT (run_id, address) DO UPDATE SET gateway = EXCLUDED.gateway, expires_at = EXCLUDED.expires_at,
+            instance = EXCLUDED.instance, generation = EXCLUDED.generation
+          WHERE bp_lease.expires_at <= now() OR bp_lease.instance = EXCLUDED.instance
+        RETURNING generation
+        """, [run, address, gateway, String(settings.leaseSeconds), instance])
+      if taken.affected == 1 { return (.claimed, taken.rows[0][0]) }
       let row = try s.query(
         """
         SELECT d.state, l.gateway FROM bp_device d LEFT JOIN bp_lease l ON l.run_id = d.run_id AND l.address = d.address
           WHERE d.run_id = $1 AND d.address = $2
         """, [run, address]
       ).records.first
-      guard let row else { return .notInRun }
-      if let state = row["state"].flatMap(DeviceState.init(rawValue:)), state.isFinal || state == .planned { return .done }
-      return .held(by: row["gateway"] ?? "?")
+      guard let row else { return (.notInRun, nil) }
+      if let state = row["state"].flatMap(DeviceState.init(rawValue:)), state.isFinal || state == .planned { return (.done, nil) }
+      return (.held(by: row["gateway"] ?? "?"), nil)
     }
+    if let generation {
+      journal.fence(run: run, address: address, LeaseFence(generation: generation, writeMargin: settings.leaseSeconds / 3))
+    }
+    return claim
   }
 
-  /// Gives the device back (its end is journalled); only this gateway's own lease is removed.
+  /// Gives the device back (its end is journalled); only this process's own lease is removed, and the
+  /// device's fence is lifted.
   public func release(run: String, address: String) async throws {
-    let gateway = gateway
+    let instance = journal.instance
+    journal.fence(run: run, address: address, nil)
     try await journal.write { s in
-      try s.query("DELETE FROM bp_lease WHERE run_id = $1 AND address = $2 AND gateway = $3", [run, address, gateway])
+      try s.query("DELETE FROM bp_lease WHERE run_id = $1 AND address = $2 AND instance = $3", [run, address, instance])
     }
   }
 }

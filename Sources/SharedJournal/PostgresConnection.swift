@@ -9,26 +9,33 @@ import Synchronization
 /// hands a synchronous body to `session(_:)`, which runs it there with a `PostgresSession` and resumes the
 /// task with its result — the pattern of GRDB's `read`/`write` that the SQLite journal uses.
 ///
-/// A connection the server dropped is reset once (`PQreset`) before the next body runs [I: one reset, then
-/// the error reaches the caller; a campaign stops on a journal it cannot write, as with SQLite].
+/// A connection the server dropped (a restart, a failover, a network cut) is re-established and the body
+/// run again (`PostgresReconnect`): the campaign's state is in the database, so the gateway goes on where it
+/// was. Only a server unreachable for `reconnectSeconds` (60 s by default [I]) stops it, as a journal it
+/// cannot write stops a campaign on SQLite.
 public final class PostgresConnection: Sendable {
   /// The server as messages may show it: the URL with any password replaced (`PostgresURL.redacted`).
   public let location: String
+  /// How long a body keeps trying to reach a server that dropped the connection before its error is thrown.
+  public let reconnectSeconds: Double
   private let queue: SerialThread
   /// The libpq handle; `nil` once closed. The mutex is only ever taken on `queue`, so it never waits; it is
   /// what lets the non-Sendable pointer live in a Sendable class.
   private let handle: Mutex<OpaquePointer?>
 
-  private init(handle: sending OpaquePointer, location: String) {
+  private init(handle: sending OpaquePointer, location: String, reconnectSeconds: Double) {
     self.handle = Mutex(handle)
     self.location = location
+    self.reconnectSeconds = reconnectSeconds
     queue = SerialThread(name: "beacon-provision.postgres")
   }
 
   /// Connects to `url` (a `postgresql://` URL without a password, `PostgresURL`); `password`, when given,
   /// is passed to libpq as its own parameter and never becomes part of any text shown. Without one, libpq
   /// still reads `PGPASSWORD` and `~/.pgpass` itself.
-  public static func connect(_ url: PostgresURL, password: String? = nil) async throws -> PostgresConnection {
+  public static func connect(
+    _ url: PostgresURL, password: String? = nil, reconnectSeconds: Double = PostgresReconnect.defaultSeconds
+  ) async throws -> PostgresConnection {
     let location = url.redacted
     let text = url.text
     return try await onOwnThread {
@@ -42,21 +49,25 @@ public final class PostgresConnection: Sendable {
         throw PostgresError(location: location, message: message, sqlState: nil)
       }
       // The server's NOTICEs ("relation … already exists, skipping") would go to stderr: warnings and up only.
-      PQclear(PQexec(pointer, "SET client_min_messages TO warning"))
-      return PostgresConnection(handle: pointer, location: location)
+      // (A reconnect keeps the setting: `PQreset` reopens with the same parameters, and this is sent again.)
+      PostgresReconnect.configure(pointer)
+      return PostgresConnection(handle: pointer, location: location, reconnectSeconds: reconnectSeconds)
     }
   }
 
   /// Runs `body` on the connection's queue with the connection; its result or error comes back here.
+  /// A connection lost on the way is re-established and `body` run again (`PostgresReconnect.run`), so a
+  /// body must be one that may run twice: a transaction, or statements whose repetition changes nothing.
   public func session<T: Sendable>(_ body: @escaping @Sendable (PostgresSession) throws -> T) async throws -> T {
-    let location = location
+    let (location, bound) = (location, reconnectSeconds)
     return try await withCheckedThrowingContinuation { continuation in
       queue.async {
         continuation.resume(with: Result {
           try self.handle.withLock { pointer -> T in
             guard let pointer else { throw PostgresError(location: location, message: "connection closed", sqlState: nil) }
-            if PQstatus(pointer) != CONNECTION_OK { PQreset(pointer) }
-            return try body(PostgresSession(pointer: pointer, location: location))
+            return try PostgresReconnect.run(pointer, location: location, within: bound) {
+              try body(PostgresSession(pointer: pointer, location: location))
+            }
           }
         })
       }

@@ -14,18 +14,27 @@ import Foundation
 /// - Timestamps written after the start (`updatedAt`, `finishedAt`) are the server's `now()`, one clock for
 ///   every gateway.
 /// - Each device row names the gateway that last recorded it (`campaign status`).
+/// - A device this process claimed is written only while it holds the claim's lease (`LeaseFence`).
 public final class PostgresJournal: CampaignJournal {
   public let connection: PostgresConnection
   /// This gateway's name in the shared journal (its rows, leases and sightings).
   public let gateway: String
+  /// This process's own id, drawn at start: its leases are held under it, so two processes with one
+  /// gateway name are two holders (issue #23) [I: both run; the name still groups their sightings and rows].
+  public let instance: String
   public var location: String { connection.location }
+  let fences = LeaseFences()
 
   /// Uses `connection`, migrating its schema first (`PostgresSchema.migrate`).
-  public init(connection: PostgresConnection, gateway: String) async throws {
+  public init(connection: PostgresConnection, gateway: String, instance: String = PostgresJournal.newInstance()) async throws {
     self.connection = connection
     self.gateway = gateway
+    self.instance = instance
     try await connection.session { try PostgresSchema.migrate($0) }
   }
+
+  /// A fresh instance id: the host's process id and a random UUID (the pid only helps a reader).
+  public static func newInstance() -> String { "\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString.lowercased())" }
 
   /// Joining a run made from another recipe (`RunRecipe`) is refused in the same transaction that would add
   /// this gateway's devices, so of two gateways joining at once with different profiles one is refused (the
@@ -54,20 +63,39 @@ public final class PostgresJournal: CampaignJournal {
     return id
   }
 
+  /// Records a device's new state. A device this process claimed (`LeaseFence`) is recorded only while
+  /// its lease is this instance's, of the claim's generation and unexpired (with `writeMargin` left before
+  /// a write to the device), in the same statement: otherwise nothing changes and `LeaseLostError` is
+  /// thrown.
   public func record(_ u: JournalUpdate) async throws {
     let changes = try u.changesJSON
-    let gateway = gateway
-    try await write { s in
+    let (gateway, instance) = (gateway, instance)
+    let fence = fences.fence(run: u.run, address: u.address)
+    let margin = fence.map { u.step.map(LeaseFence.deviceWriteSteps.contains) == true ? $0.writeMargin : 0 } ?? 0
+    let affected = try await write { s in
       try s.query(
         """
         UPDATE bp_device SET state = $1, step = COALESCE($2, step), changes = COALESCE($3, changes), detail = $4,
           failure_kind = $5, attempts = attempts + $6::integer, writes = writes + $7::integer, updated_at = now(),
-          gateway = $8 WHERE run_id = $9 AND address = $10
+          gateway = $8 WHERE run_id = $9 AND address = $10 AND ($11::bigint IS NULL OR EXISTS (
+            SELECT 1 FROM bp_lease l WHERE l.run_id = $9 AND l.address = $10 AND l.instance = $12
+              AND l.generation = $11::bigint AND l.expires_at > now() + make_interval(secs => $13::float8)))
         """,
         [u.state.rawValue, u.step, changes, u.detail, u.failureKind?.rawValue, u.countAttempt ? "1" : "0",
-         u.countWrite ? "1" : "0", gateway, u.run, u.address])
+         u.countWrite ? "1" : "0", gateway, u.run, u.address, fence?.generation, instance, String(margin)]
+      ).affected
+    }
+    if fence != nil, affected == 0 {
+      fences.lose(run: u.run, address: u.address)
+      throw LeaseLostError(address: u.address, run: u.run)
     }
   }
+
+  /// Fences the device's writes with the lease just claimed (`GatewayCoordinator.claim`); nil lifts it.
+  func fence(run: String, address: String, _ fence: LeaseFence?) { fences.set(run: run, address: address, fence) }
+
+  /// The devices whose lease was found lost since the last call (each once).
+  public func lostLeases() -> Set<String> { fences.takeLost() }
 
   /// Ends a gateway's part of the run. Several gateways (and each round of one, `SiteCampaign`) end their
   /// part at different times, so "finished" is written only once no device of the run is pending or being
@@ -112,9 +140,10 @@ public final class PostgresJournal: CampaignJournal {
 
   /// Every write goes through here, so a failure reaches the campaign as a `JournalWriteError` (a refused
   /// `RunRecipeMismatch` stays itself: the journal is fine, the run is another one).
-  func write(_ body: @escaping @Sendable (PostgresSession) throws -> Void) async throws {
+  @discardableResult
+  func write<T: Sendable>(_ body: @escaping @Sendable (PostgresSession) throws -> T) async throws -> T {
     do {
-      try await connection.session(body)
+      return try await connection.session(body)
     } catch let mismatch as RunRecipeMismatch {
       throw mismatch
     } catch {

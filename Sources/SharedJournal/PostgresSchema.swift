@@ -60,6 +60,8 @@ enum PostgresSchema {
     """
     ALTER TABLE bp_run ADD COLUMN recipe text;
     """,
+    // 5: leases held by a process instance, with a fencing token (PostgresSchema+Leases.swift).
+    instanceLeases,
   ]
 
   /// The schema version this tool writes and reads.

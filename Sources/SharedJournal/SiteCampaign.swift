@@ -18,6 +18,11 @@ import Foundation
 /// gateways have joined the run (each joins after recording its sightings), for at most its seconds
 /// [I: default 1 gateway, no wait; `--gateways N --settle S`].
 ///
+/// A device whose lease this gateway finds lost while it works on it (`LeaseLostError`: it was paused past
+/// the lease and another gateway took the device, or too little of the lease was left to start a write) is
+/// dropped from this round's summary and claimed again in a later round: done or held by the gateway that
+/// took it, or this gateway's again with a fresh lease when nobody did.
+///
 /// A device is visited at most once per gateway per invocation, and a device some gateway journalled
 /// `failed` is not retried by the others [I: as in a single-gateway run, a failure ends the device for the
 /// run; `--resume` tries it again].
@@ -64,6 +69,7 @@ public struct SiteCampaign: Sendable {
     defer { heartbeat.cancel() }
     var outcomes: [String: DeviceOutcome] = [:]
     var tried: Set<String> = []
+    var lostAny = false
     while true {
       let rows = Dictionary(try await coordinator.journal.devices(run: run).map { ($0.address, $0) }, uniquingKeysWith: { a, _ in a })
       let open = targets.filter { t in
@@ -87,15 +93,23 @@ public struct SiteCampaign: Sendable {
         continue
       }
       let summary = try await batch(claimed)
-      outcomes.merge(summary.outcomes) { _, new in new }
+      // A device whose lease was lost (this gateway paused past it; `LeaseFence`) is the other gateway's:
+      // not this one's outcome, and not a reason to stop.
+      let lost = coordinator.journal.lostLeases()
+      lostAny = lostAny || !lost.isEmpty
+      outcomes.merge(summary.outcomes.filter { !lost.contains($0.key) }) { _, new in new }
       for target in claimed {
-        tried.insert(target.address.description)
+        if !lost.contains(target.address.description) { tried.insert(target.address.description) }
         try await coordinator.release(run: run, address: target.address.description)
       }
-      if summary.interrupted {
+      let stopped = summary.journalFailure != nil || summary.outcomes.contains { !lost.contains($0.key) && $0.value == .pending }
+      if summary.interrupted && stopped {
         return CampaignSummary(run: run, outcomes: outcomes, interrupted: true, journalFailure: summary.journalFailure)
       }
     }
+    // The round that lost a lease ended "interrupted" (its device stayed pending for it): say where the
+    // run stands now (finished, or running while other gateways work).
+    if lostAny { try await coordinator.journal.finish(run: run, status: "finished") }
     return CampaignSummary(run: run, outcomes: outcomes, interrupted: false)
   }
 }

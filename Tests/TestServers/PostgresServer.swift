@@ -83,17 +83,55 @@ public final class PostgresServer: Sendable {
     "postgresql:///\(database)?host=\(folder)&user=\(Self.user)"
   }
 
+  /// `pg_ctl restart -m fast` (issue #23: gateways must go on through a server restart): every connection
+  /// is dropped, the server stops and starts again with the same options (`postmaster.opts`). The new
+  /// server is `pg_ctl`'s child, not `process`: `stop()` then stops it through its `postmaster.pid`.
+  /// Returns once it accepts connections again (`-w`).
+  ///
+  /// `pg_ctl` runs under Python's `subprocess`, which closes every other descriptor in the child: Foundation's
+  /// `Process` learns of a child's end when a socket the child inherits closes, and the server `pg_ctl`
+  /// leaves running would inherit it and hold it open — the call would never return.
+  public func restart() async throws {
+    let asUser = try Self.privilegeDrop(folder: folder)
+    let command = [asUser.tool] + asUser.prefix + [
+      try Self.binaries() + "/pg_ctl", "restart", "-D", folder + "/data", "-m", "fast", "-w", "-l", folder + "/restarted.log",
+    ]
+    try await LocalTools.run(
+      "/usr/bin/python3", ["-c", "import subprocess, sys; sys.exit(subprocess.run(sys.argv[1:]).returncode)"] + command)
+  }
+
+  /// The running postmaster's pid from its `postmaster.pid` (first line), when it is not `process`.
+  private var detachedPostmaster: pid_t? {
+    guard !process.isRunning, let text = try? String(contentsOfFile: folder + "/data/postmaster.pid", encoding: .utf8),
+      let pid = text.split(separator: "\n").first.flatMap({ pid_t($0) }), Self.alive(pid)
+    else { return nil }
+    return pid
+  }
+
+  /// Whether `pid` runs: it exists and is not a zombie waiting for a parent that does not reap it.
+  static func alive(_ pid: pid_t) -> Bool {
+    guard kill(pid, 0) == 0 else { return false }
+    let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+    return !stat.contains(") Z ")
+  }
+
   /// Fast shutdown, then the folder is removed.
   public func stop() async {
-    let process = process
+    let (process, detached) = (process, detachedPostmaster)
     await OwnThread.run("postgres-stop") {
       if process.isRunning { process.interrupt() }
       process.waitUntilExit()
+      if let detached {
+        kill(detached, SIGINT)
+        for _ in 0..<300 where Self.alive(detached) { usleep(100_000) }
+      }
     }
     try? FileManager.default.removeItem(atPath: folder)
   }
 
-  deinit { if process.isRunning { process.interrupt() } }
+  deinit {
+    if process.isRunning { process.interrupt() } else if let pid = detachedPostmaster { kill(pid, SIGINT) }
+  }
 
   /// How to run the server's programs: directly, or — as root — through `setpriv` as the `postgres` user,
   /// with `folder` handed to that user.

@@ -80,6 +80,14 @@ public final class KBeaconSimulation: Sendable {
     textDevices.setChangeHandler(handler)
   }
 
+  private let writeObserver = Mutex<(@Sendable (SimulatedWrite) async -> Void)?>(nil)
+
+  /// Called with every write a KBeacon of this fleet accepts, before it is acknowledged (the shared write
+  /// log, `SimulatorWriteLog`). Applies to devices made after the call; devices are made on first connect.
+  public func setWriteObserver(_ observer: @escaping @Sendable (SimulatedWrite) async -> Void) {
+    writeObserver.withLock { $0 = observer }
+  }
+
   /// Makes devices from state read back at their first connect (`refresh(_:)`) rather than at the start.
   public func setSharedState(_ load: @escaping @Sendable (BluetoothAddress) async -> SimulatedKBeaconSnapshot?) {
     sharedState.withLock { $0 = load }
@@ -109,7 +117,7 @@ public final class KBeaconSimulation: Sendable {
       if let device = known[address] { return device }
       let made = Self.make(
         entry, restored: refreshed.withLock({ $0[address] }) ?? restored[address], now: now, onChange: { [weak self] in await self?.currentChangeHandler()?() },
-        hook: currentBootloaderHook()
+        onWrite: writeObserver.withLock { $0 }, hook: currentBootloaderHook()
       ) { [weak self] address in await self?.currentDropper()?(address) }
       known[address] = made
       return made
@@ -203,7 +211,7 @@ public final class KBeaconSimulation: Sendable {
 
   static func make(
     _ entry: SimulatedDevice, restored: SimulatedKBeaconSnapshot? = nil, now: @escaping @Sendable () -> UInt32,
-    onChange: (@Sendable () async -> Void)? = nil,
+    onChange: (@Sendable () async -> Void)? = nil, onWrite: (@Sendable (SimulatedWrite) async -> Void)? = nil,
     hook: (@Sendable (BluetoothAddress, String?) async -> Void)? = nil,
     dropLinks: @escaping @Sendable (BluetoothAddress) async -> Void
   ) -> SimulatedKBeacon {
@@ -229,7 +237,7 @@ public final class KBeaconSimulation: Sendable {
       address: entry.address, profile: profile, password: password, humidityHistory: records,
       busy: section.busy ?? false, busyRequests: section.busyRequests ?? 0, dropLinkOnWrites: section.dropLinkOnWrites ?? 0,
       faults: section.faults,
-      configuration: configuration, writes: writes, onChange: onChange,
+      configuration: configuration, writes: writes, onChange: onChange, onWrite: onWrite,
       dropLinks: dropLinks, bootloaderHook: hook, now: now)
   }
 }

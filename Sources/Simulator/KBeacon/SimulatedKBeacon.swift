@@ -9,6 +9,8 @@ public actor SimulatedKBeacon {
   private var device: SimulatedKBeaconDevice
   private let now: @Sendable () -> UInt32
   private var currentLink: ObjectIdentifier?
+  /// Links begun to this device in this process: the current one's number names it in the write log.
+  private var links = 0
   private var droppers: [ObjectIdentifier: LinkDropper] = [:]
 
   /// A link the device may drop, by its server connection held weakly (see `attach(_:)`).
@@ -28,11 +30,13 @@ public actor SimulatedKBeacon {
     humidityHistory: [SensorRecord] = [], busy: Bool = false, busyRequests: Int = 0, dropLinkOnWrites: Int = 0,
     faults: KBeaconFaults = KBeaconFaults(),
     configuration: KBeaconConfiguration? = nil, writes: Int = 0, onChange: (@Sendable () async -> Void)? = nil,
+    onWrite: (@Sendable (SimulatedWrite) async -> Void)? = nil,
     dropLinks: (@Sendable (BluetoothAddress) async -> Void)? = nil,
     bootloaderHook: (@Sendable (BluetoothAddress, String?) async -> Void)? = nil, now: @escaping @Sendable () -> UInt32
   ) {
     self.dropLinks = dropLinks
     self.onChange = onChange
+    self.onWrite = onWrite
     self.bootloaderHook = bootloaderHook
     self.address = address
     var device = SimulatedKBeaconDevice(address: address, profile: profile, password: password, configuration: configuration)
@@ -53,6 +57,9 @@ public actor SimulatedKBeacon {
 
   /// Called after every applied `cfg` message (the simulator's flash write).
   private let onChange: (@Sendable () async -> Void)?
+  /// Called with every write the device accepts, before `onChange` and before the acknowledgement (the
+  /// shared write log, `SimulatorWriteLog`).
+  private let onWrite: (@Sendable (SimulatedWrite) async -> Void)?
 
   /// A central connected with this ATT MTU.
   public func connected(mtu: Int) { device.connected(mtu: mtu) }
@@ -66,13 +73,17 @@ public actor SimulatedKBeacon {
   func write(_ bytes: [UInt8], link: ObjectIdentifier, mtu: Int) async -> SimulatedKBeaconDevice.Output {
     if currentLink != link {
       currentLink = link
+      links += 1
       device.connected(mtu: mtu)
     } else {
       device.updateMTU(mtu)
     }
     let before = device.configurationWrites
     let output = device.receive(bytes, now: now())
-    if device.configurationWrites != before, let onChange { await onChange() }
+    if device.configurationWrites != before {
+      await onWrite?(SimulatedWrite(link: links, address: address.description, what: "cfg", keys: device.lastWrittenKeys))
+      await onChange?()
+    }
     return output
   }
 
@@ -103,6 +114,7 @@ public actor SimulatedKBeacon {
   /// The new application a DFU installed now runs: `ver` becomes `version`, saved like a configuration write.
   public func installFirmware(version: String) async {
     device.installFirmware(version: version)
+    await onWrite?(SimulatedWrite(link: links, address: address.description, what: "firmware", keys: ["ver"]))
     if let onChange { await onChange() }
   }
 

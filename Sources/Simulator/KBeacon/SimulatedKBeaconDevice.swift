@@ -36,6 +36,8 @@ public struct SimulatedKBeaconDevice: Sendable {
   public private(set) var reboots = 0
   /// How many `cfg` messages the device has applied (tests check that nothing is written twice).
   public package(set) var configurationWrites = 0
+  /// The keys of the last `cfg` message applied, `msg` left out, for the shared write log (`SimulatedWrite`).
+  public private(set) var lastWrittenKeys: [String] = []
   private var password: KBeaconPassword
   private var random: SeededGenerator
   private var link = LinkState(mtu: FrameBudget.defaultATTMTU)
@@ -253,6 +255,7 @@ public struct SimulatedKBeaconDevice: Sendable {
       switch KBeaconDeviceWrites.apply(object, to: configuration, profile: profile) {
       case .success(let outcome):
         configurationWrites += 1
+        lastWrittenKeys = object.keys.filter { $0 != "msg" }
         configuration = outcome.configuration
         if let pwd = outcome.newPassword, let newPassword = try? KBeaconPassword(pwd) { password = newPassword }
         if faults.dropLinkAfterWrites > 0 {

@@ -1,0 +1,58 @@
+import CLibPQ
+import Foundation
+
+/// Going on through a server restart (issue #23, "A PostgreSQL restart of 0.6 s stopped every gateway"): a
+/// statement that fails because the connection is gone — libpq reports the connection bad, or the server
+/// says it is shutting down, starting up or unreachable (SQLSTATE class 08, 57P01–57P03) — is retried on a
+/// reset connection (`PQreset`, the same parameters), with a backoff from 50 ms doubling to 2 s, until
+/// `within` seconds have passed since the first failure; then the last error is thrown, saying how long the
+/// server was unreachable. Any other error (a constraint, a syntax error, a lost lease) is thrown at once.
+///
+/// Runs on the connection's own thread (`PostgresConnection`): the waits block that thread, never the
+/// cooperative pool. A body the connection dropped in the middle is run again from its start. The server
+/// rolls back a transaction whose connection died, so a transaction runs once; the one ambiguity is a
+/// COMMIT whose reply was lost — applied, yet run again — which for the journal means an `attempts` or
+/// `writes` counter one too high, never a device state wrong [I: the journal's counters are reports; the
+/// device's writes are proved by the writes themselves].
+public enum PostgresReconnect {
+  /// The bound before a gateway gives up on an unreachable server [I: a minute outlasts a restart or a
+  /// failover, and is short enough that an operator sees a dead server while the campaign is watched].
+  public static let defaultSeconds = 60.0
+
+  /// Settings every connection gets, again after each reset.
+  static func configure(_ pointer: OpaquePointer) {
+    PQclear(PQexec(pointer, "SET client_min_messages TO warning"))
+  }
+
+  static func run<T>(_ pointer: OpaquePointer, location: String, within bound: Double, _ body: () throws -> T) throws -> T {
+    var firstFailure: Date? = nil
+    var delay = 0.05
+    while true {
+      var failure: PostgresError
+      if PQstatus(pointer) != CONNECTION_OK {
+        PQreset(pointer)
+        if PQstatus(pointer) == CONNECTION_OK { configure(pointer) }
+      }
+      if PQstatus(pointer) == CONNECTION_OK {
+        do { return try body() } catch let error as PostgresError where lost(error, pointer) { failure = error }
+      } else {
+        failure = PostgresError(location: location, message: String(cString: PQerrorMessage(pointer)), sqlState: nil)
+      }
+      let started = firstFailure ?? Date()
+      firstFailure = started
+      guard Date().timeIntervalSince(started) < bound else {
+        failure.message = "the server could not be reached for \(Int(bound)) s: " + failure.message
+        throw failure
+      }
+      Thread.sleep(forTimeInterval: delay)
+      delay = min(delay * 2, 2)
+    }
+  }
+
+  /// Whether `error` means the connection is gone rather than that the statement was refused.
+  static func lost(_ error: PostgresError, _ pointer: OpaquePointer) -> Bool {
+    if PQstatus(pointer) == CONNECTION_BAD { return true }
+    guard let state = error.sqlState else { return false }
+    return state.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(state)
+  }
+}

@@ -1,0 +1,84 @@
+import Foundation
+
+/// One write a simulated device accepted: a `cfg` message applied (kbeacon-protocol.md §6.2) or a firmware
+/// image installed by a DFU (nordic-dfu.md §2), as the shared write log records it.
+public struct SimulatedWrite: Sendable, Hashable, Codable {
+  /// The process that served the link (a gateway process on a shared simulated site).
+  public var pid: Int32
+  /// The link within that process: the device's nth link there (1-based) [I: pid and link together name a
+  /// connection; an object address would be reused after the link ends].
+  public var link: Int
+  public var address: String
+  /// "cfg" or "firmware".
+  public var what: String
+  /// The keys the write carried (never their values: a `pwd` key is named, its password is not), sorted.
+  public var keys: [String]
+
+  public init(pid: Int32 = getpid(), link: Int, address: String, what: String, keys: [String]) {
+    (self.pid, self.link, self.address, self.what, self.keys) = (pid, link, address, what, keys.sorted())
+  }
+}
+
+/// The proof that no device was written twice (issue #23, part 5): every write a simulated device accepts,
+/// appended — one JSON line — to a log beside the simulator's state file, by every process that serves the
+/// fleet. The state file cannot show it: each process keeps its own copy of a device and the last save wins,
+/// so two processes' writes showed as one; this log only ever grows.
+///
+/// Each line goes out in one `write(2)` on a descriptor opened with `O_APPEND`, so lines from several
+/// processes never interleave or overwrite each other (the kernel moves the offset to the end and writes in
+/// one step; a line is a few hundred bytes) [I]. It is appended before the device acknowledges the write,
+/// as the state file is saved, so a process killed at any moment never leaves an acknowledged write out.
+/// `sim reset` removes it with the state.
+public struct SimulatorWriteLog: Sendable {
+  public let path: String
+
+  public init(path: String) { self.path = path }
+
+  /// Appends `write` as one line (blocking: call it off the cooperative pool).
+  public func append(_ write: SimulatedWrite) throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = .sortedKeys
+    let line = Array(try encoder.encode(write)) + [UInt8(ascii: "\n")]
+    try FileManager.default.createDirectory(
+      atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+    let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+    guard fd >= 0 else { throw SimulatorStateStore.StateError("cannot open \(path): \(String(cString: strerror(errno)))") }
+    defer { close(fd) }
+    let written = line.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+    guard written == line.count else {
+      throw SimulatorStateStore.StateError("cannot append to \(path): \(String(cString: strerror(errno)))")
+    }
+  }
+
+  /// Every write logged so far, in the order appended; none when there is no log. A line that is not a
+  /// write (a torn last line cannot happen with one `write(2)`, but a hand-edited file can) is refused.
+  public func writes() throws -> [SimulatedWrite] {
+    guard let data = FileManager.default.contents(atPath: path) else { return [] }
+    let decoder = JSONDecoder()
+    return try data.split(separator: UInt8(ascii: "\n")).enumerated().map { index, line in
+      do { return try decoder.decode(SimulatedWrite.self, from: Data(line)) } catch {
+        throw SimulatorStateStore.StateError("\(path) line \(index + 1) is not a simulated write: \(error)")
+      }
+    }
+  }
+
+  /// How many writes each device accepted, by address.
+  public func counts(what: String = "cfg") throws -> [String: Int] {
+    try writes().filter { $0.what == what }.reduce(into: [:]) { $0[$1.address, default: 0] += 1 }
+  }
+
+  /// Removes the log. Returns whether there was one.
+  @discardableResult
+  public func remove() throws -> Bool {
+    guard FileManager.default.fileExists(atPath: path) else { return false }
+    try FileManager.default.removeItem(atPath: path)
+    return true
+  }
+}
+
+extension SimulatorStateStore {
+  /// The write log of this fleet: the state file's path with `.writes.jsonl` for `.json`.
+  public var writeLog: SimulatorWriteLog {
+    SimulatorWriteLog(path: (path.hasSuffix(".json") ? String(path.dropLast(5)) : path) + ".writes.jsonl")
+  }
+}

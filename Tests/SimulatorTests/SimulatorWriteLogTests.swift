@@ -1,0 +1,63 @@
+import BeaconCore
+import Foundation
+import KBeacon
+import Testing
+
+@testable import Simulator
+
+/// The shared write log of simulated devices (issue #23 part 5): what two simulations of one site — two
+/// gateway processes — made a device accept, line by line, where each one's own counter shows only its own.
+@Suite(.timeLimit(.minutes(2))) struct SimulatorWriteLogTests {
+  static let environment = KBeaconSession.Environment(randomBytes: { n in (0..<n).map { UInt8($0 &* 37 &+ 11) } }, now: { 1_700_000_000 })
+
+  static func temporaryLog() -> SimulatorWriteLog {
+    SimulatorWriteLog(path: NSTemporaryDirectory() + "bp-write-log-\(UUID().uuidString.prefix(8))/fleet.writes.jsonl")
+  }
+
+  /// A simulation of the demo fleet whose devices' writes go to `log`, as the CLI wires it.
+  static func simulation(logging log: SimulatorWriteLog) -> SimulatedCentral {
+    let (central, kbeacons) = SimulatedCentral.withKBeacons(fleet: DemoFleet.fleet, pace: .unpaced)
+    kbeacons.setWriteObserver { write in try? log.append(write) }
+    return central
+  }
+
+  static func write(name: String, to address: BluetoothAddress, through central: SimulatedCentral) async throws {
+    let client = GATTClient(bearer: try await central.connect(to: address, type: .public, timeout: .seconds(1)))
+    let (session, _) = try await KBeaconSession.connect(
+      client: client, password: .factoryDefault, environment: Self.environment, timeouts: .all(.seconds(2)))
+    var changes = KBeaconConfiguration()
+    changes.common[CommonKey.name] = name
+    try await session.write(changes)
+    await session.close()
+  }
+
+  @Test func twoSimulationsOfOneSiteEachLogTheirWriteOfADevice() async throws {
+    let log = Self.temporaryLog()
+    let address = BluetoothAddress("DD:34:02:06:D1:02")!
+    let (first, second) = (Self.simulation(logging: log), Self.simulation(logging: log))
+    try await Self.write(name: "from-first", to: address, through: first)
+    try await Self.write(name: "from-second", to: address, through: second)
+    try await Self.write(name: "again-first", to: address, through: first)
+    let writes = try log.writes()
+    #expect(try log.counts() == [address.description: 3])
+    #expect(writes.map(\.link) == [1, 1, 2])  // each simulation's own links to the device
+    #expect(writes.allSatisfy { $0.pid == getpid() && $0.what == "cfg" && $0.keys == ["name"] })
+    // One JSON line each, values never logged.
+    let text = try String(contentsOfFile: log.path, encoding: .utf8)
+    #expect(text.split(separator: "\n").count == 3 && !text.contains("from-first"))
+    try log.remove()
+  }
+
+  @Test func appendsFromManyThreadsAtOnceAreWholeLines() throws {
+    let log = Self.temporaryLog()
+    DispatchQueue.concurrentPerform(iterations: 8) { thread in
+      for i in 0..<50 {
+        try? log.append(SimulatedWrite(link: i, address: "AA:00:00:00:00:0\(thread)", what: "cfg", keys: ["name", "advMode"]))
+      }
+    }
+    let counts = try log.counts()
+    #expect(counts.count == 8 && counts.values.allSatisfy { $0 == 50 })
+    #expect(try log.writes().allSatisfy { $0.keys == ["advMode", "name"] })
+    try log.remove()
+  }
+}
