@@ -5,8 +5,9 @@ import Simulator
 
 /// The saved state of a simulated site that several gateway processes serve at once (a fleet file with
 /// `gateways`, issue #18). The devices are one set, as real beacons are, whichever gateway talks to them:
-/// - a device is read back from the state file just before this process's first link to it
-///   (`KBeaconSimulation.refresh(_:)`), so it is as the last gateway left it — a gateway taking over a dead
+/// - a device is read back just before each of this process's links to it (`KBeaconSimulation.refresh(_:)`)
+///   from the state file, or from the write log when a gateway died between logging a write and saving it
+///   (`SimulatorStateStore.newest`), so it is as the last gateway left it — a gateway taking over a dead
 ///   one's device finds that gateway's write;
 /// - a save (after each applied write, before its acknowledgement, as for one process) rewrites, under an
 ///   exclusive `flock` of `<state file>.lock`, only the devices this process brought up, over the file as it
@@ -18,7 +19,7 @@ enum SharedSimulatorState {
     let io = SerialThread(name: "beacon-provision.simulator-shared-state")
     kbeacons.setSharedState { address in
       await withCheckedContinuation { continuation in
-        io.async { continuation.resume(returning: withLock(store) { (try? store.load())?[address] }) }
+        io.async { continuation.resume(returning: withLock(store) { try? store.newest(address) }) }
       }
     }
     let saver = SimulatorStateSaver(

@@ -42,10 +42,33 @@ import Testing
     #expect(try log.counts() == [address.description: 3])
     #expect(writes.map(\.link) == [1, 1, 2])  // each simulation's own links to the device
     #expect(writes.allSatisfy { $0.pid == getpid() && $0.what == "cfg" && $0.keys == ["name"] })
-    // One JSON line each, values never logged.
+    // One JSON line each; the keys name what was written, and the device's state after the write rides along
+    // (the log is written ahead of the state file).
     let text = try String(contentsOfFile: log.path, encoding: .utf8)
-    #expect(text.split(separator: "\n").count == 3 && !text.contains("from-first"))
+    #expect(text.split(separator: "\n").count == 3)
+    #expect(writes.map { $0.state?.contains("\"from-first\"") == true } == [true, false, false])
+    #expect(writes.map { $0.state?.contains("\"again-first\"") == true } == [false, false, true])
     try log.remove()
+  }
+
+  /// A process killed after logging a write and before saving the state file: the next process to link to
+  /// the device reads the write back from the log (the device keeps its flash write when a gateway dies),
+  /// so a gateway taking over does not write the device again from the older state file.
+  @Test func theNewestStateIsTheLogsWhenTheStateFileMissedAWrite() async throws {
+    let folder = NSTemporaryDirectory() + "bp-newest-\(UUID().uuidString.prefix(8))"
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let store = SimulatorStateStore(stateDirectory: folder, fleetFile: nil)
+    let address = BluetoothAddress("DD:34:02:06:D1:02")!
+    let central = Self.simulation(logging: store.writeLog)
+    try await Self.write(name: "logged-only", to: address, through: central)
+    // The state file as an earlier save left it: the device before that write.
+    var before = try #require(try store.newest(address))
+    #expect(before.configuration.common[CommonKey.name] == "logged-only" && before.writes == 1)
+    before.writes = 0
+    before.configuration.common[CommonKey.name] = "older"
+    try store.save([address: before])
+    let newest = try #require(try store.newest(address))
+    #expect(newest.writes == 1 && newest.configuration.common[CommonKey.name] == "logged-only")
   }
 
   @Test func appendsFromManyThreadsAtOnceAreWholeLines() throws {

@@ -93,10 +93,19 @@ public final class KBeaconSimulation: Sendable {
     sharedState.withLock { $0 = load }
   }
 
-  /// Before a link: a device not brought up yet in this process is read back from the shared state.
+  /// Before every link: the device is read back from the shared state, so it is as the last gateway left
+  /// it. A device already brought up in this process takes the saved state too — it may have been changed
+  /// by another gateway since this one last talked to it (a takeover after a `kill -9`): reading it only
+  /// before the first link, a gateway that had surveyed a device wrote it again from its stale copy. A
+  /// device is worked on by one gateway at a time and each write is saved before its acknowledgement, so
+  /// the file holds the newest state.
   public func refresh(_ address: BluetoothAddress) async {
-    guard let load = sharedState.withLock({ $0 }), devices.withLock({ $0[address] }) == nil else { return }
-    if let snapshot = await load(address) { refreshed.withLock { $0[address] = snapshot } }
+    guard let load = sharedState.withLock({ $0 }), let snapshot = await load(address) else { return }
+    if let device = devices.withLock({ $0[address] }) {
+      await device.restore(snapshot)
+    } else {
+      refreshed.withLock { $0[address] = snapshot }
+    }
   }
 
   /// The devices brought up in this process, as they are now (the only ones it may have changed).

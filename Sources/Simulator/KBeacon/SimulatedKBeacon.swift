@@ -55,6 +55,14 @@ public actor SimulatedKBeacon {
     SimulatedKBeaconSnapshot(configuration: device.configuration, password: device.passwordText, writes: device.configurationWrites)
   }
 
+  /// Takes the state another process saved (`KBeaconSimulation.refresh(_:)`), when it is this model's.
+  package func restore(_ snapshot: SimulatedKBeaconSnapshot) {
+    guard snapshot.configuration.generation == device.configuration.generation,
+      let password = try? KBeaconPassword(snapshot.password)
+    else { return }
+    device.restore(configuration: snapshot.configuration, password: password, writes: snapshot.writes)
+  }
+
   /// Called after every applied `cfg` message (the simulator's flash write).
   private let onChange: (@Sendable () async -> Void)?
   /// Called with every write the device accepts, before `onChange` and before the acknowledgement (the
@@ -81,7 +89,8 @@ public actor SimulatedKBeacon {
     let before = device.configurationWrites
     let output = device.receive(bytes, now: now())
     if device.configurationWrites != before {
-      await onWrite?(SimulatedWrite(link: links, address: address.description, what: "cfg", keys: device.lastWrittenKeys))
+      let state = String(decoding: SimulatorStateStore.entry(snapshot()), as: UTF8.self)
+      await onWrite?(SimulatedWrite(link: links, address: address.description, what: "cfg", keys: device.lastWrittenKeys, state: state))
       await onChange?()
     }
     return output

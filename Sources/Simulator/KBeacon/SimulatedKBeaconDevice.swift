@@ -89,6 +89,14 @@ public struct SimulatedKBeaconDevice: Sendable {
 
   /// The device's password, for saving the simulated fleet's state between runs.
   package var passwordText: String { password.text }
+
+  /// Takes saved state another process wrote (several gateways on one simulated site): configuration,
+  /// password and write count, as a restart would.
+  package mutating func restore(configuration: KBeaconConfiguration, password: KBeaconPassword, writes: Int) {
+    self.configuration = configuration
+    self.password = password
+    configurationWrites = writes
+  }
   /// True while the device owes the app part of an answer.
   public var isBusy: Bool { link.sender != nil || !link.queue.isEmpty || link.assembler.isCollecting }
 

@@ -47,14 +47,33 @@ public struct SimulatorStateStore: Sendable {
     }
     var result: [BluetoothAddress: SimulatedKBeaconSnapshot] = [:]
     for (key, value) in devices {
-      guard let address = BluetoothAddress(key), let entry = value.objectValue,
-        let generation = entry["generation"]?.stringValue.flatMap(ProtocolGeneration.init(rawValue:)),
-        let password = entry["password"]?.stringValue, let json = entry["configuration"]?.objectValue,
-        let configuration = try? KBeaconConfiguration(deviceJSON: json, generation: generation)
+      guard let address = BluetoothAddress(key), let snapshot = Self.snapshot(value)
       else { throw StateError("\(path): the entry for \(key) is damaged; `beacon-provision sim reset` starts afresh") }
-      result[address] = SimulatedKBeaconSnapshot(configuration: configuration, password: password, writes: entry["writes"]?.intValue ?? 0)
+      result[address] = snapshot
     }
     return result
+  }
+
+  /// A device entry (`entry(_:)`) read back; nil when it is damaged.
+  static func snapshot(_ value: JSONValue) -> SimulatedKBeaconSnapshot? {
+    guard let entry = value.objectValue,
+      let generation = entry["generation"]?.stringValue.flatMap(ProtocolGeneration.init(rawValue:)),
+      let password = entry["password"]?.stringValue, let json = entry["configuration"]?.objectValue,
+      let configuration = try? KBeaconConfiguration(deviceJSON: json, generation: generation)
+    else { return nil }
+    return SimulatedKBeaconSnapshot(configuration: configuration, password: password, writes: entry["writes"]?.intValue ?? 0)
+  }
+
+  /// The device at `address` as it was last written: the state file's entry, or the write log's last entry
+  /// for it when that one is newer (more writes) — a process killed after logging a write and before saving
+  /// the state file (see `SimulatedWrite.state`).
+  public func newest(_ address: BluetoothAddress) throws -> SimulatedKBeaconSnapshot? {
+    let saved = try load()[address]
+    let logged = try writeLog.writes().last { $0.address == address.description && $0.state != nil }
+      .flatMap { write in write.state.flatMap { try? JSONParser.parse(Array($0.utf8)) }.flatMap(Self.snapshot) }
+    guard let logged else { return saved }
+    guard let saved else { return logged }
+    return logged.writes > saved.writes ? logged : saved
   }
 
   /// The saved settings of the simulated AT-command devices; empty when there are none.

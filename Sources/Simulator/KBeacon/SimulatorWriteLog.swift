@@ -13,9 +13,16 @@ public struct SimulatedWrite: Sendable, Hashable, Codable {
   public var what: String
   /// The keys the write carried (never their values: a `pwd` key is named, its password is not), sorted.
   public var keys: [String]
+  /// The device as the write left it, as the state file holds a device (`SimulatorStateStore.entry`): the
+  /// log is written ahead of the state file, so a process killed between the two leaves the write here and
+  /// the next process to link to the device reads it back from the log (`SimulatorStateStore.newest`)
+  /// [I: a gateway's death must not undo the device's flash write: the device lives on]. Like the state file
+  /// it holds the device's password.
+  public var state: String?
 
-  public init(pid: Int32 = getpid(), link: Int, address: String, what: String, keys: [String]) {
+  public init(pid: Int32 = getpid(), link: Int, address: String, what: String, keys: [String], state: String? = nil) {
     (self.pid, self.link, self.address, self.what, self.keys) = (pid, link, address, what, keys.sorted())
+    self.state = state
   }
 }
 
