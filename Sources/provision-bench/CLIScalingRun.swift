@@ -38,8 +38,9 @@ struct CLIScalingRun {
 
   struct Result {
     var exit: Int32 = 0
-    /// The whole command, and its campaign: from the first link to the last device's end.
-    var seconds = 0.0, campaignSeconds = 0.0
+    /// The whole command, and its campaign: from the first link to the last device's end; the command's
+    /// CPU time (user + system: the client and the simulated fleet share its process).
+    var seconds = 0.0, campaignSeconds = 0.0, cpuSeconds = 0.0
     var finished = 0, failed = 0
     /// Links in use, time-weighted, over the campaign and in ten equal slices of it.
     var meanLinks = 0.0
@@ -57,7 +58,8 @@ struct CLIScalingRun {
 
   static func run(_ binary: String, _ arguments: [String]) async throws -> Result {
     let start = ContinuousClock.now
-    let (status, log) = try await OffPool.run { () -> (Int32, String) in
+    let (status, log, cpu) = try await OffPool.run { () -> (Int32, String, Double) in
+      let before = childrenCPUSeconds()
       let process = Process()
       process.executableURL = URL(fileURLWithPath: binary)
       process.arguments = arguments + ["--log-level", "debug"]
@@ -67,10 +69,11 @@ struct CLIScalingRun {
       try process.run()
       let data = stderr.fileHandleForReading.readDataToEndOfFile()
       process.waitUntilExit()
-      return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+      return (process.terminationStatus, String(decoding: data, as: UTF8.self), childrenCPUSeconds() - before)
     }
     var result = parse(log)
     result.exit = status
+    result.cpuSeconds = cpu
     result.seconds = (ContinuousClock.now - start) / .seconds(1)
     return result
   }
@@ -120,6 +123,14 @@ struct CLIScalingRun {
     return result
   }
 
+  /// User + system CPU time of the children waited for so far.
+  static func childrenCPUSeconds() -> Double {
+    var usage = rusage()
+    getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &usage)
+    func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1_000_000 }
+    return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+  }
+
   static func value(_ message: Substring, _ key: String) -> String? {
     guard let range = message.range(of: " \(key)=") else { return nil }
     return String(message[range.upperBound...].prefix { $0 != " " })
@@ -127,8 +138,8 @@ struct CLIScalingRun {
 
   /// One line of figures for a run against the one-link baseline's seconds per device.
   static func line(_ label: String, _ r: Result, devices: Int, links: Int, baseline: (whole: Double, campaign: Double)?) -> String {
-    var text = String(format: "%@: exit %d, %.1f s (campaign %.1f s), %d finished, %d failed; links in use %.2f of %d",
-      label, r.exit, r.seconds, r.campaignSeconds, r.finished, r.failed, r.meanLinks, links)
+    var text = String(format: "%@: exit %d, %.1f s (campaign %.1f s), CPU %.1f s (%.0f %% of one core), %d finished, %d failed; links in use %.2f of %d",
+      label, r.exit, r.seconds, r.campaignSeconds, r.cpuSeconds, 100 * r.cpuSeconds / r.seconds, r.finished, r.failed, r.meanLinks, links)
     if let baseline {
       let whole = baseline.whole * Double(devices) / r.seconds, campaign = baseline.campaign * Double(devices) / r.campaignSeconds
       text += String(format: "; speed-up %.2f× whole command, %.2f× campaign (goal ≥ %.2f×)", whole, campaign, 0.95 * Double(links))

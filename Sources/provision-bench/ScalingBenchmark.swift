@@ -6,7 +6,8 @@ import Foundation
 /// and with 16 links on an adapter configured for 16 (`"adapter": {"links": 16}`). Each run prints its wall
 /// time, its campaign (first link to last device), the devices failed, the speed-up over one link — of the
 /// whole command and of the campaign, against the goal 0.95 × links — and the links in use over the
-/// campaign, from the command's own log (`CLIScalingRun`).
+/// campaign, from the command's own log (`CLIScalingRun`), and its CPU time: with the links full, a speed-up
+/// short of the links is the process's CPU (client and simulated fleet together) on a shared machine.
 enum ScalingBenchmark {
   static func run(name: String, faulty: Bool, arguments: @escaping (CLIScalingRun.Site, _ links: Int) -> [String]) async throws {
     guard let binary = CLIScalingRun.binary() else {
