@@ -10,6 +10,8 @@ import Synchronization
 final class CampaignProgress: Sendable {
   struct State {
     var done = 0, failed = 0, working: [String: String] = [:], lastHeight = 0
+    /// Links in flight and the limit, as last reported.
+    var links: (inUse: Int, limit: Int)?
   }
 
   let isTerminal: Bool
@@ -47,6 +49,14 @@ final class CampaignProgress: Sendable {
         let line = "the adapter holds \(links) link\(links == 1 ? "" : "s") at once: running \(links) devices at a time instead of \(asked)"
         guard isTerminal else { return line }
         s.working["adapter"] = line
+      case .linkLimitRaised(let links, let asked):
+        let line = "links: raising to \(links) at once after successes, one at a time up to \(asked) (lowered again if the adapter refuses)"
+        guard isTerminal else { return line }
+        s.working["adapter"] = line
+      case .linksInUse(let inUse, let limit):
+        // Shown with the counts at the next redraw; not a line of its own.
+        s.links = (inUse, limit)
+        return nil
       case .progress(let address, let done, let total, let rate):
         let eta = rate > 0 ? Int(Double(total - done) / rate) : nil
         s.working[address] = "transferring \(done * 100 / max(total, 1))% (\(done)/\(total) bytes, \(Int(rate)) B/s"
@@ -61,7 +71,8 @@ final class CampaignProgress: Sendable {
           return "devices: \(s.done) done, \(s.failed) failed, \(total - finished) pending"
         }
       }
-      var lines = ["devices: \(s.done) done, \(s.failed) failed, \(total - s.done - s.failed) pending"]
+      var lines = ["devices: \(s.done) done, \(s.failed) failed, \(total - s.done - s.failed) pending"
+        + (s.links.map { "; links \($0.inUse) in use (limit \($0.limit))" } ?? "")]
       lines += s.working.sorted { $0.key < $1.key }.map { "  \($0.key)  \($0.value)" }
       let clear = String(repeating: "\u{1B}[1A\u{1B}[2K", count: s.lastHeight)
       s.lastHeight = lines.count

@@ -2,49 +2,91 @@ import BeaconCore
 
 /// The adapter's link limit (linux-ble.md §4 item 6: controllers hold 3–7 links). A connect the adapter
 /// refuses because every link it can hold is open — `LinkError(.tooManyLinks)`: the simulator's link cap,
-/// or BlueZ's EMLINK for HCI status 0x09 Connection Limit Exceeded — is not a device failure:
-/// - while links of this campaign are open, the device waits for one of them to close and tries again
-///   (no attempt counted), and the campaign lowers its parallelism to the links the adapter holds and says
-///   so (`CampaignEvent.linkLimit`);
-/// - while none are open (another program holds the links, or one of ours is still being torn down: the
-///   kernel drops an LE link some time after its socket closes), it pauses `idleLinkWait` and tries again,
-///   up to `idleLinkWaitLimit` times [I: 20 × 250 ms, past a typical 2 s disconnect timeout], then counts
-///   the refusal as a transient failure under the retry policy.
+/// or BlueZ's EMLINK for HCI status 0x09 Connection Limit Exceeded — is not a device failure and costs the
+/// device no attempt. `LinkLimitEstimate` tells a link of ours still being torn down from the adapter's limit:
+/// - a teardown: the device pauses (`firstTeardownPause`, doubling up to `lastTeardownPause`) and tries again;
+///   the limit stays;
+/// - the limit: the campaign lowers its links at once to the attempts in flight and says so
+///   (`CampaignEvent.linkLimit`, once per new low); the device gives back its link permit and waits for
+///   one. While none of ours is in flight (another program holds the links) it pauses `idleLinkWait`
+///   instead, up to `idleLinkWaitLimit` times [I: 20 × 250 ms, past a typical 2 s disconnect timeout],
+///   then counts the refusal as a transient failure under the retry policy.
+/// Successes raise the limit again by one link at a time, said once (`CampaignEvent.linkLimitRaised`).
+/// `CampaignEvent.linksInUse` reports the attempts in flight and the limit whenever either changes.
 extension Campaign {
   static var idleLinkWait: Duration { .milliseconds(250) }
   static var idleLinkWaitLimit: Int { 20 }
+  /// [I] A simulated link's slot is free within a millisecond or two of its close; the kernel's takes longer.
+  static var firstTeardownPause: Duration { .milliseconds(2) }
+  static var lastTeardownPause: Duration { .milliseconds(128) }
 
-  /// One attempt, counted in flight while it runs; its end wakes the visits waiting for a link.
+  /// A device's pauses on refusals taken for a teardown since its last link.
+  struct TeardownWait {
+    var waited = Duration.zero
+    var next = Campaign.firstTeardownPause
+  }
+
+  /// One attempt, counted in flight while it runs. An attempt the adapter refused a link did not hold one:
+  /// its end is no teardown and no success.
   func attemptOnce(_ target: Target, attempt: Int) async throws -> DeviceOutcome {
     inFlight += 1
-    defer {
-      inFlight -= 1
-      attemptEnds += 1
-      wakeLinkWaiters()
-    }
-    return try await work.attempt(target, attempt: attempt, context: context)
-  }
-
-  /// Lowers the parallelism to the attempts still running (an upper bound on the links the adapter holds:
-  /// when several connects are refused together, each lowers it further) and waits until one of them ends
-  /// (at once if one ended since this visit's attempt started). The lowered figure is announced after the
-  /// wait, once the refusals that came together have all lowered it.
-  func waitForLink(address: String, endsBefore: Int) async {
-    linkLimit = min(linkLimit, max(1, inFlight))
-    // Our own attempt's end counts once; another end since then means a link may be free already.
-    if attemptEnds - endsBefore <= 1 {
-      await withCheckedContinuation { linkWaiters.append($0) }
-    }
-    if linkLimit < announcedLinkLimit {
-      announcedLinkLimit = linkLimit
-      continuation.yield(.linkLimit(links: linkLimit, asked: options.parallel))
+    reportLinks()
+    do {
+      let outcome = try await work.attempt(target, attempt: attempt, context: context)
+      attemptEnded(refused: false)
+      return outcome
+    } catch {
+      attemptEnded(refused: (error as? LinkError)?.code == .tooManyLinks)
+      throw error
     }
   }
 
-  func wakeLinkWaiters() {
-    let waiters = linkWaiters
-    linkWaiters = []
-    for waiter in waiters { waiter.resume() }
+  private func attemptEnded(refused: Bool) {
+    inFlight -= 1
+    if !refused {
+      lastAttemptEnd = .now
+      if links.attemptEnded() {
+        if let raised = links.firstRaise() {
+          continuation.yield(.linkLimitRaised(links: raised, asked: options.parallel))
+        }
+        grantPermits()
+      }
+    }
+    reportLinks()
+  }
+
+  /// After a refused connect: a short pause for a teardown, or the lowered limit's permit for the limit.
+  /// `endBefore`: the last end of an attempt of ours before the refused one started.
+  func waitAfterRefusal(
+    _ address: String, endBefore: ContinuousClock.Instant?, teardown: inout TeardownWait, idleLinkWaits: inout Int
+  ) async {
+    let since = endBefore.map { ContinuousClock.now - $0 }
+    switch links.refused(inFlight: inFlight, sinceLastEnd: since, teardownWaited: teardown.waited) {
+    case .teardown:
+      let delay = teardown.next
+      teardown.waited += delay
+      teardown.next = min(delay * 2, Self.lastTeardownPause)
+      await pause(address, delay)
+    case .limit:
+      reportLinks()
+      releasePermit()
+      if inFlight == 0 {
+        idleLinkWaits += 1
+        await pause(address, Self.idleLinkWait)
+      }
+      await takePermit()
+      teardown = TeardownWait()
+      // Announced after the wait, once the refusals that came together have all lowered it.
+      if let low = links.newLow() { continuation.yield(.linkLimit(links: low, asked: options.parallel)) }
+    }
+  }
+
+  /// `CampaignEvent.linksInUse` when the attempts in flight or the limit changed since the last one.
+  func reportLinks() {
+    let now = LinksReport(inUse: inFlight, limit: links.limit)
+    guard now != lastLinksReport else { return }
+    lastLinksReport = now
+    continuation.yield(.linksInUse(now.inUse, limit: now.limit))
   }
 
   /// A pause `requestStop()` cuts short. No suspension between the caller's stop check and registering
@@ -55,4 +97,10 @@ extension Campaign {
     _ = await backoff.result
     backoffs[address] = nil
   }
+}
+
+/// The attempts in flight and the link limit, as last reported.
+struct LinksReport: Equatable {
+  var inUse: Int
+  var limit: Int
 }

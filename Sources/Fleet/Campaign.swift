@@ -53,15 +53,25 @@ public actor Campaign {
   var journalFailure: JournalWriteError?
   /// Retry pauses in progress, by address: `requestStop()` cuts them short.
   var backoffs: [String: Task<Void, any Error>] = [:]
-  /// Links at once: `options.parallel`, lowered when the adapter turns out to hold fewer (Campaign+Links).
-  var linkLimit: Int
-  /// The lowest `linkLimit` reported in a `linkLimit` event so far.
-  var announcedLinkLimit: Int
-  /// Attempts running now (each holds or is opening a link), and how many have ended so far.
+  /// Links at once: `options.parallel`, lowered when the adapter turns out to hold fewer and raised again
+  /// after successes (`LinkLimitEstimate`, Campaign+Links).
+  var links: LinkLimitEstimate
+  /// Attempts running now (each holds or is opening a link), and when the last one ended (a connect made
+  /// soon after and refused may have met that link's teardown).
   var inFlight = 0
-  var attemptEnds = 0
-  /// Visits waiting for one of this campaign's links to be released.
-  var linkWaiters: [CheckedContinuation<Void, Never>] = []
+  var lastAttemptEnd: ContinuousClock.Instant?
+  /// Link permits: a visit holds one while it attempts (or is about to), not while it pauses before a
+  /// retry, so a busy device's backoff leaves its link to another device. At most `links.limit` are held,
+  /// except that visits already holding one keep it when the limit drops.
+  var permitsHeld = 0
+  /// Visits waiting for a permit, first come first served (before any new device is started).
+  var permitWaiters: [CheckedContinuation<Void, Never>] = []
+  /// The start loop's wait for a free permit (`Campaign+Permits`).
+  var launcherWaiter: CheckedContinuation<Void, Never>?
+  var launcherWoken = false
+  var launcherEnded = false
+  /// The last `CampaignEvent.linksInUse`.
+  var lastLinksReport: LinksReport?
 
   public init(
     work: any CampaignWork, targets: [Target], journal: any CampaignJournal, run: String, options: Options,
@@ -75,8 +85,7 @@ public actor Campaign {
     self.context = CampaignContext(run: run, journal: journal, emit: { continuation.yield($0) })
     self.options = options
     self.sleep = sleep
-    self.linkLimit = options.parallel
-    self.announcedLinkLimit = options.parallel
+    self.links = LinkLimitEstimate(asked: options.parallel)
   }
 
   /// Ctrl-C: no new device is started and no retry waits (a pause in progress ends now, leaving its device
@@ -84,7 +93,7 @@ public actor Campaign {
   public func requestStop() {
     stopRequested = true
     for backoff in backoffs.values { backoff.cancel() }
-    wakeLinkWaiters()
+    grantPermits()
   }
 
   /// A journal write failed: remember the first failure and stop as for Ctrl-C.
@@ -93,23 +102,33 @@ public actor Campaign {
     requestStop()
   }
 
+  /// Starts devices in order while a link permit is free, until every device has ended or a stop leaves
+  /// the rest pending. Besides a visit's end, a permit freed by a retry pause or a raised limit starts the
+  /// next device (`launcherNap`).
   public func start() async -> CampaignSummary {
     var outcomes: [String: DeviceOutcome] = [:]
-    await withTaskGroup(of: (String, DeviceOutcome).self) { group in
+    await withTaskGroup(of: (String, DeviceOutcome)?.self) { group in
       var queue = targets[...]
-      var running = 0
+      var visits = 0
       func launch() -> Bool {
-        guard !stopRequested, running < linkLimit, let target = queue.popFirst() else { return false }
+        guard !stopRequested, !queue.isEmpty, takeFreePermit() else { return false }
+        let target = queue.removeFirst()
         group.addTask { (target.address.description, await self.visit(target)) }
-        running += 1
+        visits += 1
         return true
       }
       while launch() {}
-      while let (address, outcome) = await group.next() {
-        running -= 1
-        outcomes[address] = outcome
+      group.addTask { await self.launcherNap(); return nil }
+      while visits > 0, let result = await group.next() {
+        if let (address, outcome) = result {
+          visits -= 1
+          outcomes[address] = outcome
+        } else if visits > 0 {
+          group.addTask { await self.launcherNap(); return nil }
+        }
         while launch() {}
       }
+      endLauncherNaps()
       for target in queue { outcomes[target.address.description] = .pending }
     }
     let interrupted = outcomes.values.contains(.pending)
@@ -122,25 +141,29 @@ public actor Campaign {
     return CampaignSummary(run: context.run, outcomes: outcomes, interrupted: interrupted, journalFailure: journalFailure)
   }
 
-  /// One device, with retries for transient failures.
+  /// One device, with retries for transient failures. Started holding a link permit, which it gives back
+  /// at its end and during a retry pause.
   func visit(_ target: Target) async -> DeviceOutcome {
+    let outcome = await visitHoldingPermit(target)
+    releasePermit()
+    return outcome
+  }
+
+  private func visitHoldingPermit(_ target: Target) async -> DeviceOutcome {
     let address = target.address.description
     var attempt = 1
     var idleLinkWaits = 0
+    var teardown = TeardownWait()
     while true {
-      let endsBefore = attemptEnds
+      // A refusal can be the teardown of a link of ours only if that link ended before this connect.
+      let endBefore = lastAttemptEnd
       do {
         return await finish(address, try await attemptOnce(target, attempt: attempt))
       } catch let error as LinkError where error.code == .tooManyLinks && !stopRequested
         && (inFlight > 0 || idleLinkWaits < Self.idleLinkWaitLimit)
       {
-        // The adapter's link limit is a reason to wait for a free link, not a device failure.
-        if inFlight > 0 {
-          await waitForLink(address: address, endsBefore: endsBefore)
-        } else {
-          idleLinkWaits += 1
-          await pause(address, Self.idleLinkWait)
-        }
+        // A link of ours still closing, or the adapter's link limit: a reason to wait, not a device failure.
+        await waitAfterRefusal(address, endBefore: endBefore, teardown: &teardown, idleLinkWaits: &idleLinkWaits)
         if stopRequested { return await finish(address, .pending, detail: error.description) }
         continue
       } catch let error as JournalWriteError {
@@ -164,9 +187,13 @@ public actor Campaign {
           return .pending
         }
         if stopRequested { return await finish(address, .pending, detail: reason) }
+        // The pause holds no link: another device may use it meanwhile.
+        releasePermit()
         await pause(address, delay)
+        await takePermit()
         if stopRequested { return await finish(address, .pending, detail: reason) }
         attempt += 1
+        teardown = TeardownWait()
       }
     }
   }

@@ -41,6 +41,11 @@ public enum CampaignEvent: Sendable, Hashable {
   /// The adapter holds only `links` links at once, fewer than the `asked` parallelism: devices wait for a
   /// free link, and the campaign runs `links` at once from here on.
   case linkLimit(links: Int, asked: Int)
+  /// After a lowered limit, successes raised it again to `links` (one link at a time, up to `asked`, and
+  /// lowered again if the adapter refuses): said once per campaign.
+  case linkLimitRaised(links: Int, asked: Int)
+  /// Attempts in flight (each holds or is opening a link) and the link limit, whenever either changes.
+  case linksInUse(Int, limit: Int)
   /// A transfer's progress (DFU): bytes confirmed of the total, and the rate so far.
   case progress(address: String, done: Int, total: Int, bytesPerSecond: Double)
 }

@@ -5,6 +5,7 @@ let benchmarks: [String: () async throws -> Void] = [
   "apply": ApplyBenchmark.run,
   "apply-scaling": ApplyScalingBenchmark.run,
   "audit": AuditBenchmark.run,
+  "audit-connect-scaling": AuditConnectScalingBenchmark.run,
   "decode": { DecodeBenchmark.run() },
   "dfu-throughput": DFUThroughputBenchmark.run,
   "gatt-round-trips": GATTRoundTrips.run,

@@ -1,6 +1,7 @@
 import BeaconCore
 import KBeacon
 import Profiles
+import Synchronization
 
 @testable import Fleet
 
@@ -69,14 +70,20 @@ enum FakeFailure: Error, ClassifiedFailure, CustomStringConvertible {
 }
 
 /// An adapter's link cap, as a controller enforces it: a connect beyond `limit` open links is refused with
-/// `LinkError(.tooManyLinks)`; closing a session frees its link at once.
+/// `LinkError(.tooManyLinks)`. Closing a session frees its link at once, or `teardown` later, as the kernel
+/// (and the simulator's `LinkCapacity`) frees a link's slot some time after its socket closed. `limit` can
+/// change midway, as when another program takes or gives back links.
 actor FakeLinkSlots {
-  let limit: Int
+  private(set) var limit: Int
+  let teardown: Duration?
   private(set) var open = 0
   private(set) var refusals = 0
   private(set) var mostOpen = 0
 
-  init(limit: Int) { self.limit = limit }
+  init(limit: Int, teardown: Duration? = nil) {
+    self.limit = limit
+    self.teardown = teardown
+  }
 
   func acquire(_ peer: BluetoothAddress) throws {
     guard open < limit else {
@@ -87,7 +94,32 @@ actor FakeLinkSlots {
     mostOpen = max(mostOpen, open)
   }
 
-  func release() { open -= 1 }
+  func release() {
+    guard let teardown else {
+      open -= 1
+      return
+    }
+    Task {
+      try? await Task.sleep(for: teardown)
+      self.freeSlot()
+    }
+  }
+
+  private func freeSlot() { open -= 1 }
+
+  func setLimit(_ value: Int) { limit = value }
+
+  /// Starts counting `mostOpen` afresh.
+  func resetMostOpen() { mostOpen = open }
+}
+
+/// A condition a test raises once and fake devices wait for (polled every millisecond, at most 5 s).
+final class TestFlag: Sendable {
+  private let raised = Mutex(false)
+  func raise() { raised.withLock { $0 = true } }
+  func wait() async {
+    for _ in 0..<5000 where !raised.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(1)) }
+  }
 }
 
 struct FakeSession: ConfigurationSession {
@@ -106,9 +138,12 @@ struct FakeSession: ConfigurationSession {
 struct FakeOpener: SessionOpener {
   let devices: [BluetoothAddress: FakeDevice]
   var slots: FakeLinkSlots? = nil
+  /// Awaited once the adapter gave a connect its link, before the session opens (nil: at once).
+  var connected: (@Sendable () async -> Void)? = nil
   func open(_ target: Target, password: Secret) async throws -> any ConfigurationSession {
     guard let d = devices[target.address] else { throw LinkError(.unknownDevice, peer: target.address) }
     try await slots?.acquire(target.address)
+    await connected?()
     do {
       return FakeSession(device: d, number: try await d.open(password.value), slots: slots)
     } catch {

@@ -11,16 +11,22 @@ import Testing
   @Test func aLinkLimitBelowTheParallelismMakesDevicesWaitNotFail() async throws {
     let f = try ApplyCampaignTests.Fixture(count: 4)
     let slots = FakeLinkSlots(limit: 2)
+    // The first two links stay open until the campaign has taken in both refusals: they come before any
+    // link of ours ended, so they are the adapter's limit, not a teardown.
+    let lowered = TestFlag()
     let pauses = Mutex(0)
     let campaign = ApplyCampaign(
-      profile: try ApplyCampaignTests.loaded(), targets: f.targets, opener: FakeOpener(devices: f.devices, slots: slots),
+      profile: try ApplyCampaignTests.loaded(), targets: f.targets, opener: FakeOpener(devices: f.devices, slots: slots, connected: { await lowered.wait() }),
       journal: f.journal, run: try await f.newRun(),
       options: .init(parallel: 4, retry: RetryPolicy(maximumAttempts: 1, firstDelay: .zero)),
       passwords: .init(current: Secret("0000000000000000")), resolver: DesiredResolver(urlCheck: { _ in nil }),
-      sleep: { _ in pauses.withLock { $0 += 1 } })
+      sleep: { delay in if delay >= Campaign.idleLinkWait { pauses.withLock { $0 += 1 } } })
     let events = Task {
       var all: [CampaignEvent] = []
-      for await event in campaign.events { all.append(event) }
+      for await event in campaign.events {
+        all.append(event)
+        if case .linksInUse(_, limit: 2) = event { lowered.raise() }
+      }
       return all
     }
     let summary = await campaign.start()
@@ -32,7 +38,7 @@ import Testing
       if case .linkLimit(let links, let asked) = event, asked == 4 { return links } else { return nil }
     }
     #expect(limits == [2])
-    // While links of this campaign were open, refused devices waited for one to close: no timed pauses.
+    // While links of this campaign were open, refused devices waited for one to close: no idle-adapter pauses.
     #expect(pauses.withLock { $0 } == 0)
   }
 }

@@ -102,6 +102,15 @@ import Testing
     }
   }
 
+  @Test func theAdapterSectionSetsTheSimulatedAdaptersLinks() throws {
+    let fleet = try SimulatedFleet.decode(Data(#"{"version":1,"devices":[],"adapter":{"links":16}}"#.utf8))
+    #expect(SimulatedCentral.withKBeacons(fleet: fleet, pace: .unpaced).central.gattLinks.capacity.limit == 16)
+    let plain = try SimulatedFleet.decode(Data(#"{"version":1,"devices":[]}"#.utf8))
+    #expect(SimulatedCentral.withKBeacons(fleet: plain, pace: .unpaced).central.gattLinks.capacity.limit == 5)
+    let zero = try #require(Self.error(#"{"version":1,"devices":[],"adapter":{"links":0}}"#))
+    #expect(zero.jsonPath == "adapter.links" && zero.description.contains("0 is outside 1…32"), "\(zero)")
+  }
+
   @Test func unreadableAndNonJSONFiles() throws {
     let missing = try #require(Self.loadError("/nonexistent/fleet.json"))
     #expect(missing.jsonPath == nil && missing.description.hasPrefix("/nonexistent/fleet.json: cannot read the file"))

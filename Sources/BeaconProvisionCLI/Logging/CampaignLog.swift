@@ -1,8 +1,8 @@
 import Fleet
 import Logging
 
-/// Log records of a `plan`/`apply` campaign's steps (`CampaignEvent`): each visit step and transfer
-/// progress at debug, retries and each device's outcome at info, the adapter's link limit at notice. Only addresses, steps, states, counts
+/// Log records of a `plan`/`apply` campaign's steps (`CampaignEvent`): each visit step, the links in use and
+/// transfer progress at debug, retries and each device's outcome at info, the adapter's link limit at notice. Only addresses, steps, states, counts
 /// and failure reasons are logged — never a changed value, since a password rotation is a change.
 enum CampaignLog {
   static let logger = CLILog.logger("campaign")
@@ -23,6 +23,10 @@ enum CampaignLog {
       logger.info("finished", metadata: metadata)
     case .linkLimit(let links, let asked):
       logger.notice("link limit", metadata: ["links": "\(links)", "asked": "\(asked)"])
+    case .linkLimitRaised(let links, let asked):
+      logger.notice("link limit raised", metadata: ["links": "\(links)", "asked": "\(asked)"])
+    case .linksInUse(let inUse, let limit):
+      logger.debug("links", metadata: ["in-use": "\(inUse)", "limit": "\(limit)"])
     case .progress(let address, let done, let total, _):
       logger.trace("transfer", metadata: ["device": "\(address)", "bytes": "\(done)/\(total)"])
     }

@@ -30,14 +30,20 @@ public struct SimulatedFleet: Sendable, Hashable, Codable {
   /// Several gateways on one site (issue #18): what each gateway hears, and how loud
   /// (`SimulatedFleet+Gateways`). Absent: one radio hears the whole fleet.
   public var gateways: GatewayViews?
+  /// The simulated controller (`SimulatedAdapterSection`): how many links it holds. Absent: 5.
+  public var adapter: SimulatedAdapterSection?
 
-  public init(version: Int = SimulatedFleet.currentVersion, devices: [SimulatedDevice], gateways: GatewayViews? = nil) {
+  public init(
+    version: Int = SimulatedFleet.currentVersion, devices: [SimulatedDevice], gateways: GatewayViews? = nil,
+    adapter: SimulatedAdapterSection? = nil
+  ) {
     self.version = version
     self.devices = devices
     self.gateways = gateways
+    self.adapter = adapter
   }
 
-  enum CodingKeys: String, CodingKey, CaseIterable { case version, devices, gateways }
+  enum CodingKeys: String, CodingKey, CaseIterable { case version, devices, gateways, adapter }
 
   public init(from decoder: any Decoder) throws {
     try decoder.rejectUnknownKeys(CodingKeys.self)
@@ -59,6 +65,7 @@ public struct SimulatedFleet: Sendable, Hashable, Codable {
     }
     gateways = try c.decodeIfPresent(GatewayViews.self, forKey: .gateways)
     try gateways?.check(against: devices, path: decoder.codingPath + [CodingKeys.gateways])
+    adapter = try c.decodeIfPresent(SimulatedAdapterSection.self, forKey: .adapter)
   }
 
   /// Decodes fleet JSON; `file` names the source in errors.

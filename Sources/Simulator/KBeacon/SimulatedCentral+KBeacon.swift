@@ -6,7 +6,8 @@ extension SimulatedCentral {
   /// buttonless DFU) behind their GATT servers; other devices get the generic database. The devices can
   /// drop their own links (wrong password, bootloader entry) through the central's `gattLinks`. Each scan
   /// advertises every KBeacon from its configuration at the scan's start (`restored` state included), so
-  /// a scan after a configuration write shows the new frames, name, interval and connectable flag.
+  /// a scan after a configuration write shows the new frames, name, interval and connectable flag. The
+  /// adapter holds `fleet.adapter.links` links at once (default 5).
   public static func withKBeacons(
     fleet: SimulatedFleet, name: String = Simulation.adapterName, pace: SimulationPace = .realTime,
     restored: [BluetoothAddress: SimulatedKBeaconSnapshot] = [:],
@@ -16,7 +17,7 @@ extension SimulatedCentral {
     let model = linkModel ?? (pace == .unpaced ? .instant : LinkModel())
     let kbeacons = KBeaconSimulation(
       fleet: fleet, model: model, restored: restored, restoredText: restoredText, now: now)
-    let links = SimulatedGATTLinks(model: model)
+    let links = fleet.adapter?.links.map { SimulatedGATTLinks(model: model, maxLinks: $0) } ?? SimulatedGATTLinks(model: model)
     kbeacons.setLinkDropper { address in await links.disconnect(address) }
     let bootloaders = SimulatedBootloaders(model: model)
     // Every KBeacon's buttonless 01 brings up its bootloader on this central (a later

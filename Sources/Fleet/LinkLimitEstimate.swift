@@ -1,0 +1,88 @@
+/// How many links at once a campaign asks of the adapter (linux-ble.md §4 item 6: controllers hold 3–7
+/// links; BlueZ reports its limit as EMLINK for HCI status 0x09 Connection Limit Exceeded, the simulator as
+/// `LinkCapacity`'s cap): `--parallel` at first, lowered when the adapter refuses a connect at its limit,
+/// raised again by one link after as many attempts as links ended without such a refusal — additive
+/// increase, as TCP's congestion window grows after a loss (RFC 5681 §3.1) [I: the step and the count are a
+/// choice]. A raise above the limit the adapter was seen to hold is a probe: one refusal takes it back.
+///
+/// A refused connect (`LinkError(.tooManyLinks)`) is one of two things, told apart here:
+/// - one of this campaign's links still being torn down: the kernel frees a link's slot some time after its
+///   socket closes, and the simulator's `LinkCapacity` after the close has returned, so the next device's
+///   connect, made as soon as the previous attempt ended, can find the slot still taken. Taken to be so
+///   while an attempt of ours ended less than `teardownGrace` ago, fewer attempts are in flight than the
+///   limit, the limit is not a probe, and the device has not yet paused `teardownGrace` in all on such
+///   refusals. The device pauses briefly and tries again; the limit stays.
+/// - the adapter's limit (or another program's links): the limit drops to the attempts in flight, an upper
+///   bound on the links the adapter holds for this campaign.
+///
+/// A device's own failure — busy, a wrong password, a dropped link — is neither: it ends an attempt like a
+/// success does and never lowers the limit.
+struct LinkLimitEstimate: Sendable {
+  /// [I] Past the kernel's 2 s disconnect timeout (HCI_DISCONN_TIMEOUT) for a link whose last channel closed.
+  static let teardownGrace = Duration.seconds(2)
+
+  enum Refusal: Equatable { case teardown, limit }
+
+  let asked: Int
+  private(set) var limit: Int
+  /// The attempts in flight when the adapter last refused at its limit: what it was seen to hold.
+  private(set) var measured: Int?
+  /// Attempts ended without a refusal at the limit since the limit last changed.
+  private var successes = 0
+  /// The lowest limit so far (successes may have raised it since), the lowest announced, and whether a
+  /// raise was announced.
+  private var lowest: Int
+  private var lowestAnnounced: Int
+  private var raiseAnnounced = false
+
+  init(asked: Int) {
+    self.asked = max(1, asked)
+    self.limit = self.asked
+    self.lowest = self.asked
+    self.lowestAnnounced = self.asked
+  }
+
+  /// A connect refused. `inFlight`: the other attempts in flight; `sinceLastEnd`: the time since an
+  /// attempt of ours last ended (nil: none has); `teardownWaited`: how long this device has paused on
+  /// refusals taken for a teardown since its last link.
+  mutating func refused(inFlight: Int, sinceLastEnd: Duration?, teardownWaited: Duration) -> Refusal {
+    let probing = measured.map { limit > $0 } ?? false
+    if !probing, let since = sinceLastEnd, since < Self.teardownGrace, inFlight < limit, teardownWaited < Self.teardownGrace {
+      return .teardown
+    }
+    let bound = max(1, min(limit, inFlight))
+    measured = bound
+    successes = 0
+    limit = bound
+    lowest = min(lowest, bound)
+    return .limit
+  }
+
+  /// An attempt ended without a refusal at the limit (whatever became of the device). Returns true when
+  /// the limit went up by one. A probe above the measured limit that lasted as many attempts as links is
+  /// taken as the adapter holding more: the measure is forgotten.
+  mutating func attemptEnded() -> Bool {
+    guard limit < asked else { return false }
+    successes += 1
+    guard successes >= limit else { return false }
+    if let m = measured, limit > m { measured = nil }
+    successes = 0
+    limit += 1
+    return true
+  }
+
+  /// A limit below any announced so far, to announce now (once per new low; the low itself, even if
+  /// successes have raised the limit since).
+  mutating func newLow() -> Int? {
+    guard lowest < lowestAnnounced else { return nil }
+    lowestAnnounced = lowest
+    return lowest
+  }
+
+  /// The first raise, to announce (once per campaign).
+  mutating func firstRaise() -> Int? {
+    guard !raiseAnnounced, limit > lowestAnnounced else { return nil }
+    raiseAnnounced = true
+    return limit
+  }
+}

@@ -1,0 +1,147 @@
+import BeaconCore
+import Profiles
+import Synchronization
+import Testing
+
+@testable import Fleet
+
+/// Issue 23 part 2: the campaign's links are not lowered by what is not the adapter's limit — a connect
+/// refused while a link of ours is still being torn down, a device's own failure, a device pausing before a
+/// retry — and a limit lowered by the adapter is raised again after successes, said once.
+@Suite("Link teardown and the link limit", .timeLimit(.minutes(1))) struct LinkTeardownTests {
+  struct Fleet {
+    var devices: [BluetoothAddress: FakeDevice] = [:]
+    var targets: [Target] = []
+    let journal: Journal
+
+    init(count: Int) throws {
+      journal = try Journal(path: nil)
+      for i in 0..<count {
+        let address = BluetoothAddress(String(format: "DD:34:02:07:%02X:%02X", i >> 8, i & 0xFF))!
+        devices[address] = ApplyCampaignTests.device()
+        targets.append(Target(address: address))
+      }
+    }
+
+    func device(_ i: Int) -> FakeDevice { devices[targets[i].address]! }
+
+    /// Every device gets slot 0's minor changed.
+    static let profile = #"{"version": 1, "desired": {"slots": [{"slot": 0, "type": "ibeacon", "major": 7, "minor": 999}]}}"#
+
+    func campaign(
+      parallel: Int, slots: FakeLinkSlots, connected: (@Sendable () async -> Void)? = nil, retry: RetryPolicy = RetryPolicy(maximumAttempts: 3, firstDelay: .milliseconds(20)),
+      sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+    ) async throws -> ApplyCampaign {
+      let run = try await journal.createRun(kind: "apply", source: "p.json", adapter: "test", addresses: targets.map(\.address.description))
+      return ApplyCampaign(
+        profile: try ApplyCampaignTests.loaded(Self.profile), targets: targets,
+        opener: FakeOpener(devices: devices, slots: slots, connected: connected), journal: journal,
+        run: run, options: .init(parallel: parallel, retry: retry), passwords: .init(current: Secret("0000000000000000")),
+        resolver: DesiredResolver(urlCheck: { _ in nil }), sleep: sleep)
+    }
+  }
+
+  /// Every event of a campaign, gathered while it runs; `onEvent` sees each as it comes.
+  static func gather(_ campaign: ApplyCampaign, onEvent: @escaping @Sendable (CampaignEvent) async -> Void = { _ in })
+    -> Task<[CampaignEvent], Never>
+  {
+    Task {
+      var all: [CampaignEvent] = []
+      for await event in campaign.events {
+        all.append(event)
+        await onEvent(event)
+      }
+      return all
+    }
+  }
+
+  static func lowered(_ events: [CampaignEvent]) -> [Int] {
+    events.compactMap { if case .linkLimit(let links, _) = $0 { links } else { nil } }
+  }
+
+  @Test func refusalsDuringTeardownAndDeviceFailuresDoNotLowerTheLimit() async throws {
+    let f = try Fleet(count: 30)
+    // A slot is free 20 ms after its link closed: the next device's connect, made at once, is refused.
+    let slots = FakeLinkSlots(limit: 4, teardown: .milliseconds(20))
+    await f.device(3).setPassword("another-password")
+    await f.device(7).setDrops(1)
+    await f.device(11).setDrops(10)
+    let campaign = try await f.campaign(parallel: 4, slots: slots)
+    let events = Self.gather(campaign)
+    let summary = await campaign.start()
+    #expect(summary.count(.verified) == 28 && summary.count(.failed) == 2)
+    #expect(await slots.refusals > 0, "connects were refused while links were torn down")
+    #expect(Self.lowered(await events.value) == [])
+    #expect(await slots.mostOpen == 4)
+  }
+
+  @Test func aDevicePausingBeforeARetryLeavesItsLinkToAnother() async throws {
+    let f = try Fleet(count: 12)
+    let slots = FakeLinkSlots(limit: 2)
+    await f.device(0).setDrops(1)
+    let (gate, open) = AsyncStream.makeStream(of: Void.self)
+    // The retry pause of device 0 lasts until every other device has finished.
+    let campaign = try await f.campaign(parallel: 2, slots: slots, retry: RetryPolicy(maximumAttempts: 2, firstDelay: .seconds(7)),
+      sleep: { delay in
+        guard delay == .seconds(7) else { return try await Task.sleep(for: delay) }
+        await slots.resetMostOpen()
+        for await _ in gate { break }
+      })
+    let finished = Mutex(0)
+    let events = Self.gather(campaign) { event in
+      guard case .finished = event else { return }
+      if finished.withLock({ $0 += 1; return $0 }) == 11 { open.yield() }
+    }
+    let summary = await campaign.start()
+    _ = await events.value
+    #expect(summary.count(.verified) == 12)
+    #expect(await slots.mostOpen == 2, "two devices at once while device 0 paused")
+  }
+
+  @Test func aLimitLoweredByTheAdapterIsRaisedAgainAfterSuccessesAndSaidOnce() async throws {
+    let f = try Fleet(count: 40)
+    // Another program holds 2 of the adapter's 4 links, then gives them back after 8 devices. The first two
+    // links stay open until the campaign has taken in both refusals: the adapter's limit, not a teardown.
+    let slots = FakeLinkSlots(limit: 2)
+    let lowered = TestFlag()
+    let campaign = try await f.campaign(parallel: 4, slots: slots, connected: { await lowered.wait() })
+    let finished = Mutex(0)
+    let events = Self.gather(campaign) { event in
+      if case .linksInUse(_, limit: 2) = event { lowered.raise() }
+      guard case .finished = event else { return }
+      if finished.withLock({ $0 += 1; return $0 }) == 8 {
+        await slots.setLimit(4)
+        await slots.resetMostOpen()
+      }
+    }
+    let summary = await campaign.start()
+    let all = await events.value
+    #expect(summary.count(.verified) == 40 && !summary.failed)
+    #expect(Self.lowered(all) == [2])
+    #expect(await slots.mostOpen == 4, "back to 4 links once the adapter holds them")
+    let raised = all.compactMap { if case .linkLimitRaised(let links, let asked) = $0 { [links, asked] } else { nil } }
+    #expect(raised == [[3, 4]], "the raise is said once")
+  }
+
+  @Test func theEstimateTellsATeardownFromTheLimitAndProbesAfterSuccesses() {
+    var e = LinkLimitEstimate(asked: 5)
+    // Refused soon after an end of ours, with a link to spare: a teardown.
+    let soon = e.refused(inFlight: 4, sinceLastEnd: .milliseconds(1), teardownWaited: .zero)
+    // ... unless the device already waited out the grace.
+    let waitedOut = e.refused(inFlight: 4, sinceLastEnd: .milliseconds(1), teardownWaited: .seconds(2))
+    #expect([soon, waitedOut] == [.teardown, .limit])
+    let lows = [e.newLow(), e.newLow()]
+    #expect(e.limit == 4 && lows == [4, nil])
+    let raises = [e.attemptEnded(), e.attemptEnded(), e.attemptEnded(), e.attemptEnded()]
+    let said = [e.firstRaise(), e.firstRaise()]
+    #expect(raises == [false, false, false, true] && e.limit == 5 && said == [5, nil])
+    // A probe above the measured limit that the adapter refuses is taken back at once, unannounced.
+    let probe = e.refused(inFlight: 4, sinceLastEnd: .milliseconds(1), teardownWaited: .zero)
+    let low = e.newLow()
+    #expect(probe == .limit && e.limit == 4 && low == nil)
+    // Nothing of ours ended lately: the adapter's limit.
+    var fresh = LinkLimitEstimate(asked: 16)
+    let first = fresh.refused(inFlight: 5, sinceLastEnd: nil, teardownWaited: .zero)
+    #expect(first == .limit && fresh.limit == 5)
+  }
+}
