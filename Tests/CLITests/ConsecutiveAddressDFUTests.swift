@@ -17,12 +17,12 @@ import Testing
   static let releases = ["KBPro_SIM": "V5.14", "KBN52_SIM": "V3.20"]
 
   /// `count` devices at consecutive addresses `prefix:00`, `prefix:01`, …, Pros and legacy KBeacons
-  /// alternating (so neighbours need different firmware); `dfu` is added to every entry's keys.
-  static func fleet(prefix: String, count: Int, dfu: String? = nil) throws -> String {
+  /// alternating (so neighbours need different firmware); `dfu` gives device i's `dfu` section, if any.
+  static func fleet(prefix: String, count: Int, dfu: (Int) -> String? = { _ in nil }) throws -> String {
     let devices = (0..<count).map { i in
       let kind = i % 2 == 0 ? #""kind": "kbeaconPro", "system": {"model": 12, "batteryPercent": 90, "firmware": "5.12"}"# : #""kind": "kbeaconLegacy", "sensor": {"batteryMillivolts": 3100, "temperature": 18.5}"#
       return #"{"address": "\#(prefix):\#(String(format: "%02X", i))", \#(kind), "name": "KB_\#(i)", "intervalMs": 300"#
-        + (dfu.map { #", "dfu": \#($0)"# } ?? "") + "}"
+        + (dfu(i).map { #", "dfu": \#($0)"# } ?? "") + "}"
     }
     let path = NSTemporaryDirectory() + "consecutive-fleet-\(UUID().uuidString).json"
     try #"{"version": 1, "devices": [\#(devices.joined(separator: ",\n"))]}"#.write(toFile: path, atomically: true, encoding: .utf8)
@@ -108,7 +108,7 @@ import Testing
   @Test func sdk13DevicesThatCannotNameTheirBootloaderAtParallelTwo() async throws {
     let root = NSTemporaryDirectory() + "consecutive-\(UUID().uuidString)"
     let folder = try Self.catalogue(root: root)
-    let path = try Self.fleet(prefix: "DD:34:02:0D:F0", count: 10, dfu: #"{"buttonless": "sdk13"}"#)
+    let path = try Self.fleet(prefix: "DD:34:02:0D:F0", count: 10, dfu: { _ in #"{"buttonless": "sdk13"}"# })
     defer { for p in [root, path] { try? FileManager.default.removeItem(atPath: p) } }
     let simulation = try Self.simulation(path)
     let result = try await Self.update(
@@ -125,6 +125,29 @@ import Testing
     for (address, report) in result.reports {
       let plusOne = BootloaderLocator.candidateAddresses(for: BluetoothAddress(address)!)[0]
       #expect(report.transfer == FirmwareTransferResult(bootloader: plusOne, bootloaderType: .random, bootloaderName: nil))
+    }
+  }
+
+  /// SDK 13 and SDK 14 devices mixed on consecutive addresses at `--parallel 3`: each kind is reached its
+  /// own way (by name, or at address + 1) and every device ends at its own model's release.
+  @Test func sdk13AndSdk14DevicesMixedAtParallelThree() async throws {
+    let root = NSTemporaryDirectory() + "consecutive-\(UUID().uuidString)"
+    let folder = try Self.catalogue(root: root)
+    let sdk13: Set<Int> = [0, 3, 4, 7, 10, 11]
+    let path = try Self.fleet(prefix: "DD:34:02:0D:E0", count: 12, dfu: { sdk13.contains($0) ? #"{"buttonless": "sdk13"}"# : nil })
+    defer { for p in [root, path] { try? FileManager.default.removeItem(atPath: p) } }
+    let simulation = try Self.simulation(path)
+    let result = try await Self.update(
+      ["--firmware", "latest", "--catalog", folder, "--firmware-dir", root + "/cache", "--parallel", "3"],
+      fleet: path, central: simulation.central)
+    #expect(result.summary.outcomes.count == 12)
+    #expect(result.summary.outcomes.values.allSatisfy { $0.state == .verified }, "\(result.summary.outcomes)")
+    let mixUps = await Self.mixUps(simulation, fleet: try CentralFactory.fleet(path))
+    #expect(mixUps.isEmpty, "\(mixUps)")
+    for i in 0..<12 {
+      let address = String(format: "DD:34:02:0D:E0:%02X", i)
+      let name = result.reports[address]?.transfer.bootloaderName
+      #expect(sdk13.contains(i) ? name == nil : name == BootloaderName.make(for: BluetoothAddress(address)!, attempt: 1), "\(address): \(name ?? "no name")")
     }
   }
 }
