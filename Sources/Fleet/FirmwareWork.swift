@@ -31,10 +31,14 @@ public protocol FirmwareUpdater: Sendable {
 public struct FirmwareTransferResult: Sendable, Hashable {
   public var bootloader: BluetoothAddress?
   public var bootloaderType: AddressType?
+  /// The name the bootloader was told to advertise and was found by (`BootloaderName`); nil when the
+  /// device could not name it (SDK 13: found at address + 1) or was already in its bootloader.
+  public var bootloaderName: String?
 
-  public init(bootloader: BluetoothAddress? = nil, bootloaderType: AddressType? = nil) {
+  public init(bootloader: BluetoothAddress? = nil, bootloaderType: AddressType? = nil, bootloaderName: String? = nil) {
     self.bootloader = bootloader
     self.bootloaderType = bootloaderType
+    self.bootloaderName = bootloaderName
   }
 }
 
@@ -74,7 +78,9 @@ public struct FirmwareUpdateReport: Sendable, Hashable {
 /// One device's DFU visit on the shared `Campaign` scheduler: battery floor from its advertisements, then
 /// identify (model, hardware), let the route pick its package (or skip it: already current, nothing for
 /// it), transfer with progress, identify again and check the new version. A device the journal left mid-transfer goes straight back to the transfer, since
-/// it may now be waiting in its bootloader rather than running its application.
+/// it may now be waiting in its bootloader rather than running its application. From identify to the
+/// version read back, the device holds its address in `neighbourhood`: no device one address above or
+/// below is visited meanwhile (its application would share an address with this one's bootloader).
 public struct FirmwareWork: CampaignWork {
   public var plan: FirmwarePlan
   /// Reads who a device is (and, for a single-package campaign, updates it).
@@ -87,6 +93,8 @@ public struct FirmwareWork: CampaignWork {
   /// Where each identity read (before and after the update) is recorded, best effort (`RegistryRecorder`:
   /// a registry failure never fails a device), if anywhere.
   public var registry: RegistryRecorder? = nil
+  /// The addresses of the devices being visited now, shared by every attempt of the campaign.
+  public var neighbourhood = AddressNeighbourhood()
   let clock = ContinuousClock()
 
   public init(plan: FirmwarePlan, updater: any FirmwareUpdater, batteries: [String: Int], reports: FirmwareReports = FirmwareReports()) {
@@ -118,7 +126,22 @@ public struct FirmwareWork: CampaignWork {
       }
       if battery < floor { return .skipped("battery \(battery)% is below the floor of \(floor)%") }
     }
+    await neighbourhood.enter(target.address)
+    do {
+      let outcome = try await visit(target, attempt: attempt, context: context, previous: previous, interrupted: interrupted)
+      await neighbourhood.leave(target.address)
+      return outcome
+    } catch {
+      await neighbourhood.leave(target.address)
+      throw error
+    }
+  }
 
+  /// The visit proper, while the device holds its address in `neighbourhood`.
+  func visit(
+    _ target: Target, attempt: Int, context: CampaignContext, previous: JournalDevice?, interrupted: Bool
+  ) async throws -> DeviceOutcome {
+    let address = target.address.description
     var before: DeviceIdentity? = nil
     try await context.step(address, .connecting, attempt: attempt)
     do {

@@ -2,12 +2,14 @@ import BeaconCore
 import KBeacon
 import NordicDFU
 import Profiles
+import Synchronization
 
 /// The `FirmwareUpdater` of real devices and the simulated fleet alike (the same code, any `Central`):
 /// `identify` reads `model`, `hver` and `ver` (kbeacon-protocol.md §6.3, common section only) over an
 /// authenticated KBeacon session and closes it; `update` runs the package's images through `DFUTransfer`
-/// over a `BLEDFULinkFactory` (buttonless entry, bootloader at address +1 / same address / by name,
-/// resume after drops — nordic-dfu.md §2.2–2.5), reporting bytes confirmed over all images.
+/// over a `BLEDFULinkFactory` (buttonless entry naming the bootloader `BootloaderName` for this device and
+/// attempt, then only that bootloader; address +1 for a device that cannot name it; resume after drops —
+/// nordic-dfu.md §2.2–2.5), reporting bytes confirmed over all images.
 public struct NordicFirmwareUpdater: FirmwareUpdater {
   public var opener: KBeaconOpener
   public var password: Secret
@@ -18,6 +20,8 @@ public struct NordicFirmwareUpdater: FirmwareUpdater {
   /// Connect, scan-for-bootloader and response timeouts of the DFU link.
   public var linkTimeout: Duration
   public var scanTimeout: Duration
+  /// Counts each device's update calls: the attempt number in its bootloader's name.
+  public var attempts = UpdateAttempts()
 
   public init(
     opener: KBeaconOpener, password: Secret, images: [DFUTransferImage],
@@ -51,9 +55,10 @@ public struct NordicFirmwareUpdater: FirmwareUpdater {
   }
 
   public func update(_ target: Target, progress: @escaping @Sendable (Int, Int) -> Void) async throws -> FirmwareTransferResult {
+    let name = BootloaderName.make(for: target.address, attempt: attempts.next(target.address))
     let factory = BLEDFULinkFactory(
-      central: opener.central, device: target.address, addressType: target.addressType, connectTimeout: linkTimeout,
-      scanTimeout: scanTimeout, responseTimeout: linkTimeout)
+      central: opener.central, device: target.address, addressType: target.addressType, bootloaderName: name,
+      connectTimeout: linkTimeout, scanTimeout: scanTimeout, responseTimeout: linkTimeout)
     let sizes = images.map(\.firmware.count)
     let total = sizes.reduce(0, +)
     let transfer = DFUTransfer(factory: factory, configuration: engine, reconnectDelay: reconnectDelay)
@@ -65,7 +70,19 @@ public struct NordicFirmwareUpdater: FirmwareUpdater {
       throw FirmwareTransferFailure(failure: failure)
     }
     let bootloader = await factory.bootloader
-    return FirmwareTransferResult(bootloader: bootloader?.address, bootloaderType: bootloader?.type)
+    var named: String? = nil
+    if case .named(let name) = await factory.entry { named = name }
+    return FirmwareTransferResult(bootloader: bootloader?.address, bootloaderType: bootloader?.type, bootloaderName: named)
+  }
+}
+
+/// How many times each device's update was started (in this process), shared by copies of the updater.
+public final class UpdateAttempts: Sendable {
+  private let counts = Mutex<[BluetoothAddress: Int]>([:])
+  public init() {}
+  /// The number of this attempt for `address`: 1 for its first.
+  public func next(_ address: BluetoothAddress) -> Int {
+    counts.withLock { $0[address, default: 0] += 1; return $0[address]! }
   }
 }
 

@@ -63,12 +63,17 @@ import Testing
     #expect(central.bootloaders.entered == [BluetoothAddress(Self.address(0))!])
     #expect(!central.bootloaders.bootloaderLinks.isEmpty)
     #expect(Set(central.bootloaders.bootloaderLinks) == [BluetoothAddress("DD:34:02:06:F0:01")!])
-    // the report says where the bootloader answered: +1, connected to as a random address
+    // the report says where the bootloader answered: +1, connected to as a random address, found by the
+    // name it was given for this device's first attempt (nordic-dfu.md §2.2 Set Advertisement Name)
     let report = try #require(result.reports[Self.address(0)])
-    #expect(report.transfer == FirmwareTransferResult(bootloader: BluetoothAddress("DD:34:02:06:F0:01")!, bootloaderType: .random))
+    #expect(report.transfer == FirmwareTransferResult(
+      bootloader: BluetoothAddress("DD:34:02:06:F0:01")!, bootloaderType: .random, bootloaderName: "DfuDD340206F000-1"))
+    #expect(central.bootloaders.bootloader(ofApplication: BluetoothAddress(Self.address(0))!) == nil)
+    #expect(await central.bootloaders.sessions.first?.bootloaderName == "DfuDD340206F000-1")
     let json = try DFUCampaignReport.json(result)
     #expect(json.contains(#""bootloader" : "DD:34:02:06:F0:01""#) && json.contains(#""bootloaderAddressType" : "random""#))
-    #expect(DFUCampaignReport.table(result).contains("(bootloader at DD:34:02:06:F0:01 random)"))
+    #expect(json.contains(#""bootloaderName" : "DfuDD340206F000-1""#))
+    #expect(DFUCampaignReport.table(result).contains("(bootloader DfuDD340206F000-1 at DD:34:02:06:F0:01 random)"))
     #expect(!central.bootloaders.isInBootloader(BluetoothAddress(Self.address(0))!))
     #expect(try await Self.version(Self.address(0), central: central) == "V5.30")
     // a new simulation of the same fleet (the next command) finds the device updated

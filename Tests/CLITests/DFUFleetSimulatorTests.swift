@@ -79,6 +79,10 @@ import Testing
     #expect(error(#"{"hwVersion": 52}"#)?.jsonPath == "devices[0].dfu.hwVersion")
     #expect(error(#"{"inactivityTimeoutMs": 5}"#)?.jsonPath == "devices[0].dfu.inactivityTimeoutMs")
     #expect(error(#"{"faults": {"always": true}}"#)?.jsonPath == "devices[0].dfu.faults.always")
+    #expect(error(#"{"buttonless": "sdk13"}"#) == nil)
+    let buttonless = error(#"{"buttonless": "sdk12"}"#)
+    #expect(buttonless?.jsonPath == "devices[0].dfu.buttonless")
+    #expect(buttonless?.message == "'sdk12' is not a buttonless generation (allowed: sdk14, sdk13)")
   }
 
   @Test func aRefusedPackageExitsBeforeAnyConnection() async throws {

@@ -103,6 +103,54 @@ import BeaconCore
     #expect(ButtonlessRequest.setAdvertisingName(String(repeating: "x", count: 30)).bytes.count == 22)
   }
 
+  /// Set Advertisement Name with the names `BootloaderName` gives, and every status of its answer (§2.2).
+  @Test func setAdvertisementNameVectors() throws {
+    let device = BluetoothAddress("DD:34:02:06:D1:01")!
+    // 02 | len 11 (17) | "DfuDD340206D101-1"
+    let first = BootloaderName.make(for: device, attempt: 1)
+    #expect(first == "DfuDD340206D101-1")
+    #expect(ButtonlessRequest.setAdvertisingName(first).bytes == [0x02, 0x11] + Array("DfuDD340206D101-1".utf8))
+    // the longest: attempt 9999 → 20 bytes, the most the bootloader stores; 10000 wraps to 1
+    let longest = BootloaderName.make(for: device, attempt: 9999)
+    #expect(longest == "DfuDD340206D101-9999" && longest.utf8.count == BootloaderName.maximumLength)
+    #expect(ButtonlessRequest.setAdvertisingName(longest).bytes == [0x02, 0x14] + Array(longest.utf8))
+    #expect(BootloaderName.make(for: device, attempt: 10_000) == first)
+    #expect(try ButtonlessRequest(bytes: [0x02, 0x14] + Array(longest.utf8)) == .setAdvertisingName(longest))
+    // 21 bytes is not a name the bootloader can store
+    #expect(throws: ControlPointError.wrongLength(op: 0x02)) { try ButtonlessRequest(bytes: [0x02, 0x15] + [UInt8](repeating: 0x41, count: 21)) }
+    // a name names its device only, from any attempt
+    #expect(BootloaderName.isName("DfuDD340206D101-42", of: device))
+    #expect(!BootloaderName.isName("DfuDD340206D102-1", of: device))
+    #expect(!BootloaderName.isName("DfuDD340206D101-", of: device) && !BootloaderName.isName("DfuTarg", of: device))
+    // 20 | op 02 | status: 01 success, 02 op code not supported (SDK 13), 04 operation failed,
+    // 05 invalid advertisement name, 06 busy, 07 not bonded
+    let statuses: [(UInt8, ButtonlessResponse.Status)] = [
+      (0x01, .success), (0x02, .opCodeNotSupported), (0x04, .operationFailed), (0x05, .invalidAdvertisingName),
+      (0x06, .busy), (0x07, .notBonded),
+    ]
+    for (byte, status) in statuses {
+      let response = try ButtonlessResponse(bytes: [0x20, 0x02, byte])
+      #expect(response == ButtonlessResponse(requestOpCode: 0x02, status: status))
+      #expect(response.bytes == [0x20, 0x02, byte])
+    }
+    // an unknown status is kept raw; a wrong length or response code is refused
+    #expect(try ButtonlessResponse(bytes: [0x20, 0x02, 0x03]).status == nil)
+    #expect(try ButtonlessResponse(bytes: [0x20, 0x02, 0x03]).rawStatus == 0x03)
+    #expect(throws: ControlPointError.self) { try ButtonlessResponse(bytes: [0x20, 0x02]) }
+    #expect(throws: ControlPointError.notAResponse(0x60)) { try ButtonlessResponse(bytes: [0x60, 0x02, 0x01]) }
+  }
+
+  @Test func aBootloaderAdvertisementListsFE59() {
+    // 02 01 06 flags | 03 03 59 FE complete UUID16 FE59 | 08 09 "DfuTarg"
+    #expect(BootloaderLocator.advertisesDFUService([0x02, 0x01, 0x06, 0x03, 0x03, 0x59, 0xFE, 0x08, 0x09] + Array("DfuTarg".utf8)))
+    // 05 02 0F 18 59 FE incomplete list with FE59 second
+    #expect(BootloaderLocator.advertisesDFUService([0x05, 0x02, 0x0F, 0x18, 0x59, 0xFE]))
+    // FE59 as service data (16 59 FE …) or in a name is not a UUID list
+    #expect(!BootloaderLocator.advertisesDFUService([0x04, 0x16, 0x59, 0xFE, 0x00, 0x03, 0x09, 0x59, 0xFE]))
+    // a truncated structure ends parsing without reading out of bounds
+    #expect(!BootloaderLocator.advertisesDFUService([0x02, 0x01, 0x06, 0x05, 0x03, 0x59]))
+  }
+
   @Test func bootloaderAddressIsLastOctetPlusOneWithoutCarry() {
     #expect(BootloaderLocator.candidateAddresses(for: BluetoothAddress("C0:11:22:33:44:55")!) == [BluetoothAddress("C0:11:22:33:44:56")!, BluetoothAddress("C0:11:22:33:44:55")!])
     // FF wraps to 00, the fifth octet does not change

@@ -26,7 +26,8 @@ import Testing
     try await DFUTransfer(factory: factory, configuration: DFUEngineConfiguration(receiptInterval: 12), pause: { _ in }).run(package.transferImages)
     #expect(await peripheral.jumps == 1)
     // the name written with 02 is the one the bootloader advertised; FF wrapped to 00 without carry
-    #expect(await peripheral.bootloaderName == "Dfu3344FF")
+    #expect(await peripheral.bootloaderName == "DfuC011223344FF-1")
+    #expect(await factory.entry == .named("DfuC011223344FF-1"))
     #expect(await factory.bootloaderAddress == BluetoothAddress("C0:11:22:33:44:00")!)
     let final = await peripheral.target
     #expect(final.activated.map(\.firmware) == [package.images[0].firmware])

@@ -3,7 +3,8 @@ import Foundation
 import Profiles
 
 /// The end of a `dfu update` run: per device its outcome, and for the updated ones which version they
-/// went from and to, seconds and bytes/s, and where the bootloader answered; then the counts. Also as JSON.
+/// went from and to, seconds and bytes/s, where the bootloader answered and the name it was found by; then
+/// the counts. Also as JSON.
 enum DFUCampaignReport {
   static func table(_ result: DFUCampaignRunner.Result) -> String {
     var lines = ["DEVICE             RESULT"]
@@ -11,7 +12,10 @@ enum DFUCampaignReport {
       if case .updated = outcome, let r = result.reports[address] {
         lines.append("\(address)  updated \(r.from?.description ?? "?") → \(r.to)  \(r.bytes) bytes in "
           + String(format: "%.1f s, %.0f B/s", r.seconds, r.bytesPerSecond)
-          + (r.transfer.bootloader.map { " (bootloader at \($0)" + (r.transfer.bootloaderType.map { " \($0)" } ?? "") + ")" } ?? "")
+          + (r.transfer.bootloader.map {
+            " (bootloader" + (r.transfer.bootloaderName.map { " \($0)" } ?? "") + " at \($0)"
+              + (r.transfer.bootloaderType.map { " \($0)" } ?? "") + ")"
+          } ?? "")
           + (r.packageSHA256.map { ", package sha256 \($0)" } ?? ""))
       } else {
         lines.append("\(address)  \(CampaignReport.describe(outcome))")
@@ -43,6 +47,8 @@ enum DFUCampaignReport {
     /// Where the bootloader answered (nordic-dfu.md §2.2) and its address type.
     var bootloader: String?
     var bootloaderAddressType: String?
+    /// The name it was told to advertise and was found by; absent when it could not be named (SDK 13).
+    var bootloaderName: String?
   }
 
   struct RunJSON: Encodable {
@@ -62,7 +68,8 @@ enum DFUCampaignReport {
         let r = result.reports[address]
         return DeviceJSON(address: address, result: "updated", from: r?.from?.description, to: r?.to.description,
           bytes: r?.bytes, seconds: r?.seconds, bytesPerSecond: r?.bytesPerSecond, packageSHA256: r?.packageSHA256,
-          bootloader: r?.transfer.bootloader?.description, bootloaderAddressType: r?.transfer.bootloaderType?.description)
+          bootloader: r?.transfer.bootloader?.description, bootloaderAddressType: r?.transfer.bootloaderType?.description,
+          bootloaderName: r?.transfer.bootloaderName)
       case .skipped(let reason): return DeviceJSON(address: address, result: "skipped", detail: reason)
       case .failed(let reason, let kind): return DeviceJSON(address: address, result: "failed", detail: "\(kind.rawValue): \(reason)")
       case .pending: return DeviceJSON(address: address, result: "pending")

@@ -125,8 +125,9 @@ struct DFUCampaignRunner {
     }
     let total = selection.targets.count
     let batch: @Sendable ([Target]) async throws -> CampaignSummary = { [work] targets in
+      // Neighbouring addresses never run together (`AddressNeighbourhood`): start them apart.
       let campaign = Campaign(
-        work: work, targets: targets, journal: journal, run: run,
+        work: work, targets: AddressNeighbourhood.spread(targets), journal: journal, run: run,
         options: .init(parallel: c.parallel, retry: RetryPolicy(maximumAttempts: c.attempts, firstDelay: SecondsOption.duration(c.retryDelay))))
       let watcher = Task { for await event in campaign.events { progress.show(event, total: total) } }
       let summary = try await InterruptibleCampaign.run(

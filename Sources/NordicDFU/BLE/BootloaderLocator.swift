@@ -3,7 +3,9 @@ import BeaconCore
 /// Where a device's bootloader shows up after a buttonless jump (nordic-dfu.md §2.2): the no-bond
 /// bootloader advertises at the application's address with the last octet +1 (SDK `addr[0] += 1`, no
 /// carry: FF wraps to 00); bond-sharing bootloaders keep the same address; either advertises the name set
-/// with `02` (default `DfuTarg`). Pure.
+/// with `02` (default `DfuTarg`). Pure. `BLEDFULinkFactory` connects only to the first candidate (+1): it
+/// drives the no-bond characteristic (8EC90003), and at the device's own address a bootloader is the
+/// previous address's.
 public enum BootloaderLocator {
   /// The addresses to try, in order: last octet +1 without carry, then the same address.
   public static func candidateAddresses(for application: BluetoothAddress) -> [BluetoothAddress] {
@@ -57,9 +59,22 @@ public enum BootloaderLocator {
     return shortened
   }
 
-  /// A per-device bootloader name of at most 20 bytes, e.g. `Dfu3FA21C` from the address's low octets.
-  public static func bootloaderName(for application: BluetoothAddress) -> String {
-    let b = application.bytes
-    return "Dfu" + Hex.encode(b[3...])
+  /// Whether advertising data lists the Secure DFU service FE59 among its 16-bit service UUIDs (AD types
+  /// 0x02 / 0x03), as a bootloader's does (§2.2: Flags, FE59, Complete Local Name).
+  public static func advertisesDFUService(_ data: [UInt8]) -> Bool {
+    var i = 0
+    while i < data.count {
+      let length = Int(data[i])
+      guard length > 0, i + 1 + length <= data.count else { break }
+      if data[i + 1] == 0x02 || data[i + 1] == 0x03 {
+        var j = i + 2
+        while j + 1 < i + 1 + length {
+          if data[j] == 0x59 && data[j + 1] == 0xFE { return true }
+          j += 2
+        }
+      }
+      i += 1 + length
+    }
+    return false
   }
 }

@@ -3,9 +3,12 @@
 /// nRF52 (hardware version 52, unsigned packages accepted) that any package for it can update:
 ///
 /// ```json
-/// "dfu": { "hardwareVersion": 52, "inactivityTimeoutMs": 120000,
+/// "dfu": { "hardwareVersion": 52, "inactivityTimeoutMs": 120000, "buttonless": "sdk14",
 ///          "faults": { "dropLinkAtByte": 3000, "always": false, "corruptByteAt": 100 } }
 /// ```
+/// - `buttonless`: which SDK's buttonless service the application runs (§2.2): `sdk14` (default) accepts
+///   Set Advertisement Name (`02 <len> <name>`) and its bootloader advertises that name; `sdk13` answers
+///   `02` with "op code not supported" (`20 02 02`), so its bootloader advertises `DfuTarg`.
 /// - `hardwareVersion`: NRF_DFU_HW_VERSION the bootloader checks init packets against (default 52).
 /// - `inactivityTimeoutMs`: after this long without a connect or write the bootloader gives up and the old
 ///   application runs again (default 120000, the SDK's; 100…600000).
@@ -20,14 +23,27 @@ public struct DFUSection: Sendable, Hashable, Codable {
   public var hardwareVersion: UInt32?
   public var inactivityTimeoutMs: Int?
   public var faults: Faults?
+  public var buttonless: Buttonless?
 
-  public init(hardwareVersion: UInt32? = nil, inactivityTimeoutMs: Int? = nil, faults: Faults? = nil) {
+  /// The buttonless DFU service generations the simulator plays (nordic-dfu.md §2.2).
+  public enum Buttonless: String, Sendable, Hashable, Codable, CaseIterable {
+    /// SDK 14 and later: `02` Set Advertisement Name is supported.
+    case sdk14
+    /// SDK 13: only `01`; `02` is answered "op code not supported".
+    case sdk13
+  }
+
+  public init(hardwareVersion: UInt32? = nil, inactivityTimeoutMs: Int? = nil, faults: Faults? = nil, buttonless: Buttonless? = nil) {
     self.hardwareVersion = hardwareVersion
     self.inactivityTimeoutMs = inactivityTimeoutMs
     self.faults = faults
+    self.buttonless = buttonless
   }
 
-  enum CodingKeys: String, CodingKey, CaseIterable { case hardwareVersion, inactivityTimeoutMs, faults }
+  enum CodingKeys: String, CodingKey, CaseIterable { case hardwareVersion, inactivityTimeoutMs, faults, buttonless }
+
+  /// Whether the application accepts Set Advertisement Name (`buttonless` is not `sdk13`).
+  public var acceptsBootloaderName: Bool { buttonless != .sdk13 }
 
   public init(from decoder: any Decoder) throws {
     try decoder.rejectUnknownKeys(CodingKeys.self)
@@ -35,6 +51,13 @@ public struct DFUSection: Sendable, Hashable, Codable {
     hardwareVersion = try c.decodeIfPresent(UInt32.self, forKey: .hardwareVersion)
     inactivityTimeoutMs = try c.decodeIfPresent(Int.self, forKey: .inactivityTimeoutMs)
     faults = try c.decodeIfPresent(Faults.self, forKey: .faults)
+    if let text = try c.decodeIfPresent(String.self, forKey: .buttonless) {
+      guard let value = Buttonless(rawValue: text) else {
+        throw invalidValue(
+          decoder, CodingKeys.buttonless, "'\(text)' is not a buttonless generation (allowed: \(Buttonless.allCases.map(\.rawValue).joined(separator: ", ")))")
+      }
+      buttonless = value
+    }
     if let ms = inactivityTimeoutMs, !(100...600_000).contains(ms) {
       throw invalidValue(decoder, CodingKeys.inactivityTimeoutMs, "\(ms) ms is outside 100…600000")
     }

@@ -77,6 +77,11 @@ public actor SimulatedDFUPeripheral {
   /// The name the bootloader advertises (what a buttonless `02` sets).
   public func setBootloaderName(_ name: String) { bootloaderName = name }
 
+  /// False plays an SDK 13 buttonless service: `02` is answered "op code not supported" (§2.2) and the
+  /// bootloader keeps the name it has.
+  public private(set) var acceptsBootloaderName = true
+  public func setAcceptsBootloaderName(_ accepts: Bool) { acceptsBootloaderName = accepts }
+
   /// Which address currently answers (what a scan would see).
   public var advertisedAddress: BluetoothAddress { target.inBootloader ? bootloaderAddress : address }
 
@@ -192,6 +197,8 @@ public actor SimulatedDFUPeripheral {
       return
     }
     switch request {
+    case .setAdvertisingName where !acceptsBootloaderName:
+      try await write.connection.indicate(DFUGATT.buttonlessWithoutBonds, ButtonlessResponse(requestOpCode: 0x02, status: .opCodeNotSupported).bytes)
     case .setAdvertisingName(let name):
       bootloaderName = name
       try await write.connection.indicate(DFUGATT.buttonlessWithoutBonds, ButtonlessResponse(requestOpCode: 0x02, status: .success).bytes)

@@ -1,6 +1,7 @@
 /// The application-side Nordic buttonless DFU characteristic (8EC90003, Write + Indicate), as a pure state
 /// machine (nordic-dfu.md §2.2): `01` enter bootloader, `02 len name` set the bootloader's advertising
-/// name (≤ 20 bytes); every request is answered by the indication `20 <op> <status>`.
+/// name (≤ 20 bytes); every request is answered by the indication `20 <op> <status>`. An SDK 13 service
+/// (`acceptsName` false) knows only `01` and answers `02` with "op code not supported" (`20 02 02`).
 public struct ButtonlessDFUResponder: Sendable, Hashable {
   /// Response codes of nordic-dfu.md §2.2.
   public enum Status: UInt8, Sendable {
@@ -28,7 +29,10 @@ public struct ButtonlessDFUResponder: Sendable, Hashable {
   /// The name the bootloader will advertise, if the app set one.
   public private(set) var bootloaderName: String?
 
-  public init() {}
+  /// False for an SDK 13 buttonless service, which has no Set Advertisement Name.
+  public let acceptsName: Bool
+
+  public init(acceptsName: Bool = true) { self.acceptsName = acceptsName }
 
   public mutating func receive(_ bytes: [UInt8]) -> Reply {
     guard let op = bytes.first else {
@@ -40,6 +44,8 @@ public struct ButtonlessDFUResponder: Sendable, Hashable {
     switch op {
     case Self.enterBootloader:
       return reply(.success, enter: true)
+    case Self.setName where !acceptsName:
+      return reply(.opCodeNotSupported)
     case Self.setName:
       guard bytes.count >= 2 else { return reply(.invalidAdvertisingName) }
       let length = Int(bytes[1])

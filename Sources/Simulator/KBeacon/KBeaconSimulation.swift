@@ -245,7 +245,7 @@ public final class KBeaconSimulation: Sendable {
     return SimulatedKBeacon(
       address: entry.address, profile: profile, password: password, humidityHistory: records,
       busy: section.busy ?? false, busyRequests: section.busyRequests ?? 0, dropLinkOnWrites: section.dropLinkOnWrites ?? 0,
-      faults: section.faults,
+      faults: section.faults, buttonless: ButtonlessDFUResponder(acceptsName: entry.dfu?.acceptsBootloaderName ?? true),
       configuration: configuration, writes: writes, onChange: onChange, onWrite: onWrite,
       dropLinks: dropLinks, bootloaderHook: hook, now: now)
   }

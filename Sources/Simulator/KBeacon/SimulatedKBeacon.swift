@@ -28,7 +28,7 @@ public actor SimulatedKBeacon {
   public init(
     address: BluetoothAddress, profile: KBeaconDeviceProfile, password: KBeaconPassword = .factoryDefault,
     humidityHistory: [SensorRecord] = [], busy: Bool = false, busyRequests: Int = 0, dropLinkOnWrites: Int = 0,
-    faults: KBeaconFaults = KBeaconFaults(),
+    faults: KBeaconFaults = KBeaconFaults(), buttonless: ButtonlessDFUResponder = ButtonlessDFUResponder(),
     configuration: KBeaconConfiguration? = nil, writes: Int = 0, onChange: (@Sendable () async -> Void)? = nil,
     onWrite: (@Sendable (SimulatedWrite) async -> Void)? = nil,
     dropLinks: (@Sendable (BluetoothAddress) async -> Void)? = nil,
@@ -38,6 +38,7 @@ public actor SimulatedKBeacon {
     self.onChange = onChange
     self.onWrite = onWrite
     self.bootloaderHook = bootloaderHook
+    self.buttonless = buttonless
     self.address = address
     var device = SimulatedKBeaconDevice(address: address, profile: profile, password: password, configuration: configuration)
     for r in humidityHistory { device.history.append(r, sensor: UInt8(SensorType.humidity.rawValue)) }
