@@ -39,6 +39,15 @@ public struct Inventory: Sendable, Hashable {
   }
 
   static func csv(_ bytes: [UInt8], _ file: String, _ problems: inout [ProfileDiagnostic]) -> [Row] {
+    // Bytes that are not UTF-8 would become U+FFFD in a name or a variable without a word (issue 24).
+    if let bad = JSONParser.firstInvalidUTF8(bytes) {
+      let line = 1 + bytes[..<bad].lazy.filter { $0 == 0x0A }.count
+      let lineStart = bytes[..<bad].lastIndex(of: 0x0A).map { $0 + 1 } ?? 0
+      let column = 1 + bytes[lineStart..<bad].lazy.filter { $0 & 0xC0 != 0x80 }.count
+      problems.append(ProfileDiagnostic(file: file, position: SourcePosition(line: line, column: column, offset: bad), path: .root,
+        message: "invalid UTF-8 (byte 0x\(String(bytes[bad], radix: 16, uppercase: true))); save the file as UTF-8"))
+      return []
+    }
     let records = CSVReader.records(String(decoding: bytes, as: UTF8.self))
     guard let header = records.first else {
       problems.append(ProfileDiagnostic(file: file, position: nil, path: .root, message: "the inventory is empty"))
