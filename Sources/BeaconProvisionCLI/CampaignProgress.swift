@@ -107,7 +107,7 @@ enum CampaignReport {
     if parts.isEmpty, !result.notSelected.isEmpty, !explain {
       lines.append("\(result.notSelected.count) device\(result.notSelected.count == 1 ? "" : "s") heard but not selected: plan --explain says why")
     }
-    if s.interrupted { lines.append("interrupted: finish with  beacon-provision apply PROFILE --resume \(s.run)") }
+    if s.interrupted { lines.append("interrupted: finish with  \(ResumeRun.command(result.finish, run: s.run))") }
     // What devices answered (a name, a failure's text) is shown with its control characters escaped.
     return lines.map(\.terminalSafe).joined(separator: "\n")
   }
