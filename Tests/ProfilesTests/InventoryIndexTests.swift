@@ -1,3 +1,4 @@
+import BeaconCore
 import Testing
 
 @testable import Profiles
@@ -57,5 +58,16 @@ import Testing
     select.addresses = [Self.address(4000)]
     #expect(select.position(of: Self.address(4000)) == 0 && select.position(of: Self.address(5)) == nil)
     #expect(Selection().position(of: Self.address(0)) == nil)
+  }
+
+  /// The byte-by-byte address check accepts exactly what the BluetoothAddress-based one did for a profile.
+  @Test func addressTextIsSixHexPairsJoinedByColons() {
+    for good in ["DD:34:02:06:D1:01", "dd:34:02:06:d1:0f", "00:00:00:00:00:00"] { #expect(BluetoothAddressText.isValid(good), "\(good)") }
+    for bad in ["DD-34-02-06-D1-01", "DD:34:02:06:D1", "DD:34:02:06:D1:01:", "DD:34:02:06:D1:0G", "DD34:02:06:D1:01:1", "",
+      "DD:34:02:06:D1:0١", " DD:34:02:06:D1:0", "DD:34:02:06:D1:01\n"]
+    {
+      #expect(!BluetoothAddressText.isValid(bad), "\(bad)")
+      #expect(BluetoothAddress(bad) == nil || bad.contains("-") || bad.utf8.count != 17, "\(bad)")
+    }
   }
 }
