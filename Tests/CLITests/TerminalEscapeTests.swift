@@ -82,4 +82,15 @@ import Testing
       time: Date(), level: .warning, label: "x", message: "name \(Self.hostile)", metadata: ["device": "\(Self.hostile)"])
     #expect(line.hasSuffix("x: name \(Self.shown) device=\(Self.shown)"), "\(line)")
   }
+
+  /// An error that quotes the profile (an unknown key spelled with escapes) reaches standard error escaped.
+  @Test func anErrorQuotingAProfileKeyIsEscaped() async throws {
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent("escape-\(UUID().uuidString).json").path
+    try #"{"version": 1, "desired": {"\u001b[2Jname": "x"}}"#.write(toFile: file, atomically: true, encoding: .utf8)
+    defer { try? FileManager.default.removeItem(atPath: file) }
+    let result = try await CLIProcess.run(["profile", "check", file])
+    #expect(result.status != 0)
+    #expect(result.errors.contains(#"unknown key "\u{1B}[2Jname""#), "\(result.errors)")
+    #expect(Self.controlBytes(result.errors).isEmpty, "\(result.errors.debugDescription)")
+  }
 }
