@@ -93,4 +93,15 @@ import Testing
     #expect(result.errors.contains(#"unknown key "\u{1B}[2Jname""#), "\(result.errors)")
     #expect(Self.controlBytes(result.errors).isEmpty, "\(result.errors.debugDescription)")
   }
+
+  /// `audit` to standard output (Markdown) lists the device by its escaped name.
+  @Test func auditsMarkdownOnStandardOutputIsEscaped() async throws {
+    let folder = try Self.site()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let result = try await CLIProcess.run([
+      "audit", folder + "/profile.json", "--adapter", "sim:\(folder)/fleet.json", "--scan", "2", "--state-dir", folder + "/state",
+    ])
+    #expect(result.output.contains("**\(Self.address)** \(Self.shown) — drifted"), "\(result.output)\n\(result.errors)")
+    #expect(Self.controlBytes(result.output).isEmpty, "\(result.output.debugDescription)")
+  }
 }
