@@ -1,3 +1,4 @@
+import BeaconCore
 import ArgumentParser
 
 /// The root command. Each subcommand lives in its own file; this list is the one place they are named.
@@ -50,7 +51,8 @@ public struct BeaconProvision: AsyncParsableCommand {
 
 extension BeaconProvision {
   /// Parses `CommandLine.arguments` and runs the chosen command, async or not. Errors print as one line
-  /// (`Error: …`) with ArgumentParser's exit codes; `CLIFailure` carries its own exit code.
+  /// (`Error: …`) with ArgumentParser's exit codes; `CLIFailure` carries its own exit code, and its message
+  /// is printed with control characters escaped (`TerminalText`).
   public static func runAsRoot(_ arguments: [String]? = nil) async {
     do {
       var command = try parseAsRoot(arguments)
@@ -62,7 +64,8 @@ extension BeaconProvision {
         try command.run()
       }
     } catch let failure as CLIFailure {
-      FileHandleOutput.standardError("error: \(failure.message)")
+      // A failure may quote outside text (a profile's key, a device's answer): control characters escaped.
+      FileHandleOutput.standardError("error: " + TerminalText.escaped(failure.message, keepingLineBreaks: true))
       exit(withError: ExitCode(failure.exitCode))
     } catch {
       exit(withError: error)

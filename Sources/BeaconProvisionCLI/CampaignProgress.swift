@@ -1,3 +1,4 @@
+import BeaconCore
 import Fleet
 import Foundation
 import Profiles
@@ -76,7 +77,7 @@ final class CampaignProgress: Sendable {
       lines += s.working.sorted { $0.key < $1.key }.map { "  \($0.key)  \($0.value)" }
       let clear = String(repeating: "\u{1B}[1A\u{1B}[2K", count: s.lastHeight)
       s.lastHeight = lines.count
-      return clear + lines.joined(separator: "\n")
+      return clear + lines.map(\.terminalSafe).joined(separator: "\n")
     }
   }
 }
@@ -124,8 +125,9 @@ enum CampaignReport {
     if parts.isEmpty, !result.notSelected.isEmpty, !explain {
       lines.append("\(result.notSelected.count) device\(result.notSelected.count == 1 ? "" : "s") heard but not selected: plan --explain says why")
     }
-    if s.interrupted { lines.append("interrupted: finish with  beacon-provision apply PROFILE --resume \(s.run)") }
-    return lines.joined(separator: "\n")
+    if s.interrupted { lines.append("interrupted: finish with  \(ResumeRun.command(result.finish, run: s.run))") }
+    // What devices answered (a name, a failure's text) is shown with its control characters escaped.
+    return lines.map(\.terminalSafe).joined(separator: "\n")
   }
 
   struct DeviceJSON: Encodable {

@@ -27,6 +27,14 @@ struct CampaignRunner {
     var summary: CampaignSummary
     var notSeen: [String]
     var notSelected: [TargetSelection.NotSelected] = []
+    /// The arguments that finish this run with `--resume` (`apply PROFILE`, its adapter and state directory).
+    var finish: [String] = ["apply", "PROFILE"]
+  }
+
+  /// `apply` with this run's profile, adapter and state directory: with `--resume RUN`, it finishes the run.
+  var finishArguments: [String] {
+    ["apply", options.profile] + (options.adapterOptions.adapter.map { ["--adapter", $0.description] } ?? [])
+      + (options.stateDir.map { ["--state-dir", $0] } ?? [])
   }
 
   func run() async throws -> Result {
@@ -52,6 +60,8 @@ struct CampaignRunner {
       scanBackend: options.scanBackend.value, pace: pace, shared: options.shared)
     let (journal, central) = (resources.journal, resources.central)
     let progress = CampaignProgress(json: options.json)
+    var resume = self.resume
+    if let given = resume { resume = try await ResumeRun.resolve(given, kind: "apply", journal: journal, place: options.stateDirectory) }
 
     let records: [DeviceRecord]
     if let given = self.records {
@@ -88,6 +98,8 @@ struct CampaignRunner {
       run = try await journal.createRun(kind: kind, source: options.profile, adapter: central.name,
         addresses: selection.targets.map(\.address.description),
         addressTypes: Target.addressTypes(selection.targets), recipe: recipe.text)
+      // Before any device is touched: after a kill -9 the end-of-run summary never comes.
+      if !dryRun { progress.note(ResumeRun.startLine(run: run, finish: finishArguments)) }
     }
     progress.note(CampaignReport.selected(selection.targets.count, notSeen: selection.notSeen.count))
 
@@ -122,7 +134,7 @@ struct CampaignRunner {
     }
     let summary = try await SharedRun.start(
       resources.coordinator, run: run, targets: selection.targets, options: options.shared, parallel: options.parallel, batch: batch)
-    return Result(summary: summary, notSeen: selection.notSeen, notSelected: selection.notSelected)
+    return Result(summary: summary, notSeen: selection.notSeen, notSelected: selection.notSelected, finish: finishArguments)
   }
 
   /// Every templated value of these devices, filled in and checked (`TemplatePreflight`); all problems at once.

@@ -56,7 +56,9 @@ struct Apply: AsyncParsableCommand {
 
   @OptionGroup var options: ProvisionOptions
 
-  @Option(help: ArgumentHelp("Finish an interrupted run (its id is printed at the end of every run).", valueName: "run"))
+  @Option(help: ArgumentHelp(
+    "Finish an interrupted run: its id (printed when the run starts and at its end), or last for the newest apply run.",
+    valueName: "run|last"))
   var resume: String?
 
   func run() async throws {

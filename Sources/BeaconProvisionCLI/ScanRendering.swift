@@ -6,12 +6,13 @@ enum DeviceLine {
   static let header =
     pad("ADDRESS", 17) + "  " + pad("NAME", 16) + "  " + pad("PDUS", 24) + "  " + pad("RSSI", 14) + "  FRAMES"
 
-  /// One table row: address, name, PDU kinds, RSSI (latest and min..max), decoded summary.
+  /// One table row: address, name, PDU kinds, RSSI (latest and min..max), decoded summary. What the device
+  /// sent (its name, a URL frame's text) has its control characters shown as `\u{XX}` (`TerminalText`).
   static func row(_ d: DeviceRecord) -> String {
     let rssi = d.rssi.latest.map { latest in "\(latest) (\(d.rssi.min ?? latest)..\(d.rssi.max ?? latest))" } ?? "-"
     let kinds = d.reportKinds.map { $0.replacingOccurrences(of: "ADV_", with: "") }.joined(separator: ",")
-    return pad(d.address.description, 17) + "  " + pad(d.name ?? "-", 16) + "  " + pad(kinds, 24) + "  "
-      + pad(rssi, 14) + "  " + summary(d)
+    return pad(d.address.description, 17) + "  " + pad(d.name?.terminalSafe ?? "-", 16) + "  " + pad(kinds, 24)
+      + "  " + pad(rssi, 14) + "  " + summary(d).terminalSafe
   }
 
   /// A plain line for non-terminal output: the window index, then the row.

@@ -38,7 +38,7 @@ struct TargetSelection {
   /// connections, so one that stopped being connectable shows up as drift rather than as a stranger.
   init(profile: LoadedProfile, records: [DeviceRecord], requireConnectable: Bool = true) {
     let select = profile.profile.select
-    let named = Self.namedAddresses(of: profile)
+    let named = Self.namedAddresses(of: profile).map(Set.init)
     for record in records.sorted(by: { $0.address < $1.address }) {
       let address = record.address.description
       func skip(_ reason: String) { notSelected.append(NotSelected(address: address, name: record.name, reason: reason)) }

@@ -38,6 +38,7 @@ public final class Journal: CampaignJournal {
       // lock for a moment, e.g. while it switches the file to WAL: wait for it rather than fail.
       configuration.busyMode = .timeout(10)
       database = try DatabaseQueue(path: path, configuration: configuration)
+      try JournalIntegrity.check(database, path: path)
     } else {
       storageMode = .rollback
       database = try DatabaseQueue()

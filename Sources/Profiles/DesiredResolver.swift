@@ -1,8 +1,12 @@
+import Synchronization
+
 /// Turns `desired` into one device's wanted configuration: templates filled in from its variables, every
 /// value checked again, and converted to device keys and units (booleans → 0/1, choices → numbers, flags →
 /// bitmasks, scaled numbers → integers, KSensor switches → one 0/1 key each, UUIDs upper-case).
 public struct DesiredResolver: Sendable {
   public var urlCheck: FieldCheck.URLCheck
+  /// Each template text parsed once for all the devices this resolver fills it in for.
+  private let templates = TemplateCache()
 
   public init(urlCheck: @escaping FieldCheck.URLCheck) { self.urlCheck = urlCheck }
 
@@ -32,7 +36,7 @@ public struct DesiredResolver: Sendable {
     for field in object.fields {
       var value = field.value
       if case .template(let text) = value {
-        switch Template(text).render(variables) {
+        switch templates.template(text).render(variables) {
         case .failure(let e): throw Failure(path: field.path, message: e.message)
         case .success(let rendered):
           switch FieldCheck.resolve(rendered, field.spec, urlCheck: urlCheck) {
@@ -78,5 +82,17 @@ public struct DesiredResolver: Sendable {
     case .hex: "0x" + (s.hasPrefix("0x") || s.hasPrefix("0X") ? String(s.dropFirst(2)) : s).lowercased()
     default: s
     }
+  }
+}
+
+/// Parsed templates by text, shared by the copies of one `DesiredResolver`.
+final class TemplateCache: Sendable {
+  private let parsed = Mutex<[String: Template]>([:])
+
+  func template(_ text: String) -> Template {
+    if let known = parsed.withLock({ $0[text] }) { return known }
+    let template = Template(text)
+    parsed.withLock { $0[text] = template }
+    return template
   }
 }

@@ -27,7 +27,10 @@ public enum FieldCheck {
       return range.contains(Double(i)) ? nil : fail("\(i) is out of range")
     case (.boolean, .boolean): return nil
     case (.text(let max, let format), .text(let s)):
-      if s.count > max, format != .password { return fail("\"\(s)\" is \(s.count) characters long") }
+      if format == .plain, s.utf8.count > max {
+        return fail("\"\(s.terminalSafe)\" is \(s.utf8.count) bytes long in UTF-8")
+      }
+      if s.count > max, format != .password, format != .plain { return fail("\"\(s)\" is \(s.count) characters long") }
       return formatFailure(s, format, urlCheck: urlCheck).map(fail)
     case (.choice(let names), .text(let s)):
       return names.contains(where: { $0.0 == s }) ? nil : fail("\"\(s)\" is not a known value")
@@ -85,7 +88,10 @@ public enum FieldCheck {
 
   static func formatFailure(_ s: String, _ format: FieldSpec.TextFormat, urlCheck: URLCheck) -> String? {
     switch format {
-    case .plain: return nil
+    case .plain:
+      guard let control = s.unicodeScalars.first(where: TerminalText.isControl) else { return nil }
+      let code = String(control.value, radix: 16, uppercase: true)
+      return "\"\(s.terminalSafe)\" contains the control character U+\(String(repeating: "0", count: Swift.max(0, 4 - code.count)) + code)"
     case .uuid:
       // The 36-character form only; BeaconCore's parser checks the groups and ASCII hex digits.
       return s.utf8.count == 36 && BluetoothUUID(s) != nil ? nil : "\"\(s)\" is not a UUID"

@@ -9,7 +9,7 @@ public struct FieldSpec: Sendable, Hashable {
     case number(ClosedRange<Double>, scale: Double = 1)
     /// true/false, written to the device as 1/0.
     case boolean
-    /// Text of at most `maxLength` characters, in the given format.
+    /// Text of at most `maxLength` characters (UTF-8 bytes for `.plain`), in the given format.
     case text(maxLength: Int, format: TextFormat)
     /// One of the names; the device gets the number.
     case choice([(String, Int)])
@@ -40,6 +40,10 @@ public struct FieldSpec: Sendable, Hashable {
   }
 
   public enum TextFormat: Sendable, Hashable {
+    /// Text the device stores as UTF-8 bytes (the name: "≤ 18 chars", kbeacon-protocol.md §6.3). [I] The
+    /// limit counts UTF-8 bytes, as the firmware's buffer does, not characters: 18 emoji are 72 bytes or
+    /// more and would be cut by the device. C0, DEL and C1 control characters are refused (they would reach
+    /// every terminal that shows a scan).
     case plain
     /// `8-4-4-4-12` hex digits.
     case uuid
@@ -52,7 +56,9 @@ public struct FieldSpec: Sendable, Hashable {
 
     func allowed(maxLength: Int) -> String {
       switch self {
-      case .plain: "text of at most \(maxLength) characters"
+      case .plain:
+        "UTF-8 text of at most \(maxLength) bytes — \(maxLength) ASCII characters, fewer accented letters or emoji — "
+          + "without control characters"
       case .uuid: "a UUID like E2C56DB5-DFFB-48D2-B060-D0F5A71096E0"
       case .hex(let n): "\(n) hex digits, optionally prefixed 0x"
       case .eddystoneURL: "an http(s) URL whose Eddystone encoding fits 17 bytes"

@@ -88,8 +88,16 @@ public struct FirmwareRange: Sendable, Hashable, CustomStringConvertible {
 
 extension StringProtocol {
   var trimmingWhitespace: String {
-    String(self.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
+    // Most values (every inventory field) have nothing to trim: an ASCII non-space at both ends answers at
+    // once, without walking characters (a third of `profile check`'s time on a 1M-row inventory).
+    if let first = first?.asciiValue, let last = last?.asciiValue, Self.isPlainASCII(first), Self.isPlainASCII(last) {
+      return String(self)
+    }
+    return String(self.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
   }
+
+  /// An ASCII character other than whitespace and control characters.
+  private static func isPlainASCII(_ byte: UInt8) -> Bool { byte > 0x20 && byte < 0x7F }
 }
 
 extension Character {

@@ -169,7 +169,20 @@ public struct ProfileDecoder {
 /// pattern), parsed by BeaconCore's `BluetoothAddress` so that only ASCII hex digits pass (Swift's
 /// `isHexDigit` also accepts full-width digits such as `Ａ`).
 enum BluetoothAddressText {
+  /// `AA:BB:CC:DD:EE:FF`: six pairs of hex digits (either case) joined by colons. Checked byte by byte, since
+  /// an inventory of 1M rows checks 1M addresses (`BluetoothAddress(_:)`, which also takes other spellings,
+  /// was a quarter of `profile check`'s time).
   static func isValid(_ s: String) -> Bool {
-    s.utf8.count == 17 && !s.contains("-") && BluetoothAddress(s) != nil
+    var count = 0
+    for (i, b) in s.utf8.enumerated() {
+      count += 1
+      guard count <= 17 else { return false }
+      if i % 3 == 2 {
+        guard b == UInt8(ascii: ":") else { return false }
+      } else {
+        guard (0x30...0x39).contains(b) || (0x41...0x46).contains(b) || (0x61...0x66).contains(b) else { return false }
+      }
+    }
+    return count == 17
   }
 }

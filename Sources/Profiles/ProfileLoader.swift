@@ -86,7 +86,7 @@ public struct LoadedProfile: Sendable {
     if let row = inventory?.row(for: upper) {
       return TemplateVariables(address: upper, index: row.index, inventory: row.variables)
     }
-    let index = profile.select.addresses?.firstIndex { $0.uppercased() == upper }
+    let index = profile.select.position(of: upper)
     return TemplateVariables(address: upper, index: inventory == nil ? index : nil)
   }
 

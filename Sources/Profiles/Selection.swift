@@ -3,7 +3,10 @@
 public struct Selection: Sendable, Hashable {
   /// Exact addresses. When given, only these devices are considered, and their order is the order
   /// `{{index}}` counts in when there is no inventory.
-  public var addresses: [String]?
+  public var addresses: [String]? { didSet { addressIndex = Self.addressIndex(addresses) } }
+  /// Each of `addresses`, upper-cased, with its first position: the selection test and `{{index}}` look an
+  /// address up by hash, not by walking the list (a list of 100,000 addresses made loading quadratic).
+  private var addressIndex: [String: Int]?
   /// A glob on the advertised name (`*` any run, `?` one character), e.g. `KBPro_*`.
   public var name: String?
   /// Models (the device's `model` key) the profile is for; a glob each.
@@ -20,11 +23,24 @@ public struct Selection: Sendable, Hashable {
     minimumRSSI: Int? = nil, tags: [String]? = nil
   ) {
     self.addresses = addresses
+    addressIndex = Self.addressIndex(addresses)
     self.name = name
     self.models = models
     self.firmware = firmware
     self.minimumRSSI = minimumRSSI
     self.tags = tags
+  }
+
+  /// Where `address` (any case) is in `addresses`, the first place if it is there twice; nil when it is not
+  /// there or there is no address list.
+  public func position(of address: String) -> Int? { addressIndex?[address.uppercased()] }
+
+  static func addressIndex(_ addresses: [String]?) -> [String: Int]? {
+    guard let addresses else { return nil }
+    var index: [String: Int] = [:]
+    index.reserveCapacity(addresses.count)
+    for (i, address) in addresses.enumerated() where index[address.uppercased()] == nil { index[address.uppercased()] = i }
+    return index
   }
 
   /// What is known about a device before connecting (from the scan and the inventory).
@@ -44,7 +60,7 @@ public struct Selection: Sendable, Hashable {
 
   /// The scan-time criteria: addresses, name, RSSI, tags. `nil` when selected, otherwise why not.
   public func rejection(of c: Candidate) -> String? {
-    if let addresses, !addresses.contains(where: { $0.uppercased() == c.address.uppercased() }) {
+    if addresses != nil, position(of: c.address) == nil {
       return "address not in select.addresses"
     }
     if let name, !Glob(name).matches(c.name ?? "") { return "name \(c.name.map { "'\($0)'" } ?? "(none)") does not match '\(name)'" }

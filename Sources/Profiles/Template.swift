@@ -8,17 +8,23 @@
 /// [I] `{{index}}` deliberately does not count scan order: what a scan finds changes from run to run, and a
 /// minor ID must not. A device with no stable index fails with a clear reason instead.
 public struct Template: Sendable, Hashable {
-  public var text: String
+  public var text: String { didSet { pieces = Self.parse(text) } }
+  /// The text split into literals and placeholders, or the reason it cannot be: parsed once, since a
+  /// template is filled in for every device (1M inventory rows spent a quarter of their time re-parsing).
+  private(set) var pieces: Result<[Piece], TemplateError>
 
-  public init(_ text: String) { self.text = text }
+  public init(_ text: String) {
+    self.text = text
+    pieces = Self.parse(text)
+  }
 
   enum Piece: Hashable {
     case literal(String)
     case variable(String, offset: Int)
   }
 
-  /// The text split into literals and placeholders, or the reason it cannot be.
-  var pieces: Result<[Piece], TemplateError> {
+  /// `text` split into literals and placeholders, or the reason it cannot be.
+  static func parse(_ text: String) -> Result<[Piece], TemplateError> {
     var result: [Piece] = []
     var rest = Substring(text)
     while let open = rest.firstRange(of: "{{") {

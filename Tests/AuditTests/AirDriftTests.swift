@@ -7,7 +7,7 @@ import Testing
 
 /// Drift seen on the air, from advertising bytes: iBeacon E2C56DB5-…/100/7 at −59 dBm, a name, connectable
 /// or not, reports every `gapSeconds`.
-@Suite struct AirDriftTests {
+@Suite(.timeLimit(.minutes(2))) struct AirDriftTests {
   static let uuid = "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0"
 
   static func record(major: UInt16 = 100, minor: UInt16 = 7, name: String? = "aisle-07", connectable: Bool = true,

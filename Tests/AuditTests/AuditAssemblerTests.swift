@@ -5,7 +5,7 @@ import Testing
 
 @testable import Audit
 
-@Suite struct AuditAssemblerTests {
+@Suite(.timeLimit(.minutes(2))) struct AuditAssemblerTests {
   static let start = Date(timeIntervalSince1970: 1_795_600_000)
   static let assembler = AuditAssembler(thresholds: AuditThresholds(batteryPercent: 20, batteryMillivolts: 2500))
 

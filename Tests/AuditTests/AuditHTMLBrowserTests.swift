@@ -9,7 +9,7 @@ import Testing
 /// counts the summary has, the URL fragment filters and sorts, and a screenshot is written to
 /// `.build/audit-report.png` (the page beside it) for a person to look at. Without Chromium the tests fail
 /// and say to run `scripts/setup`; `BEACON_SKIP_BROWSER=1` skips them, and the skip is reported.
-@Suite(.serialized, .enabled(if: !Chromium.skipRequested, "BEACON_SKIP_BROWSER=1: the HTML report is not checked in a browser"))
+@Suite(.serialized, .timeLimit(.minutes(5)), .enabled(if: !Chromium.skipRequested, "BEACON_SKIP_BROWSER=1: the HTML report is not checked in a browser"))
 struct AuditHTMLBrowserTests {
   static let report = AuditHTMLFixture.report
   /// The package's root, three folders up from this file.

@@ -5,7 +5,7 @@ import Testing
 
 /// The HTML report read as text: its numbers are the summary's, it has one row per device, every text from
 /// the report is escaped, and it names nothing a browser would fetch.
-@Suite struct AuditHTMLTests {
+@Suite(.timeLimit(.minutes(2))) struct AuditHTMLTests {
   static let report = AuditHTMLFixture.report
   static let page = HTMLScan(AuditHTML.render(report))
 

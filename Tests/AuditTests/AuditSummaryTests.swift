@@ -3,7 +3,7 @@ import Testing
 
 @testable import Audit
 
-@Suite struct AuditSummaryTests {
+@Suite(.timeLimit(.minutes(2))) struct AuditSummaryTests {
   static let devices = [
     AuditDevice(address: "AA:00:00:00:00:01", firmwareVersion: "5.22", tags: ["front"], status: .compliant, heard: true,
       battery: AuditBattery(percent: 95)),
@@ -40,7 +40,7 @@ import Testing
   }
 }
 
-@Suite struct AuditCSVTests {
+@Suite(.timeLimit(.minutes(2))) struct AuditCSVTests {
   @Test func fieldsAreQuotedAsRFC4180AndFormulasAreDefused() {
     let device = AuditDevice(address: "AA:00:00:00:00:01", name: "=HYPERLINK(\"http://x\")", tags: ["+tag", "b,c"], status: .unknown,
       heard: true, rssi: -70)

@@ -117,6 +117,9 @@ import Testing
     })
     #expect(first.summary.interrupted)
     #expect(first.summary.count(.pending) > 0)
+    // The hint names the real profile (and adapter), not a literal PROFILE.
+    let hint = "interrupted: finish with  beacon-provision apply \(site.profile) --adapter sim:\(site.fleet) --resume \(first.summary.run)"
+    #expect(CampaignReport.table(first).hasSuffix(hint), "\(CampaignReport.table(first))")
     let resumed = try await site.run(site.profile, resume: first.summary.run)
     #expect(!resumed.summary.interrupted)
     let journal = try Journal(path: StateDirectory.resolve(nil) + "/journal.sqlite")
@@ -166,8 +169,14 @@ import Testing
     // Wait until a few devices are verified — off a terminal apply names devices only in its closing
     // summary, so the signal is the `-v` log record of each finished device on standard error — then kill
     // without warning.
+    // The run id is printed when the run starts (issue 24: after a kill -9 the closing summary never comes).
     var verified = 0
-    for await line in progress where line.contains("finished") && line.contains("state=verified") {
+    var started: String?
+    for await line in progress {
+      if started == nil, line.hasPrefix("run "), line.contains(" started; if it is cut short, finish it with  beacon-provision apply ") {
+        started = line
+      }
+      guard line.contains("finished") && line.contains("state=verified") else { continue }
       verified += 1
       if verified == 3 { break }
     }
@@ -176,12 +185,17 @@ import Testing
     await exit.wait()
     let journalPath = state + "/journal.sqlite"
     let id = try #require(try await Journal(path: journalPath).runs().first?.id)
+    #expect(
+      started == "run \(id) started; if it is cut short, finish it with  beacon-provision apply \(site.profile) --adapter "
+        + "sim:\(site.fleet) --state-dir \(state) --resume \(id)  (or --resume last)", "\(started ?? "no start line")")
 
     let journal = try Journal(path: journalPath)
     let open = try await journal.devices(run: id).filter { !$0.state.isFinal }
     #expect(open.count > 1, "nothing was left to resume")
 
-    let resumed = try await site.run(site.profile, resume: id)
+    // `--resume last` finds the killed run: the newest apply run of the journal.
+    let resumed = try await site.run(site.profile, resume: "last")
+    #expect(resumed.summary.run == id)
     #expect(!resumed.summary.interrupted)
     let rows = try await journal.devices(run: id)
     // A device written just before the kill is found compliant on resume; every other one is verified.

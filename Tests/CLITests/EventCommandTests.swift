@@ -4,7 +4,7 @@ import Testing
 
 /// The monitor's `command` action launcher (posix_spawn, reaped on a queue of its own): how a program ended,
 /// its environment exactly as given, and a program that cannot be started.
-@Suite struct EventCommandTests {
+@Suite(.timeLimit(.minutes(5))) struct EventCommandTests {
   static func run(_ argv: [String], environment: [String: String] = [:]) async throws -> EventCommand.Ending {
     try await withCheckedThrowingContinuation { continuation in
       do {

@@ -6,7 +6,7 @@ import Testing
 
 /// `--journal` and its companions as an operator types them (issue #18): where the URL comes from, what is
 /// refused and that no password is ever shown.
-@Suite struct SharedJournalOptionsTests {
+@Suite(.timeLimit(.minutes(5))) struct SharedJournalOptionsTests {
   static func options(_ extra: [String]) throws -> ProvisionOptions { try ProvisionOptions.parse(["site.json"] + extra) }
 
   @Test func theFlagWinsOverTheEnvironmentAndNeitherMeansSQLite() throws {

@@ -4,7 +4,7 @@ import Testing
 @testable import Fleet
 
 /// Which failures a campaign retries (`FailureKind`), for the errors the GATT layer raises.
-@Suite struct FailureKindTests {
+@Suite(.timeLimit(.minutes(2))) struct FailureKindTests {
   @Test func anATTTransactionTimeoutIsRetriedOnAFreshLink() {
     #expect(GATTError.transactionTimeout(request: .exchangeMTURequest, after: .seconds(30)).failureKind == .transient)
   }

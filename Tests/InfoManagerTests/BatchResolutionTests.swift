@@ -4,7 +4,7 @@ import Testing
 
 /// The resolve state machine (seed-systems.md §6, "Resolve states"): UNRESOLVED, RESOLVED, NODATA and
 /// CACHED, the cache's timeout and the single-ID rule, on a time line given as numbers (no clock).
-@Suite struct BatchResolutionTests {
+@Suite(.timeLimit(.minutes(2))) struct BatchResolutionTests {
   static let entrance = InfoPoint(
     id: "100", blukiiId: "B1", name: "Entrance", outputInfos: [OutputInfo(type: .html, languageCode: "en-gb")])
   static let batch = BatchResolution(source: .blukii, languages: .sdkDefault, cacheTimeout: 180)

@@ -5,7 +5,7 @@ import Testing
 
 /// The request shapes (InfoManagerEndpoints, seed-systems.md §6): paths under `/_ah/api`, the API key as
 /// `?key=`, the `GetBlukiisInfoData` body of one batch.
-@Suite struct InfoManagerEndpointsTests {
+@Suite(.timeLimit(.minutes(2))) struct InfoManagerEndpointsTests {
   @Test func theBatchRequestCarriesEveryIDInOneBody() throws {
     let endpoints = InfoManagerEndpoints(root: "https://im.example.org/", apiKey: "k+y/1")
     let call = endpoints.getBlukiisInfo(ids: ["B10001", "B10002"], appLabel: "blukii", deviceId: "gw-1")

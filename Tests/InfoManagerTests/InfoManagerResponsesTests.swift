@@ -4,7 +4,7 @@ import Testing
 
 /// Decoding of the Info Manager's answers (seed-systems.md §6, "Objects") from byte vectors, and the
 /// refusals a malformed body gets: source, line:column, JSON path and the allowed values.
-@Suite struct InfoManagerResponsesTests {
+@Suite(.timeLimit(.minutes(2))) struct InfoManagerResponsesTests {
   static func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
 
   @Test func anInfoPointCollectionDecodesEveryMember() throws {

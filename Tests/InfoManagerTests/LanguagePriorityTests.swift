@@ -4,7 +4,7 @@ import Testing
 
 /// The language priority (BKResolveSettings, seed-systems.md §6): parsing and the first-language-with-content
 /// choice.
-@Suite struct LanguagePriorityTests {
+@Suite(.timeLimit(.minutes(2))) struct LanguagePriorityTests {
   static let point = InfoPoint(id: "1", outputInfos: [
     OutputInfo(type: .pdf, languageCode: "fr-fr"), OutputInfo(type: .video, languageCode: "en-gb"),
     OutputInfo(type: .youtube, languageCode: "en-gb"),

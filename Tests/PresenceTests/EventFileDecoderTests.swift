@@ -4,7 +4,7 @@ import Profiles
 import Testing
 
 /// The events file: every problem at once with file:line:col, JSON path and what is allowed.
-@Suite struct EventFileDecoderTests {
+@Suite(.timeLimit(.minutes(2))) struct EventFileDecoderTests {
   @Test func everyProblemIsReportedWithItsLocation() {
     let text = """
       { "version": 1, "timeZone": "Mars/Olympus",
@@ -50,7 +50,7 @@ import Testing
 }
 
 /// Schedule windows in the file's time zone.
-@Suite struct EventScheduleTests {
+@Suite(.timeLimit(.minutes(2))) struct EventScheduleTests {
   static func calendar(_ zone: String) -> Calendar {
     var c = Calendar(identifier: .gregorian)
     c.timeZone = TimeZone(identifier: zone)!
@@ -88,7 +88,7 @@ import Testing
 }
 
 /// Proximity classes and smoothing: the formula's vectors.
-@Suite struct ProximityTests {
+@Suite(.timeLimit(.minutes(2))) struct ProximityTests {
   @Test func classesFromTheLogDistanceModel() {
     // 10^((−59 − (−50)) / 20) = 0.35 m; 10^(0/20) = 1 m; 10^(16/20) = 6.3 m.
     #expect(ProximityClassifier.classify(rssi: -50, measuredPower: -59) == .immediate)

@@ -3,7 +3,7 @@ import Presence
 import Testing
 
 /// The webhook body, byte for byte.
-@Suite struct PresenceEventJSONTests {
+@Suite(.timeLimit(.minutes(2))) struct PresenceEventJSONTests {
   @Test func aDeviceEventAndATagEvent() {
     let at = Date(timeIntervalSince1970: 1_772_438_400.25)
     var event = PresenceEvent(sequence: 7, name: "left", kind: .exit, at: at, actions: [.jsonl])

@@ -6,7 +6,7 @@ import Testing
 /// The presence engine fed a timed transcript of sightings and clock ticks (an injected clock: every call
 /// says what time it is), asserting the exact sequence of events — enter/exit, a narrowed enter, tag
 /// sessions, health — with a schedule and trigger-once honoured.
-@Suite struct PresenceTranscriptTests {
+@Suite(.timeLimit(.minutes(5))) struct PresenceTranscriptTests {
   static let a = "AA:00:00:00:00:0A", b = "AA:00:00:00:00:0B", c = "CC:00:00:00:00:0C"
   /// Monday 2 March 2026, 08:00:00 UTC.
   static let t0 = Date(timeIntervalSince1970: 1_772_438_400)

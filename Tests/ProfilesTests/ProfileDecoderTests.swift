@@ -80,7 +80,7 @@ func diagnostics(_ text: String) -> [String] {
     #expect(diagnostics(broken) == [
       #"p.json:3:28: $.select.addresses[0]: "DD:34:02:06:D0" is not a Bluetooth address (allowed: AA:BB:CC:DD:EE:FF)"#,
       #"p.json:3:59: $.select.firmware: "newest" is not a version range (allowed: comparisons such as ">=5.20, <6")"#,
-      #"p.json:5:13: $.desired.name: "a-name-that-is-far-too-long" is 27 characters long (allowed: text of at most 18 characters)"#,
+      #"p.json:5:13: $.desired.name: "a-name-that-is-far-too-long" is 27 bytes long in UTF-8 (allowed: UTF-8 text of at most 18 bytes — 18 ASCII characters, fewer accented letters or emoji — without control characters)"#,
       #"p.json:6:5: $.desired.measuredPowr: unknown key "measuredPowr" — did you mean "measuredPower"? (allowed: name, measuredPower, alwaysPowerOn, slots, triggers, sensors)"#,
       #"p.json:8:46: $.desired.slots[0].uuid: "not-a-uuid" is not a UUID (allowed: a UUID like E2C56DB5-DFFB-48D2-B060-D0F5A71096E0)"#,
       #"p.json:8:69: $.desired.slots[0].major: 70000 is out of range (allowed: 0…65535)"#,

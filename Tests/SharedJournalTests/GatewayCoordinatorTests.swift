@@ -7,7 +7,7 @@ import TestServers
 
 /// Claims, leases and the nearest gateway on a real server (issue #18, "One campaign across gateways").
 /// Expiry is tested without waiting: a lease of 0 s is expired by the server's next statement.
-@Suite struct GatewayCoordinatorTests {
+@Suite(.timeLimit(.minutes(5))) struct GatewayCoordinatorTests {
   static let a = "C2:00:00:00:00:01", b = "C2:00:00:00:00:02"
 
   /// Three gateways on one fresh database, the run "site" with devices a and b.

@@ -3,7 +3,7 @@ import Testing
 @testable import SharedJournal
 
 /// `NearestGatewayRule`: each device to the gateway that hears it clearly best (issue #18).
-@Suite struct NearestGatewayRuleTests {
+@Suite(.timeLimit(.minutes(2))) struct NearestGatewayRuleTests {
   typealias S = NearestGatewayRule.Sighting
 
   @Test func leavesADeviceToAGatewayThatHeardItAtLeastTheMarginBetter() {

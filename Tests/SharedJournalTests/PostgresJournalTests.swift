@@ -7,7 +7,7 @@ import Testing
 
 /// The journal's rows on PostgreSQL behave as the SQLite journal's do (the `CampaignJournal` seam), and a
 /// run id shared by several gateways is joined, not reset (issue #18).
-@Suite struct PostgresJournalTests {
+@Suite(.timeLimit(.minutes(5))) struct PostgresJournalTests {
   static let a = "C2:00:00:00:00:01", b = "C2:00:00:00:00:02"
 
   @Test func recordsRunsAndDevicesAsTheSQLiteJournalDoes() async throws {

@@ -5,7 +5,7 @@ import Testing
 
 /// Versioned migrations on a real PostgreSQL server (issue #18, "Schema migrations are versioned and run at
 /// start; two versions of the tool on one database refuse clearly rather than corrupt it").
-@Suite struct PostgresSchemaTests {
+@Suite(.timeLimit(.minutes(5))) struct PostgresSchemaTests {
   @Test func migratesAFreshDatabaseOnceAndRecordsEachVersion() async throws {
     try await withPostgres { server in
       let connection = try await connect(server)

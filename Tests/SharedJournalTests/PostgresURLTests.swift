@@ -3,7 +3,7 @@ import Testing
 @testable import SharedJournal
 
 /// `PostgresURL`: what `--journal` accepts, and that no password ever shows (issue #18, "Secrets").
-@Suite struct PostgresURLTests {
+@Suite(.timeLimit(.minutes(5))) struct PostgresURLTests {
   @Test func redactsTheUserPasswordAndPasswordParameters() {
     #expect(PostgresURL.redact("postgresql://ops:s3cret@db.site:5432/fleet") == "postgresql://ops:***@db.site:5432/fleet")
     #expect(

@@ -10,7 +10,7 @@ import TestServers
 /// Several gateways' `SiteCampaign`s over one shared run on a real server (issue #18): every device handled
 /// exactly once, by a gateway that hears it best (within the margin), and a dead gateway's devices finished
 /// by another after its leases expire.
-@Suite struct SiteCampaignTests {
+@Suite(.timeLimit(.minutes(5))) struct SiteCampaignTests {
   /// Which gateway visited each device, how many times.
   final class Visits: Sendable {
     let byDevice = Mutex<[String: [String]]>([:])

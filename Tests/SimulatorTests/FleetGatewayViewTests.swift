@@ -6,7 +6,7 @@ import Testing
 
 /// A fleet file's `gateways` section (issue #18): each gateway's view of a simulated site, checked with
 /// JSON paths, and the view `--gateway` serves.
-@Suite struct FleetGatewayViewTests {
+@Suite(.timeLimit(.minutes(5))) struct FleetGatewayViewTests {
   static let a = "AC:23:3F:00:00:01", b = "AC:23:3F:00:00:02"
   static func device(_ address: String) -> String {
     #"{"address":"\#(address)","kind":"iBeacon","rssi":{"mean":-40,"spread":9},"iBeacon":{"uuid":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0","major":1,"minor":2}}"#

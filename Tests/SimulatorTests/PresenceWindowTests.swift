@@ -6,7 +6,7 @@ import Testing
 
 /// Scripted presence: a device advertises only inside its `presence` windows; a schedule of devices gone
 /// for good ends.
-@Suite struct PresenceWindowTests {
+@Suite(.timeLimit(.minutes(5))) struct PresenceWindowTests {
   static func device(_ presence: String) throws -> SimulatedDevice {
     let json = #"{"address": "AC:23:3F:00:20:01", "kind": "iBeacon", "intervalMs": 100, "presence": \#(presence), "#
       + #""iBeacon": {"uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": 1, "minor": 2}}"#

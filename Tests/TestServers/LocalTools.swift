@@ -20,7 +20,8 @@ public enum LocalTools {
 
   /// What a program wrote, run to its end without blocking a cooperative thread: its standard output and
   /// standard error go to files in `directory` (a pipe could fill and stall it) and are read back once it
-  /// has ended. A program still running after `seconds` is terminated (SIGTERM) and the call throws.
+  /// has ended. A program still running after `seconds` is terminated (SIGTERM, then SIGKILL) and the call
+  /// throws.
   public static func output(
     _ path: String, _ arguments: [String], in directory: String, within seconds: Double
   ) async throws -> (status: Int32, stdout: String, stderr: String) {
@@ -36,7 +37,13 @@ public enum LocalTools {
     process.standardOutput = stdout
     process.standardError = stderr
     let started = Date()
+    // SIGTERM, then SIGKILL 5 s later: a child inherits the signal mask of the thread that started it, and
+    // the test runner's threads block SIGTERM (issue 24), so SIGTERM alone may never end it and the test
+    // would wait for good, past its time limit.
     DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { if process.isRunning { process.terminate() } }
+    DispatchQueue.global().asyncAfter(deadline: .now() + seconds + 5) {
+      if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
     let status = try await exit(of: process)
     if Date().timeIntervalSince(started) >= seconds {
       throw ServerError("\(path) \(arguments.joined(separator: " ")) still ran after \(seconds) s and was terminated")

@@ -6,7 +6,7 @@ import Testing
 
 /// The client driving the engine over a scripted link, on a manual clock: each test is a transcript of
 /// writes, acks, notifications and clock steps.
-@Suite struct TextStreamClientTranscriptTests {
+@Suite(.timeLimit(.minutes(5))) struct TextStreamClientTranscriptTests {
   /// Distinct durations, so the armed timer tells which wait is running.
   static let timeouts = TextStreamTimeouts(
     firstFragmentSend: .seconds(1), laterFragmentSend: .milliseconds(1500), firstPacket: .seconds(2),

@@ -3,7 +3,7 @@ import Testing
 @testable import TextStream
 
 /// The pure engine, event by event: what it writes, which timer it arms, when an answer ends.
-@Suite struct TextStreamExchangeTests {
+@Suite(.timeLimit(.minutes(5))) struct TextStreamExchangeTests {
   let timeouts = TextStreamTimeouts(
     firstFragmentSend: .seconds(1), laterFragmentSend: .milliseconds(1500), firstPacket: .seconds(2),
     interFragment: .milliseconds(200))

@@ -4,7 +4,7 @@ import Testing
 @testable import TextStream
 
 /// Detection by service UUID, after discovery and from advertising.
-@Suite struct TextStreamProfileTests {
+@Suite(.timeLimit(.minutes(5))) struct TextStreamProfileTests {
   func database(_ profile: TextStreamProfile, withTx: Bool = true) -> GATTDatabase {
     var characteristics = [
       GATTCharacteristic(uuid: profile.rx, properties: [.write], declarationHandle: 0x10, valueHandle: 0x11, endHandle: 0x11)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Audit
+import BeaconCore
 import Foundation
 
 /// `beacon-provision audit [PROFILE…]`: the state of the fleet — who is missing, who drifted, whose battery
@@ -123,7 +124,11 @@ struct AuditCommand: AsyncParsableCommand, LoggingCommand {
       FileHandleOutput.standardError("audit: \(m.managed) managed devices — \(s.compliant) compliant (\(m.managedPercent(s.compliant)) %), "
         + "\(s.drifted) drifted, \(s.unreachable) unreachable, \(s.missing) missing; \(s.unknown) unmanaged heard; report: \(output)")
     } else {
-      print(text, terminator: "")
+      // On standard output (a terminal, most likely), the Markdown and HTML reports show outside text (device
+      // names, a server's words) with control characters escaped; JSON escapes them itself, and CSV keeps
+      // RFC 4180's CRLF line ends, so both go out as rendered.
+      let shown = chosenFormat == .md || chosenFormat == .html ? TerminalText.escaped(text, keepingLineBreaks: true) : text
+      print(shown, terminator: "")
     }
     if detailedExitcode, report.needsAttention { throw ExitCode(2) }
   }

@@ -28,7 +28,7 @@ enum DFUCampaignReport {
     lines.append("run \(s.run): \(s.count(.verified)) updated" + (result.version.map { " to \($0)" } ?? "") + ", \(s.count(.skipped)) skipped, "
       + "\(s.count(.failed)) failed, \(s.count(.pending)) pending")
     if s.interrupted {
-      lines.append("interrupted: finish with  beacon-provision dfu update \(result.version == nil ? "--firmware …" : "--package FILE") --resume \(s.run)")
+      lines.append("interrupted: finish with  \(ResumeRun.command(result.finish, run: s.run))")
     }
     return lines.joined(separator: "\n")
   }

@@ -26,6 +26,17 @@ struct DFUCampaignRunner {
     var notSeen: [String]
     /// The packages a catalogue campaign resolved (downloaded or from the cache, all verified).
     var packages: [ResolvedPackage] = []
+    /// The arguments that finish this run with `--resume` (`dfu update`, its package or firmware, adapter
+    /// and state directory).
+    var finish: [String] = ["dfu", "update"]
+  }
+
+  /// `dfu update` with this run's package (its real path) or catalogue firmware, adapter and state
+  /// directory: with `--resume RUN`, it finishes the run.
+  var finishArguments: [String] {
+    let c = command
+    return ["dfu", "update"] + (c.package.map { ["--package", $0] } ?? []) + (c.firmware.map { ["--firmware", $0] } ?? [])
+      + (c.adapterOptions.adapter.map { ["--adapter", $0.description] } ?? []) + (c.stateDir.map { ["--state-dir", $0] } ?? [])
   }
 
   /// One package of a catalogue campaign, for the report.
@@ -67,7 +78,8 @@ struct DFUCampaignRunner {
     var selection = DFUTargetSelection(records: records, addresses: c.addresses, name: c.name)
 
     var resumed: String?
-    if let resume = c.resume {
+    if let given = c.resume {
+      let resume = try await ResumeRun.resolve(given, kind: "dfu", journal: journal, place: c.stateDirectory)
       guard let record = try await journal.run(resume) else { throw CLIFailure("no run \(resume) in \(c.stateDirectory)") }
       guard record.kind == "dfu" else { throw CLIFailure("run \(resume) is a \(record.kind) run, not a dfu run") }
       if resources.coordinator == nil { try SharedRun.checkResume(record, journal: journal, recipe: try await recipe()) }
@@ -122,6 +134,8 @@ struct DFUCampaignRunner {
       run = try await journal.createRun(kind: "dfu", source: origin,
         adapter: central.name, addresses: selection.targets.map(\.address.description),
         addressTypes: Target.addressTypes(selection.targets), recipe: try await recipe().text)
+      // Before any device is touched: after a kill -9 the end-of-run summary never comes.
+      progress.note(ResumeRun.startLine(run: run, finish: finishArguments))
     }
     let total = selection.targets.count
     let batch: @Sendable ([Target]) async throws -> CampaignSummary = { [work] targets in
@@ -141,7 +155,9 @@ struct DFUCampaignRunner {
     }
     let summary = try await SharedRun.start(
       resources.coordinator, run: run, targets: selection.targets, options: c.shared, parallel: c.parallel, batch: batch)
-    return Result(summary: summary, reports: await reports.byAddress, version: single?.version, notSeen: selection.notSeen, packages: packages)
+    return Result(
+      summary: summary, reports: await reports.byAddress, version: single?.version, notSeen: selection.notSeen, packages: packages,
+      finish: finishArguments)
   }
 
   /// What the run is made from (`RunRecipe`, issue #23 part 4): the package's bytes (`package`), or the

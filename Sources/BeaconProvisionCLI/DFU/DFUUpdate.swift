@@ -78,7 +78,9 @@ struct DFUUpdate: AsyncParsableCommand {
   @Option(help: "Seconds before the first retry of a device; later retries wait 4× longer (at most 60 s).")
   var retryDelay: Double = 5
 
-  @Option(help: ArgumentHelp("Finish an interrupted run.", valueName: "run"))
+  @Option(help: ArgumentHelp(
+    "Finish an interrupted run: its id (printed when the run starts and at its end), or last for the newest dfu run.",
+    valueName: "run|last"))
   var resume: String?
 
   @Option(help: "Packet receipt notification interval (0 = off).")

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BeaconCore
 import Firmware
 import FirmwareStore
 import Foundation
@@ -105,7 +106,8 @@ struct FirmwareCatalogView: Encodable {
       for r in h.releases {
         let marks = [r.latest ? "latest" : nil, r.newer == true ? "newer than \(current!)" : nil].compactMap { $0 }
         lines.append("  \(r.appVersion)  \(r.appFileName)" + (marks.isEmpty ? "" : "  [\(marks.joined(separator: ", "))]"))
-        if !r.note.isEmpty { lines.append("      \(r.note)") }
+        // The server's note, one indented line per line of it.
+        if !r.note.isEmpty { lines += r.note.split(separator: "\n", omittingEmptySubsequences: false).map { "      \($0)" } }
         if let sha = r.sha256 { lines.append("      sha256 \(sha)" + (r.size.map { ", \($0) bytes" } ?? "")) }
       }
       if h.kkmOrderDiffers {
@@ -116,6 +118,7 @@ struct FirmwareCatalogView: Encodable {
         lines.append("  \(newer) release\(newer == 1 ? "" : "s") newer than \(current)")
       }
     }
-    return lines.joined(separator: "\n")
+    // What the catalogue's server wrote (names, notes, URLs) is shown with its control characters escaped.
+    return lines.map(\.terminalSafe).joined(separator: "\n")
   }
 }

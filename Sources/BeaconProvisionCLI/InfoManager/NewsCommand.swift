@@ -1,4 +1,5 @@
 import ArgumentParser
+import BeaconCore
 import Foundation
 import InfoManager
 import InfoManagerCloud
@@ -47,7 +48,8 @@ struct NewsCommand: AsyncParsableCommand {
     if json {
       print(try JSONOutput.string(NewsJSON(language: code, text: text)))
     } else {
-      print(text.isEmpty ? "(no news in \(codes.joined(separator: ", ")))" : text)
+      // The server's text, with its control characters escaped (line breaks kept).
+      print(text.isEmpty ? "(no news in \(codes.joined(separator: ", ")))" : TerminalText.escaped(text, keepingLineBreaks: true))
     }
   }
 }

@@ -186,7 +186,8 @@ struct ResolveRow: Encodable {
   enum Keys: String, CodingKey { case address, deviceName, rssi }
 }
 
-/// The text rendering of `resolve`: one line per ID, then its content lines indented.
+/// The text rendering of `resolve`: one line per ID, then its content lines indented. What the server sent
+/// (names, descriptions, titles, URLs) is shown with its control characters escaped (`TerminalText`).
 enum ResolveText {
   static func lines(_ rows: [ResolveRow]) -> [String] {
     var lines: [String] = []
@@ -209,6 +210,6 @@ enum ResolveText {
       }
       if point.outputInfos.isEmpty { lines.append("    (no content in the languages asked for)") }
     }
-    return lines
+    return lines.map(\.terminalSafe)
   }
 }

@@ -1,3 +1,4 @@
+import BeaconCore
 import Foundation
 import Logging
 
@@ -47,12 +48,13 @@ struct StderrLogHandler: LogHandler {
       metadata: metadata.merging(event.metadata ?? [:]) { $1 }))
   }
 
-  /// The line for one record.
+  /// The line for one record: one line, whatever its message and metadata carry (a device's name, a server's
+  /// text): control characters are shown as `\u{XX}` (`TerminalText`).
   static func line(time: Date, level: Logger.Level, label: String, message: String, metadata: Logger.Metadata) -> String {
     let formatter = ISO8601DateFormatter()
     formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
     var text = "\(formatter.string(from: time)) \(level) \(label): \(message)"
     for key in metadata.keys.sorted() { text += " \(key)=\(metadata[key]!)" }
-    return text
+    return text.terminalSafe
   }
 }

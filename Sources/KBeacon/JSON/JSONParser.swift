@@ -13,11 +13,16 @@ public struct JSONParser {
     public var maximumDepth: Int
     /// Whether a leading UTF-8 byte order mark is skipped (editors on Windows write one).
     public var skipsByteOrderMark: Bool
+    /// Whether a string that is not valid UTF-8 is an error (naming its place and JSON path) rather than
+    /// decoded with U+FFFD for each bad sequence.
+    public var rejectsInvalidUTF8 = false
 
     /// A device answer or other wire JSON (kbeacon-protocol.md §4.2): nesting to 32, no byte order mark.
+    /// [I] Invalid UTF-8 becomes U+FFFD: a device whose name holds broken bytes must stay readable.
     public static let wire = Options(maximumDepth: 32, skipsByteOrderMark: false)
-    /// A file a person wrote (a profile, an inventory): nesting to 256, a byte order mark skipped.
-    public static let file = Options(maximumDepth: 256, skipsByteOrderMark: true)
+    /// A file a person wrote (a profile, an inventory): nesting to 256, a byte order mark skipped, invalid
+    /// UTF-8 refused (issue 24: it became U+FFFD silently and was written to devices).
+    public static let file = Options(maximumDepth: 256, skipsByteOrderMark: true, rejectsInvalidUTF8: true)
   }
 
   private let bytes: [UInt8]
@@ -27,6 +32,13 @@ public struct JSONParser {
   private var lineStart = 0
   /// Where the current line's column count has reached (byte index and 1-based column).
   private var counted = (index: 0, column: 1)
+  /// The keys and indexes leading to the value being parsed, for an invalid-UTF-8 error's JSON path.
+  private var trail: [Step] = []
+
+  private enum Step {
+    case key(String)
+    case index(Int)
+  }
 
   private init(_ bytes: [UInt8], _ options: Options) {
     self.bytes = bytes
@@ -127,7 +139,9 @@ public struct JSONParser {
       skipWhitespace()
       guard peek == UInt8(ascii: ":") else { throw error("expected ':' after key \"\(key)\"") }
       index += 1
+      trail.append(.key(key))
       members.append(SourceJSON.Member(key: key, keyPosition: keyPosition, value: try value(depth: depth + 1)))
+      trail.removeLast()
       skipWhitespace()
       switch peek {
       case UInt8(ascii: ","): index += 1
@@ -149,7 +163,9 @@ public struct JSONParser {
       return .array(elements)
     }
     while true {
+      trail.append(.index(elements.count))
       elements.append(try value(depth: depth + 1))
+      trail.removeLast()
       skipWhitespace()
       switch peek {
       case UInt8(ascii: ","): index += 1
@@ -166,18 +182,25 @@ public struct JSONParser {
     index += 1
     var scalars = String.UnicodeScalarView()
     var raw: [UInt8] = []
-    func flush() {
-      scalars.append(contentsOf: String(decoding: raw, as: UTF8.self).unicodeScalars)
-      raw.removeAll()
+    /// Appends the unescaped bytes read since the last escape, which end just before `index - 1`.
+    func flush() throws(JSONSyntaxError) {
+      defer { raw.removeAll() }
+      guard options.rejectsInvalidUTF8, let bad = Self.firstInvalidUTF8(raw) else {
+        scalars.append(contentsOf: String(decoding: raw, as: UTF8.self).unicodeScalars)
+        return
+      }
+      index = index - 1 - raw.count + bad
+      throw error("invalid UTF-8 (byte 0x\(String(raw[bad], radix: 16, uppercase: true))) in the string at \(trailText); "
+        + "save the file as UTF-8")
     }
     while let b = peek {
       index += 1
       switch b {
       case UInt8(ascii: "\""):
-        flush()
+        try flush()
         return String(scalars)
       case UInt8(ascii: "\\"):
-        flush()
+        try flush()
         guard let e = peek else { break }
         index += 1
         switch e {
@@ -199,6 +222,30 @@ public struct JSONParser {
       }
     }
     throw error("unterminated string")
+  }
+
+  /// The offset of the first byte of `bytes` that does not belong to a valid UTF-8 sequence, nil if all do.
+  public static func firstInvalidUTF8(_ bytes: some Collection<UInt8>) -> Int? {
+    var decoder = UTF8()
+    var iterator = bytes.makeIterator()
+    var offset = 0
+    while true {
+      switch decoder.decode(&iterator) {
+      case .scalarValue(let scalar): offset += UTF8.width(scalar)
+      case .emptyInput: return nil
+      case .error: return offset
+      }
+    }
+  }
+
+  /// The JSON path of the value being parsed, e.g. `$.desired.slots[0].name`.
+  private var trailText: String {
+    "$" + trail.map { step in
+      switch step {
+      case .key(let k): "." + k
+      case .index(let n): "[\(n)]"
+      }
+    }.joined()
   }
 
   /// Four hex digits. `Hex.decode` takes ASCII digits only and skips separators, so two bytes out means

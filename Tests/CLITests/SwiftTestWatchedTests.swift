@@ -1,0 +1,124 @@
+import Foundation
+import Testing
+
+/// `scripts/swift-test-watched` (the hang watcher of `scripts/test` and `scripts/sanitizers`) around a stand-in
+/// test run: a script that prints one "started" line, starts a child in a session of its own (as `swift test`
+/// and Foundation's `Process` start theirs in process groups of their own) which starts a grandchild, and then
+/// waits for ever. When the watcher declares the hang it writes every thread's backtrace of every process the
+/// run started to OUTPUT.hang-N.txt and prints a summary; whether it ends by a hang, by the run's own end or by
+/// a SIGTERM sent to it, no process the run started outlives it (issue 24: two TSan test processes were found
+/// running 13 and 21 minutes after `scripts/test` had exited).
+@Suite("scripts/swift-test-watched", .timeLimit(.minutes(3))) struct SwiftTestWatchedTests {
+  /// A scratch directory with the stand-in run; `pids` collects the pid of every process it starts.
+  struct Sandbox {
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent("watched-\(UUID().uuidString)")
+    var pids: URL { root.appendingPathComponent("pids") }
+    var output: URL { root.appendingPathComponent("output.txt") }
+
+    init(hangs: Bool) throws {
+      try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+      let tail = hangs ? "wait\n" : "echo \"Test run with 1 tests passed\"\n"
+      try TestScriptTests.Sandbox.executable(
+        root.appendingPathComponent("run"),
+        """
+        #!/bin/bash
+        echo "◇ Test hangsForGood() started."
+        setsid bash -c 'echo $$ >> "$0"; sleep 1000 & echo $! >> "$0"; wait' "$1" &
+        echo $$ >> "$1"
+        sleep 1000 &
+        echo $! >> "$1"
+
+        """ + tail)
+    }
+
+    /// Starts the watcher (1 s polls, 2 s of silence is a hang, 1 s between SIGTERM and SIGKILL).
+    func start() throws -> (Process, URL) {
+      let process = Process()
+      process.executableURL = URL(fileURLWithPath: "/bin/bash")
+      let script = TestScriptTests.repository.appendingPathComponent("scripts/swift-test-watched")
+      process.arguments = [script.path, output.path, root.appendingPathComponent("run").path, pids.path]
+      var environment = ProcessInfo.processInfo.environment
+      environment["SWIFT_TEST_SILENCE"] = "2"
+      environment["SWIFT_TEST_POLL"] = "1"
+      environment["SWIFT_TEST_GRACE"] = "1"
+      process.environment = environment
+      let log = root.appendingPathComponent("watcher-log")
+      _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+      process.standardOutput = try FileHandle(forWritingTo: log)
+      process.standardError = process.standardOutput
+      process.standardInput = FileHandle.nullDevice
+      return (process, log)
+    }
+
+    /// Runs `process` to its end (termination handler, no blocking wait), `whileRunning` once it started.
+    func run(_ process: Process, whileRunning: @escaping @Sendable () async -> Void = {}) async throws -> Int32 {
+      try await withCheckedThrowingContinuation { (done: CheckedContinuation<Int32, Error>) in
+        process.terminationHandler = { done.resume(returning: $0.terminationStatus) }
+        do { try process.run() } catch { done.resume(throwing: error) }
+        Task { await whileRunning() }
+      }
+    }
+
+    func recordedPids() -> [Int32] {
+      ((try? String(contentsOf: pids, encoding: .utf8)) ?? "").split(separator: "\n").compactMap { Int32($0) }
+    }
+
+    /// The recorded processes that still run (a zombie — ended, not yet reaped by init — does not count).
+    func survivors() -> [Int32] {
+      recordedPids().filter { pid in
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+          let close = stat.range(of: ") ", options: .backwards)
+        else { return false }
+        return !stat[close.upperBound...].hasPrefix("Z")
+      }
+    }
+
+    func remove() { try? FileManager.default.removeItem(at: root) }
+  }
+
+  @Test func aHangIsDumpedAndEveryProcessTheRunStartedIsKilled() async throws {
+    let sandbox = try Sandbox(hangs: true)
+    defer { sandbox.remove() }
+    let (process, log) = try sandbox.start()
+    let status = try await sandbox.run(process)
+    let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+    #expect(status == 124, "\(text)")
+    #expect(text.contains("HUNG — no output for 2 s (attempt 1); tests in flight: hangsForGood"), "\(text)")
+    for attempt in 1...2 {
+      let dump = (try? String(contentsOfFile: sandbox.output.path + ".hang-\(attempt).txt", encoding: .utf8)) ?? ""
+      // Each of the four processes (the run, its child in its own session, and their two sleeps) is dumped.
+      #expect(dump.components(separatedBy: "== pid ").count - 1 == 4, "attempt \(attempt): \(dump)")
+      #expect(dump.contains("Thread 1 "), "attempt \(attempt): \(dump)")
+      #expect(dump.contains("nanosleep"), "attempt \(attempt): \(dump)")
+    }
+    #expect(text.contains("each thread's innermost frames:"), "\(text)")
+    #expect(sandbox.recordedPids().count == 8, "\(sandbox.recordedPids())")
+    #expect(sandbox.survivors().isEmpty, "left running: \(sandbox.survivors())\n\(text)")
+  }
+
+  @Test func aTermSentToTheWatcherEndsEveryProcessTheRunStarted() async throws {
+    let sandbox = try Sandbox(hangs: true)
+    defer { sandbox.remove() }
+    let (process, _) = try sandbox.start()
+    // A long silence: only the SIGTERM ends this run.
+    process.environment?["SWIFT_TEST_SILENCE"] = "600"
+    let status = try await sandbox.run(process) {
+      for _ in 0..<300 where sandbox.recordedPids().count < 4 { try? await Task.sleep(for: .milliseconds(100)) }
+      process.terminate()
+    }
+    #expect(status == 143)
+    #expect(sandbox.recordedPids().count == 4, "\(sandbox.recordedPids())")
+    #expect(sandbox.survivors().isEmpty, "left running: \(sandbox.survivors())")
+  }
+
+  @Test func aRunThatEndsLeavingAChildBehindHasItNamedAndKilled() async throws {
+    let sandbox = try Sandbox(hangs: false)
+    defer { sandbox.remove() }
+    let (process, log) = try sandbox.start()
+    let status = try await sandbox.run(process)
+    let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+    #expect(status == 0, "\(text)")
+    #expect(text.contains("left 3 process(es) behind, killed now:"), "\(text)")
+    #expect(sandbox.survivors().isEmpty, "left running: \(sandbox.survivors())\n\(text)")
+  }
+}
