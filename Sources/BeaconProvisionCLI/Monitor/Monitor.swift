@@ -19,10 +19,15 @@ struct Monitor: AsyncParsableCommand, LoggingCommand {
       (see the README: targets, trigger, triggerOnce, minimum proximity, schedules, actions). Webhook deliveries \
       are spooled in the state directory and retried until the receiver answers 2xx; each carries an \
       Idempotency-Key, and a restarted monitor sends what is left; a redirect is followed with the same POST, and \
-      --cacert trusts a private CA for https webhooks. On Ctrl-C the spool delivers for up to --drain-timeout \
+      --cacert trusts a private CA for https webhooks. A webhook URL must have a host (and a port 1-65535 if \
+      any), no spaces or control characters and no user or password: give credentials as headers with \
+      --webhook-header-file. A failing webhook is warned about at its first failure and when it delivers again, \
+      and the spool's depth every minute while events wait; 'monitor spool list|retry|drop' shows, sends or \
+      removes spooled events. On Ctrl-C the spool delivers for up to --drain-timeout \
       seconds more; what is left stays spooled for the next start. Devices heard are recorded in the fleet \
       registry. Ctrl-C stops; exit 0, 1 on an error.
-      """)
+      """,
+    subcommands: [MonitorSpoolCommand.self])
 
   @OptionGroup var adapterOptions: AdapterOptions
 
@@ -37,6 +42,9 @@ struct Monitor: AsyncParsableCommand, LoggingCommand {
 
   @Option(help: ArgumentHelp("POST every event to this URL (repeatable), through the spool.", valueName: "url"))
   var webhook: [String] = []
+
+  @Option(help: ArgumentHelp("Headers sent with every webhook POST, one 'Name: value' a line (e.g. 'Authorization: Bearer …'; kept out of the spool).", valueName: "file"))
+  var webhookHeaderFile: String?
 
   @Option(help: ArgumentHelp("Stop after this many seconds (default: run until Ctrl-C).", valueName: "seconds"))
   var duration: Double?
@@ -60,8 +68,8 @@ struct Monitor: AsyncParsableCommand, LoggingCommand {
   func validate() throws {
     try SecondsOption.validate(duration, "--duration")
     try SecondsOption.validate(drainTimeout, "--drain-timeout", zeroAllowed: true)
-    for url in webhook where !(url.lowercased().hasPrefix("http://") || url.lowercased().hasPrefix("https://")) {
-      throw ValidationError("--webhook \(url): not an http or https URL")
+    for url in webhook {
+      if let problem = WebhookURL.problem(url) { throw ValidationError("--webhook: \(problem)") }
     }
   }
 
@@ -85,7 +93,9 @@ struct Monitor: AsyncParsableCommand, LoggingCommand {
     let registry = await RegistryAccess.shared(journalLocation) ?? RegistryAccess.recorder(journal)
     let log = CLILog.logger("monitor")
     let warn: @Sendable (String) -> Void = { log.warning("\($0)") }
-    let dispatch = WebhookDispatch(spool: WebhookSpool(journal: journal), poster: CurlWebhookPoster(caFile: tls.caFile, insecureSkipTLSVerify: tls.insecureSkipTLSVerify), warn: warn)
+    let headers = try command.webhookHeaderFile.map { try WebhookHeaderFile.load($0) } ?? []
+    let poster = CurlWebhookPoster(caFile: tls.caFile, insecureSkipTLSVerify: tls.insecureSkipTLSVerify, extraHeaders: headers)
+    let dispatch = WebhookDispatch(spool: WebhookSpool(journal: journal), poster: poster, warn: warn)
     let fileURLs = file.definitions.flatMap { $0.actions }.compactMap { action -> String? in
       if case .webhook(let url) = action { return url }
       return nil
