@@ -24,7 +24,9 @@ struct Monitor: AsyncParsableCommand, LoggingCommand {
       --webhook-header-file. A failing webhook is warned about at its first failure and when it delivers again, \
       and the spool's depth every minute while events wait; 'monitor spool list|retry|drop' shows, sends or \
       removes spooled events. On Ctrl-C the spool delivers for up to --drain-timeout \
-      seconds more; what is left stays spooled for the next start. Devices heard are recorded in the fleet \
+      seconds more; what is left stays spooled for the next start. The presence state (present devices, open \
+      tag sessions, events fired, health reported) is kept in monitor-state.json in the state directory, so a \
+      restart does not fire enter or session-open again, and a device that left meanwhile gets its exit. Devices heard are recorded in the fleet \
       registry. Ctrl-C stops; exit 0, 1 on an error.
       """,
     subcommands: [MonitorSpoolCommand.self])
@@ -104,6 +106,13 @@ struct Monitor: AsyncParsableCommand, LoggingCommand {
     let actions = MonitorActions(jsonl: jsonl, runID: Self.runID(), webhooks: dispatch, write: write, warn: warn)
     var runner = MonitorRunner(file: file, inventory: inventory, active: !passive)
     runner.duration = duration.map(SecondsOption.duration)
+    let stateFile = MonitorStateFile(stateDirectory: state)
+    runner.restored = try await BlockingIO.run { stateFile.load(warn: warn) }
+    runner.keep = { kept in
+      do { try await BlockingIO.run { try stateFile.save(kept) } } catch {
+        warn("cannot keep the presence state in \(stateFile.path): \(error)")
+      }
+    }
     log.info("monitoring", metadata: ["adapter": "\(central.name)", "events": "\(file.definitions.count)"])
     do {
       let fired = try await SignalCancellation.run { [runner] in
