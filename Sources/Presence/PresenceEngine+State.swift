@@ -66,4 +66,19 @@ extension PresenceEngine {
       inside[definition] = Set(addresses.filter { devices[$0]?.present == true })
     }
   }
+
+  /// With an inventory: each listed device not known yet from `restore` is taken as last heard when the
+  /// fleet registry last saw it (issue #24: an inventory device never heard since the start was never
+  /// reported `silent`). It is not present (no `exit` comes for it); its `silent` comes once the silent
+  /// threshold has passed since then. Without an inventory nothing is done: the registry also holds phones
+  /// and passers-by, whose silence nobody asked about.
+  public mutating func remember(lastSeen: [String: Date]) {
+    guard inventory != nil else { return }
+    for (address, at) in lastSeen.sorted(by: { $0.key < $1.key }) where devices[address] == nil {
+      guard var device = tracked(address) else { continue }
+      device.lastHeard = at
+      devices[device.address] = device
+      queueDeadlines(device)
+    }
+  }
 }

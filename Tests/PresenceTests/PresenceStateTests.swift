@@ -51,4 +51,19 @@ import Testing
     #expect(out.map(T.line) == ["3600 leave exit CC:00:00:00:00:0C", "3600 silent silent CC:00:00:00:00:0C"])
     #expect(out[0].device?.lastSeen == Self.t0)
   }
+
+  /// An inventory device the registry last saw before the start and not heard since is reported `silent`
+  /// once the threshold has passed since the registry's time, without an `exit`; one heard again enters.
+  @Test func anInventoryDeviceLastSeenInTheRegistryGoesSilent() throws {
+    var engine = try T.engine()
+    engine.remember(lastSeen: [T.b: Self.t0 - 50, T.c: Self.t0 - 30, "DD:00:00:00:00:01": Self.t0 - 50])
+    var out = engine.tick(at: Self.t0 + 10)
+    out += engine.observe([T.seen(T.c, 20, rssi: -60)])
+    out += engine.tick(at: Self.t0 + 40)
+    #expect(out.map(T.line) == [
+      "10 silent silent AA:00:00:00:00:0B",
+      "20 arrive enter CC:00:00:00:00:0C", "20 first-sight enter CC:00:00:00:00:0C", "40 leave exit CC:00:00:00:00:0C",
+    ])
+    #expect(out[0].silentSeconds == 60)
+  }
 }

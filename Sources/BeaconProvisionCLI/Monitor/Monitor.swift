@@ -108,6 +108,13 @@ struct Monitor: AsyncParsableCommand, LoggingCommand {
     runner.duration = duration.map(SecondsOption.duration)
     let stateFile = MonitorStateFile(stateDirectory: state)
     runner.restored = try await BlockingIO.run { stateFile.load(warn: warn) }
+    if inventory != nil {
+      do {
+        runner.lastSeen = Dictionary(try await registry.registry.devices().map { ($0.address, $0.lastSeen) }, uniquingKeysWith: max)
+      } catch {
+        warn("cannot read the fleet registry's last-seen times: \(error); inventory devices not heard yet are not reported silent")
+      }
+    }
     runner.keep = { kept in
       do { try await BlockingIO.run { try stateFile.save(kept) } } catch {
         warn("cannot keep the presence state in \(stateFile.path): \(error)")

@@ -19,6 +19,8 @@ struct MonitorRunner: Sendable {
   var registryInterval: Duration = .seconds(10)
   /// The presence state an earlier run kept (`MonitorStateFile`), put back before the first report.
   var restored: PresenceState?
+  /// When the fleet registry last saw each device (for `PresenceEngine.remember`).
+  var lastSeen: [String: Date] = [:]
   /// Keeps the presence state, every `registryInterval` of scan time and at the end.
   var keep: (@Sendable (PresenceState) async -> Void)?
 
@@ -33,6 +35,7 @@ struct MonitorRunner: Sendable {
     let origin = ContinuousClock.now
     var engine = PresenceEngine(file: file, inventory: inventory)
     if let restored { engine.restore(restored) }
+    engine.remember(lastSeen: lastSeen)
     var scan = PresenceScan(engine: engine, origin: origin, wallOrigin: Date(), window: window)
     let stopAt = duration.map { origin + $0 }
     let (inputs, feed) = AsyncStream.makeStream(of: Input.self)
