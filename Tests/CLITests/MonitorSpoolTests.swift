@@ -1,6 +1,7 @@
 import ArgumentParser
 import Fleet
 import Foundation
+import Loopback
 import Synchronization
 import Testing
 
@@ -47,6 +48,24 @@ import Testing
     try await Self.until("delivering", in: warnings) { $0.contains { $0.contains("is delivering again") } }
     #expect(await dispatch.finish(grace: .seconds(5)) == 0)
     #expect(!warnings.all.joined().contains("abc123"))
+  }
+
+  /// The whole command with libcurl against a port nobody listens on: the refusal is a warning on standard
+  /// error while it runs (it was silent until "N events stay spooled" at the exit).
+  @Test func aRefusedWebhookIsWarnedAboutByTheRunningMonitor() async throws {
+    let folder = try MonitorCommandTests.folder()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let port = try #require(LoopbackPort.free())
+    let command = try Monitor.parseAsRoot([
+      "--adapter", "sim:\(folder)/fleet.json", "--webhook", "http://127.0.0.1:\(port)/hook", "--duration", "3",
+      "--drain-timeout", "1", "--state-dir", folder + "/state",
+    ]) as! Monitor
+    let warnings = Lines()
+    try await CLILog.$destination.withValue(CLILog.Destination(level: .warning, write: warnings.add)) {
+      try await command.run(pace: .unpaced, write: { _ in })
+    }
+    let failing = warnings.all.filter { $0.contains("webhook http://127.0.0.1:\(port)/hook is failing: ") }
+    #expect(failing.count == 1, "\(warnings.all)")
   }
 
   /// Rows an earlier version spooled for a URL with no host were retried at every start, for ever.
