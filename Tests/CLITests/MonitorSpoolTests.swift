@@ -147,7 +147,12 @@ import Testing
     #expect(dropped.all == ["dropped 1 event"])
     #expect(try await spool.count() == 0)
     // Reached through `monitor spool …` as the root command parses it.
-    #expect(try BeaconProvision.parseAsRoot(["monitor", "spool", "list", "--state-dir", state]) is MonitorSpoolList)
+    // Through the root command as the binary parses it: `--state-dir` reaches the subcommand (the parent
+    // `monitor` took it before, and `spool list` read the default state directory).
+    let viaRoot = try #require(try BeaconProvision.parseAsRoot(["monitor", "spool", "list", "--state-dir", state]) as? MonitorSpoolList)
+    #expect(viaRoot.stateDir == state)
+    let dropViaRoot = try #require(try BeaconProvision.parseAsRoot(["monitor", "spool", "drop", "--all", "--state-dir", state]) as? MonitorSpoolDrop)
+    #expect(dropViaRoot.stateDir == state)
     #expect(try BeaconProvision.parseAsRoot(["monitor", "--adapter", "sim", "--duration", "1"]) is Monitor)
   }
 }

@@ -61,8 +61,8 @@ struct Monitor: AsyncParsableCommand, LoggingCommand {
 
   @OptionGroup var scanBackend: ScanBackendOption
 
-  @Option(help: "Where the spool and fleet registry (and the simulated fleet's state) live. Default: $XDG_STATE_HOME/beacon-provision.")
-  var stateDir: String?
+  @OptionGroup var stateOption: MonitorStateDirectory
+  var stateDir: String? { stateOption.stateDir }
 
   @OptionGroup var journalLocation: JournalLocationOptions
   @OptionGroup var logging: LoggingOptions

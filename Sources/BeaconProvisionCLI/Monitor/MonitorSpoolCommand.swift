@@ -34,7 +34,15 @@ struct MonitorSpoolCommand: AsyncParsableCommand {
     }
   }
 
-  static let stateHelp: ArgumentHelp = "The monitor's state directory. Default: $XDG_STATE_HOME/beacon-provision."
+}
+
+/// `--state-dir` of `monitor` and of `monitor spool …`: one option group shared by the command and its
+/// subcommands, so `monitor spool list --state-dir DIR` gets DIR (ArgumentParser hands a subcommand the
+/// value its parent decoded for the same group; with an `@Option` of each, the parent's took the value and
+/// the subcommand saw none).
+struct MonitorStateDirectory: ParsableArguments {
+  @Option(help: "Where the spool and fleet registry (and the simulated fleet's state) live. Default: $XDG_STATE_HOME/beacon-provision.")
+  var stateDir: String?
 }
 
 /// `monitor spool list`: one line per spooled event, oldest first.
@@ -42,7 +50,8 @@ struct MonitorSpoolList: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "list", abstract: "The spooled webhook events, oldest first (URLs redacted).")
 
-  @Option(help: MonitorSpoolCommand.stateHelp) var stateDir: String?
+  @OptionGroup var stateOption: MonitorStateDirectory
+  var stateDir: String? { stateOption.stateDir }
 
   func run() async throws { try await run(write: Scan.writeLine) }
 
@@ -78,7 +87,8 @@ struct MonitorSpoolRetry: AsyncParsableCommand {
     commandName: "retry", abstract: "Send the spooled webhook events now; what fails stays spooled.",
     discussion: "Exit status: 0 every event was delivered (or refused for good, and dropped); 1 some stay spooled.")
 
-  @Option(help: MonitorSpoolCommand.stateHelp) var stateDir: String?
+  @OptionGroup var stateOption: MonitorStateDirectory
+  var stateDir: String? { stateOption.stateDir }
   @Option(help: ArgumentHelp("Headers sent with every POST, one 'Name: value' a line (as monitor's).", valueName: "file"))
   var webhookHeaderFile: String?
   @OptionGroup var tls: TLSOptions
@@ -120,7 +130,8 @@ struct MonitorSpoolDrop: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "drop", abstract: "Remove spooled webhook events (by --id, or --all); they are not sent.")
 
-  @Option(help: MonitorSpoolCommand.stateHelp) var stateDir: String?
+  @OptionGroup var stateOption: MonitorStateDirectory
+  var stateDir: String? { stateOption.stateDir }
   @Option(help: ArgumentHelp("An event's id (from 'monitor spool list'); repeatable.", valueName: "id")) var id: [Int64] = []
   @Flag(help: "Every spooled event.") var all = false
 
