@@ -15,7 +15,7 @@ extension FleetRegistry {
   }
 
   static func fetchDevice(_ db: Database, _ address: String) throws -> RegistryDevice? {
-    try Row.fetchOne(db, sql: "SELECT * FROM registryDevice WHERE address = ?", arguments: [address]).map(device)
+    try Row.fetchOne(try db.cachedStatement(sql: "SELECT * FROM registryDevice WHERE address = ?"), arguments: [address]).map(device)
   }
 
   static func device(_ row: Row) throws -> RegistryDevice {
@@ -32,7 +32,9 @@ extension FleetRegistry {
   /// and with it (ON DELETE CASCADE) the device's history. Its run links are not stored.
   static func save(_ db: Database, _ d: RegistryDevice) throws {
     let frames = String(decoding: try JSONEncoder().encode(d.frames), as: UTF8.self)
-    try db.execute(
+    // Cached statements (issue #24): the monitor saves thousands of devices every 10 s, and compiling
+    // each statement anew was most of that write's CPU.
+    try db.cachedStatement(
       sql: """
         INSERT INTO registryDevice (address, addressType, name, model, hardwareVersion, firmwareVersion, firstSeen,
           lastSeen, lastRSSI, batteryPercent, batteryMillivolts, frames, configurationHash, configurationReadAt)
@@ -42,7 +44,8 @@ extension FleetRegistry {
           lastSeen = excluded.lastSeen, lastRSSI = excluded.lastRSSI, batteryPercent = excluded.batteryPercent,
           batteryMillivolts = excluded.batteryMillivolts, frames = excluded.frames, configurationHash = excluded.configurationHash,
           configurationReadAt = excluded.configurationReadAt
-        """,
+        """
+    ).execute(
       arguments: [
         d.address, d.addressType, d.name, d.model, d.hardwareVersion, d.firmwareVersion, d.firstSeen, d.lastSeen, d.lastRSSI,
         d.batteryPercent, d.batteryMillivolts, frames, d.configurationHash, d.configurationReadAt,
@@ -51,15 +54,14 @@ extension FleetRegistry {
 
   /// Adds a history point, then deletes the device's points beyond the newest `limit`.
   static func add(_ db: Database, _ r: RegistryReading, address: String, limit: Int) throws {
-    try db.execute(
-      sql: "INSERT INTO registryReading (address, at, rssi, batteryPercent, batteryMillivolts) VALUES (?, ?, ?, ?, ?)",
-      arguments: [address, r.at, r.rssi, r.batteryPercent, r.batteryMillivolts])
-    try db.execute(
+    try db.cachedStatement(sql: "INSERT INTO registryReading (address, at, rssi, batteryPercent, batteryMillivolts) VALUES (?, ?, ?, ?, ?)")
+      .execute(arguments: [address, r.at, r.rssi, r.batteryPercent, r.batteryMillivolts])
+    try db.cachedStatement(
       sql: """
         DELETE FROM registryReading WHERE address = ? AND id NOT IN
           (SELECT id FROM registryReading WHERE address = ? ORDER BY at DESC, id DESC LIMIT ?)
-        """,
-      arguments: [address, address, limit])
+        """
+    ).execute(arguments: [address, address, limit])
   }
 
   /// The latest run of each linked kind that holds each address (or just `address`): the run started last

@@ -1,3 +1,4 @@
+import BeaconCore
 import Foundation
 
 /// Sends one HTTP POST and says what the receiver answered: the live side is libcurl (the CLI adapts
@@ -41,6 +42,8 @@ public struct WebhookDelivery: Sendable {
     public var item: Item
     public var attempts: Int
     public var createdAt: Date
+    /// Why the last attempt failed (nil before any).
+    public var lastError: String?
   }
 
   public enum Outcome: Sendable, Hashable { case delivered, retry, refused }
@@ -65,9 +68,17 @@ public struct WebhookDelivery: Sendable {
 
   /// Delivers `url`'s rows until the task is cancelled, or until `wake` has finished and nothing is left
   /// for `url`. `wake` is signalled whenever rows are spooled.
+  ///
+  /// It says when delivery changes state (issue #24: a receiver down was silent until the monitor exited):
+  /// a warning at the first failed POST (with why: refused, HTTP 503, TLS…) and one when a POST succeeds
+  /// again after failures, with how many attempts failed meanwhile. [I] Failures in between are not each
+  /// warned about (one every `maxBackoff` for a receiver down all night); the spool depth is reported
+  /// periodically instead (`WebhookDispatch`).
   public func run(url: String, wake: AsyncStream<Void>) async {
     var signals = wake.makeAsyncIterator()
+    let shown = RedactedURL(url)
     var failures = 0
+    var failedPosts = 0
     while !Task.isCancelled {
       let head: Entry?
       do { head = try await spool.head(url: url) } catch {
@@ -80,10 +91,19 @@ public struct WebhookDelivery: Sendable {
         if await signals.next() == nil { return }
         continue
       }
-      if await attempt(head) == .retry {
+      let (outcome, reason) = await post(head)
+      if outcome == .retry {
+        if failedPosts == 0 {
+          warn("webhook \(shown) is failing: \(shown.scrub(reason ?? "?")); its events stay spooled and are retried")
+        }
+        failedPosts += 1
         failures += 1
         guard await pause(failures) else { return }
       } else {
+        if failedPosts > 0 {
+          warn("webhook \(shown) is delivering again after \(failedPosts) failed attempt\(failedPosts == 1 ? "" : "s")")
+        }
+        failedPosts = 0
         failures = 0
       }
     }
@@ -91,6 +111,11 @@ public struct WebhookDelivery: Sendable {
 
   /// One POST of one row, and what it did to the spool.
   public func attempt(_ entry: Entry) async -> Outcome {
+    await post(entry).outcome
+  }
+
+  /// One POST of one row: what it did to the spool and, for a retry, why.
+  func post(_ entry: Entry) async -> (outcome: Outcome, reason: String?) {
     let headers = [(name: "Content-Type", value: "application/json"), (name: "Idempotency-Key", value: entry.item.idempotencyKey)]
     let reason: String
     do {
@@ -98,11 +123,11 @@ public struct WebhookDelivery: Sendable {
       switch status {
       case 200..<300:
         try? await spool.remove(entry.id)
-        return .delivered
+        return (.delivered, nil)
       case 400..<500 where ![408, 425, 429].contains(status):
-        warn("webhook \(entry.item.url) refused event \(entry.item.idempotencyKey) with HTTP \(status); it is dropped")
+        warn("webhook \(RedactedURL(entry.item.url)) refused event \(entry.item.idempotencyKey) with HTTP \(status); it is dropped")
         try? await spool.remove(entry.id)
-        return .refused
+        return (.refused, nil)
       default:
         reason = "HTTP \(status)"
       }
@@ -110,7 +135,7 @@ public struct WebhookDelivery: Sendable {
       reason = "\(error)"
     }
     try? await spool.failed(entry.id, error: reason)
-    return .retry
+    return (.retry, reason)
   }
 
   /// Waits the backoff after `failures` failed attempts in a row; false when cancelled meanwhile.

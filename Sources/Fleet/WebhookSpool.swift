@@ -87,10 +87,53 @@ public struct WebhookSpool: Sendable {
     }
   }
 
+  /// How many rows wait per URL, by URL (the monitor's periodic report, `monitor spool list`).
+  public func depths() async throws -> [(url: String, count: Int)] {
+    try await journal.database.read { db in
+      try Row.fetchAll(db, sql: "SELECT url, COUNT(*) AS n FROM webhookSpool GROUP BY url ORDER BY url").map { ($0["url"], $0["n"]) }
+    }
+  }
+
+  /// Spooled rows in delivery order (by id), at most `limit` (`monitor spool list`).
+  public func entries(limit: Int = .max) async throws -> [WebhookDelivery.Entry] {
+    try await journal.database.read { db in
+      try Row.fetchAll(db, sql: "SELECT * FROM webhookSpool ORDER BY id LIMIT ?", arguments: [min(limit, Int(Int32.max))]).map(Self.entry)
+    }
+  }
+
+  /// The row with this id, if still spooled.
+  public func entry(_ id: Int64) async throws -> WebhookDelivery.Entry? {
+    try await journal.database.read { db in
+      try Row.fetchOne(db, sql: "SELECT * FROM webhookSpool WHERE id = ?", arguments: [id]).map(Self.entry)
+    }
+  }
+
+  /// Deletes the rows with these ids (`monitor spool drop`); returns how many there were.
+  public func drop(ids: [Int64]) async throws -> Int {
+    try await journal.database.write { db in
+      var n = 0
+      for id in ids {
+        try db.execute(sql: "DELETE FROM webhookSpool WHERE id = ?", arguments: [id])
+        n += db.changesCount
+      }
+      return n
+    }
+  }
+
+  /// Deletes every row, or every row for `url` (`monitor spool drop --all`); returns how many went.
+  public func dropAll(url: String? = nil) async throws -> Int {
+    try await journal.database.write { db in
+      if let url { try db.execute(sql: "DELETE FROM webhookSpool WHERE url = ?", arguments: [url]) } else {
+        try db.execute(sql: "DELETE FROM webhookSpool")
+      }
+      return db.changesCount
+    }
+  }
+
   static func entry(_ row: Row) -> WebhookDelivery.Entry {
     WebhookDelivery.Entry(
       id: row["id"], item: WebhookDelivery.Item(
         url: row["url"], idempotencyKey: row["idempotencyKey"], orderKey: row["orderKey"], body: row["body"]),
-      attempts: row["attempts"], createdAt: row["createdAt"])
+      attempts: row["attempts"], createdAt: row["createdAt"], lastError: row["lastError"])
   }
 }

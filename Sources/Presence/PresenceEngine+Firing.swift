@@ -58,18 +58,28 @@ extension PresenceEngine {
       var session = tags[tag] ?? TagSession(tag: tag)
       let opened = session.heard(device.address, at: at)
       tags[tag] = session
-      if opened { events += fireTag(.sessionOpen, tag, session, at: at) }
+      if opened {
+        let closes = at + file.settings.tagTimeout(tag)
+        nextTagClose = min(nextTagClose ?? closes, closes)
+        events += fireTag(.sessionOpen, tag, session, at: at)
+      }
     }
     return events
   }
 
   /// Closes each open session whose devices have all been silent for its tag's timeout.
+  /// Looks at the sessions only once `nextTagClose` has come, and then finds the next such moment.
   mutating func closeSessions(at now: Date) -> [PresenceEvent] {
+    guard let next = nextTagClose, next <= now else { return [] }
     var events: [PresenceEvent] = []
+    nextTagClose = nil
     for tag in tags.keys.sorted() {
-      guard var session = tags[tag], session.isOpen, let last = session.lastHeard,
-        now.timeIntervalSince(last) >= file.settings.tagTimeout(tag)
-      else { continue }
+      guard var session = tags[tag], session.isOpen, let last = session.lastHeard else { continue }
+      guard now.timeIntervalSince(last) >= file.settings.tagTimeout(tag) else {
+        let closes = last + file.settings.tagTimeout(tag)
+        nextTagClose = min(nextTagClose ?? closes, closes)
+        continue
+      }
       let closing = session
       session.close()
       tags[tag] = session

@@ -27,6 +27,14 @@ public struct PresenceEngine: Sendable {
   /// Per definition and subject: when it last fired (trigger-once and cooldown).
   var fired: [FireKey: Date] = [:]
   var sequence = 0
+  /// Present devices by when they exit if not heard again, and devices not yet reported silent by when they
+  /// would be (`DeadlineHeap`); the sets say which devices have an entry.
+  var exits = DeadlineHeap()
+  var silences = DeadlineHeap()
+  var exitQueued: Set<String> = []
+  var silenceQueued: Set<String> = []
+  /// No open tag session can close before this (a lower bound: sessions heard since only close later).
+  var nextTagClose: Date?
 
   struct FireKey: Hashable, Sendable {
     var definition: Int
@@ -49,6 +57,7 @@ public struct PresenceEngine: Sendable {
       let low = (file.settings.lowBatteryPercent, file.settings.lowBatteryMillivolts)
       let change = device.absorb(sighting, low: low)
       devices[device.address] = device
+      queueDeadlines(device)
       let at = sighting.at
       if change.entered {
         events += fireDevice(.enter, device, at: at) { !$0.narrowsPresence }
@@ -69,9 +78,17 @@ public struct PresenceEngine: Sendable {
   }
 
   /// Applies the timeouts that have run out by `now`: device exits, silent devices, closing tag sessions.
+  /// Only devices whose deadline has come are looked at (in address order, as a scan of every device would
+  /// meet them), so a tick costs O(log n) per device due rather than a sort of all devices.
   public mutating func tick(at now: Date) -> [PresenceEvent] {
     var events: [PresenceEvent] = []
-    for address in devices.keys.sorted() {
+    // [I] A microsecond of slack: `heard + timeout` and `now − heard` may round differently.
+    let slack = now.addingTimeInterval(0.000_001)
+    let exiting = exits.popDue(slack), silencing = silences.popDue(slack)
+    guard !exiting.isEmpty || !silencing.isEmpty else { return closeSessions(at: now) }
+    for address in exiting { exitQueued.remove(address) }
+    for address in silencing { silenceQueued.remove(address) }
+    for address in Set(exiting + silencing).sorted() {
       guard var device = devices[address], let heard = device.lastHeard else { continue }
       let quiet = now.timeIntervalSince(heard)
       if device.present && quiet >= device.exitTimeout {
@@ -86,9 +103,24 @@ public struct PresenceEngine: Sendable {
         devices[address] = device
         events += fireDevice(.silent, device, at: now, silent: quiet) { $0.health.contains(.silent) }
       }
+      queueDeadlines(device)
     }
     events += closeSessions(at: now)
     return events
+  }
+
+  /// Puts the device in the exit queue while present and in the silence queue until reported silent, each
+  /// with its deadline from when it was last heard, unless it has an entry there already.
+  mutating func queueDeadlines(_ device: TrackedDevice) {
+    guard let heard = device.lastHeard else { return }
+    if device.present && !exitQueued.contains(device.address) {
+      exits.push(heard + device.exitTimeout, device.address)
+      exitQueued.insert(device.address)
+    }
+    if !device.silentReported && !silenceQueued.contains(device.address) {
+      silences.push(heard + file.settings.silentAfter, device.address)
+      silenceQueued.insert(device.address)
+    }
   }
 
   /// The tracked state of a device heard now, made on its first sighting; nil when an inventory is given

@@ -59,6 +59,12 @@ public struct RSSISmoother: Sendable, Hashable {
 
   public init(weight: Double = 0.3) { self.weight = weight }
 
+  /// A smoother that already holds an average (a restored monitor state).
+  public init(weight: Double = 0.3, value: Double?) {
+    self.weight = weight
+    self.value = value
+  }
+
   public mutating func add(_ rssi: Int) {
     value = value.map { $0 + weight * (Double(rssi) - $0) } ?? Double(rssi)
   }

@@ -1,3 +1,4 @@
+import BeaconCore
 import Foundation
 import KBeacon
 import Profiles
@@ -85,9 +86,10 @@ enum EventActionDecoder {
           if a["url"] == nil { reader.problem(item, p.appending("url"), "missing") }
           continue
         }
-        let lower = url.lowercased()
-        guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else {
-          reader.problem(a["url"], p.appending("url"), "\"\(url)\" is not an http or https URL")
+        // Unusable URLs (no host, a bad port, a space, CR/LF, a password) are refused here rather than
+        // retried from the spool for ever (issue #24).
+        if let problem = WebhookURL.problem(url) {
+          reader.problem(a["url"], p.appending("url"), problem)
           continue
         }
         out.append(.webhook(url: url))

@@ -11,6 +11,7 @@ let benchmarks: [String: () async throws -> Void] = [
   "gatt-round-trips": GATTRoundTrips.run,
   "http-download": HTTPDownloadBenchmark.run,
   "kbeacon-session": KBeaconSessionBench.run,
+  "monitor": MonitorBenchmark.run,
 ]
 
 let requested = Array(CommandLine.arguments.dropFirst())

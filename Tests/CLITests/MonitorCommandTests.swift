@@ -124,6 +124,26 @@ import Testing
     await #expect(throws: CLIFailure.self) { try await command.run(pace: .unpaced, write: { _ in }) }
   }
 
+  /// A restarted monitor fired `enter` for every present device again, `session-open` for every tag,
+  /// `battery-low` and trigger-once events (issue #24): the presence state is kept in the state directory.
+  @Test func aRestartDoesNotRefireWhatIsStillTrue() async throws {
+    let folder = try Self.folder()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    func run() async throws -> [String] {
+      let command = try Monitor.parseAsRoot([
+        "--adapter", "sim:\(folder)/fleet.json", "--inventory", "\(folder)/inventory.csv", "--events", "\(folder)/events.json",
+        "--jsonl", "--duration", "5", "--state-dir", folder + "/state",
+      ]) as! Monitor
+      let lines = Lines()
+      try await command.run(pace: .unpaced, write: lines.add)
+      return try lines.all.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }.map { "\($0["event"]!)" }
+    }
+    #expect(try await run().sorted() == ["arrive", "arrive", "arrive", "dock-open", "first-a", "low"])
+    #expect(FileManager.default.fileExists(atPath: folder + "/state/monitor-state.json"))
+    // The same devices are heard again: nothing new happened.
+    #expect(try await run() == [])
+  }
+
   /// An inventory `exitTimeout` of 0 made a device heard throughout enter and exit every second: refused at
   /// start, before any scanning, naming the file, the row and the allowed range.
   @Test func anInventoryExitTimeoutOutOfRangeIsRefusedAtStart() async throws {

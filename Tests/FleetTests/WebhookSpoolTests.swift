@@ -48,7 +48,50 @@ import Testing
     await delivery.run(url: "http://h/", wake: wake)
     #expect(poster.keys == ["k1", "k1", "k1", "k2", "k2", "k3", "k4"])
     #expect(try await spool.count() == 0)
-    #expect(warnings.all == ["webhook http://h/ refused event k3 with HTTP 404; it is dropped"])
+    #expect(warnings.all == [
+      "webhook http://h/ is failing: HTTP 503; its events stay spooled and are retried",
+      "webhook http://h/ is delivering again after 2 failed attempts",
+      "webhook http://h/ is failing: HTTP 429; its events stay spooled and are retried",
+      "webhook http://h/ is delivering again after 1 failed attempt",
+      "webhook http://h/ refused event k3 with HTTP 404; it is dropped",
+    ])
+  }
+
+  /// A receiver that fails was silent until the monitor exited (issue #24): the first failure is warned
+  /// about with its reason, the following ones are not (a receiver down all night would flood the log), and
+  /// the recovery is. Secrets in the URL's query are not repeated.
+  @Test func aFailingReceiverIsWarnedAboutOnceAndWhenItRecovers() async throws {
+    let url = "http://h/hook?token=s3cr3t"
+    let spool = WebhookSpool(journal: try Journal(path: nil))
+    try await spool.enqueue(Self.items(["k1", "k2"], url: url))
+    let poster = ScriptedPoster([nil, 502, 500, 500, 200, 200])
+    let warnings = Warnings()
+    let delivery = WebhookDelivery(spool: spool, poster: poster, initialBackoff: .milliseconds(1), maxBackoff: .milliseconds(2), warn: warnings.add)
+    let (wake, signal) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    signal.finish()
+    await delivery.run(url: url, wake: wake)
+    #expect(poster.keys == ["k1", "k1", "k1", "k1", "k1", "k2"])
+    #expect(warnings.all == [
+      "webhook http://h/hook?token=REDACTED is failing: Failure(); its events stay spooled and are retried",
+      "webhook http://h/hook?token=REDACTED is delivering again after 4 failed attempts",
+    ])
+    #expect(try await spool.count() == 0)
+  }
+
+  /// `monitor spool list|drop`'s queries: per-URL depth, every row with its last error, drop by id or all.
+  @Test func depthsEntriesAndDrops() async throws {
+    let spool = WebhookSpool(journal: try Journal(path: nil))
+    try await spool.enqueue(Self.items(["k1", "k2", "k3"]) + Self.items(["o1"], url: "http://other/"))
+    let delivery = WebhookDelivery(spool: spool, poster: ScriptedPoster([503]), warn: { _ in })
+    _ = await delivery.attempt(try #require(try await spool.head(url: "http://h/")))
+    #expect(try await spool.depths().map { "\($0.url) \($0.count)" } == ["http://h/ 3", "http://other/ 1"])
+    let entries = try await spool.entries()
+    #expect(entries.map(\.item.idempotencyKey) == ["k1", "k2", "k3", "o1"])
+    #expect(entries[0].lastError == "HTTP 503" && entries[0].attempts == 1 && entries[1].lastError == nil)
+    #expect(try await spool.drop(ids: [entries[1].id, 9999]) == 1)
+    #expect(try await spool.entries().map(\.item.idempotencyKey) == ["k1", "k3", "o1"])
+    #expect(try await spool.dropAll() == 3)
+    #expect(try await spool.count() == 0)
   }
 
   @Test func aFailedRowKeepsItsAttemptsAndError() async throws {

@@ -105,4 +105,30 @@ import Testing
     s.add(-70)
     #expect(s.value == -63)
   }
+
+  /// Webhook URLs that can never be delivered to (issue #24) were accepted and their events retried for
+  /// ever: no host, a port out of range, a space or CR/LF, and a password (stored in the spool) are refused.
+  @Test func unusableWebhookURLsAreRefusedWithTheirPath() {
+    let urls = ["http://", "http://h:99999/", "http://my host/", "http://h/a\r\nX-Evil: 1", "https://user:pw@h/", "http://h:/x"]
+    let actions = urls.map { #"{ "type": "webhook", "url": \#(String(decoding: try! JSONEncoder().encode($0), as: UTF8.self)) }"# }
+    let text = #"{ "version": 1, "events": [ { "name": "a", "trigger": "enter", "actions": [\#(actions.joined(separator: ", "))] } ] }"#
+    #expect {
+      try EventFileDecoder.decode(Array(text.utf8), file: "ev.json")
+    } throws: { error in
+      let lines = (error as? ProfileDiagnostics)?.all.map(\.description) ?? []
+      let reasons = lines.map { $0.components(separatedBy: ".url: ").last ?? "" }
+      return lines.count == 6 && lines.indices.allSatisfy { lines[$0].contains("$.events[0].actions[\($0)].url: ") }
+        && reasons[0] == #""http://" has no host"#
+        && reasons[1] == #""http://h:99999/": port "99999" is not a number from 1 to 65535"#
+        && reasons[2] == #""http://my host/" contains a space (write it %20)"#
+        && reasons[3] == "the URL contains a control character (CR, LF, tab…)"
+        && reasons[4].hasPrefix(#""https://h/" has a user or password in it"#) && !lines[4].contains("pw")
+        && reasons[5] == #""http://h:/x": port "" is not a number from 1 to 65535"#
+    }
+    #expect(throws: Never.self) {
+      try EventFileDecoder.decode(
+        Array(#"{ "version": 1, "events": [ { "name": "a", "trigger": "enter", "actions": [{ "type": "webhook", "url": "https://[::1]:8443/h?x=1" }, { "type": "webhook", "url": "HTTP://hooks.example-1.net/a%20b" }] } ] }"#.utf8),
+        file: "ev.json")
+    }
+  }
 }

@@ -19,10 +19,17 @@ struct Monitor: AsyncParsableCommand, LoggingCommand {
       (see the README: targets, trigger, triggerOnce, minimum proximity, schedules, actions). Webhook deliveries \
       are spooled in the state directory and retried until the receiver answers 2xx; each carries an \
       Idempotency-Key, and a restarted monitor sends what is left; a redirect is followed with the same POST, and \
-      --cacert trusts a private CA for https webhooks. On Ctrl-C the spool delivers for up to --drain-timeout \
-      seconds more; what is left stays spooled for the next start. Devices heard are recorded in the fleet \
+      --cacert trusts a private CA for https webhooks. A webhook URL must have a host (and a port 1-65535 if \
+      any), no spaces or control characters and no user or password: give credentials as headers with \
+      --webhook-header-file. A failing webhook is warned about at its first failure and when it delivers again, \
+      and the spool's depth every minute while events wait; 'monitor spool list|retry|drop' shows, sends or \
+      removes spooled events. On Ctrl-C the spool delivers for up to --drain-timeout \
+      seconds more; what is left stays spooled for the next start. The presence state (present devices, open \
+      tag sessions, events fired, health reported) is kept in monitor-state.json in the state directory, so a \
+      restart does not fire enter or session-open again, and a device that left meanwhile gets its exit. Devices heard are recorded in the fleet \
       registry. Ctrl-C stops; exit 0, 1 on an error.
-      """)
+      """,
+    subcommands: [MonitorSpoolCommand.self])
 
   @OptionGroup var adapterOptions: AdapterOptions
 
@@ -38,6 +45,9 @@ struct Monitor: AsyncParsableCommand, LoggingCommand {
   @Option(help: ArgumentHelp("POST every event to this URL (repeatable), through the spool.", valueName: "url"))
   var webhook: [String] = []
 
+  @Option(help: ArgumentHelp("Headers sent with every webhook POST, one 'Name: value' a line (e.g. 'Authorization: Bearer …'; kept out of the spool).", valueName: "file"))
+  var webhookHeaderFile: String?
+
   @Option(help: ArgumentHelp("Stop after this many seconds (default: run until Ctrl-C).", valueName: "seconds"))
   var duration: Double?
 
@@ -51,8 +61,8 @@ struct Monitor: AsyncParsableCommand, LoggingCommand {
 
   @OptionGroup var scanBackend: ScanBackendOption
 
-  @Option(help: "Where the spool and fleet registry (and the simulated fleet's state) live. Default: $XDG_STATE_HOME/beacon-provision.")
-  var stateDir: String?
+  @OptionGroup var stateOption: MonitorStateDirectory
+  var stateDir: String? { stateOption.stateDir }
 
   @OptionGroup var journalLocation: JournalLocationOptions
   @OptionGroup var logging: LoggingOptions
@@ -60,8 +70,8 @@ struct Monitor: AsyncParsableCommand, LoggingCommand {
   func validate() throws {
     try SecondsOption.validate(duration, "--duration")
     try SecondsOption.validate(drainTimeout, "--drain-timeout", zeroAllowed: true)
-    for url in webhook where !(url.lowercased().hasPrefix("http://") || url.lowercased().hasPrefix("https://")) {
-      throw ValidationError("--webhook \(url): not an http or https URL")
+    for url in webhook {
+      if let problem = WebhookURL.problem(url) { throw ValidationError("--webhook: \(problem)") }
     }
   }
 
@@ -85,7 +95,9 @@ struct Monitor: AsyncParsableCommand, LoggingCommand {
     let registry = await RegistryAccess.shared(journalLocation) ?? RegistryAccess.recorder(journal)
     let log = CLILog.logger("monitor")
     let warn: @Sendable (String) -> Void = { log.warning("\($0)") }
-    let dispatch = WebhookDispatch(spool: WebhookSpool(journal: journal), poster: CurlWebhookPoster(caFile: tls.caFile, insecureSkipTLSVerify: tls.insecureSkipTLSVerify), warn: warn)
+    let headers = try command.webhookHeaderFile.map { try WebhookHeaderFile.load($0) } ?? []
+    let poster = CurlWebhookPoster(caFile: tls.caFile, insecureSkipTLSVerify: tls.insecureSkipTLSVerify, extraHeaders: headers)
+    let dispatch = WebhookDispatch(spool: WebhookSpool(journal: journal), poster: poster, warn: warn)
     let fileURLs = file.definitions.flatMap { $0.actions }.compactMap { action -> String? in
       if case .webhook(let url) = action { return url }
       return nil
@@ -94,6 +106,20 @@ struct Monitor: AsyncParsableCommand, LoggingCommand {
     let actions = MonitorActions(jsonl: jsonl, runID: Self.runID(), webhooks: dispatch, write: write, warn: warn)
     var runner = MonitorRunner(file: file, inventory: inventory, active: !passive)
     runner.duration = duration.map(SecondsOption.duration)
+    let stateFile = MonitorStateFile(stateDirectory: state)
+    runner.restored = try await BlockingIO.run { stateFile.load(warn: warn) }
+    if inventory != nil {
+      do {
+        runner.lastSeen = Dictionary(try await registry.registry.devices().map { ($0.address, $0.lastSeen) }, uniquingKeysWith: max)
+      } catch {
+        warn("cannot read the fleet registry's last-seen times: \(error); inventory devices not heard yet are not reported silent")
+      }
+    }
+    runner.keep = { kept in
+      do { try await BlockingIO.run { try stateFile.save(kept) } } catch {
+        warn("cannot keep the presence state in \(stateFile.path): \(error)")
+      }
+    }
     log.info("monitoring", metadata: ["adapter": "\(central.name)", "events": "\(file.definitions.count)"])
     do {
       let fired = try await SignalCancellation.run { [runner] in

@@ -17,6 +17,12 @@ struct MonitorRunner: Sendable {
   var active = true
   /// [I] 10 s: the registry's history keeps 16 points per device, so about the last 2½ minutes.
   var registryInterval: Duration = .seconds(10)
+  /// The presence state an earlier run kept (`MonitorStateFile`), put back before the first report.
+  var restored: PresenceState?
+  /// When the fleet registry last saw each device (for `PresenceEngine.remember`).
+  var lastSeen: [String: Date] = [:]
+  /// Keeps the presence state, every `registryInterval` of scan time and at the end.
+  var keep: (@Sendable (PresenceState) async -> Void)?
 
   enum Input: Sendable {
     case report(AdvertisingReport)
@@ -27,7 +33,10 @@ struct MonitorRunner: Sendable {
   /// Runs until the end; returns the number of events fired.
   func run(central: any Central, actions: MonitorActions, registry: RegistryRecorder?) async throws -> Int {
     let origin = ContinuousClock.now
-    var scan = PresenceScan(engine: PresenceEngine(file: file, inventory: inventory), origin: origin, wallOrigin: Date(), window: window)
+    var engine = PresenceEngine(file: file, inventory: inventory)
+    if let restored { engine.restore(restored) }
+    engine.remember(lastSeen: lastSeen)
+    var scan = PresenceScan(engine: engine, origin: origin, wallOrigin: Date(), window: window)
     let stopAt = duration.map { origin + $0 }
     let (inputs, feed) = AsyncStream.makeStream(of: Input.self)
     let reports = central.scan(ScanParameters(active: active))
@@ -73,6 +82,7 @@ struct MonitorRunner: Sendable {
         if last >= nextRecord {
           nextRecord = last + registryInterval
           await registry?.sightings(scan.takeRecords(), at: scan.date(last))
+          await keep?(scan.engine.state)
         }
         if case .end = input { break }
         if let stopAt, last >= stopAt { break }
@@ -87,7 +97,11 @@ struct MonitorRunner: Sendable {
     await actions.perform(closing)
     // Not in this (possibly cancelled: Ctrl-C) task, whose cancellation would abandon the database write.
     let records = scan.takeRecords(), at = scan.date(end)
-    await Task { await registry?.sightings(records, at: at) }.value
+    let state = scan.engine.state, keeper = keep
+    await Task {
+      await registry?.sightings(records, at: at)
+      await keeper?(state)
+    }.value
     return fired
   }
 }

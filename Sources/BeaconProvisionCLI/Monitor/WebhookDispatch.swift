@@ -1,3 +1,4 @@
+import BeaconCore
 import Cloud
 import Fleet
 import Foundation
@@ -7,15 +8,18 @@ import Foundation
 /// row and key, so a retry survives a restart. [I] 10 s to connect and 30 s per POST in all.
 struct CurlWebhookPoster: WebhookPoster {
   let client: any HTTPClient
+  /// `--webhook-header-file`'s headers, after the monitor's own.
+  let extraHeaders: [(name: String, value: String)]
 
-  init(caFile: String? = nil, insecureSkipTLSVerify: Bool = false) {
+  init(caFile: String? = nil, insecureSkipTLSVerify: Bool = false, extraHeaders: [(name: String, value: String)] = []) {
+    self.extraHeaders = extraHeaders
     client = CurlHTTPClient(configuration: HTTPClientConfiguration(
       caFile: caFile, insecureSkipTLSVerify: insecureSkipTLSVerify, connectTimeout: .seconds(10), maxTime: .seconds(30), maxBodyBytes: 1 << 20,
       userAgent: HTTPClientConfiguration.userAgent(version: BeaconProvision.configuration.version), retry: .none))
   }
 
   func post(url: String, headers: [(name: String, value: String)], body: [UInt8]) async throws -> Int {
-    let request = HTTPRequest(method: .post, url: url, headers: headers.map { HTTPHeader($0.name, $0.value) }, body: body)
+    let request = HTTPRequest(method: .post, url: url, headers: (headers + extraHeaders).map { HTTPHeader($0.name, $0.value) }, body: body)
     do {
       return try await client.fetch(request).status
     } catch let error as HTTPClientError where error.kind == .status && error.status != nil {
@@ -26,26 +30,48 @@ struct CurlWebhookPoster: WebhookPoster {
 
 /// The monitor's webhooks: spools each delivery (`WebhookSpool`) and runs one `WebhookDelivery` worker per
 /// URL — those on the command line and in the events file, and any the spool still holds from an earlier
-/// run — each woken when rows are spooled for it.
+/// run — each woken when rows are spooled for it. While rows wait it reports the spool's depth every
+/// `depthInterval` (issue #24: an outage was silent until the monitor exited). [I] 60 s: a line a minute
+/// while a receiver is down, nothing while the spool is empty.
 actor WebhookDispatch {
   let spool: WebhookSpool
   let poster: any WebhookPoster
   let warn: @Sendable (String) -> Void
+  let depthInterval: Duration
   private var wakers: [String: AsyncStream<Void>.Continuation] = [:]
   private var workers: [Task<Void, Never>] = []
+  private var reporter: Task<Void, Never>?
   /// Rows dropped by the spool's bound during this run.
   private(set) var dropped = 0
 
-  init(spool: WebhookSpool, poster: any WebhookPoster, warn: @escaping @Sendable (String) -> Void) {
+  init(spool: WebhookSpool, poster: any WebhookPoster, depthInterval: Duration = .seconds(60), warn: @escaping @Sendable (String) -> Void) {
     self.spool = spool
     self.poster = poster
+    self.depthInterval = depthInterval
     self.warn = warn
   }
 
-  /// Starts the workers for `urls` and for every URL with rows left in the spool.
+  /// Starts the workers for `urls` and for every URL with rows left in the spool, and the depth report. A
+  /// URL left in the spool by an earlier version that no longer passes `WebhookURL` gets no worker (it
+  /// would fail for ever): its rows are counted in a warning that says how to drop them.
   func start(urls: [String]) async {
-    let left = (try? await spool.urls()) ?? []
-    for url in Set(urls + left).sorted() { worker(url) }
+    let left = (try? await spool.depths()) ?? []
+    for (url, count) in left {
+      if let problem = WebhookURL.problem(url) {
+        warn("\(count) spooled webhook event\(count == 1 ? "" : "s") will not be sent: \(problem); 'monitor spool drop --all' removes them")
+      }
+    }
+    for url in Set(urls + left.map(\.url)).sorted() where WebhookURL.problem(url) == nil { worker(url) }
+    let spool = self.spool, warn = self.warn, interval = depthInterval
+    reporter = Task {
+      while !Task.isCancelled {
+        do { try await Task.sleep(for: interval) } catch { return }
+        guard let depths = try? await spool.depths(), !depths.isEmpty else { continue }
+        let total = depths.reduce(0) { $0 + $1.count }
+        let each = depths.map { "\(RedactedURL($0.url)) \($0.count)" }.joined(separator: ", ")
+        warn("webhook spool: \(total) event\(total == 1 ? "" : "s") waiting (\(each))")
+      }
+    }
   }
 
   /// Spools deliveries and wakes their workers.
@@ -78,6 +104,7 @@ actor WebhookDispatch {
   /// Lets the workers deliver what is spooled for up to `grace`, then stops them; returns how many rows
   /// are left for the next start.
   func finish(grace: Duration) async -> Int {
+    reporter?.cancel()
     for waker in wakers.values { waker.finish() }
     let workers = self.workers
     let deadline = ContinuousClock.now + grace

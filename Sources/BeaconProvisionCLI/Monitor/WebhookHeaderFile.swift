@@ -1,0 +1,50 @@
+import Foundation
+
+/// `monitor --webhook-header-file FILE` (issue #24): extra HTTP headers sent with every webhook POST, such
+/// as `Authorization: Bearer …`. Credentials live here, outside the spool, because a URL with a user or
+/// password is refused (`WebhookURL`): the spool stores each event's URL in the journal, the header file's
+/// contents are read at start and kept in memory only, and never logged.
+///
+/// Format [I]: one `Name: value` a line; blank lines and lines starting with `#` are ignored; a name is an
+/// HTTP token (RFC 9110 §5.6.2), the value has no control characters. `Content-Type` and `Idempotency-Key`
+/// are the monitor's own and cannot be replaced. The same headers go to every webhook URL: use one file per
+/// receiver's monitor, or receivers that share a credential.
+enum WebhookHeaderFile {
+  static let reserved: Set<String> = ["content-type", "idempotency-key", "content-length", "host"]
+
+  static func load(_ path: String) throws -> [(name: String, value: String)] {
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
+      let data = FileManager.default.contents(atPath: path)
+    else { throw CLIFailure("--webhook-header-file \(path): no such file, or not a readable file") }
+    guard let text = String(data: data, encoding: .utf8) else { throw CLIFailure("--webhook-header-file \(path): not UTF-8 text") }
+    return try parse(text, file: path)
+  }
+
+  static func parse(_ text: String, file: String) throws -> [(name: String, value: String)] {
+    var headers: [(name: String, value: String)] = []
+    let token = Set("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+    // "\r\n" is one Character in Swift: split on every newline, CRLF included.
+    for (index, line) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
+      let trimmed = line.trimmingCharacters(in: .whitespaces)
+      if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
+      let at = "--webhook-header-file \(file):\(index + 1)"
+      // The value is never repeated in a message: it is usually a credential.
+      guard let colon = line.firstIndex(of: ":") else { throw CLIFailure("\(at): expected 'Name: value'") }
+      let name = String(line[..<colon])
+      let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+      guard !name.isEmpty, name.allSatisfy(token.contains) else {
+        throw CLIFailure("\(at): the header name must be letters, digits and !#$%&'*+-.^_`|~ (no spaces)")
+      }
+      guard !reserved.contains(name.lowercased()) else {
+        throw CLIFailure("\(at): \(name) is set by the monitor itself (not allowed: \(reserved.sorted().joined(separator: ", ")))")
+      }
+      guard !value.isEmpty else { throw CLIFailure("\(at): \(name) has an empty value") }
+      guard !value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) else {
+        throw CLIFailure("\(at): the value of \(name) contains a control character")
+      }
+      headers.append((name, value))
+    }
+    return headers
+  }
+}

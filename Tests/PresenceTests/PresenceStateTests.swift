@@ -1,0 +1,69 @@
+import Foundation
+import Presence
+import Testing
+
+/// The engine's state across a restart (issue #24): a restarted monitor re-fired every present device's
+/// `enter`, every tag's `session-open`, `battery-low` and trigger-once events, and a device that left while
+/// it was down never got its `exit`.
+@Suite struct PresenceStateTests {
+  typealias T = PresenceTranscriptTests
+  static let t0 = T.t0
+
+  @Test func aRestoredEngineDoesNotRefireAndExitsWhatLeftMeanwhile() throws {
+    var first = try T.engine()
+    var out = first.observe([T.seen(T.a, 0, rssi: -50), T.seen(T.b, 1, rssi: -60), T.seen(T.c, 2, rssi: -60, battery: 10)])
+    #expect(out.map(T.line) == [
+      "0 arrive enter AA:00:00:00:00:0A", "0 close enter AA:00:00:00:00:0A", "0 dock-open session-open tag:dock",
+      "1 arrive enter AA:00:00:00:00:0B",
+      "2 arrive enter CC:00:00:00:00:0C", "2 first-sight enter CC:00:00:00:00:0C", "2 battery battery-low CC:00:00:00:00:0C",
+    ])
+    // Kept as JSON (as the monitor keeps it) and read back by a new engine.
+    let kept = try JSONDecoder().decode(PresenceState.self, from: JSONEncoder().encode(first.state))
+    #expect(kept == first.state)
+    var second = try T.engine()
+    second.restore(kept)
+    #expect(second.state == first.state)
+
+    // 8 s later A and C are heard again, B is not: no enter, no session-open, no battery-low, no first-sight.
+    out = second.observe([T.seen(T.a, 8, rssi: -50), T.seen(T.c, 8, rssi: -60, battery: 10)])
+    #expect(out.isEmpty, "\(out.map(T.line))")
+    // B was last heard at 1 s (exitTimeout 10): it exits at the first tick past 11 s; the dock stays open (A).
+    out = second.tick(at: Self.t0 + 12)
+    #expect(out.map(T.line) == ["12 leave exit AA:00:00:00:00:0B"])
+    // Trigger-once holds after C exits and comes back.
+    out = second.tick(at: Self.t0 + 30) + second.observe([T.seen(T.c, 31, rssi: -60)])
+    #expect(out.map(T.line) == [
+      "30 leave exit AA:00:00:00:00:0A", "30 leave exit CC:00:00:00:00:0C", "30 dock-close session-close tag:dock",
+      "31 arrive enter CC:00:00:00:00:0C",
+    ])
+    let close = try #require(out.first { $0.name == "dock-close" })
+    #expect(close.session == "dock@2026-03-02T08:00:00.000Z" && close.tagDevices == [T.a, T.b])
+  }
+
+  /// A device present when the monitor stopped and gone by the time it starts again gets its `exit` at the
+  /// first tick, with the last state it was heard in.
+  @Test func aDeviceThatLeftWhileStoppedExitsAtTheFirstTick() throws {
+    var first = try T.engine()
+    _ = first.observe([T.seen(T.c, 0, rssi: -60)])
+    var second = try T.engine()
+    second.restore(first.state)
+    let out = second.tick(at: Self.t0 + 3600)
+    #expect(out.map(T.line) == ["3600 leave exit CC:00:00:00:00:0C", "3600 silent silent CC:00:00:00:00:0C"])
+    #expect(out[0].device?.lastSeen == Self.t0)
+  }
+
+  /// An inventory device the registry last saw before the start and not heard since is reported `silent`
+  /// once the threshold has passed since the registry's time, without an `exit`; one heard again enters.
+  @Test func anInventoryDeviceLastSeenInTheRegistryGoesSilent() throws {
+    var engine = try T.engine()
+    engine.remember(lastSeen: [T.b: Self.t0 - 50, T.c: Self.t0 - 30, "DD:00:00:00:00:01": Self.t0 - 50])
+    var out = engine.tick(at: Self.t0 + 10)
+    out += engine.observe([T.seen(T.c, 20, rssi: -60)])
+    out += engine.tick(at: Self.t0 + 40)
+    #expect(out.map(T.line) == [
+      "10 silent silent AA:00:00:00:00:0B",
+      "20 arrive enter CC:00:00:00:00:0C", "20 first-sight enter CC:00:00:00:00:0C", "40 leave exit CC:00:00:00:00:0C",
+    ])
+    #expect(out[0].silentSeconds == 60)
+  }
+}
