@@ -1,3 +1,4 @@
+import BeaconCore
 import Foundation
 
 /// The report as Markdown for a ticket: the summary, per-tag counts, the devices that need attention with
@@ -55,16 +56,17 @@ public enum AuditMarkdown {
   }
 
   /// Text for a table cell: `|` escaped, line breaks as spaces, `<` as an entity (no HTML in a ticket).
-  /// Text safe in a table cell or a list line: `|` and Markdown's emphasis and code marks (`*`, `_`, `` ` ``,
-  /// `~`, `[`, `]`, `\`) are backslash-escaped (a name `**x**` was rendered bold), `<` becomes `&lt;`, line
-  /// breaks and other control characters become spaces.
+  /// Text safe in a table cell or a list line: `|` and Markdown's emphasis, code and link marks (`*`, `_`,
+  /// `` ` ``, `~`, `[`, `]`) are backslash-escaped (a name `**x**` was rendered bold), `<` becomes `&lt;`, line
+  /// breaks become spaces and other control characters are shown as `TerminalText` shows them (`\u{1B}`).
   static func cell(_ text: String) -> String {
     var out = ""
     for scalar in text.unicodeScalars {
       switch scalar {
-      case "|", "*", "_", "`", "~", "[", "]", "\\": out += "\\" + String(scalar)
+      case "|", "*", "_", "`", "~", "[", "]": out += "\\" + String(scalar)
       case "<": out += "&lt;"
-      default: out += scalar.properties.generalCategory == .control ? " " : String(scalar)
+      case "\r", "\n": out += " "
+      default: out += TerminalText.isControl(scalar) ? TerminalText.escaped(String(scalar)) : String(scalar)
       }
     }
     return out

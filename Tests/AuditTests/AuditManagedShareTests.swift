@@ -42,6 +42,6 @@ import Testing
 
   @Test func markdownEscapesEmphasisAndCodeMarksInNames() {
     #expect(AuditMarkdown.cell("**bold** `code` _x_ [l](u) a|b") == #"\*\*bold\*\* \`code\` \_x\_ \[l\](u) a\|b"#)
-    #expect(AuditMarkdown.cell("a\u{1b}[2Jb\nc") == #"a \[2Jb c"#)
+    #expect(AuditMarkdown.cell("a\u{1b}[2Jb\nc") == #"a\u{1B}\[2Jb c"#)
   }
 }

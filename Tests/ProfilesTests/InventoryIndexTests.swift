@@ -45,7 +45,7 @@ import Testing
       _ = try Inventory.parse(Array(csv.utf8), file: "inv.csv")
       Issue.record("accepted")
     } catch {
-      #expect(error.all.map(\.description) == ["inv.csv: $[2999]: address \(Self.address(17)) is listed twice (rows 17 and 2999)"])
+      #expect(error.all.map(\.description) == ["inv.csv:3001:1: $[2999]: address \(Self.address(17)) is listed twice (lines 19 and 3001)"])
     }
   }
 
