@@ -143,7 +143,12 @@ struct DFUCampaignRunner {
       let campaign = Campaign(
         work: work, targets: AddressNeighbourhood.spread(targets), journal: journal, run: run,
         options: .init(parallel: c.parallel, retry: RetryPolicy(maximumAttempts: c.attempts, firstDelay: SecondsOption.duration(c.retryDelay))))
-      let watcher = Task { for await event in campaign.events { progress.show(event, total: total) } }
+      let watcher = Task {
+        for await event in campaign.events {
+          CampaignLog.record(event)
+          progress.show(event, total: total)
+        }
+      }
       let summary = try await InterruptibleCampaign.run(
         interrupts: nil, start: { await campaign.start() },
         stop: {

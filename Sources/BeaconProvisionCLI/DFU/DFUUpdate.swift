@@ -107,6 +107,8 @@ struct DFUUpdate: AsyncParsableCommand {
 
   @OptionGroup(title: "Several gateways (a shared journal)") var shared: SharedJournalOptions
 
+  @OptionGroup var logging: LoggingOptions
+
   func validate() throws {
     guard (package == nil) != (firmware == nil) else { throw ValidationError("give exactly one of --package FILE.zip and --firmware latest|VERSION") }
     if let firmware, FirmwareWanted(firmware) == nil { throw ValidationError("--firmware \(firmware) is not latest or a version like V5.14") }

@@ -1,4 +1,5 @@
-/// `plan` and `apply` take `-v`/`--log-level` through their shared `ProvisionOptions`.
+/// `plan` and `apply` take `-v`/`--log-level` through their shared `ProvisionOptions`; `dfu update` takes them
+/// itself and logs its campaign's events as `apply -v` does (it said "Unknown option '-v'").
 extension Plan: LoggingCommand {
   var logging: LoggingOptions { options.logging }
 }
@@ -6,3 +7,5 @@ extension Plan: LoggingCommand {
 extension Apply: LoggingCommand {
   var logging: LoggingOptions { options.logging }
 }
+
+extension DFUUpdate: LoggingCommand {}
