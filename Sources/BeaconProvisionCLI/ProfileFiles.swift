@@ -15,7 +15,7 @@ enum ProfileFiles {
     do {
       let loaded = try LoadedProfile.load(
         file: file, read: { path in
-          guard let data = FileManager.default.contents(atPath: path) else { throw CLIFailure("no such file: \(path)") }
+          let data = try InputFile.read(path)
           content += data
           return Array(data)
         }, urlCheck: eddystoneURLCheck)

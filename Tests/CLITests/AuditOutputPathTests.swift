@@ -53,3 +53,18 @@ import Testing
     }
   }
 }
+
+/// A file the operator names that is a folder is called one (a directory given as the profile or the
+/// inventory said "no such file").
+@Suite(.timeLimit(.minutes(2))) struct InputFilePathTests {
+  @Test func aDirectoryGivenAsAFileIsCalledADirectory() async throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("input-dir-\(UUID().uuidString.prefix(8))").path
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let check = try await CLIProcess.run(["profile", "check", folder])
+    #expect(check.status != 0 && check.errors.contains("\(folder) is a directory, not a file"), "\(check.errors)")
+    #expect(!check.errors.contains("no such file"))
+    #expect(throws: CLIFailure.self) { try InputFile.read(folder) }
+    #expect((try? InputFile.read(folder + "/missing.json")) == nil)
+  }
+}

@@ -82,7 +82,7 @@ struct AuditRunner {
   }
 
   static func loadInventory(_ file: String) throws -> Inventory {
-    guard let data = FileManager.default.contents(atPath: file) else { throw CLIFailure("no such file: \(file)") }
+    let data = try InputFile.read(file)
     do {
       return try Inventory.parse(Array(data), file: file)
     } catch {
