@@ -74,6 +74,23 @@ public struct AuditReading: Sendable, Hashable, Codable {
     self.rssi = rssi
     self.battery = battery
   }
+
+  // A reading without a battery value has no `battery` member (it was written as `"battery": {}`).
+  enum CodingKeys: String, CodingKey { case at, rssi, battery }
+
+  public init(from decoder: any Decoder) throws {
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    at = try c.decode(Date.self, forKey: .at)
+    rssi = try c.decodeIfPresent(Int.self, forKey: .rssi)
+    battery = try c.decodeIfPresent(AuditBattery.self, forKey: .battery) ?? AuditBattery()
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var c = encoder.container(keyedBy: CodingKeys.self)
+    try c.encode(at, forKey: .at)
+    try c.encodeIfPresent(rssi, forKey: .rssi)
+    if !battery.isEmpty { try c.encode(battery, forKey: .battery) }
+  }
 }
 
 /// The device's last `apply` or DFU run in the journal.

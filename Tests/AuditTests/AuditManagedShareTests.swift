@@ -45,3 +45,17 @@ import Testing
     #expect(AuditMarkdown.cell("a\u{1b}[2Jb\nc") == #"a\u{1B}\[2Jb c"#)
   }
 }
+
+/// A history reading without a battery value has no `battery` member in the JSON (it was `"battery": {}`),
+/// and reads back the same.
+@Suite(.timeLimit(.minutes(1))) struct AuditReadingJSONTests {
+  @Test func aReadingWithoutBatteryHasNoBatteryMember() throws {
+    let at = Date(timeIntervalSince1970: 1_767_225_600)
+    let readings = [AuditReading(at: at, rssi: -60, battery: AuditBattery()), AuditReading(at: at, rssi: nil, battery: AuditBattery(percent: 80))]
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = .sortedKeys
+    let text = String(decoding: try encoder.encode(readings), as: UTF8.self)
+    #expect(!text.contains("\"battery\":{}") && text.contains("\"battery\":{\"percent\":80}"), "\(text)")
+    #expect(try JSONDecoder().decode([AuditReading].self, from: Data(text.utf8)) == readings)
+  }
+}
