@@ -117,6 +117,32 @@ public struct RSSIStatistics: Sendable, Hashable, Codable {
     max = Swift.max(max ?? value, value)
   }
 
+  /// No value heard (only 127s, or none): JSON `null`, where an empty object printed as `"rssi" : {` and a
+  /// blank line.
+  public var isEmpty: Bool { latest == nil && min == nil && max == nil }
+
+  enum CodingKeys: String, CodingKey { case latest, min, max }
+
+  public init(from decoder: any Decoder) throws {
+    if let single = try? decoder.singleValueContainer(), single.decodeNil() { return }
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    latest = try c.decodeIfPresent(Int8.self, forKey: .latest)
+    min = try c.decodeIfPresent(Int8.self, forKey: .min)
+    max = try c.decodeIfPresent(Int8.self, forKey: .max)
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    if isEmpty {
+      var single = encoder.singleValueContainer()
+      try single.encodeNil()
+      return
+    }
+    var c = encoder.container(keyedBy: CodingKeys.self)
+    try c.encodeIfPresent(latest, forKey: .latest)
+    try c.encodeIfPresent(min, forKey: .min)
+    try c.encodeIfPresent(max, forKey: .max)
+  }
+
   mutating func merge(_ newer: RSSIStatistics) {
     latest = newer.latest ?? latest
     if let m = newer.min { min = Swift.min(min ?? m, m) }
