@@ -60,6 +60,13 @@ struct KBeaconConnector {
       throw CLIFailure("\(address): \(error)", exitCode: error == .wrongPassword ? Self.wrongPasswordExitCode : 1)
     } catch let failure as CLIFailure {
       throw failure
+    } catch let error as LinkError where error.code == .connectTimeout && peer.override != nil {
+      // A connect to the wrong address type is never answered (Core v5.4 Vol 6 Part B §1.3): say which type
+      // was tried and how to try the other, instead of a bare timeout after 15 s.
+      let tried = peer.override!, other: AddressType = tried == .public ? .random : .public
+      throw CLIFailure(
+        "\(address): \(error) — connected to as a \(tried) address (--address-type \(tried)); if it advertises a "
+          + "\(other) address, give --address-type \(other), or leave the option out to learn the type from a scan")
     } catch {
       throw CLIFailure("\(address): \(error)")
     }

@@ -61,6 +61,9 @@ struct AddressTypeTests {
         Issue.record("a random-address device was reached as public")
       } catch let failure as CLIFailure {
         #expect(failure.message.contains("connect timeout"))
+        // …and says which type was tried and how to try the other (it was a bare timeout).
+        #expect(failure.message.contains("connected to as a public address (--address-type public)"), "\(failure.message)")
+        #expect(failure.message.contains("give --address-type random"))
       }
     }
   }
