@@ -48,6 +48,8 @@ public struct CurlHTTPClient: HTTPClient {
     let deadline = configuration.maxTime.map { ContinuousClock.now + $0 }
     var failures = 0
     var restarted = false
+    /// Where the last transfer that ended short stopped (its file size), for the wording below.
+    var endedShortAt: Int64?
     while true {
       let remaining = deadline.map { $0 - ContinuousClock.now }
       if let remaining, remaining <= .zero {
@@ -71,9 +73,20 @@ public struct CurlHTTPClient: HTTPClient {
         throw error
       case .restart:
         if let descriptor { _ = ftruncate(descriptor, 0) }
-        guard !restarted else { throw verdictError(outcome, redacted, "the server's ranges do not match the file") }
+        guard !restarted else {
+          // Every transfer stopped at the same size and the rest was refused (416): the whole file arrived and
+          // the server announced more than it has (its Content-Length is wrong), not mismatched ranges.
+          if outcome.status == 416, let size = endedShortAt {
+            throw HTTPClientError(
+              kind: .other, url: redacted.description, status: 416,
+              reason: "each transfer ends at \(size) bytes while the server announces more (Content-Length), and it refuses a request for the rest (HTTP 416)",
+              hint: "the server's length for this file is wrong; check the file on the server")
+          }
+          throw verdictError(outcome, redacted, "the server's ranges do not match the file")
+        }
         restarted = true
       case .retry(let error, let retryAfter):
+        if outcome.code == CURLE_PARTIAL_FILE, descriptor != nil { endedShortAt = outcome.fileSize }
         failures += 1
         guard failures < configuration.retry.maxAttempts else { throw error }
         guard let wait = configuration.retry.delay(afterFailedAttempts: failures, retryAfter: retryAfter) else {

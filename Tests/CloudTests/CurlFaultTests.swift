@@ -72,6 +72,20 @@ struct CurlFaultTests {
     #expect(requests.map(\.range) == [nil, "bytes=\(FaultServer.body.count / 2)-"])
   }
 
+  /// A server whose Content-Length is 100 bytes longer than the file: every transfer ends short, a request for
+  /// the rest is 416. It ended "the server's ranges do not match the file" though the whole body arrived.
+  @Test func aContentLengthLongerThanTheFileIsNamedAsSuch() async throws {
+    let server = try await FaultServer.start()
+    let file = try LocalTools.temporaryDirectory("dl") + "/lie.bin"
+    do {
+      _ = try await CurlHTTPClient(configuration: Self.quick).download(HTTPRequest(url: server.base + "/length-lie"), to: file, progress: nil)
+      Issue.record("a short body was accepted")
+    } catch let error as HTTPClientError {
+      #expect(error.description.contains("each transfer ends at \(FaultServer.body.count) bytes while the server announces more"), "\(error)")
+      #expect(!error.description.contains("ranges do not match"))
+    }
+  }
+
   @Test func aServerThatIgnoresTheRangeGetsTheFileRewrittenFromTheStart() async throws {
     let server = try await FaultServer.start()
     let file = try LocalTools.temporaryDirectory("dl") + "/norange.bin"

@@ -71,6 +71,18 @@ class Handler(BaseHTTPRequestHandler):
                 rest = BODY[start:]
                 return self.send(206, rest, [("Content-Range", f"bytes {start}-{len(BODY) - 1}/{len(BODY)}")])
             return self.send(200, BODY)  # /cut-norange ignores the Range
+        if path == "/length-lie":  # announces 100 bytes more than the file has; a range past its end is 416
+            start = self.range_start()
+            if start is not None and start >= len(BODY):
+                return self.send(416, b"", [("Content-Range", f"bytes */{len(BODY)}")])
+            body = BODY[start or 0 :]
+            self.send_response(206 if start else 200)
+            self.send_header("Content-Length", str(len(body) + 100))
+            self.end_headers()
+            self.wfile.write(body)
+            self.wfile.flush()
+            self.close_connection = True
+            return
         if path == "/trickle":
             self.send_response(200)
             self.send_header("Content-Length", str(len(BODY)))
