@@ -26,6 +26,7 @@ public struct BeaconProvision: AsyncParsableCommand {
     AuditCommand.self,
     Monitor.self,
     CampaignCommand.self,
+    RunsCommand.self,
     Gatt.self,
     TxrxCommand.self,
     DFUCommand.self,
