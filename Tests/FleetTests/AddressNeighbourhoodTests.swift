@@ -46,10 +46,14 @@ import Testing
     #expect(AddressNeighbourhood.spread(targets).map { $0.address.bytes[5] } == [0, 2, 4, 1, 3, 5])
   }
 
-  /// Records which devices are inside a visit (identify … identify) at once.
+  /// Records which devices are inside a visit (identify … identify) at once. The first transfers wait
+  /// for one another until `together` are inside (or five seconds pass), so the count reached does not
+  /// depend on how fast a loaded machine runs the first ones to their end.
   final class Overlaps: FirmwareUpdater {
     let inside = Mutex<(now: Set<BluetoothAddress>, neighboursTogether: [String], most: Int)>(([], [], 0))
     let updated = Mutex<Set<BluetoothAddress>>([])
+    let together: Int
+    init(together: Int) { self.together = together }
     func identify(_ target: Target) async throws -> DeviceIdentity {
       DeviceIdentity(model: "KBPro", hardware: "V1.0", firmware: FirmwareVersion(updated.withLock { $0.contains(target.address) } ? "5.00" : "4.00"))
     }
@@ -60,6 +64,10 @@ import Testing
         }
         state.now.insert(target.address)
         state.most = max(state.most, state.now.count)
+      }
+      let deadline = ContinuousClock.now + .seconds(5)
+      while inside.withLock({ $0.most < together }), ContinuousClock.now < deadline {
+        try await Task.sleep(for: .milliseconds(5))
       }
       try await Task.sleep(for: .milliseconds(20))
       _ = inside.withLock { $0.now.remove(target.address) }
@@ -76,7 +84,7 @@ import Testing
     for (targets, most) in [(inOrder, 2), (AddressNeighbourhood.spread(inOrder), 4)] {
       let journal = try Journal(path: nil)
       let run = try await journal.createRun(kind: "dfu", source: "app.zip", adapter: "test", addresses: targets.map(\.address.description))
-      let updater = Overlaps()
+      let updater = Overlaps(together: most)
       let version = FirmwareVersion("5.00")!
       let work = FirmwareWork(
         plan: FirmwarePlan(version: version, minimumBattery: nil), identifier: updater,
