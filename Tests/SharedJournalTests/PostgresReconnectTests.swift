@@ -24,10 +24,11 @@ import TestServers
       // NOTICEs stay off on the new connection too.
       let level = try await journal.connection.session { try $0.query("SHOW client_min_messages").rows[0][0] }
       #expect(level == "warning")
-      // A statement the server refuses is not retried: it fails at once.
+      // A statement the server refuses is not retried: it fails at once, not after the 60 s reconnect bound
+      // (30 s here bounds a loaded, instrumented machine, not a speed).
       let refused = Date()
       await #expect(throws: PostgresError.self) { try await journal.connection.session { try $0.query("SELEC 1") } }
-      #expect(Date().timeIntervalSince(refused) < 2)
+      #expect(Date().timeIntervalSince(refused) < 30)
     }
   }
 
@@ -41,7 +42,7 @@ import TestServers
       try await connection.session { try $0.query("SELECT 1") }
     }
     #expect(error?.message.contains("could not be reached for 1 s") == true, "\(String(describing: error))")
-    #expect(Date().timeIntervalSince(started) < 10)
+    #expect(Date().timeIntervalSince(started) < 30)  // the 1 s bound, not the default 60 s
     await connection.close()
   }
 }

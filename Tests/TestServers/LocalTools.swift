@@ -7,15 +7,17 @@ import OwnThreads
 /// what it wrote), temporary folders, free ports, and waiting until a port listens or refuses. Every
 /// blocking wait runs on a GCD thread, never on Swift's cooperative pool.
 public enum LocalTools {
-  /// Runs a program to its end without blocking a cooperative thread; throws on a non-zero exit.
-  public static func run(_ path: String, _ arguments: [String]) async throws {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    let status = try await exit(of: process)
-    guard status == 0 else { throw ServerError("\(path) \(arguments.joined(separator: " ")) exited \(status)") }
+  /// Runs a program to its end without blocking a cooperative thread (at most `seconds`); throws on a
+  /// non-zero exit with the end of what it wrote to standard error and output, so a failure in a CI log
+  /// says why (a bare "initdb exited 1" did not).
+  public static func run(_ path: String, _ arguments: [String], within seconds: Double = 300) async throws {
+    let directory = try temporaryDirectory("run")
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let result = try await output(path, arguments, in: directory, within: seconds)
+    guard result.status == 0 else {
+      let said = (result.stderr + result.stdout).suffix(2_000)
+      throw ServerError("\(path) \(arguments.joined(separator: " ")) exited \(result.status): \(said)")
+    }
   }
 
   /// What a program wrote, run to its end without blocking a cooperative thread: its standard output and
