@@ -93,7 +93,9 @@ public enum AuditHTML {
       card(key: "lowBattery", label: label(.lowBattery), value: s.lowBattery, note: "under \(t.batteryPercent) % or \(t.batteryMillivolts) mV",
         tone: s.lowBattery > 0 ? "flag-on" : "flag-off"),
       card(key: "oldFirmware", label: label(.oldFirmware), value: s.oldFirmware,
-        note: t.newestFirmware.isEmpty ? "no firmware cache to compare with" : "older than the newest cached", tone: s.oldFirmware > 0 ? "flag-on" : "flag-off"),
+        note: (t.newestFirmware.isEmpty ? "no firmware cache to compare with" : "older than the newest cached")
+          + (s.firmwareUnknown == 0 ? "" : " · not compared: \(s.firmwareUnknown) managed of unknown version (audit --connect reads it)"),
+        tone: s.oldFirmware > 0 ? "flag-on" : "flag-off"),
       card(key: "lastRunFailed", label: label(.lastRunFailed), value: s.lastRunFailed, note: "last apply or DFU run",
         tone: s.lastRunFailed > 0 ? "flag-on" : "flag-off"),
     ]

@@ -65,7 +65,7 @@ enum AuditHTMLTable {
       cell("<span class=\"pill st-\(d.status.rawValue)\">\(d.status.rawValue)</span>", sort: "\(concern)"),
       cell(seen, sort: d.lastSeen.map { String(Int($0.timeIntervalSince1970)) } ?? ""),
       cell(rssi, sort: d.rssi.map(String.init) ?? "", numeric: true),
-      cell(batteryCell, sort: batterySort(d.battery) ?? "", numeric: true),
+      cell(batteryCell, sort: batterySort(d.battery, flaggedLow: !low.isEmpty) ?? "", numeric: true),
       cell(d.firmwareVersion.map(e) ?? "<span class=\"muted\">unknown</span>", sort: firmwareRank(d.firmwareVersion, report.summary) ?? ""),
       cell(d.tags.map { "<span class=\"chip\">\(e($0))</span>" }.joined(separator: " "), sort: d.tags.joined(separator: " ")),
       cell(d.flags.map { "<span class=\"chip flag\">\(AuditHTML.label($0))</span>" }.joined(separator: " "), sort: "\(d.flags.count)"),
@@ -85,11 +85,17 @@ enum AuditHTMLTable {
 
   /// Percent-reporting devices by percentage, then millivolt-only ones by voltage (the two scales cannot be
   /// compared, so they are not mixed); unknown sorts last.
-  static func batterySort(_ battery: AuditBattery?) -> String? {
-    if let p = battery?.percent { return String(p) }
-    if let mv = battery?.millivolts { return String(1000 + mv) }
-    return nil
+  /// The battery column's sort value on one scale for devices that report a percentage and devices that
+  /// report only millivolts: devices flagged low first (0–100), then the rest (1000–1100), each by its
+  /// estimated charge. Millivolts become a percentage linearly from 2,000 mV (empty) to 3,000 mV (full):
+  /// [I] the working range of the coin cells and lithium pairs beacons run on; no vendor publishes a curve.
+  /// A flagged 2,200 mV device sorted after one at 34 % when millivolts were ranked on a scale of their own.
+  static func batterySort(_ battery: AuditBattery?, flaggedLow: Bool) -> String? {
+    guard let battery, let charge = battery.percent ?? battery.millivolts.map(estimatedPercent) else { return nil }
+    return String((flaggedLow ? 0 : 1000) + min(max(charge, 0), 100))
   }
+
+  static func estimatedPercent(millivolts: Int) -> Int { (millivolts - 2000) / 10 }
 
   /// The version's place in the summary's firmware buckets, larger is newer (the summary orders them by
   /// version number); unknown sorts last.

@@ -17,6 +17,10 @@ public enum AuditMarkdown {
     out += ["", "\(s.status.compliant) of \(s.managed) managed devices compliant (\(s.managedPercent(s.status.compliant)) %)"
       + (s.status.unknown == 0 ? "." : "; \(s.status.unknown) heard that no profile manages (unknown), not in the share"
         + (report.unmanagedHidden == true ? " and not listed." : "."))]
+    if s.firmwareUnknown > 0 {
+      out += ["", "Firmware not compared for \(s.firmwareUnknown) managed device\(s.firmwareUnknown == 1 ? "" : "s"): "
+        + "\(s.firmwareUnknown == 1 ? "its" : "their") version is not known (read \(s.firmwareUnknown == 1 ? "it" : "them") with `audit --connect`)."]
+    }
     if !s.tags.isEmpty {
       out += ["", "## Per tag", "", "| tag | compliant | drifted | unreachable | missing | unknown |", "|---|---:|---:|---:|---:|---:|"]
       for t in s.tags {

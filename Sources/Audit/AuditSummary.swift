@@ -7,6 +7,10 @@ public struct AuditSummary: Sendable, Hashable, Codable {
   public var lowBattery: Int
   public var oldFirmware: Int
   public var lastRunFailed: Int
+  /// Managed devices whose firmware version is not known (never read, and nothing on the air says it):
+  /// `oldFirmware` could not judge them, so a passive audit of a never-read fleet says so rather than
+  /// reporting "0 old firmware" as if it had compared.
+  public var firmwareUnknown: Int
   /// Devices per firmware version, newest first; devices of unknown firmware under `unknown` (the counts add
   /// up to `devices`).
   public var firmware: [AuditBucket]
@@ -35,6 +39,7 @@ public struct AuditSummary: Sendable, Hashable, Codable {
     lowBattery = devices.filter { $0.flags.contains(.lowBattery) }.count
     oldFirmware = devices.filter { $0.flags.contains(.oldFirmware) }.count
     lastRunFailed = devices.filter { $0.flags.contains(.lastRunFailed) }.count
+    firmwareUnknown = devices.filter { $0.status != .unknown && $0.firmwareVersion == nil }.count
     firmware = Self.firmwareBuckets(devices)
     batteryPercent = Self.percentBuckets(devices.compactMap { $0.battery?.percent })
     batteryMillivolts = Self.millivoltBuckets(devices.compactMap { $0.battery?.percent == nil ? $0.battery?.millivolts : nil })

@@ -51,4 +51,37 @@ import Testing
     #expect(lines[1].hasPrefix(#"AA:00:00:00:00:01,"'=HYPERLINK(""http://x"")",unknown,yes,,-70,"#))
     #expect(lines[1].contains(#","'+tag;b,c","#), "a tag list starting with + is defused, and quoted for its comma")
   }
+
+  /// A passive audit of a never-read fleet reported "0 old firmware" as if it had compared: the managed
+  /// devices of unknown version are counted (the unmanaged one of unknown version is not), and every
+  /// format that shows the old-firmware count says firmware was not compared for them.
+  @Test func firmwareThatCouldNotBeComparedIsCountedAndSaid() {
+    let s = AuditSummary(AuditSummaryTests.devices + [AuditDevice(address: "AA:00:00:00:00:05", status: .unknown, heard: true)])
+    #expect(s.firmwareUnknown == 1)
+    let report = AuditReport(
+      generatedAt: Date(timeIntervalSince1970: 0), mode: .passive, adapter: "hci0", profiles: ["p.json"], inventory: nil,
+      scanSeconds: 5, thresholds: AuditThresholds(newestFirmware: ["KBPro": "5.22"]), devices: AuditSummaryTests.devices)
+    #expect(AuditMarkdown.render(report).contains("Firmware not compared for 1 managed device: its version is not known"))
+    #expect(AuditHTML.render(report).contains("not compared: 1 managed of unknown version"))
+    let known = AuditReport(
+      generatedAt: Date(timeIntervalSince1970: 0), mode: .passive, adapter: "hci0", profiles: ["p.json"], inventory: nil,
+      scanSeconds: 5, thresholds: AuditThresholds(), devices: Array(AuditSummaryTests.devices.prefix(2)))
+    #expect(!AuditMarkdown.render(known).contains("not compared"))
+  }
+
+  /// The HTML battery column sorted a flagged 2,200 mV device after one at 34 %: both scales now share one
+  /// sort value, devices flagged low first.
+  @Test func theBatteryColumnSortsMillivoltsAndPercentOnOneScale() throws {
+    func key(_ b: AuditBattery, low: Bool) throws -> Int {
+      let text = try #require(AuditHTMLTable.batterySort(b, flaggedLow: low))
+      return try #require(Int(text))
+    }
+    let flagged2200 = try key(AuditBattery(millivolts: 2200), low: true)
+    let at34 = try key(AuditBattery(percent: 34), low: false)
+    let at2950 = try key(AuditBattery(millivolts: 2950), low: false)
+    let at96 = try key(AuditBattery(percent: 96), low: false)
+    #expect(flagged2200 < at34 && at34 < at2950 && at2950 < at96)
+    #expect(try key(AuditBattery(percent: 8), low: true) < at34)
+    #expect(AuditHTMLTable.batterySort(nil, flaggedLow: false) == nil)
+  }
 }

@@ -122,7 +122,9 @@ struct AuditCommand: AsyncParsableCommand, LoggingCommand {
       let s = report.summary.status
       let m = report.summary
       FileHandleOutput.standardError("audit: \(m.managed) managed devices — \(s.compliant) compliant (\(m.managedPercent(s.compliant)) %), "
-        + "\(s.drifted) drifted, \(s.unreachable) unreachable, \(s.missing) missing; \(s.unknown) unmanaged heard; report: \(output)")
+        + "\(s.drifted) drifted, \(s.unreachable) unreachable, \(s.missing) missing; \(s.unknown) unmanaged heard"
+        + (m.firmwareUnknown == 0 ? "" : "; firmware not compared for \(m.firmwareUnknown) (version not known: --connect reads it)")
+        + "; report: \(output)")
     } else {
       // On standard output (a terminal, most likely), the Markdown and HTML reports show outside text (device
       // names, a server's words) with control characters escaped; JSON escapes them itself, and CSV keeps
