@@ -93,6 +93,8 @@ enum AuditHTMLStyle {
       font-size: 12px; white-space: nowrap; }
     .chip.flag { background: #fef2f2; color: #b91c1c; }
     .battery.low { color: var(--low); font-weight: 600; }
+    svg.trend { display: block; margin-top: 2px; overflow: visible; }
+    svg.trend polyline { fill: none; stroke: var(--muted); stroke-width: 1.5; stroke-linejoin: round; }
     #devices > tbody > tr.has-detail > td { border-bottom: none; padding-bottom: 2px; }
     #devices > tbody > tr.detail > td { padding: 0 10px 8px 10px; }
     #devices > tbody > tr.detail:hover { background: none; }

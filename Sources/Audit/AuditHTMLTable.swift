@@ -55,10 +55,11 @@ enum AuditHTMLTable {
     let about = [d.model, d.profile].compactMap { $0 }.map(e).joined(separator: " · ")
     let seen = d.lastSeen.map { "\(HTMLText.time($0, zone: false))<div class=\"sub\">\(d.heard ? "in this scan" : "registry; not heard")</div>" }
       ?? "<span class=\"muted\">never</span>"
-    let rssi = d.rssi.map { "\($0) dBm" } ?? "<span class=\"muted\">—</span>"
+    let rssi = (d.rssi.map { "\($0) dBm" } ?? "<span class=\"muted\">—</span>") + (AuditHTMLTrend.rssi(d).map { "<div>\($0)</div>" } ?? "")
     let low = d.flags.contains(.lowBattery) ? " low" : ""
     let battery = [d.battery?.percent.map { "\($0) %" }, d.battery?.millivolts.map { "\($0) mV" }].compactMap { $0 }
-    let batteryCell = battery.isEmpty ? "<span class=\"muted\">—</span>" : "<span class=\"battery\(low)\">\(battery.joined(separator: " · "))</span>"
+    let batteryCell = (battery.isEmpty ? "<span class=\"muted\">—</span>" : "<span class=\"battery\(low)\">\(battery.joined(separator: " · "))</span>")
+      + (AuditHTMLTrend.battery(d).map { "<div>\($0)</div>" } ?? "")
     let cells = [
       cell("<span class=\"mono\">\(e(d.address))</span>"),
       cell(name + (about.isEmpty ? "" : "<div class=\"sub\">\(about)</div>"), sort: d.name ?? ""),
