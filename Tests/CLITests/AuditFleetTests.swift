@@ -91,6 +91,19 @@ import Testing
     #expect(report.devices.first { $0.address.hasSuffix("E1:01") }?.model != nil, "a read fills in the model")
   }
 
+  /// A device in both the profile's inventory and `--inventory` lost the `--inventory` tags without a word:
+  /// it keeps both files' tags.
+  @Test func aDeviceInBothInventoriesKeepsTheTagsOfBoth() async throws {
+    let site = try await Site.prepared()
+    let extra = site.folder + "/extra.csv"
+    try "address,tags\nDD:34:02:06:E1:01,ladder\nDD:34:02:06:E1:09,visitor\n".write(toFile: extra, atomically: true, encoding: .utf8)
+    let report = try await site.audit(["--inventory", extra])
+    let tags = Dictionary(uniqueKeysWithValues: report.devices.map { (String($0.address.suffix(5)), $0.tags) })
+    #expect(tags["E1:01"] == ["front", "ladder"])
+    #expect(tags["E1:09"] == ["visitor"])
+    #expect(tags["E1:03"] == ["back"])
+  }
+
   @Test func firmwareOlderThanTheCachedCatalogueIsFlagged() async throws {
     let site = try await Site.prepared()
     let catalog = "file://" + URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../firmware/example").standardized.path

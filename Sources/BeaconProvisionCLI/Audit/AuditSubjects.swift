@@ -6,8 +6,9 @@ import Profiles
 /// Who is audited, and against what: every device a profile or the extra inventory names, and every device
 /// the scan heard. A heard device belongs to the first profile that selects it (`TargetSelection`, without
 /// the connectable rule, so a device that stopped accepting connections is judged, not disowned); a named
-/// device nobody heard belongs to the first profile that names it. Tags come from the profile's inventory,
-/// else from `--inventory`.
+/// device nobody heard belongs to the first profile that names it. Tags are those of the profile's inventory
+/// and of `--inventory` together: a device in both keeps every tag (the `--inventory` tags were dropped
+/// without a word when the profile's inventory also listed the device).
 struct AuditSubjects {
   var subjects: [AuditSubject] = []
 
@@ -28,7 +29,7 @@ struct AuditSubjects {
     let resolver = DesiredResolver(urlCheck: ProfileFiles.eddystoneURLCheck)
     for address in named.union(heard.keys).sorted() {
       let profile = owner[address]
-      let tags = profile?.inventory?.row(for: address)?.tags ?? inventory?.row(for: address)?.tags ?? []
+      let tags = (profile?.inventory?.row(for: address)?.tags ?? []).union(inventory?.row(for: address)?.tags ?? [])
       var subject = AuditSubject(
         address: address, profile: profile?.profile.file, named: named.contains(address), tags: tags.sorted(),
         desired: profile.map { resolver.resolve($0.profile.desired, $0.variables(for: address)) },
