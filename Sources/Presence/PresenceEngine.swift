@@ -144,9 +144,12 @@ public struct PresenceEngine: Sendable {
     where definition.narrowsPresence && (definition.trigger == .enter || definition.trigger == .exit)
       && definition.matches(device: device.address, tags: device.tags)
     {
-      let now = device.present && (definition.minimumProximity.map { device.proximity >= $0 } ?? true)
-        && (definition.minimumRSSI.map { Double($0) <= (device.smoother.value ?? -.infinity) } ?? true)
       let was = inside[index, default: []].contains(device.address)
+      // A device inside stays inside until its smoothed RSSI is `hysteresisDB` under `minimumRSSI` (the
+      // proximity class has its own hysteresis): enter and exit fired a second apart at the floor.
+      let floor = definition.minimumRSSI.map { Double($0) - (was ? ProximityClassifier.hysteresisDB : 0) }
+      let now = device.present && (definition.minimumProximity.map { device.proximity >= $0 } ?? true)
+        && (floor.map { $0 <= (device.smoother.value ?? -.infinity) } ?? true)
       guard now != was else { continue }
       if now { inside[index, default: []].insert(device.address) } else { inside[index]?.remove(device.address) }
       let kind: PresenceEvent.Kind = now ? .enter : .exit

@@ -38,9 +38,34 @@ public enum ProximityClassifier {
     pow(10, (Double(measuredPower) - rssi) / 20)
   }
 
+  /// How far past a class boundary the smoothed RSSI must go before a known class changes, in dB.
+  ///
+  /// [I] 3 dB: without it a device resting at a boundary changed class every few seconds (11.6 s apart in a
+  /// site test) on the smoothed RSSI's own jitter; 3 dB is about twice the jitter the 0.3-weight average
+  /// leaves of a ±4 dB reading spread, and moves a boundary by a factor of 1.41 in distance (3 m → 2.1 m
+  /// coming closer, 4.2 m going away). Android Beacon Library and iOS do not publish theirs.
+  public static let hysteresisDB = 3.0
+
   public static func classify(rssi: Double?, measuredPower: Int?) -> Proximity {
     guard let rssi else { return .unknown }
+    return classify(metres: distance(rssi: rssi, measuredPower: measuredPower ?? defaultMeasuredPower))
+  }
+
+  /// The class with hysteresis: from a known `previous` class, a move farther needs the distance to be past
+  /// the boundary by `hysteresisDB`, and so does a move closer; short of that the class stays.
+  public static func classify(rssi: Double?, measuredPower: Int?, previous: Proximity) -> Proximity {
+    guard let rssi else { return .unknown }
+    guard previous != .unknown else { return classify(rssi: rssi, measuredPower: measuredPower) }
     let metres = distance(rssi: rssi, measuredPower: measuredPower ?? defaultMeasuredPower)
+    let factor = pow(10, hysteresisDB / 20)
+    let farther = classify(metres: metres / factor)
+    if farther < previous { return farther }
+    let closer = classify(metres: metres * factor)
+    if closer > previous { return closer }
+    return previous
+  }
+
+  static func classify(metres: Double) -> Proximity {
     if metres < immediateBelow { return .immediate }
     if metres < nearBelow { return .near }
     return .far

@@ -52,7 +52,7 @@ struct TrackedDevice: Sendable, Hashable {
     }
     measuredPower = sighting.measuredPower ?? measuredPower
     let before = proximity
-    proximity = ProximityClassifier.classify(rssi: smoother.value, measuredPower: measuredPower)
+    proximity = ProximityClassifier.classify(rssi: smoother.value, measuredPower: measuredPower, previous: proximity)
     if present {
       if before != proximity { change.proximityFrom = before }
     } else if enterRSSI.map({ threshold in smoother.value.map { $0 >= Double(threshold) } ?? false }) ?? true {

@@ -127,8 +127,8 @@ import Testing
     out += engine.observe([Self.seen(Self.a, 0, rssi: -80)])  // below −65: not present yet
     out += engine.observe([Self.seen(Self.a, 1, rssi: -40)])  // smoothed −68: still below
     out += engine.observe([Self.seen(Self.a, 2, rssi: -40)])  // −59.6: in, near
-    out += engine.observe([Self.seen(Self.a, 3, rssi: -90)])  // −68.7: far
-    out += engine.observe([Self.seen(Self.a, 4, rssi: -30)])  // −57.1: near again
+    out += engine.observe([Self.seen(Self.a, 3, rssi: -100)])  // −71.7: far (past the 3 m boundary, −68.5, by 3 dB)
+    out += engine.observe([Self.seen(Self.a, 4, rssi: -30)])  // −59.2: near again (closer than −65.5)
     out += engine.tick(at: Self.t0 + 10)
     out += engine.observe([Self.seen(Self.a, 20, rssi: -40)])  // back within the cooldown: no "in"
     #expect(out.map(Self.line) == [
@@ -138,5 +138,38 @@ import Testing
       "4 moved proximity AA:00:00:00:00:0A",
     ])
     #expect(out[1].previous == "near" && out[1].device?.proximity == .far)
+  }
+
+  /// A device resting at the near/far boundary (3 m, −68.5 dBm at −59 measured power) changed class every
+  /// few seconds on the smoothed RSSI's jitter: with the 3 dB hysteresis it stays in one class, and a
+  /// `minimumRSSI` enter/exit pair at its level fires one enter and no exit while it is heard.
+  @Test func aDeviceAtAClassBoundaryDoesNotFlap() throws {
+    let file = try EventFileDecoder.decode(Array(#"""
+      { "version": 1, "timeZone": "UTC", "defaults": { "exitTimeout": 30 },
+        "events": [ { "name": "moved", "trigger": "proximity" },
+                    { "name": "in", "trigger": "enter", "minimumRSSI": -69 },
+                    { "name": "out", "trigger": "exit", "minimumRSSI": -69 } ] }
+      """#.utf8), file: "e.json")
+    var engine = PresenceEngine(file: file, inventory: nil)
+    let readings = [-66] + (0..<40).map { $0 % 2 == 0 ? -73 : -64 }
+    var out: [PresenceEvent] = []
+    var smoother = RSSISmoother()
+    var rawClasses: [Proximity] = []
+    for (i, rssi) in readings.enumerated() {
+      out += engine.observe([Self.seen(Self.a, Double(i), rssi: rssi)])
+      smoother.add(rssi)
+      rawClasses.append(ProximityClassifier.classify(rssi: smoother.value, measuredPower: -59))
+    }
+    // The series does sit on the boundary: classified without hysteresis it changes class again and again.
+    #expect(zip(rawClasses, rawClasses.dropFirst()).filter { $0 != $1 }.count >= 10)
+    #expect(out.map(Self.line) == ["0 in enter AA:00:00:00:00:0A"])
+  }
+
+  @Test func hysteresisMovesAClassOnlyPastTheBoundaryByThreeDecibels() {
+    let c = { (rssi: Double, previous: Proximity) in ProximityClassifier.classify(rssi: rssi, measuredPower: -59, previous: previous) }
+    #expect(c(-69.5, .near) == .near && c(-71.6, .near) == .far)
+    #expect(c(-67.5, .far) == .far && c(-65.4, .far) == .near)
+    #expect(c(-40, .far) == .immediate && c(-80, .immediate) == .far)
+    #expect(c(-67.5, .unknown) == .near)
   }
 }
