@@ -1,3 +1,4 @@
+import KBeacon
 import Foundation
 
 /// What fires an event definition (Lighthouse's `LHEventTrigger` Enter/Exit, widened by the issue with
@@ -52,12 +53,15 @@ public struct EventDefinition: Sendable, Hashable {
   public var health: Set<HealthCondition>
   public var schedule: EventSchedule
   public var actions: [EventAction]
+  /// The operator's text and JSON for whoever receives this definition's events (`EventOperatorFields`).
+  public var message: String?
+  public var payload: JSONValue?
 
   public init(
     name: String, trigger: EventTrigger, devices: Set<String> = [], tags: Set<String> = [], triggerOnce: Bool = false,
     minimumProximity: Proximity? = nil, minimumRSSI: Int? = nil, cooldown: TimeInterval? = nil,
     health: Set<HealthCondition> = Set(HealthCondition.allCases), schedule: EventSchedule = EventSchedule(),
-    actions: [EventAction] = [.jsonl]
+    actions: [EventAction] = [.jsonl], message: String? = nil, payload: JSONValue? = nil
   ) {
     self.name = name
     self.trigger = trigger
@@ -70,6 +74,8 @@ public struct EventDefinition: Sendable, Hashable {
     self.health = health
     self.schedule = schedule
     self.actions = actions
+    self.message = message
+    self.payload = payload
   }
 
   /// Whether a device's own events (enter/exit of the device, proximity, health) concern this definition.

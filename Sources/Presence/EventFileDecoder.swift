@@ -15,6 +15,7 @@ import Profiles
 ///                 "minimumProximity": "near", "minimumRSSI": -80, "cooldown": 60, "health": ["battery"],
 ///                 "schedule": [ { "start": "2026-03-01", "end": "2026-12-31", "dailyStart": "08:00",
 ///                                 "dailyEnd": "18:00", "weekdays": ["mon", "tue", "wed", "thu", "fri"] } ],
+///                 "message": "Dock door left open", "payload": { "site": 7, "severity": "warn" },
 ///                 "actions": [ { "type": "jsonl" }, { "type": "webhook", "url": "https://example.net/hook" },
 ///                              { "type": "command", "run": ["/usr/bin/logger", "-t", "beacons"] } ] } ] }
 /// ```
@@ -25,7 +26,7 @@ public enum EventFileDecoder {
   static let topKeys = ["version", "timeZone", "defaults", "health", "tags", "events"]
   static let eventKeys = [
     "name", "devices", "tags", "trigger", "triggerOnce", "minimumProximity", "minimumRSSI", "cooldown", "health",
-    "schedule", "actions",
+    "schedule", "actions", "message", "payload",
   ]
 
   public static func decode(_ bytes: [UInt8], file: String, extraActions: [EventAction] = []) throws(ProfileDiagnostics) -> EventFile {
@@ -129,6 +130,8 @@ public enum EventFileDecoder {
       minimumRSSI: reader.int(e["minimumRSSI"], path.appending("minimumRSSI"), -127...20),
       cooldown: reader.number(e["cooldown"], path.appending("cooldown"), 0...86_400 * 365),
       health: health.map { Set($0.compactMap(HealthCondition.init(rawValue:))) } ?? Set(HealthCondition.allCases),
-      schedule: schedule, actions: actions)
+      schedule: schedule, actions: actions,
+      message: EventOperatorFields.message(e["message"], path.appending("message"), &reader),
+      payload: EventOperatorFields.payload(e["payload"], path.appending("payload"), &reader))
   }
 }

@@ -47,6 +47,8 @@ extension PresenceEngine {
     fired[key] = at
     sequence += 1
     var event = PresenceEvent(sequence: sequence, name: definition.name, kind: kind, at: at, actions: definition.actions)
+    event.message = definition.message
+    event.payload = definition.payload
     fill(&event)
     return event
   }

@@ -1,4 +1,5 @@
 import Foundation
+import KBeacon
 
 /// One event that fired: which definition, what happened, to which device or tag, and when. Events come
 /// out of `PresenceEngine` in the order they happened; `sequence` counts them from 1 for the engine's life.
@@ -78,6 +79,9 @@ public struct PresenceEvent: Sendable, Hashable {
   /// Silent: seconds since the device was last heard.
   public var silentSeconds: Double?
   public var actions: [EventAction]
+  /// The definition's operator message and payload (`EventOperatorFields`).
+  public var message: String?
+  public var payload: JSONValue?
 
   /// An event with no device or tag yet (the engine fills in the subject).
   public init(sequence: Int, name: String, kind: Kind, at: Date, actions: [EventAction]) {

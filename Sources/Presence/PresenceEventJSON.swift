@@ -26,6 +26,8 @@ public enum PresenceEventJSON {
     }
     if let previous = event.previous { object["previous"] = .string(previous) }
     if let silent = event.silentSeconds { object["silentSeconds"] = .int(Int(silent.rounded(.down))) }
+    if let message = event.message { object["message"] = .string(message) }
+    if let payload = event.payload { object["payload"] = payload }
     return .object(object)
   }
 
