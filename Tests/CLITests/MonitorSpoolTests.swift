@@ -90,11 +90,13 @@ import Testing
   }
 
   @Test func aHeaderFileIsCheckedAndNeverEchoesItsValues() throws {
-    let headers = try WebhookHeaderFile.parse("# the receiver's token\nAuthorization: Bearer s3cr3t\r\n\nX-Site: 12\n", file: "h")
+    let headers = try WebhookHeaderFile.parse("# the receiver's token\nAuthorization: Bearer s3cr3t\r\n\nX-Site: 12\n", file: "h").common
     #expect(headers.map(\.name) == ["Authorization", "X-Site"] && headers.map(\.value) == ["Bearer s3cr3t", "12"])
     for (text, expected) in [
       ("Authorization Bearer s3cr3t", "h:1: expected 'Name: value'"), ("Bad Name: s3cr3t", "h:1: the header name"),
       ("Idempotency-Key: s3cr3t", "h:1: Idempotency-Key is set by the monitor itself"), ("\nX-Empty:   ", "h:2: X-Empty has an empty value"),
+      ("[ftp://a/]\nA: s3cr3t", "h:1: the section must name an http:// or https:// URL prefix"),
+      ("[https://a/]\n[https://a/]", "h:2: [https://a/] is already a section"), ("[https://a/", "h:1: a section is [URL prefix]"),
     ] {
       do {
         _ = try WebhookHeaderFile.parse(text, file: "h")
@@ -104,6 +106,34 @@ import Testing
         #expect(!failure.message.contains("s3cr3t"))
       }
     }
+  }
+
+  /// Each receiver gets its own credential: a header file's `[URL prefix]` sections go only to the URLs they
+  /// prefix (the longest prefix wins), the common headers to all — checked on a real receiver's requests.
+  @Test func aHeaderFileSectionGoesOnlyToItsURLs() async throws {
+    let headers = try WebhookHeaderFile.parse(
+      "X-Site: 12\n[http://127.0.0.1:1/a]\nAuthorization: Bearer for-a\n[http://127.0.0.1:1/a/deeper]\nAuthorization: Bearer deeper\n", file: "h")
+    #expect(headers.headers(for: "http://127.0.0.1:1/a/x").map(\.value) == ["12", "Bearer for-a"])
+    #expect(headers.headers(for: "http://127.0.0.1:1/a/deeper/x").map(\.value) == ["12", "Bearer deeper"])
+    #expect(headers.headers(for: "http://127.0.0.1:1/b").map(\.value) == ["12"])
+    let folder = NSTemporaryDirectory() + "hook-sections-\(UUID().uuidString.prefix(8))"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let port = try #require(LoopbackPort.free())
+    let receiver = try await WebhookReceiver.start(port: port, record: folder + "/record.jsonl")
+    let base = "http://127.0.0.1:\(port)"
+    let poster = CurlWebhookPoster(extraHeaders: try WebhookHeaderFile.parse(
+      "X-Site: 12\n[\(base)/a]\nAuthorization: Bearer for-a\n[\(base)/b]\nAuthorization: Bearer for-b\n", file: "h"))
+    for (path, id) in [("/a", "1"), ("/b", "2"), ("/c", "3")] {
+      let body = Array(#"{"schema":"beacon-provision/presence-event/v1","id":"\#(id)","event":"x"}"#.utf8)
+      #expect(try await poster.post(url: base + path, headers: [("Idempotency-Key", id), ("Content-Type", "application/json")], body: body) == 200)
+    }
+    await receiver.stop()
+    let lines = try String(contentsOfFile: folder + "/record.jsonl", encoding: .utf8).split(separator: "\n")
+      .map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
+    #expect(lines.map { $0["path"] as? String } == ["/a", "/b", "/c"])
+    #expect(lines.map { $0["authorization"] as? String } == ["Bearer for-a", "Bearer for-b", nil])
+    #expect(lines.allSatisfy { $0["site"] as? String == "12" })
   }
 
   /// `monitor spool list` shows each row with its URL redacted and why it failed; `retry` sends now, per URL

@@ -45,7 +45,7 @@ struct Monitor: AsyncParsableCommand, LoggingCommand {
   @Option(help: ArgumentHelp("POST every event to this URL (repeatable), through the spool.", valueName: "url"))
   var webhook: [String] = []
 
-  @Option(help: ArgumentHelp("Headers sent with every webhook POST, one 'Name: value' a line (e.g. 'Authorization: Bearer …'; kept out of the spool).", valueName: "file"))
+  @Option(help: ArgumentHelp("Headers sent with webhook POSTs, one 'Name: value' a line (e.g. 'Authorization: Bearer …'; kept out of the spool); a '[URL prefix]' line starts headers for those URLs only.", valueName: "file"))
   var webhookHeaderFile: String?
 
   @Option(help: ArgumentHelp("Stop after this many seconds (default: run until Ctrl-C).", valueName: "seconds"))
@@ -95,7 +95,7 @@ struct Monitor: AsyncParsableCommand, LoggingCommand {
     let registry = await RegistryAccess.shared(journalLocation) ?? RegistryAccess.recorder(journal)
     let log = CLILog.logger("monitor")
     let warn: @Sendable (String) -> Void = { log.warning("\($0)") }
-    let headers = try command.webhookHeaderFile.map { try WebhookHeaderFile.load($0) } ?? []
+    let headers = try command.webhookHeaderFile.map { try WebhookHeaderFile.load($0) } ?? WebhookHeaders()
     let poster = CurlWebhookPoster(caFile: tls.caFile, insecureSkipTLSVerify: tls.insecureSkipTLSVerify, extraHeaders: headers)
     let dispatch = WebhookDispatch(spool: WebhookSpool(journal: journal), poster: poster, warn: warn)
     let fileURLs = file.definitions.flatMap { $0.actions }.compactMap { action -> String? in

@@ -96,7 +96,7 @@ struct MonitorSpoolRetry: AsyncParsableCommand {
   func run() async throws { try await run(poster: nil, write: Scan.writeLine) }
 
   func run(poster given: (any WebhookPoster)?, write: @escaping @Sendable (String) -> Void) async throws {
-    let headers = try webhookHeaderFile.map { try WebhookHeaderFile.load($0) } ?? []
+    let headers = try webhookHeaderFile.map { try WebhookHeaderFile.load($0) } ?? WebhookHeaders()
     guard let spool = try await MonitorSpoolCommand.open(stateDir) else {
       write("the webhook spool is empty")
       return

@@ -8,10 +8,10 @@ import Foundation
 /// row and key, so a retry survives a restart. [I] 10 s to connect and 30 s per POST in all.
 struct CurlWebhookPoster: WebhookPoster {
   let client: any HTTPClient
-  /// `--webhook-header-file`'s headers, after the monitor's own.
-  let extraHeaders: [(name: String, value: String)]
+  /// `--webhook-header-file`'s headers (for every URL, and per URL prefix), after the monitor's own.
+  let extraHeaders: WebhookHeaders
 
-  init(caFile: String? = nil, insecureSkipTLSVerify: Bool = false, extraHeaders: [(name: String, value: String)] = []) {
+  init(caFile: String? = nil, insecureSkipTLSVerify: Bool = false, extraHeaders: WebhookHeaders = WebhookHeaders()) {
     self.extraHeaders = extraHeaders
     client = CurlHTTPClient(configuration: HTTPClientConfiguration(
       caFile: caFile, insecureSkipTLSVerify: insecureSkipTLSVerify, connectTimeout: .seconds(10), maxTime: .seconds(30), maxBodyBytes: 1 << 20,
@@ -19,7 +19,7 @@ struct CurlWebhookPoster: WebhookPoster {
   }
 
   func post(url: String, headers: [(name: String, value: String)], body: [UInt8]) async throws -> Int {
-    let request = HTTPRequest(method: .post, url: url, headers: (headers + extraHeaders).map { HTTPHeader($0.name, $0.value) }, body: body)
+    let request = HTTPRequest(method: .post, url: url, headers: (headers + extraHeaders.headers(for: url)).map { HTTPHeader($0.name, $0.value) }, body: body)
     do {
       return try await client.fetch(request).status
     } catch let error as HTTPClientError where error.kind == .status && error.status != nil {

@@ -22,7 +22,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         key = self.headers.get("Idempotency-Key")
         with lock:
             entry = {"key": key, "body": json.loads(body), "duplicate": key in seen,
-                     "contentType": self.headers.get("Content-Type")}
+                     "contentType": self.headers.get("Content-Type"), "path": self.path,
+                     "authorization": self.headers.get("Authorization"), "site": self.headers.get("X-Site")}
             seen.add(key)
             with open(record, "a") as f:
                 f.write(json.dumps(entry) + "\n")
