@@ -41,8 +41,23 @@ public struct CurlHTTPClient: HTTPClient {
     return try await run(request, download: descriptor, progress: progress)
   }
 
+  public func download(
+    _ request: HTTPRequest, to path: String, observer: any DownloadObserver,
+    progress: (@Sendable (HTTPTransferProgress) -> Void)?
+  ) async throws -> HTTPResponse {
+    let descriptor = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+    guard descriptor >= 0 else {
+      throw HTTPClientError(
+        kind: .file, url: RedactedURL(request.url).description,
+        reason: "cannot write \(path): \(String(cString: strerror(errno)))")
+    }
+    defer { close(descriptor) }
+    return try await run(request, download: descriptor, observer: observer, progress: progress)
+  }
+
   private func run(
-    _ request: HTTPRequest, download descriptor: Int32?, progress: (@Sendable (HTTPTransferProgress) -> Void)?
+    _ request: HTTPRequest, download descriptor: Int32?, observer: (any DownloadObserver)? = nil,
+    progress: (@Sendable (HTTPTransferProgress) -> Void)?
   ) async throws -> HTTPResponse {
     let redacted = RedactedURL(request.url)
     let deadline = configuration.maxTime.map { ContinuousClock.now + $0 }
@@ -58,7 +73,8 @@ public struct CurlHTTPClient: HTTPClient {
       }
       if Task.isCancelled { throw HTTPClientError(kind: .cancelled, url: redacted.description, reason: "cancelled") }
       let sink: TransferSink = descriptor.map { .file(descriptor: $0, resumeFrom: Self.resumeOffset($0, url: request.url)) } ?? .memory
-      let attempt = CurlAttempt(request: request, configuration: configuration, sink: sink, timeout: remaining, progress: progress)
+      let attempt = CurlAttempt(
+        request: request, configuration: configuration, sink: sink, timeout: remaining, observer: observer, progress: progress)
       let outcome = await Self.perform(attempt)
       let verdict = Verdict(
         outcome, request: request, redacted: redacted, deadline: deadline, isDownload: descriptor != nil,

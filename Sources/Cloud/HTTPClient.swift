@@ -18,6 +18,32 @@ public protocol HTTPClient: Sendable {
   func download(
     _ request: HTTPRequest, to path: String, progress: (@Sendable (HTTPTransferProgress) -> Void)?
   ) async throws -> HTTPResponse
+
+  /// `download`, with every body byte written to the file also shown to `observer`, in the order written,
+  /// with its offset in the file (a resumed download starts past zero; a restarted one at zero again), so
+  /// the caller can hash while receiving rather than read the file again.
+  func download(
+    _ request: HTTPRequest, to path: String, observer: any DownloadObserver,
+    progress: (@Sendable (HTTPTransferProgress) -> Void)?
+  ) async throws -> HTTPResponse
+}
+
+extension HTTPClient {
+  /// A client that cannot show the bytes downloads as usual; the observer sees nothing (and so must not
+  /// claim to have seen the whole file).
+  public func download(
+    _ request: HTTPRequest, to path: String, observer: any DownloadObserver,
+    progress: (@Sendable (HTTPTransferProgress) -> Void)?
+  ) async throws -> HTTPResponse {
+    try await download(request, to: path, progress: progress)
+  }
+}
+
+/// Sees a download's body bytes as they are written (`HTTPClient.download(_:to:observer:progress:)`).
+/// Called on the transfer's own thread, one call at a time, never on the cooperative pool: it may do
+/// CPU work such as hashing.
+public protocol DownloadObserver: AnyObject, Sendable {
+  func wrote(_ bytes: UnsafeRawBufferPointer, at offset: Int64)
 }
 
 /// One HTTP request.

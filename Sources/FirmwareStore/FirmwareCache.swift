@@ -124,8 +124,9 @@ public struct FirmwareCache: Sendable {
     }
     let part = path + ".part"
     let cap = entry.size ?? Self.maximumPackageBytes
+    let hash = DownloadHash()
     do {
-      _ = try await client.download(HTTPRequest(url: url, maxBodyBytes: cap), to: part, progress: progress)
+      _ = try await client.download(HTTPRequest(url: url, maxBodyBytes: cap), to: part, observer: hash, progress: progress)
     } catch {
       // A failure before any byte arrived (404, a redirect loop, a refused size, a closed connection) leaves
       // nothing to resume: no empty `.part` stays behind.
@@ -135,7 +136,8 @@ public struct FirmwareCache: Sendable {
     let (record, warnings) = try await CacheIO.run { () -> (CachedPackage, [String]) in
       let verified: PackageVerifier.Verified
       do {
-        verified = try verifier.verify(path: part, entry: entry)
+        let size = (try? FileManager.default.attributesOfItem(atPath: part)[.size] as? Int).flatMap { $0 }
+        verified = try verifier.verify(path: part, entry: entry, hashed: size.flatMap { hash.digest(fileSize: Int64($0)) })
       } catch {
         DurableFile.remove(part)
         throw error

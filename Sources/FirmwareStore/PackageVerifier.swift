@@ -15,7 +15,8 @@ import Profiles
 /// warning (`Verified.warnings`), refused only with `requireVersionMatch` (`--require-version-match`). The
 /// real check is the device's `ver` after the update, which every campaign compares with the entry.
 ///
-/// Memory stays flat: the file is hashed in 1 MiB pieces (`SHA256Stream`), and libzip reads it from disk.
+/// Memory stays flat: the file is hashed in 1 MiB pieces (`SHA256Stream`) — or while it downloads
+/// (`DownloadHash`) — and libzip reads it from disk.
 public struct PackageVerifier: Sendable {
   public var expectations: DeviceExpectations
   /// Refuse a package whose `fw_version` reads as another version than the catalogue's (else: a warning).
@@ -33,9 +34,11 @@ public struct PackageVerifier: Sendable {
     public var warnings: [String] = []
   }
 
-  /// Verifies the file at `path` against `entry`; throws the first problem as one sentence.
-  public func verify(path: String, entry: CatalogueEntry) throws -> Verified {
-    let (digest, count) = try Self.hash(path)
+  /// Verifies the file at `path` against `entry`; throws the first problem as one sentence. `hashed` is the
+  /// file's SHA-256 and size when they were worked out as it was written (`DownloadHash`); else the file is
+  /// hashed here.
+  public func verify(path: String, entry: CatalogueEntry, hashed: (digest: [UInt8], count: Int)? = nil) throws -> Verified {
+    let (digest, count) = try hashed ?? Self.hash(path)
     if let size = entry.size, size != count {
       throw FirmwareStoreError("\(entry.appFileName) is \(count) bytes, the catalogue says \(size)")
     }

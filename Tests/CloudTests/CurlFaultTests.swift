@@ -1,5 +1,6 @@
 import Cloud
 import Foundation
+import Synchronization
 import TestServers
 import Testing
 
@@ -168,5 +169,34 @@ struct CurlFaultTests {
     _ = await expectFailure(.file) {
       _ = try await CurlHTTPClient(configuration: Self.quick).fetch(HTTPRequest(url: "file://\(directory)/missing.json"))
     }
+  }
+}
+
+/// A download shows each byte it writes to its observer with its offset (for hashing while receiving): a
+/// resumed body continues where the cut one stopped, a server that ignores the Range starts again at zero,
+/// and the writes replayed in order rebuild the file exactly.
+@Suite(.timeLimit(.minutes(2))) struct DownloadObserverTests {
+  final class Replay: DownloadObserver {
+    let state = Mutex<(bytes: [UInt8], offsets: [Int64])>(([], []))
+    func wrote(_ bytes: UnsafeRawBufferPointer, at offset: Int64) {
+      let piece = Array(bytes)
+      state.withLock { s in
+        s.offsets.append(offset)
+        s.bytes = Array(s.bytes.prefix(Int(offset))) + piece
+      }
+    }
+  }
+
+  @Test(arguments: ["/cut", "/cut-norange", "/body"]) func theWritesReplayedRebuildTheFile(path: String) async throws {
+    let server = try await FaultServer.start()
+    let file = try LocalTools.temporaryDirectory("dl") + "/observed.bin"
+    let replay = Replay()
+    _ = try await CurlHTTPClient(configuration: CurlFaultTests.quick).download(
+      HTTPRequest(url: server.base + path), to: file, observer: replay, progress: nil)
+    let (bytes, offsets) = replay.state.withLock { ($0.bytes, $0.offsets) }
+    #expect(bytes == FaultServer.body)
+    #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: file))) == bytes)
+    // The cut transfers begin again: at the cut (a resumed 206) or at zero (a 200 that ignored the Range).
+    #expect(offsets.filter { $0 == 0 }.count == (path == "/cut-norange" ? 2 : 1), "\(offsets)")
   }
 }
