@@ -26,7 +26,7 @@ enum ProfileFiles {
   }
 
   /// The Eddystone-URL encodability rule profiles are checked with: the scanner's own encoder
-  /// (beacon-formats.md §2), so what a profile accepts is exactly what can be advertised.
+  /// (docs/protocols/beacon-formats.md §2), so what a profile accepts is exactly what can be advertised.
   static let eddystoneURLCheck: FieldCheck.URLCheck = { url in
     do {
       _ = try EddystoneURLCodec.encode(url)

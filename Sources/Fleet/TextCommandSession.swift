@@ -17,7 +17,7 @@ public protocol TextCommandOpener: Sendable {
 
 /// Connects through a `Central` (a BlueZ adapter or the simulated fleet), sets the text stream up as the
 /// Tertium libraries do (`GATTTextStreamLink.open`: MTU, discovery, the profile detected by service, Tx
-/// notifications on) and drives it with a `TextStreamClient` (seed-systems.md §5).
+/// notifications on) and drives it with a `TextStreamClient` (docs/protocols/text-stream.md).
 public struct TextStreamCommandOpener: TextCommandOpener {
   public var central: any Central
   public var connectTimeout: Duration

@@ -1,4 +1,4 @@
-/// A scalar as a KBeacon configuration holds it (kbeacon-protocol.md §6: integers, decimal numbers such as
+/// A scalar as a KBeacon configuration holds it (docs/protocols/kbeacon.md §6: integers, decimal numbers such as
 /// `advPrd`, strings). Integers and numbers compare by value, so `1000` equals `1000.0`.
 public enum SettingValue: Sendable, Hashable, CustomStringConvertible {
   case integer(Int)

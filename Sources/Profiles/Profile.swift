@@ -40,7 +40,7 @@ public enum SecretSource: Sendable, Hashable, CustomStringConvertible {
   case environment(String)
   /// A file whose first line is the secret (path relative to the profile's folder).
   case file(String)
-  /// The KBeacon factory default (kbeacon-protocol.md §5), allowed only for the current password.
+  /// The KBeacon factory default (docs/protocols/kbeacon.md §5), allowed only for the current password.
   case factoryDefault
 
   public var description: String {

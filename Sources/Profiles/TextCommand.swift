@@ -12,7 +12,7 @@ import KBeacon
 /// ```
 ///
 /// `query`, `expect` and `set` are templates (`Template`: inventory columns and the built-ins). The
-/// terminator is the device's text-stream profile's (seed-systems.md §5), so none is written here.
+/// terminator is the device's text-stream profile's (docs/protocols/text-stream.md), so none is written here.
 ///
 /// Choices [I] (each in one place, so easy to change):
 /// - `expect` is plain text unless written between slashes (`/…/`), which makes it a regular expression

@@ -1,6 +1,6 @@
 import BeaconCore
 
-/// The profiles of seed-systems.md §5: the five of the current Tertium libraries, the legacy 2017–2018
+/// The profiles of docs/protocols/text-stream.md: the five of the current Tertium libraries, the legacy 2017–2018
 /// one, and the Nordic UART Service. Detection is by service UUID after discovery (`detect(in:)`), or by
 /// an advertised service UUID (`matching(advertised:)`).
 ///

@@ -2,7 +2,7 @@ import Testing
 
 @testable import BeaconCore
 
-/// Discovery windows, RSSI threshold, first-seen times and once-per-window frames (blukii seeds/000), and
+/// Discovery windows, RSSI threshold, first-seen times and once-per-window frames (blukii docs/protocols/info-manager.md, "The SDK's classes"), and
 /// the merging of advertising and scan-response data per address.
 @Suite(.timeLimit(.minutes(1))) struct DiscoverySessionTests {
   static let origin = ContinuousClock.now

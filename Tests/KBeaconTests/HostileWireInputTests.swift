@@ -31,7 +31,7 @@ struct HostileWireInputTests {
     #expect(slot.fields["advPrd"] == nil)
   }
 
-  /// Signed 8.8 fixed point (kbeacon-protocol.md §8.3): 21.5 °C is 0x1580; values beyond the format
+  /// Signed 8.8 fixed point (docs/protocols/kbeacon.md §8.3): 21.5 °C is 0x1580; values beyond the format
   /// saturate at 0x7FFF / 0x8000 and NaN is 0 instead of trapping.
   @Test func fixedPointEncodingSaturatesInsteadOfTrapping() {
     #expect(fixed88Raw(21.5) == 0x1580)

@@ -26,7 +26,7 @@ struct HostileInputTests {
     #expect(diagnostics(#"{"version": 1, "select": {"minRSSI": -1e400}, "desired": {}}"#) == ["p.json:1:38: $.select.minRSSI: -1e400 is out of range (allowed: -127…20)"])
   }
 
-  /// A scaled sensor value near `Double.greatestFiniteMagnitude` (threshold × 10, kbeacon-protocol.md §6.6)
+  /// A scaled sensor value near `Double.greatestFiniteMagnitude` (threshold × 10, docs/protocols/kbeacon.md §6.6)
   /// overflows to infinity when scaled, and `1e400` is infinite already; the sensor check must not hand
   /// either to `JSONNumber(Double)`: both are out-of-range errors at their paths.
   @Test func aScaledSensorValueThatOverflowsIsOutOfRange() {

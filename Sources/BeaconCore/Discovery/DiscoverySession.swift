@@ -1,4 +1,4 @@
-/// Discovery settings after blukii's `BKDiscoverySettings` (seeds/000): results are grouped in windows of
+/// Discovery settings after blukii's `BKDiscoverySettings` (docs/protocols/info-manager.md, "The SDK's classes"): results are grouped in windows of
 /// `window` (blukii "scanDuration") separated by `pause` (blukii "scanWaitDuration", issue #15); reports
 /// weaker than `rssiThreshold` dBm are dropped.
 public struct DiscoverySettings: Sendable, Hashable {

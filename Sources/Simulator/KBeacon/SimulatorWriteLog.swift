@@ -1,7 +1,7 @@
 import Foundation
 
-/// One write a simulated device accepted: a `cfg` message applied (kbeacon-protocol.md §6.2) or a firmware
-/// image installed by a DFU (nordic-dfu.md §2), as the shared write log records it.
+/// One write a simulated device accepted: a `cfg` message applied (docs/protocols/kbeacon.md §6.2) or a firmware
+/// image installed by a DFU (docs/protocols/nordic-dfu.md §2), as the shared write log records it.
 public struct SimulatedWrite: Sendable, Hashable, Codable {
   /// The process that served the link (a gateway process on a shared simulated site).
   public var pid: Int32
