@@ -6,7 +6,7 @@ import BeaconCore
 ///
 /// Choices [I]:
 /// - ACKme/Zentri fragment size: iOS fragments by the 20-byte tx packet size, Android by the 15-byte rx
-///   one (§5 "DISCREPANCY"). This profile uses 15, the smaller, which every ACKme module accepts.
+///   one (docs/protocols/text-stream.md, "Known profiles"). This profile uses 15, the smaller, which every ACKme module accepts.
 /// - The Nordic UART Service defines no terminator; AT-command firmwares use CR or CRLF. This profile
 ///   appends CRLF, which both kinds of parser accept as end of line; `--terminator` changes it.
 /// - The legacy profile (packet 20) keeps the current library's timeouts.

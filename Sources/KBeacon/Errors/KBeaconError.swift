@@ -60,7 +60,7 @@ public enum KBeaconError: Error, Hashable, Sendable, CustomStringConvertible {
 }
 
 /// Authentication failures (docs/protocols/kbeacon.md §5), a separate type so callers can tell a wrong password
-/// (never to be retried automatically: devices may lock out, §15.5) from transport trouble.
+/// (never to be retried automatically: devices may lock out, docs/protocols/kbeacon.md §15 item 5) from transport trouble.
 public enum KBeaconAuthenticationError: Error, Hashable, Sendable, CustomStringConvertible {
   /// The device's challenge digest D1 did not match ours, or the device answered `AUTH_RETURN_FAIL` (0xF1):
   /// the password (or the MAC used in the digest) is wrong. Closing reason `ConnAuthFail`.
