@@ -1,7 +1,7 @@
 import BeaconCore
 import TextStream
 
-/// One link to a text-stream device as `plan`/`apply` of a `commands` profile need it (issue #14): send a
+/// One link to a text-stream device as `plan`/`apply` of a `commands` profile need it: send a
 /// command, get its answer's lines. `TextStreamCommandSession` is the live one; tests may script their own.
 public protocol TextCommandSession: Sendable {
   /// Sends `command` (the device profile's terminator appended) and returns the answer's lines (split at

@@ -1,7 +1,7 @@
 import Foundation
 import Profiles
 
-/// The presence monitor's rules, as a pure state machine (issue #16; Lighthouse's beacons, tags and events,
+/// The presence monitor's rules, as a pure state machine (Lighthouse's beacons, tags and events,
 /// docs/protocols/lighthouse.md): sightings and clock ticks in, the events that fire out, in order. It reads no
 /// clock — every call says what time it is — so a transcript of sightings always gives the same events.
 ///

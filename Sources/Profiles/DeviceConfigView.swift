@@ -88,7 +88,7 @@ public enum SettingScope: Sendable, Hashable, Comparable, CustomStringConvertibl
   case slot(Int)
   case trigger(Int)
   case sensor(Int)
-  /// A text-stream device's `commands` item, by its place in the profile (issue #14): its key is the
+  /// A text-stream device's `commands` item, by its place in the profile: its key is the
   /// query, its old value the answer, its new value the set command (`ResolvedTextCommand.change`).
   case command(Int)
 

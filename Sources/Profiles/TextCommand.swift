@@ -1,6 +1,6 @@
 import KBeacon
 
-/// One item of a profile's `commands` section (issue #14, "Provisioning by text commands"): how to ask a
+/// One item of a profile's `commands` section (provisioning a text-stream device by text commands): how to ask a
 /// text-stream device for one setting, what its answer should be, and the command that sets it.
 ///
 /// ```json

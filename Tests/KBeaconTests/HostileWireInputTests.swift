@@ -3,7 +3,7 @@ import Testing
 
 @testable import KBeacon
 
-/// Device answers and values that once trapped the tool (issue #11): a faulty or hostile device may send
+/// Device answers and values that once trapped the tool (found by fuzzing the parsers): a faulty or hostile device may send
 /// any number; the wire model keeps it, and nothing that converts it may trap.
 @Suite("Hostile wire input", .timeLimit(.minutes(2)))
 struct HostileWireInputTests {

@@ -4,7 +4,7 @@ import Testing
 
 @testable import Profiles
 
-/// Inputs found by fuzzing the profile and plan paths (issue #11): each once trapped the process; each must
+/// Inputs found by fuzzing the profile and plan paths: each once trapped the process; each must
 /// now be a clear error at its JSON path, or a plan line, never a crash.
 @Suite("Hostile profile and device inputs", .timeLimit(.minutes(2)))
 struct HostileInputTests {

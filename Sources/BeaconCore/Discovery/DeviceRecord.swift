@@ -24,8 +24,8 @@ public struct DeviceRecord: Sendable, Hashable, Codable {
   public var txPowerLevel: Int8?
   /// At most one frame per `FrameKind`, ordered by kind.
   public var frames: [BeaconFrame]
-  /// The 128-bit service UUIDs the device advertises — vendor services such as the text-stream ones (issue
-  /// #14), which `scan` marks; nil when none. 16-bit lists are not kept: the one beacons send, Eddystone's
+  /// The 128-bit service UUIDs the device advertises — vendor services such as the text-stream ones,
+  /// which `scan` marks; nil when none. 16-bit lists are not kept: the one beacons send, Eddystone's
   /// FEAA, is already told by its frames [I].
   public var vendorServices: [BluetoothUUID]?
 

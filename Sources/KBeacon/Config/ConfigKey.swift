@@ -13,7 +13,7 @@ extension Int: DeviceJSONConvertible {
 }
 
 /// A number beyond `Double` (`1e400` from a faulty device or a damaged state file) reads as no value:
-/// its ±infinity could not be written back (`JSONNumber(Double)` refuses non-finite values, issue #11),
+/// its ±infinity could not be written back (`JSONNumber(Double)` refuses non-finite values, which once crashed `plan`),
 /// and no key of docs/protocols/kbeacon.md §6 allows it.
 extension Double: DeviceJSONConvertible {
   public init?(json: JSONValue) {

@@ -21,7 +21,7 @@ public struct JSONParser {
     /// [I] Invalid UTF-8 becomes U+FFFD: a device whose name holds broken bytes must stay readable.
     public static let wire = Options(maximumDepth: 32, skipsByteOrderMark: false)
     /// A file a person wrote (a profile, an inventory): nesting to 256, a byte order mark skipped, invalid
-    /// UTF-8 refused (issue 24: it became U+FFFD silently and was written to devices).
+    /// UTF-8 refused (it once became U+FFFD silently and was written to devices).
     public static let file = Options(maximumDepth: 256, skipsByteOrderMark: true, rejectsInvalidUTF8: true)
   }
 

@@ -44,7 +44,7 @@ public struct SimulatedAdvertiser: Sendable {
         ))
     }
     if let s = device.system { slots.append(.fixed(flags + s.frame(mac: device.address).manufacturerADStructure)) }
-    // A text-stream device names its service, so `scan` can mark it before connecting (issue #14).
+    // A text-stream device names its service, so `scan` can mark it before connecting.
     if let service = device.textStreamService { slots.append(.fixed(flags + ADEncoder.completeUUIDs128([service]))) }
     self.slots = slots
     var response: [UInt8] = []

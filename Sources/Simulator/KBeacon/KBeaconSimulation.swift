@@ -52,11 +52,11 @@ public final class KBeaconSimulation: Sendable {
   /// State restored from an earlier run (`SimulatorStateStore`), by address.
   private let restored: [BluetoothAddress: SimulatedKBeaconSnapshot]
   /// Where a device's state is read back from just before its first link in this process, when other
-  /// processes may have changed it since the start (several gateways on one simulated site, issue #18);
+  /// processes may have changed it since the start (several gateways on one simulated site);
   /// and what it read, by address, for `kbeacon(_:)` to make the device from.
   private let sharedState = Mutex<(@Sendable (BluetoothAddress) async -> SimulatedKBeaconSnapshot?)?>(nil)
   private let refreshed = Mutex<[BluetoothAddress: SimulatedKBeaconSnapshot]>([:])
-  /// The fleet's text-stream devices (issue #14): served and advertised through this simulation too, so
+  /// The fleet's text-stream devices: served and advertised through this simulation too, so
   /// `--adapter sim` and `sim serve` offer them with no further wiring.
   public let textDevices: TextDeviceSimulation
 

@@ -26,7 +26,7 @@ public struct SimulatedWrite: Sendable, Hashable, Codable {
   }
 }
 
-/// The proof that no device was written twice (issue #23, part 5): every write a simulated device accepts,
+/// The proof that no device was written twice, even when several processes serve one simulated site: every write a simulated device accepts,
 /// appended — one JSON line — to a log beside the simulator's state file, by every process that serves the
 /// fleet. The state file cannot show it: each process keeps its own copy of a device and the last save wins,
 /// so two processes' writes showed as one; this log only ever grows.

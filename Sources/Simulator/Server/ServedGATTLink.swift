@@ -23,7 +23,7 @@ public enum ServedGATTLink {
         if let response = await connection.respond(to: bytes) {
           do { try await bearer.send(response) } catch { break }
         }
-        // What a handler deferred until after its response (a text-stream device's answer, issue #14),
+        // What a handler deferred until after its response (a text-stream device's answer),
         // as `SimulatedLink` runs it: without this a served device acked a command and never answered.
         await connection.runDeferred()
       }

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A loopback blukii Info Manager for beacon-provision's tests and demo (issue #15).
+"""A loopback blukii Info Manager for beacon-provision's tests and demo.
 
 It answers the request shapes of Sources/InfoManager/InfoManagerEndpoints.swift (inferred Cloud Endpoints
 paths, docs/protocols/info-manager.md) with the recorded bodies in this folder, modelled on the SDK's object model
