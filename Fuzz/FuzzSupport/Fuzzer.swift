@@ -1,7 +1,7 @@
 import CFuzz
 import Foundation
 
-/// The entry point every fuzz target's `main.swift` calls (scripts/fuzz; ../shared/specs/fuzzing-notes.md):
+/// The entry point every fuzz target's `main.swift` calls (scripts/fuzz; docs/protocols/fuzzing.md):
 /// it hands libFuzzer's driver the command line and the harness, and exits with the driver's status. A
 /// harness returns 0; a trap or an AddressSanitizer report in the code under test is what libFuzzer records
 /// as a crash (and writes the input to `crash-…`).

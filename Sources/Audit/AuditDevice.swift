@@ -141,7 +141,7 @@ public struct AuditDevice: Sendable, Hashable, Codable {
   public var lastDFU: AuditRunLink?
   /// Earlier readings, oldest first (the registry's short history).
   public var history: [AuditReading]
-  /// A blukii module's standing in the Info Manager, when resolve is configured (issue #15).
+  /// A blukii module's standing in the Info Manager, when resolve is configured.
   public var infoManager: AuditInfoManager?
 
   public init(

@@ -13,7 +13,7 @@ enum AuditHTMLTable {
     ("flags", "Flags", "num"), ("drift", "Drift", "num"),
   ]
 
-  /// The columns of this report: `columns`, and "Info Manager" when resolve was configured (issue #15).
+  /// The columns of this report: `columns`, and "Info Manager" when resolve was configured.
   static func columns(_ report: AuditReport) -> [(key: String, title: String, type: String)] {
     report.infoManager == nil ? columns : columns + [("infomanager", "Info Manager", "text")]
   }

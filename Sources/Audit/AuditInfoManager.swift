@@ -1,4 +1,4 @@
-/// A blukii module's standing in the blukii Info Manager (issue #15), for the audit's "Info Manager" column:
+/// A blukii module's standing in the blukii Info Manager, for the audit's "Info Manager" column:
 /// whether the ID it advertises is registered there. Only set for blukii modules, and only when resolve is
 /// configured (`AuditReport.infoManager`); the resolve itself is the `resolve` command's batch path.
 public struct AuditInfoManager: Sendable, Hashable, Codable {

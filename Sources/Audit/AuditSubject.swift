@@ -22,7 +22,7 @@ public struct AuditSubject: Sendable {
   public var read: AuditReadOutcome?
   /// The newest firmware the catalogue cache holds for its model, if any.
   public var newestFirmware: String?
-  /// Its profile holds text commands (issue #14): nothing on the air tells whether their answers are as
+  /// Its profile holds text commands: nothing on the air tells whether their answers are as
   /// expected, so without a read (`--connect`) the device is `unknown`, never `compliant`.
   public var judgedOnlyByReading = false
   /// A blukii module's standing in the Info Manager, when resolve is configured.

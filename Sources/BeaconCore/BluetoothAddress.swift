@@ -35,7 +35,7 @@ public struct BluetoothAddress: Hashable, Comparable, Sendable, CustomStringConv
   public var littleEndianBytes: [UInt8] { bytes.reversed() }
 
   /// The address `n` above this one, carrying across bytes and wrapping within 48 bits. (The Nordic DFU
-  /// bootloader's address is *not* this: it increments the last octet without carry, nordic-dfu.md §2.2.)
+  /// bootloader's address is *not* this: it increments the last octet without carry, docs/protocols/nordic-dfu.md §2.2.)
   public func adding(_ n: Int) -> BluetoothAddress {
     BluetoothAddress(rawValue: UInt64(bitPattern: Int64(bitPattern: rawValue) &+ Int64(n)))
   }

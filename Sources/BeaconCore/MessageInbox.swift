@@ -8,8 +8,8 @@ public enum InboxMiss: Error, Sendable {
 
 /// Queues the messages a link receives and hands them out one at a time with a timeout, so a waiter can
 /// give up without consuming the stream. The one inbox of the KBeacon session (FEA2 frames,
-/// kbeacon-protocol.md §4, §12 action timeouts), the DFU links (control-point notifications,
-/// nordic-dfu.md §2.4; SLIP frames, §4) and the buttonless jump.
+/// docs/protocols/kbeacon.md §4, §12 action timeouts), the DFU links (control-point notifications,
+/// docs/protocols/nordic-dfu.md §2.4; SLIP frames, §4) and the buttonless jump.
 ///
 /// Semantics every user shares [I]:
 /// - messages are delivered in arrival order; one that arrives after a waiter timed out is kept for the

@@ -1,6 +1,6 @@
 /// Text from outside (a device's advertised name, a frame's URL, a firmware server's note, an Info Manager's
-/// names and news) made safe for a human-readable line on the operator's terminal (issue 24, "Terminal
-/// escape injection"): anything nearby can advertise `"\u{1B}]0;pwned\u{07}\u{1B}[2J"`, which printed raw
+/// names and news) made safe for a human-readable line on the operator's terminal (no terminal
+/// escape injection): anything nearby can advertise `"\u{1B}]0;pwned\u{07}\u{1B}[2J"`, which printed raw
 /// retitles the terminal and clears the screen.
 ///
 /// Every control character is shown as Swift's escape `\u{XX}` (two or more uppercase hex digits), so the

@@ -1,4 +1,4 @@
-/// Checks a webhook URL before anything is spooled for it (issue #24, "Unusable webhook URLs"): a URL that
+/// Checks a webhook URL before anything is spooled for it (an unusable URL would be retried from the spool for ever): a URL that
 /// can never be delivered to would otherwise be retried for ever, across restarts. Pure text work, like
 /// `RedactedURL`, so the `--webhook` option, the events file and the spool all judge a URL the same way.
 ///

@@ -6,7 +6,7 @@ import Foundation
 import Simulator
 
 /// What every campaign (`plan`/`apply`, `dfu update`) opens before it scans: the journal — the SQLite one in
-/// the state directory, or the PostgreSQL one several gateways share (`--journal`, issue #18) with this
+/// the state directory, or the PostgreSQL one several gateways share (`--journal`) with this
 /// gateway's `coordinator` — the fleet registry beside that journal (best effort: `RegistryAccess`), and the
 /// central (the one given — tests pass their own — or the one `--adapter`
 /// names). Opening the SQLite journal is file I/O, so it runs through `BlockingIO`; libpq's connection

@@ -6,7 +6,7 @@ import Simulator
 
 /// The path of `plan` and `apply`: validate the profile (every problem at once, before any radio work),
 /// read the passwords, scan, select targets, run the campaign with progress, print the summary. A profile
-/// with a `commands` section runs the text-command campaign on text-stream devices (issue #14).
+/// with a `commands` section runs the text-command campaign on text-stream devices.
 struct CampaignRunner {
   var options: ProvisionOptions
   var dryRun: Bool

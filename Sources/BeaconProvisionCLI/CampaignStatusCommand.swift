@@ -3,7 +3,7 @@ import Fleet
 import Foundation
 import SharedJournal
 
-/// `beacon-provision campaign status RUN`: one run across every gateway (issue #18).
+/// `beacon-provision campaign status RUN`: one run across every gateway.
 struct CampaignCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "campaign", abstract: "Follow a campaign (apply or dfu update run) across gateways.",

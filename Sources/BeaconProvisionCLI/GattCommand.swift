@@ -4,7 +4,7 @@ import Foundation
 import Logging
 
 /// `beacon-provision gatt …`: a GATT client on the command line, in the spirit of BlueZ's btgatt-client
-/// (linux-ble.md §1): list the database, read, write, and watch notifications of one device.
+/// (docs/protocols/linux-ble.md §1): list the database, read, write, and watch notifications of one device.
 struct Gatt: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "gatt",

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import KBeacon
 
-/// `beacon-provision history ADDR`: a KBeacon's logged sensor records (kbeacon-protocol.md §9), with
+/// `beacon-provision history ADDR`: a KBeacon's logged sensor records (docs/protocols/kbeacon.md §9), with
 /// device-relative times moved onto the host clock.
 struct HistoryCommand: AsyncParsableCommand, LoggingCommand {
   static let configuration = CommandConfiguration(

@@ -4,7 +4,7 @@ import KBeacon
 import Logging
 import Simulator
 
-/// Opens an authenticated `KBeaconSession` for a command (kbeacon-protocol.md §3): connect through the
+/// Opens an authenticated `KBeaconSession` for a command (docs/protocols/kbeacon.md §3): connect through the
 /// chosen adapter with the device's address type (`--address-type`, else learned from a short scan:
 /// `PeerAddressOptions`), the GATT client, the KBeacon link set-up, auth with the clock set, the initial
 /// read. The simulated fleet is reached through the same `Central.connect` as a live adapter.

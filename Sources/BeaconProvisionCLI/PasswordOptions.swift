@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import KBeacon
 
-/// Where a KBeacon password comes from (kbeacon-protocol.md §5), in this order: `--password-file FILE`
+/// Where a KBeacon password comes from (docs/protocols/kbeacon.md §5), in this order: `--password-file FILE`
 /// (first line, trailing newline removed), the `BEACON_PASSWORD` environment variable, or the factory
 /// default `0000000000000000`. `--password` on the command line (visible in `ps` and shell history) is
 /// accepted only together with `--insecure-password-argument`. The password is never printed.

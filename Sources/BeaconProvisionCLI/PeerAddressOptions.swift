@@ -8,7 +8,7 @@ import Logging
 /// scan that learns the type the device advertises with (`AddressTypeProbe`), through `--scan-backend`.
 ///
 /// An LE link is made to an address *and* its type (Core v5.4 Vol 6 Part B §1.3; the kernel puts both on
-/// its accept list), so a device on a static random address — as KKM tags use (kbeacon-protocol.md §5/§14)
+/// its accept list), so a device on a static random address — as KKM tags use (docs/protocols/kbeacon.md §5/§14)
 /// — is never reached as a public one: the connect just times out. `plan`, `apply` and `dfu update` take
 /// the type from their scan; these commands learn it the same way unless told. `--random` is kept, hidden,
 /// as a deprecated spelling of `--address-type random` (`gatt` had it).
@@ -26,7 +26,7 @@ public struct PeerAddressOptions: ParsableArguments, Sendable {
   @OptionGroup public var scanBackend: ScanBackendOption
 
   /// How long the scan listens for the device before giving up [I]: 10 s covers a KBeacon's slowest
-  /// usual interval (kbeacon-protocol.md §6: advertising periods up to 10 s) with a margin for a missed PDU.
+  /// usual interval (docs/protocols/kbeacon.md §6: advertising periods up to 10 s) with a margin for a missed PDU.
   public static let probeLimit: Duration = .seconds(10)
 
   public init() {}

@@ -7,7 +7,7 @@ import Profiles
 enum ProfileFiles {
   static func load(_ file: String) throws -> LoadedProfile { try loadForRun(file).profile }
 
-  /// The profile and what a run made from it records (`RunRecipe`, issue #23 part 4): the SHA-256 of every
+  /// The profile and what a run made from it records (`RunRecipe`, so a run id reused with another profile is refused): the SHA-256 of every
   /// byte read for it — the profile, then its inventory — under `profile`, or `text-command profile` for a
   /// profile with a `commands` section (the text-command campaign).
   static func loadForRun(_ file: String) throws -> (profile: LoadedProfile, recipe: RunRecipe) {
@@ -26,7 +26,7 @@ enum ProfileFiles {
   }
 
   /// The Eddystone-URL encodability rule profiles are checked with: the scanner's own encoder
-  /// (beacon-formats.md §2), so what a profile accepts is exactly what can be advertised.
+  /// (docs/protocols/beacon-formats.md §2), so what a profile accepts is exactly what can be advertised.
   static let eddystoneURLCheck: FieldCheck.URLCheck = { url in
     do {
       _ = try EddystoneURLCodec.encode(url)

@@ -2,7 +2,7 @@ import ArgumentParser
 import Fleet
 import KBeacon
 
-/// `beacon-provision read ADDR`: a KBeacon's whole configuration as the device JSON (kbeacon-protocol.md
+/// `beacon-provision read ADDR`: a KBeacon's whole configuration as the device JSON (docs/protocols/kbeacon.md
 /// §6.1, or §7 for legacy devices), pretty-printed with the device's key order; the read is recorded in the
 /// fleet registry of the state directory.
 struct ReadCommand: AsyncParsableCommand, LoggingCommand {

@@ -3,11 +3,11 @@ import Fleet
 import Foundation
 import SharedJournal
 
-/// The fleet registry as the commands keep it current (issue #13): `scan` records its sightings, `plan` and
+/// The fleet registry as the commands keep it current for `audit`: `scan` records its sightings, `plan` and
 /// `apply` their scan and every configuration read, `dfu update` its scan and the identities it reads
 /// before and after each update, `read` the configuration it shows. It lives in the journal's file in the
 /// state directory, or — with `--journal postgresql://…` (or `BEACON_PROVISION_JOURNAL`), for `scan`, `read`
-/// and `monitor` as for the campaigns — on the PostgreSQL server several gateways share (issue #18), so
+/// and `monitor` as for the campaigns — on the PostgreSQL server several gateways share, so
 /// `audit --journal` sees what every gateway heard.
 ///
 /// Best effort everywhere: a registry that cannot be opened or written never fails a command or a
@@ -19,7 +19,7 @@ enum RegistryAccess {
   /// A recorder over this journal whose failures become warnings.
   static func recorder(_ journal: Journal) -> RegistryRecorder { recorder(FleetRegistry(journal: journal)) }
 
-  /// A recorder over this registry (the shared one, issue #18) whose failures become warnings.
+  /// A recorder over this registry (the shared one) whose failures become warnings.
   static func recorder(_ registry: FleetRegistry) -> RegistryRecorder {
     RegistryRecorder(registry: registry, warn: { logger.warning("\($0)") })
   }

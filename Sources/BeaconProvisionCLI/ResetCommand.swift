@@ -1,7 +1,7 @@
 import ArgumentParser
 import KBeacon
 
-/// `beacon-provision reset ADDR`: factory-reset a KBeacon's parameters (§6.7; `{"msg":"admin","stype":"reset"}`
+/// `beacon-provision reset ADDR`: factory-reset a KBeacon's parameters (docs/protocols/kbeacon.md §6.7; `{"msg":"admin","stype":"reset"}`
 /// on v2, `{"msg":"reset"}` on v1). The password is not part of the parameters [?].
 struct ResetCommand: AsyncParsableCommand, LoggingCommand {
   static let configuration = CommandConfiguration(

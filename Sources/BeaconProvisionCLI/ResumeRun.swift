@@ -1,8 +1,8 @@
 import Fleet
 import Foundation
 
-/// `--resume RUN|last` of `apply` and `dfu update`, and the command line that finishes a run (issue 24: the run
-/// id was printed only at the end, so after a `kill -9` or a second Ctrl-C `--resume` had nothing to go on,
+/// `--resume RUN|last` of `apply` and `dfu update`, and the command line that finishes a run (the run
+/// id used to be printed only at the end, so after a `kill -9` or a second Ctrl-C `--resume` had nothing to go on,
 /// and the hint at the end printed a literal `--package FILE`).
 enum ResumeRun {
   /// The word `--resume` takes for the newest run of the command's kind.

@@ -1,7 +1,7 @@
 import ArgumentParser
 import KBeacon
 
-/// `beacon-provision ring ADDR`: make a KBeacon beep/flash (§6.7). Real tags keep ringing only while a
+/// `beacon-provision ring ADDR`: make a KBeacon beep/flash (docs/protocols/kbeacon.md §6.7). Real tags keep ringing only while a
 /// central stays connected (§14 item 6), so the command holds the link for the ring time.
 struct RingCommand: AsyncParsableCommand, LoggingCommand {
   static let configuration = CommandConfiguration(

@@ -4,7 +4,7 @@ import Foundation
 import Logging
 
 /// `beacon-provision scan`: discover beacons and decode what they advertise, grouped in discovery windows
-/// (blukii discovery settings, seeds/000: window length, RSSI threshold, first-seen time, each frame kind
+/// (blukii discovery settings, docs/protocols/info-manager.md, "The SDK's classes": window length, RSSI threshold, first-seen time, each frame kind
 /// kept once per window — the first one).
 struct Scan: AsyncParsableCommand, LoggingCommand {
   static let configuration = CommandConfiguration(

@@ -18,7 +18,7 @@ enum DeviceLine {
   /// A plain line for non-terminal output: the window index, then the row.
   static func plain(_ d: DeviceRecord, window: Int) -> String { "window \(window)  " + row(d) }
 
-  /// The frames heard; a text-stream device (one advertising a known text-stream service, issue #14) is
+  /// The frames heard; a text-stream device (one advertising a known text-stream service) is
   /// marked `text stream: <profile> (txrx)` first. One that does not advertise its service shows nothing
   /// here: only a connection (`txrx`, `gatt`) tells.
   static func summary(_ d: DeviceRecord) -> String {

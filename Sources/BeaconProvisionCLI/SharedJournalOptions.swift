@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import SharedJournal
 
-/// `--journal` and the options of a campaign several gateways share (issue #18; README "Several gateways").
+/// `--journal` and the options of a campaign several gateways share (README "Several gateways").
 /// Without `--journal` (or `BEACON_PROVISION_JOURNAL`) nothing changes: the SQLite journal in the state
 /// directory, one gateway.
 struct SharedJournalOptions: ParsableArguments {
@@ -34,7 +34,7 @@ struct SharedJournalOptions: ParsableArguments {
     try SecondsOption.validate(settle, "--settle", zeroAllowed: true, atMost: 3600)
     guard (0...60).contains(gatewayMargin) else { throw ValidationError("--gateway-margin must be 0…60 dB") }
     guard (1...64).contains(gateways) else { throw ValidationError("--gateways must be 1…64") }
-    // An empty name would share the run "" or make a gateway nobody can tell apart (issue #23 part 4).
+    // An empty name would share the run "" or make a gateway nobody can tell apart.
     if let run, run.trimmingCharacters(in: .whitespaces).isEmpty {
       throw ValidationError("--run must name the run (e.g. --run site-0412); leave it out for a new run id")
     }

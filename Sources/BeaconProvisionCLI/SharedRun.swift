@@ -3,7 +3,7 @@ import Fleet
 import Foundation
 import SharedJournal
 
-/// How `apply` and `dfu update` run on a shared journal (issue #18): join (or start) the run several
+/// How `apply` and `dfu update` run on a journal several gateways share: join (or start) the run several
 /// gateways share, then take this gateway's part of it (`SiteCampaign`).
 enum SharedRun {
   /// Creates the run `id` (a new id when nil) or joins it, adding the devices this gateway heard; a run of

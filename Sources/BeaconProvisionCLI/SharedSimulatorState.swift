@@ -4,7 +4,7 @@ import OwnThreads
 import Simulator
 
 /// The saved state of a simulated site that several gateway processes serve at once (a fleet file with
-/// `gateways`, issue #18). The devices are one set, as real beacons are, whichever gateway talks to them:
+/// `gateways`). The devices are one set, as real beacons are, whichever gateway talks to them:
 /// - a device is read back just before each of this process's links to it (`KBeaconSimulation.refresh(_:)`)
 ///   from the state file, or from the write log when a gateway died between logging a write and saving it
 ///   (`SimulatorStateStore.newest`), so it is as the last gateway left it — a gateway taking over a dead

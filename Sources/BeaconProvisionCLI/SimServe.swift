@@ -7,10 +7,10 @@ import Simulator
 /// `beacon-provision sim serve --adapter hci1 [--adapter hci2 …] [--fleet FILE] [--device ADDR …]`: serves
 /// fleet devices over real controllers, one device per controller — HCI advertising plus an L2CAP ATT
 /// listener answering with the device's GATT database (`ServedDevice`). This is what the VM tier's
-/// scenarios scan and connect to (scripts/vm/scenarios, vm-e2e-recipe.md). Each device takes its
+/// scenarios scan and connect to (scripts/vm/scenarios, docs/protocols/vm-e2e.md). Each device takes its
 /// controller's address; the lines printed say which device is which address. KBeacon kinds answer with
 /// the simulated KBeacon (FEA0 protocol), others with GAP/GATT/Device Information — the same servers as
-/// `--adapter sim`. A KBeacon told to enter its DFU bootloader (buttonless `01`, nordic-dfu.md §2.2) drops
+/// `--adapter sim`. A KBeacon told to enter its DFU bootloader (buttonless `01`, docs/protocols/nordic-dfu.md §2.2) drops
 /// the link and becomes that bootloader on the same controller, at its address +1 as an LE random address,
 /// until the update activates and it runs the new application at its own address again (`ServedRole`).
 struct SimServe: AsyncParsableCommand {

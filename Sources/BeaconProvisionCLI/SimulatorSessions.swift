@@ -30,8 +30,8 @@ enum SimulatorSessions {
     return central
   }
 
-  /// Appends every write a device accepts to the fleet's shared write log (`SimulatorWriteLog`, issue #23
-  /// part 5), on a thread of its own (a file write blocks), before the device acknowledges it.
+  /// Appends every write a device accepts to the fleet's shared write log (`SimulatorWriteLog`, the proof
+  /// that no device was written twice), on a thread of its own (a file write blocks), before the device acknowledges it.
   static func logWrites(of kbeacons: KBeaconSimulation, to log: SimulatorWriteLog) {
     let io = SerialThread(name: "beacon-provision.simulator-write-log")
     kbeacons.setWriteObserver { write in

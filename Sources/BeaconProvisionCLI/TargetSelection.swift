@@ -9,7 +9,7 @@ import TextStream
 /// - the profile's name glob, RSSI floor and inventory tags (`Selection.rejection(of:)`);
 /// - with none of addresses, inventory or name given, only devices that advertise KKM frames (the 0x2080
 ///   scan response, KSensor or System frames), so a bare profile never connects to a stranger's phone [I];
-///   for a `commands` profile, only devices that advertise a known text-stream service (issue #14).
+///   for a `commands` profile, only devices that advertise a known text-stream service.
 /// Devices the profile names (addresses or inventory) but the scan did not hear are reported as not seen.
 struct TargetSelection {
   var targets: [Target] = []

@@ -5,7 +5,7 @@ import TextStream
 
 /// `beacon-provision txrx ADDR COMMAND…`: sends text commands to a text-stream ("virtual serial") device —
 /// a Tertium TxRx reader, a Zhaga/ACKme module, a Nordic UART AT-command device — and prints each answer
-/// (seed-systems.md §5; issue #14). `--interactive` opens a line console instead (`TxrxConsole`).
+/// (docs/protocols/text-stream.md). `--interactive` opens a line console instead (`TxrxConsole`).
 ///
 /// Output: with one command, its answer's lines; with several, each answer under a `> COMMAND` line. A
 /// command that fails prints `error: …` (on standard error) and the rest still run; the exit status is then

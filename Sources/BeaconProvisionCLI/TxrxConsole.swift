@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 import TextStream
 
-/// The line console of `txrx --interactive` (issue #14), in the manner of a serial terminal: each line
+/// The line console of `txrx --interactive`, in the manner of a serial terminal: each line
 /// read from standard input is sent as a command and its answer printed; notifications that arrive
 /// outside a command are printed as they come, marked `(unsolicited)`. A prompt `> ` is shown when
 /// standard input is a terminal. `.quit` or end of input ends it; a failed command prints `error: …` and

@@ -5,7 +5,7 @@ import Synchronization
 /// The live `Central` on one BlueZ adapter (`--adapter hci0`): LE scanning through the kernel's
 /// management channel or a raw HCI socket (`ScanBackend`), and LE links through L2CAP CID 4 sockets.
 ///
-/// Before an LE connect it stops this central's own raw-HCI scans (vm-e2e-recipe.md pitfall 3: the kernel
+/// Before an LE connect it stops this central's own raw-HCI scans (docs/protocols/vm-e2e.md pitfall 3: the kernel
 /// scans passively to create the connection); their streams finish normally. mgmt scans keep running: the
 /// kernel pauses its own discovery for the connect and `MgmtScanner` restarts it. Connects are serialized
 /// per adapter (`ConnectLocks`).

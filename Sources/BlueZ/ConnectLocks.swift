@@ -1,6 +1,6 @@
 import Synchronization
 
-/// One LE connection attempt at a time per adapter (linux-ble.md §4.4 item 5: parallel LE Create
+/// One LE connection attempt at a time per adapter (docs/protocols/linux-ble.md §4 item 5: parallel LE Create
 /// Connection on one controller fails). A FIFO async lock per adapter name, shared process-wide.
 final class ConnectLocks: Sendable {
   static let shared = ConnectLocks()

@@ -1,7 +1,7 @@
 import BeaconCore
 
 /// A controller or the kernel answered a command with a failure, or did not answer in time. The
-/// description is one operator-facing line naming the likely cause (linux-ble.md §4.4).
+/// description is one operator-facing line naming the likely cause (docs/protocols/linux-ble.md §4).
 public enum ControllerCommandError: Error, Sendable, Hashable, CustomStringConvertible {
   /// An HCI command failed with `status` (Command Complete or Command Status).
   case hci(HCIOpcode, HCIStatus, adapter: String)

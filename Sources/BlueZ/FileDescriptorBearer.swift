@@ -6,7 +6,7 @@ import OwnThreads
 import Synchronization
 
 /// An `ATTBearer` over a connected, message-preserving socket: a live L2CAP LE socket on the ATT CID 4
-/// (linux-ble.md §1, btgatt-client's pattern) or one end of a `socketpair(AF_UNIX, SOCK_SEQPACKET)` in the
+/// (docs/protocols/linux-ble.md §1, btgatt-client's pattern) or one end of a `socketpair(AF_UNIX, SOCK_SEQPACKET)` in the
 /// simulator. Both keep PDU boundaries, so one `recv` is one ATT PDU.
 ///
 /// Threads: a dedicated reader `Thread` blocks in `poll` on the socket and a wake-up pipe, never the

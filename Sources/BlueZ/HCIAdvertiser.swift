@@ -1,10 +1,10 @@
 import BeaconCore
 
 /// LE advertising on one adapter through raw HCI commands, for the simulator's server mode in the VM tier
-/// (design.md, The simulator). Legacy commands (Core Vol 4 Part E §7.8.5–§7.8.9), or one extended
+/// (docs/protocols/simulator.md, The simulator). Legacy commands (Core Vol 4 Part E §7.8.5–§7.8.9), or one extended
 /// advertising set carrying legacy PDUs (§7.8.53–§7.8.56) when the controller supports extended
 /// advertising — the kernel then uses the extended commands itself and refuses mixing
-/// (linux-ble.md §4.4 item 2).
+/// (docs/protocols/linux-ble.md §4 item 2).
 ///
 /// Choice [I]: raw HCI rather than mgmt Add Advertising, because raw HCI lets the tool send
 /// ADV_NONCONN_IND with exact AD bytes (mgmt may add Flags/TX power and picks the address type itself).
@@ -66,7 +66,7 @@ public final class HCIAdvertiser: Sendable {
   }
 
   /// Answers to the disable command that mean "was not advertising": Command Disallowed (some
-  /// controllers, linux-ble.md §4.4 item 2) and Unknown Advertising Identifier (extended: the set does not
+  /// controllers, docs/protocols/linux-ble.md §4 item 2) and Unknown Advertising Identifier (extended: the set does not
   /// exist yet — seen on btvirt's Bluetooth 5 controllers).
   static let stopNoOps: Set<HCIStatus> = [.commandDisallowed, .unknownAdvertisingIdentifier]
 

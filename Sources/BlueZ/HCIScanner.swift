@@ -4,7 +4,7 @@ import Glibc
 /// LE scanning over a raw HCI socket, for adapters the tool owns (no bluetoothd discovery on them):
 /// LE Set Scan Parameters/Enable and LE Advertising Report events, or their extended forms when the
 /// controller supports them — the kernel then drives it with extended commands and refuses the legacy
-/// ones (linux-ble.md §4.4 item 2). Active or passive as asked; duplicates are not filtered.
+/// ones (docs/protocols/linux-ble.md §4 item 2). Active or passive as asked; duplicates are not filtered.
 public struct HCIScanner: Sendable {
   public var adapter: Adapter
 
@@ -18,7 +18,7 @@ public struct HCIScanner: Sendable {
   }
 
   /// The command that stops a scan. Command Disallowed on it means "was not scanning" (some controllers,
-  /// linux-ble.md §4.4 item 2) and is ignored.
+  /// docs/protocols/linux-ble.md §4 item 2) and is ignored.
   static func stopCommand(extended: Bool) -> HCICommand {
     extended ? .leSetExtendedScanEnable(false) : .leSetScanEnable(false)
   }

@@ -19,7 +19,7 @@ public enum HCICommandReply: Sendable, Hashable {
 /// A raw HCI socket (HCI_CHANNEL_RAW) bound to one adapter, with an event filter passing every event
 /// (Core Vol 4 Part E §5.4.4). A dedicated reader thread decodes events; replies to commands go to the
 /// caller awaiting `send`, and every event also goes to the `events()` subscribers. Needs CAP_NET_RAW (and
-/// CAP_NET_ADMIN for LE scanning, linux-ble.md §4.4 item 3) and an adapter that is up.
+/// CAP_NET_ADMIN for LE scanning, docs/protocols/linux-ble.md §4 item 3) and an adapter that is up.
 ///
 /// Because the kernel (and bluetoothd) share a raw-channel controller, a Command Complete for the same
 /// opcode sent by another host at the same moment could be taken as ours [I: accepted; commands are
@@ -75,7 +75,7 @@ public final class HCISocket: Sendable {
 
   /// Sends `command` and returns its Command Complete; a non-success status throws
   /// `ControllerCommandError.hci`. Statuses in `ignoring` count as success: the disable path of scanning and
-  /// advertising ignores Command Disallowed (already off, linux-ble.md §4.4 item 2) and, for extended
+  /// advertising ignores Command Disallowed (already off, docs/protocols/linux-ble.md §4 item 2) and, for extended
   /// advertising, Unknown Advertising Identifier (the set was never created).
   @discardableResult
   public func run(_ command: HCICommand, ignoring: Set<HCIStatus> = [], timeout: Duration = .seconds(3)) async throws

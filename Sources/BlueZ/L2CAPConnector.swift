@@ -4,11 +4,11 @@ import Glibc
 import OwnThreads
 
 /// Outgoing L2CAP LE connections on the ATT channel, the pattern of BlueZ's btgatt-client
-/// (linux-ble.md §4.1): socket(SEQPACKET, L2CAP), bind to the adapter's address as LE public on CID 4,
+/// (docs/protocols/linux-ble.md §1): socket(SEQPACKET, L2CAP), bind to the adapter's address as LE public on CID 4,
 /// BT_SECURITY, then connect to the peer (LE public or random) on CID 4. The connect is non-blocking and
 /// waited for with poll on a dedicated thread, so a timeout or a cancelled task closes the socket, which
 /// makes the kernel abandon the attempt. At most one attempt per adapter runs at a time
-/// (linux-ble.md §4.4 item 5; `ConnectLocks`).
+/// (docs/protocols/linux-ble.md §4 item 5; `ConnectLocks`).
 public enum L2CAPConnector {
   /// Opens the link, or throws `LinkError` (`.connectTimeout`, `.connectFailed`) for the peer, or
   /// `BlueZError` when the socket itself cannot be made (no Bluetooth, no permission).

@@ -4,8 +4,8 @@ import Glibc
 import OwnThreads
 
 /// A listening L2CAP LE socket on the ATT channel (CID 4) of one adapter, for the simulator's server mode
-/// in the VM tier (vm-e2e-recipe.md). While bluetoothd runs it owns the ATT server on that adapter and
-/// this listener will not see connections (linux-ble.md §4.4 item 4): serve on adapters bluetoothd does
+/// in the VM tier (docs/protocols/vm-e2e.md). While bluetoothd runs it owns the ATT server on that adapter and
+/// this listener will not see connections (docs/protocols/linux-ble.md §4 item 4): serve on adapters bluetoothd does
 /// not manage.
 public final class L2CAPListener: Sendable {
   public let adapter: Adapter

@@ -11,7 +11,7 @@ public enum ScanBackend: String, Sendable, Hashable, CaseIterable, CustomStringC
 
   /// What the choice resolves to on an adapter, given whether the management channel answered there
   /// (`mgmtProbe`: nil = usable, else why not). `auto` prefers mgmt because it is safe while bluetoothd
-  /// runs (linux-ble.md §4.4 item 2); asking for `mgmt` where it is unusable throws the probe's error.
+  /// runs (docs/protocols/linux-ble.md §4 item 2); asking for `mgmt` where it is unusable throws the probe's error.
   public func resolve(mgmtProbe: (any Error)?) throws -> ScanBackend {
     switch self {
     case .auto: return mgmtProbe == nil ? ScanBackend.mgmt : ScanBackend.hci

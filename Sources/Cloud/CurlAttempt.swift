@@ -55,7 +55,7 @@ final class CurlAttempt: @unchecked Sendable {
   /// libcurl's receive buffer (CURLOPT_BUFFERSIZE) for every transfer. At libcurl's default, 16 KiB, a 50 MiB
   /// download from nginx on loopback took 3,200 recv calls and ran at about 0.90 of the `curl` command line
   /// (which asks for 100 KiB); at 512 KiB it takes about 100 and runs faster than the command line
-  /// (`provision-bench http-download`, issue #12's goal ≥ 0.95 of curl's). The write callback still gets at
+  /// (`provision-bench http-download`, whose goal is ≥ 0.95 of curl's throughput). The write callback still gets at
   /// most 16 KiB at a time (CURL_MAX_WRITE_SIZE). One such buffer per transfer in flight.
   static let receiveBufferBytes = 512 * 1024
 

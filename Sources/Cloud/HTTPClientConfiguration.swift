@@ -1,5 +1,5 @@
 /// Everything a `CurlHTTPClient` does the same for every request: TLS trust, timeouts, redirects, retries,
-/// the body cap and the User-Agent. The defaults are the safe ones (issue #12): TLS verified against the system
+/// the body cap and the User-Agent. The defaults are the safe ones: TLS verified against the system
 /// CAs, at most 5 redirects and never from https to http, abort below 1 kB/s for 30 s, a 1 hour overall cap.
 ///
 /// Proxies: libcurl reads `http_proxy`, `HTTPS_PROXY`, `ALL_PROXY` and `NO_PROXY` itself when `proxy` is nil

@@ -1,6 +1,6 @@
 import Profiles
 
-/// One firmware release in a KKM catalogue (kbeacon-protocol.md §11): `{appVersion, appFileName, note}` as
+/// One firmware release in a KKM catalogue (docs/protocols/kbeacon.md §11): `{appVersion, appFileName, note}` as
 /// KKM's apps read them, plus our optional extension `sha256` (hex, 64 digits) and `size` (bytes) that a
 /// download is checked against.
 public struct CatalogueEntry: Sendable, Hashable {
@@ -29,7 +29,7 @@ public struct CatalogueEntry: Sendable, Hashable {
   public var sha256Hex: String? { sha256.map(Hex.string) }
 }
 
-/// KKM's own ordering of firmware versions, kept to explain where ours differs (kbeacon-protocol.md §11):
+/// KKM's own ordering of firmware versions, kept to explain where ours differs (docs/protocols/kbeacon.md §11):
 /// the apps parse the text after the first character as a float — `float(appVersion[1:])` against
 /// `float(ver[1:])` — and an entry is newer when its float is greater.
 ///

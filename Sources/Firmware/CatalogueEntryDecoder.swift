@@ -1,7 +1,7 @@
 import KBeacon
 import Profiles
 
-/// Reads one `{appVersion, appFileName, note, sha256?, size?}` object of a catalogue (kbeacon-protocol.md
+/// Reads one `{appVersion, appFileName, note, sha256?, size?}` object of a catalogue (docs/protocols/kbeacon.md
 /// §11), naming the member's position and JSON path in every refusal.
 struct CatalogueEntryDecoder {
   var source: String

@@ -1,6 +1,6 @@
 import BeaconCore
 
-/// Where a model's catalogue and its packages are (kbeacon-protocol.md §11): `<base>/<model>.json`, and
+/// Where a model's catalogue and its packages are (docs/protocols/kbeacon.md §11): `<base>/<model>.json`, and
 /// each package at `<base>/<appFileName>`. The base is an `http://`, `https://` or `file://` URL; KKM's
 /// public one is `https://download.kkmiot.com:8093/KBeaconFirmware/` (an example only: nothing depends on
 /// reaching it). A base may carry credentials (`https://user:password@host/…`); its `description`, and so

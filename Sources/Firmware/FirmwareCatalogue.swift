@@ -1,7 +1,7 @@
 import KBeacon
 import Profiles
 
-/// A KKM firmware catalogue, `<base>/<model>.json` (kbeacon-protocol.md §11): an object keyed by hardware
+/// A KKM firmware catalogue, `<base>/<model>.json` (docs/protocols/kbeacon.md §11): an object keyed by hardware
 /// version (`hver`, as the device reports it) whose arrays list releases. Decoded with the project's JSON
 /// parser, so a bad catalogue is refused with its line, column and JSON path. Pure: bytes in.
 ///

@@ -24,7 +24,7 @@ public enum FirmwareWanted: Sendable, Hashable, CustomStringConvertible {
   }
 }
 
-/// What the catalogue offers one device (kbeacon-protocol.md §11): KKM's apps offer the newest entry when
+/// What the catalogue offers one device (docs/protocols/kbeacon.md §11): KKM's apps offer the newest entry when
 /// it is newer than the device; so do we, by `FirmwareVersion` order. A device is never downgraded: asked
 /// for a version older than (or equal to) what it runs, it is up to date.
 public enum FirmwareChoice: Sendable, Hashable {

@@ -1,7 +1,7 @@
 import BeaconCore
 
 /// Keeps devices whose addresses are neighbours out of a firmware campaign's flight together
-/// (nordic-dfu.md §2.2). A no-bond Secure DFU bootloader comes up at its application's address with the
+/// (docs/protocols/nordic-dfu.md §2.2). A no-bond Secure DFU bootloader comes up at its application's address with the
 /// last octet +1 (no carry), and devices of one batch have consecutive addresses: while a device is in its
 /// bootloader, its bootloader and the next device's application answer at one address, and a link to
 /// either may reach the other. So a device holds its address here for its whole visit (identify, jump,

@@ -1,6 +1,6 @@
 import BeaconCore
 
-/// The adapter's link limit (linux-ble.md §4 item 6: controllers hold 3–7 links). A connect the adapter
+/// The adapter's link limit (docs/protocols/linux-ble.md §4 item 6: controllers hold 3–7 links). A connect the adapter
 /// refuses because every link it can hold is open — `LinkError(.tooManyLinks)`: the simulator's link cap,
 /// or BlueZ's EMLINK for HCI status 0x09 Connection Limit Exceeded — is not a device failure and costs the
 /// device no attempt. `LinkLimitEstimate` tells a link of ours still being torn down from the adapter's limit:

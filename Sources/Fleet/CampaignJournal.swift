@@ -1,7 +1,7 @@
 import BeaconCore
 import Foundation
 
-/// The storage seam of issue #18: what a campaign (`Campaign`, `ApplyCampaign`, `FirmwareWork`) and the
+/// The storage seam between the SQLite journal and the PostgreSQL one several gateways share: what a campaign (`Campaign`, `ApplyCampaign`, `FirmwareWork`) and the
 /// commands that start and resume runs need from a journal, whichever database holds it. `Journal` is the
 /// embedded default (SQLite through GRDB, one gateway); `SharedJournal.PostgresJournal` puts the same rows
 /// on a PostgreSQL server that several gateways share. Both keep the same rules: every step recorded before

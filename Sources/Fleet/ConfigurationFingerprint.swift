@@ -8,7 +8,7 @@ import Profiles
 ///
 /// Left out before anything is encoded:
 /// - every key whose name contains `pwd` or `password` (any case, any section): the KBeacon `pwd` key
-///   (kbeacon-protocol.md §6.3, write-only, but a view built from a patch may hold it) must leave no
+///   (docs/protocols/kbeacon.md §6.3, write-only, but a view built from a patch may hold it) must leave no
 ///   trace, not even as a hash a dictionary attack could match;
 /// - `btPt`, the battery reading: it drifts by itself and would change the hash without a configuration
 ///   change (the registry keeps it as the device's battery instead).

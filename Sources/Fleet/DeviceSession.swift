@@ -15,7 +15,7 @@ public struct Secret: Sendable, Hashable, CustomStringConvertible, CustomDebugSt
 /// adapted to this in the composition root; tests and benchmarks use the simulated devices through the
 /// same adapter.
 public protocol ConfigurationSession: Sendable {
-  /// The configuration, read back (kbeacon-protocol.md §6.1): the common keys and the given sections.
+  /// The configuration, read back (docs/protocols/kbeacon.md §6.1): the common keys and the given sections.
   /// Reading only what a profile manages saves `getPara` exchanges and their report fragments.
   func readConfiguration(_ sections: ConfigSections) async throws -> DeviceConfigView
   /// One `cfg` message holding exactly `patch` (§6.2).
@@ -52,7 +52,7 @@ public struct Target: Sendable, Hashable {
 public enum FailureKind: String, Sendable, Codable {
   /// Link dropped, timeout, device busy: worth another attempt after a pause.
   case transient
-  /// The device refused the password. Never retried: devices may lock out (kbeacon-protocol.md §14).
+  /// The device refused the password. Never retried: devices may lock out (docs/protocols/kbeacon.md §14).
   case wrongPassword
   /// The device refused a value or cannot do what the profile wants: retrying would not help.
   case permanent

@@ -3,7 +3,7 @@ import Profiles
 import Synchronization
 
 /// What a device says it is, read over its configuration link before and after an update
-/// (kbeacon-protocol.md §6.3 `model`, `hver`, `ver`).
+/// (docs/protocols/kbeacon.md §6.3 `model`, `hver`, `ver`).
 public struct DeviceIdentity: Sendable, Hashable {
   public var model: String?
   public var hardware: String?
@@ -17,7 +17,7 @@ public struct DeviceIdentity: Sendable, Hashable {
 }
 
 /// The device side of a firmware campaign: who a device is, and the DFU itself (buttonless entry, the
-/// bootloader at its own address, transfer, reboot — nordic-dfu.md §2). The live and simulated paths are
+/// bootloader at its own address, transfer, reboot — docs/protocols/nordic-dfu.md §2). The live and simulated paths are
 /// the same code behind this; tests of the campaign's bookkeeping may use a stand-in.
 public protocol FirmwareUpdater: Sendable {
   func identify(_ target: Target) async throws -> DeviceIdentity
@@ -26,7 +26,7 @@ public protocol FirmwareUpdater: Sendable {
   func update(_ target: Target, progress: @escaping @Sendable (Int, Int) -> Void) async throws -> FirmwareTransferResult
 }
 
-/// What a completed transfer learnt about the device: where its bootloader answered (nordic-dfu.md §2.2:
+/// What a completed transfer learnt about the device: where its bootloader answered (docs/protocols/nordic-dfu.md §2.2:
 /// the address +1, the same address, or found by name).
 public struct FirmwareTransferResult: Sendable, Hashable {
   public var bootloader: BluetoothAddress?

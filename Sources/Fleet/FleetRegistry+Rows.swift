@@ -32,7 +32,7 @@ extension FleetRegistry {
   /// and with it (ON DELETE CASCADE) the device's history. Its run links are not stored.
   static func save(_ db: Database, _ d: RegistryDevice) throws {
     let frames = String(decoding: try JSONEncoder().encode(d.frames), as: UTF8.self)
-    // Cached statements (issue #24): the monitor saves thousands of devices every 10 s, and compiling
+    // Cached statements: the monitor saves thousands of devices every 10 s, and compiling
     // each statement anew was most of that write's CPU.
     try db.cachedStatement(
       sql: """

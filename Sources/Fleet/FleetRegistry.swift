@@ -13,7 +13,7 @@ import Profiles
 /// registry names (model, versions, name, battery), never as the configuration itself.
 ///
 /// Where the rows live is a `RegistryStore`: the journal's SQLite file by default (`SQLiteRegistryStore`, through
-/// GRDB's async `read`/`write`, off the cooperative pool), or the shared PostgreSQL journal (issue #18).
+/// GRDB's async `read`/`write`, off the cooperative pool), or the PostgreSQL journal several gateways share.
 public struct FleetRegistry: Sendable {
   public let store: any RegistryStore
   /// History points kept per device; older ones are deleted as newer ones arrive.

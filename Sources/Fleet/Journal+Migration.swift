@@ -2,7 +2,7 @@ import GRDB
 
 extension Journal {
   /// Brings the journal's file to the current schema (`migrator`), safely when several processes open one
-  /// fresh file at once — three gateways started together on one state directory (issue #23, part 4).
+  /// fresh file at once — three gateways started together on one state directory.
   ///
   /// GRDB's migrator reads which migrations are applied before it starts, then runs each missing one in its
   /// own `BEGIN IMMEDIATE` transaction. Two processes may both read "v1 missing": the second waits on the

@@ -1,6 +1,6 @@
 import GRDB
 
-/// The journal's integrity check on open (issue 24, "a corrupt page inside the journal"): SQLite's
+/// The journal's integrity check on open (a corrupt page inside the journal once went unnoticed): SQLite's
 /// `PRAGMA quick_check` (https://sqlite.org/pragma.html#pragma_quick_check — every page and record is
 /// well formed, without the slower index-content check of `integrity_check`). Before it, 8 KiB of random
 /// bytes at offset 32 KiB went unnoticed: `apply` exited 0 and only a registry warning said "database disk

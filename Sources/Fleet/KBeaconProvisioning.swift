@@ -4,7 +4,7 @@ import KBeacon
 import Profiles
 
 /// Opens KBeacon configuration sessions through any `Central` — BlueZ or the simulator, the same code:
-/// connect (L2CAP CID 4), GATT client, the KBeacon link of kbeacon-protocol.md §3, then authenticate (§5).
+/// connect (L2CAP CID 4), GATT client, the KBeacon link of docs/protocols/kbeacon.md §3, then authenticate (§5).
 public struct KBeaconOpener: SessionOpener {
   public var central: any Central
   public var connectTimeout: Duration

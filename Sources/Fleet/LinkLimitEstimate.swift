@@ -1,4 +1,4 @@
-/// How many links at once a campaign asks of the adapter (linux-ble.md §4 item 6: controllers hold 3–7
+/// How many links at once a campaign asks of the adapter (docs/protocols/linux-ble.md §4 item 6: controllers hold 3–7
 /// links; BlueZ reports its limit as EMLINK for HCI status 0x09 Connection Limit Exceeded, the simulator as
 /// `LinkCapacity`'s cap): `--parallel` at first, lowered when the adapter refuses a connect at its limit,
 /// raised again by one link after as many attempts as links ended without such a refusal — additive

@@ -5,11 +5,11 @@ import Profiles
 import Synchronization
 
 /// The `FirmwareUpdater` of real devices and the simulated fleet alike (the same code, any `Central`):
-/// `identify` reads `model`, `hver` and `ver` (kbeacon-protocol.md §6.3, common section only) over an
+/// `identify` reads `model`, `hver` and `ver` (docs/protocols/kbeacon.md §6.3, common section only) over an
 /// authenticated KBeacon session and closes it; `update` runs the package's images through `DFUTransfer`
 /// over a `BLEDFULinkFactory` (buttonless entry naming the bootloader `BootloaderName` for this device and
 /// attempt, then only that bootloader; address +1 for a device that cannot name it; resume after drops —
-/// nordic-dfu.md §2.2–2.5), reporting bytes confirmed over all images.
+/// docs/protocols/nordic-dfu.md §2.2–2.5), reporting bytes confirmed over all images.
 public struct NordicFirmwareUpdater: FirmwareUpdater {
   public var opener: KBeaconOpener
   public var password: Secret

@@ -63,7 +63,7 @@ struct RegistryObservation: Sendable, Hashable {
     batteryMillivolts = (sensor ?? tlm).map(Int.init)
   }
 
-  /// A configuration read over a connection (kbeacon-protocol.md §6.3; v1 spellings of §7 too): `model`
+  /// A configuration read over a connection (docs/protocols/kbeacon.md §6.3; v1 spellings of §7 too): `model`
   /// (`modle`), `hver`, `ver`, `name` (`devName`), `btPt`, and the configuration's fingerprint.
   init(read configuration: DeviceConfigView, address: String, at: Date) {
     self.init(address: address, at: at)

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The storage seam of the fleet registry (issue #18): where `FleetRegistry` keeps its devices and their
+/// The storage seam of the fleet registry (SQLite, or PostgreSQL shared by several gateways): where `FleetRegistry` keeps its devices and their
 /// history. `SQLiteRegistryStore` is the embedded default, in the journal's SQLite file;
 /// `SharedJournal.PostgresRegistryStore` keeps the registry on the server several gateways share, so one
 /// `audit` covers the whole site. How a sighting or read changes a device stays in `RegistryChange`, so

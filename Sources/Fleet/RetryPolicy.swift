@@ -1,5 +1,5 @@
 /// When to try a device again after a transient failure. The defaults follow KKM's batch tool's pacing
-/// (kbeacon-protocol.md §11: don't retry a beacon within 60 s of an attempt) scaled down for a single
+/// (docs/protocols/kbeacon.md §11: don't retry a beacon within 60 s of an attempt) scaled down for a single
 /// run: 3 attempts, 5 s then 20 s apart [I]; operators and tests change them.
 public struct RetryPolicy: Sendable, Hashable {
   public var maximumAttempts: Int

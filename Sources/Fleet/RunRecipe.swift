@@ -1,7 +1,7 @@
 import Foundation
 import NordicDFU
 
-/// What a run was made from (issue #23 part 4, "run identity"): the kind of input and the SHA-256 of its
+/// What a run was made from, so a run id reused with other input is refused: the kind of input and the SHA-256 of its
 /// content — `profile sha256:…` (a configuration profile with its inventory), `text-command profile sha256:…`,
 /// `package sha256:…` (one DFU package), `catalogue sha256:…` (a firmware catalogue and the version asked
 /// for). Both journals keep it with the run (SQLite migration "v5", PostgreSQL schema version 4), so a run id

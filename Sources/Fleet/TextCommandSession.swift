@@ -1,7 +1,7 @@
 import BeaconCore
 import TextStream
 
-/// One link to a text-stream device as `plan`/`apply` of a `commands` profile need it (issue #14): send a
+/// One link to a text-stream device as `plan`/`apply` of a `commands` profile need it: send a
 /// command, get its answer's lines. `TextStreamCommandSession` is the live one; tests may script their own.
 public protocol TextCommandSession: Sendable {
   /// Sends `command` (the device profile's terminator appended) and returns the answer's lines (split at
@@ -17,7 +17,7 @@ public protocol TextCommandOpener: Sendable {
 
 /// Connects through a `Central` (a BlueZ adapter or the simulated fleet), sets the text stream up as the
 /// Tertium libraries do (`GATTTextStreamLink.open`: MTU, discovery, the profile detected by service, Tx
-/// notifications on) and drives it with a `TextStreamClient` (seed-systems.md §5).
+/// notifications on) and drives it with a `TextStreamClient` (docs/protocols/text-stream.md).
 public struct TextStreamCommandOpener: TextCommandOpener {
   public var central: any Central
   public var connectTimeout: Duration

@@ -1,7 +1,7 @@
 import BeaconCore
 import Profiles
 
-/// One text-stream device's `plan`/`apply` visit for a profile's `commands` section (issue #14), on the
+/// One text-stream device's `plan`/`apply` visit for a profile's `commands` section, on the
 /// shared `Campaign` scheduler like a KBeacon's (`ProfileWork`):
 /// 1. every item's template is filled in for the device (a failure fails the device before connecting);
 /// 2. connect and set the text stream up; send each item's `query` and hold its answer to `expect`;

@@ -8,7 +8,7 @@ public protocol WebhookPoster: Sendable {
   func post(url: String, headers: [(name: String, value: String)], body: [UInt8]) async throws -> Int
 }
 
-/// The spool's delivery worker for one webhook URL (issue #16): it sends the oldest spooled row, deletes it
+/// The spool's delivery worker for one webhook URL of the presence monitor: it sends the oldest spooled row, deletes it
 /// once the receiver answered 2xx, and only then sends the next — so each device's events arrive in order.
 /// Every POST carries `Content-Type: application/json` and `Idempotency-Key` (the row's key, the same on
 /// every retry and after a restart); a receiver that keeps the keys it has seen gets each event exactly
@@ -69,7 +69,7 @@ public struct WebhookDelivery: Sendable {
   /// Delivers `url`'s rows until the task is cancelled, or until `wake` has finished and nothing is left
   /// for `url`. `wake` is signalled whenever rows are spooled.
   ///
-  /// It says when delivery changes state (issue #24: a receiver down was silent until the monitor exited):
+  /// It says when delivery changes state (a receiver that is down must not stay silent until the monitor exits):
   /// a warning at the first failed POST (with why: refused, HTTP 503, TLS…) and one when a POST succeeds
   /// again after failures, with how many attempts failed meanwhile. [I] Failures in between are not each
   /// warned about (one every `maxBackoff` for a receiver down all night); the spool depth is reported

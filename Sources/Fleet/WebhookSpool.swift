@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 
-/// The presence monitor's webhook spool (issue #16, "nothing lost"): every webhook delivery is a row in the
+/// The presence monitor's webhook spool (no event may be lost): every webhook delivery is a row in the
 /// journal's SQLite file (migration "v4", table `webhookSpool`) before anything is sent, and is deleted
 /// only once its receiver answered 2xx. A monitor killed with `kill -9` finds its undelivered events there
 /// at its next start and sends them with the same idempotency key, so a receiver that honours the key sees

@@ -1,4 +1,4 @@
-/// The resolve state machine of the SDK (seed-systems.md §6, "Resolve states"), pure: a resolve is planned
+/// The resolve state machine of the SDK (docs/protocols/info-manager.md, "Resolve states"), pure: a resolve is planned
 /// (which IDs are served from the cache, which are asked), then finished with the server's answer or its
 /// failure. One request carries every asked ID of a batch.
 ///

@@ -1,6 +1,6 @@
 import BeaconCore
 
-/// Discovery as the blukii SDK does it (`BKDiscoverySettings`, seeds/000; defaults in seed-systems.md §6):
+/// Discovery as the blukii SDK does it (`BKDiscoverySettings`, docs/protocols/info-manager.md, "The SDK's classes" and "Defaults"):
 /// scan windows of `scanDuration` separated by `waitDuration` of no scanning, reports below `rssiThreshold`
 /// dropped, one record per module per window with the first frame of each kind. The windowing is the
 /// project's `DiscoverySession` (the one `scan --window/--rssi-threshold` uses), given these settings.
@@ -45,7 +45,7 @@ public struct BlukiiDiscovery: Sendable, Hashable {
 ///
 /// Recognised **by name** [I]: blukii publishes no advertising format for its Info beacons. What is public:
 /// its modules name themselves `blukii …` — the SDK makes the `BKInputElement` of a heard module from its
-/// device name (seeds/000), open-source tools match names starting `blukii ` (e.g. `blukii BTS1.0 …` for the
+/// device name (docs/protocols/info-manager.md, "The SDK's classes"), open-source tools match names starting `blukii ` (e.g. `blukii BTS1.0 …` for the
 /// Smart Beacon, `blukii B12345 E4E1129B0B88` shapes in test fixtures), and deployed ones are seen configured
 /// as iBeacons with the proximity UUID `626C756B-6969-2E63-6F6D-626561636F6E` ("blukii.combeacon" in ASCII),
 /// which carries no module ID. The ID is the name's second word (`B12345`) [?]: the SDK's conversion of the

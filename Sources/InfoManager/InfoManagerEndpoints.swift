@@ -1,6 +1,6 @@
 import KBeacon
 
-/// Every request shape the blukii Info Manager client sends, in this one file (seed-systems.md §6, "RPC
+/// Every request shape the blukii Info Manager client sends, in this one file (docs/protocols/info-manager.md, "RPC
 /// methods" and "Transport"), so they are easy to correct once a real server's discovery document is at hand.
 ///
 /// [?] The REST shapes are **inferred**, not read from a discovery document: Google Cloud Endpoints serves an
@@ -27,7 +27,7 @@ public struct InfoManagerEndpoints: Sendable, Hashable {
     self.apiKey = apiKey
   }
 
-  /// The API roots the SDK's binary names (seed-systems.md §6).
+  /// The API roots the SDK's binary names (docs/protocols/info-manager.md).
   public static let mobileClientAPI = "mobileclient/v1"
   public static let authAPI = "auth/v1"
 

@@ -1,7 +1,7 @@
 import KBeacon
 import Profiles
 
-/// Decodes the Info Manager's JSON answers (seed-systems.md §6, "Objects") with the project's JSON parser, so
+/// Decodes the Info Manager's JSON answers (docs/protocols/info-manager.md, "Objects") with the project's JSON parser, so
 /// a malformed body is refused with its source (the URL), line:column, JSON path and the allowed values.
 /// Pure: bytes in.
 ///

@@ -1,4 +1,4 @@
-/// An Info Manager info point, as `GTLRMobileclientObjects.h` lists its members (seed-systems.md §6,
+/// An Info Manager info point, as `GTLRMobileclientObjects.h` lists its members (docs/protocols/info-manager.md,
 /// "Objects"): what a blukii number, NFC tag or barcode stands for in the Info Manager. The members the
 /// operator sees are kept; `imageWebUrl`, `infoProviderId`, `condition`, `notificationTo` and `rssi` are read
 /// when present but only `imageWebUrl` is shown.
@@ -38,7 +38,7 @@ public struct InfoPoint: Sendable, Hashable, Codable {
 }
 
 /// One piece of content of an info point in one language (`OutputInfo{type, title, url, languageCode,
-/// audioFileUrl, textToSpeech}`, seed-systems.md §6).
+/// audioFileUrl, textToSpeech}`, docs/protocols/info-manager.md).
 public struct OutputInfo: Sendable, Hashable, Codable {
   public var type: OutputInfoType
   public var title: String?
@@ -61,7 +61,7 @@ public struct OutputInfo: Sendable, Hashable, Codable {
   }
 }
 
-/// An output info's type: the ten of v1.0.2 plus v2's MECARD (seed-systems.md §6) are `known`; any other the
+/// An output info's type: the ten of v1.0.2 plus v2's MECARD (docs/protocols/info-manager.md) are `known`; any other the
 /// server sends (a newer Info Manager's `SURVEY`, say) is kept as sent, shown raw and warned about, instead of
 /// failing the whole resolve — an open set, not an enum, for that reason.
 public struct OutputInfoType: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {

@@ -1,4 +1,4 @@
-/// The output language priority of `BKResolveSettings` (seed-systems.md §6, "Defaults"): the content of an
+/// The output language priority of `BKResolveSettings` (docs/protocols/info-manager.md, "Defaults"): the content of an
 /// info point is shown in the first language of the list for which it has at least one output info.
 ///
 /// Codes are language-region pairs in lower case (`de-de`, `en-gb`) as the SDK's `OutputLanguage` values

@@ -1,4 +1,4 @@
-/// The resolve cache of `BKResolveSettings` (seed-systems.md §6, "Defaults"): earlier info points, kept for
+/// The resolve cache of `BKResolveSettings` (docs/protocols/info-manager.md, "Defaults"): earlier info points, kept for
 /// `timeout` after the answer that brought them. Times are seconds since 1970 given by the caller (an
 /// injected clock), so the state machine in `BatchResolution` has no clock of its own. The live side keeps
 /// it in a file between runs.

@@ -1,4 +1,4 @@
-/// The state of one resolve, the SDK's `BKOutputElement.resolveState` (seed-systems.md §6, "Resolve states").
+/// The state of one resolve, the SDK's `BKOutputElement.resolveState` (docs/protocols/info-manager.md, "Resolve states").
 public enum ResolveState: String, Sendable, Hashable, Codable, CaseIterable {
   /// Resolve is off, or the Info Manager could not be reached (and nothing fresh was cached).
   case unresolved = "UNRESOLVED"
@@ -10,7 +10,7 @@ public enum ResolveState: String, Sendable, Hashable, Codable, CaseIterable {
   case cached = "CACHED"
 }
 
-/// Where an ID comes from, the SDK's `BKInputSourceType` (seeds/000, `BKInputElement`): a heard blukii
+/// Where an ID comes from, the SDK's `BKInputSourceType` (docs/protocols/info-manager.md, "The SDK's classes", `BKInputElement`): a heard blukii
 /// module, an NFC tag or a scanned barcode. [I] All three are asked through `getBlukiisInfo`: the public
 /// artifacts show no other method taking tag IDs; the source is carried into the result for the reader.
 public enum InputSource: String, Sendable, Hashable, Codable, CaseIterable {

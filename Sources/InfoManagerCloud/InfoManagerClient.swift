@@ -2,7 +2,7 @@ import BeaconCore
 import Cloud
 import InfoManager
 
-/// The live blukii Info Manager client (seed-systems.md §6): the request shapes of `InfoManagerEndpoints`
+/// The live blukii Info Manager client (docs/protocols/info-manager.md): the request shapes of `InfoManagerEndpoints`
 /// sent through an `HTTPClient` (libcurl in the tool, the same client against a loopback server in tests),
 /// answers decoded by `InfoManagerResponses`, states from `BatchResolution`.
 ///

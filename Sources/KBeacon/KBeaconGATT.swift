@@ -1,6 +1,6 @@
 import BeaconCore
 
-/// The KBeacon configuration service and its characteristics (kbeacon-protocol.md §2).
+/// The KBeacon configuration service and its characteristics (docs/protocols/kbeacon.md §2).
 public enum KBeaconGATT {
   /// Config service `0000FEA0-…`.
   public static let service = BluetoothUUID(0xFEA0)

@@ -1,8 +1,8 @@
 import Glibc
 
 /// TCP on 127.0.0.1, for starting local servers: a port nothing listens on, and whether a port accepts
-/// connections now. Shared by the tests' real servers (Tests/TestServers, issue #12's "a real server, not a
-/// mock") and `provision-bench http-download`, which cannot import test code. Both calls are blocking
+/// connections now. Shared by the tests' real servers (Tests/TestServers: the HTTP client is tested against real servers, not
+/// mocks) and `provision-bench http-download`, which cannot import test code. Both calls are blocking
 /// socket work: call them off Swift's cooperative pool.
 public enum LoopbackPort {
   /// A port nothing listens on right now (bound to 0, read back and released; another program may take it

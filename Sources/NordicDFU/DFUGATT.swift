@@ -1,6 +1,6 @@
 import BeaconCore
 
-/// Nordic Secure DFU GATT layout (nordic-dfu.md §2.1).
+/// Nordic Secure DFU GATT layout (docs/protocols/nordic-dfu.md §2.1).
 public enum DFUGATT {
   /// Secure DFU service, SIG-assigned 0xFE59.
   public static let service = BluetoothUUID(0xFE59)

@@ -4,7 +4,7 @@ import NordicDFU
 import OwnThreads
 
 /// A `ByteChannel` over a file descriptor (a tty or a pty master), for the serial transport of
-/// nordic-dfu.md §4. The descriptor is switched to non-blocking mode. Reads run on a dedicated thread (`OwnThread`)
+/// docs/protocols/nordic-dfu.md §4. The descriptor is switched to non-blocking mode. Reads run on a dedicated thread (`OwnThread`)
 /// that sleeps in `poll` on the descriptor and a wake pipe (never on the cooperative pool, no timeout
 /// loop); writes run on a thread of their own (`SerialThread`) and, when the descriptor is full, sleep in `poll`
 /// for POLLOUT or the wake pipe. `close()` writes the wake pipe, waits for the reader to leave, then closes

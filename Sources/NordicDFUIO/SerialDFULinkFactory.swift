@@ -3,7 +3,7 @@ import NordicDFU
 import Synchronization
 
 /// Opens the serial port afresh for every connection (nrfutil closes and reopens it between images,
-/// nordic-dfu.md §4) and waits for the bootloader as long as Nordic's own client does.
+/// docs/protocols/nordic-dfu.md §4) and waits for the bootloader as long as Nordic's own client does.
 ///
 /// nrfutil 6.1.7 (`nordicsemi/dfu/dfu_transport_serial.py`, `DfuTransportSerial.DEFAULT_TIMEOUT = 30.0`)
 /// gives a target 30 s to come back: `__ensure_bootloader` polls the USB device list every 0.5 s for up to

@@ -1,6 +1,6 @@
 import Glibc
 
-/// Opens a tty for Secure DFU over UART (nordic-dfu.md §4): raw mode (cfmakeraw), 8N1, receiver on,
+/// Opens a tty for Secure DFU over UART (docs/protocols/nordic-dfu.md §4): raw mode (cfmakeraw), 8N1, receiver on,
 /// modem lines ignored, the given baud rate, optional RTS/CTS flow control (nrfutil `-fc`).
 public enum SerialPort {
   public static func open(path: String, baudRate: Int = 115_200, flowControl: Bool = false) throws(SerialPortError) -> FileDescriptorChannel {

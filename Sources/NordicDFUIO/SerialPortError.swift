@@ -1,6 +1,6 @@
 import Glibc
 
-/// A serial-port failure (nordic-dfu.md §4 transport). Messages come from `strerror_r`, which, unlike
+/// A serial-port failure (docs/protocols/nordic-dfu.md §4 transport). Messages come from `strerror_r`, which, unlike
 /// `strerror`, is safe while other threads format errors too.
 public enum SerialPortError: Error, Equatable, Sendable, CustomStringConvertible {
   case open(path: String, errno: Int32)

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Runs blocking work — `poll`, `send` on a full socket, `waitpid`, `flock`, a libpq round trip, SQLite's busy
-/// wait — on a thread of its own, never on a thread Swift concurrency may need (design.md, "Blocking C calls
+/// wait — on a thread of its own, never on a thread Swift concurrency may need (the design rule "Blocking C calls
 /// never run on the cooperative pool").
 ///
 /// Why not a `DispatchQueue`: on Linux, Swift's global executor runs its jobs on libdispatch's global root

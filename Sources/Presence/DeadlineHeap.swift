@@ -1,8 +1,8 @@
 import Foundation
 
 /// A binary min-heap of (deadline, subject): the presence engine's pending exits and silences, so a tick
-/// looks only at subjects whose deadline has come instead of sorting and scanning every device (issue #24,
-/// "Quadratic CPU": a tick ran for every sighting). Push and pop are O(log n).
+/// looks only at subjects whose deadline has come instead of sorting and scanning every device (CPU
+/// was quadratic when a tick ran for every sighting). Push and pop are O(log n).
 ///
 /// [I] An entry is not updated when its subject is heard again: the engine re-checks a popped subject
 /// against its current state and pushes it again with its new deadline when it is not due yet, so each

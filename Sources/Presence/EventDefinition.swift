@@ -29,7 +29,7 @@ public enum EventAction: Sendable, Hashable {
 }
 
 /// One event definition of the events file (Lighthouse's `LHEvent`: name, proximity, trigger, triggerOnce,
-/// timeout, beacons, and the schedule of its initializer; seed-systems.md §7).
+/// timeout, beacons, and the schedule of its initializer; docs/protocols/lighthouse.md).
 ///
 /// Targets [I]: for `enter`/`exit`, `devices` fire on each listed device's own enter/exit and `tags` on the
 /// tag's session opening/closing; for `proximity`/`health`, a device matches when it is listed or carries a

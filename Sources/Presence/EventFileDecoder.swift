@@ -3,7 +3,7 @@ import Foundation
 import KBeacon
 import Profiles
 
-/// Reads a `monitor --events` file (issue #16), every problem reported at once with its file, line, column
+/// Reads a `monitor --events` file, every problem reported at once with its file, line, column
 /// and JSON path, like a profile:
 ///
 /// ```json

@@ -1,7 +1,7 @@
 import Foundation
 
 /// When an event definition may fire: the scheduling windows of Lighthouse's `LHEvent` initializer
-/// (`startAt`, `endAt`, `dayStartAt`, `dayEndAt`, `weekdays`; seed-systems.md §7). An event may fire when
+/// (`startAt`, `endAt`, `dayStartAt`, `dayEndAt`, `weekdays`; docs/protocols/lighthouse.md). An event may fire when
 /// any one window admits the moment; a definition with no window may fire at any time.
 ///
 /// [I] Choices the seed leaves open, all in the events file's time zone:

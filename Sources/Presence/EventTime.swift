@@ -5,7 +5,7 @@ import Foundation
 ///
 /// Written by arithmetic (days to a civil date, Hinnant's `civil_from_days`) rather than through an
 /// `ISO8601DateFormatter` made per call, which was a sixth of the monitor's CPU when 10,000 devices entered
-/// at once (issue #24, `provision-bench monitor`). Milliseconds are truncated (after rounding to the microsecond), as the formatter does.
+/// at once (`provision-bench monitor`). Milliseconds are truncated (after rounding to the microsecond), as the formatter does.
 public enum EventTime {
   public static func text(_ date: Date) -> String {
     // To the microsecond first: a whole millisecond such as .753 is stored as .75299999…, which must not

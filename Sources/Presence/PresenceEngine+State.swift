@@ -68,7 +68,7 @@ extension PresenceEngine {
   }
 
   /// With an inventory: each listed device not known yet from `restore` is taken as last heard when the
-  /// fleet registry last saw it (issue #24: an inventory device never heard since the start was never
+  /// fleet registry last saw it (otherwise an inventory device never heard since the start was never
   /// reported `silent`). It is not present (no `exit` comes for it); its `silent` comes once the silent
   /// threshold has passed since then. Without an inventory nothing is done: the registry also holds phones
   /// and passers-by, whose silence nobody asked about.

@@ -1,8 +1,8 @@
 import Foundation
 import Profiles
 
-/// The presence monitor's rules, as a pure state machine (issue #16; Lighthouse's beacons, tags and events,
-/// seed-systems.md §7): sightings and clock ticks in, the events that fire out, in order. It reads no
+/// The presence monitor's rules, as a pure state machine (Lighthouse's beacons, tags and events,
+/// docs/protocols/lighthouse.md): sightings and clock ticks in, the events that fire out, in order. It reads no
 /// clock — every call says what time it is — so a transcript of sightings always gives the same events.
 ///
 /// - Devices: present from their first sighting at or above the enter threshold; `exit` when unheard for

@@ -1,6 +1,6 @@
 import Foundation
 
-/// What a monitor must remember across a restart (issue #24, "State is lost on restart"): which devices are
+/// What a monitor must remember across a restart (a restarted monitor must not fire its events again): which devices are
 /// present and when each was last heard, the open tag sessions, which definitions fired for which subject
 /// and when (trigger-once, cooldowns), which devices are inside a narrowing definition, and the health
 /// states already reported (battery low, silent). `PresenceEngine.state` takes it, `restore` puts it back;

@@ -1,7 +1,7 @@
 import Foundation
 
 /// How close a device is, in the four classes Core Location gives a ranged beacon (`CLProximity`, which
-/// Lighthouse's `LHBeacon.proximity` and `LHEvent.proximity` carry; seed-systems.md §7). Ordered by
+/// Lighthouse's `LHBeacon.proximity` and `LHEvent.proximity` carry; docs/protocols/lighthouse.md). Ordered by
 /// closeness, so "at least near" is `>= .near`; `unknown` is below every other class.
 public enum Proximity: String, Sendable, Hashable, Comparable, CaseIterable, Codable {
   case unknown, far, near, immediate

@@ -87,7 +87,7 @@ enum EventActionDecoder {
           continue
         }
         // Unusable URLs (no host, a bad port, a space, CR/LF, a password) are refused here rather than
-        // retried from the spool for ever (issue #24).
+        // retried from the spool for ever.
         if let problem = WebhookURL.problem(url) {
           reader.problem(a["url"], p.appending("url"), problem)
           continue

@@ -59,7 +59,7 @@ public struct ConfigChange: Sendable, Hashable, Comparable, CustomStringConverti
 }
 
 /// The diff engine: compares a device's wanted configuration with the one read back, yielding the changes
-/// and the smallest `cfg` patch (kbeacon-protocol.md §6.2: only changed keys need to be sent; a slot entry
+/// and the smallest `cfg` patch (docs/protocols/kbeacon.md §6.2: only changed keys need to be sent; a slot entry
 /// always carries `slot` and `type`, a trigger entry `trIdx` and `trType`, a sensor entry `srType`; a slot
 /// whose type changes carries every key the profile gives it, see `SlotTypeChange`).
 /// Text keys holding UUIDs and Eddystone ids compare without regard to case.

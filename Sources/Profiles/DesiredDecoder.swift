@@ -1,7 +1,7 @@
 import KBeacon
 
 /// Decoding of `desired`: common keys, `slots`, `triggers`, `sensors`, each field checked against its
-/// `FieldSpec` (`ProfileFields`), with the cross-field rules of kbeacon-protocol.md §6.2 (a slot carries
+/// `FieldSpec` (`ProfileFields`), with the cross-field rules of docs/protocols/kbeacon.md §6.2 (a slot carries
 /// only its type's keys; a trigger that advertises names its slot; indices are unique).
 extension ProfileDecoder {
   mutating func desired(_ json: SourceJSON, _ path: JSONPath) -> DesiredState {

@@ -75,7 +75,7 @@ public struct DesiredResolver: Sendable {
     }
   }
 
-  /// The spelling a device uses: UUIDs upper-case; Eddystone ids `0x` + lower-case hex (§6.4).
+  /// The spelling a device uses: UUIDs upper-case; Eddystone ids `0x` + lower-case hex (docs/protocols/kbeacon.md §6.4).
   static func canonical(_ s: String, _ format: FieldSpec.TextFormat) -> String {
     switch format {
     case .uuid: s.uppercased()

@@ -1,4 +1,4 @@
-/// The checks only a read-back can make: the device's own limits and capabilities (kbeacon-protocol.md
+/// The checks only a read-back can make: the device's own limits and capabilities (docs/protocols/kbeacon.md
 /// §6.3 `maxSlot`, `maxTg`, `minPwr`/`maxPwr`, `maxPrd`, `bCap`, `trCap`). A failure fails that device with
 /// a clear reason; the run goes on with the others.
 ///

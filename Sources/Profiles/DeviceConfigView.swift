@@ -1,4 +1,4 @@
-/// A scalar as a KBeacon configuration holds it (kbeacon-protocol.md §6: integers, decimal numbers such as
+/// A scalar as a KBeacon configuration holds it (docs/protocols/kbeacon.md §6: integers, decimal numbers such as
 /// `advPrd`, strings). Integers and numbers compare by value, so `1000` equals `1000.0`.
 public enum SettingValue: Sendable, Hashable, CustomStringConvertible {
   case integer(Int)
@@ -88,7 +88,7 @@ public enum SettingScope: Sendable, Hashable, Comparable, CustomStringConvertibl
   case slot(Int)
   case trigger(Int)
   case sensor(Int)
-  /// A text-stream device's `commands` item, by its place in the profile (issue #14): its key is the
+  /// A text-stream device's `commands` item, by its place in the profile: its key is the
   /// query, its old value the answer, its new value the set command (`ResolvedTextCommand.change`).
   case command(Int)
 

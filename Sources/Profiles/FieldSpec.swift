@@ -1,5 +1,5 @@
 /// How one profile field is written, checked and mapped to a KBeacon v2 configuration key
-/// (kbeacon-protocol.md §6.3–6.6). The tables in `ProfileFields` are the single source of truth for the
+/// (docs/protocols/kbeacon.md §6.3–6.6). The tables in `ProfileFields` are the single source of truth for the
 /// decoder, the static validation, the JSON Schema and the diff's key mapping.
 public struct FieldSpec: Sendable, Hashable {
   public enum Kind: Sendable, Hashable {
@@ -40,7 +40,7 @@ public struct FieldSpec: Sendable, Hashable {
   }
 
   public enum TextFormat: Sendable, Hashable {
-    /// Text the device stores as UTF-8 bytes (the name: "≤ 18 chars", kbeacon-protocol.md §6.3). [I] The
+    /// Text the device stores as UTF-8 bytes (the name: "≤ 18 chars", docs/protocols/kbeacon.md §6.3). [I] The
     /// limit counts UTF-8 bytes, as the firmware's buffer does, not characters: 18 emoji are 72 bytes or
     /// more and would be cut by the device. C0, DEL and C1 control characters are refused (they would reach
     /// every terminal that shows a scan).
@@ -49,7 +49,7 @@ public struct FieldSpec: Sendable, Hashable {
     case uuid
     /// A number of hex digits, optionally prefixed `0x` (Eddystone namespace 20, instance 12).
     case hex(digits: Int)
-    /// A URL the Eddystone-URL encoding can carry in 17 bytes (beacon-formats.md §2).
+    /// A URL the Eddystone-URL encoding can carry in 17 bytes (docs/protocols/beacon-formats.md §2).
     case eddystoneURL
     /// 8–16 characters (KBeacon password, §5).
     case password

@@ -1,4 +1,4 @@
-/// A firmware version such as KBeacon's `ver` (`"V5.22"`, spec kbeacon-protocol.md §6.3: the SDK strips
+/// A firmware version such as KBeacon's `ver` (`"V5.22"`, spec docs/protocols/kbeacon.md §6.3: the SDK strips
 /// the first character and parses a number) or a DFU package's application version. Compared numerically
 /// component by component: 5.9 < 5.22. A leading `v`/`V` is ignored.
 public struct FirmwareVersion: Sendable, Hashable, Comparable, CustomStringConvertible, Codable {

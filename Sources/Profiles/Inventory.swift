@@ -17,8 +17,8 @@ public struct Inventory: Sendable, Hashable {
   }
 
   public var rows: [Row] { didSet { positions = Self.positions(rows) } }
-  /// Each address's first row in `rows`: a lookup per device is a hash, not a walk through every row (issue
-  /// 24: `profile check` of 40,000 rows took 93 s of CPU, 1M rows never finished).
+  /// Each address's first row in `rows`: a lookup per device is a hash, not a walk through every row (before,
+  /// `profile check` of 40,000 rows took 93 s of CPU, 1M rows never finished).
   private var positions: [String: Int]
 
   public init(rows: [Row] = []) {
@@ -57,7 +57,7 @@ public struct Inventory: Sendable, Hashable {
   }
 
   static func csv(_ bytes: [UInt8], _ file: String, _ problems: inout [ProfileDiagnostic]) -> [Row] {
-    // Bytes that are not UTF-8 would become U+FFFD in a name or a variable without a word (issue 24).
+    // Bytes that are not UTF-8 would become U+FFFD in a name or a variable without a word.
     if let bad = JSONParser.firstInvalidUTF8(bytes) {
       let line = 1 + bytes[..<bad].lazy.filter { $0 == 0x0A }.count
       let lineStart = bytes[..<bad].lastIndex(of: 0x0A).map { $0 + 1 } ?? 0

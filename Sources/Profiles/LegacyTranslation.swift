@@ -1,4 +1,4 @@
-/// Planning for legacy (v1) KBeacons, whose configuration is one flat object (kbeacon-protocol.md §7):
+/// Planning for legacy (v1) KBeacons, whose configuration is one flat object (docs/protocols/kbeacon.md §7):
 /// one global `type` bitmask of enabled frames instead of slots, one `advPrd` and `txPwr` for all of
 /// them, `devName` instead of `name`, and `advFlag` bits for connectable (0x1) and auto power-on (0x4).
 ///

@@ -1,6 +1,6 @@
 /// A declarative profile, version 1: which devices (`select`, `inventory`), how to log in (`auth`), and
 /// what each device should be — a KBeacon's configuration (`desired`), or the answers of a text-stream
-/// device to text commands (`commands`, issue #14; the two exclude each other). Decoded by `ProfileDecoder`, which reports every problem with
+/// device to text commands (`commands`; the two exclude each other). Decoded by `ProfileDecoder`, which reports every problem with
 /// file, line, column and JSON path; the JSON Schema in `profiles/profile.schema.json` describes the same
 /// shape and a test keeps the two in step through `ProfileKeys`.
 public struct Profile: Sendable, Hashable {
@@ -40,7 +40,7 @@ public enum SecretSource: Sendable, Hashable, CustomStringConvertible {
   case environment(String)
   /// A file whose first line is the secret (path relative to the profile's folder).
   case file(String)
-  /// The KBeacon factory default (kbeacon-protocol.md §5), allowed only for the current password.
+  /// The KBeacon factory default (docs/protocols/kbeacon.md §5), allowed only for the current password.
   case factoryDefault
 
   public var description: String {

@@ -1,5 +1,5 @@
 /// The field tables of profile version 1, one per object kind, with their KBeacon v2 mapping and ranges
-/// (kbeacon-protocol.md §6.3 common, §6.4 slots, §6.5 triggers, §6.6 sensors). Ranges are the static ones;
+/// (docs/protocols/kbeacon.md §6.3 common, §6.4 slots, §6.5 triggers, §6.6 sensors). Ranges are the static ones;
 /// device-specific limits (tx power bounds, slot and trigger counts, capabilities) are checked after the
 /// device is read back.
 ///

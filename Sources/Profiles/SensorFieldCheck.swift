@@ -1,6 +1,6 @@
 import KBeacon
 
-/// A sensor entry's fields against its sensor type (kbeacon-protocol.md §6.6): the device's key table
+/// A sensor entry's fields against its sensor type (docs/protocols/kbeacon.md §6.6): the device's key table
 /// (`KeyTable`) gives each sensor type its own keys and ranges — `msItvl` is 1…200 s for
 /// temperature-humidity but 10…3600 s for CO2, `luxThd` exists only for light — while a profile's
 /// `ProfileFields.sensor` row can only give the widest range. So a decoded sensor entry is checked once

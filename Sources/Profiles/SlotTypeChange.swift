@@ -1,4 +1,4 @@
-/// A slot whose advertising type changes (kbeacon-protocol.md §6.4, `KBAdvType`). The firmware keys a slot
+/// A slot whose advertising type changes (docs/protocols/kbeacon.md §6.4, `KBAdvType`). The firmware keys a slot
 /// entry on `slot` and `type` (§6.2), so a slot written with a new type is a new object: the keys the old
 /// type happened to share with the profile (period, power, …) are not carried over by anything but the
 /// write itself. On a type change the whole slot the profile describes is therefore written, not only the

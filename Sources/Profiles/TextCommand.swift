@@ -1,6 +1,6 @@
 import KBeacon
 
-/// One item of a profile's `commands` section (issue #14, "Provisioning by text commands"): how to ask a
+/// One item of a profile's `commands` section (provisioning a text-stream device by text commands): how to ask a
 /// text-stream device for one setting, what its answer should be, and the command that sets it.
 ///
 /// ```json
@@ -12,7 +12,7 @@ import KBeacon
 /// ```
 ///
 /// `query`, `expect` and `set` are templates (`Template`: inventory columns and the built-ins). The
-/// terminator is the device's text-stream profile's (seed-systems.md §5), so none is written here.
+/// terminator is the device's text-stream profile's (docs/protocols/text-stream.md), so none is written here.
 ///
 /// Choices [I] (each in one place, so easy to change):
 /// - `expect` is plain text unless written between slashes (`/…/`), which makes it a regular expression

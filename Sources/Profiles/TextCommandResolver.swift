@@ -1,5 +1,5 @@
 /// One `commands` item filled in for one device: the exact query and set to send and the expectation its
-/// answers are held to (issue #14).
+/// answers are held to.
 public struct ResolvedTextCommand: Sendable, Hashable {
   /// The item's place in `commands` (`$.commands[index]`).
   public var index: Int

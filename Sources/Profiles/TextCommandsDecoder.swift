@@ -1,6 +1,6 @@
 import KBeacon
 
-/// Decoding of the `commands` section (`TextCommand`, issue #14), with the same diagnostics as the rest of
+/// Decoding of the `commands` section (`TextCommand`), with the same diagnostics as the rest of
 /// the profile: `site.json:7:19: $.commands[2].expect: invalid regular expression "(": …`.
 ///
 /// Checked here, before any radio work: the section is a non-empty array of objects with known keys;

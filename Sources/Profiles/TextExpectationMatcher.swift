@@ -1,4 +1,4 @@
-/// How an answer is held to a `TextExpectation` (issue #14; the choice is written at `TextCommand`): text
+/// How an answer is held to a `TextExpectation` (the choice is written at `TextCommand`): text
 /// equals one of the answer's lines; a regular expression (Swift `Regex` syntax) matches one whole line.
 /// Regular expressions are compiled when used, never kept, so nothing here is shared between tasks.
 enum TextExpectationMatcher {

@@ -1,8 +1,8 @@
 import Fleet
 import Foundation
 
-/// How one gateway takes its share of a campaign several gateways run (issue #18, "One campaign across
-/// gateways"), on the shared journal's server:
+/// How one gateway takes its share of a campaign several gateways run (one campaign across
+/// gateways), on the shared journal's server:
 /// - `join` and `heartbeat` keep the gateway's row in `bp_gateway` fresh; `heartbeat` also renews every lease
 ///   it holds in the run (a background task calls it every `CoordinationSettings.renewalSeconds`).
 /// - `recordSightings` stores the RSSI at which it hears each device (its latest per device).
@@ -12,7 +12,7 @@ import Foundation
 ///   condition is checked by the server, so two gateways never both hold it.
 /// - A lease is held by this process's instance (`PostgresJournal.instance`), not by the gateway's name: a
 ///   second process started under the same name cannot retake it, and a restarted gateway waits for its
-///   dead predecessor's leases to expire like any other gateway (issue #23). Each claim draws a new
+///   dead predecessor's leases to expire like any other gateway. Each claim draws a new
 ///   generation, the fencing token every later journal write of the device checks (`LeaseFence`).
 /// - `release` gives it back once the device's end is journalled.
 /// Every time is the server's clock (`now()`), so gateways' clocks need not agree.

@@ -2,7 +2,7 @@ import Fleet
 import Foundation
 import Synchronization
 
-/// The fencing token of a device this gateway process claimed (issue #23, "No fencing after a pause"):
+/// The fencing token of a device this gateway process claimed, so a gateway resumed after a pause longer than its lease cannot write a device another now holds:
 /// the lease's `generation`, drawn anew each time any gateway takes the lease (`GatewayCoordinator.claim`).
 /// While a fence is set, every journal write for the device (`PostgresJournal.record`) is one statement
 /// that changes the row only if this instance still holds that very lease, unexpired — so the proof and the

@@ -1,5 +1,5 @@
-/// Which gateway handles a device when several hear it (issue #18, "a gateway leaves a device to another that
-/// heard it clearly better in the last minute, so each device is handled by the gateway nearest to it").
+/// Which gateway handles a device when several hear it: a gateway leaves a device to another that
+/// heard it clearly better in the last minute, so each device is handled by the gateway nearest to it.
 /// Pure: the sightings come in, the decision comes out; `GatewayCoordinator` feeds it the sightings of live
 /// gateways within `CoordinationSettings.sightingWindow`.
 ///

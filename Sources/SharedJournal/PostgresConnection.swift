@@ -3,9 +3,9 @@ import Foundation
 import OwnThreads
 import Synchronization
 
-/// One libpq connection to the shared journal's PostgreSQL server (issue #18). libpq's calls block (they
+/// One libpq connection to the shared journal's PostgreSQL server. libpq's calls block (they
 /// wait on the server's socket), so every call runs on this connection's own thread (`SerialThread`), never
-/// on Swift's cooperative pool (design.md, "Blocking C calls never run on the cooperative pool"): a task
+/// on Swift's cooperative pool (the design rule "Blocking C calls never run on the cooperative pool"): a task
 /// hands a synchronous body to `session(_:)`, which runs it there with a `PostgresSession` and resumes the
 /// task with its result — the pattern of GRDB's `read`/`write` that the SQLite journal uses.
 ///

@@ -2,7 +2,7 @@ import BeaconCore
 import Fleet
 import Foundation
 
-/// The campaign journal on a PostgreSQL server that several gateways share (issue #18): the same runs and
+/// The campaign journal on a PostgreSQL server that several gateways share: the same runs and
 /// device rows as the SQLite `Journal`, behind the same `CampaignJournal` seam, so `Campaign` and its work
 /// neither know nor care which one they write. Every statement is parameterised (`PostgresSession.query`);
 /// like the SQLite journal it never holds a password (changes arrive masked, `JournalChange`).
@@ -20,7 +20,7 @@ public final class PostgresJournal: CampaignJournal {
   /// This gateway's name in the shared journal (its rows, leases and sightings).
   public let gateway: String
   /// This process's own id, drawn at start: its leases are held under it, so two processes with one
-  /// gateway name are two holders (issue #23) [I: both run; the name still groups their sightings and rows].
+  /// gateway name are two holders and cannot retake each other's leases [I: both run; the name still groups their sightings and rows].
   public let instance: String
   public var location: String { connection.location }
   let fences = LeaseFences()

@@ -1,7 +1,7 @@
 import CLibPQ
 import Foundation
 
-/// Going on through a server restart (issue #23, "A PostgreSQL restart of 0.6 s stopped every gateway"): a
+/// Going on through a server restart (a PostgreSQL restart of 0.6 s must not stop every gateway): a
 /// statement that fails because the connection is gone — libpq reports the connection bad, or the server
 /// says it is shutting down, starting up or unreachable (SQLSTATE class 08, 57P01–57P03) — is retried on a
 /// reset connection (`PQreset`, the same parameters), with a backoff from 50 ms doubling to 2 s, until

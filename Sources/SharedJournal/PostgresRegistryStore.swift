@@ -1,8 +1,8 @@
 import Fleet
 import Foundation
 
-/// The fleet registry on the shared journal's server (issue #18, "`audit` reads the shared registry, so
-/// one report covers the whole site"): the rows of the SQLite registry (`SQLiteRegistryStore`) in
+/// The fleet registry on the shared journal's server (`audit` reads the shared registry, so
+/// one report covers the whole site): the rows of the SQLite registry (`SQLiteRegistryStore`) in
 /// `bp_registry_device` and `bp_registry_reading` (schema migration 3), merged the same way
 /// (`RegistryChange.applied(to:)`), with each device's last `apply` and `dfu` run from the shared journal.
 ///

@@ -1,4 +1,4 @@
-/// Migration 5 of the shared journal (issue #23, "Several gateways: fencing, same names"), on its own so
+/// Migration 5 of the shared journal (fencing tokens, and leases held per process instance rather than per gateway name), on its own so
 /// the migration list gains one line.
 extension PostgresSchema {
   /// A lease belongs to a process instance, not to a gateway name: `instance` is the id a gateway process

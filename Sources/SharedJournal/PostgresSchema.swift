@@ -1,5 +1,5 @@
-/// The shared journal's schema on PostgreSQL and its versioned migrations (issue #18, "Schema migrations
-/// are versioned and run at start; two versions of the tool on one database refuse clearly").
+/// The shared journal's schema on PostgreSQL and its versioned migrations: they run at
+/// start, and two versions of the tool on one database refuse clearly rather than corrupt it.
 ///
 /// `bp_schema_version` holds one row per migration applied. At start, `migrate` reads the version (`version`:
 /// a database already current is used as it is, with no DDL and no lock), else it takes a transaction-scoped
@@ -98,7 +98,7 @@ extension PostgresSchema {
   ///
   /// `migrate` reads it first and changes nothing when the database is at its version already, so a role
   /// that may only read (SELECT on the `bp_` tables) can open the journal — `campaign status` for a monitoring
-  /// account (issue #23 part 4: the `CREATE TABLE IF NOT EXISTS` ran first and was refused). Versions only
+  /// account (a read-only role must not be made to run `CREATE TABLE IF NOT EXISTS`). Versions only
   /// grow, so a current version read without the lock stays current.
   static func version(_ session: PostgresSession) throws -> Int? {
     let present = try session.query("SELECT to_regclass('bp_schema_version') IS NOT NULL").rows.first?.first ?? nil

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Where the shared journal lives: a `postgresql://` (or `postgres://`) connection URL as libpq reads it,
-/// from `--journal` or `BEACON_PROVISION_JOURNAL` (issue #18, "Build").
+/// from `--journal` or `BEACON_PROVISION_JOURNAL`.
 ///
 /// A password written into the URL is refused [I]: it would show in `ps`, shell history and every message
 /// that names the journal. It comes from `PGPASSWORD` (libpq reads it), `~/.pgpass`, or
@@ -22,7 +22,7 @@ public struct PostgresURL: Sendable, Hashable {
   ///
   /// The scheme is kept in lower case: RFC 3986 §3.1 makes schemes case-insensitive, but libpq compares
   /// them case-sensitively (fe-connect.c, `uri_prefix_length`) and reads `POSTGRESQL://db/x` as the name of a
-  /// database on the local socket (issue #23 part 4) [I: normalised rather than refused — the operator's
+  /// database on the local socket [I: normalised rather than refused — the operator's
   /// meaning is plain].
   public init(_ text: String, origin: String) throws {
     guard Self.isPostgres(text) else {
@@ -89,8 +89,8 @@ public struct PostgresURL: Sendable, Hashable {
   /// Read as libpq reads one (fe-connect.c, `conninfo_parse`): `keyword = value` with optional blanks around
   /// `=`; a value is either single-quoted (to the next quote not escaped by a backslash) or runs to the next
   /// blank, a backslash escaping the character after it. The keyword is matched in any case and anywhere,
-  /// even inside another word: more hidden, never less (issue #23 part 4: `--journal "host=… password=…"`
-  /// was refused with the password in the message).
+  /// even inside another word: more hidden, never less (`--journal "host=… password=…"`
+  /// must not be refused with the password in the message).
   static func redactKeywordValues(_ text: String) -> String {
     let characters = Array(text)
     let keyword = "password".map(String.init)

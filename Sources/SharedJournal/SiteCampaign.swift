@@ -1,7 +1,7 @@
 import Fleet
 import Foundation
 
-/// One gateway's part of a campaign several gateways share (issue #18, "One campaign across gateways"):
+/// One gateway's part of a campaign several gateways share (one campaign across gateways):
 /// rounds of claim → run → release until none of the devices this gateway heard is left for it.
 ///
 /// Each round reads the shared journal, claims (`GatewayCoordinator.claim`) up to `batchSize` of its

@@ -1,7 +1,7 @@
 import Fleet
 import Foundation
 
-/// A shared run as `campaign status RUN` shows it (issue #18): every gateway's progress and every device's
+/// A shared run as `campaign status RUN` shows it: every gateway's progress and every device's
 /// state, read from the shared journal in one transaction (one consistent picture). Ages are seconds by the
 /// server's clock, so no gateway's clock matters.
 public struct SiteStatus: Sendable, Codable, Hashable {
@@ -61,8 +61,8 @@ extension PostgresJournal {
   ///
   /// A pending device's row names the gateway that created it (the first to hear it) or last tried it, not
   /// the one that will do it, so a pending device is counted under the gateway holding its lease, else under
-  /// the gateway of the run that hears it best — alive ones first, then by RSSI, then by name (issue #23
-  /// part 4) [I: the best-heard gateway stands for "will take it", as `NearestGatewayRule` leaves a device to
+  /// the gateway of the run that hears it best — alive ones first, then by RSSI, then by name (not under the
+  /// gateway that created its row) [I: the best-heard gateway stands for "will take it", as `NearestGatewayRule` leaves a device to
   /// it; one within the margin may take it instead].
   public func status(run: String, leaseSeconds: Double) async throws -> SiteStatus? {
     try await connection.session { s in

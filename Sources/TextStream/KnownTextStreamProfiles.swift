@@ -1,12 +1,12 @@
 import BeaconCore
 
-/// The profiles of seed-systems.md §5: the five of the current Tertium libraries, the legacy 2017–2018
+/// The profiles of docs/protocols/text-stream.md: the five of the current Tertium libraries, the legacy 2017–2018
 /// one, and the Nordic UART Service. Detection is by service UUID after discovery (`detect(in:)`), or by
 /// an advertised service UUID (`matching(advertised:)`).
 ///
 /// Choices [I]:
 /// - ACKme/Zentri fragment size: iOS fragments by the 20-byte tx packet size, Android by the 15-byte rx
-///   one (§5 "DISCREPANCY"). This profile uses 15, the smaller, which every ACKme module accepts.
+///   one (docs/protocols/text-stream.md, "Known profiles"). This profile uses 15, the smaller, which every ACKme module accepts.
 /// - The Nordic UART Service defines no terminator; AT-command firmwares use CR or CRLF. This profile
 ///   appends CRLF, which both kinds of parser accept as end of line; `--terminator` changes it.
 /// - The legacy profile (packet 20) keeps the current library's timeouts.

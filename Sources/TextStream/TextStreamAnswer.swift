@@ -1,5 +1,5 @@
 /// One answer of a text-stream device: the notified bytes concatenated in arrival order, ended by silence
-/// (seed-systems.md §5), and how many notifications carried them.
+/// (docs/protocols/text-stream.md), and how many notifications carried them.
 public struct TextStreamAnswer: Sendable, Hashable {
   public var bytes: [UInt8]
   /// Notifications that made up the answer.

@@ -1,6 +1,6 @@
 import BeaconCore
 
-/// Sends commands to one text-stream device and returns its answers (seed-systems.md §5), driving the pure
+/// Sends commands to one text-stream device and returns its answers (docs/protocols/text-stream.md), driving the pure
 /// `TextStreamExchange` over a `TextStreamLink`: it performs the engine's writes, runs its one timer on
 /// the injected `clock`, and feeds back acks, notifications, timer expiries and the link's end.
 ///

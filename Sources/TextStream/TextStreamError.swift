@@ -1,4 +1,4 @@
-/// Why a text-stream command produced no answer (seed-systems.md §5). Each case names the library's event
+/// Why a text-stream command produced no answer (docs/protocols/text-stream.md). Each case names the library's event
 /// it stands for where there is one.
 public enum TextStreamError: Error, Sendable, Hashable, CustomStringConvertible {
   /// A fragment's Write Response did not come in time (`TxRxDeviceDataSendTimeout`). `fragment` counts

@@ -1,4 +1,4 @@
-/// One command and its answer on a text-stream device, as a pure state machine (seed-systems.md §5,
+/// One command and its answer on a text-stream device, as a pure state machine (docs/protocols/text-stream.md,
 /// "Protocol behaviour"; iOS `deviceSendDataPiece` and `watchDogTimerTickReceivingData`, Android
 /// `accumulateValues`). It does no I/O and reads no clock: `start()` and `handle(_:)` return what to do,
 /// and the driver (`TextStreamClient`) writes, arms the one timer and reports back.

@@ -2,7 +2,7 @@ import BeaconCore
 
 /// One kind of text-stream ("virtual serial") device: the service that identifies it, the characteristic
 /// the host writes commands to (Rx) and the one it subscribes to for answers (Tx), the command terminator,
-/// the write fragment size and the timeouts (seed-systems.md §5, "Known profiles"). The known ones are in
+/// the write fragment size and the timeouts (docs/protocols/text-stream.md, "Known profiles"). The known ones are in
 /// `TextStreamProfile.known`.
 ///
 /// Rx and Tx are named from the device's side, as the Tertium libraries name them: the host writes Rx and

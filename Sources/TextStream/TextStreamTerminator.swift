@@ -1,4 +1,4 @@
-/// What is appended to each command before it is fragmented (seed-systems.md §5 "Append the profile's
+/// What is appended to each command before it is fragmented (docs/protocols/text-stream.md "Append the profile's
 /// terminator"). Answers are not split by it: an answer ends by silence (`TextStreamExchange`).
 public enum TextStreamTerminator: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
   /// Carriage return (the Zhaga TxRx profile).

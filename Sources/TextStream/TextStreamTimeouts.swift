@@ -1,4 +1,4 @@
-/// The timeouts of one text-stream exchange (seed-systems.md §5, "Protocol behaviour" and "Defaults"). Every
+/// The timeouts of one text-stream exchange (docs/protocols/text-stream.md, "Protocol behaviour" and "Defaults"). Every
 /// profile carries a set; a command may bring its own (`TextStreamClient.send(_:timeouts:)`).
 ///
 /// The library's names: `tmConnect`, `tmReceiveFirstPacket`, `tmReceivePackets`, `tmSendPackets`.

@@ -19,7 +19,7 @@ enum ApplyBenchmark {
   static let minimumRequests = 1 + 9 + 1
 
   /// The fewest KBeacon frames (Write Commands, each answered by a notification, so one round trip each):
-  /// authentication 2 (§5); a `cfg` of this size, 1; and twice (read, verify) a `getPara` for the sections
+  /// authentication 2 (docs/protocols/kbeacon.md §5); a `cfg` of this size, 1; and twice (read, verify) a `getPara` for the sections
   /// the profile manages: its request frame plus one report ack per report fragment (§4.4), the fragments
   /// being the answer's JSON size over the frame budget (MTU 247 − 6).
   static func minimumFrames(answerBytes: Int) -> Int {

@@ -2,7 +2,7 @@
 /// process (`ScalingBenchmark`): 1 link, 5 links on the simulated adapter's 5, 16 links on an adapter
 /// configured for 16; at 200 and 1,000 devices (`PROVISION_BENCH_COUNTS`). Each device gets slot 0 turned
 /// into an iBeacon, read back and verified; goals (printed, never asserted): speed-up ≥ 0.95 × links, 0
-/// devices failed (issue 23 part 2). The journal and the simulated fleet's state live in a fresh state
+/// devices failed (so `--parallel N` really runs N links). The journal and the simulated fleet's state live in a fresh state
 /// directory per run, on disk as the CLI keeps them.
 ///
 /// Needs `beacon-provision` next to this benchmark: `swift build -c release`.

@@ -3,7 +3,7 @@
 /// every link, as some always do at a real site — run as its own process (`ScalingBenchmark`): 1 link, 5
 /// links on the simulated adapter's 5, 16 links on an adapter configured for 16; at 200 and 1,000 devices
 /// (`PROVISION_BENCH_COUNTS`); a 1 s scan. Each device is read through the `plan` path; the three faulty
-/// ones are the 3 failed. Goals (printed, never asserted; issue 23 part 2): speed-up ≥ 0.95 × links, and
+/// ones are the 3 failed. Goals (printed, never asserted): speed-up ≥ 0.95 × links, and
 /// `--parallel 5` on 200 devices ≥ 4.5× faster than `--parallel 1`. The busy device's retries (audit
 /// waits 1 s, then 4 s) end about 5 s after the start whatever the links, a floor under short runs.
 ///

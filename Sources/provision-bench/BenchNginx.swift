@@ -1,8 +1,8 @@
 import Foundation
 import Loopback
 
-/// Debian's nginx serving one folder on a free loopback port, for `provision-bench http-download` (issue #12's
-/// throughput benchmark). Everything it writes stays in `prefix` (config, pid, logs, every *_temp_path); it
+/// Debian's nginx serving one folder on a free loopback port, for `provision-bench http-download` (the HTTP
+/// client's throughput benchmark). Everything it writes stays in `prefix` (config, pid, logs, every *_temp_path); it
 /// runs in the foreground (`daemon off`) with one worker and sendfile, and `stop()` terminates it and waits
 /// for it. Benchmark code cannot use the tests' launcher (Tests/TestServers), hence this short one.
 final class BenchNginx: Sendable {

@@ -11,7 +11,7 @@ import Simulator
 ///
 /// "The model's maximum" [I] is the most any Secure DFU client can get through this model (`bound`): every
 /// 4 KiB data object's packets at full events, the PRN receipts the protocol makes a client wait for, and the
-/// three control-point round trips it requires per object (Create, Calculate Checksum, Execute; nordic-dfu.md
+/// three control-point round trips it requires per object (Create, Calculate Checksum, Execute; docs/protocols/nordic-dfu.md
 /// §2.4) — nothing else. So the fraction measures what our engine loses (the init packet, Select, Set PRN, the
 /// wait after the first Create, any badly filled event) against an ideal client on the same link. The raw link maximum, (MTU − 3) × packets per event per interval, is
 /// printed too: no Secure DFU client reaches 90 % of it with 4 KiB objects (the per-object round trips
@@ -90,7 +90,7 @@ enum DFUThroughputBenchmark {
 
   /// Bytes per second of the best a Secure DFU client can do on this model (the model's maximum, see the type's
   /// doc comment): each 4 KiB data object's packets in full events — with PRN N, in runs of N packets each
-  /// followed by the receipt the client must wait for (nordic-dfu.md §2.4 step 13; the counter restarts at every
+  /// followed by the receipt the client must wait for (docs/protocols/nordic-dfu.md §2.4 step 13; the counter restarts at every
   /// Create) — plus the object's Create, Calculate Checksum and Execute round trips. Nothing else is counted:
   /// not the init packet, not Select or Set PRN, not the wait after the first Create.
   static func bound(_ size: Int, _ model: LinkModel, prn: UInt16) -> Double {

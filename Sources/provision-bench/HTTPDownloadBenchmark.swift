@@ -1,7 +1,7 @@
 import Cloud
 import Foundation
 
-/// `provision-bench http-download` (issue #12): download throughput of a 50 MiB file from nginx on loopback,
+/// `provision-bench http-download`: download throughput of a 50 MiB file from nginx on loopback,
 /// our `CurlHTTPClient` against the `curl` command line on the same file in the same run; goal: ours ≥ 0.95
 /// of curl's, median against median (printed, never asserted). Five rounds, each running both, the order
 /// alternating so neither always goes first. curl is timed around its process (`curl -s -o FILE URL`, start to

@@ -4,7 +4,7 @@ import Simulator
 
 /// `provision-bench kbeacon-session`: a full KBeacon visit against the simulated KBeacon over the simulated
 /// GATT link at the default link model (one connection interval per ATT round trip): connect sequence +
-/// auth + full read (kbeacon-protocol.md §3), a one-slot write (§6.2), and 100 history records (§9), at
+/// auth + full read (docs/protocols/kbeacon.md §3), a one-slot write (§6.2), and 100 history records (§9), at
 /// MTU 23 and 247. Frames and wall time are printed; the goal (a configuration visit under 2 s at MTU 247
 /// with 15 ms round trips) is printed next to them, never asserted.
 enum KBeaconSessionBench {

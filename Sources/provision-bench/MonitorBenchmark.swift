@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 
-/// `provision-bench monitor` (issue #24, "Quadratic CPU"): `beacon-provision monitor` watching 10,000
+/// `provision-bench monitor` (the monitor's CPU at scale): `beacon-provision monitor` watching 10,000
 /// simulated devices that advertise at 1 Hz, run as the operator runs it — the release binary in its own
 /// process, the simulated fleet in real time, every event printed as a JSON line — for `PROVISION_BENCH_SCAN`
 /// seconds (default 30). 100 of the devices stop advertising halfway, so exits are timed too.

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The runs `apply-scaling` and `audit-connect-scaling` share (issue 23 part 2): one command on fleets of
+/// The runs `apply-scaling` and `audit-connect-scaling` share (does `--parallel N` really run N links?): one command on fleets of
 /// `PROVISION_BENCH_COUNTS` devices (default 200 and 1,000), with 1 link (the smallest fleet only: a link's
 /// seconds per device are the baseline for every size), with 5 links on the simulated adapter's default 5,
 /// and with 16 links on an adapter configured for 16 (`"adapter": {"links": 16}`). Each run prints its wall

@@ -33,7 +33,7 @@ import Testing
     #expect(read?.drift == [AuditDrift(scope: "slot 0", key: "txPwr", expected: "0", actual: "-4", source: .read)])
   }
 
-  /// A device of a text-command profile (issue #14): its answers cannot be heard on the air, so it is
+  /// A device of a text-command profile: its answers cannot be heard on the air, so it is
   /// `unknown` until read; a read that found answers to set is drift like any other.
   @Test func aTextCommandDeviceIsJudgedOnlyByReadingIt() {
     var passive = Self.subject(desired: DeviceConfigView())

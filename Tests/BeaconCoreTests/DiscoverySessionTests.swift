@@ -2,7 +2,7 @@ import Testing
 
 @testable import BeaconCore
 
-/// Discovery windows, RSSI threshold, first-seen times and once-per-window frames (blukii seeds/000), and
+/// Discovery windows, RSSI threshold, first-seen times and once-per-window frames (blukii docs/protocols/info-manager.md, "The SDK's classes"), and
 /// the merging of advertising and scan-response data per address.
 @Suite(.timeLimit(.minutes(1))) struct DiscoverySessionTests {
   static let origin = ContinuousClock.now
@@ -56,7 +56,7 @@ import Testing
     #expect(session.finish(at: Self.origin + .seconds(6)).isEmpty)
   }
 
-  /// blukii's scanWaitDuration (issue #15): windows of 1 s every 3 s; reports in the 2 s waits are dropped.
+  /// blukii's scanWaitDuration: windows of 1 s every 3 s; reports in the 2 s waits are dropped.
   @Test func reportsInAPauseAreDroppedAndWindowsFollowThePeriod() {
     var session = DiscoverySession(
       settings: DiscoverySettings(window: .seconds(1), pause: .seconds(2)), origin: Self.origin)

@@ -2,7 +2,7 @@ import Testing
 
 @testable import BeaconCore
 
-/// Eddystone UID, TLM and EID frames (beacon-formats.md §2). URL is in `EddystoneURLTests`.
+/// Eddystone UID, TLM and EID frames (docs/protocols/beacon-formats.md §2). URL is in `EddystoneURLTests`.
 @Suite(.timeLimit(.minutes(1))) struct EddystoneFrameTests {
   static func frames(_ hex: String) throws -> [BeaconFrame] {
     DecodedAdvertisement(try vector(hex)).frames

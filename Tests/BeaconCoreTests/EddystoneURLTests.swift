@@ -2,7 +2,7 @@ import Testing
 
 @testable import BeaconCore
 
-/// Eddystone-URL decoding and the encoder (beacon-formats.md §2 "URL").
+/// Eddystone-URL decoding and the encoder (docs/protocols/beacon-formats.md §2 "URL").
 @Suite(.timeLimit(.minutes(1))) struct EddystoneURLTests {
   @Test func decodesTheVector() throws {
     // 03 03 AA FE | 13 16 AA FE | 10 = URL | EB = −21 dBm | 03 = "https://" | "goo.gl/S6zT6P" (13 ASCII bytes)

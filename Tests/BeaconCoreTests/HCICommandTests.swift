@@ -104,7 +104,7 @@ import Testing
   }
 
   @Test func advertisingWithARandomOwnAddress() {
-    // A DFU bootloader at the application's address + 1 (nordic-dfu.md §2.2), advertised as a random address.
+    // A DFU bootloader at the application's address + 1 (docs/protocols/nordic-dfu.md §2.2), advertised as a random address.
     let settings = AdvertisingSettings(
       connectable: true, interval: 0x0028, advertisingData: [0x02, 0x01, 0x06],
       randomAddress: BluetoothAddress("00:AA:01:01:00:02")!)

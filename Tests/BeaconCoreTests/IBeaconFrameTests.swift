@@ -2,7 +2,7 @@ import Testing
 
 @testable import BeaconCore
 
-/// iBeacon (beacon-formats.md §1).
+/// iBeacon (docs/protocols/beacon-formats.md §1).
 @Suite(.timeLimit(.minutes(1))) struct IBeaconFrameTests {
   /// 02 01 06                      flags: LE General Discoverable, BR/EDR not supported
   /// 1A FF                         AD length 26, manufacturer specific data

@@ -2,7 +2,7 @@ import Testing
 
 @testable import BeaconCore
 
-/// KKM KSensor 0x21, System 0x22 and the 0x2080 scan response (kbeacon-protocol.md §10.2–§10.4).
+/// KKM KSensor 0x21, System 0x22 and the 0x2080 scan response (docs/protocols/kbeacon.md §10.2–§10.4).
 @Suite(.timeLimit(.minutes(1))) struct KKMFrameTests {
   /// The real K6 KSensor sample (ble_monitor #835):
   /// 21        KSensor frame

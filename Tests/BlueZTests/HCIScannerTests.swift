@@ -5,7 +5,7 @@ import Testing
 @testable import BlueZ
 
 /// The raw-HCI scanner and `HCISocket` against a fake controller on a socketpair: the exact command
-/// sequence (legacy vs extended, linux-ble.md §4.4 item 2), reports out, the disable on stop, and errors.
+/// sequence (legacy vs extended, docs/protocols/linux-ble.md §4 item 2), reports out, the disable on stop, and errors.
 @Suite(.timeLimit(.minutes(2))) struct HCIScannerTests {
   static let adapter = Adapter(index: 0, name: "hci0", address: BluetoothAddress(rawValue: 0xAA), isUp: true)
 

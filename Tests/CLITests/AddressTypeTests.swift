@@ -8,7 +8,7 @@ import Testing
 @testable import BeaconProvisionCLI
 
 /// Commands that connect to one named device reach a KBeacon on a static random address (KKM tags use
-/// them, kbeacon-protocol.md §5/§14): without `--address-type` they learn the type from a short scan, with
+/// them, docs/protocols/kbeacon.md §5/§14): without `--address-type` they learn the type from a short scan, with
 /// it they connect at once with the type given. The simulated central, like the kernel, only reaches a
 /// device with the address type it advertises with (Core v5.4 Vol 6 Part B §1.3).
 @Suite("Address types", .isolatedState, .timeLimit(.minutes(2)))

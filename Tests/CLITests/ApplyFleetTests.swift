@@ -169,7 +169,7 @@ import Testing
     // Wait until a few devices are verified — off a terminal apply names devices only in its closing
     // summary, so the signal is the `-v` log record of each finished device on standard error — then kill
     // without warning.
-    // The run id is printed when the run starts (issue 24: after a kill -9 the closing summary never comes).
+    // The run id is printed when the run starts (after a kill -9 the closing summary never comes).
     var verified = 0
     var started: String?
     for await line in progress {

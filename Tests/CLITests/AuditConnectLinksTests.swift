@@ -6,7 +6,7 @@ import Testing
 
 /// `audit --connect --parallel 5` on a simulated fleet where, as at a real site, some devices fail on their
 /// own — one busy, one with another password, one that drops every link — keeps the adapter's 5 links in
-/// use (issue 23 part 2: it fell to 1–2 links within a second, each device failure or link teardown taken
+/// use (it once fell to 1–2 links within a second, each device failure or link teardown taken
 /// for the adapter's limit, and a busy device's retry pause holding a link). The links are counted where
 /// the simulated adapter counts them (`LinkCapacity.inUse`), sampled every 5 ms, in real time with 10 ms
 /// per ATT round trip.

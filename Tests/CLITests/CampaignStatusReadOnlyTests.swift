@@ -5,7 +5,7 @@ import Testing
 import TestServers
 
 /// `campaign status` as a monitoring account runs it: a PostgreSQL role that may only read the journal's tables
-/// (issue #23 part 4: the schema migration's CREATE ran first and was refused).
+/// (the schema migration's CREATE once ran first and was refused).
 @Suite(.timeLimit(.minutes(2))) struct CampaignStatusReadOnlyTests {
   @Test func aReadOnlyRoleRunsCampaignStatus() async throws {
     let server = try await PostgresServer.start()

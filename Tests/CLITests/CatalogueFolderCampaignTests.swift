@@ -8,7 +8,7 @@ import Testing
 
 @testable import BeaconProvisionCLI
 
-/// `dfu update --firmware latest` (kbeacon-protocol.md §11) on simulated KBeacon Pros (model KBPro_SIM,
+/// `dfu update --firmware latest` (docs/protocols/kbeacon.md §11) on simulated KBeacon Pros (model KBPro_SIM,
 /// hver V1.0) from a copy of the repository's example catalogue used as a folder (file:// base): outdated
 /// devices go to V5.14 (the catalogue's newest), current ones are skipped as up to date, a hardware version
 /// without releases is skipped with that reason, the package is fetched once, and the report names its

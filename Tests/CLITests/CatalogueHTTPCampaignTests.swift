@@ -6,7 +6,7 @@ import Testing
 
 @testable import BeaconProvisionCLI
 
-/// Issue #12, "Tests (a real server, not a mock)": a catalogue campaign on the simulated fleet against a copy
+/// Firmware from the network tested against a real server, not a mock: a catalogue campaign on the simulated fleet against a copy
 /// of firmware/example served by Debian's nginx on loopback (`--catalog http://127.0.0.1:PORT/`). Outdated
 /// devices go to V5.14, current ones are skipped, and nginx's access log shows one GET of the catalogue and
 /// one of the package for the whole campaign (one download per package, shared by every device that needs

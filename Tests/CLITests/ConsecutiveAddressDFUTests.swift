@@ -7,8 +7,8 @@ import Testing
 
 @testable import BeaconProvisionCLI
 
-/// Issue #23 part 1: a parallel `dfu update` on devices with consecutive addresses, where each no-bond
-/// bootloader comes up at its application's address + 1 — the next device's address (nordic-dfu.md §2.2).
+/// Never the wrong device: a parallel `dfu update` on devices with consecutive addresses, where each no-bond
+/// bootloader comes up at its application's address + 1 — the next device's address (docs/protocols/nordic-dfu.md §2.2).
 /// Every device must end at its own model's release, counted from the simulated devices themselves (their
 /// `ver` and what their bootloaders activated), not from the tool's report.
 @Suite(.isolatedState, .timeLimit(.minutes(10))) struct ConsecutiveAddressDFUTests {

@@ -8,8 +8,8 @@ import Testing
 @testable import BeaconProvisionCLI
 
 /// Fleet-wide Nordic Secure DFU through the CLI path (`dfu update`) against simulated KBeacons: buttonless
-/// entry (nordic-dfu.md §2.2), the bootloader at address +1 running the real `SimulatedDFUTarget`, the new
-/// version read back over a KBeacon session (kbeacon-protocol.md §6.3 `ver`) and kept in the simulator's
+/// entry (docs/protocols/nordic-dfu.md §2.2), the bootloader at address +1 running the real `SimulatedDFUTarget`, the new
+/// version read back over a KBeacon session (docs/protocols/kbeacon.md §6.3 `ver`) and kept in the simulator's
 /// state store.
 @Suite(.isolatedState, .timeLimit(.minutes(5))) struct DFUFleetCampaignTests {
   /// Addresses 4 apart: a bootloader at +1 never lands on a neighbour's application address.
@@ -64,7 +64,7 @@ import Testing
     #expect(!central.bootloaders.bootloaderLinks.isEmpty)
     #expect(Set(central.bootloaders.bootloaderLinks) == [BluetoothAddress("DD:34:02:06:F0:01")!])
     // the report says where the bootloader answered: +1, connected to as a random address, found by the
-    // name it was given for this device's first attempt (nordic-dfu.md §2.2 Set Advertisement Name)
+    // name it was given for this device's first attempt (docs/protocols/nordic-dfu.md §2.2 Set Advertisement Name)
     let report = try #require(result.reports[Self.address(0)])
     #expect(report.transfer == FirmwareTransferResult(
       bootloader: BluetoothAddress("DD:34:02:06:F0:01")!, bootloaderType: .random, bootloaderName: "DfuDD340206F000-1"))

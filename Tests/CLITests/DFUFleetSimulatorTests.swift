@@ -7,7 +7,7 @@ import Testing
 
 @testable import BeaconProvisionCLI
 
-/// The simulated fleet's DFU side on its own (nordic-dfu.md §2.2, §2.6): what a scan sees while a KBeacon
+/// The simulated fleet's DFU side on its own (docs/protocols/nordic-dfu.md §2.2, §2.6): what a scan sees while a KBeacon
 /// is in its bootloader, the inactivity timeout, the fleet file's `dfu` section, and a refused package.
 @Suite(.isolatedState, .timeLimit(.minutes(5))) struct DFUFleetSimulatorTests {
   /// Jumps the device at `address` into its bootloader the way `BLEDFULinkFactory` does: `02 "Dfu0700"`

@@ -6,7 +6,7 @@ import Testing
 
 @testable import BeaconProvisionCLI
 
-/// The commands keep the fleet registry (issue #13) in the state directory's journal file: `apply` records
+/// The commands keep the fleet registry (what `audit` reports) in the state directory's journal file: `apply` records
 /// its scan and each configuration it reads back, `plan` reads again, `scan` records every device heard —
 /// and a state directory that cannot be opened costs `scan` a warning, not its output.
 @Suite(.isolatedState, .timeLimit(.minutes(5))) struct FleetRegistryCommandTests {

@@ -3,7 +3,7 @@ import Simulator
 import Synchronization
 import TestServers
 
-/// One `beacon-provision` gateway process of the several-gateways tests (issue #23): started at once, its
+/// One `beacon-provision` gateway process of the several-gateways tests: started at once, its
 /// standard error drained all along (a full pipe would stall it) into a `LogTail`, and awaitable lines.
 final class GatewayProcess: Sendable {
   let process: Process
@@ -106,7 +106,7 @@ struct GatewaySite {
   }
 
   /// Creates the state directory's SQLite journal before the gateways start: processes opening a fresh
-  /// one at once race on its migration (issue #23 part 4, handled on another branch) — not what these
+  /// one at once race on its migration (`JournalMigrationRaceTests`) — not what these
   /// tests are about. (`campaign status` of no run opens it, then says there is no such run.)
   func prepareState() async throws {
     let opened = try await LocalTools.output(

@@ -3,7 +3,7 @@ import Testing
 import TestServers
 
 /// Several processes opening one fresh state directory at once (three gateways started together on one
-/// host, issue #23 part 4): each migrates the new journal file, and none may fail on the others' work
+/// host): each migrates the new journal file, and none may fail on the others' work
 /// (`table "registryDevice" already exists`, `duplicate column name: addressType` before the fix).
 @Suite(.timeLimit(.minutes(5))) struct JournalMigrationRaceTests {
   static let processes = 5

@@ -18,7 +18,7 @@ import Testing
     #expect(before.slots[0]?["majorID"] == .integer(100) && before.slots[0]?["minorID"] == .integer(4))
     #expect(before.common["name"] == .text("KBPro_214814"))
     // the patch names the slot and majorID but not the type; the session adds slot 0's type (5) so the cfg
-    // is valid (§6.2). (Fleet's adapter takes the slot index from the patch's "slot" key, as ConfigDiff writes it.)
+    // is valid (docs/protocols/kbeacon.md §6.2). (Fleet's adapter takes the slot index from the patch's "slot" key, as ConfigDiff writes it.)
     try await session.write(DeviceConfigView(slots: [0: ["slot": .integer(0), "majorID": .integer(9)]]))
     let after = try await session.readConfiguration(.all)
     #expect(after.slots[0]?["majorID"] == .integer(9))

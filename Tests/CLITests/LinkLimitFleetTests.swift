@@ -5,7 +5,7 @@ import Testing
 @testable import BeaconProvisionCLI
 
 /// `plan --parallel 8` on the simulated adapter, which holds 5 links like a real controller (3–7,
-/// linux-ble.md §4 item 6): the link limit makes devices wait, it fails none of them.
+/// docs/protocols/linux-ble.md §4 item 6): the link limit makes devices wait, it fails none of them.
 @Suite("Link limit on the simulated adapter", .isolatedState, .timeLimit(.minutes(2))) struct LinkLimitFleetTests {
   @Test func parallelEightOnAFiveLinkAdapterFailsNoDevice() async throws {
     let profile = FileManager.default.temporaryDirectory.appendingPathComponent("links-\(UUID().uuidString).json").path

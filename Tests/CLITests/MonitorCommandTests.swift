@@ -125,7 +125,7 @@ import Testing
   }
 
   /// A restarted monitor fired `enter` for every present device again, `session-open` for every tag,
-  /// `battery-low` and trigger-once events (issue #24): the presence state is kept in the state directory.
+  /// `battery-low` and trigger-once events: the presence state is kept in the state directory.
   @Test func aRestartDoesNotRefireWhatIsStillTrue() async throws {
     let folder = try Self.folder()
     defer { try? FileManager.default.removeItem(atPath: folder) }

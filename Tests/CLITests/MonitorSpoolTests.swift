@@ -7,7 +7,7 @@ import Testing
 
 @testable import BeaconProvisionCLI
 
-/// The monitor's webhook spool seen from the operator's side (issue #24): a failing receiver is warned
+/// The monitor's webhook spool seen from the operator's side: a failing receiver is warned
 /// about while the monitor runs and the spool's depth reported periodically; unusable URLs are refused at
 /// start and a spool's leftovers for one are not retried for ever; `monitor spool list|retry|drop`.
 @Suite(.isolatedState, .timeLimit(.minutes(1))) struct MonitorSpoolTests {

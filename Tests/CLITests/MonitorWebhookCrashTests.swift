@@ -5,7 +5,7 @@ import Testing
 
 @testable import BeaconProvisionCLI
 
-/// Webhooks to a real HTTP server on loopback that records every request (issue #16): the receiver goes
+/// Webhooks to a real HTTP server on loopback that records every request: the receiver goes
 /// down while a real `monitor` process runs, the monitor is killed with `kill -9` during the outage, the
 /// receiver comes back and the monitor is started again. Afterwards the receiver has every event the
 /// monitors printed exactly once (by idempotency key), in order per device.

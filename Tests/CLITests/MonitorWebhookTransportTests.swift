@@ -6,7 +6,7 @@ import Testing
 
 @testable import BeaconProvisionCLI
 
-/// How `monitor`'s webhooks travel (issue #16), with real processes and real servers: HTTPS to Debian's
+/// How `monitor`'s webhooks travel, with real processes and real servers: HTTPS to Debian's
 /// nginx with a private CA (`--cacert`) and a 302 on the way, proxied to the recording receiver; and Ctrl-C
 /// with deliveries still queued behind a slow receiver, which the drain must finish before the monitor exits.
 @Suite(.isolatedState, .timeLimit(.minutes(3))) struct MonitorWebhookTransportTests {

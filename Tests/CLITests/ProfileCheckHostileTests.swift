@@ -3,7 +3,7 @@ import Testing
 
 @testable import BeaconProvisionCLI
 
-/// `profile check` on the profiles that once killed the process with SIGILL (issue #11): it must report
+/// `profile check` on the profiles that once killed the process with SIGILL (found by fuzzing): it must report
 /// each problem with file, line:column and JSON path, and exit 1 — never trap.
 @Suite("profile check on hostile profiles", .timeLimit(.minutes(2)))
 struct ProfileCheckHostileTests {

@@ -7,7 +7,7 @@ import Testing
 @testable import BeaconProvisionCLI
 
 /// `resolve` and `news` as an operator runs them: the built binary against the loopback Info Manager, the
-/// server, key and cache configured through flags, the environment and the config file (issue #15).
+/// server, key and cache configured through flags, the environment and the config file.
 ///
 /// Serialized: Foundation's `Process` on Linux lets a child inherit the descriptors of another child started
 /// at the same moment, among them the socket by which it notices that child's exit; a loopback server

@@ -4,7 +4,7 @@ import Testing
 
 @testable import BeaconProvisionCLI
 
-/// `--resume last` and the command line that finishes a run (issue 24: the run id was lost after a kill -9,
+/// `--resume last` and the command line that finishes a run (the run id was once lost after a kill -9,
 /// and the hint printed a literal `--package FILE`). The end to end cases are in ApplyCrashTests (the start
 /// line, then `--resume last` after a kill -9) and ApplyFleetTests (the hint after a stop).
 @Suite("Resuming runs", .timeLimit(.minutes(1))) struct ResumeRunTests {

@@ -6,7 +6,7 @@ import TestServers
 
 @testable import BeaconProvisionCLI
 
-/// A run id given again with another profile (issue #23 part 4, "run identity"): `--run site1` with a second
+/// A run id given again with another profile: `--run site1` with a second
 /// profile used to join the first profile's run, find its devices done and say "no devices", while `plan`
 /// showed every device to change. It is refused, saying how to start a new run; the same profile goes on.
 @Suite(.isolatedState, .timeLimit(.minutes(3))) struct RunRecipeCommandTests {

@@ -4,8 +4,8 @@ import Testing
 
 @testable import BeaconProvisionCLI
 
-/// `runs` lists the journal's runs newest first with how far their devices got (issue 24: after a kill -9
-/// the run id was nowhere but the journal).
+/// `runs` lists the journal's runs newest first with how far their devices got (after a kill -9
+/// the run id was once nowhere but the journal).
 @Suite(.isolatedState, .timeLimit(.minutes(1))) struct RunsCommandTests {
   @Test func runsAreListedNewestFirstWithTheirDevicesCounted() async throws {
     let state = NSTemporaryDirectory() + "runs-\(UUID().uuidString.prefix(8))"

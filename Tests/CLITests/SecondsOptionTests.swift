@@ -5,7 +5,7 @@ import Testing
 
 /// Every option given in seconds rejects NaN, infinities, negatives and values too large for a `Duration`
 /// in milliseconds with an error naming the option — before `run()` could turn them into a trap
-/// (`Int(1e300 * 1000)`). Issue #11: nothing the user types may crash the tool.
+/// (`Int(1e300 * 1000)`). Nothing the user types may crash the tool.
 @Suite("Seconds options", .timeLimit(.minutes(2))) struct SecondsOptionTests {
   static let address = "C0:11:22:33:44:55"
 

@@ -6,7 +6,7 @@ import TestServers
 
 @testable import BeaconProvisionCLI
 
-/// Issue #23's faults of several gateways, each with real `apply` processes on a real PostgreSQL server and
+/// Faults of several gateways (a pause past the lease, one gateway name twice, a server restart), each with real `apply` processes on a real PostgreSQL server and
 /// a shared simulated site, and each proved by the simulated devices' shared write log (`SimulatorWriteLog`:
 /// every write any process's device accepted): every device written exactly once, and verified.
 @Suite(.timeLimit(.minutes(4))) struct SeveralGatewaysFaultsTests {
@@ -23,7 +23,7 @@ import TestServers
   }
 
   /// Two processes under one gateway name — the default, the host name: two adapters on one host. Before
-  /// issue #23 each retook the other's leases and most devices were written twice.
+  /// leases belonged to a process instance, each retook the other's leases and most devices were written twice.
   @Test func twoProcessesWithTheDefaultGatewayNameWriteEachDeviceOnce() async throws {
     let server = try await PostgresServer.start()
     let url = try await server.createDatabase()
@@ -87,7 +87,7 @@ import TestServers
   }
 
   /// `pg_ctl restart` while two gateways work: each reconnects (`PostgresReconnect`) and goes on; before
-  /// issue #23 both stopped with "server closed the connection unexpectedly".
+  /// gateways reconnected, both stopped with "server closed the connection unexpectedly".
   @Test func gatewaysGoOnThroughAPostgreSQLRestart() async throws {
     let server = try await PostgresServer.start()
     let url = try await server.createDatabase()

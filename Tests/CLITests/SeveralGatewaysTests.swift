@@ -8,7 +8,7 @@ import TestServers
 
 @testable import BeaconProvisionCLI
 
-/// Issue #18's acceptance run: three `beacon-provision apply` gateway processes on one simulated site share
+/// The acceptance run of several gateways sharing one campaign: three `beacon-provision apply` gateway processes on one simulated site share
 /// a run through a real PostgreSQL server. Each gateway hears its own part of the 60-device site (overlaps,
 /// different RSSI); one is killed with SIGKILL mid-campaign. Every device ends updated exactly once (the
 /// simulated devices' shared write log, `SimulatorWriteLog`), by a gateway that heard it best among those alive, and the

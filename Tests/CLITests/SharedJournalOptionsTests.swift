@@ -4,7 +4,7 @@ import Testing
 
 @testable import BeaconProvisionCLI
 
-/// `--journal` and its companions as an operator types them (issue #18): where the URL comes from, what is
+/// `--journal` and its companions as an operator types them: where the URL comes from, what is
 /// refused and that no password is ever shown.
 @Suite(.timeLimit(.minutes(5))) struct SharedJournalOptionsTests {
   static func options(_ extra: [String]) throws -> ProvisionOptions { try ProvisionOptions.parse(["site.json"] + extra) }
@@ -43,7 +43,7 @@ import Testing
   }
 
   /// An empty `--run` or `--gateway` is a usage error (exit 64) naming the option, for `apply` and `dfu update`
-  /// alike (issue #23 part 4: both were accepted).
+  /// alike (both were once accepted).
   @Test func anEmptyRunOrGatewayNameIsAUsageError() throws {
     for arguments in [
       ["apply", "site.json", "--run", ""], ["apply", "site.json", "--gateway", " "],

@@ -5,7 +5,7 @@ import TestServers
 import Testing
 
 /// `scan --journal` records what it heard into the fleet registry on the PostgreSQL server the gateways share
-/// (issue #18: "`audit` reads the shared registry, so one report covers the whole site"), not into its own
+/// (`audit` reads the shared registry, so one report covers the whole site), not into its own
 /// state directory; a URL carrying a password is refused before anything is scanned, without printing it.
 @Suite(.timeLimit(.minutes(2))) struct SharedRegistryCommandTests {
   @Test func scanRecordsIntoTheSharedRegistry() async throws {

@@ -6,7 +6,7 @@ import Testing
 /// and Foundation's `Process` start theirs in process groups of their own) which starts a grandchild, and then
 /// waits for ever. When the watcher declares the hang it writes every thread's backtrace of every process the
 /// run started to OUTPUT.hang-N.txt and prints a summary; whether it ends by a hang, by the run's own end or by
-/// a SIGTERM sent to it, no process the run started outlives it (issue 24: two TSan test processes were found
+/// a SIGTERM sent to it, no process the run started outlives it (two TSan test processes were once found
 /// running 13 and 21 minutes after `scripts/test` had exited).
 @Suite("scripts/swift-test-watched", .timeLimit(.minutes(3))) struct SwiftTestWatchedTests {
   /// A scratch directory with the stand-in run; `pids` collects the pid of every process it starts.

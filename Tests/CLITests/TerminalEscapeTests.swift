@@ -5,7 +5,7 @@ import Testing
 
 @testable import BeaconProvisionCLI
 
-/// Issue 24, "Terminal escape injection": a device nearby advertises the name `ESC ]0;pwned BEL ESC [2J`
+/// No terminal escape injection: a device nearby advertises the name `ESC ]0;pwned BEL ESC [2J`
 /// (retitle the terminal, clear the screen). The built CLI's `scan` and `plan` print it with its control
 /// characters shown as `\u{XX}` (`TerminalText`), and no ESC, BEL or other control byte reaches the
 /// operator's terminal; `--json` keeps the exact name (JSON escapes it by its own rules). The renderings of

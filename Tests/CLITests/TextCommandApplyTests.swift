@@ -6,7 +6,7 @@ import Testing
 
 @testable import BeaconProvisionCLI
 
-/// `plan`/`apply` of a `commands` profile (issue #14) end to end on the built-in fleet's Nordic-UART AT
+/// `plan`/`apply` of a `commands` profile end to end on the built-in fleet's Nordic-UART AT
 /// device, through the same CLI path as a KBeacon profile; what reached the device is read from the
 /// simulated device itself (every command line it received, and its settings).
 @Suite(.isolatedState, .timeLimit(.minutes(5))) struct TextCommandApplyTests {

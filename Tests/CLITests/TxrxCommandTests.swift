@@ -6,7 +6,7 @@ import Testing
 
 @testable import BeaconProvisionCLI
 
-/// `txrx` in process against the simulated text-stream devices (issue #14): the built-in fleet's Tertium
+/// `txrx` in process against the simulated text-stream devices: the built-in fleet's Tertium
 /// TxRx reader and Nordic-UART AT device, and fleet files with slow or busy readers.
 @Suite(.isolatedState, .timeLimit(.minutes(5))) struct TxrxCommandTests {
   static let reader = "C7:08:00:00:00:01"

@@ -40,8 +40,8 @@ final class WebhookReceiver: Sendable {
   func stop() async {
     try? input.fileHandleForWriting.close()
     process.terminate()
-    // Bounded: a child inherits the starting thread's signal mask, where the test runner blocks SIGTERM
-    // (issue 24); SIGKILL cannot be blocked.
+    // Bounded: a child inherits the starting thread's signal mask, where the test runner blocks SIGTERM;
+    // SIGKILL cannot be blocked.
     for _ in 0..<250 where process.isRunning { try? await Task.sleep(for: .milliseconds(20)) }
     if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     while process.isRunning { try? await Task.sleep(for: .milliseconds(20)) }

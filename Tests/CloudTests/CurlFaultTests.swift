@@ -4,7 +4,7 @@ import Synchronization
 import TestServers
 import Testing
 
-/// The libcurl client against Fixtures/fault_server.py: every fault of issue #12 nginx cannot produce.
+/// The libcurl client against Fixtures/fault_server.py: every network fault the client must survive that nginx cannot produce.
 @Suite("libcurl client against a fault-injecting server", .timeLimit(.minutes(3)))
 struct CurlFaultTests {
   /// Short waits so the suite runs in seconds: retries after 0.1 s, the low-speed window 2 s.

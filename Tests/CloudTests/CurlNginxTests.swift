@@ -4,7 +4,7 @@ import Foundation
 import TestServers
 import Testing
 
-/// The libcurl client against Debian's nginx over HTTP and HTTPS with a private CA (issue #12).
+/// The libcurl client against Debian's nginx over HTTP and HTTPS with a private CA.
 @Suite("libcurl client against nginx", .timeLimit(.minutes(3)))
 struct CurlNginxTests {
   static let catalogue = #"{"V1.0":[{"appVersion":"V5.14","appFileName":"app.zip","note":"fixes"}]}"#

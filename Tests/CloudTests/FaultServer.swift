@@ -1,7 +1,7 @@
 import Foundation
 import TestServers
 
-/// The Python fault-injecting server in Fixtures/ (issue #12's failure cases), one process per test: a real
+/// The Python fault-injecting server in Fixtures/ (the network failures the client must survive), one process per test: a real
 /// HTTP server speaking over real sockets, not a stand-in for the client's peer. nginx, the CA and the
 /// helpers it uses are in the TestServers target, shared with CLITests.
 final class FaultServer: Sendable {

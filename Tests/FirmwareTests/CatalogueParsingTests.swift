@@ -3,7 +3,7 @@ import KBeacon
 import Profiles
 import Testing
 
-/// The KKM catalogue format of kbeacon-protocol.md §11 — an object keyed by `hver` of arrays of
+/// The KKM catalogue format of docs/protocols/kbeacon.md §11 — an object keyed by `hver` of arrays of
 /// `{appVersion, appFileName, note}` — plus our `sha256` / `size`, decoded from bytes, and refusals that
 /// name line, column and JSON path.
 @Suite("Firmware catalogue parsing", .timeLimit(.minutes(1))) struct CatalogueParsingTests {

@@ -2,7 +2,7 @@ import Firmware
 import Profiles
 import Testing
 
-/// Version order (kbeacon-protocol.md §11): KKM's apps compare `float(appVersion[1:])`; we compare
+/// Version order (docs/protocols/kbeacon.md §11): KKM's apps compare `float(appVersion[1:])`; we compare
 /// components as integers, and say where the two disagree.
 @Suite("Firmware catalogue versions", .timeLimit(.minutes(1))) struct FirmwareVersionRuleTests {
   static func entry(_ version: String) -> CatalogueEntry {

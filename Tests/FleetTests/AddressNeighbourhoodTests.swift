@@ -6,7 +6,7 @@ import Testing
 @testable import Fleet
 
 /// `AddressNeighbourhood`: devices one address apart (last octet, wrapping) are never visited together,
-/// because one's DFU bootloader (address + 1, nordic-dfu.md §2.2) answers at the other's application address.
+/// because one's DFU bootloader (address + 1, docs/protocols/nordic-dfu.md §2.2) answers at the other's application address.
 @Suite(.timeLimit(.minutes(1))) struct AddressNeighbourhoodTests {
   static func a(_ text: String) -> BluetoothAddress { BluetoothAddress(text)! }
 

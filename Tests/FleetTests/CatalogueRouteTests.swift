@@ -4,7 +4,7 @@ import Testing
 
 @testable import Fleet
 
-/// How a catalogue campaign's route decides per device (kbeacon-protocol.md §11): the package resolved
+/// How a catalogue campaign's route decides per device (docs/protocols/kbeacon.md §11): the package resolved
 /// for its (model, hver), skipped when it already runs that version or newer, the survey's identity when
 /// it cannot be read now, and a failure for a pair nothing was resolved for.
 @Suite("Catalogue route", .timeLimit(.minutes(1))) struct CatalogueRouteTests {

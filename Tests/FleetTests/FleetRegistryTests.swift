@@ -6,7 +6,7 @@ import Testing
 
 @testable import Fleet
 
-/// The fleet registry (issue #13) on the journal's database: sightings and reads merge into one row per
+/// The fleet registry (what `audit` reports) on the journal's database: sightings and reads merge into one row per
 /// device, a value a sighting does not carry is kept, the RSSI/battery history is pruned to its limit, the
 /// last `apply` and `dfu` come from the journal's runs, and a password never reaches the file.
 @Suite("Fleet registry", .timeLimit(.minutes(1))) struct FleetRegistryTests {

@@ -4,7 +4,7 @@ import Testing
 
 @testable import Fleet
 
-/// A faulty or hostile device's configuration answer (issue #11) goes through the same path as `plan`:
+/// A faulty or hostile device's configuration answer (one once crashed `plan`) goes through the same path as `plan`:
 /// the `getPara` bytes, the KBeacon model, the diff view, the plan lines. A value beyond `Int` once trapped
 /// when the plan was rendered.
 @Suite("Hostile device answers in a plan", .timeLimit(.minutes(2)))

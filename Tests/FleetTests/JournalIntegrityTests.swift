@@ -3,7 +3,7 @@ import Testing
 
 @testable import Fleet
 
-/// Issue 24: 8 KiB of random bytes at offset 32 KiB of the journal went unnoticed (`apply` exited 0). Opening a
+/// A damaged journal is refused: 8 KiB of random bytes at offset 32 KiB of the journal once went unnoticed (`apply` exited 0). Opening a
 /// journal runs SQLite's quick_check and refuses a damaged file, naming it; a sound one opens as before.
 @Suite("Journal integrity", .timeLimit(.minutes(1))) struct JournalIntegrityTests {
   /// A journal file of well over 40 KiB (one run of 3,000 devices), closed.

@@ -5,7 +5,7 @@ import Testing
 @testable import Fleet
 
 /// Threads opening one fresh journal file at once, each through its own connection, as separate processes do
-/// (issue #23 part 4; the CLI test `JournalMigrationRaceTests` runs real processes): all of them migrate it.
+/// (three gateways started together on one host; the CLI test `JournalMigrationRaceTests` runs real processes): all of them migrate it.
 @Suite struct JournalMigrationRaceTests {
   /// Each `Journal(path:)` blocks on SQLite, so each runs on a thread of its own, off the cooperative pool.
   @Test func connectionsOpeningOneFreshFileAtOnceAllSucceed() async throws {

@@ -5,7 +5,7 @@ import Testing
 
 @testable import Fleet
 
-/// An adapter that holds fewer links than `--parallel` asks for (linux-ble.md §4 item 6: 3–7): devices
+/// An adapter that holds fewer links than `--parallel` asks for (docs/protocols/linux-ble.md §4 item 6: 3–7): devices
 /// wait for a free link instead of failing, and the campaign lowers its parallelism and says so.
 @Suite("Link limit", .timeLimit(.minutes(1))) struct LinkLimitTests {
   @Test func aLinkLimitBelowTheParallelismMakesDevicesWaitNotFail() async throws {

@@ -5,7 +5,7 @@ import Testing
 
 @testable import Fleet
 
-/// Issue 23 part 2: the campaign's links are not lowered by what is not the adapter's limit — a connect
+/// `--parallel N` keeps N links: the campaign's links are not lowered by what is not the adapter's limit — a connect
 /// refused while a link of ours is still being torn down, a device's own failure, a device pausing before a
 /// retry — and a limit lowered by the adapter is raised again after successes, said once.
 @Suite("Link teardown and the link limit", .timeLimit(.minutes(1))) struct LinkTeardownTests {

@@ -4,7 +4,7 @@ import Testing
 
 @testable import Fleet
 
-/// What a run was made from, in the SQLite journal (issue #23 part 4, migration v5).
+/// What a run was made from, in the SQLite journal (migration v5), so a run id reused with other input is refused.
 @Suite(.timeLimit(.minutes(1))) struct RunRecipeTests {
   static let profile = RunRecipe("profile", content: Array(#"{"version": 1}"#.utf8))
   static let other = RunRecipe("profile", content: Array(#"{"version": 1, "desired": {}}"#.utf8))

@@ -57,7 +57,7 @@ import Testing
     ])
   }
 
-  /// A receiver that fails was silent until the monitor exited (issue #24): the first failure is warned
+  /// A receiver that fails was silent until the monitor exited: the first failure is warned
   /// about with its reason, the following ones are not (a receiver down all night would flood the log), and
   /// the recovery is. Secrets in the URL's query are not repeated.
   @Test func aFailingReceiverIsWarnedAboutOnceAndWhenItRecovers() async throws {

@@ -2,7 +2,7 @@ import Testing
 
 @testable import InfoManager
 
-/// The resolve state machine (seed-systems.md §6, "Resolve states"): UNRESOLVED, RESOLVED, NODATA and
+/// The resolve state machine (docs/protocols/info-manager.md, "Resolve states"): UNRESOLVED, RESOLVED, NODATA and
 /// CACHED, the cache's timeout and the single-ID rule, on a time line given as numbers (no clock).
 @Suite(.timeLimit(.minutes(2))) struct BatchResolutionTests {
   static let entrance = InfoPoint(

@@ -3,7 +3,7 @@ import Testing
 
 @testable import InfoManager
 
-/// The request shapes (InfoManagerEndpoints, seed-systems.md §6): paths under `/_ah/api`, the API key as
+/// The request shapes (InfoManagerEndpoints, docs/protocols/info-manager.md): paths under `/_ah/api`, the API key as
 /// `?key=`, the `GetBlukiisInfoData` body of one batch.
 @Suite(.timeLimit(.minutes(2))) struct InfoManagerEndpointsTests {
   @Test func theBatchRequestCarriesEveryIDInOneBody() throws {

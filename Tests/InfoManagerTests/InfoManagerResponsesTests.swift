@@ -2,7 +2,7 @@ import Testing
 
 @testable import InfoManager
 
-/// Decoding of the Info Manager's answers (seed-systems.md §6, "Objects") from byte vectors, and the
+/// Decoding of the Info Manager's answers (docs/protocols/info-manager.md, "Objects") from byte vectors, and the
 /// refusals a malformed body gets: source, line:column, JSON path and the allowed values.
 @Suite(.timeLimit(.minutes(2))) struct InfoManagerResponsesTests {
   static func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }

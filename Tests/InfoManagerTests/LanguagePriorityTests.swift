@@ -2,7 +2,7 @@ import Testing
 
 @testable import InfoManager
 
-/// The language priority (BKResolveSettings, seed-systems.md §6): parsing and the first-language-with-content
+/// The language priority (BKResolveSettings, docs/protocols/info-manager.md): parsing and the first-language-with-content
 /// choice.
 @Suite(.timeLimit(.minutes(2))) struct LanguagePriorityTests {
   static let point = InfoPoint(id: "1", outputInfos: [

@@ -3,7 +3,7 @@ import Testing
 
 @testable import KBeacon
 
-/// kbeacon-protocol.md §5: the MD5 challenge–response, long and short forms, both sides.
+/// docs/protocols/kbeacon.md §5: the MD5 challenge–response, long and short forms, both sides.
 @Suite(.timeLimit(.minutes(1))) struct AuthenticationTests {
   let mac = BluetoothAddress("BC:57:29:01:02:03")!
 

@@ -2,7 +2,7 @@ import Testing
 
 @testable import KBeacon
 
-/// The config model, key table and flat view (kbeacon-protocol.md §6.3–§6.6, §7).
+/// The config model, key table and flat view (docs/protocols/kbeacon.md §6.3–§6.6, §7).
 @Suite(.timeLimit(.minutes(1))) struct ConfigModelTests {
   @Test func tableRowsCarryTheSpecRanges() throws {
     #expect(KeyTable.spec(for: "advPrd", in: .slot)?.kind == .number(100...40000))

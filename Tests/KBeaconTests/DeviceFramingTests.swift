@@ -2,7 +2,7 @@ import Testing
 
 @testable import KBeacon
 
-/// Device-side framing pieces (kbeacon-protocol.md §4.2–§4.4) used by the simulated KBeacon.
+/// Device-side framing pieces (docs/protocols/kbeacon.md §4.2–§4.4) used by the simulated KBeacon.
 @Suite(.timeLimit(.minutes(1))) struct DeviceFramingTests {
   @Test func requestAssemblerAsksForEachNextOffset() throws {
     var assembler = RequestAssembler()

@@ -2,7 +2,7 @@ import Testing
 
 @testable import KBeacon
 
-/// kbeacon-protocol.md §4: header nibbles, request frames, device acks, report fragments and report acks.
+/// docs/protocols/kbeacon.md §4: header nibbles, request frames, device acks, report fragments and report acks.
 @Suite(.timeLimit(.minutes(1))) struct FramingTests {
   @Test func headerNibblesFollowTheSpecTable() throws {
     // 0x13 = data type 1 (auth) << 4 | 3 (SINGLE)

@@ -3,7 +3,7 @@ import Testing
 
 @testable import KBeacon
 
-/// Device answers and values that once trapped the tool (issue #11): a faulty or hostile device may send
+/// Device answers and values that once trapped the tool (found by fuzzing the parsers): a faulty or hostile device may send
 /// any number; the wire model keeps it, and nothing that converts it may trap.
 @Suite("Hostile wire input", .timeLimit(.minutes(2)))
 struct HostileWireInputTests {
@@ -31,7 +31,7 @@ struct HostileWireInputTests {
     #expect(slot.fields["advPrd"] == nil)
   }
 
-  /// Signed 8.8 fixed point (kbeacon-protocol.md §8.3): 21.5 °C is 0x1580; values beyond the format
+  /// Signed 8.8 fixed point (docs/protocols/kbeacon.md §8.3): 21.5 °C is 0x1580; values beyond the format
   /// saturate at 0x7FFF / 0x8000 and NaN is 0 instead of trapping.
   @Test func fixedPointEncodingSaturatesInsteadOfTrapping() {
     #expect(fixed88Raw(21.5) == 0x1580)

@@ -4,7 +4,7 @@ import Testing
 @testable import KBeacon
 
 /// The one JSON parser (RFC 8259): positions for profile files, `JSONValue` for device answers
-/// (kbeacon-protocol.md §4.2, §6), and typed errors that say where the text broke.
+/// (docs/protocols/kbeacon.md §4.2, §6), and typed errors that say where the text broke.
 @Suite("JSON parser", .timeLimit(.minutes(2)))
 struct JSONParserTests {
   func parse(_ text: String) throws(JSONSyntaxError) -> SourceJSON { try JSONParser.parseWithPositions(Array(text.utf8)) }

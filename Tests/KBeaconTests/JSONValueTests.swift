@@ -2,7 +2,7 @@ import Testing
 
 @testable import KBeacon
 
-/// The order- and number-preserving JSON used on the wire (kbeacon-protocol.md §4.2, §6).
+/// The order- and number-preserving JSON used on the wire (docs/protocols/kbeacon.md §4.2, §6).
 @Suite(.timeLimit(.minutes(1))) struct JSONValueTests {
   @Test func roundTripKeepsKeyOrderAndNumberText() throws {
     let text =

@@ -2,7 +2,7 @@ import Testing
 
 @testable import KBeacon
 
-/// JSON messages of kbeacon-protocol.md §6 (v2), §7 (v1) and §6.7 (commands).
+/// JSON messages of docs/protocols/kbeacon.md §6 (v2), §7 (v1) and §6.7 (commands).
 @Suite(.timeLimit(.minutes(1))) struct MessageTests {
   @Test func getParaV2AndV1Text() {
     #expect(ReadRequest.pro([.common, .slots]).json.description == #"{"msg":"getPara","type":3}"#)

@@ -2,7 +2,7 @@ import Testing
 
 @testable import KBeacon
 
-/// kbeacon-protocol.md §4.2–§4.4: the app side of a request, against recorded device frames.
+/// docs/protocols/kbeacon.md §4.2–§4.4: the app side of a request, against recorded device frames.
 @Suite(.timeLimit(.minutes(1))) struct RequestExchangeTests {
   @Test func writeThatFitsFinishesOnCauseZero() {
     let cfg = utf8(#"{"msg":"cfg"}"#)

@@ -2,7 +2,7 @@ import Testing
 
 @testable import KBeacon
 
-/// Sensor history HEX messages (kbeacon-protocol.md §9).
+/// Sensor history HEX messages (docs/protocols/kbeacon.md §9).
 @Suite(.timeLimit(.minutes(1))) struct SensorHistoryTests {
   @Test func requestsInTheThreeOrders() throws {
     // 01 = read info, 02 = HT sensor
@@ -85,7 +85,7 @@ import Testing
   }
 }
 
-/// FEA3 indications (kbeacon-protocol.md §8.3).
+/// FEA3 indications (docs/protocols/kbeacon.md §8.3).
 @Suite(.timeLimit(.minutes(1))) struct IndicationTests {
   @Test func v2HumidityTriggerAndOtherEvents() throws {
     // 08 = HTTempAbove | UTC 65000000 | temp 1980 = 25.5 | hum 3240 = 50.25
@@ -119,7 +119,7 @@ import Testing
   }
 }
 
-/// Error and timeout names (kbeacon-protocol.md §12).
+/// Error and timeout names (docs/protocols/kbeacon.md §12).
 @Suite(.timeLimit(.minutes(1))) struct ErrorCatalogTests {
   @Test func everyDeviceCauseHasItsSpecMeaning() {
     for code: UInt16 in [

@@ -2,7 +2,7 @@ import Testing
 
 @testable import NordicDFU
 
-/// CRC-32 as the target computes it (§2.4) and the proto2 reader used for init packets (§1.3).
+/// CRC-32 as the target computes it (docs/protocols/nordic-dfu.md §2.4) and the proto2 reader used for init packets (§1.3).
 @Suite(.timeLimit(.minutes(2))) struct ChecksumAndProtobufTests {
   @Test func crc32MatchesTheStandardCheckValue() {
     // CRC-32/ISO-HDLC check value for "123456789" is 0xCBF43926 (what zlib.crc32 returns)

@@ -3,7 +3,7 @@ import Testing
 import BeaconCore
 @testable import NordicDFU
 
-/// Control-point request/response byte vectors (nordic-dfu.md §2.3, §2.4, and the nrfutil wire trace of §5).
+/// Control-point request/response byte vectors (docs/protocols/nordic-dfu.md §2.3, §2.4, and the nrfutil wire trace of §5).
 @Suite(.timeLimit(.minutes(2))) struct ControlPointCodecTests {
   @Test func requestsEncodeAsInTheNrfutilTrace() {
     // 09 01: Ping, id 1
@@ -86,7 +86,7 @@ import BeaconCore
   }
 }
 
-/// Buttonless entry codec and bootloader address rules (nordic-dfu.md §2.2).
+/// Buttonless entry codec and bootloader address rules (docs/protocols/nordic-dfu.md §2.2).
 @Suite(.timeLimit(.minutes(2))) struct ButtonlessAndLocatorTests {
   @Test func buttonlessRequestsAndResponses() throws {
     // 01: enter bootloader

@@ -2,7 +2,7 @@ import Testing
 
 @testable import NordicDFU
 
-/// The pure DFU engine against scripted target answers (nordic-dfu.md §2.5): every action and the
+/// The pure DFU engine against scripted target answers (docs/protocols/nordic-dfu.md §2.5): every action and the
 /// bytes it carries are checked, so a change in order, chunking or resume logic fails here.
 @Suite(.timeLimit(.minutes(2))) struct DFUEngineTests {
   let dat: [UInt8] = Array(0..<10)

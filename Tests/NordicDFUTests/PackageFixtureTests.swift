@@ -76,7 +76,7 @@ import Testing
   }
 
   @Test func aLegacyInitPacketUnderASecureManifestIsAMalformedInitPacket() throws {
-    // the 14-byte legacy app.dat (§1.2: type 0x0052, rev 0xFFFF, ver 0xFFFFFFFF, 1 sd_req 0xFFFE, crc16)
+    // the 14-byte legacy app.dat (docs/protocols/nordic-dfu.md §1.2: type 0x0052, rev 0xFFFF, ver 0xFFFFFFFF, 1 sd_req 0xFFFE, crc16)
     // under a Secure manifest: the package is not legacy (§1.2 tells legacy by its manifest), its init
     // packet is malformed — first byte 0x52 is neither 0x0A nor 0x12.
     let files = try DFUFixtures.files(of: "legacy_app.zip").filter { $0.name != "manifest.json" }

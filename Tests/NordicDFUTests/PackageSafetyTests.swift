@@ -4,7 +4,7 @@ import Testing
 
 @testable import NordicDFU
 
-/// Bad packages are refused before any connection (nordic-dfu.md §1.4; zip safety).
+/// Bad packages are refused before any connection (docs/protocols/nordic-dfu.md §1.4; zip safety).
 @Suite(.timeLimit(.minutes(2))) struct PackageSafetyTests {
   let expectations = DeviceExpectations(hardwareVersion: 52, softDeviceID: 0x101, applicationVersion: 1)
 

@@ -5,7 +5,7 @@ import Testing
 @testable import NordicDFU
 
 /// `DFUPublicKey` once handed OpenSSL a memory BIO over a buffer that `withUnsafeBytes` had already taken
-/// back (issue #11; AddressSanitizer reports it as a heap use-after-free). The key must be fully parsed
+/// back (AddressSanitizer reports it as a heap use-after-free). The key must be fully parsed
 /// while the PEM's bytes are lent, and keep nothing that points into them. Run these under
 /// `swift test --sanitize=address` to see the read; without the sanitizer they check the key still works.
 @Suite("Public key lifetime", .timeLimit(.minutes(2)))

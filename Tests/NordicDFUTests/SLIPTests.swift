@@ -2,7 +2,7 @@ import Testing
 
 @testable import NordicDFU
 
-/// SLIP vectors (nordic-dfu.md §4: 0xC0 → DB DC, 0xDB → DB DD, one END after each frame, no leading END).
+/// SLIP vectors (docs/protocols/nordic-dfu.md §4: 0xC0 → DB DC, 0xDB → DB DD, one END after each frame, no leading END).
 @Suite(.timeLimit(.minutes(2))) struct SLIPTests {
   @Test func encodesWithEscapesAndATrailingEnd() {
     // 09 01 → 09 01 C0

@@ -7,7 +7,7 @@ import Testing
 /// waits (`dfu_transport_serial.py`: `DEFAULT_TIMEOUT = 30.0`, `open()` pings until it has passed).
 @Suite("Serial bootloader ready wait", .timeLimit(.minutes(1))) struct SerialReadyWaitTests {
   /// A bootloader that is still busy after its reset: it ignores the first `silentPings` pings, then
-  /// answers pings and Get MTU like the SDK 15.3 UART transport (§4).
+  /// answers pings and Get MTU like the SDK 15.3 UART transport (docs/protocols/nordic-dfu.md §4).
   final class WakingBootloader: ByteChannel {
     let incoming: AsyncThrowingStream<[UInt8], any Error>
     private let continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation

@@ -3,7 +3,7 @@ import Testing
 
 @testable import NordicDFU
 
-/// A later image's `sd_req` is checked against the SoftDevice an earlier image installs (nordic-dfu.md
+/// A later image's `sd_req` is checked against the SoftDevice an earlier image installs (docs/protocols/nordic-dfu.md
 /// §1.3, §1.4 item 5), with the nrfutil-made `sd_bl_app.zip` (Tests/Fixtures/dfu/README.md: `--sd-req 0xB7
 /// --sd-id 0x101`; its SoftDevice's information structure says FWID 0x0101).
 @Suite("SoftDevice requirements across images", .timeLimit(.minutes(1))) struct SoftDeviceChainTests {

@@ -106,7 +106,7 @@ import Testing
     #expect(s.value == -63)
   }
 
-  /// Webhook URLs that can never be delivered to (issue #24) were accepted and their events retried for
+  /// Webhook URLs that can never be delivered to once were accepted and their events retried for
   /// ever: no host, a port out of range, a space or CR/LF, and a password (stored in the spool) are refused.
   @Test func unusableWebhookURLsAreRefusedWithTheirPath() {
     let urls = ["http://", "http://h:99999/", "http://my host/", "http://h/a\r\nX-Evil: 1", "https://user:pw@h/", "http://h:/x"]

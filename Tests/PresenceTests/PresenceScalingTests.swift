@@ -2,7 +2,7 @@ import Foundation
 import Presence
 import Testing
 
-/// The deadline-heap engine at scale (issue #24, "Quadratic CPU": every sighting ran a tick that sorted and
+/// The deadline-heap engine at scale (CPU was quadratic when every sighting ran a tick that sorted and
 /// scanned every device): the exits of a fleet half of which goes quiet come at their timeout, all of them,
 /// at 1,000 and at 4,000 devices. Its cost is measured where timing belongs, in `provision-bench monitor`
 /// (a whole command as a process): a timed assertion here failed on a loaded machine (×8.2 with the fix in).

@@ -2,7 +2,7 @@ import Foundation
 import Presence
 import Testing
 
-/// The engine's state across a restart (issue #24): a restarted monitor re-fired every present device's
+/// The engine's state across a restart: a restarted monitor re-fired every present device's
 /// `enter`, every tag's `session-open`, `battery-low` and trigger-once events, and a device that left while
 /// it was down never got its `exit`.
 @Suite struct PresenceStateTests {

@@ -3,7 +3,7 @@ import Testing
 @testable import Profiles
 
 /// Plans name trigger actions as the profile does (`"actions": ["alert"]`), not as the bitmask the
-/// device keeps (kbeacon-protocol.md §6.5 `trAct`: 0x1 advertise, 0x2 alert, 0x4 record, …).
+/// device keeps (docs/protocols/kbeacon.md §6.5 `trAct`: 0x1 advertise, 0x2 alert, 0x4 record, …).
 @Suite("Change names", .timeLimit(.minutes(1))) struct ChangeNamesTests {
   @Test func triggerActionsReadWithTheirProfileNames() {
     #expect(ConfigChange(scope: .trigger(0), key: "trAct", old: nil, new: .integer(2)).description

@@ -3,7 +3,7 @@ import Testing
 @testable import Profiles
 
 @Suite(.timeLimit(.minutes(1))) struct DiffTests {
-  /// A KBeacon Pro as `getPara` reports it (kbeacon-protocol.md §6.3–6.5): slot 0 iBeacon major 1 minor 2.
+  /// A KBeacon Pro as `getPara` reports it (docs/protocols/kbeacon.md §6.3–6.5): slot 0 iBeacon major 1 minor 2.
   let actual = DeviceConfigView(
     common: ["name": .text("KBPro_1"), "meaPwr": .integer(-59), "minPwr": .integer(-20), "maxPwr": .integer(4),
       "maxSlot": .integer(5), "maxTg": .integer(5), "bCap": .integer(0x0001_3F0F), "trCap": .integer(0b1111_1111)],

@@ -4,7 +4,7 @@ import Testing
 
 @testable import Profiles
 
-/// Inputs found by fuzzing the profile and plan paths (issue #11): each once trapped the process; each must
+/// Inputs found by fuzzing the profile and plan paths: each once trapped the process; each must
 /// now be a clear error at its JSON path, or a plan line, never a crash.
 @Suite("Hostile profile and device inputs", .timeLimit(.minutes(2)))
 struct HostileInputTests {
@@ -26,7 +26,7 @@ struct HostileInputTests {
     #expect(diagnostics(#"{"version": 1, "select": {"minRSSI": -1e400}, "desired": {}}"#) == ["p.json:1:38: $.select.minRSSI: -1e400 is out of range (allowed: -127…20)"])
   }
 
-  /// A scaled sensor value near `Double.greatestFiniteMagnitude` (threshold × 10, kbeacon-protocol.md §6.6)
+  /// A scaled sensor value near `Double.greatestFiniteMagnitude` (threshold × 10, docs/protocols/kbeacon.md §6.6)
   /// overflows to infinity when scaled, and `1e400` is infinite already; the sensor check must not hand
   /// either to `JSONNumber(Double)`: both are out-of-range errors at their paths.
   @Test func aScaledSensorValueThatOverflowsIsOutOfRange() {

@@ -3,7 +3,7 @@ import Testing
 
 @testable import Profiles
 
-/// Issue 24, "Quadratic profile loading": inventory rows and `select.addresses` are looked up by a hash of
+/// Profile loading is not quadratic in the inventory: inventory rows and `select.addresses` are looked up by a hash of
 /// the address (the timing is in the README, `profile check` of generated files timed by hand; no timed test
 /// here). These check that the index answers exactly what the linear search did: any case, the first row
 /// of an address listed twice, an index kept in step when rows change, and duplicates still reported.

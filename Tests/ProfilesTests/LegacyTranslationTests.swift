@@ -3,7 +3,7 @@ import Testing
 @testable import Profiles
 
 @Suite(.timeLimit(.minutes(1))) struct LegacyTranslationTests {
-  /// A legacy KBeacon (kbeacon-protocol.md §7): iBeacon + TLM enabled (type 0x4|0x8), connectable, no auto power-on.
+  /// A legacy KBeacon (docs/protocols/kbeacon.md §7): iBeacon + TLM enabled (type 0x4|0x8), connectable, no auto power-on.
   let actual: [String: SettingValue] = [
     "modle": .text("KBN52"), "devName": .text("KBeacon_1201"), "type": .integer(0x0C), "advPrd": .number(1000),
     "txPwr": .integer(0), "advFlag": .integer(0x1), "uuid": .text("7777772E-6B6B-6D63-6E2E-636F6D000001"),

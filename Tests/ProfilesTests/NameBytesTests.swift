@@ -3,7 +3,7 @@ import Testing
 
 @testable import Profiles
 
-/// Issue 24, "Names": a KBeacon stores its name as at most 18 bytes of UTF-8 (kbeacon-protocol.md §6.3), so
+/// Device names as bytes: a KBeacon stores its name as at most 18 bytes of UTF-8 (docs/protocols/kbeacon.md §6.3), so
 /// the limit counts bytes, not characters (18 emoji were accepted, "updated, verified", and cut by the
 /// device); control characters (NUL, ESC, DEL, C1) are refused wherever the name comes from; a profile or
 /// inventory that is not UTF-8 is refused at its place instead of turning into U+FFFD.

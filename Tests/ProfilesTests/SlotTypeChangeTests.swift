@@ -2,7 +2,7 @@ import Testing
 
 @testable import Profiles
 
-/// A slot whose advertising type changes (kbeacon-protocol.md §6.4): written whole, and refused with the
+/// A slot whose advertising type changes (docs/protocols/kbeacon.md §6.4): written whole, and refused with the
 /// profile's location when the profile lacks a key the new type needs.
 @Suite("Slot type change", .timeLimit(.minutes(1))) struct SlotTypeChangeTests {
   /// A KBeacon Pro whose slot 0 is Eddystone UID (type 2, §6.4: `nid`, `sid`), 1000 ms, 0 dBm, connectable.

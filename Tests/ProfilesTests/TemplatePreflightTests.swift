@@ -2,7 +2,7 @@ import Testing
 
 @testable import Profiles
 
-/// Templated values filled in for every device before any connection (kbeacon-protocol.md §6.3: `name`
+/// Templated values filled in for every device before any connection (docs/protocols/kbeacon.md §6.3: `name`
 /// ≤ 18 characters), each problem with the device and the field's place in the profile.
 @Suite("Template preflight", .timeLimit(.minutes(1))) struct TemplatePreflightTests {
   static let addresses = (1...7).map { "DD:34:02:06:D1:0\($0)" }

@@ -4,7 +4,7 @@ import Testing
 
 @testable import Profiles
 
-/// The `commands` section (issue #14): decoding with locations, templating per device, and how answers are
+/// The `commands` section of text-stream profiles: decoding with locations, templating per device, and how answers are
 /// held to `expect`.
 @Suite(.timeLimit(.minutes(1))) struct TextCommandsTests {
   static let uart = """

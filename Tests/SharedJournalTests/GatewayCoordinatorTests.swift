@@ -5,7 +5,7 @@ import TestServers
 
 @testable import SharedJournal
 
-/// Claims, leases and the nearest gateway on a real server (issue #18, "One campaign across gateways").
+/// Claims, leases and the nearest gateway on a real server (one campaign across gateways).
 /// Expiry is tested without waiting: a lease of 0 s is expired by the server's next statement.
 @Suite(.timeLimit(.minutes(5))) struct GatewayCoordinatorTests {
   static let a = "C2:00:00:00:00:01", b = "C2:00:00:00:00:02"

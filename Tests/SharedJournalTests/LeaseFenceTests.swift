@@ -5,8 +5,8 @@ import TestServers
 
 @testable import SharedJournal
 
-/// Leases held by a process instance, fenced writes and reconnects on a real server (issue #23, "Several
-/// gateways: fencing, same names, reconnects").
+/// Leases held by a process instance, fenced writes and reconnects on a real server (several
+/// gateways: fencing, same names, reconnects).
 @Suite(.timeLimit(.minutes(3))) struct LeaseFenceTests {
   static let a = "C3:00:00:00:00:01"
 
@@ -31,7 +31,7 @@ import TestServers
       let second = try await Self.gateway(server, url, name: "host-1", lease: 30)
       #expect(first.journal.instance != second.journal.instance)
       #expect(try await first.claim(run: "site", address: Self.a) == .claimed)
-      // Before issue #23 the same name retook the lease: both wrote the device.
+      // When leases belonged to gateway names, the same name retook the lease: both wrote the device.
       #expect(try await second.claim(run: "site", address: Self.a) == .held(by: "host-1"))
       // The second's heartbeat renews only its own leases; its release removes none of the first's.
       try await second.heartbeat(run: "site")

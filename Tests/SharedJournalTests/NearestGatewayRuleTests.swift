@@ -2,7 +2,7 @@ import Testing
 
 @testable import SharedJournal
 
-/// `NearestGatewayRule`: each device to the gateway that hears it clearly best (issue #18).
+/// `NearestGatewayRule`: each device to the gateway that hears it clearly best.
 @Suite(.timeLimit(.minutes(2))) struct NearestGatewayRuleTests {
   typealias S = NearestGatewayRule.Sighting
 

@@ -6,7 +6,7 @@ import Testing
 @testable import SharedJournal
 
 /// The journal's rows on PostgreSQL behave as the SQLite journal's do (the `CampaignJournal` seam), and a
-/// run id shared by several gateways is joined, not reset (issue #18).
+/// run id shared by several gateways is joined, not reset.
 @Suite(.timeLimit(.minutes(5))) struct PostgresJournalTests {
   static let a = "C2:00:00:00:00:01", b = "C2:00:00:00:00:02"
 
@@ -87,7 +87,7 @@ import Testing
   }
 
   /// `POSTGRESQL://…` reaches the server the URL names: libpq matches the scheme case-sensitively and, given it
-  /// as written, looked for a database of that name on the default local socket (issue #23 part 4).
+  /// as written, looked for a database of that name on the default local socket.
   @Test func anUpperCaseSchemeConnectsToTheServerItNames() async throws {
     try await withPostgres { server in
       let url = try await server.createDatabase()
@@ -117,7 +117,7 @@ import Testing
   }
 
   /// A run id joined with another recipe (another profile) is refused and adds nothing; the same recipe joins;
-  /// a run made before schema version 4 (no recipe) is joined as before (issue #23 part 4).
+  /// a run made before schema version 4 (no recipe) is joined as before.
   @Test func joiningARunMadeFromAnotherRecipeIsRefusedAndOldRunsAreAccepted() async throws {
     try await withPostgres { server in
       let url = try await server.createDatabase()

@@ -5,7 +5,7 @@ import TestServers
 
 @testable import SharedJournal
 
-/// A server restart under a connection (issue #23: "A PostgreSQL restart of 0.6 s stopped every gateway").
+/// A server restart under a connection (a PostgreSQL restart of 0.6 s once stopped every gateway).
 @Suite(.timeLimit(.minutes(3))) struct PostgresReconnectTests {
   @Test func aConnectionGoesOnThroughAServerRestartAndItsJournalWithIt() async throws {
     try await withPostgres { server in

@@ -6,8 +6,8 @@ import Testing
 
 @testable import SharedJournal
 
-/// The fleet registry on the shared server keeps what the SQLite registry keeps (issue #18, "`audit` reads
-/// the shared registry"), and gateways updating one device at once lose nothing.
+/// The fleet registry on the shared server keeps what the SQLite registry keeps (`audit` reads
+/// the shared registry), and gateways updating one device at once lose nothing.
 @Suite(.timeLimit(.minutes(5))) struct PostgresRegistryStoreTests {
   static let a = "DD:34:02:06:D1:01", b = "DD:34:02:06:D1:02"
   static func time(_ seconds: Int) -> Date { Date(timeIntervalSince1970: 1_800_000_000 + Double(seconds)) }

@@ -3,8 +3,8 @@ import Testing
 
 @testable import SharedJournal
 
-/// Versioned migrations on a real PostgreSQL server (issue #18, "Schema migrations are versioned and run at
-/// start; two versions of the tool on one database refuse clearly rather than corrupt it").
+/// Versioned migrations on a real PostgreSQL server (they run at
+/// start; two versions of the tool on one database refuse clearly rather than corrupt it).
 @Suite(.timeLimit(.minutes(5))) struct PostgresSchemaTests {
   @Test func migratesAFreshDatabaseOnceAndRecordsEachVersion() async throws {
     try await withPostgres { server in
@@ -73,7 +73,7 @@ import Testing
   }
 
   /// A role that may only read (SELECT on the journal's tables, read-only transactions, no CREATE) opens a
-  /// journal whose schema is current and reads a run's status, as `campaign status` does (issue #23 part 4:
+  /// journal whose schema is current and reads a run's status, as `campaign status` does (once
   /// the migration's `CREATE TABLE IF NOT EXISTS` ran first and was refused).
   @Test func aReadOnlyRoleOpensACurrentJournalAndReadsARunsStatus() async throws {
     try await withPostgres { server in

@@ -2,7 +2,7 @@ import Testing
 
 @testable import SharedJournal
 
-/// `PostgresURL`: what `--journal` accepts, and that no password ever shows (issue #18, "Secrets").
+/// `PostgresURL`: what `--journal` accepts, and that no password ever shows.
 @Suite(.timeLimit(.minutes(5))) struct PostgresURLTests {
   @Test func redactsTheUserPasswordAndPasswordParameters() {
     #expect(PostgresURL.redact("postgresql://ops:s3cret@db.site:5432/fleet") == "postgresql://ops:***@db.site:5432/fleet")
@@ -42,8 +42,8 @@ import Testing
     }
   }
 
-  /// A libpq keyword/value string is not a URL and is refused, but its password never shows (issue #23
-  /// part 4: `--journal "host=… password=…"` was echoed whole).
+  /// A libpq keyword/value string is not a URL and is refused, but its password never shows
+  /// (`--journal "host=… password=…"` was once echoed whole).
   @Test func redactsAKeywordValueStringAndRefusesIt() throws {
     #expect(PostgresURL.redact("host=db.site password=s3cret dbname=fleet") == "host=db.site password=*** dbname=fleet")
     #expect(PostgresURL.redact("host=db password = 'a b\\' c' user=ops") == "host=db password = *** user=ops")
@@ -56,7 +56,7 @@ import Testing
   }
 
   /// libpq matches the scheme case-sensitively and would read `POSTGRESQL://…` as a database name on the local
-  /// socket (issue #23 part 4): the scheme reaches libpq in lower case, the rest as written.
+  /// socket: the scheme reaches libpq in lower case, the rest as written.
   @Test func anUpperCaseSchemeReachesLibpqInLowerCase() throws {
     #expect(try PostgresURL("POSTGRESQL://ops@DB.site/Fleet", origin: "--journal").text == "postgresql://ops@DB.site/Fleet")
     #expect(try PostgresURL("Postgres://db/fleet", origin: "--journal").redacted == "postgres://db/fleet")

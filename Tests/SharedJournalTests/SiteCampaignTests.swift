@@ -7,7 +7,7 @@ import TestServers
 
 @testable import SharedJournal
 
-/// Several gateways' `SiteCampaign`s over one shared run on a real server (issue #18): every device handled
+/// Several gateways' `SiteCampaign`s over one shared run on a real server: every device handled
 /// exactly once, by a gateway that hears it best (within the margin), and a dead gateway's devices finished
 /// by another after its leases expire.
 @Suite(.timeLimit(.minutes(5))) struct SiteCampaignTests {

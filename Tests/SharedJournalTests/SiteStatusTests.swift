@@ -5,13 +5,13 @@ import TestServers
 
 @testable import SharedJournal
 
-/// `campaign status` over a shared run (issue #18): whose device each one is.
+/// `campaign status` over a shared run: whose device each one is.
 @Suite struct SiteStatusTests {
   static let a = "C2:00:00:00:00:01", b = "C2:00:00:00:00:02", c = "C2:00:00:00:00:03"
 
   /// gw-1 creates the run with every device; gw-2 hears b best and gw-1 holds c's lease. Pending devices are
   /// counted under the gateway that hears them best or holds them, not under gw-1 for having created their
-  /// rows (issue #23 part 4); a device recorded stays under the gateway that recorded it.
+  /// rows; a device recorded stays under the gateway that recorded it.
   @Test func aPendingDeviceCountsUnderTheGatewayThatHearsItBestNotTheOneThatCreatedIt() async throws {
     try await withPostgres { server in
       let url = try await server.createDatabase()

@@ -4,7 +4,7 @@ import Testing
 
 @testable import Simulator
 
-/// Secure DFU over GATT against the simulated nRF52 (nordic-dfu.md §2): buttonless entry, bootloader at
+/// Secure DFU over GATT against the simulated nRF52 (docs/protocols/nordic-dfu.md §2): buttonless entry, bootloader at
 /// address +1, Control Point + Packet transfer through the real GATT client, ATT PDUs and fd bearer.
 @Suite(.timeLimit(.minutes(3))) struct BLEDFUTransferTests {
   let device = BluetoothAddress("C0:11:22:33:44:FF")!

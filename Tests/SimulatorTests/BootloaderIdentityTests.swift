@@ -4,7 +4,7 @@ import Testing
 
 @testable import Simulator
 
-/// `BLEDFULinkFactory` reaches only its own device's bootloader (nordic-dfu.md §2.2), against simulated
+/// `BLEDFULinkFactory` reaches only its own device's bootloader (docs/protocols/nordic-dfu.md §2.2), against simulated
 /// nRF52 devices whose no-bond bootloaders come up at the application address + 1.
 @Suite(.timeLimit(.minutes(2))) struct BootloaderIdentityTests {
   /// A device running its application (a fresh target sits in its bootloader).

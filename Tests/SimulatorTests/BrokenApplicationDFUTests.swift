@@ -5,7 +5,7 @@ import Testing
 @testable import Simulator
 
 /// A device whose application accepts a connection but never answers GATT discovery, with its
-/// bootloader advertising at the application address +1 (nordic-dfu.md §2.2): DFU must still reach the
+/// bootloader advertising at the application address +1 (docs/protocols/nordic-dfu.md §2.2): DFU must still reach the
 /// bootloader instead of giving up on the application.
 @Suite("DFU of a device with a broken application", .timeLimit(.minutes(1))) struct BrokenApplicationDFUTests {
   /// The simulated fleet, except that a connection to `broken` is a link on which nothing ever answers

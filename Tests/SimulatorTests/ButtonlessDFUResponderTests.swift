@@ -2,7 +2,7 @@ import Testing
 
 @testable import Simulator
 
-/// nordic-dfu.md §2.2: the buttonless characteristic's requests and `20 op status` indications.
+/// docs/protocols/nordic-dfu.md §2.2: the buttonless characteristic's requests and `20 op status` indications.
 @Suite(.timeLimit(.minutes(3))) struct ButtonlessDFUResponderTests {
   @Test func setNameThenEnter() {
     var r = ButtonlessDFUResponder()

@@ -6,7 +6,7 @@ import Testing
 @testable import Simulator
 
 /// The simulated bootloader's faults for the fault matrix (`DFUTargetFaults`): a link lost inside the init
-/// packet and at the final Execute (nordic-dfu.md §2.5), through our DFU client linked in memory.
+/// packet and at the final Execute (docs/protocols/nordic-dfu.md §2.5), through our DFU client linked in memory.
 @Suite("DFU target faults", .timeLimit(.minutes(1))) struct DFUTargetFaultTests {
   func transfer(_ host: DFUTargetHost) -> DFUTransfer {
     DFUTransfer(factory: host, configuration: DFUEngineConfiguration(receiptInterval: 0, maximumReconnectsWithoutProgress: 2), pause: { _ in })

@@ -4,7 +4,7 @@ import Testing
 
 @testable import Simulator
 
-/// A fleet file's `gateways` section (issue #18): each gateway's view of a simulated site, checked with
+/// A fleet file's `gateways` section: each gateway's view of a simulated site, checked with
 /// JSON paths, and the view `--gateway` serves.
 @Suite(.timeLimit(.minutes(5))) struct FleetGatewayViewTests {
   static let a = "AC:23:3F:00:00:01", b = "AC:23:3F:00:00:02"

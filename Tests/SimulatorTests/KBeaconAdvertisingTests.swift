@@ -6,7 +6,7 @@ import Testing
 @testable import Simulator
 
 /// `SimulatedDevice.advertising(_:)`: a KBeacon configuration → the exact AD bytes the advertiser sends
-/// (beacon-formats.md §1–§2, kbeacon-protocol.md §6.4, §7, §10), decoded back by the real parser.
+/// (docs/protocols/beacon-formats.md §1–§2, docs/protocols/kbeacon.md §6.4, §7, §10), decoded back by the real parser.
 @Suite(.timeLimit(.minutes(3))) struct KBeaconAdvertisingTests {
   /// One full turn of the advertiser's PDUs (hex) and its scan response (hex).
   static func air(_ device: SimulatedDevice) -> (pdus: [String], response: String?, kind: AdvertisingReport.Kind) {

@@ -4,7 +4,7 @@ import Testing
 
 @testable import Simulator
 
-/// A simulated KBeacon's Device Information service (0x180A, kbeacon-protocol.md §2) read over GATT: it
+/// A simulated KBeacon's Device Information service (0x180A, docs/protocols/kbeacon.md §2) read over GATT: it
 /// says what the device's configuration says (model, `ver`, `hver`), follows a DFU, and carries the System
 /// ID (0x2A23) from which KKM's iOS SDK recovers the MAC.
 @Suite("KBeacon Device Information", .timeLimit(.minutes(1))) struct KBeaconDeviceInformationTests {

@@ -5,7 +5,7 @@ import Testing
 @testable import Simulator
 
 /// A simulated KBeacon's GAP Device Name (0x2A00, Core Spec Vol 3 Part C §12.1) read over GATT: it is the
-/// device's configured name (`name` on v2, `devName` on v1, kbeacon-protocol.md §6.3), so it follows a
+/// device's configured name (`name` on v2, `devName` on v1, docs/protocols/kbeacon.md §6.3), so it follows a
 /// name written over FEA1 as a real unit's does.
 @Suite("KBeacon GAP Device Name", .timeLimit(.minutes(1))) struct KBeaconGAPNameTests {
   static let address = BluetoothAddress("DD:34:02:06:D0:6C")!

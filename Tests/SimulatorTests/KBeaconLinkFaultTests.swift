@@ -7,7 +7,7 @@ import Testing
 
 /// The simulated KBeacon's link faults for the fault matrix (`KBeaconFaults`): a link lost before a
 /// `cfg` (on the read), right after one (applied, unacknowledged) and a reboot mid-session. Frames as in
-/// `SimulatedKBeaconDeviceTests` (kbeacon-protocol.md §4.3 acks: 23 | seq = request length | window 0 | cause).
+/// `SimulatedKBeaconDeviceTests` (docs/protocols/kbeacon.md §4.3 acks: 23 | seq = request length | window 0 | cause).
 @Suite("KBeacon link faults", .timeLimit(.minutes(1))) struct KBeaconLinkFaultTests {
   func authenticated() -> SimulatedKBeaconDevice { SimulatedKBeaconDeviceTests().authenticated(mtu: 247) }
   static let getPara = hex("23 0000") + Array(#"{"msg":"getPara","type":2,"slot":4}"#.utf8)

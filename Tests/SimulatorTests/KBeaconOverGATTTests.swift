@@ -6,7 +6,7 @@ import Testing
 @testable import Simulator
 
 /// The simulated KBeacon behind its GATT server, reached through a socketpair bearer, the real
-/// `GATTClient` and `KBeaconSession` — the code path used with real hardware (kbeacon-protocol.md §2–§9).
+/// `GATTClient` and `KBeaconSession` — the code path used with real hardware (docs/protocols/kbeacon.md §2–§9).
 @Suite(.timeLimit(.minutes(3))) struct KBeaconOverGATTTests {
   static let address = BluetoothAddress("DD:34:02:06:D0:6C")!
   static let environment = KBeaconSession.Environment(

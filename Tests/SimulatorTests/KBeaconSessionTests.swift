@@ -5,7 +5,7 @@ import Testing
 @testable import Simulator
 
 /// `KBeaconSession` against the simulated KBeacon's protocol engine, at both ends of the MTU range
-/// (kbeacon-protocol.md §4–§9).
+/// (docs/protocols/kbeacon.md §4–§9).
 @Suite(.timeLimit(.minutes(3))) struct KBeaconSessionTests {
   static let address = BluetoothAddress("BC:57:29:01:02:03")!
   static let environment = KBeaconSession.Environment(

@@ -6,7 +6,7 @@ import Testing
 @testable import Simulator
 
 /// The simulated serial bootloader checked by a real third-party client: Nordic's `nrfutil` 6.1.7
-/// (`nrfutil dfu serial`, nordic-dfu.md §4, §5), installed by `scripts/nrfutil-venv` into a Python 3.10
+/// (`nrfutil dfu serial`, docs/protocols/nordic-dfu.md §4, §5), installed by `scripts/nrfutil-venv` into a Python 3.10
 /// venv cached under `.build/`. No Python 3.10 → the test fails saying so.
 @Suite(.timeLimit(.minutes(10))) struct NrfutilInteropTests {
   static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

@@ -6,7 +6,7 @@ import Testing
 @testable import Simulator
 
 /// Our serial DFU client (tty, SLIP, engine) against the simulated bootloader served on a pseudo-terminal
-/// (nordic-dfu.md §4): the same path `beacon-provision dfu serial` takes with a real UART bootloader.
+/// (docs/protocols/nordic-dfu.md §4): the same path `beacon-provision dfu serial` takes with a real UART bootloader.
 @Suite(.serialized, .timeLimit(.minutes(3))) struct SerialDFUOverPTYTests {
   func serve(_ target: SimulatedDFUTarget) async throws -> (PseudoTerminal, SerialDFUTargetServer) {
     let pty = try PseudoTerminal()

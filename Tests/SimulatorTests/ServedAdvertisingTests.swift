@@ -32,7 +32,7 @@ import Testing
     #expect(Array(response.suffix(6)) == [0x5F, 0x00, 0x01, 0x01, 0x00, 0x01])
   }
 
-  /// A device on a static random address (a KKM tag's, kbeacon-protocol.md §14) keeps it: the controller
+  /// A device on a static random address (a KKM tag's, docs/protocols/kbeacon.md §14) keeps it: the controller
   /// advertises from it — LE Set Random Address, then own address type 0x01 (Core v5.4 Vol 4 Part E
   /// §7.8.4, §7.8.5) — so a central reaches it only as a random address.
   @Test func randomAddressDeviceIsServedFromItsOwnRandomAddress() {

@@ -7,7 +7,7 @@ import Testing
 @testable import Simulator
 
 /// A device served over a real controller (`sim serve`, the VM tier) playing its Secure DFU bootloader
-/// (nordic-dfu.md §2.2): the role it advertises (`ServedRole`), the application → bootloader → application
+/// (docs/protocols/nordic-dfu.md §2.2): the role it advertises (`ServedRole`), the application → bootloader → application
 /// cycle through `SimulatedBootloaders` with the bootloader's GATT database on a link accepted from
 /// outside (`SimulatedDFUPeripheral.acceptLink`), the loop's wake-ups (`LinkGate`) and device-side drops
 /// (`ServedLinks`) — everything but the controller, which runs in scripts/vm/scenarios/dfu.sh.

@@ -25,7 +25,7 @@ import Testing
     #expect(Set(reports.map(\.address)) == Set(DemoFleet.fleet.devices.map(\.address)))
     for report in reports {
       let decoded = DecodedAdvertisement(report.data)
-      // A text-stream device's advertising PDU names its service (issue #14); its scan response its name.
+      // A text-stream device's advertising PDU names its service; its scan response its name.
       #expect(
         !decoded.frames.isEmpty || decoded.localName != nil || !decoded.serviceUUIDs128.isEmpty,
         "\(report.address) \(Hex.encode(report.data))")

@@ -5,7 +5,7 @@ import Testing
 @testable import Simulator
 
 /// Our DFU client (engine + transfer runner) against the simulated SDK 15.3 bootloader, linked in memory
-/// (nordic-dfu.md §2.5): fixtures, resume after drops, retries after corruption, target-side refusals.
+/// (docs/protocols/nordic-dfu.md §2.5): fixtures, resume after drops, retries after corruption, target-side refusals.
 @Suite(.timeLimit(.minutes(3))) struct SimulatedDFUTransferTests {
   func transfer(_ host: DFUTargetHost, prn: UInt16 = 12, reconnects: Int = 3) -> DFUTransfer {
     DFUTransfer(factory: host, configuration: DFUEngineConfiguration(receiptInterval: prn, maximumReconnectsWithoutProgress: reconnects), pause: { _ in })

@@ -5,7 +5,7 @@ import Testing
 @testable import Simulator
 
 /// The simulated KBeacon's protocol engine as a pure state machine: FEA1 frames in, FEA2 frames out
-/// (kbeacon-protocol.md §4, §5, §6), checked against hand-decoded frames.
+/// (docs/protocols/kbeacon.md §4, §5, §6), checked against hand-decoded frames.
 @Suite(.timeLimit(.minutes(3))) struct SimulatedKBeaconDeviceTests {
   static let address = BluetoothAddress("BC:57:29:01:02:03")!
 
@@ -80,7 +80,7 @@ import Testing
       ])
   }
 
-  /// A client used on real tags (HAR, kbeacon-protocol.md §4.3) resends a request from offset seq while
+  /// A client used on real tags (HAR, docs/protocols/kbeacon.md §4.3) resends a request from offset seq while
   /// an ack without a JSON body has seq below the request length. Every ack to a whole request carries
   /// the request's length, so such a client sends its `ring` once.
   @Test func aClientThatResendsBelowTheAckSeqSendsARingOnce() throws {

@@ -4,7 +4,7 @@ import Testing
 
 @testable import Simulator
 
-/// Link faults and limits of the simulated link (design.md "The simulator": drop at a byte, stop
+/// Link faults and limits of the simulated link (docs/protocols/simulator.md "The simulator": drop at a byte, stop
 /// answering, disconnect on cue, links per adapter) as the client experiences them.
 @Suite(.timeLimit(.minutes(3))) struct SimulatedLinkFaultTests {
   func server() -> GATTServer { GATTServer(services: GenericDeviceDatabase.kbeaconLike(name: "KBPro")) }

@@ -5,7 +5,7 @@ import Testing
 @testable import Simulator
 @testable import TextStream
 
-/// The simulated text-stream devices of issue #14, through the real client over a simulated GATT link.
+/// The simulated text-stream devices, through the real client over a simulated GATT link.
 @Suite(.timeLimit(.minutes(5))) struct SimulatedTextDeviceTests {
   static let reader = BluetoothAddress("C7:08:00:00:00:01")!
   static let uart = BluetoothAddress("6E:40:00:00:00:01")!

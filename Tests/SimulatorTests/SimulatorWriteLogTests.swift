@@ -5,7 +5,7 @@ import Testing
 
 @testable import Simulator
 
-/// The shared write log of simulated devices (issue #23 part 5): what two simulations of one site — two
+/// The shared write log of simulated devices (the proof that no device was written twice): what two simulations of one site — two
 /// gateway processes — made a device accept, line by line, where each one's own counter shows only its own.
 @Suite(.timeLimit(.minutes(2))) struct SimulatorWriteLogTests {
   static let environment = KBeaconSession.Environment(randomBytes: { n in (0..<n).map { UInt8($0 &* 37 &+ 11) } }, now: { 1_700_000_000 })

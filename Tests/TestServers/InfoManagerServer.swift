@@ -1,7 +1,7 @@
 import Cloud
 import Foundation
 
-/// The loopback blukii Info Manager (InfoManager/info_manager_server.py, issue #15): a real HTTP server on a
+/// The loopback blukii Info Manager (InfoManager/info_manager_server.py): a real HTTP server on a
 /// real socket, answering the request shapes of `InfoManagerEndpoints` with recorded bodies. One process per
 /// test; it exits when this process closes its standard input (also when a test is killed). Shared by
 /// InfoManagerTests and CLITests; `scripts/demo` starts the same script.

@@ -2,8 +2,8 @@ import Foundation
 import Loopback
 import OwnThreads
 
-/// Helpers for the real servers the tests start on loopback (issue #12, "Tests (a real server, not a
-/// mock)") and for the real browser the HTML report is checked in: running a tool to its end (and reading
+/// Helpers for the real servers the tests start on loopback (the HTTP client is tested against real servers, not
+/// mocks) and for the real browser the HTML report is checked in: running a tool to its end (and reading
 /// what it wrote), temporary folders, free ports, and waiting until a port listens or refuses. Every
 /// blocking wait runs on a GCD thread, never on Swift's cooperative pool.
 public enum LocalTools {
@@ -40,7 +40,7 @@ public enum LocalTools {
     process.standardError = stderr
     let started = Date()
     // SIGTERM, then SIGKILL 5 s later: a child inherits the signal mask of the thread that started it, and
-    // the test runner's threads block SIGTERM (issue 24), so SIGTERM alone may never end it and the test
+    // the test runner's threads block SIGTERM, so SIGTERM alone may never end it and the test
     // would wait for good, past its time limit.
     DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { if process.isRunning { process.terminate() } }
     DispatchQueue.global().asyncAfter(deadline: .now() + seconds + 5) {

@@ -2,7 +2,7 @@ import Foundation
 import OwnThreads
 
 /// Debian's nginx serving `root` on loopback over HTTP, and over HTTPS when given a certificate: the real
-/// server of issue #12's tests ("a real server, not a mock"). Its prefix (config, logs, temp paths) is a
+/// server of the HTTP client's tests (a real server, not a mock). Its prefix (config, logs, temp paths) is a
 /// temporary folder; `accessLog` lets a test count the requests it served. `stop()` shuts it down and waits
 /// until its ports refuse connections (a test of "the server is down"); otherwise it is terminated when
 /// the value is released.

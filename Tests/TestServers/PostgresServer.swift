@@ -83,7 +83,7 @@ public final class PostgresServer: Sendable {
     "postgresql:///\(database)?host=\(folder)&user=\(Self.user)"
   }
 
-  /// `pg_ctl restart -m fast` (issue #23: gateways must go on through a server restart): every connection
+  /// `pg_ctl restart -m fast` (gateways must go on through a server restart): every connection
   /// is dropped, the server stops and starts again with the same options (`postmaster.opts`). The new
   /// server is `pg_ctl`'s child, not `process`: `stop()` then stops it through its `postmaster.pid`.
   /// Returns once it accepts connections again (`-w`).

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A private CA and a server certificate for 127.0.0.1, made with the `openssl` command, for the HTTPS tests
-/// of the HTTP client (issue #12: TLS verified by default, `--cacert` for a private CA).
+/// of the HTTP client (TLS verified by default, `--cacert` for a private CA).
 public enum TestCA {
   public struct ServerCertificate: Sendable {
     public var caCertificate: String

@@ -30,7 +30,7 @@ import Testing
     #expect(TextStreamProfile.detect(in: database(.zhaga, withTx: false)) == nil)
   }
 
-  /// The table of seed-systems.md §5: terminators, packet sizes, extras.
+  /// The table of docs/protocols/text-stream.md: terminators, packet sizes, extras.
   @Test func table() {
     #expect(TextStreamProfile.zhaga.terminator == .cr)
     #expect(TextStreamProfile.zhaga.extra(.event) == BluetoothUUID("3cc30004-cb91-4947-bd12-80d2f0535a30"))

@@ -1,6 +1,6 @@
 # Guest-side helpers for vm-e2e scenarios (bash; sourced by every scenario: `. "$VM_LIB"`).
 # They run inside the QEMU guest, chrooted into the host's read-only root; write only to $VM_OUT (the
-# run's shared read-write folder) or /tmp. (../../shared/specs/vm-e2e-recipe.md)
+# run's shared read-write folder) or /tmp. (docs/protocols/vm-e2e.md)
 #
 # Environment (set by scripts/vm/guest-run from run.env):
 #   VM_OUT         the scenario's folder (host: .build/vm-e2e/runs/<mode>/<scenario>/)

@@ -2,7 +2,7 @@ import Firmware
 import FuzzSupport
 import Profiles
 
-// A KKM firmware catalogue (kbeacon-protocol.md §11) as `firmware catalog` and `dfu update --firmware` read it
+// A KKM firmware catalogue (docs/protocols/kbeacon.md §11) as `firmware catalog` and `dfu update --firmware` read it
 // from a server: decoded with positions for its diagnostics, then every hardware version's entries listed,
 // the latest and the newer-than picked, a release chosen for a device at a few versions (latest and the
 // first entry's own), KKM's float order compared with ours, and each package URL built under a base.

@@ -1,7 +1,7 @@
 import FuzzSupport
 import NordicDFU
 
-// A DFU package's manifest.json (nordic-dfu.md §1.1), and a package built around it from a known-good init
+// A DFU package's manifest.json (docs/protocols/nordic-dfu.md §1.1), and a package built around it from a known-good init
 // packet and firmware, through every check `dfu inspect` makes.
 Fuzzer.run { data, size in
   let bytes = Fuzzer.bytes(data, size)

@@ -1,7 +1,7 @@
 import FuzzSupport
 import InfoManager
 
-// A blukii Info Manager answer (seed-systems.md §6) as `resolve`, `news` and `audit` read it from a server:
+// A blukii Info Manager answer (docs/protocols/info-manager.md) as `resolve`, `news` and `audit` read it from a server:
 // decoded as an InfoPointCollection, a News and a token; the info points then go through the resolve state
 // machine (matched to the IDs asked, cached, served from the cache) and the language priority.
 // Properties: a batch gives exactly one result per ID asked, in order; the content shown is in the language

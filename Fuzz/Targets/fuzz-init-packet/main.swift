@@ -1,7 +1,7 @@
 import FuzzSupport
 import NordicDFU
 
-// A Secure DFU init packet (nordic-dfu.md §1.2; our own protobuf reader), as read from a package's .dat,
+// A Secure DFU init packet (docs/protocols/nordic-dfu.md §1.2; our own protobuf reader), as read from a package's .dat,
 // and every check a one-application package with it gets.
 Fuzzer.run { data, size in
   let bytes = Fuzzer.bytes(data, size)

@@ -1,7 +1,7 @@
 import FuzzSupport
 import KBeacon
 
-// KBeacon FEA1/FEA2 framing (kbeacon-protocol.md §4–§5, §9), both directions. The input is a sequence of
+// KBeacon FEA1/FEA2 framing (docs/protocols/kbeacon.md §4–§5, §9), both directions. The input is a sequence of
 // notifications (`Chunks`: a length byte before each): the app's request exchange takes them as device
 // acks and reports, the simulated device's request assembler takes them as request frames; each one is
 // also read as an auth frame, a history page and a trigger indication, as the session reads them.

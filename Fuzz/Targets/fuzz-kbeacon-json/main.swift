@@ -1,7 +1,7 @@
 import FuzzSupport
 import KBeacon
 
-// The KBeacon JSON parser with the wire preset (kbeacon-protocol.md §4.2, §6): a device's `getPara` answer
+// The KBeacon JSON parser with the wire preset (docs/protocols/kbeacon.md §4.2, §6): a device's `getPara` answer
 // read into the configuration model of either generation, its problems listed, written back as a device
 // would be sent it, and read as a command message the way the simulated device does; the same bytes
 // through the file preset with positions, as profiles and inventories are read.

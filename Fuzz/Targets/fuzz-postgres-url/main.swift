@@ -2,7 +2,7 @@ import Foundation
 import FuzzSupport
 import SharedJournal
 
-// The `--journal` connection URL (issue #18, `PostgresURL`): the input is read as a URL (prefixed with a scheme
+// The `--journal` connection URL (`PostgresURL`): the input is read as a URL (prefixed with a scheme
 // when it has none, so the interesting part is reached), and against a model of how libpq reads a URI
 // (fe-connect.c: credentials up to the first `@` before any `/`, a password after their first `:`; query
 // parameters after the first `?` that follows them, keys and values percent-decoded):

@@ -37,7 +37,7 @@ Fuzzer.run { data, size in
   _ = RenameSelectionCheck.warning(loaded)
   for address in addresses {
     _ = loaded.profile.select.rejection(of: Selection.Candidate(address: address, name: "KBPro_0601", rssi: -70))
-    // A `commands` section (issue #14): filled in for the device, each item held to a typical AT answer.
+    // A `commands` section (text commands): filled in for the device, each item held to a typical AT answer.
     if let commands = loaded.profile.commands,
       case .success(let items) = TextCommandResolver.resolve(commands, loaded.variables(for: address))
     {

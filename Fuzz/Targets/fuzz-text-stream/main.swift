@@ -2,7 +2,7 @@ import FuzzSupport
 import Profiles
 import TextStream
 
-// A text-stream device's side of one command (seed-systems.md §5; issue #14) as the pure engine meets it:
+// A text-stream device's side of one command (docs/protocols/text-stream.md) as the pure engine meets it:
 // `TextStreamExchange` for a command the input gives, fed the events the rest of the input spells out —
 // acks, busy or rejected writes, notifications of arbitrary bytes, timer expiries (the armed timer's or a
 // stale token), the link's end — then the answer as `txrx` prints it (text, trimmed text, lines) and as

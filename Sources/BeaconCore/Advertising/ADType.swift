@@ -19,7 +19,7 @@ public enum ADType {
 }
 
 /// Company identifiers (Bluetooth Assigned Numbers, "Company Identifiers") and 16-bit service UUIDs that
-/// the frame decoders look for (beacon-formats.md §1, §2; kbeacon-protocol.md §10 constants).
+/// the frame decoders look for (docs/protocols/beacon-formats.md §1, §2; docs/protocols/kbeacon.md §10 constants).
 public enum BeaconConstants {
   /// Apple, carried on air as `4C 00`.
   public static let appleCompanyID: UInt16 = 0x004C

@@ -1,10 +1,10 @@
 /// An advertising or scan-response payload decoded in one pass: its AD structures and the beacon frames
 /// found in them. Which element carries which frame:
-/// - manufacturer data 0x004C starting `02 15` → iBeacon (beacon-formats.md §1);
-/// - manufacturer data 0x0A53 starting 0x21 / 0x22 → KSensor / System (kbeacon-protocol.md §10.3, §10.4);
-/// - service data 0xFEAA with frame type 0x00 UID, 0x10 URL, 0x20 TLM, 0x30 EID (beacon-formats.md §2),
-///   0x21 KSensor, 0x22 System (kbeacon-protocol.md §10.3–10.4);
-/// - service data 0x2080 → KKM scan response (kbeacon-protocol.md §10.2).
+/// - manufacturer data 0x004C starting `02 15` → iBeacon (docs/protocols/beacon-formats.md §1);
+/// - manufacturer data 0x0A53 starting 0x21 / 0x22 → KSensor / System (docs/protocols/kbeacon.md §10.3, §10.4);
+/// - service data 0xFEAA with frame type 0x00 UID, 0x10 URL, 0x20 TLM, 0x30 EID (docs/protocols/beacon-formats.md §2),
+///   0x21 KSensor, 0x22 System (docs/protocols/kbeacon.md §10.3–10.4);
+/// - service data 0x2080 → KKM scan response (docs/protocols/kbeacon.md §10.2).
 /// Other elements carry no frame. A recognised frame that fails to decode becomes `.malformed`.
 /// JSON: `{"elements":[…],"frames":[…]}`.
 public struct DecodedAdvertisement: Sendable, Hashable, Codable {

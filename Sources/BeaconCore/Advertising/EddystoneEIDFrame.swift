@@ -1,4 +1,4 @@
-/// Eddystone-EID (beacon-formats.md §2, frame type 0x30): `30 txAt0m[s8] EID[8]`. Recognised only; the
+/// Eddystone-EID (docs/protocols/beacon-formats.md §2, frame type 0x30): `30 txAt0m[s8] EID[8]`. Recognised only; the
 /// ephemeral identifier is opaque without the beacon's identity key.
 public struct EddystoneEIDFrame: Sendable, Hashable, Codable {
   public var txPowerAt0m: Int8

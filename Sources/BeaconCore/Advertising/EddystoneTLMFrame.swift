@@ -1,4 +1,4 @@
-/// Eddystone-TLM, unencrypted version 0 (beacon-formats.md §2 "TLM"): `20 00 VBATT[2] TEMP[2] ADV_CNT[4]
+/// Eddystone-TLM, unencrypted version 0 (docs/protocols/beacon-formats.md §2 "TLM"): `20 00 VBATT[2] TEMP[2] ADV_CNT[4]
 /// SEC_CNT[4]`, all big-endian; service data AD length 0x11 (14 bytes after the UUID). Version 0x01 (the
 /// encrypted eTLM) is reported as `.unsupportedVersion`.
 public struct EddystoneTLMFrame: Sendable, Hashable, Codable {

@@ -1,6 +1,6 @@
-/// Eddystone-UID (beacon-formats.md §2 "UID"): `00 txAt0m[s8] namespace[10] instance[6] RFU[2]`. The
+/// Eddystone-UID (docs/protocols/beacon-formats.md §2 "UID"): `00 txAt0m[s8] namespace[10] instance[6] RFU[2]`. The
 /// service data AD length is 0x17; legacy senders omit the two RFU bytes (length 0x15) — both decode.
-/// Longer payloads are accepted and the extra bytes ignored (kbeacon-protocol.md §10.7: "≥18 B").
+/// Longer payloads are accepted and the extra bytes ignored (docs/protocols/kbeacon.md §10.7: "≥18 B").
 public struct EddystoneUIDFrame: Sendable, Hashable, Codable {
   /// Calibrated Tx power at 0 m, dBm.
   public var txPowerAt0m: Int8

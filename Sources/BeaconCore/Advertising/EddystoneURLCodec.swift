@@ -1,4 +1,4 @@
-/// The Eddystone-URL compression (beacon-formats.md §2 "URL"): a scheme prefix byte and an encoded body in
+/// The Eddystone-URL compression (docs/protocols/beacon-formats.md §2 "URL"): a scheme prefix byte and an encoded body in
 /// which bytes 0x00–0x0D stand for `.com/` … `.gov` and 0x21–0x7E are themselves. The decoder is
 /// `EddystoneURLFrame.init(payload:)`; this is the encoder, also used by profile validation.
 public enum EddystoneURLCodec {
@@ -6,7 +6,7 @@ public enum EddystoneURLCodec {
   public static let schemes = ["http://www.", "https://www.", "http://", "https://"]
 
   /// Expansion texts, by code 0x00–0x0D. Codes 0x07–0x0D have no trailing '/' (the standard table; the
-  /// KKM SDK's table differs, kbeacon-protocol.md §10.7).
+  /// KKM SDK's table differs, docs/protocols/kbeacon.md §10.7).
   public static let expansions = [
     ".com/", ".org/", ".edu/", ".net/", ".info/", ".biz/", ".gov/",
     ".com", ".org", ".edu", ".net", ".info", ".biz", ".gov",

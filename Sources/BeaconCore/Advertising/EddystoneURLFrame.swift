@@ -1,4 +1,4 @@
-/// Eddystone-URL (beacon-formats.md §2 "URL"): `10 txAt0m[s8] scheme[1] encodedURL[1–17]`. The decoded
+/// Eddystone-URL (docs/protocols/beacon-formats.md §2 "URL"): `10 txAt0m[s8] scheme[1] encodedURL[1–17]`. The decoded
 /// `url` is the expanded text; an empty encoded part is accepted (older spec revisions allowed 0–17).
 public struct EddystoneURLFrame: Sendable, Hashable, Codable {
   public var txPowerAt0m: Int8

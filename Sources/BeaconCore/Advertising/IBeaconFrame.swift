@@ -1,4 +1,4 @@
-/// Apple iBeacon (beacon-formats.md §1; kbeacon-protocol.md §10.1): manufacturer data for company 0x004C
+/// Apple iBeacon (docs/protocols/beacon-formats.md §1; docs/protocols/kbeacon.md §10.1): manufacturer data for company 0x004C
 /// whose payload is `02 15 UUID[16] major[2 BE] minor[2 BE] measuredPower[s8]` — 23 bytes after the company
 /// ID, so the AD length is exactly 0x1A. The flags AD is not required (a scan response or proxy may differ).
 public struct IBeaconFrame: Sendable, Hashable, Codable {

@@ -1,4 +1,4 @@
-/// KKM 0x2080 service data, sent in the scan response (kbeacon-protocol.md §10.2):
+/// KKM 0x2080 service data, sent in the scan response (docs/protocols/kbeacon.md §10.2):
 /// - byte 0: battery %, clamped to 100, trusted only when the data is longer than 2 bytes;
 /// - byte 1: advertising flags (v1 numbering [I]: 0x04 = iBeacon is advertised);
 /// - if `byte1 & 0x04`: bytes 2–3 iBeacon major, 4–5 minor (big-endian [I], as iBeacon);

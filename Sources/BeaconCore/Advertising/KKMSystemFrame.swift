@@ -1,4 +1,4 @@
-/// KKM System frame 0x22 (kbeacon-protocol.md §10.4), as KKM manufacturer data or Eddystone service data:
+/// KKM System frame 0x22 (docs/protocols/kbeacon.md §10.4), as KKM manufacturer data or Eddystone service data:
 /// `[22][model u8][battery % u8][MAC 6, printed order][fw major][fw minor]` (at least 11 bytes; extra bytes
 /// are ignored).
 public struct KKMSystemFrame: Sendable, Hashable, Codable {

@@ -1,4 +1,4 @@
-/// Decoding and encoding of `KSensorFrame` (kbeacon-protocol.md §10.3).
+/// Decoding and encoding of `KSensorFrame` (docs/protocols/kbeacon.md §10.3).
 extension KSensorFrame {
   /// `payload` starts at the frame type byte 0x21.
   public init(payload: RawBytes) throws(FrameDecodingError) {

@@ -1,4 +1,4 @@
-/// KKM KSensor frame 0x21 (kbeacon-protocol.md §10.3), carried as Eddystone service data (`AA FE 21 …`) or
+/// KKM KSensor frame 0x21 (docs/protocols/kbeacon.md §10.3), carried as Eddystone service data (`AA FE 21 …`) or
 /// as KKM manufacturer data (`53 0A 21 …`): `[21][mask_hi][mask_lo][fields in mask-bit order]`, all
 /// big-endian. v1 firmware sends byte 1 as a version (1) and byte 2 as an 8-bit mask; reading 16 bits is
 /// compatible because bit 0x100 carries no field. Mask bits above 0x400 have no known layout: the fields

@@ -2,7 +2,7 @@
 /// comes from either (latest seen wins), frames from both, `connectable` from the advertising PDU type
 /// (scan responses say nothing about it). Times are seconds since the discovery session's origin.
 ///
-/// Frame policy (blukii `BKDiscoveryData`, seeds/000): *within* one record — one discovery window — each
+/// Frame policy (blukii `BKDiscoveryData`, docs/protocols/info-manager.md, "The SDK's classes"): *within* one record — one discovery window — each
 /// frame kind is kept once, the **first** one received; later frames of the same kind are ignored, except
 /// that a good frame replaces a malformed one. *Across* windows (`merge(newer:)`) the newer window's frame
 /// of a kind replaces the older one, so a session's final record shows the latest window's values.
@@ -24,8 +24,8 @@ public struct DeviceRecord: Sendable, Hashable, Codable {
   public var txPowerLevel: Int8?
   /// At most one frame per `FrameKind`, ordered by kind.
   public var frames: [BeaconFrame]
-  /// The 128-bit service UUIDs the device advertises — vendor services such as the text-stream ones (issue
-  /// #14), which `scan` marks; nil when none. 16-bit lists are not kept: the one beacons send, Eddystone's
+  /// The 128-bit service UUIDs the device advertises — vendor services such as the text-stream ones,
+  /// which `scan` marks; nil when none. 16-bit lists are not kept: the one beacons send, Eddystone's
   /// FEAA, is already told by its frames [I].
   public var vendorServices: [BluetoothUUID]?
 

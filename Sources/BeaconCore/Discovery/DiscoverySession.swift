@@ -1,5 +1,5 @@
-/// Discovery settings after blukii's `BKDiscoverySettings` (seeds/000): results are grouped in windows of
-/// `window` (blukii "scanDuration") separated by `pause` (blukii "scanWaitDuration", issue #15); reports
+/// Discovery settings after blukii's `BKDiscoverySettings` (docs/protocols/info-manager.md, "The SDK's classes"): results are grouped in windows of
+/// `window` (blukii "scanDuration") separated by `pause` (blukii "scanWaitDuration"); reports
 /// weaker than `rssiThreshold` dBm are dropped.
 public struct DiscoverySettings: Sendable, Hashable {
   /// Length of one discovery window.

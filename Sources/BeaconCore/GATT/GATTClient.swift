@@ -21,7 +21,7 @@ public actor GATTClient {
   /// Write Commands sent.
   public private(set) var commandsSent = 0
   /// Well-formed responses that answered no outstanding request, ignored. On Linux another ATT client on
-  /// the same link (bluetoothd's own discovery and MTU exchange, linux-ble.md §4 item 4) can put them on
+  /// the same link (bluetoothd's own discovery and MTU exchange, docs/protocols/linux-ble.md §4 item 4) can put them on
   /// our socket, so they are counted rather than treated as a protocol error [choice].
   public private(set) var strayResponses = 0
   /// What discovery found, once `discover()` ran.

@@ -36,7 +36,7 @@ public struct HCICommand: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// The 64-octet Supported_Commands bit mask returned by HCI_Read_Local_Supported_Commands (Core Vol 4
-/// Part E §6.27). Used to choose legacy or extended LE scan/advertising commands (linux-ble.md §4.4 item 2:
+/// Part E §6.27). Used to choose legacy or extended LE scan/advertising commands (docs/protocols/linux-ble.md §4 item 2:
 /// a controller the host drives with extended commands refuses the legacy ones with Command Disallowed).
 public struct LocalSupportedCommands: Sendable, Hashable {
   public var mask: [UInt8]

@@ -13,7 +13,7 @@ public struct AdvertisingSettings: Sendable, Hashable {
   /// nil: advertise with the controller's public address (own address type 0x00). Else advertise with
   /// this LE random address (own address type 0x01), which `HCIAdvertiser` programs first (§7.8.4, or
   /// §7.8.52 for an extended advertising set) — a Secure DFU bootloader at the application's address + 1
-  /// (nordic-dfu.md §2.2) on a controller whose public address cannot change.
+  /// (docs/protocols/nordic-dfu.md §2.2) on a controller whose public address cannot change.
   public var randomAddress: BluetoothAddress?
 
   public init(

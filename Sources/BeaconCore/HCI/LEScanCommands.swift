@@ -1,5 +1,5 @@
 /// LE scanning commands, legacy (Core Vol 4 Part E §7.8.10, §7.8.11) and extended (§7.8.64, §7.8.65).
-/// Which set to use is decided by `LocalSupportedCommands.supportsExtendedScan` (linux-ble.md §4.4 item 2).
+/// Which set to use is decided by `LocalSupportedCommands.supportsExtendedScan` (docs/protocols/linux-ble.md §4 item 2).
 extension HCICommand {
   /// The address type the scanner uses in SCAN_REQ: 0 public (our choice: the adapter's identity; the
   /// kernel, not us, manages random/private addresses).

@@ -8,7 +8,7 @@ import NordicDFU
 import Profiles
 
 /// What `dfu update --firmware latest|VERSION` does before its campaign, so that no device goes to its
-/// bootloader before every package it needs is in hand (kbeacon-protocol.md §11):
+/// bootloader before every package it needs is in hand (docs/protocols/kbeacon.md §11):
 /// 1. survey: read each selected device's `model`, `hver` and `ver` over a KBeacon session (read only;
 ///    the battery floor and the --model/--hardware filters are applied first, so skipped devices are not
 ///    even connected to);

@@ -4,7 +4,7 @@ import Foundation
 import NordicDFU
 
 /// `beacon-provision dfu ble --adapter hci0 --device ADDR --package FILE.zip`: Secure DFU over BLE
-/// (nordic-dfu.md §2): package validated first, then buttonless entry naming the bootloader, which is
+/// (docs/protocols/nordic-dfu.md §2): package validated first, then buttonless entry naming the bootloader, which is
 /// connected to only where it advertises that name (address + 1 for an SDK 13 device, which cannot name
 /// it), transfer with resume after drops. Run it again to resume an interrupted update.
 struct DFUBLE: AsyncParsableCommand {

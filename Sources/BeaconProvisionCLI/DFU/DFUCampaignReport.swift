@@ -44,7 +44,7 @@ enum DFUCampaignReport {
     var bytesPerSecond: Double?
     /// SHA-256 of the package installed, when known (catalogue campaigns).
     var packageSHA256: String?
-    /// Where the bootloader answered (nordic-dfu.md §2.2) and its address type.
+    /// Where the bootloader answered (docs/protocols/nordic-dfu.md §2.2) and its address type.
     var bootloader: String?
     var bootloaderAddressType: String?
     /// The name it was told to advertise and was found by; absent when it could not be named (SDK 13).

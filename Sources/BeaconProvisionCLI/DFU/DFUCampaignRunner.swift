@@ -165,7 +165,7 @@ struct DFUCampaignRunner {
       finish: finishArguments)
   }
 
-  /// What the run is made from (`RunRecipe`, issue #23 part 4): the package's bytes (`package`), or the
+  /// What the run is made from (`RunRecipe`, so a run id reused with another package is refused): the package's bytes (`package`), or the
   /// catalogue's location with the firmware asked for (`catalogue`). Read off the cooperative pool.
   func recipe() async throws -> RunRecipe {
     let c = command

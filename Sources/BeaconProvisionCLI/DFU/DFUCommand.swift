@@ -3,7 +3,7 @@ import Foundation
 import NordicDFU
 import NordicDFUIO
 
-/// `beacon-provision dfu …`: Nordic Secure DFU packages and transfers (nordic-dfu.md).
+/// `beacon-provision dfu …`: Nordic Secure DFU packages and transfers (docs/protocols/nordic-dfu.md).
 struct DFUCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "dfu",

@@ -2,7 +2,7 @@ import ArgumentParser
 import NordicDFU
 
 /// `beacon-provision dfu inspect FILE.zip`: shows every image and runs every check that needs no device
-/// (nordic-dfu.md §1.4). Exit status 1 when the package would be refused.
+/// (docs/protocols/nordic-dfu.md §1.4). Exit status 1 when the package would be refused.
 struct DFUInspect: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "inspect",

@@ -1,6 +1,6 @@
 import NordicDFU
 
-/// What `dfu inspect` shows about a package (nordic-dfu.md §1): every image's facts and every check.
+/// What `dfu inspect` shows about a package (docs/protocols/nordic-dfu.md §1): every image's facts and every check.
 /// Encodable for `--json`; `text` is the human rendering.
 struct DFUPackageReport: Encodable, Equatable {
   struct Image: Encodable, Equatable {

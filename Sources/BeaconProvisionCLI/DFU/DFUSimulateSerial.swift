@@ -5,7 +5,7 @@ import NordicDFUIO
 import Simulator
 
 /// `beacon-provision dfu simulate-serial`: serves the simulated SDK 15.3 serial DFU bootloader on a
-/// pseudo-terminal until interrupted (nordic-dfu.md §4, §5), for trying `dfu serial` or Nordic's
+/// pseudo-terminal until interrupted (docs/protocols/nordic-dfu.md §4, §5), for trying `dfu serial` or Nordic's
 /// `nrfutil dfu serial -p <pty>` by hand.
 struct DFUSimulateSerial: AsyncParsableCommand {
   static let configuration = CommandConfiguration(

@@ -7,10 +7,10 @@ import NordicDFU
 import Profiles
 
 /// `beacon-provision dfu update --package FILE.zip` (the `dfu` default): a Secure DFU campaign over the
-/// fleet (nordic-dfu.md §2) on the shared campaign scheduler, like `apply`: package validated before any
+/// fleet (docs/protocols/nordic-dfu.md §2) on the shared campaign scheduler, like `apply`: package validated before any
 /// connection, scan, selection, battery floor from advertisements, then per device identify → transfer →
 /// identify again, with retries, the journal and `--resume`. With `--firmware latest|VERSION` instead of
-/// `--package`, each device's package comes from the KKM catalogue (kbeacon-protocol.md §11; see
+/// `--package`, each device's package comes from the KKM catalogue (docs/protocols/kbeacon.md §11; see
 /// `CatalogueCampaignPlanner`).
 struct DFUUpdate: AsyncParsableCommand {
   static let configuration = CommandConfiguration(

@@ -7,7 +7,7 @@ import NordicDFU
 import Profiles
 
 /// `beacon-provision firmware catalog MODEL`: a model's releases per hardware version, which are newer than
-/// `--current`, and their notes (kbeacon-protocol.md §11); the catalogue is kept in the cache.
+/// `--current`, and their notes (docs/protocols/kbeacon.md §11); the catalogue is kept in the cache.
 struct FirmwareCatalogCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "catalog",

@@ -1,6 +1,6 @@
 import ArgumentParser
 
-/// `beacon-provision firmware …`: KKM firmware catalogues (kbeacon-protocol.md §11) and the verified cache.
+/// `beacon-provision firmware …`: KKM firmware catalogues (docs/protocols/kbeacon.md §11) and the verified cache.
 struct FirmwareCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "firmware",

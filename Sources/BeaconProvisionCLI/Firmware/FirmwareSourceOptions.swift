@@ -8,7 +8,7 @@ import NordicDFU
 import Synchronization
 
 /// Where firmware comes from and where it is kept, shared by `firmware …` and `dfu update --firmware`:
-/// the catalogue base URL (kbeacon-protocol.md §11), the cache folder, `--offline`, and the network options.
+/// the catalogue base URL (docs/protocols/kbeacon.md §11), the cache folder, `--offline`, and the network options.
 ///
 /// The base URL, first found wins: `--catalog URL`, the environment variable `BEACON_PROVISION_CATALOG`,
 /// then `"firmwareCatalog"` in `$XDG_CONFIG_HOME/beacon-provision/config.json` (else

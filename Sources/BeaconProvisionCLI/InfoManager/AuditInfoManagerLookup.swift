@@ -3,7 +3,7 @@ import BeaconCore
 import InfoManager
 import InfoManagerCloud
 
-/// The audit's "Info Manager" column (issue #15): the blukii modules among the audit's scan records, resolved
+/// The audit's "Info Manager" column: the blukii modules among the audit's scan records, resolved
 /// in one batch (with the resolve cache, as `resolve` does) when an Info Manager is configured. A resolve that
 /// fails as a whole (a refused request, a malformed answer) only warns: the audit is still written, with
 /// those modules `unknown`.

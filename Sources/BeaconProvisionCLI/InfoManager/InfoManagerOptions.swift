@@ -6,7 +6,7 @@ import InfoManager
 import InfoManagerCloud
 import KBeacon
 
-/// Where the blukii Info Manager is and how to talk to it (seed-systems.md §6: no host name is public, so the
+/// Where the blukii Info Manager is and how to talk to it (docs/protocols/info-manager.md: no host name is public, so the
 /// server, its API key and credentials are configuration and have **no defaults**). Shared by `resolve`,
 /// `news` and `audit`. Each setting, first found wins: the flag, the environment variable, then the
 /// `"infoManager"` object of `~/.config/beacon-provision/config.json` (the firmware catalogue's config file):

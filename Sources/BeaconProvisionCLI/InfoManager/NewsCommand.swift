@@ -5,7 +5,7 @@ import InfoManager
 import InfoManagerCloud
 
 /// `beacon-provision news`: the Info Manager's translated news text (the SDK's `resolveServerNews`,
-/// seed-systems.md §6).
+/// docs/protocols/info-manager.md).
 struct NewsCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "news",

@@ -5,7 +5,7 @@ import InfoManager
 import InfoManagerCloud
 
 /// `beacon-provision resolve`: what the blukii Info Manager serves for blukii IDs, NFC tags or barcodes —
-/// the SDK's resolve (seed-systems.md §6) with its states UNRESOLVED, RESOLVED, NODATA and CACHED.
+/// the SDK's resolve (docs/protocols/info-manager.md) with its states UNRESOLVED, RESOLVED, NODATA and CACHED.
 ///
 /// One ID is the SDK's single-element resolve: no cache, RESOLVED or NODATA, an unreachable server is an
 /// error. Several IDs, or `--scan`, are a batch: one request for every ID not served fresh from the cache;

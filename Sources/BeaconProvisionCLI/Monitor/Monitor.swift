@@ -6,7 +6,7 @@ import Presence
 import Profiles
 import Simulator
 
-/// `beacon-provision monitor` (issue #16): a continuous scan that keeps each device's smoothed RSSI and
+/// `beacon-provision monitor` (presence monitoring): a continuous scan that keeps each device's smoothed RSSI and
 /// proximity and fires events — enter, exit, proximity, tag sessions, health — on standard output, to
 /// webhooks through the spool in the state directory (nothing lost across a `kill -9`), or to commands.
 struct Monitor: AsyncParsableCommand, LoggingCommand {

@@ -2,7 +2,7 @@ import Fleet
 import Foundation
 import Presence
 
-/// What the monitor does with each event that fires (issue #16): a line on standard output — the event's
+/// What the monitor does with each event that fires: a line on standard output — the event's
 /// JSON with `--jsonl` or when its definition has a `jsonl` action, else one plain line — a spooled POST per
 /// `webhook` action, and a process per `command` action with the event in its environment.
 struct MonitorActions: Sendable {

@@ -4,7 +4,7 @@ import Fleet
 import Foundation
 import Presence
 
-/// `beacon-provision monitor spool list|retry|drop` (issue #24): the webhook events a monitor spooled and
+/// `beacon-provision monitor spool list|retry|drop`: the webhook events a monitor spooled and
 /// could not deliver yet, shown with their URL redacted (`RedactedURL`), sent now, or removed — so a
 /// receiver gone for good, or a URL that was never usable, does not keep events for ever.
 struct MonitorSpoolCommand: AsyncParsableCommand {

@@ -1,7 +1,7 @@
 import Foundation
 import Presence
 
-/// The monitor's presence state in its state directory, `monitor-state.json` (issue #24): written every
+/// The monitor's presence state in its state directory, `monitor-state.json`, so a restart does not fire events again: written every
 /// registry interval and at the end, read at the start, so a restarted monitor neither re-fires enter,
 /// session-open, battery-low or trigger-once events nor forgets a device that left while it was down.
 ///

@@ -31,7 +31,7 @@ struct CurlWebhookPoster: WebhookPoster {
 /// The monitor's webhooks: spools each delivery (`WebhookSpool`) and runs one `WebhookDelivery` worker per
 /// URL — those on the command line and in the events file, and any the spool still holds from an earlier
 /// run — each woken when rows are spooled for it. While rows wait it reports the spool's depth every
-/// `depthInterval` (issue #24: an outage was silent until the monitor exited). [I] 60 s: a line a minute
+/// `depthInterval` (an outage must not stay silent until the monitor exits). [I] 60 s: a line a minute
 /// while a receiver is down, nothing while the spool is empty.
 actor WebhookDispatch {
   let spool: WebhookSpool

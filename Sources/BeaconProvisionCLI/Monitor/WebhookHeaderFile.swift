@@ -1,7 +1,7 @@
 import BeaconCore
 import Foundation
 
-/// `monitor --webhook-header-file FILE` (issue #24): extra HTTP headers sent with every webhook POST, such
+/// `monitor --webhook-header-file FILE`: extra HTTP headers sent with every webhook POST, such
 /// as `Authorization: Bearer …`. Credentials live here, outside the spool, because a URL with a user or
 /// password is refused (`WebhookURL`): the spool stores each event's URL in the journal, the header file's
 /// contents are read at start and kept in memory only, and never logged.

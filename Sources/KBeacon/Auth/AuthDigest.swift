@@ -1,7 +1,7 @@
 import BeaconCore
 import CCrypto
 
-/// The MD5 challenge digest of kbeacon-protocol.md §5: `MD5(MAC_LE ‖ A9 B1 ‖ random[4] ‖ password UTF-8)`,
+/// The MD5 challenge digest of docs/protocols/kbeacon.md §5: `MD5(MAC_LE ‖ A9 B1 ‖ random[4] ‖ password UTF-8)`,
 /// where `MAC_LE` is the six address bytes reversed (least significant first) and the password is not
 /// padded. The short form XOR-folds the 16 bytes into 8 (first half XOR second half).
 public enum AuthDigest {

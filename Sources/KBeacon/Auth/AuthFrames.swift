@@ -1,4 +1,4 @@
-/// Auth frames (kbeacon-protocol.md §5), header byte `0x13` (type 1, SINGLE). Subtypes overlap between the
+/// Auth frames (docs/protocols/kbeacon.md §5), header byte `0x13` (type 1, SINGLE). Subtypes overlap between the
 /// two directions, so each direction has its own type.
 public enum AppAuthFrame: Hashable, Sendable {
   /// `13 01 R1[4] [UTC u32]`: phase 1; the optional UTC sets the beacon's clock.

@@ -1,6 +1,6 @@
 import BeaconCore
 
-/// The app side of authentication (kbeacon-protocol.md §5) as a pure state machine. Randomness and the
+/// The app side of authentication (docs/protocols/kbeacon.md §5) as a pure state machine. Randomness and the
 /// clock are inputs: the caller supplies R1 and the UTC to set (nil to leave the clock alone).
 public struct AppAuthenticator: Sendable {
   public enum Action: Equatable, Sendable {

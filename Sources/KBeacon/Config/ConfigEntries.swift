@@ -1,4 +1,4 @@
-/// The v2 root object's own keys (kbeacon-protocol.md §6.3); the arrays are held apart in
+/// The v2 root object's own keys (docs/protocols/kbeacon.md §6.3); the arrays are held apart in
 /// `KBeaconConfiguration`.
 public struct CommonConfig: ConfigEntry {
   public var fields: JSONObject

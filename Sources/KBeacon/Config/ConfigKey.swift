@@ -13,8 +13,8 @@ extension Int: DeviceJSONConvertible {
 }
 
 /// A number beyond `Double` (`1e400` from a faulty device or a damaged state file) reads as no value:
-/// its ±infinity could not be written back (`JSONNumber(Double)` refuses non-finite values, issue #11),
-/// and no key of kbeacon-protocol.md §6 allows it.
+/// its ±infinity could not be written back (`JSONNumber(Double)` refuses non-finite values, which once crashed `plan`),
+/// and no key of docs/protocols/kbeacon.md §6 allows it.
 extension Double: DeviceJSONConvertible {
   public init?(json: JSONValue) {
     guard let d = json.doubleValue, d.isFinite else { return nil }

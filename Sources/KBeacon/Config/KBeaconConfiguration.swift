@@ -1,4 +1,4 @@
-/// Which JSON schema a device speaks (kbeacon-protocol.md §1).
+/// Which JSON schema a device speaks (docs/protocols/kbeacon.md §1).
 public enum ProtocolGeneration: String, Sendable, Hashable, Codable {
   /// v2, KBeacon Pro (`kbeaconlib2`): slots, triggers and sensors in arrays.
   case pro
@@ -6,7 +6,7 @@ public enum ProtocolGeneration: String, Sendable, Hashable, Codable {
   case legacy
 }
 
-/// A device's configuration as the device JSON holds it (kbeacon-protocol.md §6.1–§6.6, §7), losslessly:
+/// A device's configuration as the device JSON holds it (docs/protocols/kbeacon.md §6.1–§6.6, §7), losslessly:
 /// every key of the device's JSON is kept (known or not), in order, with the device's number text.
 ///
 /// v2: `common` holds the root keys; `slots`/`triggers`/`sensors` the `advObj`/`trObj`/`srObj` entries.

@@ -1,4 +1,4 @@
-/// Advertisement type of a v2 slot, `KBAdvType` (kbeacon-protocol.md §6.4).
+/// Advertisement type of a v2 slot, `KBAdvType` (docs/protocols/kbeacon.md §6.4).
 public enum AdvType: Int, Sendable, CaseIterable, Codable {
   case disabled = 0
   case kSensor = 1

@@ -1,4 +1,4 @@
-/// The key → allowed values table for both protocol generations (kbeacon-protocol.md §6.3–§6.6 and §7).
+/// The key → allowed values table for both protocol generations (docs/protocols/kbeacon.md §6.3–§6.6 and §7).
 /// `spec(for:in:type:)` picks the row for a key in a scope, preferring one bound to the entry's type.
 public enum KeyTable {
   /// Every v2 (KBeacon Pro) row.

@@ -1,4 +1,4 @@
-/// v1 (legacy KBeacon) rows of the key table (kbeacon-protocol.md §7). The flat `cfg` object mixes common,
+/// v1 (legacy KBeacon) rows of the key table (docs/protocols/kbeacon.md §7). The flat `cfg` object mixes common,
 /// iBeacon, Eddystone and sensor keys; triggers live in `trObj`.
 extension KeyTable {
   static let legacyCommonRows: [ConfigKeySpec] = [

@@ -1,4 +1,4 @@
-/// Typed names for every key of kbeacon-protocol.md §6.3–§6.6 and §7; ranges are in `KeyTable`.
+/// Typed names for every key of docs/protocols/kbeacon.md §6.3–§6.6 and §7; ranges are in `KeyTable`.
 /// Use them as `slot[SlotKey.txPwr] = -4`.
 public enum CommonKey {
   public static let model = ConfigKey<String>("model", .common)

@@ -1,4 +1,4 @@
-/// A device ack's `cause` field (kbeacon-protocol.md §4.3, §12). Causes 0, 4, 5, 6 and 7 steer the exchange;
+/// A device ack's `cause` field (docs/protocols/kbeacon.md §4.3, §12). Causes 0, 4, 5, 6 and 7 steer the exchange;
 /// every other value is a device error code, surfaced by the SDKs as the `subErrorCode` of `CfgFailed`.
 public struct DeviceCause: RawRepresentable, Hashable, Sendable, Error, CustomStringConvertible {
   public let rawValue: UInt16

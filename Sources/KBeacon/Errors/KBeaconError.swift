@@ -1,4 +1,4 @@
-/// Everything that can go wrong in a KBeacon exchange other than authentication (kbeacon-protocol.md §12).
+/// Everything that can go wrong in a KBeacon exchange other than authentication (docs/protocols/kbeacon.md §12).
 /// The app-side codes of the SDKs map one to one onto cases here (`sdkCode`); device ack causes arrive in
 /// `.deviceRejected`.
 public enum KBeaconError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -59,8 +59,8 @@ public enum KBeaconError: Error, Hashable, Sendable, CustomStringConvertible {
   }
 }
 
-/// Authentication failures (kbeacon-protocol.md §5), a separate type so callers can tell a wrong password
-/// (never to be retried automatically: devices may lock out, §15.5) from transport trouble.
+/// Authentication failures (docs/protocols/kbeacon.md §5), a separate type so callers can tell a wrong password
+/// (never to be retried automatically: devices may lock out, docs/protocols/kbeacon.md §15 item 5) from transport trouble.
 public enum KBeaconAuthenticationError: Error, Hashable, Sendable, CustomStringConvertible {
   /// The device's challenge digest D1 did not match ours, or the device answered `AUTH_RETURN_FAIL` (0xF1):
   /// the password (or the MAC used in the digest) is wrong. Closing reason `ConnAuthFail`.

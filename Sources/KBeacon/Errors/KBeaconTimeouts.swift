@@ -1,4 +1,4 @@
-/// The timing constants of kbeacon-protocol.md §3 and §12, in one place so sessions and tests share them.
+/// The timing constants of docs/protocols/kbeacon.md §3 and §12, in one place so sessions and tests share them.
 public enum KBeaconTimeouts {
   /// Read (`getPara`) action: 15 s (`MAX_READ_CFG_TIMEOUT`).
   public static let read: Duration = .seconds(15)

@@ -1,4 +1,4 @@
-/// Bounds-checked big-endian reads over a byte array (kbeacon-protocol.md §4: all integers are big-endian).
+/// Bounds-checked big-endian reads over a byte array (docs/protocols/kbeacon.md §4: all integers are big-endian).
 /// Every read throws instead of trapping so malformed frames become typed errors.
 struct ByteReader {
   let bytes: [UInt8]

@@ -1,5 +1,5 @@
 /// A device→app ack of a request: `[header][seq u16][window u16][cause u16][payload…]` — the 6-byte ack head
-/// `DATA_ACK_HEAD_LEN` after the header byte (kbeacon-protocol.md §4.3). Data type 2 acks JSON requests,
+/// `DATA_ACK_HEAD_LEN` after the header byte (docs/protocols/kbeacon.md §4.3). Data type 2 acks JSON requests,
 /// 0 HEX requests; the position nibble is SINGLE.
 public struct DeviceAck: Hashable, Sendable {
   public var dataType: FrameHeader.DataType

@@ -1,4 +1,4 @@
-/// Device-side pieces of the framing layer (kbeacon-protocol.md §4), used by the simulated KBeacon. The
+/// Device-side pieces of the framing layer (docs/protocols/kbeacon.md §4), used by the simulated KBeacon. The
 /// device reassembles request fragments, asking for each next one with an ack of cause 4, and sends long
 /// responses as report fragments, one per app report ack.
 public struct RequestAssembler: Sendable {

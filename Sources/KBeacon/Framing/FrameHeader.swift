@@ -1,4 +1,4 @@
-/// The first byte of every FEA1/FEA2 frame: `(dataType << 4) | pduTag` (kbeacon-protocol.md §4.1).
+/// The first byte of every FEA1/FEA2 frame: `(dataType << 4) | pduTag` (docs/protocols/kbeacon.md §4.1).
 public struct FrameHeader: Hashable, Sendable, CustomStringConvertible {
   /// The high nibble. Its meaning depends on the direction (§4.1 table); the case names say both.
   public enum DataType: UInt8, Sendable {
@@ -47,7 +47,7 @@ public struct FrameHeader: Hashable, Sendable, CustomStringConvertible {
   public var description: String { "\(dataType)/\(position)" }
 }
 
-/// How many payload bytes one frame may carry (kbeacon-protocol.md §4.2, §16 step 5).
+/// How many payload bytes one frame may carry (docs/protocols/kbeacon.md §4.2, §16 step 5).
 public enum FrameBudget {
   /// ATT MTU assumed before authentication (BLE 4.0 default, `BLE4_MTU_SIZE`).
   public static let defaultATTMTU = 23

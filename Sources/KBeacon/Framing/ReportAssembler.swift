@@ -1,4 +1,4 @@
-/// Reassembles report fragments into messages (kbeacon-protocol.md §4.4): START resets the buffer, MIDDLE and
+/// Reassembles report fragments into messages (docs/protocols/kbeacon.md §4.4): START resets the buffer, MIDDLE and
 /// END must continue exactly where the buffer ends, SINGLE is a whole message. Used by the app for device
 /// reports; the same rule applies to the device reassembling requests (`RequestAssembler`).
 public struct ReportAssembler: Sendable {

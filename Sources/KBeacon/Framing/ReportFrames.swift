@@ -1,5 +1,5 @@
 /// A device→app report fragment: `[header][offset u16][data…]`, data type 3 (JSON) or 5 (HEX)
-/// (kbeacon-protocol.md §4.4).
+/// (docs/protocols/kbeacon.md §4.4).
 public struct ReportFragment: Hashable, Sendable {
   public var dataType: FrameHeader.DataType
   public var position: FrameHeader.Position
@@ -40,7 +40,7 @@ public struct ReportFragment: Hashable, Sendable {
 }
 
 /// The app's 7-byte ack of a report fragment: `[(type<<4)|3][recvLen u16][window u16 = 1000][cause u16]`
-/// (kbeacon-protocol.md §4.4, A2 `configSendDataRptAck`). Example JSON ack: `33 LL LL 03 E8 00 00`.
+/// (docs/protocols/kbeacon.md §4.4, A2 `configSendDataRptAck`). Example JSON ack: `33 LL LL 03 E8 00 00`.
 public struct ReportAck: Hashable, Sendable {
   /// The window value both v2 SDKs send.
   public static let sdkWindow: UInt16 = 1000

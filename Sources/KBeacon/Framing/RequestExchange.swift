@@ -1,4 +1,4 @@
-/// The app side of one request/response on FEA1/FEA2 (kbeacon-protocol.md §4.2–§4.4), as a pure state
+/// The app side of one request/response on FEA1/FEA2 (docs/protocols/kbeacon.md §4.2–§4.4), as a pure state
 /// machine: `start()` gives the first frame to write; each notification goes to `receive(_:)`, which says
 /// what to write next and when the exchange is over. One exchange at a time per link (§4.5).
 ///

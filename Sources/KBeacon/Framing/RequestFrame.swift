@@ -1,4 +1,4 @@
-/// An app→device request fragment: `[header][offset u16][payload…]` (kbeacon-protocol.md §4.2). The
+/// An app→device request fragment: `[header][offset u16][payload…]` (docs/protocols/kbeacon.md §4.2). The
 /// offset ("seq") is the payload's byte position in the whole message.
 public struct RequestFrame: Hashable, Sendable {
   /// `.json` or `.hex`.

@@ -1,4 +1,4 @@
-/// Sensor history requests, the payload of a HEX (type 0) request (kbeacon-protocol.md §9).
+/// Sensor history requests, the payload of a HEX (type 0) request (docs/protocols/kbeacon.md §9).
 public enum HistoryRequest: Hashable, Sendable {
   /// Which records a read returns.
   public enum Order: UInt8, Sendable, CaseIterable {

@@ -1,4 +1,4 @@
-/// One history record (kbeacon-protocol.md §9). Every record starts with `utc u32 BE`; the rest depends
+/// One history record (docs/protocols/kbeacon.md §9). Every record starts with `utc u32 BE`; the rest depends
 /// on the sensor type. Times below `relativeTimeLimit` are device-relative and get the clock offset added.
 public struct SensorRecord: Hashable, Sendable {
   public enum Reading: Hashable, Sendable {

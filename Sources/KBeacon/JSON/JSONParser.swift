@@ -17,11 +17,11 @@ public struct JSONParser {
     /// decoded with U+FFFD for each bad sequence.
     public var rejectsInvalidUTF8 = false
 
-    /// A device answer or other wire JSON (kbeacon-protocol.md §4.2): nesting to 32, no byte order mark.
+    /// A device answer or other wire JSON (docs/protocols/kbeacon.md §4.2): nesting to 32, no byte order mark.
     /// [I] Invalid UTF-8 becomes U+FFFD: a device whose name holds broken bytes must stay readable.
     public static let wire = Options(maximumDepth: 32, skipsByteOrderMark: false)
     /// A file a person wrote (a profile, an inventory): nesting to 256, a byte order mark skipped, invalid
-    /// UTF-8 refused (issue 24: it became U+FFFD silently and was written to devices).
+    /// UTF-8 refused (it once became U+FFFD silently and was written to devices).
     public static let file = Options(maximumDepth: 256, skipsByteOrderMark: true, rejectsInvalidUTF8: true)
   }
 

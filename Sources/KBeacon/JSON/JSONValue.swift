@@ -1,5 +1,5 @@
 /// A JSON value that keeps what Foundation's `JSONSerialization` loses: object key order and the exact text
-/// of numbers (`1000.0` stays `1000.0`). The KBeacon wire JSON (kbeacon-protocol.md §4.2, §6) is compact
+/// of numbers (`1000.0` stays `1000.0`). The KBeacon wire JSON (docs/protocols/kbeacon.md §4.2, §6) is compact
 /// and order-preserving, and the device's own number formatting survives a read → write round trip.
 public enum JSONValue: Hashable, Sendable, CustomStringConvertible {
   case null

@@ -1,4 +1,4 @@
-/// Compact JSON text in the SDKs' style (kbeacon-protocol.md §4.2): no spaces or newlines, keys in the
+/// Compact JSON text in the SDKs' style (docs/protocols/kbeacon.md §4.2): no spaces or newlines, keys in the
 /// object's order, `/` never escaped. Quotes, backslashes and control characters are escaped as JSON
 /// requires (the SDKs strip backslashes, which would corrupt such strings; we keep them valid).
 public enum JSONWriter {

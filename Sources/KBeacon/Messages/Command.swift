@@ -1,4 +1,4 @@
-/// Device commands (kbeacon-protocol.md §6.7), sent as JSON requests; success is ack cause 0.
+/// Device commands (docs/protocols/kbeacon.md §6.7), sent as JSON requests; success is ack cause 0.
 public enum Command: Hashable, Sendable {
   /// `{"msg":"ring","ringTime":ms,"ringType":t,"ledOn":ms,"ledOff":ms}` — the shape of the spec's example.
   /// `ringType` bit meanings are firmware-dependent (v2 README: 1 beep, 2 LED, 4 vibration, 0 stop; v1:

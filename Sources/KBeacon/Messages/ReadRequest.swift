@@ -1,4 +1,4 @@
-/// A `getPara` read (kbeacon-protocol.md §6.1 for v2, §7 for v1).
+/// A `getPara` read (docs/protocols/kbeacon.md §6.1 for v2, §7 for v1).
 public enum ReadRequest: Hashable, Sendable {
   /// v2 `{"msg":"getPara","type":mask[,"slot":n][,"trType":n][,"srType":n]}`.
   case pro(ConfigSections, slot: Int? = nil, triggerType: Int? = nil, sensorType: Int? = nil)

@@ -1,4 +1,4 @@
-/// A `cfg` write (kbeacon-protocol.md §6.2 for v2, §7 for v1), built from a partial configuration that
+/// A `cfg` write (docs/protocols/kbeacon.md §6.2 for v2, §7 for v1), built from a partial configuration that
 /// holds only the keys to change.
 public enum WriteRequest {
   /// v2: `{"msg":"cfg", <root keys>, "advObj":[…], "trObj":[…], "srObj":[…]}` — arrays only when non-empty.

@@ -1,6 +1,6 @@
 import BeaconCore
 
-/// A `KBeaconLink` over a GATT client (kbeacon-protocol.md §2, §3): the same code talks to real hardware
+/// A `KBeaconLink` over a GATT client (docs/protocols/kbeacon.md §2, §3): the same code talks to real hardware
 /// (BlueZ L2CAP bearer) and to the simulated fleet (socketpair bearer).
 ///
 /// `open` runs the link-level part of the §3 connect sequence: exchange MTU (the client offers 247;

@@ -1,6 +1,6 @@
 import BeaconCore
 
-/// The three characteristics a `KBeaconSession` needs, after the link-level steps of kbeacon-protocol.md §3
+/// The three characteristics a `KBeaconSession` needs, after the link-level steps of docs/protocols/kbeacon.md §3
 /// (MTU exchange, discovery, FEA2 notifications enabled). The GATT implementation
 /// (`GATTKBeaconLink`) is the one used with real hardware and with the simulated fleet.
 public protocol KBeaconLink: Sendable {
@@ -21,7 +21,7 @@ public protocol KBeaconLink: Sendable {
 
 extension MessageInbox where Message == [UInt8] {
   /// The next FEA2 frame; `KBeaconError.timeout(operation)` when none arrives within `timeout`
-  /// (kbeacon-protocol.md §12 action timeouts), the link's error once it has dropped.
+  /// (docs/protocols/kbeacon.md §12 action timeouts), the link's error once it has dropped.
   func next(timeout: Duration, operation: String) async throws -> [UInt8] {
     switch await receive(timeout: timeout) {
     case .success(let frame): return frame

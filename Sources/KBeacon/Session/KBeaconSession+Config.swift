@@ -1,4 +1,4 @@
-/// Reads, writes and commands (kbeacon-protocol.md §6, §7, §6.7).
+/// Reads, writes and commands (docs/protocols/kbeacon.md §6, §7, §6.7).
 extension KBeaconSession {
   /// The full configuration: v2 reads `type:3` then `type:4` (or `type:12` with sensors), at most two type
   /// bits per request (§3 step 5). When the generation is unknown, a v2 read rejected with 0x103/0x105/

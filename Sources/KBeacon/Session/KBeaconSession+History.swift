@@ -1,4 +1,4 @@
-/// Sensor history (kbeacon-protocol.md §9) and FEA3 events (§8.3).
+/// Sensor history (docs/protocols/kbeacon.md §9) and FEA3 events (§8.3).
 extension KBeaconSession {
   public func historyInfo(sensor: SensorType) async throws -> HistoryInfo {
     let messages = try await exchange(

@@ -1,6 +1,6 @@
 import BeaconCore
 
-/// One authenticated configuration session with a KBeacon (kbeacon-protocol.md §3–§9, §16): authenticate,
+/// One authenticated configuration session with a KBeacon (docs/protocols/kbeacon.md §3–§9, §16): authenticate,
 /// read the configuration (detecting the generation, §1), write only given keys, run commands, read sensor
 /// history, follow FEA3 events. One request at a time (§4.5): an overlapping call fails with `.busy`.
 /// A wrong password throws `KBeaconAuthenticationError.wrongPassword` and is never retried here.

@@ -1,4 +1,4 @@
-/// A live event from the FEA3 indication characteristic (kbeacon-protocol.md §8.3). FEA3 payloads are
+/// A live event from the FEA3 indication characteristic (docs/protocols/kbeacon.md §8.3). FEA3 payloads are
 /// not framed like FEA1/FEA2.
 public enum IndicationEvent: Hashable, Sendable {
   /// v2 temperature/humidity trigger (types 8–11): `UTC u32, temp s8.8, hum 8.8`.

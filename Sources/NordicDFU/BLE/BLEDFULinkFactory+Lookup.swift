@@ -1,6 +1,6 @@
 import BeaconCore
 
-/// Finding the device's own bootloader after the jump (nordic-dfu.md §2.2), by what `entry` says it may be.
+/// Finding the device's own bootloader after the jump (docs/protocols/nordic-dfu.md §2.2), by what `entry` says it may be.
 extension BLEDFULinkFactory {
   /// Opens a link to the device's bootloader, and remembers where it answered:
   /// - `.named(name)`: the advertiser heard with exactly that name (scan), wherever it is;

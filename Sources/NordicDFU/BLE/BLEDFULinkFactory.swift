@@ -1,6 +1,6 @@
 import BeaconCore
 
-/// Opens Secure DFU links to one device over a `Central` (nordic-dfu.md §2.2, §2.5), and only ever to
+/// Opens Secure DFU links to one device over a `Central` (docs/protocols/nordic-dfu.md §2.2, §2.5), and only ever to
 /// that device's own bootloader — devices of one batch have consecutive addresses, and a no-bond
 /// bootloader comes up at the application's address + 1, which is the next device's address.
 ///
@@ -39,7 +39,7 @@ public actor BLEDFULinkFactory: DFULinkFactory {
   /// Whether this factory made the device jump (for reports).
   public var jumped: Bool { entry != .none }
 
-  /// How the device entered its bootloader (nordic-dfu.md §2.2).
+  /// How the device entered its bootloader (docs/protocols/nordic-dfu.md §2.2).
   public enum Entry: Sendable, Equatable {
     /// Not by this factory: the bootloader may be running already.
     case none

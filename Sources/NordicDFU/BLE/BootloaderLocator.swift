@@ -1,6 +1,6 @@
 import BeaconCore
 
-/// Where a device's bootloader shows up after a buttonless jump (nordic-dfu.md §2.2): the no-bond
+/// Where a device's bootloader shows up after a buttonless jump (docs/protocols/nordic-dfu.md §2.2): the no-bond
 /// bootloader advertises at the application's address with the last octet +1 (SDK `addr[0] += 1`, no
 /// carry: FF wraps to 00); bond-sharing bootloaders keep the same address; either advertises the name set
 /// with `02` (default `DfuTarg`). Pure. `BLEDFULinkFactory` connects only to the first candidate (+1): it

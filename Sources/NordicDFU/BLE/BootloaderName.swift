@@ -1,7 +1,7 @@
 import BeaconCore
 
 /// The name a device's bootloader is told to advertise with Set Advertisement Name (`02 <len> <name>`,
-/// nordic-dfu.md §2.2) before the jump, so that the client connects to its own device's bootloader and
+/// docs/protocols/nordic-dfu.md §2.2) before the jump, so that the client connects to its own device's bootloader and
 /// never to a neighbour's: devices of one batch have consecutive addresses, and a no-bond bootloader comes
 /// up at the application's address + 1 — the next device's address.
 ///

@@ -1,4 +1,4 @@
-/// The buttonless DFU characteristic of an application (nordic-dfu.md §2.2; 8EC90003, no bond sharing):
+/// The buttonless DFU characteristic of an application (docs/protocols/nordic-dfu.md §2.2; 8EC90003, no bond sharing):
 /// `01` enters the bootloader, `02 <len> <name>` sets the name the bootloader will advertise (≤ 20 bytes);
 /// answers arrive as indications `20 <request op> <status>`.
 public enum ButtonlessRequest: Equatable, Sendable {

@@ -1,6 +1,6 @@
 import BeaconCore
 
-/// Secure DFU over GATT (nordic-dfu.md §2.1, §2.5): requests are Write Requests on the Control Point
+/// Secure DFU over GATT (docs/protocols/nordic-dfu.md §2.1, §2.5): requests are Write Requests on the Control Point
 /// (8EC90001) answered by notifications; object data are Write Commands on the Packet characteristic
 /// (8EC90002) in chunks of ATT_MTU − 3 (the engine keeps them a multiple of 4).
 public actor GATTDFULink: DFULink {

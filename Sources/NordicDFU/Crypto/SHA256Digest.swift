@@ -1,7 +1,7 @@
 import CCrypto
 
 /// SHA-256 through OpenSSL's EVP interface (the project routes all cryptography through `CCrypto`).
-/// Used for the image hash of nordic-dfu.md §1.3 (stored byte-reversed in the init packet).
+/// Used for the image hash of docs/protocols/nordic-dfu.md §1.3 (stored byte-reversed in the init packet).
 public enum SHA256Digest {
   public static func hash(_ bytes: [UInt8]) -> [UInt8] {
     var digest = [UInt8](repeating: 0, count: 32)

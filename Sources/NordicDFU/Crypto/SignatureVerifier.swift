@@ -1,6 +1,6 @@
 import CCrypto
 
-/// Checks a Secure DFU init-packet signature (nordic-dfu.md §1.3): ECDSA P-256 over SHA-256 of the
+/// Checks a Secure DFU init-packet signature (docs/protocols/nordic-dfu.md §1.3): ECDSA P-256 over SHA-256 of the
 /// serialised `InitCommand` bytes, the signature stored as r‖s with each 32-byte half little-endian.
 /// The public key comes as a PEM `PUBLIC KEY` (what `nrfutil keys display --key pk --format pem` prints).
 public struct DFUPublicKey: Sendable {

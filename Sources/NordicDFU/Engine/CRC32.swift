@@ -1,4 +1,4 @@
-/// The CRC the Secure DFU target reports (nordic-dfu.md §2.4): standard CRC-32 as zlib/`binascii.crc32`
+/// The CRC the Secure DFU target reports (docs/protocols/nordic-dfu.md §2.4): standard CRC-32 as zlib/`binascii.crc32`
 /// computes it — reflected polynomial 0xEDB88320, initial value and final XOR 0xFFFFFFFF — over all bytes
 /// of the current object stream from offset 0. `update` continues a running value so callers can extend a
 /// checksum chunk by chunk.

@@ -1,4 +1,4 @@
-/// A Secure DFU request (nordic-dfu.md §2.3), written to the Control Point on BLE or sent as one SLIP
+/// A Secure DFU request (docs/protocols/nordic-dfu.md §2.3), written to the Control Point on BLE or sent as one SLIP
 /// frame on serial (§4). Multi-byte fields are little-endian.
 public enum ControlPointRequest: Equatable, Sendable {
   case protocolVersion

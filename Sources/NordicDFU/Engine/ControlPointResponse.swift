@@ -1,4 +1,4 @@
-/// A Secure DFU response or receipt (nordic-dfu.md §2.4): `60 <request op> <result> [payload]`; with result
+/// A Secure DFU response or receipt (docs/protocols/nordic-dfu.md §2.4): `60 <request op> <result> [payload]`; with result
 /// 0x0B the next byte is an extended error. A PRN receipt is byte-identical to a checksum response.
 public struct ControlPointResponse: Equatable, Sendable {
   public var requestOpCode: UInt8

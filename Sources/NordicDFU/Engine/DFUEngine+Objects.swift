@@ -1,5 +1,5 @@
 /// Object handling of the DFU engine: resume decisions on Select, streaming, checksums and execution
-/// (nordic-dfu.md §2.5 steps 2–15).
+/// (docs/protocols/nordic-dfu.md §2.5 steps 2–15).
 extension DFUEngine {
   /// §2.5 step 3: resume the init packet if the target holds a correct prefix, else create it afresh.
   mutating func commandSelected(max: UInt32, offset off: UInt32, crc reported: UInt32) -> DFUAction {

@@ -1,4 +1,4 @@
-/// The Secure DFU client as a pure state machine (nordic-dfu.md §2.5, §2.6): per image, the init packet as
+/// The Secure DFU client as a pure state machine (docs/protocols/nordic-dfu.md §2.5, §2.6): per image, the init packet as
 /// a command object, then the firmware as data objects of the target's maximum size, with resume after a
 /// drop (Select reports offset + CRC), up to `maximumObjectAttempts` per object on checksum mismatch, PRN
 /// receipts, and the SDK 15–17 quirk that re-executing an already-executed object answers 0x08.

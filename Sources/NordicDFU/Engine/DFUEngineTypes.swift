@@ -1,4 +1,4 @@
-/// What the DFU engine asks its driver to do next (nordic-dfu.md §2.5). The engine is pure; the driver
+/// What the DFU engine asks its driver to do next (docs/protocols/nordic-dfu.md §2.5). The engine is pure; the driver
 /// (serial, BLE, or a test harness) performs each action and answers with the matching `DFUEvent`.
 public enum DFUAction: Equatable, Sendable {
   /// Open a link to the bootloader for image `image` (the first, or again after a drop or between images

@@ -1,4 +1,4 @@
-/// Result codes of a Secure DFU response (nordic-dfu.md §2.4, SDK `nrf_dfu_result_t`).
+/// Result codes of a Secure DFU response (docs/protocols/nordic-dfu.md §2.4, SDK `nrf_dfu_result_t`).
 public enum DFUResultCode: UInt8, Sendable, Equatable {
   case invalidOpCode = 0x00
   case success = 0x01

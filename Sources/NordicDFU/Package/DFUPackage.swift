@@ -1,4 +1,4 @@
-/// A Secure DFU package read into memory (nordic-dfu.md §1.1): its images in transfer order, each with
+/// A Secure DFU package read into memory (docs/protocols/nordic-dfu.md §1.1): its images in transfer order, each with
 /// the firmware bytes, the raw init packet and its decoding. Built by `init(archive:)`, which performs the
 /// structural checks of §1.4 items 1–3; the content checks are `PackageValidator`'s.
 public struct DFUPackage: Sendable {

@@ -1,4 +1,4 @@
-/// What the fleet's devices are known to be (nordic-dfu.md §1.4 items 4–6), so a package can be checked
+/// What the fleet's devices are known to be (docs/protocols/nordic-dfu.md §1.4 items 4–6), so a package can be checked
 /// before any connection. Every field is optional: a check whose fact is unknown is reported as skipped.
 public struct DeviceExpectations: Sendable {
   /// The bootloader's NRF_DFU_HW_VERSION (nRF52 convention: 52).

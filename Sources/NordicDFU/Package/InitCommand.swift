@@ -1,4 +1,4 @@
-/// `dfu.InitCommand` (nordic-dfu.md §1.3): what an image is, what it needs, and its hash. Absent optional
+/// `dfu.InitCommand` (docs/protocols/nordic-dfu.md §1.3): what an image is, what it needs, and its hash. Absent optional
 /// fields stay nil so validation can tell "missing" from "zero".
 public struct InitCommand: Equatable, Sendable {
   public var firmwareVersion: UInt32?

@@ -1,6 +1,6 @@
 import BeaconCore
 
-/// A Secure DFU init packet, the `.dat` file: protobuf `dfu.Packet` (nordic-dfu.md §1.3). Exactly one of
+/// A Secure DFU init packet, the `.dat` file: protobuf `dfu.Packet` (docs/protocols/nordic-dfu.md §1.3). Exactly one of
 /// `command` (field 1, unsigned) and `signed_command` (field 2) is present, as the SDK 15.3 target
 /// requires (`stored_init_cmd_decode`). The serialised `InitCommand` bytes are kept verbatim because the
 /// signature covers exactly those bytes.

@@ -1,5 +1,5 @@
 /// How a DFU init packet's `fw_version` integer relates to the firmware version a KKM KBeacon reports in
-/// its `ver` key (kbeacon-protocol.md §6.3) — the one place this mapping lives.
+/// its `ver` key (docs/protocols/kbeacon.md §6.3) — the one place this mapping lives.
 ///
 /// [I] Neither spec states it; we take `fw_version` N ↔ `ver` "V<N/100>.<N%100, two digits>", so 530 ↔
 /// "V5.30" and 522 ↔ "V5.22" (the shape KKM's own version strings have). Change it here and the simulator

@@ -1,6 +1,6 @@
 import Foundation
 
-/// `manifest.json` of a Secure DFU package (nordic-dfu.md §1.1): `{"manifest": {<image key>: {bin_file,
+/// `manifest.json` of a Secure DFU package (docs/protocols/nordic-dfu.md §1.1): `{"manifest": {<image key>: {bin_file,
 /// dat_file, …}}}`. Legacy manifests (§1.2: top-level `dfu_version`, per-image `init_packet_data`) are
 /// recognised so they can be refused with a clear message.
 public struct Manifest: Equatable, Sendable {

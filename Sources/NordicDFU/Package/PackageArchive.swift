@@ -1,4 +1,4 @@
-/// The zip I/O edge of package reading (nordic-dfu.md §1.1): a flat list of entries with their sizes, and
+/// The zip I/O edge of package reading (docs/protocols/nordic-dfu.md §1.1): a flat list of entries with their sizes, and
 /// the bytes of one entry. `LibzipArchive` reads real files; `InMemoryArchive` serves tests and the
 /// simulator. Everything above this protocol is pure.
 public protocol PackageArchive {

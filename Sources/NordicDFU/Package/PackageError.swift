@@ -1,4 +1,4 @@
-/// Everything that makes a package unusable, found before any connection (nordic-dfu.md §1.4). Each case
+/// Everything that makes a package unusable, found before any connection (docs/protocols/nordic-dfu.md §1.4). Each case
 /// reads as one operator sentence.
 public enum PackageError: Error, Equatable, Sendable, CustomStringConvertible {
   case unreadableArchive(String)

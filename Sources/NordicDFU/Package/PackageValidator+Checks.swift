@@ -1,4 +1,4 @@
-/// The individual content checks of nordic-dfu.md §1.4 item 4–5.
+/// The individual content checks of docs/protocols/nordic-dfu.md §1.4 item 4–5.
 extension PackageValidator {
   /// Sizes: app_size for applications; sd_size + bl_size for SD+BL; each must equal the `.bin` length.
   func sizeCheck(_ image: DFUPackage.Image, _ c: InitCommand) -> PackageCheck.Partial {

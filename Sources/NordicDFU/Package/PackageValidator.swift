@@ -1,4 +1,4 @@
-/// The content checks of nordic-dfu.md §1.4 items 4–6, mirroring what the SDK 15.3 target itself checks
+/// The content checks of docs/protocols/nordic-dfu.md §1.4 items 4–6, mirroring what the SDK 15.3 target itself checks
 /// (`nrf_dfu_ver_validation.c`, `nrf_dfu_validation.c`) so a bad package is refused before the first byte
 /// goes out. Pure: takes a package and expectations, returns every check's outcome.
 public struct PackageValidator: Sendable {

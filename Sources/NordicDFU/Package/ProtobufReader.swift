@@ -1,5 +1,5 @@
 /// A minimal proto2 wire-format reader (varint, 64-bit, length-delimited, 32-bit fields) — enough to decode
-/// the `dfu.Packet` init packet of nordic-dfu.md §1.3 without a protobuf dependency. Pure; every read is
+/// the `dfu.Packet` init packet of docs/protocols/nordic-dfu.md §1.3 without a protobuf dependency. Pure; every read is
 /// bounds-checked and malformed input throws `ProtobufError`.
 public struct ProtobufReader {
   /// One wire-format field: its number and its value.

@@ -1,4 +1,4 @@
-/// The write side of the proto2 wire format, for building init packets (nordic-dfu.md §1.3) in tests, the
+/// The write side of the proto2 wire format, for building init packets (docs/protocols/nordic-dfu.md §1.3) in tests, the
 /// simulator and the benchmark. Fields are appended in call order, the way nrfutil serialises them.
 public struct ProtobufWriter: Sendable {
   public private(set) var bytes: [UInt8] = []

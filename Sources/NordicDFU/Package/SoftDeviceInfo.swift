@@ -1,5 +1,5 @@
 /// The SoftDevice information structure inside a SoftDevice image — where the bootloader itself reads the
-/// FWID it checks `sd_req` against (nordic-dfu.md §1.4 item 5; nRF5 SDK `nrf_sdm.h`: `SD_INFO_STRUCT_OFFSET`
+/// FWID it checks `sd_req` against (docs/protocols/nordic-dfu.md §1.4 item 5; nRF5 SDK `nrf_sdm.h`: `SD_INFO_STRUCT_OFFSET`
 /// 0x2000 from the SoftDevice start, `SD_MAGIC_NUMBER` 0x51B1E5DB at +4, `SD_FWID_OFFSET` +0x0C, u16).
 /// A package's `.bin` starts at the SoftDevice start (nrfutil strips the 4 KiB MBR: `nrfhex.py`
 /// `_removembr`); old S132 variants whose MBR ends at 0x3000 have the structure 0x1000 in (`nrfhex.py`

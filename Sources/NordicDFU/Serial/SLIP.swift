@@ -1,4 +1,4 @@
-/// SLIP framing as the Secure DFU serial transport uses it (nordic-dfu.md §4; RFC 1055): each message is
+/// SLIP framing as the Secure DFU serial transport uses it (docs/protocols/nordic-dfu.md §4; RFC 1055): each message is
 /// its bytes with 0xC0 → `DB DC` and 0xDB → `DB DD`, followed by one 0xC0. No leading END, no CRC.
 public enum SLIP {
   public static let end: UInt8 = 0xC0

@@ -1,5 +1,5 @@
 extension SLIPDecoder {
-  /// The complete frames of a byte stream (invalid frames dropped, §4); finishes when the bytes end or
+  /// The complete frames of a byte stream (invalid frames dropped, docs/protocols/nordic-dfu.md §4); finishes when the bytes end or
   /// fail, and stops reading when the consumer goes away.
   static func frames(of bytes: AsyncThrowingStream<[UInt8], any Error>) -> AsyncStream<[UInt8]> {
     AsyncStream { continuation in

@@ -1,4 +1,4 @@
-/// Secure DFU over UART (nordic-dfu.md §4): every request and response is one SLIP frame; object data
+/// Secure DFU over UART (docs/protocols/nordic-dfu.md §4): every request and response is one SLIP frame; object data
 /// travels as op 0x08 frames; Ping (0x09) and Get MTU (0x07) are serial-only. This type holds the
 /// transport's arithmetic so both our client and the simulated target use the same rules.
 public enum SerialDFUFraming {

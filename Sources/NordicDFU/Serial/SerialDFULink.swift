@@ -1,6 +1,6 @@
 import BeaconCore
 
-/// The serial (UART) `DFULink` (nordic-dfu.md §4): opens the channel, pings until the bootloader answers,
+/// The serial (UART) `DFULink` (docs/protocols/nordic-dfu.md §4): opens the channel, pings until the bootloader answers,
 /// asks its MTU, then exchanges one SLIP frame per request/response; object data goes out as op 0x08.
 public actor SerialDFULink: DFULink {
   private let channel: any ByteChannel
@@ -84,7 +84,7 @@ public actor SerialDFULink: DFULink {
   }
 }
 
-/// No frame at all came back to any ping while a serial link opened (nordic-dfu.md §4: a bootloader answers
+/// No frame at all came back to any ping while a serial link opened (docs/protocols/nordic-dfu.md §4: a bootloader answers
 /// a ping at once): nothing that speaks SLIP is on the port — not in its bootloader, another baud rate, or
 /// another port. A first open reports it at once (`SerialDFULinkFactory`) instead of counting it as a lost
 /// link to retry.

@@ -1,7 +1,7 @@
 /// One open connection to a DFU bootloader as the transfer runner sees it, whatever carries it (UART
 /// SLIP frames, or GATT Control Point + Packet characteristics). Errors mean the link is unusable.
 public protocol DFULink: Sendable {
-  /// The largest object-data write payload this link carries (§2.6 / §4).
+  /// The largest object-data write payload this link carries (docs/protocols/nordic-dfu.md §2.6 / §4).
   var packetSize: Int { get }
   /// Sends a request and returns its response (requests are answered in order, §2.4).
   func request(_ request: ControlPointRequest) async throws -> ControlPointResponse

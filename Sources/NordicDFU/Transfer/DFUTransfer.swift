@@ -1,5 +1,5 @@
 /// Runs a `DFUEngine` over links from a `DFULinkFactory`: performs each action and feeds back the event.
-/// Any link error becomes `.disconnected`, so the engine's resume logic (§2.5 step 10) handles drops and
+/// Any link error becomes `.disconnected`, so the engine's resume logic (docs/protocols/nordic-dfu.md §2.5 step 10) handles drops and
 /// timeouts alike. `pause` implements `.delay` and the pause between images (injected for tests).
 public struct DFUTransfer: Sendable {
   public var factory: any DFULinkFactory

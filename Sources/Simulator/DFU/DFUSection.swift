@@ -1,4 +1,4 @@
-/// The `dfu` section of a fleet-file KBeacon entry: its Secure DFU bootloader (nordic-dfu.md §2) and the
+/// The `dfu` section of a fleet-file KBeacon entry: its Secure DFU bootloader (docs/protocols/nordic-dfu.md §2) and the
 /// faults it injects. Every key is optional; without the section a KBeacon has an SDK 15.3 bootloader for
 /// nRF52 (hardware version 52, unsigned packages accepted) that any package for it can update:
 ///
@@ -25,7 +25,7 @@ public struct DFUSection: Sendable, Hashable, Codable {
   public var faults: Faults?
   public var buttonless: Buttonless?
 
-  /// The buttonless DFU service generations the simulator plays (nordic-dfu.md §2.2).
+  /// The buttonless DFU service generations the simulator plays (docs/protocols/nordic-dfu.md §2.2).
   public enum Buttonless: String, Sendable, Hashable, Codable, CaseIterable {
     /// SDK 14 and later: `02` Set Advertisement Name is supported.
     case sdk14

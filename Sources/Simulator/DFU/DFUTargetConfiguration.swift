@@ -1,6 +1,6 @@
 import NordicDFU
 
-/// What the simulated bootloader is and has (nordic-dfu.md §1.4, §2.5 target rules; SDK 15.3 defaults).
+/// What the simulated bootloader is and has (docs/protocols/nordic-dfu.md §1.4, §2.5 target rules; SDK 15.3 defaults).
 public struct DFUTargetConfiguration: Sendable {
   /// NRF_DFU_HW_VERSION (nRF52 convention 52).
   public var hardwareVersion: UInt32 = 52

@@ -2,7 +2,7 @@ import Glibc
 import NordicDFU
 import NordicDFUIO
 
-/// A pseudo-terminal pair for serving a simulated UART device (nordic-dfu.md §5: nrfutil's serial client
+/// A pseudo-terminal pair for serving a simulated UART device (docs/protocols/nordic-dfu.md §5: nrfutil's serial client
 /// talks to a pty as to a USB-serial port). The master side is the device; clients open `path`. The
 /// simulator keeps one slave descriptor open itself so the pty survives clients that close and reopen
 /// the port (no hang-up storm), and so raw mode set here persists.

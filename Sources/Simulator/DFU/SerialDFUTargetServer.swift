@@ -1,6 +1,6 @@
 import NordicDFU
 
-/// Serves a `SimulatedDFUTarget` as a UART DFU bootloader (nordic-dfu.md §4) on a byte channel — normally
+/// Serves a `SimulatedDFUTarget` as a UART DFU bootloader (docs/protocols/nordic-dfu.md §4) on a byte channel — normally
 /// the master side of a `PseudoTerminal`, so any serial client (ours, or Nordic's `nrfutil dfu serial`)
 /// can open the pty path. One SLIP frame in → zero or more SLIP frames out. After a `.dropLink` fault the
 /// server ignores everything until the next Ping, which every serial client sends when it (re)connects.

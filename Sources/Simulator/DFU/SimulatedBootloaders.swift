@@ -2,7 +2,7 @@ import BeaconCore
 import NordicDFU
 import Synchronization
 
-/// The Secure DFU bootloaders a simulated fleet's devices are running right now (nordic-dfu.md §2.2):
+/// The Secure DFU bootloaders a simulated fleet's devices are running right now (docs/protocols/nordic-dfu.md §2.2):
 /// a device told `01` on its buttonless characteristic is entered here; until it leaves, its application
 /// neither advertises nor accepts links, and its bootloader — the real `SimulatedDFUTarget` behind a
 /// `SimulatedDFUPeripheral` — advertises (Flags, FE59, its name; connectable) and answers at the
@@ -83,7 +83,7 @@ public final class SimulatedBootloaders: Sendable {
     }
   }
 
-  /// A bootloader's advertising data (nordic-dfu.md §2.2): Flags, an *incomplete* list of 16-bit Service
+  /// A bootloader's advertising data (docs/protocols/nordic-dfu.md §2.2): Flags, an *incomplete* list of 16-bit Service
   /// UUIDs holding FE59 (the SDK bootloader sets `uuids_more_available`), Complete Local Name.
   public static func advertisingData(name: String) -> [UInt8] {
     ADEncoder.flags() + ADEncoder.structure(type: ADType.incompleteUUIDs16, payload: [0x59, 0xFE]) + ADEncoder.localName(name)
@@ -123,7 +123,7 @@ public final class SimulatedBootloaders: Sendable {
     report(.entered(application: application, bootloader: peripheral.bootloaderAddress, name: name))
   }
 
-  /// The simulated KBeacon jumped (buttonless `01`, nordic-dfu.md §2.2): its bootloader comes up at
+  /// The simulated KBeacon jumped (buttonless `01`, docs/protocols/nordic-dfu.md §2.2): its bootloader comes up at
   /// address +1 with the device's `dfu` facts and faults. A completed update leaves the device reporting
   /// the new application's version in `ver` (`KKMFirmwareVersion`), saved with its state; a timeout
   /// leaves it as it was. The exit handler holds the KBeacon weakly (its simulation holds it): the KBeacon's

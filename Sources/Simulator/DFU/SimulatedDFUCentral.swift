@@ -23,7 +23,7 @@ public final class SimulatedDFUCentral: Central {
 
   public func add(_ peripheral: SimulatedDFUPeripheral) { registry.withLock { $0.append(peripheral) } }
 
-  /// A device whose application just jumped (§2.2): its bootloader now advertises at `application` +1
+  /// A device whose application just jumped (docs/protocols/nordic-dfu.md §2.2): its bootloader now advertises at `application` +1
   /// (last octet, no carry) with `name` (default `DfuTarg`). Returns the new bootloader.
   @discardableResult
   public func addBootloader(

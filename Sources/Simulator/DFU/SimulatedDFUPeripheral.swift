@@ -1,7 +1,7 @@
 import BeaconCore
 import NordicDFU
 
-/// An nRF52 device with an SDK 15.3 Secure DFU bootloader, as a GATT peer (nordic-dfu.md §2.1–2.2): in
+/// An nRF52 device with an SDK 15.3 Secure DFU bootloader, as a GATT peer (docs/protocols/nordic-dfu.md §2.1–2.2): in
 /// application mode it is reachable at `address` with the buttonless characteristic (8EC90003) in service
 /// FE59; after `01` it resets into the bootloader, which is reachable at the address with the last octet
 /// +1 and advertises the name set with `02` (default `DfuTarg`), exposing Control Point (8EC90001, write +

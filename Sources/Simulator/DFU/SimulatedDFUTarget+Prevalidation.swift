@@ -1,7 +1,7 @@
 import NordicDFU
 
 /// The target's own init-packet checks (SDK 15.3 `nrf_dfu_validation_prevalidate`,
-/// `nrf_dfu_ver_validation.c`; nordic-dfu.md §2.4 extended errors). Deliberately written from the
+/// `nrf_dfu_ver_validation.c`; docs/protocols/nordic-dfu.md §2.4 extended errors). Deliberately written from the
 /// target's point of view, independent of the client's `PackageValidator`.
 extension SimulatedDFUTarget {
   func prevalidate(_ packet: InitPacket) -> ControlPointResponse.Result? {

@@ -1,6 +1,6 @@
 import NordicDFU
 
-/// Request handling of the simulated bootloader: the SDK 15.3 rules of nordic-dfu.md §2.5 (command
+/// Request handling of the simulated bootloader: the SDK 15.3 rules of docs/protocols/nordic-dfu.md §2.5 (command
 /// object, data objects, checksum, execute incl. the "already executed → 0x08" quirk) and §4 (ping, MTU).
 extension SimulatedDFUTarget {
   typealias Result = ControlPointResponse.Result
@@ -116,7 +116,7 @@ extension SimulatedDFUTarget {
 
   /// The new SoftDevice's FWID, as the bootloader reads it afterwards: from its information structure
   /// (`SD_FWID_GET`, `SoftDeviceInfo`); an image without one (test data) falls back to the first sd_req
-  /// entry, where nrfutil puts `--sd-id` (nordic-dfu.md §1.3).
+  /// entry, where nrfutil puts `--sd-id` (docs/protocols/nordic-dfu.md §1.3).
   mutating func installSoftDevice(_ initCommand: InitCommand) {
     if let id = SoftDeviceInfo.firmwareID(in: image) ?? initCommand.softDeviceRequirements.first { configuration.softDeviceID = id }
   }

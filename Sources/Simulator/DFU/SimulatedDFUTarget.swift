@@ -1,6 +1,6 @@
 import NordicDFU
 
-/// A Nordic Secure DFU bootloader with SDK 15.3 semantics (nordic-dfu.md §2.3–2.5 target rules, §4),
+/// A Nordic Secure DFU bootloader with SDK 15.3 semantics (docs/protocols/nordic-dfu.md §2.3–2.5 target rules, §4),
 /// transport-agnostic: it takes control-point requests and data writes and returns outputs. Progress
 /// survives link drops (as in the target's RAM); `inactivityElapsed()` returns to a valid application.
 public struct SimulatedDFUTarget: Sendable {

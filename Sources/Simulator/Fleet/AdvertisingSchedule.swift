@@ -31,7 +31,7 @@ public enum SimulationPace: Sendable, Hashable {
 /// when scanning actively, each scannable PDU's scan response 150 µs later (T_IFS, Core Vol 6 Part B
 /// §4.1.1). Pure: it is given no clock, only offsets from the scan start. Picks the earliest device each
 /// step from a min-heap of (due, index) — O(log n) a report; it was a linear scan, which at 10,000 devices
-/// advertising at 1 Hz was most of `provision-bench monitor`'s CPU (issue #24). Ties go to the device listed
+/// advertising at 1 Hz was most of `provision-bench monitor`'s CPU. Ties go to the device listed
 /// first, as before.
 public struct AdvertisingSchedule: Sendable {
   private var advertisers: [SimulatedAdvertiser]

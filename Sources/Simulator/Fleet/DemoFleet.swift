@@ -3,7 +3,7 @@ import BeaconCore
 /// The built-in fleet behind `--adapter sim`: 28 devices with stable addresses, mixing KBeacon Pro units
 /// with KSensor + System frames, legacy KBeacons, plain iBeacons (one non-connectable), Eddystone
 /// UID/URL/TLM beacons, two text-stream devices: a Tertium TxRx reader and an AT-command device on the
-/// Nordic UART Service (issue #14), and four blukii modules (issue #15, `blukiiModules`). `DD:34:02:06:D0:6C` replays the real K6 advert of kbeacon-protocol.md §10.2/§10.3
+/// Nordic UART Service (text-stream devices), and four blukii modules (for `resolve`, `blukiiModules`). `DD:34:02:06:D0:6C` replays the real K6 advert of docs/protocols/kbeacon.md §10.2/§10.3
 /// (KSensor `21 01 0F 0E07 192A 224F FFFC FFEC 03EB`, scan response `6D 01 00 00 00 00` + "KBPro_214810").
 public enum DemoFleet {
   /// KKM's factory iBeacon UUID ("www.kkmcn.com" in ASCII).
@@ -42,7 +42,7 @@ public enum DemoFleet {
     system: SystemSection(model: 15, batteryPercent: 61, firmware: "5.20"))
 
   static let legacyKBeacons: [SimulatedDevice] = [
-    // The real K6 sample (kbeacon-protocol.md §10.3): 3591 mV, 25.16 °C, 34.31 %, acc (−4, −20, 1003).
+    // The real K6 sample (docs/protocols/kbeacon.md §10.3): 3591 mV, 25.16 °C, 34.31 %, acc (−4, −20, 1003).
     SimulatedDevice(
       address: address("DD:34:02:06:D0:6C"), kind: .kbeaconLegacy, name: "KBPro_214810", intervalMs: 500,
       rssi: RSSIProfile(mean: -58, spread: 5),
@@ -109,7 +109,7 @@ public enum DemoFleet {
   /// The proximity UUID blukii modules are seen configured with as iBeacons ("blukii.combeacon" in ASCII).
   public static let blukiiUUID = ProximityUUID("626C756B-6969-2E63-6F6D-626561636F6E")!
 
-  /// Four blukii Info beacons (issue #15). blukii publishes no advertising format of its own for them, so they
+  /// Four blukii Info beacons, for `resolve` against the Info Manager. blukii publishes no advertising format of its own for them, so they
   /// advertise as far as is public: an iBeacon frame with blukii's "blukii.combeacon" UUID (seen on deployed
   /// units) and a `blukii <number> <hex>` name in the scan response, the name the SDK's discovery takes a
   /// module's ID from. B10001–B10003 are registered in the tests' loopback Info Manager (B10003 deactivated),

@@ -1,4 +1,4 @@
-/// When a simulated device is on the air, for scripting presence (issue #16): a device with a `presence`
+/// When a simulated device is on the air, for scripting presence (the monitor's tests and demo): a device with a `presence`
 /// list advertises only inside its windows, in seconds since the scan started (or, under `sim serve`,
 /// since serving started) [I]: `"presence": [{"from": 0, "to": 10}, {"from": 20}]` is heard for its first
 /// 10 s, silent for 10 s, then heard for good. `from` is inclusive, `to` exclusive; no `to` is forever.

@@ -1,6 +1,6 @@
 import BeaconCore
 
-/// A KSensor slot (kbeacon-protocol.md §10.3): the readings the device reports. Present fields set the
+/// A KSensor slot (docs/protocols/kbeacon.md §10.3): the readings the device reports. Present fields set the
 /// mask. `carrier` chooses Eddystone service data (default, as KBeacon Pro) or KKM manufacturer data.
 public struct SensorSection: Sendable, Hashable, Codable {
   public enum Carrier: String, Sendable, Hashable, Codable { case eddystone, manufacturer }
@@ -68,7 +68,7 @@ public struct SensorSection: Sendable, Hashable, Codable {
   }
 }
 
-/// A KKM System frame slot (kbeacon-protocol.md §10.4); the MAC is the device address.
+/// A KKM System frame slot (docs/protocols/kbeacon.md §10.4); the MAC is the device address.
 public struct SystemSection: Sendable, Hashable, Codable {
   public var model: UInt8
   public var batteryPercent: UInt8

@@ -4,8 +4,8 @@
 /// "adapter": { "links": 16 }
 /// ```
 /// - `links`: concurrent LE links the controller holds, 1…32 (default 5, `SimulatedGATTLinks`). Real
-///   controllers hold 3–7 (linux-ble.md §4 item 6); more is for measuring the scheduler past them
-///   (`provision-bench apply-scaling`, issue 23) [I: the bound 32 is a choice].
+///   controllers hold 3–7 (docs/protocols/linux-ble.md §4 item 6); more is for measuring the scheduler past them
+///   (`provision-bench apply-scaling`) [I: the bound 32 is a choice].
 public struct SimulatedAdapterSection: Sendable, Hashable, Codable {
   public var links: Int?
 

@@ -3,7 +3,7 @@ import BeaconCore
 /// The radio side of one simulated device: it produces the raw AD bytes of each advertising PDU and of
 /// its scan response, with the same encoders whose output the real parser reads. Each frame section is a
 /// slot; PDUs cycle through the slots. The Eddystone-TLM counters are live: ADV_CNT counts PDUs since the
-/// simulated boot, SEC_CNT the elapsed time in 0.1 s (beacon-formats.md §2 "TLM").
+/// simulated boot, SEC_CNT the elapsed time in 0.1 s (docs/protocols/beacon-formats.md §2 "TLM").
 public struct SimulatedAdvertiser: Sendable {
   public let device: SimulatedDevice
   /// ADV_IND when connectable, ADV_SCAN_IND when it has a scan response, else ADV_NONCONN_IND.
@@ -44,7 +44,7 @@ public struct SimulatedAdvertiser: Sendable {
         ))
     }
     if let s = device.system { slots.append(.fixed(flags + s.frame(mac: device.address).manufacturerADStructure)) }
-    // A text-stream device names its service, so `scan` can mark it before connecting (issue #14).
+    // A text-stream device names its service, so `scan` can mark it before connecting.
     if let service = device.textStreamService { slots.append(.fixed(flags + ADEncoder.completeUUIDs128([service]))) }
     self.slots = slots
     var response: [UInt8] = []
@@ -54,7 +54,7 @@ public struct SimulatedAdvertiser: Sendable {
     pduKind = device.connectable ? .connectable : (scanResponse != nil ? .scannable : .nonConnectable)
   }
 
-  /// The 0x2080 service data (kbeacon-protocol.md §10.2): v2 "Pro" sends battery, `00 01` and the MAC's
+  /// The 0x2080 service data (docs/protocols/kbeacon.md §10.2): v2 "Pro" sends battery, `00 01` and the MAC's
   /// low three bytes; v1 sends battery, flag 0x04 and the iBeacon major/minor when it has an iBeacon slot,
   /// else flag 0x01 (as the real K6 sample `6D 01 00 00 00 00`).
   static func kkmScanResponse(_ device: SimulatedDevice) -> [UInt8]? {

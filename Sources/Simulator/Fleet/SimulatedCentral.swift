@@ -15,7 +15,7 @@ public final class SimulatedCentral: Central {
   /// device kinds with real behaviour (KBeacon, DFU) plug theirs in here.
   public let gattServerFactory: @Sendable (SimulatedDevice) -> GATTServer
   /// Devices now in their DFU bootloader: their applications are silent and their bootloaders advertise
-  /// and answer at the application address +1 (nordic-dfu.md §2.2).
+  /// and answer at the application address +1 (docs/protocols/nordic-dfu.md §2.2).
   public let bootloaders: SimulatedBootloaders
   /// The devices as they advertise now, read when each scan starts. Default: the fleet's entries as they
   /// are; `withKBeacons` plugs in `KBeaconSimulation.advertisedDevices()` so KBeacons advertise their

@@ -31,7 +31,7 @@ public struct RSSIProfile: Sendable, Hashable, Codable {
   }
 }
 
-/// An iBeacon slot (beacon-formats.md §1).
+/// An iBeacon slot (docs/protocols/beacon-formats.md §1).
 public struct IBeaconSection: Sendable, Hashable, Codable {
   public var uuid: ProximityUUID
   public var major: UInt16

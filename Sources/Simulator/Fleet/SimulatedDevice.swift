@@ -42,7 +42,7 @@ public struct SimulatedDevice: Sendable, Hashable, Codable {
   /// KBeacon kinds: password, starting settings and history of the simulated configuration service
   /// (`KBeaconSection`, owned by the KBeacon simulator).
   public var kbeacon: KBeaconSection?
-  /// KBeacon kinds: the Secure DFU bootloader's facts and faults (`DFUSection`, nordic-dfu.md §2).
+  /// KBeacon kinds: the Secure DFU bootloader's facts and faults (`DFUSection`, docs/protocols/nordic-dfu.md §2).
   public var dfu: DFUSection?
   /// Text-stream kinds: answer timing, faults and starting settings (`TextStreamSection`).
   public var textStream: TextStreamSection?

@@ -1,7 +1,7 @@
 import BeaconCore
 import Foundation
 
-/// A simulated site with several gateways (issue #18): which fleet devices each gateway hears, and at what
+/// A simulated site with several gateways: which fleet devices each gateway hears, and at what
 /// RSSI. In a fleet file:
 ///
 ///     "gateways": { "gw-1": { "DD:34:02:06:E0:00": -58, "DD:34:02:06:E0:01": -71 }, "gw-2": { … } }

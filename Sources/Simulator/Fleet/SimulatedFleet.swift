@@ -27,7 +27,7 @@ public struct SimulatedFleet: Sendable, Hashable, Codable {
 
   public var version: Int
   public var devices: [SimulatedDevice]
-  /// Several gateways on one site (issue #18): what each gateway hears, and how loud
+  /// Several gateways on one site: what each gateway hears, and how loud
   /// (`SimulatedFleet+Gateways`). Absent: one radio hears the whole fleet.
   public var gateways: GatewayViews?
   /// The simulated controller (`SimulatedAdapterSection`): how many links it holds. Absent: 5.

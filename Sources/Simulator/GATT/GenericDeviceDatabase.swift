@@ -2,7 +2,7 @@ import BeaconCore
 import KBeacon
 
 /// The GATT database every fleet device gets until its kind supplies a real one: shaped like a KKM
-/// KBeacon's (kbeacon-protocol.md §2) so discovery costs what it costs on the real device.
+/// KBeacon's (docs/protocols/kbeacon.md §2) so discovery costs what it costs on the real device.
 ///
 /// | service | characteristics |
 /// |---|---|

@@ -1,6 +1,6 @@
 import BeaconCore
 
-/// How a simulated LE link behaves (design.md "The simulator"; Core v5.4 Vol 6 Part B §4.5.1 connection
+/// How a simulated LE link behaves (docs/protocols/simulator.md "The simulator"; Core v5.4 Vol 6 Part B §4.5.1 connection
 /// events). Defaults are those of a typical phone-to-beacon link; tests pass `.instant`.
 public struct LinkModel: Sendable, Hashable {
   /// Time the device takes to answer one ATT request: one connection interval (7.5 ms … 4 s on air).
@@ -22,7 +22,7 @@ public struct LinkModel: Sendable, Hashable {
   public static let instant = LinkModel(roundTripLatency: .zero)
 }
 
-/// Faults a simulated link injects (design.md "fault injection").
+/// Faults a simulated link injects (docs/protocols/simulator.md "fault injection").
 public struct LinkFaults: Sendable {
   /// Drop the link once the device has received more than this many ATT octets (the PDU that crosses the
   /// line is lost with it).
@@ -53,7 +53,7 @@ public struct LinkFaults: Sendable {
   public static let none = LinkFaults()
 }
 
-/// The cap on concurrent links of one simulated adapter (controllers manage ~3–7: linux-ble.md §4 item 6).
+/// The cap on concurrent links of one simulated adapter (controllers manage ~3–7: docs/protocols/linux-ble.md §4 item 6).
 public actor LinkCapacity {
   public nonisolated let limit: Int
   public private(set) var inUse = 0

@@ -15,7 +15,7 @@ public actor SimulatedGATTLinks {
   private var links: [BluetoothAddress: [SimulatedLink]] = [:]
 
   /// - Parameters:
-  ///   - maxLinks: concurrent links the simulated controller allows (linux-ble.md §4 item 6: real ones
+  ///   - maxLinks: concurrent links the simulated controller allows (docs/protocols/linux-ble.md §4 item 6: real ones
   ///     manage 3–7) [default 5, a choice].
   public init(model: LinkModel = LinkModel(), maxLinks: Int = 5) {
     self.model = model

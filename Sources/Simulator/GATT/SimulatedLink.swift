@@ -4,7 +4,7 @@ import Glibc
 
 /// One simulated LE connection: a `socketpair(AF_UNIX, SOCK_SEQPACKET)` whose client end is handed to the
 /// central as a `FileDescriptorBearer` (the same bearer code as a live L2CAP socket) and whose device end
-/// is served here by a `GATTServerConnection`, under a `LinkModel` and `LinkFaults` (design.md "The
+/// is served here by a `GATTServerConnection`, under a `LinkModel` and `LinkFaults` (docs/protocols/simulator.md "The
 /// simulator").
 ///
 /// Two tasks serve the device end: a reader that applies faults, paces Write Commands (so many per

@@ -1,9 +1,9 @@
 /// The application-side Nordic buttonless DFU characteristic (8EC90003, Write + Indicate), as a pure state
-/// machine (nordic-dfu.md §2.2): `01` enter bootloader, `02 len name` set the bootloader's advertising
+/// machine (docs/protocols/nordic-dfu.md §2.2): `01` enter bootloader, `02 len name` set the bootloader's advertising
 /// name (≤ 20 bytes); every request is answered by the indication `20 <op> <status>`. An SDK 13 service
 /// (`acceptsName` false) knows only `01` and answers `02` with "op code not supported" (`20 02 02`).
 public struct ButtonlessDFUResponder: Sendable, Hashable {
-  /// Response codes of nordic-dfu.md §2.2.
+  /// Response codes of docs/protocols/nordic-dfu.md §2.2.
   public enum Status: UInt8, Sendable {
     case success = 0x01
     case opCodeNotSupported = 0x02

@@ -1,7 +1,7 @@
 import KBeacon
 
 /// What a KBeacon configuration asks its radio to send, read the same way for both generations
-/// (kbeacon-protocol.md §6.3–§6.4 for v2 slots, §7 for the v1 flat object): the frames in slot order and the
+/// (docs/protocols/kbeacon.md §6.3–§6.4 for v2 slots, §7 for the v1 flat object): the frames in slot order and the
 /// device-wide settings the frames carry. `SimulatedDevice.advertising(_:)` turns it into frame sections.
 ///
 /// Choices [I]:

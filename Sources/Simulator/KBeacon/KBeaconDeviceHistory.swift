@@ -1,6 +1,6 @@
 import KBeacon
 
-/// A simulated KBeacon's sensor history (kbeacon-protocol.md §9): records per sensor type, oldest first, and
+/// A simulated KBeacon's sensor history (docs/protocols/kbeacon.md §9): records per sensor type, oldest first, and
 /// an unread pointer that only `NewRecord` reads advance.
 public struct KBeaconDeviceHistory: Sendable, Hashable {
   /// Records per page of a record response [I]: the spec does not say how firmware splits pages.

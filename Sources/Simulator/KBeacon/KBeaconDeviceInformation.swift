@@ -3,7 +3,7 @@ import KBeacon
 
 /// What a simulated KBeacon's Device Information service (0x180A) says, taken from the device's state at
 /// the moment of the read, so it agrees with the configuration the device reports over FEA0
-/// (kbeacon-protocol.md §2, §6.3, §7) and follows a DFU (the new `ver` is installed in the configuration).
+/// (docs/protocols/kbeacon.md §2, §6.3, §7) and follows a DFU (the new `ver` is installed in the configuration).
 ///
 /// | characteristic | value |
 /// |---|---|

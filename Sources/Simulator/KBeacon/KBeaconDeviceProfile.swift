@@ -1,7 +1,7 @@
 import KBeacon
 
 /// What a simulated KBeacon is and can do: its protocol generation, capabilities and factory configuration
-/// (kbeacon-protocol.md §6.3 `maxSlot`, `maxTg`, `minPwr`/`maxPwr`, `bCap`, `trCap`; §7 for v1). The
+/// (docs/protocols/kbeacon.md §6.3 `maxSlot`, `maxTg`, `minPwr`/`maxPwr`, `bCap`, `trCap`; §7 for v1). The
 /// device reports these in its common config and enforces them on `cfg`.
 public struct KBeaconDeviceProfile: Sendable, Hashable {
   public var generation: ProtocolGeneration

@@ -1,6 +1,6 @@
 import KBeacon
 
-/// How a simulated KBeacon answers `getPara` (kbeacon-protocol.md §6.1 v2, §7 v1). Selectors the device
+/// How a simulated KBeacon answers `getPara` (docs/protocols/kbeacon.md §6.1 v2, §7 v1). Selectors the device
 /// does not understand get cause 0x103, as a real KBeacon Pro answers a v1 `stype` read (§1, HAR) [C3].
 enum KBeaconDeviceReads {
   static func response(to request: JSONObject, config: KBeaconConfiguration) -> Result<JSONObject, DeviceCause> {

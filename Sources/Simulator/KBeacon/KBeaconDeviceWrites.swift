@@ -1,6 +1,6 @@
 import KBeacon
 
-/// How a simulated KBeacon checks and applies a `cfg` message (kbeacon-protocol.md §6.2, §6.4–§6.6, §7,
+/// How a simulated KBeacon checks and applies a `cfg` message (docs/protocols/kbeacon.md §6.2, §6.4–§6.6, §7,
 /// causes of §12). A write is all or nothing: the first broken rule answers its cause and nothing changes.
 /// Keys the spec does not know are stored as given (a newer app may know more than this table) [I].
 enum KBeaconDeviceWrites {

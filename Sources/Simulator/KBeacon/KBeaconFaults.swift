@@ -1,7 +1,7 @@
 /// Link faults of a simulated KBeacon beyond busy answers and `dropLinkOnWrites` (fleet file `kbeacon`
 /// section; the fault matrix, `scripts/fault-matrix`, drives them). Each counter counts down as it fires.
 /// Together with `dropLinkOnWrites` (the whole `cfg` received, the link lost before it applies) they cover a
-/// link lost before, during and right after a configuration write (kbeacon-protocol.md §4, §6.2):
+/// link lost before, during and right after a configuration write (docs/protocols/kbeacon.md §4, §6.2):
 /// - `dropLinkOnReads`: the first N `getPara` requests drop the link unanswered (lost before any write).
 /// - `dropLinkAfterWrites`: the first N `cfg` messages are applied and saved (flash), then the link drops
 ///   before their ack goes out: the app cannot know the write landed and must read back.

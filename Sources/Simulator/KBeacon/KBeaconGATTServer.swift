@@ -2,11 +2,11 @@ import BeaconCore
 import KBeacon
 import NordicDFU
 
-/// The GATT database of a simulated KBeacon (kbeacon-protocol.md §2) and its behaviour: GAP (Device Name
+/// The GATT database of a simulated KBeacon (docs/protocols/kbeacon.md §2) and its behaviour: GAP (Device Name
 /// read from the configuration, `gapDeviceName`), GATT and Device Information (read from the device's
 /// state, `KBeaconDeviceInformation`); FEA0 with FEA1 (Write + Write Without Response: frames in), FEA2 (Notify: frames
 /// out) and FEA3 (Indicate: trigger events); and FE59 with the buttonless DFU characteristic 8EC90003
-/// (Write + Indicate, writes need indications enabled first) for Nordic DFU entry (nordic-dfu.md §2.2).
+/// (Write + Indicate, writes need indications enabled first) for Nordic DFU entry (docs/protocols/nordic-dfu.md §2.2).
 extension SimulatedKBeacon {
   /// A server for this device. Every FEA1 write goes through the device's protocol engine, whose replies
   /// are notified on FEA2 of the same connection.
@@ -15,7 +15,7 @@ extension SimulatedKBeacon {
   }
 
   /// The GAP Device Name (0x2A00) the device reports now: its configured name — `name` (v2) or `devName`
-  /// (v1), kbeacon-protocol.md §6.3 — so it follows a `name` change written over FEA1, as the advertised
+  /// (v1), docs/protocols/kbeacon.md §6.3 — so it follows a `name` change written over FEA1, as the advertised
   /// name does [I]. A configuration without one reads as empty.
   public var gapDeviceName: String {
     let key = configuration.generation == .legacy ? "devName" : "name"

@@ -1,6 +1,6 @@
 import KBeacon
 
-/// The alert of a simulated KBeacon (kbeacon-protocol.md §6.7 `ring`), kept per link: real tags ring only
+/// The alert of a simulated KBeacon (docs/protocols/kbeacon.md §6.7 `ring`), kept per link: real tags ring only
 /// while a central stays connected (§14 item 6, HAR), so a new link starts silent.
 ///
 /// A `ring` that arrives while one is in progress is acknowledged like any ring but does not restart it —

@@ -9,7 +9,7 @@ import KBeacon
 /// ```
 /// - `password`: 8–16 characters (default: the factory default, sixteen zeros).
 /// - `settings`: device JSON in the `getPara` shape of the device's generation, merged over its factory
-///   configuration (kbeacon-protocol.md §6.1 / §7).
+///   configuration (docs/protocols/kbeacon.md §6.1 / §7).
 /// - `historyRecords`: temperature/humidity records pre-logged, 5 minutes apart, the newest at start-up
 ///   (default 24).
 /// - `busy`: answer every request with cause 0x10C (fault injection).

@@ -20,7 +20,7 @@ public final class KBeaconSimulation: Sendable {
   private let linkDropper = Mutex<(@Sendable (BluetoothAddress) async -> Void)?>(nil)
   private let bootloaderHook = Mutex<(@Sendable (BluetoothAddress, String?) async -> Void)?>(nil)
 
-  /// "Enter bootloader requested" for every KBeacon of this fleet (nordic-dfu.md §2.2): called with the
+  /// "Enter bootloader requested" for every KBeacon of this fleet (docs/protocols/nordic-dfu.md §2.2): called with the
   /// application's address and the name set by `02`, after the `20 01 01` indication and before the link
   /// drops. Connect the simulated DFU bootloader here (e.g. `SimulatedDFUCentral.addBootloader(for:name:)`).
   /// Applies to devices made after the call; devices are made on first connect.
@@ -52,11 +52,11 @@ public final class KBeaconSimulation: Sendable {
   /// State restored from an earlier run (`SimulatorStateStore`), by address.
   private let restored: [BluetoothAddress: SimulatedKBeaconSnapshot]
   /// Where a device's state is read back from just before its first link in this process, when other
-  /// processes may have changed it since the start (several gateways on one simulated site, issue #18);
+  /// processes may have changed it since the start (several gateways on one simulated site);
   /// and what it read, by address, for `kbeacon(_:)` to make the device from.
   private let sharedState = Mutex<(@Sendable (BluetoothAddress) async -> SimulatedKBeaconSnapshot?)?>(nil)
   private let refreshed = Mutex<[BluetoothAddress: SimulatedKBeaconSnapshot]>([:])
-  /// The fleet's text-stream devices (issue #14): served and advertised through this simulation too, so
+  /// The fleet's text-stream devices: served and advertised through this simulation too, so
   /// `--adapter sim` and `sim serve` offer them with no further wiring.
   public let textDevices: TextDeviceSimulation
 
@@ -195,7 +195,7 @@ public final class KBeaconSimulation: Sendable {
   }
 
   /// The name a fleet KBeacon has: its entry's, else "KBPro_" and the address's low three bytes (as KKM
-  /// names its units, kbeacon-protocol.md §10.2) [I].
+  /// names its units, docs/protocols/kbeacon.md §10.2) [I].
   static func deviceName(_ entry: SimulatedDevice) -> String {
     entry.name ?? "KBPro_" + entry.address.bytes.suffix(3).map { hexByte($0) }.joined()
   }

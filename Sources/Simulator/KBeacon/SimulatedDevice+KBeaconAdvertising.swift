@@ -3,16 +3,16 @@ import KBeacon
 
 extension SimulatedDevice {
   /// This KBeacon as it advertises under `configuration`: the frame sections, name, interval and
-  /// connectable flag the advertiser plays come from the configuration's slots (kbeacon-protocol.md §6.4
+  /// connectable flag the advertiser plays come from the configuration's slots (docs/protocols/kbeacon.md §6.4
   /// v2, §7 v1, read by `KBeaconAdvertisingPlan`); identity, RSSI, scan-response override, `kbeacon` and
   /// `dfu` sections stay this entry's. Pure: the same entry and configuration give the same bytes.
   ///
-  /// Per frame (beacon-formats.md §1–§2, kbeacon-protocol.md §10):
+  /// Per frame (docs/protocols/beacon-formats.md §1–§2, docs/protocols/kbeacon.md §10):
   /// - iBeacon: `uuid`, `majorID`, `minorID`; measured power = `meaPwr` (KBeacon's own "measured power at
   ///   1 m" setting, not moved by `txPwr`). A key the slot lacks (or cannot be read) takes this entry's
   ///   iBeacon value, else the KKM factory UUID / 0 / −59 dBm [I].
   /// - Eddystone UID/URL: `nid`/`sid`, `url`; the ranging byte (Tx power at 0 m) is this entry's value for
-  ///   that frame — else `meaPwr` + 41 dB (beacon-formats.md §2, "measure at 1 m and add 41 dBm") — plus
+  ///   that frame — else `meaPwr` + 41 dB (docs/protocols/beacon-formats.md §2, "measure at 1 m and add 41 dBm") — plus
   ///   the slot's `txPwr`, kept within −100…20 [I]. A URL that does not encode to Eddystone (over 17
   ///   bytes) is not advertised [I].
   /// - Eddystone TLM: battery, temperature and uptime are readings: this entry's TLM section, else its

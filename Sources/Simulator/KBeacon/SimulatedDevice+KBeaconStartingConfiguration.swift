@@ -7,7 +7,7 @@ extension SimulatedDevice {
   /// fleet entry's frames unchanged and a `getPara` read agrees with what a scan shows. The fleet file's
   /// frame sections are the device's starting slots [I]:
   ///
-  /// - v2 (kbeacon-protocol.md §6.4): one slot per frame section, in the advertiser's order (iBeacon, UID,
+  /// - v2 (docs/protocols/kbeacon.md §6.4): one slot per frame section, in the advertiser's order (iBeacon, UID,
   ///   URL, TLM, KSensor, System) from slot 0, each with `txPwr` 0, `conn` = `connectable`, `trAdv` 0,
   ///   `mode` 0 and `advPrd` = `intervalMs` × frame count (the advertiser sends its frames in turn, so each
   ///   goes out that often); the other slots up to `maxSlot` are off (`type` 0). More frames than slots:

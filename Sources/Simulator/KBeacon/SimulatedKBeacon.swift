@@ -116,7 +116,7 @@ public actor SimulatedKBeacon {
     }
   }
 
-  /// Sets the "enter bootloader requested" hook (nordic-dfu.md §2.2).
+  /// Sets the "enter bootloader requested" hook (docs/protocols/nordic-dfu.md §2.2).
   public func setBootloaderHook(_ hook: (@Sendable (BluetoothAddress, String?) async -> Void)?) {
     bootloaderHook = hook
   }

@@ -1,6 +1,6 @@
 import KBeacon
 
-/// HEX requests of a simulated KBeacon: sensor history info, clear and record reads (kbeacon-protocol.md
+/// HEX requests of a simulated KBeacon: sensor history info, clear and record reads (docs/protocols/kbeacon.md
 /// §9), answered with acks whose seq is the request length (`reply`), records as HEX report pages.
 extension SimulatedKBeaconDevice {
   mutating func handleHex(_ message: [UInt8], deviceUTC: UInt32) -> Answer {

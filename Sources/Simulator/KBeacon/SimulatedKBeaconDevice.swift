@@ -2,7 +2,7 @@ import BeaconCore
 import KBeacon
 
 /// The protocol engine of a simulated KBeacon as a pure state machine: FEA1 writes in, FEA2 notifications
-/// out (kbeacon-protocol.md §4 framing, §5 auth, §6/§7 JSON, §9 history). The GATT layer hands it every
+/// out (docs/protocols/kbeacon.md §4 framing, §5 auth, §6/§7 JSON, §9 history). The GATT layer hands it every
 /// write and sends what it returns; no I/O, no clock (the caller passes the device time).
 public struct SimulatedKBeaconDevice: Sendable {
   /// What the device does after a write.
@@ -72,7 +72,7 @@ public struct SimulatedKBeaconDevice: Sendable {
     self.random = SeededGenerator(seed: seed ^ address.rawValue)
   }
 
-  /// A DFU installed a new application (nordic-dfu.md §2): the device reports `version` in `ver` from now
+  /// A DFU installed a new application (docs/protocols/nordic-dfu.md §2): the device reports `version` in `ver` from now
   /// on. It lives in the configuration, so the simulator's state store keeps it like any setting.
   public mutating func installFirmware(version: String) { configuration.common.fields["ver"] = .string(version) }
 

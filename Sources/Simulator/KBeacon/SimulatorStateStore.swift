@@ -18,7 +18,7 @@ public struct SimulatedKBeaconSnapshot: Sendable, Hashable {
 ///
 /// File: `{"version": 1, "devices": {"AA:BB:…": {"generation": "pro", "password": "…", "configuration": {…device JSON…}}},
 /// "textDevices": {"AA:BB:…": {"name": "…", "intervalMs": 500, "txPower": 0, "writes": 1}}}` — `textDevices`
-/// (the simulated AT devices' settings, issue #14) only when there are any, so older files read unchanged.
+/// (the simulated AT devices' settings) only when there are any, so older files read unchanged.
 public struct SimulatorStateStore: Sendable {
   public let path: String
 

@@ -1,7 +1,7 @@
 import Foundation
 
-/// One write a simulated device accepted: a `cfg` message applied (kbeacon-protocol.md §6.2) or a firmware
-/// image installed by a DFU (nordic-dfu.md §2), as the shared write log records it.
+/// One write a simulated device accepted: a `cfg` message applied (docs/protocols/kbeacon.md §6.2) or a firmware
+/// image installed by a DFU (docs/protocols/nordic-dfu.md §2), as the shared write log records it.
 public struct SimulatedWrite: Sendable, Hashable, Codable {
   /// The process that served the link (a gateway process on a shared simulated site).
   public var pid: Int32
@@ -26,7 +26,7 @@ public struct SimulatedWrite: Sendable, Hashable, Codable {
   }
 }
 
-/// The proof that no device was written twice (issue #23, part 5): every write a simulated device accepts,
+/// The proof that no device was written twice, even when several processes serve one simulated site: every write a simulated device accepts,
 /// appended — one JSON line — to a log beside the simulator's state file, by every process that serves the
 /// fleet. The state file cannot show it: each process keeps its own copy of a device and the last save wins,
 /// so two processes' writes showed as one; this log only ever grows.

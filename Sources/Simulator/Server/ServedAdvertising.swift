@@ -30,7 +30,7 @@ public enum ServedAdvertising {
   /// takes the controller's (a controller's public address cannot change), so everything derived from it —
   /// the KBeacon 0x2080 MAC marker, the System frame's MAC — matches what scanners see. A device on a
   /// random address keeps its own [I]: the controller advertises it with LE Set Random Address and own
-  /// address type random (`settings`), so a KKM tag's static random address (kbeacon-protocol.md §14) is
+  /// address type random (`settings`), so a KKM tag's static random address (docs/protocols/kbeacon.md §14) is
   /// served as it is, and clients must connect to it as a random address.
   public static func device(_ device: SimulatedDevice, servedAs address: BluetoothAddress) -> SimulatedDevice {
     guard device.addressType == .public else { return device }

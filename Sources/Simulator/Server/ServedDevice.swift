@@ -2,8 +2,8 @@ import BeaconCore
 import BlueZ
 import Glibc
 
-/// One fleet device served over one real controller, for the VM tier (design.md "The simulator";
-/// vm-e2e-recipe.md): the controller advertises the device's PDUs through HCI commands (`HCIAdvertiser`),
+/// One fleet device served over one real controller, for the VM tier (docs/protocols/simulator.md "The simulator";
+/// docs/protocols/vm-e2e.md): the controller advertises the device's PDUs through HCI commands (`HCIAdvertiser`),
 /// cycling through its frame slots at its interval, and — when the device is connectable — an L2CAP LE
 /// listening socket on CID 4 (`L2CAPListener`) hands each incoming link to the device's GATT server
 /// (`ServedGATTLink`). The device advertises with the controller's public address (a device on a random
@@ -14,7 +14,7 @@ import Glibc
 /// its link itself through `links` (a KBeacon after a wrong password or a reset); a drop ends the LE link.
 ///
 /// With `bootloaders` (the `SimulatedBootloaders` its `KBeaconSimulation` hosts bootloaders in) the device
-/// also plays its Secure DFU bootloader (nordic-dfu.md §2.2, `ServedRole`): after a buttonless `01` it
+/// also plays its Secure DFU bootloader (docs/protocols/nordic-dfu.md §2.2, `ServedRole`): after a buttonless `01` it
 /// drops the link, advertises as the bootloader at its address +1 (LE random), and serves that
 /// bootloader's GATT database — the same `SimulatedDFUPeripheral` and `SimulatedDFUTarget` as in process —
 /// on incoming links; once the update activates (or the bootloader times out) it advertises and serves its

@@ -2,7 +2,7 @@ import BeaconCore
 import BlueZ
 
 /// Serves a simulated device's `GATTServer` over a live ATT bearer — an accepted L2CAP LE socket on CID 4
-/// (vm-e2e-recipe.md) — with the same request → response code as the simulated links (`SimulatedLink`),
+/// (docs/protocols/vm-e2e.md) — with the same request → response code as the simulated links (`SimulatedLink`),
 /// minus the link model and faults: the real link has its own timing.
 ///
 /// Like `SimulatedLink`, a reader routes Handle Value Confirmations straight to the connection (a write
@@ -23,7 +23,7 @@ public enum ServedGATTLink {
         if let response = await connection.respond(to: bytes) {
           do { try await bearer.send(response) } catch { break }
         }
-        // What a handler deferred until after its response (a text-stream device's answer, issue #14),
+        // What a handler deferred until after its response (a text-stream device's answer),
         // as `SimulatedLink` runs it: without this a served device acked a command and never answered.
         await connection.runDeferred()
       }

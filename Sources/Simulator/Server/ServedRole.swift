@@ -1,7 +1,7 @@
 import BeaconCore
 
 /// What a served device (`ServedDevice`) is on the air at a moment: its application, or — after a
-/// buttonless `01` — its Secure DFU bootloader (nordic-dfu.md §2.2), until the update activates a new
+/// buttonless `01` — its Secure DFU bootloader (docs/protocols/nordic-dfu.md §2.2), until the update activates a new
 /// application or the bootloader's inactivity timeout brings the old one back. Pure: the role comes from
 /// `SimulatedBootloaders`, and this says what the controller advertises for it.
 ///

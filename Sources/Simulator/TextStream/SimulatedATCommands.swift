@@ -1,4 +1,4 @@
-/// The AT command set of the simulated Nordic-UART device (issue #14), in the style of the many BLE
+/// The AT command set of the simulated Nordic-UART device, in the style of the many BLE
 /// modules configured by AT commands: three settable parameters that the device keeps (like a simulated
 /// KBeacon's configuration, across links and — through `SimulatorStateStore` — across runs).
 ///

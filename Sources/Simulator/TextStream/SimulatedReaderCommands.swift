@@ -1,4 +1,4 @@
-/// The command set of the simulated Tertium-style reader (issue #14): a small, documented stand-in for a
+/// The command set of the simulated Tertium-style reader: a small, documented stand-in for a
 /// Tertium RFID/sensor reader, whose point is the shape of its answers — several notifications, longer
 /// than one ATT MTU — not a real reader's command language (Tertium documents that per device; seed 001).
 ///

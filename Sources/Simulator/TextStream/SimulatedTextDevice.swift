@@ -1,7 +1,7 @@
 import BeaconCore
 import TextStream
 
-/// A simulated text-stream device (issue #14) behind its GATT server: the profile's service with Rx (Write,
+/// A simulated text-stream device behind its GATT server: the profile's service with Rx (Write,
 /// and Write Without Response for the Nordic UART Service) and Tx (Notify), plus the profile's extra
 /// characteristics (ACKme SetMode: Write; Zhaga Event: Notify), which it never uses.
 ///

@@ -1,7 +1,7 @@
 import TextStream
 
-/// The `textStream` section of a fleet-file device entry (kinds `tertiumReader` and `nordicUART`, issue
-/// #14): how the simulated text-stream device answers. Every key is optional:
+/// The `textStream` section of a fleet-file device entry (kinds `tertiumReader` and `nordicUART`):
+/// how the simulated text-stream device answers. Every key is optional:
 ///
 /// ```json
 /// "textStream": { "profile": "tertium-txrx", "answerDelayMs": 40, "fragmentGapMs": 30, "tags": 12,

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# A webhook receiver for the monitor's tests (issue #16): a real HTTP server on 127.0.0.1 that records every
+# A webhook receiver for the monitor's tests: a real HTTP server on 127.0.0.1 that records every
 # POST — its Idempotency-Key, body, and whether the key was seen before — as one JSON line in a file, and
 # answers 200. It honours the key the way a receiver should: a repeated key is recorded as a duplicate (and
 # still acknowledged). Keys already in the file count as seen, so a receiver restarted on the same file

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A fault-injecting HTTP/1.1 server for beacon-provision's HTTP client tests (issue #12).
+"""A fault-injecting HTTP/1.1 server for beacon-provision's HTTP client tests: the failures nginx cannot produce.
 
 It covers what nginx cannot: each path is one fault. It binds 127.0.0.1 on a free port, prints the port on
 its first stdout line, and logs every request (method, path, Range, If-None-Match) for GET /_log.

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""A loopback blukii Info Manager for beacon-provision's tests and demo (issue #15).
+"""A loopback blukii Info Manager for beacon-provision's tests and demo.
 
 It answers the request shapes of Sources/InfoManager/InfoManagerEndpoints.swift (inferred Cloud Endpoints
-paths, seed-systems.md section 6) with the recorded bodies in this folder, modelled on the SDK's object model
+paths, docs/protocols/info-manager.md) with the recorded bodies in this folder, modelled on the SDK's object model
 (InfoPoint, OutputInfo, News). It binds 127.0.0.1 on a free port (or --port), prints the port on its first
 stdout line, and exits when its standard input closes.
 

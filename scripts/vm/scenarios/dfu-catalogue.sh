@@ -1,4 +1,4 @@
-# A catalogue campaign over the real kernel stack (kbeacon-protocol.md §11, nordic-dfu.md §2):
+# A catalogue campaign over the real kernel stack (docs/protocols/kbeacon.md §11, docs/protocols/nordic-dfu.md §2):
 # `beacon-provision dfu update --firmware latest` on hci0, with the repository's example catalogue
 # (firmware/example) served over HTTP by Debian's nginx on the guest's loopback (the guest kernel's TCP
 # stack, libcurl in the CLI). It reads the served KBeacon's model (KBPro_SIM), hver (V1.0) and ver (V5.12,

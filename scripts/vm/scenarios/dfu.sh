@@ -1,4 +1,4 @@
-# A whole Nordic Secure DFU over the real kernel stack (nordic-dfu.md §2): `beacon-provision dfu update`
+# A whole Nordic Secure DFU over the real kernel stack (docs/protocols/nordic-dfu.md §2): `beacon-provision dfu update`
 # on hci0 updates a simulated KBeacon Pro served on hci1 by `sim serve` (scripts/vm/dfu-fleet.json: `ver`
 # V5.22, bootloader hardware version 52) with nrfutil's app_unsigned.zip (application fw_version 66051 =
 # V660.51, hw_version 52). The campaign reads the device's version over an authenticated KBeacon session,

@@ -1,6 +1,6 @@
 # The live BlueZ layer on dual-mode btvirt controllers (`btvirt -l2`, no -L), which are Bluetooth 5
 # controllers: the kernel drives them with extended scan/advertising commands, so beacon-provision must use
-# the extended commands too (linux-ble.md §4.4 item 2). HCIAdvertiser on hci1, raw-HCI and mgmt scans on
+# the extended commands too (docs/protocols/linux-ble.md §4 item 2). HCIAdvertiser on hci1, raw-HCI and mgmt scans on
 # hci0, and an L2CAP CID 4 link hci0 -> hci1.
 # vm-e2e-modes: plain
 . "$VM_LIB"

@@ -2,7 +2,7 @@
 # is seen by its raw-HCI scan and its mgmt discovery on hci0 (`radio scan --backend hci|mgmt`), and an
 # L2CAP LE link on the ATT channel from hci0 to a listener on hci1 carries bytes both ways
 # (`radio connect` / `radio listen`). With bluetoothd running, bluetoothd owns the ATT server socket
-# (linux-ble.md §4.4 item 4), so the client link is checked against bluetoothd's own GATT server instead.
+# (docs/protocols/linux-ble.md §4 item 4), so the client link is checked against bluetoothd's own GATT server instead.
 # vm-e2e-modes: plain bluetoothd
 . "$VM_LIB"
 
@@ -69,7 +69,7 @@ fi
 if [[ $VM_MODE == bluetoothd ]]; then
   # A client link works alongside bluetoothd: hci1's ATT server is bluetoothd's own GATT server, which
   # answers our Exchange MTU Request (02, client MTU 0x0017) with an Exchange MTU Response (03, MTU).
-  # bluetoothd on hci1 may also send its own Exchange MTU Request (02…) first (linux-ble.md §4.4 item 4).
+  # bluetoothd on hci1 may also send its own Exchange MTU Request (02…) first (docs/protocols/linux-ble.md §4 item 4).
   expect_output_contains 60 "reply 03" "$BP" radio connect --adapter hci0 --replies 2 "$hci1" 021700
   vm_log "L2CAP CID 4 hci0 -> bluetoothd's GATT server on hci1: MTU exchange answered"
   # The whole client stack: BlueZCentral.connect -> FileDescriptorBearer -> GATTClient discovery + read.

@@ -1,4 +1,4 @@
-# `beacon-provision monitor` on hci0 over a real controller (issue #16), with two non-connectable iBeacons
+# `beacon-provision monitor` on hci0 over a real controller, with two non-connectable iBeacons
 # served by `beacon-provision sim serve`:
 # - on hci1, a device reported entering; when its `sim serve` is stopped with SIGTERM it must switch
 #   advertising off (LE Set Advertise Enable 0x00; before, it closed the socket with the controller still

@@ -1,4 +1,4 @@
-# `beacon-provision resolve --scan` on hci0 over a real controller (issue #15): two blukii modules served by
+# `beacon-provision resolve --scan` on hci0 over a real controller: two blukii modules served by
 # `sim serve` (scripts/vm/blukii-fleet.json) as non-connectable iBeacons whose `blukii <number> <hex>` name is
 # in the scan response — so advertised as ADV_SCAN_IND, the name reaching only an active scanner — B10001
 # on hci1 (registered) and B10004 on hci2 (not registered). The Info Manager is the tests' loopback server

@@ -1,5 +1,5 @@
 # A simulated Tertium TxRx reader served on hci1 by `sim serve` (scripts/vm/text-fleet.json, its second device)
-# and `txrx` on hci0 over the real kernel stack (issue #14): its INVENTORY answer (12 tags, about 470 bytes)
+# and `txrx` on hci0 over the real kernel stack: its INVENTORY answer (12 tags, about 470 bytes)
 # comes in several notifications of the profile's 240-byte packets, longer than one ATT MTU, and is gathered
 # until the device falls silent. Its own scenario: btvirt links a second peer unreliably within a run.
 # vm-e2e-modes: plain bluetoothd

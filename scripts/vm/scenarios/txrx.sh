@@ -1,4 +1,4 @@
-# Text-stream devices over the real kernel stack (issue #14): a simulated Nordic-UART AT device served on hci1
+# Text-stream devices over the real kernel stack: a simulated Nordic-UART AT device served on hci1
 # by `sim serve` (scripts/vm/text-fleet.json, its first device), reached from hci0 over an L2CAP LE socket on
 # CID 4 — MTU exchange, discovery of the Nordic UART Service, Tx notifications subscribed, commands written
 # with response — by `txrx` (one command, several with --json), then `plan` / `apply` / a second `apply` of a
