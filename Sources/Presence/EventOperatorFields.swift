@@ -2,7 +2,7 @@ import KBeacon
 import Profiles
 
 /// An event definition's own words for whoever receives its events (Lighthouse's `LHEvent` carries an
-/// operator `message` and a free `payload`; seed-systems.md §7): `message` is text, `payload` any JSON
+/// operator `message` and a free `payload`; docs/protocols/lighthouse.md): `message` is text, `payload` any JSON
 /// value, both copied into every event the definition fires (the webhook body, the `--jsonl` line and the
 /// command action's `BEACON_EVENT`) under `"message"` and `"payload"`.
 ///
