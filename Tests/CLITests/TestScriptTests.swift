@@ -6,7 +6,8 @@ import Testing
 /// the run before `swift test --skip-build` could run stale test binaries, and a build whose output is
 /// nothing but `[n/m]` progress lines (all filtered, so grep itself exits 1) still goes on to the tests; the
 /// tests run in two passes (the serial-peer suites on their own) whose counts add up; the fault matrix runs
-/// after them, its counts reach the summary, and a loss (its exit 1) fails the run.
+/// after them, its counts reach the summary, and a loss (its exit 1) fails the run; the docs check runs after
+/// the build and before the tests, and stale docs fail the run.
 @Suite("scripts/test", .timeLimit(.minutes(1))) struct TestScriptTests {
   static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent()
@@ -16,7 +17,7 @@ import Testing
   struct Sandbox {
     let root: URL
 
-    init(buildOutput: String, buildStatus: Int32, faultMatrixStatus: Int32 = 0) throws {
+    init(buildOutput: String, buildStatus: Int32, faultMatrixStatus: Int32 = 0, docsStatus: Int32 = 0) throws {
       root = FileManager.default.temporaryDirectory.appendingPathComponent("scripts-test-\(UUID().uuidString)")
       let scripts = root.appendingPathComponent("scripts"), bin = root.appendingPathComponent("bin")
       for directory in [scripts, bin] { try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true) }
@@ -35,6 +36,15 @@ import Testing
         echo "fault-matrix" >> "\(root.path)/calls"
         echo "fault matrix: 7 faults injected, \(faultMatrixStatus == 0 ? 7 : 6) survived, \(faultMatrixStatus == 0 ? 0 : 1) lost in 1 s (seed 3)"
         exit \(faultMatrixStatus)
+
+        """)
+      // The stand-in docs check records its call and exits as told (the real one needs the built binary).
+      try Self.executable(
+        scripts.appendingPathComponent("gen-docs"),
+        """
+        #!/bin/sh
+        echo "gen-docs $*" >> "\(root.path)/calls"
+        exit \(docsStatus)
 
         """)
       try Self.executable(
@@ -101,7 +111,26 @@ import Testing
     #expect(calls.contains("test --skip-build --filter NrfutilInteropTests"), "\(calls)")
     #expect(output.contains("tiers 1+2: 6 tests passed"))
     #expect(calls.contains("fault-matrix"), "\(calls)")
+    // The docs check runs once, after the build and before the first test pass.
+    let lines = calls.split(separator: "\n").map(String.init)
+    let build = lines.firstIndex { $0.hasPrefix("build") }, docs = lines.firstIndex(of: "gen-docs --check")
+    let test = lines.firstIndex { $0.hasPrefix("test") }
+    #expect(build != nil && docs != nil && test != nil && build! < docs! && docs! < test!, "\(calls)")
     #expect(output.contains("summary: 6 passed, 0 failed; 7 faults injected, 7 survived, 0 lost"), "\(output)")
+  }
+
+  @Test func staleDocsFailTheRunBeforeAnyTest() async throws {
+    let sandbox = try Sandbox(buildOutput: "", buildStatus: 0, docsStatus: 1)
+    let (status, output, calls) = try await sandbox.run()
+    #expect(status == 1, "\(output)")
+    #expect(output.contains("docs check failed: run scripts/gen-docs"), "\(output)")
+    #expect(!calls.split(separator: "\n").contains { $0.hasPrefix("test") }, "swift test ran with stale docs: \(calls)")
+  }
+
+  @Test func aFailedBuildSkipsTheDocsCheck() async throws {
+    let sandbox = try Sandbox(buildOutput: "error: boom", buildStatus: 1)
+    let (_, output, calls) = try await sandbox.run()
+    #expect(!calls.contains("gen-docs"), "the docs check ran after a failed build: \(calls)\n\(output)")
   }
 
   @Test func aLossInTheFaultMatrixFailsTheRun() async throws {
