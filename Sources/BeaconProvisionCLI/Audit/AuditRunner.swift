@@ -1,5 +1,6 @@
 import Audit
 import BeaconCore
+import CampaignPipeline
 import Fleet
 import Foundation
 import Profiles
@@ -67,7 +68,7 @@ struct AuditRunner {
         "--state-dir", stateDirectory, "--retry-delay", "1"]
       let options = try ProvisionOptions.parse(arguments)
       let remaining = records.filter { reads[$0.address.description] == nil }
-      let result = try await CampaignRunner(options: options, dryRun: true, resume: nil, pace: pace, central: central, records: remaining).run()
+      let result = try await ApplyInvocation(options: options, dryRun: true, resume: nil, pace: pace, central: central, records: remaining).run()
       for (address, outcome) in result.summary.outcomes where reads[address] == nil {
         switch outcome {
         case .compliant: reads[address] = .read([])
