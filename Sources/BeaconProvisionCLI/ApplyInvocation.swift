@@ -34,7 +34,14 @@ struct ApplyInvocation {
   }
 
   func run() async throws -> CampaignResult {
-    // The profile, its inventory and password files are read off the cooperative pool.
+    let plan = try await self.plan()
+    let console = CampaignConsole(progress: CampaignProgress(json: options.json), finish: finishArguments)
+    let outcome = try await CampaignFailures.translated { try await pipeline(console).run(plan) }
+    return CampaignResult(outcome: outcome, finish: finishArguments)
+  }
+
+  /// The profile, its inventory and password files, read off the cooperative pool, as the pipeline's plan.
+  func plan() async throws -> ProfileCampaignPlan {
     let (loaded, recipe, passwords) = try await BlockingIO.run { [path = options.profile] in
       let (loaded, recipe) = try ProfileFiles.loadForRun(path)
       let auth = loaded.profile.auth
@@ -43,14 +50,11 @@ struct ApplyInvocation {
         new: try auth.newPassword.map { try Secrets.read($0, profile: path) })
       return (loaded, recipe, passwords)
     }
-    let console = CampaignConsole(progress: CampaignProgress(json: options.json), finish: finishArguments)
-    let outcome = try await CampaignFailures.translated {
-      let plan = try ProfileCampaignPlan(
+    return try await CampaignFailures.translated {
+      try ProfileCampaignPlan(
         profile: loaded, path: options.profile, recipe: recipe, passwords: passwords,
         resolver: DesiredResolver(urlCheck: ProfileFiles.eddystoneURLCheck), dryRun: dryRun)
-      return try await pipeline(console).run(plan)
     }
-    return CampaignResult(outcome: outcome, finish: finishArguments)
   }
 
   func pipeline(_ console: CampaignConsole) -> CampaignPipeline {

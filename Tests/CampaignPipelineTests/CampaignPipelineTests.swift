@@ -80,6 +80,27 @@ import Testing
     #expect(fixture.events.all.contains { if case .resuming(_, 2, 2) = $0 { true } else { false } })
   }
 
+  /// `audit --connect`'s reads: a device goes to the first profile that selects it, and the next profile's
+  /// plan does not visit it again.
+  @Test func eachDeviceIsReadByTheFirstPlanThatSelectsIt() async throws {
+    let fixture = try PipelineFixture(count: 3)
+    let (a, b, c) = (PipelineFixture.address(0), PipelineFixture.address(1), PipelineFixture.address(2))
+    let first = try PipelineFixture.applyPlan(addresses: [a, b], name: "first", dryRun: true)
+    let second = try PipelineFixture.applyPlan(addresses: [b, c], name: "second", dryRun: true)
+    var pipeline = fixture.pipeline()
+    pipeline.records = try await PipelineFixture.scan(fixture.central, 3, [])
+    let outcomes = try await pipeline.firstOutcomes(of: [first, second], records: pipeline.records ?? [])
+    #expect(Set(outcomes.keys) == [a, b, c])
+    let visits = fixture.events.all.compactMap { event -> String? in
+      guard case .campaign(.finished(let address, _), _) = event else { return nil }
+      return address
+    }
+    #expect(visits.sorted() == [a, b, c], "b is visited once, by the first plan")
+    // The first profile's name is planned for b, not the second's.
+    guard case .planned(let changes)? = outcomes[b] else { Issue.record("\(String(describing: outcomes[b]))"); return }
+    #expect(changes.contains { $0.new.description.contains("first") }, "\(changes)")
+  }
+
   @Test func aResumeOfAnotherKindOrProfileIsRefused() async throws {
     let fixture = try PipelineFixture(count: 1)
     let addresses = [PipelineFixture.address(0)]
