@@ -75,11 +75,22 @@ let package = Package(
       dependencies: ["BeaconCore", "BlueZ", "KBeacon", "NordicDFU", "NordicDFUIO", "TextStream"],
       swiftSettings: strict),
 
+    // MARK: campaigns
+    // Every fleet campaign's path, once (issue #23 part 3): plan/apply/text commands, dfu update (package and
+    // catalogue) and audit --connect through one scheduler; no ArgumentParser, no printing.
+    .target(
+      name: "CampaignPipeline",
+      dependencies: [
+        "BeaconCore", "Cloud", "Firmware", "FirmwareStore", "Fleet", "KBeacon", "NordicDFU", "NordicDFUIO", "OwnThreads", "Profiles",
+        "SharedJournal", "TextStream",
+      ],
+      swiftSettings: strict),
+
     // MARK: the command line
     .target(
       name: "BeaconProvisionCLI",
       dependencies: [
-        "BeaconCore", "BlueZ", "Fleet", "KBeacon", "NordicDFU", "NordicDFUIO", "Profiles", "Simulator", "Cloud",
+        "BeaconCore", "BlueZ", "CampaignPipeline", "Fleet", "KBeacon", "NordicDFU", "NordicDFUIO", "Profiles", "Simulator", "Cloud",
         "Firmware", "FirmwareStore", "Audit", "TextStream", "Presence", "SharedJournal", "InfoManager", "InfoManagerCloud",
         "OwnThreads", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
@@ -125,8 +136,12 @@ let package = Package(
     .testTarget(
       name: "SystemLibraryTests", dependencies: ["CBlueZ", "CCurl", "CZip", "CCrypto", "BlueZ"], swiftSettings: strict),
     .testTarget(
+      name: "CampaignPipelineTests",
+      dependencies: ["CampaignPipeline", "BeaconCore", "Fleet", "KBeacon", "NordicDFU", "NordicDFUIO", "Profiles", "Simulator"],
+      swiftSettings: strict),
+    .testTarget(
       name: "CLITests",
-      dependencies: ["BeaconProvisionCLI", "FirmwareStore", "InfoManager", "NordicDFUIO", "Presence", "Simulator", "TestServers", "SharedJournal", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+      dependencies: ["BeaconProvisionCLI", "CampaignPipeline", "FirmwareStore", "InfoManager", "NordicDFUIO", "Presence", "Simulator", "TestServers", "SharedJournal", .product(name: "ArgumentParser", package: "swift-argument-parser")],
       exclude: ["Golden", "Fixtures"], swiftSettings: strict),
   ]
 )

@@ -1,4 +1,5 @@
 import BeaconCore
+import CampaignPipeline
 import Fleet
 import Foundation
 import Profiles
@@ -103,7 +104,7 @@ enum CampaignReport {
   }
 
   /// terraform-style: per device, its result and each change `~ scope key: old -> new`.
-  static func table(_ result: CampaignRunner.Result, explain: Bool = false) -> String {
+  static func table(_ result: CampaignResult, explain: Bool = false) -> String {
     var lines: [String] = []
     for (address, outcome) in result.summary.outcomes.sorted(by: { $0.key < $1.key }) {
       lines.append("\(address)  \(describe(outcome))")
@@ -149,7 +150,7 @@ enum CampaignReport {
     var notSelected: [TargetSelection.NotSelected]
   }
 
-  static func json(_ result: CampaignRunner.Result) throws -> String {
+  static func json(_ result: CampaignResult) throws -> String {
     let devices = result.summary.outcomes.sorted { $0.key < $1.key }.map { address, outcome -> DeviceJSON in
       func changes(_ c: [ConfigChange]) -> [ChangeJSON] {
         c.map { ChangeJSON(scope: $0.scope.description, key: $0.key, old: $0.old?.description, new: $0.new.description) }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CampaignPipeline
 import Fleet
 import Foundation
 import SharedJournal

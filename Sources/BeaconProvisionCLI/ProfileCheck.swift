@@ -1,4 +1,5 @@
 import ArgumentParser
+import CampaignPipeline
 import Profiles
 
 /// `beacon-provision profile check PROFILE`.
@@ -13,9 +14,10 @@ extension ProfileCommand {
 
     func run() throws {
       let loaded = try ProfileFiles.load(file)
-      try CampaignRunner.check(
-        TemplatePreflight(profile: loaded, resolver: DesiredResolver(urlCheck: ProfileFiles.eddystoneURLCheck)),
-        TargetSelection.namedAddresses(of: loaded) ?? [])
+      // Every templated value of the devices the profile names, as a campaign checks it before any radio work.
+      let problems = TemplatePreflight(profile: loaded, resolver: DesiredResolver(urlCheck: ProfileFiles.eddystoneURLCheck))
+        .problems(addresses: TargetSelection.namedAddresses(of: loaded) ?? [])
+      guard problems.isEmpty else { throw CLIFailure(problems.joined(separator: "\n")) }
       let p = loaded.profile
       print("\(file): valid profile version \(Profile.currentVersion)")
       if let commands = p.commands {

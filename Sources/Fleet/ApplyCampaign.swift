@@ -58,6 +58,20 @@ public struct ApplyCampaign: Sendable {
       sleep: sleep)
   }
 
+  /// One KBeacon's `plan`/`apply` (`ProfileWork`), for a caller that runs the scheduler itself
+  /// (`CampaignPipeline`: one `Campaign` for every kind of campaign).
+  public static func work(
+    profile: LoadedProfile, opener: any SessionOpener, passwords: Passwords, resolver: DesiredResolver, dryRun: Bool,
+    registry: RegistryRecorder? = nil
+  ) -> any CampaignWork {
+    ProfileWork(profile: profile, opener: opener, passwords: passwords, resolver: resolver, dryRun: dryRun, registry: registry)
+  }
+
+  /// One text-stream device's `plan`/`apply` of a profile's `commands` (`TextCommandWork`), likewise.
+  public static func work(textCommands profile: LoadedProfile, opener: any TextCommandOpener, dryRun: Bool) -> any CampaignWork {
+    TextCommandWork(profile: profile, opener: opener, dryRun: dryRun)
+  }
+
   public func requestStop() async { await campaign.requestStop() }
   public func start() async -> CampaignSummary { await campaign.start() }
 }

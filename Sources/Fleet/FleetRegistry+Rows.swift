@@ -5,8 +5,8 @@ import GRDB
 /// (pruned to the newest `limit` per device), and the last runs of each device from the journal's `run`
 /// and `device` tables.
 extension FleetRegistry {
-  /// The run kinds a registry device links to, as `Journal.createRun` records them (`CampaignRunner`:
-  /// "apply"; `DFUCampaignRunner`: "dfu"). `plan` runs change nothing and are not linked.
+  /// The run kinds a registry device links to, as `Journal.createRun` records them (`ProfileCampaignPlan`:
+  /// "apply"; `FirmwareCampaignPlan`: "dfu"). `plan` runs change nothing and are not linked.
   static let linkedKinds = ["apply", "dfu"]
 
   struct RunKey: Hashable {

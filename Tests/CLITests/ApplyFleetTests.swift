@@ -1,4 +1,5 @@
 import BeaconCore
+import CampaignPipeline
 import Fleet
 import Foundation
 import Simulator
@@ -58,10 +59,10 @@ import Testing
     }
 
     func run(_ profile: String, dryRun: Bool = false, resume: String? = nil, stopWhen: (@Sendable (CampaignEvent) -> Bool)? = nil)
-      async throws -> CampaignRunner.Result
+      async throws -> CampaignResult
     {
       let options = try ProvisionOptions.parse([profile, "--adapter", "sim:\(fleet)", "--scan", "5", "--parallel", "4", "--retry-delay", "0"])
-      var runner = CampaignRunner(options: options, dryRun: dryRun, resume: resume, pace: .unpaced)
+      var runner = ApplyInvocation(options: options, dryRun: dryRun, resume: resume, pace: .unpaced)
       runner.stopWhen = stopWhen
       return try await runner.run()
     }

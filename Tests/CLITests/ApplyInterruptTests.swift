@@ -17,7 +17,7 @@ import Testing
     defer { try? FileManager.default.removeItem(atPath: profile) }
     let options = try ProvisionOptions.parse([profile, "--adapter", "sim", "--scan", "3", "--parallel", "1", "--retry-delay", "0"])
     let (interrupts, ctrlC) = AsyncStream.makeStream(of: Void.self)
-    var runner = CampaignRunner(options: options, dryRun: false, resume: nil, pace: .unpaced)
+    var runner = ApplyInvocation(options: options, dryRun: false, resume: nil, pace: .unpaced)
     runner.interrupts = interrupts
     // Two Ctrl-Cs while the first device is being read: its link is still open.
     runner.stopWhen = { event in

@@ -41,7 +41,7 @@ import Testing
 
     func apply(_ profile: String) async throws {
       let options = try ProvisionOptions.parse([profile, "--adapter", "sim:\(fleet)", "--scan", "3", "--retry-delay", "0", "--attempts", "1"])
-      _ = try await CampaignRunner(options: options, dryRun: false, resume: nil, pace: .unpaced).run()
+      _ = try await ApplyInvocation(options: options, dryRun: false, resume: nil, pace: .unpaced).run()
     }
 
     func audit(_ extra: [String] = []) async throws -> AuditReport {

@@ -1,4 +1,5 @@
 import BeaconCore
+import CampaignPipeline
 import FirmwareStore
 import Fleet
 import Foundation
@@ -32,10 +33,10 @@ import Testing
     return path
   }
 
-  static func update(_ arguments: [String], fleet: String, central: SimulatedCentral) async throws -> DFUCampaignRunner.Result {
+  static func update(_ arguments: [String], fleet: String, central: SimulatedCentral) async throws -> CampaignResult {
     let command = try DFUUpdate.parse(arguments + ["--adapter", "sim:\(fleet)", "--scan", "5", "--retry-delay", "0",
       "--reconnect-delay", "0", "--object-delay", "0", "--timeout", "2", "--attempts", "1"])
-    return try await DFUCampaignRunner(command: command, pace: .unpaced, central: central).run()
+    return try await DFUInvocation(command: command, pace: .unpaced, central: central).run()
   }
 
   /// `--firmware V5.13` on devices at 5.14 and 5.16: up to date against the version asked for, said so (they

@@ -1,4 +1,5 @@
 import BeaconCore
+import CampaignPipeline
 import Fleet
 import Foundation
 import NordicDFU
@@ -49,10 +50,10 @@ import Testing
     SimulatedCentral.withKBeacons(fleet: try CentralFactory.fleet(fleet), name: "sim", pace: .unpaced)
   }
 
-  static func update(_ arguments: [String], fleet: String, central: SimulatedCentral) async throws -> DFUCampaignRunner.Result {
+  static func update(_ arguments: [String], fleet: String, central: SimulatedCentral) async throws -> CampaignResult {
     let command = try DFUUpdate.parse(arguments + ["--adapter", "sim:\(fleet)", "--scan", "5", "--retry-delay", "0",
       "--reconnect-delay", "0", "--object-delay", "0", "--timeout", "2", "--min-battery", "0"])
-    return try await DFUCampaignRunner(command: command, pace: .unpaced, central: central).run()
+    return try await DFUInvocation(command: command, pace: .unpaced, central: central).run()
   }
 
   /// What went wrong on each device, from the devices' own state: its `ver` is not its model's release, or

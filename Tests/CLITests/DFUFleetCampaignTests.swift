@@ -1,4 +1,5 @@
 import BeaconCore
+import CampaignPipeline
 import Fleet
 import Foundation
 import KBeacon
@@ -34,9 +35,9 @@ import Testing
       fleet: try CentralFactory.fleet(fleet), fleetFile: fleet, name: "sim", pace: .unpaced, stateDirectory: StateDirectory.resolve(nil))
   }
 
-  static func update(_ arguments: [String], central: SimulatedCentral) async throws -> DFUCampaignRunner.Result {
+  static func update(_ arguments: [String], central: SimulatedCentral) async throws -> CampaignResult {
     let command = try DFUUpdate.parse(arguments + ["--scan", "5", "--retry-delay", "0", "--reconnect-delay", "0", "--object-delay", "0", "--timeout", "1"])
-    return try await DFUCampaignRunner(command: command, pace: .unpaced, central: central).run()
+    return try await DFUInvocation(command: command, pace: .unpaced, central: central).run()
   }
 
   /// `ver` over a fresh authenticated KBeacon session.

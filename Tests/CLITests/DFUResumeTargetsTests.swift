@@ -1,4 +1,5 @@
 import BeaconCore
+import CampaignPipeline
 import Fleet
 import Testing
 
@@ -20,7 +21,7 @@ import Testing
     let unfinished = try await journal.devices(run: run).filter { !$0.state.isFinal }
     let heard = [Target(address: BluetoothAddress(heardPublic)!, addressType: .public, name: "KBPro_1"),
       Target(address: BluetoothAddress("DD:34:02:06:D1:09")!, addressType: .public)]  // not in the run
-    let targets = DFUCampaignRunner.resumeTargets(unfinished: unfinished, heard: heard)
+    let targets = CampaignPipeline.resumeTargets(unfinished: unfinished, heard: heard)
     #expect(targets.map(\.address.description) == [heardPublic, silentPublic, silentRandom, silentOld])
     #expect(targets.map(\.addressType) == [.public, .public, .random, .random])
     #expect(targets.first?.name == "KBPro_1")  // a heard device keeps what the scan said

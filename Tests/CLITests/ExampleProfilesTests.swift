@@ -20,7 +20,7 @@ import Testing
     // The examples read the password from BEACON_PASSWORD; the built-in fleet has the factory default.
     setenv("BEACON_PASSWORD", "0000000000000000", 0)
     let options = try ProvisionOptions.parse([profile, "--adapter", "sim", "--scan", "3", "--retry-delay", "0"])
-    let result = try await CampaignRunner(options: options, dryRun: true, resume: nil, pace: .unpaced).run()
+    let result = try await ApplyInvocation(options: options, dryRun: true, resume: nil, pace: .unpaced).run()
     #expect(!result.summary.outcomes.isEmpty, "\(profile) selects no device of the built-in fleet")
     let failures = result.summary.outcomes.filter { $0.value.state == .failed }
     #expect(failures.isEmpty, "\(profile): \(failures)")

@@ -1,4 +1,5 @@
 import BeaconCore
+import CampaignPipeline
 import Fleet
 import Foundation
 import Simulator
@@ -23,7 +24,7 @@ import Testing
 
   static func campaign(_ profile: String, dryRun: Bool) async throws -> CampaignSummary {
     let options = try ProvisionOptions.parse([profile, "--adapter", "sim", "--scan", "3", "--retry-delay", "0"])
-    return try await CampaignRunner(options: options, dryRun: dryRun, resume: nil, pace: .unpaced).run().summary
+    return try await ApplyInvocation(options: options, dryRun: dryRun, resume: nil, pace: .unpaced).run().summary
   }
 
   static func registry(_ stateDirectory: String) throws -> FleetRegistry {

@@ -23,7 +23,7 @@ import Testing
 
   static func apply(_ profile: String, central: any Central) async throws -> CampaignSummary {
     let options = try ProvisionOptions.parse([profile, "--adapter", "sim", "--scan", "3", "--retry-delay", "0"])
-    var runner = CampaignRunner(options: options, dryRun: false, resume: nil, pace: .unpaced)
+    var runner = ApplyInvocation(options: options, dryRun: false, resume: nil, pace: .unpaced)
     runner.central = central
     return try await runner.run().summary
   }

@@ -13,7 +13,7 @@ import Testing
       .write(toFile: profile, atomically: true, encoding: .utf8)
     defer { try? FileManager.default.removeItem(atPath: profile) }
     let options = try ProvisionOptions.parse([profile, "--adapter", "sim", "--scan", "2", "--json"])
-    let result = try await CampaignRunner(options: options, dryRun: true, resume: nil, pace: .unpaced).run()
+    let result = try await ApplyInvocation(options: options, dryRun: true, resume: nil, pace: .unpaced).run()
     #expect(result.summary.outcomes.isEmpty)
     let kbeacon = try #require(result.notSelected.first { $0.address == "DD:34:02:06:D1:02" })
     #expect(kbeacon.reason == "name 'KBPro_214812' does not match 'aisle-*'")

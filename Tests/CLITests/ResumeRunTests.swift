@@ -1,3 +1,4 @@
+import CampaignPipeline
 import Fleet
 import Foundation
 import Testing
@@ -33,9 +34,9 @@ import Testing
 
   @Test func anInterruptedDFURunsHintNamesItsRealPackage() throws {
     let command = try DFUUpdate.parse(["--package", "/srv/fw/app_v530.zip", "--adapter", "sim", "--state-dir", "/var/bp"])
-    let runner = DFUCampaignRunner(command: command, pace: .unpaced, central: nil)
+    let runner = DFUInvocation(command: command, pace: .unpaced, central: nil)
     let summary = CampaignSummary(run: "20261127-101500-3fa2", outcomes: ["DD:34:02:06:D1:01": .pending], interrupted: true)
-    let result = DFUCampaignRunner.Result(summary: summary, reports: [:], version: nil, notSeen: [], finish: runner.finishArguments)
+    let result = CampaignResult(outcome: CampaignOutcome(summary: summary), finish: runner.finishArguments)
     #expect(DFUCampaignReport.table(result).hasSuffix(
       "interrupted: finish with  beacon-provision dfu update --package /srv/fw/app_v530.zip --adapter sim --state-dir /var/bp "
         + "--resume 20261127-101500-3fa2"), "\(DFUCampaignReport.table(result))")

@@ -1,3 +1,4 @@
+import CampaignPipeline
 import Fleet
 import Foundation
 import Simulator
@@ -33,10 +34,10 @@ import TestServers
       }
     }
 
-    func apply(_ profile: String, resume: String? = nil, _ extra: [String] = []) async throws -> CampaignRunner.Result {
+    func apply(_ profile: String, resume: String? = nil, _ extra: [String] = []) async throws -> CampaignResult {
       let options = try ProvisionOptions.parse(
         [profile, "--adapter", "sim:\(fleet)", "--scan", "3", "--parallel", "3", "--retry-delay", "0"] + extra)
-      return try await CampaignRunner(options: options, dryRun: false, resume: resume, pace: .unpaced).run()
+      return try await ApplyInvocation(options: options, dryRun: false, resume: resume, pace: .unpaced).run()
     }
   }
 

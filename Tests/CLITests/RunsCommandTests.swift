@@ -1,3 +1,4 @@
+import CampaignPipeline
 import Fleet
 import Foundation
 import Testing

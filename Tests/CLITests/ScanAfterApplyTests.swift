@@ -45,7 +45,7 @@ import Testing
     #expect(old.major == 100 && old.minor == 2 && oldName == "KBPro_214812")
 
     let options = try ProvisionOptions.parse([profile, "--adapter", "sim", "--scan", "3", "--retry-delay", "0"])
-    var runner = CampaignRunner(options: options, dryRun: false, resume: nil, pace: .unpaced)
+    var runner = ApplyInvocation(options: options, dryRun: false, resume: nil, pace: .unpaced)
     runner.central = central
     let result = try await runner.run()
     #expect(result.summary.count(.verified) == 1)

@@ -12,7 +12,7 @@ import Testing
       .write(toFile: profile, atomically: true, encoding: .utf8)
     defer { try? FileManager.default.removeItem(atPath: profile) }
     let options = try ProvisionOptions.parse([profile, "--adapter", "sim", "--scan", "2"])
-    var runner = CampaignRunner(options: options, dryRun: true, resume: nil, pace: .unpaced)
+    var runner = ApplyInvocation(options: options, dryRun: true, resume: nil, pace: .unpaced)
     runner.stopWhen = { event in
       Issue.record("a device was visited: \(event)")
       return false

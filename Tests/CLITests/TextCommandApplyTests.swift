@@ -1,4 +1,5 @@
 import BeaconCore
+import CampaignPipeline
 import Fleet
 import Foundation
 import Simulator
@@ -17,10 +18,10 @@ import Testing
   /// fleet over the saved state, as a new process would have).
   static func run(
     _ profile: String, dryRun: Bool, central: (any Central)? = nil, extra: [String] = []
-  ) async throws -> CampaignRunner.Result {
+  ) async throws -> CampaignResult {
     let options = try ProvisionOptions.parse(
       [profile, "--adapter", "sim", "--scan", "3", "--retry-delay", "0"] + extra)
-    var runner = CampaignRunner(options: options, dryRun: dryRun, resume: nil, pace: .unpaced)
+    var runner = ApplyInvocation(options: options, dryRun: dryRun, resume: nil, pace: .unpaced)
     runner.central = central
     return try await runner.run()
   }

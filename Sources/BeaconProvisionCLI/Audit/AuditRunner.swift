@@ -1,5 +1,6 @@
 import Audit
 import BeaconCore
+import CampaignPipeline
 import Fleet
 import Foundation
 import Profiles
@@ -57,28 +58,35 @@ struct AuditRunner {
   }
 
   /// `--connect`: each profile's selected devices read through the `plan` path on the records already heard
-  /// (no second scan), one profile after another; a device goes to the first profile that selects it.
+  /// (no second scan), one profile after another; a device goes to the first profile that selects it
+  /// (`CampaignPipeline.firstOutcomes`). Every profile is read before any device is connected to.
   func connectReads(profiles: [LoadedProfile], records: [DeviceRecord], central: any Central, stateDirectory: String)
     async throws -> [String: AuditReadOutcome]
   {
-    var reads: [String: AuditReadOutcome] = [:]
+    var plans: [any CampaignPlan] = []
+    var first: ApplyInvocation?
     for profile in profiles {
       let arguments = [profile.profile.file, "--scan", FieldSpec.Kind.plain(command.scanSeconds), "--parallel", String(command.parallel),
         "--state-dir", stateDirectory, "--retry-delay", "1"]
-      let options = try ProvisionOptions.parse(arguments)
-      let remaining = records.filter { reads[$0.address.description] == nil }
-      let result = try await CampaignRunner(options: options, dryRun: true, resume: nil, pace: pace, central: central, records: remaining).run()
-      for (address, outcome) in result.summary.outcomes where reads[address] == nil {
-        switch outcome {
-        case .compliant: reads[address] = .read([])
-        case .planned(let changes), .updated(let changes): reads[address] = .read(changes)
-        case .skipped(let why): reads[address] = .skipped(why)
-        case .failed(let why, _): reads[address] = .failed(why)
-        case .pending: reads[address] = .failed("interrupted before it was read")
-        }
+      let invocation = ApplyInvocation(
+        options: try ProvisionOptions.parse(arguments), dryRun: true, resume: nil, pace: pace, central: central)
+      plans.append(try await invocation.plan())
+      first = first ?? invocation
+    }
+    guard let first else { return [:] }
+    let console = CampaignConsole(progress: CampaignProgress(json: false), finish: [])
+    let outcomes = try await CampaignFailures.translated {
+      try await first.pipeline(console).firstOutcomes(of: plans, records: records)
+    }
+    return outcomes.mapValues { outcome in
+      switch outcome {
+      case .compliant: .read([])
+      case .planned(let changes), .updated(let changes): .read(changes)
+      case .skipped(let why): .skipped(why)
+      case .failed(let why, _): .failed(why)
+      case .pending: .failed("interrupted before it was read")
       }
     }
-    return reads
   }
 
   static func loadInventory(_ file: String) throws -> Inventory {

@@ -1,5 +1,6 @@
 import Audit
 import BeaconCore
+import CampaignPipeline
 import Foundation
 import Profiles
 

@@ -1,3 +1,4 @@
+import CampaignPipeline
 import Fleet
 import Foundation
 import Profiles
@@ -6,7 +7,16 @@ import Profiles
 /// went from and to, seconds and bytes/s, where the bootloader answered and the name it was found by; then
 /// the counts. Also as JSON.
 enum DFUCampaignReport {
-  static func table(_ result: DFUCampaignRunner.Result) -> String {
+  /// A finished device as the progress lines tell it: a firmware campaign's update is one version change.
+  static func describe(_ outcome: DeviceOutcome) -> String {
+    guard case .updated(let changes) = outcome, let version = changes.first(where: { $0.key == "ver" }) else {
+      return CampaignReport.describe(outcome)
+    }
+    func text(_ value: SettingValue?) -> String { value.map { $0.textValue ?? $0.description } ?? "?" }
+    return "updated firmware \(text(version.old)) -> \(text(version.new)), verified"
+  }
+
+  static func table(_ result: CampaignResult) -> String {
     var lines = ["DEVICE             RESULT"]
     for (address, outcome) in result.summary.outcomes.sorted(by: { $0.key < $1.key }) {
       if case .updated = outcome, let r = result.reports[address] {
@@ -55,13 +65,13 @@ enum DFUCampaignReport {
     var run: String
     /// The `--package` campaign's version (absent for a catalogue campaign: see `packages`).
     var version: String?
-    var packages: [DFUCampaignRunner.ResolvedPackage]
+    var packages: [ResolvedPackage]
     var interrupted: Bool
     var devices: [DeviceJSON]
     var notSeen: [String]
   }
 
-  static func json(_ result: DFUCampaignRunner.Result) throws -> String {
+  static func json(_ result: CampaignResult) throws -> String {
     let devices = result.summary.outcomes.sorted { $0.key < $1.key }.map { address, outcome -> DeviceJSON in
       switch outcome {
       case .updated:

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BeaconCore
+import CampaignPipeline
 import Firmware
 import Fleet
 import Foundation
@@ -126,7 +127,7 @@ struct DFUUpdate: AsyncParsableCommand {
   }
 
   func run() async throws {
-    let result = try await DFUCampaignRunner(command: self).run()
+    let result = try await DFUInvocation(command: self).run()
     print(json ? try DFUCampaignReport.json(result) : DFUCampaignReport.table(result))
     if result.summary.interrupted { throw ExitCode(3) }
     if result.summary.failed { throw ExitCode(1) }

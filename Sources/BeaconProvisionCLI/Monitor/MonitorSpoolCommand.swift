@@ -1,5 +1,6 @@
 import ArgumentParser
 import BeaconCore
+import CampaignPipeline
 import Fleet
 import Foundation
 import Presence

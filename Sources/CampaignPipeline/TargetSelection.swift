@@ -11,32 +11,32 @@ import TextStream
 ///   scan response, KSensor or System frames), so a bare profile never connects to a stranger's phone [I];
 ///   for a `commands` profile, only devices that advertise a known text-stream service.
 /// Devices the profile names (addresses or inventory) but the scan did not hear are reported as not seen.
-struct TargetSelection {
-  var targets: [Target] = []
-  var notSeen: [String] = []
+public struct TargetSelection {
+  public var targets: [Target] = []
+  public var notSeen: [String] = []
   /// Devices the scan heard that the profile does not select, and why (`plan --explain`, `--json`).
-  var notSelected: [NotSelected] = []
+  public var notSelected: [NotSelected] = []
 
-  struct NotSelected: Sendable, Hashable, Encodable {
-    var address: String
-    var name: String?
-    var reason: String
+  public struct NotSelected: Sendable, Hashable, Encodable {
+    public var address: String
+    public var name: String?
+    public var reason: String
   }
 
   /// The addresses the profile names (`select.addresses`, else its inventory's rows), nil when it names none.
-  static func namedAddresses(of profile: LoadedProfile) -> [String]? {
+  public static func namedAddresses(of profile: LoadedProfile) -> [String]? {
     profile.profile.select.addresses?.map { $0.uppercased() } ?? profile.inventory?.rows.map(\.address)
   }
 
   /// The devices whose sighting completes the pre-campaign scan: every device the profile names (empty when
   /// it names none, so the scan runs its full length).
-  static func named(by profile: LoadedProfile) -> Set<BluetoothAddress> {
+  public static func named(by profile: LoadedProfile) -> Set<BluetoothAddress> {
     Set((namedAddresses(of: profile) ?? []).compactMap { BluetoothAddress($0) })
   }
 
   /// `requireConnectable: false` (a passive audit) also selects devices that advertise without accepting
   /// connections, so one that stopped being connectable shows up as drift rather than as a stranger.
-  init(profile: LoadedProfile, records: [DeviceRecord], requireConnectable: Bool = true) {
+  public init(profile: LoadedProfile, records: [DeviceRecord], requireConnectable: Bool = true) {
     let select = profile.profile.select
     let named = Self.namedAddresses(of: profile).map(Set.init)
     for record in records.sorted(by: { $0.address < $1.address }) {

@@ -8,12 +8,12 @@ import Profiles
 /// - `--name` glob on the advertised name;
 /// - with neither, only devices that advertise KKM frames (0x2080 scan response, KSensor, System) [I].
 /// Battery: the KKM 0x2080 scan response's percentage, else the System frame's; absent = unknown.
-struct DFUTargetSelection {
-  var targets: [Target] = []
-  var notSeen: [String] = []
-  var batteries: [String: Int] = [:]
+public struct DFUTargetSelection {
+  public var targets: [Target] = []
+  public var notSeen: [String] = []
+  public var batteries: [String: Int] = [:]
 
-  init(records: [DeviceRecord], addresses: [String], name: String?) {
+  public init(records: [DeviceRecord], addresses: [String], name: String?) {
     let named = addresses.isEmpty ? nil : Set(addresses.map { $0.uppercased() })
     for record in records.sorted(by: { $0.address < $1.address }) {
       let address = record.address.description
@@ -29,7 +29,7 @@ struct DFUTargetSelection {
     notSeen = (named ?? []).filter { !seen.contains($0) }.sorted()
   }
 
-  static func battery(_ record: DeviceRecord) -> Int? {
+  public static func battery(_ record: DeviceRecord) -> Int? {
     var system: Int?
     for frame in record.frames {
       switch frame {

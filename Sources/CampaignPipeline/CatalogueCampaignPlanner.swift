@@ -19,7 +19,7 @@ import Profiles
 /// Any catalogue or package failure ends the run here, before any device is touched beyond that read;
 /// and before even that, `checkReachable` makes an online run whose catalogue is not there at all fail
 /// before the scan.
-struct CatalogueCampaignPlanner {
+struct CatalogueCampaignPlanner: Sendable {
   var cache: FirmwareCache
   var location: CatalogueLocation
   var wanted: FirmwareWanted
@@ -31,8 +31,8 @@ struct CatalogueCampaignPlanner {
   var plan: FirmwarePlan
   var batteries: [String: Int]
   var parallel: Int
-  var progress: CampaignProgress
-  var downloadProgress: DownloadProgress
+  /// Where the survey, the catalogues and the packages are reported.
+  var emit: @Sendable (PipelineEvent) -> Void
 
   /// The packages resolved for this campaign, for its report.
   struct Resolved {
@@ -45,12 +45,12 @@ struct CatalogueCampaignPlanner {
   /// answers a HEAD of the base with any HTTP status — or the run ends before any radio work. Offline: nothing
   /// to check (the cache is read once the models are known). A server that cannot be reached fails in one
   /// line naming the base (without credentials), libcurl's reason and what to try, `--offline` included.
-  static func checkReachable(_ location: CatalogueLocation, cache: FirmwareCache) async throws {
+  public static func checkReachable(_ location: CatalogueLocation, cache: FirmwareCache) async throws {
     guard let client = cache.client else { return }
     if let folder = location.filePath {
       var isDirectory: ObjCBool = false
       guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
-        throw CLIFailure("no device was touched: the catalogue folder \(folder) does not exist")
+        throw CampaignFailure("no device was touched: the catalogue folder \(folder) does not exist")
       }
       return
     }
@@ -62,24 +62,25 @@ struct CatalogueCampaignPlanner {
       // One line: the base once (without credentials), libcurl's reason, the client's hint, and the way out
       // when the server is down but earlier runs filled the cache.
       let hints = [error.hint, "or add --offline to use the catalogues and packages already in the cache"].compactMap { $0 }
-      throw CLIFailure("no device was touched: the catalogue \(error.url) cannot be reached: \(error.reason) (\(hints.joined(separator: "; ")))")
+      throw CampaignFailure("no device was touched: the catalogue \(error.url) cannot be reached: \(error.reason) (\(hints.joined(separator: "; ")))")
     } catch {
-      throw CLIFailure("no device was touched: the catalogue \(location) cannot be reached: \(error)")
+      throw CampaignFailure("no device was touched: the catalogue \(location) cannot be reached: \(error)")
     }
   }
 
   func resolve(_ targets: [Target]) async throws -> Resolved {
     let surveyed = await survey(targets)
-    progress.note("read \(surveyed.count) of \(targets.count) devices: "
-      + Dictionary(grouping: surveyed.values, by: { "\($0.model ?? "?") \($0.hardware ?? "?")" }).map { "\($1.count)× \($0)" }.sorted().joined(separator: ", "))
+    emit(.surveyed(
+      read: surveyed.count, of: targets.count,
+      groups: Dictionary(grouping: surveyed.values, by: { "\($0.model ?? "?") \($0.hardware ?? "?")" }).mapValues(\.count)))
     var catalogues: [String: FirmwareCatalogue] = [:]
     for model in Set(surveyed.values.compactMap(\.model)).sorted() {
       do {
         let snapshot = try await cache.catalogue(model: model, location: location)
-        progress.note("catalogue \(snapshot.url): \(snapshot.origin == .downloaded ? "downloaded" : snapshot.origin == .notModified ? "not modified" : "from the cache (offline)")")
+        emit(.catalogueRead(url: snapshot.url, origin: snapshot.origin))
         catalogues[model] = snapshot.catalogue
       } catch {
-        throw CLIFailure("no device was updated: the \(model) catalogue could not be read: \(error)")
+        throw CampaignFailure("no device was updated: the \(model) catalogue could not be read: \(error)")
       }
     }
     var plans: [CatalogueRoute.Key: CatalogueRoute.Plan] = [:]
@@ -121,21 +122,22 @@ struct CatalogueCampaignPlanner {
   /// `source` is where the bytes came from: this catalogue's URL when downloaded now, the URL the cached copy
   /// was fetched from otherwise (with `--offline` it may be another server than today's `--catalog`).
   func fetch(_ entry: CatalogueEntry, key: CatalogueRoute.Key, url: String) async throws -> (install: FirmwareInstall, source: String) {
-    downloadProgress.start(entry.appFileName)
+    emit(.fetching(file: entry.appFileName))
     let cached: CachedPackage
     do {
       cached = try await cache.package(model: key.model, hardware: key.hardware, entry: entry, location: location)
     } catch {
-      throw CLIFailure("no device was updated: \(url): \(error)")
+      throw CampaignFailure("no device was updated: \(url): \(error)")
     }
     let source = cached.downloaded ? RedactedURL(url).description : cached.url
-    progress.note("\(entry.appFileName) \(entry.appVersion) for \(key.model) \(key.hardware): "
-      + "\(cached.downloaded ? "downloaded and verified" : "verified, from the cache (fetched from \(source))"), sha256 \(cached.sha256)")
-    let package = try DFUPackage.load(path: cached.path)
+    emit(.packageReady(
+      file: entry.appFileName, version: entry.appVersion, model: key.model, hardware: key.hardware, downloaded: cached.downloaded,
+      source: source, sha256: cached.sha256))
+    let package = try DFUPackage.open(path: cached.path)
     do {
       try PackageValidator(expectations: expectations).validate(package)
     } catch {
-      throw CLIFailure("no device was updated: \(cached.path) refused before connecting: \(error.description)")
+      throw CampaignFailure("no device was updated: \(cached.path) refused before connecting: \(error.description)")
     }
     return (FirmwareInstall(version: entry.version, updater: updater(package), packageSHA256: cached.sha256), source)
   }

@@ -1,16 +1,15 @@
-import ArgumentParser
 import Dispatch
 import Fleet
 import Glibc
 
 /// Runs a fleet campaign under Ctrl-C. The first SIGINT asks the campaign to stop gracefully (links in flight
 /// finish their device, the rest stay pending); the second ends the command at once with status 130. That
-/// end is an `ExitCode(130)` thrown back to the command, so the process exits on the command's own path —
-/// never by calling `exit` on the signal source's GCD thread, where atexit handlers and static destructors
-/// would run while the campaign's threads still use them.
+/// end is a `CampaignQuit` thrown back to the command (which ends with status 130), so the process exits on
+/// the command's own path — never by calling `exit` on the signal source's GCD thread, where atexit handlers
+/// and static destructors would run while the campaign's threads still use them.
 ///
 /// A campaign that stopped because its journal could not be written ends the command with that error.
-enum InterruptibleCampaign {
+public enum InterruptibleCampaign {
   enum Ending: Sendable {
     case finished(CampaignSummary)
     case quit
@@ -42,10 +41,10 @@ enum InterruptibleCampaign {
     for await ending in endings {
       switch ending {
       case .quit:
-        throw ExitCode(130)
+        throw CampaignQuit()
       case .finished(let summary):
         if let failure = summary.journalFailure {
-          throw CLIFailure("run \(summary.run) stopped: \(failure). Devices not finished are pending; once the journal "
+          throw CampaignFailure("run \(summary.run) stopped: \(failure). Devices not finished are pending; once the journal "
             + "can be written again, finish them with --resume \(summary.run)")
         }
         return summary

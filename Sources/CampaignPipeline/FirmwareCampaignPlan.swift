@@ -1,0 +1,185 @@
+import BeaconCore
+import Firmware
+import FirmwareStore
+import Fleet
+import Foundation
+import KBeacon
+import NordicDFU
+import NordicDFUIO
+import OwnThreads
+import Profiles
+
+/// `dfu update` (`CampaignPlan`): a Secure DFU campaign over the fleet (nordic-dfu.md §2). With a package,
+/// it is validated before any radio work; with a catalogue (`--firmware latest|VERSION`), every package is
+/// resolved from it before any device enters its bootloader (`CatalogueCampaignPlanner`). Devices are
+/// selected from the scan with the batteries their advertisements carry (`DFUTargetSelection`), then per
+/// device `FirmwareWork` with a `NordicFirmwareUpdater`, neighbouring addresses started apart
+/// (`AddressNeighbourhood`).
+public struct FirmwareCampaignPlan: CampaignPlan {
+  /// Where the firmware comes from.
+  public enum Firmware: Sendable {
+    /// One package for every device: its file, and the version it installs.
+    case package(path: String, SinglePackage)
+    /// Each device's package from the catalogue: `latest` or a version, the catalogue's place, the cache
+    /// that downloads and verifies, and whether only the cache is used (`--offline`).
+    case catalogue(firmware: String, wanted: FirmwareWanted, location: CatalogueLocation, cache: FirmwareCache, offline: Bool)
+  }
+
+  /// How the transfer runs (`--prn`, `--object-delay`, `--reconnect-delay`, `--timeout`).
+  public struct Transfer: Sendable {
+    public var receiptInterval: UInt16
+    public var objectDelay: Duration
+    public var reconnectDelay: Duration
+    public var timeout: Duration
+
+    public init(receiptInterval: UInt16 = 12, objectDelay: Duration = .milliseconds(300), reconnectDelay: Duration = .milliseconds(500),
+      timeout: Duration = .seconds(10))
+    {
+      (self.receiptInterval, self.objectDelay, self.reconnectDelay, self.timeout) = (receiptInterval, objectDelay, reconnectDelay, timeout)
+    }
+  }
+
+  public var firmware: Firmware
+  /// The `--package` checks (hardware version 52 by default, --public-key …).
+  public var expectations: DeviceExpectations
+  public var password: Secret
+  /// `--address` (only these) and `--name` (a glob on the advertised name).
+  public var addresses: [String]
+  public var name: String?
+  /// `--model` globs (empty: any), `--hardware`, `--min-battery` (0: no floor, unknown batteries included).
+  public var models: [String]
+  public var hardware: String?
+  public var minimumBattery: Int
+  public var transfer: Transfer
+
+  public init(
+    firmware: Firmware, expectations: DeviceExpectations, password: Secret, addresses: [String] = [], name: String? = nil,
+    models: [String] = [], hardware: String? = nil, minimumBattery: Int = 30, transfer: Transfer = Transfer()
+  ) {
+    (self.firmware, self.expectations, self.password, self.addresses, self.name) = (firmware, expectations, password, addresses, name)
+    (self.models, self.hardware, self.minimumBattery, self.transfer) = (models, hardware, minimumBattery, transfer)
+  }
+
+  public var kind: String { "dfu" }
+  public var resumable: Bool { true }
+  public var visitsUnheard: Bool { true }
+  /// Named devices end the scan once heard; their battery is in the KKM scan response heard with them.
+  public var completeWhenSeen: Set<BluetoothAddress> { Set(addresses.compactMap { BluetoothAddress($0) }) }
+
+  public var source: String {
+    switch firmware {
+    case .package(let path, _): path
+    case .catalogue(let firmware, _, let location, _, _): "catalogue \(location) firmware \(firmware)"
+    }
+  }
+
+  public var announcements: [PipelineEvent] {
+    switch firmware {
+    case .package(let path, let single):
+      [.package(path: path, images: single.package.images.map(\.kind.rawValue), version: single.version)]
+    case .catalogue(let firmware, _, let location, let cache, let offline):
+      [.catalogue(firmware: firmware, location: "\(location)", offlineCache: offline ? cache.layout.root : nil)]
+    }
+  }
+
+  public func checkBeforeRadio() async throws {
+    if case .catalogue(_, _, let location, let cache, _) = firmware {
+      try await CatalogueCampaignPlanner.checkReachable(location, cache: cache)
+    }
+  }
+
+  public func select(_ records: [DeviceRecord]) throws -> CampaignSelection {
+    let selection = DFUTargetSelection(records: records, addresses: addresses, name: name)
+    return CampaignSelection(targets: selection.targets, notSeen: selection.notSeen, batteries: selection.batteries)
+  }
+
+  /// What the run is made from (`RunRecipe`, issue #23 part 4): the package's bytes (`package`), or the
+  /// catalogue's location with the firmware asked for (`catalogue`). Read off the cooperative pool.
+  public func recipe() async throws -> RunRecipe {
+    switch firmware {
+    case .package(let path, _):
+      return try await OwnThread.run("beacon-provision.blocking-io") {
+        guard let data = FileManager.default.contents(atPath: path) else { throw CampaignFailure("--package \(path): cannot read the file") }
+        return RunRecipe("package", content: Array(data))
+      }
+    case .catalogue(let firmware, _, let location, _, _):
+      return RunRecipe("catalogue", content: Array("\(location)\nfirmware \(firmware)".utf8))
+    }
+  }
+
+  public func prepare(
+    _ selection: CampaignSelection, resources: CampaignResources, parallel: Int, emit: @escaping @Sendable (PipelineEvent) -> Void
+  ) async throws -> PreparedWork {
+    let opener = KBeaconOpener(central: resources.central, connectTimeout: transfer.timeout)
+    let (password, transfer) = (self.password, self.transfer)
+    let updater: @Sendable ([DFUTransferImage]) -> NordicFirmwareUpdater = { images in
+      NordicFirmwareUpdater(
+        opener: opener, password: password, images: images,
+        engine: DFUEngineConfiguration(receiptInterval: transfer.receiptInterval, dataObjectDelay: transfer.objectDelay),
+        reconnectDelay: transfer.reconnectDelay, linkTimeout: transfer.timeout)
+    }
+    var version: FirmwareVersion?
+    if case .package(_, let single) = firmware { version = single.version }
+    // --min-battery 0 is no floor at all: devices whose battery is unknown are updated too.
+    let plan = FirmwarePlan(
+      version: version ?? FirmwareVersion("0")!, models: models.isEmpty ? nil : models, hardware: hardware,
+      minimumBattery: minimumBattery == 0 ? nil : minimumBattery)
+    let reports = FirmwareReports()
+    var work: FirmwareWork
+    var packages: [ResolvedPackage] = []
+    switch firmware {
+    case .package(_, let single):
+      work = FirmwareWork(plan: plan, updater: updater(single.package.transferImages), batteries: selection.batteries, reports: reports)
+    case .catalogue(_, let wanted, let location, let cache, _):
+      let planner = CatalogueCampaignPlanner(
+        cache: cache, location: location, wanted: wanted, identifier: updater([]), expectations: expectations,
+        updater: { updater($0.transferImages) }, plan: plan, batteries: selection.batteries, parallel: parallel, emit: emit)
+      let resolved = try await planner.resolve(selection.targets)
+      packages = resolved.packages.map { ResolvedPackage(url: $0.key, version: "V\($0.value.version)", sha256: $0.value.sha256) }
+        .sorted { $0.url < $1.url }
+      work = FirmwareWork(plan: plan, identifier: updater([]), route: resolved.route, batteries: selection.batteries, reports: reports)
+    }
+    work.registry = resources.registry
+    // Neighbouring addresses never run together (`AddressNeighbourhood`): start them apart.
+    return PreparedWork(work: work, order: { AddressNeighbourhood.spread($0) }, reports: reports, version: version, packages: packages)
+  }
+
+  /// A `--package` file's package, checked before any radio work, and the version it installs.
+  public struct SinglePackage: Sendable {
+    public var package: DFUPackage
+    public var version: FirmwareVersion
+
+    /// Reads and validates the package at `path`; the version is `explicit` (`--version`), else the
+    /// application image's `fw_version` through `KKMFirmwareVersion`.
+    public init(path: String, expectations: DeviceExpectations, explicit: String?) throws {
+      package = try DFUPackage.open(path: path)
+      do {
+        try PackageValidator(expectations: expectations).validate(package)
+      } catch {
+        throw CampaignFailure("\(path) refused before connecting: \(error.description)")
+      }
+      if let explicit, let given = FirmwareVersion(explicit) {
+        version = given
+      } else if let number = package.images.first(where: { $0.kind == .application })?.initPacket.initCommand.firmwareVersion,
+        let found = FirmwareVersion(KKMFirmwareVersion.text(fwVersion: number))
+      {
+        version = found
+      } else {
+        throw CampaignFailure("\(path) has no application image with a firmware version; give --version")
+      }
+    }
+  }
+}
+
+extension DFUPackage {
+  /// Opens a package file for a campaign (through libzip): a missing file or a package that cannot be read
+  /// becomes one operator sentence naming the file.
+  static func open(path: String) throws -> DFUPackage {
+    guard FileManager.default.fileExists(atPath: path) else { throw CampaignFailure("\(path): no such file") }
+    do {
+      return try DFUPackage(archive: LibzipArchive(path: path))
+    } catch {
+      throw CampaignFailure("\(path): \(error.description)")
+    }
+  }
+}

@@ -1,0 +1,37 @@
+import BeaconCore
+import Fleet
+import FirmwareStore
+import Profiles
+
+/// What a campaign pipeline reports while it runs, in order, for the command line to render (progress
+/// lines on standard error, log records): values, never text, so `apply`, `plan`, text commands, `dfu
+/// update` and `audit --connect` report through one observer and cannot drift apart again (issue #23 part 3:
+/// `dfu update -v` once failed with "Unknown option '-v'" while `apply -v` logged every step).
+public enum PipelineEvent: Sendable {
+  /// A `--package` campaign's package, checked before any radio work: its image kinds and the version it installs.
+  case package(path: String, images: [String], version: FirmwareVersion)
+  /// A catalogue campaign's firmware and catalogue; `offlineCache` is the cache folder with `--offline`.
+  case catalogue(firmware: String, location: String, offlineCache: String?)
+  /// The scan before the campaign starts.
+  case scanning(adapter: String, seconds: Double)
+  /// `--resume RUN` on this gateway: its unfinished devices, and how many of them the scan heard.
+  case resuming(run: String, unfinished: Int, inRange: Int)
+  /// The run several gateways share, joined (or started) as this gateway.
+  case shared(run: String, gateway: String, location: String)
+  /// A new resumable run has its id, before any device is touched (after a kill -9 no summary comes).
+  case started(run: String)
+  /// The devices selected, and those named but not heard.
+  case selected(count: Int, notSeen: Int)
+  /// A catalogue campaign's survey: devices read, of those eligible, grouped "model hver" → count.
+  case surveyed(read: Int, of: Int, groups: [String: Int])
+  /// A model's catalogue, downloaded, not modified since the cached copy, or from the cache (offline).
+  case catalogueRead(url: String, origin: CatalogueSnapshot.Origin)
+  /// A package download begins (the download's own progress is the cache's).
+  case fetching(file: String)
+  /// A package in hand and verified: downloaded now, or from the cache (fetched from `source`).
+  case packageReady(file: String, version: String, model: String, hardware: String, downloaded: Bool, source: String, sha256: String)
+  /// The first interrupt: devices in flight finish, the rest stay pending.
+  case stopping
+  /// The scheduler's own event, with the number of devices in this batch.
+  case campaign(CampaignEvent, total: Int)
+}
