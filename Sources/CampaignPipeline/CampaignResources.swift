@@ -4,7 +4,7 @@ import Foundation
 import SharedJournal
 
 /// What every campaign (`plan`/`apply`, `dfu update`, `audit --connect`) runs on: the journal — the SQLite
-/// one in the state directory, or the PostgreSQL one several gateways share (`--journal`, issue #18) with
+/// one in the state directory, or the PostgreSQL one several gateways share (`--journal`) with
 /// this gateway's `coordinator` — the fleet registry beside that journal (best effort: `RegistryRecorder`),
 /// and the central. The command line chooses and opens them (`CampaignResources.open` there: the adapter
 /// `--adapter` names, the journal `--journal` names); the pipeline only uses them.

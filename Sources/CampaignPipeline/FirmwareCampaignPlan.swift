@@ -9,7 +9,7 @@ import NordicDFUIO
 import OwnThreads
 import Profiles
 
-/// `dfu update` (`CampaignPlan`): a Secure DFU campaign over the fleet (nordic-dfu.md §2). With a package,
+/// `dfu update` (`CampaignPlan`): a Secure DFU campaign over the fleet (docs/protocols/nordic-dfu.md §2). With a package,
 /// it is validated before any radio work; with a catalogue (`--firmware latest|VERSION`), every package is
 /// resolved from it before any device enters its bootloader (`CatalogueCampaignPlanner`). Devices are
 /// selected from the scan with the batteries their advertisements carry (`DFUTargetSelection`), then per
@@ -93,7 +93,7 @@ public struct FirmwareCampaignPlan: CampaignPlan {
     return CampaignSelection(targets: selection.targets, notSeen: selection.notSeen, batteries: selection.batteries)
   }
 
-  /// What the run is made from (`RunRecipe`, issue #23 part 4): the package's bytes (`package`), or the
+  /// What the run is made from (`RunRecipe`, so a run id reused with another package is refused): the package's bytes (`package`), or the
   /// catalogue's location with the firmware asked for (`catalogue`). Read off the cooperative pool.
   public func recipe() async throws -> RunRecipe {
     switch firmware {

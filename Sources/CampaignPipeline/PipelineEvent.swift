@@ -5,8 +5,8 @@ import Profiles
 
 /// What a campaign pipeline reports while it runs, in order, for the command line to render (progress
 /// lines on standard error, log records): values, never text, so `apply`, `plan`, text commands, `dfu
-/// update` and `audit --connect` report through one observer and cannot drift apart again (issue #23 part 3:
-/// `dfu update -v` once failed with "Unknown option '-v'" while `apply -v` logged every step).
+/// update` and `audit --connect` report through one observer and cannot drift apart again (`dfu update -v`
+/// once failed with "Unknown option '-v'" while `apply -v` logged every step).
 public enum PipelineEvent: Sendable {
   /// A `--package` campaign's package, checked before any radio work: its image kinds and the version it installs.
   case package(path: String, images: [String], version: FirmwareVersion)

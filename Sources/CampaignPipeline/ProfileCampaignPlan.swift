@@ -5,7 +5,7 @@ import TextStream
 
 /// `plan` and `apply` of a profile (`CampaignPlan`): KBeacons through `ProfileWork` (connect, authenticate,
 /// read back, diff, one `cfg` write, verify), or with a `commands` section text-stream devices through
-/// `TextCommandWork` (issue #14). Every templated value of every device is checked before any radio work
+/// `TextCommandWork`. Every templated value of every device is checked before any radio work
 /// for the devices the profile names, and after the scan for the ones only the scan found — all problems at
 /// once (`TemplatePreflight`).
 public struct ProfileCampaignPlan: CampaignPlan {
@@ -18,7 +18,7 @@ public struct ProfileCampaignPlan: CampaignPlan {
   /// `plan`: read and diff only.
   public var dryRun: Bool
 
-  /// Refuses a new password KBeacons would not take (8 to 16 characters, kbeacon-protocol.md §4).
+  /// Refuses a new password KBeacons would not take (8 to 16 characters, docs/protocols/kbeacon.md §4).
   public init(
     profile: LoadedProfile, path: String, recipe: RunRecipe, passwords: ApplyCampaign.Passwords, resolver: DesiredResolver,
     dryRun: Bool

@@ -8,7 +8,7 @@ import Testing
 
 /// `CampaignPipeline` run directly, without the command line, on the simulator's in-process adapter: `apply`
 /// and `dfu update` through the one scheduler, `--resume`, and the events the command line renders — the
-/// same for both kinds of campaign, so their logs cannot drift apart again (issue #23 part 3).
+/// same for both kinds of campaign, so their logs cannot drift apart again.
 @Suite(.timeLimit(.minutes(3))) struct CampaignPipelineTests {
   @Test func applyWritesTheProfileAndAPlanAfterItFindsNothingToChange() async throws {
     let fixture = try PipelineFixture(count: 3)
