@@ -9,7 +9,7 @@ import Testing
 /// `apply` through the campaign's KBeacon opener with a GATT cache, on the simulated fleet (the CLI's
 /// `--adapter sim` composition), counting ATT requests on the devices' side: a second visit to an
 /// unchanged device costs the fewest a cached visit can (MTU exchange, Database Hash read, FEA2 CCCD
-/// write); after a firmware install lays a device's table out anew, its entry is replaced and the apply
+/// write); after a firmware update that lays a device's table out anew, its entry is replaced and the apply
 /// still writes and verifies.
 @Suite(.timeLimit(.minutes(3))) struct GATTCacheApplyTests {
   static let addresses = ["DD:34:02:06:D1:01", "DD:34:02:06:D1:02", "DD:34:02:06:D1:04"].map { BluetoothAddress($0)! }
@@ -67,15 +67,17 @@ import Testing
     }
   }
 
-  @Test func aFirmwareInstallDropsTheEntryAndTheApplyStillVerifies() async throws {
+  @Test func aFirmwareUpdateWithANewTableDropsTheEntryAndTheApplyStillVerifies() async throws {
     let sim = Simulation()
     _ = try await sim.apply(major: 42)
     let updated = Self.addresses[1]
     let key = GATTCacheKey(address: updated, type: .public)
     let before = try #require(await sim.cache.entry(for: key))
-    // What the simulated bootloader does at the end of a DFU: the new application, a new table.
+    // What the simulated bootloader does at the end of a DFU (the new application), here one whose GATT
+    // table is laid out anew.
     let kbeacon = try #require(sim.kbeacons.kbeacon(updated))
     await kbeacon.installFirmware(version: "V5.40")
+    await kbeacon.changeDatabase()
     let (summary, used) = try await sim.apply(major: 43)
     #expect(summary.count(.verified) == 3)
     let after = try #require(await sim.cache.entry(for: key))

@@ -139,16 +139,15 @@ public actor SimulatedKBeacon {
   }
 
   /// The new application a DFU installed now runs: `ver` becomes `version`, saved like a configuration write.
-  /// [I] Every new application lays its GATT table out anew (`changeDatabase()`), so a GATT cache must
-  /// notice an update.
+  /// [I] The table stays as it was (the same application layout in a newer version); an update that lays
+  /// the table out anew is `changeDatabase()` after this.
   public func installFirmware(version: String) async {
     device.installFirmware(version: version)
-    await relayout(revision: databaseRevision + 1)
     await onWrite?(SimulatedWrite(link: links, address: address.description, what: "firmware", keys: ["ver"]))
     if let onChange { await onChange() }
   }
 
-  /// The GATT table's layout revision: 0 as built, one more per firmware install or `changeDatabase()`.
+  /// The GATT table's layout revision: 0 as built, one more per `changeDatabase()` (an update to firmware with another table).
   public nonisolated var databaseRevision: Int { layout.withLock { $0.revision } }
 
   /// Lays the GATT table out anew (one more vendor characteristic before FEA0, `KBeaconGATTServer`): its
