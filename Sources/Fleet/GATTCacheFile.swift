@@ -63,6 +63,11 @@ public actor GATTCacheFile: GATTCacheStore {
       let upTo = queued
       pending = [:]
       do {
+        // The lock file lives beside the cache: its folder first (a fresh state directory has none yet).
+        try await OwnThread.run("gatt-cache") { [path] in
+          try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        }
         let lock = try await FileLock.acquire(path + ".lock")
         await OwnThread.run("gatt-cache") { [path, warn] in
           defer { lock.unlock() }

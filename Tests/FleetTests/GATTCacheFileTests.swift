@@ -62,6 +62,17 @@ import Testing
     #expect(entry.expectedAttributes(of: entry.services[0]) == nil)
   }
 
+  /// A fresh state directory: the folder does not exist yet when the first entry is saved.
+  @Test func theFirstSaveMakesTheStateDirectory() async throws {
+    let path = try Self.folder() + "/state/beacon-provision/gatt-cache.json"
+    let warnings = WarningLog()
+    let file = GATTCacheFile(path: path) { warnings.add($0) }
+    #expect(await file.entry(for: Self.entry(1).key) == nil)
+    await file.save(Self.entry(1))
+    #expect(warnings.lines.isEmpty)
+    #expect(await GATTCacheFile(path: path).entry(for: Self.entry(1).key) == Self.entry(1))
+  }
+
   @Test func aDamagedFileIsAnEmptyCacheAndIsReplaced() async throws {
     let path = try Self.folder() + "/gatt-cache.json"
     try Data("{damaged".utf8).write(to: URL(fileURLWithPath: path))
