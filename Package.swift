@@ -54,7 +54,7 @@ let package = Package(
     // MARK: orchestration (journal in SQLite through GRDB)
     .target(
       name: "Fleet",
-      dependencies: ["BeaconCore", "KBeacon", "NordicDFU", "Profiles", "TextStream", .product(name: "GRDB", package: "GRDB.swift")],
+      dependencies: ["BeaconCore", "KBeacon", "NordicDFU", "OwnThreads", "Profiles", "TextStream", .product(name: "GRDB", package: "GRDB.swift")],
       swiftSettings: strict),
 
     // MARK: live edges
@@ -72,7 +72,7 @@ let package = Package(
       swiftSettings: strict),
     .target(
       name: "Simulator",
-      dependencies: ["BeaconCore", "BlueZ", "KBeacon", "NordicDFU", "NordicDFUIO", "TextStream"],
+      dependencies: ["BeaconCore", "BlueZ", "CCrypto", "KBeacon", "NordicDFU", "NordicDFUIO", "TextStream"],
       swiftSettings: strict),
 
     // MARK: campaigns

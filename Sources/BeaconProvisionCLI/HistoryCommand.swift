@@ -42,6 +42,7 @@ struct HistoryCommand: AsyncParsableCommand, LoggingCommand {
   @OptionGroup var adapter: AdapterOptions
   @OptionGroup var peer: PeerAddressOptions
   @OptionGroup var passwordOptions: PasswordOptions
+  @OptionGroup var gattCache: GATTCacheOptions
   @OptionGroup var logging: LoggingOptions
 
   func run() async throws { try await execute { print($0) } }
@@ -49,8 +50,8 @@ struct HistoryCommand: AsyncParsableCommand, LoggingCommand {
   func execute(emit: @Sendable (String) -> Void) async throws {
     let target = try parseAddress(address)
     let records = try await KBeaconConnector.withSession(
-      target, adapter: adapter.adapter, peer: peer, passwordOptions: passwordOptions, sections: [.common]
-    ) { session, _ in try await session.readHistory(sensor: sensor.type, order: order.wire, limit: limit) }
+      target, adapter: adapter.adapter, peer: peer, passwordOptions: passwordOptions, sections: [.common],
+      gattCache: gattCache.store(stateDirectory: StateDirectory.resolve(nil))) { session, _ in try await session.readHistory(sensor: sensor.type, order: order.wire, limit: limit) }
     if csv { emit(HistoryRendering.csvHeader(sensor.type)) }
     for record in records { emit(csv ? HistoryRendering.csv(record) : HistoryRendering.line(record)) }
     if !csv { emit("\(records.count) records") }

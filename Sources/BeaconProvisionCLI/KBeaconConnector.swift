@@ -13,6 +13,8 @@ struct KBeaconConnector {
   var password: KBeaconPassword
   var peer: PeerAddressOptions
   var timeouts = KBeaconSession.Timeouts()
+  /// Where the device's FEA0 handles are remembered (`GATTCacheOptions`); nil discovers the whole table.
+  var gattCache: (any GATTCacheStore)? = nil
 
   /// Exit code for a wrong password, distinct so scripts can stop instead of retrying (devices may lock out).
   static let wrongPasswordExitCode: Int32 = 3
@@ -35,7 +37,10 @@ struct KBeaconConnector {
     do {
       let (session, config) = try await KBeaconSession.connect(
         client: GATTClient(bearer: bearer), password: password, environment: Self.environment, timeouts: timeouts,
-        readSections: sections, settle: settle)
+        readSections: sections, settle: settle, cache: gattCache.map { ($0, GATTCacheKey(address: address, type: type)) })
+      if let outcome = (await session.link as? GATTKBeaconLink)?.cacheOutcome {
+        log.info("gatt cache", metadata: ["device": "\(address)", "outcome": "\(outcome.rawValue)"])
+      }
       log.info("authenticated", metadata: ["device": "\(address)", "generation": "\(config.generation.rawValue)"])
       return (session, config)
     } catch {
@@ -79,9 +84,11 @@ extension KBeaconConnector {
   /// happens; an error from `body` becomes a one-line failure naming the device.
   static func withSession<T>(
     _ target: BluetoothAddress, adapter: AdapterChoice?, peer: PeerAddressOptions, passwordOptions: PasswordOptions,
-    sections: ConfigSections, _ body: (KBeaconSession, KBeaconConfiguration) async throws -> T
+    sections: ConfigSections, gattCache: (any GATTCacheStore)? = nil,
+    _ body: (KBeaconSession, KBeaconConfiguration) async throws -> T
   ) async throws -> T {
-    let connector = KBeaconConnector(adapter: adapter, password: try await passwordOptions.resolved(), peer: peer)
+    let connector = KBeaconConnector(
+      adapter: adapter, password: try await passwordOptions.resolved(), peer: peer, gattCache: gattCache)
     CLILog.logger("kbeacon").debug("password", metadata: ["device": "\(target)", "source": "\(passwordOptions.source())"])
     let (session, config) = try await connector.open(target, sections: sections)
     let result: T

@@ -32,6 +32,8 @@ struct ProvisionOptions: ParsableArguments {
 
   @OptionGroup(title: "Several gateways (a shared journal)") var shared: SharedJournalOptions
 
+  @OptionGroup var gattCache: GATTCacheOptions
+
   @OptionGroup var logging: LoggingOptions
 
   func validate() throws {
@@ -42,6 +44,12 @@ struct ProvisionOptions: ParsableArguments {
   }
 
   var stateDirectory: String { StateDirectory.resolve(stateDir) }
+
+  /// Runs `body` with this run's GATT cache (the state directory's file, or none with `--no-gatt-cache`)
+  /// bound for every KBeacon opener the campaign makes (`KBeaconOpener.ambientGATTCache`).
+  func withGATTCache<T>(_ body: () async throws -> T) async rethrows -> T {
+    try await KBeaconOpener.$ambientGATTCache.withValue(gattCache.store(stateDirectory: stateDirectory), operation: body)
+  }
 }
 
 /// `$XDG_STATE_HOME/beacon-provision`, else `~/.local/state/beacon-provision` (XDG Base Directory).

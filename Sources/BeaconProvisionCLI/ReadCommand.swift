@@ -19,6 +19,7 @@ struct ReadCommand: AsyncParsableCommand, LoggingCommand {
   @OptionGroup var adapter: AdapterOptions
   @OptionGroup var peer: PeerAddressOptions
   @OptionGroup var passwordOptions: PasswordOptions
+  @OptionGroup var gattCache: GATTCacheOptions
   @OptionGroup var journalLocation: JournalLocationOptions
   @OptionGroup var logging: LoggingOptions
 
@@ -28,7 +29,9 @@ struct ReadCommand: AsyncParsableCommand, LoggingCommand {
     let target = try parseAddress(address)
     try RegistryAccess.checkShared(journalLocation)
     let config = try await KBeaconConnector.withSession(
-      target, adapter: adapter.adapter, peer: peer, passwordOptions: passwordOptions, sections: .all) { _, config in config }
+      target, adapter: adapter.adapter, peer: peer, passwordOptions: passwordOptions, sections: .all,
+      gattCache: gattCache.store(stateDirectory: StateDirectory.resolve(nil))
+    ) { _, config in config }
     var root: JSONObject = ["address": .string(target.description), "generation": .string(config.generation.rawValue)]
     root["configuration"] = .object(config.deviceJSON)
     emit(JSONWriter.pretty(.object(root)))

@@ -11,6 +11,7 @@ struct ResetCommand: AsyncParsableCommand, LoggingCommand {
   @OptionGroup var adapter: AdapterOptions
   @OptionGroup var peer: PeerAddressOptions
   @OptionGroup var passwordOptions: PasswordOptions
+  @OptionGroup var gattCache: GATTCacheOptions
   @OptionGroup var logging: LoggingOptions
 
   func run() async throws { try await execute { print($0) } }
@@ -18,8 +19,8 @@ struct ResetCommand: AsyncParsableCommand, LoggingCommand {
   func execute(emit: @Sendable (String) -> Void) async throws {
     let target = try parseAddress(address)
     try await KBeaconConnector.withSession(
-      target, adapter: adapter.adapter, peer: peer, passwordOptions: passwordOptions, sections: [.common]
-    ) { session, config in try await session.send(Command.reset(for: config.generation)) }
+      target, adapter: adapter.adapter, peer: peer, passwordOptions: passwordOptions, sections: [.common],
+      gattCache: gattCache.store(stateDirectory: StateDirectory.resolve(nil))) { session, config in try await session.send(Command.reset(for: config.generation)) }
     emit("\(target): settings reset to factory defaults")
   }
 }

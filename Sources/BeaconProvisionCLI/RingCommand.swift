@@ -13,6 +13,7 @@ struct RingCommand: AsyncParsableCommand, LoggingCommand {
   @OptionGroup var adapter: AdapterOptions
   @OptionGroup var peer: PeerAddressOptions
   @OptionGroup var passwordOptions: PasswordOptions
+  @OptionGroup var gattCache: GATTCacheOptions
   @OptionGroup var logging: LoggingOptions
 
   func validate() throws {
@@ -24,8 +25,8 @@ struct RingCommand: AsyncParsableCommand, LoggingCommand {
   func execute(holdLink: Bool = false, emit: @Sendable (String) -> Void) async throws {
     let target = try parseAddress(address)
     try await KBeaconConnector.withSession(
-      target, adapter: adapter.adapter, peer: peer, passwordOptions: passwordOptions, sections: [.common]
-    ) { session, _ in
+      target, adapter: adapter.adapter, peer: peer, passwordOptions: passwordOptions, sections: [.common],
+      gattCache: gattCache.store(stateDirectory: StateDirectory.resolve(nil))) { session, _ in
       try await session.send(.ring(milliseconds: milliseconds, type: type))
       if holdLink { try await Task.sleep(for: .milliseconds(milliseconds)) }
     }

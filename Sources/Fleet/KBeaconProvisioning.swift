@@ -9,11 +9,23 @@ public struct KBeaconOpener: SessionOpener {
   public var central: any Central
   public var connectTimeout: Duration
   public var timeouts: KBeaconSession.Timeouts
+  /// Where each device's FEA0 handles are remembered between visits (`GATTClient.discover(keeping:…)`);
+  /// nil discovers the whole table on every visit.
+  public var gattCache: (any GATTCacheStore)?
 
-  public init(central: any Central, connectTimeout: Duration = .seconds(15), timeouts: KBeaconSession.Timeouts = .init()) {
+  /// The cache an opener made without an explicit one uses: a command binds its `--no-gatt-cache` choice
+  /// here around its run (as `StateDirectory.override` scopes the state directory), so every opener its
+  /// campaign makes shares the state directory's file without each construction site passing it on.
+  @TaskLocal public static var ambientGATTCache: (any GATTCacheStore)?
+
+  public init(
+    central: any Central, connectTimeout: Duration = .seconds(15), timeouts: KBeaconSession.Timeouts = .init(),
+    gattCache: (any GATTCacheStore)? = KBeaconOpener.ambientGATTCache
+  ) {
     self.central = central
     self.connectTimeout = connectTimeout
     self.timeouts = timeouts
+    self.gattCache = gattCache
   }
 
   /// A live environment: OS randomness for the auth challenge, the wall clock for the device clock set.
@@ -33,13 +45,15 @@ public struct KBeaconOpener: SessionOpener {
     let pass = try KBeaconPassword(password.value)
     let bearer = try await central.connect(to: target.address, type: target.addressType, timeout: connectTimeout)
     let client = GATTClient(bearer: bearer)
+    let cache = gattCache.map { ($0, GATTCacheKey(address: target.address, type: target.addressType)) }
     do {
-      let link = try await GATTKBeaconLink.open(client)
+      let link = try await GATTKBeaconLink.open(client, cache: cache)
       let session = KBeaconSession(link: link, environment: Self.environment, timeouts: timeouts)
       do {
         _ = try await session.authenticate(password: pass)
       } catch {
         await session.close()
+        await link.forgetCacheAfterFailure(error, cache: cache)
         throw error
       }
       return session

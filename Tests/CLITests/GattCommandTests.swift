@@ -44,8 +44,8 @@ import Testing
     await client.close()
     let lines = text.split(separator: "\n").map(String.init)
     #expect(lines.first == "service 1800 Generic Access  handles 0x0001–0x0005")
-    #expect(lines.contains("  characteristic FEA1 KBeacon Write  value 0x0015  [write-without-response, write]"))
-    #expect(lines.contains("    descriptor 2902 Client Characteristic Configuration  0x0018"))
+    #expect(lines.contains("  characteristic FEA1 KBeacon Write  value 0x0019  [write-without-response, write]"))
+    #expect(lines.contains("    descriptor 2902 Client Characteristic Configuration  0x001C"))
     #expect(lines.filter { $0.hasPrefix("service ") }.count == 4)
   }
 

@@ -13,24 +13,63 @@ public struct GATTKBeaconLink: KBeaconLink {
   public let writeCharacteristic: GATTCharacteristic
   public let notifyCharacteristic: GATTCharacteristic
   public let indicateCharacteristic: GATTCharacteristic?
+  /// How the handles were found when a GATT cache was given (`open(_:cache:)`), else nil.
+  public let cacheOutcome: GATTCacheOutcome?
   private let notifications: AsyncStream<[UInt8]>
 
-  public static func open(_ client: GATTClient) async throws -> GATTKBeaconLink {
+  /// A GATT cache and this device's entry name in it.
+  public typealias Cache = (store: any GATTCacheStore, key: GATTCacheKey)
+
+  /// With `cache`, the FEA0 handles come from it when it still holds (`GATTClient.discover(keeping:…)`:
+  /// the Database Hash read, or FEA0's handles checked by type); only FEA0 is kept. If the FEA2 CCCD
+  /// write on cached handles is refused as Invalid Handle or Attribute Not Found, the entry is dropped
+  /// and the table discovered again on the same link, once [I].
+  public static func open(_ client: GATTClient, cache: Cache? = nil) async throws -> GATTKBeaconLink {
     _ = try await client.exchangeMTU()
-    let database = try await client.discover()
-    guard let write = database.characteristic(KBeaconGATT.write, inService: KBeaconGATT.service),
-      let notify = database.characteristic(KBeaconGATT.notify, inService: KBeaconGATT.service)
-    else {
-      throw KBeaconError.notSupported("no KBeacon configuration service (FEA0 with FEA1/FEA2)")
+    var outcome: GATTCacheOutcome? = nil
+    var database: GATTDatabase
+    if let cache {
+      (database, outcome) = try await client.discover(keeping: [KBeaconGATT.service], cache: cache.store, key: cache.key)
+    } else {
+      database = try await client.discover()
     }
-    let stream = try await client.subscribe(to: notify)
-    return GATTKBeaconLink(
-      client: client, peer: client.bearer.peer, writeCharacteristic: write, notifyCharacteristic: notify,
-      indicateCharacteristic: database.characteristic(KBeaconGATT.indicate, inService: KBeaconGATT.service),
-      notifications: stream)
+    while true {
+      guard let write = database.characteristic(KBeaconGATT.write, inService: KBeaconGATT.service),
+        let notify = database.characteristic(KBeaconGATT.notify, inService: KBeaconGATT.service)
+      else {
+        if let cache, outcome == .hit {
+          await cache.store.drop(cache.key)
+          (database, outcome) = (try await client.discover(), .layoutChanged)
+          continue
+        }
+        throw KBeaconError.notSupported("no KBeacon configuration service (FEA0 with FEA1/FEA2)")
+      }
+      let stream: AsyncStream<[UInt8]>
+      do {
+        stream = try await client.subscribe(to: notify)
+      } catch let error as ATTRequestError
+        where outcome == .hit && (error.code == .invalidHandle || error.code == .attributeNotFound)
+      {
+        if let cache { await cache.store.drop(cache.key) }
+        (database, outcome) = (try await client.discover(), .layoutChanged)
+        continue
+      }
+      return GATTKBeaconLink(
+        client: client, peer: client.bearer.peer, writeCharacteristic: write, notifyCharacteristic: notify,
+        indicateCharacteristic: database.characteristic(KBeaconGATT.indicate, inService: KBeaconGATT.service),
+        cacheOutcome: outcome, notifications: stream)
+    }
   }
 
   public var attMTU: Int { get async { await client.mtu } }
+
+  /// After a visit on cached handles failed (anything but a refused password), the entry is dropped so
+  /// the next visit discovers: a device without a Database Hash whose FEA1 properties changed under the
+  /// same handles would otherwise time out on every visit [I].
+  public func forgetCacheAfterFailure(_ error: any Error, cache: Cache?) async {
+    guard let cache, cacheOutcome == .hit, !(error is KBeaconAuthenticationError) else { return }
+    await cache.store.drop(cache.key)
+  }
 
   /// Write Command when FEA1 allows it (as iOS v2 does), else Write Request (§2 recommendation).
   public func writeFrame(_ frame: [UInt8]) async throws {
@@ -75,9 +114,10 @@ extension KBeaconSession {
   /// then the initial configuration read. Returns the session and the configuration.
   public static func connect(
     client: GATTClient, password: KBeaconPassword, environment: Environment, timeouts: Timeouts = Timeouts(),
-    readSections: ConfigSections = [.common, .slots, .triggers], settle: Duration = .zero
+    readSections: ConfigSections = [.common, .slots, .triggers], settle: Duration = .zero,
+    cache: GATTKBeaconLink.Cache? = nil
   ) async throws -> (KBeaconSession, KBeaconConfiguration) {
-    let link = try await GATTKBeaconLink.open(client)
+    let link = try await GATTKBeaconLink.open(client, cache: cache)
     let session = KBeaconSession(link: link, environment: environment, timeouts: timeouts)
     do {
       try await session.authenticate(password: password)
@@ -87,6 +127,7 @@ extension KBeaconSession {
       return (session, try await session.readConfiguration(sections: readSections))
     } catch {
       await session.close()
+      await link.forgetCacheAfterFailure(error, cache: cache)
       throw error
     }
   }

@@ -22,6 +22,7 @@ extension GATTServerConnection {
   ///   queued when the link went, and a device never sees what its lost link had not yet delivered.
   public func respond(to bytes: [UInt8]) async -> [UInt8]? {
     guard !droppedByDevice else { return nil }
+    if let first = bytes.first { await server.received(opcode: first) }
     let pdu: ATTPDU
     do {
       pdu = try ATTPDU(bytes)

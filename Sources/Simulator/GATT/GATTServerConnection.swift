@@ -99,6 +99,13 @@ public actor GATTServerConnection {
   @discardableResult
   public func indicate(_ uuid: BluetoothUUID, _ value: [UInt8]) async throws -> Bool {
     guard let handle = table.valueHandle(of: uuid), (cccd[handle] ?? 0) & 0x02 != 0 else { return false }
+    try await indicate(handle: handle, value)
+    return true
+  }
+
+  /// Sends a Handle Value Indication of `value` on `handle` and waits for its confirmation, whatever the
+  /// CCCD says (the caller checked it: Service Changed after the table was replaced).
+  func indicate(handle: UInt16, _ value: [UInt8]) async throws {
     if indicationBusy { await withCheckedContinuation { indicationTurn.append($0) } }
     indicationBusy = true
     defer {
@@ -112,7 +119,15 @@ public actor GATTServerConnection {
         do { try await output(pdu.bytes) } catch { self.indicationFailed(error) }
       }
     }
-    return true
+  }
+
+  /// Whether this client enabled indications of the value at `handle`.
+  func indicationsEnabled(at handle: UInt16) -> Bool { (cccd[handle] ?? 0) & 0x02 != 0 }
+
+  /// The server laid its table out anew: CCCD bits and prepared writes named old handles.
+  func databaseReplaced() {
+    cccd = [:]
+    prepareQueue = []
   }
 
   private func indicationFailed(_ error: any Error) {

@@ -7,7 +7,7 @@ import KBeacon
 /// | service | characteristics |
 /// |---|---|
 /// | 0x1800 GAP | 0x2A00 Device Name (read; a simulated KBeacon reads its configured name), 0x2A01 Appearance (read) |
-/// | 0x1801 GATT | 0x2A05 Service Changed (indicate) |
+/// | 0x1801 GATT | 0x2A05 Service Changed (indicate), 0x2B29 Client Supported Features (read, write), 0x2B2A Database Hash (read; the table's AES-CMAC, `GATTDatabaseHash`) — as Core v5.4 Vol 3 Part G §7 and its Appendix B example lay them out |
 /// | 0x180A Device Information | 0x2A29 Manufacturer, 0x2A24 Model, 0x2A26 Firmware Rev, 0x2A27 Hardware Rev (read); a simulated KBeacon adds 0x2A23 System ID and reads them from its state (`KBeaconDeviceInformation`) |
 /// | 0xFEA0 KBeacon config | FEA1 (write, write without response), FEA2 (notify), FEA3 (indicate) |
 ///
@@ -52,7 +52,11 @@ public enum GenericDeviceDatabase {
       SimulatedService(
         uuid: gattService,
         characteristics: [
-          SimulatedCharacteristic(uuid: serviceChanged, properties: [.indicate], value: [0x01, 0x00, 0xFF, 0xFF])
+          SimulatedCharacteristic(uuid: serviceChanged, properties: [.indicate], value: [0x01, 0x00, 0xFF, 0xFF]),
+          // Client Supported Features (§7.2): one octet, bit 0 Robust Caching; kept as the client writes it.
+          SimulatedCharacteristic(uuid: GATTCaching.clientSupportedFeatures, properties: [.read, .write], value: [0x00]),
+          // Database Hash (§7.3): the server fills in the table's hash (`GATTServer`, `GATTDatabaseHash`).
+          SimulatedCharacteristic(uuid: GATTCaching.databaseHash, properties: [.read]),
         ]),
       deviceInformation,
     ]

@@ -11,7 +11,26 @@ extension SimulatedKBeacon {
   /// A server for this device. Every FEA1 write goes through the device's protocol engine, whose replies
   /// are notified on FEA2 of the same connection.
   public nonisolated func makeServer(maxMTU: Int = ATTLimits.preferredMTU) -> GATTServer {
-    GATTServer(services: services(), maxMTU: maxMTU)
+    let server = GATTServer(services: services(), maxMTU: maxMTU)
+    layout.withLock { $0.servers.append(WeakServer(server: server)) }
+    return server
+  }
+
+  /// The vendor service new firmware adds before FEA0 [I]: at layout revision r > 0, r read-only
+  /// characteristics 0xFFE1… in a service 0xFFE0, so each revision moves FEA0's handles and changes the
+  /// Database Hash. Revision 0 (as built) has none.
+  static let layoutService = BluetoothUUID(0xFFE0)
+
+  nonisolated func layoutServices() -> [SimulatedService] {
+    let revision = databaseRevision
+    guard revision > 0 else { return [] }
+    return [
+      SimulatedService(
+        uuid: Self.layoutService,
+        characteristics: (1...revision).map { i in
+          SimulatedCharacteristic(uuid: BluetoothUUID(UInt16(0xFFE0 + min(i, 0x0F))), properties: [.read], value: [UInt8(truncatingIfNeeded: i)])
+        })
+    ]
   }
 
   /// The GAP Device Name (0x2A00) the device reports now: its configured name — `name` (v2) or `devName`
@@ -45,7 +64,7 @@ extension SimulatedKBeacon {
     let name = SimulatedCharacteristic(
       uuid: GenericDeviceDatabase.deviceName, properties: [.read], onRead: { _ in Array(await kbeacon.gapDeviceName.utf8) })
     return GenericDeviceDatabase.standardServices(deviceName: name, deviceInformation: deviceInformationService())
-      + [config, dfu]
+      + layoutServices() + [config, dfu]
   }
 
   func handleFrame(_ write: GATTWrite) async {

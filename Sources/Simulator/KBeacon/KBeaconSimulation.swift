@@ -246,7 +246,8 @@ public final class KBeaconSimulation: Sendable {
       address: entry.address, profile: profile, password: password, humidityHistory: records,
       busy: section.busy ?? false, busyRequests: section.busyRequests ?? 0, dropLinkOnWrites: section.dropLinkOnWrites ?? 0,
       faults: section.faults, buttonless: ButtonlessDFUResponder(acceptsName: entry.dfu?.acceptsBootloaderName ?? true),
-      configuration: configuration, writes: writes, onChange: onChange, onWrite: onWrite,
+      configuration: configuration, writes: writes, databaseRevision: restored?.databaseRevision ?? 0,
+      onChange: onChange, onWrite: onWrite,
       dropLinks: dropLinks, bootloaderHook: hook, now: now)
   }
 }

@@ -1,5 +1,6 @@
 import BeaconCore
 import KBeacon
+import Synchronization
 
 /// A simulated KBeacon as a shared, live object: the pure `SimulatedKBeaconDevice` behind an actor, plus
 /// the device's clock. The GATT service (FEA0) feeds it FEA1 writes and sends the notifications it returns
@@ -24,17 +25,30 @@ public actor SimulatedKBeacon {
   /// Called when the buttonless DFU characteristic is told to enter the bootloader (`01`), with the name
   /// set by `02` if any. The DFU engineer connects the simulated bootloader here.
   public private(set) var bootloaderHook: (@Sendable (BluetoothAddress, String?) async -> Void)?
+  /// The GATT table's layout revision (`KBeaconGATTServer`) and the servers made for this device, held
+  /// weakly (a server's handlers hold the device), which `changeDatabase()` lays out anew.
+  nonisolated let layout: Mutex<DatabaseLayout>
+
+  struct DatabaseLayout: Sendable {
+    var revision: Int
+    var servers: [WeakServer] = []
+  }
+
+  struct WeakServer: Sendable {
+    weak var server: GATTServer?
+  }
 
   public init(
     address: BluetoothAddress, profile: KBeaconDeviceProfile, password: KBeaconPassword = .factoryDefault,
     humidityHistory: [SensorRecord] = [], busy: Bool = false, busyRequests: Int = 0, dropLinkOnWrites: Int = 0,
     faults: KBeaconFaults = KBeaconFaults(), buttonless: ButtonlessDFUResponder = ButtonlessDFUResponder(),
-    configuration: KBeaconConfiguration? = nil, writes: Int = 0, onChange: (@Sendable () async -> Void)? = nil,
+    configuration: KBeaconConfiguration? = nil, writes: Int = 0, databaseRevision: Int = 0, onChange: (@Sendable () async -> Void)? = nil,
     onWrite: (@Sendable (SimulatedWrite) async -> Void)? = nil,
     dropLinks: (@Sendable (BluetoothAddress) async -> Void)? = nil,
     bootloaderHook: (@Sendable (BluetoothAddress, String?) async -> Void)? = nil, now: @escaping @Sendable () -> UInt32
   ) {
     self.dropLinks = dropLinks
+    layout = Mutex(DatabaseLayout(revision: databaseRevision))
     self.onChange = onChange
     self.onWrite = onWrite
     self.bootloaderHook = bootloaderHook
@@ -53,15 +67,18 @@ public actor SimulatedKBeacon {
 
   /// What survives a restart of the simulation: configuration and password (see `SimulatorStateStore`).
   package func snapshot() -> SimulatedKBeaconSnapshot {
-    SimulatedKBeaconSnapshot(configuration: device.configuration, password: device.passwordText, writes: device.configurationWrites)
+    SimulatedKBeaconSnapshot(
+      configuration: device.configuration, password: device.passwordText, writes: device.configurationWrites,
+      databaseRevision: databaseRevision)
   }
 
   /// Takes the state another process saved (`KBeaconSimulation.refresh(_:)`), when it is this model's.
-  package func restore(_ snapshot: SimulatedKBeaconSnapshot) {
+  package func restore(_ snapshot: SimulatedKBeaconSnapshot) async {
     guard snapshot.configuration.generation == device.configuration.generation,
       let password = try? KBeaconPassword(snapshot.password)
     else { return }
     device.restore(configuration: snapshot.configuration, password: password, writes: snapshot.writes)
+    if snapshot.databaseRevision != databaseRevision { await relayout(revision: snapshot.databaseRevision) }
   }
 
   /// Called after every applied `cfg` message (the simulator's flash write).
@@ -122,10 +139,33 @@ public actor SimulatedKBeacon {
   }
 
   /// The new application a DFU installed now runs: `ver` becomes `version`, saved like a configuration write.
+  /// [I] The table stays as it was (the same application layout in a newer version); an update that lays
+  /// the table out anew is `changeDatabase()` after this.
   public func installFirmware(version: String) async {
     device.installFirmware(version: version)
     await onWrite?(SimulatedWrite(link: links, address: address.description, what: "firmware", keys: ["ver"]))
     if let onChange { await onChange() }
+  }
+
+  /// The GATT table's layout revision: 0 as built, one more per `changeDatabase()` (an update to firmware with another table).
+  public nonisolated var databaseRevision: Int { layout.withLock { $0.revision } }
+
+  /// Lays the GATT table out anew (one more vendor characteristic before FEA0, `KBeaconGATTServer`): its
+  /// handles move, its Database Hash changes, and live connections subscribed to Service Changed are told.
+  /// Saved with the device's state, as a firmware install is.
+  public func changeDatabase() async {
+    await relayout(revision: databaseRevision + 1)
+    if let onChange { await onChange() }
+  }
+
+  private func relayout(revision: Int) async {
+    let servers = layout.withLock { layout in
+      layout.revision = revision
+      layout.servers = layout.servers.filter { $0.server != nil }
+      return layout.servers.compactMap(\.server)
+    }
+    let services = services()
+    for server in servers { await server.replaceServices(services) }
   }
 
   /// The firmware version the device reports (`ver`).

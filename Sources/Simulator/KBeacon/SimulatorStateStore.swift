@@ -10,6 +10,8 @@ public struct SimulatedKBeaconSnapshot: Sendable, Hashable {
   public var password: String
   /// `cfg` messages applied over the device's simulated life.
   public var writes: Int = 0
+  /// The GATT table's layout revision (`SimulatedKBeacon.databaseRevision`); 0, as built, is not written.
+  public var databaseRevision: Int = 0
 }
 
 /// Keeps a simulated fleet's device state between runs, so a second `apply` really finds the devices as
@@ -18,7 +20,8 @@ public struct SimulatedKBeaconSnapshot: Sendable, Hashable {
 ///
 /// File: `{"version": 1, "devices": {"AA:BB:…": {"generation": "pro", "password": "…", "configuration": {…device JSON…}}},
 /// "textDevices": {"AA:BB:…": {"name": "…", "intervalMs": 500, "txPower": 0, "writes": 1}}}` — `textDevices`
-/// (the simulated AT devices' settings) only when there are any, so older files read unchanged.
+/// (the simulated AT devices' settings) only when there are any, so older files read unchanged; likewise a
+/// device's `"databaseRevision": n` (its GATT table's layout, `SimulatedKBeacon.databaseRevision`) only when not 0.
 public struct SimulatorStateStore: Sendable {
   public let path: String
 
@@ -61,7 +64,9 @@ public struct SimulatorStateStore: Sendable {
       let password = entry["password"]?.stringValue, let json = entry["configuration"]?.objectValue,
       let configuration = try? KBeaconConfiguration(deviceJSON: json, generation: generation)
     else { return nil }
-    return SimulatedKBeaconSnapshot(configuration: configuration, password: password, writes: entry["writes"]?.intValue ?? 0)
+    return SimulatedKBeaconSnapshot(
+      configuration: configuration, password: password, writes: entry["writes"]?.intValue ?? 0,
+      databaseRevision: entry["databaseRevision"]?.intValue ?? 0)
   }
 
   /// The device at `address` as it was last written: the state file's entry, or the write log's last entry
@@ -99,12 +104,14 @@ public struct SimulatorStateStore: Sendable {
   /// One device's entry as the file holds it, as JSON bytes. A caller that saves often keeps the entries
   /// of unchanged devices and hands them to `save(entries:)` again, serialising only what changed.
   public static func entry(_ snapshot: SimulatedKBeaconSnapshot) -> [UInt8] {
-    JSONWriter.bytes(.object(JSONObject([
+    var fields: [(String, JSONValue)] = [
       ("generation", JSONValue.string(snapshot.configuration.generation.rawValue)),
       ("password", JSONValue.string(snapshot.password)),
       ("writes", JSONValue.int(snapshot.writes)),
-      ("configuration", JSONValue.object(snapshot.configuration.deviceJSON)),
-    ])))
+    ]
+    if snapshot.databaseRevision > 0 { fields.append(("databaseRevision", JSONValue.int(snapshot.databaseRevision))) }
+    fields.append(("configuration", JSONValue.object(snapshot.configuration.deviceJSON)))
+    return JSONWriter.bytes(.object(JSONObject(fields)))
   }
 
   /// Writes the file from entries made by `entry(_:)` and the AT devices' settings, atomically.

@@ -24,22 +24,22 @@ sed 's/^/    | /' "$VM_OUT/sim-serve.log"
 
 expect_success 60 "$BP" gatt --adapter hci0 --scan-backend hci "$kb"
 for line in "service 1800 Generic Access  handles 0x0001–0x0005" \
-  "service 180A Device Information  handles 0x000A–0x0014" \
-  "service FEA0 KBeacon Config  handles 0x0015–0x001D" \
-  "characteristic FEA1 KBeacon Write  value 0x0017  [write-without-response, write]" \
-  "characteristic FEA2 KBeacon Notify  value 0x0019  [notify]" \
-  "descriptor 2902 Client Characteristic Configuration  0x001A" \
-  "service FE59 Nordic Secure DFU  handles 0x001E–0x0021"; do
+  "service 180A Device Information  handles 0x000E–0x0018" \
+  "service FEA0 KBeacon Config  handles 0x0019–0x0021" \
+  "characteristic FEA1 KBeacon Write  value 0x001B  [write-without-response, write]" \
+  "characteristic FEA2 KBeacon Notify  value 0x001D  [notify]" \
+  "descriptor 2902 Client Characteristic Configuration  0x001E" \
+  "service FE59 Nordic Secure DFU  handles 0x0022–0x0025"; do
   grep -qF -- "$line" <<<"$VM_LAST_OUTPUT" || vm_fail "gatt services lacks '$line'"
 done
 vm_log "ok: the served database, handle for handle"
 
 expect_output_contains 60 '"KBPro_VM01"' "$BP" gatt read --adapter hci0 --scan-backend hci "$kb" 2A00
 expect_output_contains 60 '4B 4B 4D  "KKM"' "$BP" gatt read --adapter hci0 --scan-backend hci "$kb" 2A29
-expect_output_contains 60 "wrote 4 octet(s) to 0x0017" "$BP" gatt write --adapter hci0 --scan-backend hci "$kb" FEA1 01020304
-expect_output_contains 60 "wrote 2 octet(s) to 0x0017 (without response)" \
+expect_output_contains 60 "wrote 4 octet(s) to 0x001B" "$BP" gatt write --adapter hci0 --scan-backend hci "$kb" FEA1 01020304
+expect_output_contains 60 "wrote 2 octet(s) to 0x001B (without response)" \
   "$BP" gatt write --adapter hci0 --scan-backend hci "$kb" FEA1 0506 --without-response
-expect_stream_contains 60 "subscribed to FEA2 KBeacon Notify (value 0x0019)" "$BP" gatt notify --adapter hci0 --scan-backend hci "$kb" FEA2
+expect_stream_contains 60 "subscribed to FEA2 KBeacon Notify (value 0x001D)" "$BP" gatt notify --adapter hci0 --scan-backend hci "$kb" FEA2
 
 # Write → notify round trip: KBeacon auth + JSON config read, over the air.
 expect_success 90 "$BP" read --adapter hci0 --scan-backend hci "$kb"
