@@ -26,7 +26,7 @@ public struct GATTCacheKey: Hashable, Sendable, Codable, CustomStringConvertible
 }
 
 /// What the tool remembers of one device's attribute table between visits, as BlueZ's GATT cache does
-/// (linux-ble.md §4 item 7): the services it uses — their handles, characteristics and descriptors, as
+/// (docs/protocols/linux-ble.md §4 item 7): the services it uses — their handles, characteristics and descriptors, as
 /// discovery found them — and the device's Database Hash when it has one.
 ///
 /// - `databaseHash`: the 16 octets of the Database Hash characteristic (0x2B2A, Core v5.4 Vol 3 Part G

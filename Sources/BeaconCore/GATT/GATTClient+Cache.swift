@@ -23,8 +23,8 @@ public enum GATTCacheOutcome: String, Sendable, Hashable {
   case layoutChanged = "layout changed"
 }
 
-/// Discovery through a GATT cache, as BlueZ's `bt_gatt_client` does with `Cache=always` (linux-ble.md §4
-/// item 7), for a client without a bond (a KBeacon never bonds, kbeacon-protocol.md §5):
+/// Discovery through a GATT cache, as BlueZ's `bt_gatt_client` does with `Cache=always` (docs/protocols/linux-ble.md §4
+/// item 7), for a client without a bond (a KBeacon never bonds, docs/protocols/kbeacon.md §5):
 ///
 /// - **With a Database Hash** (Part G §7.3) the entry is checked by reading it — Read Using Characteristic
 ///   UUID 0x2B2A over 0x0001…0xFFFF (§4.8.2), one round trip, no handle needed — and used when the 16
@@ -43,7 +43,7 @@ public enum GATTCacheOutcome: String, Sendable, Hashable {
 ///   when the changed range touches a cached service, closes the link (the visit fails as a lost link and
 ///   is retried from a fresh discovery). The CCCD is not written [I: unbonded, the server indicates only
 ///   a client that enabled it in this connection, and that costs a round trip per visit], so only a server
-///   that indicates anyway, or bluetoothd's own subscription on the link (linux-ble.md §4 item 4), is heard.
+///   that indicates anyway, or bluetoothd's own subscription on the link (docs/protocols/linux-ble.md §4 item 4), is heard.
 extension GATTClient {
   /// The Database Hash, or nil when the server has none (Attribute Not Found) or will not let it be read
   /// [I: any Error Response counts as "none"; a cached hash then never matches].
