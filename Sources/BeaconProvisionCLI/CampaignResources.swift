@@ -12,7 +12,8 @@ import Simulator
 /// names). Opening the SQLite journal is file I/O, so it runs through `BlockingIO`; libpq's connection
 /// runs on a queue of its own (`PostgresConnection`).
 struct CampaignResources {
-  let journal: any CampaignJournal
+  /// Behind `SimulatorPauseHook` when a test asks for it on a simulated adapter.
+  private(set) var journal: any CampaignJournal
   let central: any Central
   let registry: RegistryRecorder
   /// Set when the journal is shared: claims, leases and sightings of this gateway.
@@ -50,6 +51,7 @@ struct CampaignResources {
       resources = CampaignResources(journal: journal, central: central, registry: registry)
       if let shared { resources.coordinator = GatewayCoordinator(journal: journal, settings: shared.coordination) }
     }
+    resources.journal = try SimulatorPauseHook.wrap(resources.journal, central: central)
     return resources
   }
 
