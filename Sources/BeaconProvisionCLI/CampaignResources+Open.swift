@@ -31,10 +31,13 @@ extension CampaignResources {
     let place = try shared.map { try $0.postgresURL() != nil ? $0.location : nil } ?? location
     if let place, let journal = try await place.openShared(gateway: shared?.gatewayName ?? ProcessInfo.processInfo.hostName) {
       let registry = RegistryAccess.recorder(FleetRegistry(store: PostgresRegistryStore(journal: journal)))
+      // The coordinator keeps the journal itself; the campaign's records go through the test hook
+      // (`SimulatorPauseHook`, a simulated adapter only).
       return CampaignResources(
-        journal: journal, central: central, registry: registry,
+        journal: try SimulatorPauseHook.wrap(journal, central: central), central: central, registry: registry,
         coordinator: shared.map { GatewayCoordinator(journal: journal, settings: $0.coordination) })
     }
-    return CampaignResources(journal: local, central: central, registry: RegistryAccess.recorder(local))
+    return CampaignResources(
+      journal: try SimulatorPauseHook.wrap(local, central: central), central: central, registry: RegistryAccess.recorder(local))
   }
 }

@@ -16,7 +16,7 @@ enum SimulatorSessions {
     let restored: [BluetoothAddress: SimulatedKBeaconSnapshot]
     let restoredText: [BluetoothAddress: SimulatedATCommands]
     do {
-      restored = try store.load()
+      restored = try store.loadNewest()
       restoredText = try store.loadTextDevices()
     } catch { throw CLIFailure("\(error)") }
     let (central, kbeacons) = SimulatedCentral.withKBeacons(

@@ -37,6 +37,7 @@ public final class Journal: CampaignJournal {
       // Another handle on the same file (a second command, `history`, a test reading along) may hold the
       // lock for a moment, e.g. while it switches the file to WAL: wait for it rather than fail.
       configuration.busyMode = .timeout(10)
+      try JournalIntegrity.checkBeforeOpening(path: path)
       database = try DatabaseQueue(path: path, configuration: configuration)
       try JournalIntegrity.check(database, path: path)
     } else {

@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 
 /// The journal's integrity check on open (a corrupt page inside the journal once went unnoticed): SQLite's
@@ -11,6 +12,31 @@ import GRDB
 enum JournalIntegrity {
   /// At most this many of quick_check's findings are quoted.
   static let quotedFindings = 3
+
+  /// Checks an existing journal file before the journal opens it for writing: opening it in WAL mode writes
+  /// to it (GRDB's WAL set-up creates and drops a table, so that the -wal file exists), which would land in a
+  /// damaged file before `check` refused it — the fault matrix's corrupt-journal group saw its schema cookie
+  /// move. So quick_check runs first on a read-only handle, and a damaged file is refused untouched. Only
+  /// SQLite's "corrupt" (11) and "not a database" (26) count as damage here; any other failure of the
+  /// read-only handle leaves the verdict to `check` after the ordinary open [I: a read-only handle can fail
+  /// for reasons that say nothing about the file, e.g. a WAL it may not recover].
+  static func checkBeforeOpening(path: String) throws {
+    guard FileManager.default.fileExists(atPath: path) else { return }
+    var configuration = Configuration()
+    configuration.readonly = true
+    configuration.busyMode = .timeout(10)
+    let findings: [String]
+    do {
+      let probe = try DatabaseQueue(path: path, configuration: configuration)
+      defer { try? probe.close() }
+      findings = try probe.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check(\(quotedFindings))") }
+    } catch let error as DatabaseError where [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode) {
+      throw JournalDamagedError(location: path, findings: ["\(error)"])
+    } catch {
+      return
+    }
+    guard findings == ["ok"] else { throw JournalDamagedError(location: path, findings: findings) }
+  }
 
   /// Throws `JournalDamagedError` unless quick_check says "ok".
   static func check(_ database: DatabaseQueue, path: String) throws {

@@ -12,10 +12,14 @@ final class GatewayProcess: Sendable {
   private let watch = LineWatch()
   private let drained: Task<Void, Never>
 
-  init(_ arguments: [String]) throws {
+  /// `environment` is added to this process's own (a test hook: `SimulatorPauseHook`).
+  init(_ arguments: [String], environment: [String: String] = [:]) throws {
     process = Process()
     process.executableURL = URL(fileURLWithPath: ApplyCrashTests.binary)
     process.arguments = arguments
+    if !environment.isEmpty {
+      process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    }
     process.standardOutput = FileHandle.nullDevice
     let errors = Pipe()
     process.standardError = errors
@@ -44,6 +48,21 @@ final class GatewayProcess: Sendable {
   }
 
   func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+
+  /// Whether the process is stopped (SIGSTOP: state `T` in /proc/PID/stat), waiting up to `seconds` for it.
+  func isStopped(within seconds: Double = 10) async -> Bool {
+    let path = "/proc/\(process.processIdentifier)/stat"
+    for _ in 0..<Int(seconds * 20) {
+      // The state follows the command name's closing parenthesis: "PID (comm) T …".
+      if let text = try? String(contentsOfFile: path, encoding: .utf8), let end = text.lastIndex(of: ")"),
+        text[text.index(after: end)...].trimmingCharacters(in: .whitespaces).first == "T"
+      {
+        return true
+      }
+      try? await Task.sleep(for: .milliseconds(50))
+    }
+    return false
+  }
 }
 
 /// Waiters for a line that matches, each resumed once: by the first such line, or with false at the end.
@@ -117,9 +136,16 @@ struct GatewaySite {
   }
 
   /// `apply` on this site as a gateway of run "site" on `journal`, with `extra` options.
-  func apply(journal: String, _ extra: [String]) -> [String] {
-    ["apply", profile, "--adapter", "sim:\(fleet)", "--scan", "2", "--parallel", "2", "--retry-delay", "0",
+  func apply(journal: String, parallel: Int = 2, _ extra: [String]) -> [String] {
+    ["apply", profile, "--adapter", "sim:\(fleet)", "--scan", "2", "--parallel", "\(parallel)", "--retry-delay", "0",
      "--state-dir", state, "--journal", journal, "--run", "site"] + extra
+  }
+
+  /// `dfu update` of `package` on this site as a gateway of run "site" on `journal`, with `extra` options.
+  func dfuUpdate(journal: String, package: String, parallel: Int = 2, _ extra: [String]) -> [String] {
+    ["dfu", "update", "--package", package, "--adapter", "sim:\(fleet)", "--scan", "2", "--parallel", "\(parallel)",
+     "--retry-delay", "0", "--reconnect-delay", "0", "--object-delay", "0", "--timeout", "5", "--state-dir", state,
+     "--journal", journal, "--run", "site"] + extra
   }
 
   /// The shared write log of the site's simulated devices: every write each gateway process made them accept.

@@ -30,12 +30,28 @@ import Testing
     try handle.seek(toOffset: 32 * 1024)
     try handle.write(contentsOf: noise)
     try handle.close()
+    let damaged = try Data(contentsOf: URL(fileURLWithPath: path))
     #expect {
       _ = try Journal(path: path)
     } throws: { error in
       let text = "\(error)"
       return error is JournalDamagedError && text.contains("the journal \(path) is damaged") && text.contains("quick_check")
     }
+    // Refused untouched (the fault matrix found the WAL set-up's write, GRDB's create-and-drop of a table,
+    // landing in the damaged file before the check refused it).
+    #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == damaged, "the damaged journal was written to")
+  }
+
+  /// A header that is not SQLite's is refused as damaged, naming the file, and left as it was.
+  @Test func aZeroedHeaderIsRefusedUntouched() async throws {
+    let (folder, path, _) = try await Self.journalFile()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let handle = try #require(FileHandle(forUpdatingAtPath: path))
+    try handle.write(contentsOf: Data(count: 100))
+    try handle.close()
+    let damaged = try Data(contentsOf: URL(fileURLWithPath: path))
+    #expect(throws: JournalDamagedError.self) { _ = try Journal(path: path) }
+    #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == damaged, "the damaged journal was written to")
   }
 
   @Test func aSoundJournalOpensAndKeepsItsRuns() async throws {

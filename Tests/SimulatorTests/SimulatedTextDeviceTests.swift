@@ -63,6 +63,20 @@ import Testing
     await cut.close()
   }
 
+  /// `dropLinkMidAnswer` (the fault matrix's text-stream group): the first answer stops halfway and the device
+  /// drops the link; the next link's answer is whole.
+  @Test func aDeviceDroppingTheLinkMidAnswerCutsOnlyTheFirstAnswers() async throws {
+    let simulation = KBeaconSimulation(fleet: Self.fleet(reader: TextStreamSection(dropLinkMidAnswer: 1)), now: { 0 })
+    let client = try await Self.open(simulation, Self.reader)
+    let first = try? await client.send("INVENTORY")
+    #expect(first.map { $0.lines.last != "OK" } ?? true, "the first answer came whole")
+    await #expect(throws: (any Error).self) { try await client.send("VER") }
+    await client.close()
+    let again = try await Self.open(simulation, Self.reader)
+    #expect(try await again.send("INVENTORY").lines.last == "OK")
+    await again.close()
+  }
+
   /// A write while the reader is still sending an answer is refused busy.
   @Test func busyRefusalWhileAnswering() async throws {
     let simulation = KBeaconSimulation(fleet: Self.fleet(reader: TextStreamSection(fragmentGapMs: 1000)), now: { 0 })

@@ -69,6 +69,9 @@ import Testing
     try store.save([address: before])
     let newest = try #require(try store.newest(address))
     #expect(newest.writes == 1 && newest.configuration.common[CommonKey.name] == "logged-only")
+    // A new process (`loadNewest`, what `SimulatorSessions` restores from) starts from the logged write too.
+    let restored = try #require(try store.loadNewest()[address])
+    #expect(restored.writes == 1 && restored.configuration.common[CommonKey.name] == "logged-only")
   }
 
   @Test func appendsFromManyThreadsAtOnceAreWholeLines() throws {

@@ -81,6 +81,21 @@ public struct SimulatorStateStore: Sendable {
     return logged.writes > saved.writes ? logged : saved
   }
 
+  /// Every saved device as it was last written (`newest(_:)` for all of them, reading the log once): what a
+  /// new process starts from. `load()` alone missed a write logged by a process killed before it saved the
+  /// state file, so the device "forgot" a write it had acknowledged and `--resume` wrote it again (the fault
+  /// matrix's `kill -9` of `apply` found it: two `cfg` in the log for one device).
+  public func loadNewest() throws -> [BluetoothAddress: SimulatedKBeaconSnapshot] {
+    var devices = try load()
+    for write in try writeLog.writes() {
+      guard let text = write.state, let address = BluetoothAddress(write.address),
+        let logged = (try? JSONParser.parse(Array(text.utf8))).flatMap(Self.snapshot)
+      else { continue }
+      if logged.writes > devices[address]?.writes ?? -1 { devices[address] = logged }
+    }
+    return devices
+  }
+
   /// The saved settings of the simulated AT-command devices; empty when there are none.
   public func loadTextDevices() throws -> [BluetoothAddress: SimulatedATCommands] {
     guard let data = FileManager.default.contents(atPath: path),

@@ -31,14 +31,18 @@ public actor SimulatedTextDevice {
   public private(set) var received: [String] = []
   /// Writes refused busy so far.
   public private(set) var busyRefusals = 0
+  /// Answers still to be cut by a link drop halfway (`TextStreamSection.dropLinkMidAnswer`).
+  private var dropsLeft: Int
   private var line: [UInt8] = []
   private var answering = false
   private let onChange: (@Sendable () async -> Void)?
 
   public init(
     address: BluetoothAddress, profile: TextStreamProfile, commands: Commands, answerDelay: Duration,
-    fragmentGap: Duration, alwaysBusy: Bool = false, onChange: (@Sendable () async -> Void)? = nil
+    fragmentGap: Duration, alwaysBusy: Bool = false, dropLinkMidAnswers: Int = 0,
+    onChange: (@Sendable () async -> Void)? = nil
   ) {
+    self.dropsLeft = dropLinkMidAnswers
     self.address = address
     self.profile = profile
     self.commands = commands
@@ -109,11 +113,18 @@ public actor SimulatedTextDevice {
     defer { answering = false }
     let size = profile.fragmentSize(attMTU: await connection.mtu)
     if answerDelay > .zero { try? await Task.sleep(for: answerDelay) }
+    var answer = answer
+    let cut = dropsLeft > 0
+    if cut {
+      dropsLeft -= 1
+      answer = Array(answer.prefix(answer.count / 2))
+    }
     for (index, start) in stride(from: 0, to: answer.count, by: size).enumerated() {
       if index > 0, fragmentGap > .zero { try? await Task.sleep(for: fragmentGap) }
       let chunk = Array(answer[start..<min(answer.count, start + size)])
       guard await connection.notify(profile.tx, chunk) else { return }
     }
+    if cut { await connection.disconnect() }
   }
 
   /// A link ended: a half-received line is dropped.

@@ -18,6 +18,9 @@ import TextStream
 ///   refuses writes while it is still sending an answer.
 /// - `txPower`: a `nordicUART`'s starting `AT+TXPOWER` (default 0). Its starting name and interval are the
 ///   entry's `name` and `intervalMs`.
+/// - `dropLinkMidAnswer`: the first N answers are cut: the device drops the link after sending half of the
+///   answer's bytes (a device disconnecting mid-command; a setting the command made stays made) (fault
+///   injection, 0…100; the fault matrix drives it).
 public struct TextStreamSection: Sendable, Hashable, Codable {
   public var profile: String?
   public var answerDelayMs: Int?
@@ -25,10 +28,11 @@ public struct TextStreamSection: Sendable, Hashable, Codable {
   public var tags: Int?
   public var busy: Bool?
   public var txPower: Int?
+  public var dropLinkMidAnswer: Int?
 
   public init(
     profile: String? = nil, answerDelayMs: Int? = nil, fragmentGapMs: Int? = nil, tags: Int? = nil,
-    busy: Bool? = nil, txPower: Int? = nil
+    busy: Bool? = nil, txPower: Int? = nil, dropLinkMidAnswer: Int? = nil
   ) {
     self.profile = profile
     self.answerDelayMs = answerDelayMs
@@ -36,9 +40,10 @@ public struct TextStreamSection: Sendable, Hashable, Codable {
     self.tags = tags
     self.busy = busy
     self.txPower = txPower
+    self.dropLinkMidAnswer = dropLinkMidAnswer
   }
 
-  enum CodingKeys: String, CodingKey, CaseIterable { case profile, answerDelayMs, fragmentGapMs, tags, busy, txPower }
+  enum CodingKeys: String, CodingKey, CaseIterable { case profile, answerDelayMs, fragmentGapMs, tags, busy, txPower, dropLinkMidAnswer }
 
   public init(from decoder: any Decoder) throws {
     try decoder.rejectUnknownKeys(CodingKeys.self)
@@ -49,9 +54,10 @@ public struct TextStreamSection: Sendable, Hashable, Codable {
     tags = try c.decodeIfPresent(Int.self, forKey: .tags)
     busy = try c.decodeIfPresent(Bool.self, forKey: .busy)
     txPower = try c.decodeIfPresent(Int.self, forKey: .txPower)
+    dropLinkMidAnswer = try c.decodeIfPresent(Int.self, forKey: .dropLinkMidAnswer)
     for (key, value, range) in [
       (CodingKeys.answerDelayMs, answerDelayMs, 0...60000), (.fragmentGapMs, fragmentGapMs, 0...60000),
-      (.tags, tags, 0...200),
+      (.tags, tags, 0...200), (.dropLinkMidAnswer, dropLinkMidAnswer, 0...100),
     ] {
       if let value, !range.contains(value) { throw invalidValue(decoder, key, "\(value) is outside \(range)") }
     }

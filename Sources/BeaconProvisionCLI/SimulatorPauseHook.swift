@@ -1,0 +1,81 @@
+import BeaconCore
+import Fleet
+import Foundation
+import Simulator
+import Synchronization
+
+/// A test-only hook for the several-gateways fault tests (issue #23 part 4): with
+/// `BEACON_PROVISION_TEST_PAUSE_AT=before-write:ADDRESS` (or `before-transfer:ADDRESS`) a campaign on a
+/// simulated adapter stops its own process (`raise(SIGSTOP)`) just before it journals the `writing` (`dfu
+/// update`: `transferring`) step of that device — before the fenced pre-write record (`LeaseFence`), at that
+/// exact step, once. A test stopping a gateway from outside on a log line could land after that record,
+/// where the write that follows is the fence's documented gap; this one cannot. The line
+/// `test hook: stopped before …` goes to standard error first, so the test knows it has stopped.
+///
+/// It cannot act on a real adapter: `wrap` builds the hook only from a `SimulatedCentral` (the type
+/// `CentralFactory` returns for `--adapter sim` / `sim:FILE` and for nothing else; a live adapter's central
+/// is a `BlueZCentral`), so for any other central the journal is returned untouched and the variable is not
+/// even read [I: a malformed value is refused only on the simulator, where it can matter].
+struct SimulatorPauseHook: Sendable, Hashable {
+  static let environmentVariable = "BEACON_PROVISION_TEST_PAUSE_AT"
+  /// The forms of the variable's value and the step each stops before.
+  static let points: [String: VisitStep] = ["before-write": .writing, "before-transfer": .transferring]
+
+  let step: VisitStep
+  let address: String
+
+  /// The hook the variable asks for; nil when it is unset or empty. The central is the proof of a
+  /// simulator: there is no way to build a hook without one.
+  init?(environment: [String: String], simulator _: SimulatedCentral) throws {
+    guard let text = environment[Self.environmentVariable], !text.isEmpty else { return nil }
+    let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
+    guard parts.count == 2, let step = Self.points[parts[0]], let address = BluetoothAddress(parts[1])?.description else {
+      throw CLIFailure(
+        "\(Self.environmentVariable)=\(text): expected before-write:ADDRESS or before-transfer:ADDRESS (a test hook)")
+    }
+    (self.step, self.address) = (step, address)
+  }
+
+  /// `journal`, or — on a simulated adapter with the variable set — `journal` behind a `PausingJournal`.
+  static func wrap(
+    _ journal: any CampaignJournal, central: any Central,
+    environment: [String: String] = ProcessInfo.processInfo.environment
+  ) throws -> any CampaignJournal {
+    guard let simulator = central as? SimulatedCentral,
+      let hook = try SimulatorPauseHook(environment: environment, simulator: simulator)
+    else { return journal }
+    return PausingJournal(journal, hook: hook, pause: { raise(SIGSTOP) })
+  }
+}
+
+/// Forwards everything to `inner`; the first record of the hook's step for its device first says so on
+/// standard error and calls `pause` (`raise(SIGSTOP)`: the process stops until SIGCONT).
+final class PausingJournal: CampaignJournal {
+  let inner: any CampaignJournal
+  let hook: SimulatorPauseHook
+  let pause: @Sendable () -> Void
+  private let fired = Mutex(false)
+
+  init(_ inner: any CampaignJournal, hook: SimulatorPauseHook, pause: @escaping @Sendable () -> Void) {
+    (self.inner, self.hook, self.pause) = (inner, hook, pause)
+  }
+
+  var location: String { inner.location }
+
+  func record(_ update: JournalUpdate) async throws {
+    if update.step == hook.step.rawValue, update.address == hook.address,
+      fired.withLock({ f in defer { f = true }; return !f })
+    {
+      FileHandle.standardError.write(Data("test hook: stopped before \(hook.step.rawValue) \(hook.address)\n".utf8))
+      pause()
+    }
+    try await inner.record(update)
+  }
+
+  func createRun(_ run: NewJournalRun) async throws -> String { try await inner.createRun(run) }
+  func finish(run: String, status: String) async throws { try await inner.finish(run: run, status: status) }
+  func run(_ id: String) async throws -> JournalRun? { try await inner.run(id) }
+  func runs() async throws -> [JournalRun] { try await inner.runs() }
+  func device(run: String, address: String) async throws -> JournalDevice? { try await inner.device(run: run, address: address) }
+  func devices(run: String) async throws -> [JournalDevice] { try await inner.devices(run: run) }
+}
