@@ -101,7 +101,7 @@ public final class PostgresConnection: Sendable {
 /// C strings for libpq's parallel keyword/value arrays (NULL-terminated), alive during `body`.
 func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
   let copies = strings.map { strdup($0) }
-  defer { copies.forEach { free($0) } }
+  defer { for copy in copies { free(copy) } }
   let pointers: [UnsafePointer<CChar>?] = copies.map { UnsafePointer($0) } + [nil]
   return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
 }
