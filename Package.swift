@@ -63,7 +63,7 @@ let package = Package(
     .target(name: "NordicDFUIO", dependencies: ["NordicDFU", "CZip", "CPipe", "OwnThreads"], swiftSettings: strict),
     .target(name: "BlueZ", dependencies: ["BeaconCore", "CBlueZ", "CPipe", "OwnThreads"], swiftSettings: strict),
     .target(name: "Cloud", dependencies: ["BeaconCore", "CCurl", "CPipe", "OwnThreads"], swiftSettings: strict),
-    .target(name: "InfoManagerCloud", dependencies: ["BeaconCore", "Cloud", "InfoManager"], swiftSettings: strict),
+    .target(name: "InfoManagerCloud", dependencies: ["BeaconCore", "Cloud", "InfoManager", "OwnThreads"], swiftSettings: strict),
     // Loopback TCP ports for local servers (the tests' nginx, provision-bench http-download's)
     .target(name: "Loopback", swiftSettings: strict),
     .target(
@@ -141,7 +141,7 @@ let package = Package(
       swiftSettings: strict),
     .testTarget(
       name: "CLITests",
-      dependencies: ["BeaconProvisionCLI", "CampaignPipeline", "FirmwareStore", "InfoManager", "NordicDFUIO", "Presence", "Simulator", "TestServers", "SharedJournal", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+      dependencies: ["BeaconProvisionCLI", "CampaignPipeline", "FirmwareStore", "InfoManager", "NordicDFUIO", "OwnThreads", "Presence", "Simulator", "TestServers", "SharedJournal", .product(name: "ArgumentParser", package: "swift-argument-parser")],
       exclude: ["Golden", "Fixtures"], swiftSettings: strict),
   ]
 )

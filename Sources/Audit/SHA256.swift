@@ -1,3 +1,5 @@
+// swift-format-ignore-file: GroupNumericLiterals
+// (the round constants stay as FIPS 180-4 prints them, to compare by eye)
 import Foundation
 
 /// SHA-256 (FIPS 180-4) of a short text, for the HTML report's Content-Security-Policy: the policy names

@@ -6,7 +6,9 @@ import Foundation
 struct Adapters: ParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "List local Bluetooth adapters (hci0, hci1, …).",
-    discussion: "The simulated fleet is always available as --adapter sim and is not listed here.")
+    discussion: ExitStatus.discussion(
+      "The simulated fleet is always available as --adapter sim and is not listed here.",
+      codes: "0 listed (also when there is none); 1 the adapters cannot be enumerated"))
 
   @Flag(help: "Print JSON.")
   var json = false

@@ -12,6 +12,8 @@ public struct BeaconProvision: AsyncParsableCommand {
       built-in simulated fleet (--adapter sim).
 
       Start with:  beacon-provision scan --adapter sim
+
+      \(ExitStatus.group)
       """,
     version: "0.1.0",
     subcommands: BeaconProvision.commands + BeaconProvision.hiddenCommands

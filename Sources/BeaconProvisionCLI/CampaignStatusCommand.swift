@@ -8,6 +8,7 @@ import SharedJournal
 struct CampaignCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "campaign", abstract: "Follow a campaign (apply or dfu update run) across gateways.",
+    discussion: ExitStatus.group,
     subcommands: [CampaignStatusCommand.self])
 }
 
@@ -22,7 +23,7 @@ struct CampaignStatusCommand: AsyncParsableCommand, LoggingCommand {
       this machine's SQLite journal.
 
       Exit status: 0 every device finished (compliant, verified or skipped); 2 some device is not finished \
-      (pending, working, failed); 1 no such run, or the journal cannot be read.
+      (pending, working, failed); 1 no such run, or the journal cannot be read; \(ExitStatus.usage).
 
       Examples:
         beacon-provision campaign status site-0412 --journal postgresql://ops@db.site/beacons

@@ -13,6 +13,8 @@ struct Gatt: AsyncParsableCommand {
       `gatt ADDR` lists services, characteristics and descriptors with their handles and properties.
       A TARGET is a characteristic UUID (FEA1, 8 hex digits, or the 36-character form) or an attribute handle \
       written as 0x followed by hex digits (0x000B).
+
+      \(ExitStatus.group)
       """,
     subcommands: [GattServices.self, GattRead.self, GattWrite.self, GattNotify.self],
     defaultSubcommand: GattServices.self)

@@ -10,7 +10,8 @@ import BeaconCore
 /// for the 30 s ATT transaction timeout (Part F §3.3.3).
 struct GattNotify: AsyncParsableCommand, LoggingCommand {
   static let configuration = CommandConfiguration(
-    commandName: "notify", abstract: "Print a characteristic's notifications or indications as they arrive.")
+    commandName: "notify", abstract: "Print a characteristic's notifications or indications as they arrive.",
+    discussion: ExitStatus.paragraph("0 stopped (Ctrl-C or the time given); 1 an error (no such device or characteristic, the link failed)"))
 
   @OptionGroup var connection: GattConnectionOptions
   var logging: LoggingOptions { connection.logging }

@@ -5,7 +5,8 @@ import BeaconCore
 /// as hex, plus the text when it is printable UTF-8.
 struct GattRead: AsyncParsableCommand, LoggingCommand {
   static let configuration = CommandConfiguration(
-    commandName: "read", abstract: "Read a characteristic or attribute value.")
+    commandName: "read", abstract: "Read a characteristic or attribute value.",
+    discussion: ExitStatus.paragraph("0 read; 1 an error (no such device or characteristic, the link failed, the read was refused)"))
 
   @OptionGroup var connection: GattConnectionOptions
   var logging: LoggingOptions { connection.logging }

@@ -5,7 +5,8 @@ import BeaconCore
 struct GattServices: AsyncParsableCommand, LoggingCommand {
   static let configuration = CommandConfiguration(
     commandName: "services",
-    abstract: "List services, characteristics (properties, handles) and descriptors.")
+    abstract: "List services, characteristics (properties, handles) and descriptors.",
+    discussion: ExitStatus.paragraph("0 listed; 1 an error (no such device, the link failed)"))
 
   @OptionGroup var connection: GattConnectionOptions
   var logging: LoggingOptions { connection.logging }

@@ -7,7 +7,11 @@ import KBeacon
 struct HistoryCommand: AsyncParsableCommand, LoggingCommand {
   static let configuration = CommandConfiguration(
     commandName: "history", abstract: "Read a KBeacon's logged sensor records.",
-    discussion: "unread reads records not read before and marks them read; forward and reverse leave them unread.")
+    discussion: """
+      unread reads records not read before and marks them read; forward and reverse leave them unread.
+
+      \(ExitStatus.kbeaconSession)
+      """)
 
   enum Order: String, ExpressibleByArgument, CaseIterable {
     case unread, forward, reverse

@@ -13,7 +13,7 @@ struct Plan: AsyncParsableCommand {
       and lists the items whose answer differs, with the set that apply would send.
 
       Exit status: 0 nothing to change, 1 error or a device failed; with --detailed-exitcode, 2 when something \
-      would change (as terraform plan -detailed-exitcode).
+      would change (as terraform plan -detailed-exitcode); \(ExitStatus.usage).
 
       Example:  beacon-provision plan profiles/retail-ibeacon.json --adapter sim
       """)
@@ -46,7 +46,8 @@ struct Apply: AsyncParsableCommand {
       state directory; Ctrl-C lets links in flight finish and leaves the rest pending for --resume.
 
       Exit status: 0 every selected device compliant or updated; 1 a device failed or the input is invalid; \
-      3 interrupted (resume with --resume RUN).
+      3 interrupted (resume with --resume RUN); 130 a second Ctrl-C (links in flight abandoned); \
+      \(ExitStatus.usage).
 
       Examples:
         beacon-provision apply profiles/retail-ibeacon.json --adapter sim

@@ -7,7 +7,7 @@ extension ProfileCommand {
   struct Check: ParsableCommand {
     static let configuration = CommandConfiguration(
       abstract: "Validate a profile and its inventory; print every problem with file:line:column and JSON path.",
-      discussion: "Exit status: 0 valid, 1 invalid. Nothing is sent to any device.")
+      discussion: ExitStatus.discussion("Nothing is sent to any device.", codes: "0 valid; 1 invalid"))
 
     @Argument(help: "The profile (JSON).")
     var file: String

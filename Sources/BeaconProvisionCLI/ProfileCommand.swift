@@ -5,5 +5,6 @@ struct ProfileCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "profile",
     abstract: "Check a profile, or print the profile JSON Schema.",
+    discussion: ExitStatus.group,
     subcommands: [Check.self, Schema.self])
 }

@@ -6,7 +6,8 @@ import Foundation
 /// `radio advertise`: advertises raw AD bytes with `HCIAdvertiser` until the duration ends.
 struct RadioAdvertise: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
-    commandName: "advertise", abstract: "Advertise raw AD bytes (hex) through HCI commands.")
+    commandName: "advertise", abstract: "Advertise raw AD bytes (hex) through HCI commands.",
+    discussion: ExitStatus.paragraph("0 advertised for the time given; 1 an error (no such adapter, a refused HCI command)"))
 
   @Option(help: "The adapter (hci1, …).") var adapter = "hci1"
   @Flag(help: "ADV_NONCONN_IND instead of ADV_IND.") var nonConnectable = false

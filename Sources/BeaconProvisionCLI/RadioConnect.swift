@@ -6,7 +6,8 @@ import Foundation
 /// `radio connect`: opens an L2CAP LE link on CID 4, sends one SDU and prints the reply.
 struct RadioConnect: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
-    commandName: "connect", abstract: "Connect on the ATT channel, send hex bytes, print the reply.")
+    commandName: "connect", abstract: "Connect on the ATT channel, send hex bytes, print the reply.",
+    discussion: ExitStatus.paragraph("0 a reply was printed; 1 an error (no such adapter, the link failed, no reply)"))
 
   @Option(help: "The adapter (hci0, …).") var adapter = "hci0"
   @Option(name: .customLong("address-type"), help: "public or random.") var addressType: AddressType = .public

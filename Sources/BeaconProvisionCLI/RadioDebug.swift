@@ -6,6 +6,7 @@ struct RadioDebug: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "radio",
     abstract: "Low-level radio checks on a BlueZ adapter (scan, advertise, L2CAP).",
+    discussion: ExitStatus.group,
     shouldDisplay: false,
     subcommands: [RadioScan.self, RadioAdvertise.self, RadioListen.self, RadioConnect.self, RadioGATT.self])
 }

@@ -7,7 +7,8 @@ import Foundation
 /// MTU exchange, full discovery, and a read of the GAP Device Name when the peer has one.
 struct RadioGATT: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
-    commandName: "gatt", abstract: "Connect through BlueZCentral and list the peer's GATT services.")
+    commandName: "gatt", abstract: "Connect through BlueZCentral and list the peer's GATT services.",
+    discussion: ExitStatus.paragraph("0 listed; 1 an error (no such adapter, the link failed)"))
 
   @Option(help: "The adapter (hci0, …).") var adapter = "hci0"
   @Option(name: .customLong("address-type"), help: "public or random.") var addressType: AddressType = .public

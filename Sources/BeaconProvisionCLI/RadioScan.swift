@@ -6,7 +6,8 @@ import Foundation
 /// `radio scan`: prints every advertising report for a while.
 struct RadioScan: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
-    commandName: "scan", abstract: "Print raw advertising reports: ADDRESS TYPE KIND RSSI HEX.")
+    commandName: "scan", abstract: "Print raw advertising reports: ADDRESS TYPE KIND RSSI HEX.",
+    discussion: ExitStatus.paragraph("0 the scan ran its time; 1 an error (no such adapter, a refused HCI command)"))
 
   @Option(help: "The adapter (hci0, …).") var adapter = "hci0"
   @Option(help: "auto, mgmt or hci.") var backend: String = "auto"

@@ -13,6 +13,8 @@ struct ReadCommand: AsyncParsableCommand, LoggingCommand {
       Connects, authenticates (password from --password-file, $BEACON_PASSWORD, or the factory default) and \
       reads common settings, advertising slots, triggers and sensors. Legacy (v1) KBeacons are detected \
       and read with the v1 messages.
+
+      \(ExitStatus.kbeaconSession)
       """)
 
   @Argument(help: "The device address, AA:BB:CC:DD:EE:FF.") var address: String

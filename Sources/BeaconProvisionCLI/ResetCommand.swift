@@ -5,7 +5,8 @@ import KBeacon
 /// on v2, `{"msg":"reset"}` on v1). The password is not part of the parameters [?].
 struct ResetCommand: AsyncParsableCommand, LoggingCommand {
   static let configuration = CommandConfiguration(
-    commandName: "reset", abstract: "Reset a KBeacon's settings to factory defaults.")
+    commandName: "reset", abstract: "Reset a KBeacon's settings to factory defaults.",
+    discussion: ExitStatus.kbeaconSession)
 
   @Argument(help: "The device address.") var address: String
   @OptionGroup var adapter: AdapterOptions

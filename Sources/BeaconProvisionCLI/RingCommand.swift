@@ -5,7 +5,8 @@ import KBeacon
 /// central stays connected (§14 item 6), so the command holds the link for the ring time.
 struct RingCommand: AsyncParsableCommand, LoggingCommand {
   static let configuration = CommandConfiguration(
-    commandName: "ring", abstract: "Make a KBeacon beep or flash its LED.")
+    commandName: "ring", abstract: "Make a KBeacon beep or flash its LED.",
+    discussion: ExitStatus.kbeaconSession)
 
   @Argument(help: "The device address.") var address: String
   @Option(help: "How long to ring, in milliseconds.") var milliseconds = 3000

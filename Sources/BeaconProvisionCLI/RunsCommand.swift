@@ -15,7 +15,7 @@ struct RunsCommand: AsyncParsableCommand {
       before it could say so stays running), how many devices are finished, pending or failed, and what it was \
       made from. Resume one with `apply PROFILE --resume ID` or `dfu update … --resume ID` (or `--resume last`).
 
-      Exit status: 0 listed (also when there is no run); 1 the journal cannot be read; 64 a usage error.
+      Exit status: 0 listed (also when there is no run); 1 the journal cannot be read; \(ExitStatus.usage).
 
       Examples:
         beacon-provision runs

@@ -14,6 +14,8 @@ struct Scan: AsyncParsableCommand, LoggingCommand {
       closes. --json prints the final device records as a JSON array; --jsonl prints one JSON object per device \
       per window as windows close. Every device heard is recorded in the fleet registry in the state \
       directory (a registry that cannot be written only warns).
+
+      \(ExitStatus.paragraph("0 done (also when stopped with Ctrl-C); 1 an error (no such adapter, the scan failed)"))
       """)
 
   @OptionGroup var adapterOptions: AdapterOptions

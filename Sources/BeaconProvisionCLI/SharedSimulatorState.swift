@@ -37,14 +37,14 @@ enum SharedSimulatorState {
     kbeacons.setChangeHandler { await saver.save() }
   }
 
-  /// Runs `body` holding an exclusive `flock` of the state file's lock file (blocking: called on a queue).
+  /// Runs `body` holding the `FileLock` of the state file's lock file (blocking: called on a queue). [I] A
+  /// lock file that cannot be made runs `body` unlocked, as a single process would.
   static func withLock<T>(_ store: SimulatorStateStore, _ body: () throws -> T) rethrows -> T {
     let lockPath = store.path + ".lock"
     try? FileManager.default.createDirectory(
       atPath: (lockPath as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-    let fd = open(lockPath, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
-    if fd >= 0 { flock(fd, LOCK_EX) }
-    defer { if fd >= 0 { flock(fd, LOCK_UN); close(fd) } }
+    let lock = try? FileLock.lock(lockPath, mode: 0o600)
+    defer { lock?.unlock() }
     return try body()
   }
 }

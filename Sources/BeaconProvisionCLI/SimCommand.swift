@@ -8,6 +8,8 @@ struct SimCommand: ParsableCommand {
     discussion: """
       Simulated devices keep their configuration between runs, in the state directory, like real devices \
       do. `sim reset` brings the fleet back as built in.
+
+      \(ExitStatus.group)
       """,
     subcommands: [SimReset.self, SimServe.self])
 }

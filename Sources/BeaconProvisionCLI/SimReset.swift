@@ -5,7 +5,8 @@ import Simulator
 /// `beacon-provision sim reset`: forget what earlier runs did to the simulated fleet.
 struct SimReset: ParsableCommand {
   static let configuration = CommandConfiguration(
-    commandName: "reset", abstract: "Restore the simulated fleet to its built-in (or fleet-file) state.")
+    commandName: "reset", abstract: "Restore the simulated fleet to its built-in (or fleet-file) state.",
+    discussion: ExitStatus.paragraph("0 restored; 1 an error (an unreadable fleet file, an unwritable state directory)"))
 
   @Option(help: ArgumentHelp("Reset the fleet described by this file instead of the built-in one.", valueName: "file"))
   var fleet: String?

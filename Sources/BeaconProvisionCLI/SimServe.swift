@@ -24,6 +24,8 @@ struct SimServe: AsyncParsableCommand {
       activates. Runs until \
       --duration passes or SIGINT/SIGTERM. Start it after bluetoothd when bluetoothd runs: the last socket \
       to listen on a controller's ATT channel gets its links.
+
+      \(ExitStatus.paragraph("0 served until --duration or SIGINT/SIGTERM; 1 an error (no such controller, a refused HCI command)"))
       """)
 
   @Option(name: .customLong("adapter"), help: ArgumentHelp("A controller to serve a device on (hci1, …); repeat for more.", valueName: "hciN"))

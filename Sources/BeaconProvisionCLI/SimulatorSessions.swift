@@ -101,7 +101,7 @@ actor SimulatorStateSaver<Snapshot: Sendable> {
     lastStarted = false
     let current = Task {
       await previous?.value
-      await self.started()
+      self.started()
       let value = await snapshot()
       await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
         io.async {

@@ -30,6 +30,8 @@ struct TxrxCommand: AsyncParsableCommand, LoggingCommand {
       --interactive reads commands line by line from standard input and prints each answer, like a serial \
       terminal; notifications outside a command are printed as `(unsolicited) …`. Leave with .quit or \
       end of input (Ctrl-D).
+
+      \(ExitStatus.paragraph("0 every command was answered; 1 an error, or some command failed (the others still ran)"))
       """)
 
   @OptionGroup var connection: GattConnectionOptions

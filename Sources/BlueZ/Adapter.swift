@@ -22,7 +22,7 @@ public struct Adapter: Sendable, Hashable, Codable {
     for index in 0..<UInt16(HCI_MAX_DEV) {
       var info = hci_dev_info()
       info.dev_id = index
-      guard ioctl(fd, UInt(bitPattern: Int(HCIGETDEVINFO_NUMBER)), &info) == 0 else { continue }
+      guard ioctl(fd, UInt(bitPattern: Int(hciGetDevInfoRequest)), &info) == 0 else { continue }
       let name = withUnsafeBytes(of: info.name) { raw in
         String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
       }
@@ -60,4 +60,4 @@ public struct NoAdapterError: Error, Sendable, CustomStringConvertible {
 }
 
 /// `HCIGETDEVINFO` is `_IOR('H', 211, int)`; the macro does not import into Swift.
-let HCIGETDEVINFO_NUMBER: UInt32 = (2 << 30) | (UInt32(MemoryLayout<Int32>.size) << 16) | (UInt32(UInt8(ascii: "H")) << 8) | 211
+let hciGetDevInfoRequest: UInt32 = (2 << 30) | (UInt32(MemoryLayout<Int32>.size) << 16) | (UInt32(UInt8(ascii: "H")) << 8) | 211

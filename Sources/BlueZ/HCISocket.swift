@@ -67,10 +67,8 @@ public final class HCISocket: Sendable {
     let adapter = adapter
     return try await replies.wait(
       for: command.opcode.rawValue, timeout: timeout,
-      timeoutError: { ControllerCommandError.timeout(command: command.opcode.description, adapter: adapter) }
-    ) {
-      try handle.send(command.packet, call: command.opcode.description)
-    }
+      timeoutError: { ControllerCommandError.timeout(command: command.opcode.description, adapter: adapter) },
+      send: { try handle.send(command.packet, call: command.opcode.description) })
   }
 
   /// Sends `command` and returns its Command Complete; a non-success status throws

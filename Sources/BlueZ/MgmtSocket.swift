@@ -47,10 +47,8 @@ public final class MgmtSocket: Sendable {
     let name = Self.adapterName(command.index)
     return try await replies.wait(
       for: ReplyKey(opcode: command.opcode.rawValue, index: command.index), timeout: timeout,
-      timeoutError: { ControllerCommandError.timeout(command: command.opcode.description, adapter: name) }
-    ) {
-      try handle.send(command.packet, call: command.opcode.description)
-    }
+      timeoutError: { ControllerCommandError.timeout(command: command.opcode.description, adapter: name) },
+      send: { try handle.send(command.packet, call: command.opcode.description) })
   }
 
   /// Sends `command` and returns its return parameters; a status in neither `.success` nor `accepting`

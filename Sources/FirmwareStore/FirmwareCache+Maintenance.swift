@@ -1,5 +1,6 @@
 import Firmware
 import Foundation
+import OwnThreads
 import Profiles
 
 /// `firmware list` and `firmware prune`: what the cache holds, and clearing what is no longer needed.

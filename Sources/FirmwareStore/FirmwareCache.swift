@@ -2,6 +2,7 @@ import BeaconCore
 import Cloud
 import Firmware
 import Foundation
+import OwnThreads
 
 /// The verified local firmware cache (layout: `FirmwareCacheLayout`). Catalogues are fetched with a
 /// conditional GET (the stored ETag / Last-Modified; a 304 serves the cached copy) and stored only once

@@ -1,8 +1,3 @@
-import OwnThreads
-
-/// The lock the firmware cache takes (`OwnThreads.FileLock`, shared with the GATT cache file).
-public typealias FileLock = OwnThreads.FileLock
-
 /// A cache problem in one line: what failed and where.
 public struct FirmwareStoreError: Error, Sendable, Hashable, CustomStringConvertible {
   public var message: String

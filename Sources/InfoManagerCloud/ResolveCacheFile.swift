@@ -1,5 +1,6 @@
 import Foundation
 import InfoManager
+import OwnThreads
 
 #if canImport(Glibc)
   import Glibc
@@ -36,12 +37,8 @@ public struct ResolveCacheFile: Sendable, Hashable {
   public func save(_ cache: ResolveCache, since before: ResolveCache) throws {
     let folder = (path as NSString).deletingLastPathComponent
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-    let lock = open(path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-    guard lock >= 0 else { throw Self.failure("cannot open \(path).lock") }
-    defer { close(lock) }
-    while flock(lock, LOCK_EX) != 0 {
-      guard errno == EINTR else { throw Self.failure("cannot lock \(path).lock") }
-    }
+    let lock = try FileLock.lock(path + ".lock", mode: 0o600)
+    defer { lock.unlock() }
     var current = load()
     current.apply(changesFrom: before, to: cache)
     let encoder = JSONEncoder()

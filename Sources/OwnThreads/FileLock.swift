@@ -4,11 +4,16 @@ import Foundation
   import Glibc
 #endif
 
-/// An exclusive `flock(2)` on a lock file, so two processes (or two tasks of one process, each with its own
-/// open file description) take turns: fetching the same firmware package, updating the GATT cache file. The blocking `flock` runs on a thread of
-/// its own — never the cooperative pool, nor a dispatch worker (libdispatch keeps about one worker per core,
-/// and a lock held for a whole download would starve every other user of the pool); the lock is released by `unlock()` or when the process dies (the
-/// kernel drops flock locks with the last descriptor), so a killed fetch never leaves the cache locked.
+/// An exclusive `flock(2)` on a lock file: the package's one inter-process lock (the firmware cache's
+/// fetches, the GATT handle cache's file, the resolve cache's saves, the simulated fleet's shared state
+/// file), so two processes (or two
+/// tasks of one process, each with its own open file description) take turns. The lock is released by
+/// `unlock()`, when the `FileLock` goes away (its descriptor is closed), or when the process dies (the kernel
+/// drops flock locks with the last descriptor), so a killed holder never leaves the file locked.
+///
+/// `acquire` waits on a thread of its own — never the cooperative pool, nor a dispatch worker (libdispatch
+/// keeps about one worker per core, and a lock held for a whole download would starve every other user of
+/// the pool); `lock` blocks the calling thread, for callers already on one of their own.
 public final class FileLock: Sendable {
   private let fd: Int32
   public let path: String
@@ -18,22 +23,30 @@ public final class FileLock: Sendable {
     self.path = path
   }
 
-  /// Opens (creating) `path` and waits for the exclusive lock; `whenWaiting` is called (on the locking
-  /// thread) when another holder makes it wait, before it blocks.
-  public static func acquire(_ path: String, whenWaiting: (@Sendable () -> Void)? = nil) async throws -> FileLock {
-    try await OwnThread.run("file-lock") {
-      let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-      guard fd >= 0 else { throw FileLockError("cannot open the lock file \(path): \(String(cString: strerror(errno)))") }
-      if flock(fd, LOCK_EX | LOCK_NB) == 0 { return FileLock(fd: fd, path: path) }
-      if errno == EWOULDBLOCK { whenWaiting?() }
-      while flock(fd, LOCK_EX) != 0 {
-        if errno == EINTR { continue }
-        let message = String(cString: strerror(errno))
-        close(fd)
-        throw FileLockError("cannot lock \(path): \(message)")
-      }
-      return FileLock(fd: fd, path: path)
+  /// Opens (creating, with `mode`) `path` and waits for the exclusive lock on a thread of its own;
+  /// `whenWaiting` is called (on that thread) when another holder makes it wait, before it blocks.
+  public static func acquire(
+    _ path: String, mode: mode_t = 0o644, whenWaiting: (@Sendable () -> Void)? = nil
+  ) async throws -> FileLock {
+    try await OwnThread.run("file-lock") { try lock(path, mode: mode, whenWaiting: whenWaiting) }
+  }
+
+  /// Opens (creating, with `mode`) `path` and takes the exclusive lock, blocking this thread while another
+  /// holder has it (a signal's EINTR waits again).
+  public static func lock(
+    _ path: String, mode: mode_t = 0o644, whenWaiting: (@Sendable () -> Void)? = nil
+  ) throws -> FileLock {
+    let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, mode)
+    guard fd >= 0 else { throw FileLockError("cannot open the lock file \(path): \(String(cString: strerror(errno)))") }
+    if flock(fd, LOCK_EX | LOCK_NB) == 0 { return FileLock(fd: fd, path: path) }
+    if errno == EWOULDBLOCK { whenWaiting?() }
+    while flock(fd, LOCK_EX) != 0 {
+      if errno == EINTR { continue }
+      let message = String(cString: strerror(errno))
+      close(fd)
+      throw FileLockError("cannot lock \(path): \(message)")
     }
+    return FileLock(fd: fd, path: path)
   }
 
   /// Whether another open file description holds the lock now (for tests and `firmware list`).
@@ -55,7 +68,7 @@ public final class FileLock: Sendable {
   deinit { close(fd) }
 }
 
-/// A lock file that cannot be opened or locked, in one line: what failed and where.
+/// A lock file that could not be opened or locked: which, and the system's reason.
 public struct FileLockError: Error, Sendable, Hashable, CustomStringConvertible {
   public var message: String
   public init(_ message: String) { self.message = message }

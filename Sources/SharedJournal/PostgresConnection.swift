@@ -58,6 +58,7 @@ public final class PostgresConnection: Sendable {
   /// Runs `body` on the connection's queue with the connection; its result or error comes back here.
   /// A connection lost on the way is re-established and `body` run again (`PostgresReconnect.run`), so a
   /// body must be one that may run twice: a transaction, or statements whose repetition changes nothing.
+  @discardableResult
   public func session<T: Sendable>(_ body: @escaping @Sendable (PostgresSession) throws -> T) async throws -> T {
     let (location, bound) = (location, reconnectSeconds)
     return try await withCheckedThrowingContinuation { continuation in
@@ -101,7 +102,7 @@ public final class PostgresConnection: Sendable {
 /// C strings for libpq's parallel keyword/value arrays (NULL-terminated), alive during `body`.
 func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
   let copies = strings.map { strdup($0) }
-  defer { copies.forEach { free($0) } }
+  defer { for copy in copies { free(copy) } }
   let pointers: [UnsafePointer<CChar>?] = copies.map { UnsafePointer($0) } + [nil]
   return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
 }

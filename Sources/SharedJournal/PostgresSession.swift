@@ -12,7 +12,7 @@ public struct PostgresSession {
   @discardableResult
   public func query(_ sql: String, _ parameters: [String?] = []) throws -> PostgresRows {
     let copies = parameters.map { $0.map { strdup($0) } ?? nil }
-    defer { copies.forEach { free($0) } }
+    defer { for copy in copies { free(copy) } }
     let values: [UnsafePointer<CChar>?] = copies.map { $0.map { UnsafePointer($0) } }
     let result = values.withUnsafeBufferPointer { buffer in
       PQexecParams(pointer, sql, Int32(parameters.count), nil, buffer.baseAddress, nil, nil, 0)

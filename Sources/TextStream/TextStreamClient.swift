@@ -48,8 +48,8 @@ public actor TextStreamClient {
   private func startPump() {
     guard pump == nil, ended == nil else { return }
     pump = Task { [link] in
-      for await value in await link.notifications() { await self.deliver(value) }
-      await self.linkEnded("disconnected (\(link.peer))")
+      for await value in await link.notifications() { self.deliver(value) }
+      self.linkEnded("disconnected (\(link.peer))")
     }
   }
 

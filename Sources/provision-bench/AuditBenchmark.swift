@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import OwnThreads
 
 /// `provision-bench audit`: a passive `beacon-provision audit` of a 1,000-device simulated fleet (a fleet
 /// file of KBeacon Pros advertising iBeacon + System frames every second, and a profile whose inventory names
@@ -28,7 +29,7 @@ enum AuditBenchmark {
       "--state-dir", folder + "/state", "--output", folder + "/audit.html", "--format", "html"]
     let start = ContinuousClock.now
     // The child is waited for off the cooperative pool; its peak RSS is the children's maximum afterwards.
-    let (status, megabytes) = try await OffPool.run { () -> (Int32, Double) in
+    let (status, megabytes) = try await BlockingIO.run { () -> (Int32, Double) in
       let process = Process()
       process.executableURL = URL(fileURLWithPath: binary)
       process.arguments = arguments

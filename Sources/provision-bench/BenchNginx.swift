@@ -1,5 +1,6 @@
 import Foundation
 import Loopback
+import OwnThreads
 
 /// Debian's nginx serving one folder on a free loopback port, for `provision-bench http-download` (the HTTP
 /// client's throughput benchmark). Everything it writes stays in `prefix` (config, pid, logs, every *_temp_path); it
@@ -31,7 +32,7 @@ final class BenchNginx: Sendable {
     process.standardError = FileHandle.nullDevice
     try process.run()
     let server = BenchNginx(process: process, port: port)
-    let listening = try await OffPool.run {
+    let listening = try await BlockingIO.run {
       for _ in 0..<200 where process.isRunning {
         if LoopbackPort.accepts(port) { return true }
         usleep(50_000)
@@ -48,7 +49,7 @@ final class BenchNginx: Sendable {
   /// Terminates nginx and waits for it to exit.
   func stop() async {
     let process = process
-    _ = try? await OffPool.run {
+    _ = try? await BlockingIO.run {
       if process.isRunning { process.terminate() }
       process.waitUntilExit()
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import OwnThreads
 
 /// One `beacon-provision` command on a simulated fleet, run as the operator runs it — the CLI built next to
 /// this benchmark, in its own process, `--adapter sim:FILE` — and timed around the process. Its campaign log
@@ -58,7 +59,7 @@ struct CLIScalingRun {
 
   static func run(_ binary: String, _ arguments: [String]) async throws -> Result {
     let start = ContinuousClock.now
-    let (status, log, cpu) = try await OffPool.run { () -> (Int32, String, Double) in
+    let (status, log, cpu) = try await BlockingIO.run { () -> (Int32, String, Double) in
       let before = childrenCPUSeconds()
       let process = Process()
       process.executableURL = URL(fileURLWithPath: binary)

@@ -1,5 +1,6 @@
 import Cloud
 import Foundation
+import OwnThreads
 
 /// `provision-bench http-download`: download throughput of a 50 MiB file from nginx on loopback,
 /// our `CurlHTTPClient` against the `curl` command line on the same file in the same run; goal: ours ≥ 0.95
@@ -16,7 +17,7 @@ enum HTTPDownloadBenchmark {
   static func run() async throws {
     let dir = NSTemporaryDirectory() + "bp-bench-http-\(UUID().uuidString.prefix(8))"
     let served = dir + "/www/file.bin"
-    let content = try await OffPool.run { () throws -> Data in
+    let content = try await BlockingIO.run { () throws -> Data in
       try FileManager.default.createDirectory(atPath: dir + "/www", withIntermediateDirectories: true)
       let data = pseudoRandomBytes()
       try data.write(to: URL(fileURLWithPath: served))
@@ -79,7 +80,7 @@ enum HTTPDownloadBenchmark {
 
   /// Each file must hold `size` bytes (and, when given, exactly `content`); then it is deleted.
   static func check(_ paths: [String], against content: Data?) async throws {
-    try await OffPool.run {
+    try await BlockingIO.run {
       for path in paths {
         let data = try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)
         guard data.count == size else { throw BenchError("\(path) holds \(data.count) bytes, not \(size)") }

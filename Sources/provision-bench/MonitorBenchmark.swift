@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import OwnThreads
 
 /// `provision-bench monitor` (the monitor's CPU at scale): `beacon-provision monitor` watching 10,000
 /// simulated devices that advertise at 1 Hz, run as the operator runs it — the release binary in its own
@@ -31,7 +32,7 @@ enum MonitorBenchmark {
     let arguments = ["monitor", "--adapter", "sim:\(folder)/fleet.json", "--events", folder + "/events.json", "--jsonl",
       "--duration", String(scan), "--state-dir", folder + "/state"]
     let start = ContinuousClock.now
-    let result = try await OffPool.run { () -> (status: Int32, cpu: Double, lags: [String: [Double]]) in
+    let result = try await BlockingIO.run { () -> (status: Int32, cpu: Double, lags: [String: [Double]]) in
       let process = Process()
       process.executableURL = URL(fileURLWithPath: binary)
       process.arguments = arguments

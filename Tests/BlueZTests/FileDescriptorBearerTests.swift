@@ -82,7 +82,7 @@ import Testing
     // sender still waiting for room fails instead of waiting forever (under AddressSanitizer on a loaded
     // machine the sending task once started only after a 10 s wait had given up, and the test hung).
     let total = fillers + count
-    let received = try await OwnThread.run("test-receiver") { () -> [[UInt8]] in
+    let received = await OwnThread.run("test-receiver") { () -> [[UInt8]] in
       var packets: [[UInt8]] = []
       var buffer = [UInt8](repeating: 0, count: 512)
       while packets.count < total {

@@ -1,5 +1,6 @@
 import FirmwareStore
 import Foundation
+import OwnThreads
 import Testing
 
 @testable import BeaconProvisionCLI

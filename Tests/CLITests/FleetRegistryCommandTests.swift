@@ -54,7 +54,8 @@ import Testing
       #expect(device.model == model && device.firmwareVersion == firmware && device.hardwareVersion == "V1.0", "\(device.address)")
       #expect(device.name == "registered" && !device.frames.isEmpty && device.lastRSSI != nil, "\(device.address)")
       #expect(device.lastApply?.run == summary.run && device.lastApply?.outcome == "verified", "\(device.address)")
-      hashes[device.address] = try #require(device.configurationHash, "\(device.address) has no configuration hash")
+      let hash = try #require(device.configurationHash, "\(device.address) has no configuration hash")
+      hashes[device.address] = hash
     }
     #expect(hashes.count == Self.targets.count)
 

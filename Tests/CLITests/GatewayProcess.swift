@@ -83,7 +83,7 @@ final class LineWatch: Sendable {
       s.waiters = rest
       return hit.map(\.1)
     }
-    matched.forEach { $0.resume(returning: true) }
+    for continuation in matched { continuation.resume(returning: true) }
   }
 
   func end() {
@@ -92,7 +92,7 @@ final class LineWatch: Sendable {
       defer { s.waiters = [] }
       return s.waiters.map(\.1)
     }
-    waiting.forEach { $0.resume(returning: false) }
+    for continuation in waiting { continuation.resume(returning: false) }
   }
 }
 

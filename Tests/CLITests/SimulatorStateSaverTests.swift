@@ -74,7 +74,7 @@ import Testing
   @Test func onlyChangedDevicesAreSerialisedAgain() async throws {
     let store = SimulatorStateStore(stateDirectory: StateDirectory.resolve(nil), fleetFile: nil)
     let kbeacons = KBeaconSimulation(fleet: DemoFleet.fleet, now: { 0 })
-    for device in DemoFleet.fleet.devices { _ = await kbeacons.kbeacon(device.address) }
+    for device in DemoFleet.fleet.devices { _ = kbeacons.kbeacon(device.address) }
     var snapshots = await kbeacons.snapshots()
     #expect(snapshots.count > 2)
     let entries = SimulatorStateEntries()

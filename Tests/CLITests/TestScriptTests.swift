@@ -7,7 +7,9 @@ import Testing
 /// nothing but `[n/m]` progress lines (all filtered, so grep itself exits 1) still goes on to the tests; the
 /// tests run in two passes (the serial-peer suites on their own) whose counts add up; the fault matrix runs
 /// after them, its counts reach the summary, and a loss (its exit 1) fails the run; the docs check runs after
-/// the build and before the tests, and stale docs fail the run.
+/// the build and before the tests, and stale docs fail the run. Before the build, `scripts/format --check`
+/// (the real one, over the stand-in's `swift format lint`): a finding fails the run before anything is built;
+/// after it, a compiler warning in our code fails the run, one in a dependency not.
 @Suite("scripts/test", .timeLimit(.minutes(1))) struct TestScriptTests {
   static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent()
@@ -17,12 +19,15 @@ import Testing
   struct Sandbox {
     let root: URL
 
-    init(buildOutput: String, buildStatus: Int32, faultMatrixStatus: Int32 = 0, docsStatus: Int32 = 0) throws {
+    init(
+      buildOutput: String, buildStatus: Int32, faultMatrixStatus: Int32 = 0, docsStatus: Int32 = 0,
+      lintOutput: String = "", lintStatus: Int32 = 0
+    ) throws {
       root = FileManager.default.temporaryDirectory.appendingPathComponent("scripts-test-\(UUID().uuidString)")
       let scripts = root.appendingPathComponent("scripts"), bin = root.appendingPathComponent("bin")
       for directory in [scripts, bin] { try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true) }
       try FileManager.default.copyItem(at: Self.repositoryScript, to: scripts.appendingPathComponent("test"))
-      for helper in ["swift-test-watched", "serial-peer-suites"] {
+      for helper in ["swift-test-watched", "serial-peer-suites", "format"] {
         try FileManager.default.copyItem(
           at: Self.repositoryScript.deletingLastPathComponent().appendingPathComponent(helper),
           to: scripts.appendingPathComponent(helper))
@@ -56,6 +61,7 @@ import Testing
         echo "$*" >> "\(root.path)/calls"
         case "$1" in
           build) printf '%s\\n' "\(buildOutput)"; exit \(buildStatus) ;;
+          format) printf '%s' "\(lintOutput)" >&2; exit \(lintStatus) ;;
           test) echo "Test run with 3 tests passed"; exit 0 ;;
         esac
         exit 64
@@ -141,5 +147,37 @@ import Testing
     #expect(status == 1, "\(output)")
     #expect(output.contains("fault matrix failed (exit 1)"))
     #expect(!output.contains("summary:"))
+  }
+
+  @Test func aFormatFindingFailsTheRunBeforeTheBuild() async throws {
+    let finding = "Sources/KBeacon/Frame.swift:3:1: error: [Indentation] indent by 2 spaces"
+    let sandbox = try Sandbox(buildOutput: "", buildStatus: 0, lintOutput: finding, lintStatus: 1)
+    let (status, output, calls) = try await sandbox.run()
+    #expect(status == 1, "\(output)")
+    #expect(output.contains(finding), "\(output)")
+    #expect(output.contains("scripts/format --check: 1 findings"), "\(output)")
+    #expect(calls.contains("format lint --strict --recursive"), "\(calls)")
+    #expect(!calls.split(separator: "\n").contains { $0.hasPrefix("build") }, "built after a format finding: \(calls)")
+  }
+
+  @Test func aCompilerWarningInOurCodeFailsTheRunBeforeTheTests() async throws {
+    // $PWD: the stand-in `swift` prints it as the shell it runs in expands it, the directory scripts/test
+    // builds in, so the path is absolute as SwiftPM prints it.
+    for (line, fails) in [
+      ("$PWD/Sources/KBeacon/Frame.swift:12:9: warning: variable 'x' was never mutated", true),
+      ("Tests/KBeaconTests/FrameTests.swift:3:5: warning: will never be executed", true),
+      ("$PWD/.build/checkouts/GRDB.swift/GRDB/Core/Database.swift:7:1: warning: deprecated", false),
+      ("warning: 'beacon-provision': dependency 'x' is not used by any target", false),
+    ] {
+      let sandbox = try Sandbox(buildOutput: "[1/2] Compiling KBeacon Frame.swift\n\(line)", buildStatus: 0)
+      let (status, output, calls) = try await sandbox.run()
+      if fails {
+        #expect(status == 1, "\(line): \(output)")
+        #expect(output.contains("1 compiler warnings in our code"), "\(output)")
+        #expect(!calls.split(separator: "\n").contains { $0.hasPrefix("test") }, "tests ran after a warning: \(calls)")
+      } else {
+        #expect(status == 0, "\(line): \(output)")
+      }
+    }
   }
 }

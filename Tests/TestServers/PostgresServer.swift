@@ -47,7 +47,7 @@ public final class PostgresServer: Sendable {
       "-c", "max_connections=60", "-c", "shared_buffers=16MB",
     ]
     let log = folder + "/server.log"
-    FileManager.default.createFile(atPath: log, contents: nil)
+    _ = FileManager.default.createFile(atPath: log, contents: nil)
     let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
     process.standardOutput = handle
     process.standardError = handle

@@ -28,7 +28,8 @@ struct AuditCommand: AsyncParsableCommand, LoggingCommand {
       file; see resolve --help), blukii modules heard get an Info Manager column: registered, not registered \
       (deployed but missing from the Info Manager) or unknown (the server could not be reached).
 
-      Exit status: 0 done; 1 error; with --detailed-exitcode, 2 when a device drifted, is missing or unreachable.
+      Exit status: 0 done; 1 error; with --detailed-exitcode, 2 when a device drifted, is missing or unreachable; \
+      \(ExitStatus.usage).
 
       Examples:
         beacon-provision audit profiles/retail-ibeacon.json --adapter sim --format html --output audit.html

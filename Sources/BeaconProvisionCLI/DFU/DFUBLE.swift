@@ -10,7 +10,8 @@ import NordicDFU
 struct DFUBLE: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "ble",
-    abstract: "Update one device over BLE (buttonless entry into its Secure DFU bootloader).")
+    abstract: "Update one device over BLE (buttonless entry into its Secure DFU bootloader).",
+    discussion: ExitStatus.paragraph("0 updated; 1 an error (the package was refused, the device or the transfer failed)"))
 
   @OptionGroup var adapter: AdapterOptions
 

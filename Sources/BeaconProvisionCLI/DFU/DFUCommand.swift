@@ -8,6 +8,7 @@ struct DFUCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "dfu",
     abstract: "Inspect Nordic Secure DFU packages and update devices.",
+    discussion: ExitStatus.group,
     subcommands: [DFUUpdate.self, DFUInspect.self, DFUSerial.self, DFUBLE.self, DFUSimulateSerial.self],
     defaultSubcommand: DFUUpdate.self)
 }

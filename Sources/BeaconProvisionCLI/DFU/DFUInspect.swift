@@ -7,7 +7,9 @@ struct DFUInspect: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "inspect",
     abstract: "Show a DFU package's images and run every check that needs no device.",
-    discussion: "Checks whose device facts are not given (--hw-version, --softdevice-id, …) are reported as skipped.")
+    discussion: ExitStatus.discussion(
+      "Checks whose device facts are not given (--hw-version, --softdevice-id, …) are reported as skipped.",
+      codes: "0 every check passed or was skipped; 1 the package would be refused, or cannot be read"))
 
   @Argument(help: ArgumentHelp("The DFU package (.zip made by nrfutil pkg generate).", valueName: "package"))
   var package: String

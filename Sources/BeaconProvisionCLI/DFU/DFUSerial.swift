@@ -10,7 +10,8 @@ import Synchronization
 struct DFUSerial: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "serial",
-    abstract: "Update a device through its serial (UART) DFU bootloader.")
+    abstract: "Update a device through its serial (UART) DFU bootloader.",
+    discussion: ExitStatus.paragraph("0 updated; 1 an error (the package was refused, the port or the transfer failed)"))
 
   @Option(help: ArgumentHelp("The serial port of the bootloader.", valueName: "tty"))
   var port: String

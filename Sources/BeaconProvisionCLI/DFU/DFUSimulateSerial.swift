@@ -10,7 +10,8 @@ import Simulator
 struct DFUSimulateSerial: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "simulate-serial",
-    abstract: "Serve a simulated serial DFU bootloader on a pty (prints its path) until interrupted.")
+    abstract: "Serve a simulated serial DFU bootloader on a pty (prints its path) until interrupted.",
+    discussion: ExitStatus.paragraph("0 stopped by Ctrl-C or SIGTERM; 1 an error (no pty, a refused package)"))
 
   @Option(help: ArgumentHelp("Also make this symlink to the pty.", valueName: "path"))
   var link: String?

@@ -29,7 +29,8 @@ struct DFUUpdate: AsyncParsableCommand {
       bootloader; devices already current are skipped as up to date. --offline uses the firmware cache only.
 
       Exit status: 0 every selected device updated or skipped; 1 a device failed or the package was refused; \
-      3 interrupted (resume with --resume RUN).
+      3 interrupted (resume with --resume RUN); 130 a second Ctrl-C (transfers in flight abandoned); \
+      \(ExitStatus.usage).
 
       Examples:
         beacon-provision dfu --package app_v530.zip --adapter sim

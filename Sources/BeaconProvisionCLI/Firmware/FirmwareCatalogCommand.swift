@@ -12,7 +12,8 @@ struct FirmwareCatalogCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "catalog",
     abstract: "Show a model's firmware releases (and which are newer than a version).",
-    discussion: "Exit status: 0 shown; 1 the catalogue could not be fetched or is malformed (the error names the line and JSON path).")
+    discussion: ExitStatus.paragraph(
+      "0 shown; 1 the catalogue could not be fetched or is malformed (the error names the line and JSON path)"))
 
   @Argument(help: ArgumentHelp("The model, as the device reports it (`model`, e.g. KBPro_SIM).", valueName: "model"))
   var model: String

@@ -15,6 +15,8 @@ struct FirmwareCommand: AsyncParsableCommand {
         beacon-provision firmware catalog KBPro_SIM --catalog firmware/example --current V5.12
         beacon-provision firmware fetch KBPro_SIM --hver V1.0 --catalog firmware/example
         beacon-provision firmware list
+
+      \(ExitStatus.group)
       """,
     subcommands: [FirmwareCatalogCommand.self, FirmwareFetchCommand.self, FirmwareListCommand.self, FirmwarePruneCommand.self])
 }

@@ -13,7 +13,7 @@ struct FirmwareFetchCommand: AsyncParsableCommand {
     abstract: "Download and verify a firmware release into the cache; print its path.",
     discussion: """
       Exit status: 0 verified (the path on standard output); 1 no such release, a download error, or a \
-      package that failed verification (nothing is left in the cache).
+      package that failed verification (nothing is left in the cache); \(ExitStatus.usage).
       """)
 
   @Argument(help: ArgumentHelp("The model (e.g. KBPro_SIM).", valueName: "model"))

@@ -5,7 +5,8 @@ import NordicDFU
 
 /// `beacon-provision firmware list`: the verified packages in the cache.
 struct FirmwareListCommand: AsyncParsableCommand {
-  static let configuration = CommandConfiguration(commandName: "list", abstract: "List the packages in the firmware cache.")
+  static let configuration = CommandConfiguration(commandName: "list", abstract: "List the packages in the firmware cache.",
+    discussion: ExitStatus.paragraph("0 listed (also when the cache is empty); 1 the cache cannot be read"))
 
   @Flag(help: "Print JSON.")
   var json = false
@@ -36,7 +37,8 @@ struct FirmwareListCommand: AsyncParsableCommand {
 struct FirmwarePruneCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "prune",
-    abstract: "Remove unfinished downloads and all but the newest cached packages of each model and hardware version.")
+    abstract: "Remove unfinished downloads and all but the newest cached packages of each model and hardware version.",
+    discussion: ExitStatus.paragraph("0 pruned; 1 the cache cannot be read or a file cannot be removed"))
 
   @Option(help: "Packages to keep per model and hardware version (0 removes every package).")
   var keep = 1

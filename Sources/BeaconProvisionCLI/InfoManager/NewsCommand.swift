@@ -13,6 +13,8 @@ struct NewsCommand: AsyncParsableCommand {
     discussion: """
       The server is configured as for `resolve` (--info-manager, $BEACON_PROVISION_INFO_MANAGER or the config \
       file). An empty text means the Info Manager has no news in that language.
+
+      \(ExitStatus.paragraph("0 printed (also an empty text); 1 an error (a refused request, a malformed answer, bad configuration)"))
       """)
 
   @Option(help: ArgumentHelp(

@@ -25,7 +25,7 @@ struct ResolveCommand: AsyncParsableCommand, LoggingCommand {
       The server has no default: configure it with --info-manager (or $BEACON_PROVISION_INFO_MANAGER, or \
       "infoManager" in ~/.config/beacon-provision/config.json), with the API key and credentials the same ways \
       (see the README). Exit status: 0 when every ID got an answer (cached included), 3 when some are \
-      UNRESOLVED, 1 on an error (a refused request, a malformed answer, bad configuration).
+      UNRESOLVED, 1 on an error (a refused request, a malformed answer, bad configuration); \(ExitStatus.usage).
 
       Example:  beacon-provision resolve --scan 25 --adapter sim --info-manager http://127.0.0.1:8080
       """)

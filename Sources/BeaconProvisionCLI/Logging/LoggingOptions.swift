@@ -42,5 +42,7 @@ protocol LoggingCommand {
   var logging: LoggingOptions { get }
 }
 
-/// `--log-level debug`.
+/// `--log-level debug`. Retroactive on purpose: swift-log and ArgumentParser are both outside the package, and
+/// a wrapper type would only rename `Logger.Level` for the option.
+// swift-format-ignore: AvoidRetroactiveConformances
 extension Logger.Level: @retroactive ExpressibleByArgument {}

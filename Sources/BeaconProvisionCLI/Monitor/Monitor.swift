@@ -28,7 +28,9 @@ struct Monitor: AsyncParsableCommand, LoggingCommand {
       seconds more; what is left stays spooled for the next start. The presence state (present devices, open \
       tag sessions, events fired, health reported) is kept in monitor-state.json in the state directory, so a \
       restart does not fire enter or session-open again, and a device that left meanwhile gets its exit. Devices heard are recorded in the fleet \
-      registry. Ctrl-C stops; exit 0, 1 on an error.
+      registry. Ctrl-C stops.
+
+      \(ExitStatus.paragraph("0 stopped by Ctrl-C; 1 an error"))
       """,
     subcommands: [MonitorSpoolCommand.self])
 

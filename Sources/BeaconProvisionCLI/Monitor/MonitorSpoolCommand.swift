@@ -20,6 +20,8 @@ struct MonitorSpoolCommand: AsyncParsableCommand {
         beacon-provision monitor spool retry --webhook-header-file /etc/beacon/hook-headers
         beacon-provision monitor spool drop --id 17 --id 18
         beacon-provision monitor spool drop --all
+
+      \(ExitStatus.group)
       """,
     subcommands: [MonitorSpoolList.self, MonitorSpoolRetry.self, MonitorSpoolDrop.self])
 
@@ -49,7 +51,8 @@ struct MonitorStateDirectory: ParsableArguments {
 /// `monitor spool list`: one line per spooled event, oldest first.
 struct MonitorSpoolList: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
-    commandName: "list", abstract: "The spooled webhook events, oldest first (URLs redacted).")
+    commandName: "list", abstract: "The spooled webhook events, oldest first (URLs redacted).",
+    discussion: ExitStatus.paragraph("0 listed (also when nothing is spooled); 1 the journal cannot be read"))
 
   @OptionGroup var stateOption: MonitorStateDirectory
   var stateDir: String? { stateOption.stateDir }
@@ -86,7 +89,7 @@ struct MonitorSpoolList: AsyncParsableCommand {
 struct MonitorSpoolRetry: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "retry", abstract: "Send the spooled webhook events now; what fails stays spooled.",
-    discussion: "Exit status: 0 every event was delivered (or refused for good, and dropped); 1 some stay spooled.")
+    discussion: ExitStatus.paragraph("0 every event was delivered (or refused for good, and dropped); 1 some stay spooled"))
 
   @OptionGroup var stateOption: MonitorStateDirectory
   var stateDir: String? { stateOption.stateDir }
@@ -129,7 +132,8 @@ struct MonitorSpoolRetry: AsyncParsableCommand {
 /// `monitor spool drop`: removes spooled events by id, or all of them.
 struct MonitorSpoolDrop: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
-    commandName: "drop", abstract: "Remove spooled webhook events (by --id, or --all); they are not sent.")
+    commandName: "drop", abstract: "Remove spooled webhook events (by --id, or --all); they are not sent.",
+    discussion: ExitStatus.paragraph("0 removed; 1 the journal cannot be read or written"))
 
   @OptionGroup var stateOption: MonitorStateDirectory
   var stateDir: String? { stateOption.stateDir }

@@ -18,7 +18,8 @@ public enum ControlPointRequest: Equatable, Sendable {
 
   /// Object types of Create/Select.
   public enum ObjectType: UInt8, Sendable {
-    case command = 1, data = 2
+    case command = 1
+    case data = 2
   }
 
   /// The opcode byte.

@@ -30,14 +30,13 @@ public enum SimulationPace: Sendable, Hashable {
 /// The merged timeline of a fleet's advertising: every device's PDUs at its interval (plus advDelay) and,
 /// when scanning actively, each scannable PDU's scan response 150 µs later (T_IFS, Core Vol 6 Part B
 /// §4.1.1). Pure: it is given no clock, only offsets from the scan start. Picks the earliest device each
-/// step from a min-heap of (due, index) — O(log n) a report; it was a linear scan, which at 10,000 devices
+/// step from a `MinHeap` of (due, index) — O(log n) a report; it was a linear scan, which at 10,000 devices
 /// advertising at 1 Hz was most of `provision-bench monitor`'s CPU. Ties go to the device listed
 /// first, as before.
 public struct AdvertisingSchedule: Sendable {
   private var advertisers: [SimulatedAdvertiser]
-  private var due: [Duration]
-  /// Indices of the advertisers still on the schedule, as a min-heap ordered by (due, index).
-  private var heap: [Int]
+  /// The advertisers still on the schedule, each with when it is next due.
+  private var heap = MinHeap<Due>()
   /// Scan responses not yet delivered, earliest first.
   private var pendingResponses: [Report] = []
   public let active: Bool
@@ -65,76 +64,51 @@ public struct AdvertisingSchedule: Sendable {
   /// configuration turns every slot off) is silent.
   public init(devices: [SimulatedDevice], active: Bool) {
     advertisers = devices.filter(\.advertises).map(SimulatedAdvertiser.init(device:))
-    due = advertisers.map(\.firstOffset)
-    heap = []
     self.active = active
-    for i in advertisers.indices { push(i) }
+    for (index, advertiser) in advertisers.enumerated() { heap.push(Due(offset: advertiser.firstOffset, index: index)) }
   }
 
-  private func before(_ a: Int, _ b: Int) -> Bool { (due[a], a) < (due[b], b) }
+  /// An advertiser's next PDU: ordered by time, then by the advertiser's place in the fleet (ties go to the
+  /// device listed first).
+  private struct Due: Comparable, Sendable {
+    var offset: Duration
+    var index: Int
 
-  private mutating func push(_ i: Int) {
-    heap.append(i)
-    var child = heap.count - 1
-    while child > 0 {
-      let parent = (child - 1) / 2
-      guard before(heap[child], heap[parent]) else { break }
-      heap.swapAt(child, parent)
-      child = parent
-    }
-  }
-
-  /// Takes the earliest advertiser off the heap.
-  private mutating func pop() {
-    let last = heap.removeLast()
-    guard !heap.isEmpty else { return }
-    heap[0] = last
-    var parent = 0
-    while true {
-      let left = 2 * parent + 1, right = left + 1
-      var first = parent
-      if left < heap.count && before(heap[left], heap[first]) { first = left }
-      if right < heap.count && before(heap[right], heap[first]) { first = right }
-      guard first != parent else { return }
-      heap.swapAt(parent, first)
-      parent = first
-    }
+    static func < (a: Due, b: Due) -> Bool { (a.offset, a.index) < (b.offset, b.index) }
   }
 
   /// The next report in time order, or nil once every device is silent for good (an empty fleet at once).
   /// A device with `presence` windows skips to its next window while off the air.
   public mutating func next() -> Report? {
-    var earliest: Int?
+    var earliest: Due?
     while true {
-      earliest = heap.first
-      guard let i = earliest, let presence = advertisers[i].device.presence else { break }
-      switch presence.state(at: due[i]) {
+      earliest = heap.min
+      guard let next = earliest, let presence = advertisers[next.index].device.presence else { break }
+      switch presence.state(at: next.offset) {
       case .onAir: break
-      case .silentUntil(let offset) where offset > due[i]:
-        pop()
-        due[i] = offset
-        push(i)
+      case .silentUntil(let offset) where offset > next.offset:
+        heap.popMin()
+        heap.push(Due(offset: offset, index: next.index))
         continue
       case .silentUntil:
         // The next window starts at (or, rounded to whole milliseconds and back, just before) this instant:
         // it has begun. Staying put here looped for ever, a cooperative thread at full speed.
         break
       case .gone:
-        pop()
+        heap.popMin()
         continue
       }
       break
     }
-    if let pending = pendingResponses.first, earliest.map({ pending.offset <= due[$0] }) ?? true {
+    if let pending = pendingResponses.first, earliest.map({ pending.offset <= $0.offset }) ?? true {
       pendingResponses.removeFirst()
       return pending
     }
-    guard let i = earliest else { return nil }
-    let offset = due[i]
+    guard let next = earliest else { return nil }
+    let (i, offset) = (next.index, next.offset)
     let (data, rssi) = advertisers[i].nextPDU(elapsed: offset)
-    pop()
-    due[i] = offset + advertisers[i].nextDelay()
-    push(i)
+    heap.popMin()
+    heap.push(Due(offset: offset + advertisers[i].nextDelay(), index: i))
     let advertiser = advertisers[i]
     let device = advertiser.device
     if active, advertiser.pduKind != .nonConnectable, let response = advertiser.scanResponse {
