@@ -46,7 +46,7 @@ enum ApplyBenchmark {
     print("devices: \(devices) KBeacon Pro, link model: \(latency) per ATT round trip, MTU 247")
     // The getPara answer for common + slots, as the simulated device holds it (§6.1).
     let probe = KBeaconSimulation(fleet: fleet, now: { 0 })
-    let kbeacon = await probe.kbeacon(fleet.devices[0].address)!
+    let kbeacon = probe.kbeacon(fleet.devices[0].address)!
     let config = await kbeacon.configuration
     let answer = KBeaconConfiguration(generation: .pro, common: config.common, slots: config.slots)
     let answerBytes = JSONWriter.bytes(.object(answer.deviceJSON)).count
