@@ -1,0 +1,49 @@
+import Foundation
+import Testing
+
+@testable import BeaconProvisionCLI
+
+/// `monitor` against an unpaced simulated fleet where one beacon changes address (two simulated devices with
+/// the same iBeacon identity, one heard until 10 s and the other from then on): an inventory naming the
+/// identity gives one enter and one exit, each event carrying the identity and the address last heard.
+@Suite(.isolatedState, .timeLimit(.minutes(2))) struct MonitorIdentityTests {
+  typealias Lines = ScanCommandTests.Lines
+
+  static let first = "D0:00:00:00:20:01", second = "D0:00:00:00:20:02"
+  static let identity = "ibeacon:E2C56DB5-DFFB-48D2-B060-D0F5A71096E0:7:42"
+
+  @Test func aBeaconThatChangesAddressIsOneDevice() async throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("monitor-id-\(UUID().uuidString.prefix(8))").path
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let beacon = #""iBeacon": {"uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": 7, "minor": 42}"#
+    try #"""
+      {"version": 1, "devices": [
+        {"address": "\#(Self.first)", "kind": "iBeacon", "intervalMs": 200, "rssi": {"mean": -60, "spread": 0}, \#(beacon),
+         "presence": [{"from": 0, "to": 10}]},
+        {"address": "\#(Self.second)", "kind": "iBeacon", "intervalMs": 200, "rssi": {"mean": -60, "spread": 0}, \#(beacon),
+         "presence": [{"from": 10, "to": 20}]}
+      ]}
+      """#.write(toFile: folder + "/fleet.json", atomically: true, encoding: .utf8)
+    try "address,tags\n\(Self.identity.uppercased()),dock\n".write(toFile: folder + "/inventory.csv", atomically: true, encoding: .utf8)
+    try #"""
+      {"version": 1, "defaults": {"exitTimeout": 3},
+       "events": [{"name": "arrive", "trigger": "enter"}, {"name": "leave", "trigger": "exit"}]}
+      """#.write(toFile: folder + "/events.json", atomically: true, encoding: .utf8)
+    let command = try Monitor.parseAsRoot([
+      "--adapter", "sim:\(folder)/fleet.json", "--inventory", "\(folder)/inventory.csv", "--events", "\(folder)/events.json",
+      "--jsonl", "--duration", "30", "--state-dir", folder + "/state",
+    ]) as! Monitor
+    let lines = Lines()
+    try await command.run(pace: .unpaced, write: lines.add)
+    let events = try lines.all.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
+    let shown = events.map { e -> String in
+      let device = e["device"] as? [String: Any]
+      return "\(e["event"]!) \(device?["identity"] ?? "-") \(device?["address"] ?? "-") \(device?["tags"] as? [String] ?? [])"
+    }
+    #expect(shown == [
+      "arrive \(Self.identity) \(Self.first) [\"dock\"]",
+      "leave \(Self.identity) \(Self.second) [\"dock\"]",
+    ])
+  }
+}
