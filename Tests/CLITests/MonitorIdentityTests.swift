@@ -12,10 +12,10 @@ import Testing
   static let first = "D0:00:00:00:20:01", second = "D0:00:00:00:20:02"
   static let identity = "ibeacon:E2C56DB5-DFFB-48D2-B060-D0F5A71096E0:7:42"
 
-  @Test func aBeaconThatChangesAddressIsOneDevice() async throws {
+  /// A folder with the two-address fleet.
+  static func folder() throws -> String {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("monitor-id-\(UUID().uuidString.prefix(8))").path
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: folder) }
     let beacon = #""iBeacon": {"uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": 7, "minor": 42}"#
     try #"""
       {"version": 1, "devices": [
@@ -25,6 +25,12 @@ import Testing
          "presence": [{"from": 10, "to": 20}]}
       ]}
       """#.write(toFile: folder + "/fleet.json", atomically: true, encoding: .utf8)
+    return folder
+  }
+
+  @Test func aBeaconThatChangesAddressIsOneDevice() async throws {
+    let folder = try Self.folder()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
     try "address,tags\n\(Self.identity.uppercased()),dock\n".write(toFile: folder + "/inventory.csv", atomically: true, encoding: .utf8)
     try #"""
       {"version": 1, "defaults": {"exitTimeout": 3},
@@ -45,5 +51,29 @@ import Testing
       "arrive \(Self.identity) \(Self.first) [\"dock\"]",
       "leave \(Self.identity) \(Self.second) [\"dock\"]",
     ])
+  }
+
+  /// Named only by an event (no inventory): the plain output line shows the identity after the address, and
+  /// a command action gets it as `BEACON_IDENTITY`.
+  @Test func anEventNamingTheIdentityFollowsItInPlainLinesAndCommands() async throws {
+    let folder = try Self.folder()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let out = folder + "/ran.txt"
+    try "printf '%s|%s\\n' \"$BEACON_ADDRESS\" \"$BEACON_IDENTITY\" >>'\(out)'\n"
+      .write(toFile: folder + "/hook.sh", atomically: true, encoding: .utf8)
+    try #"""
+      {"version": 1, "defaults": {"exitTimeout": 3},
+       "events": [{"name": "arrive", "trigger": "enter", "devices": ["\#(Self.identity.uppercased())"],
+                   "actions": [{"type": "command", "run": ["/bin/sh", "\#(folder)/hook.sh"]}]}]}
+      """#.write(toFile: folder + "/events.json", atomically: true, encoding: .utf8)
+    let command = try Monitor.parseAsRoot([
+      "--adapter", "sim:\(folder)/fleet.json", "--events", "\(folder)/events.json", "--duration", "30", "--state-dir", folder + "/state",
+    ]) as! Monitor
+    let lines = Lines()
+    try await command.run(pace: .unpaced, write: lines.add)
+    #expect(lines.all.count == 1)
+    #expect(lines.all.first?.contains(" enter arrive \(Self.first) \(Self.identity) ") == true)
+    try await MonitorWebhookCrashTests.until(20) { ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").hasSuffix("\n") }
+    #expect(try String(contentsOfFile: out, encoding: .utf8) == "\(Self.first)|\(Self.identity)\n")
   }
 }
