@@ -60,6 +60,10 @@ public struct PresenceEngine: Sendable {
     self.named = Set(names.filter(BeaconIdentity.isIntended))
   }
 
+  /// Whether the inventory or an event names a device by beacon identity (else sightings' identities are
+  /// never looked at).
+  public var namesIdentities: Bool { !named.isEmpty }
+
   /// Folds in sightings (each at its own time, taken in time order): timeouts up to each sighting's time
   /// are applied first, so a device heard again after its exit timeout exits and re-enters.
   public mutating func observe(_ sightings: [PresenceSighting]) -> [PresenceEvent] {

@@ -38,8 +38,9 @@ public struct PresenceSighting: Sendable, Hashable {
   /// A discovery window's record of a device: RSSI, measured power (iBeacon; Eddystone UID/URL Tx power at
   /// 0 m − 41 dB), battery (percent from the KKM System frame, else the 0x2080 scan response; millivolts from
   /// KSensor, else TLM — as the fleet registry reads them), the System frame's firmware version and the
-  /// identities of its iBeacon and Eddystone-UID frames.
-  public init(record: DeviceRecord, at: Date) {
+  /// identities of its iBeacon and Eddystone-UID frames (read only with `identities`: an engine that names
+  /// none does not pay for their text at every window of every device).
+  public init(record: DeviceRecord, at: Date, identities: Bool = true) {
     var measured: Int?, percent: Int?, response: Int?, millivolts: Int?, tlm: Int?, firmware: String?
     for frame in record.frames {
       switch frame {
@@ -58,6 +59,6 @@ public struct PresenceSighting: Sendable, Hashable {
     self.init(
       address: record.address.description, name: record.name, at: at, rssi: record.rssi.latest.map(Int.init),
       measuredPower: measured, batteryPercent: percent ?? response, batteryMillivolts: millivolts ?? tlm,
-      firmware: firmware, identities: BeaconIdentity.shown(by: record.frames).map(\.description))
+      firmware: firmware, identities: identities ? BeaconIdentity.shown(by: record.frames).map(\.description) : [])
   }
 }
