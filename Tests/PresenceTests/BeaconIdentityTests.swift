@@ -27,6 +27,14 @@ import Testing
     }
   }
 
+  @Test func framesShowTheirIdentitiesOnceEachInFrameOrder() {
+    let ibeacon = BeaconFrame.iBeacon(IBeaconFrame(uuid: ProximityUUID(Self.uuid)!, major: 1, minor: 2, measuredPower: -59))
+    let uid = BeaconFrame.eddystoneUID(EddystoneUIDFrame(
+      txPowerAt0m: -20, namespace: Hex.decode("EDD1EBEAC04E5DEFA017")!, instance: Hex.decode("0BDB87539B67")!))
+    #expect(BeaconIdentity.shown(by: [uid, ibeacon, uid]).map(\.description) == [Self.eddystone, Self.ibeacon])
+    #expect(BeaconIdentity.shown(by: []).isEmpty)
+  }
+
   @Test func theMonitorsInventoryAcceptsIdentitiesAndApplysRefusesThem() throws {
     let csv = "address,tags\nIBEACON:\(Self.uuid.lowercased()):1:2,dock\n\(Self.eddystone),\nDD:34:02:06:D0:6C,\n"
     let inventory = try Inventory.parse(Array(csv.utf8), file: "inv.csv", identities: true)
