@@ -76,4 +76,20 @@ import Testing
     try await MonitorWebhookCrashTests.until(20) { ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").hasSuffix("\n") }
     #expect(try String(contentsOfFile: out, encoding: .utf8) == "\(Self.first)|\(Self.identity)\n")
   }
+
+  /// `audit --inventory` (and apply's profile inventory, which reads it the same way) connects by address: a
+  /// row naming an identity is refused with a message saying only the monitor reads it.
+  @Test func auditsInventoryRefusesAnIdentityRow() throws {
+    let folder = try Self.folder()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let path = folder + "/inventory.csv"
+    try "address\n\(Self.identity)\n".write(toFile: path, atomically: true, encoding: .utf8)
+    #expect(try AuditRunner.loadInventory(path, identities: true).rows.map(\.address) == [Self.identity])
+    #expect {
+      try AuditRunner.loadInventory(path)
+    } throws: { error in
+      (error as? CLIFailure)?.message.contains(
+        "\(path):2:1: $[0].address: \"\(Self.identity)\" names a beacon by identity, which only `monitor --inventory` reads") == true
+    }
+  }
 }
