@@ -67,10 +67,10 @@ public struct Inventory: Sendable, Hashable {
   /// A row's key from its `address` cell: the upper-case address, or (with `identities`) an identity's
   /// canonical text; nil with the message and allowed values that refuse the cell.
   static func key(_ text: String, identities: Bool) -> (key: String?, message: String, allowed: String) {
-    if BluetoothAddressText.isValid(text.uppercased()) { return (text.uppercased(), "", "") }
+    if BluetoothAddressText.isValid(text) { return (text.uppercased(), "", "") }
     guard BeaconIdentity.isIntended(text) else {
       let allowed = identities ? "AA:BB:CC:DD:EE:FF or \(BeaconIdentity.allowed)" : "AA:BB:CC:DD:EE:FF"
-      return (nil, "\"\(text.uppercased())\" is not a Bluetooth address", allowed)
+      return (nil, "\"\(text)\" is not a Bluetooth address", allowed)
     }
     guard identities else {
       return (nil, "\"\(text)\" names a beacon by identity, which only `monitor --inventory` reads; this command connects by address",
@@ -110,7 +110,8 @@ public struct Inventory: Sendable, Hashable {
           message: "\(record.fields.count) fields where the header has \(names.count)"))
         continue
       }
-      let checked = key(record.fields[addressColumn].trimmingWhitespace, identities: identities)
+      // Upper-cased first, as before identities (messages show the cell so); an identity's case does not matter.
+      let checked = key(record.fields[addressColumn].trimmingWhitespace.uppercased(), identities: identities)
       guard let address = checked.key else {
         problems.append(ProfileDiagnostic(file: file, position: at, path: JSONPath([.index(row), .key("address")]),
           message: checked.message, allowed: checked.allowed))

@@ -89,7 +89,7 @@ import Testing
       try AuditRunner.loadInventory(path)
     } throws: { error in
       (error as? CLIFailure)?.message.contains(
-        "\(path):2:1: $[0].address: \"\(Self.identity)\" names a beacon by identity, which only `monitor --inventory` reads") == true
+        "\(path):2:1: $[0].address: \"\(Self.identity.uppercased())\" names a beacon by identity, which only `monitor --inventory` reads") == true
     }
   }
 }

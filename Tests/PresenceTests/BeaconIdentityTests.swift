@@ -45,8 +45,8 @@ import Testing
       _ = try Inventory.parse(Array(csv.utf8), file: "inv.csv")
     } catch {
       #expect(error.all.map(\.description) == [
-        #"inv.csv:2:1: $[0].address: "IBEACON:e2c56db5-dffb-48d2-b060-d0f5a71096e0:1:2" names a beacon by identity, which only `monitor --inventory` reads; this command connects by address (allowed: AA:BB:CC:DD:EE:FF)"#,
-        #"inv.csv:3:1: $[1].address: "\#(Self.eddystone)" names a beacon by identity, which only `monitor --inventory` reads; this command connects by address (allowed: AA:BB:CC:DD:EE:FF)"#,
+        #"inv.csv:2:1: $[0].address: "IBEACON:E2C56DB5-DFFB-48D2-B060-D0F5A71096E0:1:2" names a beacon by identity, which only `monitor --inventory` reads; this command connects by address (allowed: AA:BB:CC:DD:EE:FF)"#,
+        #"inv.csv:3:1: $[1].address: "\#(Self.eddystone.uppercased())" names a beacon by identity, which only `monitor --inventory` reads; this command connects by address (allowed: AA:BB:CC:DD:EE:FF)"#,
       ])
     }
     let json = #"[ { "address": "ibeacon:\#(Self.uuid):99999:2" }, { "address": "\#(Self.ibeacon)" }, { "address": "IBEACON:\#(Self.uuid):1:2" } ]"#
