@@ -75,7 +75,8 @@ public struct PresenceEvent: Sendable, Hashable {
   public var at: Date
   /// Device events: the device. Tag events: nil.
   public var device: Device?
-  /// Tag events: the tag, its session id and the devices present when it opened or last heard.
+  /// Tag events: the tag, its session id and the devices present when it opened or last heard (each by its
+  /// address, or by its beacon identity when tracked under one).
   public var tag: String?
   public var session: String?
   public var tagDevices: [String]?
