@@ -40,6 +40,9 @@ import Testing
     let inventory = try Inventory.parse(Array(csv.utf8), file: "inv.csv", identities: true)
     #expect(inventory.rows.map(\.address) == [Self.ibeacon, Self.eddystone, "DD:34:02:06:D0:6C"])
     #expect(inventory.row(for: Self.ibeacon)?.tags == ["dock"])
+    let keyed = #"{ "Eddystone:\#(Self.eddystone.dropFirst(10).lowercased())": { "room": "A", "tags": ["lab"] } }"#
+    let fromJSON = try Inventory.parse(Array(keyed.utf8), file: "inv.json", identities: true)
+    #expect(fromJSON.rows.map { "\($0.address) \($0.variables) \($0.tags)" } == ["\(Self.eddystone) [\"room\": \"A\"] [\"lab\"]"])
     #expect(throws: ProfileDiagnostics.self) { try Inventory.parse(Array(csv.utf8), file: "inv.csv") }
     do {
       _ = try Inventory.parse(Array(csv.utf8), file: "inv.csv")
