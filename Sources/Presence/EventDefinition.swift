@@ -1,3 +1,4 @@
+import BeaconCore
 import KBeacon
 import Foundation
 
@@ -37,7 +38,8 @@ public enum EventAction: Sendable, Hashable {
 public struct EventDefinition: Sendable, Hashable {
   public var name: String
   public var trigger: EventTrigger
-  /// Upper-case addresses.
+  /// Upper-case addresses and canonical beacon identities (`BeaconIdentity`'s text): a device named by its
+  /// identity is tracked under it, whatever address it advertises from (`PresenceEngine`).
   public var devices: Set<String>
   public var tags: Set<String>
   /// Fire at most once per device (or tag) for the life of the monitor.
@@ -65,7 +67,7 @@ public struct EventDefinition: Sendable, Hashable {
   ) {
     self.name = name
     self.trigger = trigger
-    self.devices = Set(devices.map { $0.uppercased() })
+    self.devices = Set(devices.map { BeaconIdentity($0)?.description ?? $0.uppercased() })
     self.tags = tags
     self.triggerOnce = triggerOnce
     self.minimumProximity = minimumProximity
@@ -79,9 +81,10 @@ public struct EventDefinition: Sendable, Hashable {
   }
 
   /// Whether a device's own events (enter/exit of the device, proximity, health) concern this definition.
-  public func matches(device address: String, tags deviceTags: Set<String>) -> Bool {
+  /// `also`: another name of the device (the address a device tracked by its identity was last heard from).
+  public func matches(device address: String, also other: String? = nil, tags deviceTags: Set<String>) -> Bool {
     if devices.isEmpty && tags.isEmpty { return true }
-    if devices.contains(address) { return true }
+    if devices.contains(address) || other.map(devices.contains) == true { return true }
     // enter/exit on tags are the tag's session events, not its devices'.
     guard trigger == .proximity || trigger == .health else { return false }
     return tags.contains("*") ? !deviceTags.isEmpty : !tags.isDisjoint(with: deviceTags)

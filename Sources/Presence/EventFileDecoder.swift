@@ -12,6 +12,7 @@ import Profiles
 ///   "health": { "batteryPercent": 20, "batteryMillivolts": 2500, "silentMinutes": 10 },
 ///   "tags": { "dock": { "timeout": 120 } },
 ///   "events": [ { "name": "left-dock", "tags": ["dock"], "trigger": "exit", "triggerOnce": false,
+///                 "devices": ["DD:34:02:06:D0:6C", "ibeacon:E2C56DB5-DFFB-48D2-B060-D0F5A71096E0:1:2"],
 ///                 "minimumProximity": "near", "minimumRSSI": -80, "cooldown": 60, "health": ["battery"],
 ///                 "schedule": [ { "start": "2026-03-01", "end": "2026-12-31", "dailyStart": "08:00",
 ///                                 "dailyEnd": "18:00", "weekdays": ["mon", "tue", "wed", "thu", "fri"] } ],
@@ -101,8 +102,13 @@ public enum EventFileDecoder {
     let triggers = EventTrigger.allCases.map { ($0.rawValue, $0) }
     let trigger = reader.choice(e["trigger"], path.appending("trigger"), triggers)
     if e["trigger"] == nil { reader.problem(json, path.appending("trigger"), "missing", allowed: triggers.map(\.0).joined(separator: ", ")) }
-    let devices = reader.strings(e["devices"], path.appending("devices")) {
-      BluetoothAddress($0) != nil ? nil : "\"\($0)\" is not a Bluetooth address"
+    // A device is named by address or by beacon identity (`BeaconIdentity`, canonicalised by `EventDefinition`).
+    let devices = reader.strings(e["devices"], path.appending("devices")) { text in
+      if BluetoothAddress(text) != nil { return nil }
+      if BeaconIdentity.isIntended(text) {
+        return BeaconIdentity(text) != nil ? nil : "\"\(text)\" is not a beacon identity (allowed: \(BeaconIdentity.allowed))"
+      }
+      return "\"\(text)\" is not a Bluetooth address (allowed: AA:BB:CC:DD:EE:FF or \(BeaconIdentity.allowed))"
     }
     let tags = reader.strings(e["tags"], path.appending("tags"))
     let proximities = Proximity.allCases.filter { $0 != .unknown }.map { ($0.rawValue, $0) }

@@ -8,9 +8,9 @@ extension PresenceEngine {
   ) -> [PresenceEvent] {
     var events: [PresenceEvent] = []
     for (index, definition) in file.definitions.enumerated()
-    where definition.trigger == kind.trigger && definition.matches(device: device.address, tags: device.tags) && also(definition)
+    where definition.trigger == kind.trigger && matches(definition, device) && also(definition)
     {
-      if let event = fire(index, kind, subject: device.address, at: at, { event in
+      if let event = fire(index, kind, subject: device.key, at: at, { event in
         event.device = device.snapshot
         event.previous = previous
         event.silentSeconds = silent
@@ -53,12 +53,18 @@ extension PresenceEngine {
     return event
   }
 
+  /// Whether a device's own events concern this definition: by its key, or (tracked by identity) by the
+  /// address it was last heard from.
+  func matches(_ definition: EventDefinition, _ device: TrackedDevice) -> Bool {
+    definition.matches(device: device.key, also: device.identity == nil ? nil : device.address, tags: device.tags)
+  }
+
   /// Opens the session of each of the device's tags that has none.
   mutating func openSessions(of device: TrackedDevice, at: Date) -> [PresenceEvent] {
     var events: [PresenceEvent] = []
     for tag in device.tags.sorted() {
       var session = tags[tag] ?? TagSession(tag: tag)
-      let opened = session.heard(device.address, at: at)
+      let opened = session.heard(device.key, at: at)
       tags[tag] = session
       if opened {
         let closes = at + file.settings.tagTimeout(tag)

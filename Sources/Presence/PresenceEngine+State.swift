@@ -4,10 +4,11 @@ extension PresenceEngine {
   /// The state to keep across a restart (`PresenceState`), in a stable order.
   public var state: PresenceState {
     var state = PresenceState()
-    state.devices = devices.values.sorted { $0.address < $1.address }.compactMap { d in
+    state.devices = devices.values.sorted { $0.key < $1.key }.compactMap { d in
       guard let heard = d.lastHeard else { return nil }
       return PresenceState.Device(
-        address: d.address, name: d.name, present: d.present, lastHeard: heard, rssi: d.rssi, smoothedRSSI: d.smoother.value,
+        address: d.key, lastAddress: d.identity == nil ? nil : d.address,
+        name: d.name, present: d.present, lastHeard: heard, rssi: d.rssi, smoothedRSSI: d.smoother.value,
         measuredPower: d.measuredPower, proximity: d.proximity, batteryPercent: d.batteryPercent, batteryMillivolts: d.batteryMillivolts,
         firmware: d.firmware, batteryLow: d.batteryLow, silentReported: d.silentReported)
     }
@@ -31,7 +32,7 @@ extension PresenceEngine {
   /// the events file are dropped; the inventory's and events file's current settings apply.
   public mutating func restore(_ state: PresenceState) {
     for kept in state.devices {
-      guard var device = tracked(kept.address) else { continue }
+      guard var device = tracked(kept.address, address: kept.lastAddress ?? kept.address) else { continue }
       device.name = kept.name
       device.present = kept.present
       device.lastHeard = kept.lastHeard
@@ -44,7 +45,7 @@ extension PresenceEngine {
       device.firmware = kept.firmware
       device.batteryLow = kept.batteryLow
       device.silentReported = kept.silentReported
-      devices[device.address] = device
+      devices[device.key] = device
       queueDeadlines(device)
     }
     for kept in state.tags {
@@ -75,9 +76,9 @@ extension PresenceEngine {
   public mutating func remember(lastSeen: [String: Date]) {
     guard inventory != nil else { return }
     for (address, at) in lastSeen.sorted(by: { $0.key < $1.key }) where devices[address] == nil {
-      guard var device = tracked(address) else { continue }
+      guard var device = tracked(address, address: address) else { continue }
       device.lastHeard = at
-      devices[device.address] = device
+      devices[device.key] = device
       queueDeadlines(device)
     }
   }

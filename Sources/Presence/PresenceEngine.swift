@@ -1,3 +1,4 @@
+import BeaconCore
 import Foundation
 import Profiles
 
@@ -16,10 +17,20 @@ import Profiles
 ///
 /// With an inventory, only its devices are tracked and its `tags` column gives their tags; without one,
 /// every device heard is.
+///
+/// Identities: a device is tracked under a beacon identity (`BeaconIdentity`: iBeacon UUID/major/minor,
+/// Eddystone namespace/instance) when its sighting shows one that an inventory row or an event's `devices`
+/// names, else under its address. So a beacon that rotates its address stays one device — no exit and
+/// enter at each new address — and its events carry the identity and the address last heard. [I] A device
+/// that shows several named identities is tracked under the first its frames show; identities nobody
+/// names are not used (a phone's rotating address is no business of the monitor's).
 public struct PresenceEngine: Sendable {
   public let file: EventFile
   let inventory: Inventory?
   let calendar: Calendar
+  /// The identities the inventory's rows and the definitions' `devices` name.
+  let named: Set<String>
+  /// Tracked devices by key: identity or address (`TrackedDevice.key`).
   var devices: [String: TrackedDevice] = [:]
   var tags: [String: TagSession] = [:]
   /// Per narrowing definition (by index), the devices inside it.
@@ -45,7 +56,13 @@ public struct PresenceEngine: Sendable {
     self.file = file
     self.inventory = inventory
     self.calendar = file.settings.calendar
+    let names = (inventory?.rows.map(\.address) ?? []) + file.definitions.flatMap(\.devices)
+    self.named = Set(names.filter(BeaconIdentity.isIntended))
   }
+
+  /// Whether the inventory or an event names a device by beacon identity (else sightings' identities are
+  /// never looked at).
+  public var namesIdentities: Bool { !named.isEmpty }
 
   /// Folds in sightings (each at its own time, taken in time order): timeouts up to each sighting's time
   /// are applied first, so a device heard again after its exit timeout exits and re-enters.
@@ -53,10 +70,11 @@ public struct PresenceEngine: Sendable {
     var events: [PresenceEvent] = []
     for sighting in sightings.enumerated().sorted(by: { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }).map(\.element) {
       events += tick(at: sighting.at)
-      guard var device = tracked(sighting.address) else { continue }
+      let key = sighting.identities.first(where: named.contains) ?? sighting.address
+      guard var device = tracked(key, address: sighting.address) else { continue }
       let low = (file.settings.lowBatteryPercent, file.settings.lowBatteryMillivolts)
       let change = device.absorb(sighting, low: low)
-      devices[device.address] = device
+      devices[device.key] = device
       queueDeadlines(device)
       let at = sighting.at
       if change.entered {
@@ -113,25 +131,25 @@ public struct PresenceEngine: Sendable {
   /// with its deadline from when it was last heard, unless it has an entry there already.
   mutating func queueDeadlines(_ device: TrackedDevice) {
     guard let heard = device.lastHeard else { return }
-    if device.present && !exitQueued.contains(device.address) {
-      exits.push(heard + device.exitTimeout, device.address)
-      exitQueued.insert(device.address)
+    if device.present && !exitQueued.contains(device.key) {
+      exits.push(heard + device.exitTimeout, device.key)
+      exitQueued.insert(device.key)
     }
-    if !device.silentReported && !silenceQueued.contains(device.address) {
-      silences.push(heard + file.settings.silentAfter, device.address)
-      silenceQueued.insert(device.address)
+    if !device.silentReported && !silenceQueued.contains(device.key) {
+      silences.push(heard + file.settings.silentAfter, device.key)
+      silenceQueued.insert(device.key)
     }
   }
 
-  /// The tracked state of a device heard now, made on its first sighting; nil when an inventory is given
-  /// and does not list it.
-  func tracked(_ address: String) -> TrackedDevice? {
-    if let known = devices[address] { return known }
-    let row = inventory?.row(for: address)
+  /// The tracked state of a device heard now under `key` (an identity, or `address`), made on its first
+  /// sighting; nil when an inventory is given and lists neither its key nor its address.
+  func tracked(_ key: String, address: String) -> TrackedDevice? {
+    if let known = devices[key] { return known }
+    let row = inventory?.row(for: key) ?? inventory?.row(for: address)
     if inventory != nil && row == nil { return nil }
     let settings = file.settings
     return TrackedDevice(
-      address: address, tags: row?.tags ?? [],
+      address: address, identity: BeaconIdentity.isIntended(key) ? key : nil, tags: row?.tags ?? [],
       enterRSSI: row?.variables["enterRSSI"].flatMap { Int($0) } ?? settings.enterRSSI,
       exitTimeout: row?.variables["exitTimeout"].flatMap { TimeInterval($0) } ?? settings.exitTimeout)
   }
@@ -142,19 +160,19 @@ public struct PresenceEngine: Sendable {
     var events: [PresenceEvent] = []
     for (index, definition) in file.definitions.enumerated()
     where definition.narrowsPresence && (definition.trigger == .enter || definition.trigger == .exit)
-      && definition.matches(device: device.address, tags: device.tags)
+      && matches(definition, device)
     {
-      let was = inside[index, default: []].contains(device.address)
+      let was = inside[index, default: []].contains(device.key)
       // A device inside stays inside until its smoothed RSSI is `hysteresisDB` under `minimumRSSI` (the
       // proximity class has its own hysteresis): enter and exit fired a second apart at the floor.
       let floor = definition.minimumRSSI.map { Double($0) - (was ? ProximityClassifier.hysteresisDB : 0) }
       let now = device.present && (definition.minimumProximity.map { device.proximity >= $0 } ?? true)
         && (floor.map { $0 <= (device.smoother.value ?? -.infinity) } ?? true)
       guard now != was else { continue }
-      if now { inside[index, default: []].insert(device.address) } else { inside[index]?.remove(device.address) }
+      if now { inside[index, default: []].insert(device.key) } else { inside[index]?.remove(device.key) }
       let kind: PresenceEvent.Kind = now ? .enter : .exit
       guard definition.trigger == kind.trigger else { continue }
-      if let event = fire(index, kind, subject: device.address, at: at, { event in
+      if let event = fire(index, kind, subject: device.key, at: at, { event in
         event.device = (snapshot ?? device).snapshot
       }) { events.append(event) }
     }

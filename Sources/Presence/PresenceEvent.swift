@@ -35,7 +35,11 @@ public struct PresenceEvent: Sendable, Hashable {
 
   /// A device as it stands when the event fires.
   public struct Device: Sendable, Hashable {
+    /// The address it was last heard from.
     public var address: String
+    /// The beacon identity it is tracked under (`BeaconIdentity`'s canonical text), when the inventory or the
+    /// event names it by one.
+    public var identity: String?
     public var name: String?
     public var tags: [String]
     public var rssi: Int?
@@ -47,10 +51,11 @@ public struct PresenceEvent: Sendable, Hashable {
     public var lastSeen: Date?
 
     public init(
-      address: String, name: String?, tags: [String], rssi: Int?, smoothedRSSI: Double?, proximity: Proximity,
+      address: String, identity: String? = nil, name: String?, tags: [String], rssi: Int?, smoothedRSSI: Double?, proximity: Proximity,
       batteryPercent: Int?, batteryMillivolts: Int?, firmware: String?, lastSeen: Date?
     ) {
       self.address = address
+      self.identity = identity
       self.name = name
       self.tags = tags
       self.rssi = rssi
@@ -70,7 +75,8 @@ public struct PresenceEvent: Sendable, Hashable {
   public var at: Date
   /// Device events: the device. Tag events: nil.
   public var device: Device?
-  /// Tag events: the tag, its session id and the devices present when it opened or last heard.
+  /// Tag events: the tag, its session id and the devices present when it opened or last heard (each by its
+  /// address, or by its beacon identity when tracked under one).
   public var tag: String?
   public var session: String?
   public var tagDevices: [String]?
@@ -92,6 +98,6 @@ public struct PresenceEvent: Sendable, Hashable {
     self.actions = actions
   }
 
-  /// What delivery keeps in order: the device's address, or `tag:NAME` for a tag's events.
-  public var orderKey: String { device?.address ?? "tag:\(tag ?? "")" }
+  /// What delivery keeps in order: the device's identity or address, or `tag:NAME` for a tag's events.
+  public var orderKey: String { device.map { $0.identity ?? $0.address } ?? "tag:\(tag ?? "")" }
 }

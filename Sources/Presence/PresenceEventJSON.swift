@@ -36,6 +36,7 @@ public enum PresenceEventJSON {
   static func device(_ device: PresenceEvent.Device) -> JSONObject {
     var d = JSONObject()
     d["address"] = .string(device.address)
+    if let identity = device.identity { d["identity"] = .string(identity) }
     if let name = device.name { d["name"] = .string(name) }
     if !device.tags.isEmpty { d["tags"] = .array(device.tags.map(JSONValue.string)) }
     if let rssi = device.rssi { d["rssi"] = .int(rssi) }

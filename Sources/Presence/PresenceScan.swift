@@ -55,7 +55,10 @@ public struct PresenceScan: Sendable {
     var events: [PresenceEvent] = []
     for closed in windows {
       for record in closed.devices { records[record.address] = record }
-      events += engine.observe(closed.devices.map { PresenceSighting(record: $0, at: wallOrigin + $0.lastSeen) })
+      let identities = engine.namesIdentities
+      events += engine.observe(closed.devices.map {
+        PresenceSighting(record: $0, at: wallOrigin + $0.lastSeen, identities: identities)
+      })
     }
     return events
   }

@@ -16,10 +16,13 @@ public struct PresenceSighting: Sendable, Hashable {
   public var batteryMillivolts: Int?
   /// The firmware version the KKM System frame advertises, e.g. `"5.12"`.
   public var firmware: String?
+  /// The beacon identities its frames show (`BeaconIdentity`'s canonical text), in frame order: a device
+  /// the inventory or an event names by one of them is tracked under it, whatever its address.
+  public var identities: [String]
 
   public init(
     address: String, name: String? = nil, at: Date, rssi: Int?, measuredPower: Int? = nil, batteryPercent: Int? = nil,
-    batteryMillivolts: Int? = nil, firmware: String? = nil
+    batteryMillivolts: Int? = nil, firmware: String? = nil, identities: [String] = []
   ) {
     self.address = address.uppercased()
     self.name = name
@@ -29,12 +32,15 @@ public struct PresenceSighting: Sendable, Hashable {
     self.batteryPercent = batteryPercent
     self.batteryMillivolts = batteryMillivolts
     self.firmware = firmware
+    self.identities = identities.map { BeaconIdentity($0)?.description ?? $0 }
   }
 
   /// A discovery window's record of a device: RSSI, measured power (iBeacon; Eddystone UID/URL Tx power at
   /// 0 m − 41 dB), battery (percent from the KKM System frame, else the 0x2080 scan response; millivolts from
-  /// KSensor, else TLM — as the fleet registry reads them) and the System frame's firmware version.
-  public init(record: DeviceRecord, at: Date) {
+  /// KSensor, else TLM — as the fleet registry reads them), the System frame's firmware version and the
+  /// identities of its iBeacon and Eddystone-UID frames (read only with `identities`: an engine that names
+  /// none does not pay for their text at every window of every device).
+  public init(record: DeviceRecord, at: Date, identities: Bool = true) {
     var measured: Int?, percent: Int?, response: Int?, millivolts: Int?, tlm: Int?, firmware: String?
     for frame in record.frames {
       switch frame {
@@ -53,6 +59,6 @@ public struct PresenceSighting: Sendable, Hashable {
     self.init(
       address: record.address.description, name: record.name, at: at, rssi: record.rssi.latest.map(Int.init),
       measuredPower: measured, batteryPercent: percent ?? response, batteryMillivolts: millivolts ?? tlm,
-      firmware: firmware)
+      firmware: firmware, identities: identities ? BeaconIdentity.shown(by: record.frames).map(\.description) : [])
   }
 }

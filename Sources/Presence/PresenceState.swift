@@ -17,7 +17,10 @@ public struct PresenceState: Codable, Sendable, Equatable {
   public var inside: [String: [String]] = [:]
 
   public struct Device: Codable, Sendable, Equatable {
+    /// The device's key: its address, or the beacon identity it is tracked under (`PresenceEngine`).
     public var address: String
+    /// Tracked by identity: the address it was last heard from (absent in states kept before identities).
+    public var lastAddress: String?
     public var name: String?
     public var present: Bool
     public var lastHeard: Date

@@ -3,8 +3,15 @@ import Foundation
 /// What the monitor knows of one device between sightings: smoothed RSSI and proximity class, whether it is
 /// present, when it was last heard, and the health facts it last advertised. Pure state; `PresenceEngine`
 /// drives it and turns its changes into events.
+///
+/// A device is tracked under its address, or under its beacon identity when the inventory or an event names
+/// it by one (`PresenceEngine`): then `address` follows the address it was last heard from, so a beacon that
+/// rotates its address stays one device.
 struct TrackedDevice: Sendable, Hashable {
-  let address: String
+  /// The canonical `BeaconIdentity` text the device is tracked under; nil when tracked by address.
+  let identity: String?
+  /// The address it was last heard from (its key when `identity` is nil).
+  var address: String
   var name: String?
   var tags: Set<String>
   /// The inventory's `enterRSSI`, else the events file's.
@@ -24,8 +31,9 @@ struct TrackedDevice: Sendable, Hashable {
   var batteryLow = false
   var silentReported = false
 
-  init(address: String, tags: Set<String>, enterRSSI: Int?, exitTimeout: TimeInterval) {
+  init(address: String, identity: String? = nil, tags: Set<String>, enterRSSI: Int?, exitTimeout: TimeInterval) {
     self.address = address
+    self.identity = identity
     self.tags = tags
     self.enterRSSI = enterRSSI
     self.exitTimeout = exitTimeout
@@ -43,6 +51,7 @@ struct TrackedDevice: Sendable, Hashable {
   /// sighting, RSSI or not, without one); the proximity change is reported only while it stays present.
   mutating func absorb(_ sighting: PresenceSighting, low: (percent: Int, millivolts: Int)) -> Change {
     var change = Change()
+    if identity != nil { address = sighting.address }
     name = sighting.name ?? name
     lastHeard = sighting.at
     silentReported = false
@@ -81,9 +90,12 @@ struct TrackedDevice: Sendable, Hashable {
     proximity = .unknown
   }
 
+  /// What the engine keys it by: its identity, else its address.
+  var key: String { identity ?? address }
+
   var snapshot: PresenceEvent.Device {
     PresenceEvent.Device(
-      address: address, name: name, tags: tags.sorted(), rssi: rssi, smoothedRSSI: smoother.value, proximity: proximity,
+      address: address, identity: identity, name: name, tags: tags.sorted(), rssi: rssi, smoothedRSSI: smoother.value, proximity: proximity,
       batteryPercent: batteryPercent, batteryMillivolts: batteryMillivolts, firmware: firmware, lastSeen: lastHeard)
   }
 }

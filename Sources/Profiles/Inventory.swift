@@ -1,3 +1,4 @@
+import BeaconCore
 import KBeacon
 
 /// Per-device variables for templates, keyed by address, from a CSV or JSON file (the `inventory` section).
@@ -6,6 +7,11 @@ import KBeacon
 /// spaces); every other column is a variable. Fields may be double-quoted (RFC 4180, `""` for a quote).
 /// JSON: an array of objects each with an `"address"` (and optional `"tags"` array), or an object keyed by
 /// address whose values are objects of variables. A device's `{{index}}` is its row, counting from 0.
+///
+/// Only the monitor's inventory (`parse(_:file:identities: true)`) may name a device by its beacon identity
+/// instead (`BeaconIdentity`: `ibeacon:UUID:MAJOR:MINOR`, `eddystone:NAMESPACE:INSTANCE`), kept as its
+/// canonical text; `apply` and `audit` connect by address, so they refuse such a row with a message that
+/// says so.
 public struct Inventory: Sendable, Hashable {
   public struct Row: Sendable, Hashable {
     public var address: String
@@ -26,9 +32,9 @@ public struct Inventory: Sendable, Hashable {
     positions = Self.positions(rows)
   }
 
-  /// The row of `address` (any case), the first one if it is listed twice.
+  /// The row of `address` (any case) or of a canonical identity text, the first one if it is listed twice.
   public func row(for address: String) -> Row? {
-    positions[address.uppercased()].map { rows[$0] }
+    (positions[address] ?? positions[address.uppercased()]).map { rows[$0] }
   }
 
   static func positions(_ rows: [Row]) -> [String: Int] {
@@ -39,16 +45,18 @@ public struct Inventory: Sendable, Hashable {
   }
 
   /// Parses the file by its extension (`.csv`, otherwise JSON). Every problem is reported at once.
-  public static func parse(_ bytes: [UInt8], file: String) throws(ProfileDiagnostics) -> Inventory {
+  /// `identities`: rows may name a beacon identity instead of an address (the monitor's inventory).
+  public static func parse(_ bytes: [UInt8], file: String, identities: Bool = false) throws(ProfileDiagnostics) -> Inventory {
     var problems: [ProfileDiagnostic] = []
-    let rows = file.lowercased().hasSuffix(".csv") ? csv(bytes, file, &problems) : json(bytes, file, &problems)
+    let rows = file.lowercased().hasSuffix(".csv")
+      ? csv(bytes, file, identities, &problems) : json(bytes, file, identities, &problems)
     var seen: [String: Int] = [:]
     for (position, row) in rows.enumerated() {
       if let first = seen[row.address] {
         let earlier = rows[first]
         let places = earlier.position.flatMap { a in row.position.map { b in "lines \(a.line) and \(b.line)" } }
         problems.append(ProfileDiagnostic(file: file, position: row.position, path: JSONPath([.index(row.index)]),
-          message: "address \(row.address) is listed twice (\(places ?? "rows \(earlier.index) and \(row.index)"))"))
+          message: "\(BeaconIdentity.isIntended(row.address) ? "identity" : "address") \(row.address) is listed twice (\(places ?? "rows \(earlier.index) and \(row.index)"))"))
       }
       seen[row.address] = position
     }
@@ -56,7 +64,23 @@ public struct Inventory: Sendable, Hashable {
     return Inventory(rows: rows)
   }
 
-  static func csv(_ bytes: [UInt8], _ file: String, _ problems: inout [ProfileDiagnostic]) -> [Row] {
+  /// A row's key from its `address` cell: the upper-case address, or (with `identities`) an identity's
+  /// canonical text; nil with the message and allowed values that refuse the cell.
+  static func key(_ text: String, identities: Bool) -> (key: String?, message: String, allowed: String) {
+    if BluetoothAddressText.isValid(text) { return (text.uppercased(), "", "") }
+    guard BeaconIdentity.isIntended(text) else {
+      let allowed = identities ? "AA:BB:CC:DD:EE:FF or \(BeaconIdentity.allowed)" : "AA:BB:CC:DD:EE:FF"
+      return (nil, "\"\(text)\" is not a Bluetooth address", allowed)
+    }
+    guard identities else {
+      return (nil, "\"\(text)\" names a beacon by identity, which only `monitor --inventory` reads; this command connects by address",
+        "AA:BB:CC:DD:EE:FF")
+    }
+    guard let identity = BeaconIdentity(text) else { return (nil, "\"\(text)\" is not a beacon identity", BeaconIdentity.allowed) }
+    return (identity.description, "", "")
+  }
+
+  static func csv(_ bytes: [UInt8], _ file: String, _ identities: Bool, _ problems: inout [ProfileDiagnostic]) -> [Row] {
     // Bytes that are not UTF-8 would become U+FFFD in a name or a variable without a word.
     if let bad = JSONParser.firstInvalidUTF8(bytes) {
       let line = 1 + bytes[..<bad].lazy.filter { $0 == 0x0A }.count
@@ -86,10 +110,11 @@ public struct Inventory: Sendable, Hashable {
           message: "\(record.fields.count) fields where the header has \(names.count)"))
         continue
       }
-      let address = record.fields[addressColumn].trimmingWhitespace.uppercased()
-      guard BluetoothAddressText.isValid(address) else {
+      // Upper-cased first, as before identities (messages show the cell so); an identity's case does not matter.
+      let checked = key(record.fields[addressColumn].trimmingWhitespace.uppercased(), identities: identities)
+      guard let address = checked.key else {
         problems.append(ProfileDiagnostic(file: file, position: at, path: JSONPath([.index(row), .key("address")]),
-          message: "\"\(address)\" is not a Bluetooth address", allowed: "AA:BB:CC:DD:EE:FF"))
+          message: checked.message, allowed: checked.allowed))
         continue
       }
       var variables: [String: String] = [:]
@@ -106,7 +131,7 @@ public struct Inventory: Sendable, Hashable {
     return rows
   }
 
-  static func json(_ bytes: [UInt8], _ file: String, _ problems: inout [ProfileDiagnostic]) -> [Row] {
+  static func json(_ bytes: [UInt8], _ file: String, _ identities: Bool, _ problems: inout [ProfileDiagnostic]) -> [Row] {
     let root: SourceJSON
     do { root = try JSONParser.parseWithPositions(bytes) } catch {
       problems.append(ProfileDiagnostic(file: file, position: error.position, path: .root, message: "not valid JSON: \(error.message)"))
@@ -131,10 +156,11 @@ public struct Inventory: Sendable, Hashable {
         message: "expected an array of devices or an object keyed by address"))
     }
     var rows: [Row] = []
-    for (address, vars, path, tagsJSON) in entries {
-      guard BluetoothAddressText.isValid(address) else {
+    for (text, vars, path, tagsJSON) in entries {
+      let checked = key(text, identities: identities)
+      guard let address = checked.key else {
         problems.append(ProfileDiagnostic(file: file, position: vars.position, path: path,
-          message: "\"\(address)\" is not a Bluetooth address", allowed: "AA:BB:CC:DD:EE:FF"))
+          message: checked.message, allowed: checked.allowed))
         continue
       }
       var variables: [String: String] = [:]
@@ -154,7 +180,7 @@ public struct Inventory: Sendable, Hashable {
       if case .array(let items)? = tagsJSON?.kind {
         tags = Set(items.compactMap { if case .string(let s) = $0.kind { s } else { nil } })
       }
-      rows.append(Row(address: address.uppercased(), index: rows.count, variables: variables, tags: tags, position: vars.position))
+      rows.append(Row(address: address, index: rows.count, variables: variables, tags: tags, position: vars.position))
     }
     return rows
   }

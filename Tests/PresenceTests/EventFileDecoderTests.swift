@@ -23,7 +23,7 @@ import Testing
       return lines == [
         #"ev.json:1:29: $.timeZone: "Mars/Olympus" is not a time zone (allowed: an IANA name such as UTC or Europe/Berlin)"#,
         #"ev.json:3:31: $.events[0].trigger: "arrive" is not allowed (allowed: enter, exit, proximity, health)"#,
-        #"ev.json:3:53: $.events[0].devices[0]: "not-an-address" is not a Bluetooth address"#,
+        #"ev.json:3:53: $.events[0].devices[0]: "not-an-address" is not a Bluetooth address (allowed: AA:BB:CC:DD:EE:FF or ibeacon:UUID:MAJOR:MINOR (major and minor 0…65535) or eddystone:NAMESPACE:INSTANCE (20 and 12 hex digits))"#,
         #"ev.json:4:15: $.events[1].name: "a" is used by an earlier event"#,
         #"ev.json:4:60: $.events[1].minimumProximity: "close" is not allowed (allowed: far, near, immediate)"#,
         #"ev.json:4:69: $.events[1].colour: unknown key (allowed: name, devices, tags, trigger, triggerOnce, minimumProximity, minimumRSSI, cooldown, health, schedule, actions, message, payload)"#,

@@ -19,7 +19,7 @@ struct AuditRunner {
 
   func run() async throws -> AuditReport {
     let (profiles, inventory) = try await BlockingIO.run { [command] in
-      (try command.profiles.map(ProfileFiles.load), try command.inventory.map(Self.loadInventory))
+      (try command.profiles.map(ProfileFiles.load), try command.inventory.map { try Self.loadInventory($0) })
     }
     let stateDirectory = StateDirectory.resolve(command.stateDir)
     let resources = try await CampaignResources.open(
@@ -89,10 +89,11 @@ struct AuditRunner {
     }
   }
 
-  static func loadInventory(_ file: String) throws -> Inventory {
+  /// `identities`: rows may name a beacon identity (only the monitor's inventory; `Inventory`).
+  static func loadInventory(_ file: String, identities: Bool = false) throws -> Inventory {
     let data = try InputFile.read(file)
     do {
-      return try Inventory.parse(Array(data), file: file)
+      return try Inventory.parse(Array(data), file: file, identities: identities)
     } catch {
       throw CLIFailure(error.description)
     }

@@ -36,7 +36,9 @@ struct Monitor: AsyncParsableCommand, LoggingCommand {
 
   @OptionGroup var adapterOptions: AdapterOptions
 
-  @Option(help: ArgumentHelp("An inventory (CSV or JSON): only its devices are watched; its tags group them.", valueName: "file"))
+  @Option(help: ArgumentHelp(
+    "An inventory (CSV or JSON): only its devices are watched; its tags group them. Its address column may name a beacon by identity, ibeacon:UUID:MAJOR:MINOR or eddystone:NAMESPACE:INSTANCE, to follow it across address changes.",
+    valueName: "file"))
   var inventory: String?
 
   @Option(help: ArgumentHelp("The event definitions (JSON; see the README).", valueName: "file"))
@@ -87,7 +89,7 @@ struct Monitor: AsyncParsableCommand, LoggingCommand {
     let command = self
     try RegistryAccess.checkShared(journalLocation)
     let file = try await BlockingIO.run { try command.loadEvents() }
-    let inventory: Inventory? = try await BlockingIO.run { try command.inventory.map { try AuditRunner.loadInventory($0) } }
+    let inventory: Inventory? = try await BlockingIO.run { try command.inventory.map { try AuditRunner.loadInventory($0, identities: true) } }
     if let inventory, let path = command.inventory {
       do { try MonitorInventoryColumns.validate(inventory, file: path) } catch { throw CLIFailure(error.description) }
     }

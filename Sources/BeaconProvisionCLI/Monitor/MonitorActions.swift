@@ -35,11 +35,13 @@ struct MonitorActions: Sendable {
     }
   }
 
-  /// `2026-03-02T08:00:05.000Z enter arrive AA:00:00:00:00:0A near -61 dBm`
+  /// `2026-03-02T08:00:05.000Z enter arrive AA:00:00:00:00:0A near -61 dBm`; a device tracked by its beacon
+  /// identity shows it after the address it was last heard from.
   static func plain(_ event: PresenceEvent) -> String {
     var parts = [EventTime.text(event.at), event.kind.rawValue, event.name]
     if let device = event.device {
       parts.append(device.address)
+      if let identity = device.identity { parts.append(identity) }
       if let name = device.name { parts.append(name) }
       parts.append(device.proximity.rawValue)
       if let rssi = device.smoothedRSSI { parts.append("\(Int(rssi.rounded())) dBm") }
@@ -50,7 +52,8 @@ struct MonitorActions: Sendable {
   }
 
   /// Starts the program (no shell) with `BEACON_EVENT` (the JSON body), `BEACON_EVENT_NAME`,
-  /// `BEACON_EVENT_KIND`, `BEACON_EVENT_ID` and, when there is one, `BEACON_ADDRESS` or `BEACON_TAG` added to
+  /// `BEACON_EVENT_KIND`, `BEACON_EVENT_ID` and, when there is one, `BEACON_ADDRESS` (and `BEACON_IDENTITY` for
+  /// a device tracked by its beacon identity) or `BEACON_TAG` added to
   /// the monitor's environment. It is not waited for; a failure to start, or a non-zero exit, is a warning.
   func run(_ argv: [String], _ event: PresenceEvent, body: String) {
     var environment = ProcessInfo.processInfo.environment
@@ -59,6 +62,7 @@ struct MonitorActions: Sendable {
     environment["BEACON_EVENT_KIND"] = event.kind.rawValue
     environment["BEACON_EVENT_ID"] = key(event)
     if let address = event.device?.address { environment["BEACON_ADDRESS"] = address }
+    if let identity = event.device?.identity { environment["BEACON_IDENTITY"] = identity }
     if let tag = event.tag { environment["BEACON_TAG"] = tag }
     let warn = self.warn
     let name = event.name
