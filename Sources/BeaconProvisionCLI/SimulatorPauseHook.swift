@@ -4,7 +4,7 @@ import Foundation
 import Simulator
 import Synchronization
 
-/// A test-only hook for the several-gateways fault tests (issue #23 part 4): with
+/// A test-only hook for the several-gateways fault tests (a gateway paused past its lease must not write again): with
 /// `BEACON_PROVISION_TEST_PAUSE_AT=before-write:ADDRESS` (or `before-transfer:ADDRESS`) a campaign on a
 /// simulated adapter stops its own process (`raise(SIGSTOP)`) just before it journals the `writing` (`dfu
 /// update`: `transferring`) step of that device — before the fenced pre-write record (`LeaseFence`), at that

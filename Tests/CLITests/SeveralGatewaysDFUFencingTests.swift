@@ -6,7 +6,7 @@ import TestServers
 
 @testable import BeaconProvisionCLI
 
-/// Issue #23 part 4, for DFU where it matters most: two `dfu update` gateways share a PostgreSQL journal and
+/// Fencing after a pause, for DFU where it matters most: two `dfu update` gateways share a PostgreSQL journal and
 /// one simulated site; one stops itself (`SimulatorPauseHook`, `before-transfer:ADDRESS`) just before the
 /// fenced record that precedes a device's transfer, stays stopped past its lease, and is resumed once the
 /// other gateway has taken the device over and updated it. Proof from the simulated devices' shared write

@@ -7,7 +7,7 @@ import Testing
 
 @testable import BeaconProvisionCLI
 
-/// The several-gateways tests' pause hook (`SimulatorPauseHook`, issue #23 part 4): it stops the process once,
+/// The several-gateways tests' pause hook (`SimulatorPauseHook`): it stops the process once,
 /// at the named step of the named device only, before the record reaches the journal; it is built on a
 /// simulated adapter only; a malformed value is refused there, naming the variable.
 @Suite struct SimulatorPauseHookTests {

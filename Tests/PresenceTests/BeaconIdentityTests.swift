@@ -4,7 +4,7 @@ import Presence
 import Profiles
 import Testing
 
-/// Beacons named by iBeacon or Eddystone identity rather than address (issue #24, Monitor): the text forms,
+/// Beacons named by iBeacon or Eddystone identity rather than address (many rotate their address): the text forms,
 /// the monitor's inventory and events file accepting them (and apply/audit's inventory refusing them), and
 /// the engine keeping a beacon that rotates its address as one device.
 @Suite(.timeLimit(.minutes(2))) struct BeaconIdentityTests {
