@@ -37,6 +37,12 @@ enum DFUCampaignReport {
     for p in result.packages { lines.append("package \(p.version) \(p.url) sha256 \(p.sha256)") }
     lines.append("run \(s.run): \(s.count(.verified)) updated" + (result.version.map { " to \($0)" } ?? "") + ", \(s.count(.skipped)) skipped, "
       + "\(s.count(.failed)) failed, \(s.count(.pending)) pending")
+    if let rollout = result.rollout {
+      for wave in rollout.waves {
+        lines.append("rollout \(wave.name): \(wave.failures) of \(wave.devices) failed" + (wave.overThreshold ? ", over --max-failures \(rollout.plan.maxFailures)%" : ""))
+      }
+      if let reason = rollout.stopReason { lines.append(reason) }
+    }
     if s.interrupted {
       lines.append("interrupted: finish with  \(ResumeRun.command(result.finish, run: s.run))")
     }
