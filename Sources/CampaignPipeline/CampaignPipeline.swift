@@ -115,7 +115,7 @@ public struct CampaignPipeline: Sendable {
       run = resume
     } else {
       run = try await journal.createRun(
-        kind: plan.kind, source: plan.source, adapter: central.name, addresses: selection.targets.map(\.address.description),
+        kind: plan.kind, source: settings.rollout.map { $0.source(plan.source) } ?? plan.source, adapter: central.name, addresses: selection.targets.map(\.address.description),
         addressTypes: Target.addressTypes(selection.targets), recipe: try await plan.recipe().text)
       // Before any device is touched: after a kill -9 the end-of-run summary never comes.
       if plan.resumable { emit(.started(run: run)) }

@@ -63,6 +63,41 @@ public struct RolloutPlan: Sendable, Hashable {
     return result
   }
 
+  /// The plan as the options give it, and as a run's source records it after `Self.marker`:
+  /// `canary=2,waves=10%,25%,100% --max-failures 5%`.
+  public var text: String {
+    "canary=\(canary),waves=" + waves.map { "\($0)%" }.joined(separator: ",") + " --max-failures \(maxFailures)%"
+  }
+
+  /// What follows a firmware run's source in the journal when it is a rollout [I: the journal's run record
+  /// has no field of its own for it; the source is what `runs` and `campaign status` show anyway].
+  public static let marker = " --rollout "
+
+  /// The rollout a run's recorded source names (`source(_:)`), or nil.
+  public init?(recordedSource source: String) {
+    guard let range = source.range(of: Self.marker, options: .backwards) else { return nil }
+    let parts = source[range.upperBound...].components(separatedBy: " --max-failures ")
+    guard parts.count == 2, let plan = try? RolloutPlan(rollout: parts[0], maxFailures: parts[1]) else { return nil }
+    self = plan
+  }
+
+  /// A run's source with this rollout recorded after it.
+  public func source(_ source: String) -> String { source + Self.marker + text }
+
+  /// `campaign status`'s wave lines for a run's devices (address and journal state): the same partition of
+  /// them in address order as the rollout ran, and each wave's states counted ("2 verified, 1 failed").
+  /// [I] After a `--resume` with `--rollout`, the resumed waves partitioned only the unfinished devices; these
+  /// lines still show the run's first partition.
+  public func statusLines(_ devices: [(address: String, state: String)]) -> [String] {
+    let ordered = devices.sorted { $0.address < $1.address }
+    return partition(ordered.count).map { number, range in
+      var counts: [String: Int] = [:]
+      for device in ordered[range] { counts[device.state, default: 0] += 1 }
+      let states = counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
+      return "\(name(ofWave: number)): \(range.count) devices — \(states)"
+    }
+  }
+
   /// Whether `failures` of a wave of `devices` are over the threshold (the rollout stops).
   public func isOverThreshold(failures: Int, of devices: Int) -> Bool { failures * 100 > maxFailures * devices }
 

@@ -62,6 +62,12 @@ import Testing
     #expect((8..<Self.count).allSatisfy { states[address($0)] == .pending })
     #expect(failing.allSatisfy { states[address($0)] == .failed })
 
+    // campaign status shows the waves from the journal
+    let (status, source) = try await CampaignStatusCommand.parse([result.summary.run]).load()
+    #expect(CampaignStatusCommand.waves(status, source: source) == "\n\nrollout canary=2,waves=10%,25%,100% --max-failures 40%\n"
+      + "canary: 2 devices — 2 verified\nwave 1 (10%): 3 devices — 1 failed, 2 verified\n"
+      + "wave 2 (25%): 3 devices — 2 failed, 1 verified\nwave 3 (100%): 16 devices — 16 pending")
+
     // The operator decides: finish the run without stages. The 16 pending devices are updated, each once;
     // the three refusing bootloaders fail again and nothing is written twice.
     let resumed = try await Self.run(["--resume", result.summary.run], fleet: fleet, package: package)

@@ -32,7 +32,8 @@ struct DFUUpdate: AsyncParsableCommand {
       then each wave up to that percentage of the rest; a wave starts only when the one before had at most \
       --max-failures percent of its devices fail (default 0%: any failure stops). A device that did not come \
       back with the new version is a failure. Over it the rollout stops, says which wave, and leaves the \
-      later devices untouched and pending: --resume RUN (with or without --rollout) continues.
+      later devices untouched and pending: --resume RUN (with or without --rollout) continues; \
+      'campaign status RUN' shows each wave's devices and their states.
 
       Exit status: 0 every selected device updated or skipped; 1 a device failed or the package was refused; \
       3 interrupted (resume with --resume RUN); 4 a rollout stopped over --max-failures.
