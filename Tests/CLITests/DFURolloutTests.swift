@@ -100,6 +100,34 @@ import Testing
     }
   }
 
+  /// Issue #26's figure: 100 simulated devices (addresses 4 apart over two bytes), canary=5 then 10%, 25%, 50%,
+  /// 100% of the other 95 (waves of 5, 10, 14, 24, 47). One refusal in wave 2 (1 of 14, 7%) is under 10%; three in
+  /// wave 3 (3 of 24, 12.5%) stop it: the 47 devices of wave 4 — a refusing one among them — are never written.
+  @Test func aHundredDeviceRolloutStopsAtTheThirdWave() async throws {
+    func address(_ i: Int) -> String { String(format: "DD:34:02:%02X:%02X:%02X", 0x06, 0xA0 + i / 60, (i % 60) * 4) }
+    let failing = [20, 30, 40, 50, 70]
+    let devices = (0..<100).map { i in
+      #"{"address": "\#(address(i))", "kind": "kbeaconPro", "name": "KBPro_R\#(i)", "intervalMs": 300, "#
+        + (failing.contains(i) ? Self.refusing : Self.system) + "}"
+    }
+    let fleet = NSTemporaryDirectory() + "dfu-rollout-\(UUID().uuidString).json"
+    try #"{"version": 1, "devices": [\#(devices.joined(separator: ",\n"))]}"#.write(toFile: fleet, atomically: true, encoding: .utf8)
+    let package = try DFUFleetPackages.application(version: 530)
+    defer { for path in [fleet, package] { try? FileManager.default.removeItem(atPath: path) } }
+
+    let result = try await Self.run(
+      ["--rollout", "canary=5,waves=10%,25%,50%,100%", "--max-failures", "10%"], fleet: fleet, package: package)
+    let rollout = try #require(result.rollout)
+    #expect(rollout.waves.map(\.devices) == [5, 10, 14, 24])
+    #expect(rollout.waves.map(\.failures) == [0, 0, 1, 3])
+    #expect(rollout.stopped && rollout.waves.last?.name == "wave 3 (50%)")
+    let writes = try Self.firmwareWrites(fleet)
+    for i in 0..<100 {
+      #expect(writes[address(i)] == (i < 53 && !failing.contains(i) ? 1 : nil), "device \(i)")
+    }
+    #expect(result.summary.count(.pending) == 47)
+  }
+
   /// A wrong `--rollout` or `--max-failures` is a usage error (exit 64) naming the option and the form.
   @Test func badRolloutOptionsAreUsageErrors() throws {
     let cases: [([String], String)] = [
