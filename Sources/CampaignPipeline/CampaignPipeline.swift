@@ -145,7 +145,7 @@ public struct CampaignPipeline: Sendable {
     let summary: CampaignSummary
     var rollout: RolloutResult?
     if let staged = settings.rollout {
-      (summary, rollout) = try await RolloutWaves(plan: staged, run: run, emit: emit).start(selection.targets, batch: batch)
+      (summary, rollout) = try await RolloutWaves(plan: staged, journal: journal, run: run, emit: emit).start(selection.targets, batch: batch)
     } else {
       summary = try await SharedRun.start(
         resources.coordinator, run: run, targets: selection.targets, options: settings.shared, parallel: settings.parallel, batch: batch)

@@ -7,9 +7,11 @@ import Fleet
 /// finished at or under the failure threshold. A failure is a device whose visit failed — that includes one
 /// that did not come back with the new version (`FirmwareWork` fails it with a version mismatch); a device
 /// skipped (already current, battery floor) is not one [I]. Over the threshold the rollout stops: the devices
-/// of the later waves are never connected to and stay pending in the journal, so `--resume RUN` continues.
+/// of the later waves are never connected to and stay pending in the journal, so `--resume RUN` continues;
+/// the run's status becomes "stopped" [I] (each wave's scheduler wrote "finished" as its batch ended).
 struct RolloutWaves: Sendable {
   var plan: RolloutPlan
+  var journal: any CampaignJournal
   var run: String
   var emit: @Sendable (PipelineEvent) -> Void
 
@@ -38,6 +40,11 @@ struct RolloutWaves: Sendable {
       emit(.waveFinished(name: name, devices: devices.count, failures: failures, maxFailures: plan.maxFailures, stops: over))
       if over {
         stopped = true
+        do {
+          try await journal.finish(run: run, status: "stopped")
+        } catch {
+          throw CampaignFailure("run \(run): the rollout stopped after the \(name), but the journal could not record it: \(error)")
+        }
         break
       }
     }
