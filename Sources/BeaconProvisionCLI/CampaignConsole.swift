@@ -62,6 +62,11 @@ struct CampaignConsole: Sendable {
         + "\(downloaded ? "downloaded and verified" : "verified, from the cache (fetched from \(source))"), sha256 \(sha256)"
     case .stopping:
       return "stopping: \(inFlight) in flight finish their device; the rest stay pending (Ctrl-C again to quit now)"
+    case .waveStarting(let name, let devices, let reached, let of):
+      return "rollout: \(name) starts: \(devices) devices (\(reached) of \(of) reached once it ends)"
+    case .waveFinished(let name, let devices, let failures, let maxFailures, let stops):
+      return "rollout: \(name) finished: \(failures) of \(devices) failed, "
+        + (stops ? "over --max-failures \(maxFailures)%: the rollout stops" : "at or under --max-failures \(maxFailures)%")
     case .fetching, .campaign:
       return nil
     }

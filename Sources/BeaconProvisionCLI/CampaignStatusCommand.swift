@@ -42,18 +42,19 @@ struct CampaignStatusCommand: AsyncParsableCommand, LoggingCommand {
   func validate() throws { try SecondsOption.validate(lease, "--lease", atMost: 3600) }
 
   func run() async throws {
-    let status = try await load()
-    print(json ? try Self.json(status) : Self.table(status))
+    let (status, source) = try await load()
+    print(json ? try Self.json(status) : Self.table(status) + Self.waves(status, source: source))
     if !status.complete { throw ExitCode(2) }
   }
 
-  func load() async throws -> SiteStatus {
+  /// The run's status, and its recorded source on this machine's journal (a rollout's waves: `waves`).
+  func load() async throws -> (SiteStatus, source: String?) {
     if let shared = try await location.openShared(gateway: ProcessInfo.processInfo.hostName) {
       guard let status = try await shared.status(run: run, leaseSeconds: lease) else {
         throw CLIFailure("no run \(run) in \(shared.location)")
       }
       await shared.connection.close()
-      return status
+      return (status, nil)
     }
     let state = StateDirectory.resolve(stateDir)
     let journal = try await BlockingIO.run { try Journal(path: CampaignResources.journalPath(state)) }
@@ -63,7 +64,15 @@ struct CampaignStatusCommand: AsyncParsableCommand, LoggingCommand {
         address: $0.address, state: $0.state.rawValue, step: $0.step, attempts: $0.attempts, writes: $0.writes,
         gateway: nil, leasedBy: nil, detail: $0.detail)
     }
-    return SiteStatus(run: run, kind: head.kind, status: head.status, gateways: [], devices: devices)
+    return (SiteStatus(run: run, kind: head.kind, status: head.status, gateways: [], devices: devices), head.source)
+  }
+
+  /// A staged rollout's waves (`dfu update --rollout`, recorded in the run's source): each wave's devices
+  /// and their states, after the device table; empty for any other run.
+  static func waves(_ s: SiteStatus, source: String?) -> String {
+    guard let plan = source.flatMap(RolloutPlan.init(recordedSource:)) else { return "" }
+    let lines = plan.statusLines(s.devices.map { ($0.address, $0.state) })
+    return "\n\nrollout \(plan.text)\n" + lines.joined(separator: "\n")
   }
 
   static func json(_ status: SiteStatus) throws -> String {

@@ -42,13 +42,15 @@ public struct CampaignPipeline: Sendable {
     public var resume: String?
     /// `--run`, `--gateways`, `--settle` of a shared journal (unused on the local one).
     public var shared: SharedRunSettings
+    /// `--rollout` (a firmware campaign on this gateway's journal only): the devices go in waves (`RolloutWaves`).
+    public var rollout: RolloutPlan?
 
     public init(
       parallel: Int, attempts: Int, retryDelay: Duration, scanSeconds: Double, place: String, resume: String? = nil,
-      shared: SharedRunSettings = SharedRunSettings()
+      shared: SharedRunSettings = SharedRunSettings(), rollout: RolloutPlan? = nil
     ) {
       (self.parallel, self.attempts, self.retryDelay, self.scanSeconds) = (parallel, attempts, retryDelay, scanSeconds)
-      (self.place, self.resume, self.shared) = (place, resume, shared)
+      (self.place, self.resume, self.shared, self.rollout) = (place, resume, shared, rollout)
     }
   }
 
@@ -76,7 +78,12 @@ public struct CampaignPipeline: Sendable {
 
   public func run(_ plan: some CampaignPlan) async throws -> CampaignOutcome {
     try await plan.checkBeforeRadio()
+    if settings.rollout != nil, plan.kind != "dfu" { throw CampaignFailure("--rollout is for firmware campaigns (dfu update)") }
     let resources = try await self.resources()
+    if settings.rollout != nil, resources.coordinator != nil {
+      // [I] Waves across gateways need the shared journal to hold the wave's state: not built yet.
+      throw CampaignFailure("--rollout runs on this machine's journal; with a shared journal (--journal) it is not supported yet")
+    }
     let (journal, central) = (resources.journal, resources.central)
     for event in plan.announcements { emit(event) }
     let resume = try await settings.resume.asyncMap {
@@ -108,7 +115,7 @@ public struct CampaignPipeline: Sendable {
       run = resume
     } else {
       run = try await journal.createRun(
-        kind: plan.kind, source: plan.source, adapter: central.name, addresses: selection.targets.map(\.address.description),
+        kind: plan.kind, source: settings.rollout.map { $0.source(plan.source) } ?? plan.source, adapter: central.name, addresses: selection.targets.map(\.address.description),
         addressTypes: Target.addressTypes(selection.targets), recipe: try await plan.recipe().text)
       // Before any device is touched: after a kill -9 the end-of-run summary never comes.
       if plan.resumable { emit(.started(run: run)) }
@@ -135,11 +142,17 @@ public struct CampaignPipeline: Sendable {
       await watcher.value
       return summary
     }
-    let summary = try await SharedRun.start(
-      resources.coordinator, run: run, targets: selection.targets, options: settings.shared, parallel: settings.parallel, batch: batch)
+    let summary: CampaignSummary
+    var rollout: RolloutResult?
+    if let staged = settings.rollout {
+      (summary, rollout) = try await RolloutWaves(plan: staged, journal: journal, run: run, emit: emit).start(selection.targets, batch: batch)
+    } else {
+      summary = try await SharedRun.start(
+        resources.coordinator, run: run, targets: selection.targets, options: settings.shared, parallel: settings.parallel, batch: batch)
+    }
     return CampaignOutcome(
       summary: summary, notSeen: selection.notSeen, notSelected: selection.notSelected,
-      reports: await prepared.reports?.byAddress ?? [:], version: prepared.version, packages: prepared.packages)
+      reports: await prepared.reports?.byAddress ?? [:], version: prepared.version, packages: prepared.packages, rollout: rollout)
   }
 
   /// `--resume RUN`: the run must exist, be of this kind and (on the local journal; the shared one checks it
@@ -190,13 +203,17 @@ public struct CampaignOutcome: Sendable {
   public var reports: [String: FirmwareUpdateReport]
   public var version: FirmwareVersion?
   public var packages: [ResolvedPackage]
+  /// A staged rollout's waves (`--rollout`), and whether it stopped over the threshold.
+  public var rollout: RolloutResult?
 
   public init(
     summary: CampaignSummary, notSeen: [String] = [], notSelected: [TargetSelection.NotSelected] = [],
-    reports: [String: FirmwareUpdateReport] = [:], version: FirmwareVersion? = nil, packages: [ResolvedPackage] = []
+    reports: [String: FirmwareUpdateReport] = [:], version: FirmwareVersion? = nil, packages: [ResolvedPackage] = [],
+    rollout: RolloutResult? = nil
   ) {
     (self.summary, self.notSeen, self.notSelected, self.reports, self.version, self.packages) =
       (summary, notSeen, notSelected, reports, version, packages)
+    self.rollout = rollout
   }
 }
 

@@ -32,6 +32,11 @@ public enum PipelineEvent: Sendable {
   case packageReady(file: String, version: String, model: String, hardware: String, downloaded: Bool, source: String, sha256: String)
   /// The first interrupt: devices in flight finish, the rest stay pending.
   case stopping
+  /// A staged rollout's wave begins (`RolloutWaves`): its name ("canary", "wave 2 (25%)"), its devices, and
+  /// how many of all the selected devices have been reached once it ends.
+  case waveStarting(name: String, devices: Int, reached: Int, of: Int)
+  /// A wave ended with `failures` of its `devices` failed; `stops`: over `maxFailures` percent, the rollout stops.
+  case waveFinished(name: String, devices: Int, failures: Int, maxFailures: Int, stops: Bool)
   /// The scheduler's own event, with the number of devices in this batch.
   case campaign(CampaignEvent, total: Int)
 }

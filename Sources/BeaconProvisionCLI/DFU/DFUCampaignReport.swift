@@ -37,6 +37,12 @@ enum DFUCampaignReport {
     for p in result.packages { lines.append("package \(p.version) \(p.url) sha256 \(p.sha256)") }
     lines.append("run \(s.run): \(s.count(.verified)) updated" + (result.version.map { " to \($0)" } ?? "") + ", \(s.count(.skipped)) skipped, "
       + "\(s.count(.failed)) failed, \(s.count(.pending)) pending")
+    if let rollout = result.rollout {
+      for wave in rollout.waves {
+        lines.append("rollout \(wave.name): \(wave.failures) of \(wave.devices) failed" + (wave.overThreshold ? ", over --max-failures \(rollout.plan.maxFailures)%" : ""))
+      }
+      if let reason = rollout.stopReason { lines.append(reason) }
+    }
     if s.interrupted {
       lines.append("interrupted: finish with  \(ResumeRun.command(result.finish, run: s.run))")
     }
@@ -69,6 +75,27 @@ enum DFUCampaignReport {
     var interrupted: Bool
     var devices: [DeviceJSON]
     var notSeen: [String]
+    /// A staged rollout (`--rollout`): its plan, each wave that ran, and why it stopped; absent otherwise.
+    var rollout: RolloutJSON?
+  }
+
+  struct RolloutJSON: Encodable {
+    struct Wave: Encodable {
+      var name: String
+      var devices: Int
+      var failures: Int
+      var overThreshold: Bool
+    }
+    var plan: String
+    var waves: [Wave]
+    var stopped: Bool
+    var reason: String?
+
+    init(_ r: RolloutResult) {
+      plan = r.plan.text
+      waves = r.waves.map { Wave(name: $0.name, devices: $0.devices, failures: $0.failures, overThreshold: $0.overThreshold) }
+      (stopped, reason) = (r.stopped, r.stopReason)
+    }
   }
 
   static func json(_ result: CampaignResult) throws -> String {
@@ -87,6 +114,6 @@ enum DFUCampaignReport {
       }
     }
     return try JSONOutput.string(RunJSON(run: result.summary.run, version: result.version?.description, packages: result.packages,
-      interrupted: result.summary.interrupted, devices: devices, notSeen: result.notSeen))
+      interrupted: result.summary.interrupted, devices: devices, notSeen: result.notSeen, rollout: result.rollout.map(RolloutJSON.init)))
   }
 }

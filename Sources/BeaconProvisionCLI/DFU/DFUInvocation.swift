@@ -57,7 +57,7 @@ struct DFUInvocation {
     let pipeline = CampaignPipeline(
       settings: .init(
         parallel: c.parallel, attempts: c.attempts, retryDelay: SecondsOption.duration(c.retryDelay), scanSeconds: c.scanSeconds,
-        place: c.stateDirectory, resume: c.resume, shared: c.shared.runSettings),
+        place: c.stateDirectory, resume: c.resume, shared: c.shared.runSettings, rollout: try c.rolloutPlan),
       resources: {
         try await CampaignResources.open(
           stateDirectory: c.stateDirectory, central: central, adapter: c.adapterOptions.adapter, scanBackend: c.scanBackend.value,

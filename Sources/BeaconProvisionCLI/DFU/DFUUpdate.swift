@@ -28,13 +28,21 @@ struct DFUUpdate: AsyncParsableCommand {
       newer than it; every package needed is downloaded and verified once, before any device enters its \
       bootloader; devices already current are skipped as up to date. --offline uses the firmware cache only.
 
+      With --rollout canary=N,waves=P%,…,100% the devices (in address order) go in stages: N canary devices, \
+      then each wave up to that percentage of the rest; a wave starts only when the one before had at most \
+      --max-failures percent of its devices fail (default 0%: any failure stops). A device that did not come \
+      back with the new version is a failure. Over it the rollout stops, says which wave, and leaves the \
+      later devices untouched and pending: --resume RUN (with or without --rollout) continues; \
+      'campaign status RUN' shows each wave's devices and their states.
+
       Exit status: 0 every selected device updated or skipped; 1 a device failed or the package was refused; \
-      3 interrupted (resume with --resume RUN); 130 a second Ctrl-C (transfers in flight abandoned); \
-      \(ExitStatus.usage).
+      3 interrupted (resume with --resume RUN); 4 a rollout stopped over --max-failures; 130 a second Ctrl-C \
+      (transfers in flight abandoned); \(ExitStatus.usage).
 
       Examples:
         beacon-provision dfu --package app_v530.zip --adapter sim
         beacon-provision dfu update --firmware latest --catalog firmware/example --adapter sim
+        beacon-provision dfu update --package app.zip --adapter sim --rollout canary=2,waves=10%,25%,100% --max-failures 5%
         BEACON_PASSWORD=… beacon-provision dfu update --package app.zip --adapter hci0 --model 'KBPro*' --hardware V1.0
       """)
 
@@ -85,6 +93,16 @@ struct DFUUpdate: AsyncParsableCommand {
     valueName: "run|last"))
   var resume: String?
 
+  @Option(help: ArgumentHelp(
+    "Update in stages: N canary devices, then waves up to these percentages of the rest (see above).",
+    valueName: "canary=N,waves=P%,…,100%"))
+  var rollout: String?
+
+  @Option(name: .customLong("max-failures"), help: ArgumentHelp(
+    "With --rollout: the failures a wave may have, in percent of its devices, for the next to start (default 0%).",
+    valueName: "P%"))
+  var maxFailures: String?
+
   @Option(help: "Packet receipt notification interval (0 = off).")
   var prn: UInt16 = 12
 
@@ -125,13 +143,39 @@ struct DFUUpdate: AsyncParsableCommand {
     try SecondsOption.validate(timeout, "--timeout")
     guard objectDelay >= 0 else { throw ValidationError("--object-delay must be ≥ 0") }
     if let version, FirmwareVersion(version) == nil { throw ValidationError("--version \(version) is not a version like V5.30") }
+    _ = try rolloutPlan
+  }
+
+  /// `--rollout` and `--max-failures` as a `RolloutPlan` (nil without `--rollout`); a wrong one is a usage error.
+  var rolloutPlan: RolloutPlan? {
+    get throws {
+      guard let rollout else {
+        if maxFailures != nil { throw ValidationError("--max-failures is for --rollout; give --rollout canary=N,waves=P%,…,100% too") }
+        return nil
+      }
+      do {
+        return try RolloutPlan(rollout: rollout, maxFailures: maxFailures)
+      } catch {
+        throw ValidationError(error.description)
+      }
+    }
   }
 
   func run() async throws {
     let result = try await DFUInvocation(command: self).run()
     print(json ? try DFUCampaignReport.json(result) : DFUCampaignReport.table(result))
-    if result.summary.interrupted { throw ExitCode(3) }
-    if result.summary.failed { throw ExitCode(1) }
+    if let reason = result.rollout?.stopReason, !result.summary.interrupted {
+      FileHandleOutput.standardError("\(reason). Decide, then continue with  \(ResumeRun.command(result.finish, run: result.summary.run))")
+    }
+    if let status = Self.exitStatus(result) { throw ExitCode(status) }
+  }
+
+  /// The exit status of a finished run, nil for 0: 3 interrupted, 4 a rollout stopped over `--max-failures`,
+  /// 1 a device failed.
+  static func exitStatus(_ result: CampaignResult) -> Int32? {
+    if result.summary.interrupted { return 3 }
+    if result.rollout?.stopped == true { return 4 }
+    return result.summary.failed ? 1 : nil
   }
 
   var stateDirectory: String { StateDirectory.resolve(stateDir) }
