@@ -1,7 +1,7 @@
-/// A staged firmware rollout (`dfu update --rollout canary=N,waves=P%,…,100% --max-failures P%`, issue #26):
+/// A staged firmware rollout (`dfu update --rollout canary=N,waves=P%,…,100% --max-failures P%`, as hawkBit and Memfault stage theirs):
 /// a canary group of `canary` devices first, then waves reaching the cumulative percentages of the remaining
 /// devices, each started only when the one before finished with failures at or under `maxFailures` percent
-/// of its devices (`RolloutWaves` runs it). The spec (issue #26) leaves the syntax open; this is the choice [I]:
+/// of its devices (`RolloutWaves` runs it). No standard fixes the syntax; this is the choice [I]:
 /// - `canary=N` comes first, N ≥ 1; then `waves=` and its percentages, each `P%` (1…100), strictly increasing,
 ///   the last 100% (every device is reached once the rollout passes).
 /// - `--max-failures P%` is 0…100 percent of a wave's devices; without it 0% (any failure stops) [I].

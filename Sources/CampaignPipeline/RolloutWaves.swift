@@ -1,7 +1,7 @@
 import BeaconCore
 import Fleet
 
-/// Runs a staged rollout (`RolloutPlan`, issue #26) through the pipeline's one scheduler: the selected devices
+/// Runs a staged rollout (`RolloutPlan`) through the pipeline's one scheduler: the selected devices
 /// in a stable order (by address [I], so a rerun or `--resume` partitions the same fleet the same way), the
 /// canary group and then each wave as one batch of `Campaign`, a wave started only when the one before
 /// finished at or under the failure threshold. A failure is a device whose visit failed — that includes one

@@ -8,7 +8,7 @@ import Testing
 
 @testable import BeaconProvisionCLI
 
-/// `dfu update --rollout canary=N,waves=…,100% --max-failures P%` (issue #26's staged rollouts) on 24 simulated
+/// `dfu update --rollout canary=N,waves=…,100% --max-failures P%` (staged rollouts) on 24 simulated
 /// KBeacons, some of whose bootloaders refuse the package (`dfu.hardwareVersion` 53, the package is for 52:
 /// docs/protocols/nordic-dfu.md §2, the init packet's hardware version check). Which devices were written is
 /// counted from the simulator's shared write log (`SimulatorWriteLog`), as the several-gateway tests count.
@@ -101,7 +101,7 @@ import Testing
     }
   }
 
-  /// Issue #26's figure: 100 simulated devices (addresses 4 apart over two bytes), canary=5 then 10%, 25%, 50%,
+  /// The 100-device case: 100 simulated devices (addresses 4 apart over two bytes), canary=5 then 10%, 25%, 50%,
   /// 100% of the other 95 (waves of 5, 10, 14, 24, 47). One refusal in wave 2 (1 of 14, 7%) is under 10%; three in
   /// wave 3 (3 of 24, 12.5%) stop it: the 47 devices of wave 4 — a refusing one among them — are never written.
   @Test func aHundredDeviceRolloutStopsAtTheThirdWave() async throws {
