@@ -46,7 +46,7 @@ public enum EventFileDecoder {
       var names: Set<String> = []
       for (i, item) in items.enumerated() {
         if case .string(let name)? = item["name"]?.kind, !names.insert(name).inserted {
-          reader.problem(item["name"], path.appending(i).appending("name"), "\"\(name)\" is used by an earlier event")
+          reader.problem(item["name"], path.appending(i).appending("name"), "\"\(name.echoed)\" is used by an earlier event")
         }
         guard var definition = event(item, path.appending(i), calendar, &reader) else { continue }
         definition.actions += extraActions.filter { !definition.actions.contains($0) }
@@ -64,7 +64,7 @@ public enum EventFileDecoder {
     let root = JSONPath.root
     if let name = reader.string(top["timeZone"], root.appending("timeZone")) {
       if let zone = TimeZone(identifier: name) { settings.timeZone = zone } else {
-        reader.problem(top["timeZone"], root.appending("timeZone"), "\"\(name)\" is not a time zone", allowed: "an IANA name such as UTC or Europe/Berlin")
+        reader.problem(top["timeZone"], root.appending("timeZone"), "\"\(name.echoed)\" is not a time zone", allowed: "an IANA name such as UTC or Europe/Berlin")
       }
     }
     if let json = top["defaults"], let d = reader.object(json, root.appending("defaults"), keys: ["exitTimeout", "enterRSSI"]) {
@@ -101,12 +101,12 @@ public enum EventFileDecoder {
     let trigger = reader.choice(e["trigger"], path.appending("trigger"), triggers)
     if e["trigger"] == nil { reader.problem(json, path.appending("trigger"), "missing", allowed: triggers.map(\.0).joined(separator: ", ")) }
     let devices = reader.strings(e["devices"], path.appending("devices")) {
-      BluetoothAddress($0) != nil ? nil : "\"\($0)\" is not a Bluetooth address"
+      BluetoothAddress($0) != nil ? nil : "\"\($0.echoed)\" is not a Bluetooth address"
     }
     let tags = reader.strings(e["tags"], path.appending("tags"))
     let proximities = Proximity.allCases.filter { $0 != .unknown }.map { ($0.rawValue, $0) }
     let health = reader.strings(e["health"], path.appending("health")) {
-      HealthCondition(rawValue: $0) == nil ? "\"\($0)\" is not a health condition (battery, silent, firmware)" : nil
+      HealthCondition(rawValue: $0) == nil ? "\"\($0.echoed)\" is not a health condition (battery, silent, firmware)" : nil
     }
     var schedule = EventSchedule()
     if let json = e["schedule"] {

@@ -82,7 +82,7 @@ struct AuditRunner {
   }
 
   static func loadInventory(_ file: String) throws -> Inventory {
-    let data = try InputFile.read(file)
+    let data = try InputFile.read(file, limit: .inventory)
     do {
       return try Inventory.parse(Array(data), file: file)
     } catch {
