@@ -18,6 +18,9 @@ import TextStream
 ///   refuses writes while it is still sending an answer.
 /// - `txPower`: a `nordicUART`'s starting `AT+TXPOWER` (default 0). Its starting name and interval are the
 ///   entry's `name` and `intervalMs`.
+/// - `greeting`: a line the device notifies as soon as a client subscribes (e.g. `+EVENT:CONNECTED`).
+/// - `lateFragment`, `lateFragmentMs`: a line the device sends after each answer, `lateFragmentMs` (default
+///   500; 0…60000) after its last notification: later than the client's inter-fragment timeout.
 public struct TextStreamSection: Sendable, Hashable, Codable {
   public var profile: String?
   public var answerDelayMs: Int?
@@ -25,11 +28,17 @@ public struct TextStreamSection: Sendable, Hashable, Codable {
   public var tags: Int?
   public var busy: Bool?
   public var txPower: Int?
+  public var greeting: String?
+  public var lateFragment: String?
+  public var lateFragmentMs: Int?
 
   public init(
     profile: String? = nil, answerDelayMs: Int? = nil, fragmentGapMs: Int? = nil, tags: Int? = nil,
-    busy: Bool? = nil, txPower: Int? = nil
+    busy: Bool? = nil, txPower: Int? = nil, greeting: String? = nil, lateFragment: String? = nil, lateFragmentMs: Int? = nil
   ) {
+    self.greeting = greeting
+    self.lateFragment = lateFragment
+    self.lateFragmentMs = lateFragmentMs
     self.profile = profile
     self.answerDelayMs = answerDelayMs
     self.fragmentGapMs = fragmentGapMs
@@ -38,7 +47,9 @@ public struct TextStreamSection: Sendable, Hashable, Codable {
     self.txPower = txPower
   }
 
-  enum CodingKeys: String, CodingKey, CaseIterable { case profile, answerDelayMs, fragmentGapMs, tags, busy, txPower }
+  enum CodingKeys: String, CodingKey, CaseIterable {
+    case profile, answerDelayMs, fragmentGapMs, tags, busy, txPower, greeting, lateFragment, lateFragmentMs
+  }
 
   public init(from decoder: any Decoder) throws {
     try decoder.rejectUnknownKeys(CodingKeys.self)
@@ -49,8 +60,12 @@ public struct TextStreamSection: Sendable, Hashable, Codable {
     tags = try c.decodeIfPresent(Int.self, forKey: .tags)
     busy = try c.decodeIfPresent(Bool.self, forKey: .busy)
     txPower = try c.decodeIfPresent(Int.self, forKey: .txPower)
+    greeting = try c.decodeIfPresent(String.self, forKey: .greeting)
+    lateFragment = try c.decodeIfPresent(String.self, forKey: .lateFragment)
+    lateFragmentMs = try c.decodeIfPresent(Int.self, forKey: .lateFragmentMs)
     for (key, value, range) in [
       (CodingKeys.answerDelayMs, answerDelayMs, 0...60000), (.fragmentGapMs, fragmentGapMs, 0...60000),
+      (.lateFragmentMs, lateFragmentMs, 0...60000),
       (.tags, tags, 0...200),
     ] {
       if let value, !range.contains(value) { throw invalidValue(decoder, key, "\(value) is outside \(range)") }
