@@ -15,7 +15,7 @@ import Testing
 
   @Test func simServeLinesEscapeNames() throws {
     let fleet = try SimulatedFleet.decode(Data(#"""
-      {"version": 1, "devices": [{"address": "DD:34:02:06:EE:01", "kind": "kbeaconPro", "name": "\u001b]0;pwned\u0007\u001b[2J"}]}
+      {"version": 1, "devices": [{"address": "DD:34:02:06:EE:01", "kind": "kbeaconPro", "name": "\u001b]0;pwned\u0007\u001b[2J", "system": {"model": 12, "batteryPercent": 90, "firmware": "5.22"}}]}
       """#.utf8))
     let device = try #require(fleet.devices.first)
     let serving = SimServeOutput.text(.advertising(adapter: "hci1", fleetAddress: device.address, device: device, extendedCommands: false))
