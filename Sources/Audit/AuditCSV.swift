@@ -8,7 +8,7 @@ import Foundation
 /// or a carriage return is prefixed with `'`, so a spreadsheet shows it rather than running it as a formula
 /// (a beacon can advertise any name) [I: OWASP's advice on CSV injection]; numbers are left as they are.
 /// Control characters in a field are shown as `\u{XX}` (`TerminalText`), so a CSV file shown with `cat` or a
-/// report on standard output cannot move the cursor or retitle a terminal (issue 24): in a file, line breaks
+/// report on standard output cannot move the cursor or retitle a terminal: in a file, line breaks
 /// and tabs inside a field are kept (a quoted field holds them exactly, RFC 4180 §2.6); on a terminal
 /// (`forTerminal`) they are escaped too, so each device stays one line. Everything else is byte for byte.
 /// `info_manager` is a blukii module's standing in the Info Manager (`registered (B10001)`), empty for other

@@ -47,7 +47,7 @@ extension TerminalText {
   /// Characters of an outside value an error message quotes before it cuts the value short.
   public static let echoLimit = 64
 
-  /// An outside value quoted in an error message (issue 24, "error lines echo a 1 MB number or a 12 MB name
+  /// An outside value quoted in an error message (hostile-input review, "error lines echo a 1 MB number or a 12 MB name
   /// in full"): its control characters escaped, and past `echoLimit` characters cut to the first
   /// `echoLimit` and `… (N bytes)`, N the value's whole length in UTF-8, so the line still says what the
   /// value starts with and how long it is.

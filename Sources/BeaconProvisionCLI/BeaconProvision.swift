@@ -78,7 +78,7 @@ extension BeaconProvision {
   }
 
   /// The message ArgumentParser would print for a failing `error` (not help, not a bare exit code), with
-  /// control characters escaped and line breaks kept (issue 24); nil when ArgumentParser should print.
+  /// control characters escaped and line breaks kept; nil when ArgumentParser should print.
   static func errorText(for error: any Error) -> String? {
     guard exitCode(for: error) != .success else { return nil }
     let message = fullMessage(for: error)

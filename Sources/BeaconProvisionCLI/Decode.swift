@@ -20,7 +20,7 @@ struct Decode: ParsableCommand {
 
   /// The longest payload taken: 1,650 bytes, the most an extended advertising train carries (Core 5.x
   /// Vol 6 Part B §2.3.4.9, Advertising Data up to 1650 octets); a legacy advertisement is 31 bytes and a
-  /// scan response 31 more. A 600 KB argument took 283 MB (issue 24).
+  /// scan response 31 more. A 600 KB argument took 283 MB.
   static let maximumPayloadBytes = 1650
 
   /// The JSON `run` prints.

@@ -4,7 +4,7 @@ import Foundation
 /// file), read whole with a refusal that says what is wrong with the path: missing, a directory, unreadable
 /// and why, or larger than any real site's file of its kind (`InputLimit`). Every one of them said "no such
 /// file" — a folder given as a profile too — and a 500 MB profile was read whole (4.6 GB resident) before
-/// anything looked at it (issue 24, "No size caps").
+/// anything looked at it (hostile-input review, "No size caps").
 ///
 /// The size is checked from `fstat` before any byte is read, and the read itself stops one byte past the
 /// cap, so a file that grows while it is read, or one whose size `stat` does not tell (a pipe, a device
@@ -42,7 +42,7 @@ enum InputFile {
   }
 }
 
-/// The largest file of one kind the tool reads (issue 24, "No size caps"). [I] Each cap is far above what a
+/// The largest file of one kind the tool reads (hostile-input review, "No size caps"). [I] Each cap is far above what a
 /// real site writes — a profile is a few KB, an inventory of a million devices (address, two columns, a
 /// tag) about 35 MB — and far below what makes the tool use gigabytes of memory (a file costs up to about
 /// 20 times its size while it is decoded).

@@ -21,7 +21,7 @@ enum SimServeOutput {
   static func text(_ event: ServedDevice.Event) -> String {
     switch event {
     case .advertising(let adapter, let fleetAddress, let device, let extended):
-      // The fleet file's name and a DFU package's advertised name are outside text: escaped (issue 24).
+      // The fleet file's name and a DFU package's advertised name are outside text: escaped.
       let name = device.name.map { " \"\($0.terminalSafe)\"" } ?? ""
       var text = "serving \(fleetAddress) (\(device.kind.rawValue)\(name)) on \(adapter) as \(device.address)"
       text += device.addressType == .random ? " (random), " : ", "

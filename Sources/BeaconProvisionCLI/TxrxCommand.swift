@@ -13,7 +13,7 @@ import TextStream
 /// {"code", "message"}}`, each with `"unsolicited"`: the lines the device sent outside any answer since the
 /// previous command (a greeting on connecting, an answer's tail later than --timeout-next), and the last
 /// with `"unsolicitedAfter"`: those within --timeout-next after its answer. Without --json they print as
-/// `(unsolicited) …` where they came, never inside an answer (issue 24). Device text is printed with its
+/// `(unsolicited) …` where they came, never inside an answer. Device text is printed with its
 /// control characters escaped (`TerminalText`).
 struct TxrxCommand: AsyncParsableCommand, LoggingCommand {
   static let configuration = CommandConfiguration(

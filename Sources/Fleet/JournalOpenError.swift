@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 
 /// Why the journal file could not be opened or created, in words that name the file or folder and what to do
-/// (issue 24, "Wording"): `campaign status` printed "SQLite error 26" without the file, a read-only parent
+/// (hostile-input review, "Wording"): `campaign status` printed "SQLite error 26" without the file, a read-only parent
 /// folder gave Foundation's raw `NSCocoaErrorDomain` dump, and a full disk before the start said "disk I/O
 /// error".
 ///

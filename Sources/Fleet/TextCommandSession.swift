@@ -32,7 +32,7 @@ public struct TextStreamCommandOpener: TextCommandOpener {
     let client = GATTClient(bearer: bearer)
     do {
       let link = try await GATTTextStreamLink.open(client)
-      // A line the device says on being subscribed is waited for, so it never opens the first answer (issue 24).
+      // A line the device says on being subscribed is waited for, so it never opens the first answer.
       return TextStreamCommandSession(client: TextStreamClient(link: link, settle: link.profile.timeouts.interFragment))
     } catch {
       await client.close()

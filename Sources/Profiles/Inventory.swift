@@ -70,7 +70,7 @@ public struct Inventory: Sendable, Hashable {
     let (records, unterminated) = CSVReader.records(String(decoding: bytes, as: UTF8.self))
     if let line = unterminated {
       // Everything after the opening quote ran into one field: counting that record's fields, or reading
-      // the records before it as complete, would only add wrong errors (issue 24).
+      // the records before it as complete, would only add wrong errors.
       problems.append(ProfileDiagnostic(file: file, position: SourcePosition(line: line, column: 1, offset: 0), path: .root,
         message: "a quoted field that begins on line \(line) has no closing quote (the file ends inside it)",
         allowed: "a field in double quotes ends with a double quote; a quote inside one is written \"\""))

@@ -33,7 +33,7 @@ public struct LoadedProfile: Sendable {
     }
     let loaded = LoadedProfile(profile: profile, inventory: inventory)
     // An inventory the profile names but that could not be read has its own errors above; checking the
-    // templates against no inventory would add a false "the profile names none" per template (issue 24).
+    // templates against no inventory would add a false "the profile names none" per template.
     if profile.inventory == nil || inventory != nil { problems += loaded.templateProblems() }
     if !problems.isEmpty { throw ProfileDiagnostics(problems) }
     return loaded

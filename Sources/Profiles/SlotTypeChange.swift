@@ -9,7 +9,7 @@
 /// `majorID`, `minorID`; Eddystone UID `nid`, `sid`; Eddystone URL `url`. KSensor's include flags, TLM,
 /// System and off need none. A slot the device does not report counts as a change from off; a `type` the
 /// device reports that is no whole number an `Int` holds (`1e400` parses as infinity) is a type no profile
-/// sets, so the slot changes type (it trapped in the conversion: found by fuzz-device-answer, issue 24).
+/// sets, so the slot changes type (it trapped in the conversion: found by fuzz-device-answer).
 public enum SlotTypeChange {
   /// The slots whose `type` the desired view sets to something other than what the device has.
   public static func changedSlots(desired: DeviceConfigView, actual: DeviceConfigView) -> [Int] {

@@ -12,7 +12,7 @@ import BeaconCore
 ///   later than the inter-fragment timeout) are not part of any answer: they go to `unsolicited`, which
 ///   keeps the newest 256 [I], and to `takeUnsolicited()`. The library reports them as data received too.
 /// - So do notifications the link received before a command's first fragment was written, though this
-///   client takes them from the link's buffer only later (issue 24: a device's `+EVENT:CONNECTED`, sent as
+///   client takes them from the link's buffer only later (hostile-input review: a device's `+EVENT:CONNECTED`, sent as
 ///   soon as the tool subscribed, landed inside the first command's answer): the link's count of what it
 ///   received (`TextStreamLink.notificationsReceived`), read just before the first write, marks where the
 ///   command starts. With `settle`, the first command waits that long after the link is set up, so a line

@@ -54,7 +54,7 @@ import Testing
   }
 }
 
-/// Issue 24, "unescaped output": a device name carrying terminal escapes went into the CSV raw — on standard
+/// Hostile-input review, "unescaped output": a device name carrying terminal escapes went into the CSV raw — on standard
 /// output straight into the operator's terminal, and into a file that `cat` replays.
 @Suite(.timeLimit(.minutes(2))) struct AuditCSVControlCharacterTests {
   static let report = AuditReport(

@@ -3,7 +3,7 @@ import Testing
 
 @testable import BeaconProvisionCLI
 
-/// Issue 24, "No size caps": a 500 MB profile was read whole (4.6 GB resident) and a 200 MB inventory took
+/// Hostile-input review, "No size caps": a 500 MB profile was read whole (4.6 GB resident) and a 200 MB inventory took
 /// 4 GB; `decode` took a 600 KB argument (283 MB). Every file the operator names is checked against its
 /// kind's cap before it is read. The big files here are sparse (`ftruncate`): no test holds them in memory.
 @Suite(.timeLimit(.minutes(2))) struct InputFileSizeTests {

@@ -4,7 +4,7 @@ import Testing
 
 @testable import BeaconProvisionCLI
 
-/// Issue 24, text-stream devices: a reader that says `+EVENT:CONNECTED` as soon as it is subscribed and
+/// Hostile-input review, text-stream devices: a reader that says `+EVENT:CONNECTED` as soon as it is subscribed and
 /// sends `+EVENT:LATE` 700 ms after each answer (later than --timeout-next 0.5). Both are shown as
 /// unsolicited — in the text output and in --json's own fields — and neither is inside the answer.
 @Suite(.isolatedState, .timeLimit(.minutes(3))) struct TxrxUnsolicitedTests {

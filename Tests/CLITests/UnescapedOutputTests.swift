@@ -6,7 +6,7 @@ import Testing
 
 @testable import BeaconProvisionCLI
 
-/// Issue 24, "unescaped output": `sim serve`'s lines and ArgumentParser's error messages printed device- or
+/// Hostile-input review, "unescaped output": `sim serve`'s lines and ArgumentParser's error messages printed device- or
 /// user-controlled text with its control characters raw. (Audit CSV on standard output: AuditTests'
 /// AuditCSVControlCharacterTests.)
 @Suite(.timeLimit(.minutes(1))) struct UnescapedOutputTests {

@@ -4,7 +4,7 @@ import Testing
 
 @testable import Fleet
 
-/// Issue 24, "Wording": `campaign status` printed "SQLite error 26" without the file; a read-only parent folder
+/// Hostile-input review, "Wording": `campaign status` printed "SQLite error 26" without the file; a read-only parent folder
 /// gave a raw NSCocoaErrorDomain dump; a full disk before the start said "disk I/O error". Each now names the
 /// file or folder and says what is wrong.
 @Suite("Journal open errors", .timeLimit(.minutes(1))) struct JournalOpenErrorTests {

@@ -66,7 +66,7 @@ import Testing
     )
   }
 
-  /// Issue 24: `"advPrd":760.0` went out where both SDKs send `760` (org.json and JSONSerialization write an
+  /// Hostile-input review: `"advPrd":760.0` went out where both SDKs send `760` (org.json and JSONSerialization write an
   /// integral float without a fraction); 152.5 keeps its fraction.
   @Test func anIntegralAdvertisingPeriodIsWrittenWithoutAFraction() throws {
     var slot = SlotConfig(slot: 0, type: .iBeacon)

@@ -4,7 +4,7 @@ import Testing
 
 @testable import Profiles
 
-/// Issue 24, "No size caps": a CSV inventory with an unterminated quote was read as one huge field and
+/// Hostile-input review, "No size caps": a CSV inventory with an unterminated quote was read as one huge field and
 /// reported as "2 fields where the header has 3" plus a false "the profile names none" per template; error
 /// lines quoted a 1 MB number or a 12 MB name in full. (The file-size caps themselves are the CLI's
 /// `InputFile`: see CLITests' InputFileSizeTests.)

@@ -3,7 +3,7 @@ import Testing
 
 @testable import Profiles
 
-/// fuzz-device-answer's first find (issue 24): a device reporting slot 0's `type` as 1e400 — the getPara
+/// fuzz-device-answer's first find: a device reporting slot 0's `type` as 1e400 — the getPara
 /// answer `{"maxSlot":5,"advObj":[{"slot":0,"type":1e400,"advPrd":1000.0}]}`, whose 1e400 parses as +∞ —
 /// trapped in `SlotTypeChange` ("Double value cannot be converted to Int because it is either infinite or
 /// NaN") when a profile set that slot's type. It is a type no profile sets: the slot changes type.

@@ -3,7 +3,7 @@ import Testing
 
 @testable import Simulator
 
-/// Issue 24, "Wording": a number beyond Double in a fleet file (7E2000) was "not valid JSON" with no path, or
+/// Hostile-input review, "Wording": a number beyond Double in a fleet file (7E2000) was "not valid JSON" with no path, or
 /// "expected a string" where a string belongs; it is named as out of range, with its path and place.
 @Suite(.timeLimit(.minutes(1))) struct FleetFileNumberTests {
   static func error(_ text: String) -> FleetFileError? {

@@ -4,7 +4,7 @@ import Testing
 
 @testable import TextStream
 
-/// Issue 24: a line the device sends as soon as the tool subscribes (`+EVENT:CONNECTED`) landed inside the
+/// Hostile-input review: a line the device sends as soon as the tool subscribes (`+EVENT:CONNECTED`) landed inside the
 /// first command's answer, and a late tail of an answer was never shown. What the link received before a
 /// command was written is unsolicited however late the client takes it from the link's buffer, and every
 /// unsolicited notification can be taken (`takeUnsolicited()`) to be shown.

@@ -7,7 +7,7 @@ import Profiles
 // Fleet itself is not built for fuzzing), the selection's model/firmware rejection, DeviceChecks,
 // SlotTypeChange, the v1 translation, ConfigDiff against that non-empty device config, the patch, the cfg
 // it becomes, and the read-back comparison — against desired states decoded from fixed profiles that touch
-// common keys, slots of every type, triggers and sensors (issue 24: last round's overflows were here and no
+// common keys, slots of every type, triggers and sensors (hostile-input review: last round's overflows were here and no
 // target reached them).
 let profiles = [
   #"""

@@ -263,7 +263,7 @@ public actor GATTClient {
   /// How many notifications and indications of `valueHandle` this link has received so far. PDUs are handled
   /// in arrival order, so a count read before a request is sent counts exactly what the server sent before it
   /// saw the request (what a text-stream client needs to tell a line the device sent on its own from the
-  /// start of an answer, issue 24).
+  /// start of an answer).
   public func notificationCount(for valueHandle: UInt16) -> Int { notified[valueHandle, default: 0] }
 
   private func deliver(_ value: [UInt8], for handle: UInt16) {

@@ -1,7 +1,7 @@
 import BeaconCore
 import KBeacon
 
-/// A number no fleet-file value can take, found before Foundation's decoder sees it (issue 24, "Wording"):
+/// A number no fleet-file value can take, found before Foundation's decoder sees it (hostile-input review, "Wording"):
 /// Foundation calls `7E2000` (beyond `Double`) "not valid JSON" with no path, or "expected a string" where
 /// a string belongs, though the file is valid JSON and the number is simply out of range. The file is read
 /// once more with the project's parser, which keeps every number's text and position, and the first

@@ -75,7 +75,7 @@ public struct SimulatedCharacteristic: Sendable {
   /// this connection enabled notifications or indications first — as a Nordic DFU control point does.
   public var requiresSubscriptionForWrites: Bool
   /// Run after the Write Response when a connection turns notifications on (a text-stream device that
-  /// greets its client, issue 24).
+  /// greets its client).
   public var onSubscribe: (@Sendable (_ connection: GATTServerConnection) async -> Void)? = nil
 
   public init(

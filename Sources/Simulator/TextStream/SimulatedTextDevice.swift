@@ -18,7 +18,7 @@ import TextStream
 /// - With a `greeting`, the device notifies it (plus CRLF) as soon as a client turns Tx notifications on, as
 ///   a module that reports `+EVENT:CONNECTED` does; with a `lateFragment`, every answer is followed
 ///   `lateFragmentDelay` after its last notification by that text (plus CRLF), an answer's tail later than
-///   the client's inter-fragment timeout (issue 24). The device takes new commands meanwhile.
+///   the client's inter-fragment timeout. The device takes new commands meanwhile.
 public actor SimulatedTextDevice {
   public enum Commands: Sendable {
     case reader(SimulatedReaderCommands)
