@@ -175,6 +175,7 @@ if let fuzzRuntime = ProcessInfo.processInfo.environment["BEACON_PROVISION_FUZZ"
     ("fuzz-text-stream", ["TextStream", "Profiles"]),
     ("fuzz-info-manager", ["InfoManager"]),
     ("fuzz-postgres-url", ["SharedJournal"]),
+    ("fuzz-device-answer", ["KBeacon", "Profiles"]),
   ] as [(String, [Target.Dependency])] {
     package.targets.append(
       .executableTarget(

@@ -1,3 +1,4 @@
+import BeaconCore
 import Foundation
 
 /// The report as CSV for spreadsheets: RFC 4180 (CRLF line ends, a header row, fields holding a comma,
@@ -6,6 +7,10 @@ import Foundation
 /// Text that came from a device or a profile (names, drift, errors) and begins with `=`, `+`, `-`, `@`, a tab
 /// or a carriage return is prefixed with `'`, so a spreadsheet shows it rather than running it as a formula
 /// (a beacon can advertise any name) [I: OWASP's advice on CSV injection]; numbers are left as they are.
+/// Control characters in a field are shown as `\u{XX}` (`TerminalText`), so a CSV file shown with `cat` or a
+/// report on standard output cannot move the cursor or retitle a terminal: in a file, line breaks
+/// and tabs inside a field are kept (a quoted field holds them exactly, RFC 4180 §2.6); on a terminal
+/// (`forTerminal`) they are escaped too, so each device stays one line. Everything else is byte for byte.
 /// `info_manager` is a blukii module's standing in the Info Manager (`registered (B10001)`), empty for other
 /// devices or when resolve is not configured.
 public enum AuditCSV {
@@ -15,7 +20,7 @@ public enum AuditCSV {
     "last_apply_outcome", "last_dfu", "last_dfu_outcome", "info_manager",
   ]
 
-  public static func render(_ report: AuditReport) -> String {
+  public static func render(_ report: AuditReport, forTerminal: Bool = false) -> String {
     var lines = [columns.joined(separator: ",")]
     for d in report.devices {
       let fields: [String?] = [
@@ -26,7 +31,7 @@ public enum AuditCSV {
         safe(d.drift.map(describe).joined(separator: "; ")), safe(d.error), d.lastApply?.run, d.lastApply?.outcome,
         d.lastDFU?.run, d.lastDFU?.outcome, d.infoManager.map(\.text),
       ]
-      lines.append(fields.map { field($0 ?? "") }.joined(separator: ","))
+      lines.append(fields.map { field(neutralised($0 ?? "", forTerminal: forTerminal)) }.joined(separator: ","))
     }
     return lines.joined(separator: "\r\n") + "\r\n"
   }
@@ -37,6 +42,26 @@ public enum AuditCSV {
   }
 
   static func timestamp(_ date: Date) -> String { date.formatted(.iso8601) }
+
+  /// `text` with its control characters escaped; a file's fields keep their tabs and line breaks.
+  static func neutralised(_ text: String, forTerminal: Bool) -> String {
+    if forTerminal { return TerminalText.escaped(text) }
+    guard text.unicodeScalars.contains(where: { TerminalText.isControl($0) && !"\t\n\r".unicodeScalars.contains($0) }) else {
+      return text
+    }
+    // Split at the kept characters, escape the pieces, join again.
+    var result = "", piece = ""
+    for scalar in text.unicodeScalars {
+      if "\t\n\r".unicodeScalars.contains(scalar) {
+        result += TerminalText.escaped(piece)
+        result.unicodeScalars.append(scalar)
+        piece = ""
+      } else {
+        piece.unicodeScalars.append(scalar)
+      }
+    }
+    return result + TerminalText.escaped(piece)
+  }
 
   /// RFC 4180 §2.6–2.7.
   static func field(_ text: String) -> String {

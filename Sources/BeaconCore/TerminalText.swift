@@ -42,3 +42,24 @@ extension String {
   /// `TerminalText.escaped(self)`: this outside text with its control characters shown as `\u{XX}`.
   public var terminalSafe: String { TerminalText.escaped(self) }
 }
+
+extension TerminalText {
+  /// Characters of an outside value an error message quotes before it cuts the value short.
+  public static let echoLimit = 64
+
+  /// An outside value quoted in an error message (hostile-input review, "error lines echo a 1 MB number or a 12 MB name
+  /// in full"): its control characters escaped, and past `echoLimit` characters cut to the first
+  /// `echoLimit` and `… (N bytes)`, N the value's whole length in UTF-8, so the line still says what the
+  /// value starts with and how long it is.
+  public static func echoed(_ text: String) -> String {
+    var prefix = text.unicodeScalars.prefix(echoLimit + 1)
+    guard prefix.count > echoLimit else { return escaped(text) }
+    prefix.removeLast()
+    return escaped(String(String.UnicodeScalarView(prefix))) + "… (\(text.utf8.count) bytes)"
+  }
+}
+
+extension String {
+  /// `TerminalText.echoed(self)`: this outside value as an error message quotes it, escaped and cut short.
+  public var echoed: String { TerminalText.echoed(self) }
+}

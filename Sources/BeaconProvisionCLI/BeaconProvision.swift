@@ -71,7 +71,19 @@ extension BeaconProvision {
       FileHandleOutput.standardError("error: " + TerminalText.escaped(failure.message, keepingLineBreaks: true))
       exit(withError: ExitCode(failure.exitCode))
     } catch {
-      exit(withError: error)
+      // ArgumentParser's own errors quote what was typed ("Unknown option '…'", a value a validate()
+      // refused): escaped too, with ArgumentParser's exit code. Help and --version go out as they are.
+      guard let text = errorText(for: error) else { exit(withError: error) }
+      FileHandleOutput.standardError(text)
+      exit(withError: ExitCode(exitCode(for: error).rawValue))
     }
+  }
+
+  /// The message ArgumentParser would print for a failing `error` (not help, not a bare exit code), with
+  /// control characters escaped and line breaks kept; nil when ArgumentParser should print.
+  static func errorText(for error: any Error) -> String? {
+    guard exitCode(for: error) != .success else { return nil }
+    let message = fullMessage(for: error)
+    return message.isEmpty ? nil : TerminalText.escaped(message, keepingLineBreaks: true)
   }
 }

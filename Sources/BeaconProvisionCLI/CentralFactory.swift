@@ -1,5 +1,6 @@
 import BeaconCore
 import BlueZ
+import Foundation
 import Simulator
 
 /// The composition root: the one place that turns `--adapter` into a live or simulated `Central`.
@@ -47,8 +48,9 @@ enum CentralFactory {
   /// The built-in demo fleet, or the fleet file (its errors name the file and JSON path).
   static func fleet(_ file: String?) throws -> SimulatedFleet {
     guard let file else { return DemoFleet.fleet }
+    let data = try InputFile.read(file, limit: .fleet)
     do {
-      return try SimulatedFleet.load(path: file)
+      return try SimulatedFleet.decode(data, file: file)
     } catch {
       throw CLIFailure(error.description)
     }

@@ -20,11 +20,25 @@ struct Decode: ParsableCommand {
     print(try output())
   }
 
+  /// The longest payload taken: 1,650 bytes, the most an extended advertising train carries (Core 5.x
+  /// Vol 6 Part B §2.3.4.9, Advertising Data up to 1650 octets); a legacy advertisement is 31 bytes and a
+  /// scan response 31 more. A 600 KB argument took 283 MB.
+  static let maximumPayloadBytes = 1650
+
   /// The JSON `run` prints.
   func output() throws -> String {
     let text = hex.joined()
+    // Two digits a byte, and separators between them: anything longer is refused before it is decoded.
+    guard text.utf8.count <= Self.maximumPayloadBytes * 3 else {
+      throw CLIFailure("the payload is \(text.utf8.count) characters; at most \(Self.maximumPayloadBytes) bytes are decoded "
+        + "(the most an extended advertisement carries)")
+    }
     guard let bytes = Hex.decode(text) else {
-      throw CLIFailure("'\(text)' is not hex bytes (an even number of 0-9/A-F digits)")
+      throw CLIFailure("'\(text.echoed)' is not hex bytes (an even number of 0-9/A-F digits)")
+    }
+    guard bytes.count <= Self.maximumPayloadBytes else {
+      throw CLIFailure("the payload is \(bytes.count) bytes; at most \(Self.maximumPayloadBytes) are decoded "
+        + "(the most an extended advertisement carries)")
     }
     guard !bytes.isEmpty else { throw CLIFailure("no bytes to decode") }
     return try JSONOutput.string(DecodedAdvertisement(bytes))

@@ -52,9 +52,8 @@ public struct PasswordOptions: ParsableArguments, Sendable {
     if let password {
       text = password
     } else if let passwordFile {
-      guard let data = FileManager.default.contents(atPath: passwordFile) else {
-        throw CLIFailure("cannot read the password file \(passwordFile)")
-      }
+      let data: Data
+      do { data = try InputFile.read(passwordFile, limit: .smallText) } catch { throw CLIFailure("--password-file: \(error)") }
       text =
         String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).first
         .map { String($0).trimmingCharacters(in: CharacterSet(charactersIn: "\r")) } ?? ""

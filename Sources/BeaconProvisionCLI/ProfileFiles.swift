@@ -15,7 +15,8 @@ enum ProfileFiles {
     do {
       let loaded = try LoadedProfile.load(
         file: file, read: { path in
-          let data = try InputFile.read(path)
+          // The first file read is the profile; the one it names after that, its inventory.
+          let data = try InputFile.read(path, limit: path == file ? .profile : .inventory)
           content += data
           return Array(data)
         }, urlCheck: eddystoneURLCheck)

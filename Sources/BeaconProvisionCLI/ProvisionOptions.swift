@@ -79,7 +79,7 @@ enum Secrets {
       return Secret(value)
     case .file(let path):
       let full = path.hasPrefix("/") ? path : (profile as NSString).deletingLastPathComponent.appendingPathComponent(path)
-      guard let data = FileManager.default.contents(atPath: full),
+      guard let data = try? InputFile.read(full, limit: .smallText),
         let line = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).first
       else { throw CLIFailure("\(profile): cannot read the password file \(full)") }
       return Secret(String(line))

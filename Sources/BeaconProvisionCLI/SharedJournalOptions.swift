@@ -84,8 +84,9 @@ struct JournalLocationOptions: ParsableArguments {
   /// The password from `--journal-password-file` (its first line); nil lets libpq use PGPASSWORD or ~/.pgpass.
   func password() throws -> String? {
     guard let journalPasswordFile else { return nil }
-    guard let data = FileManager.default.contents(atPath: journalPasswordFile) else {
-      throw CLIFailure("--journal-password-file \(journalPasswordFile): cannot read the file")
+    let data: Data
+    do { data = try InputFile.read(journalPasswordFile, limit: .smallText) } catch {
+      throw CLIFailure("--journal-password-file: \(error)")
     }
     let line = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).first ?? ""
     guard !line.isEmpty else { throw CLIFailure("--journal-password-file \(journalPasswordFile): the first line is empty") }

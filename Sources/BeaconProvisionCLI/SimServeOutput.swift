@@ -15,29 +15,33 @@ import Synchronization
 ///     hci1: link from 00:AA:01:00:00:00 (public) to the DFU bootloader
 ///     hci1: DD:34:02:06:D1:01 left its DFU bootloader: new application fw_version 66051 (V660.51)
 enum SimServeOutput {
-  static func line(_ event: ServedDevice.Event) {
+  static func line(_ event: ServedDevice.Event) { write(text(event)) }
+
+  /// The line of one event; outside text in it (names) is escaped (`TerminalText`).
+  static func text(_ event: ServedDevice.Event) -> String {
     switch event {
     case .advertising(let adapter, let fleetAddress, let device, let extended):
-      let name = device.name.map { " \"\($0)\"" } ?? ""
+      // The fleet file's name and a DFU package's advertised name are outside text: escaped.
+      let name = device.name.map { " \"\($0.terminalSafe)\"" } ?? ""
       var text = "serving \(fleetAddress) (\(device.kind.rawValue)\(name)) on \(adapter) as \(device.address)"
       text += device.addressType == .random ? " (random), " : ", "
       text += device.connectable ? "connectable" : (SimulatedAdvertiser(device: device).pduKind == .scannable ? "scannable" : "non-connectable")
       text += extended ? ", extended advertising" : ", legacy advertising"
-      write(text)
+      return text
     case .linkOpened(let adapter, let peer, let type, let bootloader):
-      write("\(adapter): link from \(peer) (\(type))" + (bootloader ? " to the DFU bootloader" : ""))
+      return "\(adapter): link from \(peer) (\(type))" + (bootloader ? " to the DFU bootloader" : "")
     case .linkClosed(let adapter, let peer, let pdus):
-      write("\(adapter): link from \(peer) closed after \(pdus) ATT PDUs")
+      return "\(adapter): link from \(peer) closed after \(pdus) ATT PDUs"
     case .bootloaderAdvertising(let adapter, let fleetAddress, let name, let address):
-      write("\(adapter): \(fleetAddress) is in its DFU bootloader: advertising \"\(name)\" as \(address) (random)")
+      return "\(adapter): \(fleetAddress) is in its DFU bootloader: advertising \"\(name.terminalSafe)\" as \(address) (random)"
     case .bootloaderLeft(let adapter, let fleetAddress, let exit):
       switch exit {
       case .newApplication(let version?):
-        write("\(adapter): \(fleetAddress) left its DFU bootloader: new application fw_version \(version) (\(KKMFirmwareVersion.text(fwVersion: version)))")
+        return "\(adapter): \(fleetAddress) left its DFU bootloader: new application fw_version \(version) (\(KKMFirmwareVersion.text(fwVersion: version)))"
       case .newApplication(nil):
-        write("\(adapter): \(fleetAddress) left its DFU bootloader: new application")
+        return "\(adapter): \(fleetAddress) left its DFU bootloader: new application"
       case .timedOut:
-        write("\(adapter): \(fleetAddress) left its DFU bootloader: inactivity timeout, the old application runs")
+        return "\(adapter): \(fleetAddress) left its DFU bootloader: inactivity timeout, the old application runs"
       }
     }
   }

@@ -10,7 +10,11 @@ import TextStream
 /// Output: with one command, its answer's lines; with several, each answer under a `> COMMAND` line. A
 /// command that fails prints `error: …` (on standard error) and the rest still run; the exit status is then
 /// 1. `--json`: one array of `{"command", "answer", "lines", "notifications"}` or `{"command", "error":
-/// {"code", "message"}}`.
+/// {"code", "message"}}`, each with `"unsolicited"`: the lines the device sent outside any answer since the
+/// previous command (a greeting on connecting, an answer's tail later than --timeout-next), and the last
+/// with `"unsolicitedAfter"`: those within --timeout-next after its answer. Without --json they print as
+/// `(unsolicited) …` where they came, never inside an answer. Device text is printed with its
+/// control characters escaped (`TerminalText`).
 struct TxrxCommand: AsyncParsableCommand, LoggingCommand {
   static let configuration = CommandConfiguration(
     commandName: "txrx",
@@ -87,7 +91,12 @@ struct TxrxCommand: AsyncParsableCommand, LoggingCommand {
     let (central, client) = try await connection.connectKeepingCentral()
     do {
       let link = try await GATTTextStreamLink.open(client, profile: profile.flatMap(TextStreamProfile.named))
-      return (central, TextStreamClient(link: link, timeouts: timeouts(for: link.profile), terminator: terminator))
+      let timeouts = timeouts(for: link.profile)
+      // The first command waits the inter-fragment timeout for what the device says on being subscribed.
+      return (
+        central,
+        TextStreamClient(link: link, timeouts: timeouts, terminator: terminator, settle: timeouts.interFragment)
+      )
     } catch {
       await client.close()
       throw CLIFailure("\(connection.address): \(error)")
@@ -104,16 +113,34 @@ struct TxrxCommand: AsyncParsableCommand, LoggingCommand {
     }
     var results: [Result] = []
     for command in commands {
+      var result: Result
+      let answer: TextStreamAnswer?
       do {
-        let answer = try await client.send(command)
-        results.append(Result(command: command, answer: answer))
-        guard !json else { continue }
-        if commands.count > 1 { emit("> \(command)") }
-        for line in answer.lines { emit(line) }
+        answer = try await client.send(command)
+        result = Result(command: command, answer: answer!)
       } catch {
-        results.append(Result(command: command, error: error))
-        if !json { FileHandleOutput.standardError("error: \(command): \(error)") }
+        answer = nil
+        result = Result(command: command, error: error)
       }
+      // What came outside the answer came before it (since the previous command): shown first.
+      let unsolicited = Self.lines(await client.takeUnsolicited())
+      result.unsolicited = unsolicited.isEmpty ? nil : unsolicited
+      results.append(result)
+      guard !json else { continue }
+      for line in unsolicited { emit("(unsolicited) " + line.terminalSafe) }
+      if let answer {
+        if commands.count > 1 { emit("> \(command.terminalSafe)") }
+        for line in answer.lines { emit(line.terminalSafe) }
+      } else if let error = result.error {
+        FileHandleOutput.standardError("error: \(command.terminalSafe): \(error.message.terminalSafe)")
+      }
+    }
+    // An answer's tail later than --timeout-next: waited for once, so it is shown rather than lost.
+    try? await Task.sleep(for: client.timeouts.interFragment)
+    let after = Self.lines(await client.takeUnsolicited())
+    if !after.isEmpty {
+      results[results.count - 1].unsolicitedAfter = after
+      if !json { for line in after { emit("(unsolicited) " + line.terminalSafe) } }
     }
     await client.close()
     if json { emit(try JSONOutput.string(results)) }
@@ -132,6 +159,10 @@ struct TxrxCommand: AsyncParsableCommand, LoggingCommand {
     var lines: [String]?
     var notifications: Int?
     var error: Failure?
+    /// Lines outside any answer, received since the previous command.
+    var unsolicited: [String]?
+    /// On the last command: lines outside any answer within --timeout-next after it.
+    var unsolicitedAfter: [String]?
 
     init(command: String, answer: TextStreamAnswer) {
       self.command = command
@@ -144,6 +175,14 @@ struct TxrxCommand: AsyncParsableCommand, LoggingCommand {
       self.command = command
       self.error = Failure(code: error.code, message: error.description)
     }
+  }
+}
+
+extension TxrxCommand {
+  /// Unsolicited notifications as lines: joined in arrival order and split at CR or LF (a line may span
+  /// notifications).
+  static func lines(_ notifications: [[UInt8]]) -> [String] {
+    TextStreamAnswer(bytes: notifications.flatMap { $0 }, notifications: notifications.count).lines
   }
 }
 

@@ -29,22 +29,35 @@ public final class Journal: CampaignJournal {
   public init(path: String?) throws {
     location = path ?? "(in memory)"
     if let path {
-      try FileManager.default.createDirectory(
-        atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+      let folder = (path as NSString).deletingLastPathComponent
+      try JournalOpenError.makeFolder(folder, path: path)
       var configuration = Configuration()
-      storageMode = JournalStorageMode.probe(folder: (path as NSString).deletingLastPathComponent)
+      storageMode = JournalStorageMode.probe(folder: folder)
       storageMode.configure(&configuration)
       // Another handle on the same file (a second command, `history`, a test reading along) may hold the
       // lock for a moment, e.g. while it switches the file to WAL: wait for it rather than fail.
       configuration.busyMode = .timeout(10)
+      // A damaged file is refused before any handle that could write to it (WAL mode creates and drops a
+      // table) opens it.
       try JournalIntegrity.checkBeforeOpening(path: path)
-      database = try DatabaseQueue(path: path, configuration: configuration)
-      try JournalIntegrity.check(database, path: path)
+      do {
+        database = try DatabaseQueue(path: path, configuration: configuration)
+      } catch {
+        throw JournalOpenError.translate(error, path: path)
+      }
+      do {
+        try JournalIntegrity.check(database, path: path)
+        try Self.migrate(database)
+      } catch let error as JournalDamagedError {
+        throw error
+      } catch {
+        throw JournalOpenError.translate(error, path: path)
+      }
     } else {
       storageMode = .rollback
       database = try DatabaseQueue()
+      try Self.migrate(database)
     }
-    try Self.migrate(database)
   }
 
   static var migrator: DatabaseMigrator {

@@ -43,6 +43,9 @@ enum JournalIntegrity {
     let findings: [String]
     do {
       findings = try database.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check(\(quotedFindings))") }
+    } catch let error as DatabaseError where error.resultCode != .SQLITE_CORRUPT {
+      // Not a damaged journal but no journal at all (26), or no room or right to read it: said as such.
+      throw JournalOpenError.translate(error, path: path)
     } catch {
       throw JournalDamagedError(location: path, findings: ["\(error)"])
     }

@@ -32,7 +32,8 @@ public struct TextStreamCommandOpener: TextCommandOpener {
     let client = GATTClient(bearer: bearer)
     do {
       let link = try await GATTTextStreamLink.open(client)
-      return TextStreamCommandSession(client: TextStreamClient(link: link))
+      // A line the device says on being subscribed is waited for, so it never opens the first answer.
+      return TextStreamCommandSession(client: TextStreamClient(link: link, settle: link.profile.timeouts.interFragment))
     } catch {
       await client.close()
       throw error

@@ -48,7 +48,7 @@ public enum EventFileDecoder {
       var names: Set<String> = []
       for (i, item) in items.enumerated() {
         if case .string(let name)? = item["name"]?.kind, !names.insert(name).inserted {
-          reader.problem(item["name"], path.appending(i).appending("name"), "\"\(name)\" is used by an earlier event")
+          reader.problem(item["name"], path.appending(i).appending("name"), "\"\(name.echoed)\" is used by an earlier event")
         }
         guard var definition = event(item, path.appending(i), calendar, &reader) else { continue }
         definition.actions += extraActions.filter { !definition.actions.contains($0) }
@@ -66,7 +66,7 @@ public enum EventFileDecoder {
     let root = JSONPath.root
     if let name = reader.string(top["timeZone"], root.appending("timeZone")) {
       if let zone = TimeZone(identifier: name) { settings.timeZone = zone } else {
-        reader.problem(top["timeZone"], root.appending("timeZone"), "\"\(name)\" is not a time zone", allowed: "an IANA name such as UTC or Europe/Berlin")
+        reader.problem(top["timeZone"], root.appending("timeZone"), "\"\(name.echoed)\" is not a time zone", allowed: "an IANA name such as UTC or Europe/Berlin")
       }
     }
     if let json = top["defaults"], let d = reader.object(json, root.appending("defaults"), keys: ["exitTimeout", "enterRSSI"]) {
@@ -106,14 +106,14 @@ public enum EventFileDecoder {
     let devices = reader.strings(e["devices"], path.appending("devices")) { text in
       if BluetoothAddress(text) != nil { return nil }
       if BeaconIdentity.isIntended(text) {
-        return BeaconIdentity(text) != nil ? nil : "\"\(text)\" is not a beacon identity (allowed: \(BeaconIdentity.allowed))"
+        return BeaconIdentity(text) != nil ? nil : "\"\(text.echoed)\" is not a beacon identity (allowed: \(BeaconIdentity.allowed))"
       }
-      return "\"\(text)\" is not a Bluetooth address (allowed: AA:BB:CC:DD:EE:FF or \(BeaconIdentity.allowed))"
+      return "\"\(text.echoed)\" is not a Bluetooth address (allowed: AA:BB:CC:DD:EE:FF or \(BeaconIdentity.allowed))"
     }
     let tags = reader.strings(e["tags"], path.appending("tags"))
     let proximities = Proximity.allCases.filter { $0 != .unknown }.map { ($0.rawValue, $0) }
     let health = reader.strings(e["health"], path.appending("health")) {
-      HealthCondition(rawValue: $0) == nil ? "\"\($0)\" is not a health condition (battery, silent, firmware)" : nil
+      HealthCondition(rawValue: $0) == nil ? "\"\($0.echoed)\" is not a health condition (battery, silent, firmware)" : nil
     }
     var schedule = EventSchedule()
     if let json = e["schedule"] {

@@ -1,3 +1,4 @@
+import BeaconCore
 import KBeacon
 import Profiles
 
@@ -60,7 +61,7 @@ struct EventFileReader {
     }
     guard range.contains(value) else {
       let bounds = integer ? "\(Int(range.lowerBound))…\(Int(range.upperBound))" : "\(range.lowerBound)…\(range.upperBound)"
-      problem(json, path, "\(text) is out of range", allowed: bounds)
+      problem(json, path, "\(text.echoed) is out of range", allowed: bounds)
       return nil
     }
     return value
@@ -89,7 +90,7 @@ struct EventFileReader {
   mutating func choice<T>(_ json: SourceJSON?, _ path: JSONPath, _ values: [(String, T)]) -> T? {
     guard let text = string(json, path) else { return nil }
     if let match = values.first(where: { $0.0 == text }) { return match.1 }
-    problem(json, path, "\"\(text)\" is not allowed", allowed: values.map(\.0).joined(separator: ", "))
+    problem(json, path, "\"\(text.echoed)\" is not allowed", allowed: values.map(\.0).joined(separator: ", "))
     return nil
   }
 }

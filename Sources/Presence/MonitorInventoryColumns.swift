@@ -1,3 +1,4 @@
+import BeaconCore
 import Profiles
 
 /// The inventory columns the monitor reads per device (`MonitorSettings`: `exitTimeout`, `enterRSSI`),
@@ -42,6 +43,6 @@ public enum MonitorInventoryColumns {
     let shown = text.count > 40 ? String(text.prefix(40)) + "…" : text
     return ProfileDiagnostic(
       file: file, position: nil, path: JSONPath([.index(row.index), .key(column)]),
-      message: "\(row.address): \"\(shown)\" is not a valid \(column)", allowed: allowed)
+      message: "\(row.address): \"\(shown.echoed)\" is not a valid \(column)", allowed: allowed)
   }
 }

@@ -10,11 +10,11 @@ enum ScheduleWindowDecoder {
     var window = ScheduleWindow()
     if let text = reader.string(w["start"], path.appending("start")) {
       window.from = moment(text, calendar, endOfDay: false)
-      if window.from == nil { reader.problem(w["start"], path.appending("start"), "\"\(text)\" is not a date", allowed: dateForms) }
+      if window.from == nil { reader.problem(w["start"], path.appending("start"), "\"\(text.echoed)\" is not a date", allowed: dateForms) }
     }
     if let text = reader.string(w["end"], path.appending("end")) {
       window.until = moment(text, calendar, endOfDay: true)
-      if window.until == nil { reader.problem(w["end"], path.appending("end"), "\"\(text)\" is not a date", allowed: dateForms) }
+      if window.until == nil { reader.problem(w["end"], path.appending("end"), "\"\(text.echoed)\" is not a date", allowed: dateForms) }
     }
     if let from = window.from, let until = window.until, until <= from {
       reader.problem(w["end"], path.appending("end"), "the window ends before it starts")
@@ -22,11 +22,11 @@ enum ScheduleWindowDecoder {
     for (key, keyPath) in [("dailyStart", \ScheduleWindow.dailyStart), ("dailyEnd", \ScheduleWindow.dailyEnd)] {
       guard let text = reader.string(w[key], path.appending(key)) else { continue }
       if let seconds = timeOfDay(text) { window[keyPath: keyPath] = seconds } else {
-        reader.problem(w[key], path.appending(key), "\"\(text)\" is not a time of day", allowed: "HH:MM or HH:MM:SS, 00:00…24:00")
+        reader.problem(w[key], path.appending(key), "\"\(text.echoed)\" is not a time of day", allowed: "HH:MM or HH:MM:SS, 00:00…24:00")
       }
     }
     if let names = reader.strings(w["weekdays"], path.appending("weekdays"), check: {
-      ScheduleWindow.weekdayNames[$0.lowercased()] == nil ? "\"\($0)\" is not a weekday (mon, tue, wed, thu, fri, sat, sun)" : nil
+      ScheduleWindow.weekdayNames[$0.lowercased()] == nil ? "\"\($0.echoed)\" is not a weekday (mon, tue, wed, thu, fri, sat, sun)" : nil
     }) {
       window.weekdays = Set(names.compactMap { ScheduleWindow.weekdayNames[$0.lowercased()] })
     }
@@ -101,7 +101,7 @@ enum EventActionDecoder {
         // [I] No PATH search and no shell: the program is named by its absolute path, so what runs does not
         // depend on the monitor's environment.
         guard run[0].hasPrefix("/") else {
-          reader.problem(a["run"], p.appending("run").appending(0), "\"\(run[0])\" is not an absolute path (the program is not looked up in PATH)")
+          reader.problem(a["run"], p.appending("run").appending(0), "\"\(run[0].echoed)\" is not an absolute path (the program is not looked up in PATH)")
           continue
         }
         out.append(.command(run))

@@ -1,3 +1,4 @@
+import BeaconCore
 import KBeacon
 
 /// Decoding of `desired`: common keys, `slots`, `triggers`, `sensors`, each field checked against its
@@ -107,16 +108,16 @@ extension ProfileDecoder {
       // A number beyond Double (`-1e400`, parsed as ±∞) or, in an integer field, beyond Int is out of
       // range, named as the file wrote it.
       guard d.isFinite else {
-        report(json, path, "\(text) is out of range", allowed: spec.kind.allowed)
+        report(json, path, "\(text.echoed) is out of range", allowed: spec.kind.allowed)
         return nil
       }
       if case .integer = spec.kind {
         guard d.rounded() == d else {
-          report(json, path, "expected an integer, found \(text)", allowed: spec.kind.allowed)
+          report(json, path, "expected an integer, found \(text.echoed)", allowed: spec.kind.allowed)
           return nil
         }
         guard let i = Int(exactly: d) else {
-          report(json, path, "\(text) is out of range", allowed: spec.kind.allowed)
+          report(json, path, "\(text.echoed) is out of range", allowed: spec.kind.allowed)
           return nil
         }
         return .integer(i)

@@ -28,12 +28,12 @@ public enum FieldCheck {
     case (.boolean, .boolean): return nil
     case (.text(let max, let format), .text(let s)):
       if format == .plain, s.utf8.count > max {
-        return fail("\"\(s.terminalSafe)\" is \(s.utf8.count) bytes long in UTF-8")
+        return fail("\"\(s.echoed)\" is \(s.utf8.count) bytes long in UTF-8")
       }
-      if s.count > max, format != .password, format != .plain { return fail("\"\(s)\" is \(s.count) characters long") }
+      if s.count > max, format != .password, format != .plain { return fail("\"\(s.echoed)\" is \(s.count) characters long") }
       return formatFailure(s, format, urlCheck: urlCheck).map(fail)
     case (.choice(let names), .text(let s)):
-      return names.contains(where: { $0.0 == s }) ? nil : fail("\"\(s)\" is not a known value")
+      return names.contains(where: { $0.0 == s }) ? nil : fail("\"\(s.echoed)\" is not a known value")
     case (.flags(let names), .names(let list)):
       return namesFailure(list, names.map(\.0)).map(fail)
     case (.switches(let names), .names(let list)):
@@ -49,17 +49,17 @@ public enum FieldCheck {
     switch spec.kind {
     case .integer:
       guard let i = Int(text.trimmingWhitespace) else {
-        return .failure(Failure(message: "\"\(text)\" is not an integer", allowed: spec.kind.allowed))
+        return .failure(Failure(message: "\"\(text.echoed)\" is not an integer", allowed: spec.kind.allowed))
       }
       value = .integer(i)
     case .number:
       guard let d = Double(text.trimmingWhitespace), d.isFinite else {
-        return .failure(Failure(message: "\"\(text)\" is not a number", allowed: spec.kind.allowed))
+        return .failure(Failure(message: "\"\(text.echoed)\" is not a number", allowed: spec.kind.allowed))
       }
       value = .number(d)
     case .boolean:
       guard let b = Bool(text.trimmingWhitespace) else {
-        return .failure(Failure(message: "\"\(text)\" is not true or false", allowed: spec.kind.allowed))
+        return .failure(Failure(message: "\"\(text.echoed)\" is not true or false", allowed: spec.kind.allowed))
       }
       value = .boolean(b)
     case .text, .choice: value = .text(text)
@@ -81,7 +81,7 @@ public enum FieldCheck {
   }
 
   static func namesFailure(_ list: [String], _ names: [String]) -> String? {
-    if let bad = list.first(where: { !names.contains($0) }) { return "\"\(bad)\" is not a known value" }
+    if let bad = list.first(where: { !names.contains($0) }) { return "\"\(bad.echoed)\" is not a known value" }
     if Set(list).count != list.count { return "a value is listed twice" }
     return nil
   }
@@ -91,15 +91,15 @@ public enum FieldCheck {
     case .plain:
       guard let control = s.unicodeScalars.first(where: TerminalText.isControl) else { return nil }
       let code = String(control.value, radix: 16, uppercase: true)
-      return "\"\(s.terminalSafe)\" contains the control character U+\(String(repeating: "0", count: Swift.max(0, 4 - code.count)) + code)"
+      return "\"\(s.echoed)\" contains the control character U+\(String(repeating: "0", count: Swift.max(0, 4 - code.count)) + code)"
     case .uuid:
       // The 36-character form only; BeaconCore's parser checks the groups and ASCII hex digits.
-      return s.utf8.count == 36 && BluetoothUUID(s) != nil ? nil : "\"\(s)\" is not a UUID"
+      return s.utf8.count == 36 && BluetoothUUID(s) != nil ? nil : "\"\(s.echoed)\" is not a UUID"
     case .hex(let digits):
       let body = s.hasPrefix("0x") || s.hasPrefix("0X") ? s.dropFirst(2) : Substring(s)
       // `Hex.decode` skips separators, so a body of exactly `digits` bytes decoding to half as many has none.
       let exact = body.utf8.count == digits && Hex.decode(body)?.count == digits / 2
-      return exact ? nil : "\"\(s)\" is not \(digits) hex digits"
+      return exact ? nil : "\"\(s.echoed)\" is not \(digits) hex digits"
     case .eddystoneURL:
       return urlCheck(s)
     case .password:

@@ -70,13 +70,13 @@ public struct Inventory: Sendable, Hashable {
     if BluetoothAddressText.isValid(text) { return (text.uppercased(), "", "") }
     guard BeaconIdentity.isIntended(text) else {
       let allowed = identities ? "AA:BB:CC:DD:EE:FF or \(BeaconIdentity.allowed)" : "AA:BB:CC:DD:EE:FF"
-      return (nil, "\"\(text)\" is not a Bluetooth address", allowed)
+      return (nil, "\"\(text.echoed)\" is not a Bluetooth address", allowed)
     }
     guard identities else {
-      return (nil, "\"\(text)\" names a beacon by identity, which only `monitor --inventory` reads; this command connects by address",
+      return (nil, "\"\(text.echoed)\" names a beacon by identity, which only `monitor --inventory` reads; this command connects by address",
         "AA:BB:CC:DD:EE:FF")
     }
-    guard let identity = BeaconIdentity(text) else { return (nil, "\"\(text)\" is not a beacon identity", BeaconIdentity.allowed) }
+    guard let identity = BeaconIdentity(text) else { return (nil, "\"\(text.echoed)\" is not a beacon identity", BeaconIdentity.allowed) }
     return (identity.description, "", "")
   }
 
@@ -90,7 +90,15 @@ public struct Inventory: Sendable, Hashable {
         message: "invalid UTF-8 (byte 0x\(String(bytes[bad], radix: 16, uppercase: true))); save the file as UTF-8"))
       return []
     }
-    let records = CSVReader.records(String(decoding: bytes, as: UTF8.self))
+    let (records, unterminated) = CSVReader.records(String(decoding: bytes, as: UTF8.self))
+    if let line = unterminated {
+      // Everything after the opening quote ran into one field: counting that record's fields, or reading
+      // the records before it as complete, would only add wrong errors.
+      problems.append(ProfileDiagnostic(file: file, position: SourcePosition(line: line, column: 1, offset: 0), path: .root,
+        message: "a quoted field that begins on line \(line) has no closing quote (the file ends inside it)",
+        allowed: "a field in double quotes ends with a double quote; a quote inside one is written \"\""))
+      return []
+    }
     guard let header = records.first else {
       problems.append(ProfileDiagnostic(file: file, position: nil, path: .root, message: "the inventory is empty"))
       return []
@@ -190,9 +198,11 @@ public struct Inventory: Sendable, Hashable {
 enum CSVReader {
   struct Record { var fields: [String]; var line: Int }
 
-  static func records(_ text: String) -> [Record] {
+  /// The records, and the line where a quoted field began that the text ends inside (nil when every quote
+  /// is closed).
+  static func records(_ text: String) -> (records: [Record], unterminatedQuoteLine: Int?) {
     var records: [Record] = []
-    var field = "", fields: [String] = [], quoted = false, line = 1, recordLine = 1
+    var field = "", fields: [String] = [], quoted = false, line = 1, recordLine = 1, quoteLine = 1
     var chars = Array(text).makeIterator()
     var pending: Character? = nil
     while let c = pending ?? chars.next() {
@@ -208,7 +218,7 @@ enum CSVReader {
         continue
       }
       switch c {
-      case "\"" where field.isEmpty: quoted = true
+      case "\"" where field.isEmpty: quoted = true; quoteLine = line
       case ",": fields.append(field); field = ""
       case "\r\n", "\n":
         fields.append(field)
@@ -218,7 +228,8 @@ enum CSVReader {
       default: field.append(c)
       }
     }
+    if quoted { return (records, quoteLine) }
     if !field.isEmpty || !fields.isEmpty { fields.append(field); records.append(Record(fields: fields, line: recordLine)) }
-    return records
+    return (records, nil)
   }
 }

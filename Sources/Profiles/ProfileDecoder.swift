@@ -50,10 +50,10 @@ public struct ProfileDecoder {
     for m in list {
       let at = SourceJSON(kind: .null, position: m.keyPosition)
       if result[m.key] != nil {
-        report(at, path.appending(m.key), "key \"\(m.key)\" appears twice")
+        report(at, path.appending(m.key), "key \"\(m.key.echoed)\" appears twice")
       } else if !known.contains(m.key) {
         let hint = Suggestion.closest(to: m.key, in: known).map { " — did you mean \"\($0)\"?" } ?? ""
-        report(at, path.appending(m.key), "unknown key \"\(m.key)\"\(hint)", allowed: known.joined(separator: ", "))
+        report(at, path.appending(m.key), "unknown key \"\(m.key.echoed)\"\(hint)", allowed: known.joined(separator: ", "))
       } else {
         result[m.key] = m.value
       }
@@ -88,7 +88,7 @@ public struct ProfileDecoder {
     }
     // ±∞ (a text beyond Double) and integers beyond Int are out of range like any other.
     guard let i = Int(exactly: d), range.contains(i) else {
-      report(json, path, "\(text) is out of range", allowed: "\(range.lowerBound)…\(range.upperBound)")
+      report(json, path, "\(text.echoed) is out of range", allowed: "\(range.lowerBound)…\(range.upperBound)")
       return nil
     }
     return i
@@ -133,7 +133,7 @@ public struct ProfileDecoder {
     if let list = strings(m["addresses"], path.appending("addresses")) {
       for (i, a) in list.enumerated() where BluetoothAddressText.isValid(a) == false {
         report(m["addresses"].flatMap { j in if case .array(let items) = j.kind, i < items.count { items[i] } else { j } },
-          path.appending("addresses").appending(i), "\"\(a)\" is not a Bluetooth address", allowed: "AA:BB:CC:DD:EE:FF")
+          path.appending("addresses").appending(i), "\"\(a.echoed)\" is not a Bluetooth address", allowed: "AA:BB:CC:DD:EE:FF")
       }
       s.addresses = list
     }
@@ -142,7 +142,7 @@ public struct ProfileDecoder {
     if let text = string(m["firmware"], path.appending("firmware")) {
       s.firmware = FirmwareRange(text)
       if s.firmware == nil {
-        report(m["firmware"], path.appending("firmware"), "\"\(text)\" is not a version range", allowed: "comparisons such as \">=5.20, <6\"")
+        report(m["firmware"], path.appending("firmware"), "\"\(text.echoed)\" is not a version range", allowed: "comparisons such as \">=5.20, <6\"")
       }
     }
     s.minimumRSSI = integer(m["minRSSI"], path.appending("minRSSI"), -127...20)

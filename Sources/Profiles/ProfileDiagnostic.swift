@@ -1,3 +1,4 @@
+import BeaconCore
 import KBeacon
 
 /// A path into a JSON document, printed the way operators read it: `$.desired.slots[0].major`.
@@ -19,7 +20,9 @@ public struct JSONPath: Sendable, Hashable, CustomStringConvertible {
   public var description: String {
     components.reduce("$") { text, c in
       switch c {
-      case .key(let k): k.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) ? "\(text).\(k)" : "\(text)[\"\(k)\"]"
+      case .key(let k):
+        k.utf8.count <= TerminalText.echoLimit && k.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" })
+          ? "\(text).\(k)" : "\(text)[\"\(k.echoed)\"]"
       case .index(let i): "\(text)[\(i)]"
       }
     }

@@ -1,3 +1,5 @@
+import BeaconCore
+
 /// The keys each structural object of a version 1 profile may hold. Field objects (desired root, slots,
 /// triggers, sensors) take theirs from `ProfileFields`. The JSON Schema test compares these with
 /// `profiles/profile.schema.json`.
@@ -13,6 +15,8 @@ public enum ProfileKeys {
 /// "Did you mean …?" for unknown keys: the closest known key within a small edit distance.
 enum Suggestion {
   static func closest(to word: String, in candidates: [String]) -> String? {
+    // No key is longer than this: a longer word is no typo of one, and costs a distance per candidate.
+    guard word.utf8.count <= TerminalText.echoLimit else { return nil }
     let scored = candidates.map { ($0, distance(word.lowercased(), $0.lowercased())) }
     guard let best = scored.min(by: { $0.1 < $1.1 }), best.1 <= max(2, word.count / 3) else { return nil }
     return best.0

@@ -32,7 +32,9 @@ public struct LoadedProfile: Sendable {
       }
     }
     let loaded = LoadedProfile(profile: profile, inventory: inventory)
-    problems += loaded.templateProblems()
+    // An inventory the profile names but that could not be read has its own errors above; checking the
+    // templates against no inventory would add a false "the profile names none" per template.
+    if profile.inventory == nil || inventory != nil { problems += loaded.templateProblems() }
     if !problems.isEmpty { throw ProfileDiagnostics(problems) }
     return loaded
   }

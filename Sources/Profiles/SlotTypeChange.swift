@@ -7,16 +7,24 @@
 ///
 /// [I] The keys a type needs are its per-type keys of §6.4 that the profile can set: iBeacon `uuid`,
 /// `majorID`, `minorID`; Eddystone UID `nid`, `sid`; Eddystone URL `url`. KSensor's include flags, TLM,
-/// System and off need none. A slot the device does not report counts as a change from off.
+/// System and off need none. A slot the device does not report counts as a change from off; a `type` the
+/// device reports that is no whole number an `Int` holds (`1e400` parses as infinity) is a type no profile
+/// sets, so the slot changes type (it trapped in the conversion: found by fuzz-device-answer).
 public enum SlotTypeChange {
   /// The slots whose `type` the desired view sets to something other than what the device has.
   public static func changedSlots(desired: DeviceConfigView, actual: DeviceConfigView) -> [Int] {
     guard !actual.isLegacy else { return [] }
     return desired.slots.compactMap { index, slot -> Int? in
-      guard let type = slot["type"]?.numericValue.map(Int.init) else { return nil }
-      let current = actual.slots[index]?["type"]?.numericValue.map(Int.init) ?? 0
-      return type == current ? nil : index
+      guard let type = slot["type"]?.intValue else { return nil }
+      return type == reportedType(actual, index) ? nil : index
     }.sorted()
+  }
+
+  /// The slot's type as the device reports it: 0 (off) when it reports no such slot, nil when its `type` is
+  /// no whole number.
+  static func reportedType(_ actual: DeviceConfigView, _ index: Int) -> Int? {
+    guard let reported = actual.slots[index]?["type"] else { return 0 }
+    return reported.intValue
   }
 
   /// The profile's fields a slot of this type must carry (see the type's doc comment).
@@ -29,12 +37,13 @@ public enum SlotTypeChange {
   /// the profile sets the type (`site.json:9:30: $.desired.slots[0].type: …`).
   public static func problems(profile: Profile, desired: DeviceConfigView, actual: DeviceConfigView) -> [String] {
     changedSlots(desired: desired, actual: actual).compactMap { index -> String? in
-      guard let slot = desired.slots[index], let type = slot["type"]?.numericValue.map(Int.init) else { return nil }
+      guard let slot = desired.slots[index], let type = slot["type"]?.intValue else { return nil }
       let missing = requiredFields(type: type).filter { slot[$0.deviceKey ?? ""] == nil }
       guard !missing.isEmpty else { return nil }
       let names = ProfileFields.slotTypes
-      let from = actual.slots[index]?["type"]?.numericValue.map(Int.init) ?? 0
-      let fromName = names.first { $0.1 == from }?.0 ?? "type \(from)"
+      let from = reportedType(actual, index)
+      let fromName = from.flatMap { f in names.first { $0.1 == f }?.0 }
+        ?? "type \(from.map(String.init) ?? actual.slots[index]?["type"]?.description ?? "?")"
       let toName = names.first { $0.1 == type }?.0 ?? "type \(type)"
       let field = profile.desired.slots[index]?["type"]
       let location = ProfileDiagnostic(

@@ -1,3 +1,5 @@
+import BeaconCore
+
 /// A profile string with `{{…}}` placeholders, filled in per device.
 ///
 /// Placeholders: an inventory column (`{{room}}`), or a built-in:
@@ -30,7 +32,7 @@ public struct Template: Sendable, Hashable {
     while let open = rest.firstRange(of: "{{") {
       if open.lowerBound > rest.startIndex { result.append(.literal(String(rest[..<open.lowerBound]))) }
       guard let close = rest[open.upperBound...].firstRange(of: "}}") else {
-        return .failure(TemplateError("unclosed \"{{\" in \"\(text)\""))
+        return .failure(TemplateError("unclosed \"{{\" in \"\(text.echoed)\""))
       }
       let inner = rest[open.upperBound..<close.lowerBound].trimmingWhitespace
       var name = inner, offset = 0
@@ -91,7 +93,7 @@ public struct Template: Sendable, Hashable {
         case .variable(let name, _):
           guard let value = variables.value(name) ?? unknown?(name) else {
             let known = variables.names.sorted().joined(separator: ", ")
-            return .failure(TemplateError("no variable \"\(name)\" for this device (known: \(known))"))
+            return .failure(TemplateError("no variable \"\(name.echoed)\" for this device (known: \(known))"))
           }
           out += escaping(value)
         }

@@ -1,3 +1,5 @@
+import BeaconCore
+
 /// One `commands` item filled in for one device: the exact query and set to send and the expectation its
 /// answers are held to.
 public struct ResolvedTextCommand: Sendable, Hashable {
@@ -69,7 +71,7 @@ public enum TextCommandResolver {
             return .failure(
               DesiredResolver.Failure(
                 path: command.path.appending("expect"),
-                message: "invalid regular expression \"\(filled)\" once filled in: \(problem)"))
+                message: "invalid regular expression \"\(filled.echoed)\" once filled in: \(problem)"))
           }
           expect = .regex(filled)
         }

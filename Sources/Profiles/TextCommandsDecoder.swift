@@ -1,3 +1,4 @@
+import BeaconCore
 import KBeacon
 
 /// Decoding of the `commands` section (`TextCommand`), with the same diagnostics as the rest of
@@ -52,7 +53,7 @@ extension ProfileDecoder {
     if let written = texts["expect"], case .regex(let pattern) = TextExpectation(written: written),
       let problem = TextExpectationMatcher.patternProblem(pattern)
     {
-      report(m["expect"], path.appending("expect"), "invalid regular expression \"\(pattern)\": \(problem)")
+      report(m["expect"], path.appending("expect"), "invalid regular expression \"\(pattern.echoed)\": \(problem)")
       texts["expect"] = nil
     }
     guard let query = texts["query"], let written = texts["expect"], let set = texts["set"] else { return nil }
@@ -81,7 +82,7 @@ extension ProfileDecoder {
       return nil
     }
     guard range.contains(d) else {
-      report(json, path, "\(text) is out of range", allowed: allowed)
+      report(json, path, "\(text.echoed) is out of range", allowed: allowed)
       return nil
     }
     return d

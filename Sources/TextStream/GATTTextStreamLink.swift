@@ -50,5 +50,8 @@ public struct GATTTextStreamLink: TextStreamLink {
 
   public func notifications() async -> AsyncStream<[UInt8]> { stream }
 
+  /// The GATT client's count of Tx notifications, in the order PDUs arrive.
+  public var notificationsReceived: Int? { get async { await client.notificationCount(for: txCharacteristic.valueHandle) } }
+
   public func close() async { await client.close() }
 }

@@ -10,7 +10,14 @@ import BeaconCore
 /// - Timeouts come from the profile unless the call brings its own.
 /// - Notifications that arrive while no command is in flight (a device talking on its own, a fragment
 ///   later than the inter-fragment timeout) are not part of any answer: they go to `unsolicited`, which
-///   keeps the newest 256 [I]. The library reports them as data received too.
+///   keeps the newest 256 [I], and to `takeUnsolicited()`. The library reports them as data received too.
+/// - So do notifications the link received before a command's first fragment was written, though this
+///   client takes them from the link's buffer only later (hostile-input review: a device's `+EVENT:CONNECTED`, sent as
+///   soon as the tool subscribed, landed inside the first command's answer): the link's count of what it
+///   received (`TextStreamLink.notificationsReceived`), read just before the first write, marks where the
+///   command starts. With `settle`, the first command waits that long after the link is set up, so a line
+///   the device sends on subscribing has arrived [I: a device that answers subscribing at all does so at
+///   once; the inter-fragment timeout is the wait the tool uses].
 /// - A fragment write still on the air when its send timer fires cannot be taken back (ATT cannot cancel
 ///   a request); its late ack is ignored.
 public actor TextStreamClient {
@@ -23,7 +30,14 @@ public actor TextStreamClient {
   public private(set) var commandsAnswered = 0
 
   private let clock: any Clock<Duration>
+  private let settle: Duration?
+  private var settled = false
   private let unsolicitedSink: AsyncStream<[UInt8]>.Continuation
+  /// Unsolicited notifications not yet taken by `takeUnsolicited()`, the newest 256.
+  private var unsolicitedKept: [[UInt8]] = []
+  /// Notifications taken from the link so far, and how many of them came before the current command.
+  private var taken = 0
+  private var precedingCommand = 0
   private var current: AsyncStream<TextStreamExchange.Event>.Continuation?
   private var inFlight = false
   private var ended: String?
@@ -33,10 +47,12 @@ public actor TextStreamClient {
   ///   - timeouts: the default for every command; the profile's when nil.
   ///   - terminator: appended to every command; the profile's when nil.
   ///   - clock: measures the engine's timeouts.
+  ///   - settle: how long the first command waits for what the device says on its own once subscribed.
   public init(
     link: any TextStreamLink, timeouts: TextStreamTimeouts? = nil, terminator: TextStreamTerminator? = nil,
-    clock: any Clock<Duration> = ContinuousClock()
+    clock: any Clock<Duration> = ContinuousClock(), settle: Duration? = nil
   ) {
+    self.settle = settle
     self.link = link
     self.timeouts = timeouts ?? link.profile.timeouts
     self.terminator = terminator ?? link.profile.terminator
@@ -54,7 +70,20 @@ public actor TextStreamClient {
   }
 
   private func deliver(_ value: [UInt8]) {
-    if let current { current.yield(.notification(value)) } else { unsolicitedSink.yield(value) }
+    taken += 1
+    if let current, taken > precedingCommand {
+      current.yield(.notification(value))
+    } else {
+      unsolicitedSink.yield(value)
+      unsolicitedKept.append(value)
+      if unsolicitedKept.count > 256 { unsolicitedKept.removeFirst() }
+    }
+  }
+
+  /// The notifications outside any answer received since the last call, oldest first.
+  public func takeUnsolicited() -> [[UInt8]] {
+    defer { unsolicitedKept = [] }
+    return unsolicitedKept
   }
 
   private func linkEnded(_ detail: String) {
@@ -78,8 +107,11 @@ public actor TextStreamClient {
     if let ended { throw .linkLost(ended) }
     inFlight = true
     startPump()
+    if let settle, !settled {
+      settled = true
+      try? await clock.sleep(for: settle)
+    }
     let (events, sink) = AsyncStream.makeStream(of: TextStreamExchange.Event.self)
-    current = sink
     var timer: Task<Void, Never>?
     defer {
       timer?.cancel()
@@ -88,6 +120,10 @@ public actor TextStreamClient {
       inFlight = false
     }
     let size = link.profile.fragmentSize(attMTU: await link.attMTU)
+    // Everything the link holds now came before the command: not part of its answer, however late the
+    // pump takes it.
+    precedingCommand = max(taken, await link.notificationsReceived ?? taken)
+    current = sink
     var exchange = TextStreamExchange(
       command: command, terminator: terminator, fragmentSize: size, timeouts: timeouts ?? self.timeouts)
     var action = exchange.start()

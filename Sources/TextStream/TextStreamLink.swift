@@ -17,6 +17,14 @@ public protocol TextStreamLink: Sendable {
   func notifications() async -> AsyncStream<[UInt8]>
   /// Drops the link. Idempotent.
   func close() async
+  /// How many notifications the link has received so far, counted where they arrive (before any
+  /// buffering), so the client can tell which of them came before a command was written; nil when the link
+  /// cannot tell (the client then goes by what it has taken from `notifications()`).
+  var notificationsReceived: Int? { get async }
+}
+
+extension TextStreamLink {
+  public var notificationsReceived: Int? { get async { nil } }
 }
 
 extension TextStreamExchange.WriteFailure {

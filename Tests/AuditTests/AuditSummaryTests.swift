@@ -1,3 +1,4 @@
+import BeaconCore
 import Foundation
 import Testing
 
@@ -83,5 +84,27 @@ import Testing
     #expect(flagged2200 < at34 && at34 < at2950 && at2950 < at96)
     #expect(try key(AuditBattery(percent: 8), low: true) < at34)
     #expect(AuditHTMLTable.batterySort(nil, flaggedLow: false) == nil)
+  }
+}
+
+/// Hostile-input review, "unescaped output": a device name carrying terminal escapes went into the CSV raw — on standard
+/// output straight into the operator's terminal, and into a file that `cat` replays.
+@Suite(.timeLimit(.minutes(2))) struct AuditCSVControlCharacterTests {
+  static let report = AuditReport(
+    generatedAt: Date(timeIntervalSince1970: 0), mode: .passive, adapter: "sim", profiles: [], inventory: nil, scanSeconds: 1,
+    thresholds: AuditThresholds(),
+    devices: [AuditDevice(address: "AA:00:00:00:00:01", name: "\u{1B}]0;pwned\u{07}a,b\nc\u{9B}2J", status: .unknown, heard: true)])
+
+  @Test func aFileKeepsLineBreaksInAQuotedFieldAndEscapesTheRest() {
+    let row = AuditCSV.render(Self.report).components(separatedBy: "\r\n")[1]
+    #expect(row.hasPrefix(#"AA:00:00:00:00:01,"\u{1B}]0;pwned\u{07}a,b"# + "\n" + #"c\u{9B}2J",unknown,"#), "\(row)")
+  }
+
+  @Test func standardOutputGetsOneLinePerDeviceAndNoControlCharacter() {
+    let text = AuditCSV.render(Self.report, forTerminal: true)
+    let lines = text.components(separatedBy: "\r\n")
+    #expect(lines.count == 3, "\(lines)")
+    #expect(lines[1].hasPrefix(#"AA:00:00:00:00:01,"\u{1B}]0;pwned\u{07}a,b\u{0A}c\u{9B}2J",unknown,"#), "\(lines[1])")
+    #expect(!text.unicodeScalars.contains { TerminalText.isControl($0) && $0 != "\r" && $0 != "\n" })
   }
 }

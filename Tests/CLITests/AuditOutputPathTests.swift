@@ -64,7 +64,7 @@ import Testing
     let check = try await CLIProcess.run(["profile", "check", folder])
     #expect(check.status != 0 && check.errors.contains("\(folder) is a directory, not a file"), "\(check.errors)")
     #expect(!check.errors.contains("no such file"))
-    #expect(throws: CLIFailure.self) { try InputFile.read(folder) }
-    #expect((try? InputFile.read(folder + "/missing.json")) == nil)
+    #expect(throws: CLIFailure.self) { try InputFile.read(folder, limit: .profile) }
+    #expect((try? InputFile.read(folder + "/missing.json", limit: .profile)) == nil)
   }
 }

@@ -28,6 +28,6 @@ struct HostileDeviceAnswerTests {
     let desired = DeviceConfigView(slots: [0: ["advPrd": .number(2000)]])
     let patch = ConfigDiff.patch(ConfigDiff.changes(desired: desired, actual: actual), desired: desired, actual: actual)
     let message = KBeaconViews.configuration(of: patch)
-    #expect(message.slots.map { JSONWriter.text(.object($0.fields)) } == [#"{"slot":0,"advPrd":2000.0}"#])
+    #expect(message.slots.map { JSONWriter.text(.object($0.fields)) } == [#"{"slot":0,"advPrd":2000}"#])
   }
 }

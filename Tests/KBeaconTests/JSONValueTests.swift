@@ -12,9 +12,9 @@ import Testing
     #expect(value.objectValue?.keys == ["msg", "advObj", "name", "x"])
   }
 
-  @Test func numbersCompareByValueAndIntegralDoublesPrintWithPointZero() {
+  @Test func numbersCompareByValueAndIntegralDoublesPrintWithoutAFraction() {
     #expect(JSONNumber(text: "1000") == JSONNumber(1000.0))
-    #expect(JSONNumber(1000.0).text == "1000.0")
+    #expect(JSONNumber(1000.0).text == "1000")
     #expect(JSONNumber(text: "5.0").intValue == 5)
     #expect(JSONNumber(text: "5.5").intValue == nil)
   }

@@ -66,6 +66,18 @@ import Testing
     )
   }
 
+  /// Hostile-input review: `"advPrd":760.0` went out where both SDKs send `760` (org.json and JSONSerialization write an
+  /// integral float without a fraction); 152.5 keeps its fraction.
+  @Test func anIntegralAdvertisingPeriodIsWrittenWithoutAFraction() throws {
+    var slot = SlotConfig(slot: 0, type: .iBeacon)
+    slot[SlotKey.advPrd] = 760.0
+    var other = SlotConfig(slot: 1, type: .eddystoneUID)
+    other[SlotKey.advPrd] = 152.5
+    let bytes = try WriteRequest.bytes(for: KBeaconConfiguration(slots: [slot, other]))
+    #expect(bytes == Array(#"{"msg":"cfg","advObj":[{"slot":0,"type":5,"advPrd":760},{"slot":1,"type":2,"advPrd":152.5}]}"#.utf8),
+      "\(String(decoding: bytes, as: UTF8.self))")
+  }
+
   @Test func cfgRefusesWhatTheSDKRefuses() {
     var tooLoud = SlotConfig(slot: 0, type: .iBeacon)
     tooLoud[SlotKey.txPwr] = 4

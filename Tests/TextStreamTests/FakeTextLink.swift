@@ -16,6 +16,7 @@ final class FakeTextLink: TextStreamLink {
     var writes: [[UInt8]] = []
     var held: [CheckedContinuation<Void, any Error>] = []
     var autoAck = true
+    var notified = 0
   }
   private let state = Mutex(State())
   /// Signalled after every write and hold.
@@ -53,7 +54,13 @@ final class FakeTextLink: TextStreamLink {
       throwing: ATTRequestError(code: code, request: ATTOpcode.writeRequest.rawValue, handle: 0x0010))
   }
 
-  func notify(_ text: String) { sink.yield(Array(text.utf8)) }
+  func notify(_ text: String) {
+    state.withLock { $0.notified += 1 }
+    sink.yield(Array(text.utf8))
+  }
+
+  /// What `notify` has sent so far, counted as it is sent (as a GATT client counts PDUs as they arrive).
+  var notificationsReceived: Int? { get async { state.withLock { $0.notified } } }
   func drop() { sink.finish() }
 
   func notifications() async -> AsyncStream<[UInt8]> { stream }

@@ -39,6 +39,8 @@ public actor GATTClient {
   private var pending: PendingRequest?
   private var nextTransaction = 0
   private var subscribers: [UInt16: [Int: AsyncStream<[UInt8]>.Continuation]] = [:]
+  /// Notifications and indications received so far, per value handle (`notificationCount(for:)`).
+  private var notified: [UInt16: Int] = [:]
   private var nextSubscriber = 0
 
   private struct PendingRequest {
@@ -258,7 +260,14 @@ public actor GATTClient {
     subscribers[handle]?[id] = nil
   }
 
+  /// How many notifications and indications of `valueHandle` this link has received so far. PDUs are handled
+  /// in arrival order, so a count read before a request is sent counts exactly what the server sent before it
+  /// saw the request (what a text-stream client needs to tell a line the device sent on its own from the
+  /// start of an answer).
+  public func notificationCount(for valueHandle: UInt16) -> Int { notified[valueHandle, default: 0] }
+
   private func deliver(_ value: [UInt8], for handle: UInt16) {
+    notified[handle, default: 0] += 1
     guard let streams = subscribers[handle] else { return }
     for id in streams.keys.sorted() { streams[id]?.yield(value) }
   }

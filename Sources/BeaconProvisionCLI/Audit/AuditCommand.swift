@@ -113,7 +113,7 @@ struct AuditCommand: AsyncParsableCommand, LoggingCommand {
     if let output { try AuditOutputPath(path: output).checkWritable() }
     let full = try await AuditRunner(command: self).run()
     let report = hideUnmanaged ? full.hidingUnmanaged() : full
-    let text = try chosenFormat.render(report)
+    let text = try chosenFormat.render(report, forTerminal: output == nil)
     if let output {
       do {
         try await BlockingIO.run { try Data(text.utf8).write(to: URL(fileURLWithPath: output), options: .atomic) }
@@ -128,8 +128,8 @@ struct AuditCommand: AsyncParsableCommand, LoggingCommand {
         + "; report: \(output)")
     } else {
       // On standard output (a terminal, most likely), the Markdown and HTML reports show outside text (device
-      // names, a server's words) with control characters escaped; JSON escapes them itself, and CSV keeps
-      // RFC 4180's CRLF line ends, so both go out as rendered.
+      // names, a server's words) with control characters escaped; JSON escapes them itself, and CSV escapes
+      // its fields' own (it keeps RFC 4180's CRLF between rows), so both go out as rendered.
       let shown = chosenFormat == .md || chosenFormat == .html ? TerminalText.escaped(text, keepingLineBreaks: true) : text
       print(shown, terminator: "")
     }
@@ -141,10 +141,11 @@ struct AuditCommand: AsyncParsableCommand, LoggingCommand {
 enum AuditFormat: String, ExpressibleByArgument, CaseIterable {
   case json, csv, md, html
 
-  func render(_ report: AuditReport) throws -> String {
+  /// `forTerminal`: for standard output (CSV fields then escape their line breaks too: `AuditCSV`).
+  func render(_ report: AuditReport, forTerminal: Bool = false) throws -> String {
     switch self {
     case .json: try AuditJSON.render(report)
-    case .csv: AuditCSV.render(report)
+    case .csv: AuditCSV.render(report, forTerminal: forTerminal)
     case .md: AuditMarkdown.render(report)
     case .html: AuditHTML.render(report)
     }

@@ -91,7 +91,7 @@ struct AuditRunner {
 
   /// `identities`: rows may name a beacon identity (only the monitor's inventory; `Inventory`).
   static func loadInventory(_ file: String, identities: Bool = false) throws -> Inventory {
-    let data = try InputFile.read(file)
+    let data = try InputFile.read(file, limit: .inventory)
     do {
       return try Inventory.parse(Array(data), file: file, identities: identities)
     } catch {

@@ -45,9 +45,9 @@ struct DFUDeviceOptions: ParsableArguments {
     if let publicKey {
       let pem: String
       do {
-        pem = try String(contentsOfFile: publicKey, encoding: .utf8)
+        pem = String(decoding: try InputFile.read(publicKey, limit: .smallText), as: UTF8.self)
       } catch {
-        throw CLIFailure("cannot read the public key \(publicKey)")
+        throw CLIFailure("--public-key: \(error)")
       }
       do {
         key = try DFUPublicKey(pem: pem)

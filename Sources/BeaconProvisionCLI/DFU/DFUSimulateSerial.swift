@@ -45,7 +45,7 @@ struct DFUSimulateSerial: AsyncParsableCommand {
     config.applicationVersion = applicationVersion
     if let publicKey {
       do {
-        config.publicKey = try DFUPublicKey(pem: String(contentsOfFile: publicKey, encoding: .utf8))
+        config.publicKey = try DFUPublicKey(pem: String(decoding: try InputFile.read(publicKey, limit: .smallText), as: UTF8.self))
       } catch {
         throw CLIFailure("\(publicKey): not a readable PEM public key")
       }

@@ -51,7 +51,7 @@ struct FirmwareSourceOptions: ParsableArguments {
   func location(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> CatalogueLocation {
     var text = catalog ?? environment[Self.environmentVariable].flatMap { $0.isEmpty ? nil : $0 }
     let config = Self.configFile(environment: environment)
-    if text == nil, let data = FileManager.default.contents(atPath: config) {
+    if text == nil, let data = try InputFile.readIfPresent(config, limit: .config) {
       do {
         let value = try JSONParser.parse([UInt8](data))
         guard case .object(let object) = value else { throw CLIFailure("\(config): expected an object like {\"firmwareCatalog\": \"https://…/\"}") }

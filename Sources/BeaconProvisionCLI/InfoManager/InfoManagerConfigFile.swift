@@ -18,7 +18,7 @@ struct InfoManagerConfigFile: Equatable {
 
   /// The object in the file at `path`; empty when the file or the object is absent.
   static func read(path: String) throws -> InfoManagerConfigFile {
-    guard let data = FileManager.default.contents(atPath: path) else { return InfoManagerConfigFile() }
+    guard let data = try InputFile.readIfPresent(path, limit: .config) else { return InfoManagerConfigFile() }
     return try decode([UInt8](data), path: path)
   }
 

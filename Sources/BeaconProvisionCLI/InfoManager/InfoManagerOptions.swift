@@ -100,7 +100,8 @@ struct InfoManagerOptions: ParsableArguments {
   }
 
   private static func firstLine(_ path: String, _ flag: String) throws -> String {
-    guard let data = FileManager.default.contents(atPath: path) else { throw CLIFailure("\(flag): cannot read \(path)") }
+    let data: Data
+    do { data = try InputFile.read(path, limit: .smallText) } catch { throw CLIFailure("\(flag): \(error)") }
     let line = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).first ?? ""
     let text = line.hasSuffix("\r") ? String(line.dropLast()) : String(line)
     guard !text.isEmpty else { throw CLIFailure("\(flag): the first line of \(path) is empty") }

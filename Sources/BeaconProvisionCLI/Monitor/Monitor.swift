@@ -144,7 +144,7 @@ struct Monitor: AsyncParsableCommand, LoggingCommand {
   func loadEvents() throws -> EventFile {
     let extra = webhook.map { EventAction.webhook(url: $0) }
     guard let events else { return EventFile.standard(actions: extra) }
-    let data = try InputFile.read(events)
+    let data = try InputFile.read(events, limit: .events)
     do {
       return try EventFileDecoder.decode(Array(data), file: events, extraActions: extra)
     } catch {

@@ -23,10 +23,8 @@ enum WebhookHeaderFile {
   static let reserved: Set<String> = ["content-type", "idempotency-key", "content-length", "host"]
 
   static func load(_ path: String) throws -> WebhookHeaders {
-    var isDirectory: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
-      let data = FileManager.default.contents(atPath: path)
-    else { throw CLIFailure("--webhook-header-file \(path): no such file, or not a readable file") }
+    let data: Data
+    do { data = try InputFile.read(path, limit: .smallText) } catch { throw CLIFailure("--webhook-header-file: \(error)") }
     guard let text = String(data: data, encoding: .utf8) else { throw CLIFailure("--webhook-header-file \(path): not UTF-8 text") }
     return try parse(text, file: path)
   }

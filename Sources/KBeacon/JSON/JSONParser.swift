@@ -137,7 +137,7 @@ public struct JSONParser {
       let keyPosition = position()
       let key = try string()
       skipWhitespace()
-      guard peek == UInt8(ascii: ":") else { throw error("expected ':' after key \"\(key)\"") }
+      guard peek == UInt8(ascii: ":") else { throw error("expected ':' after key \"\(key.echoed)\"") }
       index += 1
       trail.append(.key(key))
       members.append(SourceJSON.Member(key: key, keyPosition: keyPosition, value: try value(depth: depth + 1)))
@@ -149,7 +149,7 @@ public struct JSONParser {
         index += 1
         return .object(members)
       case nil: throw error("unexpected end of file: expected ',' or '}'")
-      default: throw error("expected ',' or '}' after the value of \"\(key)\"")
+      default: throw error("expected ',' or '}' after the value of \"\(key.echoed)\"")
       }
     }
   }

@@ -1,3 +1,5 @@
+import BeaconCore
+
 /// A place in a text file: 1-based line and column (columns count Unicode scalars), and the byte offset.
 public struct SourcePosition: Sendable, Hashable, Comparable, CustomStringConvertible {
   public var line: Int
@@ -93,7 +95,7 @@ extension JSONValue {
       var object = JSONObject()
       for member in members {
         guard object[member.key] == nil else {
-          throw JSONSyntaxError(message: "duplicate key \"\(member.key)\"", position: member.keyPosition)
+          throw JSONSyntaxError(message: "duplicate key \"\(member.key.echoed)\"", position: member.keyPosition)
         }
         object[member.key] = try JSONValue(member.value)
       }

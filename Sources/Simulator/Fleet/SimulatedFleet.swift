@@ -73,6 +73,8 @@ public struct SimulatedFleet: Sendable, Hashable, Codable {
     do {
       return try JSONDecoder().decode(SimulatedFleet.self, from: data)
     } catch let error as DecodingError {
+      // A number beyond Double reads to Foundation as broken JSON or the wrong type: named as out of range.
+      if let outOfRange = FleetFileNumbers.outOfRange([UInt8](data), file: file) { throw outOfRange }
       throw FleetFileError(file: file, decoding: error)
     } catch {
       throw FleetFileError(file: file, jsonPath: nil, message: "\(error)")

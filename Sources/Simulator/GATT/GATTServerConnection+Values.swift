@@ -72,7 +72,11 @@ extension GATTServerConnection {
       let bits = UInt16(value[0]) | UInt16(value[1]) << 8
       let allowed: UInt16 = (c.properties.contains(.notify) ? 0x01 : 0) | (c.properties.contains(.indicate) ? 0x02 : 0)
       guard bits & ~allowed == 0 else { throw ATTFailure(.cccdImproperlyConfigured, a.handle) }
+      let wasOff = (cccd[valueHandle] ?? 0) & 0x01 == 0
       setCCCD(bits, forValue: valueHandle)
+      if wasOff, bits & 0x01 != 0, let onSubscribe = c.onSubscribe {
+        afterResponse { [self] in await onSubscribe(self) }
+      }
     case .descriptor:
       await server.setStoredValue(value, at: a.handle)
     case .service, .include, .declaration:

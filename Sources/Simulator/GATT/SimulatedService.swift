@@ -74,6 +74,9 @@ public struct SimulatedCharacteristic: Sendable {
   /// When true, writes fail with CCCD Improperly Configured (0xFD, Core Supplement Part B §1.2.2) unless
   /// this connection enabled notifications or indications first — as a Nordic DFU control point does.
   public var requiresSubscriptionForWrites: Bool
+  /// Run after the Write Response when a connection turns notifications on (a text-stream device that
+  /// greets its client).
+  public var onSubscribe: (@Sendable (_ connection: GATTServerConnection) async -> Void)? = nil
 
   public init(
     uuid: BluetoothUUID, properties: GATTCharacteristicProperties, value: [UInt8] = [],

@@ -15,6 +15,10 @@ import TextStream
 /// - While an answer is still going out, a write is refused with «Procedure Already in Progress» (0xFE),
 ///   the busy refusal the client reports as `TextStreamError.deviceBusy`; with `alwaysBusy` every write is.
 /// - State (an AT device's settings) lives here, across links; `onChange` saves it (the simulator's flash).
+/// - With a `greeting`, the device notifies it (plus CRLF) as soon as a client turns Tx notifications on, as
+///   a module that reports `+EVENT:CONNECTED` does; with a `lateFragment`, every answer is followed
+///   `lateFragmentDelay` after its last notification by that text (plus CRLF), an answer's tail later than
+///   the client's inter-fragment timeout. The device takes new commands meanwhile.
 public actor SimulatedTextDevice {
   public enum Commands: Sendable {
     case reader(SimulatedReaderCommands)
@@ -27,6 +31,8 @@ public actor SimulatedTextDevice {
   public nonisolated let answerDelay: Duration
   public nonisolated let fragmentGap: Duration
   public nonisolated let alwaysBusy: Bool
+  public nonisolated let greeting: String?
+  public nonisolated let lateFragment: (text: String, delay: Duration)?
   /// Every command line received, in order (tests).
   public private(set) var received: [String] = []
   /// Writes refused busy so far.
@@ -39,10 +45,12 @@ public actor SimulatedTextDevice {
 
   public init(
     address: BluetoothAddress, profile: TextStreamProfile, commands: Commands, answerDelay: Duration,
-    fragmentGap: Duration, alwaysBusy: Bool = false, dropLinkMidAnswers: Int = 0,
-    onChange: (@Sendable () async -> Void)? = nil
+    fragmentGap: Duration, alwaysBusy: Bool = false, dropLinkMidAnswers: Int = 0, greeting: String? = nil,
+    lateFragment: (text: String, delay: Duration)? = nil, onChange: (@Sendable () async -> Void)? = nil
   ) {
     self.dropsLeft = dropLinkMidAnswers
+    self.greeting = greeting
+    self.lateFragment = lateFragment
     self.address = address
     self.profile = profile
     self.commands = commands
@@ -60,11 +68,16 @@ public actor SimulatedTextDevice {
 
   public nonisolated func makeServer(name: String) -> GATTServer {
     let device = self
+    var tx = SimulatedCharacteristic(uuid: profile.tx, properties: [.notify])
+    if let greeting {
+      let (uuid, bytes) = (profile.tx, Array((greeting + "\r\n").utf8))
+      tx.onSubscribe = { connection in _ = await connection.notify(uuid, bytes) }
+    }
     var characteristics = [
       SimulatedCharacteristic(
         uuid: profile.rx, properties: profile.packetSize == nil ? [.write, .writeWithoutResponse] : [.write]
       ) { write in try await device.receive(write) },
-      SimulatedCharacteristic(uuid: profile.tx, properties: [.notify]),
+      tx,
     ]
     for extra in profile.extras {
       characteristics.append(
@@ -124,7 +137,17 @@ public actor SimulatedTextDevice {
       let chunk = Array(answer[start..<min(answer.count, start + size)])
       guard await connection.notify(profile.tx, chunk) else { return }
     }
-    if cut { await connection.disconnect() }
+    if cut {
+      await connection.disconnect()
+      return
+    }
+    if let lateFragment {
+      let (uuid, bytes) = (profile.tx, Array((lateFragment.text + "\r\n").utf8))
+      Task {
+        try? await Task.sleep(for: lateFragment.delay)
+        _ = await connection.notify(uuid, bytes)
+      }
+    }
   }
 
   /// A link ended: a half-received line is dropped.

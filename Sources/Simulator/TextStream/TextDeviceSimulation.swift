@@ -89,7 +89,9 @@ public final class TextDeviceSimulation: Sendable {
     return SimulatedTextDevice(
       address: entry.address, profile: profile, commands: commands,
       answerDelay: .milliseconds(section.answerDelayMs ?? 30), fragmentGap: .milliseconds(section.fragmentGapMs ?? 20),
-      alwaysBusy: section.busy ?? false, dropLinkMidAnswers: section.dropLinkMidAnswer ?? 0, onChange: { [weak self] in await self?.currentChangeHandler()?() })
+      alwaysBusy: section.busy ?? false, dropLinkMidAnswers: section.dropLinkMidAnswer ?? 0, greeting: section.greeting,
+      lateFragment: section.lateFragment.map { ($0, .milliseconds(section.lateFragmentMs ?? 500)) },
+      onChange: { [weak self] in await self?.currentChangeHandler()?() })
   }
 
   private func currentChangeHandler() -> (@Sendable () async -> Void)? { changeHandler.withLock { $0 } }

@@ -21,6 +21,9 @@ import TextStream
 /// - `dropLinkMidAnswer`: the first N answers are cut: the device drops the link after sending half of the
 ///   answer's bytes (a device disconnecting mid-command; a setting the command made stays made) (fault
 ///   injection, 0…100; the fault matrix drives it).
+/// - `greeting`: a line the device notifies as soon as a client subscribes (e.g. `+EVENT:CONNECTED`).
+/// - `lateFragment`, `lateFragmentMs`: a line the device sends after each answer, `lateFragmentMs` (default
+///   500; 0…60000) after its last notification: later than the client's inter-fragment timeout.
 public struct TextStreamSection: Sendable, Hashable, Codable {
   public var profile: String?
   public var answerDelayMs: Int?
@@ -29,11 +32,18 @@ public struct TextStreamSection: Sendable, Hashable, Codable {
   public var busy: Bool?
   public var txPower: Int?
   public var dropLinkMidAnswer: Int?
+  public var greeting: String?
+  public var lateFragment: String?
+  public var lateFragmentMs: Int?
 
   public init(
     profile: String? = nil, answerDelayMs: Int? = nil, fragmentGapMs: Int? = nil, tags: Int? = nil,
-    busy: Bool? = nil, txPower: Int? = nil, dropLinkMidAnswer: Int? = nil
+    busy: Bool? = nil, txPower: Int? = nil, dropLinkMidAnswer: Int? = nil, greeting: String? = nil,
+    lateFragment: String? = nil, lateFragmentMs: Int? = nil
   ) {
+    self.greeting = greeting
+    self.lateFragment = lateFragment
+    self.lateFragmentMs = lateFragmentMs
     self.profile = profile
     self.answerDelayMs = answerDelayMs
     self.fragmentGapMs = fragmentGapMs
@@ -43,7 +53,9 @@ public struct TextStreamSection: Sendable, Hashable, Codable {
     self.dropLinkMidAnswer = dropLinkMidAnswer
   }
 
-  enum CodingKeys: String, CodingKey, CaseIterable { case profile, answerDelayMs, fragmentGapMs, tags, busy, txPower, dropLinkMidAnswer }
+  enum CodingKeys: String, CodingKey, CaseIterable {
+    case profile, answerDelayMs, fragmentGapMs, tags, busy, txPower, dropLinkMidAnswer, greeting, lateFragment, lateFragmentMs
+  }
 
   public init(from decoder: any Decoder) throws {
     try decoder.rejectUnknownKeys(CodingKeys.self)
@@ -55,8 +67,12 @@ public struct TextStreamSection: Sendable, Hashable, Codable {
     busy = try c.decodeIfPresent(Bool.self, forKey: .busy)
     txPower = try c.decodeIfPresent(Int.self, forKey: .txPower)
     dropLinkMidAnswer = try c.decodeIfPresent(Int.self, forKey: .dropLinkMidAnswer)
+    greeting = try c.decodeIfPresent(String.self, forKey: .greeting)
+    lateFragment = try c.decodeIfPresent(String.self, forKey: .lateFragment)
+    lateFragmentMs = try c.decodeIfPresent(Int.self, forKey: .lateFragmentMs)
     for (key, value, range) in [
       (CodingKeys.answerDelayMs, answerDelayMs, 0...60000), (.fragmentGapMs, fragmentGapMs, 0...60000),
+      (.lateFragmentMs, lateFragmentMs, 0...60000),
       (.tags, tags, 0...200), (.dropLinkMidAnswer, dropLinkMidAnswer, 0...100),
     ] {
       if let value, !range.contains(value) { throw invalidValue(decoder, key, "\(value) is outside \(range)") }

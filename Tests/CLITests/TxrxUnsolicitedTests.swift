@@ -1,0 +1,41 @@
+import Foundation
+import KBeacon
+import Testing
+
+@testable import BeaconProvisionCLI
+
+/// Hostile-input review, text-stream devices: a reader that says `+EVENT:CONNECTED` as soon as it is subscribed and
+/// sends `+EVENT:LATE` 700 ms after each answer (later than --timeout-next 0.5). Both are shown as
+/// unsolicited — in the text output and in --json's own fields — and neither is inside the answer.
+@Suite(.isolatedState, .timeLimit(.minutes(3))) struct TxrxUnsolicitedTests {
+  static let address = "C7:08:00:00:00:20"
+
+  func withFleet(_ body: (String) async throws -> Void) async throws {
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent("txrx-unsolicited-\(UUID().uuidString).json")
+    try Data(#"""
+      {"version":1,"devices":[{"address":"\#(Self.address)","kind":"tertiumReader",
+        "textStream":{"greeting":"+EVENT:CONNECTED","lateFragment":"+EVENT:LATE","lateFragmentMs":700}}]}
+      """#.utf8).write(to: file)
+    defer { try? FileManager.default.removeItem(at: file) }
+    try await body("sim:\(file.path)")
+  }
+
+  func run(_ arguments: [String]) async throws -> [String] {
+    let command = try #require(try BeaconProvision.parseAsRoot(["txrx"] + arguments) as? TxrxCommand)
+    let out = KBeaconCommandTests.Lines()
+    try await command.execute { out.append($0) }
+    return out.all
+  }
+
+  @Test func aGreetingAndALateTailAreShownAsUnsolicited() async throws {
+    try await withFleet { adapter in
+      let lines = try await run([Self.address, "VER", "--adapter", adapter, "--timeout-next", "0.5"])
+      #expect(lines == ["(unsolicited) +EVENT:CONNECTED", "TxRx-SIM 1.0 tertium-txrx", "(unsolicited) +EVENT:LATE"], "\(lines)")
+      let json = try await run([Self.address, "VER", "--adapter", adapter, "--timeout-next", "0.5", "--json"]).joined(separator: "\n")
+      let first = try #require(try JSONParser.parse(json).arrayValue?.first?.objectValue)
+      #expect(first["answer"]?.stringValue == "TxRx-SIM 1.0 tertium-txrx\r\n")
+      #expect(first["unsolicited"] == .array([.string("+EVENT:CONNECTED")]))
+      #expect(first["unsolicitedAfter"] == .array([.string("+EVENT:LATE")]))
+    }
+  }
+}
