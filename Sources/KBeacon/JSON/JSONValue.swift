@@ -53,7 +53,7 @@ public struct JSONNumber: Hashable, Sendable, CustomStringConvertible {
   public init(_ value: Int) { text = String(value) }
 
   /// An integral value prints without a fraction, as the SDKs send a float such as `advPrd` 760 ms
-  /// (kbeacon-protocol.md §6.4: "float ms", Apple-friendly values 152.5 … 760 … 1285): Android's org.json
+  /// (docs/protocols/kbeacon.md §6.4: "float ms", Apple-friendly values 152.5 … 760 … 1285): Android's org.json
   /// writes a double equal to its long as the long, and Apple's JSONSerialization writes 760.0 as `760`, so
   /// `"advPrd":760` is what a device has always been sent; `760.0` came only from this tool.
   /// Other values print as Swift's shortest round-trip text (`1022.5`, `1e-05`).
