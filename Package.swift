@@ -1,7 +1,7 @@
+import Foundation
 // swift-tools-version: 6.1
 // beacon-provision — keeps a fleet of BLE beacons configured and up to date. GPL-2.0-or-later.
 import PackageDescription
-import Foundation
 
 /// Settings every Swift target shares: Swift 6 language mode (strict concurrency) is the package default.
 let strict: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
@@ -54,16 +54,22 @@ let package = Package(
     // MARK: orchestration (journal in SQLite through GRDB)
     .target(
       name: "Fleet",
-      dependencies: ["BeaconCore", "KBeacon", "NordicDFU", "OwnThreads", "Profiles", "TextStream", .product(name: "GRDB", package: "GRDB.swift")],
+      dependencies: [
+        "BeaconCore", "KBeacon", "NordicDFU", "OwnThreads", "Profiles", "TextStream",
+        .product(name: "GRDB", package: "GRDB.swift"),
+      ],
       swiftSettings: strict),
 
     // MARK: live edges
     // The journal on a PostgreSQL server through libpq, shared by several gateways (issue #18)
-    .target(name: "SharedJournal", dependencies: ["BeaconCore", "Fleet", "CLibPQ", "OwnThreads"], swiftSettings: strict),
+    .target(
+      name: "SharedJournal", dependencies: ["BeaconCore", "Fleet", "CLibPQ", "OwnThreads"], swiftSettings: strict),
     .target(name: "NordicDFUIO", dependencies: ["NordicDFU", "CZip", "CPipe", "OwnThreads"], swiftSettings: strict),
     .target(name: "BlueZ", dependencies: ["BeaconCore", "CBlueZ", "CPipe", "OwnThreads"], swiftSettings: strict),
     .target(name: "Cloud", dependencies: ["BeaconCore", "CCurl", "CPipe", "OwnThreads"], swiftSettings: strict),
-    .target(name: "InfoManagerCloud", dependencies: ["BeaconCore", "Cloud", "InfoManager", "OwnThreads"], swiftSettings: strict),
+    .target(
+      name: "InfoManagerCloud", dependencies: ["BeaconCore", "Cloud", "InfoManager", "OwnThreads"],
+      swiftSettings: strict),
     // Loopback TCP ports for local servers (the tests' nginx, provision-bench http-download's)
     .target(name: "Loopback", swiftSettings: strict),
     .target(
@@ -81,7 +87,8 @@ let package = Package(
     .target(
       name: "CampaignPipeline",
       dependencies: [
-        "BeaconCore", "Cloud", "Firmware", "FirmwareStore", "Fleet", "KBeacon", "NordicDFU", "NordicDFUIO", "OwnThreads", "Profiles",
+        "BeaconCore", "Cloud", "Firmware", "FirmwareStore", "Fleet", "KBeacon", "NordicDFU", "NordicDFUIO",
+        "OwnThreads", "Profiles",
         "SharedJournal", "TextStream",
       ],
       swiftSettings: strict),
@@ -90,8 +97,10 @@ let package = Package(
     .target(
       name: "BeaconProvisionCLI",
       dependencies: [
-        "BeaconCore", "BlueZ", "CampaignPipeline", "Fleet", "KBeacon", "NordicDFU", "NordicDFUIO", "Profiles", "Simulator", "Cloud",
-        "Firmware", "FirmwareStore", "Audit", "TextStream", "Presence", "SharedJournal", "InfoManager", "InfoManagerCloud",
+        "BeaconCore", "BlueZ", "CampaignPipeline", "Fleet", "KBeacon", "NordicDFU", "NordicDFUIO", "Profiles",
+        "Simulator", "Cloud",
+        "Firmware", "FirmwareStore", "Audit", "TextStream", "Presence", "SharedJournal", "InfoManager",
+        "InfoManagerCloud",
         "OwnThreads", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],
@@ -99,49 +108,69 @@ let package = Package(
     .executableTarget(name: "beacon-provision", dependencies: ["BeaconProvisionCLI"], swiftSettings: strict),
     .executableTarget(
       name: "provision-bench",
-      dependencies: ["BeaconCore", "Cloud", "Fleet", "KBeacon", "Loopback", "NordicDFU", "OwnThreads", "Profiles", "Simulator"],
+      dependencies: [
+        "BeaconCore", "Cloud", "Fleet", "KBeacon", "Loopback", "NordicDFU", "OwnThreads", "Profiles", "Simulator",
+      ],
       swiftSettings: strict),
 
     // MARK: tests
     // Real servers on loopback (nginx, a private CA) shared by CloudTests and CLITests (issue #12); AuditTests
     // runs a real browser with its process helpers.
     .target(
-      name: "TestServers", dependencies: ["Cloud", "Loopback", "OwnThreads"], path: "Tests/TestServers", exclude: ["InfoManager"],
+      name: "TestServers", dependencies: ["Cloud", "Loopback", "OwnThreads"], path: "Tests/TestServers",
+      exclude: ["InfoManager"],
       swiftSettings: strict),
     // A manual clock and a state signal for the test targets that drive timers.
     .target(name: "TestClocks", path: "Tests/TestClocks", swiftSettings: strict),
     .testTarget(name: "BeaconCoreTests", dependencies: ["BeaconCore", "TestClocks"], swiftSettings: strict),
-    .testTarget(name: "TextStreamTests", dependencies: ["TextStream", "BeaconCore", "TestClocks"], swiftSettings: strict),
-    .testTarget(name: "AuditTests", dependencies: ["Audit", "BeaconCore", "Profiles", "TestServers"], swiftSettings: strict),
+    .testTarget(
+      name: "TextStreamTests", dependencies: ["TextStream", "BeaconCore", "TestClocks"], swiftSettings: strict),
+    .testTarget(
+      name: "AuditTests", dependencies: ["Audit", "BeaconCore", "Profiles", "TestServers"], swiftSettings: strict),
     .testTarget(name: "ProfilesTests", dependencies: ["Profiles"], swiftSettings: strict),
     .testTarget(name: "PresenceTests", dependencies: ["Presence", "BeaconCore", "Profiles"], swiftSettings: strict),
-    .testTarget(name: "FleetTests", dependencies: ["Fleet", "KBeacon", "OwnThreads", "Profiles", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strict),
+    .testTarget(
+      name: "FleetTests",
+      dependencies: ["Fleet", "KBeacon", "OwnThreads", "Profiles", .product(name: "GRDB", package: "GRDB.swift")],
+      swiftSettings: strict),
     .testTarget(
       name: "SharedJournalTests", dependencies: ["SharedJournal", "Fleet", "BeaconCore", "Profiles", "TestServers"],
       swiftSettings: strict),
-    .testTarget(name: "CloudTests", dependencies: ["Cloud", "TestServers"], exclude: ["Fixtures"], swiftSettings: strict),
+    .testTarget(
+      name: "CloudTests", dependencies: ["Cloud", "TestServers"], exclude: ["Fixtures"], swiftSettings: strict),
     .testTarget(
       name: "FirmwareTests", dependencies: ["Firmware", "FirmwareStore", "Cloud", "KBeacon", "NordicDFU", "Profiles"],
       swiftSettings: strict),
     .testTarget(
-      name: "InfoManagerTests", dependencies: ["InfoManager", "InfoManagerCloud", "Cloud", "BeaconCore", "Simulator", "TestServers", "TestClocks"],
+      name: "InfoManagerTests",
+      dependencies: [
+        "InfoManager", "InfoManagerCloud", "Cloud", "BeaconCore", "Simulator", "TestServers", "TestClocks",
+      ],
       swiftSettings: strict),
     .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "OwnThreads"], swiftSettings: strict),
     .testTarget(name: "OwnThreadsTests", dependencies: ["OwnThreads"], swiftSettings: strict),
     .testTarget(name: "KBeaconTests", dependencies: ["KBeacon"], swiftSettings: strict),
-    .testTarget(name: "NordicDFUTests", dependencies: ["NordicDFU", "NordicDFUIO", "OwnThreads"], swiftSettings: strict),
     .testTarget(
-      name: "SimulatorTests", dependencies: ["Simulator", "BlueZ", "KBeacon", "NordicDFU", "NordicDFUIO", "TextStream"], exclude: ["Fixtures"],
+      name: "NordicDFUTests", dependencies: ["NordicDFU", "NordicDFUIO", "OwnThreads"], swiftSettings: strict),
+    .testTarget(
+      name: "SimulatorTests",
+      dependencies: ["Simulator", "BlueZ", "KBeacon", "NordicDFU", "NordicDFUIO", "TextStream"], exclude: ["Fixtures"],
       swiftSettings: strict),
     .testTarget(
       name: "SystemLibraryTests", dependencies: ["CBlueZ", "CCurl", "CZip", "CCrypto", "BlueZ"], swiftSettings: strict),
     .testTarget(
       name: "CampaignPipelineTests",
-      dependencies: ["CampaignPipeline", "BeaconCore", "Fleet", "KBeacon", "NordicDFU", "NordicDFUIO", "Profiles", "Simulator"],
+      dependencies: [
+        "CampaignPipeline", "BeaconCore", "Fleet", "KBeacon", "NordicDFU", "NordicDFUIO", "Profiles", "Simulator",
+      ],
       swiftSettings: strict),
     .testTarget(
       name: "CLITests",
-      dependencies: ["BeaconProvisionCLI", "CampaignPipeline", "FirmwareStore", "InfoManager", "NordicDFUIO", "OwnThreads", "Presence", "Simulator", "TestServers", "SharedJournal", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+      dependencies: [
+        "BeaconProvisionCLI", "CampaignPipeline", "FirmwareStore", "InfoManager", "NordicDFUIO", "OwnThreads",
+        "Presence", "Simulator", "TestServers", "SharedJournal",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ],
       exclude: ["Golden", "Fixtures"], swiftSettings: strict),
   ]
 )

@@ -23,7 +23,8 @@ public struct AirDrift: Sendable {
 
   public func drift(desired: DeviceConfigView, heard record: DeviceRecord) -> [AuditDrift] {
     var drift: [AuditDrift] = []
-    if let name = desired.common["name"]?.textValue, record.name != nil || record.scanResponses > 0, record.name != name {
+    if let name = desired.common["name"]?.textValue, record.name != nil || record.scanResponses > 0, record.name != name
+    {
       drift.append(AuditDrift(scope: "device", key: "name", expected: name, actual: record.name, source: .air))
     }
     let slots = desired.slots.sorted { $0.key < $1.key }.filter { Self.advertises($0.value) }
@@ -39,8 +40,10 @@ public struct AirDrift: Sendable {
     }
     let wantConnectable = Set(slots.compactMap { $0.value["conn"]?.intValue.map { $0 != 0 } })
     if wantConnectable.count == 1, let want = wantConnectable.first, slots.allSatisfy({ $0.value["conn"] != nil }),
-      let heard = record.connectable, heard != want {
-      drift.append(AuditDrift(scope: "device", key: "connectable", expected: String(want), actual: String(heard), source: .air))
+      let heard = record.connectable, heard != want
+    {
+      drift.append(
+        AuditDrift(scope: "device", key: "connectable", expected: String(want), actual: String(heard), source: .air))
     }
     if let interval = intervalDrift(slots.map(\.value), record) { drift.append(interval) }
     return drift
@@ -68,10 +71,15 @@ public struct AirDrift: Sendable {
     var heard: [(key: String, field: String, value: String)] = []
     switch frame {
     case .iBeacon(let f):
-      heard = [("uuid", "iBeacon.uuid", f.uuid.description), ("majorID", "iBeacon.major", String(f.major)),
-        ("minorID", "iBeacon.minor", String(f.minor))]
+      heard = [
+        ("uuid", "iBeacon.uuid", f.uuid.description), ("majorID", "iBeacon.major", String(f.major)),
+        ("minorID", "iBeacon.minor", String(f.minor)),
+      ]
     case .eddystoneUID(let f):
-      heard = [("nid", "eddystoneUID.namespace", "0x" + f.namespace.description), ("sid", "eddystoneUID.instance", "0x" + f.instance.description)]
+      heard = [
+        ("nid", "eddystoneUID.namespace", "0x" + f.namespace.description),
+        ("sid", "eddystoneUID.instance", "0x" + f.instance.description),
+      ]
     case .eddystoneURL(let f):
       heard = [("url", "eddystoneURL.url", f.url)]
     default:
@@ -94,7 +102,8 @@ public struct AirDrift: Sendable {
     let wanted = 1 / periods.map { 1 / $0 }.reduce(0, +)
     let heard = (record.lastSeen - record.firstSeen) * 1000 / Double(record.advertisingReports - 1)
     guard heard >= wanted * slowFactor else { return nil }
-    return AuditDrift(scope: "device", key: "advertising interval", expected: "≈ \(Int(wanted.rounded())) ms",
+    return AuditDrift(
+      scope: "device", key: "advertising interval", expected: "≈ \(Int(wanted.rounded())) ms",
       actual: "≈ \(Int(heard.rounded())) ms", source: .air)
   }
 }

@@ -35,7 +35,8 @@ public struct AuditAssembler: Sendable {
       frames: record.map { $0.frames.filter { !$0.isMalformed }.map(\.kind.rawValue) } ?? known.frames,
       lastApply: known.lastApply, lastDFU: known.lastDFU, history: known.history, infoManager: s.infoManager)
     let battery = record.map(Self.battery) ?? AuditBattery()
-    let merged = AuditBattery(percent: battery.percent ?? known.battery.percent, millivolts: battery.millivolts ?? known.battery.millivolts)
+    let merged = AuditBattery(
+      percent: battery.percent ?? known.battery.percent, millivolts: battery.millivolts ?? known.battery.millivolts)
     device.battery = merged.isEmpty ? nil : merged
     device.flags = flags(device, newest: s.newestFirmware)
     device.status = status(s, record: record, into: &device)
@@ -62,7 +63,9 @@ public struct AuditAssembler: Sendable {
       device.error = "not read: \(why)"
     case .read(let changes)?:
       device.drift += changes.map {
-        AuditDrift(scope: $0.scope.description, key: $0.key, expected: Self.text($0.new), actual: $0.old.map(Self.text), source: .read)
+        AuditDrift(
+          scope: $0.scope.description, key: $0.key, expected: Self.text($0.new), actual: $0.old.map(Self.text),
+          source: .read)
       }
     case nil where s.judgedOnlyByReading:
       device.error = "its profile's text commands are checked only by connecting (audit --connect)"
@@ -76,7 +79,9 @@ public struct AuditAssembler: Sendable {
   func flags(_ device: AuditDevice, newest: String?) -> [AuditFlag] {
     var flags: [AuditFlag] = []
     if let battery = device.battery, thresholds.isLow(battery) { flags.append(.lowBattery) }
-    if let newest = newest.flatMap(FirmwareVersion.init), let have = device.firmwareVersion.flatMap(FirmwareVersion.init), have < newest {
+    if let newest = newest.flatMap(FirmwareVersion.init),
+      let have = device.firmwareVersion.flatMap(FirmwareVersion.init), have < newest
+    {
       flags.append(.oldFirmware)
     }
     let runs = [device.lastApply, device.lastDFU].compactMap { $0 }

@@ -26,7 +26,8 @@ public enum AuditCSV {
       let fields: [String?] = [
         d.address, safe(d.name), d.status.rawValue, d.heard ? "yes" : "no", d.lastSeen.map(timestamp),
         d.rssi.map(String.init), d.battery?.percent.map(String.init), d.battery?.millivolts.map(String.init),
-        safe(d.model), safe(d.hardwareVersion), safe(d.firmwareVersion), safe(d.profile), safe(d.tags.joined(separator: ";")),
+        safe(d.model), safe(d.hardwareVersion), safe(d.firmwareVersion), safe(d.profile),
+        safe(d.tags.joined(separator: ";")),
         d.flags.map(\.rawValue).joined(separator: ";"), String(d.drift.count),
         safe(d.drift.map(describe).joined(separator: "; ")), safe(d.error), d.lastApply?.run, d.lastApply?.outcome,
         d.lastDFU?.run, d.lastDFU?.outcome, d.infoManager.map(\.text),
@@ -46,11 +47,13 @@ public enum AuditCSV {
   /// `text` with its control characters escaped; a file's fields keep their tabs and line breaks.
   static func neutralised(_ text: String, forTerminal: Bool) -> String {
     if forTerminal { return TerminalText.escaped(text) }
-    guard text.unicodeScalars.contains(where: { TerminalText.isControl($0) && !"\t\n\r".unicodeScalars.contains($0) }) else {
+    guard text.unicodeScalars.contains(where: { TerminalText.isControl($0) && !"\t\n\r".unicodeScalars.contains($0) })
+    else {
       return text
     }
     // Split at the kept characters, escape the pieces, join again.
-    var result = "", piece = ""
+    var result = ""
+    var piece = ""
     for scalar in text.unicodeScalars {
       if "\t\n\r".unicodeScalars.contains(scalar) {
         result += TerminalText.escaped(piece)
@@ -70,7 +73,8 @@ public enum AuditCSV {
   }
 
   static func safe(_ text: String?) -> String? {
-    guard let text, let first = text.unicodeScalars.first, "=+-@\t\r".unicodeScalars.contains(first), Double(text) == nil
+    guard let text, let first = text.unicodeScalars.first, "=+-@\t\r".unicodeScalars.contains(first),
+      Double(text) == nil
     else { return text }
     return "'" + text
   }

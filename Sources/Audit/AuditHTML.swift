@@ -14,8 +14,10 @@ import Foundation
 /// page honours `#filter=<status>`, `#q=<text>` and `#sort=<column>&dir=desc` in its URL.
 public enum AuditHTML {
   public static func render(_ report: AuditReport) -> String {
-    let style = AuditHTMLStyle.css, script = AuditHTMLScript.js
-    let policy = "default-src 'none'; style-src \(SHA256.cspSource(style)); script-src \(SHA256.cspSource(script)); "
+    let style = AuditHTMLStyle.css
+    let script = AuditHTMLScript.js
+    let policy =
+      "default-src 'none'; style-src \(SHA256.cspSource(style)); script-src \(SHA256.cspSource(script)); "
       + "img-src data:; base-uri 'none'; form-action 'none'"
     return """
       <!DOCTYPE html>
@@ -53,7 +55,8 @@ public enum AuditHTML {
     let t = report.thresholds
     let items: [(String, String)] = [
       ("Mode", HTMLText.escape(mode)), ("Adapter", HTMLText.escape(report.adapter)), ("Profiles", profiles),
-      ("Inventory", report.inventory.map(HTMLText.escape) ?? "none"), ("Scan", "\(FormatNumber.plain(report.scanSeconds)) s"),
+      ("Inventory", report.inventory.map(HTMLText.escape) ?? "none"),
+      ("Scan", "\(FormatNumber.plain(report.scanSeconds)) s"),
       ("Low battery", "under \(t.batteryPercent) % or \(t.batteryMillivolts) mV"),
     ]
     let meta = items.map { "<div><dt>\($0.0)</dt><dd>\($0.1)</dd></div>" }.joined()
@@ -71,9 +74,13 @@ public enum AuditHTML {
     let attention = AuditStatus.allCases.filter(\.needsAttention)
     let total = attention.map { s.status[$0] }.reduce(0, +)
     guard s.devices > 0 else { return "<p class=\"verdict\" id=\"verdict\">No devices were found or expected.</p>" }
-    let unmanaged = s.status.unknown == 0 ? "" : " \(HTMLText.devices(s.status.unknown)) heard that no profile manages \(s.status.unknown == 1 ? "is" : "are") counted apart."
+    let unmanaged =
+      s.status.unknown == 0
+      ? ""
+      : " \(HTMLText.devices(s.status.unknown)) heard that no profile manages \(s.status.unknown == 1 ? "is" : "are") counted apart."
     guard total > 0 else {
-      return "<p class=\"verdict ok\" id=\"verdict\">No device needs attention: none drifted, missing or unreachable.\(unmanaged)</p>"
+      return
+        "<p class=\"verdict ok\" id=\"verdict\">No device needs attention: none drifted, missing or unreachable.\(unmanaged)</p>"
     }
     let parts = attention.filter { s.status[$0] > 0 }.map { "\(s.status[$0]) \($0.rawValue)" }.joined(separator: ", ")
     return "<p class=\"verdict attention\" id=\"verdict\"><strong>\(HTMLText.devices(total)) of \(s.managed) managed "
@@ -85,18 +92,27 @@ public enum AuditHTML {
     var status = [card(key: "devices", label: "Devices", value: s.devices, note: "in this report", tone: "total")]
     for st in statusOrder {
       // Shares of the managed devices; the unmanaged card says it is outside them.
-      let note = st == .unknown ? "not managed, not in the shares · \(meaning(st))" : "\(s.managedPercent(s.status[st])) % of managed · \(meaning(st))"
-      status.append(card(key: st.rawValue, label: label(st), value: s.status[st], note: note, tone: "st-\(st.rawValue)"))
+      let note =
+        st == .unknown
+        ? "not managed, not in the shares · \(meaning(st))"
+        : "\(s.managedPercent(s.status[st])) % of managed · \(meaning(st))"
+      status.append(
+        card(key: st.rawValue, label: label(st), value: s.status[st], note: note, tone: "st-\(st.rawValue)"))
     }
     let t = report.thresholds
     let flags = [
-      card(key: "lowBattery", label: label(.lowBattery), value: s.lowBattery, note: "under \(t.batteryPercent) % or \(t.batteryMillivolts) mV",
+      card(
+        key: "lowBattery", label: label(.lowBattery), value: s.lowBattery,
+        note: "under \(t.batteryPercent) % or \(t.batteryMillivolts) mV",
         tone: s.lowBattery > 0 ? "flag-on" : "flag-off"),
-      card(key: "oldFirmware", label: label(.oldFirmware), value: s.oldFirmware,
+      card(
+        key: "oldFirmware", label: label(.oldFirmware), value: s.oldFirmware,
         note: (t.newestFirmware.isEmpty ? "no firmware cache to compare with" : "older than the newest cached")
-          + (s.firmwareUnknown == 0 ? "" : " · not compared: \(s.firmwareUnknown) managed of unknown version (audit --connect reads it)"),
+          + (s.firmwareUnknown == 0
+            ? "" : " · not compared: \(s.firmwareUnknown) managed of unknown version (audit --connect reads it)"),
         tone: s.oldFirmware > 0 ? "flag-on" : "flag-off"),
-      card(key: "lastRunFailed", label: label(.lastRunFailed), value: s.lastRunFailed, note: "last apply or DFU run",
+      card(
+        key: "lastRunFailed", label: label(.lastRunFailed), value: s.lastRunFailed, note: "last apply or DFU run",
         tone: s.lastRunFailed > 0 ? "flag-on" : "flag-off"),
     ]
     return """
@@ -115,7 +131,9 @@ public enum AuditHTML {
   /// The statuses in the order the page shows them: the good news first, then by concern.
   static let statusOrder: [AuditStatus] = [.compliant, .drifted, .unreachable, .missing, .unknown]
 
-  static func label(_ status: AuditStatus) -> String { status.rawValue.prefix(1).uppercased() + status.rawValue.dropFirst() }
+  static func label(_ status: AuditStatus) -> String {
+    status.rawValue.prefix(1).uppercased() + status.rawValue.dropFirst()
+  }
 
   static func meaning(_ status: AuditStatus) -> String {
     switch status {

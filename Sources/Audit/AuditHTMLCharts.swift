@@ -17,14 +17,18 @@ enum AuditHTMLCharts {
     var figures = [
       figure("Compliance", status(s), note: "Share of the \(HTMLText.devices(s.devices)) by status."),
       figure("Firmware versions", firmware(s), note: "Devices per firmware version, newest first."),
-      figure("Battery", AuditHTMLHistogram.percent(report, wide: voltage == nil), note: AuditHTMLHistogram.note(report),
+      figure(
+        "Battery", AuditHTMLHistogram.percent(report, wide: voltage == nil), note: AuditHTMLHistogram.note(report),
         wide: voltage == nil),
     ]
     if let voltage {
-      figures.append(figure("Battery voltage", voltage, note: "Devices that report only millivolts (KSensor, Eddystone TLM)."))
+      figures.append(
+        figure("Battery voltage", voltage, note: "Devices that report only millivolts (KSensor, Eddystone TLM)."))
     }
-    figures.append(figure("Status per tag", tags(s), note: "Devices per inventory tag, by status; a device with two tags counts in both.",
-      wide: true))
+    figures.append(
+      figure(
+        "Status per tag", tags(s), note: "Devices per inventory tag, by status; a device with two tags counts in both.",
+        wide: true))
     return """
       <section aria-labelledby="h-charts"><h2 id="h-charts">Charts</h2>
       <div class="charts">
@@ -49,7 +53,8 @@ enum AuditHTMLCharts {
     for st in AuditHTML.statusOrder {
       let count = s.status[st]
       let length = s.managed == 0 || st == .unknown ? 0 : circumference * Double(count) / Double(s.managed)
-      out += "<circle class=\"seg st-\(st.rawValue)\" cx=\"\(n(cx))\" cy=\"\(n(cy))\" r=\"\(n(r))\" "
+      out +=
+        "<circle class=\"seg st-\(st.rawValue)\" cx=\"\(n(cx))\" cy=\"\(n(cy))\" r=\"\(n(r))\" "
         + "stroke-dasharray=\"\(n(length)) \(n(circumference))\" stroke-dashoffset=\"\(n(-offset))\" "
         + "transform=\"rotate(-90 \(n(cx)) \(n(cy)))\" data-label=\"\(st.rawValue)\" data-count=\"\(count)\">"
         + "<title>\(AuditHTML.label(st)): \(HTMLText.devices(count))"
@@ -61,7 +66,8 @@ enum AuditHTMLCharts {
     out += "<text class=\"muted\" x=\"\(n(cx))\" y=\"\(n(cy + 24))\" text-anchor=\"middle\">of managed compliant</text>"
     for (i, st) in AuditHTML.statusOrder.enumerated() {
       let y = 40.0 + Double(i) * 30
-      out += "<rect class=\"swatch st-\(st.rawValue)\" x=\"230\" y=\"\(n(y - 11))\" width=\"14\" height=\"14\" rx=\"3\"/>"
+      out +=
+        "<rect class=\"swatch st-\(st.rawValue)\" x=\"230\" y=\"\(n(y - 11))\" width=\"14\" height=\"14\" rx=\"3\"/>"
       out += "<text x=\"254\" y=\"\(n(y))\">\(AuditHTML.label(st))</text>"
       out += "<text class=\"num\" x=\"\(n(width - 10))\" y=\"\(n(y))\" text-anchor=\"end\">\(s.status[st])</text>"
     }
@@ -78,8 +84,10 @@ enum AuditHTMLCharts {
       let y = 8 + Double(i) * rowHeight
       let length = 330 * Double(bucket.count) / Double(most)
       let tone = bucket.label == "unknown" ? "bar fw unknown" : "bar fw"
-      out += "<text class=\"axis\" x=\"120\" y=\"\(n(y + 15))\" text-anchor=\"end\">\(HTMLText.escape(short(bucket.label)))</text>"
-      out += "<rect class=\"\(tone)\" x=\"128\" y=\"\(n(y))\" width=\"\(n(length))\" height=\"20\" rx=\"3\" "
+      out +=
+        "<text class=\"axis\" x=\"120\" y=\"\(n(y + 15))\" text-anchor=\"end\">\(HTMLText.escape(short(bucket.label)))</text>"
+      out +=
+        "<rect class=\"\(tone)\" x=\"128\" y=\"\(n(y))\" width=\"\(n(length))\" height=\"20\" rx=\"3\" "
         + "data-label=\"\(HTMLText.escape(bucket.label))\" data-count=\"\(bucket.count)\">"
         + "<title>Firmware \(HTMLText.escape(bucket.label)): \(HTMLText.devices(bucket.count))</title></rect>"
       out += "<text class=\"num\" x=\"\(n(128 + length + 8))\" y=\"\(n(y + 15))\">\(bucket.count)</text>"
@@ -97,13 +105,15 @@ enum AuditHTMLCharts {
     let most = max(totals.max() ?? 1, 1)
     for (i, tag) in s.tags.enumerated() {
       let y = 8 + Double(i) * rowHeight
-      out += "<text class=\"axis\" x=\"120\" y=\"\(n(y + 15))\" text-anchor=\"end\">\(HTMLText.escape(short(tag.tag)))"
+      out +=
+        "<text class=\"axis\" x=\"120\" y=\"\(n(y + 15))\" text-anchor=\"end\">\(HTMLText.escape(short(tag.tag)))"
         + "<title>\(HTMLText.escape(tag.tag))</title></text>"
       var x = 128.0
       for st in AuditHTML.statusOrder {
         let count = tag.status[st]
         let length = (wideWidth - 200) * Double(count) / Double(most)
-        out += "<rect class=\"bar st-\(st.rawValue)\" x=\"\(n(x))\" y=\"\(n(y))\" width=\"\(n(length))\" height=\"20\" "
+        out +=
+          "<rect class=\"bar st-\(st.rawValue)\" x=\"\(n(x))\" y=\"\(n(y))\" width=\"\(n(length))\" height=\"20\" "
           + "data-tag=\"\(HTMLText.escape(tag.tag))\" data-label=\"\(st.rawValue)\" data-count=\"\(count)\">"
           + "<title>\(HTMLText.escape(tag.tag)) — \(st.rawValue): \(count) of \(totals[i])</title></rect>"
         x += length
@@ -120,7 +130,8 @@ enum AuditHTMLCharts {
     var x = 10.0
     var out = ""
     for st in AuditHTML.statusOrder {
-      out += "<rect class=\"swatch st-\(st.rawValue)\" x=\"\(n(x))\" y=\"\(n(y - 10))\" width=\"12\" height=\"12\" rx=\"2\"/>"
+      out +=
+        "<rect class=\"swatch st-\(st.rawValue)\" x=\"\(n(x))\" y=\"\(n(y - 10))\" width=\"12\" height=\"12\" rx=\"2\"/>"
       out += "<text class=\"small\" x=\"\(n(x + 17))\" y=\"\(n(y))\">\(AuditHTML.label(st))</text>"
       x += 17 + Double(AuditHTML.label(st).count) * 7 + 18
     }

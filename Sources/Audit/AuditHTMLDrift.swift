@@ -7,15 +7,19 @@ import Foundation
 enum AuditHTMLDrift {
   /// The `<details>`, or nil when there is nothing to show.
   static func details(_ d: AuditDevice) -> String? {
-    let runs = [("Last apply", d.lastApply), ("Last DFU", d.lastDFU)].compactMap { label, run in run.map { (label, $0) } }
+    let runs = [("Last apply", d.lastApply), ("Last DFU", d.lastDFU)].compactMap { label, run in run.map { (label, $0) }
+    }
     guard !d.drift.isEmpty || d.error != nil || !runs.isEmpty else { return nil }
-    var parts = d.drift.isEmpty ? [] : ["\(d.drift.count) setting\(d.drift.count == 1 ? " differs" : "s differ") from the profile"]
+    var parts =
+      d.drift.isEmpty
+      ? [] : ["\(d.drift.count) setting\(d.drift.count == 1 ? " differs" : "s differ") from the profile"]
     if runs.contains(where: { $0.1.failed }) { parts.append("last run failed") }
     if let error = d.error { parts.append("<span class=\"error\">error: \(HTMLText.escape(error))</span>") }
     let summary = parts.isEmpty ? "Last runs" : parts.joined(separator: " · ")
     var body = ""
     if !d.drift.isEmpty {
-      body += "<table class=\"drift\"><thead><tr><th>Scope</th><th>Setting</th><th>Expected</th><th>Actual</th><th>Seen</th></tr></thead><tbody>"
+      body +=
+        "<table class=\"drift\"><thead><tr><th>Scope</th><th>Setting</th><th>Expected</th><th>Actual</th><th>Seen</th></tr></thead><tbody>"
       for drift in d.drift { body += row(drift) }
       body += "</tbody></table>"
     }
@@ -29,7 +33,8 @@ enum AuditHTMLDrift {
     let e = HTMLText.escape
     let actual = drift.actual.map { "<code>\(e($0))</code>" } ?? "<em class=\"muted\">absent</em>"
     let seen = drift.source == .air ? "on the air" : "read"
-    return "<tr data-source=\"\(drift.source.rawValue)\"><td>\(e(drift.scope))</td><td><code>\(e(drift.key))</code></td>"
+    return
+      "<tr data-source=\"\(drift.source.rawValue)\"><td>\(e(drift.scope))</td><td><code>\(e(drift.key))</code></td>"
       + "<td><code>\(e(drift.expected))</code></td><td>\(actual)</td><td>\(seen)</td></tr>"
   }
 

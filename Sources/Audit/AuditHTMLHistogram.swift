@@ -8,7 +8,8 @@ enum AuditHTMLHistogram {
   static func percent(_ report: AuditReport, wide: Bool) -> String {
     // The bands are ten of ten percent (`AuditSummary.percentBuckets`): band i starts at i × 10.
     let low = report.summary.batteryPercent.indices.map { $0 * 10 < report.thresholds.batteryPercent }
-    return histogram(id: "chart-battery", title: "Battery percentage", unit: "%", buckets: report.summary.batteryPercent, low: low,
+    return histogram(
+      id: "chart-battery", title: "Battery percentage", unit: "%", buckets: report.summary.batteryPercent, low: low,
       width: wide ? AuditHTMLCharts.wideWidth : AuditHTMLCharts.width)
   }
 
@@ -19,7 +20,8 @@ enum AuditHTMLHistogram {
     // The bands start at 0 (under 2400), 2400, 2600, 2800 and 3000 mV (`AuditSummary.millivoltBuckets`).
     let starts = [0, 2400, 2600, 2800, 3000]
     let low = buckets.indices.map { $0 < starts.count && starts[$0] < report.thresholds.batteryMillivolts }
-    return histogram(id: "chart-battery-mv", title: "Battery voltage", unit: "mV", buckets: buckets, low: low,
+    return histogram(
+      id: "chart-battery-mv", title: "Battery voltage", unit: "mV", buckets: buckets, low: low,
       width: AuditHTMLCharts.width)
   }
 
@@ -30,7 +32,9 @@ enum AuditHTMLHistogram {
   }
 
   /// Vertical bars, one per bucket, with the count above each and the band under it.
-  static func histogram(id: String, title: String, unit: String, buckets: [AuditBucket], low: [Bool], width: Double) -> String {
+  static func histogram(id: String, title: String, unit: String, buckets: [AuditBucket], low: [Bool], width: Double)
+    -> String
+  {
     let (left, right, top, base) = (34.0, width - 8, 24.0, 124.0)
     let slot = (right - left) / Double(max(buckets.count, 1))
     let barWidth = min(slot * 0.7, 44)
@@ -43,13 +47,16 @@ enum AuditHTMLHistogram {
       let height = (base - top) * Double(bucket.count) / Double(most)
       let x = left + Double(i) * slot + (slot - barWidth) / 2
       let tone = i < low.count && low[i] ? "bar battery low" : "bar battery"
-      out += "<rect class=\"\(tone)\" x=\"\(n(x))\" y=\"\(n(base - height))\" width=\"\(n(barWidth))\" height=\"\(n(height))\" "
+      out +=
+        "<rect class=\"\(tone)\" x=\"\(n(x))\" y=\"\(n(base - height))\" width=\"\(n(barWidth))\" height=\"\(n(height))\" "
         + "data-label=\"\(HTMLText.escape(bucket.label))\" data-count=\"\(bucket.count)\">"
         + "<title>\(HTMLText.escape(bucket.label)): \(HTMLText.devices(bucket.count))</title></rect>"
       if bucket.count > 0 {
-        out += "<text class=\"num\" x=\"\(n(x + barWidth / 2))\" y=\"\(n(base - height - 6))\" text-anchor=\"middle\">\(bucket.count)</text>"
+        out +=
+          "<text class=\"num\" x=\"\(n(x + barWidth / 2))\" y=\"\(n(base - height - 6))\" text-anchor=\"middle\">\(bucket.count)</text>"
       }
-      out += "<text class=\"small axis\" x=\"\(n(x + barWidth / 2))\" y=\"\(n(base + 18))\" text-anchor=\"middle\">"
+      out +=
+        "<text class=\"small axis\" x=\"\(n(x + barWidth / 2))\" y=\"\(n(base + 18))\" text-anchor=\"middle\">"
         + "\(HTMLText.escape(band(bucket.label, unit: unit)))</text>"
     }
     out += "<line class=\"baseline\" x1=\"\(n(left))\" y1=\"\(n(base))\" x2=\"\(n(right))\" y2=\"\(n(base))\"/>"

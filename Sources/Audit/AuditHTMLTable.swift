@@ -8,7 +8,8 @@ import Foundation
 enum AuditHTMLTable {
   /// The columns: key (for `#sort=`), header, how the script sorts it.
   static let columns: [(key: String, title: String, type: String)] = [
-    ("address", "Address", "text"), ("name", "Name", "text"), ("status", "Status", "num"), ("seen", "Last seen (UTC)", "num"),
+    ("address", "Address", "text"), ("name", "Name", "text"), ("status", "Status", "num"),
+    ("seen", "Last seen (UTC)", "num"),
     ("rssi", "RSSI", "num"), ("battery", "Battery", "num"), ("firmware", "Firmware", "num"), ("tags", "Tags", "text"),
     ("flags", "Flags", "num"), ("drift", "Drift", "num"),
   ]
@@ -20,7 +21,9 @@ enum AuditHTMLTable {
 
   static func section(_ report: AuditReport) -> String {
     let s = report.summary
-    let options = AuditHTML.statusOrder.map { "<option value=\"\($0.rawValue)\">\(AuditHTML.label($0)) (\(s.status[$0]))</option>" }
+    let options = AuditHTML.statusOrder.map {
+      "<option value=\"\($0.rawValue)\">\(AuditHTML.label($0)) (\(s.status[$0]))</option>"
+    }
     let head = columns(report).map { c in
       let right = ["rssi", "battery", "drift"].contains(c.key) ? " class=\"numeric\"" : ""
       return "<th scope=\"col\"\(right) data-key=\"\(c.key)\" data-type=\"\(c.type)\">\(c.title)</th>"
@@ -53,29 +56,50 @@ enum AuditHTMLTable {
     let concern = AuditStatus.allCases.firstIndex(of: d.status) ?? 0
     let name = d.name.map { "<span class=\"name\">\(e($0))</span>" } ?? "<span class=\"muted\">no name</span>"
     let about = [d.model, d.profile].compactMap { $0 }.map(e).joined(separator: " · ")
-    let seen = d.lastSeen.map { "\(HTMLText.time($0, zone: false))<div class=\"sub\">\(d.heard ? "in this scan" : "registry; not heard")</div>" }
+    let seen =
+      d.lastSeen.map {
+        "\(HTMLText.time($0, zone: false))<div class=\"sub\">\(d.heard ? "in this scan" : "registry; not heard")</div>"
+      }
       ?? "<span class=\"muted\">never</span>"
-    let rssi = (d.rssi.map { "\($0) dBm" } ?? "<span class=\"muted\">—</span>") + (AuditHTMLTrend.rssi(d).map { "<div>\($0)</div>" } ?? "")
+    let rssi =
+      (d.rssi.map { "\($0) dBm" } ?? "<span class=\"muted\">—</span>")
+      + (AuditHTMLTrend.rssi(d).map { "<div>\($0)</div>" } ?? "")
     let low = d.flags.contains(.lowBattery) ? " low" : ""
     let battery = [d.battery?.percent.map { "\($0) %" }, d.battery?.millivolts.map { "\($0) mV" }].compactMap { $0 }
-    let batteryCell = (battery.isEmpty ? "<span class=\"muted\">—</span>" : "<span class=\"battery\(low)\">\(battery.joined(separator: " · "))</span>")
+    let batteryCell =
+      (battery.isEmpty
+        ? "<span class=\"muted\">—</span>" : "<span class=\"battery\(low)\">\(battery.joined(separator: " · "))</span>")
       + (AuditHTMLTrend.battery(d).map { "<div>\($0)</div>" } ?? "")
-    let cells = [
-      cell("<span class=\"mono\">\(e(d.address))</span>"),
-      cell(name + (about.isEmpty ? "" : "<div class=\"sub\">\(about)</div>"), sort: d.name ?? ""),
-      cell("<span class=\"pill st-\(d.status.rawValue)\">\(d.status.rawValue)</span>", sort: "\(concern)"),
-      cell(seen, sort: d.lastSeen.map { String(Int($0.timeIntervalSince1970)) } ?? ""),
-      cell(rssi, sort: d.rssi.map(String.init) ?? "", numeric: true),
-      cell(batteryCell, sort: batterySort(d.battery, flaggedLow: !low.isEmpty) ?? "", numeric: true),
-      cell(d.firmwareVersion.map(e) ?? "<span class=\"muted\">unknown</span>", sort: firmwareRank(d.firmwareVersion, report.summary) ?? ""),
-      cell(d.tags.map { "<span class=\"chip\">\(e($0))</span>" }.joined(separator: " "), sort: d.tags.joined(separator: " ")),
-      cell(d.flags.map { "<span class=\"chip flag\">\(AuditHTML.label($0))</span>" }.joined(separator: " "), sort: "\(d.flags.count)"),
-      cell(d.drift.isEmpty ? "<span class=\"zero\">0</span>" : "<strong>\(d.drift.count)</strong>", sort: "\(d.drift.count)", numeric: true),
-    ] + (report.infoManager == nil ? [] : [cell(d.infoManager.map { e($0.text) } ?? "<span class=\"muted\">—</span>", sort: d.infoManager?.text ?? "")])
+    let cells =
+      [
+        cell("<span class=\"mono\">\(e(d.address))</span>"),
+        cell(name + (about.isEmpty ? "" : "<div class=\"sub\">\(about)</div>"), sort: d.name ?? ""),
+        cell("<span class=\"pill st-\(d.status.rawValue)\">\(d.status.rawValue)</span>", sort: "\(concern)"),
+        cell(seen, sort: d.lastSeen.map { String(Int($0.timeIntervalSince1970)) } ?? ""),
+        cell(rssi, sort: d.rssi.map(String.init) ?? "", numeric: true),
+        cell(batteryCell, sort: batterySort(d.battery, flaggedLow: !low.isEmpty) ?? "", numeric: true),
+        cell(
+          d.firmwareVersion.map(e) ?? "<span class=\"muted\">unknown</span>",
+          sort: firmwareRank(d.firmwareVersion, report.summary) ?? ""),
+        cell(
+          d.tags.map { "<span class=\"chip\">\(e($0))</span>" }.joined(separator: " "),
+          sort: d.tags.joined(separator: " ")),
+        cell(
+          d.flags.map { "<span class=\"chip flag\">\(AuditHTML.label($0))</span>" }.joined(separator: " "),
+          sort: "\(d.flags.count)"),
+        cell(
+          d.drift.isEmpty ? "<span class=\"zero\">0</span>" : "<strong>\(d.drift.count)</strong>",
+          sort: "\(d.drift.count)", numeric: true),
+      ]
+      + (report.infoManager == nil
+        ? []
+        : [cell(d.infoManager.map { e($0.text) } ?? "<span class=\"muted\">—</span>", sort: d.infoManager?.text ?? "")])
     let details = AuditHTMLDrift.details(d)
-    let row = "<tr data-address=\"\(e(d.address))\" data-status=\"\(d.status.rawValue)\"\(details == nil ? "" : " class=\"has-detail\"")>"
+    let row =
+      "<tr data-address=\"\(e(d.address))\" data-status=\"\(d.status.rawValue)\"\(details == nil ? "" : " class=\"has-detail\"")>"
       + "\(cells.joined())</tr>"
-    return row + (details.map { "\n<tr class=\"detail\"><td colspan=\"\(columns(report).count)\">\($0)</td></tr>" } ?? "")
+    return row
+      + (details.map { "\n<tr class=\"detail\"><td colspan=\"\(columns(report).count)\">\($0)</td></tr>" } ?? "")
   }
 
   /// A cell; `sort` is the value the script sorts by (empty sorts last), else it sorts by the text.

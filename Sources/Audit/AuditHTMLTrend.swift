@@ -17,7 +17,8 @@ enum AuditHTMLTrend {
     if let percent = current.percent {
       return line(d.history.compactMap(\.battery.percent) + [percent], kind: "battery", unit: "%")
     }
-    return line(d.history.compactMap(\.battery.millivolts) + current.millivolts.map { [$0] }!, kind: "battery", unit: "mV")
+    return line(
+      d.history.compactMap(\.battery.millivolts) + current.millivolts.map { [$0] }!, kind: "battery", unit: "mV")
   }
 
   static func tenth(_ x: Double) -> String { FormatNumber.plain((x * 10).rounded() / 10) }
@@ -32,8 +33,10 @@ enum AuditHTMLTrend {
       let y = span == 0 ? height / 2 : (height - 2) - (Double(v - low) / span) * (height - 4)
       return "\(tenth(Double(i) * step)),\(tenth(y))"
     }
-    let label = "\(kind == "rssi" ? "RSSI" : "battery") trend over \(values.count) readings: \(values[0]) → \(values[values.count - 1]) \(unit)"
-    return "<svg class=\"trend\" data-trend=\"\(kind)\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" width=\"\(Int(width))\" height=\"\(Int(height))\" "
+    let label =
+      "\(kind == "rssi" ? "RSSI" : "battery") trend over \(values.count) readings: \(values[0]) → \(values[values.count - 1]) \(unit)"
+    return
+      "<svg class=\"trend\" data-trend=\"\(kind)\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" width=\"\(Int(width))\" height=\"\(Int(height))\" "
       + "role=\"img\" aria-label=\"\(HTMLText.escape(label))\"><polyline points=\"\(points.joined(separator: " "))\"/></svg>"
   }
 }

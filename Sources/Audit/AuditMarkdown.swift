@@ -7,24 +7,41 @@ public enum AuditMarkdown {
   public static func render(_ report: AuditReport) -> String {
     let s = report.summary
     var out = ["# Fleet audit, \(report.generatedAt.formatted(.iso8601))", ""]
-    out.append("\(report.mode == .connect ? "Advertisements and configuration read" : "Advertisements only") on \(report.adapter), "
-      + "\(FormatNumber.plain(report.scanSeconds)) s scan; profiles: \(report.profiles.isEmpty ? "none" : report.profiles.joined(separator: ", "))"
-      + (report.inventory.map { "; inventory: \($0)" } ?? "") + ".")
-    out += ["", "| devices | compliant | drifted | unreachable | missing | unknown | low battery | old firmware | last run failed |",
+    out.append(
+      "\(report.mode == .connect ? "Advertisements and configuration read" : "Advertisements only") on \(report.adapter), "
+        + "\(FormatNumber.plain(report.scanSeconds)) s scan; profiles: \(report.profiles.isEmpty ? "none" : report.profiles.joined(separator: ", "))"
+        + (report.inventory.map { "; inventory: \($0)" } ?? "") + ".")
+    out += [
+      "",
+      "| devices | compliant | drifted | unreachable | missing | unknown | low battery | old firmware | last run failed |",
       "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
       "| \(s.devices) | \(s.status.compliant) | \(s.status.drifted) | \(s.status.unreachable) | \(s.status.missing) | "
-        + "\(s.status.unknown) | \(s.lowBattery) | \(s.oldFirmware) | \(s.lastRunFailed) |"]
-    out += ["", "\(s.status.compliant) of \(s.managed) managed devices compliant (\(s.managedPercent(s.status.compliant)) %)"
-      + (s.status.unknown == 0 ? "." : "; \(s.status.unknown) heard that no profile manages (unknown), not in the share"
-        + (report.unmanagedHidden == true ? " and not listed." : "."))]
+        + "\(s.status.unknown) | \(s.lowBattery) | \(s.oldFirmware) | \(s.lastRunFailed) |",
+    ]
+    out += [
+      "",
+      "\(s.status.compliant) of \(s.managed) managed devices compliant (\(s.managedPercent(s.status.compliant)) %)"
+        + (s.status.unknown == 0
+          ? "."
+          : "; \(s.status.unknown) heard that no profile manages (unknown), not in the share"
+            + (report.unmanagedHidden == true ? " and not listed." : ".")),
+    ]
     if s.firmwareUnknown > 0 {
-      out += ["", "Firmware not compared for \(s.firmwareUnknown) managed device\(s.firmwareUnknown == 1 ? "" : "s"): "
-        + "\(s.firmwareUnknown == 1 ? "its" : "their") version is not known (read \(s.firmwareUnknown == 1 ? "it" : "them") with `audit --connect`)."]
+      out += [
+        "",
+        "Firmware not compared for \(s.firmwareUnknown) managed device\(s.firmwareUnknown == 1 ? "" : "s"): "
+          + "\(s.firmwareUnknown == 1 ? "its" : "their") version is not known (read \(s.firmwareUnknown == 1 ? "it" : "them") with `audit --connect`).",
+      ]
     }
     if !s.tags.isEmpty {
-      out += ["", "## Per tag", "", "| tag | compliant | drifted | unreachable | missing | unknown |", "|---|---:|---:|---:|---:|---:|"]
+      out += [
+        "", "## Per tag", "", "| tag | compliant | drifted | unreachable | missing | unknown |",
+        "|---|---:|---:|---:|---:|---:|",
+      ]
       for t in s.tags {
-        out.append("| \(cell(t.tag)) | \(t.status.compliant) | \(t.status.drifted) | \(t.status.unreachable) | \(t.status.missing) | \(t.status.unknown) |")
+        out.append(
+          "| \(cell(t.tag)) | \(t.status.compliant) | \(t.status.drifted) | \(t.status.unreachable) | \(t.status.missing) | \(t.status.unknown) |"
+        )
       }
     }
     out += ["", "## Firmware", ""] + s.firmware.map { "- \(cell($0.label)): \($0.count)" }
@@ -33,7 +50,8 @@ public enum AuditMarkdown {
     // listed apart.
     let attention = report.devices.filter { $0.status.needsAttention }
     let flagged = report.devices.filter { !$0.status.needsAttention && !$0.flags.isEmpty }
-    for (title, group) in [("Needs attention", attention), ("Flagged (battery, firmware, last run)", flagged)] where !group.isEmpty {
+    for (title, group) in [("Needs attention", attention), ("Flagged (battery, firmware, last run)", flagged)]
+    where !group.isEmpty {
       out += ["", "## \(title)", ""]
       for d in group {
         let flags = d.flags.isEmpty ? "" : " — " + d.flags.map(\.rawValue).joined(separator: ", ")
@@ -45,16 +63,26 @@ public enum AuditMarkdown {
     let resolves = report.infoManager != nil
     if resolves {
       let unregistered = report.devices.filter { $0.infoManager?.registration == .notRegistered }
-      out += ["", "## blukii Info Manager", "", "\(unregistered.count) blukii module(s) heard but not registered"
-        + (unregistered.isEmpty ? "." : ": " + unregistered.map { "\($0.address) (\(cell($0.infoManager!.id)))" }.joined(separator: ", ") + ".")]
+      out += [
+        "", "## blukii Info Manager", "",
+        "\(unregistered.count) blukii module(s) heard but not registered"
+          + (unregistered.isEmpty
+            ? "."
+            : ": " + unregistered.map { "\($0.address) (\(cell($0.infoManager!.id)))" }.joined(separator: ", ") + "."),
+      ]
     }
-    out += ["", "## Devices", "", "| address | name | status | last seen | RSSI | battery | firmware | tags | drift |"
-      + (resolves ? " Info Manager |" : ""), "|---|---|---|---|---:|---|---|---|---:|" + (resolves ? "---|" : "")]
+    out += [
+      "", "## Devices", "",
+      "| address | name | status | last seen | RSSI | battery | firmware | tags | drift |"
+        + (resolves ? " Info Manager |" : ""), "|---|---|---|---|---:|---|---|---|---:|" + (resolves ? "---|" : ""),
+    ]
     for d in report.devices {
-      let battery = [d.battery?.percent.map { "\($0) %" }, d.battery?.millivolts.map { "\($0) mV" }].compactMap { $0 }.joined(separator: ", ")
-      out.append("| \(d.address) | \(cell(d.name ?? "")) | \(d.status.rawValue) | \(d.lastSeen?.formatted(.iso8601) ?? "never") | "
-        + "\(d.rssi.map(String.init) ?? "") | \(battery) | \(cell(d.firmwareVersion ?? "")) | \(cell(d.tags.joined(separator: ", "))) | \(d.drift.count) |"
-        + (resolves ? " \(cell(d.infoManager?.text ?? "")) |" : ""))
+      let battery = [d.battery?.percent.map { "\($0) %" }, d.battery?.millivolts.map { "\($0) mV" }].compactMap { $0 }
+        .joined(separator: ", ")
+      out.append(
+        "| \(d.address) | \(cell(d.name ?? "")) | \(d.status.rawValue) | \(d.lastSeen?.formatted(.iso8601) ?? "never") | "
+          + "\(d.rssi.map(String.init) ?? "") | \(battery) | \(cell(d.firmwareVersion ?? "")) | \(cell(d.tags.joined(separator: ", "))) | \(d.drift.count) |"
+          + (resolves ? " \(cell(d.infoManager?.text ?? "")) |" : ""))
     }
     return out.joined(separator: "\n") + "\n"
   }

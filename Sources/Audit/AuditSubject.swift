@@ -29,7 +29,8 @@ public struct AuditSubject: Sendable {
   public var infoManager: AuditInfoManager?
 
   public init(
-    address: String, profile: String?, named: Bool, tags: [String], desired: Result<DeviceConfigView, DesiredResolver.Failure>?,
+    address: String, profile: String?, named: Bool, tags: [String],
+    desired: Result<DeviceConfigView, DesiredResolver.Failure>?,
     sighting: DeviceRecord?, scanStarted: Date, known: AuditKnown? = nil, read: AuditReadOutcome? = nil,
     newestFirmware: String? = nil
   ) {

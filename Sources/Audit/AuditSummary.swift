@@ -42,10 +42,13 @@ public struct AuditSummary: Sendable, Hashable, Codable {
     firmwareUnknown = devices.filter { $0.status != .unknown && $0.firmwareVersion == nil }.count
     firmware = Self.firmwareBuckets(devices)
     batteryPercent = Self.percentBuckets(devices.compactMap { $0.battery?.percent })
-    batteryMillivolts = Self.millivoltBuckets(devices.compactMap { $0.battery?.percent == nil ? $0.battery?.millivolts : nil })
+    batteryMillivolts = Self.millivoltBuckets(
+      devices.compactMap { $0.battery?.percent == nil ? $0.battery?.millivolts : nil })
     batteryUnknown = devices.filter { $0.battery?.isEmpty ?? true }.count
     let tagNames = Set(devices.flatMap(\.tags)).sorted()
-    tags = tagNames.map { tag in AuditTagSummary(tag: tag, status: AuditStatusCounts(devices.filter { $0.tags.contains(tag) })) }
+    tags = tagNames.map { tag in
+      AuditTagSummary(tag: tag, status: AuditStatusCounts(devices.filter { $0.tags.contains(tag) }))
+    }
   }
 
   static func firmwareBuckets(_ devices: [AuditDevice]) -> [AuditBucket] {
@@ -60,7 +63,8 @@ public struct AuditSummary: Sendable, Hashable, Codable {
   /// Ten bands of ten percent; 100 % falls in the last.
   static func percentBuckets(_ values: [Int]) -> [AuditBucket] {
     (0..<10).map { band in
-      let low = band * 10, high = band == 9 ? 100 : low + 9
+      let low = band * 10
+      let high = band == 9 ? 100 : low + 9
       return AuditBucket(label: "\(low)–\(high) %", count: values.filter { min(max($0, 0) / 10, 9) == band }.count)
     }
   }
@@ -125,9 +129,10 @@ public struct AuditTagSummary: Sendable, Hashable, Codable {
 /// Dotted version text ordered by its numbers (`5.10` after `5.9`); text that is not numeric sorts after.
 enum VersionOrder {
   static func newerFirst(_ a: String, _ b: String) -> Bool {
-    let x = numbers(a), y = numbers(b)
+    let x = numbers(a)
+    let y = numbers(b)
     switch (x, y) {
-    case let (x?, y?): return x != y ? x.lexicographicallyPrecedes(y) == false : a < b
+    case (let x?, let y?): return x != y ? x.lexicographicallyPrecedes(y) == false : a < b
     case (.some, nil): return true
     case (nil, .some): return false
     case (nil, nil): return a < b

@@ -1,4 +1,5 @@
 // swift-format-ignore-file: GroupNumericLiterals
+
 // (the round constants stay as FIPS 180-4 prints them, to compare by eye)
 import Foundation
 
@@ -25,13 +26,16 @@ enum SHA256 {
     message.append(0x80)
     while message.count % 64 != 56 { message.append(0) }
     let bits = UInt64(bytes.count) * 8
-    for shift in stride(from: 56, through: 0, by: -8) { message.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift))) }
+    for shift in stride(from: 56, through: 0, by: -8) {
+      message.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift)))
+    }
 
     var w = [UInt32](repeating: 0, count: 64)
     for block in stride(from: 0, to: message.count, by: 64) {
       for i in 0..<16 {
         let j = block + i * 4
-        w[i] = UInt32(message[j]) << 24 | UInt32(message[j + 1]) << 16 | UInt32(message[j + 2]) << 8 | UInt32(message[j + 3])
+        w[i] =
+          UInt32(message[j]) << 24 | UInt32(message[j + 1]) << 16 | UInt32(message[j + 2]) << 8 | UInt32(message[j + 3])
       }
       for i in 16..<64 {
         let s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3)

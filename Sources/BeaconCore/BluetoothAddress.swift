@@ -48,7 +48,8 @@ public struct BluetoothAddress: Hashable, Comparable, Sendable, CustomStringConv
     let text = try decoder.singleValueContainer().decode(String.self)
     guard let address = BluetoothAddress(text) else {
       throw DecodingError.dataCorrupted(
-        .init(codingPath: decoder.codingPath, debugDescription: "'\(text)' is not a Bluetooth address (AA:BB:CC:DD:EE:FF)"))
+        .init(
+          codingPath: decoder.codingPath, debugDescription: "'\(text)' is not a Bluetooth address (AA:BB:CC:DD:EE:FF)"))
     }
     self = address
   }
@@ -82,7 +83,8 @@ public enum AddressType: UInt8, Sendable, Codable, CustomStringConvertible {
     } else {
       let number = try container.decode(UInt8.self)
       guard let type = AddressType(rawValue: number) else {
-        throw DecodingError.dataCorruptedError(in: container, debugDescription: "address type \(number) is not 1 (public) or 2 (random)")
+        throw DecodingError.dataCorruptedError(
+          in: container, debugDescription: "address type \(number) is not 1 (public) or 2 (random)")
       }
       self = type
     }

@@ -10,7 +10,8 @@ public struct BluetoothUUID: Hashable, Sendable, CustomStringConvertible, Codabl
   public init(_ short: UInt16) { self.init(uint32: UInt32(short)) }
 
   public init(uint32 value: UInt32) {
-    bytes = [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
+    bytes =
+      [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
       + Self.baseSuffix
   }
 
@@ -35,8 +36,14 @@ public struct BluetoothUUID: Hashable, Sendable, CustomStringConvertible, Codabl
   public init?(_ text: some StringProtocol) {
     var t = Substring(text)
     if t.hasPrefix("0x") || t.hasPrefix("0X") { t = t.dropFirst(2) }
-    if t.count == 4, let v = UInt16(t, radix: 16) { self.init(v); return }
-    if t.count == 8, let v = UInt32(t, radix: 16) { self.init(uint32: v); return }
+    if t.count == 4, let v = UInt16(t, radix: 16) {
+      self.init(v)
+      return
+    }
+    if t.count == 8, let v = UInt32(t, radix: 16) {
+      self.init(uint32: v)
+      return
+    }
     let groups = t.split(separator: "-", omittingEmptySubsequences: false)
     guard t.count == 36, groups.map(\.count) == [8, 4, 4, 4, 12], let raw = Hex.decode(String(t.filter { $0 != "-" }))
     else { return nil }
@@ -66,7 +73,8 @@ public struct BluetoothUUID: Hashable, Sendable, CustomStringConvertible, Codabl
   public init(from decoder: any Decoder) throws {
     let text = try decoder.singleValueContainer().decode(String.self)
     guard let uuid = BluetoothUUID(text) else {
-      throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "'\(text)' is not a UUID"))
+      throw DecodingError.dataCorrupted(
+        .init(codingPath: decoder.codingPath, debugDescription: "'\(text)' is not a UUID"))
     }
     self = uuid
   }

@@ -9,7 +9,9 @@ public enum Hex {
   /// digits such as `Ａ`, which no spec'd identifier contains).
   public static func isDigit(_ c: UInt8) -> Bool {
     switch c {
-    case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"): true
+    case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"),
+      UInt8(ascii: "A")...UInt8(ascii: "F"):
+      true
     default: false
     }
   }

@@ -34,7 +34,8 @@ public struct MinHeap<Element: Comparable> {
     items[0] = last
     var parent = 0
     while true {
-      let left = 2 * parent + 1, right = left + 1
+      let left = 2 * parent + 1
+      let right = left + 1
       var smallest = parent
       if left < items.count && items[left] < items[smallest] { smallest = left }
       if right < items.count && items[right] < items[smallest] { smallest = right }

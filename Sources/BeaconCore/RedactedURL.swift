@@ -12,7 +12,9 @@ public struct RedactedURL: Sendable, Hashable, CustomStringConvertible {
   /// (such as libcurl's error text) of the same secrets.
   public let secrets: [String]
 
-  public static let secretMarkers = ["token", "key", "sig", "secret", "passw", "pwd", "auth", "credential", "session", "code"]
+  public static let secretMarkers = [
+    "token", "key", "sig", "secret", "passw", "pwd", "auth", "credential", "session", "code",
+  ]
 
   public init(_ url: String) {
     var secrets: [String] = []
@@ -30,7 +32,9 @@ public struct RedactedURL: Sendable, Hashable, CustomStringConvertible {
       let authority = rest[authorityStart..<authorityEnd]
       if let at = authority.lastIndex(of: "@") {
         secrets += authority[..<at].split(separator: ":").map(String.init).filter { !$0.isEmpty }
-        text = String(rest[..<authorityStart]) + String(authority[authority.index(after: at)...]) + String(rest[authorityEnd...])
+        text =
+          String(rest[..<authorityStart]) + String(authority[authority.index(after: at)...])
+          + String(rest[authorityEnd...])
       }
     }
     if let query {

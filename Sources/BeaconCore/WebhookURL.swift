@@ -45,12 +45,15 @@ public enum WebhookURL {
         host = host[..<colon]
       }
       guard !host.isEmpty else { return "\"\(shown)\" has no host" }
-      guard host.allSatisfy({ ($0.isASCII && ($0.isLetter || $0.isNumber)) || $0 == "-" || $0 == "." || $0 == "_" }) else {
+      guard host.allSatisfy({ ($0.isASCII && ($0.isLetter || $0.isNumber)) || $0 == "-" || $0 == "." || $0 == "_" })
+      else {
         return "\"\(shown)\": \"\(host)\" is not a host name (letters, digits, '-', '.', '_') or an IP address"
       }
     }
     if let port {
-      guard !port.isEmpty, port.count <= 5, port.allSatisfy({ $0.isASCII && $0.isNumber }), let n = Int(port), (1...65535).contains(n) else {
+      guard !port.isEmpty, port.count <= 5, port.allSatisfy({ $0.isASCII && $0.isNumber }), let n = Int(port),
+        (1...65535).contains(n)
+      else {
         return "\"\(shown)\": port \"\(port)\" is not a number from 1 to 65535"
       }
     }

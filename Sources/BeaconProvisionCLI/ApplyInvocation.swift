@@ -62,7 +62,8 @@ struct ApplyInvocation {
     return CampaignPipeline(
       settings: .init(
         parallel: options.parallel, attempts: options.attempts, retryDelay: SecondsOption.duration(options.retryDelay),
-        scanSeconds: options.scanSeconds, place: options.stateDirectory, resume: resume, shared: options.shared.runSettings),
+        scanSeconds: options.scanSeconds, place: options.stateDirectory, resume: resume,
+        shared: options.shared.runSettings),
       resources: {
         try await CampaignResources.open(
           stateDirectory: options.stateDirectory, central: central, adapter: options.adapterOptions.adapter,
@@ -100,7 +101,8 @@ extension ScanRunner {
   /// The scan before a campaign: plain lines (not shown), ended early once the named devices are heard.
   static let campaignScan: CampaignPipeline.Scanner = { central, seconds, completeWhenSeen in
     let scan = ScanRunner(
-      settings: DiscoverySettings(window: .seconds(seconds)), duration: SecondsOption.duration(seconds), active: true, mode: .lines,
+      settings: DiscoverySettings(window: .seconds(seconds)), duration: SecondsOption.duration(seconds), active: true,
+      mode: .lines,
       completeWhenSeen: completeWhenSeen)
     return try await scan.scan(central: central, emit: { _ in }).results
   }

@@ -1,5 +1,5 @@
-import BeaconCore
 import ArgumentParser
+import BeaconCore
 
 /// The root command. Each subcommand lives in its own file; this list is the one place they are named.
 public struct BeaconProvision: AsyncParsableCommand {
@@ -46,7 +46,7 @@ public struct BeaconProvision: AsyncParsableCommand {
 
   /// Subcommands left out of `--help`: low-level checks used by the VM tier (`radio …`).
   static let hiddenCommands: [any ParsableCommand.Type] = [
-    RadioDebug.self,
+    RadioDebug.self
   ]
 
   public init() {}
@@ -62,7 +62,11 @@ extension BeaconProvision {
       if var asyncCommand = command as? any AsyncParsableCommand {
         // -v / --log-level: the command runs with its log records going to standard error.
         let logging = (command as? any LoggingCommand)?.logging
-        if let logging { try await logging.activate { try await asyncCommand.run() } } else { try await asyncCommand.run() }
+        if let logging {
+          try await logging.activate { try await asyncCommand.run() }
+        } else {
+          try await asyncCommand.run()
+        }
       } else {
         try command.run()
       }

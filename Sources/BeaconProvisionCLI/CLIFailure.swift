@@ -23,7 +23,8 @@ extension CLIFailure: LocalizedError {
 enum JSONOutput {
   static func string(_ value: some Encodable, pretty: Bool = true) throws -> String {
     let encoder = JSONEncoder()
-    encoder.outputFormatting = pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+    encoder.outputFormatting =
+      pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
     return String(decoding: try encoder.encode(value), as: UTF8.self)
   }
 }

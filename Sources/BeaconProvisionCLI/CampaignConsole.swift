@@ -37,7 +37,8 @@ struct CampaignConsole: Sendable {
     case .package(let path, let images, let version):
       return "\(path): \(images.joined(separator: " + ")) → version \(version)"
     case .catalogue(let firmware, let location, let offlineCache):
-      return "firmware \(firmware) from the catalogue \(location)" + (offlineCache.map { " (offline: the cache \($0) only)" } ?? "")
+      return "firmware \(firmware) from the catalogue \(location)"
+        + (offlineCache.map { " (offline: the cache \($0) only)" } ?? "")
     case .scanning(let adapter, let seconds):
       return "scanning \(adapter) for \(FieldSpec.Kind.plain(seconds)) s …"
     case .resuming(let run, let unfinished, let inRange):
@@ -51,11 +52,12 @@ struct CampaignConsole: Sendable {
     case .surveyed(let read, let of, let groups):
       return "read \(read) of \(of) devices: " + groups.map { "\($1)× \($0)" }.sorted().joined(separator: ", ")
     case .catalogueRead(let url, let origin):
-      let how = switch origin {
-      case .downloaded: "downloaded"
-      case .notModified: "not modified"
-      case .cache: "from the cache (offline)"
-      }
+      let how =
+        switch origin {
+        case .downloaded: "downloaded"
+        case .notModified: "not modified"
+        case .cache: "from the cache (offline)"
+        }
       return "catalogue \(url): \(how)"
     case .packageReady(let file, let version, let model, let hardware, let downloaded, let source, let sha256):
       return "\(file) \(version) for \(model) \(hardware): "
@@ -66,7 +68,8 @@ struct CampaignConsole: Sendable {
       return "rollout: \(name) starts: \(devices) devices (\(reached) of \(of) reached once it ends)"
     case .waveFinished(let name, let devices, let failures, let maxFailures, let stops):
       return "rollout: \(name) finished: \(failures) of \(devices) failed, "
-        + (stops ? "over --max-failures \(maxFailures)%: the rollout stops" : "at or under --max-failures \(maxFailures)%")
+        + (stops
+          ? "over --max-failures \(maxFailures)%: the rollout stops" : "at or under --max-failures \(maxFailures)%")
     case .fetching, .campaign:
       return nil
     }

@@ -48,11 +48,13 @@ final class CampaignProgress: Sendable {
         s.working[address] = "waiting \(after) before attempt \(attempt): \(reason)"
         guard isTerminal else { return "\(address)  retry \(attempt) in \(after): \(reason)" }
       case .linkLimit(let links, let asked):
-        let line = "the adapter holds \(links) link\(links == 1 ? "" : "s") at once: running \(links) devices at a time instead of \(asked)"
+        let line =
+          "the adapter holds \(links) link\(links == 1 ? "" : "s") at once: running \(links) devices at a time instead of \(asked)"
         guard isTerminal else { return line }
         s.working["adapter"] = line
       case .linkLimitRaised(let links, let asked):
-        let line = "links: raising to \(links) at once after successes, one at a time up to \(asked) (lowered again if the adapter refuses)"
+        let line =
+          "links: raising to \(links) at once after successes, one at a time up to \(asked) (lowered again if the adapter refuses)"
         guard isTerminal else { return line }
         s.working["adapter"] = line
       case .linksInUse(let inUse, let limit):
@@ -61,20 +63,24 @@ final class CampaignProgress: Sendable {
         return nil
       case .progress(let address, let done, let total, let rate):
         let eta = rate > 0 ? Int(Double(total - done) / rate) : nil
-        s.working[address] = "transferring \(done * 100 / max(total, 1))% (\(done)/\(total) bytes, \(Int(rate)) B/s"
+        s.working[address] =
+          "transferring \(done * 100 / max(total, 1))% (\(done)/\(total) bytes, \(Int(rate)) B/s"
           + (eta.map { ", ETA \($0) s" } ?? "") + ")"
         guard isTerminal else { return nil }
       case .finished(let address, let outcome):
         s.working[address] = nil
         if case .failed = outcome { s.failed += 1 } else { s.done += 1 }
         guard isTerminal else {
-          let finished = s.done + s.failed, step = max(1, total / 10)
+          let finished = s.done + s.failed
+          let step = max(1, total / 10)
           guard finished % step == 0 || finished == total else { return nil }
           return "devices: \(s.done) done, \(s.failed) failed, \(total - finished) pending"
         }
       }
-      var lines = ["devices: \(s.done) done, \(s.failed) failed, \(total - s.done - s.failed) pending"
-        + (s.links.map { "; links \($0.inUse) in use (limit \($0.limit))" } ?? "")]
+      var lines = [
+        "devices: \(s.done) done, \(s.failed) failed, \(total - s.done - s.failed) pending"
+          + (s.links.map { "; links \($0.inUse) in use (limit \($0.limit))" } ?? "")
+      ]
       lines += s.working.sorted { $0.key < $1.key }.map { "  \($0.key)  \($0.value)" }
       let clear = String(repeating: "\u{1B}[1A\u{1B}[2K", count: s.lastHeight)
       s.lastHeight = lines.count
@@ -113,18 +119,23 @@ enum CampaignReport {
     }
     for address in result.notSeen { lines.append("\(address)  not seen in the scan") }
     if explain {
-      for n in result.notSelected { lines.append("\(n.address)  not selected: \(n.reason)" + (n.name.map { " (name '\($0)')" } ?? "")) }
+      for n in result.notSelected {
+        lines.append("\(n.address)  not selected: \(n.reason)" + (n.name.map { " (name '\($0)')" } ?? ""))
+      }
     }
     let s = result.summary
     lines.append("")
     let counts: [(DeviceState, String)] = [
-      (.verified, "updated"), (.planned, "with changes"), (.compliant, "compliant"), (.skipped, "skipped"), (.failed, "failed"),
+      (.verified, "updated"), (.planned, "with changes"), (.compliant, "compliant"), (.skipped, "skipped"),
+      (.failed, "failed"),
       (.pending, "pending"),
     ]
     let parts = counts.map { (s.count($0.0), $0.1) }.filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }
     lines.append("run \(s.run): " + (parts.isEmpty ? "no devices" : parts.joined(separator: ", ")))
     if parts.isEmpty, !result.notSelected.isEmpty, !explain {
-      lines.append("\(result.notSelected.count) device\(result.notSelected.count == 1 ? "" : "s") heard but not selected: plan --explain says why")
+      lines.append(
+        "\(result.notSelected.count) device\(result.notSelected.count == 1 ? "" : "s") heard but not selected: plan --explain says why"
+      )
     }
     if s.interrupted { lines.append("interrupted: finish with  \(ResumeRun.command(result.finish, run: s.run))") }
     // What devices answered (a name, a failure's text) is shown with its control characters escaped.
@@ -153,7 +164,9 @@ enum CampaignReport {
   static func json(_ result: CampaignResult) throws -> String {
     let devices = result.summary.outcomes.sorted { $0.key < $1.key }.map { address, outcome -> DeviceJSON in
       func changes(_ c: [ConfigChange]) -> [ChangeJSON] {
-        c.map { ChangeJSON(scope: $0.scope.description, key: $0.key, old: $0.old?.description, new: $0.new.description) }
+        c.map {
+          ChangeJSON(scope: $0.scope.description, key: $0.key, old: $0.old?.description, new: $0.new.description)
+        }
       }
       switch outcome {
       case .compliant: return DeviceJSON(address: address, result: "compliant")
@@ -164,8 +177,10 @@ enum CampaignReport {
       case .pending: return DeviceJSON(address: address, result: "pending")
       }
     }
-    return try JSONOutput.string(RunJSON(run: result.summary.run, interrupted: result.summary.interrupted, devices: devices, notSeen: result.notSeen,
-      notSelected: result.notSelected))
+    return try JSONOutput.string(
+      RunJSON(
+        run: result.summary.run, interrupted: result.summary.interrupted, devices: devices, notSeen: result.notSeen,
+        notSelected: result.notSelected))
   }
 }
 

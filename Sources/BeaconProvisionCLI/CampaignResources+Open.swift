@@ -23,13 +23,17 @@ extension CampaignResources {
       throw CLIFailure("cannot open the journal in \(stateDirectory): \(error)")
     }
     let central: any Central
-    if let given { central = given } else {
+    if let given {
+      central = given
+    } else {
       central = try await CentralFactory.make(
         adapter, scanBackend: scanBackend, pace: pace, stateDirectory: stateDirectory, gateway: shared?.gateway)
     }
     // The shared journal: the campaigns' `--journal` (with `--run` checked), or `audit`'s.
     let place = try shared.map { try $0.postgresURL() != nil ? $0.location : nil } ?? location
-    if let place, let journal = try await place.openShared(gateway: shared?.gatewayName ?? ProcessInfo.processInfo.hostName) {
+    if let place,
+      let journal = try await place.openShared(gateway: shared?.gatewayName ?? ProcessInfo.processInfo.hostName)
+    {
       let registry = RegistryAccess.recorder(FleetRegistry(store: PostgresRegistryStore(journal: journal)))
       // The coordinator keeps the journal itself; the campaign's records go through the test hook
       // (`SimulatorPauseHook`, a simulated adapter only).
@@ -38,6 +42,7 @@ extension CampaignResources {
         coordinator: shared.map { GatewayCoordinator(journal: journal, settings: $0.coordination) })
     }
     return CampaignResources(
-      journal: try SimulatorPauseHook.wrap(local, central: central), central: central, registry: RegistryAccess.recorder(local))
+      journal: try SimulatorPauseHook.wrap(local, central: central), central: central,
+      registry: RegistryAccess.recorder(local))
   }
 }

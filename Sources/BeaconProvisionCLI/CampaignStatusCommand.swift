@@ -82,7 +82,9 @@ struct CampaignStatusCommand: AsyncParsableCommand, LoggingCommand {
   }
 
   static func table(_ s: SiteStatus) -> String {
-    let counts = { (c: [String: Int]) in c.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ") }
+    let counts = { (c: [String: Int]) in
+      c.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
+    }
     var lines = ["run \(s.run) (\(s.kind), \(s.status)): \(s.devices.count) devices — \(counts(s.totals))"]
     if !s.gateways.isEmpty {
       lines.append("")
@@ -90,7 +92,8 @@ struct CampaignStatusCommand: AsyncParsableCommand, LoggingCommand {
       for g in s.gateways {
         let beat = (g.alive ? "" : "gone ") + String(format: "%.0f s ago", g.heartbeatAge)
         lines.append(
-          g.name.padding(toLength: 20, withPad: " ", startingAt: 0) + beat.padding(toLength: 14, withPad: " ", startingAt: 0)
+          g.name.padding(toLength: 20, withPad: " ", startingAt: 0)
+            + beat.padding(toLength: 14, withPad: " ", startingAt: 0)
             + String(g.holding).padding(toLength: 7, withPad: " ", startingAt: 0) + counts(g.devices))
       }
     }
@@ -99,7 +102,8 @@ struct CampaignStatusCommand: AsyncParsableCommand, LoggingCommand {
     for d in s.devices {
       let now = d.leasedBy.map { "held by \($0)" } ?? d.step.map { d.state == "working" ? $0 : "" } ?? ""
       lines.append(
-        d.address.padding(toLength: 19, withPad: " ", startingAt: 0) + d.state.padding(toLength: 11, withPad: " ", startingAt: 0)
+        d.address.padding(toLength: 19, withPad: " ", startingAt: 0)
+          + d.state.padding(toLength: 11, withPad: " ", startingAt: 0)
           + String(d.writes).padding(toLength: 8, withPad: " ", startingAt: 0)
           + (d.gateway ?? "-").padding(toLength: 20, withPad: " ", startingAt: 0) + now
           + (d.state == "failed" ? (d.detail.map { " " + $0 } ?? "") : ""))

@@ -43,11 +43,14 @@ extension CentralFactory {
     _ assigned: [(adapter: String, device: SimulatedDevice)], connectableReannounce: Duration?
   ) throws -> [ServedDevice] {
     let served = try assigned.map { pair in
-      (adapter: pair.adapter, fleetAddress: pair.device.address,
-       device: ServedAdvertising.device(pair.device, servedAs: try Self.adapter(pair.adapter).address))
+      (
+        adapter: pair.adapter, fleetAddress: pair.device.address,
+        device: ServedAdvertising.device(pair.device, servedAs: try Self.adapter(pair.adapter).address)
+      )
     }
     let kbeacons = KBeaconSimulation(
-      fleet: SimulatedFleet(devices: served.map(\.device)), now: { UInt32(clamping: Int(Date().timeIntervalSince1970)) })
+      fleet: SimulatedFleet(devices: served.map(\.device)), now: { UInt32(clamping: Int(Date().timeIntervalSince1970)) }
+    )
     let links = ServedLinks()
     kbeacons.setLinkDropper { address in await links.drop(address) }
     let bootloaders = SimulatedBootloaders(model: .instant)

@@ -15,10 +15,11 @@ enum CentralFactory {
   /// through `BlockingIO`.
   /// `gateway` (`--gateway`) picks a gateway's view of a simulated site (`SimulatedFleet.view(for:)`).
   static func make(
-    _ choice: AdapterChoice?, scanBackend: ScanBackend = .auto, pace: SimulationPace = .realTime, stateDirectory: String? = nil,
+    _ choice: AdapterChoice?, scanBackend: ScanBackend = .auto, pace: SimulationPace = .realTime,
+    stateDirectory: String? = nil,
     gateway: String? = nil
   ) async throws -> any Central {
-    let directory = StateDirectory.resolve(stateDirectory) // the task-local override is read here, not on the queue
+    let directory = StateDirectory.resolve(stateDirectory)  // the task-local override is read here, not on the queue
     return try await BlockingIO.run {
       try makeBlocking(choice, scanBackend: scanBackend, pace: pace, stateDirectory: directory, gateway: gateway)
     }

@@ -30,15 +30,17 @@ struct Decode: ParsableCommand {
     let text = hex.joined()
     // Two digits a byte, and separators between them: anything longer is refused before it is decoded.
     guard text.utf8.count <= Self.maximumPayloadBytes * 3 else {
-      throw CLIFailure("the payload is \(text.utf8.count) characters; at most \(Self.maximumPayloadBytes) bytes are decoded "
-        + "(the most an extended advertisement carries)")
+      throw CLIFailure(
+        "the payload is \(text.utf8.count) characters; at most \(Self.maximumPayloadBytes) bytes are decoded "
+          + "(the most an extended advertisement carries)")
     }
     guard let bytes = Hex.decode(text) else {
       throw CLIFailure("'\(text.echoed)' is not hex bytes (an even number of 0-9/A-F digits)")
     }
     guard bytes.count <= Self.maximumPayloadBytes else {
-      throw CLIFailure("the payload is \(bytes.count) bytes; at most \(Self.maximumPayloadBytes) are decoded "
-        + "(the most an extended advertisement carries)")
+      throw CLIFailure(
+        "the payload is \(bytes.count) bytes; at most \(Self.maximumPayloadBytes) are decoded "
+          + "(the most an extended advertisement carries)")
     }
     guard !bytes.isEmpty else { throw CLIFailure("no bytes to decode") }
     return try JSONOutput.string(DecodedAdvertisement(bytes))

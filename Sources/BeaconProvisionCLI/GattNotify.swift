@@ -11,7 +11,8 @@ import BeaconCore
 struct GattNotify: AsyncParsableCommand, LoggingCommand {
   static let configuration = CommandConfiguration(
     commandName: "notify", abstract: "Print a characteristic's notifications or indications as they arrive.",
-    discussion: ExitStatus.paragraph("0 stopped (Ctrl-C or the time given); 1 an error (no such device or characteristic, the link failed)"))
+    discussion: ExitStatus.paragraph(
+      "0 stopped (Ctrl-C or the time given); 1 an error (no such device or characteristic, the link failed)"))
 
   @OptionGroup var connection: GattConnectionOptions
   var logging: LoggingOptions { connection.logging }

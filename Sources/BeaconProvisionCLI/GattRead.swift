@@ -6,7 +6,8 @@ import BeaconCore
 struct GattRead: AsyncParsableCommand, LoggingCommand {
   static let configuration = CommandConfiguration(
     commandName: "read", abstract: "Read a characteristic or attribute value.",
-    discussion: ExitStatus.paragraph("0 read; 1 an error (no such device or characteristic, the link failed, the read was refused)"))
+    discussion: ExitStatus.paragraph(
+      "0 read; 1 an error (no such device or characteristic, the link failed, the read was refused)"))
 
   @OptionGroup var connection: GattConnectionOptions
   var logging: LoggingOptions { connection.logging }

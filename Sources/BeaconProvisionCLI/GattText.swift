@@ -34,9 +34,11 @@ enum GattText {
     var lines: [String] = []
     for s in db.services {
       lines.append(
-        "\(s.isPrimary ? "" : "secondary ")service \(label(s.uuid))  handles \(handle(s.startHandle))–\(handle(s.endHandle))")
+        "\(s.isPrimary ? "" : "secondary ")service \(label(s.uuid))  handles \(handle(s.startHandle))–\(handle(s.endHandle))"
+      )
       for i in s.includes {
-        lines.append("  include \(label(i.uuid))  handles \(handle(i.startHandle))–\(handle(i.endHandle))  at \(handle(i.handle))")
+        lines.append(
+          "  include \(label(i.uuid))  handles \(handle(i.startHandle))–\(handle(i.endHandle))  at \(handle(i.handle))")
       }
       for c in s.characteristics {
         lines.append(
@@ -97,7 +99,9 @@ enum GattText {
           uuid: s.uuid.description, name: names[s.uuid], primary: s.isPrimary, startHandle: s.startHandle,
           endHandle: s.endHandle,
           includes: s.includes.map {
-            Include(uuid: $0.uuid.description, name: names[$0.uuid], handle: $0.handle, startHandle: $0.startHandle, endHandle: $0.endHandle)
+            Include(
+              uuid: $0.uuid.description, name: names[$0.uuid], handle: $0.handle, startHandle: $0.startHandle,
+              endHandle: $0.endHandle)
           },
           characteristics: s.characteristics.map { c in
             Characteristic(

@@ -6,7 +6,8 @@ import BeaconCore
 struct GattWrite: AsyncParsableCommand, LoggingCommand {
   static let configuration = CommandConfiguration(
     commandName: "write", abstract: "Write a characteristic or attribute value.",
-    discussion: ExitStatus.paragraph("0 written; 1 an error (no such device or characteristic, the link failed, the write was refused)"))
+    discussion: ExitStatus.paragraph(
+      "0 written; 1 an error (no such device or characteristic, the link failed, the write was refused)"))
 
   @OptionGroup var connection: GattConnectionOptions
   var logging: LoggingOptions { connection.logging }

@@ -55,7 +55,8 @@ struct HistoryCommand: AsyncParsableCommand, LoggingCommand {
     let target = try parseAddress(address)
     let records = try await KBeaconConnector.withSession(
       target, adapter: adapter.adapter, peer: peer, passwordOptions: passwordOptions, sections: [.common],
-      gattCache: gattCache.store(stateDirectory: StateDirectory.resolve(nil))) { session, _ in try await session.readHistory(sensor: sensor.type, order: order.wire, limit: limit) }
+      gattCache: gattCache.store(stateDirectory: StateDirectory.resolve(nil))
+    ) { session, _ in try await session.readHistory(sensor: sensor.type, order: order.wire, limit: limit) }
     if csv { emit(HistoryRendering.csvHeader(sensor.type)) }
     for record in records { emit(csv ? HistoryRendering.csv(record) : HistoryRendering.line(record)) }
     if !csv { emit("\(records.count) records") }

@@ -64,7 +64,8 @@ struct InputLimit: Sendable, Hashable {
 
   /// The refusal: the file, its size and the cap.
   func refusal(_ path: String, size: String) -> CLIFailure {
-    CLIFailure("\(path) is \(size); \(kind) larger than \(Self.describe(bytes)) is refused (no real site's comes near it)")
+    CLIFailure(
+      "\(path) is \(size); \(kind) larger than \(Self.describe(bytes)) is refused (no real site's comes near it)")
   }
 
   /// `8 MiB (8388608 bytes)`.

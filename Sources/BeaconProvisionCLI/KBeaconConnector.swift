@@ -37,7 +37,8 @@ struct KBeaconConnector {
     do {
       let (session, config) = try await KBeaconSession.connect(
         client: GATTClient(bearer: bearer), password: password, environment: Self.environment, timeouts: timeouts,
-        readSections: sections, settle: settle, cache: gattCache.map { ($0, GATTCacheKey(address: address, type: type)) })
+        readSections: sections, settle: settle,
+        cache: gattCache.map { ($0, GATTCacheKey(address: address, type: type)) })
       if let outcome = (await session.link as? GATTKBeaconLink)?.cacheOutcome {
         log.info("gatt cache", metadata: ["device": "\(address)", "outcome": "\(outcome.rawValue)"])
       }
@@ -68,7 +69,8 @@ struct KBeaconConnector {
     } catch let error as LinkError where error.code == .connectTimeout && peer.override != nil {
       // A connect to the wrong address type is never answered (Core v5.4 Vol 6 Part B §1.3): say which type
       // was tried and how to try the other, instead of a bare timeout after 15 s.
-      let tried = peer.override!, other: AddressType = tried == .public ? .random : .public
+      let tried = peer.override!
+      let other: AddressType = tried == .public ? .random : .public
       throw CLIFailure(
         "\(address): \(error) — connected to as a \(tried) address (--address-type \(tried)); if it advertises a "
           + "\(other) address, give --address-type \(other), or leave the option out to learn the type from a scan")
@@ -89,7 +91,8 @@ extension KBeaconConnector {
   ) async throws -> T {
     let connector = KBeaconConnector(
       adapter: adapter, password: try await passwordOptions.resolved(), peer: peer, gattCache: gattCache)
-    CLILog.logger("kbeacon").debug("password", metadata: ["device": "\(target)", "source": "\(passwordOptions.source())"])
+    CLILog.logger("kbeacon").debug(
+      "password", metadata: ["device": "\(target)", "source": "\(passwordOptions.source())"])
     let (session, config) = try await connector.open(target, sections: sections)
     let result: T
     do {

@@ -8,11 +8,15 @@ import Cloud
 struct NetworkOptions: ParsableArguments {
   @OptionGroup var tls: TLSOptions
 
-  @Option(name: .customLong("connect-timeout"), help: ArgumentHelp("Seconds to wait for a connection (default 30).", valueName: "s"))
+  @Option(
+    name: .customLong("connect-timeout"),
+    help: ArgumentHelp("Seconds to wait for a connection (default 30).", valueName: "s"))
   var connectTimeout: Double = 30
 
-  @Option(name: .customLong("max-time"), help: ArgumentHelp(
-    "Seconds one fetch or download may take in all, retries included (default 3600).", valueName: "s"))
+  @Option(
+    name: .customLong("max-time"),
+    help: ArgumentHelp(
+      "Seconds one fetch or download may take in all, retries included (default 3600).", valueName: "s"))
   var maxTime: Double = 3600
 
   func validate() throws {
@@ -22,10 +26,12 @@ struct NetworkOptions: ParsableArguments {
 
   /// The client these options describe, with the tool's version in its User-Agent.
   var client: CurlHTTPClient {
-    CurlHTTPClient(configuration: HTTPClientConfiguration(
-      caFile: tls.caFile, insecureSkipTLSVerify: tls.insecureSkipTLSVerify, connectTimeout: SecondsOption.duration(connectTimeout),
-      maxTime: SecondsOption.duration(maxTime),
-      userAgent: HTTPClientConfiguration.userAgent(version: BeaconProvision.configuration.version)))
+    CurlHTTPClient(
+      configuration: HTTPClientConfiguration(
+        caFile: tls.caFile, insecureSkipTLSVerify: tls.insecureSkipTLSVerify,
+        connectTimeout: SecondsOption.duration(connectTimeout),
+        maxTime: SecondsOption.duration(maxTime),
+        userAgent: HTTPClientConfiguration.userAgent(version: BeaconProvision.configuration.version)))
   }
 }
 
@@ -33,11 +39,16 @@ struct NetworkOptions: ParsableArguments {
 /// loudly named — not at all. Part of `NetworkOptions`, and on its own where other limits apply (`monitor`'s
 /// webhooks).
 struct TLSOptions: ParsableArguments {
-  @Option(name: .customLong("cacert"), help: ArgumentHelp(
-    "A PEM file of CA certificates to trust instead of the system's (a private CA).", valueName: "file"))
+  @Option(
+    name: .customLong("cacert"),
+    help: ArgumentHelp(
+      "A PEM file of CA certificates to trust instead of the system's (a private CA).", valueName: "file"))
   var caFile: String?
 
-  @Flag(name: .customLong("insecure-skip-tls-verify"), help: ArgumentHelp(
-    "Do not verify the server's certificate or host name. Only for a test server: anyone on the path could read or forge the traffic."))
+  @Flag(
+    name: .customLong("insecure-skip-tls-verify"),
+    help: ArgumentHelp(
+      "Do not verify the server's certificate or host name. Only for a test server: anyone on the path could read or forge the traffic."
+    ))
   var insecureSkipTLSVerify = false
 }

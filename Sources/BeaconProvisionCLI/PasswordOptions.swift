@@ -53,7 +53,9 @@ public struct PasswordOptions: ParsableArguments, Sendable {
       text = password
     } else if let passwordFile {
       let data: Data
-      do { data = try InputFile.read(passwordFile, limit: .smallText) } catch { throw CLIFailure("--password-file: \(error)") }
+      do { data = try InputFile.read(passwordFile, limit: .smallText) } catch {
+        throw CLIFailure("--password-file: \(error)")
+      }
       text =
         String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).first
         .map { String($0).trimmingCharacters(in: CharacterSet(charactersIn: "\r")) } ?? ""

@@ -42,7 +42,8 @@ public struct PeerAddressOptions: ParsableArguments, Sendable {
   /// does not hear it within `limit`, `unheard` is used if given (`dfu ble`: a device already in its
   /// bootloader is silent at its application address), else the command fails saying how to go on.
   func resolve(
-    _ address: BluetoothAddress, on central: any Central, unheard: AddressType? = nil, within limit: Duration = probeLimit
+    _ address: BluetoothAddress, on central: any Central, unheard: AddressType? = nil,
+    within limit: Duration = probeLimit
   ) async throws -> AddressType {
     let log = CLILog.logger("address")
     if let override {
@@ -66,7 +67,8 @@ public struct PeerAddressOptions: ParsableArguments, Sendable {
     }
     throw CLIFailure(
       "\(address) was not heard on \(central.name) within \(Self.seconds(limit)) s, so its address type "
-        + "is unknown; check it is advertising and in range, or give --address-type public|random to connect without scanning")
+        + "is unknown; check it is advertising and in range, or give --address-type public|random to connect without scanning"
+    )
   }
 }
 

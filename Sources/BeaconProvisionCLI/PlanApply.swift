@@ -27,7 +27,9 @@ struct Plan: AsyncParsableCommand {
   var explain = false
 
   func run() async throws {
-    let result = try await options.withGATTCache { try await ApplyInvocation(options: options, dryRun: true, resume: nil).run() }
+    let result = try await options.withGATTCache {
+      try await ApplyInvocation(options: options, dryRun: true, resume: nil).run()
+    }
     print(options.json ? try CampaignReport.json(result) : CampaignReport.table(result, explain: explain))
     if result.summary.failed { throw ExitCode(1) }
     if detailedExitcode, result.summary.changedSomething { throw ExitCode(2) }
@@ -58,13 +60,16 @@ struct Apply: AsyncParsableCommand {
 
   @OptionGroup var options: ProvisionOptions
 
-  @Option(help: ArgumentHelp(
-    "Finish an interrupted run: its id (printed when the run starts and at its end), or last for the newest apply run.",
-    valueName: "run|last"))
+  @Option(
+    help: ArgumentHelp(
+      "Finish an interrupted run: its id (printed when the run starts and at its end), or last for the newest apply run.",
+      valueName: "run|last"))
   var resume: String?
 
   func run() async throws {
-    let result = try await options.withGATTCache { try await ApplyInvocation(options: options, dryRun: false, resume: resume).run() }
+    let result = try await options.withGATTCache {
+      try await ApplyInvocation(options: options, dryRun: false, resume: resume).run()
+    }
     print(options.json ? try CampaignReport.json(result) : CampaignReport.table(result))
     if result.summary.interrupted { throw ExitCode(3) }
     if result.summary.failed { throw ExitCode(1) }

@@ -15,16 +15,22 @@ extension ProfileCommand {
     func run() throws {
       let loaded = try ProfileFiles.load(file)
       // Every templated value of the devices the profile names, as a campaign checks it before any radio work.
-      let problems = TemplatePreflight(profile: loaded, resolver: DesiredResolver(urlCheck: ProfileFiles.eddystoneURLCheck))
-        .problems(addresses: TargetSelection.namedAddresses(of: loaded) ?? [])
+      let problems = TemplatePreflight(
+        profile: loaded, resolver: DesiredResolver(urlCheck: ProfileFiles.eddystoneURLCheck)
+      )
+      .problems(addresses: TargetSelection.namedAddresses(of: loaded) ?? [])
       guard problems.isEmpty else { throw CLIFailure(problems.joined(separator: "\n")) }
       let p = loaded.profile
       print("\(file): valid profile version \(Profile.currentVersion)")
       if let commands = p.commands {
         let secret = commands.filter(\.secret).count
-        print("  text-stream devices: \(commands.count) command\(commands.count == 1 ? "" : "s") (query, expect, set)" + (secret > 0 ? ", \(secret) secret" : ""))
+        print(
+          "  text-stream devices: \(commands.count) command\(commands.count == 1 ? "" : "s") (query, expect, set)"
+            + (secret > 0 ? ", \(secret) secret" : ""))
       } else {
-        print("  manages \(p.desired.common.fields.count) device keys, \(p.desired.slots.count) slots, \(p.desired.triggers.count) triggers, \(p.desired.sensors.count) sensors")
+        print(
+          "  manages \(p.desired.common.fields.count) device keys, \(p.desired.slots.count) slots, \(p.desired.triggers.count) triggers, \(p.desired.sensors.count) sensors"
+        )
       }
       if let inventory = loaded.inventory { print("  inventory: \(inventory.rows.count) devices") }
       if let warning = RenameSelectionCheck.warning(loaded) { print(warning) }

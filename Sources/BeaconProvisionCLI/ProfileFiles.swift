@@ -14,7 +14,8 @@ enum ProfileFiles {
     var content: [UInt8] = []
     do {
       let loaded = try LoadedProfile.load(
-        file: file, read: { path in
+        file: file,
+        read: { path in
           // The first file read is the profile; the one it names after that, its inventory.
           let data = try InputFile.read(path, limit: path == file ? .profile : .inventory)
           content += data

@@ -18,7 +18,8 @@ struct ProvisionOptions: ParsableArguments {
   @Option(help: "Links at once on the adapter (controllers hold 3–7 connections).")
   var parallel: Int = 4
 
-  @Option(help: "Attempts per device for transient failures (link loss, busy, timeout). A wrong password is never retried.")
+  @Option(
+    help: "Attempts per device for transient failures (link loss, busy, timeout). A wrong password is never retried.")
   var attempts: Int = 3
 
   @Option(help: "Seconds before the first retry of a device; later retries wait 4× longer (at most 60 s).")
@@ -48,7 +49,8 @@ struct ProvisionOptions: ParsableArguments {
   /// Runs `body` with this run's GATT cache (the state directory's file, or none with `--no-gatt-cache`)
   /// bound for every KBeacon opener the campaign makes (`KBeaconOpener.ambientGATTCache`).
   func withGATTCache<T>(_ body: () async throws -> T) async rethrows -> T {
-    try await KBeaconOpener.$ambientGATTCache.withValue(gattCache.store(stateDirectory: stateDirectory), operation: body)
+    try await KBeaconOpener.$ambientGATTCache.withValue(
+      gattCache.store(stateDirectory: stateDirectory), operation: body)
   }
 }
 
@@ -78,7 +80,8 @@ enum Secrets {
       }
       return Secret(value)
     case .file(let path):
-      let full = path.hasPrefix("/") ? path : (profile as NSString).deletingLastPathComponent.appendingPathComponent(path)
+      let full =
+        path.hasPrefix("/") ? path : (profile as NSString).deletingLastPathComponent.appendingPathComponent(path)
       guard let data = try? InputFile.read(full, limit: .smallText),
         let line = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).first
       else { throw CLIFailure("\(profile): cannot read the password file \(full)") }

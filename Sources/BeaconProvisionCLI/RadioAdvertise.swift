@@ -7,7 +7,8 @@ import Foundation
 struct RadioAdvertise: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "advertise", abstract: "Advertise raw AD bytes (hex) through HCI commands.",
-    discussion: ExitStatus.paragraph("0 advertised for the time given; 1 an error (no such adapter, a refused HCI command)"))
+    discussion: ExitStatus.paragraph(
+      "0 advertised for the time given; 1 an error (no such adapter, a refused HCI command)"))
 
   @Option(help: "The adapter (hci1, …).") var adapter = "hci1"
   @Flag(help: "ADV_NONCONN_IND instead of ADV_IND.") var nonConnectable = false
@@ -32,7 +33,8 @@ struct RadioAdvertise: AsyncParsableCommand {
         return
       }
       try await advertiser.start(
-        AdvertisingSettings(connectable: !nonConnectable, interval: interval, advertisingData: ad, scanResponseData: sr))
+        AdvertisingSettings(connectable: !nonConnectable, interval: interval, advertisingData: ad, scanResponseData: sr)
+      )
       print("advertising on \(adapter) (\(advertiser.usesExtendedCommands ? "extended" : "legacy") commands)")
       fflush(nil)
       guard duration > 0 else {
@@ -41,7 +43,8 @@ struct RadioAdvertise: AsyncParsableCommand {
         return
       }
       // SIGINT/SIGTERM end the wait early; advertising is switched off either way.
-      _ = try? await SignalCancellation.run { [duration] in try await Task.sleep(for: SecondsOption.duration(duration)) }
+      _ = try? await SignalCancellation.run { [duration] in try await Task.sleep(for: SecondsOption.duration(duration))
+      }
       try await advertiser.stop()
       advertiser.close()
     } catch {

@@ -27,7 +27,9 @@ struct RadioGATT: AsyncParsableCommand {
       let database = try await client.discover()
       for service in database.services {
         print("service \(service.uuid) handles \(service.startHandle)-\(service.endHandle)")
-        for c in service.characteristics { print("  characteristic \(c.uuid) value handle \(c.valueHandle) [\(c.properties)]") }
+        for c in service.characteristics {
+          print("  characteristic \(c.uuid) value handle \(c.valueHandle) [\(c.properties)]")
+        }
       }
       if let name = database.characteristic(BluetoothUUID(0x2A00)), name.properties.contains(.read) {
         print("device name \"\(String(decoding: try await client.read(name.valueHandle), as: UTF8.self))\"")

@@ -7,7 +7,8 @@ import Foundation
 struct RadioListen: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "listen", abstract: "Accept L2CAP LE links on the ATT channel and echo what arrives.",
-    discussion: ExitStatus.paragraph("0 listened for the time given; 1 an error (no such adapter, the socket was refused)"))
+    discussion: ExitStatus.paragraph(
+      "0 listened for the time given; 1 an error (no such adapter, the socket was refused)"))
 
   @Option(help: "The adapter (hci1, …).") var adapter = "hci1"
   @Option(help: "Links to serve before exiting.") var count = 1

@@ -39,24 +39,24 @@ struct RadioScan: AsyncParsableCommand {
   }
 
   static func scan(_ central: BlueZCentral, passive: Bool, until deadline: ContinuousClock.Instant) async throws {
-      try await withThrowingTaskGroup(of: Void.self) { group in
-        group.addTask {
-          for try await report in central.scan(ScanParameters(active: !passive)) {
-            print("\(report.address) \(report.addressType) \(report.kind) \(report.rssi) \(Hex.encode(report.data))")
-            fflush(nil)
-          }
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      group.addTask {
+        for try await report in central.scan(ScanParameters(active: !passive)) {
+          print("\(report.address) \(report.addressType) \(report.kind) \(report.rssi) \(Hex.encode(report.data))")
+          fflush(nil)
         }
-        group.addTask { try await Task.sleep(until: deadline) }
-        do {
-          try await group.next()
-        } catch {
-          group.cancelAll()
-          await central.stopScans()
-          throw error
-        }
-        group.cancelAll()
       }
-      // Wait until the controller's scan is disabled (or discovery stopped) before the process exits.
-      await central.stopScans()
+      group.addTask { try await Task.sleep(until: deadline) }
+      do {
+        try await group.next()
+      } catch {
+        group.cancelAll()
+        await central.stopScans()
+        throw error
+      }
+      group.cancelAll()
+    }
+    // Wait until the controller's scan is disabled (or discovery stopped) before the process exits.
+    await central.stopScans()
   }
 }

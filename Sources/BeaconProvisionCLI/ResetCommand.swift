@@ -21,7 +21,8 @@ struct ResetCommand: AsyncParsableCommand, LoggingCommand {
     let target = try parseAddress(address)
     try await KBeaconConnector.withSession(
       target, adapter: adapter.adapter, peer: peer, passwordOptions: passwordOptions, sections: [.common],
-      gattCache: gattCache.store(stateDirectory: StateDirectory.resolve(nil))) { session, config in try await session.send(Command.reset(for: config.generation)) }
+      gattCache: gattCache.store(stateDirectory: StateDirectory.resolve(nil))
+    ) { session, config in try await session.send(Command.reset(for: config.generation)) }
     emit("\(target): settings reset to factory defaults")
   }
 }

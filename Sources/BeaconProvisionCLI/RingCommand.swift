@@ -27,7 +27,8 @@ struct RingCommand: AsyncParsableCommand, LoggingCommand {
     let target = try parseAddress(address)
     try await KBeaconConnector.withSession(
       target, adapter: adapter.adapter, peer: peer, passwordOptions: passwordOptions, sections: [.common],
-      gattCache: gattCache.store(stateDirectory: StateDirectory.resolve(nil))) { session, _ in
+      gattCache: gattCache.store(stateDirectory: StateDirectory.resolve(nil))
+    ) { session, _ in
       try await session.send(.ring(milliseconds: milliseconds, type: type))
       if holdLink { try await Task.sleep(for: .milliseconds(milliseconds)) }
     }

@@ -59,12 +59,13 @@ struct RunsCommand: AsyncParsableCommand {
     var rows: [Row] = []
     for run in try await journal.runs().prefix(limit) {
       let devices = try await journal.devices(run: run.id)
-      rows.append(Row(
-        id: run.id, kind: run.kind, startedAt: run.startedAt, status: run.status,
-        finished: devices.filter(\.state.isFinal).count,
-        pending: devices.filter { !$0.state.isFinal && $0.state != .failed }.count,
-        failed: devices.filter { $0.state == .failed }.count,
-        source: run.source))
+      rows.append(
+        Row(
+          id: run.id, kind: run.kind, startedAt: run.startedAt, status: run.status,
+          finished: devices.filter(\.state.isFinal).count,
+          pending: devices.filter { !$0.state.isFinal && $0.state != .failed }.count,
+          failed: devices.filter { $0.state == .failed }.count,
+          source: run.source))
     }
     return rows
   }

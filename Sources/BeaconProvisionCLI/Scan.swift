@@ -38,7 +38,8 @@ struct Scan: AsyncParsableCommand, LoggingCommand {
 
   @OptionGroup var scanBackend: ScanBackendOption
 
-  @Option(help: "Where the fleet registry (and the simulated fleet's state) live. Default: $XDG_STATE_HOME/beacon-provision.")
+  @Option(
+    help: "Where the fleet registry (and the simulated fleet's state) live. Default: $XDG_STATE_HOME/beacon-provision.")
   var stateDir: String?
 
   @OptionGroup var journalLocation: JournalLocationOptions
@@ -58,14 +59,17 @@ struct Scan: AsyncParsableCommand, LoggingCommand {
 
   func run() async throws {
     try RegistryAccess.checkShared(journalLocation)
-    let central = try await CentralFactory.make(adapterOptions.adapter, scanBackend: scanBackend.value, stateDirectory: stateDir)
+    let central = try await CentralFactory.make(
+      adapterOptions.adapter, scanBackend: scanBackend.value, stateDirectory: stateDir)
     let mode: ScanRunner.Mode = json ? .json : jsonl ? .jsonLines : (isatty(STDOUT_FILENO) == 1 ? .liveTable : .lines)
     let runner = runner(mode: mode)
     CLILog.logger("scan").info("scanning", metadata: ["adapter": "\(central.name)", "seconds": "\(duration)"])
     do {
       // Ctrl-C (or SIGTERM) ends the scan early instead of killing the process: what was heard so far is
       // printed, and a live scan is switched off in the controller/kernel before the process exits.
-      let session = try await SignalCancellation.run { try await runner.scan(central: central) { line in Self.writeLine(line) } }
+      let session = try await SignalCancellation.run {
+        try await runner.scan(central: central) { line in Self.writeLine(line) }
+      }
       await central.stopScans()
       if let output = try runner.output(of: session) { Self.writeLine(output) }
       // After the results are out; a registry that cannot be opened or written only warns (`RegistryAccess`).

@@ -14,7 +14,9 @@ enum SecondsOption {
 
   /// Throws unless `value` (when given) is more than 0 — or at least 0 when `zeroAllowed` — and at most
   /// `limit`. NaN fails every comparison, so it is rejected too.
-  static func validate(_ value: Double?, _ option: String, zeroAllowed: Bool = false, atMost limit: Double = longest) throws {
+  static func validate(_ value: Double?, _ option: String, zeroAllowed: Bool = false, atMost limit: Double = longest)
+    throws
+  {
     guard let value else { return }
     guard zeroAllowed ? value >= 0 : value > 0, value <= limit else {
       let lower = zeroAllowed ? "from 0" : "more than 0 and"

@@ -8,16 +8,20 @@ import SharedJournal
 struct SharedJournalOptions: ParsableArguments {
   @OptionGroup var location: JournalLocationOptions
 
-  @Option(help: ArgumentHelp(
-    "This gateway's name in the shared journal (default: the host name).", valueName: "name"))
+  @Option(
+    help: ArgumentHelp(
+      "This gateway's name in the shared journal (default: the host name).", valueName: "name"))
   var gateway: String?
 
-  @Option(help: ArgumentHelp(
-    "Run id several gateways share: the first to start creates the run, the others join it with the same profile or package (shared journal only).",
-    valueName: "run"))
+  @Option(
+    help: ArgumentHelp(
+      "Run id several gateways share: the first to start creates the run, the others join it with the same profile or package (shared journal only).",
+      valueName: "run"))
   var run: String?
 
-  @Option(help: "Seconds a gateway's claim on a device lasts without renewal; a gateway that dies loses its devices after it.")
+  @Option(
+    help: "Seconds a gateway's claim on a device lasts without renewal; a gateway that dies loses its devices after it."
+  )
   var lease: Double = 30
 
   @Option(help: "dB by which another gateway must hear a device better for this one to leave it to that one.")
@@ -39,14 +43,17 @@ struct SharedJournalOptions: ParsableArguments {
       throw ValidationError("--run must name the run (e.g. --run site-0412); leave it out for a new run id")
     }
     if let gateway, gateway.trimmingCharacters(in: .whitespaces).isEmpty {
-      throw ValidationError("--gateway must name this gateway (e.g. --gateway hall-east); leave it out for the host name")
+      throw ValidationError(
+        "--gateway must name this gateway (e.g. --gateway hall-east); leave it out for the host name")
     }
   }
 
   /// The PostgreSQL URL when one is given; nil: the SQLite journal.
   func postgresURL() throws -> PostgresURL? {
     let url = try location.postgresURL()
-    if url == nil, run != nil { throw CLIFailure("--run shares a run between gateways: it needs --journal postgresql://…") }
+    if url == nil, run != nil {
+      throw CLIFailure("--run shares a run between gateways: it needs --journal postgresql://…")
+    }
     return url
   }
 
@@ -64,19 +71,23 @@ struct SharedJournalOptions: ParsableArguments {
 struct JournalLocationOptions: ParsableArguments {
   static let environmentVariable = "BEACON_PROVISION_JOURNAL"
 
-  @Option(help: ArgumentHelp(
-    "Put the journal on a PostgreSQL server several gateways share: postgresql://USER@HOST/DB (or $BEACON_PROVISION_JOURNAL). "
-      + "The password comes from PGPASSWORD, ~/.pgpass or --journal-password-file, never the URL. Default: the SQLite "
-      + "journal in the state directory.", valueName: "url"))
+  @Option(
+    help: ArgumentHelp(
+      "Put the journal on a PostgreSQL server several gateways share: postgresql://USER@HOST/DB (or $BEACON_PROVISION_JOURNAL). "
+        + "The password comes from PGPASSWORD, ~/.pgpass or --journal-password-file, never the URL. Default: the SQLite "
+        + "journal in the state directory.", valueName: "url"))
   var journal: String?
 
-  @Option(help: ArgumentHelp("A file holding the PostgreSQL password (first line; mode 0600 advised).", valueName: "file"))
+  @Option(
+    help: ArgumentHelp("A file holding the PostgreSQL password (first line; mode 0600 advised).", valueName: "file"))
   var journalPasswordFile: String?
 
   /// The PostgreSQL URL when one is given (flag first, then the environment); nil: the SQLite journal.
   func postgresURL(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> PostgresURL? {
     let (text, origin): (String?, String) =
-      journal.map { ($0, "--journal") } ?? (environment[Self.environmentVariable].flatMap { $0.isEmpty ? nil : $0 }, Self.environmentVariable)
+      journal.map { ($0, "--journal") } ?? (
+        environment[Self.environmentVariable].flatMap { $0.isEmpty ? nil : $0 }, Self.environmentVariable
+      )
     guard let text else { return nil }
     do { return try PostgresURL(text, origin: origin) } catch { throw CLIFailure("\(error)") }
   }
@@ -88,8 +99,11 @@ struct JournalLocationOptions: ParsableArguments {
     do { data = try InputFile.read(journalPasswordFile, limit: .smallText) } catch {
       throw CLIFailure("--journal-password-file: \(error)")
     }
-    let line = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).first ?? ""
-    guard !line.isEmpty else { throw CLIFailure("--journal-password-file \(journalPasswordFile): the first line is empty") }
+    let line =
+      String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).first ?? ""
+    guard !line.isEmpty else {
+      throw CLIFailure("--journal-password-file \(journalPasswordFile): the first line is empty")
+    }
     return String(line)
   }
 }
@@ -101,7 +115,8 @@ extension JournalLocationOptions {
     guard let url = try postgresURL() else { return nil }
     let secret = try await BlockingIO.run { try self.password() }
     do {
-      return try await PostgresJournal(connection: try await PostgresConnection.connect(url, password: secret), gateway: gateway)
+      return try await PostgresJournal(
+        connection: try await PostgresConnection.connect(url, password: secret), gateway: gateway)
     } catch {
       throw CLIFailure("cannot open the shared journal: \(error)")
     }

@@ -6,7 +6,8 @@ import Simulator
 struct SimReset: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "reset", abstract: "Restore the simulated fleet to its built-in (or fleet-file) state.",
-    discussion: ExitStatus.paragraph("0 restored; 1 an error (an unreadable fleet file, an unwritable state directory)"))
+    discussion: ExitStatus.paragraph("0 restored; 1 an error (an unreadable fleet file, an unwritable state directory)")
+  )
 
   @Option(help: ArgumentHelp("Reset the fleet described by this file instead of the built-in one.", valueName: "file"))
   var fleet: String?

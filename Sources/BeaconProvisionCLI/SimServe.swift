@@ -15,7 +15,8 @@ import Simulator
 /// until the update activates and it runs the new application at its own address again (`ServedRole`).
 struct SimServe: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
-    commandName: "serve", abstract: "Serve simulated devices over real Bluetooth controllers (one device per controller).",
+    commandName: "serve",
+    abstract: "Serve simulated devices over real Bluetooth controllers (one device per controller).",
     discussion: """
       The i-th --adapter serves the i-th device: the devices named with --device, in that order, or else the \
       fleet's first devices. Each device advertises with its controller's public address (a device whose fleet \
@@ -28,13 +29,17 @@ struct SimServe: AsyncParsableCommand {
       \(ExitStatus.paragraph("0 served until --duration or SIGINT/SIGTERM; 1 an error (no such controller, a refused HCI command)"))
       """)
 
-  @Option(name: .customLong("adapter"), help: ArgumentHelp("A controller to serve a device on (hci1, …); repeat for more.", valueName: "hciN"))
+  @Option(
+    name: .customLong("adapter"),
+    help: ArgumentHelp("A controller to serve a device on (hci1, …); repeat for more.", valueName: "hciN"))
   var adapters: [String] = []
 
   @Option(help: ArgumentHelp("Fleet file (default: the built-in demo fleet).", valueName: "file"))
   var fleet: String?
 
-  @Option(name: .customLong("device"), help: ArgumentHelp("Fleet address of a device to serve; repeat, in adapter order.", valueName: "address"))
+  @Option(
+    name: .customLong("device"),
+    help: ArgumentHelp("Fleet address of a device to serve; repeat, in adapter order.", valueName: "address"))
   var devices: [String] = []
 
   @Option(help: ArgumentHelp("Stop after this many seconds (default: run until stopped).", valueName: "seconds"))
@@ -51,7 +56,9 @@ struct SimServe: AsyncParsableCommand {
     for a in adapters where !(a.hasPrefix("hci") && Int(a.dropFirst(3)) != nil) {
       throw ValidationError("'\(a)' is not a controller name (hci0, hci1, …)")
     }
-    guard Set(adapters).count == adapters.count else { throw ValidationError("each --adapter serves one device; \(adapters) repeats one") }
+    guard Set(adapters).count == adapters.count else {
+      throw ValidationError("each --adapter serves one device; \(adapters) repeats one")
+    }
     for d in devices where BluetoothAddress(d) == nil { throw ValidationError("'\(d)' is not a Bluetooth address") }
     if !devices.isEmpty && devices.count != adapters.count {
       throw ValidationError("give one --device per --adapter (\(devices.count) devices, \(adapters.count) adapters)")

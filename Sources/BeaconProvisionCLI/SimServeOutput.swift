@@ -25,7 +25,9 @@ enum SimServeOutput {
       let name = device.name.map { " \"\($0.terminalSafe)\"" } ?? ""
       var text = "serving \(fleetAddress) (\(device.kind.rawValue)\(name)) on \(adapter) as \(device.address)"
       text += device.addressType == .random ? " (random), " : ", "
-      text += device.connectable ? "connectable" : (SimulatedAdvertiser(device: device).pduKind == .scannable ? "scannable" : "non-connectable")
+      text +=
+        device.connectable
+        ? "connectable" : (SimulatedAdvertiser(device: device).pduKind == .scannable ? "scannable" : "non-connectable")
       text += extended ? ", extended advertising" : ", legacy advertising"
       return text
     case .linkOpened(let adapter, let peer, let type, let bootloader):
@@ -33,11 +35,13 @@ enum SimServeOutput {
     case .linkClosed(let adapter, let peer, let pdus):
       return "\(adapter): link from \(peer) closed after \(pdus) ATT PDUs"
     case .bootloaderAdvertising(let adapter, let fleetAddress, let name, let address):
-      return "\(adapter): \(fleetAddress) is in its DFU bootloader: advertising \"\(name.terminalSafe)\" as \(address) (random)"
+      return
+        "\(adapter): \(fleetAddress) is in its DFU bootloader: advertising \"\(name.terminalSafe)\" as \(address) (random)"
     case .bootloaderLeft(let adapter, let fleetAddress, let exit):
       switch exit {
       case .newApplication(let version?):
-        return "\(adapter): \(fleetAddress) left its DFU bootloader: new application fw_version \(version) (\(KKMFirmwareVersion.text(fwVersion: version)))"
+        return
+          "\(adapter): \(fleetAddress) left its DFU bootloader: new application fw_version \(version) (\(KKMFirmwareVersion.text(fwVersion: version)))"
       case .newApplication(nil):
         return "\(adapter): \(fleetAddress) left its DFU bootloader: new application"
       case .timedOut:
@@ -52,7 +56,9 @@ enum SimServeOutput {
 /// Fires once on SIGINT/SIGTERM (or when the waiting task is cancelled); `wait()` returns then. Keeps the
 /// dispatch sources alive.
 final class StopSignal: Sendable {
-  private let state = Mutex<(fired: Bool, waiters: [CheckedContinuation<Void, Never>], sources: [any DispatchSourceSignal])>(
+  private let state = Mutex<
+    (fired: Bool, waiters: [CheckedContinuation<Void, Never>], sources: [any DispatchSourceSignal])
+  >(
     (false, [], []))
 
   func keep(_ source: any DispatchSourceSignal) { state.withLock { $0.sources.append(source) } }

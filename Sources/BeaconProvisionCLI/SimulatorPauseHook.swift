@@ -29,7 +29,8 @@ struct SimulatorPauseHook: Sendable, Hashable {
   init?(environment: [String: String], simulator _: SimulatedCentral) throws {
     guard let text = environment[Self.environmentVariable], !text.isEmpty else { return nil }
     let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
-    guard parts.count == 2, let step = Self.points[parts[0]], let address = BluetoothAddress(parts[1])?.description else {
+    guard parts.count == 2, let step = Self.points[parts[0]], let address = BluetoothAddress(parts[1])?.description
+    else {
       throw CLIFailure(
         "\(Self.environmentVariable)=\(text): expected before-write:ADDRESS or before-transfer:ADDRESS (a test hook)")
     }
@@ -64,7 +65,10 @@ final class PausingJournal: CampaignJournal {
 
   func record(_ update: JournalUpdate) async throws {
     if update.step == hook.step.rawValue, update.address == hook.address,
-      fired.withLock({ f in defer { f = true }; return !f })
+      fired.withLock({ f in
+        defer { f = true }
+        return !f
+      })
     {
       FileHandle.standardError.write(Data("test hook: stopped before \(hook.step.rawValue) \(hook.address)\n".utf8))
       pause()
@@ -76,6 +80,8 @@ final class PausingJournal: CampaignJournal {
   func finish(run: String, status: String) async throws { try await inner.finish(run: run, status: status) }
   func run(_ id: String) async throws -> JournalRun? { try await inner.run(id) }
   func runs() async throws -> [JournalRun] { try await inner.runs() }
-  func device(run: String, address: String) async throws -> JournalDevice? { try await inner.device(run: run, address: address) }
+  func device(run: String, address: String) async throws -> JournalDevice? {
+    try await inner.device(run: run, address: address)
+  }
   func devices(run: String) async throws -> [JournalDevice] { try await inner.devices(run: run) }
 }

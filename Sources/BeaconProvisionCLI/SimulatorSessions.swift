@@ -53,7 +53,10 @@ enum SimulatorSessions {
   static func saveChanges(of kbeacons: KBeaconSimulation, to store: SimulatorStateStore) {
     let entries = SimulatorStateEntries()
     let saver = SimulatorStateSaver(
-      snapshot: { [weak kbeacons] () async -> (kbeacons: [BluetoothAddress: SimulatedKBeaconSnapshot], text: [BluetoothAddress: SimulatedATCommands])? in
+      snapshot: {
+        [weak kbeacons] () async -> (
+          kbeacons: [BluetoothAddress: SimulatedKBeaconSnapshot], text: [BluetoothAddress: SimulatedATCommands]
+        )? in
         guard let kbeacons else { return nil }
         return (await kbeacons.snapshots(), await kbeacons.textDevices.snapshots())
       },
@@ -77,8 +80,10 @@ actor SimulatorStateSaver<Snapshot: Sendable> {
   /// Told each time a caller joins a queued save (tests).
   let onJoin: (@Sendable () -> Void)?
 
-  init(snapshot: @escaping @Sendable () async -> Snapshot, write: @escaping @Sendable (Snapshot) throws -> Void,
-       onJoin: (@Sendable () -> Void)? = nil) {
+  init(
+    snapshot: @escaping @Sendable () async -> Snapshot, write: @escaping @Sendable (Snapshot) throws -> Void,
+    onJoin: (@Sendable () -> Void)? = nil
+  ) {
     self.snapshot = snapshot
     self.write = write
     self.onJoin = onJoin

@@ -47,12 +47,16 @@ struct TxrxCommand: AsyncParsableCommand, LoggingCommand {
   @Option(help: ArgumentHelp("Use this profile instead of detecting it.", valueName: "profile"))
   var profile: String?
 
-  @Option(help: ArgumentHelp("Terminator appended to each command: cr, crlf, lf, none (default: the profile's).",
-    valueName: "terminator"))
+  @Option(
+    help: ArgumentHelp(
+      "Terminator appended to each command: cr, crlf, lf, none (default: the profile's).",
+      valueName: "terminator"))
   var terminator: TextStreamTerminator?
 
-  @Option(help: ArgumentHelp("Seconds to wait for the first notification of an answer (default 2).",
-    valueName: "seconds"))
+  @Option(
+    help: ArgumentHelp(
+      "Seconds to wait for the first notification of an answer (default 2).",
+      valueName: "seconds"))
   var timeoutFirst: Double?
 
   @Option(help: ArgumentHelp("Seconds of silence that end an answer (default 0.2).", valueName: "seconds"))

@@ -60,4 +60,5 @@ public struct NoAdapterError: Error, Sendable, CustomStringConvertible {
 }
 
 /// `HCIGETDEVINFO` is `_IOR('H', 211, int)`; the macro does not import into Swift.
-let hciGetDevInfoRequest: UInt32 = (2 << 30) | (UInt32(MemoryLayout<Int32>.size) << 16) | (UInt32(UInt8(ascii: "H")) << 8) | 211
+let hciGetDevInfoRequest: UInt32 =
+  (2 << 30) | (UInt32(MemoryLayout<Int32>.size) << 16) | (UInt32(UInt8(ascii: "H")) << 8) | 211

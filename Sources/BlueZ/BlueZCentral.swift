@@ -91,14 +91,16 @@ public final class BlueZCentral: Central {
   ) async throws -> L2CAPConnection {
     let adapter = try Adapter.named(name)
     await stopScans(rawHCIOnly: true)
-    return try await L2CAPConnector.connect(adapter: adapter, to: address, type: type, security: security, timeout: timeout)
+    return try await L2CAPConnector.connect(
+      adapter: adapter, to: address, type: type, security: security, timeout: timeout)
   }
 
   /// Opens an L2CAP LE link on CID 4 (`openL2CAP`, security low) and wraps it in the fd-based
   /// `FileDescriptorBearer`, which then owns the descriptor. The descriptor is switched back to blocking
   /// mode first: the bearer's send queue relies on `send(2)` blocking for back-pressure (its reads use
   /// MSG_DONTWAIT after poll).
-  public func connect(to address: BluetoothAddress, type: AddressType, timeout: Duration) async throws -> any ATTBearer {
+  public func connect(to address: BluetoothAddress, type: AddressType, timeout: Duration) async throws -> any ATTBearer
+  {
     let connection = try await openL2CAP(to: address, type: type, timeout: timeout)
     guard let fd = connection.takeDescriptor() else { throw LinkError(.closed, peer: address) }
     _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)

@@ -34,7 +34,8 @@ public struct BlueZError: Error, Sendable, Equatable, CustomStringConvertible {
     case ENODEV:
       return "no such Bluetooth adapter\(on) (\(call)); list them with `beacon-provision adapters`"
     case ENETDOWN:
-      return "the adapter\(on) is down (\(call)); bring it up with `btmgmt power on` or `hciconfig \(adapter ?? "hciX") up`"
+      return
+        "the adapter\(on) is down (\(call)); bring it up with `btmgmt power on` or `hciconfig \(adapter ?? "hciX") up`"
     case EBUSY:
       return "the adapter\(on) is busy (\(call)): another program owns it; stop it or use another adapter"
     case EIO:

@@ -17,7 +17,8 @@ public enum ControllerCommandError: Error, Sendable, Hashable, CustomStringConve
     case .hci(let opcode, let status, let adapter):
       var line = "\(adapter): \(opcode) failed: \(status)"
       if status == .commandDisallowed {
-        line += "; another host (bluetoothd?) may be scanning, advertising or connecting on this controller"
+        line +=
+          "; another host (bluetoothd?) may be scanning, advertising or connecting on this controller"
           + " — use --scan-backend mgmt while bluetoothd runs, or stop it to own the adapter"
       }
       return line
@@ -25,7 +26,8 @@ public enum ControllerCommandError: Error, Sendable, Hashable, CustomStringConve
       var line = "\(adapter): \(opcode) failed: \(status)"
       switch status {
       case .permissionDenied:
-        line += "; the management channel needs CAP_NET_ADMIN: run as root or"
+        line +=
+          "; the management channel needs CAP_NET_ADMIN: run as root or"
           + " sudo setcap 'cap_net_raw,cap_net_admin+eip' $(command -v beacon-provision)"
       case .notPowered: line += "; power the adapter on (btmgmt --index \(adapter) power on)"
       case .busy: line += "; another discovery or operation is in progress on this adapter"

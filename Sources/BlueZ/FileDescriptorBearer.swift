@@ -145,7 +145,8 @@ final class FileDescriptorLink: Sendable {
         break
       }
       var fds = [
-        pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wakePipe.readEnd, events: Int16(POLLIN), revents: 0),
+        pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
+        pollfd(fd: wakePipe.readEnd, events: Int16(POLLIN), revents: 0),
       ]
       let ready = poll(&fds, 2, -1)
       if ready < 0 {

@@ -79,7 +79,8 @@ public final class HCIAdvertiser: Sendable {
     let limit = HCICommand.legacyAdvertisingDataLimit
     guard settings.advertisingData.count <= limit, settings.scanResponseData.count <= limit else {
       throw ControllerCommandError.invalidRequest(
-        "advertising and scan response data are limited to \(limit) octets each (got \(settings.advertisingData.count) and \(settings.scanResponseData.count))")
+        "advertising and scan response data are limited to \(limit) octets each (got \(settings.advertisingData.count) and \(settings.scanResponseData.count))"
+      )
     }
     guard (0x0020...0x4000).contains(settings.interval) else {
       throw ControllerCommandError.invalidRequest("advertising interval must be 0x0020…0x4000 (20 ms … 10.24 s)")

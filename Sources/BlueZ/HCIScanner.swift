@@ -32,7 +32,9 @@ public struct HCIScanner: Sendable {
   }
 
   /// `run` on an open socket (tests drive a fake controller through it).
-  func run(_ parameters: ScanParameters, on socket: HCISocket, yield: @Sendable (AdvertisingReport) -> Void) async throws {
+  func run(_ parameters: ScanParameters, on socket: HCISocket, yield: @Sendable (AdvertisingReport) -> Void)
+    async throws
+  {
     let events = socket.events()
     let supported = try LocalSupportedCommands(returnParameters: try await socket.run(.readLocalSupportedCommands))
     let extended = supported.supportsExtendedScan

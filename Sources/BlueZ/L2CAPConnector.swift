@@ -87,7 +87,8 @@ public enum L2CAPConnector {
     case EMLINK:
       // The kernel's bt_to_errno maps HCI status 0x09 Connection Limit Exceeded (and 0x0A) to EMLINK: the
       // controller holds every link it can. A campaign waits for one of its links to close.
-      return LinkError(.tooManyLinks, peer: peer, detail: "the controller refused another link (Connection Limit Exceeded)")
+      return LinkError(
+        .tooManyLinks, peer: peer, detail: "the controller refused another link (Connection Limit Exceeded)")
     default:
       return LinkError(.connectFailed, peer: peer, detail: ErrnoText.message(code))
     }

@@ -73,7 +73,9 @@ public struct MgmtScanner: Sendable {
   }
 
   /// `run` on an open socket (tests drive a fake kernel through it).
-  func run(_ parameters: ScanParameters, on socket: MgmtSocket, yield: @Sendable (AdvertisingReport) -> Void) async throws {
+  func run(_ parameters: ScanParameters, on socket: MgmtSocket, yield: @Sendable (AdvertisingReport) -> Void)
+    async throws
+  {
     let index = adapter.index
     let events = socket.events()
     _ = try await Self.prepare(socket, index: index)
@@ -86,7 +88,7 @@ public struct MgmtScanner: Sendable {
       case .discovering(_, active: false):
         do {
           started = try await restart(socket, index: index) || started
-        } catch where Task.isCancelled {
+        } catch  where Task.isCancelled {
           break  // the consumer stopped while the restart was in flight
         }
       case .indexRemoved:
@@ -95,7 +97,9 @@ public struct MgmtScanner: Sendable {
       }
     }
     if started {
-      await Task { _ = try? await socket.run(.stopDiscovery(index: index), accepting: [.rejected, .invalidParameters]) }.value
+      await Task {
+        _ = try? await socket.run(.stopDiscovery(index: index), accepting: [.rejected, .invalidParameters])
+      }.value
     }
     guard Task.isCancelled else { throw BlueZError(errno: ENODEV, call: "read(mgmt) ended", adapter: adapter.name) }
   }

@@ -35,7 +35,10 @@ final class PendingReplies<Key: Hashable & Sendable, Reply: Sendable>: Sendable 
           state.waiters[key, default: []].append(Waiter(id: id, continuation: continuation))
           return nil
         }
-        if let closed { continuation.resume(throwing: closed); return }
+        if let closed {
+          continuation.resume(throwing: closed)
+          return
+        }
         do {
           try send()
         } catch {

@@ -80,8 +80,13 @@ final class SocketHandle: Sendable {
   /// passes (nil = forever), or `close()` is called.
   func wait(for events: Int16, timeout: Duration?) -> Readiness {
     guard let descriptor = fd.withLock({ $0 }) else { return .closed }
-    var fds = [pollfd(fd: descriptor, events: events, revents: 0), pollfd(fd: wakePipe.readEnd, events: Int16(POLLIN), revents: 0)]
-    let milliseconds = timeout.map { Int32(clamping: $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) } ?? -1
+    var fds = [
+      pollfd(fd: descriptor, events: events, revents: 0),
+      pollfd(fd: wakePipe.readEnd, events: Int16(POLLIN), revents: 0),
+    ]
+    let milliseconds =
+      timeout.map { Int32(clamping: $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) }
+      ?? -1
     while true {
       let r = poll(&fds, 2, milliseconds)
       if r < 0 && errno == EINTR { continue }

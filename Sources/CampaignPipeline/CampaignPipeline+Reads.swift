@@ -5,7 +5,9 @@ extension CampaignPipeline {
   /// `audit --connect`: each plan run in turn on the records already heard (no second scan); a device
   /// belongs to the first plan that visits it, and the plans after it do not see it. Returns each visited
   /// device's outcome.
-  public func firstOutcomes(of plans: [any CampaignPlan], records: [DeviceRecord]) async throws -> [String: DeviceOutcome] {
+  public func firstOutcomes(of plans: [any CampaignPlan], records: [DeviceRecord]) async throws -> [String:
+    DeviceOutcome]
+  {
     var outcomes: [String: DeviceOutcome] = [:]
     for plan in plans {
       var pipeline = self

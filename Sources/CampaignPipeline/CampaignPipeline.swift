@@ -23,9 +23,10 @@ import SharedJournal
 public struct CampaignPipeline: Sendable {
   /// Scans `central` for `seconds` (ending early once every device of the set has been heard) and returns
   /// what it heard.
-  public typealias Scanner = @Sendable (
-    _ central: any Central, _ seconds: Double, _ completeWhenSeen: Set<BluetoothAddress>
-  ) async throws -> [DeviceRecord]
+  public typealias Scanner =
+    @Sendable (
+      _ central: any Central, _ seconds: Double, _ completeWhenSeen: Set<BluetoothAddress>
+    ) async throws -> [DeviceRecord]
 
   /// The scheduler's options and the run's identity, as the command line gives them.
   public struct Settings: Sendable {
@@ -78,11 +79,14 @@ public struct CampaignPipeline: Sendable {
 
   public func run(_ plan: some CampaignPlan) async throws -> CampaignOutcome {
     try await plan.checkBeforeRadio()
-    if settings.rollout != nil, plan.kind != "dfu" { throw CampaignFailure("--rollout is for firmware campaigns (dfu update)") }
+    if settings.rollout != nil, plan.kind != "dfu" {
+      throw CampaignFailure("--rollout is for firmware campaigns (dfu update)")
+    }
     let resources = try await self.resources()
     if settings.rollout != nil, resources.coordinator != nil {
       // [I] Waves across gateways need the shared journal to hold the wave's state: not built yet.
-      throw CampaignFailure("--rollout runs on this machine's journal; with a shared journal (--journal) it is not supported yet")
+      throw CampaignFailure(
+        "--rollout runs on this machine's journal; with a shared journal (--journal) it is not supported yet")
     }
     let (journal, central) = (resources.journal, resources.central)
     for event in plan.announcements { emit(event) }
@@ -108,14 +112,16 @@ public struct CampaignPipeline: Sendable {
     let run: String
     if let coordinator = resources.coordinator {
       run = try await SharedRun.join(
-        journal: journal, id: resume ?? settings.shared.run, kind: plan.kind, source: plan.source, adapter: central.name,
+        journal: journal, id: resume ?? settings.shared.run, kind: plan.kind, source: plan.source,
+        adapter: central.name,
         targets: selection.targets, recipe: try await plan.recipe())
       emit(.shared(run: run, gateway: coordinator.gateway, location: journal.location))
     } else if let resume {
       run = resume
     } else {
       run = try await journal.createRun(
-        kind: plan.kind, source: settings.rollout.map { $0.source(plan.source) } ?? plan.source, adapter: central.name, addresses: selection.targets.map(\.address.description),
+        kind: plan.kind, source: settings.rollout.map { $0.source(plan.source) } ?? plan.source, adapter: central.name,
+        addresses: selection.targets.map(\.address.description),
         addressTypes: Target.addressTypes(selection.targets), recipe: try await plan.recipe().text)
       // Before any device is touched: after a kill -9 the end-of-run summary never comes.
       if plan.resumable { emit(.started(run: run)) }
@@ -123,10 +129,12 @@ public struct CampaignPipeline: Sendable {
 
     let total = selection.targets.count
     let options = Campaign.Options(
-      parallel: settings.parallel, retry: RetryPolicy(maximumAttempts: settings.attempts, firstDelay: settings.retryDelay))
+      parallel: settings.parallel,
+      retry: RetryPolicy(maximumAttempts: settings.attempts, firstDelay: settings.retryDelay))
     let (emit, stopWhen, interrupts) = (self.emit, self.stopWhen, self.interrupts)
     let batch: @Sendable ([Target]) async throws -> CampaignSummary = { targets in
-      let campaign = Campaign(work: prepared.work, targets: prepared.order(targets), journal: journal, run: run, options: options)
+      let campaign = Campaign(
+        work: prepared.work, targets: prepared.order(targets), journal: journal, run: run, options: options)
       let watcher = Task {
         for await event in campaign.events {
           emit(.campaign(event, total: total))
@@ -145,28 +153,36 @@ public struct CampaignPipeline: Sendable {
     let summary: CampaignSummary
     var rollout: RolloutResult?
     if let staged = settings.rollout {
-      (summary, rollout) = try await RolloutWaves(plan: staged, journal: journal, run: run, emit: emit).start(selection.targets, batch: batch)
+      (summary, rollout) = try await RolloutWaves(plan: staged, journal: journal, run: run, emit: emit).start(
+        selection.targets, batch: batch)
     } else {
       summary = try await SharedRun.start(
-        resources.coordinator, run: run, targets: selection.targets, options: settings.shared, parallel: settings.parallel, batch: batch)
+        resources.coordinator, run: run, targets: selection.targets, options: settings.shared,
+        parallel: settings.parallel, batch: batch)
     }
     return CampaignOutcome(
       summary: summary, notSeen: selection.notSeen, notSelected: selection.notSelected,
-      reports: await prepared.reports?.byAddress ?? [:], version: prepared.version, packages: prepared.packages, rollout: rollout)
+      reports: await prepared.reports?.byAddress ?? [:], version: prepared.version, packages: prepared.packages,
+      rollout: rollout)
   }
 
   /// `--resume RUN`: the run must exist, be of this kind and (on the local journal; the shared one checks it
   /// when joining) be made from this plan's recipe; its unfinished devices are visited — those the scan heard,
   /// and with `visitsUnheard` the others by address — and the ones it did not hear are otherwise not seen.
-  func resumeSelection(_ selection: inout CampaignSelection, run: String, plan: some CampaignPlan, resources: CampaignResources)
+  func resumeSelection(
+    _ selection: inout CampaignSelection, run: String, plan: some CampaignPlan, resources: CampaignResources
+  )
     async throws
   {
     let journal = resources.journal
     guard let record = try await journal.run(run) else { throw CampaignFailure("no run \(run) in \(settings.place)") }
     guard record.kind == plan.kind else {
-      throw CampaignFailure("run \(run) is a \(record.kind) run, not " + (plan.kind == "apply" ? "an apply" : "a \(plan.kind) run"))
+      throw CampaignFailure(
+        "run \(run) is a \(record.kind) run, not " + (plan.kind == "apply" ? "an apply" : "a \(plan.kind) run"))
     }
-    if resources.coordinator == nil { try SharedRun.checkResume(record, journal: journal, recipe: try await plan.recipe()) }
+    if resources.coordinator == nil {
+      try SharedRun.checkResume(record, journal: journal, recipe: try await plan.recipe())
+    }
     let unfinished = try await journal.devices(run: run).filter { !$0.state.isFinal }
     let open = Set(unfinished.map(\.address))
     let heard = selection.targets.filter { open.contains($0.address.description) }

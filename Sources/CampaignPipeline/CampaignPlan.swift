@@ -31,7 +31,8 @@ public protocol CampaignPlan: Sendable {
   /// The work of one device, for these targets (a catalogue campaign reads them first and resolves their
   /// packages: `CatalogueCampaignPlanner`), once the run's devices are known and before the run is written.
   func prepare(
-    _ selection: CampaignSelection, resources: CampaignResources, parallel: Int, emit: @escaping @Sendable (PipelineEvent) -> Void
+    _ selection: CampaignSelection, resources: CampaignResources, parallel: Int,
+    emit: @escaping @Sendable (PipelineEvent) -> Void
   ) async throws -> PreparedWork
 }
 
@@ -43,7 +44,10 @@ public struct CampaignSelection: Sendable {
   public var notSelected: [TargetSelection.NotSelected]
   public var batteries: [String: Int]
 
-  public init(targets: [Target], notSeen: [String] = [], notSelected: [TargetSelection.NotSelected] = [], batteries: [String: Int] = [:]) {
+  public init(
+    targets: [Target], notSeen: [String] = [], notSelected: [TargetSelection.NotSelected] = [],
+    batteries: [String: Int] = [:]
+  ) {
     (self.targets, self.notSeen, self.notSelected, self.batteries) = (targets, notSeen, notSelected, batteries)
   }
 }
@@ -74,5 +78,7 @@ public struct ResolvedPackage: Encodable, Equatable, Sendable {
   public var version: String
   public var sha256: String
 
-  public init(url: String, version: String, sha256: String) { (self.url, self.version, self.sha256) = (url, version, sha256) }
+  public init(url: String, version: String, sha256: String) {
+    (self.url, self.version, self.sha256) = (url, version, sha256)
+  }
 }

@@ -15,7 +15,10 @@ public struct CampaignResources: Sendable {
   /// Set when the journal is shared: claims, leases and sightings of this gateway.
   public var coordinator: GatewayCoordinator?
 
-  public init(journal: any CampaignJournal, central: any Central, registry: RegistryRecorder, coordinator: GatewayCoordinator? = nil) {
+  public init(
+    journal: any CampaignJournal, central: any Central, registry: RegistryRecorder,
+    coordinator: GatewayCoordinator? = nil
+  ) {
     (self.journal, self.central, self.registry, self.coordinator) = (journal, central, registry, coordinator)
   }
 

@@ -61,8 +61,12 @@ struct CatalogueCampaignPlanner: Sendable {
     } catch let error as HTTPClientError {
       // One line: the base once (without credentials), libcurl's reason, the client's hint, and the way out
       // when the server is down but earlier runs filled the cache.
-      let hints = [error.hint, "or add --offline to use the catalogues and packages already in the cache"].compactMap { $0 }
-      throw CampaignFailure("no device was touched: the catalogue \(error.url) cannot be reached: \(error.reason) (\(hints.joined(separator: "; ")))")
+      let hints = [error.hint, "or add --offline to use the catalogues and packages already in the cache"].compactMap {
+        $0
+      }
+      throw CampaignFailure(
+        "no device was touched: the catalogue \(error.url) cannot be reached: \(error.reason) (\(hints.joined(separator: "; ")))"
+      )
     } catch {
       throw CampaignFailure("no device was touched: the catalogue \(location) cannot be reached: \(error)")
     }
@@ -70,9 +74,11 @@ struct CatalogueCampaignPlanner: Sendable {
 
   func resolve(_ targets: [Target]) async throws -> Resolved {
     let surveyed = await survey(targets)
-    emit(.surveyed(
-      read: surveyed.count, of: targets.count,
-      groups: Dictionary(grouping: surveyed.values, by: { "\($0.model ?? "?") \($0.hardware ?? "?")" }).mapValues(\.count)))
+    emit(
+      .surveyed(
+        read: surveyed.count, of: targets.count,
+        groups: Dictionary(grouping: surveyed.values, by: { "\($0.model ?? "?") \($0.hardware ?? "?")" }).mapValues(
+          \.count)))
     var catalogues: [String: FirmwareCatalogue] = [:]
     for model in Set(surveyed.values.compactMap(\.model)).sorted() {
       do {
@@ -91,7 +97,9 @@ struct CatalogueCampaignPlanner: Sendable {
     }
     for (key, devices) in pairs.sorted(by: { ($0.key.model, $0.key.hardware) < ($1.key.model, $1.key.hardware) }) {
       let catalogue = catalogues[key.model]!
-      let choices = devices.map { FirmwareChoice.choose(catalogue, hardware: key.hardware, current: $0.firmware, wanted: wanted) }
+      let choices = devices.map {
+        FirmwareChoice.choose(catalogue, hardware: key.hardware, current: $0.firmware, wanted: wanted)
+      }
       let needed = choices.compactMap { if case .install(let e) = $0 { e } else { nil } }.first
       if let entry = needed {
         let url = location.packageURL(entry)
@@ -121,7 +129,9 @@ struct CatalogueCampaignPlanner: Sendable {
   /// Downloads (or takes from the cache) and verifies one release, then checks it as `--package` would.
   /// `source` is where the bytes came from: this catalogue's URL when downloaded now, the URL the cached copy
   /// was fetched from otherwise (with `--offline` it may be another server than today's `--catalog`).
-  func fetch(_ entry: CatalogueEntry, key: CatalogueRoute.Key, url: String) async throws -> (install: FirmwareInstall, source: String) {
+  func fetch(_ entry: CatalogueEntry, key: CatalogueRoute.Key, url: String) async throws -> (
+    install: FirmwareInstall, source: String
+  ) {
     emit(.fetching(file: entry.appFileName))
     let cached: CachedPackage
     do {
@@ -130,9 +140,11 @@ struct CatalogueCampaignPlanner: Sendable {
       throw CampaignFailure("no device was updated: \(url): \(error)")
     }
     let source = cached.downloaded ? RedactedURL(url).description : cached.url
-    emit(.packageReady(
-      file: entry.appFileName, version: entry.appVersion, model: key.model, hardware: key.hardware, downloaded: cached.downloaded,
-      source: source, sha256: cached.sha256))
+    emit(
+      .packageReady(
+        file: entry.appFileName, version: entry.appVersion, model: key.model, hardware: key.hardware,
+        downloaded: cached.downloaded,
+        source: source, sha256: cached.sha256))
     let package = try DFUPackage.open(path: cached.path)
     do {
       try PackageValidator(expectations: expectations).validate(package)

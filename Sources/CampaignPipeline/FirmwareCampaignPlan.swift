@@ -22,7 +22,8 @@ public struct FirmwareCampaignPlan: CampaignPlan {
     case package(path: String, SinglePackage)
     /// Each device's package from the catalogue: `latest` or a version, the catalogue's place, the cache
     /// that downloads and verifies, and whether only the cache is used (`--offline`).
-    case catalogue(firmware: String, wanted: FirmwareWanted, location: CatalogueLocation, cache: FirmwareCache, offline: Bool)
+    case catalogue(
+      firmware: String, wanted: FirmwareWanted, location: CatalogueLocation, cache: FirmwareCache, offline: Bool)
   }
 
   /// How the transfer runs (`--prn`, `--object-delay`, `--reconnect-delay`, `--timeout`).
@@ -32,10 +33,14 @@ public struct FirmwareCampaignPlan: CampaignPlan {
     public var reconnectDelay: Duration
     public var timeout: Duration
 
-    public init(receiptInterval: UInt16 = 12, objectDelay: Duration = .milliseconds(300), reconnectDelay: Duration = .milliseconds(500),
-      timeout: Duration = .seconds(10))
-    {
-      (self.receiptInterval, self.objectDelay, self.reconnectDelay, self.timeout) = (receiptInterval, objectDelay, reconnectDelay, timeout)
+    public init(
+      receiptInterval: UInt16 = 12, objectDelay: Duration = .milliseconds(300),
+      reconnectDelay: Duration = .milliseconds(500),
+      timeout: Duration = .seconds(10)
+    ) {
+      (self.receiptInterval, self.objectDelay, self.reconnectDelay, self.timeout) = (
+        receiptInterval, objectDelay, reconnectDelay, timeout
+      )
     }
   }
 
@@ -53,10 +58,13 @@ public struct FirmwareCampaignPlan: CampaignPlan {
   public var transfer: Transfer
 
   public init(
-    firmware: Firmware, expectations: DeviceExpectations, password: Secret, addresses: [String] = [], name: String? = nil,
+    firmware: Firmware, expectations: DeviceExpectations, password: Secret, addresses: [String] = [],
+    name: String? = nil,
     models: [String] = [], hardware: String? = nil, minimumBattery: Int = 30, transfer: Transfer = Transfer()
   ) {
-    (self.firmware, self.expectations, self.password, self.addresses, self.name) = (firmware, expectations, password, addresses, name)
+    (self.firmware, self.expectations, self.password, self.addresses, self.name) = (
+      firmware, expectations, password, addresses, name
+    )
     (self.models, self.hardware, self.minimumBattery, self.transfer) = (models, hardware, minimumBattery, transfer)
   }
 
@@ -99,7 +107,9 @@ public struct FirmwareCampaignPlan: CampaignPlan {
     switch firmware {
     case .package(let path, _):
       return try await OwnThread.run("beacon-provision.blocking-io") {
-        guard let data = FileManager.default.contents(atPath: path) else { throw CampaignFailure("--package \(path): cannot read the file") }
+        guard let data = FileManager.default.contents(atPath: path) else {
+          throw CampaignFailure("--package \(path): cannot read the file")
+        }
         return RunRecipe("package", content: Array(data))
       }
     case .catalogue(let firmware, _, let location, _, _):
@@ -108,14 +118,16 @@ public struct FirmwareCampaignPlan: CampaignPlan {
   }
 
   public func prepare(
-    _ selection: CampaignSelection, resources: CampaignResources, parallel: Int, emit: @escaping @Sendable (PipelineEvent) -> Void
+    _ selection: CampaignSelection, resources: CampaignResources, parallel: Int,
+    emit: @escaping @Sendable (PipelineEvent) -> Void
   ) async throws -> PreparedWork {
     let opener = KBeaconOpener(central: resources.central, connectTimeout: transfer.timeout)
     let (password, transfer) = (self.password, self.transfer)
     let updater: @Sendable ([DFUTransferImage]) -> NordicFirmwareUpdater = { images in
       NordicFirmwareUpdater(
         opener: opener, password: password, images: images,
-        engine: DFUEngineConfiguration(receiptInterval: transfer.receiptInterval, dataObjectDelay: transfer.objectDelay),
+        engine: DFUEngineConfiguration(
+          receiptInterval: transfer.receiptInterval, dataObjectDelay: transfer.objectDelay),
         reconnectDelay: transfer.reconnectDelay, linkTimeout: transfer.timeout)
     }
     var version: FirmwareVersion?
@@ -129,19 +141,25 @@ public struct FirmwareCampaignPlan: CampaignPlan {
     var packages: [ResolvedPackage] = []
     switch firmware {
     case .package(_, let single):
-      work = FirmwareWork(plan: plan, updater: updater(single.package.transferImages), batteries: selection.batteries, reports: reports)
+      work = FirmwareWork(
+        plan: plan, updater: updater(single.package.transferImages), batteries: selection.batteries, reports: reports)
     case .catalogue(_, let wanted, let location, let cache, _):
       let planner = CatalogueCampaignPlanner(
         cache: cache, location: location, wanted: wanted, identifier: updater([]), expectations: expectations,
-        updater: { updater($0.transferImages) }, plan: plan, batteries: selection.batteries, parallel: parallel, emit: emit)
+        updater: { updater($0.transferImages) }, plan: plan, batteries: selection.batteries, parallel: parallel,
+        emit: emit)
       let resolved = try await planner.resolve(selection.targets)
-      packages = resolved.packages.map { ResolvedPackage(url: $0.key, version: "V\($0.value.version)", sha256: $0.value.sha256) }
-        .sorted { $0.url < $1.url }
-      work = FirmwareWork(plan: plan, identifier: updater([]), route: resolved.route, batteries: selection.batteries, reports: reports)
+      packages = resolved.packages.map {
+        ResolvedPackage(url: $0.key, version: "V\($0.value.version)", sha256: $0.value.sha256)
+      }
+      .sorted { $0.url < $1.url }
+      work = FirmwareWork(
+        plan: plan, identifier: updater([]), route: resolved.route, batteries: selection.batteries, reports: reports)
     }
     work.registry = resources.registry
     // Neighbouring addresses never run together (`AddressNeighbourhood`): start them apart.
-    return PreparedWork(work: work, order: { AddressNeighbourhood.spread($0) }, reports: reports, version: version, packages: packages)
+    return PreparedWork(
+      work: work, order: { AddressNeighbourhood.spread($0) }, reports: reports, version: version, packages: packages)
   }
 
   /// A `--package` file's package, checked before any radio work, and the version it installs.
@@ -160,7 +178,8 @@ public struct FirmwareCampaignPlan: CampaignPlan {
       }
       if let explicit, let given = FirmwareVersion(explicit) {
         version = given
-      } else if let number = package.images.first(where: { $0.kind == .application })?.initPacket.initCommand.firmwareVersion,
+      } else if let number = package.images.first(where: { $0.kind == .application })?.initPacket.initCommand
+        .firmwareVersion,
         let found = FirmwareVersion(KKMFirmwareVersion.text(fwVersion: number))
       {
         version = found

@@ -44,8 +44,9 @@ public enum InterruptibleCampaign {
         throw CampaignQuit()
       case .finished(let summary):
         if let failure = summary.journalFailure {
-          throw CampaignFailure("run \(summary.run) stopped: \(failure). Devices not finished are pending; once the journal "
-            + "can be written again, finish them with --resume \(summary.run)")
+          throw CampaignFailure(
+            "run \(summary.run) stopped: \(failure). Devices not finished are pending; once the journal "
+              + "can be written again, finish them with --resume \(summary.run)")
         }
         return summary
       }

@@ -1,6 +1,6 @@
 import BeaconCore
-import Fleet
 import FirmwareStore
+import Fleet
 import Profiles
 
 /// What a campaign pipeline reports while it runs, in order, for the command line to render (progress
@@ -29,7 +29,8 @@ public enum PipelineEvent: Sendable {
   /// A package download begins (the download's own progress is the cache's).
   case fetching(file: String)
   /// A package in hand and verified: downloaded now, or from the cache (fetched from `source`).
-  case packageReady(file: String, version: String, model: String, hardware: String, downloaded: Bool, source: String, sha256: String)
+  case packageReady(
+    file: String, version: String, model: String, hardware: String, downloaded: Bool, source: String, sha256: String)
   /// The first interrupt: devices in flight finish, the rest stay pending.
   case stopping
   /// A staged rollout's wave begins (`RolloutWaves`): its name ("canary", "wave 2 (25%)"), its devices, and

@@ -20,7 +20,8 @@ public struct ProfileCampaignPlan: CampaignPlan {
 
   /// Refuses a new password KBeacons would not take (8 to 16 characters, docs/protocols/kbeacon.md §4).
   public init(
-    profile: LoadedProfile, path: String, recipe: RunRecipe, passwords: ApplyCampaign.Passwords, resolver: DesiredResolver,
+    profile: LoadedProfile, path: String, recipe: RunRecipe, passwords: ApplyCampaign.Passwords,
+    resolver: DesiredResolver,
     dryRun: Bool
   ) throws {
     if let new = passwords.new, !(8...16).contains(new.value.count) {
@@ -51,16 +52,20 @@ public struct ProfileCampaignPlan: CampaignPlan {
   public func recipe() async throws -> RunRecipe { runRecipe }
 
   public func prepare(
-    _ selection: CampaignSelection, resources: CampaignResources, parallel: Int, emit: @escaping @Sendable (PipelineEvent) -> Void
+    _ selection: CampaignSelection, resources: CampaignResources, parallel: Int,
+    emit: @escaping @Sendable (PipelineEvent) -> Void
   ) async throws -> PreparedWork {
     let central = resources.central
     if profile.profile.commands == nil {
       return PreparedWork(
         work: ApplyCampaign.work(
-          profile: profile, opener: KBeaconOpener(central: central), passwords: passwords, resolver: resolver, dryRun: dryRun,
+          profile: profile, opener: KBeaconOpener(central: central), passwords: passwords, resolver: resolver,
+          dryRun: dryRun,
           registry: resources.registry))
     }
-    return PreparedWork(work: ApplyCampaign.work(textCommands: profile, opener: TextStreamCommandOpener(central: central), dryRun: dryRun))
+    return PreparedWork(
+      work: ApplyCampaign.work(textCommands: profile, opener: TextStreamCommandOpener(central: central), dryRun: dryRun)
+    )
   }
 
   /// Every templated value of these devices, filled in and checked (`TemplatePreflight`); all problems at once.

@@ -10,7 +10,9 @@ public enum ResumeRun {
 
   /// The run `--resume` names: `given` as it is, or for `last` the newest run of `kind` in `journal` (by
   /// start time, whatever its state: a finished one has nothing left to do, which its resume then says).
-  public static func resolve(_ given: String, kind: String, journal: any CampaignJournal, place: String) async throws -> String {
+  public static func resolve(_ given: String, kind: String, journal: any CampaignJournal, place: String) async throws
+    -> String
+  {
     guard given == latest else { return given }
     guard let run = try await journal.runs().filter({ $0.kind == kind }).max(by: { $0.startedAt < $1.startedAt }) else {
       throw CampaignFailure("--resume last: there is no \(kind) run in \(place) to resume")
@@ -31,7 +33,8 @@ public enum ResumeRun {
   /// `text` as one shell word: as it is when it has only safe characters, else in single quotes.
   public static func shellQuoted(_ text: String) -> String {
     let safe = text.unicodeScalars.allSatisfy { s in
-      ("a"..."z").contains(s) || ("A"..."Z").contains(s) || ("0"..."9").contains(s) || "/._-+:=@,%".unicodeScalars.contains(s)
+      ("a"..."z").contains(s) || ("A"..."Z").contains(s) || ("0"..."9").contains(s)
+        || "/._-+:=@,%".unicodeScalars.contains(s)
     }
     return safe && !text.isEmpty ? text : "'" + text.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
   }

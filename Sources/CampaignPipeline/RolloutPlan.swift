@@ -13,7 +13,8 @@ public struct RolloutPlan: Sendable, Hashable {
   public var maxFailures: Int
 
   /// The form `--rollout` takes, as usage errors name it.
-  public static let form = "canary=N,waves=P%,P%,…,100% (N ≥ 1; percentages increasing, the last 100%), e.g. canary=2,waves=10%,25%,100%"
+  public static let form =
+    "canary=N,waves=P%,P%,…,100% (N ≥ 1; percentages increasing, the last 100%), e.g. canary=2,waves=10%,25%,100%"
 
   public init(canary: Int, waves: [Int], maxFailures: Int = 0) {
     (self.canary, self.waves, self.maxFailures) = (canary, waves, maxFailures)
@@ -25,7 +26,9 @@ public struct RolloutPlan: Sendable, Hashable {
     func bad(_ why: String) -> RolloutPlanError { RolloutPlanError("--rollout \(text): \(why); expected \(Self.form)") }
     let items = text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
     guard let first = items.first, first.hasPrefix("canary=") else { throw bad("it must start with canary=N") }
-    guard let canary = Int(first.dropFirst("canary=".count)), canary >= 1 else { throw bad("canary must be a whole number ≥ 1") }
+    guard let canary = Int(first.dropFirst("canary=".count)), canary >= 1 else {
+      throw bad("canary must be a whole number ≥ 1")
+    }
     guard items.count >= 2, items[1].hasPrefix("waves=") else { throw bad("waves=… must follow the canary") }
     var waves: [Int] = []
     for (i, item) in items.dropFirst().enumerated() {
@@ -33,14 +36,17 @@ public struct RolloutPlan: Sendable, Hashable {
       guard value.hasSuffix("%"), let percent = Int(value.dropLast()), (1...100).contains(percent) else {
         throw bad("'\(value)' is not a percentage 1%…100%")
       }
-      guard percent > (waves.last ?? 0) else { throw bad("the waves' percentages must increase (\(waves.last ?? 0)% then \(percent)%)") }
+      guard percent > (waves.last ?? 0) else {
+        throw bad("the waves' percentages must increase (\(waves.last ?? 0)% then \(percent)%)")
+      }
       waves.append(percent)
     }
     guard waves.last == 100 else { throw bad("the last wave must be 100%") }
     var threshold = 0
     if let maxFailures {
       guard maxFailures.hasSuffix("%"), let percent = Int(maxFailures.dropLast()), (0...100).contains(percent) else {
-        throw RolloutPlanError("--max-failures \(maxFailures): expected a percentage 0%…100% of a wave's devices, e.g. 5%")
+        throw RolloutPlanError(
+          "--max-failures \(maxFailures): expected a percentage 0%…100% of a wave's devices, e.g. 5%")
       }
       threshold = percent
     }

@@ -32,25 +32,33 @@ struct RolloutWaves: Sendable {
       outcomes.merge(summary.outcomes) { $1 }
       let failures = devices.filter { summary.outcomes[$0.address.description]?.state == .failed }.count
       let over = plan.isOverThreshold(failures: failures, of: devices.count)
-      waves.append(RolloutResult.Wave(number: number, name: name, devices: devices.count, failures: failures, overThreshold: over))
+      waves.append(
+        RolloutResult.Wave(number: number, name: name, devices: devices.count, failures: failures, overThreshold: over))
       if summary.interrupted {
         (interrupted, journalFailure) = (true, summary.journalFailure)
         break
       }
-      emit(.waveFinished(name: name, devices: devices.count, failures: failures, maxFailures: plan.maxFailures, stops: over))
+      emit(
+        .waveFinished(
+          name: name, devices: devices.count, failures: failures, maxFailures: plan.maxFailures, stops: over))
       if over {
         stopped = true
         do {
           try await journal.finish(run: run, status: "stopped")
         } catch {
-          throw CampaignFailure("run \(run): the rollout stopped after the \(name), but the journal could not record it: \(error)")
+          throw CampaignFailure(
+            "run \(run): the rollout stopped after the \(name), but the journal could not record it: \(error)")
         }
         break
       }
     }
-    for target in ordered where outcomes[target.address.description] == nil { outcomes[target.address.description] = .pending }
+    for target in ordered where outcomes[target.address.description] == nil {
+      outcomes[target.address.description] = .pending
+    }
     let result = RolloutResult(plan: plan, waves: waves, stopped: stopped)
-    return (CampaignSummary(run: run, outcomes: outcomes, interrupted: interrupted, journalFailure: journalFailure), result)
+    return (
+      CampaignSummary(run: run, outcomes: outcomes, interrupted: interrupted, journalFailure: journalFailure), result
+    )
   }
 }
 
@@ -74,7 +82,8 @@ public struct RolloutResult: Sendable, Hashable {
   /// Why the rollout stopped, for the operator: which wave, how many failed against the threshold.
   public var stopReason: String? {
     guard stopped, let wave = waves.last else { return nil }
-    return "rollout stopped after the \(wave.name): \(wave.failures) of \(wave.devices) devices failed, over --max-failures "
+    return
+      "rollout stopped after the \(wave.name): \(wave.failures) of \(wave.devices) devices failed, over --max-failures "
       + "\(plan.maxFailures)%; the later waves were not started and their devices stay pending"
   }
 }

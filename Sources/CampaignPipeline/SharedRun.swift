@@ -14,7 +14,8 @@ public enum SharedRun {
     recipe: RunRecipe
   ) async throws -> String {
     if let id, let existing = try await journal.run(id), existing.kind != kind {
-      throw CampaignFailure("run \(id) in \(journal.location) is a \(existing.kind) run, not \(kind == "dfu" ? "a" : "an") \(kind)")
+      throw CampaignFailure(
+        "run \(id) in \(journal.location) is a \(existing.kind) run, not \(kind == "dfu" ? "a" : "an") \(kind)")
     }
     do {
       return try await journal.createRun(
@@ -56,7 +57,9 @@ public enum SharedRun {
     do {
       return try await site.start(batch: batch)
     } catch let error as JournalWriteError {
-      throw CampaignFailure("run \(run) stopped: \(error). Devices not finished are pending; another gateway or a rerun with --run \(run) finishes them")
+      throw CampaignFailure(
+        "run \(run) stopped: \(error). Devices not finished are pending; another gateway or a rerun with --run \(run) finishes them"
+      )
     }
   }
 }

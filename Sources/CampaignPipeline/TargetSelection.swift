@@ -41,7 +41,9 @@ public struct TargetSelection {
     let named = Self.namedAddresses(of: profile).map(Set.init)
     for record in records.sorted(by: { $0.address < $1.address }) {
       let address = record.address.description
-      func skip(_ reason: String) { notSelected.append(NotSelected(address: address, name: record.name, reason: reason)) }
+      func skip(_ reason: String) {
+        notSelected.append(NotSelected(address: address, name: record.name, reason: reason))
+      }
       guard record.connectable == true || !requireConnectable else {
         skip("not connectable")
         continue
@@ -62,12 +64,16 @@ public struct TargetSelection {
         }
       }
       let tags = profile.inventory?.row(for: address)?.tags ?? []
-      let candidate = Selection.Candidate(address: address, name: record.name, rssi: record.rssi.max.map(Int.init), tags: tags)
+      let candidate = Selection.Candidate(
+        address: address, name: record.name, rssi: record.rssi.max.map(Int.init), tags: tags)
       if let reason = select.rejection(of: candidate) {
         skip(reason)
         continue
       }
-      targets.append(Target(address: record.address, addressType: record.addressType, name: record.name, rssi: record.rssi.latest.map(Int.init)))
+      targets.append(
+        Target(
+          address: record.address, addressType: record.addressType, name: record.name,
+          rssi: record.rssi.latest.map(Int.init)))
     }
     let seen = Set(records.map(\.address.description))
     notSeen = (named ?? []).filter { !seen.contains($0) }.sorted()

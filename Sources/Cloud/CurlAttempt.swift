@@ -117,9 +117,13 @@ final class CurlAttempt: @unchecked Sendable {
     var redirect: String?
     if let handle {
       var text: UnsafeMutablePointer<CChar>?
-      if bp_curl_getinfo_string(handle, CURLINFO_EFFECTIVE_URL, &text) == CURLE_OK, let text { effective = String(cString: text) }
+      if bp_curl_getinfo_string(handle, CURLINFO_EFFECTIVE_URL, &text) == CURLE_OK, let text {
+        effective = String(cString: text)
+      }
       text = nil
-      if bp_curl_getinfo_string(handle, CURLINFO_REDIRECT_URL, &text) == CURLE_OK, let text { redirect = String(cString: text) }
+      if bp_curl_getinfo_string(handle, CURLINFO_REDIRECT_URL, &text) == CURLE_OK, let text {
+        redirect = String(cString: text)
+      }
     }
     let message = String(cString: errorBuffer)
     return TransferOutcome(
@@ -167,7 +171,8 @@ final class CurlAttempt: @unchecked Sendable {
       // [I] A 301, 302 or 303 answer to a POST is followed with the same POST and body (libcurl's default
       // turns it into a bodiless GET, RFC 9110 §15.4). For a webhook the 2xx at the end must mean the event
       // arrived; a GET that succeeds would mark a delivery done that never happened.
-      _ = bp_curl_setopt_long(h, CURLOPT_POSTREDIR, Int(CURL_REDIR_POST_301 | CURL_REDIR_POST_302 | CURL_REDIR_POST_303))
+      _ = bp_curl_setopt_long(
+        h, CURLOPT_POSTREDIR, Int(CURL_REDIR_POST_301 | CURL_REDIR_POST_302 | CURL_REDIR_POST_303))
       _ = bp_curl_setopt_offset(h, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.count))
       request.body.withUnsafeBytes { bytes in
         _ = bp_curl_setopt_pointer(h, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress))
@@ -284,8 +289,10 @@ final class CurlAttempt: @unchecked Sendable {
     lastReport = clock
     let elapsed = Double((clock - began).components.seconds) + Double((clock - began).components.attoseconds) / 1e18
     let base: Int64 = if case .file(_, let resumeFrom) = sink, status == 206 { resumeFrom } else { 0 }
-    progress(HTTPTransferProgress(
-      bytes: base + now, total: total > 0 ? base + total : nil, bytesPerSecond: elapsed > 0 ? Double(received) / elapsed : 0))
+    progress(
+      HTTPTransferProgress(
+        bytes: base + now, total: total > 0 ? base + total : nil,
+        bytesPerSecond: elapsed > 0 ? Double(received) / elapsed : 0))
     return 0
   }
 }
@@ -295,6 +302,8 @@ enum URLScheme: Sendable, Hashable {
   case http, https, file, other
   init(_ url: String) {
     let lower = url.prefix(8).lowercased()
-    self = lower.hasPrefix("https://") ? .https : lower.hasPrefix("http://") ? .http : lower.hasPrefix("file://") ? .file : .other
+    self =
+      lower.hasPrefix("https://")
+      ? .https : lower.hasPrefix("http://") ? .http : lower.hasPrefix("file://") ? .file : .other
   }
 }

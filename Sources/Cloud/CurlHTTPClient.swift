@@ -68,13 +68,16 @@ public struct CurlHTTPClient: HTTPClient {
     while true {
       let remaining = deadline.map { $0 - ContinuousClock.now }
       if let remaining, remaining <= .zero {
-        throw HTTPClientError(kind: .timedOut, url: redacted.description, reason: "no answer within the overall limit",
+        throw HTTPClientError(
+          kind: .timedOut, url: redacted.description, reason: "no answer within the overall limit",
           hint: configuration.optionNames.timedOutHint)
       }
       if Task.isCancelled { throw HTTPClientError(kind: .cancelled, url: redacted.description, reason: "cancelled") }
-      let sink: TransferSink = descriptor.map { .file(descriptor: $0, resumeFrom: Self.resumeOffset($0, url: request.url)) } ?? .memory
+      let sink: TransferSink =
+        descriptor.map { .file(descriptor: $0, resumeFrom: Self.resumeOffset($0, url: request.url)) } ?? .memory
       let attempt = CurlAttempt(
-        request: request, configuration: configuration, sink: sink, timeout: remaining, observer: observer, progress: progress)
+        request: request, configuration: configuration, sink: sink, timeout: remaining, observer: observer,
+        progress: progress)
       let outcome = await Self.perform(attempt)
       let verdict = Verdict(
         outcome, request: request, redacted: redacted, deadline: deadline, isDownload: descriptor != nil,
@@ -82,8 +85,10 @@ public struct CurlHTTPClient: HTTPClient {
       switch verdict {
       case .success:
         return HTTPResponse(
-          status: outcome.status == 0 ? 200 : outcome.status, headers: outcome.headers, body: descriptor == nil ? outcome.body : [],
-          effectiveURL: RedactedURL(outcome.effectiveURL).description, bytesWritten: descriptor == nil ? 0 : outcome.fileSize)
+          status: outcome.status == 0 ? 200 : outcome.status, headers: outcome.headers,
+          body: descriptor == nil ? outcome.body : [],
+          effectiveURL: RedactedURL(outcome.effectiveURL).description,
+          bytesWritten: descriptor == nil ? 0 : outcome.fileSize)
       case .fail(let error):
         if case .tooLarge = outcome.abort, let descriptor { _ = ftruncate(descriptor, 0) }
         throw error
@@ -95,7 +100,8 @@ public struct CurlHTTPClient: HTTPClient {
           if outcome.status == 416, let size = endedShortAt {
             throw HTTPClientError(
               kind: .other, url: redacted.description, status: 416,
-              reason: "each transfer ends at \(size) bytes while the server announces more (Content-Length), and it refuses a request for the rest (HTTP 416)",
+              reason:
+                "each transfer ends at \(size) bytes while the server announces more (Content-Length), and it refuses a request for the rest (HTTP 416)",
               hint: "the server's length for this file is wrong; check the file on the server")
           }
           throw verdictError(outcome, redacted, "the server's ranges do not match the file")
@@ -107,7 +113,8 @@ public struct CurlHTTPClient: HTTPClient {
         guard failures < configuration.retry.maxAttempts else { throw error }
         guard let wait = configuration.retry.delay(afterFailedAttempts: failures, retryAfter: retryAfter) else {
           var refused = error
-          refused.hint = "the server asks to wait \(retryAfter.map { "\($0.components.seconds) s" } ?? "longer"); try again later"
+          refused.hint =
+            "the server asks to wait \(retryAfter.map { "\($0.components.seconds) s" } ?? "longer"); try again later"
           throw refused
         }
         if let deadline, ContinuousClock.now + wait >= deadline { throw error }

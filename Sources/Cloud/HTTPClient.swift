@@ -48,7 +48,12 @@ public protocol DownloadObserver: AnyObject, Sendable {
 
 /// One HTTP request.
 public struct HTTPRequest: Sendable, Hashable {
-  public enum Method: String, Sendable, Hashable { case get = "GET", head = "HEAD", post = "POST", put = "PUT" }
+  public enum Method: String, Sendable, Hashable {
+    case get = "GET"
+    case head = "HEAD"
+    case post = "POST"
+    case put = "PUT"
+  }
 
   public var method: Method
   /// `http://`, `https://` or `file://`.
@@ -107,7 +112,9 @@ public struct HTTPResponse: Sendable, Hashable {
   /// For `download`: the size of the file written.
   public var bytesWritten: Int64
 
-  public init(status: Int, headers: [HTTPHeader] = [], body: [UInt8] = [], effectiveURL: String, bytesWritten: Int64 = 0) {
+  public init(
+    status: Int, headers: [HTTPHeader] = [], body: [UInt8] = [], effectiveURL: String, bytesWritten: Int64 = 0
+  ) {
     self.status = status
     self.headers = headers
     self.body = body

@@ -24,7 +24,9 @@ public enum HTTPDate {
     return daysSinceEpoch * 86_400 + Int64(hour * 3600 + minute * 60 + second)
   }
 
-  static func word(_ b: [UInt8], _ at: Int, _ count: Int) -> String { String(decoding: b[at..<at + count], as: UTF8.self) }
+  static func word(_ b: [UInt8], _ at: Int, _ count: Int) -> String {
+    String(decoding: b[at..<at + count], as: UTF8.self)
+  }
 
   /// A run of ASCII digits, nil when any byte is not one.
   static func number(_ b: [UInt8], _ at: Int, _ count: Int) -> Int? {

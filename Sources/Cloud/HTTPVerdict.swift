@@ -12,19 +12,28 @@ enum Verdict {
   case fail(HTTPClientError)
 
   init(
-    _ outcome: TransferOutcome, request: HTTPRequest, redacted: RedactedURL, deadline: ContinuousClock.Instant?, isDownload: Bool,
+    _ outcome: TransferOutcome, request: HTTPRequest, redacted: RedactedURL, deadline: ContinuousClock.Instant?,
+    isDownload: Bool,
     names: HTTPOptionNames = .firmware
   ) {
     let url = redacted.description
     func error(_ kind: HTTPClientError.Kind, _ reason: String, _ hint: String? = nil) -> HTTPClientError {
-      HTTPClientError(kind: kind, url: url, status: outcome.status == 0 ? nil : outcome.status, reason: redacted.scrub(reason), hint: hint)
+      HTTPClientError(
+        kind: kind, url: url, status: outcome.status == 0 ? nil : outcome.status, reason: redacted.scrub(reason),
+        hint: hint)
     }
     switch outcome.abort {
-    case .cancelled?: self = .fail(error(.cancelled, "cancelled")); return
-    case .tooLarge(let size)?:
-      self = .fail(error(.tooLarge, "the body is larger than the limit of \(outcome.cap) bytes (\(size)+ bytes)", "is the URL right?"))
+    case .cancelled?:
+      self = .fail(error(.cancelled, "cancelled"))
       return
-    case .rangeMismatch?: self = .restart; return
+    case .tooLarge(let size)?:
+      self = .fail(
+        error(
+          .tooLarge, "the body is larger than the limit of \(outcome.cap) bytes (\(size)+ bytes)", "is the URL right?"))
+      return
+    case .rangeMismatch?:
+      self = .restart
+      return
     case .fileWrite(let code)?:
       self = .fail(error(.file, "cannot write the download: \(String(cString: strerror(code)))", "check the disk"))
       return
@@ -39,8 +48,11 @@ enum Verdict {
       } else if status == 416 && isDownload {
         self = .restart
       } else if status == 429 || (500...599).contains(status) && status != 501 && status != 505 {
-        let after = outcome.headers.last { $0.name.lowercased() == "retry-after" }.flatMap { HTTPRetryPolicy.retryAfter($0.value) }
-        self = .retry(error(.status, statusReason, HTTPClientError.hint(forStatus: status, names: names)), retryAfter: after)
+        let after = outcome.headers.last { $0.name.lowercased() == "retry-after" }.flatMap {
+          HTTPRetryPolicy.retryAfter($0.value)
+        }
+        self = .retry(
+          error(.status, statusReason, HTTPClientError.hint(forStatus: status, names: names)), retryAfter: after)
       } else if status == 400, URLScheme(request.url) == .http {
         // nginx and others answer plain HTTP sent to their TLS port with 400 (and an HTML page).
         self = .fail(error(.status, statusReason, "if this port speaks HTTPS, use an https:// URL"))
@@ -53,7 +65,8 @@ enum Verdict {
     switch outcome.code {
     case CURLE_SSL_CONNECT_ERROR where HTTPClientError.isPlainHTTPAnswer(message):
       // TLS to a port that speaks plain HTTP: OpenSSL reads "HTTP/1.1 400" as a TLS record. No CA file helps.
-      self = .fail(error(.tls, message, "the server speaks plain HTTP on this port: use an http:// URL or the server's TLS port"))
+      self = .fail(
+        error(.tls, message, "the server speaks plain HTTP on this port: use an http:// URL or the server's TLS port"))
     case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CERTPROBLEM:
       self = .fail(error(.tls, message, names.tlsHint))
     case CURLE_SSL_CACERT_BADFILE:
@@ -73,11 +86,13 @@ enum Verdict {
       } else if let deadline, ContinuousClock.now >= deadline - .milliseconds(200) {
         self = .fail(error(.timedOut, message, names.timedOutHint))
       } else {
-        self = .fail(error(.tooSlow, message, "the transfer stayed below the low-speed limit; try a better link or later"))
+        self = .fail(
+          error(.tooSlow, message, "the transfer stayed below the low-speed limit; try a better link or later"))
       }
     case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY, CURLE_SEND_ERROR,
       CURLE_RECV_ERROR, CURLE_PARTIAL_FILE, CURLE_GOT_NOTHING, CURLE_HTTP2, CURLE_HTTP2_STREAM:
-      self = .retry(error(.connection, message, "check the address, the network and any proxy variables"), retryAfter: nil)
+      self = .retry(
+        error(.connection, message, "check the address, the network and any proxy variables"), retryAfter: nil)
     default:
       self = .fail(error(.other, message))
     }

@@ -16,7 +16,10 @@ public struct CatalogueEntry: Sendable, Hashable {
   /// Size of the package file in bytes, when the catalogue gives it (our extension).
   public var size: Int?
 
-  public init(appVersion: String, version: FirmwareVersion, appFileName: String, note: String, sha256: [UInt8]? = nil, size: Int? = nil) {
+  public init(
+    appVersion: String, version: FirmwareVersion, appFileName: String, note: String, sha256: [UInt8]? = nil,
+    size: Int? = nil
+  ) {
     self.appVersion = appVersion
     self.version = version
     self.appFileName = appFileName

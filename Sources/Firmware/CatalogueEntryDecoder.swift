@@ -34,7 +34,8 @@ struct CatalogueEntryDecoder {
       }
       size = Int(text) ?? Int(n)
     }
-    return CatalogueEntry(appVersion: appVersion, version: version, appFileName: appFileName, note: note, sha256: digest, size: size)
+    return CatalogueEntry(
+      appVersion: appVersion, version: version, appFileName: appFileName, note: note, sha256: digest, size: size)
   }
 
   private func string(_ json: SourceJSON, _ key: String, required: Bool) throws(CatalogueError) -> String? {
@@ -67,7 +68,9 @@ public enum PackageFileName {
     if zip(scalars, scalars.dropFirst()).contains(where: { $0 == "." && $1 == "." }) || scalars == ["."] {
       return "is not a plain file name (it has \"..\")"
     }
-    if scalars.contains(where: { $0.properties.isWhitespace || "?#%".unicodeScalars.contains($0) || $0.value < 0x20 || $0.value == 0x7F }) {
+    if scalars.contains(where: {
+      $0.properties.isWhitespace || "?#%".unicodeScalars.contains($0) || $0.value < 0x20 || $0.value == 0x7F
+    }) {
       return "is not a plain file name (it has a space, '?', '#', '%' or a control character)"
     }
     return nil

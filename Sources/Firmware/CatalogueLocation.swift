@@ -19,7 +19,8 @@ public struct CatalogueLocation: Sendable, Hashable, CustomStringConvertible {
       throw CatalogueLocationError(message: "\(RedactedURL(text)) is not an http://, https:// or file:// URL")
     }
     guard !text.contains(where: { $0.isWhitespace }), !text.contains("?"), !text.contains("#") else {
-      throw CatalogueLocationError(message: "\(RedactedURL(text)): a catalogue base URL has no spaces, query or fragment")
+      throw CatalogueLocationError(
+        message: "\(RedactedURL(text)): a catalogue base URL has no spaces, query or fragment")
     }
     base = text.hasSuffix("/") ? text : text + "/"
   }

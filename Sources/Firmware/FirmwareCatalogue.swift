@@ -24,7 +24,10 @@ public struct FirmwareCatalogue: Sendable, Hashable {
   }
   public func hash(into hasher: inout Hasher) {
     hasher.combine(model)
-    for r in releases { hasher.combine(r.hardware); hasher.combine(r.entries) }
+    for r in releases {
+      hasher.combine(r.hardware)
+      hasher.combine(r.entries)
+    }
   }
 
   public var hardwareVersions: [String] { releases.map(\.hardware) }
@@ -36,7 +39,9 @@ public struct FirmwareCatalogue: Sendable, Hashable {
 
   /// The newest release for `hardware`, by `FirmwareVersion` (KKM's apps take the array's last entry; we
   /// take the greatest version, which is the same for a catalogue kept in order).
-  public func latest(hardware: String) -> CatalogueEntry? { entries(hardware: hardware).max { $0.version < $1.version } }
+  public func latest(hardware: String) -> CatalogueEntry? {
+    entries(hardware: hardware).max { $0.version < $1.version }
+  }
 
   /// The releases for `hardware` newer than `current`, oldest first (their notes say what changed).
   public func newer(than current: FirmwareVersion, hardware: String) -> [CatalogueEntry] {
@@ -44,7 +49,8 @@ public struct FirmwareCatalogue: Sendable, Hashable {
   }
 
   /// Decodes a catalogue's bytes; `source` names it in errors (a URL or a file).
-  public static func decode(_ bytes: [UInt8], model: String, source: String) throws(CatalogueError) -> FirmwareCatalogue {
+  public static func decode(_ bytes: [UInt8], model: String, source: String) throws(CatalogueError) -> FirmwareCatalogue
+  {
     let root: SourceJSON
     do {
       root = try JSONParser.parseWithPositions(bytes, options: .file)
@@ -52,24 +58,28 @@ public struct FirmwareCatalogue: Sendable, Hashable {
       throw CatalogueError(source: source, position: error.position, path: .root, message: error.message)
     }
     guard case .object(let members) = root.kind else {
-      throw CatalogueError(source: source, position: root.position, path: .root,
+      throw CatalogueError(
+        source: source, position: root.position, path: .root,
         message: "expected an object keyed by hardware version (\"V1.0\": [ … ]), found \(root.typeName)")
     }
     var releases: [(hardware: String, entries: [CatalogueEntry])] = []
     for member in members {
       let path = JSONPath.root.appending(member.key)
       if releases.contains(where: { $0.hardware == member.key }) {
-        throw CatalogueError(source: source, position: member.keyPosition, path: path, message: "hardware version given twice")
+        throw CatalogueError(
+          source: source, position: member.keyPosition, path: path, message: "hardware version given twice")
       }
       guard case .array(let items) = member.value.kind else {
-        throw CatalogueError(source: source, position: member.value.position, path: path,
+        throw CatalogueError(
+          source: source, position: member.value.position, path: path,
           message: "expected an array of {appVersion, appFileName, note}, found \(member.value.typeName)")
       }
       var entries: [CatalogueEntry] = []
       for (index, item) in items.enumerated() {
         let entry = try CatalogueEntryDecoder(source: source, path: path.appending(index)).decode(item)
         if let twin = entries.first(where: { $0.version == entry.version }) {
-          throw CatalogueError(source: source, position: item.position, path: path.appending(index),
+          throw CatalogueError(
+            source: source, position: item.position, path: path.appending(index),
             message: "version \(entry.appVersion) is listed twice (also as \(twin.appVersion))")
         }
         entries.append(entry)

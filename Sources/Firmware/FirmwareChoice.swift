@@ -44,7 +44,9 @@ public enum FirmwareChoice: Sendable, Hashable {
         return .unavailable("the \(catalogue.model) catalogue lists no releases for hardware \(hardware)")
       }
       let known = catalogue.hardwareVersions.joined(separator: ", ")
-      return .unavailable("the \(catalogue.model) catalogue has no firmware for hardware \(hardware) (it has: \(known.isEmpty ? "none" : known))")
+      return .unavailable(
+        "the \(catalogue.model) catalogue has no firmware for hardware \(hardware) (it has: \(known.isEmpty ? "none" : known))"
+      )
     }
     let candidate: CatalogueEntry
     switch wanted {
@@ -52,7 +54,9 @@ public enum FirmwareChoice: Sendable, Hashable {
       candidate = catalogue.latest(hardware: hardware)!
     case .version(let v):
       guard let match = entries.first(where: { $0.version == v }) else {
-        return .unavailable("the \(catalogue.model) catalogue has no V\(v) for hardware \(hardware) (it has: \(entries.map(\.appVersion).joined(separator: ", ")))")
+        return .unavailable(
+          "the \(catalogue.model) catalogue has no V\(v) for hardware \(hardware) (it has: \(entries.map(\.appVersion).joined(separator: ", ")))"
+        )
       }
       candidate = match
     }

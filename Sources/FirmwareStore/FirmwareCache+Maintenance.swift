@@ -18,7 +18,8 @@ extension FirmwareCache {
       }.sorted { a, b in
         (a.model, a.hardware) != (b.model, b.hardware)
           ? (a.model, a.hardware) < (b.model, b.hardware)
-          : (FirmwareVersion(a.appVersion) ?? FirmwareVersion("0")!) < (FirmwareVersion(b.appVersion) ?? FirmwareVersion("0")!)
+          : (FirmwareVersion(a.appVersion) ?? FirmwareVersion("0")!)
+            < (FirmwareVersion(b.appVersion) ?? FirmwareVersion("0")!)
       }
     }
   }
@@ -28,9 +29,10 @@ extension FirmwareCache {
   /// removed under its lock, so a fetch in progress is waited for, not cut. Returns what was removed.
   public func prune(keep: Int) async throws -> [String] {
     let root = layout.packagesDirectory
-    let kept = Set(try await list().reduce(into: [String: [CachedPackage]]()) { groups, p in
-      groups["\(p.model)\u{0}\(p.hardware)", default: []].append(p)
-    }.values.flatMap { $0.suffix(keep).map { ($0.path as NSString).deletingLastPathComponent } })
+    let kept = Set(
+      try await list().reduce(into: [String: [CachedPackage]]()) { groups, p in
+        groups["\(p.model)\u{0}\(p.hardware)", default: []].append(p)
+      }.values.flatMap { $0.suffix(keep).map { ($0.path as NSString).deletingLastPathComponent } })
     var removed: [String] = []
     for folder in try await CacheIO.run({ Self.versionFolders(root) }) {
       let lock = try await FileLock.acquire(folder + "/.lock")

@@ -59,18 +59,22 @@ public struct FirmwareCache: Sendable {
     }
     guard let client else {
       guard let cached else {
-        throw FirmwareStoreError("--offline: no cached catalogue for \(model) in \(layout.root) "
-          + "(fetch it once online: beacon-provision firmware catalog \(model))")
+        throw FirmwareStoreError(
+          "--offline: no cached catalogue for \(model) in \(layout.root) "
+            + "(fetch it once online: beacon-provision firmware catalog \(model))")
       }
       let catalogue = try FirmwareCatalogue.decode(cached.bytes, model: model, source: path)
-      return CatalogueSnapshot(catalogue: catalogue, url: cached.meta.url, fetchedAt: cached.meta.fetchedAt,
+      return CatalogueSnapshot(
+        catalogue: catalogue, url: cached.meta.url, fetchedAt: cached.meta.fetchedAt,
         validators: HTTPValidators(etag: cached.meta.etag, lastModified: cached.meta.lastModified), origin: .cache)
     }
     // Validators are only worth sending for a copy of the same URL.
     let usable = cached.flatMap { $0.meta.url == safeURL ? $0 : nil }
     let validators = usable.map { HTTPValidators(etag: $0.meta.etag, lastModified: $0.meta.lastModified) }
     let response = try await client.fetch(
-      HTTPRequest(url: url, conditional: validators?.isEmpty == false ? validators : nil, maxBodyBytes: Self.maximumCatalogueBytes))
+      HTTPRequest(
+        url: url, conditional: validators?.isEmpty == false ? validators : nil, maxBodyBytes: Self.maximumCatalogueBytes
+      ))
     let now = Date()
     if response.isNotModified, let usable {
       let catalogue = try FirmwareCatalogue.decode(usable.bytes, model: model, source: path)
@@ -78,7 +82,9 @@ public struct FirmwareCache: Sendable {
       refreshed.fetchedAt = now
       let meta = refreshed
       try await CacheIO.run { try DurableFile.write(try RecordCoding.encode(meta), to: metaPath) }
-      return CatalogueSnapshot(catalogue: catalogue, url: safeURL, fetchedAt: now, validators: validators ?? HTTPValidators(), origin: .notModified)
+      return CatalogueSnapshot(
+        catalogue: catalogue, url: safeURL, fetchedAt: now, validators: validators ?? HTTPValidators(),
+        origin: .notModified)
     }
     // Decoded before it is stored: a bad catalogue never replaces a good cached one.
     let catalogue = try FirmwareCatalogue.decode(response.body, model: model, source: safeURL)
@@ -97,7 +103,9 @@ public struct FirmwareCache: Sendable {
 
   /// The verified package of `entry` for `model` / `hardware`: from the cache when it is there and still
   /// verifies, else (online) downloaded and verified under the package folder's lock.
-  public func package(model: String, hardware: String, entry: CatalogueEntry, location: CatalogueLocation) async throws -> CachedPackage {
+  public func package(model: String, hardware: String, entry: CatalogueEntry, location: CatalogueLocation) async throws
+    -> CachedPackage
+  {
     let directory = layout.packageDirectory(model: model, hardware: hardware, entry: entry)
     let path = layout.packagePath(model: model, hardware: hardware, entry: entry)
     let url = location.packageURL(entry)
@@ -109,7 +117,8 @@ public struct FirmwareCache: Sendable {
 
     let verifier = self.verifier
     let existing = try await CacheIO.run { () -> (CachedPackage, [String])? in
-      guard DurableFile.exists(path), var record = RecordCoding.decode(CachedPackage.self, path: directory + "/package.json"),
+      guard DurableFile.exists(path),
+        var record = RecordCoding.decode(CachedPackage.self, path: directory + "/package.json"),
         let verified = try? verifier.verify(path: path, entry: entry), Hex.string(verified.sha256) == record.sha256
       else { return nil }
       record.path = path
@@ -120,14 +129,17 @@ public struct FirmwareCache: Sendable {
       return record
     }
     guard let client else {
-      throw FirmwareStoreError("--offline: \(model) \(entry.appVersion) for hardware \(hardware) is not in the cache \(layout.root) "
-        + "(fetch it once online: beacon-provision firmware fetch \(model) --hver \(hardware) --version \(entry.appVersion))")
+      throw FirmwareStoreError(
+        "--offline: \(model) \(entry.appVersion) for hardware \(hardware) is not in the cache \(layout.root) "
+          + "(fetch it once online: beacon-provision firmware fetch \(model) --hver \(hardware) --version \(entry.appVersion))"
+      )
     }
     let part = path + ".part"
     let cap = entry.size ?? Self.maximumPackageBytes
     let hash = DownloadHash()
     do {
-      _ = try await client.download(HTTPRequest(url: url, maxBodyBytes: cap), to: part, observer: hash, progress: progress)
+      _ = try await client.download(
+        HTTPRequest(url: url, maxBodyBytes: cap), to: part, observer: hash, progress: progress)
     } catch {
       // A failure before any byte arrived (404, a redirect loop, a refused size, a closed connection) leaves
       // nothing to resume: no empty `.part` stays behind.
@@ -138,7 +150,8 @@ public struct FirmwareCache: Sendable {
       let verified: PackageVerifier.Verified
       do {
         let size = (try? FileManager.default.attributesOfItem(atPath: part)[.size] as? Int).flatMap { $0 }
-        verified = try verifier.verify(path: part, entry: entry, hashed: size.flatMap { hash.digest(fileSize: Int64($0)) })
+        verified = try verifier.verify(
+          path: part, entry: entry, hashed: size.flatMap { hash.digest(fileSize: Int64($0)) })
       } catch {
         DurableFile.remove(part)
         throw error
@@ -146,7 +159,8 @@ public struct FirmwareCache: Sendable {
       DurableFile.remove(directory + "/package.json")
       try DurableFile.commit(part, to: path)
       let record = CachedPackage(
-        model: model, hardware: hardware, appVersion: entry.appVersion, appFileName: entry.appFileName, url: RedactedURL(url).description,
+        model: model, hardware: hardware, appVersion: entry.appVersion, appFileName: entry.appFileName,
+        url: RedactedURL(url).description,
         sha256: Hex.string(verified.sha256), size: verified.size, fetchedAt: Date(), path: path, downloaded: true)
       try DurableFile.write(try RecordCoding.encode(record), to: directory + "/package.json")
       return (record, verified.warnings)

@@ -27,9 +27,10 @@ public struct FirmwareCacheLayout: Sendable, Hashable {
   }
 
   public static func component(_ text: String) -> String {
-    let mapped = String(text.map { c -> Character in
-      c.isASCII && (c.isLetter || c.isNumber || c == "." || c == "_" || c == "-") ? c : "_"
-    })
+    let mapped = String(
+      text.map { c -> Character in
+        c.isASCII && (c.isLetter || c.isNumber || c == "." || c == "_" || c == "-") ? c : "_"
+      })
     return mapped.isEmpty || mapped.allSatisfy({ $0 == "." }) ? "_" + mapped : mapped
   }
 
@@ -37,7 +38,9 @@ public struct FirmwareCacheLayout: Sendable, Hashable {
   public var packagesDirectory: String { root + "/packages" }
 
   public func cataloguePath(model: String) -> String { cataloguesDirectory + "/" + Self.component(model) + ".json" }
-  public func catalogueMetaPath(model: String) -> String { cataloguesDirectory + "/" + Self.component(model) + ".meta.json" }
+  public func catalogueMetaPath(model: String) -> String {
+    cataloguesDirectory + "/" + Self.component(model) + ".meta.json"
+  }
 
   public func packageDirectory(model: String, hardware: String, entry: CatalogueEntry) -> String {
     [packagesDirectory, Self.component(model), Self.component(hardware), Self.component(entry.version.description)]

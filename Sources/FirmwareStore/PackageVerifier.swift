@@ -37,7 +37,9 @@ public struct PackageVerifier: Sendable {
   /// Verifies the file at `path` against `entry`; throws the first problem as one sentence. `hashed` is the
   /// file's SHA-256 and size when they were worked out as it was written (`DownloadHash`); else the file is
   /// hashed here.
-  public func verify(path: String, entry: CatalogueEntry, hashed: (digest: [UInt8], count: Int)? = nil) throws -> Verified {
+  public func verify(path: String, entry: CatalogueEntry, hashed: (digest: [UInt8], count: Int)? = nil) throws
+    -> Verified
+  {
     let (digest, count) = try hashed ?? Self.hash(path)
     if let size = entry.size, size != count {
       throw FirmwareStoreError("\(entry.appFileName) is \(count) bytes, the catalogue says \(size)")
@@ -54,14 +56,16 @@ public struct PackageVerifier: Sendable {
     }
     let failed = PackageValidator(expectations: expectations).checks(package).filter { $0.outcome == .failed }
     if !failed.isEmpty {
-      throw FirmwareStoreError("\(entry.appFileName) fails dfu inspect: "
-        + failed.map { "image #\($0.image) \($0.name): \($0.detail)" }.joined(separator: "; "))
+      throw FirmwareStoreError(
+        "\(entry.appFileName) fails dfu inspect: "
+          + failed.map { "image #\($0.image) \($0.name): \($0.detail)" }.joined(separator: "; "))
     }
     var verified = Verified(sha256: digest, size: count)
     if let number = package.images.first(where: { $0.kind == .application })?.initPacket.initCommand.firmwareVersion {
       let text = KKMFirmwareVersion.text(fwVersion: number)
       if FirmwareVersion(text) != entry.version {
-        let message = "\(entry.appFileName): the catalogue says \(entry.appVersion) but its application image's fw_version "
+        let message =
+          "\(entry.appFileName): the catalogue says \(entry.appVersion) but its application image's fw_version "
           + "is \(number) (\(text) if read as KKM's V<major>.<minor>)"
         if requireVersionMatch { throw FirmwareStoreError(message + "; refused by --require-version-match") }
         verified.warnings.append(message + "; the device's version after the update is what counts")

@@ -17,7 +17,9 @@ struct ProfileWork: CampaignWork {
     var mismatches: [ConfigChange]
     var failureKind: FailureKind { .permanent }
     var description: String {
-      "read-back differs after writing: " + mismatches.map { "\($0.scope) \($0.key) is \($0.old?.description ?? "(unset)"), expected \($0.new)" }.joined(separator: "; ")
+      "read-back differs after writing: "
+        + mismatches.map { "\($0.scope) \($0.key) is \($0.old?.description ?? "(unset)"), expected \($0.new)" }.joined(
+          separator: "; ")
     }
   }
 
@@ -33,7 +35,8 @@ struct ProfileWork: CampaignWork {
   }
 
   /// Runs `body` and closes `session` on every path, thrown errors included.
-  static func closing<T: Sendable>(_ session: any ConfigurationSession, _ body: () async throws -> T) async throws -> T {
+  static func closing<T: Sendable>(_ session: any ConfigurationSession, _ body: () async throws -> T) async throws -> T
+  {
     do {
       let value = try await body()
       await session.close()
@@ -48,7 +51,8 @@ struct ProfileWork: CampaignWork {
   func visit(
     _ target: Target, session: any ConfigurationSession, rotated: Bool, attempt: Int, context: CampaignContext
   ) async throws -> DeviceOutcome {
-    let run = context.run, journal = context.journal
+    let run = context.run
+    let journal = context.journal
     let address = target.address.description
     try await context.step(address, .reading, attempt: attempt)
     let sections = Self.sections(of: profile.profile.desired)
@@ -63,7 +67,8 @@ struct ProfileWork: CampaignWork {
     case .success(let d): desired = d
     case .failure(let f): return .failed(f.description, .permanent)
     }
-    let problems = DeviceChecks.problems(desired: desired, actual: actual, allowUnreachable: profile.profile.allowUnreachable)
+    let problems =
+      DeviceChecks.problems(desired: desired, actual: actual, allowUnreachable: profile.profile.allowUnreachable)
       + SlotTypeChange.problems(profile: profile.profile, desired: desired, actual: actual)
     if !problems.isEmpty { return .failed(problems.joined(separator: "; "), .permanent) }
     if actual.isLegacy {
@@ -81,7 +86,9 @@ struct ProfileWork: CampaignWork {
     let journalled = changes.map(Self.journalChange)
     if changes.isEmpty {
       // Compliant because an earlier attempt of this run wrote it, its acknowledgement lost (`LandedWrite`)?
-      guard !dryRun, let landed = try await LandedWrite.find(journal: journal, run: run, address: address, desired: desired) else {
+      guard !dryRun,
+        let landed = try await LandedWrite.find(journal: journal, run: run, address: address, desired: desired)
+      else {
         return .compliant
       }
       if !landed.acknowledged {
@@ -94,7 +101,8 @@ struct ProfileWork: CampaignWork {
       return .planned(changes.map(Self.masked))
     }
 
-    try await journal.record(run: run, address: address, state: .working, step: VisitStep.writing.rawValue, changes: journalled)
+    try await journal.record(
+      run: run, address: address, state: .working, step: VisitStep.writing.rawValue, changes: journalled)
     try await context.step(address, .writing, attempt: attempt)
     let patch = ConfigDiff.patch(changes, desired: desired, actual: actual)
     try await session.write(patch)

@@ -41,20 +41,24 @@ public struct ApplyCampaign: Sendable {
     sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
   ) {
     let work = ProfileWork(
-      profile: profile, opener: opener, passwords: passwords, resolver: resolver, dryRun: options.dryRun, registry: registry)
+      profile: profile, opener: opener, passwords: passwords, resolver: resolver, dryRun: options.dryRun,
+      registry: registry)
     campaign = Campaign(
-      work: work, targets: targets, journal: journal, run: run, options: .init(parallel: options.parallel, retry: options.retry),
+      work: work, targets: targets, journal: journal, run: run,
+      options: .init(parallel: options.parallel, retry: options.retry),
       sleep: sleep)
   }
 
   /// `plan`/`apply` of a profile's `commands` section on text-stream devices (`TextCommandWork`).
   public init(
-    textCommands profile: LoadedProfile, targets: [Target], opener: any TextCommandOpener, journal: any CampaignJournal, run: String,
+    textCommands profile: LoadedProfile, targets: [Target], opener: any TextCommandOpener, journal: any CampaignJournal,
+    run: String,
     options: Options, sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
   ) {
     let work = TextCommandWork(profile: profile, opener: opener, dryRun: options.dryRun)
     campaign = Campaign(
-      work: work, targets: targets, journal: journal, run: run, options: .init(parallel: options.parallel, retry: options.retry),
+      work: work, targets: targets, journal: journal, run: run,
+      options: .init(parallel: options.parallel, retry: options.retry),
       sleep: sleep)
   }
 
@@ -64,11 +68,14 @@ public struct ApplyCampaign: Sendable {
     profile: LoadedProfile, opener: any SessionOpener, passwords: Passwords, resolver: DesiredResolver, dryRun: Bool,
     registry: RegistryRecorder? = nil
   ) -> any CampaignWork {
-    ProfileWork(profile: profile, opener: opener, passwords: passwords, resolver: resolver, dryRun: dryRun, registry: registry)
+    ProfileWork(
+      profile: profile, opener: opener, passwords: passwords, resolver: resolver, dryRun: dryRun, registry: registry)
   }
 
   /// One text-stream device's `plan`/`apply` of a profile's `commands` (`TextCommandWork`), likewise.
-  public static func work(textCommands profile: LoadedProfile, opener: any TextCommandOpener, dryRun: Bool) -> any CampaignWork {
+  public static func work(textCommands profile: LoadedProfile, opener: any TextCommandOpener, dryRun: Bool)
+    -> any CampaignWork
+  {
     TextCommandWork(profile: profile, opener: opener, dryRun: dryRun)
   }
 

@@ -16,7 +16,8 @@ public struct CampaignContext: Sendable {
   /// Throws `JournalWriteError` when the step cannot be journalled: the visit must not go on unrecorded.
   public func step(_ address: String, _ step: VisitStep, attempt: Int) async throws {
     emit(.step(address: address, step, attempt: attempt))
-    try await journal.record(run: run, address: address, state: .working, step: step.rawValue, countAttempt: step == .connecting)
+    try await journal.record(
+      run: run, address: address, state: .working, step: step.rawValue, countAttempt: step == .connecting)
   }
 
   public func progress(_ address: String, done: Int, total: Int, bytesPerSecond: Double) {
@@ -118,13 +119,19 @@ public actor Campaign {
         return true
       }
       while launch() {}
-      group.addTask { await self.launcherNap(); return nil }
+      group.addTask {
+        await self.launcherNap()
+        return nil
+      }
       while visits > 0, let result = await group.next() {
         if let (address, outcome) = result {
           visits -= 1
           outcomes[address] = outcome
         } else if visits > 0 {
-          group.addTask { await self.launcherNap(); return nil }
+          group.addTask {
+            await self.launcherNap()
+            return nil
+          }
         }
         while launch() {}
       }
@@ -138,7 +145,8 @@ public actor Campaign {
       journalFailed(error)
     } catch {}
     continuation.finish()
-    return CampaignSummary(run: context.run, outcomes: outcomes, interrupted: interrupted, journalFailure: journalFailure)
+    return CampaignSummary(
+      run: context.run, outcomes: outcomes, interrupted: interrupted, journalFailure: journalFailure)
   }
 
   /// One device, with retries for transient failures. Started holding a link permit, which it gives back
@@ -159,7 +167,8 @@ public actor Campaign {
       let endBefore = lastAttemptEnd
       do {
         return await finish(address, try await attemptOnce(target, attempt: attempt))
-      } catch let error as LinkError where error.code == .tooManyLinks && !stopRequested
+      } catch let error as LinkError
+        where error.code == .tooManyLinks && !stopRequested
         && (inFlight > 0 || idleLinkWaits < Self.idleLinkWaitLimit)
       {
         // A link of ours still closing, or the adapter's link limit: a reason to wait, not a device failure.
@@ -180,7 +189,8 @@ public actor Campaign {
         let delay = options.retry.delay(beforeAttempt: attempt + 1)
         continuation.yield(.retrying(address: address, attempt: attempt + 1, after: delay, reason: reason))
         do {
-          try await context.journal.record(run: context.run, address: address, state: .pending, detail: reason, failureKind: kind)
+          try await context.journal.record(
+            run: context.run, address: address, state: .pending, detail: reason, failureKind: kind)
         } catch {
           if let error = error as? JournalWriteError { journalFailed(error) }
           continuation.yield(.finished(address: address, .pending))
@@ -199,14 +209,16 @@ public actor Campaign {
   }
 
   func finish(_ address: String, _ outcome: DeviceOutcome, detail: String? = nil) async -> DeviceOutcome {
-    var text = detail, kind: FailureKind? = nil
+    var text = detail
+    var kind: FailureKind? = nil
     switch outcome {
     case .failed(let reason, let k): (text, kind) = (reason, k)
     case .skipped(let reason): text = reason
     default: break
     }
     do {
-      try await context.journal.record(run: context.run, address: address, state: outcome.state, detail: text, failureKind: kind)
+      try await context.journal.record(
+        run: context.run, address: address, state: outcome.state, detail: text, failureKind: kind)
     } catch {
       if let error = error as? JournalWriteError { journalFailed(error) }
       // Not journalled: the device's end is unknown to `--resume`, so it counts as pending.

@@ -59,11 +59,15 @@ public struct CampaignSummary: Sendable, Hashable {
   /// The journal could not be written, which stopped the run (`interrupted` is then true too).
   public var journalFailure: JournalWriteError? = nil
 
-  public init(run: String, outcomes: [String: DeviceOutcome], interrupted: Bool, journalFailure: JournalWriteError? = nil) {
+  public init(
+    run: String, outcomes: [String: DeviceOutcome], interrupted: Bool, journalFailure: JournalWriteError? = nil
+  ) {
     (self.run, self.outcomes, self.interrupted, self.journalFailure) = (run, outcomes, interrupted, journalFailure)
   }
 
   public func count(_ state: DeviceState) -> Int { outcomes.values.filter { $0.state == state }.count }
-  public var changedSomething: Bool { outcomes.values.contains { if case .planned = $0 { true } else if case .updated = $0 { true } else { false } } }
+  public var changedSomething: Bool {
+    outcomes.values.contains { if case .planned = $0 { true } else if case .updated = $0 { true } else { false } }
+  }
   public var failed: Bool { outcomes.values.contains { $0.state == .failed } }
 }

@@ -73,7 +73,8 @@ extension CampaignJournal {
   ) async throws -> String {
     try await createRun(
       NewJournalRun(
-        kind: kind, source: source, adapter: adapter, addresses: addresses, addressTypes: addressTypes, now: now, id: id,
+        kind: kind, source: source, adapter: adapter, addresses: addresses, addressTypes: addressTypes, now: now,
+        id: id,
         recipe: recipe))
   }
 
@@ -84,7 +85,8 @@ extension CampaignJournal {
   ) async throws {
     try await record(
       JournalUpdate(
-        run: run, address: address, state: state, step: step, changes: changes, detail: detail, failureKind: failureKind,
+        run: run, address: address, state: state, step: step, changes: changes, detail: detail,
+        failureKind: failureKind,
         countAttempt: countAttempt, countWrite: countWrite))
   }
 }

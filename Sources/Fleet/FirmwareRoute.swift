@@ -98,12 +98,14 @@ public struct CatalogueRoute: FirmwareRoute {
       offered = install.version
     case .current(let version, let wasAsked):
       guard let firmware = id.firmware, firmware >= version else {
-        return .fail("it now reports \(id.firmware?.description ?? "no version"), older than \(version), which was not fetched")
+        return .fail(
+          "it now reports \(id.firmware?.description ?? "no version"), older than \(version), which was not fetched")
       }
       (offered, asked) = (version, wasAsked)
     }
     if asked {
-      return .skip("up to date (runs \(id.firmware!), not older than the V\(offered) asked for; a device is never downgraded)")
+      return .skip(
+        "up to date (runs \(id.firmware!), not older than the V\(offered) asked for; a device is never downgraded)")
     }
     return .skip("up to date (runs \(id.firmware!), the catalogue offers \(offered))")
   }

@@ -97,8 +97,13 @@ public struct FirmwareWork: CampaignWork {
   public var neighbourhood = AddressNeighbourhood()
   let clock = ContinuousClock()
 
-  public init(plan: FirmwarePlan, updater: any FirmwareUpdater, batteries: [String: Int], reports: FirmwareReports = FirmwareReports()) {
-    self.init(plan: plan, identifier: updater, route: SinglePackageRoute(FirmwareInstall(version: plan.version, updater: updater)),
+  public init(
+    plan: FirmwarePlan, updater: any FirmwareUpdater, batteries: [String: Int],
+    reports: FirmwareReports = FirmwareReports()
+  ) {
+    self.init(
+      plan: plan, identifier: updater,
+      route: SinglePackageRoute(FirmwareInstall(version: plan.version, updater: updater)),
       batteries: batteries, reports: reports)
   }
 
@@ -128,7 +133,8 @@ public struct FirmwareWork: CampaignWork {
     }
     await neighbourhood.enter(target.address)
     do {
-      let outcome = try await visit(target, attempt: attempt, context: context, previous: previous, interrupted: interrupted)
+      let outcome = try await visit(
+        target, attempt: attempt, context: context, previous: previous, interrupted: interrupted)
       await neighbourhood.leave(target.address)
       return outcome
     } catch {
@@ -148,7 +154,7 @@ public struct FirmwareWork: CampaignWork {
       let identity = try await updater.identify(target)
       before = identity
       await registry?.identity(address: address, identity)
-    } catch where interrupted {
+    } catch  where interrupted {
       // Mid-transfer last time: the application may be gone until the bootloader finishes.
     }
     if let before {
@@ -163,7 +169,8 @@ public struct FirmwareWork: CampaignWork {
 
     // The version it came from survives a retry or resume that finds the device in its bootloader.
     let from = before?.firmware ?? previous?.changeList.first.flatMap { $0.old.flatMap(FirmwareVersion.init) }
-    try await context.journal.record(run: context.run, address: address, state: .working,
+    try await context.journal.record(
+      run: context.run, address: address, state: .working,
       changes: [JournalChange(scope: "device", key: "ver", old: from?.description, new: install.version.description)])
     try await context.step(address, .transferring, attempt: attempt)
     let start = clock.now
@@ -182,10 +189,13 @@ public struct FirmwareWork: CampaignWork {
       throw VersionMismatch(expected: install.version, found: after.firmware)
     }
     await reports.add(
-      address, FirmwareUpdateReport(from: from, to: install.version, packageSHA256: install.packageSHA256,
+      address,
+      FirmwareUpdateReport(
+        from: from, to: install.version, packageSHA256: install.packageSHA256,
         bytes: totalBytes.withLock { $0 }, seconds: seconds, transfer: transfer))
     return .updated([
-      ConfigChange(scope: .common, key: "ver", old: from.map { .text($0.description) }, new: .text(install.version.description))
+      ConfigChange(
+        scope: .common, key: "ver", old: from.map { .text($0.description) }, new: .text(install.version.description))
     ])
   }
 
@@ -210,7 +220,9 @@ public struct FirmwareWork: CampaignWork {
     var expected: FirmwareVersion
     var found: FirmwareVersion?
     var failureKind: FailureKind { .permanent }
-    var description: String { "after the update the device reports firmware \(found?.description ?? "(unknown)"), expected \(expected)" }
+    var description: String {
+      "after the update the device reports firmware \(found?.description ?? "(unknown)"), expected \(expected)"
+    }
   }
 }
 

@@ -15,7 +15,9 @@ extension FleetRegistry {
   }
 
   static func fetchDevice(_ db: Database, _ address: String) throws -> RegistryDevice? {
-    try Row.fetchOne(try db.cachedStatement(sql: "SELECT * FROM registryDevice WHERE address = ?"), arguments: [address]).map(device)
+    try Row.fetchOne(
+      try db.cachedStatement(sql: "SELECT * FROM registryDevice WHERE address = ?"), arguments: [address]
+    ).map(device)
   }
 
   static func device(_ row: Row) throws -> RegistryDevice {
@@ -47,15 +49,18 @@ extension FleetRegistry {
         """
     ).execute(
       arguments: [
-        d.address, d.addressType, d.name, d.model, d.hardwareVersion, d.firmwareVersion, d.firstSeen, d.lastSeen, d.lastRSSI,
+        d.address, d.addressType, d.name, d.model, d.hardwareVersion, d.firmwareVersion, d.firstSeen, d.lastSeen,
+        d.lastRSSI,
         d.batteryPercent, d.batteryMillivolts, frames, d.configurationHash, d.configurationReadAt,
       ])
   }
 
   /// Adds a history point, then deletes the device's points beyond the newest `limit`.
   static func add(_ db: Database, _ r: RegistryReading, address: String, limit: Int) throws {
-    try db.cachedStatement(sql: "INSERT INTO registryReading (address, at, rssi, batteryPercent, batteryMillivolts) VALUES (?, ?, ?, ?, ?)")
-      .execute(arguments: [address, r.at, r.rssi, r.batteryPercent, r.batteryMillivolts])
+    try db.cachedStatement(
+      sql: "INSERT INTO registryReading (address, at, rssi, batteryPercent, batteryMillivolts) VALUES (?, ?, ?, ?, ?)"
+    )
+    .execute(arguments: [address, r.at, r.rssi, r.batteryPercent, r.batteryMillivolts])
     try db.cachedStatement(
       sql: """
         DELETE FROM registryReading WHERE address = ? AND id NOT IN

@@ -93,7 +93,8 @@ public actor GATTCacheFile: GATTCacheStore {
     do {
       return try GATTCacheFileFormat.decode(Array(data))
     } catch {
-      warn("the GATT cache \(path) cannot be read (\(error)); starting without it, the file is replaced on the next write")
+      warn(
+        "the GATT cache \(path) cannot be read (\(error)); starting without it, the file is replaced on the next write")
       return [:]
     }
   }
@@ -105,7 +106,8 @@ public actor GATTCacheFile: GATTCacheStore {
     let temporary = path + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
     guard
       FileManager.default.createFile(
-        atPath: temporary, contents: Data(try GATTCacheFileFormat.encode(entries)), attributes: [.posixPermissions: 0o600])
+        atPath: temporary, contents: Data(try GATTCacheFileFormat.encode(entries)),
+        attributes: [.posixPermissions: 0o600])
     else { throw GATTCacheFileError("cannot write \(temporary)") }
     guard rename(temporary, path) == 0 else {
       let error = GATTCacheFileError("cannot replace \(path): \(String(cString: strerror(errno)))")

@@ -21,7 +21,9 @@ extension Journal {
         try migrator.migrate(database)
         return
       } catch {
-        guard let now = try? appliedMigrations(database, migrator), now.isStrictSuperset(of: applied) else { throw error }
+        guard let now = try? appliedMigrations(database, migrator), now.isStrictSuperset(of: applied) else {
+          throw error
+        }
         applied = now
       }
     }

@@ -110,10 +110,12 @@ public final class Journal: CampaignJournal {
     }
     try await write { db in
       try db.execute(
-        sql: "INSERT INTO run (id, kind, source, adapter, startedAt, status, recipe) VALUES (?, ?, ?, ?, ?, 'running', ?)",
+        sql:
+          "INSERT INTO run (id, kind, source, adapter, startedAt, status, recipe) VALUES (?, ?, ?, ?, ?, 'running', ?)",
         arguments: [id, new.kind, new.source, new.adapter, new.now, new.recipe])
       for address in new.addresses {
-        try db.execute(sql: "INSERT INTO device (runId, address, state, addressType, updatedAt) VALUES (?, ?, 'pending', ?, ?)",
+        try db.execute(
+          sql: "INSERT INTO device (runId, address, state, addressType, updatedAt) VALUES (?, ?, 'pending', ?, ?)",
           arguments: [id, address, new.addressTypes[address]?.description, new.now])
       }
     }
@@ -137,8 +139,10 @@ public final class Journal: CampaignJournal {
           UPDATE device SET state = ?, step = COALESCE(?, step), changes = COALESCE(?, changes), detail = ?, failureKind = ?,
             attempts = attempts + ?, writes = writes + ?, updatedAt = ? WHERE runId = ? AND address = ?
           """,
-        arguments: [u.state.rawValue, u.step, changesJSON, u.detail, u.failureKind?.rawValue, u.countAttempt ? 1 : 0,
-          u.countWrite ? 1 : 0, Date(), u.run, u.address])
+        arguments: [
+          u.state.rawValue, u.step, changesJSON, u.detail, u.failureKind?.rawValue, u.countAttempt ? 1 : 0,
+          u.countWrite ? 1 : 0, Date(), u.run, u.address,
+        ])
     }
   }
 
@@ -159,7 +163,8 @@ public final class Journal: CampaignJournal {
   }
 
   public func run(_ id: String) async throws -> JournalRun? {
-    try await database.read { db in try JournalRun.fetchOne(db, sql: "SELECT * FROM run WHERE id = ?", arguments: [id]) }
+    try await database.read { db in try JournalRun.fetchOne(db, sql: "SELECT * FROM run WHERE id = ?", arguments: [id])
+    }
   }
 
   public func runs() async throws -> [JournalRun] {
@@ -168,7 +173,8 @@ public final class Journal: CampaignJournal {
 
   public func device(run: String, address: String) async throws -> JournalDevice? {
     try await database.read { db in
-      try JournalDevice.fetchOne(db, sql: "SELECT * FROM device WHERE runId = ? AND address = ?", arguments: [run, address])
+      try JournalDevice.fetchOne(
+        db, sql: "SELECT * FROM device WHERE runId = ? AND address = ?", arguments: [run, address])
     }
   }
 

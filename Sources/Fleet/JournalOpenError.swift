@@ -35,8 +35,9 @@ public struct JournalOpenError: Error, Sendable, Hashable, CustomStringConvertib
     guard let database = error as? DatabaseError else { return error }
     switch database.resultCode {
     case .SQLITE_NOTADB:
-      return JournalOpenError("\(path) is not a journal database (SQLite: file is not a database): another file is where the "
-        + "journal belongs. Move it aside, or give --state-dir another folder")
+      return JournalOpenError(
+        "\(path) is not a journal database (SQLite: file is not a database): another file is where the "
+          + "journal belongs. Move it aside, or give --state-dir another folder")
     case .SQLITE_FULL:
       return full(path, folder, free(folder))
     case .SQLITE_IOERR:
@@ -51,13 +52,15 @@ public struct JournalOpenError: Error, Sendable, Hashable, CustomStringConvertib
   }
 
   static func full(_ path: String, _ folder: String, _ bytes: Int64?) -> JournalOpenError {
-    JournalOpenError("the disk holding \(folder) is full\(bytes.map { " (\($0) bytes free)" } ?? ""): the journal \(path) "
-      + "cannot be written. Free some space, or give --state-dir a folder on another disk")
+    JournalOpenError(
+      "the disk holding \(folder) is full\(bytes.map { " (\($0) bytes free)" } ?? ""): the journal \(path) "
+        + "cannot be written. Free some space, or give --state-dir a folder on another disk")
   }
 
   static func notWritable(_ folder: String, path: String) -> JournalOpenError {
-    JournalOpenError("the folder \(folder) is not writable (\(String(cString: strerror(EACCES)))): the journal \(path) cannot be "
-      + "created there. Give --state-dir a folder you can write to")
+    JournalOpenError(
+      "the folder \(folder) is not writable (\(String(cString: strerror(EACCES)))): the journal \(path) cannot be "
+        + "created there. Give --state-dir a folder you can write to")
   }
 
   /// Creates `folder` (and its parents) for the journal; a failure names the deepest folder that exists
@@ -72,7 +75,8 @@ public struct JournalOpenError: Error, Sendable, Hashable, CustomStringConvertib
       }
       var isDirectory: ObjCBool = false
       if FileManager.default.fileExists(atPath: existing, isDirectory: &isDirectory), !isDirectory.boolValue {
-        throw JournalOpenError("cannot create the folder \(folder) for the journal \(path): \(existing) is a file, not a folder")
+        throw JournalOpenError(
+          "cannot create the folder \(folder) for the journal \(path): \(existing) is a file, not a folder")
       }
       // Foundation's error does not say which folder refused: try the first missing one below `existing`.
       let rest = folder.dropFirst(existing.count).split(separator: "/")
@@ -81,10 +85,12 @@ public struct JournalOpenError: Error, Sendable, Hashable, CustomStringConvertib
       if code == 0 { rmdir(child) }
       if code == ENOSPC || code == EDQUOT { throw full(path, existing, freeBytes(existing)) }
       if code == EACCES || code == EPERM || code == EROFS {
-        throw JournalOpenError("cannot create the folder \(folder) for the journal \(path): \(existing) is not writable "
-          + "(\(String(cString: strerror(code)))). Give --state-dir a folder you can write to")
+        throw JournalOpenError(
+          "cannot create the folder \(folder) for the journal \(path): \(existing) is not writable "
+            + "(\(String(cString: strerror(code)))). Give --state-dir a folder you can write to")
       }
-      throw JournalOpenError("cannot create the folder \(folder) for the journal \(path): \(error.localizedDescription)")
+      throw JournalOpenError(
+        "cannot create the folder \(folder) for the journal \(path): \(error.localizedDescription)")
     }
   }
 }

@@ -43,7 +43,9 @@ public struct JournalDevice: Sendable, Codable, FetchableRecord, Hashable {
     runId: String, address: String, state: DeviceState, step: String?, attempts: Int, writes: Int, changes: String?,
     detail: String?, failureKind: FailureKind?, updatedAt: Date, addressType: AddressType?
   ) {
-    (self.runId, self.address, self.state, self.step, self.attempts, self.writes) = (runId, address, state, step, attempts, writes)
+    (self.runId, self.address, self.state, self.step, self.attempts, self.writes) = (
+      runId, address, state, step, attempts, writes
+    )
     (self.changes, self.detail, self.failureKind, self.updatedAt, self.addressType) =
       (changes, detail, failureKind, updatedAt, addressType)
   }

@@ -87,17 +87,27 @@ public enum KBeaconViews {
     var view = DeviceConfigView(common: scalars(config.common.fields), isLegacy: config.generation == .legacy)
     guard config.generation == .pro else { return view }
     for slot in config.slots { if let i = slot.fields["slot"]?.intValue { view.slots[i] = scalars(slot.fields) } }
-    for trigger in config.triggers { if let i = trigger.fields["trIdx"]?.intValue { view.triggers[i] = scalars(trigger.fields) } }
-    for sensor in config.sensors { if let t = sensor.fields["srType"]?.intValue { view.sensors[t] = scalars(sensor.fields) } }
+    for trigger in config.triggers {
+      if let i = trigger.fields["trIdx"]?.intValue { view.triggers[i] = scalars(trigger.fields) }
+    }
+    for sensor in config.sensors {
+      if let t = sensor.fields["srType"]?.intValue { view.sensors[t] = scalars(sensor.fields) }
+    }
     return view
   }
 
   public static func configuration(of patch: DeviceConfigView) -> KBeaconConfiguration {
     var config = KBeaconConfiguration(generation: patch.isLegacy ? .legacy : .pro)
     config.common = CommonConfig(fields: object(patch.common, identity: []))
-    config.slots = patch.slots.sorted { $0.key < $1.key }.map { SlotConfig(fields: object($0.value, identity: ["slot", "type"])) }
-    config.triggers = patch.triggers.sorted { $0.key < $1.key }.map { TriggerConfig(fields: object($0.value, identity: ["trIdx", "trType"])) }
-    config.sensors = patch.sensors.sorted { $0.key < $1.key }.map { SensorConfig(fields: object($0.value, identity: ["srType"])) }
+    config.slots = patch.slots.sorted { $0.key < $1.key }.map {
+      SlotConfig(fields: object($0.value, identity: ["slot", "type"]))
+    }
+    config.triggers = patch.triggers.sorted { $0.key < $1.key }.map {
+      TriggerConfig(fields: object($0.value, identity: ["trIdx", "trType"]))
+    }
+    config.sensors = patch.sensors.sorted { $0.key < $1.key }.map {
+      SensorConfig(fields: object($0.value, identity: ["srType"]))
+    }
     return config
   }
 

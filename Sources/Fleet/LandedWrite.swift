@@ -17,7 +17,9 @@ struct LandedWrite: Sendable {
   var acknowledged: Bool
 
   /// The write this run already made to `address`, when its journal row holds one; nil otherwise.
-  static func find(journal: any CampaignJournal, run: String, address: String, desired: DeviceConfigView) async throws -> LandedWrite? {
+  static func find(journal: any CampaignJournal, run: String, address: String, desired: DeviceConfigView) async throws
+    -> LandedWrite?
+  {
     guard let row = try await journal.device(run: run, address: address), !row.changeList.isEmpty else { return nil }
     let journalled = Dictionary(row.changeList.map { ("\($0.scope)/\($0.key)", $0) }, uniquingKeysWith: { a, _ in a })
     // Every key the profile wants, as a change from nothing; keep those the earlier write carried.

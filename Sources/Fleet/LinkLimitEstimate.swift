@@ -47,7 +47,9 @@ struct LinkLimitEstimate: Sendable {
   /// refusals taken for a teardown since its last link.
   mutating func refused(inFlight: Int, sinceLastEnd: Duration?, teardownWaited: Duration) -> Refusal {
     let probing = measured.map { limit > $0 } ?? false
-    if !probing, let since = sinceLastEnd, since < Self.teardownGrace, inFlight < limit, teardownWaited < Self.teardownGrace {
+    if !probing, let since = sinceLastEnd, since < Self.teardownGrace, inFlight < limit,
+      teardownWaited < Self.teardownGrace
+    {
       return .teardown
     }
     let bound = max(1, min(limit, inFlight))

@@ -54,7 +54,9 @@ public struct NordicFirmwareUpdater: FirmwareUpdater {
       firmware: common["ver"]?.stringValue.flatMap(FirmwareVersion.init))
   }
 
-  public func update(_ target: Target, progress: @escaping @Sendable (Int, Int) -> Void) async throws -> FirmwareTransferResult {
+  public func update(_ target: Target, progress: @escaping @Sendable (Int, Int) -> Void) async throws
+    -> FirmwareTransferResult
+  {
     let name = BootloaderName.make(for: target.address, attempt: attempts.next(target.address))
     let factory = BLEDFULinkFactory(
       central: opener.central, device: target.address, addressType: target.addressType, bootloaderName: name,
@@ -72,7 +74,8 @@ public struct NordicFirmwareUpdater: FirmwareUpdater {
     let bootloader = await factory.bootloader
     var named: String? = nil
     if case .named(let name) = await factory.entry { named = name }
-    return FirmwareTransferResult(bootloader: bootloader?.address, bootloaderType: bootloader?.type, bootloaderName: named)
+    return FirmwareTransferResult(
+      bootloader: bootloader?.address, bootloaderType: bootloader?.type, bootloaderName: named)
   }
 }
 
@@ -82,7 +85,10 @@ public final class UpdateAttempts: Sendable {
   public init() {}
   /// The number of this attempt for `address`: 1 for its first.
   public func next(_ address: BluetoothAddress) -> Int {
-    counts.withLock { $0[address, default: 0] += 1; return $0[address]! }
+    counts.withLock {
+      $0[address, default: 0] += 1
+      return $0[address]!
+    }
   }
 }
 

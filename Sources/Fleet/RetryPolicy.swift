@@ -7,7 +7,10 @@ public struct RetryPolicy: Sendable, Hashable {
   public var multiplier: Int
   public var maximumDelay: Duration
 
-  public init(maximumAttempts: Int = 3, firstDelay: Duration = .seconds(5), multiplier: Int = 4, maximumDelay: Duration = .seconds(60)) {
+  public init(
+    maximumAttempts: Int = 3, firstDelay: Duration = .seconds(5), multiplier: Int = 4,
+    maximumDelay: Duration = .seconds(60)
+  ) {
     self.maximumAttempts = max(1, maximumAttempts)
     self.firstDelay = firstDelay
     self.multiplier = multiplier

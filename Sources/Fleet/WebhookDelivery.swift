@@ -116,7 +116,9 @@ public struct WebhookDelivery: Sendable {
 
   /// One POST of one row: what it did to the spool and, for a retry, why.
   func post(_ entry: Entry) async -> (outcome: Outcome, reason: String?) {
-    let headers = [(name: "Content-Type", value: "application/json"), (name: "Idempotency-Key", value: entry.item.idempotencyKey)]
+    let headers = [
+      (name: "Content-Type", value: "application/json"), (name: "Idempotency-Key", value: entry.item.idempotencyKey),
+    ]
     let reason: String
     do {
       let status = try await poster.post(url: entry.item.url, headers: headers, body: Array(entry.item.body.utf8))
@@ -125,7 +127,9 @@ public struct WebhookDelivery: Sendable {
         try? await spool.remove(entry.id)
         return (.delivered, nil)
       case 400..<500 where ![408, 425, 429].contains(status):
-        warn("webhook \(RedactedURL(entry.item.url)) refused event \(entry.item.idempotencyKey) with HTTP \(status); it is dropped")
+        warn(
+          "webhook \(RedactedURL(entry.item.url)) refused event \(entry.item.idempotencyKey) with HTTP \(status); it is dropped"
+        )
         try? await spool.remove(entry.id)
         return (.refused, nil)
       default:

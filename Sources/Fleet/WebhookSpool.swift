@@ -59,45 +59,57 @@ public struct WebhookSpool: Sendable {
   /// The oldest undelivered row for `url`.
   public func head(url: String) async throws -> WebhookDelivery.Entry? {
     try await journal.database.read { db in
-      try Row.fetchOne(db, sql: "SELECT * FROM webhookSpool WHERE url = ? ORDER BY id LIMIT 1", arguments: [url]).map(Self.entry)
+      try Row.fetchOne(db, sql: "SELECT * FROM webhookSpool WHERE url = ? ORDER BY id LIMIT 1", arguments: [url]).map(
+        Self.entry)
     }
   }
 
   /// Every URL with rows waiting (a restarted monitor delivers to URLs no longer on its command line too).
   public func urls() async throws -> [String] {
-    try await journal.database.read { db in try String.fetchAll(db, sql: "SELECT DISTINCT url FROM webhookSpool ORDER BY url") }
+    try await journal.database.read { db in
+      try String.fetchAll(db, sql: "SELECT DISTINCT url FROM webhookSpool ORDER BY url")
+    }
   }
 
   public func count(url: String? = nil) async throws -> Int {
     try await journal.database.read { db in
-      if let url { return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM webhookSpool WHERE url = ?", arguments: [url]) ?? 0 }
+      if let url {
+        return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM webhookSpool WHERE url = ?", arguments: [url]) ?? 0
+      }
       return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM webhookSpool") ?? 0
     }
   }
 
   /// Delivered (2xx) or refused for good: the row goes.
   public func remove(_ id: Int64) async throws {
-    try await journal.database.write { db in try db.execute(sql: "DELETE FROM webhookSpool WHERE id = ?", arguments: [id]) }
+    try await journal.database.write { db in
+      try db.execute(sql: "DELETE FROM webhookSpool WHERE id = ?", arguments: [id])
+    }
   }
 
   /// A failed attempt, kept for the next.
   public func failed(_ id: Int64, error: String) async throws {
     try await journal.database.write { db in
-      try db.execute(sql: "UPDATE webhookSpool SET attempts = attempts + 1, lastError = ? WHERE id = ?", arguments: [error, id])
+      try db.execute(
+        sql: "UPDATE webhookSpool SET attempts = attempts + 1, lastError = ? WHERE id = ?", arguments: [error, id])
     }
   }
 
   /// How many rows wait per URL, by URL (the monitor's periodic report, `monitor spool list`).
   public func depths() async throws -> [(url: String, count: Int)] {
     try await journal.database.read { db in
-      try Row.fetchAll(db, sql: "SELECT url, COUNT(*) AS n FROM webhookSpool GROUP BY url ORDER BY url").map { ($0["url"], $0["n"]) }
+      try Row.fetchAll(db, sql: "SELECT url, COUNT(*) AS n FROM webhookSpool GROUP BY url ORDER BY url").map {
+        ($0["url"], $0["n"])
+      }
     }
   }
 
   /// Spooled rows in delivery order (by id), at most `limit` (`monitor spool list`).
   public func entries(limit: Int = .max) async throws -> [WebhookDelivery.Entry] {
     try await journal.database.read { db in
-      try Row.fetchAll(db, sql: "SELECT * FROM webhookSpool ORDER BY id LIMIT ?", arguments: [min(limit, Int(Int32.max))]).map(Self.entry)
+      try Row.fetchAll(
+        db, sql: "SELECT * FROM webhookSpool ORDER BY id LIMIT ?", arguments: [min(limit, Int(Int32.max))]
+      ).map(Self.entry)
     }
   }
 
@@ -123,7 +135,9 @@ public struct WebhookSpool: Sendable {
   /// Deletes every row, or every row for `url` (`monitor spool drop --all`); returns how many went.
   public func dropAll(url: String? = nil) async throws -> Int {
     try await journal.database.write { db in
-      if let url { try db.execute(sql: "DELETE FROM webhookSpool WHERE url = ?", arguments: [url]) } else {
+      if let url {
+        try db.execute(sql: "DELETE FROM webhookSpool WHERE url = ?", arguments: [url])
+      } else {
         try db.execute(sql: "DELETE FROM webhookSpool")
       }
       return db.changesCount
@@ -132,7 +146,8 @@ public struct WebhookSpool: Sendable {
 
   static func entry(_ row: Row) -> WebhookDelivery.Entry {
     WebhookDelivery.Entry(
-      id: row["id"], item: WebhookDelivery.Item(
+      id: row["id"],
+      item: WebhookDelivery.Item(
         url: row["url"], idempotencyKey: row["idempotencyKey"], orderKey: row["orderKey"], body: row["body"]),
       attempts: row["attempts"], createdAt: row["createdAt"], lastError: row["lastError"])
   }

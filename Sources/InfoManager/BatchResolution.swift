@@ -52,7 +52,8 @@ public struct BatchResolution: Sendable, Hashable {
     var cached: [String: ResolveResult] = [:]
     var ask: [String] = []
     for id in unique {
-      if usesCache, let entry = cache.fresh(scope: cacheScope, source: source, id: id, now: now, timeout: cacheTimeout) {
+      if usesCache, let entry = cache.fresh(scope: cacheScope, source: source, id: id, now: now, timeout: cacheTimeout)
+      {
         cached[id] = ResolveResult(
           id: id, source: source, state: .cached, infoPoint: InfoPointSummary(entry.infoPoint, languages: languages),
           cachedAt: entry.storedAt)
@@ -69,13 +70,16 @@ public struct BatchResolution: Sendable, Hashable {
     // Info points that name no blukiiId cannot be matched to one of several IDs: say so on each NODATA, which
     // would otherwise read as "not registered" (every ID of a batch was NODATA with exit 0).
     let anonymous = plan.ask.count > 1 ? points.filter { $0.blukiiId == nil }.count : 0
-    let noDataReason = anonymous == 0 ? nil
+    let noDataReason =
+      anonymous == 0
+      ? nil
       : "the answer holds \(anonymous) info point\(anonymous == 1 ? "" : "s") without a blukiiId, which cannot be matched to an asked ID"
     var asked: [String: ResolveResult] = [:]
     for id in plan.ask {
       if let point = matched[id] {
         if usesCache { cache.store(point, scope: cacheScope, source: source, id: id, now: now) }
-        asked[id] = ResolveResult(id: id, source: source, state: .resolved, infoPoint: InfoPointSummary(point, languages: languages))
+        asked[id] = ResolveResult(
+          id: id, source: source, state: .resolved, infoPoint: InfoPointSummary(point, languages: languages))
       } else {
         if usesCache { cache.remove(scope: cacheScope, source: source, id: id) }
         asked[id] = ResolveResult(id: id, source: source, state: .noData, reason: noDataReason)

@@ -10,7 +10,8 @@ public struct BlukiiDiscovery: Sendable, Hashable {
   public var rssiThreshold: Int8
 
   /// The SDK's defaults: 5000 ms scan, 15000 ms wait, −85 dBm.
-  public static let sdkDefault = BlukiiDiscovery(scanDuration: .milliseconds(5000), waitDuration: .milliseconds(15000), rssiThreshold: -85)
+  public static let sdkDefault = BlukiiDiscovery(
+    scanDuration: .milliseconds(5000), waitDuration: .milliseconds(15000), rssiThreshold: -85)
   /// The RSSI thresholds the SDK allows.
   public static let rssiRange: ClosedRange<Int> = -120 ... -20
 

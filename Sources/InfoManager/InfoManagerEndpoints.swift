@@ -39,12 +39,14 @@ public struct InfoManagerEndpoints: Sendable, Hashable {
       "blukiis": .array(ids.map { .object(["id": .string($0)]) }),
       "deviceId": .string(deviceId),
     ]
-    return InfoManagerCall(method: .post, url: url(Self.mobileClientAPI, "getBlukiisInfo"), body: Array(body.description.utf8))
+    return InfoManagerCall(
+      method: .post, url: url(Self.mobileClientAPI, "getBlukiisInfo"), body: Array(body.description.utf8))
   }
 
   /// The translated news text for one language code (`de-de`, `en-gb`, …).
   public func getNews(languageCode: String) -> InfoManagerCall {
-    InfoManagerCall(method: .get, url: url(Self.mobileClientAPI, "getNews/" + PercentEncoding.pathSegment(languageCode)))
+    InfoManagerCall(
+      method: .get, url: url(Self.mobileClientAPI, "getNews/" + PercentEncoding.pathSegment(languageCode)))
   }
 
   /// The login of v2's `BKBlukiiCloud.setCredentials` + `login()`.
@@ -54,7 +56,9 @@ public struct InfoManagerEndpoints: Sendable, Hashable {
   }
 
   /// The header that carries a token from `getToken`.
-  public static func authorization(token: String) -> (name: String, value: String) { ("Authorization", "Bearer " + token) }
+  public static func authorization(token: String) -> (name: String, value: String) {
+    ("Authorization", "Bearer " + token)
+  }
 
   private func url(_ api: String, _ method: String) -> String {
     let base = "\(root)/_ah/api/\(api)/\(method)"
@@ -66,7 +70,10 @@ public struct InfoManagerEndpoints: Sendable, Hashable {
 /// One call to the Info Manager: what the live side sends (a JSON body is sent with
 /// `Content-Type: application/json`).
 public struct InfoManagerCall: Sendable, Hashable {
-  public enum Method: String, Sendable, Hashable { case get = "GET", post = "POST" }
+  public enum Method: String, Sendable, Hashable {
+    case get = "GET"
+    case post = "POST"
+  }
   public var method: Method
   public var url: String
   public var body: [UInt8]
@@ -98,5 +105,7 @@ enum PercentEncoding {
 }
 
 extension String {
-  fileprivate func leftPadded(to width: Int) -> String { String(repeating: "0", count: Swift.max(0, width - count)) + self }
+  fileprivate func leftPadded(to width: Int) -> String {
+    String(repeating: "0", count: Swift.max(0, width - count)) + self
+  }
 }

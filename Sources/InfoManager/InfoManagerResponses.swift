@@ -16,7 +16,8 @@ public enum InfoManagerResponses {
     let root = try reader.root(bytes, expecting: "an InfoPointCollection object {\"items\": [ … ]}")
     guard let items = root["items"] else { return [] }
     guard case .array(let elements) = items.kind else {
-      throw reader.fail(items, JSONPath.root.appending("items"), "expected an array of info points, found \(items.typeName)")
+      throw reader.fail(
+        items, JSONPath.root.appending("items"), "expected an array of info points, found \(items.typeName)")
     }
     var points: [InfoPoint] = []
     for (index, element) in elements.enumerated() {
@@ -76,8 +77,12 @@ private struct Reader {
   }
 
   func infoPoint(_ json: SourceJSON, _ path: JSONPath) throws(InfoManagerResponseError) -> InfoPoint {
-    guard case .object = json.kind else { throw fail(json, path, "expected an info point object {id, name, …}, found \(json.typeName)") }
-    guard let id = try identifier(json, "id", path) else { throw fail(json, path, "missing \"id\" (a string or an integer)") }
+    guard case .object = json.kind else {
+      throw fail(json, path, "expected an info point object {id, name, …}, found \(json.typeName)")
+    }
+    guard let id = try identifier(json, "id", path) else {
+      throw fail(json, path, "missing \"id\" (a string or an integer)")
+    }
     var point = InfoPoint(
       id: id, blukiiId: try identifier(json, "blukiiId", path), name: try string(json, "name", path),
       description: try string(json, "description", path), deactivated: try bool(json, "deactivated", path),
@@ -98,17 +103,24 @@ private struct Reader {
   }
 
   func outputInfo(_ json: SourceJSON, _ path: JSONPath) throws(InfoManagerResponseError) -> OutputInfo {
-    guard case .object = json.kind else { throw fail(json, path, "expected an output info object {type, …}, found \(json.typeName)") }
+    guard case .object = json.kind else {
+      throw fail(json, path, "expected an output info object {type, …}, found \(json.typeName)")
+    }
     guard let typeText = try string(json, "type", path) else {
       throw fail(json, path, "missing \"type\" (one of \(OutputInfoType.allowed))")
     }
-    guard !typeText.isEmpty, typeText.count <= 40, typeText.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }) else {
-      throw fail(json["type"]!, path.appending("type"), "\"\(typeText.prefix(40))\" is not an output info type (\(OutputInfoType.allowed), or another word)")
+    guard !typeText.isEmpty, typeText.count <= 40,
+      typeText.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") })
+    else {
+      throw fail(
+        json["type"]!, path.appending("type"),
+        "\"\(typeText.prefix(40))\" is not an output info type (\(OutputInfoType.allowed), or another word)")
     }
     let type = OutputInfoType(rawValue: typeText)
     return OutputInfo(
       type: type, title: try string(json, "title", path), url: try string(json, "url", path),
-      languageCode: try string(json, "languageCode", path)?.lowercased(), audioFileUrl: try string(json, "audioFileUrl", path),
+      languageCode: try string(json, "languageCode", path)?.lowercased(),
+      audioFileUrl: try string(json, "audioFileUrl", path),
       textToSpeech: try string(json, "textToSpeech", path))
   }
 
@@ -128,8 +140,11 @@ private struct Reader {
     switch value.kind {
     case .null: return nil
     case .string(let text) where !text.isEmpty: return text
-    case .number(let n, let text) where n.isFinite && n.rounded() == n && !text.contains(where: { ".eE".contains($0) }): return text
-    default: throw fail(value, path.appending(key), "expected an ID (a non-empty string or an integer), found \(value.typeName)")
+    case .number(let n, let text) where n.isFinite && n.rounded() == n && !text.contains(where: { ".eE".contains($0) }):
+      return text
+    default:
+      throw fail(
+        value, path.appending(key), "expected an ID (a non-empty string or an integer), found \(value.typeName)")
     }
   }
 

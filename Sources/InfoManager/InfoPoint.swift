@@ -23,7 +23,8 @@ public struct InfoPoint: Sendable, Hashable, Codable {
 
   public init(
     id: String, blukiiId: String? = nil, name: String? = nil, description: String? = nil, deactivated: Bool = false,
-    deactivatedByAdmin: Bool = false, notificationText: String? = nil, imageWebUrl: String? = nil, outputInfos: [OutputInfo] = []
+    deactivatedByAdmin: Bool = false, notificationText: String? = nil, imageWebUrl: String? = nil,
+    outputInfos: [OutputInfo] = []
   ) {
     self.id = id
     self.blukiiId = blukiiId
@@ -74,14 +75,18 @@ public struct OutputInfoType: RawRepresentable, Sendable, Hashable, Codable, Cus
   public static let youtube = Self(rawValue: "YOUTUBE")
 
   /// The types this version knows, in the SDK's order.
-  public static let known: [OutputInfoType] = [.audio, .html, .message, .mobycard, .pdf, .vcard, .mecard, .video, .wifi, .youtube]
+  public static let known: [OutputInfoType] = [
+    .audio, .html, .message, .mobycard, .pdf, .vcard, .mecard, .video, .wifi, .youtube,
+  ]
   public var isKnown: Bool { Self.known.contains(self) }
 
   /// The known values, for messages.
   public static var allowed: String { known.map(\.rawValue).joined(separator: ", ") }
   public var description: String { rawValue }
 
-  public init(from decoder: any Decoder) throws { self.init(rawValue: try decoder.singleValueContainer().decode(String.self)) }
+  public init(from decoder: any Decoder) throws {
+    self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+  }
   public func encode(to encoder: any Encoder) throws {
     var container = encoder.singleValueContainer()
     try container.encode(rawValue)

@@ -28,7 +28,8 @@ public struct LanguagePriority: Sendable, Hashable, Codable, CustomStringConvert
     let code = text.trimmingCharacters(in: " \t").lowercased()
     let parts = code.split(separator: "-", omittingEmptySubsequences: false)
     guard parts.count == 2, (2...3).contains(parts[0].count), (2...3).contains(parts[1].count),
-      parts[0].allSatisfy({ $0.isASCII && $0.isLetter }), parts[1].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) })
+      parts[0].allSatisfy({ $0.isASCII && $0.isLetter }),
+      parts[1].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) })
     else { throw LanguageCodeError(text: text) }
     return code
   }

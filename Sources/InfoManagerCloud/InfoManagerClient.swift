@@ -160,7 +160,8 @@ public enum InfoManagerFailure: Error, Sendable, Hashable, CustomStringConvertib
   public var description: String {
     switch self {
     case .unreachable(let text): "the Info Manager is not reachable: \(text)"
-    case .refused(let text): "the Info Manager refused the request: \(text) (check --info-manager, the API key and credentials)"
+    case .refused(let text):
+      "the Info Manager refused the request: \(text) (check --info-manager, the API key and credentials)"
     case .malformed(let error): "the Info Manager's answer is malformed: \(error)"
     case .other(let text): text
     }

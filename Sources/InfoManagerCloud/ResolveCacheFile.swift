@@ -28,7 +28,9 @@ public struct ResolveCacheFile: Sendable, Hashable {
     do {
       return try JSONDecoder().decode(ResolveCache.self, from: data)
     } catch {
-      warn("the resolve cache \(path) cannot be read (\(data.count) bytes, not a cache this version wrote); starting with an empty cache, the file is replaced on the next save")
+      warn(
+        "the resolve cache \(path) cannot be read (\(data.count) bytes, not a cache this version wrote); starting with an empty cache, the file is replaced on the next save"
+      )
       return ResolveCache()
     }
   }

@@ -45,7 +45,9 @@ public final class FileDescriptorChannel: ByteChannel {
   }
 
   /// Reads until the wake pipe is written (`close()`), the peer hangs up, or an error.
-  private static func readLoop(fd: Int32, wake: Int32, continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation) {
+  private static func readLoop(
+    fd: Int32, wake: Int32, continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation
+  ) {
     var buffer = [UInt8](repeating: 0, count: 4096)
     var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
     while true {
@@ -56,7 +58,9 @@ public final class FileDescriptorChannel: ByteChannel {
         return continuation.finish(throwing: SerialPortError.io(errno: errno))
       }
       if fds[1].revents != 0 { return continuation.finish() }
-      guard fds[0].revents & Int16(POLLNVAL) == 0 else { return continuation.finish(throwing: SerialPortError.io(errno: EBADF)) }
+      guard fds[0].revents & Int16(POLLNVAL) == 0 else {
+        return continuation.finish(throwing: SerialPortError.io(errno: EBADF))
+      }
       let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
       if n > 0 {
         continuation.yield(Array(buffer[0..<n]))
@@ -89,7 +93,9 @@ public final class FileDescriptorChannel: ByteChannel {
       switch errno {
       case EINTR: continue
       case EAGAIN:
-        var fds = [pollfd(fd: fd, events: Int16(POLLOUT), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
+        var fds = [
+          pollfd(fd: fd, events: Int16(POLLOUT), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
+        ]
         while poll(&fds, 2, -1) < 0 {
           guard errno == EINTR else { throw .io(errno: errno) }
         }

@@ -3,7 +3,9 @@ import Glibc
 /// Opens a tty for Secure DFU over UART (docs/protocols/nordic-dfu.md §4): raw mode (cfmakeraw), 8N1, receiver on,
 /// modem lines ignored, the given baud rate, optional RTS/CTS flow control (nrfutil `-fc`).
 public enum SerialPort {
-  public static func open(path: String, baudRate: Int = 115_200, flowControl: Bool = false) throws(SerialPortError) -> FileDescriptorChannel {
+  public static func open(path: String, baudRate: Int = 115_200, flowControl: Bool = false) throws(SerialPortError)
+    -> FileDescriptorChannel
+  {
     let fd = Glibc.open(path, O_RDWR | O_NOCTTY | O_CLOEXEC)
     guard fd >= 0 else { throw .open(path: path, errno: errno) }
     do {

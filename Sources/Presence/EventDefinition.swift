@@ -1,6 +1,6 @@
 import BeaconCore
-import KBeacon
 import Foundation
+import KBeacon
 
 /// What fires an event definition (Lighthouse's `LHEventTrigger` Enter/Exit, widened by the issue with
 /// proximity changes and health).

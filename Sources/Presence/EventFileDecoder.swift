@@ -30,14 +30,22 @@ public enum EventFileDecoder {
     "schedule", "actions", "message", "payload",
   ]
 
-  public static func decode(_ bytes: [UInt8], file: String, extraActions: [EventAction] = []) throws(ProfileDiagnostics) -> EventFile {
+  public static func decode(_ bytes: [UInt8], file: String, extraActions: [EventAction] = []) throws(ProfileDiagnostics)
+    -> EventFile
+  {
     var reader = EventFileReader(file: file)
     let root: SourceJSON
     do { root = try JSONParser.parseWithPositions(bytes) } catch {
-      throw ProfileDiagnostics([ProfileDiagnostic(file: file, position: error.position, path: .root, message: "not valid JSON: \(error.message)")], subject: "the events file")
+      throw ProfileDiagnostics(
+        [
+          ProfileDiagnostic(
+            file: file, position: error.position, path: .root, message: "not valid JSON: \(error.message)")
+        ], subject: "the events file")
     }
     var result = EventFile(definitions: [])
-    guard let top = reader.object(root, .root, keys: topKeys) else { throw ProfileDiagnostics(reader.problems, subject: "the events file") }
+    guard let top = reader.object(root, .root, keys: topKeys) else {
+      throw ProfileDiagnostics(reader.problems, subject: "the events file")
+    }
     if reader.int(top["version"], JSONPath.root.appending("version"), 1...1) == nil, top["version"] == nil {
       reader.problem(root, JSONPath.root.appending("version"), "missing", allowed: "1")
     }
@@ -48,7 +56,8 @@ public enum EventFileDecoder {
       var names: Set<String> = []
       for (i, item) in items.enumerated() {
         if case .string(let name)? = item["name"]?.kind, !names.insert(name).inserted {
-          reader.problem(item["name"], path.appending(i).appending("name"), "\"\(name.echoed)\" is used by an earlier event")
+          reader.problem(
+            item["name"], path.appending(i).appending("name"), "\"\(name.echoed)\" is used by an earlier event")
         }
         guard var definition = event(item, path.appending(i), calendar, &reader) else { continue }
         definition.actions += extraActions.filter { !definition.actions.contains($0) }
@@ -62,28 +71,45 @@ public enum EventFileDecoder {
     return result
   }
 
-  static func settings(_ top: [String: SourceJSON], into settings: inout MonitorSettings, _ reader: inout EventFileReader) {
+  static func settings(
+    _ top: [String: SourceJSON], into settings: inout MonitorSettings, _ reader: inout EventFileReader
+  ) {
     let root = JSONPath.root
     if let name = reader.string(top["timeZone"], root.appending("timeZone")) {
-      if let zone = TimeZone(identifier: name) { settings.timeZone = zone } else {
-        reader.problem(top["timeZone"], root.appending("timeZone"), "\"\(name.echoed)\" is not a time zone", allowed: "an IANA name such as UTC or Europe/Berlin")
+      if let zone = TimeZone(identifier: name) {
+        settings.timeZone = zone
+      } else {
+        reader.problem(
+          top["timeZone"], root.appending("timeZone"), "\"\(name.echoed)\" is not a time zone",
+          allowed: "an IANA name such as UTC or Europe/Berlin")
       }
     }
-    if let json = top["defaults"], let d = reader.object(json, root.appending("defaults"), keys: ["exitTimeout", "enterRSSI"]) {
+    if let json = top["defaults"],
+      let d = reader.object(json, root.appending("defaults"), keys: ["exitTimeout", "enterRSSI"])
+    {
       let p = root.appending("defaults")
       if let v = reader.number(d["exitTimeout"], p.appending("exitTimeout"), 1...86_400) { settings.exitTimeout = v }
       if let v = reader.int(d["enterRSSI"], p.appending("enterRSSI"), -127...20) { settings.enterRSSI = v }
     }
     if let json = top["health"],
-      let h = reader.object(json, root.appending("health"), keys: ["batteryPercent", "batteryMillivolts", "silentMinutes"])
+      let h = reader.object(
+        json, root.appending("health"), keys: ["batteryPercent", "batteryMillivolts", "silentMinutes"])
     {
       let p = root.appending("health")
-      if let v = reader.int(h["batteryPercent"], p.appending("batteryPercent"), 0...100) { settings.lowBatteryPercent = v }
-      if let v = reader.int(h["batteryMillivolts"], p.appending("batteryMillivolts"), 0...5000) { settings.lowBatteryMillivolts = v }
-      if let v = reader.number(h["silentMinutes"], p.appending("silentMinutes"), 0.1...100_000) { settings.silentAfter = v * 60 }
+      if let v = reader.int(h["batteryPercent"], p.appending("batteryPercent"), 0...100) {
+        settings.lowBatteryPercent = v
+      }
+      if let v = reader.int(h["batteryMillivolts"], p.appending("batteryMillivolts"), 0...5000) {
+        settings.lowBatteryMillivolts = v
+      }
+      if let v = reader.number(h["silentMinutes"], p.appending("silentMinutes"), 0.1...100_000) {
+        settings.silentAfter = v * 60
+      }
     }
     if let json = top["tags"] {
-      guard case .object(let members) = json.kind else { return reader.problem(json, root.appending("tags"), "expected an object keyed by tag") }
+      guard case .object(let members) = json.kind else {
+        return reader.problem(json, root.appending("tags"), "expected an object keyed by tag")
+      }
       for member in members {
         let p = root.appending("tags").appending(member.key)
         if let t = reader.object(member.value, p, keys: ["timeout"]),
@@ -95,31 +121,38 @@ public enum EventFileDecoder {
     }
   }
 
-  static func event(_ json: SourceJSON, _ path: JSONPath, _ calendar: Calendar, _ reader: inout EventFileReader) -> EventDefinition? {
+  static func event(_ json: SourceJSON, _ path: JSONPath, _ calendar: Calendar, _ reader: inout EventFileReader)
+    -> EventDefinition?
+  {
     guard let e = reader.object(json, path, keys: eventKeys) else { return nil }
     let name = reader.string(e["name"], path.appending("name"))
     if e["name"] == nil { reader.problem(json, path.appending("name"), "missing") }
     let triggers = EventTrigger.allCases.map { ($0.rawValue, $0) }
     let trigger = reader.choice(e["trigger"], path.appending("trigger"), triggers)
-    if e["trigger"] == nil { reader.problem(json, path.appending("trigger"), "missing", allowed: triggers.map(\.0).joined(separator: ", ")) }
+    if e["trigger"] == nil {
+      reader.problem(json, path.appending("trigger"), "missing", allowed: triggers.map(\.0).joined(separator: ", "))
+    }
     // A device is named by address or by beacon identity (`BeaconIdentity`, canonicalised by `EventDefinition`).
     let devices = reader.strings(e["devices"], path.appending("devices")) { text in
       if BluetoothAddress(text) != nil { return nil }
       if BeaconIdentity.isIntended(text) {
-        return BeaconIdentity(text) != nil ? nil : "\"\(text.echoed)\" is not a beacon identity (allowed: \(BeaconIdentity.allowed))"
+        return BeaconIdentity(text) != nil
+          ? nil : "\"\(text.echoed)\" is not a beacon identity (allowed: \(BeaconIdentity.allowed))"
       }
       return "\"\(text.echoed)\" is not a Bluetooth address (allowed: AA:BB:CC:DD:EE:FF or \(BeaconIdentity.allowed))"
     }
     let tags = reader.strings(e["tags"], path.appending("tags"))
     let proximities = Proximity.allCases.filter { $0 != .unknown }.map { ($0.rawValue, $0) }
     let health = reader.strings(e["health"], path.appending("health")) {
-      HealthCondition(rawValue: $0) == nil ? "\"\($0.echoed)\" is not a health condition (battery, silent, firmware)" : nil
+      HealthCondition(rawValue: $0) == nil
+        ? "\"\($0.echoed)\" is not a health condition (battery, silent, firmware)" : nil
     }
     var schedule = EventSchedule()
     if let json = e["schedule"] {
       if case .array(let items) = json.kind {
         for (i, item) in items.enumerated() {
-          if let window = ScheduleWindowDecoder.window(item, path.appending("schedule").appending(i), calendar, &reader) {
+          if let window = ScheduleWindowDecoder.window(item, path.appending("schedule").appending(i), calendar, &reader)
+          {
             schedule.windows.append(window)
           }
         }

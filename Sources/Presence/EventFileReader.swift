@@ -11,7 +11,8 @@ struct EventFileReader {
   init(file: String) { self.file = file }
 
   mutating func problem(_ json: SourceJSON?, _ path: JSONPath, _ message: String, allowed: String? = nil) {
-    problems.append(ProfileDiagnostic(file: file, position: json?.position, path: path, message: message, allowed: allowed))
+    problems.append(
+      ProfileDiagnostic(file: file, position: json?.position, path: path, message: message, allowed: allowed))
   }
 
   /// The members of an object, each key once; unknown and repeated keys are problems.
@@ -53,14 +54,17 @@ struct EventFileReader {
   }
 
   /// A number within `range` (integers only when `integer`).
-  mutating func number(_ json: SourceJSON?, _ path: JSONPath, _ range: ClosedRange<Double>, integer: Bool = false) -> Double? {
+  mutating func number(_ json: SourceJSON?, _ path: JSONPath, _ range: ClosedRange<Double>, integer: Bool = false)
+    -> Double?
+  {
     guard let json else { return nil }
     guard case .number(let value, let text) = json.kind, !integer || value.rounded() == value else {
       problem(json, path, "expected \(integer ? "an integer" : "a number"), found \(json.typeName)")
       return nil
     }
     guard range.contains(value) else {
-      let bounds = integer ? "\(Int(range.lowerBound))…\(Int(range.upperBound))" : "\(range.lowerBound)…\(range.upperBound)"
+      let bounds =
+        integer ? "\(Int(range.lowerBound))…\(Int(range.upperBound))" : "\(range.lowerBound)…\(range.upperBound)"
       problem(json, path, "\(text.echoed) is out of range", allowed: bounds)
       return nil
     }

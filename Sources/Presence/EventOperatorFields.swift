@@ -17,7 +17,8 @@ enum EventOperatorFields {
   static func message(_ json: SourceJSON?, _ path: JSONPath, _ reader: inout EventFileReader) -> String? {
     guard let text = reader.string(json, path) else { return nil }
     if text.utf8.count > messageBytes {
-      reader.problem(json, path, "is \(text.utf8.count) bytes long", allowed: "text of at most \(messageBytes) UTF-8 bytes")
+      reader.problem(
+        json, path, "is \(text.utf8.count) bytes long", allowed: "text of at most \(messageBytes) UTF-8 bytes")
       return nil
     }
     if text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
@@ -51,14 +52,17 @@ enum EventOperatorFields {
   /// `payloadDepth` levels or for a number beyond `Double`'s range.
   static func value(_ json: SourceJSON, depth: Int) throws(Refusal) -> JSONValue {
     guard depth <= payloadDepth else {
-      throw Refusal(message: "nests deeper than \(payloadDepth) levels", allowed: "JSON at most \(payloadDepth) levels deep")
+      throw Refusal(
+        message: "nests deeper than \(payloadDepth) levels", allowed: "JSON at most \(payloadDepth) levels deep")
     }
     switch json.kind {
     case .null: return .null
     case .bool(let b): return .bool(b)
     case .string(let s): return .string(s)
     case .number(let n, let text):
-      guard n.isFinite else { throw Refusal(message: "\(text.prefix(40)) is out of range", allowed: "numbers within ±1.8e308") }
+      guard n.isFinite else {
+        throw Refusal(message: "\(text.prefix(40)) is out of range", allowed: "numbers within ±1.8e308")
+      }
       return Int(exactly: n).map { .int($0) } ?? .double(n)
     case .array(let items):
       var out: [JSONValue] = []

@@ -21,7 +21,9 @@ public struct ScheduleWindow: Sendable, Hashable {
   /// 1 = Sunday … 7 = Saturday (`Calendar`'s numbering); nil = every day.
   public var weekdays: Set<Int>?
 
-  public init(from: Date? = nil, until: Date? = nil, dailyStart: Int? = nil, dailyEnd: Int? = nil, weekdays: Set<Int>? = nil) {
+  public init(
+    from: Date? = nil, until: Date? = nil, dailyStart: Int? = nil, dailyEnd: Int? = nil, weekdays: Set<Int>? = nil
+  ) {
     self.from = from
     self.until = until
     self.dailyStart = dailyStart
@@ -36,7 +38,8 @@ public struct ScheduleWindow: Sendable, Hashable {
     if let weekdays, let day = parts.weekday, !weekdays.contains(day) { return false }
     guard dailyStart != nil || dailyEnd != nil else { return true }
     let second = (parts.hour ?? 0) * 3600 + (parts.minute ?? 0) * 60 + (parts.second ?? 0)
-    let start = dailyStart ?? 0, end = dailyEnd ?? 86_400
+    let start = dailyStart ?? 0
+    let end = dailyEnd ?? 86_400
     return start <= end ? (start <= second && second < end) : (second >= start || second < end)
   }
 

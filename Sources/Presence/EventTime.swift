@@ -41,7 +41,8 @@ public enum EventTime {
 extension Int64 {
   /// Quotient rounded down and a remainder in 0..<divisor.
   fileprivate func floorDivided(by divisor: Int64) -> (Int64, Int64) {
-    let q = self / divisor, r = self % divisor
+    let q = self / divisor
+    let r = self % divisor
     return r < 0 ? (q - 1, r + divisor) : (q, r)
   }
 }

@@ -8,13 +8,17 @@ extension PresenceEngine {
   ) -> [PresenceEvent] {
     var events: [PresenceEvent] = []
     for (index, definition) in file.definitions.enumerated()
-    where definition.trigger == kind.trigger && matches(definition, device) && also(definition)
-    {
-      if let event = fire(index, kind, subject: device.key, at: at, { event in
-        event.device = device.snapshot
-        event.previous = previous
-        event.silentSeconds = silent
-      }) { events.append(event) }
+    where definition.trigger == kind.trigger && matches(definition, device) && also(definition) {
+      if let event = fire(
+        index, kind, subject: device.key, at: at,
+        { event in
+          event.device = device.snapshot
+          event.previous = previous
+          event.silentSeconds = silent
+        })
+      {
+        events.append(event)
+      }
     }
     return events
   }
@@ -22,12 +26,18 @@ extension PresenceEngine {
   /// Fires every definition that concerns this tag's sessions with `kind`'s trigger.
   mutating func fireTag(_ kind: PresenceEvent.Kind, _ tag: String, _ session: TagSession, at: Date) -> [PresenceEvent] {
     var events: [PresenceEvent] = []
-    for (index, definition) in file.definitions.enumerated() where definition.trigger == kind.trigger && definition.matches(tag: tag) {
-      if let event = fire(index, kind, subject: "tag:\(tag)", at: at, { event in
-        event.tag = tag
-        event.session = session.id
-        event.tagDevices = session.devices.sorted()
-      }) { events.append(event) }
+    for (index, definition) in file.definitions.enumerated()
+    where definition.trigger == kind.trigger && definition.matches(tag: tag) {
+      if let event = fire(
+        index, kind, subject: "tag:\(tag)", at: at,
+        { event in
+          event.tag = tag
+          event.session = session.id
+          event.tagDevices = session.devices.sorted()
+        })
+      {
+        events.append(event)
+      }
     }
     return events
   }
@@ -46,7 +56,8 @@ extension PresenceEngine {
     }
     fired[key] = at
     sequence += 1
-    var event = PresenceEvent(sequence: sequence, name: definition.name, kind: kind, at: at, actions: definition.actions)
+    var event = PresenceEvent(
+      sequence: sequence, name: definition.name, kind: kind, at: at, actions: definition.actions)
     event.message = definition.message
     event.payload = definition.payload
     fill(&event)

@@ -9,7 +9,8 @@ extension PresenceEngine {
       return PresenceState.Device(
         address: d.key, lastAddress: d.identity == nil ? nil : d.address,
         name: d.name, present: d.present, lastHeard: heard, rssi: d.rssi, smoothedRSSI: d.smoother.value,
-        measuredPower: d.measuredPower, proximity: d.proximity, batteryPercent: d.batteryPercent, batteryMillivolts: d.batteryMillivolts,
+        measuredPower: d.measuredPower, proximity: d.proximity, batteryPercent: d.batteryPercent,
+        batteryMillivolts: d.batteryMillivolts,
         firmware: d.firmware, batteryLow: d.batteryLow, silentReported: d.silentReported)
     }
     state.tags = tags.values.sorted { $0.tag < $1.tag }.compactMap { t in
@@ -57,7 +58,8 @@ extension PresenceEngine {
       let closes = kept.lastHeard + file.settings.tagTimeout(kept.tag)
       nextTagClose = min(nextTagClose ?? closes, closes)
     }
-    let index = Dictionary(file.definitions.enumerated().map { ($0.element.name, $0.offset) }, uniquingKeysWith: { a, _ in a })
+    let index = Dictionary(
+      file.definitions.enumerated().map { ($0.element.name, $0.offset) }, uniquingKeysWith: { a, _ in a })
     for kept in state.fired {
       guard let definition = index[kept.definition] else { continue }
       fired[FireKey(definition: definition, subject: kept.subject)] = kept.at

@@ -68,7 +68,9 @@ public struct PresenceEngine: Sendable {
   /// are applied first, so a device heard again after its exit timeout exits and re-enters.
   public mutating func observe(_ sightings: [PresenceSighting]) -> [PresenceEvent] {
     var events: [PresenceEvent] = []
-    for sighting in sightings.enumerated().sorted(by: { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }).map(\.element) {
+    for sighting in sightings.enumerated().sorted(by: { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }).map(
+      \.element)
+    {
       events += tick(at: sighting.at)
       let key = sighting.identities.first(where: named.contains) ?? sighting.address
       guard var device = tracked(key, address: sighting.address) else { continue }
@@ -102,7 +104,8 @@ public struct PresenceEngine: Sendable {
     var events: [PresenceEvent] = []
     // [I] A microsecond of slack: `heard + timeout` and `now − heard` may round differently.
     let slack = now.addingTimeInterval(0.000_001)
-    let exiting = exits.popDue(slack), silencing = silences.popDue(slack)
+    let exiting = exits.popDue(slack)
+    let silencing = silences.popDue(slack)
     guard !exiting.isEmpty || !silencing.isEmpty else { return closeSessions(at: now) }
     for address in exiting { exitQueued.remove(address) }
     for address in silencing { silenceQueued.remove(address) }
@@ -166,15 +169,21 @@ public struct PresenceEngine: Sendable {
       // A device inside stays inside until its smoothed RSSI is `hysteresisDB` under `minimumRSSI` (the
       // proximity class has its own hysteresis): enter and exit fired a second apart at the floor.
       let floor = definition.minimumRSSI.map { Double($0) - (was ? ProximityClassifier.hysteresisDB : 0) }
-      let now = device.present && (definition.minimumProximity.map { device.proximity >= $0 } ?? true)
+      let now =
+        device.present && (definition.minimumProximity.map { device.proximity >= $0 } ?? true)
         && (floor.map { $0 <= (device.smoother.value ?? -.infinity) } ?? true)
       guard now != was else { continue }
       if now { inside[index, default: []].insert(device.key) } else { inside[index]?.remove(device.key) }
       let kind: PresenceEvent.Kind = now ? .enter : .exit
       guard definition.trigger == kind.trigger else { continue }
-      if let event = fire(index, kind, subject: device.key, at: at, { event in
-        event.device = (snapshot ?? device).snapshot
-      }) { events.append(event) }
+      if let event = fire(
+        index, kind, subject: device.key, at: at,
+        { event in
+          event.device = (snapshot ?? device).snapshot
+        })
+      {
+        events.append(event)
+      }
     }
     return events
   }

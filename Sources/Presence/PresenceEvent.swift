@@ -51,7 +51,8 @@ public struct PresenceEvent: Sendable, Hashable {
     public var lastSeen: Date?
 
     public init(
-      address: String, identity: String? = nil, name: String?, tags: [String], rssi: Int?, smoothedRSSI: Double?, proximity: Proximity,
+      address: String, identity: String? = nil, name: String?, tags: [String], rssi: Int?, smoothedRSSI: Double?,
+      proximity: Proximity,
       batteryPercent: Int?, batteryMillivolts: Int?, firmware: String?, lastSeen: Date?
     ) {
       self.address = address

@@ -19,7 +19,8 @@ public struct PresenceScan: Sendable {
   /// The newest record of each device heard since `takeRecords()` last ran (for the fleet registry).
   var records: [BluetoothAddress: DeviceRecord] = [:]
 
-  public init(engine: PresenceEngine, origin: ContinuousClock.Instant, wallOrigin: Date, window: Duration = .seconds(1)) {
+  public init(engine: PresenceEngine, origin: ContinuousClock.Instant, wallOrigin: Date, window: Duration = .seconds(1))
+  {
     self.engine = engine
     self.origin = origin
     self.wallOrigin = wallOrigin
@@ -56,9 +57,10 @@ public struct PresenceScan: Sendable {
     for closed in windows {
       for record in closed.devices { records[record.address] = record }
       let identities = engine.namesIdentities
-      events += engine.observe(closed.devices.map {
-        PresenceSighting(record: $0, at: wallOrigin + $0.lastSeen, identities: identities)
-      })
+      events += engine.observe(
+        closed.devices.map {
+          PresenceSighting(record: $0, at: wallOrigin + $0.lastSeen, identities: identities)
+        })
     }
     return events
   }

@@ -41,7 +41,12 @@ public struct PresenceSighting: Sendable, Hashable {
   /// identities of its iBeacon and Eddystone-UID frames (read only with `identities`: an engine that names
   /// none does not pay for their text at every window of every device).
   public init(record: DeviceRecord, at: Date, identities: Bool = true) {
-    var measured: Int?, percent: Int?, response: Int?, millivolts: Int?, tlm: Int?, firmware: String?
+    var measured: Int?
+    var percent: Int?
+    var response: Int?
+    var millivolts: Int?
+    var tlm: Int?
+    var firmware: String?
     for frame in record.frames {
       switch frame {
       case .iBeacon(let f): measured = Int(f.measuredPower)

@@ -5,29 +5,45 @@ import Profiles
 
 /// One `schedule` window of an event (`ScheduleWindow` says what each key means).
 enum ScheduleWindowDecoder {
-  static func window(_ json: SourceJSON, _ path: JSONPath, _ calendar: Calendar, _ reader: inout EventFileReader) -> ScheduleWindow? {
-    guard let w = reader.object(json, path, keys: ["start", "end", "dailyStart", "dailyEnd", "weekdays"]) else { return nil }
+  static func window(_ json: SourceJSON, _ path: JSONPath, _ calendar: Calendar, _ reader: inout EventFileReader)
+    -> ScheduleWindow?
+  {
+    guard let w = reader.object(json, path, keys: ["start", "end", "dailyStart", "dailyEnd", "weekdays"]) else {
+      return nil
+    }
     var window = ScheduleWindow()
     if let text = reader.string(w["start"], path.appending("start")) {
       window.from = moment(text, calendar, endOfDay: false)
-      if window.from == nil { reader.problem(w["start"], path.appending("start"), "\"\(text.echoed)\" is not a date", allowed: dateForms) }
+      if window.from == nil {
+        reader.problem(w["start"], path.appending("start"), "\"\(text.echoed)\" is not a date", allowed: dateForms)
+      }
     }
     if let text = reader.string(w["end"], path.appending("end")) {
       window.until = moment(text, calendar, endOfDay: true)
-      if window.until == nil { reader.problem(w["end"], path.appending("end"), "\"\(text.echoed)\" is not a date", allowed: dateForms) }
+      if window.until == nil {
+        reader.problem(w["end"], path.appending("end"), "\"\(text.echoed)\" is not a date", allowed: dateForms)
+      }
     }
     if let from = window.from, let until = window.until, until <= from {
       reader.problem(w["end"], path.appending("end"), "the window ends before it starts")
     }
     for (key, keyPath) in [("dailyStart", \ScheduleWindow.dailyStart), ("dailyEnd", \ScheduleWindow.dailyEnd)] {
       guard let text = reader.string(w[key], path.appending(key)) else { continue }
-      if let seconds = timeOfDay(text) { window[keyPath: keyPath] = seconds } else {
-        reader.problem(w[key], path.appending(key), "\"\(text.echoed)\" is not a time of day", allowed: "HH:MM or HH:MM:SS, 00:00…24:00")
+      if let seconds = timeOfDay(text) {
+        window[keyPath: keyPath] = seconds
+      } else {
+        reader.problem(
+          w[key], path.appending(key), "\"\(text.echoed)\" is not a time of day",
+          allowed: "HH:MM or HH:MM:SS, 00:00…24:00")
       }
     }
-    if let names = reader.strings(w["weekdays"], path.appending("weekdays"), check: {
-      ScheduleWindow.weekdayNames[$0.lowercased()] == nil ? "\"\($0.echoed)\" is not a weekday (mon, tue, wed, thu, fri, sat, sun)" : nil
-    }) {
+    if let names = reader.strings(
+      w["weekdays"], path.appending("weekdays"),
+      check: {
+        ScheduleWindow.weekdayNames[$0.lowercased()] == nil
+          ? "\"\($0.echoed)\" is not a weekday (mon, tue, wed, thu, fri, sat, sun)" : nil
+      })
+    {
       window.weekdays = Set(names.compactMap { ScheduleWindow.weekdayNames[$0.lowercased()] })
     }
     return window
@@ -57,7 +73,9 @@ enum ScheduleWindowDecoder {
   /// `HH:MM` or `HH:MM:SS` as seconds since midnight (`24:00` is the end of the day).
   static func timeOfDay(_ text: String) -> Int? {
     let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-    guard (2...3).contains(parts.count), parts.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isASCII) }) else { return nil }
+    guard (2...3).contains(parts.count), parts.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isASCII) }) else {
+      return nil
+    }
     let values = parts.map { Int($0) }
     guard let h = values[0], let m = values[1], (0...24).contains(h), (0...59).contains(m) else { return nil }
     let s = parts.count == 3 ? values[2] : 0
@@ -101,7 +119,9 @@ enum EventActionDecoder {
         // [I] No PATH search and no shell: the program is named by its absolute path, so what runs does not
         // depend on the monitor's environment.
         guard run[0].hasPrefix("/") else {
-          reader.problem(a["run"], p.appending("run").appending(0), "\"\(run[0].echoed)\" is not an absolute path (the program is not looked up in PATH)")
+          reader.problem(
+            a["run"], p.appending("run").appending(0),
+            "\"\(run[0].echoed)\" is not an absolute path (the program is not looked up in PATH)")
           continue
         }
         out.append(.command(run))

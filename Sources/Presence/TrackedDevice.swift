@@ -72,7 +72,8 @@ struct TrackedDevice: Sendable, Hashable {
     }
     batteryPercent = sighting.batteryPercent ?? batteryPercent
     batteryMillivolts = sighting.batteryMillivolts ?? batteryMillivolts
-    let isLow = (batteryPercent.map { $0 < low.percent } ?? false) || (batteryMillivolts.map { $0 < low.millivolts } ?? false)
+    let isLow =
+      (batteryPercent.map { $0 < low.percent } ?? false) || (batteryMillivolts.map { $0 < low.millivolts } ?? false)
     // [I] Re-armed once a reading is at or above the threshold again (a battery swapped).
     if isLow && !batteryLow { change.batteryFell = true }
     batteryLow = isLow
@@ -95,7 +96,8 @@ struct TrackedDevice: Sendable, Hashable {
 
   var snapshot: PresenceEvent.Device {
     PresenceEvent.Device(
-      address: address, identity: identity, name: name, tags: tags.sorted(), rssi: rssi, smoothedRSSI: smoother.value, proximity: proximity,
+      address: address, identity: identity, name: name, tags: tags.sorted(), rssi: rssi, smoothedRSSI: smoother.value,
+      proximity: proximity,
       batteryPercent: batteryPercent, batteryMillivolts: batteryMillivolts, firmware: firmware, lastSeen: lastHeard)
   }
 }

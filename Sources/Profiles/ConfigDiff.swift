@@ -46,7 +46,9 @@ public struct ConfigChange: Sendable, Hashable, Comparable, CustomStringConverti
       case .command: []
       }
     for spec in specs where spec.deviceKey == key {
-      if case .choice(let options) = spec.kind, let option = options.first(where: { $0.1 == number }) { return option.0 }
+      if case .choice(let options) = spec.kind, let option = options.first(where: { $0.1 == number }) {
+        return option.0
+      }
       // A bitmask of named flags (trigger actions): every set bit by its name, when each has one.
       if case .flags(let options) = spec.kind {
         let named = options.filter { number & $0.1 != 0 }
@@ -91,7 +93,9 @@ public enum ConfigDiff {
   }
 
   /// The patch holding only changed keys, plus each entry's identifying keys.
-  public static func patch(_ changes: [ConfigChange], desired: DeviceConfigView, actual: DeviceConfigView) -> DeviceConfigView {
+  public static func patch(_ changes: [ConfigChange], desired: DeviceConfigView, actual: DeviceConfigView)
+    -> DeviceConfigView
+  {
     var patch = DeviceConfigView()
     for c in changes {
       switch c.scope {

@@ -11,13 +11,20 @@ extension ProfileDecoder {
     state.common = object(m, ProfileFields.common, path)
     for (i, slot) in array(m["slots"], path.appending("slots")) {
       let p = path.appending("slots").appending(i)
-      guard case .object = slot.kind else { report(slot, p, "expected an object, found \(slot.typeName)"); continue }
+      guard case .object = slot.kind else {
+        report(slot, p, "expected an object, found \(slot.typeName)")
+        continue
+      }
       let typeName: String? = if case .string(let t)? = slot["type"]?.kind { t } else { nil }
       let extra = typeName.flatMap { ProfileFields.slotByType[$0] } ?? []
       let specs = ProfileFields.slotBase + extra
-      if slot["type"] == nil { report(slot, p, "missing \"type\"", allowed: ProfileFields.slotTypes.map(\.0).joined(separator: ", ")) }
+      if slot["type"] == nil {
+        report(slot, p, "missing \"type\"", allowed: ProfileFields.slotTypes.map(\.0).joined(separator: ", "))
+      }
       if slot["slot"] == nil { report(slot, p, "missing \"slot\"", allowed: "0…4") }
-      guard let fields = members(slot, p, known: specs.map(\.key), hint: typeName.map { "\($0) slots" }) else { continue }
+      guard let fields = members(slot, p, known: specs.map(\.key), hint: typeName.map { "\($0) slots" }) else {
+        continue
+      }
       let o = object(fields, specs, p)
       if let index = o.literalInteger("slot") {
         if state.slots[index] != nil { report(slot["slot"], p.appending("slot"), "slot \(index) is configured twice") }
@@ -33,7 +40,9 @@ extension ProfileDecoder {
         report(fields["actions"], p.appending("actions"), "a trigger with the advertise action must name its \"slot\"")
       }
       if let index = o.literalInteger("index") {
-        if state.triggers[index] != nil { report(fields["index"], p.appending("index"), "trigger \(index) is configured twice") }
+        if state.triggers[index] != nil {
+          report(fields["index"], p.appending("index"), "trigger \(index) is configured twice")
+        }
         state.triggers[index] = o
       }
     }
@@ -41,11 +50,16 @@ extension ProfileDecoder {
       let p = path.appending("sensors").appending(i)
       guard let fields = members(sensor, p, known: ProfileFields.sensor.map(\.key)) else { continue }
       let o = object(fields, ProfileFields.sensor, p)
-      guard let name = o.literalName("type"), let type = ProfileFields.sensorTypes.first(where: { $0.0 == name })?.1 else {
-        if fields["type"] == nil { report(sensor, p, "missing \"type\"", allowed: ProfileFields.sensorTypes.map(\.0).joined(separator: ", ")) }
+      guard let name = o.literalName("type"), let type = ProfileFields.sensorTypes.first(where: { $0.0 == name })?.1
+      else {
+        if fields["type"] == nil {
+          report(sensor, p, "missing \"type\"", allowed: ProfileFields.sensorTypes.map(\.0).joined(separator: ", "))
+        }
         continue
       }
-      if state.sensors[type] != nil { report(fields["type"], p.appending("type"), "sensor \(name) is configured twice") }
+      if state.sensors[type] != nil {
+        report(fields["type"], p.appending("type"), "sensor \(name) is configured twice")
+      }
       for problem in SensorFieldCheck.problems(o, sensorType: type, sensorName: name) {
         report(fields[problem.field.spec.key], problem.field.path, problem.message, allowed: problem.allowed)
       }
@@ -129,14 +143,17 @@ extension ProfileDecoder {
       var names: [String] = []
       for (i, item) in items.enumerated() {
         guard case .string(let s) = item.kind else {
-          report(item, path.appending(i), "expected a name (string), found \(item.typeName)", allowed: spec.kind.allowed)
+          report(
+            item, path.appending(i), "expected a name (string), found \(item.typeName)", allowed: spec.kind.allowed)
           return nil
         }
         names.append(s)
       }
       return .names(names)
     case .object, .null:
-      report(json, path, "expected \(FieldCheck.expectedType(spec.kind)), found \(json.typeName)", allowed: spec.kind.allowed)
+      report(
+        json, path, "expected \(FieldCheck.expectedType(spec.kind)), found \(json.typeName)", allowed: spec.kind.allowed
+      )
       return nil
     }
   }

@@ -64,7 +64,8 @@ public struct DesiredResolver: Sendable {
   static func deviceValue(_ spec: FieldSpec, _ value: FieldValue) -> SettingValue? {
     switch (spec.kind, value) {
     case (.integer, .integer(let i)): return .integer(i)
-    case (.number(_, let scale), .integer(let i)): return scale == 1 ? .number(Double(i)) : .integer(Int((Double(i) * scale).rounded()))
+    case (.number(_, let scale), .integer(let i)):
+      return scale == 1 ? .number(Double(i)) : .integer(Int((Double(i) * scale).rounded()))
     case (.number(_, let scale), .number(let d)): return scale == 1 ? .number(d) : .integer(Int((d * scale).rounded()))
     case (.boolean, .boolean(let b)): return .integer(b ? 1 : 0)
     case (.choice(let names), .text(let s)): return names.first { $0.0 == s }.map { .integer($0.1) }

@@ -12,22 +12,37 @@
 /// read-back ones) and only when the change touches a slot's `type` or `conn`; v1 devices (`advFlag`) are
 /// not judged.
 public enum DeviceChecks {
-  public static func problems(desired: DeviceConfigView, actual: DeviceConfigView, allowUnreachable: Bool = false) -> [String] {
+  public static func problems(desired: DeviceConfigView, actual: DeviceConfigView, allowUnreachable: Bool = false)
+    -> [String]
+  {
     var problems: [String] = []
-    if !allowUnreachable, !actual.isLegacy, let lockout = lockout(desired: desired, actual: actual) { problems.append(lockout) }
-    let minPower = actual.int("minPwr"), maxPower = actual.int("maxPwr")
+    if !allowUnreachable, !actual.isLegacy, let lockout = lockout(desired: desired, actual: actual) {
+      problems.append(lockout)
+    }
+    let minPower = actual.int("minPwr")
+    let maxPower = actual.int("maxPwr")
     func checkPower(_ value: SettingValue?, _ what: String) {
       guard let p = value?.intValue else { return }
-      if let minPower, p < minPower { problems.append("\(what) tx power \(p) dBm is below this device's minimum \(minPower) dBm") }
-      if let maxPower, p > maxPower { problems.append("\(what) tx power \(p) dBm is above this device's maximum \(maxPower) dBm") }
+      if let minPower, p < minPower {
+        problems.append("\(what) tx power \(p) dBm is below this device's minimum \(minPower) dBm")
+      }
+      if let maxPower, p > maxPower {
+        problems.append("\(what) tx power \(p) dBm is above this device's maximum \(maxPower) dBm")
+      }
     }
     // v1 capability bits are laid out differently (§7): only the power bounds apply to legacy devices.
     let basic = actual.isLegacy ? nil : actual.int("bCap")
     for (i, slot) in desired.slots.sorted(by: { $0.key < $1.key }) {
-      if let count = actual.int("maxSlot"), i >= count { problems.append("slot \(i) does not exist: this device has \(count) slots (\(indices(count)))") }
+      if let count = actual.int("maxSlot"), i >= count {
+        problems.append("slot \(i) does not exist: this device has \(count) slots (\(indices(count)))")
+      }
       checkPower(slot["txPwr"], "slot \(i)")
-      if let maxPeriod = actual.common["maxPrd"]?.numericValue, let period = slot["advPrd"]?.numericValue, period > maxPeriod {
-        problems.append("slot \(i) interval \(FieldSpec.Kind.plain(period)) ms is above this device's maximum \(FieldSpec.Kind.plain(maxPeriod)) ms")
+      if let maxPeriod = actual.common["maxPrd"]?.numericValue, let period = slot["advPrd"]?.numericValue,
+        period > maxPeriod
+      {
+        problems.append(
+          "slot \(i) interval \(FieldSpec.Kind.plain(period)) ms is above this device's maximum \(FieldSpec.Kind.plain(maxPeriod)) ms"
+        )
       }
       if let basic, let type = slot["type"]?.intValue, type > 0, (basic >> 8) & 0xFF != 0,
         (basic >> 8) & (1 << (type - 1)) == 0
@@ -35,11 +50,18 @@ public enum DeviceChecks {
         problems.append("slot \(i): this device cannot advertise \(name(type, ProfileFields.slotTypes)) frames")
       }
       if let basic, let mode = slot["mode"]?.intValue {
-        if mode == 1, basic & 0x20000 == 0 { problems.append("slot \(i): this device has no long-range (Coded PHY) mode") }
-        if mode == 2, basic & 0x40000 == 0 { problems.append("slot \(i): this device has no extended advertising mode") }
+        if mode == 1, basic & 0x20000 == 0 {
+          problems.append("slot \(i): this device has no long-range (Coded PHY) mode")
+        }
+        if mode == 2, basic & 0x40000 == 0 {
+          problems.append("slot \(i): this device has no extended advertising mode")
+        }
       }
       if let basic {
-        for (key, bit, what) in [("ht", 0x8, "temperature/humidity"), ("lux", 0x40, "light"), ("pir", 0x20, "PIR"), ("voc", 0x80, "VOC"), ("co2", 0x1000000, "CO2"), ("axis", 0x4, "accelerometer")]
+        for (key, bit, what) in [
+          ("ht", 0x8, "temperature/humidity"), ("lux", 0x40, "light"), ("pir", 0x20, "PIR"), ("voc", 0x80, "VOC"),
+          ("co2", 0x1000000, "CO2"), ("axis", 0x4, "accelerometer"),
+        ]
         where slot[key] == .integer(1) && basic & bit == 0 {
           problems.append("slot \(i): this device has no \(what) sensor to include in KSensor frames")
         }
@@ -47,7 +69,9 @@ public enum DeviceChecks {
     }
     let triggerCaps = actual.isLegacy ? nil : actual.int("trCap")
     for (i, trigger) in desired.triggers.sorted(by: { $0.key < $1.key }) {
-      if let count = actual.int("maxTg"), i >= count { problems.append("trigger \(i) does not exist: this device has \(count) triggers (\(indices(count)))") }
+      if let count = actual.int("maxTg"), i >= count {
+        problems.append("trigger \(i) does not exist: this device has \(count) triggers (\(indices(count)))")
+      }
       if let triggerCaps, let type = trigger["trType"]?.intValue, type > 0, triggerCaps & (1 << (type - 1)) == 0 {
         problems.append("trigger \(i): this device does not support \(name(type, ProfileFields.triggerTypes)) triggers")
       }

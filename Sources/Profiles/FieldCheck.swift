@@ -30,7 +30,9 @@ public enum FieldCheck {
       if format == .plain, s.utf8.count > max {
         return fail("\"\(s.echoed)\" is \(s.utf8.count) bytes long in UTF-8")
       }
-      if s.count > max, format != .password, format != .plain { return fail("\"\(s.echoed)\" is \(s.count) characters long") }
+      if s.count > max, format != .password, format != .plain {
+        return fail("\"\(s.echoed)\" is \(s.count) characters long")
+      }
       return formatFailure(s, format, urlCheck: urlCheck).map(fail)
     case (.choice(let names), .text(let s)):
       return names.contains(where: { $0.0 == s }) ? nil : fail("\"\(s.echoed)\" is not a known value")
@@ -91,7 +93,8 @@ public enum FieldCheck {
     case .plain:
       guard let control = s.unicodeScalars.first(where: TerminalText.isControl) else { return nil }
       let code = String(control.value, radix: 16, uppercase: true)
-      return "\"\(s.echoed)\" contains the control character U+\(String(repeating: "0", count: Swift.max(0, 4 - code.count)) + code)"
+      return
+        "\"\(s.echoed)\" contains the control character U+\(String(repeating: "0", count: Swift.max(0, 4 - code.count)) + code)"
     case .uuid:
       // The 36-character form only; BeaconCore's parser checks the groups and ASCII hex digits.
       return s.utf8.count == 36 && BluetoothUUID(s) != nil ? nil : "\"\(s.echoed)\" is not a UUID"

@@ -49,7 +49,13 @@ public struct FirmwareVersion: Sendable, Hashable, Comparable, CustomStringConve
 
 /// A set of versions written as comma-separated comparisons: `">=5.20, <6"`, `"=5.22"`, `"<5.30"`.
 public struct FirmwareRange: Sendable, Hashable, CustomStringConvertible {
-  public enum Comparison: String, Sendable, CaseIterable { case ge = ">=", le = "<=", gt = ">", lt = "<", eq = "=" }
+  public enum Comparison: String, Sendable, CaseIterable {
+    case ge = ">="
+    case le = "<="
+    case gt = ">"
+    case lt = "<"
+    case eq = "="
+  }
 
   struct Clause: Sendable, Hashable {
     var comparison: Comparison

@@ -46,17 +46,24 @@ public struct Inventory: Sendable, Hashable {
 
   /// Parses the file by its extension (`.csv`, otherwise JSON). Every problem is reported at once.
   /// `identities`: rows may name a beacon identity instead of an address (the monitor's inventory).
-  public static func parse(_ bytes: [UInt8], file: String, identities: Bool = false) throws(ProfileDiagnostics) -> Inventory {
+  public static func parse(_ bytes: [UInt8], file: String, identities: Bool = false) throws(ProfileDiagnostics)
+    -> Inventory
+  {
     var problems: [ProfileDiagnostic] = []
-    let rows = file.lowercased().hasSuffix(".csv")
+    let rows =
+      file.lowercased().hasSuffix(".csv")
       ? csv(bytes, file, identities, &problems) : json(bytes, file, identities, &problems)
     var seen: [String: Int] = [:]
     for (position, row) in rows.enumerated() {
       if let first = seen[row.address] {
         let earlier = rows[first]
         let places = earlier.position.flatMap { a in row.position.map { b in "lines \(a.line) and \(b.line)" } }
-        problems.append(ProfileDiagnostic(file: file, position: row.position, path: JSONPath([.index(row.index)]),
-          message: "\(BeaconIdentity.isIntended(row.address) ? "identity" : "address") \(row.address) is listed twice (\(places ?? "rows \(earlier.index) and \(row.index)"))"))
+        problems.append(
+          ProfileDiagnostic(
+            file: file, position: row.position, path: JSONPath([.index(row.index)]),
+            message:
+              "\(BeaconIdentity.isIntended(row.address) ? "identity" : "address") \(row.address) is listed twice (\(places ?? "rows \(earlier.index) and \(row.index)"))"
+          ))
       }
       seen[row.address] = position
     }
@@ -73,30 +80,40 @@ public struct Inventory: Sendable, Hashable {
       return (nil, "\"\(text.echoed)\" is not a Bluetooth address", allowed)
     }
     guard identities else {
-      return (nil, "\"\(text.echoed)\" names a beacon by identity, which only `monitor --inventory` reads; this command connects by address",
-        "AA:BB:CC:DD:EE:FF")
+      return (
+        nil,
+        "\"\(text.echoed)\" names a beacon by identity, which only `monitor --inventory` reads; this command connects by address",
+        "AA:BB:CC:DD:EE:FF"
+      )
     }
-    guard let identity = BeaconIdentity(text) else { return (nil, "\"\(text.echoed)\" is not a beacon identity", BeaconIdentity.allowed) }
+    guard let identity = BeaconIdentity(text) else {
+      return (nil, "\"\(text.echoed)\" is not a beacon identity", BeaconIdentity.allowed)
+    }
     return (identity.description, "", "")
   }
 
-  static func csv(_ bytes: [UInt8], _ file: String, _ identities: Bool, _ problems: inout [ProfileDiagnostic]) -> [Row] {
+  static func csv(_ bytes: [UInt8], _ file: String, _ identities: Bool, _ problems: inout [ProfileDiagnostic]) -> [Row]
+  {
     // Bytes that are not UTF-8 would become U+FFFD in a name or a variable without a word.
     if let bad = JSONParser.firstInvalidUTF8(bytes) {
       let line = 1 + bytes[..<bad].lazy.filter { $0 == 0x0A }.count
       let lineStart = bytes[..<bad].lastIndex(of: 0x0A).map { $0 + 1 } ?? 0
       let column = 1 + bytes[lineStart..<bad].lazy.filter { $0 & 0xC0 != 0x80 }.count
-      problems.append(ProfileDiagnostic(file: file, position: SourcePosition(line: line, column: column, offset: bad), path: .root,
-        message: "invalid UTF-8 (byte 0x\(String(bytes[bad], radix: 16, uppercase: true))); save the file as UTF-8"))
+      problems.append(
+        ProfileDiagnostic(
+          file: file, position: SourcePosition(line: line, column: column, offset: bad), path: .root,
+          message: "invalid UTF-8 (byte 0x\(String(bytes[bad], radix: 16, uppercase: true))); save the file as UTF-8"))
       return []
     }
     let (records, unterminated) = CSVReader.records(String(decoding: bytes, as: UTF8.self))
     if let line = unterminated {
       // Everything after the opening quote ran into one field: counting that record's fields, or reading
       // the records before it as complete, would only add wrong errors.
-      problems.append(ProfileDiagnostic(file: file, position: SourcePosition(line: line, column: 1, offset: 0), path: .root,
-        message: "a quoted field that begins on line \(line) has no closing quote (the file ends inside it)",
-        allowed: "a field in double quotes ends with a double quote; a quote inside one is written \"\""))
+      problems.append(
+        ProfileDiagnostic(
+          file: file, position: SourcePosition(line: line, column: 1, offset: 0), path: .root,
+          message: "a quoted field that begins on line \(line) has no closing quote (the file ends inside it)",
+          allowed: "a field in double quotes ends with a double quote; a quote inside one is written \"\""))
       return []
     }
     guard let header = records.first else {
@@ -105,8 +122,10 @@ public struct Inventory: Sendable, Hashable {
     }
     let names = header.fields.map { $0.trimmingWhitespace }
     guard let addressColumn = names.firstIndex(of: "address") else {
-      problems.append(ProfileDiagnostic(file: file, position: SourcePosition(line: 1, column: 1, offset: 0), path: .root,
-        message: "the header has no \"address\" column", allowed: "a header row such as address,room,tags"))
+      problems.append(
+        ProfileDiagnostic(
+          file: file, position: SourcePosition(line: 1, column: 1, offset: 0), path: .root,
+          message: "the header has no \"address\" column", allowed: "a header row such as address,room,tags"))
       return []
     }
     var rows: [Row] = []
@@ -114,15 +133,19 @@ public struct Inventory: Sendable, Hashable {
     for (row, record) in data.enumerated() {
       let at = SourcePosition(line: record.line, column: 1, offset: 0)
       guard record.fields.count == names.count else {
-        problems.append(ProfileDiagnostic(file: file, position: at, path: JSONPath([.index(row)]),
-          message: "\(record.fields.count) fields where the header has \(names.count)"))
+        problems.append(
+          ProfileDiagnostic(
+            file: file, position: at, path: JSONPath([.index(row)]),
+            message: "\(record.fields.count) fields where the header has \(names.count)"))
         continue
       }
       // Upper-cased first, as before identities (messages show the cell so); an identity's case does not matter.
       let checked = key(record.fields[addressColumn].trimmingWhitespace.uppercased(), identities: identities)
       guard let address = checked.key else {
-        problems.append(ProfileDiagnostic(file: file, position: at, path: JSONPath([.index(row), .key("address")]),
-          message: checked.message, allowed: checked.allowed))
+        problems.append(
+          ProfileDiagnostic(
+            file: file, position: at, path: JSONPath([.index(row), .key("address")]),
+            message: checked.message, allowed: checked.allowed))
         continue
       }
       var variables: [String: String] = [:]
@@ -139,10 +162,13 @@ public struct Inventory: Sendable, Hashable {
     return rows
   }
 
-  static func json(_ bytes: [UInt8], _ file: String, _ identities: Bool, _ problems: inout [ProfileDiagnostic]) -> [Row] {
+  static func json(_ bytes: [UInt8], _ file: String, _ identities: Bool, _ problems: inout [ProfileDiagnostic]) -> [Row]
+  {
     let root: SourceJSON
     do { root = try JSONParser.parseWithPositions(bytes) } catch {
-      problems.append(ProfileDiagnostic(file: file, position: error.position, path: .root, message: "not valid JSON: \(error.message)"))
+      problems.append(
+        ProfileDiagnostic(
+          file: file, position: error.position, path: .root, message: "not valid JSON: \(error.message)"))
       return []
     }
     var entries: [(String, SourceJSON, JSONPath, SourceJSON?)] = []
@@ -150,25 +176,32 @@ public struct Inventory: Sendable, Hashable {
     case .array(let items):
       for (i, item) in items.enumerated() {
         guard case .object(let members) = item.kind, case .string(let a)? = item["address"]?.kind else {
-          problems.append(ProfileDiagnostic(file: file, position: item.position, path: JSONPath([.index(i)]),
-            message: "each entry must be an object with an \"address\" string"))
+          problems.append(
+            ProfileDiagnostic(
+              file: file, position: item.position, path: JSONPath([.index(i)]),
+              message: "each entry must be an object with an \"address\" string"))
           continue
         }
-        let vars = SourceJSON(kind: .object(members.filter { $0.key != "address" && $0.key != "tags" }), position: item.position)
+        let vars = SourceJSON(
+          kind: .object(members.filter { $0.key != "address" && $0.key != "tags" }), position: item.position)
         entries.append((a, vars, JSONPath([.index(i)]), item["tags"]))
       }
     case .object(let members):
       for m in members { entries.append((m.key, m.value, JSONPath([.key(m.key)]), m.value["tags"])) }
     default:
-      problems.append(ProfileDiagnostic(file: file, position: root.position, path: .root,
-        message: "expected an array of devices or an object keyed by address"))
+      problems.append(
+        ProfileDiagnostic(
+          file: file, position: root.position, path: .root,
+          message: "expected an array of devices or an object keyed by address"))
     }
     var rows: [Row] = []
     for (text, vars, path, tagsJSON) in entries {
       let checked = key(text, identities: identities)
       guard let address = checked.key else {
-        problems.append(ProfileDiagnostic(file: file, position: vars.position, path: path,
-          message: checked.message, allowed: checked.allowed))
+        problems.append(
+          ProfileDiagnostic(
+            file: file, position: vars.position, path: path,
+            message: checked.message, allowed: checked.allowed))
         continue
       }
       var variables: [String: String] = [:]
@@ -179,8 +212,10 @@ public struct Inventory: Sendable, Hashable {
           case .number(_, let text): variables[m.key] = text
           case .bool(let b): variables[m.key] = String(b)
           default:
-            problems.append(ProfileDiagnostic(file: file, position: m.value.position, path: path.appending(m.key),
-              message: "inventory values must be strings, numbers or booleans"))
+            problems.append(
+              ProfileDiagnostic(
+                file: file, position: m.value.position, path: path.appending(m.key),
+                message: "inventory values must be strings, numbers or booleans"))
           }
         }
       }
@@ -196,13 +231,21 @@ public struct Inventory: Sendable, Hashable {
 
 /// A small RFC 4180 CSV reader: quoted fields, `""` escapes, CRLF or LF line ends.
 enum CSVReader {
-  struct Record { var fields: [String]; var line: Int }
+  struct Record {
+    var fields: [String]
+    var line: Int
+  }
 
   /// The records, and the line where a quoted field began that the text ends inside (nil when every quote
   /// is closed).
   static func records(_ text: String) -> (records: [Record], unterminatedQuoteLine: Int?) {
     var records: [Record] = []
-    var field = "", fields: [String] = [], quoted = false, line = 1, recordLine = 1, quoteLine = 1
+    var field = ""
+    var fields: [String] = []
+    var quoted = false
+    var line = 1
+    var recordLine = 1
+    var quoteLine = 1
     var chars = Array(text).makeIterator()
     var pending: Character? = nil
     while let c = pending ?? chars.next() {
@@ -210,7 +253,12 @@ enum CSVReader {
       if quoted {
         if c == "\"" {
           let next = chars.next()
-          if next == "\"" { field.append("\"") } else { quoted = false; pending = next }
+          if next == "\"" {
+            field.append("\"")
+          } else {
+            quoted = false
+            pending = next
+          }
         } else {
           if c == "\n" { line += 1 }
           field.append(c)
@@ -218,18 +266,28 @@ enum CSVReader {
         continue
       }
       switch c {
-      case "\"" where field.isEmpty: quoted = true; quoteLine = line
-      case ",": fields.append(field); field = ""
+      case "\"" where field.isEmpty:
+        quoted = true
+        quoteLine = line
+      case ",":
+        fields.append(field)
+        field = ""
       case "\r\n", "\n":
         fields.append(field)
         records.append(Record(fields: fields, line: recordLine))
-        fields = []; field = ""; line += 1; recordLine = line
+        fields = []
+        field = ""
+        line += 1
+        recordLine = line
       case "\r": continue
       default: field.append(c)
       }
     }
     if quoted { return (records, quoteLine) }
-    if !field.isEmpty || !fields.isEmpty { fields.append(field); records.append(Record(fields: fields, line: recordLine)) }
+    if !field.isEmpty || !fields.isEmpty {
+      fields.append(field)
+      records.append(Record(fields: fields, line: recordLine))
+    }
     return (records, nil)
   }
 }

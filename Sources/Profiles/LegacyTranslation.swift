@@ -18,9 +18,15 @@ public enum LegacyTranslation {
 
   /// The flat v1 keys the profile wants, given what the device has (for the bits of `type` and `advFlag`
   /// the profile does not manage).
-  public static func desiredFlat(_ desired: DeviceConfigView, actual: [String: SettingValue]) -> Result<[String: SettingValue], Failure> {
-    if !desired.triggers.isEmpty { return .failure(Failure(reason: "profile triggers apply to KBeacon Pro (v2) devices only")) }
-    if !desired.sensors.isEmpty { return .failure(Failure(reason: "profile sensors apply to KBeacon Pro (v2) devices only")) }
+  public static func desiredFlat(_ desired: DeviceConfigView, actual: [String: SettingValue]) -> Result<
+    [String: SettingValue], Failure
+  > {
+    if !desired.triggers.isEmpty {
+      return .failure(Failure(reason: "profile triggers apply to KBeacon Pro (v2) devices only"))
+    }
+    if !desired.sensors.isEmpty {
+      return .failure(Failure(reason: "profile sensors apply to KBeacon Pro (v2) devices only"))
+    }
     var flat: [String: SettingValue] = [:]
     for (v2, v1) in [("name", "devName"), ("meaPwr", "meaPwr")] { if let v = desired.common[v2] { flat[v1] = v } }
     var flags = int(actual["advFlag"]) ?? 0
@@ -32,16 +38,28 @@ public enum LegacyTranslation {
       guard let type = int(slot["type"]) else { continue }
       if type == 0 { continue }  // v1 has no slots: an `off` slot names no frame to clear [I].
       guard let bit = typeBits[type] else {
-        return .failure(Failure(reason: "slot \(index): \(ProfileFields.slotTypes.first { $0.1 == type }?.0 ?? "type \(type)") frames do not exist on this generation"))
+        return .failure(
+          Failure(
+            reason:
+              "slot \(index): \(ProfileFields.slotTypes.first { $0.1 == type }?.0 ?? "type \(type)") frames do not exist on this generation"
+          ))
       }
       typeMask |= bit
-      if let mode = int(slot["mode"]), mode != 0 { return .failure(Failure(reason: "slot \(index): only legacy advertising mode exists on this generation")) }
-      if int(slot["trAdv"]) == 1 { return .failure(Failure(reason: "slot \(index): trigger-only advertising needs a KBeacon Pro")) }
+      if let mode = int(slot["mode"]), mode != 0 {
+        return .failure(Failure(reason: "slot \(index): only legacy advertising mode exists on this generation"))
+      }
+      if int(slot["trAdv"]) == 1 {
+        return .failure(Failure(reason: "slot \(index): trigger-only advertising needs a KBeacon Pro"))
+      }
       for (key, value) in slot where !["slot", "type", "mode", "trAdv"].contains(key) {
         let target = key == "conn" ? "advFlag" : key
         if ["advPrd", "txPwr", "conn"].contains(key) {
           if let (other, otherIndex) = shared[key], other != value {
-            return .failure(Failure(reason: "slots \(otherIndex) and \(index) differ in \(key), but this generation has one \(key) for all frames"))
+            return .failure(
+              Failure(
+                reason:
+                  "slots \(otherIndex) and \(index) differ in \(key), but this generation has one \(key) for all frames"
+              ))
           }
           shared[key] = (value, index)
         }
@@ -55,7 +73,9 @@ public enum LegacyTranslation {
       }
     }
     if desired.slots.values.contains(where: { int($0["type"]) != nil }) { flat["type"] = .integer(typeMask) }
-    if desired.common["atPwr"] != nil || desired.slots.values.contains(where: { $0["conn"] != nil }) { flat["advFlag"] = .integer(flags) }
+    if desired.common["atPwr"] != nil || desired.slots.values.contains(where: { $0["conn"] != nil }) {
+      flat["advFlag"] = .integer(flags)
+    }
     return .success(flat)
   }
 

@@ -30,14 +30,21 @@ public struct ProfileDecoder {
     do {
       json = try JSONParser.parseWithPositions(bytes)
     } catch {
-      return (nil, [ProfileDiagnostic(file: file, position: error.position, path: .root, message: "not valid JSON: \(error.message)")])
+      return (
+        nil,
+        [
+          ProfileDiagnostic(
+            file: file, position: error.position, path: .root, message: "not valid JSON: \(error.message)")
+        ]
+      )
     }
     let profile = decoder.profile(json)
     return (profile, decoder.diagnostics)
   }
 
   mutating func report(_ at: SourceJSON?, _ path: JSONPath, _ message: String, allowed: String? = nil) {
-    diagnostics.append(ProfileDiagnostic(file: file, position: at?.position, path: path, message: message, allowed: allowed))
+    diagnostics.append(
+      ProfileDiagnostic(file: file, position: at?.position, path: path, message: message, allowed: allowed))
   }
 
   /// The object's members, after reporting keys not in `known` (and duplicates). nil if not an object.
@@ -53,7 +60,8 @@ public struct ProfileDecoder {
         report(at, path.appending(m.key), "key \"\(m.key.echoed)\" appears twice")
       } else if !known.contains(m.key) {
         let hint = Suggestion.closest(to: m.key, in: known).map { " — did you mean \"\($0)\"?" } ?? ""
-        report(at, path.appending(m.key), "unknown key \"\(m.key.echoed)\"\(hint)", allowed: known.joined(separator: ", "))
+        report(
+          at, path.appending(m.key), "unknown key \"\(m.key.echoed)\"\(hint)", allowed: known.joined(separator: ", "))
       } else {
         result[m.key] = m.value
       }
@@ -83,7 +91,8 @@ public struct ProfileDecoder {
   mutating func integer(_ json: SourceJSON?, _ path: JSONPath, _ range: ClosedRange<Int>) -> Int? {
     guard let json else { return nil }
     guard case .number(let d, let text) = json.kind, d.rounded() == d else {
-      report(json, path, "expected an integer, found \(json.typeName)", allowed: "\(range.lowerBound)…\(range.upperBound)")
+      report(
+        json, path, "expected an integer, found \(json.typeName)", allowed: "\(range.lowerBound)…\(range.upperBound)")
       return nil
     }
     // ±∞ (a text beyond Double) and integers beyond Int are out of range like any other.
@@ -100,7 +109,8 @@ public struct ProfileDecoder {
     guard let m = members(json, root, known: ProfileKeys.root) else { return profile }
     if let v = m["version"] {
       if let version = integer(v, root.appending("version"), Int.min...Int.max), version != Profile.currentVersion {
-        report(v, root.appending("version"), "unsupported profile version \(version)", allowed: "\(Profile.currentVersion)")
+        report(
+          v, root.appending("version"), "unsupported profile version \(version)", allowed: "\(Profile.currentVersion)")
       }
     } else {
       report(json, root, "missing \"version\"", allowed: "\(Profile.currentVersion)")
@@ -113,7 +123,8 @@ public struct ProfileDecoder {
       if case .bool(let allowed) = u.kind {
         profile.allowUnreachable = allowed
       } else {
-        report(u, root.appending("allowUnreachable"), "expected true or false, found \(u.typeName)", allowed: "true, false")
+        report(
+          u, root.appending("allowUnreachable"), "expected true or false, found \(u.typeName)", allowed: "true, false")
       }
     }
     if let c = m["commands"] {
@@ -122,7 +133,10 @@ public struct ProfileDecoder {
     } else if let d = m["desired"] {
       profile.desired = desired(d, root.appending("desired"))
     } else {
-      report(json, root, "missing \"desired\" (a KBeacon's settings) or \"commands\" (a text-stream device's): the profile must say what the devices should be")
+      report(
+        json, root,
+        "missing \"desired\" (a KBeacon's settings) or \"commands\" (a text-stream device's): the profile must say what the devices should be"
+      )
     }
     return profile
   }
@@ -132,8 +146,10 @@ public struct ProfileDecoder {
     guard let m = members(json, path, known: ProfileKeys.select) else { return s }
     if let list = strings(m["addresses"], path.appending("addresses")) {
       for (i, a) in list.enumerated() where BluetoothAddressText.isValid(a) == false {
-        report(m["addresses"].flatMap { j in if case .array(let items) = j.kind, i < items.count { items[i] } else { j } },
-          path.appending("addresses").appending(i), "\"\(a.echoed)\" is not a Bluetooth address", allowed: "AA:BB:CC:DD:EE:FF")
+        report(
+          m["addresses"].flatMap { j in if case .array(let items) = j.kind, i < items.count { items[i] } else { j } },
+          path.appending("addresses").appending(i), "\"\(a.echoed)\" is not a Bluetooth address",
+          allowed: "AA:BB:CC:DD:EE:FF")
       }
       s.addresses = list
     }
@@ -142,7 +158,9 @@ public struct ProfileDecoder {
     if let text = string(m["firmware"], path.appending("firmware")) {
       s.firmware = FirmwareRange(text)
       if s.firmware == nil {
-        report(m["firmware"], path.appending("firmware"), "\"\(text.echoed)\" is not a version range", allowed: "comparisons such as \">=5.20, <6\"")
+        report(
+          m["firmware"], path.appending("firmware"), "\"\(text.echoed)\" is not a version range",
+          allowed: "comparisons such as \">=5.20, <6\"")
       }
     }
     s.minimumRSSI = integer(m["minRSSI"], path.appending("minRSSI"), -127...20)
@@ -154,8 +172,11 @@ public struct ProfileDecoder {
     var a = Auth()
     guard let m = members(json, path, known: ProfileKeys.auth) else { return a }
     func source(_ env: String, _ file: String, _ me: inout ProfileDecoder) -> SecretSource? {
-      let e = me.string(m[env], path.appending(env)), f = me.string(m[file], path.appending(file))
-      if e != nil, f != nil { me.report(m[file], path.appending(file), "give either \"\(env)\" or \"\(file)\", not both") }
+      let e = me.string(m[env], path.appending(env))
+      let f = me.string(m[file], path.appending(file))
+      if e != nil, f != nil {
+        me.report(m[file], path.appending(file), "give either \"\(env)\" or \"\(file)\", not both")
+      }
       if let e { return .environment(e) }
       return f.map { .file($0) }
     }

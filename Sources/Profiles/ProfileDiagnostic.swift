@@ -66,11 +66,14 @@ public struct ProfileDiagnostics: Error, Sendable, CustomStringConvertible {
 
   public init(_ all: [ProfileDiagnostic], subject: String = "the profile") {
     self.subject = subject
-    self.all = all.sorted { ($0.position?.offset ?? .max, $0.path.description) < ($1.position?.offset ?? .max, $1.path.description) }
+    self.all = all.sorted {
+      ($0.position?.offset ?? .max, $0.path.description) < ($1.position?.offset ?? .max, $1.path.description)
+    }
   }
 
   public var description: String {
     let n = all.count
-    return all.map(\.description).joined(separator: "\n") + "\n\(n) error\(n == 1 ? "" : "s") in \(subject); nothing was sent to any device"
+    return all.map(\.description).joined(separator: "\n")
+      + "\n\(n) error\(n == 1 ? "" : "s") in \(subject); nothing was sent to any device"
   }
 }

@@ -12,8 +12,10 @@ public enum ProfileFields {
 
   /// `desired` root keys other than the `slots`, `triggers` and `sensors` arrays.
   public static let common: [FieldSpec] = [
-    FieldSpec("name", "name", .text(maxLength: 18, format: .plain), help: "Device name (advertised in scan responses)."),
-    FieldSpec("measuredPower", "meaPwr", .integer(-100...10), help: "Measured power at 1 m, dBm (iBeacon calibration)."),
+    FieldSpec(
+      "name", "name", .text(maxLength: 18, format: .plain), help: "Device name (advertised in scan responses)."),
+    FieldSpec(
+      "measuredPower", "meaPwr", .integer(-100...10), help: "Measured power at 1 m, dBm (iBeacon calibration)."),
     FieldSpec("alwaysPowerOn", "atPwr", .boolean, help: "Start advertising automatically after power-on."),
   ]
 
@@ -26,12 +28,15 @@ public enum ProfileFields {
   /// Keys every slot may carry.
   public static let slotBase: [FieldSpec] = [
     FieldSpec("slot", "slot", slotIndex, templatable: false, help: "Slot index 0–4."),
-    FieldSpec("type", "type", .choice(slotTypes), templatable: false, help: "What the slot advertises; off disables it."),
-    FieldSpec("txPower", "txPwr", txPower, help: "Transmit power, dBm; must also lie within the device's minPwr…maxPwr."),
+    FieldSpec(
+      "type", "type", .choice(slotTypes), templatable: false, help: "What the slot advertises; off disables it."),
+    FieldSpec(
+      "txPower", "txPwr", txPower, help: "Transmit power, dBm; must also lie within the device's minPwr…maxPwr."),
     FieldSpec("intervalMs", "advPrd", .number(100...10000), help: "Advertising period in milliseconds."),
     FieldSpec("connectable", "conn", .boolean, help: "Whether the slot's advertisements accept connections."),
     FieldSpec("triggerOnly", "trAdv", .boolean, help: "Advertise only while a trigger fires."),
-    FieldSpec("mode", "mode", .choice([("legacy", 0), ("long-range", 1), ("extended", 2)]), help: "Advertising PHY mode."),
+    FieldSpec(
+      "mode", "mode", .choice([("legacy", 0), ("long-range", 1), ("extended", 2)]), help: "Advertising PHY mode."),
   ]
 
   /// Keys a slot may carry only for its type.
@@ -46,7 +51,7 @@ public enum ProfileFields {
       FieldSpec("instance", "sid", .text(maxLength: 14, format: .hex(digits: 12)), help: "6-byte instance."),
     ],
     "eddystone-url": [
-      FieldSpec("url", "url", .text(maxLength: 60, format: .eddystoneURL), help: "The advertised URL."),
+      FieldSpec("url", "url", .text(maxLength: 60, format: .eddystoneURL), help: "The advertised URL.")
     ],
     "ksensor": [
       FieldSpec(
@@ -54,7 +59,7 @@ public enum ProfileFields {
         .switches([
           ("temperature-humidity", "ht"), ("acceleration", "axis"), ("light", "lux"), ("pir", "pir"), ("voc", "voc"),
           ("co2", "co2"), ("magnetometer", "mag"), ("record-count", "rcd"),
-        ]), templatable: false, help: "Sensor readings the KSensor frame carries; the rest are switched off."),
+        ]), templatable: false, help: "Sensor readings the KSensor frame carries; the rest are switched off.")
     ],
     "eddystone-tlm": [], "system": [], "off": [],
   ]
@@ -68,14 +73,19 @@ public enum ProfileFields {
 
   /// `desired.triggers[]` (§6.5).
   public static let trigger: [FieldSpec] = [
-    FieldSpec("index", "trIdx", .integer(0...4), templatable: false, help: "Trigger instance; below the device's maxTg."),
-    FieldSpec("type", "trType", .choice(triggerTypes), templatable: false, help: "What fires the trigger; off disables it."),
+    FieldSpec(
+      "index", "trIdx", .integer(0...4), templatable: false, help: "Trigger instance; below the device's maxTg."),
+    FieldSpec(
+      "type", "trType", .choice(triggerTypes), templatable: false, help: "What fires the trigger; off disables it."),
     FieldSpec(
       "actions", "trAct",
       .flags([("advertise", 0x1), ("alert", 0x2), ("record", 0x4), ("vibrate", 0x8), ("report", 0x10), ("scan", 0x20)]),
       templatable: false, help: "What the device does when the trigger fires."),
-    FieldSpec("parameter", "trPara", .integer(-50...43_200_000), help: "Type-specific threshold (sensitivity, °C, %, s, lux, ms)."),
-    FieldSpec("slot", "slot", slotIndex, help: "Slot to advertise while triggered (required with the advertise action)."),
+    FieldSpec(
+      "parameter", "trPara", .integer(-50...43_200_000),
+      help: "Type-specific threshold (sensitivity, °C, %, s, lux, ms)."),
+    FieldSpec(
+      "slot", "slot", slotIndex, help: "Slot to advertise while triggered (required with the advertise action)."),
     FieldSpec("changeUUID", "trAChg", .boolean, help: "iBeacon UUID becomes UUID + trigger type while triggered."),
     FieldSpec("durationS", "trATm", .integer(1...7200), help: "How long to advertise once triggered, seconds."),
     FieldSpec("intervalMs", "trAPrd", .number(100...10000), help: "Advertising period while triggered, ms."),
@@ -92,8 +102,11 @@ public enum ProfileFields {
     FieldSpec("log", "log", .boolean, help: "Record readings to flash history."),
     FieldSpec("logIntervalS", "lgItvl", .integer(1...14400), help: "Log interval, seconds."),
     FieldSpec("measureIntervalS", "msItvl", .integer(1...3600), help: "Measurement interval, seconds."),
-    FieldSpec("temperatureThreshold", "tsThd", .number(0...20, scale: 10), help: "Log when temperature changes by this much, °C."),
-    FieldSpec("humidityThreshold", "hsThd", .number(0...20, scale: 10), help: "Log when humidity changes by this much, %."),
+    FieldSpec(
+      "temperatureThreshold", "tsThd", .number(0...20, scale: 10),
+      help: "Log when temperature changes by this much, °C."),
+    FieldSpec(
+      "humidityThreshold", "hsThd", .number(0...20, scale: 10), help: "Log when humidity changes by this much, %."),
     FieldSpec("luxThreshold", "luxThd", .integer(0...200), help: "Log when light changes by this much, lux."),
     FieldSpec("backoffS", "bkOff", .integer(5...3600), help: "PIR: ignore repeats for this long, seconds."),
   ]

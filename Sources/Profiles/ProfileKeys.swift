@@ -4,7 +4,9 @@ import BeaconCore
 /// triggers, sensors) take theirs from `ProfileFields`. The JSON Schema test compares these with
 /// `profiles/profile.schema.json`.
 public enum ProfileKeys {
-  public static let root = ["$schema", "version", "description", "select", "inventory", "auth", "allowUnreachable", "desired", "commands"]
+  public static let root = [
+    "$schema", "version", "description", "select", "inventory", "auth", "allowUnreachable", "desired", "commands",
+  ]
   public static let select = ["addresses", "name", "models", "firmware", "minRSSI", "tags"]
   public static let auth = ["passwordEnv", "passwordFile", "newPasswordEnv", "newPasswordFile"]
   /// One item of `commands` (`TextCommand`).
@@ -24,7 +26,8 @@ enum Suggestion {
 
   /// Levenshtein distance.
   static func distance(_ a: String, _ b: String) -> Int {
-    let a = Array(a), b = Array(b)
+    let a = Array(a)
+    let b = Array(b)
     if a.isEmpty { return b.count }
     var row = Array(0...b.count)
     for i in 1...a.count {

@@ -14,7 +14,9 @@ public struct LoadedProfile: Sendable {
   ) throws(ProfileDiagnostics) -> LoadedProfile {
     let bytes: [UInt8]
     do { bytes = try read(file) } catch {
-      throw ProfileDiagnostics([ProfileDiagnostic(file: file, position: nil, path: .root, message: "cannot read the file: \(error)")])
+      throw ProfileDiagnostics([
+        ProfileDiagnostic(file: file, position: nil, path: .root, message: "cannot read the file: \(error)")
+      ])
     }
     let (decoded, decodingProblems) = ProfileDecoder.decodeCollectingProblems(bytes, file: file, urlCheck: urlCheck)
     guard let profile = decoded else { throw ProfileDiagnostics(decodingProblems) }
@@ -27,8 +29,10 @@ public struct LoadedProfile: Sendable {
       } catch let error as ProfileDiagnostics {
         problems += error.all
       } catch {
-        problems.append(ProfileDiagnostic(file: file, position: nil, path: JSONPath.root.appending("inventory"),
-          message: "cannot read the inventory \(path): \(error)"))
+        problems.append(
+          ProfileDiagnostic(
+            file: file, position: nil, path: JSONPath.root.appending("inventory"),
+            message: "cannot read the inventory \(path): \(error)"))
       }
     }
     let loaded = LoadedProfile(profile: profile, inventory: inventory)
@@ -46,20 +50,28 @@ public struct LoadedProfile: Sendable {
     for (text, position, path) in templatedStrings {
       for name in Template(text).variables where !builtIns.contains(name) {
         guard let inventory else {
-          problems.append(ProfileDiagnostic(file: profile.file, position: position, path: path,
-            message: "{{\(name)}} needs an inventory with a \"\(name)\" column, and the profile names none"))
+          problems.append(
+            ProfileDiagnostic(
+              file: profile.file, position: position, path: path,
+              message: "{{\(name)}} needs an inventory with a \"\(name)\" column, and the profile names none"))
           continue
         }
         let missing = inventory.rows.filter { $0.variables[name] == nil }.map(\.address)
         if !missing.isEmpty {
-          let list = missing.prefix(3).joined(separator: ", ") + (missing.count > 3 ? " and \(missing.count - 3) more" : "")
-          problems.append(ProfileDiagnostic(file: profile.file, position: position, path: path,
-            message: "{{\(name)}} is not an inventory column for \(list)"))
+          let list =
+            missing.prefix(3).joined(separator: ", ") + (missing.count > 3 ? " and \(missing.count - 3) more" : "")
+          problems.append(
+            ProfileDiagnostic(
+              file: profile.file, position: position, path: path,
+              message: "{{\(name)}} is not an inventory column for \(list)"))
         }
       }
       if Template(text).variables.contains("index"), inventory == nil, profile.select.addresses == nil {
-        problems.append(ProfileDiagnostic(file: profile.file, position: position, path: path,
-          message: "{{index}} needs an inventory or select.addresses so each device keeps the same number across runs"))
+        problems.append(
+          ProfileDiagnostic(
+            file: profile.file, position: position, path: path,
+            message: "{{index}} needs an inventory or select.addresses so each device keeps the same number across runs"
+          ))
       }
     }
     return problems

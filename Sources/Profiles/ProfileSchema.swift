@@ -11,7 +11,10 @@ public enum ProfileSchema {
       let specs = ProfileFields.slotBase + (ProfileFields.slotByType[type] ?? [])
       var variant = fieldsObject(specs, required: ["slot", "type"])
       variant.set(property: "type", object([("const", .string(type))]))
-      return object([("if", object([("properties", object([("type", object([("const", .string(type))]))]))])), ("then", variant.node)])
+      return object([
+        ("if", object([("properties", object([("type", object([("const", .string(type))]))]))])),
+        ("then", variant.node),
+      ])
     }
     let slot = object([
       ("type", .string("object")),
@@ -22,37 +25,83 @@ public enum ProfileSchema {
     let desired = ObjectSchema(
       properties: ProfileFields.common.map { ($0.key, schema($0)) } + [
         ("slots", object([("type", .string("array")), ("items", slot)])),
-        ("triggers", object([("type", .string("array")), ("items", fieldsObject(ProfileFields.trigger, required: ["index", "type"]).node)])),
-        ("sensors", object([("type", .string("array")), ("items", fieldsObject(ProfileFields.sensor, required: ["type"]).node)])),
+        (
+          "triggers",
+          object([
+            ("type", .string("array")),
+            ("items", fieldsObject(ProfileFields.trigger, required: ["index", "type"]).node),
+          ])
+        ),
+        (
+          "sensors",
+          object([("type", .string("array")), ("items", fieldsObject(ProfileFields.sensor, required: ["type"]).node)])
+        ),
       ], required: [])
-    let strings = object([("type", .array([.string("string"), .string("array")])), ("items", object([("type", .string("string"))]))])
-    let select = ObjectSchema(properties: [
-      ("addresses", object([("type", .string("array")), ("items", object([("type", .string("string")), ("pattern", .string("^[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}$"))]))])),
-      ("name", object([("type", .string("string")), ("description", .string("Glob on the advertised name."))])),
-      ("models", strings),
-      ("firmware", object([("type", .string("string")), ("description", .string("Version range such as \">=5.20, <6\"."))])),
-      ("minRSSI", object([("type", .string("integer")), ("minimum", .int(-127)), ("maximum", .int(20))])),
-      ("tags", strings),
-    ], required: [])
+    let strings = object([
+      ("type", .array([.string("string"), .string("array")])), ("items", object([("type", .string("string"))])),
+    ])
+    let select = ObjectSchema(
+      properties: [
+        (
+          "addresses",
+          object([
+            ("type", .string("array")),
+            (
+              "items",
+              object([("type", .string("string")), ("pattern", .string("^[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}$"))])
+            ),
+          ])
+        ),
+        ("name", object([("type", .string("string")), ("description", .string("Glob on the advertised name."))])),
+        ("models", strings),
+        (
+          "firmware",
+          object([("type", .string("string")), ("description", .string("Version range such as \">=5.20, <6\"."))])
+        ),
+        ("minRSSI", object([("type", .string("integer")), ("minimum", .int(-127)), ("maximum", .int(20))])),
+        ("tags", strings),
+      ], required: [])
     let text = object([("type", .string("string"))])
     let commands = commandsSchema()
     let auth = ObjectSchema(properties: ProfileKeys.auth.map { ($0, text) }, required: [])
-    let root = ObjectSchema(properties: [
-      ("$schema", text),
-      ("version", object([("const", .int(Profile.currentVersion))])),
-      ("description", text),
-      ("select", select.node),
-      ("inventory", object([("type", .string("string")), ("description", .string("CSV or JSON file of per-device variables keyed by address."))])),
-      ("auth", auth.node),
-      ("allowUnreachable", object([("type", .string("boolean")), ("description", .string(
-        "Allow a configuration with no connectable slot; such a device can then be reconfigured only after a button press or power cycle."))])),
-      ("desired", desired.node),
-      ("commands", commands),
-    ], required: ["version"])
+    let root = ObjectSchema(
+      properties: [
+        ("$schema", text),
+        ("version", object([("const", .int(Profile.currentVersion))])),
+        ("description", text),
+        ("select", select.node),
+        (
+          "inventory",
+          object([
+            ("type", .string("string")),
+            ("description", .string("CSV or JSON file of per-device variables keyed by address.")),
+          ])
+        ),
+        ("auth", auth.node),
+        (
+          "allowUnreachable",
+          object([
+            ("type", .string("boolean")),
+            (
+              "description",
+              .string(
+                "Allow a configuration with no connectable slot; such a device can then be reconfigured only after a button press or power cycle."
+              )
+            ),
+          ])
+        ),
+        ("desired", desired.node),
+        ("commands", commands),
+      ], required: ["version"])
     var head = root
-    head.suffix = [("oneOf", .array([
-      object([("required", .array([.string("desired")]))]), object([("required", .array([.string("commands")]))]),
-    ]))]
+    head.suffix = [
+      (
+        "oneOf",
+        .array([
+          object([("required", .array([.string("desired")]))]), object([("required", .array([.string("commands")]))]),
+        ])
+      )
+    ]
     head.prefix = [
       ("$schema", JSONValue.string("https://json-schema.org/draft/2020-12/schema")),
       ("$id", .string("https://beacon-provision.invalid/profile.schema.json")),
@@ -64,25 +113,58 @@ public enum ProfileSchema {
   /// `commands` (`TextCommand`): a text-stream device's settings as query, expected answer and set command.
   static func commandsSchema() -> JSONValue {
     let command = { (help: String) in
-      object([("type", .string("string")), ("minLength", .int(1)), ("pattern", .string("^[^\\r\\n]*$")), ("description", .string(help))])
+      object([
+        ("type", .string("string")), ("minLength", .int(1)), ("pattern", .string("^[^\\r\\n]*$")),
+        ("description", .string(help)),
+      ])
     }
     let seconds = { (help: String) in
-      object([("type", .string("number")), ("minimum", number(ProfileDecoder.textTimeoutRange.lowerBound)),
-        ("maximum", number(ProfileDecoder.textTimeoutRange.upperBound)), ("description", .string(help))])
+      object([
+        ("type", .string("number")), ("minimum", number(ProfileDecoder.textTimeoutRange.lowerBound)),
+        ("maximum", number(ProfileDecoder.textTimeoutRange.upperBound)), ("description", .string(help)),
+      ])
     }
-    let item = ObjectSchema(properties: [
-      ("query", command("Command that asks for the setting, e.g. AT+NAME? (the device profile's terminator is appended).")),
-      ("expect", object([("type", .string("string")), ("minLength", .int(1)), ("description", .string(
-        "The answer line wanted, e.g. +NAME:{{name}}; between slashes a regular expression matched against whole lines."))])),
-      ("set", command("Command that sets it, e.g. AT+NAME={{name}}; sent when no answer line is what expect says.")),
-      ("secret", object([("type", .string("boolean")), ("description", .string(
-        "Mask this item's set command and answers in plans, reports and the journal."))])),
-      ("timeoutFirst", seconds("Seconds to wait for the first notification of an answer (the device profile's: 2).")),
-      ("timeoutNext", seconds("Seconds of silence that end an answer (the device profile's: 0.2).")),
-    ], required: ["query", "expect", "set"])
+    let item = ObjectSchema(
+      properties: [
+        (
+          "query",
+          command("Command that asks for the setting, e.g. AT+NAME? (the device profile's terminator is appended).")
+        ),
+        (
+          "expect",
+          object([
+            ("type", .string("string")), ("minLength", .int(1)),
+            (
+              "description",
+              .string(
+                "The answer line wanted, e.g. +NAME:{{name}}; between slashes a regular expression matched against whole lines."
+              )
+            ),
+          ])
+        ),
+        ("set", command("Command that sets it, e.g. AT+NAME={{name}}; sent when no answer line is what expect says.")),
+        (
+          "secret",
+          object([
+            ("type", .string("boolean")),
+            (
+              "description",
+              .string(
+                "Mask this item's set command and answers in plans, reports and the journal.")
+            ),
+          ])
+        ),
+        ("timeoutFirst", seconds("Seconds to wait for the first notification of an answer (the device profile's: 2).")),
+        ("timeoutNext", seconds("Seconds of silence that end an answer (the device profile's: 0.2).")),
+      ], required: ["query", "expect", "set"])
     return object([
       ("type", .string("array")), ("minItems", .int(1)),
-      ("description", .string("Text-stream devices (Tertium TxRx, Nordic UART AT commands): each item's query is sent, and its set when the answer differs.")),
+      (
+        "description",
+        .string(
+          "Text-stream devices (Tertium TxRx, Nordic UART AT commands): each item's query is sent, and its set when the answer differs."
+        )
+      ),
       ("items", item.node),
     ])
   }
@@ -102,13 +184,23 @@ public enum ProfileSchema {
     let template = object([("type", .string("string")), ("pattern", .string("\\{\\{"))])
     var base: [(String, JSONValue)]
     switch spec.kind {
-    case .integer(let r): base = [("type", .string("integer")), ("minimum", .int(r.lowerBound)), ("maximum", .int(r.upperBound))]
-    case .number(let r, _): base = [("type", .string("number")), ("minimum", number(r.lowerBound)), ("maximum", number(r.upperBound))]
+    case .integer(let r):
+      base = [("type", .string("integer")), ("minimum", .int(r.lowerBound)), ("maximum", .int(r.upperBound))]
+    case .number(let r, _):
+      base = [("type", .string("number")), ("minimum", number(r.lowerBound)), ("maximum", number(r.upperBound))]
     case .boolean: base = [("type", .string("boolean"))]
     case .text(let max, _): base = [("type", .string("string")), ("maxLength", .int(max))]
     case .choice(let names): base = [("enum", .array(names.map { .string($0.0) }))]
-    case .flags(let names): base = [("type", .string("array")), ("uniqueItems", .bool(true)), ("items", object([("enum", .array(names.map { .string($0.0) }))]))]
-    case .switches(let names): base = [("type", .string("array")), ("uniqueItems", .bool(true)), ("items", object([("enum", .array(names.map { .string($0.0) }))]))]
+    case .flags(let names):
+      base = [
+        ("type", .string("array")), ("uniqueItems", .bool(true)),
+        ("items", object([("enum", .array(names.map { .string($0.0) }))])),
+      ]
+    case .switches(let names):
+      base = [
+        ("type", .string("array")), ("uniqueItems", .bool(true)),
+        ("items", object([("enum", .array(names.map { .string($0.0) }))])),
+      ]
     }
     if spec.templatable {
       entries.append(("anyOf", .array([object(base), template])))

@@ -26,7 +26,8 @@ public enum RenameSelectionCheck {
     guard let outside = names.first(where: { !Glob(glob).matches($0) }) else { return nil }
     return ProfileDiagnostic(
       file: profile.file, position: field.position, path: field.path,
-      message: "warning: this profile renames devices to names such as '\(outside)', which select.name '\(glob)' does not "
+      message:
+        "warning: this profile renames devices to names such as '\(outside)', which select.name '\(glob)' does not "
         + "match, so the next run will not select the devices it renamed; select them by address or inventory instead"
     ).description
   }

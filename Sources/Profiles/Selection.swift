@@ -39,7 +39,9 @@ public struct Selection: Sendable, Hashable {
     guard let addresses else { return nil }
     var index: [String: Int] = [:]
     index.reserveCapacity(addresses.count)
-    for (i, address) in addresses.enumerated() where index[address.uppercased()] == nil { index[address.uppercased()] = i }
+    for (i, address) in addresses.enumerated() where index[address.uppercased()] == nil {
+      index[address.uppercased()] = i
+    }
     return index
   }
 
@@ -63,11 +65,15 @@ public struct Selection: Sendable, Hashable {
     if addresses != nil, position(of: c.address) == nil {
       return "address not in select.addresses"
     }
-    if let name, !Glob(name).matches(c.name ?? "") { return "name \(c.name.map { "'\($0)'" } ?? "(none)") does not match '\(name)'" }
+    if let name, !Glob(name).matches(c.name ?? "") {
+      return "name \(c.name.map { "'\($0)'" } ?? "(none)") does not match '\(name)'"
+    }
     if let minimumRSSI, let rssi = c.rssi, rssi < minimumRSSI { return "RSSI \(rssi) dBm below \(minimumRSSI) dBm" }
     if let tags {
       let missing = tags.filter { !c.tags.contains($0) }
-      if !missing.isEmpty { return "missing inventory tag\(missing.count == 1 ? "" : "s") \(missing.joined(separator: ", "))" }
+      if !missing.isEmpty {
+        return "missing inventory tag\(missing.count == 1 ? "" : "s") \(missing.joined(separator: ", "))"
+      }
     }
     return nil
   }
@@ -91,8 +97,12 @@ public struct Glob: Sendable, Hashable {
   public init(_ pattern: String) { self.pattern = pattern }
 
   public func matches(_ text: String) -> Bool {
-    let p = Array(pattern), t = Array(text)
-    var pi = 0, ti = 0, star = -1, mark = 0
+    let p = Array(pattern)
+    let t = Array(text)
+    var pi = 0
+    var ti = 0
+    var star = -1
+    var mark = 0
     while ti < t.count {
       if pi < p.count, p[pi] == "?" || p[pi] == t[ti] {
         pi += 1

@@ -42,7 +42,8 @@ public enum SlotTypeChange {
       guard !missing.isEmpty else { return nil }
       let names = ProfileFields.slotTypes
       let from = reportedType(actual, index)
-      let fromName = from.flatMap { f in names.first { $0.1 == f }?.0 }
+      let fromName =
+        from.flatMap { f in names.first { $0.1 == f }?.0 }
         ?? "type \(from.map(String.init) ?? actual.slots[index]?["type"]?.description ?? "?")"
       let toName = names.first { $0.1 == type }?.0 ?? "type \(type)"
       let field = profile.desired.slots[index]?["type"]

@@ -35,7 +35,8 @@ public struct Template: Sendable, Hashable {
         return .failure(TemplateError("unclosed \"{{\" in \"\(text.echoed)\""))
       }
       let inner = rest[open.upperBound..<close.lowerBound].trimmingWhitespace
-      var name = inner, offset = 0
+      var name = inner
+      var offset = 0
       if let plus = inner.firstIndex(where: { $0 == "+" || $0 == "-" }) {
         name = inner[..<plus].trimmingWhitespace
         let number = inner[plus...].filter { !$0.isWhitespace }

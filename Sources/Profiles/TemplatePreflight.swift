@@ -24,7 +24,9 @@ public struct TemplatePreflight: Sendable {
     for address in addresses.map({ $0.uppercased() }).sorted() {
       let variables = profile.variables(for: address)
       if let commands = profile.profile.commands {
-        if case .failure(let failure) = TextCommandResolver.resolve(commands, variables) { failures.append((address, failure)) }
+        if case .failure(let failure) = TextCommandResolver.resolve(commands, variables) {
+          failures.append((address, failure))
+        }
       } else if case .failure(let failure) = resolver.resolve(profile.profile.desired, variables) {
         failures.append((address, failure))
       }
@@ -39,10 +41,12 @@ public struct TemplatePreflight: Sendable {
     for path in order {
       let all = byPath[path] ?? []
       for (address, failure) in all.prefix(listedPerField) {
-        lines.append(ProfileDiagnostic(
-          file: profile.profile.file, position: position(of: path), path: path, message: "\(address): \(failure.message)",
-          allowed: failure.allowed
-        ).description)
+        lines.append(
+          ProfileDiagnostic(
+            file: profile.profile.file, position: position(of: path), path: path,
+            message: "\(address): \(failure.message)",
+            allowed: failure.allowed
+          ).description)
       }
       if all.count > listedPerField {
         lines.append("\(profile.profile.file): \(path): and \(all.count - listedPerField) more devices")

@@ -99,7 +99,9 @@ public struct GatewayCoordinator: Sendable {
             AND w.heartbeat_at > now() - make_interval(secs => $5::float8)))
         """, [address, String(settings.sightingWindowSeconds), gateway, run, String(settings.leaseSeconds)]
       ).records.compactMap { r in
-        r["gateway"].flatMap { g in r["rssi"].flatMap(Int.init).map { NearestGatewayRule.Sighting(gateway: g, rssi: $0) } }
+        r["gateway"].flatMap { g in
+          r["rssi"].flatMap(Int.init).map { NearestGatewayRule.Sighting(gateway: g, rssi: $0) }
+        }
       }
       switch settings.rule.decide(gateway: gateway, sightings: sightings) {
       case .notHeard: return (.notHeard, nil)
@@ -124,11 +126,14 @@ public struct GatewayCoordinator: Sendable {
         """, [run, address]
       ).records.first
       guard let row else { return (.notInRun, nil) }
-      if let state = row["state"].flatMap(DeviceState.init(rawValue:)), state.isFinal || state == .planned { return (.done, nil) }
+      if let state = row["state"].flatMap(DeviceState.init(rawValue:)), state.isFinal || state == .planned {
+        return (.done, nil)
+      }
       return (.held(by: row["gateway"] ?? "?"), nil)
     }
     if let generation {
-      journal.fence(run: run, address: address, LeaseFence(generation: generation, writeMargin: settings.leaseSeconds / 3))
+      journal.fence(
+        run: run, address: address, LeaseFence(generation: generation, writeMargin: settings.leaseSeconds / 3))
     }
     return claim
   }
@@ -139,7 +144,8 @@ public struct GatewayCoordinator: Sendable {
     let instance = journal.instance
     journal.fence(run: run, address: address, nil)
     try await journal.write { s in
-      try s.query("DELETE FROM bp_lease WHERE run_id = $1 AND address = $2 AND instance = $3", [run, address, instance])
+      try s.query(
+        "DELETE FROM bp_lease WHERE run_id = $1 AND address = $2 AND instance = $3", [run, address, instance])
     }
   }
 }

@@ -46,7 +46,12 @@ final class LeaseFences: Sendable {
     _ = lost.withLock { $0.insert(address) }
   }
 
-  func takeLost() -> Set<String> { lost.withLock { l in defer { l = [] }; return l } }
+  func takeLost() -> Set<String> {
+    lost.withLock { l in
+      defer { l = [] }
+      return l
+    }
+  }
 }
 
 /// This gateway no longer holds the lease it claimed the device with: another gateway took it (this one was

@@ -44,7 +44,9 @@ public struct CoordinationSettings: Sendable, Hashable {
   public var sightingWindowSeconds: Double
   public var rule: NearestGatewayRule
 
-  public init(leaseSeconds: Double = 30, sightingWindowSeconds: Double = 60, rule: NearestGatewayRule = NearestGatewayRule()) {
+  public init(
+    leaseSeconds: Double = 30, sightingWindowSeconds: Double = 60, rule: NearestGatewayRule = NearestGatewayRule()
+  ) {
     (self.leaseSeconds, self.sightingWindowSeconds, self.rule) = (leaseSeconds, sightingWindowSeconds, rule)
   }
 

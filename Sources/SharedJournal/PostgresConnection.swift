@@ -39,8 +39,12 @@ public final class PostgresConnection: Sendable {
     let location = url.redacted
     let text = url.text
     return try await onOwnThread {
-      var keys = ["dbname", "application_name"], values = [text, "beacon-provision"]
-      if let password { keys.append("password"); values.append(password) }
+      var keys = ["dbname", "application_name"]
+      var values = [text, "beacon-provision"]
+      if let password {
+        keys.append("password")
+        values.append(password)
+      }
       let pointer = withCStrings(keys) { k in withCStrings(values) { v in PQconnectdbParams(k, v, 1) } }
       guard let pointer else { throw PostgresError(location: location, message: "out of memory", sqlState: nil) }
       guard PQstatus(pointer) == CONNECTION_OK else {
@@ -63,14 +67,17 @@ public final class PostgresConnection: Sendable {
     let (location, bound) = (location, reconnectSeconds)
     return try await withCheckedThrowingContinuation { continuation in
       queue.async {
-        continuation.resume(with: Result {
-          try self.handle.withLock { pointer -> T in
-            guard let pointer else { throw PostgresError(location: location, message: "connection closed", sqlState: nil) }
-            return try PostgresReconnect.run(pointer, location: location, within: bound) {
-              try body(PostgresSession(pointer: pointer, location: location))
+        continuation.resume(
+          with: Result {
+            try self.handle.withLock { pointer -> T in
+              guard let pointer else {
+                throw PostgresError(location: location, message: "connection closed", sqlState: nil)
+              }
+              return try PostgresReconnect.run(pointer, location: location, within: bound) {
+                try body(PostgresSession(pointer: pointer, location: location))
+              }
             }
-          }
-        })
+          })
       }
     }
   }

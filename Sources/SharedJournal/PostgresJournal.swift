@@ -26,7 +26,9 @@ public final class PostgresJournal: CampaignJournal {
   let fences = LeaseFences()
 
   /// Uses `connection`, migrating its schema first (`PostgresSchema.migrate`).
-  public init(connection: PostgresConnection, gateway: String, instance: String = PostgresJournal.newInstance()) async throws {
+  public init(connection: PostgresConnection, gateway: String, instance: String = PostgresJournal.newInstance())
+    async throws
+  {
     self.connection = connection
     self.gateway = gateway
     self.instance = instance
@@ -34,7 +36,9 @@ public final class PostgresJournal: CampaignJournal {
   }
 
   /// A fresh instance id: the host's process id and a random UUID (the pid only helps a reader).
-  public static func newInstance() -> String { "\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString.lowercased())" }
+  public static func newInstance() -> String {
+    "\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString.lowercased())"
+  }
 
   /// Joining a run made from another recipe (`RunRecipe`) is refused in the same transaction that would add
   /// this gateway's devices, so of two gateways joining at once with different profiles one is refused (the
@@ -81,8 +85,10 @@ public final class PostgresJournal: CampaignJournal {
             SELECT 1 FROM bp_lease l WHERE l.run_id = $9 AND l.address = $10 AND l.instance = $12
               AND l.generation = $11::bigint AND l.expires_at > now() + make_interval(secs => $13::float8)))
         """,
-        [u.state.rawValue, u.step, changes, u.detail, u.failureKind?.rawValue, u.countAttempt ? "1" : "0",
-         u.countWrite ? "1" : "0", gateway, u.run, u.address, fence?.generation, instance, String(margin)]
+        [
+          u.state.rawValue, u.step, changes, u.detail, u.failureKind?.rawValue, u.countAttempt ? "1" : "0",
+          u.countWrite ? "1" : "0", gateway, u.run, u.address, fence?.generation, instance, String(margin),
+        ]
       ).affected
     }
     if fence != nil, affected == 0 {

@@ -24,7 +24,9 @@ public enum PostgresReconnect {
     PQclear(PQexec(pointer, "SET client_min_messages TO warning"))
   }
 
-  static func run<T>(_ pointer: OpaquePointer, location: String, within bound: Double, _ body: () throws -> T) throws -> T {
+  static func run<T>(_ pointer: OpaquePointer, location: String, within bound: Double, _ body: () throws -> T) throws
+    -> T
+  {
     var firstFailure: Date? = nil
     var delay = 0.05
     while true {

@@ -30,7 +30,8 @@ public struct PostgresRegistryStore: RegistryStore {
             INSERT INTO bp_registry_device (address, first_seen, last_seen) VALUES ($1, to_timestamp($2::float8), to_timestamp($2::float8))
               ON CONFLICT (address) DO NOTHING
             """, [change.address, at])
-          let rows = try s.query("SELECT \(Self.columns) FROM bp_registry_device WHERE address = $1 FOR UPDATE", [change.address])
+          let rows = try s.query(
+            "SELECT \(Self.columns) FROM bp_registry_device WHERE address = $1 FOR UPDATE", [change.address])
           let d = change.applied(to: rows.records.first.map(Self.device))
           try s.query(
             """
@@ -39,19 +40,25 @@ public struct PostgresRegistryStore: RegistryStore {
               battery_percent = $10::integer, battery_millivolts = $11::integer, frames = $12, configuration_hash = $13,
               configuration_read_at = to_timestamp($14::float8) WHERE address = $1
             """,
-            [d.address, d.addressType, d.name, d.model, d.hardwareVersion, d.firmwareVersion,
-             String(d.firstSeen.timeIntervalSince1970), String(d.lastSeen.timeIntervalSince1970), d.lastRSSI.map(String.init),
-             d.batteryPercent.map(String.init), d.batteryMillivolts.map(String.init),
-             String(decoding: try JSONEncoder().encode(d.frames), as: UTF8.self), d.configurationHash,
-             d.configurationReadAt.map { String($0.timeIntervalSince1970) }])
+            [
+              d.address, d.addressType, d.name, d.model, d.hardwareVersion, d.firmwareVersion,
+              String(d.firstSeen.timeIntervalSince1970), String(d.lastSeen.timeIntervalSince1970),
+              d.lastRSSI.map(String.init),
+              d.batteryPercent.map(String.init), d.batteryMillivolts.map(String.init),
+              String(decoding: try JSONEncoder().encode(d.frames), as: UTF8.self), d.configurationHash,
+              d.configurationReadAt.map { String($0.timeIntervalSince1970) },
+            ])
           guard let r = change.reading else { continue }
           try s.query(
             """
             INSERT INTO bp_registry_reading (address, at, rssi, battery_percent, battery_millivolts)
               VALUES ($1, to_timestamp($2::float8), $3::integer, $4::integer, $5::integer)
             """,
-            [change.address, String(r.at.timeIntervalSince1970), r.rssi.map(String.init), r.batteryPercent.map(String.init),
-             r.batteryMillivolts.map(String.init)])
+            [
+              change.address, String(r.at.timeIntervalSince1970), r.rssi.map(String.init),
+              r.batteryPercent.map(String.init),
+              r.batteryMillivolts.map(String.init),
+            ])
           try s.query(
             """
             DELETE FROM bp_registry_reading WHERE address = $1 AND id NOT IN
@@ -74,7 +81,9 @@ public struct PostgresRegistryStore: RegistryStore {
   public func device(_ address: String) async throws -> RegistryDevice? {
     let address = RegistryChange.normalised(address)
     return try await connection.session { s in
-      guard let r = try s.query("SELECT \(Self.columns) FROM bp_registry_device WHERE address = $1", [address]).records.first
+      guard
+        let r = try s.query("SELECT \(Self.columns) FROM bp_registry_device WHERE address = $1", [address]).records
+          .first
       else { return nil }
       return Self.linked(Self.device(r), try Self.runLinks(s, address: address))
     }
@@ -91,7 +100,8 @@ public struct PostgresRegistryStore: RegistryStore {
       ).records.map { r in
         RegistryReading(
           at: PostgresJournal.date(r["at"]) ?? Date(timeIntervalSince1970: 0), rssi: r["rssi"].flatMap(Int.init),
-          batteryPercent: r["battery_percent"].flatMap(Int.init), batteryMillivolts: r["battery_millivolts"].flatMap(Int.init))
+          batteryPercent: r["battery_percent"].flatMap(Int.init),
+          batteryMillivolts: r["battery_millivolts"].flatMap(Int.init))
       }
     }
   }
@@ -105,8 +115,10 @@ extension PostgresRegistryStore {
       address: r["address"] ?? "", addressType: r["address_type"], name: r["name"], model: r["model"],
       hardwareVersion: r["hardware_version"], firmwareVersion: r["firmware_version"],
       firstSeen: PostgresJournal.date(r["first_seen"]) ?? Date(timeIntervalSince1970: 0),
-      lastSeen: PostgresJournal.date(r["last_seen"]) ?? Date(timeIntervalSince1970: 0), lastRSSI: r["last_rssi"].flatMap(Int.init),
-      batteryPercent: r["battery_percent"].flatMap(Int.init), batteryMillivolts: r["battery_millivolts"].flatMap(Int.init),
+      lastSeen: PostgresJournal.date(r["last_seen"]) ?? Date(timeIntervalSince1970: 0),
+      lastRSSI: r["last_rssi"].flatMap(Int.init),
+      batteryPercent: r["battery_percent"].flatMap(Int.init),
+      batteryMillivolts: r["battery_millivolts"].flatMap(Int.init),
       frames: frames, configurationHash: r["configuration_hash"],
       configurationReadAt: PostgresJournal.date(r["configuration_read_at"]))
   }

@@ -79,8 +79,10 @@ enum PostgresSchema {
     return try session.transaction {
       try session.query("SELECT pg_advisory_xact_lock($1::bigint)", [lockKey])
       try session.script(
-        "CREATE TABLE IF NOT EXISTS bp_schema_version (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())")
-      let found = Int(try session.query("SELECT COALESCE(MAX(version), 0) FROM bp_schema_version").rows[0][0] ?? "0") ?? 0
+        "CREATE TABLE IF NOT EXISTS bp_schema_version (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())"
+      )
+      let found =
+        Int(try session.query("SELECT COALESCE(MAX(version), 0) FROM bp_schema_version").rows[0][0] ?? "0") ?? 0
       guard found <= known.count else {
         throw PostgresSchemaError.newerDatabase(location: session.location, database: found, tool: known.count)
       }

@@ -49,9 +49,12 @@ public struct SiteCampaign: Sendable {
 
   /// Runs rounds until nothing is left for this gateway; `batch` runs one round's devices and returns its
   /// summary (interrupted: the site campaign stops too). The summary holds this gateway's devices only.
-  public func start(batch: @escaping @Sendable ([Target]) async throws -> CampaignSummary) async throws -> CampaignSummary {
+  public func start(batch: @escaping @Sendable ([Target]) async throws -> CampaignSummary) async throws
+    -> CampaignSummary
+  {
     let (coordinator, run) = (coordinator, run)
-    let heard = Dictionary(targets.compactMap { t in t.rssi.map { (t.address.description, $0) } }, uniquingKeysWith: max)
+    let heard = Dictionary(
+      targets.compactMap { t in t.rssi.map { (t.address.description, $0) } }, uniquingKeysWith: max)
     try await coordinator.recordSightings(heard)
     try await coordinator.join(run: run)
     var waited = 0.0
@@ -71,7 +74,8 @@ public struct SiteCampaign: Sendable {
     var tried: Set<String> = []
     var lostAny = false
     while true {
-      let rows = Dictionary(try await coordinator.journal.devices(run: run).map { ($0.address, $0) }, uniquingKeysWith: { a, _ in a })
+      let rows = Dictionary(
+        try await coordinator.journal.devices(run: run).map { ($0.address, $0) }, uniquingKeysWith: { a, _ in a })
       let open = targets.filter { t in
         let address = t.address.description
         guard !tried.contains(address), let row = rows[address] else { return false }
@@ -102,7 +106,8 @@ public struct SiteCampaign: Sendable {
         if !lost.contains(target.address.description) { tried.insert(target.address.description) }
         try await coordinator.release(run: run, address: target.address.description)
       }
-      let stopped = summary.journalFailure != nil || summary.outcomes.contains { !lost.contains($0.key) && $0.value == .pending }
+      let stopped =
+        summary.journalFailure != nil || summary.outcomes.contains { !lost.contains($0.key) && $0.value == .pending }
       if summary.interrupted && stopped {
         return CampaignSummary(run: run, outcomes: outcomes, interrupted: true, journalFailure: summary.journalFailure)
       }

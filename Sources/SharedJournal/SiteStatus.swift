@@ -67,7 +67,9 @@ extension PostgresJournal {
   public func status(run: String, leaseSeconds: Double) async throws -> SiteStatus? {
     try await connection.session { s in
       try s.transaction { () throws -> SiteStatus? in
-        guard let head = try s.query("SELECT kind, status FROM bp_run WHERE id = $1", [run]).records.first else { return nil }
+        guard let head = try s.query("SELECT kind, status FROM bp_run WHERE id = $1", [run]).records.first else {
+          return nil
+        }
         let devices = try s.query(
           """
           SELECT d.address, d.state, d.step, d.attempts, d.writes, d.detail,
@@ -82,21 +84,24 @@ extension PostgresJournal {
           """, [run, String(leaseSeconds)]
         ).records.map { r in
           SiteStatus.Device(
-            address: r["address"] ?? "", state: r["state"] ?? "", step: r["step"], attempts: Int(r["attempts"] ?? "") ?? 0,
+            address: r["address"] ?? "", state: r["state"] ?? "", step: r["step"],
+            attempts: Int(r["attempts"] ?? "") ?? 0,
             writes: Int(r["writes"] ?? "") ?? 0, gateway: r["gateway"], leasedBy: r["leased_by"], detail: r["detail"])
         }
         let gateways = try s.query(
           "SELECT gateway, extract(epoch FROM now() - heartbeat_at)::float8 AS age FROM bp_gateway WHERE run_id = $1 ORDER BY gateway",
           [run]
         ).records.map { r -> SiteStatus.Gateway in
-          let name = r["gateway"] ?? "", age = Double(r["age"] ?? "") ?? .infinity
+          let name = r["gateway"] ?? ""
+          let age = Double(r["age"] ?? "") ?? .infinity
           let mine = devices.filter { $0.gateway == name }
           return SiteStatus.Gateway(
             name: name, heartbeatAge: age, alive: age < leaseSeconds,
             devices: mine.reduce(into: [:]) { $0[$1.state, default: 0] += 1 },
             holding: devices.filter { $0.leasedBy == name }.count)
         }
-        return SiteStatus(run: run, kind: head["kind"] ?? "", status: head["status"] ?? "", gateways: gateways, devices: devices)
+        return SiteStatus(
+          run: run, kind: head["kind"] ?? "", status: head["status"] ?? "", gateways: gateways, devices: devices)
       }
     }
   }

@@ -51,7 +51,9 @@ public struct GATTTextStreamLink: TextStreamLink {
   public func notifications() async -> AsyncStream<[UInt8]> { stream }
 
   /// The GATT client's count of Tx notifications, in the order PDUs arrive.
-  public var notificationsReceived: Int? { get async { await client.notificationCount(for: txCharacteristic.valueHandle) } }
+  public var notificationsReceived: Int? {
+    get async { await client.notificationCount(for: txCharacteristic.valueHandle) }
+  }
 
   public func close() async { await client.close() }
 }

@@ -1,7 +1,7 @@
 import BeaconCore
 import Fleet
-import KBeacon
 import Foundation
+import KBeacon
 import Profiles
 import Simulator
 import Synchronization
@@ -27,16 +27,18 @@ enum ApplyBenchmark {
 
   /// `count` KBeacon Pros (firmware 5.22, System frame in slot 0) from `firstAddress` on.
   static func fleet(count: Int, firstAddress: UInt64) -> SimulatedFleet {
-    SimulatedFleet(devices: (0..<count).map { i in
-      SimulatedDevice(
-        address: BluetoothAddress(rawValue: firstAddress + UInt64(i)), kind: .kbeaconPro, name: "KBPro_B\(i)",
-        intervalMs: 1000, system: SystemSection(model: 12, batteryPercent: 90, firmware: "5.22"))
-    })
+    SimulatedFleet(
+      devices: (0..<count).map { i in
+        SimulatedDevice(
+          address: BluetoothAddress(rawValue: firstAddress + UInt64(i)), kind: .kbeaconPro, name: "KBPro_B\(i)",
+          intervalMs: 1000, system: SystemSection(model: 12, batteryPercent: 90, firmware: "5.22"))
+      })
   }
 
   /// The benchmarks' profile: a templated name and slot 0 turned into an iBeacon.
   static func profile() throws -> LoadedProfile {
-    let text = #"{"version": 1, "desired": {"name": "bench-{{address_hex}}", "slots": [{"slot": 0, "type": "ibeacon", "uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": 7, "minor": 9, "intervalMs": 760}]}}"#
+    let text =
+      #"{"version": 1, "desired": {"name": "bench-{{address_hex}}", "slots": [{"slot": 0, "type": "ibeacon", "uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": 7, "minor": 9, "intervalMs": 760}]}}"#
     return try LoadedProfile.load(file: "bench.json", read: { _ in Array(text.utf8) }, urlCheck: { _ in nil })
   }
 
@@ -56,7 +58,9 @@ enum ApplyBenchmark {
     // With a valid GATT cache entry the discovery is one Database Hash read (Read By Type 0x2B2A).
     let cachedRequests = 1 + 1 + 1
     let frames = minimumFrames(answerBytes: answerBytes)
-    print("a common+slots getPara answer is \(answerBytes) bytes; discovering the table takes at least \(discovery) requests")
+    print(
+      "a common+slots getPara answer is \(answerBytes) bytes; discovering the table takes at least \(discovery) requests"
+    )
     var perMinute: [Int: Double] = [:]
     for links in [1, 4] {
       // The same cache for both runs; the second run meets devices in their factory state again (a fresh
@@ -66,13 +70,22 @@ enum ApplyBenchmark {
         let result = try await once(fleet: fleet, profile: profile, links: links, cache: cache)
         if visit.hasPrefix("first") { perMinute[links] = result.perMinute }
         let total = result.requests + result.commands
-        print(String(format: "%d link%@, %@: %d/%d updated = %.0f devices/min", links, links == 1 ? "" : "s", visit, result.updated, devices, result.perMinute))
-        print(String(format: "  per device: %.1f ATT requests (minimum %d) + %.1f KBeacon frames (minimum %d) = %.1f round trips, minimum %d: ratio %.2f (goal ≤ 1.25; cached 1.00)",
-          result.requests, least, result.commands, frames, total, least + frames, total / Double(least + frames)))
+        print(
+          String(
+            format: "%d link%@, %@: %d/%d updated = %.0f devices/min", links, links == 1 ? "" : "s", visit,
+            result.updated, devices, result.perMinute))
+        print(
+          String(
+            format:
+              "  per device: %.1f ATT requests (minimum %d) + %.1f KBeacon frames (minimum %d) = %.1f round trips, minimum %d: ratio %.2f (goal ≤ 1.25; cached 1.00)",
+            result.requests, least, result.commands, frames, total, least + frames, total / Double(least + frames)))
       }
     }
     if let one = perMinute[1], let four = perMinute[4], one > 0 {
-      print(String(format: "speed-up 1 → 4 links (first runs): %.2f× (%.2f × links; goal ≥ 0.80 × links)", four / one, four / one / 4))
+      print(
+        String(
+          format: "speed-up 1 → 4 links (first runs): %.2f× (%.2f × links; goal ≥ 0.80 × links)", four / one,
+          four / one / 4))
     }
   }
 
@@ -86,14 +99,17 @@ enum ApplyBenchmark {
     let counting = CountingCentral(central)
     let targets = fleet.devices.map { Target(address: $0.address) }
     let campaign = ApplyCampaign(
-      profile: profile, targets: targets, opener: KBeaconOpener(central: counting, gattCache: cache), journal: try Journal(path: nil),
+      profile: profile, targets: targets, opener: KBeaconOpener(central: counting, gattCache: cache),
+      journal: try Journal(path: nil),
       run: "bench", options: .init(parallel: links, retry: RetryPolicy(maximumAttempts: 1)),
       passwords: .init(current: Secret("0000000000000000")), resolver: DesiredResolver(urlCheck: { _ in nil }))
     let start = ContinuousClock.now
     let summary = await campaign.start()
     let seconds = (ContinuousClock.now - start) / .seconds(1)
     let updated = summary.count(.verified)
-    if let failure = summary.outcomes.values.first(where: { $0.state == .failed }) { print("  first failure: \(failure)") }
+    if let failure = summary.outcomes.values.first(where: { $0.state == .failed }) {
+      print("  first failure: \(failure)")
+    }
     let n = Double(max(updated, 1))
     return (
       updated, Double(updated) / seconds * 60, Double(counting.requests.withLock { $0 }) / n,
@@ -109,7 +125,9 @@ final class CountingCentral: Central {
   let commands = Mutex(0)
   init(_ inner: any Central) { self.inner = inner }
   var name: String { inner.name }
-  func scan(_ parameters: ScanParameters) -> AsyncThrowingStream<AdvertisingReport, any Error> { inner.scan(parameters) }
+  func scan(_ parameters: ScanParameters) -> AsyncThrowingStream<AdvertisingReport, any Error> {
+    inner.scan(parameters)
+  }
   func connect(to address: BluetoothAddress, type: AddressType, timeout: Duration) async throws -> any ATTBearer {
     CountingBearer(try await inner.connect(to: address, type: type, timeout: timeout), self)
   }
@@ -127,7 +145,11 @@ final class CountingBearer: ATTBearer {
   func send(_ pdu: [UInt8]) async throws {
     if let op = pdu.first {
       // Write Command 0x52 and confirmations 0x1E expect no response; every other client PDU is a request.
-      if op == 0x52 { counter.commands.withLock { $0 += 1 } } else if op != 0x1E { counter.requests.withLock { $0 += 1 } }
+      if op == 0x52 {
+        counter.commands.withLock { $0 += 1 }
+      } else if op != 0x1E {
+        counter.requests.withLock { $0 += 1 }
+      }
     }
     try await inner.send(pdu)
   }

@@ -9,8 +9,10 @@
 enum ApplyScalingBenchmark {
   static func run() async throws {
     try await ScalingBenchmark.run(name: "apply-scaling", faulty: false) { site, links in
-      ["apply", site.profile, "--adapter", "sim:\(site.fleet)", "--state-dir", site.folder + "/state", "--scan", "5",
-        "--parallel", String(links), "--retry-delay", "1"]
+      [
+        "apply", site.profile, "--adapter", "sim:\(site.fleet)", "--state-dir", site.folder + "/state", "--scan", "5",
+        "--parallel", String(links), "--retry-delay", "1",
+      ]
     }
   }
 }

@@ -15,7 +15,9 @@ enum AuditBenchmark {
 
   static func run() async throws {
     let scan = ProcessInfo.processInfo.environment["PROVISION_BENCH_SCAN"].flatMap(Double.init) ?? 5
-    let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("beacon-provision").path
+    let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
+      "beacon-provision"
+    ).path
     guard FileManager.default.isExecutableFile(atPath: binary) else {
       print("no \(binary): build it first (swift build -c release)")
       exit(2)
@@ -25,8 +27,10 @@ enum AuditBenchmark {
     defer { try? FileManager.default.removeItem(atPath: folder) }
     try write(folder: folder)
 
-    let arguments = ["audit", folder + "/site.json", "--adapter", "sim:\(folder)/fleet.json", "--scan", String(scan),
-      "--state-dir", folder + "/state", "--output", folder + "/audit.html", "--format", "html"]
+    let arguments = [
+      "audit", folder + "/site.json", "--adapter", "sim:\(folder)/fleet.json", "--scan", String(scan),
+      "--state-dir", folder + "/state", "--output", folder + "/audit.html", "--format", "html",
+    ]
     let start = ContinuousClock.now
     // The child is waited for off the cooperative pool; its peak RSS is the children's maximum afterwards.
     let (status, megabytes) = try await BlockingIO.run { () -> (Int32, Double) in
@@ -42,8 +46,11 @@ enum AuditBenchmark {
     }
     let seconds = (ContinuousClock.now - start) / .seconds(1)
     let size = (try? FileManager.default.attributesOfItem(atPath: folder + "/audit.html")[.size] as? Int) ?? 0
-    print("passive audit of \(devices) devices (+10 missing), \(FormatSeconds.text(scan)) s scan: exit \(status), "
-      + String(format: "%.2f s wall (goal ≤ %.0f s), peak RSS %.0f MB (goal < 300 MB), HTML report %d KB", seconds, scan + 2, megabytes, size / 1024))
+    print(
+      "passive audit of \(devices) devices (+10 missing), \(FormatSeconds.text(scan)) s scan: exit \(status), "
+        + String(
+          format: "%.2f s wall (goal ≤ %.0f s), peak RSS %.0f MB (goal < 300 MB), HTML report %d KB", seconds, scan + 2,
+          megabytes, size / 1024))
   }
 
   static func address(_ i: Int) -> String { String(format: "DD:35:00:00:%02X:%02X", i >> 8, i & 0xFF) }
@@ -54,13 +61,16 @@ enum AuditBenchmark {
     for i in 0..<devices + 10 {
       rows.append("\(address(i)),\(i),zone-\(i % 8)")
       guard i < devices else { continue }
-      entries.append(#"{"address": "\#(address(i))", "kind": "kbeaconPro", "name": "KB\#(i)", "intervalMs": 1000, "#
-        + #""iBeacon": {"uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": 1, "minor": \#(i)}, "#
-        + #""system": {"model": 12, "batteryPercent": \#(5 + i % 95), "firmware": "5.\#(10 + i % 13)"}}"#)
+      entries.append(
+        #"{"address": "\#(address(i))", "kind": "kbeaconPro", "name": "KB\#(i)", "intervalMs": 1000, "#
+          + #""iBeacon": {"uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": 1, "minor": \#(i)}, "#
+          + #""system": {"model": 12, "batteryPercent": \#(5 + i % 95), "firmware": "5.\#(10 + i % 13)"}}"#)
     }
-    try #"{"version": 1, "devices": [\#(entries.joined(separator: ",\n"))]}"#.write(toFile: folder + "/fleet.json", atomically: true, encoding: .utf8)
+    try #"{"version": 1, "devices": [\#(entries.joined(separator: ",\n"))]}"#.write(
+      toFile: folder + "/fleet.json", atomically: true, encoding: .utf8)
     try rows.joined(separator: "\n").write(toFile: folder + "/inventory.csv", atomically: true, encoding: .utf8)
-    try #"{"version": 1, "inventory": "inventory.csv", "desired": {"slots": [{"slot": 0, "type": "ibeacon", "major": 1, "minor": "{{minor}}"}]}}"#
+    try
+      #"{"version": 1, "inventory": "inventory.csv", "desired": {"slots": [{"slot": 0, "type": "ibeacon", "major": 1, "minor": "{{minor}}"}]}}"#
       .write(toFile: folder + "/site.json", atomically: true, encoding: .utf8)
   }
 }

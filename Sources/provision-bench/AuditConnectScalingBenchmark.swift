@@ -11,8 +11,10 @@
 enum AuditConnectScalingBenchmark {
   static func run() async throws {
     try await ScalingBenchmark.run(name: "audit-connect-scaling", faulty: true) { site, links in
-      ["audit", site.profile, "--adapter", "sim:\(site.fleet)", "--state-dir", site.folder + "/state", "--scan", "1",
-        "--connect", "--parallel", String(links), "--output", site.folder + "/audit.json", "--format", "json"]
+      [
+        "audit", site.profile, "--adapter", "sim:\(site.fleet)", "--state-dir", site.folder + "/state", "--scan", "1",
+        "--connect", "--parallel", String(links), "--output", site.folder + "/audit.json", "--format", "json",
+      ]
     }
   }
 }

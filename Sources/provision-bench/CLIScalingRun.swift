@@ -19,18 +19,27 @@ struct CLIScalingRun {
     init(count: Int, adapterLinks: Int, faulty: Bool) throws {
       folder = FileManager.default.temporaryDirectory.appendingPathComponent("bench-scaling-\(UUID().uuidString)").path
       try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-      let faults = faulty ? [#", "kbeacon": {"busy": true}"#, #", "kbeacon": {"password": "n0t-the-default"}"#, #", "kbeacon": {"dropLinkOnReads": 100}"#] : []
-      var entries: [String] = [], rows = ["address,minor"]
+      let faults =
+        faulty
+        ? [
+          #", "kbeacon": {"busy": true}"#, #", "kbeacon": {"password": "n0t-the-default"}"#,
+          #", "kbeacon": {"dropLinkOnReads": 100}"#,
+        ] : []
+      var entries: [String] = []
+      var rows = ["address,minor"]
       for i in 0..<count {
         let address = String(format: "DD:37:00:00:%02X:%02X", i >> 8, i & 0xFF)
-        entries.append(#"{"address": "\#(address)", "kind": "kbeaconPro", "name": "KB\#(i)", "intervalMs": 200"#
-          + #", "system": {"model": 12, "batteryPercent": 90, "firmware": "5.22"}\#(i < faults.count ? faults[i] : "")}"#)
+        entries.append(
+          #"{"address": "\#(address)", "kind": "kbeaconPro", "name": "KB\#(i)", "intervalMs": 200"#
+            + #", "system": {"model": 12, "batteryPercent": 90, "firmware": "5.22"}\#(i < faults.count ? faults[i] : "")}"#
+        )
         rows.append("\(address),\(i)")
       }
       try #"{"version": 1, "adapter": {"links": \#(adapterLinks)}, "devices": [\#(entries.joined(separator: ",\n"))]}"#
         .write(toFile: fleet, atomically: true, encoding: .utf8)
       try rows.joined(separator: "\n").write(toFile: folder + "/inventory.csv", atomically: true, encoding: .utf8)
-      try #"{"version": 1, "inventory": "inventory.csv", "desired": {"slots": [{"slot": 0, "type": "ibeacon", "uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": 1, "minor": "{{minor}}"}]}}"#
+      try
+        #"{"version": 1, "inventory": "inventory.csv", "desired": {"slots": [{"slot": 0, "type": "ibeacon", "uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": 1, "minor": "{{minor}}"}]}}"#
         .write(toFile: profile, atomically: true, encoding: .utf8)
     }
 
@@ -53,7 +62,9 @@ struct CLIScalingRun {
 
   /// `beacon-provision`, built next to this benchmark.
   static func binary() -> String? {
-    let path = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("beacon-provision").path
+    let path = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
+      "beacon-provision"
+    ).path
     return FileManager.default.isExecutableFile(atPath: path) ? path : nil
   }
 
@@ -87,7 +98,9 @@ struct CLIScalingRun {
     var changes: [(Double, Int)] = []
     var lastEnd = 0.0
     for line in log.split(separator: "\n") where line.contains("beacon-provision.campaign: ") {
-      guard let space = line.firstIndex(of: " "), let time = formatter.date(from: String(line[..<space])) else { continue }
+      guard let space = line.firstIndex(of: " "), let time = formatter.date(from: String(line[..<space])) else {
+        continue
+      }
       let t = time.timeIntervalSince1970
       let message = line[line.range(of: "beacon-provision.campaign: ")!.upperBound...]
       if message.hasPrefix("links "), let inUse = value(message, "in-use").flatMap(Int.init) {
@@ -106,7 +119,9 @@ struct CLIScalingRun {
     result.campaignSeconds = lastEnd - first
     // The time-weighted links in use between two instants.
     func mean(_ from: Double, _ to: Double) -> Double {
-      var area = 0.0, current = 0, at = from
+      var area = 0.0
+      var current = 0
+      var at = from
       for (t, n) in changes {
         if t >= to { break }
         if t > at {
@@ -138,14 +153,23 @@ struct CLIScalingRun {
   }
 
   /// One line of figures for a run against the one-link baseline's seconds per device.
-  static func line(_ label: String, _ r: Result, devices: Int, links: Int, baseline: (whole: Double, campaign: Double)?) -> String {
-    var text = String(format: "%@: exit %d, %.1f s (campaign %.1f s), CPU %.1f s (%.0f %% of one core), %d finished, %d failed; links in use %.2f of %d",
-      label, r.exit, r.seconds, r.campaignSeconds, r.cpuSeconds, 100 * r.cpuSeconds / r.seconds, r.finished, r.failed, r.meanLinks, links)
+  static func line(_ label: String, _ r: Result, devices: Int, links: Int, baseline: (whole: Double, campaign: Double)?)
+    -> String
+  {
+    var text = String(
+      format:
+        "%@: exit %d, %.1f s (campaign %.1f s), CPU %.1f s (%.0f %% of one core), %d finished, %d failed; links in use %.2f of %d",
+      label, r.exit, r.seconds, r.campaignSeconds, r.cpuSeconds, 100 * r.cpuSeconds / r.seconds, r.finished, r.failed,
+      r.meanLinks, links)
     if let baseline {
-      let whole = baseline.whole * Double(devices) / r.seconds, campaign = baseline.campaign * Double(devices) / r.campaignSeconds
-      text += String(format: "; speed-up %.2f× whole command, %.2f× campaign (goal ≥ %.2f×)", whole, campaign, 0.95 * Double(links))
+      let whole = baseline.whole * Double(devices) / r.seconds
+      let campaign = baseline.campaign * Double(devices) / r.campaignSeconds
+      text += String(
+        format: "; speed-up %.2f× whole command, %.2f× campaign (goal ≥ %.2f×)", whole, campaign, 0.95 * Double(links))
     }
-    text += "\n    links in use over the campaign (tenths): " + r.slices.map { String(format: "%.1f", $0) }.joined(separator: " ")
+    text +=
+      "\n    links in use over the campaign (tenths): "
+      + r.slices.map { String(format: "%.1f", $0) }.joined(separator: " ")
     if !r.lowered.isEmpty { text += "\n    link limit lowered to " + r.lowered.joined(separator: ", ") }
     if let raised = r.raised { text += "; raised again to \(raised)" }
     return text

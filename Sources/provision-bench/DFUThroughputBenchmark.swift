@@ -30,7 +30,9 @@ enum DFUThroughputBenchmark {
     print("'model max' = the most a Secure DFU client can do on this link model: 4 KiB objects at full events, the")
     print("PRN receipts it must wait for, and the Create, Checksum and Execute round trips of each object;")
     print("'raw link' = (MTU - 3) x packets per event per interval, which no Secure DFU client approaches")
-    print("packets/event  PRN  throughput      model max      fraction  goal ≥ 90 %  raw link       of raw  CPU (engine + simulated target)")
+    print(
+      "packets/event  PRN  throughput      model max      fraction  goal ≥ 90 %  raw link       of raw  CPU (engine + simulated target)"
+    )
     for perEvent in [6, 12, 24] {
       for prn: UInt16 in [0, 12] {
         let model = LinkModel(roundTripLatency: .milliseconds(15), maxMTU: 247, writesWithoutResponsePerEvent: perEvent)
@@ -43,7 +45,8 @@ enum DFUThroughputBenchmark {
         let maximum = bound(firmware.count, model, prn: prn)
         let fraction = bytesPerSecond / maximum
         print(
-          pad("\(perEvent)", 13), pad("\(prn)", 4), pad("\(Int(bytesPerSecond / 1000)) kB/s", 15), pad("\(Int(maximum / 1000)) kB/s", 14),
+          pad("\(perEvent)", 13), pad("\(prn)", 4), pad("\(Int(bytesPerSecond / 1000)) kB/s", 15),
+          pad("\(Int(maximum / 1000)) kB/s", 14),
           pad(percent(fraction), 9), pad(fraction >= 0.9 ? "met" : "NOT met", 12), pad("\(Int(raw / 1000)) kB/s", 14),
           pad(percent(bytesPerSecond / raw), 7), "\(cpu)")
       }
@@ -59,7 +62,10 @@ enum DFUThroughputBenchmark {
     var packetsInEvent = 0
     var pending: [[UInt8]] = []
     func closeEvent() {
-      if packetsInEvent > 0 { time += interval; packetsInEvent = 0 }
+      if packetsInEvent > 0 {
+        time += interval
+        packetsInEvent = 0
+      }
     }
     var action = engine.start()
     while true {
@@ -73,7 +79,10 @@ enum DFUThroughputBenchmark {
       case .writePacket(let bytes):
         pending += target.write(bytes).compactMap { if case .respond(let b) = $0 { b } else { nil } }
         packetsInEvent += 1
-        if packetsInEvent == model.writesWithoutResponsePerEvent { time += interval; packetsInEvent = 0 }
+        if packetsInEvent == model.writesWithoutResponsePerEvent {
+          time += interval
+          packetsInEvent = 0
+        }
         action = engine.handle(.packetWritten)
       case .awaitReceipt:
         closeEvent()
@@ -102,7 +111,8 @@ enum DFUThroughputBenchmark {
       if prn == 0 {
         intervals += events(packets)
       } else {
-        let runs = packets / Int(prn), rest = packets % Int(prn)
+        let runs = packets / Int(prn)
+        let rest = packets % Int(prn)
         intervals += runs * (events(Int(prn)) + 1) + events(rest)
       }
       intervals += 3

@@ -36,19 +36,28 @@ enum HTTPDownloadBenchmark {
 
   static func measure(url: String, folder: String, content: Data) async throws {
     let (curlFile, ourFile) = (folder + "/curl.out", folder + "/ours.out")
-    print("\(size) B (50 MiB) from nginx on \(url), sendfile, 1 worker; \(ProcessInfo.processInfo.activeProcessorCount) CPUs; MB = 10^6 B")
+    print(
+      "\(size) B (50 MiB) from nginx on \(url), sendfile, 1 worker; \(ProcessInfo.processInfo.activeProcessorCount) CPUs; MB = 10^6 B"
+    )
     print("round  first  curl (command line)  ours (CurlHTTPClient)")
     var (curlRates, ourRates): ([Double], [Double]) = ([], [])
     for round in 1...rounds {
       let curlFirst = round % 2 == 1
-      var curlTime = Duration.zero, ourTime = Duration.zero
+      var curlTime = Duration.zero
+      var ourTime = Duration.zero
       for turn in curlFirst ? ["curl", "ours"] : ["ours", "curl"] {
-        if turn == "curl" { curlTime = try await curl(url, to: curlFile) } else { ourTime = try await ours(url, to: ourFile) }
+        if turn == "curl" {
+          curlTime = try await curl(url, to: curlFile)
+        } else {
+          ourTime = try await ours(url, to: ourFile)
+        }
       }
       try await check([curlFile, ourFile], against: round == 1 ? content : nil)
       curlRates.append(rate(curlTime))
       ourRates.append(rate(ourTime))
-      print(pad("\(round)", 6), pad(curlFirst ? "curl" : "ours", 6), pad(megabytes(curlRates.last!), 20), megabytes(ourRates.last!))
+      print(
+        pad("\(round)", 6), pad(curlFirst ? "curl" : "ours", 6), pad(megabytes(curlRates.last!), 20),
+        megabytes(ourRates.last!))
     }
     let (curlMedian, ourMedian) = (median(curlRates), median(ourRates))
     print(pad("median", 13), pad(megabytes(curlMedian), 20), megabytes(ourMedian))

@@ -19,18 +19,23 @@ enum MonitorBenchmark {
 
   static func run() async throws {
     let scan = ProcessInfo.processInfo.environment["PROVISION_BENCH_SCAN"].flatMap(Double.init) ?? 30
-    let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("beacon-provision").path
+    let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
+      "beacon-provision"
+    ).path
     guard FileManager.default.isExecutableFile(atPath: binary) else {
       print("no \(binary): build it first (swift build -c release)")
       exit(2)
     }
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bench-monitor-\(UUID().uuidString)").path
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bench-monitor-\(UUID().uuidString)")
+      .path
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: folder) }
     try write(folder: folder, leaveAt: scan / 2)
 
-    let arguments = ["monitor", "--adapter", "sim:\(folder)/fleet.json", "--events", folder + "/events.json", "--jsonl",
-      "--duration", String(scan), "--state-dir", folder + "/state"]
+    let arguments = [
+      "monitor", "--adapter", "sim:\(folder)/fleet.json", "--events", folder + "/events.json", "--jsonl",
+      "--duration", String(scan), "--state-dir", folder + "/state",
+    ]
     let start = ContinuousClock.now
     let result = try await BlockingIO.run { () -> (status: Int32, cpu: Double, lags: [String: [Double]]) in
       let process = Process()
@@ -52,7 +57,8 @@ enum MonitorBenchmark {
         while let newline = pending.firstIndex(of: 0x0A) {
           let line = pending[pending.startIndex..<newline]
           pending = Data(pending[pending.index(after: newline)...])
-          guard let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any], let kind = object["kind"] as? String,
+          guard let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any],
+            let kind = object["kind"] as? String,
             let at = (object["at"] as? String).flatMap(formatter.date)
           else { continue }
           lags[kind, default: []].append(now.timeIntervalSince(at))
@@ -61,17 +67,23 @@ enum MonitorBenchmark {
       process.waitUntilExit()
       var usage = rusage()
       getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &usage)
-      let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+      let cpu =
+        Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec)
+        / 1e6
       return (process.terminationStatus, cpu, lags)
     }
     let wall = (ContinuousClock.now - start) / .seconds(1)
     func lag(_ kind: String) -> String {
       let values = (result.lags[kind] ?? []).sorted()
       guard let worst = values.last else { return "\(kind): none" }
-      return String(format: "%@ ×%d late by median %.2f s, max %.2f s", kind, values.count, values[values.count / 2], worst)
+      return String(
+        format: "%@ ×%d late by median %.2f s, max %.2f s", kind, values.count, values[values.count / 2], worst)
     }
-    print("monitor of \(devices) devices at 1 Hz (\(leaving) leave halfway), \(FormatSeconds.text(scan)) s: exit \(result.status), "
-      + String(format: "CPU %.1f s in %.1f s wall = %.0f %% of one core (goal ≤ 25 %%)", result.cpu, wall, 100 * result.cpu / wall))
+    print(
+      "monitor of \(devices) devices at 1 Hz (\(leaving) leave halfway), \(FormatSeconds.text(scan)) s: exit \(result.status), "
+        + String(
+          format: "CPU %.1f s in %.1f s wall = %.0f %% of one core (goal ≤ 25 %%)", result.cpu, wall,
+          100 * result.cpu / wall))
     print("events on time (goal ≤ 2 s): \(lag("enter")); \(lag("exit"))")
   }
 
@@ -81,11 +93,14 @@ enum MonitorBenchmark {
     var entries: [String] = []
     for i in 0..<devices {
       let presence = i < leaving ? #", "presence": [{"from": 0, "to": \#(leaveAt)}]"# : ""
-      entries.append(#"{"address": "\#(address(i))", "kind": "iBeacon", "intervalMs": 1000, "rssi": {"mean": -60, "spread": 4}, "#
-        + #""iBeacon": {"uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": 1, "minor": \#(i)}\#(presence)}"#)
+      entries.append(
+        #"{"address": "\#(address(i))", "kind": "iBeacon", "intervalMs": 1000, "rssi": {"mean": -60, "spread": 4}, "#
+          + #""iBeacon": {"uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": 1, "minor": \#(i)}\#(presence)}"#)
     }
-    try #"{"version": 1, "devices": [\#(entries.joined(separator: ",\n"))]}"#.write(toFile: folder + "/fleet.json", atomically: true, encoding: .utf8)
-    try #"{"version": 1, "defaults": {"exitTimeout": 3}, "events": [{"name": "in", "trigger": "enter"}, {"name": "out", "trigger": "exit"}]}"#
+    try #"{"version": 1, "devices": [\#(entries.joined(separator: ",\n"))]}"#.write(
+      toFile: folder + "/fleet.json", atomically: true, encoding: .utf8)
+    try
+      #"{"version": 1, "defaults": {"exitTimeout": 3}, "events": [{"name": "in", "trigger": "enter"}, {"name": "out", "trigger": "exit"}]}"#
       .write(toFile: folder + "/events.json", atomically: true, encoding: .utf8)
   }
 }

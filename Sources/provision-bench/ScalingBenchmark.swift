@@ -9,31 +9,38 @@ import Foundation
 /// campaign, from the command's own log (`CLIScalingRun`), and its CPU time: with the links full, a speed-up
 /// short of the links is the process's CPU (client and simulated fleet together) on a shared machine.
 enum ScalingBenchmark {
-  static func run(name: String, faulty: Bool, arguments: @escaping (CLIScalingRun.Site, _ links: Int) -> [String]) async throws {
+  static func run(name: String, faulty: Bool, arguments: @escaping (CLIScalingRun.Site, _ links: Int) -> [String])
+    async throws
+  {
     guard let binary = CLIScalingRun.binary() else {
       print("no beacon-provision next to this benchmark: build it first (swift build -c release)")
       exit(2)
     }
-    let counts = (ProcessInfo.processInfo.environment["PROVISION_BENCH_COUNTS"] ?? "200,1000").split(separator: ",").compactMap { Int($0) }
+    let counts = (ProcessInfo.processInfo.environment["PROVISION_BENCH_COUNTS"] ?? "200,1000").split(separator: ",")
+      .compactMap { Int($0) }
     guard let smallest = counts.min() else { return }
-    print("\(name): KBeacon Pros over the simulator's default link model (15 ms per ATT round trip)"
-      + (faulty ? "; the first 3 devices busy, with another password, dropping every link" : "")
-      + "; \(ProcessInfo.processInfo.activeProcessorCount) CPUs, load \(loadAverage())")
+    print(
+      "\(name): KBeacon Pros over the simulator's default link model (15 ms per ATT round trip)"
+        + (faulty ? "; the first 3 devices busy, with another password, dropping every link" : "")
+        + "; \(ProcessInfo.processInfo.activeProcessorCount) CPUs, load \(loadAverage())")
     let one = try await measure(binary, count: smallest, links: 1, adapter: 5, faulty: faulty, arguments)
     print(CLIScalingRun.line("\(smallest) devices, 1 link", one, devices: smallest, links: 1, baseline: nil))
     let baseline = (whole: one.seconds / Double(smallest), campaign: one.campaignSeconds / Double(smallest))
     for count in counts {
       for (links, adapter) in [(5, 5), (16, 16)] {
         let r = try await measure(binary, count: count, links: links, adapter: adapter, faulty: faulty, arguments)
-        print(CLIScalingRun.line("\(count) devices, --parallel \(links) on a \(adapter)-link adapter", r, devices: count, links: links,
-          baseline: baseline))
+        print(
+          CLIScalingRun.line(
+            "\(count) devices, --parallel \(links) on a \(adapter)-link adapter", r, devices: count, links: links,
+            baseline: baseline))
       }
     }
     print("load after: \(loadAverage())")
   }
 
   static func measure(
-    _ binary: String, count: Int, links: Int, adapter: Int, faulty: Bool, _ arguments: (CLIScalingRun.Site, Int) -> [String]
+    _ binary: String, count: Int, links: Int, adapter: Int, faulty: Bool,
+    _ arguments: (CLIScalingRun.Site, Int) -> [String]
   ) async throws -> CLIScalingRun.Result {
     let site = try CLIScalingRun.Site(count: count, adapterLinks: adapter, faulty: faulty)
     defer { site.remove() }

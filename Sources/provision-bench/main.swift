@@ -1,6 +1,8 @@
 // provision-bench: release-mode benchmarks. `swift run -c release provision-bench [name …]`.
 // Each benchmark prints its figures; goals are printed next to them, never asserted.
 
+import Glibc
+
 let benchmarks: [String: () async throws -> Void] = [
   "apply": ApplyBenchmark.run,
   "apply-scaling": ApplyScalingBenchmark.run,
@@ -24,5 +26,3 @@ for name in names {
   print("== \(name)")
   try await run()
 }
-
-import Glibc

@@ -1,20 +1,24 @@
 import BeaconCore
 import Foundation
-@testable import Profiles
 import Testing
 
 @testable import Audit
+@testable import Profiles
 
 @Suite(.timeLimit(.minutes(2))) struct AuditAssemblerTests {
   static let start = Date(timeIntervalSince1970: 1_795_600_000)
   static let assembler = AuditAssembler(thresholds: AuditThresholds(batteryPercent: 20, batteryMillivolts: 2500))
 
-  static func subject(_ address: String = "DD:34:02:06:D1:07", profile: String? = "site.json", named: Bool = true,
+  static func subject(
+    _ address: String = "DD:34:02:06:D1:07", profile: String? = "site.json", named: Bool = true,
     heard: Bool = true, desired: DeviceConfigView = AirDriftTests.desired(), read: AuditReadOutcome? = nil,
-    known: AuditKnown? = nil, newest: String? = nil) -> AuditSubject
-  {
-    AuditSubject(address: address, profile: profile, named: named, tags: ["front"], desired: profile == nil ? nil : .success(desired),
-      sighting: heard ? AirDriftTests.record() : nil, scanStarted: start, known: known, read: read, newestFirmware: newest)
+    known: AuditKnown? = nil, newest: String? = nil
+  ) -> AuditSubject {
+    AuditSubject(
+      address: address, profile: profile, named: named, tags: ["front"],
+      desired: profile == nil ? nil : .success(desired),
+      sighting: heard ? AirDriftTests.record() : nil, scanStarted: start, known: known, read: read,
+      newestFirmware: newest)
   }
 
   @Test func statusFollowsWhoNamesItWhatWasHeardAndWhatWasRead() {
@@ -40,7 +44,8 @@ import Testing
     passive.judgedOnlyByReading = true
     let unread = Self.assembler.device(passive)
     #expect(unread?.status == .unknown && unread?.error?.contains("--connect") == true)
-    let change = ConfigChange(scope: .command(0), key: "AT+NAME?", old: .text("+NAME:old | OK"), new: .text("AT+NAME=dock"))
+    let change = ConfigChange(
+      scope: .command(0), key: "AT+NAME?", old: .text("+NAME:old | OK"), new: .text("AT+NAME=dock"))
     var connected = passive
     connected.read = .read([change])
     #expect(Self.assembler.device(connected)?.status == .drifted)
@@ -49,7 +54,8 @@ import Testing
   }
 
   @Test func theScanWinsOverTheRegistryAndFillsWhatItLacks() {
-    let known = AuditKnown(name: "old-name", model: "KBPro", firmwareVersion: "5.22", lastSeen: Self.start.addingTimeInterval(-86_400),
+    let known = AuditKnown(
+      name: "old-name", model: "KBPro", firmwareVersion: "5.22", lastSeen: Self.start.addingTimeInterval(-86_400),
       rssi: -90, battery: AuditBattery(percent: 15))
     let heard = Self.assembler.device(Self.subject(known: known))!
     #expect(heard.name == "aisle-07" && heard.rssi == -60 && heard.model == "KBPro" && heard.firmwareVersion == "5.22")
@@ -60,17 +66,23 @@ import Testing
   }
 
   @Test func firmwareOlderThanTheNewestAndAFailedLastRunAreFlagged() {
-    let failedApply = AuditRunLink(run: "r1", kind: "apply", outcome: "failed", detail: "wrong password", at: Self.start)
-    let laterDFU = AuditRunLink(run: "r2", kind: "dfu", outcome: "verified", detail: nil, at: Self.start.addingTimeInterval(60))
-    let old = Self.assembler.device(Self.subject(known: AuditKnown(firmwareVersion: "5.9", lastApply: failedApply), newest: "5.22"))!
+    let failedApply = AuditRunLink(
+      run: "r1", kind: "apply", outcome: "failed", detail: "wrong password", at: Self.start)
+    let laterDFU = AuditRunLink(
+      run: "r2", kind: "dfu", outcome: "verified", detail: nil, at: Self.start.addingTimeInterval(60))
+    let old = Self.assembler.device(
+      Self.subject(known: AuditKnown(firmwareVersion: "5.9", lastApply: failedApply), newest: "5.22"))!
     #expect(old.flags == [.oldFirmware, .lastRunFailed])
-    let recovered = Self.assembler.device(Self.subject(known: AuditKnown(firmwareVersion: "5.22", lastApply: failedApply, lastDFU: laterDFU), newest: "5.22"))!
+    let recovered = Self.assembler.device(
+      Self.subject(
+        known: AuditKnown(firmwareVersion: "5.22", lastApply: failedApply, lastDFU: laterDFU), newest: "5.22"))!
     #expect(recovered.flags.isEmpty, "the later DFU succeeded, and 5.22 is the newest")
   }
 
   @Test func aProfileThatCannotBeResolvedForTheDeviceIsReportedNotDropped() {
     var s = Self.subject()
-    s.desired = .failure(DesiredResolver.Failure(path: .root, message: "{{minor}} is not in the inventory", allowed: nil))
+    s.desired = .failure(
+      DesiredResolver.Failure(path: .root, message: "{{minor}} is not in the inventory", allowed: nil))
     let device = Self.assembler.device(s)!
     #expect(device.status == .drifted)
     #expect(device.error?.contains("{{minor}} is not in the inventory") == true)

@@ -9,7 +9,9 @@ import Testing
 /// counts the summary has, the URL fragment filters and sorts, and a screenshot is written to
 /// `.build/audit-report.png` (the page beside it) for a person to look at. Without Chromium the tests fail
 /// and say to run `scripts/setup`; `BEACON_SKIP_BROWSER=1` skips them, and the skip is reported.
-@Suite(.serialized, .timeLimit(.minutes(5)), .enabled(if: !Chromium.skipRequested, "BEACON_SKIP_BROWSER=1: the HTML report is not checked in a browser"))
+@Suite(
+  .serialized, .timeLimit(.minutes(5)),
+  .enabled(if: !Chromium.skipRequested, "BEACON_SKIP_BROWSER=1: the HTML report is not checked in a browser"))
 struct AuditHTMLBrowserTests {
   static let report = AuditHTMLFixture.report
   /// The package's root, three folders up from this file.
@@ -17,7 +19,9 @@ struct AuditHTMLBrowserTests {
     .deletingLastPathComponent()
 
   func chromium() throws -> Chromium {
-    try #require(Chromium.find(), "chromium is not installed: run scripts/setup (or set BEACON_SKIP_BROWSER=1 to skip the browser tests)")
+    try #require(
+      Chromium.find(),
+      "chromium is not installed: run scripts/setup (or set BEACON_SKIP_BROWSER=1 to skip the browser tests)")
   }
 
   /// Writes `html` to a new folder; `body` gets the browser, the file and the folder, which goes afterwards.
@@ -72,14 +76,18 @@ struct AuditHTMLBrowserTests {
 
   @Test(.timeLimit(.minutes(2))) func theFragmentSearchesAndSortsWithUnknownValuesLast() async throws {
     let sorted = try await loaded(Self.report, fragment: "sort=rssi&dir=desc")
-    let byRSSI = Self.report.devices.filter { $0.rssi != nil }.sorted { $0.rssi! > $1.rssi! } + Self.report.devices.filter { $0.rssi == nil }
+    let byRSSI =
+      Self.report.devices.filter { $0.rssi != nil }.sorted { $0.rssi! > $1.rssi! }
+      + Self.report.devices.filter { $0.rssi == nil }
     #expect(sorted.tags("tr", with: "data-address").map { $0["data-address"] } == byRSSI.map(\.address))
     // Each drift row moved with its device: right under it.
     let all = sorted.tags.filter { $0.name == "tr" && ($0["data-address"] != nil || $0["class"] == "detail") }
     for (row, next) in zip(all, all.dropFirst() + [HTMLScan.Tag(name: "end", attributes: [:])]) {
       #expect((row["class"] == "has-detail") == (next["class"] == "detail"), "\(row) then \(next)")
     }
-    #expect(all.filter { $0["class"] == "detail" }.count == Self.report.devices.filter { AuditHTMLDrift.details($0) != nil }.count)
+    #expect(
+      all.filter { $0["class"] == "detail" }.count
+        == Self.report.devices.filter { AuditHTMLDrift.details($0) != nil }.count)
 
     let searched = try await loaded(Self.report, fragment: "q=dock&sort=name")
     let rows = searched.tags("tr", with: "data-address").filter { $0["hidden"] == nil }
@@ -90,12 +98,14 @@ struct AuditHTMLBrowserTests {
   /// The console check can fail: a page whose script throws, and one whose markup an injected handler would
   /// run from, both show up (so an empty console above means a clean page, not a deaf check).
   @Test(.timeLimit(.minutes(2))) func aScriptErrorReachesTheConsoleCheck() async throws {
-    let broken = AuditHTML.render(Self.report).replacingOccurrences(of: "<footer>", with: "<img src=x onerror=\"alert(1)\"><footer>")
+    let broken = AuditHTML.render(Self.report).replacingOccurrences(
+      of: "<footer>", with: "<img src=x onerror=\"alert(1)\"><footer>")
     try await withPage(broken) { browser, file, directory in
       let run = try await browser.dumpDOM(Chromium.url(file), in: directory)
       #expect(run.console.contains { $0.contains("Content Security Policy") }, "console: \(run.console)")
     }
-    try await withPage("<!DOCTYPE html><title>t</title><script>undefinedFunction()</script>") { browser, file, directory in
+    try await withPage("<!DOCTYPE html><title>t</title><script>undefinedFunction()</script>") {
+      browser, file, directory in
       let run = try await browser.dumpDOM(Chromium.url(file), in: directory)
       #expect(run.console.contains { $0.contains("Uncaught ReferenceError") }, "console: \(run.console)")
     }

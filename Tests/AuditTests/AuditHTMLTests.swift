@@ -20,21 +20,26 @@ import Testing
     for (label, count) in status { #expect(AuditStatus(rawValue: label).map { s.status[$0] } == count, "\(label)") }
     #expect(page.counts(in: "chart-firmware").map { AuditBucket(label: $0.label, count: $0.count) } == s.firmware)
     #expect(page.counts(in: "chart-battery").map { AuditBucket(label: $0.label, count: $0.count) } == s.batteryPercent)
-    #expect(page.counts(in: "chart-battery-mv").map { AuditBucket(label: $0.label, count: $0.count) } == s.batteryMillivolts)
+    #expect(
+      page.counts(in: "chart-battery-mv").map { AuditBucket(label: $0.label, count: $0.count) } == s.batteryMillivolts)
     let segments = page.element(id: "chart-tags")?.tags("rect", with: "data-count") ?? []
     #expect(segments.count == s.tags.count * AuditStatus.allCases.count)
     for segment in segments {
       let tag = s.tags.first { $0.tag == segment["data-tag"] }
       let status = segment["data-label"].flatMap(AuditStatus.init(rawValue:))
-      #expect(tag != nil && status != nil && tag.map { $0.status[status!] } == Int(segment["data-count"] ?? ""), "\(segment)")
+      #expect(
+        tag != nil && status != nil && tag.map { $0.status[status!] } == Int(segment["data-count"] ?? ""), "\(segment)")
     }
   }
 
   @Test func theCardsShowTheSummaryTotals() {
     let s = Self.report.summary
-    var expected = ["devices": s.devices, "lowBattery": s.lowBattery, "oldFirmware": s.oldFirmware, "lastRunFailed": s.lastRunFailed]
+    var expected = [
+      "devices": s.devices, "lowBattery": s.lowBattery, "oldFirmware": s.oldFirmware, "lastRunFailed": s.lastRunFailed,
+    ]
     for st in AuditStatus.allCases { expected[st.rawValue] = s.status[st] }
-    let cards = Self.page.html.matches(of: /data-card="([a-zA-Z]+)"><div class="card-label">[^<]*<\/div><div class="card-value">(\d+)</)
+    let cards = Self.page.html.matches(
+      of: /data-card="([a-zA-Z]+)"><div class="card-label">[^<]*<\/div><div class="card-value">(\d+)</)
     #expect(Dictionary(uniqueKeysWithValues: cards.map { (String($0.output.1), Int($0.output.2)!) }) == expected)
     #expect(s.lowBattery == 2 && s.oldFirmware == 2 && s.lastRunFailed == 1)
   }
@@ -53,7 +58,9 @@ import Testing
 
   @Test func anEmptyReportStillHasEveryChartAndNoRow() {
     let page = HTMLScan(AuditHTML.render(AuditHTMLFixture.empty))
-    for id in ["chart-status", "chart-firmware", "chart-battery", "chart-tags"] { #expect(page.element(id: id) != nil, "\(id)") }
+    for id in ["chart-status", "chart-firmware", "chart-battery", "chart-tags"] {
+      #expect(page.element(id: id) != nil, "\(id)")
+    }
     #expect(page.counts(in: "chart-status").allSatisfy { $0.count == 0 })
     #expect(page.element(id: "chart-battery-mv") == nil)
     #expect(page.tags("tr", with: "data-address").isEmpty)
@@ -78,7 +85,8 @@ import Testing
     device.drift = [AuditDrift(scope: evil, key: evil, expected: evil, actual: evil, source: .air)]
     device.lastApply = AuditRunLink(run: evil, kind: evil, outcome: evil, detail: evil, at: AuditHTMLFixture.generated)
     let report = AuditReport(
-      generatedAt: AuditHTMLFixture.generated, mode: .passive, adapter: evil, profiles: [evil], inventory: evil, scanSeconds: 1,
+      generatedAt: AuditHTMLFixture.generated, mode: .passive, adapter: evil, profiles: [evil], inventory: evil,
+      scanSeconds: 1,
       thresholds: AuditThresholds(), devices: [device])
     let page = HTMLScan(AuditHTML.render(report))
     #expect(page.html.components(separatedBy: "<script").count == 2)
@@ -92,7 +100,9 @@ import Testing
 
   @Test func thePageNamesNothingABrowserWouldFetch() {
     let page = HTMLScan(AuditHTML.render(AuditHTMLFixture.offline))
-    for needle in ["http:", "https:", "ftp:", "=\"//", "url(", "@import", "<link rel=\"stylesheet\"", "<iframe", "<object", "<embed"] {
+    for needle in [
+      "http:", "https:", "ftp:", "=\"//", "url(", "@import", "<link rel=\"stylesheet\"", "<iframe", "<object", "<embed",
+    ] {
       #expect(!page.html.contains(needle), "\(needle)")
     }
     for tag in page.tags {
@@ -101,7 +111,8 @@ import Testing
         #expect(value.hasPrefix("data:") || value.hasPrefix("#"), "<\(tag.name) \(attribute)=\"\(value)\">")
       }
     }
-    let policy = page.tags("meta", with: "http-equiv").first { $0["http-equiv"] == "Content-Security-Policy" }?["content"]
+    let policy = page.tags("meta", with: "http-equiv").first { $0["http-equiv"] == "Content-Security-Policy" }?[
+      "content"]
     #expect(policy?.hasPrefix("default-src 'none';") == true)
   }
 
@@ -112,9 +123,11 @@ import Testing
     let policy = try #require(Self.page.tags("meta", with: "http-equiv").first?["content"])
     #expect(policy.contains("script-src \(SHA256.cspSource(String(script)));"))
     #expect(policy.contains("style-src \(SHA256.cspSource(String(style)));"))
-    #expect(SHA256.digest(Array("abc".utf8)).map { String(format: "%02x", $0) }.joined()
-      == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
-    #expect(SHA256.digest(Array(String(repeating: "a", count: 1_000).utf8)).map { String(format: "%02x", $0) }.joined()
-      == "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3")
+    #expect(
+      SHA256.digest(Array("abc".utf8)).map { String(format: "%02x", $0) }.joined()
+        == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+    #expect(
+      SHA256.digest(Array(String(repeating: "a", count: 1_000).utf8)).map { String(format: "%02x", $0) }.joined()
+        == "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3")
   }
 }

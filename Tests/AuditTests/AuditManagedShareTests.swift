@@ -14,12 +14,17 @@ import Testing
     #expect(s.devices == 7 && s.status.unknown == 1 && s.managed == 6)
     #expect(s.managedPercent(s.status.compliant) == 33)
     let page = HTMLScan(AuditHTML.render(Self.report))
-    #expect(page.element(id: "verdict")?.text.contains("of 6 managed need attention") == true, "\(page.element(id: "verdict")?.text ?? "")")
-    #expect(page.element(id: "verdict")?.text.contains("1 device heard that no profile manages is counted apart") == true)
+    #expect(
+      page.element(id: "verdict")?.text.contains("of 6 managed need attention") == true,
+      "\(page.element(id: "verdict")?.text ?? "")")
+    #expect(
+      page.element(id: "verdict")?.text.contains("1 device heard that no profile manages is counted apart") == true)
     #expect(page.html.contains(">33 %</text>"), "the donut's middle is the managed share")
     #expect(page.html.contains("33 % of managed · matches its profile"))
     let markdown = AuditMarkdown.render(Self.report)
-    #expect(markdown.contains("2 of 6 managed devices compliant (33 %); 1 heard that no profile manages (unknown), not in the share."))
+    #expect(
+      markdown.contains(
+        "2 of 6 managed devices compliant (33 %); 1 heard that no profile manages (unknown), not in the share."))
   }
 
   @Test func unmanagedRowsCanBeLeftOutAndAreStillCounted() {
@@ -51,7 +56,10 @@ import Testing
 @Suite(.timeLimit(.minutes(1))) struct AuditReadingJSONTests {
   @Test func aReadingWithoutBatteryHasNoBatteryMember() throws {
     let at = Date(timeIntervalSince1970: 1_767_225_600)
-    let readings = [AuditReading(at: at, rssi: -60, battery: AuditBattery()), AuditReading(at: at, rssi: nil, battery: AuditBattery(percent: 80))]
+    let readings = [
+      AuditReading(at: at, rssi: -60, battery: AuditBattery()),
+      AuditReading(at: at, rssi: nil, battery: AuditBattery(percent: 80)),
+    ]
     let encoder = JSONEncoder()
     encoder.outputFormatting = .sortedKeys
     let text = String(decoding: try encoder.encode(readings), as: UTF8.self)

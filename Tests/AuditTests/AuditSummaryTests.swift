@@ -6,19 +6,25 @@ import Testing
 
 @Suite(.timeLimit(.minutes(2))) struct AuditSummaryTests {
   static let devices = [
-    AuditDevice(address: "AA:00:00:00:00:01", firmwareVersion: "5.22", tags: ["front"], status: .compliant, heard: true,
+    AuditDevice(
+      address: "AA:00:00:00:00:01", firmwareVersion: "5.22", tags: ["front"], status: .compliant, heard: true,
       battery: AuditBattery(percent: 95)),
-    AuditDevice(address: "AA:00:00:00:00:02", firmwareVersion: "5.9", tags: ["front", "cold"], status: .drifted, heard: true,
+    AuditDevice(
+      address: "AA:00:00:00:00:02", firmwareVersion: "5.9", tags: ["front", "cold"], status: .drifted, heard: true,
       battery: AuditBattery(percent: 7), flags: [.lowBattery]),
     AuditDevice(address: "AA:00:00:00:00:03", tags: ["cold"], status: .missing, heard: false),
-    AuditDevice(address: "AA:00:00:00:00:04", firmwareVersion: "5.10", status: .unknown, heard: true,
+    AuditDevice(
+      address: "AA:00:00:00:00:04", firmwareVersion: "5.10", status: .unknown, heard: true,
       battery: AuditBattery(millivolts: 2950)),
   ]
 
   @Test func countsEachStatusFlagAndTag() {
     let s = AuditSummary(Self.devices)
     #expect(s.devices == 4)
-    #expect([s.status.compliant, s.status.drifted, s.status.missing, s.status.unknown, s.status.unreachable] as [Int] == [1, 1, 1, 1, 0])
+    #expect(
+      [s.status.compliant, s.status.drifted, s.status.missing, s.status.unknown, s.status.unreachable] as [Int] == [
+        1, 1, 1, 1, 0,
+      ])
     #expect(s.lowBattery == 1)
     #expect(s.tags.map(\.tag) == ["cold", "front"])
     #expect(s.tags[0].status.drifted == 1 && s.tags[0].status.missing == 1 && s.tags[0].status.compliant == 0)
@@ -43,9 +49,11 @@ import Testing
 
 @Suite(.timeLimit(.minutes(2))) struct AuditCSVTests {
   @Test func fieldsAreQuotedAsRFC4180AndFormulasAreDefused() {
-    let device = AuditDevice(address: "AA:00:00:00:00:01", name: "=HYPERLINK(\"http://x\")", tags: ["+tag", "b,c"], status: .unknown,
+    let device = AuditDevice(
+      address: "AA:00:00:00:00:01", name: "=HYPERLINK(\"http://x\")", tags: ["+tag", "b,c"], status: .unknown,
       heard: true, rssi: -70)
-    let report = AuditReport(generatedAt: Date(timeIntervalSince1970: 0), mode: .passive, adapter: "sim", profiles: [],
+    let report = AuditReport(
+      generatedAt: Date(timeIntervalSince1970: 0), mode: .passive, adapter: "sim", profiles: [],
       inventory: nil, scanSeconds: 1, thresholds: AuditThresholds(), devices: [device])
     let lines = AuditCSV.render(report).components(separatedBy: "\r\n")
     #expect(lines.count == 3 && lines[2] == "")
@@ -57,15 +65,20 @@ import Testing
   /// devices of unknown version are counted (the unmanaged one of unknown version is not), and every
   /// format that shows the old-firmware count says firmware was not compared for them.
   @Test func firmwareThatCouldNotBeComparedIsCountedAndSaid() {
-    let s = AuditSummary(AuditSummaryTests.devices + [AuditDevice(address: "AA:00:00:00:00:05", status: .unknown, heard: true)])
+    let s = AuditSummary(
+      AuditSummaryTests.devices + [AuditDevice(address: "AA:00:00:00:00:05", status: .unknown, heard: true)])
     #expect(s.firmwareUnknown == 1)
     let report = AuditReport(
-      generatedAt: Date(timeIntervalSince1970: 0), mode: .passive, adapter: "hci0", profiles: ["p.json"], inventory: nil,
-      scanSeconds: 5, thresholds: AuditThresholds(newestFirmware: ["KBPro": "5.22"]), devices: AuditSummaryTests.devices)
-    #expect(AuditMarkdown.render(report).contains("Firmware not compared for 1 managed device: its version is not known"))
+      generatedAt: Date(timeIntervalSince1970: 0), mode: .passive, adapter: "hci0", profiles: ["p.json"],
+      inventory: nil,
+      scanSeconds: 5, thresholds: AuditThresholds(newestFirmware: ["KBPro": "5.22"]), devices: AuditSummaryTests.devices
+    )
+    #expect(
+      AuditMarkdown.render(report).contains("Firmware not compared for 1 managed device: its version is not known"))
     #expect(AuditHTML.render(report).contains("not compared: 1 managed of unknown version"))
     let known = AuditReport(
-      generatedAt: Date(timeIntervalSince1970: 0), mode: .passive, adapter: "hci0", profiles: ["p.json"], inventory: nil,
+      generatedAt: Date(timeIntervalSince1970: 0), mode: .passive, adapter: "hci0", profiles: ["p.json"],
+      inventory: nil,
       scanSeconds: 5, thresholds: AuditThresholds(), devices: Array(AuditSummaryTests.devices.prefix(2)))
     #expect(!AuditMarkdown.render(known).contains("not compared"))
   }
@@ -91,9 +104,13 @@ import Testing
 /// output straight into the operator's terminal, and into a file that `cat` replays.
 @Suite(.timeLimit(.minutes(2))) struct AuditCSVControlCharacterTests {
   static let report = AuditReport(
-    generatedAt: Date(timeIntervalSince1970: 0), mode: .passive, adapter: "sim", profiles: [], inventory: nil, scanSeconds: 1,
+    generatedAt: Date(timeIntervalSince1970: 0), mode: .passive, adapter: "sim", profiles: [], inventory: nil,
+    scanSeconds: 1,
     thresholds: AuditThresholds(),
-    devices: [AuditDevice(address: "AA:00:00:00:00:01", name: "\u{1B}]0;pwned\u{07}a,b\nc\u{9B}2J", status: .unknown, heard: true)])
+    devices: [
+      AuditDevice(
+        address: "AA:00:00:00:00:01", name: "\u{1B}]0;pwned\u{07}a,b\nc\u{9B}2J", status: .unknown, heard: true)
+    ])
 
   @Test func aFileKeepsLineBreaksInAQuotedFieldAndEscapesTheRest() {
     let row = AuditCSV.render(Self.report).components(separatedBy: "\r\n")[1]

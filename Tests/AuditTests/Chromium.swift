@@ -23,7 +23,8 @@ struct Chromium {
   /// `chromium` on `PATH`, or nil.
   static func find() -> Chromium? {
     let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
-    return folders.map { "\($0)/chromium" }.first { FileManager.default.isExecutableFile(atPath: $0) }.map(Chromium.init)
+    return folders.map { "\($0)/chromium" }.first { FileManager.default.isExecutableFile(atPath: $0) }.map(
+      Chromium.init)
   }
 
   /// `file:///…/audit.html#filter=drifted`.
@@ -44,13 +45,15 @@ struct Chromium {
   func run(_ arguments: [String], in directory: String) async throws -> Run {
     let profile = "\(directory)/chromium-profile-\(UUID().uuidString.prefix(8))"
     let options = [
-      "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run", "--no-default-browser-check",
+      "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+      "--no-default-browser-check",
       "--disable-extensions", "--disable-background-networking", "--disable-component-update", "--mute-audio",
       "--user-data-dir=\(profile)", "--enable-logging=stderr", "--v=0",
     ]
     let result = try await LocalTools.output(path, options + arguments, in: directory, within: 90)
     guard result.status == 0 else {
-      throw ServerError("chromium \(arguments.joined(separator: " ")) exited \(result.status):\n\(result.stderr.suffix(3_000))")
+      throw ServerError(
+        "chromium \(arguments.joined(separator: " ")) exited \(result.status):\n\(result.stderr.suffix(3_000))")
     }
     let console = result.stderr.split(separator: "\n").filter { $0.contains(":CONSOLE") }.map(String.init)
     return Run(stdout: result.stdout, console: console)

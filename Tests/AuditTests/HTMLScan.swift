@@ -56,6 +56,8 @@ struct HTMLScan {
 
   /// `data-label` → `data-count` of the counted elements inside the element with this id, in order.
   func counts(in id: String) -> [(label: String, count: Int)] {
-    (element(id: id)?.tags(with: "data-count") ?? []).map { ($0["data-label"] ?? "", Int($0["data-count"] ?? "") ?? -1) }
+    (element(id: id)?.tags(with: "data-count") ?? []).map {
+      ($0["data-label"] ?? "", Int($0["data-count"] ?? "") ?? -1)
+    }
   }
 }

@@ -46,10 +46,14 @@ import Testing
   }
 
   @Test func addressTypesAreWordsInJSONAndNumbersAreStillRead() throws {
-    #expect(String(decoding: try JSONEncoder().encode([AddressType.public, .random]), as: UTF8.self) == #"["public","random"]"#)
+    #expect(
+      String(decoding: try JSONEncoder().encode([AddressType.public, .random]), as: UTF8.self)
+        == #"["public","random"]"#)
     let decoded = try JSONDecoder().decode([AddressType].self, from: Data(#"["random", 1, 2, "public"]"#.utf8))
     #expect(decoded == [.random, .public, .random, .public])
-    #expect(throws: DecodingError.self) { try JSONDecoder().decode([AddressType].self, from: Data(#"["static"]"#.utf8)) }
+    #expect(throws: DecodingError.self) {
+      try JSONDecoder().decode([AddressType].self, from: Data(#"["static"]"#.utf8))
+    }
     #expect(throws: DecodingError.self) { try JSONDecoder().decode([AddressType].self, from: Data("[3]".utf8)) }
   }
 }

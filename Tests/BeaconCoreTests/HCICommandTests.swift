@@ -25,7 +25,10 @@ import Testing
   @Test func legacyScanCommands() {
     // 01 | 0B 20 | 07 | 01 active | 10 00 interval 10 ms | 08 00 window 5 ms | 00 own public | 00 accept all
     let active = ScanParameters(active: true, interval: 0x0010, window: 0x0008)
-    #expect(HCICommand.leSetScanParameters(active).packet == [0x01, 0x0B, 0x20, 0x07, 0x01, 0x10, 0x00, 0x08, 0x00, 0x00, 0x00])
+    #expect(
+      HCICommand.leSetScanParameters(active).packet == [
+        0x01, 0x0B, 0x20, 0x07, 0x01, 0x10, 0x00, 0x08, 0x00, 0x00, 0x00,
+      ])
     // Passive: the type octet is 00.
     #expect(HCICommand.leSetScanParameters(ScanParameters(active: false)).parameters[0] == 0x00)
     // 01 | 0C 20 | 02 | 01 enable | 00 keep duplicates
@@ -40,13 +43,15 @@ import Testing
       HCICommand.leSetExtendedScanParameters(ScanParameters()).packet
         == [0x01, 0x41, 0x20, 0x08, 0x00, 0x00, 0x01, 0x01, 0x10, 0x00, 0x10, 0x00])
     // 01 | 42 20 | 06 | 01 enable | 00 duplicates kept | 00 00 duration: until disabled | 00 00 period: none
-    #expect(HCICommand.leSetExtendedScanEnable(true).packet == [0x01, 0x42, 0x20, 0x06, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00])
+    #expect(
+      HCICommand.leSetExtendedScanEnable(true).packet == [0x01, 0x42, 0x20, 0x06, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00])
   }
 
   @Test func randomAddressTravelsLeastSignificantOctetFirst() {
     // 01 | 05 20 | 06 | 55 44 33 22 11 C0 (= C0:11:22:33:44:55)
     let address = BluetoothAddress("C0:11:22:33:44:55")!
-    #expect(HCICommand.leSetRandomAddress(address).packet == [0x01, 0x05, 0x20, 0x06, 0x55, 0x44, 0x33, 0x22, 0x11, 0xC0])
+    #expect(
+      HCICommand.leSetRandomAddress(address).packet == [0x01, 0x05, 0x20, 0x06, 0x55, 0x44, 0x33, 0x22, 0x11, 0xC0])
   }
 
   @Test func legacyAdvertisingCommands() {
@@ -86,17 +91,22 @@ import Testing
     var nonConnectable = settings
     nonConnectable.connectable = false
     // Properties 10 00 = legacy ADV_NONCONN_IND.
-    #expect(Array(HCICommand.leSetExtendedAdvertisingParameters(handle: 1, nonConnectable).parameters[1...2]) == [0x10, 0x00])
+    #expect(
+      Array(HCICommand.leSetExtendedAdvertisingParameters(handle: 1, nonConnectable).parameters[1...2]) == [0x10, 0x00])
     var scannable = nonConnectable
     scannable.scanResponseData = [0x05, 0x09, 0x53, 0x74, 0x6F, 0x72]
     // Properties 12 00 = legacy ADV_SCAN_IND (scannable|legacy).
-    #expect(Array(HCICommand.leSetExtendedAdvertisingParameters(handle: 1, scannable).parameters[1...2]) == [0x12, 0x00])
+    #expect(
+      Array(HCICommand.leSetExtendedAdvertisingParameters(handle: 1, scannable).parameters[1...2]) == [0x12, 0x00])
     // 01 | 37 20 | 07 | 01 handle | 03 complete | 01 no fragmenting | 03 length | 02 01 06
     #expect(
       HCICommand.leSetExtendedAdvertisingData(handle: 1, [0x02, 0x01, 0x06]).packet
         == [0x01, 0x37, 0x20, 0x07, 0x01, 0x03, 0x01, 0x03, 0x02, 0x01, 0x06])
     // 01 | 38 20 | 04 | 01 handle | 03 | 01 | 00 empty scan response
-    #expect(HCICommand.leSetExtendedScanResponseData(handle: 1, []).packet == [0x01, 0x38, 0x20, 0x04, 0x01, 0x03, 0x01, 0x00])
+    #expect(
+      HCICommand.leSetExtendedScanResponseData(handle: 1, []).packet == [
+        0x01, 0x38, 0x20, 0x04, 0x01, 0x03, 0x01, 0x00,
+      ])
     // 01 | 39 20 | 06 | 01 enable | 01 one set | 01 handle | 00 00 no duration | 00 no event limit
     #expect(
       HCICommand.leSetExtendedAdvertisingEnable(true, handle: 1).packet

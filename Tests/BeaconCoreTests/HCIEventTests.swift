@@ -84,7 +84,9 @@ import Testing
     // 04 3E 13 | 01 LE Connection Complete | 00 success | 40 00 handle 0x040 | 00 central | 00 public |
     // address | 18 00 interval 30 ms | 00 00 latency | C8 00 timeout 2 s | 00 clock accuracy
     let legacy: [UInt8] =
-      [0x04, 0x3E, 0x13, 0x01, 0x00, 0x40, 0x00, 0x00, 0x00] + Self.wireAddress + [0x18, 0x00, 0x00, 0x00, 0xC8, 0x00, 0x00]
+      [0x04, 0x3E, 0x13, 0x01, 0x00, 0x40, 0x00, 0x00, 0x00] + Self.wireAddress + [
+        0x18, 0x00, 0x00, 0x00, 0xC8, 0x00, 0x00,
+      ]
     guard case .leConnectionComplete(let c) = try HCIEvent(packet: legacy) else {
       Issue.record("not a connection complete")
       return
@@ -99,7 +101,8 @@ import Testing
       Issue.record("not an enhanced connection complete")
       return
     }
-    #expect(e.status == .connectionFailedToEstablish && e.handle == 0x41 && e.peerAddressType == 1 && e.interval == 0x28)
+    #expect(
+      e.status == .connectionFailedToEstablish && e.handle == 0x41 && e.peerAddressType == 1 && e.interval == 0x28)
     // 04 05 04 | 00 success | 40 00 handle | 13 remote user terminated
     #expect(
       try HCIEvent(packet: [0x04, 0x05, 0x04, 0x00, 0x40, 0x00, 0x13])

@@ -26,7 +26,8 @@ import Testing
     #expect(
       MgmtCommand.disconnect(BluetoothAddress("00:AA:01:00:00:00")!, type: .public, index: 1).packet
         == [0x14, 0x00, 0x01, 0x00, 0x07, 0x00, 0x00, 0x00, 0x00, 0x01, 0xAA, 0x00, 0x01])
-    #expect(MgmtCommand.disconnect(BluetoothAddress("C0:00:00:00:00:01")!, type: .random, index: 0).parameters.last == 0x02)
+    #expect(
+      MgmtCommand.disconnect(BluetoothAddress("C0:00:00:00:00:01")!, type: .random, index: 0).parameters.last == 0x02)
   }
 
   @Test func addAdvertisingPacket() {
@@ -36,7 +37,10 @@ import Testing
       instance: 1, connectable: true, advertisingData: [0x02, 0x01, 0x06], scanResponseData: [], index: 1)
     #expect(
       command.packet
-        == [0x3E, 0x00, 0x01, 0x00, 0x0E, 0x00, 0x01, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00, 0x02, 0x01, 0x06])
+        == [
+          0x3E, 0x00, 0x01, 0x00, 0x0E, 0x00, 0x01, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00, 0x02,
+          0x01, 0x06,
+        ])
     // 3F 00 Remove Advertising | 01 00 | 01 00 | 00 all instances
     #expect(MgmtCommand.removeAdvertising(instance: 0, index: 1).packet == [0x3F, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00])
   }
@@ -91,7 +95,9 @@ import Testing
       try MgmtEvent(packet: [0x06, 0x00, 0x01, 0x00, 0x04, 0x00, 0x01, 0x02, 0x00, 0x00]).payload
         == .newSettings([.powered, .lowEnergy]))
     #expect(try MgmtEvent(packet: [0x05, 0x00, 0x01, 0x00, 0x00, 0x00]).payload == .indexRemoved)
-    #expect(try MgmtEvent(packet: [0x0B, 0x00, 0x00, 0x00, 0x01, 0x00, 0x7F]).payload == .other(code: 0x0B, parameters: [0x7F]))
+    #expect(
+      try MgmtEvent(packet: [0x0B, 0x00, 0x00, 0x00, 0x01, 0x00, 0x7F]).payload
+        == .other(code: 0x0B, parameters: [0x7F]))
   }
 
   @Test func controllerInfoReply() throws {
@@ -104,7 +110,9 @@ import Testing
       + [0x01, 0x02, 0x00, 0x00]  // current: powered | LE
       + [0x00, 0x00, 0x00] + name + Array("bt".utf8) + [UInt8](repeating: 0, count: 9)
     let info = try MgmtControllerInfo(returnParameters: reply)
-    #expect(info.address == BluetoothAddress("11:22:33:44:55:66")! && info.bluetoothVersion == 9 && info.manufacturer == 0x05F1)
+    #expect(
+      info.address == BluetoothAddress("11:22:33:44:55:66")! && info.bluetoothVersion == 9
+        && info.manufacturer == 0x05F1)
     #expect(info.currentSettings == [.powered, .lowEnergy] && info.supportedSettings.contains(.advertising))
     #expect(info.name == "btvirt-test" && info.shortName == "bt")
     #expect(throws: HCIDecodingError.self) { try MgmtControllerInfo(returnParameters: Array(reply.prefix(279))) }

@@ -31,7 +31,9 @@ import Testing
 
   @Test func linkAndServerErrorsNameTheCause() {
     #expect(BlueZError(errno: EADDRINUSE, call: "bind(L2CAP)", adapter: "hci1").description.contains("bluetoothd"))
-    #expect(BlueZError(errno: EALREADY, call: "connect(L2CAP LE)", adapter: "hci0").description.contains("one link at a time"))
+    #expect(
+      BlueZError(errno: EALREADY, call: "connect(L2CAP LE)", adapter: "hci0").description.contains("one link at a time")
+    )
     #expect(BlueZError(errno: ERFKILL, call: "HCIDEVUP", adapter: "hci0").description.contains("rfkill unblock"))
     #expect(BlueZError(errno: ENETDOWN, call: "send(HCI)", adapter: "hci0").description.contains("hciconfig hci0 up"))
   }

@@ -92,7 +92,8 @@ enum FakeMgmt {
   }
 
   /// Command Complete (0x0001): opcode, status, return parameters.
-  static func complete(_ opcode: UInt16, index: UInt16, status: UInt8 = 0, _ returnParameters: [UInt8] = []) -> [UInt8] {
+  static func complete(_ opcode: UInt16, index: UInt16, status: UInt8 = 0, _ returnParameters: [UInt8] = []) -> [UInt8]
+  {
     event(0x0001, index: index, [UInt8(opcode & 0xFF), UInt8(opcode >> 8), status] + returnParameters)
   }
 

@@ -69,7 +69,9 @@ import Testing
     let pad = [UInt8](repeating: 0xEE, count: 200)
     let filler = [0x00] + pad
     var fillers = 0
-    while filler.withUnsafeBytes({ Glibc.send(fds[0], $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) > 0 { fillers += 1 }
+    while filler.withUnsafeBytes({ Glibc.send(fds[0], $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) > 0 {
+      fillers += 1
+    }
     #expect(errno == EAGAIN && fillers > 0)
     let sender = try FileDescriptorBearer(fileDescriptor: fds[0], peer: BluetoothAddress(rawValue: 3))
     let receiver = fds[1]

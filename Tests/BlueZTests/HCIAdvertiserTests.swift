@@ -8,7 +8,8 @@ import Testing
 @Suite(.timeLimit(.minutes(2))) struct HCIAdvertiserTests {
   static let adapter = Adapter(index: 1, name: "hci1", address: BluetoothAddress(rawValue: 0xBB), isUp: true)
   static let settings = AdvertisingSettings(
-    connectable: true, interval: 0x00A0, advertisingData: [0x02, 0x01, 0x06], scanResponseData: [0x03, 0x08, 0x62, 0x70])
+    connectable: true, interval: 0x00A0, advertisingData: [0x02, 0x01, 0x06],
+    scanResponseData: [0x03, 0x08, 0x62, 0x70])
 
   /// Success for everything except the disable command, which answers `disableStatus`.
   static func controller(mask: [UInt8], disableStatus: UInt8) -> FakeControllerEndpoint {
@@ -61,7 +62,10 @@ import Testing
     #expect(extended.map(\.opcode.rawValue) == [0x2036, 0x2035, 0x2037, 0x2038, 0x2039])
     #expect(extended[1].parameters == [0x01, 0x02, 0x00, 0x01, 0x01, 0xAA, 0x00])
     // a public own address sends no address command
-    #expect(HCIAdvertiser.startCommands(Self.settings, extended: false).map(\.opcode.rawValue) == [0x2006, 0x2008, 0x2009, 0x200A])
+    #expect(
+      HCIAdvertiser.startCommands(Self.settings, extended: false).map(\.opcode.rawValue) == [
+        0x2006, 0x2008, 0x2009, 0x200A,
+      ])
   }
 
   @Test func otherFailuresOnDisableAreReported() async throws {

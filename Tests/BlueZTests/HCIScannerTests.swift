@@ -22,7 +22,9 @@ import Testing
       }
       var replies = [FakeHCI.commandComplete(opcode, [0x00])]
       let enabling = packet.count > 4 && packet[4] == 0x01
-      if enabling && (opcode == HCIOpcode.leSetScanEnable.rawValue || opcode == HCIOpcode.leSetExtendedScanEnable.rawValue) {
+      if enabling
+        && (opcode == HCIOpcode.leSetScanEnable.rawValue || opcode == HCIOpcode.leSetExtendedScanEnable.rawValue)
+      {
         replies.append([0x04, 0x3E, 0x02, 0x7F, 0x00])  // an unknown LE subevent first: ignored
         replies.append(advertisingEvent)
       }
@@ -100,7 +102,8 @@ import Testing
       try await HCIScanner(adapter: Self.adapter).run(ScanParameters(), on: socket) { _ in }
     }
     let text = ControllerCommandError.hci(.leSetScanParameters, .commandDisallowed, adapter: "hci0").description
-    #expect(text.contains("Command Disallowed (0x0C)") && text.contains("bluetoothd") && text.contains("--scan-backend mgmt"))
+    #expect(
+      text.contains("Command Disallowed (0x0C)") && text.contains("bluetoothd") && text.contains("--scan-backend mgmt"))
   }
 
   @Test func unansweredCommandTimesOut() async throws {

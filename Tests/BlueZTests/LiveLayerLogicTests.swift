@@ -26,8 +26,10 @@ import Testing
     let extended = HCIAdvertiser.startCommands(settings, extended: true)
     #expect(
       extended.map(\.opcode)
-        == [.leSetExtendedAdvertisingParameters, .leSetExtendedAdvertisingData, .leSetExtendedScanResponseData,
-          .leSetExtendedAdvertisingEnable])
+        == [
+          .leSetExtendedAdvertisingParameters, .leSetExtendedAdvertisingData, .leSetExtendedScanResponseData,
+          .leSetExtendedAdvertisingEnable,
+        ])
     #expect(extended.allSatisfy { $0.parameters.first == HCIAdvertiser.extendedHandle })
     #expect(HCIAdvertiser.stopCommand(extended: false) == .leSetAdvertisingEnable(false))
     #expect(HCIAdvertiser.stopCommand(extended: true) == .leSetExtendedAdvertisingEnable(false, handle: 1))
@@ -39,7 +41,8 @@ import Testing
     let tooFast = AdvertisingSettings(connectable: true, interval: 0x0010, advertisingData: [])
     #expect(throws: ControllerCommandError.self) { try HCIAdvertiser.validate(tooFast) }
     #expect(throws: Never.self) {
-      try HCIAdvertiser.validate(AdvertisingSettings(connectable: true, advertisingData: [UInt8](repeating: 0, count: 31)))
+      try HCIAdvertiser.validate(
+        AdvertisingSettings(connectable: true, advertisingData: [UInt8](repeating: 0, count: 31)))
     }
   }
 
@@ -48,7 +51,11 @@ import Testing
     var running = 0
     var maximum = 0
     var order: [Int] = []
-    func enter(_ id: Int) { running += 1; maximum = max(maximum, running); order.append(id) }
+    func enter(_ id: Int) {
+      running += 1
+      maximum = max(maximum, running)
+      order.append(id)
+    }
     func leave() { running -= 1 }
   }
 

@@ -34,7 +34,8 @@ import Testing
       case 0x0004: return [FakeMgmt.complete(opcode, index: index, Self.info(settings))]
       case 0x000D: return [FakeMgmt.complete(opcode, index: index, [0x00, 0x02, 0x00, 0x00])]  // LE on, still off
       case 0x0005: return [FakeMgmt.complete(opcode, index: index, [0x01, 0x02, 0x00, 0x00])]  // powered | LE
-      case 0x0023 where startStatus != 0: return [FakeMgmt.status(opcode, index: index, status: startStatus), Self.deviceFound(index: index)]
+      case 0x0023 where startStatus != 0:
+        return [FakeMgmt.status(opcode, index: index, status: startStatus), Self.deviceFound(index: index)]
       case 0x0023:
         return [FakeMgmt.complete(opcode, index: index, [0x06]), Self.deviceFound(index: 0)] + afterStart
           + [Self.deviceFound(index: index)]
@@ -44,7 +45,9 @@ import Testing
   }
 
   /// Runs until `reports` reports arrived, stops, returns them and the commands sent.
-  static func scan(_ fake: FakeControllerEndpoint, reports wanted: Int = 1) async throws -> ([AdvertisingReport], [[UInt8]]) {
+  static func scan(_ fake: FakeControllerEndpoint, reports wanted: Int = 1) async throws -> (
+    [AdvertisingReport], [[UInt8]]
+  ) {
     let socket = try MgmtSocket(adopting: fake.clientDescriptor)
     let (stream, sink) = AsyncStream<AdvertisingReport>.makeStream()
     let scan = Task { try await MgmtScanner(adapter: adapter).run(ScanParameters(), on: socket) { sink.yield($0) } }
@@ -63,7 +66,8 @@ import Testing
     let (reports, sent) = try await Self.scan(Self.kernel(settings: 0x0201))  // powered | LE
     #expect(reports.count == 1)
     #expect(reports.first?.address == BluetoothAddress("11:22:33:44:55:66")! && reports.first?.addressType == .random)
-    #expect(reports.first?.rssi == -55 && reports.first?.kind == .connectable && reports.first?.data == [0x02, 0x01, 0x06])
+    #expect(
+      reports.first?.rssi == -55 && reports.first?.kind == .connectable && reports.first?.data == [0x02, 0x01, 0x06])
     #expect(
       sent == [
         [0x04, 0x00, 0x01, 0x00, 0x00, 0x00],  // Read Controller Information, hci1
@@ -75,7 +79,8 @@ import Testing
   @Test func unpoweredAdapterWithoutLEIsPreparedFirst() async throws {
     let (_, sent) = try await Self.scan(Self.kernel(settings: 0x0000))
     #expect(sent.map(FakeMgmt.opcode) == [0x0004, 0x000D, 0x0005, 0x0023, 0x0024])
-    #expect(sent[1] == [0x0D, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01] && sent[2] == [0x05, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01])
+    #expect(
+      sent[1] == [0x0D, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01] && sent[2] == [0x05, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01])
   }
 
   @Test func discoveryIsRestartedWhenTheKernelEndsARound() async throws {
@@ -125,7 +130,12 @@ import Testing
 /// Counts Start Discovery commands seen by a fake kernel (its closure runs on the fake's thread).
 final class StartCounter: Sendable {
   private let count = Mutex(0)
-  func next() -> Int { count.withLock { $0 += 1; return $0 } }
+  func next() -> Int {
+    count.withLock {
+      $0 += 1
+      return $0
+    }
+  }
 }
 
 /// A refused restart (the kernel creating a connection interrupts discovery) is retried, not fatal.

@@ -18,8 +18,10 @@ import Testing
 
   @Test func connectionKeepsPacketBoundaries() async throws {
     let (a, b) = Self.pair()
-    let left = L2CAPConnection(handle: try SocketHandle(adopting: a, adapter: "hci0"), adapter: "hci0", peer: Self.peer, peerType: .public)
-    let right = L2CAPConnection(handle: try SocketHandle(adopting: b, adapter: "hci1"), adapter: "hci1", peer: Self.peer, peerType: .random)
+    let left = L2CAPConnection(
+      handle: try SocketHandle(adopting: a, adapter: "hci0"), adapter: "hci0", peer: Self.peer, peerType: .public)
+    let right = L2CAPConnection(
+      handle: try SocketHandle(adopting: b, adapter: "hci1"), adapter: "hci1", peer: Self.peer, peerType: .random)
     try left.send([0x02, 0x17, 0x00])
     try left.send([0x0A, 0x03, 0x00])
     #expect(try await right.receive(timeout: .seconds(5)) == [0x02, 0x17, 0x00])
@@ -33,7 +35,8 @@ import Testing
   @Test func closeWakesABlockedReceiver() async throws {
     let (a, b) = Self.pair()
     defer { close(b) }
-    let connection = L2CAPConnection(handle: try SocketHandle(adopting: a, adapter: "hci0"), adapter: "hci0", peer: Self.peer, peerType: .public)
+    let connection = L2CAPConnection(
+      handle: try SocketHandle(adopting: a, adapter: "hci0"), adapter: "hci0", peer: Self.peer, peerType: .public)
     let waiting = Task { try await connection.receive() }  // no timeout: only close() can end it
     connection.close()
     await #expect(throws: LinkError(.closed, peer: Self.peer)) { try await waiting.value }
@@ -42,7 +45,8 @@ import Testing
   @Test func receiveTimesOut() async throws {
     let (a, b) = Self.pair()
     defer { close(b) }
-    let connection = L2CAPConnection(handle: try SocketHandle(adopting: a, adapter: "hci0"), adapter: "hci0", peer: Self.peer, peerType: .public)
+    let connection = L2CAPConnection(
+      handle: try SocketHandle(adopting: a, adapter: "hci0"), adapter: "hci0", peer: Self.peer, peerType: .public)
     defer { connection.close() }
     await #expect(throws: ControllerCommandError.timeout(command: "L2CAP receive", adapter: "hci0")) {
       try await connection.receive(timeout: .milliseconds(20))
@@ -52,7 +56,8 @@ import Testing
   @Test func takingTheDescriptorLeavesItOpen() async throws {
     let (a, b) = Self.pair()
     defer { close(b) }
-    let connection = L2CAPConnection(handle: try SocketHandle(adopting: a, adapter: "hci0"), adapter: "hci0", peer: Self.peer, peerType: .public)
+    let connection = L2CAPConnection(
+      handle: try SocketHandle(adopting: a, adapter: "hci0"), adapter: "hci0", peer: Self.peer, peerType: .public)
     let fd = try #require(connection.takeDescriptor())
     #expect(connection.takeDescriptor() == nil)
     connection.close()  // must not close the handed-over descriptor
@@ -68,18 +73,24 @@ import Testing
     let (registered, registration) = AsyncStream.makeStream(of: Void.self)
     var registrations = registered.makeAsyncIterator()
     let first = Task {
-      try await replies.wait(for: 7, timeout: .seconds(30), timeoutError: { CancellationError() }) { registration.yield() }
+      try await replies.wait(for: 7, timeout: .seconds(30), timeoutError: { CancellationError() }) {
+        registration.yield()
+      }
     }
     _ = await registrations.next()
     #expect(replies.resolve(7, with: 1))
     let second = Task {
-      try await replies.wait(for: 7, timeout: .seconds(30), timeoutError: { CancellationError() }) { registration.yield() }
+      try await replies.wait(for: 7, timeout: .seconds(30), timeoutError: { CancellationError() }) {
+        registration.yield()
+      }
     }
     _ = await registrations.next()
     #expect(replies.resolve(7, with: 2))
     #expect(try await first.value == 1)
     #expect(try await second.value == 2)
-    let waiter = Task { try await replies.wait(for: 9, timeout: .seconds(30), timeoutError: { CancellationError() }) {} }
+    let waiter = Task {
+      try await replies.wait(for: 9, timeout: .seconds(30), timeoutError: { CancellationError() }) {}
+    }
     waiter.cancel()
     await #expect(throws: CancellationError.self) { try await waiter.value }
     #expect(!replies.resolve(9, with: 3))  // the cancelled waiter is gone

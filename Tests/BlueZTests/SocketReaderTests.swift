@@ -12,9 +12,10 @@ import Testing
   static let closed = BlueZError(errno: EBADF, call: "test socket closed", adapter: "hci9")
 
   /// A reader on one end of a fresh pair; the other end is the test's "controller".
-  func start() throws -> (handle: SocketHandle, peer: Int32, replies: PendingReplies<UInt8, [UInt8]>,
-    events: AsyncStream<[UInt8]>)
-  {
+  func start() throws -> (
+    handle: SocketHandle, peer: Int32, replies: PendingReplies<UInt8, [UInt8]>,
+    events: AsyncStream<[UInt8]>
+  ) {
     let (a, b) = SocketPlumbingTests.pair()
     let handle = try SocketHandle(adopting: a, adapter: "hci9")
     let replies = PendingReplies<UInt8, [UInt8]>()
@@ -83,7 +84,8 @@ import Testing
     #expect(ErrnoText.message(EBADF) == "Bad file descriptor")
     #expect(ErrnoText.message(ETIMEDOUT) == "Connection timed out")
     #expect(ErrnoText.message(123_456) == "Unknown error 123456")
-    #expect(BlueZError(errno: EHOSTDOWN, call: "connect(L2CAP LE)").description == "connect(L2CAP LE) failed: Host is down")
+    #expect(
+      BlueZError(errno: EHOSTDOWN, call: "connect(L2CAP LE)").description == "connect(L2CAP LE) failed: Host is down")
     let texts = await withTaskGroup(of: (Int32, String).self) { group in
       for code in Int32(200_000)..<200_064 { group.addTask { (code, ErrnoText.message(code)) } }
       return await group.reduce(into: [:]) { $0[$1.0] = $1.1 }

@@ -52,17 +52,20 @@ struct AddressTypeTests {
 
   @Test func theOverrideSkipsTheScanAndIsTakenAsGiven() async throws {
     try await withFleet { adapter in
-      let right = try await run(["read", random, "--adapter", adapter, "--address-type", "random"], as: ReadCommand.self)
+      let right = try await run(
+        ["read", random, "--adapter", adapter, "--address-type", "random"], as: ReadCommand.self)
       try await right.execute { _ in }
       // As public, the device is never reached: the kernel (and the simulator) time the connect out.
-      let wrong = try await run(["reset", random, "--adapter", adapter, "--address-type", "public"], as: ResetCommand.self)
+      let wrong = try await run(
+        ["reset", random, "--adapter", adapter, "--address-type", "public"], as: ResetCommand.self)
       do {
         try await wrong.execute { _ in }
         Issue.record("a random-address device was reached as public")
       } catch let failure as CLIFailure {
         #expect(failure.message.contains("connect timeout"))
         // …and says which type was tried and how to try the other (it was a bare timeout).
-        #expect(failure.message.contains("connected to as a public address (--address-type public)"), "\(failure.message)")
+        #expect(
+          failure.message.contains("connected to as a public address (--address-type public)"), "\(failure.message)")
         #expect(failure.message.contains("give --address-type random"))
       }
     }
@@ -107,7 +110,8 @@ struct AddressTypeTests {
     let address: BluetoothAddress
     init(_ address: BluetoothAddress) { self.address = address }
     func scan(_ parameters: ScanParameters) -> AsyncThrowingStream<AdvertisingReport, any Error> {
-      let report = AdvertisingReport(address: address, addressType: .random, kind: .connectable, rssi: -50, data: [0x02, 0x01, 0x06])
+      let report = AdvertisingReport(
+        address: address, addressType: .random, kind: .connectable, rssi: -50, data: [0x02, 0x01, 0x06])
       return AsyncThrowingStream { $0.yield(report) }  // then silent, like a radio between PDUs
     }
     func connect(to address: BluetoothAddress, type: AddressType, timeout: Duration) async throws -> any ATTBearer {
@@ -127,7 +131,9 @@ struct AddressTypeTests {
       let central = try await CentralFactory.make(AdapterChoice(argument: adapter))
       let unknown = BluetoothAddress("DD:34:02:06:AA:7F")!
       #expect(try await AddressTypeProbe.learn(BluetoothAddress(random)!, on: central, within: .seconds(30)) == .random)
-      #expect(try await PeerAddressOptions.parse([]).resolve(unknown, on: central, unheard: .public, within: .milliseconds(300)) == .public)
+      #expect(
+        try await PeerAddressOptions.parse([]).resolve(
+          unknown, on: central, unheard: .public, within: .milliseconds(300)) == .public)
       do {
         _ = try await PeerAddressOptions.parse([]).resolve(unknown, on: central, within: .milliseconds(300))
         Issue.record("an unheard device got an address type")

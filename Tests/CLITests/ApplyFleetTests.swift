@@ -38,16 +38,23 @@ import Testing
         if ApplyFleetTests.busy.contains(i) { kbeacon.append(#""busyRequests": 2"#) }
         if ApplyFleetTests.dropping.contains(i) { kbeacon.append(#""dropLinkOnWrites": 1"#) }
         let kind = i % 4 == 3 ? "kbeaconLegacy" : "kbeaconPro"
-        let frame = i % 4 == 3
+        let frame =
+          i % 4 == 3
           ? #""iBeacon": {"uuid": "7777772E-6B6B-6D63-6E2E-636F6D000001", "major": 1, "minor": \#(i)}"#
           : #""system": {"model": 12, "batteryPercent": 90, "firmware": "5.22"}"#
-        devices.append(#"{"address": "\#(ApplyFleetTests.address(i))", "kind": "\#(kind)", "name": "KBPro_F\#(i)", "intervalMs": 300, \#(frame), "kbeacon": {\#(kbeacon.joined(separator: ", "))}}"#)
-        rows.append("\(ApplyFleetTests.address(i)),\(1000 + i),\(ApplyFleetTests.preconfigured.contains(i) ? "pre" : "")")
+        devices.append(
+          #"{"address": "\#(ApplyFleetTests.address(i))", "kind": "\#(kind)", "name": "KBPro_F\#(i)", "intervalMs": 300, \#(frame), "kbeacon": {\#(kbeacon.joined(separator: ", "))}}"#
+        )
+        rows.append(
+          "\(ApplyFleetTests.address(i)),\(1000 + i),\(ApplyFleetTests.preconfigured.contains(i) ? "pre" : "")")
       }
-      try #"{"version": 1, "devices": [\#(devices.joined(separator: ",\n"))]}"#.write(toFile: fleet, atomically: true, encoding: .utf8)
+      try #"{"version": 1, "devices": [\#(devices.joined(separator: ",\n"))]}"#.write(
+        toFile: fleet, atomically: true, encoding: .utf8)
       try rows.joined(separator: "\n").write(toFile: folder + "/inventory.csv", atomically: true, encoding: .utf8)
-      let desired = #""desired": {"name": "site-{{minor}}", "slots": [{"slot": 0, "type": "ibeacon", "uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": 50, "minor": "{{minor}}"}]}"#
-      try #"{"version": 1, "inventory": "inventory.csv", \#(desired)}"#.write(toFile: profile, atomically: true, encoding: .utf8)
+      let desired =
+        #""desired": {"name": "site-{{minor}}", "slots": [{"slot": 0, "type": "ibeacon", "uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": 50, "minor": "{{minor}}"}]}"#
+      try #"{"version": 1, "inventory": "inventory.csv", \#(desired)}"#.write(
+        toFile: profile, atomically: true, encoding: .utf8)
       try #"{"version": 1, "inventory": "inventory.csv", "select": {"tags": ["pre"]}, \#(desired)}"#
         .write(toFile: subset, atomically: true, encoding: .utf8)
     }
@@ -58,10 +65,15 @@ import Testing
       return Dictionary(uniqueKeysWithValues: try store.load().map { ($0.key.description, $0.value.writes) })
     }
 
-    func run(_ profile: String, dryRun: Bool = false, resume: String? = nil, stopWhen: (@Sendable (CampaignEvent) -> Bool)? = nil)
+    func run(
+      _ profile: String, dryRun: Bool = false, resume: String? = nil,
+      stopWhen: (@Sendable (CampaignEvent) -> Bool)? = nil
+    )
       async throws -> CampaignResult
     {
-      let options = try ProvisionOptions.parse([profile, "--adapter", "sim:\(fleet)", "--scan", "5", "--parallel", "4", "--retry-delay", "0"])
+      let options = try ProvisionOptions.parse([
+        profile, "--adapter", "sim:\(fleet)", "--scan", "5", "--parallel", "4", "--retry-delay", "0",
+      ])
       var runner = ApplyInvocation(options: options, dryRun: dryRun, resume: resume, pace: .unpaced)
       runner.stopWhen = stopWhen
       return try await runner.run()
@@ -82,9 +94,15 @@ import Testing
 
     let apply = try await site.run(site.profile)
     let s = apply.summary
-    #expect(s.outcomes[Self.address(Self.wrongPassword)] == .failed("authentication failed: wrong password", .wrongPassword) || {
-      if case .failed(_, .wrongPassword)? = s.outcomes[Self.address(Self.wrongPassword)] { return true } else { return false }
-    }())
+    #expect(
+      s.outcomes[Self.address(Self.wrongPassword)] == .failed("authentication failed: wrong password", .wrongPassword)
+        || {
+          if case .failed(_, .wrongPassword)? = s.outcomes[Self.address(Self.wrongPassword)] {
+            return true
+          } else {
+            return false
+          }
+        }())
     #expect(s.count(.compliant) == Self.preconfigured.count)
     #expect(s.count(.verified) == Self.count - Self.preconfigured.count - 1)
     #expect(s.count(.failed) == 1)
@@ -112,14 +130,20 @@ import Testing
   @Test func aRunStoppedMidwayAndResumedWritesNoDeviceTwice() async throws {
     let site = try Site()
     let finished = Mutex(0)
-    let first = try await site.run(site.profile, stopWhen: { event in
-      guard case .finished = event else { return false }
-      return finished.withLock { $0 += 1; return $0 } == 12
-    })
+    let first = try await site.run(
+      site.profile,
+      stopWhen: { event in
+        guard case .finished = event else { return false }
+        return finished.withLock {
+          $0 += 1
+          return $0
+        } == 12
+      })
     #expect(first.summary.interrupted)
     #expect(first.summary.count(.pending) > 0)
     // The hint names the real profile (and adapter), not a literal PROFILE.
-    let hint = "interrupted: finish with  beacon-provision apply \(site.profile) --adapter sim:\(site.fleet) --resume \(first.summary.run)"
+    let hint =
+      "interrupted: finish with  beacon-provision apply \(site.profile) --adapter sim:\(site.fleet) --resume \(first.summary.run)"
     #expect(CampaignReport.table(first).hasSuffix(hint), "\(CampaignReport.table(first))")
     let resumed = try await site.run(site.profile, resume: first.summary.run)
     #expect(!resumed.summary.interrupted)
@@ -142,7 +166,8 @@ import Testing
   /// build path — the sanitizer builds in .build/asan and .build/tsan — runs that build's CLI, not
   /// .build/debug's (which a sanitizer-only CI stage may not have built at all).
   static let binary: String = {
-    let bundle = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")).map(URL.init(fileURLWithPath:))
+    let bundle = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")).map(
+      URL.init(fileURLWithPath:))
     if let sibling = bundle?.deletingLastPathComponent().appendingPathComponent("beacon-provision"),
       FileManager.default.isExecutableFile(atPath: sibling.path)
     {
@@ -174,7 +199,9 @@ import Testing
     var verified = 0
     var started: String?
     for await line in progress {
-      if started == nil, line.hasPrefix("run "), line.contains(" started; if it is cut short, finish it with  beacon-provision apply ") {
+      if started == nil, line.hasPrefix("run "),
+        line.contains(" started; if it is cut short, finish it with  beacon-provision apply ")
+      {
         started = line
       }
       guard line.contains("finished") && line.contains("state=verified") else { continue }
@@ -187,7 +214,8 @@ import Testing
     let journalPath = state + "/journal.sqlite"
     let id = try #require(try await Journal(path: journalPath).runs().first?.id)
     #expect(
-      started == "run \(id) started; if it is cut short, finish it with  beacon-provision apply \(site.profile) --adapter "
+      started
+        == "run \(id) started; if it is cut short, finish it with  beacon-provision apply \(site.profile) --adapter "
         + "sim:\(site.fleet) --state-dir \(state) --resume \(id)  (or --resume last)", "\(started ?? "no start line")")
 
     let journal = try Journal(path: journalPath)
@@ -200,7 +228,10 @@ import Testing
     #expect(!resumed.summary.interrupted)
     let rows = try await journal.devices(run: id)
     // A device written just before the kill is found compliant on resume; every other one is verified.
-    #expect(rows.filter { $0.state != .verified && $0.state != .compliant }.map(\.address) == [ApplyFleetTests.address(ApplyFleetTests.wrongPassword)])
+    #expect(
+      rows.filter { $0.state != .verified && $0.state != .compliant }.map(\.address) == [
+        ApplyFleetTests.address(ApplyFleetTests.wrongPassword)
+      ])
     let writes = try site.writes()
     #expect(writes.values.allSatisfy { $0 <= 1 }, "written twice: \(writes.filter { $0.value > 1 })")
     #expect(writes.values.filter { $0 == 1 }.count == ApplyFleetTests.count - 1)

@@ -9,13 +9,16 @@ import Testing
 /// status 130 — thrown back to the command (which exits on its own path), not `exit` on a signal thread.
 @Suite("apply interrupts", .isolatedState, .timeLimit(.minutes(2))) struct ApplyInterruptTests {
   @Test func aSecondInterruptEndsTheRunWithStatus130WhileALinkIsInFlight() async throws {
-    let profile = FileManager.default.temporaryDirectory.appendingPathComponent("interrupt-\(UUID().uuidString).json").path
+    let profile = FileManager.default.temporaryDirectory.appendingPathComponent("interrupt-\(UUID().uuidString).json")
+      .path
     try #"""
     {"version": 1, "select": {"addresses": ["DD:34:02:06:D1:01", "DD:34:02:06:D1:02"]},
      "desired": {"name": "lobby", "slots": [{"slot": 0, "type": "ibeacon", "major": 4321, "minor": 9}]}}
     """#.write(toFile: profile, atomically: true, encoding: .utf8)
     defer { try? FileManager.default.removeItem(atPath: profile) }
-    let options = try ProvisionOptions.parse([profile, "--adapter", "sim", "--scan", "3", "--parallel", "1", "--retry-delay", "0"])
+    let options = try ProvisionOptions.parse([
+      profile, "--adapter", "sim", "--scan", "3", "--parallel", "1", "--retry-delay", "0",
+    ])
     let (interrupts, ctrlC) = AsyncStream.makeStream(of: Void.self)
     var runner = ApplyInvocation(options: options, dryRun: false, resume: nil, pace: .unpaced)
     runner.interrupts = interrupts

@@ -20,20 +20,29 @@ import Testing
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: folder) }
     // The faulty devices come first (targets go in address order), so their retries overlap the rest.
-    let faults = [#", "kbeacon": {"busy": true}"#, #", "kbeacon": {"password": "n0t-the-default"}"#, #", "kbeacon": {"dropLinkOnReads": 100}"#]
-    var entries: [String] = [], rows = ["address,minor"]
+    let faults = [
+      #", "kbeacon": {"busy": true}"#, #", "kbeacon": {"password": "n0t-the-default"}"#,
+      #", "kbeacon": {"dropLinkOnReads": 100}"#,
+    ]
+    var entries: [String] = []
+    var rows = ["address,minor"]
     for i in 0..<Self.devices {
-      entries.append(#"{"address": "\#(Self.address(i))", "kind": "kbeaconPro", "name": "KB\#(i)", "intervalMs": 100"#
-        + #", "system": {"model": 12, "batteryPercent": 90, "firmware": "5.22"}\#(i < faults.count ? faults[i] : "")}"#)
+      entries.append(
+        #"{"address": "\#(Self.address(i))", "kind": "kbeaconPro", "name": "KB\#(i)", "intervalMs": 100"#
+          + #", "system": {"model": 12, "batteryPercent": 90, "firmware": "5.22"}\#(i < faults.count ? faults[i] : "")}"#
+      )
       rows.append("\(Self.address(i)),\(i)")
     }
-    try #"{"version": 1, "devices": [\#(entries.joined(separator: ",\n"))]}"#.write(toFile: folder + "/fleet.json", atomically: true, encoding: .utf8)
+    try #"{"version": 1, "devices": [\#(entries.joined(separator: ",\n"))]}"#.write(
+      toFile: folder + "/fleet.json", atomically: true, encoding: .utf8)
     try rows.joined(separator: "\n").write(toFile: folder + "/inventory.csv", atomically: true, encoding: .utf8)
-    try #"{"version": 1, "inventory": "inventory.csv", "desired": {"slots": [{"slot": 0, "type": "ibeacon", "uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": 1, "minor": "{{minor}}"}]}}"#
+    try
+      #"{"version": 1, "inventory": "inventory.csv", "desired": {"slots": [{"slot": 0, "type": "ibeacon", "uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": 1, "minor": "{{minor}}"}]}}"#
       .write(toFile: folder + "/site.json", atomically: true, encoding: .utf8)
 
     let fleet = try SimulatedFleet.load(path: folder + "/fleet.json")
-    let (central, _) = SimulatedCentral.withKBeacons(fleet: fleet, pace: .realTime, linkModel: LinkModel(roundTripLatency: .milliseconds(10)))
+    let (central, _) = SimulatedCentral.withKBeacons(
+      fleet: fleet, pace: .realTime, linkModel: LinkModel(roundTripLatency: .milliseconds(10)))
     let capacity = central.gattLinks.capacity
     let sampler = Task {
       var samples: [Int] = []
@@ -43,8 +52,10 @@ import Testing
       }
       return samples
     }
-    let command = try AuditCommand.parse([folder + "/site.json", "--adapter", "sim:\(folder)/fleet.json", "--scan", "1",
-      "--connect", "--parallel", "5", "--state-dir", folder + "/state"])
+    let command = try AuditCommand.parse([
+      folder + "/site.json", "--adapter", "sim:\(folder)/fleet.json", "--scan", "1",
+      "--connect", "--parallel", "5", "--state-dir", folder + "/state",
+    ])
     let report = try await AuditRunner(command: command, pace: .realTime, central: central).run()
     sampler.cancel()
     let samples = await sampler.value
@@ -55,7 +66,9 @@ import Testing
     // must have run with 4 or 5 links in use (the faulty devices' last retries make a tail of 1 or 2).
     let linkTime = samples.reduce(0, +)
     let full = samples.filter { $0 >= 4 }.count
-    #expect(Double(full) >= 0.7 * Double(linkTime) / 5, "\(full) samples with 4–5 links in use, \(linkTime) link-samples in all")
+    #expect(
+      Double(full) >= 0.7 * Double(linkTime) / 5,
+      "\(full) samples with 4–5 links in use, \(linkTime) link-samples in all")
     #expect(samples.max() == 5)
   }
 }

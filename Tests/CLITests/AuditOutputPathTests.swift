@@ -24,26 +24,32 @@ import Testing
     let message = Self.usageError(["--adapter", "sim", "--format", "csv", "--output", "x.html"])
     #expect(message?.contains("--format csv does not match --output x.html (a .html file is html)") == true)
     #expect(Self.usageError(["--adapter", "sim", "--format", "html", "--output", "x.HTM"]) == nil)
-    #expect(Self.usageError(["--adapter", "sim", "--format", "md", "--output", "report.txt"]) == nil, "--format names it")
+    #expect(
+      Self.usageError(["--adapter", "sim", "--format", "md", "--output", "report.txt"]) == nil, "--format names it")
   }
 
   @Test func anExtensionThatIsNoReportFormatIsAUsageError() throws {
     let message = Self.usageError(["--adapter", "sim", "--output", "r.xlsx"])
-    #expect(message?.contains("--output r.xlsx: .xlsx is not a report format (allowed: .json, .csv, .md, .html") == true)
+    #expect(
+      message?.contains("--output r.xlsx: .xlsx is not a report format (allowed: .json, .csv, .md, .html") == true)
     #expect(Self.usageError(["--adapter", "sim", "--output", "report"]) == nil, "no extension: Markdown")
     #expect(try AuditCommand.parse(["--adapter", "sim", "--output", "a.markdown"]).chosenFormat == .md)
   }
 
   /// The fleet file does not exist: a check that ran after the scan would fail on it instead.
   @Test func aMissingFolderOrADirectoryIsRefusedBeforeAnyRadioWork() async throws {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("audit-out-\(UUID().uuidString.prefix(8))").path
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "audit-out-\(UUID().uuidString.prefix(8))"
+    ).path
     try FileManager.default.createDirectory(atPath: folder + "/reports.md", withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: folder) }
     for (output, expected) in [
       (folder + "/missing/audit.md", "the folder \(folder)/missing does not exist"),
       (folder + "/reports.md", "\(folder)/reports.md: it is a directory"),
     ] {
-      let command = try AuditCommand.parse(["--adapter", "sim:\(folder)/no-fleet.json", "--scan", "1", "--output", output])
+      let command = try AuditCommand.parse([
+        "--adapter", "sim:\(folder)/no-fleet.json", "--scan", "1", "--output", output,
+      ])
       do {
         try await command.run()
         Issue.record("audit ran with --output \(output)")
@@ -58,7 +64,9 @@ import Testing
 /// inventory said "no such file").
 @Suite(.timeLimit(.minutes(2))) struct InputFilePathTests {
   @Test func aDirectoryGivenAsAFileIsCalledADirectory() async throws {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("input-dir-\(UUID().uuidString.prefix(8))").path
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "input-dir-\(UUID().uuidString.prefix(8))"
+    ).path
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let check = try await CLIProcess.run(["profile", "check", folder])

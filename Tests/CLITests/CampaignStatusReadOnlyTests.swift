@@ -1,8 +1,8 @@
 import Fleet
 import Foundation
 import SharedJournal
-import Testing
 import TestServers
+import Testing
 
 /// `campaign status` as a monitoring account runs it: a PostgreSQL role that may only read the journal's tables
 /// (the schema migration's CREATE once ran first and was refused).
@@ -14,7 +14,8 @@ import TestServers
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let journal = try await PostgresJournal(
       connection: try await PostgresConnection.connect(try PostgresURL(url, origin: "test")), gateway: "gw-1")
-    _ = try await journal.createRun(kind: "apply", source: "site.json", adapter: "hci0", addresses: ["C2:00:00:00:00:01"], id: "site")
+    _ = try await journal.createRun(
+      kind: "apply", source: "site.json", adapter: "hci0", addresses: ["C2:00:00:00:00:01"], id: "site")
     try await journal.record(run: "site", address: "C2:00:00:00:00:01", state: .verified, countWrite: true)
     try await journal.connection.session { s in
       try s.script(

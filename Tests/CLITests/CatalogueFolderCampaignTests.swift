@@ -29,13 +29,17 @@ import Testing
         + (otherHardware.contains(i) ? #", "kbeacon": {"settings": {"hver": "V2.0"}}"# : "") + "}"
     }
     let path = NSTemporaryDirectory() + "catalogue-fleet-\(UUID().uuidString).json"
-    try #"{"version": 1, "devices": [\#(devices.joined(separator: ",\n"))]}"#.write(toFile: path, atomically: true, encoding: .utf8)
+    try #"{"version": 1, "devices": [\#(devices.joined(separator: ",\n"))]}"#.write(
+      toFile: path, atomically: true, encoding: .utf8)
     return path
   }
 
   static func update(_ arguments: [String], fleet: String, central: SimulatedCentral) async throws -> CampaignResult {
-    let command = try DFUUpdate.parse(arguments + ["--adapter", "sim:\(fleet)", "--scan", "5", "--retry-delay", "0",
-      "--reconnect-delay", "0", "--object-delay", "0", "--timeout", "2", "--attempts", "1"])
+    let command = try DFUUpdate.parse(
+      arguments + [
+        "--adapter", "sim:\(fleet)", "--scan", "5", "--retry-delay", "0",
+        "--reconnect-delay", "0", "--object-delay", "0", "--timeout", "2", "--attempts", "1",
+      ])
     return try await DFUInvocation(command: command, pace: .unpaced, central: central).run()
   }
 
@@ -49,9 +53,12 @@ import Testing
     defer { for p in [root, fleet] { try? FileManager.default.removeItem(atPath: p) } }
     let central = try DFUFleetCampaignTests.central(fleet)
     let result = try await Self.update(
-      ["--firmware", "V5.13", "--catalog", root + "/catalogue", "--firmware-dir", root + "/cache"], fleet: fleet, central: central)
+      ["--firmware", "V5.13", "--catalog", root + "/catalogue", "--firmware-dir", root + "/cache"], fleet: fleet,
+      central: central)
     let asked = "not older than the V5.13 asked for; a device is never downgraded)"
-    #expect(result.summary.outcomes["DD:34:02:09:F0:00"] == .skipped("up to date (runs 5.14, \(asked)"), "\(result.summary.outcomes)")
+    #expect(
+      result.summary.outcomes["DD:34:02:09:F0:00"] == .skipped("up to date (runs 5.14, \(asked)"),
+      "\(result.summary.outcomes)")
     #expect(result.summary.outcomes["DD:34:02:09:F0:04"] == .skipped("up to date (runs 5.16, \(asked)"))
     #expect(central.bootloaders.entered.isEmpty)
   }
@@ -66,15 +73,18 @@ import Testing
     let address = { (i: Int) in String(format: "DD:34:02:07:F0:%02X", i * 4) }
 
     let central = try DFUFleetCampaignTests.central(fleet)
-    let result = try await Self.update(["--firmware", "latest", "--catalog", folder, "--firmware-dir", cacheDir], fleet: fleet, central: central)
+    let result = try await Self.update(
+      ["--firmware", "latest", "--catalog", folder, "--firmware-dir", cacheDir], fleet: fleet, central: central)
     let outcomes = result.summary.outcomes
     #expect(outcomes[address(0)]?.state == .verified && outcomes[address(1)]?.state == .verified, "\(outcomes)")
     #expect(outcomes[address(2)] == .skipped("up to date (runs 5.14, the catalogue offers 5.14)"))
     #expect(outcomes[address(3)] == .skipped("up to date (runs 5.16, the catalogue offers 5.14)"))
     #expect(outcomes[address(4)] == .skipped("the KBPro_SIM catalogue lists no releases for hardware V2.0"))
-    #expect(result.reports[address(0)]?.from?.description == "5.12" && result.reports[address(0)]?.to.description == "5.14")
+    #expect(
+      result.reports[address(0)]?.from?.description == "5.12" && result.reports[address(0)]?.to.description == "5.14")
     #expect(result.reports[address(1)]?.packageSHA256 == Self.sha514)
-    #expect(result.packages == [.init(url: "file://\(folder)/KBPro_SIM_V514.zip", version: "V5.14", sha256: Self.sha514)])
+    #expect(
+      result.packages == [.init(url: "file://\(folder)/KBPro_SIM_V514.zip", version: "V5.14", sha256: Self.sha514)])
     let table = DFUCampaignReport.table(result)
     #expect(table.contains("updated 5.12 → 5.14") && table.contains("package sha256 \(Self.sha514)"))
     #expect(try DFUCampaignReport.json(result).contains(#""packageSHA256" : "\#(Self.sha514)""#))
@@ -95,12 +105,14 @@ import Testing
       fleet: second, central: offlineCentral)
     #expect(offline.summary.outcomes["DD:34:02:08:F0:00"]?.state == .verified, "\(offline.summary.outcomes)")
     #expect(offline.reports["DD:34:02:08:F0:00"]?.packageSHA256 == Self.sha514)
-    #expect(offline.packages == [.init(url: "file://\(folder)/KBPro_SIM_V514.zip", version: "V5.14", sha256: Self.sha514)])
+    #expect(
+      offline.packages == [.init(url: "file://\(folder)/KBPro_SIM_V514.zip", version: "V5.14", sha256: Self.sha514)])
 
     // …and online it fails before any device is touched.
     let downCentral = try DFUFleetCampaignTests.central(third)
     do {
-      _ = try await Self.update(["--firmware", "latest", "--catalog", folder, "--firmware-dir", cacheDir], fleet: third, central: downCentral)
+      _ = try await Self.update(
+        ["--firmware", "latest", "--catalog", folder, "--firmware-dir", cacheDir], fleet: third, central: downCentral)
       Issue.record("the campaign ran with its catalogue gone")
     } catch let failure as CLIFailure {
       #expect(failure.message == "no device was touched: the catalogue folder \(folder)/ does not exist")
@@ -123,10 +135,13 @@ import Testing
     defer { for p in [root, fleet] { try? FileManager.default.removeItem(atPath: p) } }
     let central = try DFUFleetCampaignTests.central(fleet)
     do {
-      _ = try await Self.update(["--firmware", "latest", "--catalog", folder, "--firmware-dir", cacheDir], fleet: fleet, central: central)
+      _ = try await Self.update(
+        ["--firmware", "latest", "--catalog", folder, "--firmware-dir", cacheDir], fleet: fleet, central: central)
       Issue.record("a package with the wrong sha256 was used")
     } catch let failure as CLIFailure {
-      #expect(failure.message.contains("no device was updated") && failure.message.contains("the catalogue says \(Self.sha514)"), "\(failure.message)")
+      #expect(
+        failure.message.contains("no device was updated")
+          && failure.message.contains("the catalogue says \(Self.sha514)"), "\(failure.message)")
     }
     #expect(central.bootloaders.entered.isEmpty)
     #expect(try await FirmwareCache.inFolder(cacheDir).list().isEmpty)

@@ -39,7 +39,8 @@ import Testing
     for i in [0, 1, 4] { #expect(try await DFUFleetCampaignTests.version(address(i), central: central) == "V5.14") }
     // nginx served the base's HEAD (the reachability check), the catalogue once and the package once, for
     // three devices that needed it; V5.13's package was never asked for.
-    #expect(try nginx.requests() == ["HEAD / HTTP/1.1", "GET /KBPro_SIM.json HTTP/1.1", "GET /KBPro_SIM_V514.zip HTTP/1.1"])
+    #expect(
+      try nginx.requests() == ["HEAD / HTTP/1.1", "GET /KBPro_SIM.json HTTP/1.1", "GET /KBPro_SIM_V514.zip HTTP/1.1"])
     #expect(try await FirmwareCache.inFolder(cacheDir).list().map(\.appVersion) == ["V5.14"])
 
     // The server goes down for good: nothing listens on its port any more.
@@ -64,9 +65,13 @@ import Testing
       // libcurl's reason ("Failed to connect to 127.0.0.1 port P after N ms: Couldn't connect to server")
       // between the base, named once, and what to try.
       let message = failure.message
-      #expect(message.hasPrefix("no device was touched: the catalogue \(base) cannot be reached: Failed to connect"), "\(message)")
-      #expect(message.hasSuffix("(check the address, the network and any proxy variables; "
-        + "or add --offline to use the catalogues and packages already in the cache)"), "\(message)")
+      #expect(
+        message.hasPrefix("no device was touched: the catalogue \(base) cannot be reached: Failed to connect"),
+        "\(message)")
+      #expect(
+        message.hasSuffix(
+          "(check the address, the network and any proxy variables; "
+            + "or add --offline to use the catalogues and packages already in the cache)"), "\(message)")
       #expect(!message.contains("\n") && message.components(separatedBy: base).count == 2, "\(message)")
     }
     #expect(downCentral.bootloaders.entered.isEmpty)

@@ -21,12 +21,16 @@ import Testing
   /// alternating (so neighbours need different firmware); `dfu` gives device i's `dfu` section, if any.
   static func fleet(prefix: String, count: Int, dfu: (Int) -> String? = { _ in nil }) throws -> String {
     let devices = (0..<count).map { i in
-      let kind = i % 2 == 0 ? #""kind": "kbeaconPro", "system": {"model": 12, "batteryPercent": 90, "firmware": "5.12"}"# : #""kind": "kbeaconLegacy", "sensor": {"batteryMillivolts": 3100, "temperature": 18.5}"#
+      let kind =
+        i % 2 == 0
+        ? #""kind": "kbeaconPro", "system": {"model": 12, "batteryPercent": 90, "firmware": "5.12"}"#
+        : #""kind": "kbeaconLegacy", "sensor": {"batteryMillivolts": 3100, "temperature": 18.5}"#
       return #"{"address": "\#(prefix):\#(String(format: "%02X", i))", \#(kind), "name": "KB_\#(i)", "intervalMs": 300"#
         + (dfu(i).map { #", "dfu": \#($0)"# } ?? "") + "}"
     }
     let path = NSTemporaryDirectory() + "consecutive-fleet-\(UUID().uuidString).json"
-    try #"{"version": 1, "devices": [\#(devices.joined(separator: ",\n"))]}"#.write(toFile: path, atomically: true, encoding: .utf8)
+    try #"{"version": 1, "devices": [\#(devices.joined(separator: ",\n"))]}"#.write(
+      toFile: path, atomically: true, encoding: .utf8)
     return path
   }
 
@@ -39,7 +43,8 @@ import Testing
     let package = try DFUFleetPackages.application(count: 6_000, version: 320)
     try FileManager.default.moveItem(atPath: package, toPath: folder + "/KBN52_SIM_V320.zip")
     let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: folder + "/KBN52_SIM_V320.zip")))
-    let json = #"{"V1.0": [{"appVersion": "V3.20", "appFileName": "KBN52_SIM_V320.zip", "note": "test release", "#
+    let json =
+      #"{"V1.0": [{"appVersion": "V3.20", "appFileName": "KBN52_SIM_V320.zip", "note": "test release", "#
       + #""sha256": "\#(Hex.encode(SHA256Digest.hash(bytes)).lowercased())", "size": \#(bytes.count)}]}"#
     try json.write(toFile: folder + "/KBN52_SIM.json", atomically: true, encoding: .utf8)
     return folder
@@ -51,14 +56,19 @@ import Testing
   }
 
   static func update(_ arguments: [String], fleet: String, central: SimulatedCentral) async throws -> CampaignResult {
-    let command = try DFUUpdate.parse(arguments + ["--adapter", "sim:\(fleet)", "--scan", "5", "--retry-delay", "0",
-      "--reconnect-delay", "0", "--object-delay", "0", "--timeout", "2", "--min-battery", "0"])
+    let command = try DFUUpdate.parse(
+      arguments + [
+        "--adapter", "sim:\(fleet)", "--scan", "5", "--retry-delay", "0",
+        "--reconnect-delay", "0", "--object-delay", "0", "--timeout", "2", "--min-battery", "0",
+      ])
     return try await DFUInvocation(command: command, pace: .unpaced, central: central).run()
   }
 
   /// What went wrong on each device, from the devices' own state: its `ver` is not its model's release, or
   /// its bootloader sessions did not activate exactly one image.
-  static func mixUps(_ simulation: (central: SimulatedCentral, kbeacons: KBeaconSimulation), fleet: SimulatedFleet) async -> [String] {
+  static func mixUps(_ simulation: (central: SimulatedCentral, kbeacons: KBeaconSimulation), fleet: SimulatedFleet)
+    async -> [String]
+  {
     var problems: [String] = []
     var activations: [BluetoothAddress: Int] = [:]
     for session in simulation.central.bootloaders.sessions {
@@ -66,7 +76,8 @@ import Testing
     }
     for device in fleet.devices {
       guard let kbeacon = simulation.kbeacons.kbeacon(device.address) else { continue }
-      let model = await kbeacon.configuration.common.fields[device.kind == .kbeaconLegacy ? "modle" : "model"]?.stringValue ?? "?"
+      let model =
+        await kbeacon.configuration.common.fields[device.kind == .kbeaconLegacy ? "modle" : "model"]?.stringValue ?? "?"
       let version = await kbeacon.firmwareVersion
       if version != releases[model] { problems.append("\(device.address) (\(model)) runs \(version ?? "nothing")") }
       let count = activations[device.address] ?? 0
@@ -82,7 +93,8 @@ import Testing
     let root = NSTemporaryDirectory() + "consecutive-\(UUID().uuidString)"
     let folder = try Self.catalogue(root: root)
     defer { try? FileManager.default.removeItem(atPath: root) }
-    var mixUps: [String] = [], failures: [String] = []
+    var mixUps: [String] = []
+    var failures: [String] = []
     for run in 0..<20 {
       let path = try Self.fleet(prefix: String(format: "DD:34:02:0C:%02X", run), count: 30)
       defer { try? FileManager.default.removeItem(atPath: path) }
@@ -90,7 +102,9 @@ import Testing
       let result = try await Self.update(
         ["--firmware", "latest", "--catalog", folder, "--firmware-dir", root + "/cache", "--parallel", "5"],
         fleet: path, central: simulation.central)
-      failures += result.summary.outcomes.filter { $0.value.state != .verified }.map { "run \(run): \($0.key) \($0.value)" }
+      failures += result.summary.outcomes.filter { $0.value.state != .verified }.map {
+        "run \(run): \($0.key) \($0.value)"
+      }
       mixUps += (await Self.mixUps(simulation, fleet: try CentralFactory.fleet(path))).map { "run \(run): \($0)" }
       #expect(result.summary.outcomes.count == 30)
       // every bootloader advertised the name its own device was given
@@ -125,7 +139,8 @@ import Testing
     }
     for (address, report) in result.reports {
       let plusOne = BootloaderLocator.candidateAddresses(for: BluetoothAddress(address)!)[0]
-      #expect(report.transfer == FirmwareTransferResult(bootloader: plusOne, bootloaderType: .random, bootloaderName: nil))
+      #expect(
+        report.transfer == FirmwareTransferResult(bootloader: plusOne, bootloaderType: .random, bootloaderName: nil))
     }
   }
 
@@ -135,7 +150,8 @@ import Testing
     let root = NSTemporaryDirectory() + "consecutive-\(UUID().uuidString)"
     let folder = try Self.catalogue(root: root)
     let sdk13: Set<Int> = [0, 3, 4, 7, 10, 11]
-    let path = try Self.fleet(prefix: "DD:34:02:0D:E0", count: 12, dfu: { sdk13.contains($0) ? #"{"buttonless": "sdk13"}"# : nil })
+    let path = try Self.fleet(
+      prefix: "DD:34:02:0D:E0", count: 12, dfu: { sdk13.contains($0) ? #"{"buttonless": "sdk13"}"# : nil })
     defer { for p in [root, path] { try? FileManager.default.removeItem(atPath: p) } }
     let simulation = try Self.simulation(path)
     let result = try await Self.update(
@@ -148,7 +164,9 @@ import Testing
     for i in 0..<12 {
       let address = String(format: "DD:34:02:0D:E0:%02X", i)
       let name = result.reports[address]?.transfer.bootloaderName
-      #expect(sdk13.contains(i) ? name == nil : name == BootloaderName.make(for: BluetoothAddress(address)!, attempt: 1), "\(address): \(name ?? "no name")")
+      #expect(
+        sdk13.contains(i) ? name == nil : name == BootloaderName.make(for: BluetoothAddress(address)!, attempt: 1),
+        "\(address): \(name ?? "no name")")
     }
   }
 }

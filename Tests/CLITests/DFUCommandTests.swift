@@ -17,20 +17,30 @@ import Testing
 
   @Test func inspectShowsTheSignedFixtureAndVerifiesItsSignature() throws {
     let key = try DFUPublicKey(pem: String(contentsOfFile: Self.fixture("public.pem"), encoding: .utf8))
-    let report = try DFUInspect.report(path: Self.fixture("app_signed.zip"), expectations: DeviceExpectations(hardwareVersion: 52, publicKey: key))
+    let report = try DFUInspect.report(
+      path: Self.fixture("app_signed.zip"), expectations: DeviceExpectations(hardwareVersion: 52, publicKey: key))
     #expect(report.valid)
     #expect(report.images.count == 1)
     let image = try #require(report.images.first)
-    #expect(image.kind == "application" && image.type == "APPLICATION" && image.firmwareVersion == 3 && image.hardwareVersion == 52)
-    #expect(image.softDeviceRequirements == ["0x0"] && image.applicationSize == 10000 && image.binSize == 10000 && image.datSize == 139)
-    #expect(image.signatureType == "ECDSA_P256_SHA256" && image.hash == "8e20ee475ed65ed79902923892ecfb229219c069be452ead1a3f188c8b5845e6")
+    #expect(
+      image.kind == "application" && image.type == "APPLICATION" && image.firmwareVersion == 3
+        && image.hardwareVersion == 52)
+    #expect(
+      image.softDeviceRequirements == ["0x0"] && image.applicationSize == 10000 && image.binSize == 10000
+        && image.datSize == 139)
+    #expect(
+      image.signatureType == "ECDSA_P256_SHA256"
+        && image.hash == "8e20ee475ed65ed79902923892ecfb229219c069be452ead1a3f188c8b5845e6")
     #expect(report.text.contains("signature: ECDSA_P256_SHA256 verified"))
     #expect(report.text.hasSuffix("package OK"))
   }
 
   @Test func inspectRefusesTheLegacyFixtureAndAWrongHardwareVersion() throws {
-    #expect(throws: PackageRefusal.self) { try DFUInspect.report(path: Self.fixture("legacy_app.zip"), expectations: DeviceExpectations()) }
-    let report = try DFUInspect.report(path: Self.fixture("app_unsigned.zip"), expectations: DeviceExpectations(hardwareVersion: 53))
+    #expect(throws: PackageRefusal.self) {
+      try DFUInspect.report(path: Self.fixture("legacy_app.zip"), expectations: DeviceExpectations())
+    }
+    let report = try DFUInspect.report(
+      path: Self.fixture("app_unsigned.zip"), expectations: DeviceExpectations(hardwareVersion: 53))
     #expect(!report.valid)
     #expect(report.checks.filter { $0.outcome == .failed }.map(\.name) == ["hw-version"])
     #expect(report.images.first?.softDeviceRequirements == ["0x101", "0xB7"])
@@ -41,7 +51,9 @@ import Testing
     let server = SerialDFUTargetServer(target: SimulatedDFUTarget(), channel: pty.deviceChannel())
     await server.start()
     defer { Task { await server.stop() } }
-    let command = try DFUSerial.parse(["--port", pty.path, "--package", Self.fixture("app_unsigned.zip"), "--prn", "4", "--reconnect-delay", "0"])
+    let command = try DFUSerial.parse([
+      "--port", pty.path, "--package", Self.fixture("app_unsigned.zip"), "--prn", "4", "--reconnect-delay", "0",
+    ])
     try await command.run()
     #expect(await server.target.configuration.applicationVersion == 0x0001_0203)
   }
@@ -70,7 +82,8 @@ extension DFUCommandTests {
     target.inactivityElapsed()  // in application mode
     let peripheral = SimulatedDFUPeripheral(address: BluetoothAddress("C0:11:22:33:44:55")!, target: target)
     let command = try DFUBLE.parse([
-      "--device", "C0:11:22:33:44:55", "--package", Self.fixture("app_unsigned.zip"), "--object-delay", "0", "--timeout", "1",
+      "--device", "C0:11:22:33:44:55", "--package", Self.fixture("app_unsigned.zip"), "--object-delay", "0",
+      "--timeout", "1",
     ])
     try await command.run(central: SimulatedDFUCentral(peripherals: [peripheral]))
     #expect(await peripheral.jumps == 1)

@@ -25,24 +25,30 @@ import Testing
         + (extra[i] ?? #""system": {"model": 12, "batteryPercent": 90, "firmware": "5.22"}"#) + "}"
     }
     let path = NSTemporaryDirectory() + "dfu-fleet-\(UUID().uuidString).json"
-    try #"{"version": 1, "devices": [\#(devices.joined(separator: ",\n"))]}"#.write(toFile: path, atomically: true, encoding: .utf8)
+    try #"{"version": 1, "devices": [\#(devices.joined(separator: ",\n"))]}"#.write(
+      toFile: path, atomically: true, encoding: .utf8)
     return path
   }
 
   /// The simulated adapter for the fleet file, restored from (and saving to) the test's state directory.
   static func central(_ fleet: String) throws -> SimulatedCentral {
     try SimulatorSessions.central(
-      fleet: try CentralFactory.fleet(fleet), fleetFile: fleet, name: "sim", pace: .unpaced, stateDirectory: StateDirectory.resolve(nil))
+      fleet: try CentralFactory.fleet(fleet), fleetFile: fleet, name: "sim", pace: .unpaced,
+      stateDirectory: StateDirectory.resolve(nil))
   }
 
   static func update(_ arguments: [String], central: SimulatedCentral) async throws -> CampaignResult {
-    let command = try DFUUpdate.parse(arguments + ["--scan", "5", "--retry-delay", "0", "--reconnect-delay", "0", "--object-delay", "0", "--timeout", "1"])
+    let command = try DFUUpdate.parse(
+      arguments + [
+        "--scan", "5", "--retry-delay", "0", "--reconnect-delay", "0", "--object-delay", "0", "--timeout", "1",
+      ])
     return try await DFUInvocation(command: command, pace: .unpaced, central: central).run()
   }
 
   /// `ver` over a fresh authenticated KBeacon session.
   static func version(_ address: String, central: SimulatedCentral) async throws -> String? {
-    let session = try await KBeaconOpener(central: central).openSession(Target(address: BluetoothAddress(address)!), password: password)
+    let session = try await KBeaconOpener(central: central).openSession(
+      Target(address: BluetoothAddress(address)!), password: password)
     let config = try await session.readConfiguration(sections: [.common])
     await session.close()
     return config.common.fields["ver"]?.stringValue
@@ -67,12 +73,16 @@ import Testing
     // the report says where the bootloader answered: +1, connected to as a random address, found by the
     // name it was given for this device's first attempt (docs/protocols/nordic-dfu.md §2.2 Set Advertisement Name)
     let report = try #require(result.reports[Self.address(0)])
-    #expect(report.transfer == FirmwareTransferResult(
-      bootloader: BluetoothAddress("DD:34:02:06:F0:01")!, bootloaderType: .random, bootloaderName: "DfuDD340206F000-1"))
+    #expect(
+      report.transfer
+        == FirmwareTransferResult(
+          bootloader: BluetoothAddress("DD:34:02:06:F0:01")!, bootloaderType: .random,
+          bootloaderName: "DfuDD340206F000-1"))
     #expect(central.bootloaders.bootloader(ofApplication: BluetoothAddress(Self.address(0))!) == nil)
     #expect(await central.bootloaders.sessions.first?.bootloaderName == "DfuDD340206F000-1")
     let json = try DFUCampaignReport.json(result)
-    #expect(json.contains(#""bootloader" : "DD:34:02:06:F0:01""#) && json.contains(#""bootloaderAddressType" : "random""#))
+    #expect(
+      json.contains(#""bootloader" : "DD:34:02:06:F0:01""#) && json.contains(#""bootloaderAddressType" : "random""#))
     #expect(json.contains(#""bootloaderName" : "DfuDD340206F000-1""#))
     #expect(DFUCampaignReport.table(result).contains("(bootloader DfuDD340206F000-1 at DD:34:02:06:F0:01 random)"))
     #expect(!central.bootloaders.isInBootloader(BluetoothAddress(Self.address(0))!))
@@ -82,18 +92,25 @@ import Testing
   }
 
   @Test func twentyDevicesThreeFaultyThenASecondCampaignTransfersNothing() async throws {
-    let dropping = 3, lowBattery = 7, otherHardware = 12
+    let dropping = 3
+    let lowBattery = 7
+    let otherHardware = 12
     let system = #""system": {"model": 12, "batteryPercent": 90, "firmware": "5.22"}"#
-    let fleet = try Self.fleet(count: 20, extra: [
-      // every transfer drops at byte 3000 and then on every data write: no retry gets further
-      dropping: system + #", "dfu": {"inactivityTimeoutMs": 300, "faults": {"dropLinkAtByte": 3000, "always": true}}"#,
-      lowBattery: #""system": {"model": 12, "batteryPercent": 12, "firmware": "5.22"}"#,
-      otherHardware: system + #", "kbeacon": {"settings": {"hver": "V2.0"}}"#,
-    ])
+    let fleet = try Self.fleet(
+      count: 20,
+      extra: [
+        // every transfer drops at byte 3000 and then on every data write: no retry gets further
+        dropping: system
+          + #", "dfu": {"inactivityTimeoutMs": 300, "faults": {"dropLinkAtByte": 3000, "always": true}}"#,
+        lowBattery: #""system": {"model": 12, "batteryPercent": 12, "firmware": "5.22"}"#,
+        otherHardware: system + #", "kbeacon": {"settings": {"hver": "V2.0"}}"#,
+      ])
     let package = try DFUFleetPackages.application(version: 530)
     defer { for path in [fleet, package] { try? FileManager.default.removeItem(atPath: path) } }
     let central = try Self.central(fleet)
-    let arguments = ["--package", package, "--adapter", "sim:\(fleet)", "--parallel", "4", "--attempts", "2", "--hardware", "V1.0"]
+    let arguments = [
+      "--package", package, "--adapter", "sim:\(fleet)", "--parallel", "4", "--attempts", "2", "--hardware", "V1.0",
+    ]
 
     let first = try await Self.update(arguments, central: central)
     let outcomes = first.summary.outcomes
@@ -120,7 +137,9 @@ import Testing
     let again = try Self.central(fleet)
     let second = try await Self.update(arguments, central: again)
     for i in 0..<20 where ![dropping, lowBattery, otherHardware].contains(i) {
-      #expect(second.summary.outcomes[Self.address(i)] == .skipped("firmware 5.30 is already at or above 5.30"), "device \(i)")
+      #expect(
+        second.summary.outcomes[Self.address(i)] == .skipped("firmware 5.30 is already at or above 5.30"), "device \(i)"
+      )
     }
     // Only the dropping device goes back to its bootloader (once or twice, as its idle timeout and the retry race).
     #expect(Set(again.bootloaders.entered.map(\.description)) == [Self.address(dropping)])
@@ -129,14 +148,17 @@ import Testing
 
   @Test func aDropOnceAndACorruptedPacketStillEndUpdated() async throws {
     let system = #""system": {"model": 12, "batteryPercent": 90, "firmware": "5.22"}"#
-    let fleet = try Self.fleet(count: 2, extra: [
-      0: system + #", "dfu": {"faults": {"dropLinkAtByte": 4000}}"#,
-      1: system + #", "dfu": {"faults": {"corruptByteAt": 6000}}"#,
-    ])
+    let fleet = try Self.fleet(
+      count: 2,
+      extra: [
+        0: system + #", "dfu": {"faults": {"dropLinkAtByte": 4000}}"#,
+        1: system + #", "dfu": {"faults": {"corruptByteAt": 6000}}"#,
+      ])
     let package = try DFUFleetPackages.application(version: 530)
     defer { for path in [fleet, package] { try? FileManager.default.removeItem(atPath: path) } }
     let central = try Self.central(fleet)
-    let result = try await Self.update(["--package", package, "--adapter", "sim:\(fleet)", "--attempts", "1"], central: central)
+    let result = try await Self.update(
+      ["--package", package, "--adapter", "sim:\(fleet)", "--attempts", "1"], central: central)
     // one attempt each: the transfer itself reconnected (drop) or re-sent the object (CRC mismatch)
     #expect(result.summary.outcomes.values.allSatisfy { $0.state == .verified }, "\(result.summary.outcomes)")
     #expect(central.bootloaders.entered.count == 2)
@@ -146,7 +168,9 @@ import Testing
     #expect(await sessions[Self.address(0)]?.linkDrops == 1)
     // the corruption fired (the fault is consumed) and the target still activated the package's image
     #expect(await sessions[Self.address(1)]?.target.faults.corruptByteAt == nil)
-    #expect(await sessions[Self.address(1)]?.target.activated.first?.firmware == DFUFleetPackages.bytes(10_000, seed: 0xF1EE7))
+    #expect(
+      await sessions[Self.address(1)]?.target.activated.first?.firmware == DFUFleetPackages.bytes(10_000, seed: 0xF1EE7)
+    )
     for i in 0..<2 { #expect(try await Self.version(Self.address(i), central: central) == "V5.30") }
   }
 }

@@ -34,11 +34,13 @@ import Testing
   }
 
   @Test func theBootloaderAdvertisesAtAddressPlusOneThenIdlesOutToTheOldApplication() async throws {
-    let fleet = try DFUFleetCampaignTests.fleet(count: 1, extra: [
-      // 8 s: long enough that the bootloader does not idle out between the discovery's requests on a loaded
-      // machine (3 s did, under ThreadSanitizer: the link closed mid-discovery), short enough to wait for.
-      0: #""system": {"model": 12, "batteryPercent": 90, "firmware": "5.22"}, "dfu": {"inactivityTimeoutMs": 8000}"#
-    ])
+    let fleet = try DFUFleetCampaignTests.fleet(
+      count: 1,
+      extra: [
+        // 8 s: long enough that the bootloader does not idle out between the discovery's requests on a loaded
+        // machine (3 s did, under ThreadSanitizer: the link closed mid-discovery), short enough to wait for.
+        0: #""system": {"model": 12, "batteryPercent": 90, "firmware": "5.22"}, "dfu": {"inactivityTimeoutMs": 8000}"#
+      ])
     defer { try? FileManager.default.removeItem(atPath: fleet) }
     let central = try DFUFleetCampaignTests.central(fleet)
     let application = BluetoothAddress("DD:34:02:06:F0:00")!
@@ -68,13 +70,15 @@ import Testing
 
   @Test func theFleetFileDFUSectionIsStrictAndNamesItsPath() throws {
     func error(_ dfu: String) -> FleetFileError? {
-      let json = #"{"version": 1, "devices": [{"address": "DD:34:02:06:F0:00", "kind": "kbeaconPro", "system": {"model": 12, "batteryPercent": 90, "firmware": "5.22"}, "dfu": \#(dfu)}]}"#
+      let json =
+        #"{"version": 1, "devices": [{"address": "DD:34:02:06:F0:00", "kind": "kbeaconPro", "system": {"model": 12, "batteryPercent": 90, "firmware": "5.22"}, "dfu": \#(dfu)}]}"#
       do {
         _ = try SimulatedFleet.decode(Data(json.utf8), file: "fleet.json")
         return nil
       } catch { return error }
     }
-    #expect(error(#"{"hardwareVersion": 52, "faults": {"dropLinkAtByte": 100, "always": true, "corruptByteAt": 5}}"#) == nil)
+    #expect(
+      error(#"{"hardwareVersion": 52, "faults": {"dropLinkAtByte": 100, "always": true, "corruptByteAt": 5}}"#) == nil)
     #expect(error(#"{"faults": {"dropAt": 100}}"#)?.jsonPath == "devices[0].dfu.faults.dropAt")
     #expect(error(#"{"hwVersion": 52}"#)?.jsonPath == "devices[0].dfu.hwVersion")
     #expect(error(#"{"inactivityTimeoutMs": 5}"#)?.jsonPath == "devices[0].dfu.inactivityTimeoutMs")
@@ -102,10 +106,14 @@ import Testing
 
 extension DFUFleetSimulatorTests {
   @Test func updateIsTheDefaultDFUSubcommand() throws {
-    let parsed = try BeaconProvision.parseAsRoot(["dfu", "--package", "app.zip", "--adapter", "sim", "--min-battery", "0"])
+    let parsed = try BeaconProvision.parseAsRoot([
+      "dfu", "--package", "app.zip", "--adapter", "sim", "--min-battery", "0",
+    ])
     let update = try #require(parsed as? DFUUpdate)
     #expect(update.package == "app.zip" && update.minimumBattery == 0)
-    #expect(try #require(BeaconProvision.parseAsRoot(["dfu", "update", "--package", "a.zip"]) as? DFUUpdate).minimumBattery == 30)
+    #expect(
+      try #require(BeaconProvision.parseAsRoot(["dfu", "update", "--package", "a.zip"]) as? DFUUpdate).minimumBattery
+        == 30)
   }
 
   @Test func kkmVersionMappingBothWays() {
@@ -122,9 +130,11 @@ extension DFUFleetSimulatorTests {
   @Test func resumeFinishesADeviceLeftWaitingInItsBootloader() async throws {
     // a run that stopped mid-transfer: the journal says "transferring", the device sits in its bootloader
     // (its application silent, so the resume's scan does not hear it)
-    let fleet = try DFUFleetCampaignTests.fleet(count: 1, extra: [
-      0: #""system": {"model": 12, "batteryPercent": 90, "firmware": "5.22"}, "dfu": {"inactivityTimeoutMs": 600000}"#
-    ])
+    let fleet = try DFUFleetCampaignTests.fleet(
+      count: 1,
+      extra: [
+        0: #""system": {"model": 12, "batteryPercent": 90, "firmware": "5.22"}, "dfu": {"inactivityTimeoutMs": 600000}"#
+      ])
     let package = try DFUFleetPackages.application(version: 530)
     defer { for path in [fleet, package] { try? FileManager.default.removeItem(atPath: path) } }
     let central = try DFUFleetCampaignTests.central(fleet)
@@ -132,12 +142,14 @@ extension DFUFleetSimulatorTests {
     try await Self.jump(application, central: central)
     #expect(central.bootloaders.isInBootloader(application))
     let journal = try Journal(path: StateDirectory.resolve(nil).appendingPathComponent("journal.sqlite"))
-    let run = try await journal.createRun(kind: "dfu", source: package, adapter: "sim", addresses: [application.description])
+    let run = try await journal.createRun(
+      kind: "dfu", source: package, adapter: "sim", addresses: [application.description])
     try await journal.record(
       run: run, address: application.description, state: .working, step: "transferring",
       changes: [JournalChange(scope: "device", key: "ver", old: "5.22", new: "5.30")])
 
-    let result = try await DFUFleetCampaignTests.update(["--package", package, "--adapter", "sim:\(fleet)", "--resume", run], central: central)
+    let result = try await DFUFleetCampaignTests.update(
+      ["--package", package, "--adapter", "sim:\(fleet)", "--resume", run], central: central)
     #expect(result.summary.run == run)
     #expect(result.summary.outcomes[application.description]?.state == .verified)
     #expect(result.reports[application.description]?.from?.description == "5.22")  // from the journal
@@ -148,10 +160,12 @@ extension DFUFleetSimulatorTests {
 
 extension DFUFleetSimulatorTests {
   @Test func selectionByAddressAndNameAndAnUnknownBatteryIsSkipped() async throws {
-    let fleet = try DFUFleetCampaignTests.fleet(count: 3, extra: [
-      // 0x2080 scan response of two bytes (6D 01): too short to carry a battery level, and no System frame
-      2: #""sensor": {"temperature": 21.5}, "kkmScanResponse": "6D01""#
-    ])
+    let fleet = try DFUFleetCampaignTests.fleet(
+      count: 3,
+      extra: [
+        // 0x2080 scan response of two bytes (6D 01): too short to carry a battery level, and no System frame
+        2: #""sensor": {"temperature": 21.5}, "kkmScanResponse": "6D01""#
+      ])
     let package = try DFUFleetPackages.application(version: 530)
     defer { for path in [fleet, package] { try? FileManager.default.removeItem(atPath: path) } }
     let central = try DFUFleetCampaignTests.central(fleet)
@@ -160,7 +174,9 @@ extension DFUFleetSimulatorTests {
       ["--package", package, "--adapter", "sim:\(fleet)", "--address", a[0], "--address", a[2]], central: central)
     #expect(Set(byAddress.summary.outcomes.keys) == [a[0], a[2]])
     #expect(byAddress.summary.outcomes[a[0]]?.state == .verified)
-    #expect(byAddress.summary.outcomes[a[2]] == .skipped("battery level unknown (not in its advertisements); use --min-battery 0 to update it anyway"))
+    #expect(
+      byAddress.summary.outcomes[a[2]]
+        == .skipped("battery level unknown (not in its advertisements); use --min-battery 0 to update it anyway"))
     let byName = try await DFUFleetCampaignTests.update(
       ["--package", package, "--adapter", "sim:\(fleet)", "--name", "KBPro_D1", "--min-battery", "0"], central: central)
     #expect(Set(byName.summary.outcomes.keys) == [a[1]])

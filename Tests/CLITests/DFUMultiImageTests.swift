@@ -33,7 +33,8 @@ import Testing
 
   /// Devices whose SoftDevice the SD+BL image does not accept still fail — on image #0, not #1.
   @Test func aDeviceSoftDeviceTheSystemImageRefusesFailsOnThatImageOnly() throws {
-    let report = try DFUInspect.report(path: Self.fixture("sd_bl_app.zip"), expectations: DeviceExpectations(softDeviceID: 0x100))
+    let report = try DFUInspect.report(
+      path: Self.fixture("sd_bl_app.zip"), expectations: DeviceExpectations(softDeviceID: 0x100))
     #expect(report.checks.filter { $0.outcome == .failed }.map { "\($0.image) \($0.name)" } == ["0 sd-req"])
   }
 
@@ -41,7 +42,9 @@ import Testing
   @Test func bootValidationSignatureMatchesNrfutilPkgDisplay() throws {
     let display = try String(contentsOfFile: Self.fixture("nrfutil-display-sd_bl_app.txt"), encoding: .utf8)
     let expected = display.split(separator: "\n").filter { $0.contains("boot_validation_signature") }.map { line in
-      line.split(separator: "'", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
+      line.split(separator: "'", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map {
+        String($0.element)
+      }
     }
     let report = try DFUInspect.report(path: Self.fixture("sd_bl_app.zip"), expectations: DeviceExpectations())
     #expect(expected.count == 2 && expected[1].first?.count == 128)
@@ -93,10 +96,14 @@ extension DFUMultiImageTests {
     var config = DFUTargetConfiguration()
     config.softDeviceID = 0xB7
     let arguments = { (pty: PseudoTerminal) in
-      ["--port", pty.path, "--package", Self.fixture("sd_bl_app.zip"), "--reconnect-delay", "0", "--softdevice-id", "0xB7"]
+      [
+        "--port", pty.path, "--package", Self.fixture("sd_bl_app.zip"), "--reconnect-delay", "0", "--softdevice-id",
+        "0xB7",
+      ]
     }
     let fresh = try PseudoTerminal()
-    let freshServer = SerialDFUTargetServer(target: SimulatedDFUTarget(configuration: config), channel: fresh.deviceChannel())
+    let freshServer = SerialDFUTargetServer(
+      target: SimulatedDFUTarget(configuration: config), channel: fresh.deviceChannel())
     await freshServer.start()
     let first = try await DFUSerial.parse(arguments(fresh)).perform()
     await freshServer.stop()
@@ -110,6 +117,8 @@ extension DFUMultiImageTests {
     try await DFUTransfer(factory: SerialDFULinkFactory(path: pty.path)).run([package.transferImages[0]])
     // the device now has bootloader 2: the SD+BL image is refused as not newer and skipped
     let second = try await DFUSerial.parse(arguments(pty)).perform()
-    #expect(second.hasPrefix("Device programmed: application (softdevice_bootloader skipped: the device already has it) from"))
+    #expect(
+      second.hasPrefix("Device programmed: application (softdevice_bootloader skipped: the device already has it) from")
+    )
   }
 }

@@ -15,7 +15,9 @@ import Testing
 
   /// A text-stream device's changes are commands it was sent: "updated 4 keys" read as if keys were written.
   @Test func aTextDeviceReadsAsTheCommandsItWasSent() {
-    let commands = (0..<4).map { ConfigChange(scope: .command($0), key: "AT+NAME?", old: .text("a"), new: .text("AT+NAME=b")) }
+    let commands = (0..<4).map {
+      ConfigChange(scope: .command($0), key: "AT+NAME?", old: .text("a"), new: .text("AT+NAME=b"))
+    }
     #expect(CampaignReport.describe(.updated(commands)) == "sent 4 commands, verified")
     #expect(CampaignReport.describe(.updated(Array(commands.prefix(1)))) == "sent 1 command, verified")
   }

@@ -19,7 +19,8 @@ import Testing
   static let refusing = system + #", "dfu": {"hardwareVersion": 53}"#
 
   static func firmwareWrites(_ fleet: String) throws -> [String: Int] {
-    try SimulatorStateStore(stateDirectory: StateDirectory.resolve(nil), fleetFile: fleet).writeLog.counts(what: "firmware")
+    try SimulatorStateStore(stateDirectory: StateDirectory.resolve(nil), fleetFile: fleet).writeLog.counts(
+      what: "firmware")
   }
 
   static func run(_ extra: [String], fleet: String, package: String) async throws -> CampaignResult {
@@ -33,23 +34,28 @@ import Testing
   /// finishes them.
   @Test func aRolloutStopsAtTheWaveOverTheThresholdAndLeavesTheRestUntouched() async throws {
     let failing = [3, 5, 6]
-    let fleet = try DFUFleetCampaignTests.fleet(count: Self.count, extra: Dictionary(uniqueKeysWithValues: failing.map { ($0, Self.refusing) }))
+    let fleet = try DFUFleetCampaignTests.fleet(
+      count: Self.count, extra: Dictionary(uniqueKeysWithValues: failing.map { ($0, Self.refusing) }))
     let package = try DFUFleetPackages.application(version: 530)
     defer { for path in [fleet, package] { try? FileManager.default.removeItem(atPath: path) } }
     let address = DFUFleetCampaignTests.address
 
-    let result = try await Self.run(["--rollout", "canary=2,waves=10%,25%,100%", "--max-failures", "40%"], fleet: fleet, package: package)
+    let result = try await Self.run(
+      ["--rollout", "canary=2,waves=10%,25%,100%", "--max-failures", "40%"], fleet: fleet, package: package)
     let rollout = try #require(result.rollout)
     #expect(rollout.waves.map(\.name) == ["canary", "wave 1 (10%)", "wave 2 (25%)"])
     #expect(rollout.waves.map(\.devices) == [2, 3, 3])
     #expect(rollout.waves.map(\.failures) == [0, 1, 2])
     #expect(rollout.stopped)
-    #expect(rollout.stopReason == "rollout stopped after the wave 2 (25%): 2 of 3 devices failed, over --max-failures 40%; "
-      + "the later waves were not started and their devices stay pending")
+    #expect(
+      rollout.stopReason == "rollout stopped after the wave 2 (25%): 2 of 3 devices failed, over --max-failures 40%; "
+        + "the later waves were not started and their devices stay pending")
     #expect(DFUUpdate.exitStatus(result) == 4)
     #expect(DFUCampaignReport.table(result).contains("rollout wave 2 (25%): 2 of 3 failed, over --max-failures 40%"))
     let json = try DFUCampaignReport.json(result)
-    #expect(json.contains(#""plan" : "canary=2,waves=10%,25%,100% --max-failures 40%""#) && json.contains(#""stopped" : true"#))
+    #expect(
+      json.contains(#""plan" : "canary=2,waves=10%,25%,100% --max-failures 40%""#)
+        && json.contains(#""stopped" : true"#))
     #expect(json.contains(#""name" : "wave 2 (25%)""#) && json.contains(#""overThreshold" : true"#))
 
     let writes = try Self.firmwareWrites(fleet)
@@ -61,16 +67,19 @@ import Testing
       #expect(result.summary.outcomes[address(i)] == .pending, "device \(i)")
     }
     let journal = try Journal(path: CampaignResources.journalPath(StateDirectory.resolve(nil)))
-    let states = Dictionary(uniqueKeysWithValues: try await journal.devices(run: result.summary.run).map { ($0.address, $0.state) })
+    let states = Dictionary(
+      uniqueKeysWithValues: try await journal.devices(run: result.summary.run).map { ($0.address, $0.state) })
     #expect((8..<Self.count).allSatisfy { states[address($0)] == .pending })
     #expect(failing.allSatisfy { states[address($0)] == .failed })
 
     // campaign status shows the waves from the journal
     let (status, source) = try await CampaignStatusCommand.parse([result.summary.run]).load()
     #expect(status.status == "stopped")
-    #expect(CampaignStatusCommand.waves(status, source: source) == "\n\nrollout canary=2,waves=10%,25%,100% --max-failures 40%\n"
-      + "canary: 2 devices — 2 verified\nwave 1 (10%): 3 devices — 1 failed, 2 verified\n"
-      + "wave 2 (25%): 3 devices — 2 failed, 1 verified\nwave 3 (100%): 16 devices — 16 pending")
+    #expect(
+      CampaignStatusCommand.waves(status, source: source)
+        == "\n\nrollout canary=2,waves=10%,25%,100% --max-failures 40%\n"
+        + "canary: 2 devices — 2 verified\nwave 1 (10%): 3 devices — 1 failed, 2 verified\n"
+        + "wave 2 (25%): 3 devices — 2 failed, 1 verified\nwave 3 (100%): 16 devices — 16 pending")
 
     // The operator decides: finish the run without stages. The 16 pending devices are updated, each once;
     // the three refusing bootloaders fail again and nothing is written twice.
@@ -88,7 +97,8 @@ import Testing
     let package = try DFUFleetPackages.application(version: 530)
     defer { for path in [fleet, package] { try? FileManager.default.removeItem(atPath: path) } }
 
-    let result = try await Self.run(["--rollout", "canary=2,waves=10%,25%,100%", "--max-failures", "10%"], fleet: fleet, package: package)
+    let result = try await Self.run(
+      ["--rollout", "canary=2,waves=10%,25%,100%", "--max-failures", "10%"], fleet: fleet, package: package)
     let rollout = try #require(result.rollout)
     #expect(rollout.waves.map(\.devices) == [2, 3, 3, 16])
     #expect(rollout.waves.map(\.failures) == [0, 0, 0, 1])
@@ -112,7 +122,8 @@ import Testing
         + (failing.contains(i) ? Self.refusing : Self.system) + "}"
     }
     let fleet = NSTemporaryDirectory() + "dfu-rollout-\(UUID().uuidString).json"
-    try #"{"version": 1, "devices": [\#(devices.joined(separator: ",\n"))]}"#.write(toFile: fleet, atomically: true, encoding: .utf8)
+    try #"{"version": 1, "devices": [\#(devices.joined(separator: ",\n"))]}"#.write(
+      toFile: fleet, atomically: true, encoding: .utf8)
     let package = try DFUFleetPackages.application(version: 530)
     defer { for path in [fleet, package] { try? FileManager.default.removeItem(atPath: path) } }
 
@@ -132,8 +143,14 @@ import Testing
   /// A wrong `--rollout` or `--max-failures` is a usage error (exit 64) naming the option and the form.
   @Test func badRolloutOptionsAreUsageErrors() throws {
     let cases: [([String], String)] = [
-      (["--rollout", "canary=0,waves=100%"], "--rollout canary=0,waves=100%: canary must be a whole number ≥ 1; expected canary=N,waves="),
-      (["--rollout", "canary=1,waves=50%"], "--rollout canary=1,waves=50%: the last wave must be 100%; expected canary=N,waves="),
+      (
+        ["--rollout", "canary=0,waves=100%"],
+        "--rollout canary=0,waves=100%: canary must be a whole number ≥ 1; expected canary=N,waves="
+      ),
+      (
+        ["--rollout", "canary=1,waves=50%"],
+        "--rollout canary=1,waves=50%: the last wave must be 100%; expected canary=N,waves="
+      ),
       (["--rollout", "canary=1,waves=100%", "--max-failures", "5"], "--max-failures 5: expected a percentage 0%…100%"),
       (["--max-failures", "5%"], "--max-failures is for --rollout"),
     ]

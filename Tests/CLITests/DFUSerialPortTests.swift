@@ -31,7 +31,8 @@ import Testing
   @Test func aSilentPortIsReportedAsSilentAfterOneReadyWait() async throws {
     let pty = try PseudoTerminal()
     let command = try DFUSerial.parse([
-      "--port", pty.path, "--package", DFUCommandTests.fixture("app_unsigned.zip"), "--ready-timeout", "2", "--timeout", "0.5",
+      "--port", pty.path, "--package", DFUCommandTests.fixture("app_unsigned.zip"), "--ready-timeout", "2", "--timeout",
+      "0.5",
     ])
     do {
       _ = try await command.perform()

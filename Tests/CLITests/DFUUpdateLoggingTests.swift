@@ -14,7 +14,9 @@ import Testing
       "--address", Self.device, "--state-dir", state, "-v",
     ])
     #expect(!errors.contains("Unknown option"), "\(errors)")
-    #expect(errors.contains("info beacon-provision.campaign: finished") && errors.contains("device=\(Self.device)"), "exit \(status):\n\(errors)")
+    #expect(
+      errors.contains("info beacon-provision.campaign: finished") && errors.contains("device=\(Self.device)"),
+      "exit \(status):\n\(errors)")
   }
 
   /// The same device updated by `dfu update -v`, then given a name by `apply -v`: each run's end of that
@@ -31,15 +33,19 @@ import Testing
       "dfu", "update", "--package", DFUCommandTests.fixture("app_unsigned.zip"), "--adapter", "sim", "--scan", "3",
       "--address", Self.device, "--state-dir", state, "-v",
     ])
-    let (_, _, apply) = try await CLIProcess.run(["apply", profile, "--adapter", "sim", "--scan", "3", "--state-dir", state, "-v"])
+    let (_, _, apply) = try await CLIProcess.run([
+      "apply", profile, "--adapter", "sim", "--scan", "3", "--state-dir", state, "-v",
+    ])
 
     /// The device's `finished` record without its time and metadata values: "info beacon-provision.campaign: finished changes device state".
     func finished(_ errors: String) -> String? {
-      errors.split(separator: "\n").first { $0.contains("beacon-provision.campaign: finished") && $0.contains("device=\(Self.device)") }
-        .map { line in
-          let words = line.split(separator: " ").dropFirst()
-          return words.map { $0.split(separator: "=").first.map(String.init) ?? "" }.joined(separator: " ")
-        }
+      errors.split(separator: "\n").first {
+        $0.contains("beacon-provision.campaign: finished") && $0.contains("device=\(Self.device)")
+      }
+      .map { line in
+        let words = line.split(separator: " ").dropFirst()
+        return words.map { $0.split(separator: "=").first.map(String.init) ?? "" }.joined(separator: " ")
+      }
     }
     let expected = "info beacon-provision.campaign: finished changes device state"
     #expect(finished(dfu) == expected, "\(dfu)")

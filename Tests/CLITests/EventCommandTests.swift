@@ -29,7 +29,11 @@ import Testing
   }
 
   @Test func aProgramThatCannotStartThrows() async throws {
-    #expect(throws: EventCommand.SpawnError.self) { try EventCommand.start(["/nonexistent/program"], environment: [:]) { _ in } }
-    #expect(throws: EventCommand.SpawnError.self) { try EventCommand.start(["relative-name"], environment: [:]) { _ in } }
+    #expect(throws: EventCommand.SpawnError.self) {
+      try EventCommand.start(["/nonexistent/program"], environment: [:]) { _ in }
+    }
+    #expect(throws: EventCommand.SpawnError.self) {
+      try EventCommand.start(["relative-name"], environment: [:]) { _ in }
+    }
   }
 }

@@ -19,8 +19,10 @@ import Testing
 
     let process = Process()
     process.executableURL = URL(fileURLWithPath: ApplyCrashTests.binary)
-    process.arguments = ["firmware", "fetch", "KBPro_SIM", "--hver", "V1.0", "--catalog", CatalogueFolderCampaignTests.example,
-      "--firmware-dir", root]
+    process.arguments = [
+      "firmware", "fetch", "KBPro_SIM", "--hver", "V1.0", "--catalog", CatalogueFolderCampaignTests.example,
+      "--firmware-dir", root,
+    ]
     let (out, err) = (Pipe(), Pipe())
     (process.standardOutput, process.standardError) = (out, err)
     let lines = ProcessLines.stream(err)

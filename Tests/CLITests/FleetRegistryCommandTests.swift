@@ -51,7 +51,9 @@ import Testing
         #expect(device.configurationHash == nil && device.lastApply == nil, "\(device.address) was not selected")
         continue
       }
-      #expect(device.model == model && device.firmwareVersion == firmware && device.hardwareVersion == "V1.0", "\(device.address)")
+      #expect(
+        device.model == model && device.firmwareVersion == firmware && device.hardwareVersion == "V1.0",
+        "\(device.address)")
       #expect(device.name == "registered" && !device.frames.isEmpty && device.lastRSSI != nil, "\(device.address)")
       #expect(device.lastApply?.run == summary.run && device.lastApply?.outcome == "verified", "\(device.address)")
       let hash = try #require(device.configurationHash, "\(device.address) has no configuration hash")
@@ -95,7 +97,8 @@ import Testing
     #expect(result.status == 0)
     let records = try JSONDecoder().decode([DeviceRecord].self, from: Data(result.output.utf8))
     #expect(records.count == DemoFleet.fleet.devices.count)
-    #expect(result.errors.contains("warning beacon-provision.registry: cannot open the fleet registry in \(notAFolder)"))
+    #expect(
+      result.errors.contains("warning beacon-provision.registry: cannot open the fleet registry in \(notAFolder)"))
   }
 }
 
@@ -112,7 +115,8 @@ extension FleetRegistryCommandTests {
     let device = try #require(try await Self.registry(StateDirectory.resolve(nil)).device(address))
     // The scan heard 5.22 in the System frame; the identity read after the update says 5.30.
     #expect(device.firmwareVersion == "5.30" && device.model == "KBPro_SIM" && device.hardwareVersion == "V1.0")
-    #expect(device.batteryPercent == 90 && device.lastDFU?.run == result.summary.run && device.lastDFU?.outcome == "verified")
+    #expect(
+      device.batteryPercent == 90 && device.lastDFU?.run == result.summary.run && device.lastDFU?.outcome == "verified")
     #expect(device.lastApply == nil && device.configurationHash == nil)
   }
 }

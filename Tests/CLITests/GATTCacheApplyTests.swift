@@ -16,7 +16,8 @@ import Testing
 
   static func profile(major: Int) throws -> LoadedProfile {
     let list = addresses.map { "\"\($0)\"" }.joined(separator: ", ")
-    let text = #"{"version": 1, "select": {"addresses": [\#(list)]}, "desired": {"slots": [{"slot": 0, "type": "ibeacon", "uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": \#(major), "minor": 5}]}}"#
+    let text =
+      #"{"version": 1, "select": {"addresses": [\#(list)]}, "desired": {"slots": [{"slot": 0, "type": "ibeacon", "uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": \#(major), "minor": 5}]}}"#
     return try LoadedProfile.load(file: "p.json", read: { _ in Array(text.utf8) }, urlCheck: { _ in nil })
   }
 
@@ -39,7 +40,8 @@ import Testing
       for a in GATTCacheApplyTests.addresses { before[a] = await server(a).requestsReceived }
       let journal = try Journal(path: nil)
       let targets = GATTCacheApplyTests.addresses.map { Target(address: $0) }
-      let run = try await journal.createRun(kind: "apply", source: "p.json", adapter: "sim", addresses: targets.map(\.address.description))
+      let run = try await journal.createRun(
+        kind: "apply", source: "p.json", adapter: "sim", addresses: targets.map(\.address.description))
       let campaign = ApplyCampaign(
         profile: try GATTCacheApplyTests.profile(major: major), targets: targets,
         opener: KBeaconOpener(central: central, gattCache: gattCache ? cache : nil), journal: journal, run: run,
@@ -84,8 +86,11 @@ import Testing
     #expect(after.databaseHash != before.databaseHash)
     #expect(after.databaseHash == GATTDatabaseHash.value(of: sim.server(updated).table))
     #expect(
-      after.database.characteristic(KBeaconGATT.write)?.valueHandle == sim.server(updated).table.valueHandle(of: KBeaconGATT.write))
-    #expect(after.database.characteristic(KBeaconGATT.write)?.valueHandle != before.database.characteristic(KBeaconGATT.write)?.valueHandle)
+      after.database.characteristic(KBeaconGATT.write)?.valueHandle
+        == sim.server(updated).table.valueHandle(of: KBeaconGATT.write))
+    #expect(
+      after.database.characteristic(KBeaconGATT.write)?.valueHandle
+        != before.database.characteristic(KBeaconGATT.write)?.valueHandle)
     #expect(used[updated]! > used[Self.addresses[0]]!)
     let slot = await kbeacon.configuration.slots.first { $0.fields["slot"]?.intValue == 0 }
     #expect(slot?.fields["majorID"]?.intValue == 43)

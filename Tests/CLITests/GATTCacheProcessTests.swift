@@ -1,5 +1,5 @@
-import Fleet
 import BeaconCore
+import Fleet
 import Foundation
 import Testing
 
@@ -14,11 +14,18 @@ import Testing
     let state = NSTemporaryDirectory() + "gatt-cache-processes-" + UUID().uuidString
     defer { try? FileManager.default.removeItem(atPath: state) }
     let environment = ProcessInfo.processInfo.environment.merging(["XDG_STATE_HOME": state]) { $1 }
-    func read(_ device: String, _ extra: [String] = []) async throws -> (status: Int32, output: String, errors: String) {
-      try await CLIProcess.run(["read", device, "--adapter", "sim", "--address-type", "public", "-v"] + extra, environment: environment)
+    func read(_ device: String, _ extra: [String] = []) async throws -> (status: Int32, output: String, errors: String)
+    {
+      try await CLIProcess.run(
+        ["read", device, "--adapter", "sim", "--address-type", "public", "-v"] + extra, environment: environment)
     }
     let firsts = try await withThrowingTaskGroup(of: (String, Int32, String).self) { group in
-      for device in Self.devices { group.addTask { let r = try await read(device); return (device, r.status, r.errors) } }
+      for device in Self.devices {
+        group.addTask {
+          let r = try await read(device)
+          return (device, r.status, r.errors)
+        }
+      }
       return try await group.reduce(into: [:]) { $0[$1.0] = ($1.1, $1.2) }
     }
     for device in Self.devices {

@@ -67,7 +67,8 @@ final class GatewayProcess: Sendable {
 
 /// Waiters for a line that matches, each resumed once: by the first such line, or with false at the end.
 final class LineWatch: Sendable {
-  private let state = Mutex<(ended: Bool, waiters: [(@Sendable (String) -> Bool, CheckedContinuation<Bool, Never>)])>((false, []))
+  private let state = Mutex<(ended: Bool, waiters: [(@Sendable (String) -> Bool, CheckedContinuation<Bool, Never>)])>(
+    (false, []))
 
   func add(_ predicate: @escaping @Sendable (String) -> Bool, _ continuation: CheckedContinuation<Bool, Never>) {
     let ended = state.withLock { s in
@@ -120,8 +121,10 @@ struct GatewaySite {
       .write(toFile: fleet, atomically: true, encoding: .utf8)
     let rows = ["address,minor"] + addresses.enumerated().map { "\($1),\(3000 + $0)" }
     try rows.joined(separator: "\n").write(toFile: folder + "/inventory.csv", atomically: true, encoding: .utf8)
-    let desired = #""desired": {"name": "hall-{{minor}}", "slots": [{"slot": 0, "type": "ibeacon", "uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": 8, "minor": "{{minor}}"}]}"#
-    try #"{"version": 1, "inventory": "inventory.csv", \#(desired)}"#.write(toFile: profile, atomically: true, encoding: .utf8)
+    let desired =
+      #""desired": {"name": "hall-{{minor}}", "slots": [{"slot": 0, "type": "ibeacon", "uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": 8, "minor": "{{minor}}"}]}"#
+    try #"{"version": 1, "inventory": "inventory.csv", \#(desired)}"#.write(
+      toFile: profile, atomically: true, encoding: .utf8)
   }
 
   /// Creates the state directory's SQLite journal before the gateways start: processes opening a fresh
@@ -137,15 +140,19 @@ struct GatewaySite {
 
   /// `apply` on this site as a gateway of run "site" on `journal`, with `extra` options.
   func apply(journal: String, parallel: Int = 2, _ extra: [String]) -> [String] {
-    ["apply", profile, "--adapter", "sim:\(fleet)", "--scan", "2", "--parallel", "\(parallel)", "--retry-delay", "0",
-     "--state-dir", state, "--journal", journal, "--run", "site"] + extra
+    [
+      "apply", profile, "--adapter", "sim:\(fleet)", "--scan", "2", "--parallel", "\(parallel)", "--retry-delay", "0",
+      "--state-dir", state, "--journal", journal, "--run", "site",
+    ] + extra
   }
 
   /// `dfu update` of `package` on this site as a gateway of run "site" on `journal`, with `extra` options.
   func dfuUpdate(journal: String, package: String, parallel: Int = 2, _ extra: [String]) -> [String] {
-    ["dfu", "update", "--package", package, "--adapter", "sim:\(fleet)", "--scan", "2", "--parallel", "\(parallel)",
-     "--retry-delay", "0", "--reconnect-delay", "0", "--object-delay", "0", "--timeout", "5", "--state-dir", state,
-     "--journal", journal, "--run", "site"] + extra
+    [
+      "dfu", "update", "--package", package, "--adapter", "sim:\(fleet)", "--scan", "2", "--parallel", "\(parallel)",
+      "--retry-delay", "0", "--reconnect-delay", "0", "--object-delay", "0", "--timeout", "5", "--state-dir", state,
+      "--journal", journal, "--run", "site",
+    ] + extra
   }
 
   /// The shared write log of the site's simulated devices: every write each gateway process made them accept.

@@ -62,7 +62,9 @@ import Testing
         ]),
       SimulatedService(
         uuid: BluetoothUUID(0xFF10), isPrimary: false,
-        characteristics: [SimulatedCharacteristic(uuid: BluetoothUUID(0x2A25), properties: [.read], value: Array("SN-1".utf8))]),
+        characteristics: [
+          SimulatedCharacteristic(uuid: BluetoothUUID(0x2A25), properties: [.read], value: Array("SN-1".utf8))
+        ]),
     ])
     let (bearer, _) = try await SimulatedLink.open(to: server, device: BluetoothAddress(device)!, model: .instant)
     let client = GATTClient(bearer: bearer)

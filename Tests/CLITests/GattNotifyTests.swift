@@ -16,9 +16,11 @@ struct GattNotifyTests {
   func peripheral() async throws -> (GATTClient, GATTServerConnection, UInt16) {
     let server = GATTServer(services: [
       SimulatedService(
-        uuid: BluetoothUUID(0xFF00), characteristics: [SimulatedCharacteristic(uuid: Self.indicated, properties: [.indicate])])
+        uuid: BluetoothUUID(0xFF00),
+        characteristics: [SimulatedCharacteristic(uuid: Self.indicated, properties: [.indicate])])
     ])
-    let (bearer, _) = try await SimulatedLink.open(to: server, device: BluetoothAddress("C4:00:00:00:00:02")!, model: .instant)
+    let (bearer, _) = try await SimulatedLink.open(
+      to: server, device: BluetoothAddress("C4:00:00:00:00:02")!, model: .instant)
     let connection = try #require(await server.activeConnections.first)
     return (GATTClient(bearer: bearer), connection, try #require(server.valueHandle(of: Self.indicated)))
   }
@@ -42,7 +44,8 @@ struct GattNotifyTests {
     let (client, connection, handle) = try await peripheral()
     let (subscribed, signal) = AsyncStream.makeStream(of: Void.self)
     let watch = Task {
-      try await GattNotify.watch(client, uuid: Self.indicated, count: nil, emit: { _ in }, subscribed: { _ in signal.yield() })
+      try await GattNotify.watch(
+        client, uuid: Self.indicated, count: nil, emit: { _ in }, subscribed: { _ in signal.yield() })
     }
     for await _ in subscribed { break }
     #expect(await connection.cccd[handle] == 0x0002)

@@ -24,13 +24,17 @@ import Testing
       try FileManager.default.copyItem(
         atPath: TestScriptTests.repository.appendingPathComponent("profiles/profile.schema.json").path,
         toPath: "\(root)/profiles/profile.schema.json")
-      write("Package.swift", """
+      write(
+        "Package.swift",
+        """
         // swift-tools-version: 6.1
         import PackageDescription
         let package = Package(name: "sandbox", targets: [.target(name: "Core"), .target(name: "Edge", dependencies: ["Core"])])
 
         """)
-      write("bin/beacon-provision", """
+      write(
+        "bin/beacon-provision",
+        """
         #!/bin/sh
         cat <<'JSON'
         {"serializationVersion": 0, "command": {"commandName": "beacon-provision", "abstract": "Keep beacons configured.",
@@ -42,12 +46,19 @@ import Testing
 
         """)
       try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: "\(root)/bin/beacon-provision")
-      write("README.md", "# sandbox\n\nSee [the docs](docs/README.md) and [commands](docs/reference/commands.md#beacon-provision-scan).\n")
-      write("docs/README.md", "# Docs\n\n[Architecture](architecture.md#modules), [protocols](protocols/README.md#kbeacon).\n")
+      write(
+        "README.md",
+        "# sandbox\n\nSee [the docs](docs/README.md) and [commands](docs/reference/commands.md#beacon-provision-scan).\n"
+      )
+      write(
+        "docs/README.md",
+        "# Docs\n\n[Architecture](architecture.md#modules), [protocols](protocols/README.md#kbeacon).\n")
       // The pages the generated references link to.
       write("docs/guide/README.md", "# Common options\n")
       write("docs/guide/provision.md", "# Provisioning\n")
-      write("docs/architecture.md", """
+      write(
+        "docs/architecture.md",
+        """
         # Architecture
 
         ## Modules
@@ -115,7 +126,9 @@ import Testing
   @Test func aModuleNewToTheManifestMustBeDescribed() async throws {
     let tree = try await Self.generated()
     defer { tree.remove() }
-    tree.write("Package.swift", """
+    tree.write(
+      "Package.swift",
+      """
       // swift-tools-version: 6.1
       import PackageDescription
       let package = Package(name: "sandbox", targets: [
@@ -144,11 +157,15 @@ import Testing
   @Test func brokenRelativeLinksFailAndProtocolLinksWaitForTheirFolder() async throws {
     let tree = try await Self.generated()
     defer { tree.remove() }
-    tree.write("docs/guide.md", "# Guide\n\n[gone](missing.md), [no such heading](architecture.md#nowhere), [web](https://example.org/x.md)\n")
+    tree.write(
+      "docs/guide.md",
+      "# Guide\n\n[gone](missing.md), [no such heading](architecture.md#nowhere), [web](https://example.org/x.md)\n")
     let check = try await tree.run(["--check"])
     #expect(check.status == 1)
-    #expect(check.stderr.contains("docs/guide.md: link to missing.md: docs/missing.md does not exist"), "\(check.stderr)")
-    #expect(check.stderr.contains("docs/guide.md: link to architecture.md#nowhere: no heading #nowhere"), "\(check.stderr)")
+    #expect(
+      check.stderr.contains("docs/guide.md: link to missing.md: docs/missing.md does not exist"), "\(check.stderr)")
+    #expect(
+      check.stderr.contains("docs/guide.md: link to architecture.md#nowhere: no heading #nowhere"), "\(check.stderr)")
     #expect(!check.stderr.contains("example.org"))
     #expect(!check.stderr.contains("protocols"), "docs/protocols/ is not in the tree yet: \(check.stderr)")
 
@@ -157,7 +174,9 @@ import Testing
     tree.write("docs/protocols/README.md", "# Protocol notes\n\n## Nordic DFU\n")
     let protocols = try await tree.run(["--check"])
     #expect(protocols.status == 1)
-    #expect(protocols.stderr.contains("docs/README.md: link to protocols/README.md#kbeacon: no heading #kbeacon"), "\(protocols.stderr)")
+    #expect(
+      protocols.stderr.contains("docs/README.md: link to protocols/README.md#kbeacon: no heading #kbeacon"),
+      "\(protocols.stderr)")
     tree.write("docs/protocols/README.md", "# Protocol notes\n\n## KBeacon\n")
     let fixed = try await tree.run(["--check"])
     #expect(fixed.status == 0, "\(fixed.stderr)")

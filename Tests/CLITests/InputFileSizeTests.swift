@@ -9,7 +9,9 @@ import Testing
 @Suite(.timeLimit(.minutes(2))) struct InputFileSizeTests {
   /// A fresh folder, removed by the caller.
   static func folder() throws -> String {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("input-size-\(UUID().uuidString.prefix(8))").path
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "input-size-\(UUID().uuidString.prefix(8))"
+    ).path
     try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     return path
   }
@@ -32,8 +34,10 @@ import Testing
       try ProfileCommand.Check.parse([file]).run()
       Issue.record("accepted")
     } catch let failure as CLIFailure {
-      #expect(failure.message.contains(
-        "\(file) is 8388609 bytes; a profile larger than 8 MiB (8388608 bytes) is refused (no real site's comes near it)"),
+      #expect(
+        failure.message.contains(
+          "\(file) is 8388609 bytes; a profile larger than 8 MiB (8388608 bytes) is refused (no real site's comes near it)"
+        ),
         "\(failure.message)")
     }
     // At the cap it is read (and then refused as JSON, which is not the point here).
@@ -44,13 +48,16 @@ import Testing
   @Test func anInventoryOverItsCapIsRefusedBeforeTheProfilesTemplatesAreChecked() throws {
     let dir = try Self.folder()
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    try #"{"version": 1, "inventory": "i.csv", "desired": {"name": "{{room}}"}}"#.write(toFile: dir + "/p.json", atomically: true, encoding: .utf8)
+    try #"{"version": 1, "inventory": "i.csv", "desired": {"name": "{{room}}"}}"#.write(
+      toFile: dir + "/p.json", atomically: true, encoding: .utf8)
     try Self.sparse(dir + "/i.csv", size: InputLimit.inventory.bytes + 1, prefix: "address,room\n")
     do {
       try ProfileCommand.Check.parse([dir + "/p.json"]).run()
       Issue.record("accepted")
     } catch let failure as CLIFailure {
-      #expect(failure.message.contains("\(dir)/i.csv is 67108865 bytes; an inventory larger than 64 MiB (67108864 bytes) is refused"),
+      #expect(
+        failure.message.contains(
+          "\(dir)/i.csv is 67108865 bytes; an inventory larger than 64 MiB (67108864 bytes) is refused"),
         "\(failure.message)")
       #expect(!failure.message.contains("names none"), "\(failure.message)")
     }
@@ -66,7 +73,9 @@ import Testing
       _ = try WebhookHeaderFile.load(dir + "/headers")
       Issue.record("accepted")
     } catch let failure as CLIFailure {
-      #expect(failure.message.hasPrefix("--webhook-header-file: \(dir)/headers is 65537 bytes; a file of a few lines larger than 64 KiB"),
+      #expect(
+        failure.message.hasPrefix(
+          "--webhook-header-file: \(dir)/headers is 65537 bytes; a file of a few lines larger than 64 KiB"),
         "\(failure.message)")
     }
   }
@@ -87,7 +96,10 @@ import Testing
       _ = try (try Decode.parseAsRoot([hex]) as! Decode).output()
       Issue.record("accepted")
     } catch let failure as CLIFailure {
-      #expect(failure.message == "the payload is 600000 characters; at most 1650 bytes are decoded (the most an extended advertisement carries)")
+      #expect(
+        failure.message
+          == "the payload is 600000 characters; at most 1650 bytes are decoded (the most an extended advertisement carries)"
+      )
     }
     // The longest one is decoded.
     _ = try (try Decode.parseAsRoot([String(repeating: "00", count: 1650)]) as! Decode).output()

@@ -8,7 +8,9 @@ import Testing
 struct IsolatedState: TestTrait, SuiteTrait, TestScoping {
   var isRecursive: Bool { true }
 
-  func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
+  func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void)
+    async throws
+  {
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bp-test-\(UUID().uuidString)").path
     defer { try? FileManager.default.removeItem(atPath: dir) }
     try await StateDirectory.$override.withValue(dir) { try await function() }

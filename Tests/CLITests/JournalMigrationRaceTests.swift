@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestServers
+import Testing
 
 /// Several processes opening one fresh state directory at once (three gateways started together on one
 /// host): each migrates the new journal file, and none may fail on the others' work

@@ -9,9 +9,12 @@ import Testing
 @Suite("Link limit on the simulated adapter", .isolatedState, .timeLimit(.minutes(2))) struct LinkLimitFleetTests {
   @Test func parallelEightOnAFiveLinkAdapterFailsNoDevice() async throws {
     let profile = FileManager.default.temporaryDirectory.appendingPathComponent("links-\(UUID().uuidString).json").path
-    try #"{"version": 1, "desired": {"name": "links-{{address_hex}}"}}"#.write(toFile: profile, atomically: true, encoding: .utf8)
+    try #"{"version": 1, "desired": {"name": "links-{{address_hex}}"}}"#.write(
+      toFile: profile, atomically: true, encoding: .utf8)
     defer { try? FileManager.default.removeItem(atPath: profile) }
-    let options = try ProvisionOptions.parse([profile, "--adapter", "sim", "--scan", "3", "--parallel", "8", "--retry-delay", "0", "--attempts", "1"])
+    let options = try ProvisionOptions.parse([
+      profile, "--adapter", "sim", "--scan", "3", "--parallel", "8", "--retry-delay", "0", "--attempts", "1",
+    ])
     let result = try await ApplyInvocation(options: options, dryRun: true, resume: nil, pace: .unpaced).run()
     #expect(result.summary.outcomes.count > 5)
     let failures = result.summary.outcomes.filter { $0.value.state == .failed }

@@ -34,7 +34,8 @@ struct LoggingTests {
       try? FileManager.default.removeItem(at: fleet)
       try? FileManager.default.removeItem(at: pw)
     }
-    let arguments = ["read", "BC:57:29:AA:BB:01", "--adapter", "sim:\(fleet.path)"]
+    let arguments =
+      ["read", "BC:57:29:AA:BB:01", "--adapter", "sim:\(fleet.path)"]
       + extra.map { $0 == "PWFILE" ? pw.path : $0 }
     let command = try #require(try BeaconProvision.parseAsRoot(arguments) as? ReadCommand)
     let capture = Capture()
@@ -62,7 +63,10 @@ struct LoggingTests {
     let line = StderrLogHandler.line(
       time: time, level: .info, label: "beacon-provision.kbeacon", message: "authenticated",
       metadata: ["generation": "pro", "device": "BC:57:29:AA:BB:01"])
-    #expect(line == "2026-11-18T11:06:40.250Z info beacon-provision.kbeacon: authenticated device=BC:57:29:AA:BB:01 generation=pro")
+    #expect(
+      line
+        == "2026-11-18T11:06:40.250Z info beacon-provision.kbeacon: authenticated device=BC:57:29:AA:BB:01 generation=pro"
+    )
   }
 
   @Test func verboseLogsTheConnectionAndAuthenticationAndNeverThePassword() async throws {
@@ -70,7 +74,8 @@ struct LoggingTests {
     #expect(failure == nil)
     #expect(
       lines.contains {
-        $0.contains(" info beacon-provision.kbeacon: connecting adapter=sim:") && $0.hasSuffix("device=BC:57:29:AA:BB:01 type=public")
+        $0.contains(" info beacon-provision.kbeacon: connecting adapter=sim:")
+          && $0.hasSuffix("device=BC:57:29:AA:BB:01 type=public")
       })
     #expect(lines.contains { $0.contains("authenticated") && $0.contains("generation=pro") })
     #expect(lines.allSatisfy { !$0.contains("\n") })
@@ -79,11 +84,14 @@ struct LoggingTests {
 
   @Test func debugNamesThePasswordSourceOnlyEvenWhenItIsAnArgument() async throws {
     let (lines, _) = try await readLogged(["--password", Self.secret, "--insecure-password-argument", "-vv"])
-    #expect(lines.contains { $0.contains("debug beacon-provision.kbeacon: password") && $0.contains("source=--password") })
+    #expect(
+      lines.contains { $0.contains("debug beacon-provision.kbeacon: password") && $0.contains("source=--password") })
     #expect(lines.contains { $0.contains("address type") })
     #expect(!lines.contains { $0.contains(Self.secret) })
     // A wrong password: the failure is logged, the password that was tried is not.
-    let wrong = try await readLogged(["--password", "not-the-secret", "--insecure-password-argument", "--log-level", "trace"])
+    let wrong = try await readLogged([
+      "--password", "not-the-secret", "--insecure-password-argument", "--log-level", "trace",
+    ])
     #expect(wrong.failure?.exitCode == KBeaconConnector.wrongPasswordExitCode)
     #expect(wrong.lines.contains { $0.contains("session failed") })
     #expect(!wrong.lines.contains { $0.contains("not-the-secret") })
@@ -98,11 +106,14 @@ struct LoggingTests {
     let capture = Capture()
     CLILog.$destination.withValue(CLILog.Destination(level: .debug, write: capture.write)) {
       CampaignLog.record(.step(address: "BC:57:29:AA:BB:01", .connecting, attempt: 1))
-      CampaignLog.record(.retrying(address: "BC:57:29:AA:BB:01", attempt: 1, after: .seconds(5), reason: "disconnected"))
+      CampaignLog.record(
+        .retrying(address: "BC:57:29:AA:BB:01", attempt: 1, after: .seconds(5), reason: "disconnected"))
       CampaignLog.record(.finished(address: "BC:57:29:AA:BB:01", .failed("wrong password", .wrongPassword)))
     }
     #expect(capture.all.count == 3)
     #expect(capture.all[0].hasSuffix("debug beacon-provision.campaign: connecting attempt=1 device=BC:57:29:AA:BB:01"))
-    #expect(capture.all[2].contains("info beacon-provision.campaign: finished") && capture.all[2].contains("reason=wrong password"))
+    #expect(
+      capture.all[2].contains("info beacon-provision.campaign: finished")
+        && capture.all[2].contains("reason=wrong password"))
   }
 }

@@ -14,7 +14,9 @@ import Testing
     let events = folder + "/events.json"
     try #"{"version": 1, "events": [{"name": "fw", "trigger": "health", "health": ["firmware"]}]}"#
       .write(toFile: events, atomically: true, encoding: .utf8)
-    let monitor = ["monitor", "--adapter", "sim", "--state-dir", folder + "/state", "--events", events, "--jsonl", "--duration", "4"]
+    let monitor = [
+      "monitor", "--adapter", "sim", "--state-dir", folder + "/state", "--events", events, "--jsonl", "--duration", "4",
+    ]
     let first = try await CLIProcess.run(monitor)
     #expect(first.status == 0, "\(first.errors)")
     #expect(!first.output.contains("firmware-changed"), "\(first.output)")
@@ -26,8 +28,10 @@ import Testing
     ])
     #expect(update.status == 0, "\(update.errors)")
     let second = try await CLIProcess.run(monitor)
-    let fired = try second.output.split(separator: "\n").map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
-      .filter { $0["kind"] as? String == "firmware-changed" }
+    let fired = try second.output.split(separator: "\n").map {
+      try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any]
+    }
+    .filter { $0["kind"] as? String == "firmware-changed" }
     #expect(fired.count == 1, "\(second.output)\n\(second.errors)")
     let device = fired.first?["device"] as? [String: Any]
     #expect(device?["address"] as? String == "DD:34:02:06:D1:02")

@@ -14,43 +14,50 @@ import Testing
 
   /// A folder with the two-address fleet.
   static func folder() throws -> String {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("monitor-id-\(UUID().uuidString.prefix(8))").path
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "monitor-id-\(UUID().uuidString.prefix(8))"
+    ).path
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     let beacon = #""iBeacon": {"uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": 7, "minor": 42}"#
     try #"""
-      {"version": 1, "devices": [
-        {"address": "\#(Self.first)", "kind": "iBeacon", "intervalMs": 200, "rssi": {"mean": -60, "spread": 0}, \#(beacon),
-         "presence": [{"from": 0, "to": 10}]},
-        {"address": "\#(Self.second)", "kind": "iBeacon", "intervalMs": 200, "rssi": {"mean": -60, "spread": 0}, \#(beacon),
-         "presence": [{"from": 10, "to": 20}]}
-      ]}
-      """#.write(toFile: folder + "/fleet.json", atomically: true, encoding: .utf8)
+    {"version": 1, "devices": [
+      {"address": "\#(Self.first)", "kind": "iBeacon", "intervalMs": 200, "rssi": {"mean": -60, "spread": 0}, \#(beacon),
+       "presence": [{"from": 0, "to": 10}]},
+      {"address": "\#(Self.second)", "kind": "iBeacon", "intervalMs": 200, "rssi": {"mean": -60, "spread": 0}, \#(beacon),
+       "presence": [{"from": 10, "to": 20}]}
+    ]}
+    """#.write(toFile: folder + "/fleet.json", atomically: true, encoding: .utf8)
     return folder
   }
 
   @Test func aBeaconThatChangesAddressIsOneDevice() async throws {
     let folder = try Self.folder()
     defer { try? FileManager.default.removeItem(atPath: folder) }
-    try "address,tags\n\(Self.identity.uppercased()),dock\n".write(toFile: folder + "/inventory.csv", atomically: true, encoding: .utf8)
+    try "address,tags\n\(Self.identity.uppercased()),dock\n".write(
+      toFile: folder + "/inventory.csv", atomically: true, encoding: .utf8)
     try #"""
-      {"version": 1, "defaults": {"exitTimeout": 3},
-       "events": [{"name": "arrive", "trigger": "enter"}, {"name": "leave", "trigger": "exit"}]}
-      """#.write(toFile: folder + "/events.json", atomically: true, encoding: .utf8)
-    let command = try Monitor.parseAsRoot([
-      "--adapter", "sim:\(folder)/fleet.json", "--inventory", "\(folder)/inventory.csv", "--events", "\(folder)/events.json",
-      "--jsonl", "--duration", "30", "--state-dir", folder + "/state",
-    ]) as! Monitor
+    {"version": 1, "defaults": {"exitTimeout": 3},
+     "events": [{"name": "arrive", "trigger": "enter"}, {"name": "leave", "trigger": "exit"}]}
+    """#.write(toFile: folder + "/events.json", atomically: true, encoding: .utf8)
+    let command =
+      try Monitor.parseAsRoot([
+        "--adapter", "sim:\(folder)/fleet.json", "--inventory", "\(folder)/inventory.csv", "--events",
+        "\(folder)/events.json",
+        "--jsonl", "--duration", "30", "--state-dir", folder + "/state",
+      ]) as! Monitor
     let lines = Lines()
     try await command.run(pace: .unpaced, write: lines.add)
     let events = try lines.all.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
     let shown = events.map { e -> String in
       let device = e["device"] as? [String: Any]
-      return "\(e["event"]!) \(device?["identity"] ?? "-") \(device?["address"] ?? "-") \(device?["tags"] as? [String] ?? [])"
+      return
+        "\(e["event"]!) \(device?["identity"] ?? "-") \(device?["address"] ?? "-") \(device?["tags"] as? [String] ?? [])"
     }
-    #expect(shown == [
-      "arrive \(Self.identity) \(Self.first) [\"dock\"]",
-      "leave \(Self.identity) \(Self.second) [\"dock\"]",
-    ])
+    #expect(
+      shown == [
+        "arrive \(Self.identity) \(Self.first) [\"dock\"]",
+        "leave \(Self.identity) \(Self.second) [\"dock\"]",
+      ])
   }
 
   /// Named only by an event (no inventory): the plain output line shows the identity after the address, and
@@ -62,18 +69,22 @@ import Testing
     try "printf '%s|%s\\n' \"$BEACON_ADDRESS\" \"$BEACON_IDENTITY\" >>'\(out)'\n"
       .write(toFile: folder + "/hook.sh", atomically: true, encoding: .utf8)
     try #"""
-      {"version": 1, "defaults": {"exitTimeout": 3},
-       "events": [{"name": "arrive", "trigger": "enter", "devices": ["\#(Self.identity.uppercased())"],
-                   "actions": [{"type": "command", "run": ["/bin/sh", "\#(folder)/hook.sh"]}]}]}
-      """#.write(toFile: folder + "/events.json", atomically: true, encoding: .utf8)
-    let command = try Monitor.parseAsRoot([
-      "--adapter", "sim:\(folder)/fleet.json", "--events", "\(folder)/events.json", "--duration", "30", "--state-dir", folder + "/state",
-    ]) as! Monitor
+    {"version": 1, "defaults": {"exitTimeout": 3},
+     "events": [{"name": "arrive", "trigger": "enter", "devices": ["\#(Self.identity.uppercased())"],
+                 "actions": [{"type": "command", "run": ["/bin/sh", "\#(folder)/hook.sh"]}]}]}
+    """#.write(toFile: folder + "/events.json", atomically: true, encoding: .utf8)
+    let command =
+      try Monitor.parseAsRoot([
+        "--adapter", "sim:\(folder)/fleet.json", "--events", "\(folder)/events.json", "--duration", "30", "--state-dir",
+        folder + "/state",
+      ]) as! Monitor
     let lines = Lines()
     try await command.run(pace: .unpaced, write: lines.add)
     #expect(lines.all.count == 1)
     #expect(lines.all.first?.contains(" enter arrive \(Self.first) \(Self.identity) ") == true)
-    try await MonitorWebhookCrashTests.until(20) { ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").hasSuffix("\n") }
+    try await MonitorWebhookCrashTests.until(20) {
+      ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").hasSuffix("\n")
+    }
     #expect(try String(contentsOfFile: out, encoding: .utf8) == "\(Self.first)|\(Self.identity)\n")
   }
 
@@ -89,7 +100,8 @@ import Testing
       try AuditRunner.loadInventory(path)
     } throws: { error in
       (error as? CLIFailure)?.message.contains(
-        "\(path):2:1: $[0].address: \"\(Self.identity.uppercased())\" names a beacon by identity, which only `monitor --inventory` reads") == true
+        "\(path):2:1: $[0].address: \"\(Self.identity.uppercased())\" names a beacon by identity, which only `monitor --inventory` reads"
+      ) == true
     }
   }
 }

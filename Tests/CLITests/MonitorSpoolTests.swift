@@ -41,7 +41,9 @@ import Testing
     await dispatch.start(urls: ["http://h/hook?key=abc123"])
     await dispatch.send(Self.items(["k1", "k2"], url: "http://h/hook?key=abc123"))
     try await Self.until("failing", in: warnings) { $0.contains { $0.contains("webhook spool: 2 events waiting") } }
-    #expect(warnings.all.first == "webhook http://h/hook?key=REDACTED is failing: connection refused; its events stay spooled and are retried")
+    #expect(
+      warnings.all.first
+        == "webhook http://h/hook?key=REDACTED is failing: connection refused; its events stay spooled and are retried")
     #expect(warnings.all.contains("webhook spool: 2 events waiting (http://h/hook?key=REDACTED 2)"))
     #expect(warnings.all.filter { $0.contains("is failing") }.count == 1)
     poster.up.withLock { $0 = true }
@@ -56,10 +58,11 @@ import Testing
     let folder = try MonitorCommandTests.folder()
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let port = try #require(LoopbackPort.free())
-    let command = try Monitor.parseAsRoot([
-      "--adapter", "sim:\(folder)/fleet.json", "--webhook", "http://127.0.0.1:\(port)/hook", "--duration", "3",
-      "--drain-timeout", "1", "--state-dir", folder + "/state",
-    ]) as! Monitor
+    let command =
+      try Monitor.parseAsRoot([
+        "--adapter", "sim:\(folder)/fleet.json", "--webhook", "http://127.0.0.1:\(port)/hook", "--duration", "3",
+        "--drain-timeout", "1", "--state-dir", folder + "/state",
+      ]) as! Monitor
     let warnings = Lines()
     try await CLILog.$destination.withValue(CLILog.Destination(level: .warning, write: warnings.add)) {
       try await command.run(pace: .unpaced, write: { _ in })
@@ -79,24 +82,35 @@ import Testing
     await dispatch.start(urls: [])
     #expect(await dispatch.finish(grace: .seconds(5)) == 2)
     #expect(poster.posted.withLock { $0 } == ["http://ok/"])
-    #expect(warnings.all == [#"2 spooled webhook events will not be sent: "http://" has no host; 'monitor spool drop --all' removes them"#])
+    #expect(
+      warnings.all == [
+        #"2 spooled webhook events will not be sent: "http://" has no host; 'monitor spool drop --all' removes them"#
+      ])
   }
 
   @Test func unusableWebhookOptionsAreRefusedBeforeAnything() throws {
     for url in ["http://", "http://h:99999/", "http://a b/", "http://h/\r\n", "https://user:pw@h/"] {
-      #expect(throws: (any Error).self, "\(url)") { _ = try Monitor.parseAsRoot(["--adapter", "sim", "--webhook", url]) }
+      #expect(throws: (any Error).self, "\(url)") {
+        _ = try Monitor.parseAsRoot(["--adapter", "sim", "--webhook", url])
+      }
     }
-    #expect(throws: Never.self) { _ = try Monitor.parseAsRoot(["--adapter", "sim", "--webhook", "https://hooks.example.net:8443/a?b=c"]) }
+    #expect(throws: Never.self) {
+      _ = try Monitor.parseAsRoot(["--adapter", "sim", "--webhook", "https://hooks.example.net:8443/a?b=c"])
+    }
   }
 
   @Test func aHeaderFileIsCheckedAndNeverEchoesItsValues() throws {
-    let headers = try WebhookHeaderFile.parse("# the receiver's token\nAuthorization: Bearer s3cr3t\r\n\nX-Site: 12\n", file: "h").common
+    let headers = try WebhookHeaderFile.parse(
+      "# the receiver's token\nAuthorization: Bearer s3cr3t\r\n\nX-Site: 12\n", file: "h"
+    ).common
     #expect(headers.map(\.name) == ["Authorization", "X-Site"] && headers.map(\.value) == ["Bearer s3cr3t", "12"])
     for (text, expected) in [
       ("Authorization Bearer s3cr3t", "h:1: expected 'Name: value'"), ("Bad Name: s3cr3t", "h:1: the header name"),
-      ("Idempotency-Key: s3cr3t", "h:1: Idempotency-Key is set by the monitor itself"), ("\nX-Empty:   ", "h:2: X-Empty has an empty value"),
+      ("Idempotency-Key: s3cr3t", "h:1: Idempotency-Key is set by the monitor itself"),
+      ("\nX-Empty:   ", "h:2: X-Empty has an empty value"),
       ("[ftp://a/]\nA: s3cr3t", "h:1: the section must name an http:// or https:// URL prefix"),
-      ("[https://a/]\n[https://a/]", "h:2: [https://a/] is already a section"), ("[https://a/", "h:1: a section is [URL prefix]"),
+      ("[https://a/]\n[https://a/]", "h:2: [https://a/] is already a section"),
+      ("[https://a/", "h:1: a section is [URL prefix]"),
     ] {
       do {
         _ = try WebhookHeaderFile.parse(text, file: "h")
@@ -112,7 +126,8 @@ import Testing
   /// prefix (the longest prefix wins), the common headers to all — checked on a real receiver's requests.
   @Test func aHeaderFileSectionGoesOnlyToItsURLs() async throws {
     let headers = try WebhookHeaderFile.parse(
-      "X-Site: 12\n[http://127.0.0.1:1/a]\nAuthorization: Bearer for-a\n[http://127.0.0.1:1/a/deeper]\nAuthorization: Bearer deeper\n", file: "h")
+      "X-Site: 12\n[http://127.0.0.1:1/a]\nAuthorization: Bearer for-a\n[http://127.0.0.1:1/a/deeper]\nAuthorization: Bearer deeper\n",
+      file: "h")
     #expect(headers.headers(for: "http://127.0.0.1:1/a/x").map(\.value) == ["12", "Bearer for-a"])
     #expect(headers.headers(for: "http://127.0.0.1:1/a/deeper/x").map(\.value) == ["12", "Bearer deeper"])
     #expect(headers.headers(for: "http://127.0.0.1:1/b").map(\.value) == ["12"])
@@ -122,11 +137,15 @@ import Testing
     let port = try #require(LoopbackPort.free())
     let receiver = try await WebhookReceiver.start(port: port, record: folder + "/record.jsonl")
     let base = "http://127.0.0.1:\(port)"
-    let poster = CurlWebhookPoster(extraHeaders: try WebhookHeaderFile.parse(
-      "X-Site: 12\n[\(base)/a]\nAuthorization: Bearer for-a\n[\(base)/b]\nAuthorization: Bearer for-b\n", file: "h"))
+    let poster = CurlWebhookPoster(
+      extraHeaders: try WebhookHeaderFile.parse(
+        "X-Site: 12\n[\(base)/a]\nAuthorization: Bearer for-a\n[\(base)/b]\nAuthorization: Bearer for-b\n", file: "h"))
     for (path, id) in [("/a", "1"), ("/b", "2"), ("/c", "3")] {
       let body = Array(#"{"schema":"beacon-provision/presence-event/v1","id":"\#(id)","event":"x"}"#.utf8)
-      #expect(try await poster.post(url: base + path, headers: [("Idempotency-Key", id), ("Content-Type", "application/json")], body: body) == 200)
+      #expect(
+        try await poster.post(
+          url: base + path, headers: [("Idempotency-Key", id), ("Content-Type", "application/json")], body: body) == 200
+      )
     }
     await receiver.stop()
     let lines = try String(contentsOfFile: folder + "/record.jsonl", encoding: .utf8).split(separator: "\n")
@@ -139,11 +158,13 @@ import Testing
   /// `monitor spool list` shows each row with its URL redacted and why it failed; `retry` sends now, per URL
   /// in order, stopping at a URL's first failure; `drop` removes by id or all.
   @Test func spoolListRetryAndDrop() async throws {
-    let state = FileManager.default.temporaryDirectory.appendingPathComponent("spool-\(UUID().uuidString.prefix(8))").path
+    let state = FileManager.default.temporaryDirectory.appendingPathComponent("spool-\(UUID().uuidString.prefix(8))")
+      .path
     try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: state) }
     let spool = WebhookSpool(journal: try Journal(path: state + "/journal.sqlite"))
-    try await spool.enqueue(Self.items(["r1-1", "r1-2"], url: "http://down/hook?token=s3cr3t") + Self.items(["r1-3"], url: "http://up/"))
+    try await spool.enqueue(
+      Self.items(["r1-1", "r1-2"], url: "http://down/hook?token=s3cr3t") + Self.items(["r1-3"], url: "http://up/"))
     try await spool.enqueue(Self.items(["r1-4"], url: "http://"))
     try await spool.failed(1, error: "HTTP 503")
 
@@ -158,7 +179,8 @@ import Testing
     let poster = SwitchPoster()
     let retried = Lines()
     await #expect(throws: ExitCode.self) {
-      try await (MonitorSpoolRetry.parseAsRoot(["--state-dir", state]) as! MonitorSpoolRetry).run(poster: poster, write: retried.add)
+      try await (MonitorSpoolRetry.parseAsRoot(["--state-dir", state]) as! MonitorSpoolRetry).run(
+        poster: poster, write: retried.add)
     }
     // Only the first row of each usable URL is tried while they fail.
     #expect(poster.posted.withLock { $0 }.sorted() == ["http://down/hook?token=s3cr3t", "http://up/"])
@@ -166,22 +188,26 @@ import Testing
     poster.up.withLock { $0 = true }
     let again = Lines()
     await #expect(throws: ExitCode.self) {
-      try await (MonitorSpoolRetry.parseAsRoot(["--state-dir", state]) as! MonitorSpoolRetry).run(poster: poster, write: again.add)
+      try await (MonitorSpoolRetry.parseAsRoot(["--state-dir", state]) as! MonitorSpoolRetry).run(
+        poster: poster, write: again.add)
     }
     #expect(again.all.last == "delivered 3, refused and dropped 0, still spooled 1")
     #expect(again.all.contains(#"http://: not sent: "http://" has no host"#))
 
     #expect(throws: (any Error).self) { _ = try MonitorSpoolDrop.parseAsRoot(["--state-dir", state]) }
     let dropped = Lines()
-    try await (MonitorSpoolDrop.parseAsRoot(["--state-dir", state, "--all"]) as! MonitorSpoolDrop).run(write: dropped.add)
+    try await (MonitorSpoolDrop.parseAsRoot(["--state-dir", state, "--all"]) as! MonitorSpoolDrop).run(
+      write: dropped.add)
     #expect(dropped.all == ["dropped 1 event"])
     #expect(try await spool.count() == 0)
     // Reached through `monitor spool …` as the root command parses it.
     // Through the root command as the binary parses it: `--state-dir` reaches the subcommand (the parent
     // `monitor` took it before, and `spool list` read the default state directory).
-    let viaRoot = try #require(try BeaconProvision.parseAsRoot(["monitor", "spool", "list", "--state-dir", state]) as? MonitorSpoolList)
+    let viaRoot = try #require(
+      try BeaconProvision.parseAsRoot(["monitor", "spool", "list", "--state-dir", state]) as? MonitorSpoolList)
     #expect(viaRoot.stateDir == state)
-    let dropViaRoot = try #require(try BeaconProvision.parseAsRoot(["monitor", "spool", "drop", "--all", "--state-dir", state]) as? MonitorSpoolDrop)
+    let dropViaRoot = try #require(
+      try BeaconProvision.parseAsRoot(["monitor", "spool", "drop", "--all", "--state-dir", state]) as? MonitorSpoolDrop)
     #expect(dropViaRoot.stateDir == state)
     #expect(try BeaconProvision.parseAsRoot(["monitor", "--adapter", "sim", "--duration", "1"]) is Monitor)
   }

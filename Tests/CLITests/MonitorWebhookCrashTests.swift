@@ -19,13 +19,13 @@ import Testing
     }
     let beacon = #""iBeacon": {"uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": 1, "minor": 1}"#
     try #"""
-      {"version": 1, "devices": [
-        {"address": "AC:23:3F:00:30:01", "kind": "iBeacon", "intervalMs": 100, "rssi": {"mean": -60, "spread": 0}, \#(beacon),
-         "presence": [\#(windows(0))]},
-        {"address": "AC:23:3F:00:30:02", "kind": "iBeacon", "intervalMs": 100, "rssi": {"mean": -60, "spread": 0}, \#(beacon),
-         "presence": [\#(windows(1.25))]}
-      ]}
-      """#.write(toFile: path, atomically: true, encoding: .utf8)
+    {"version": 1, "devices": [
+      {"address": "AC:23:3F:00:30:01", "kind": "iBeacon", "intervalMs": 100, "rssi": {"mean": -60, "spread": 0}, \#(beacon),
+       "presence": [\#(windows(0))]},
+      {"address": "AC:23:3F:00:30:02", "kind": "iBeacon", "intervalMs": 100, "rssi": {"mean": -60, "spread": 0}, \#(beacon),
+       "presence": [\#(windows(1.25))]}
+    ]}
+    """#.write(toFile: path, atomically: true, encoding: .utf8)
   }
 
   /// Starts `monitor` and collects the ids of the events it prints.
@@ -40,7 +40,9 @@ import Testing
     let exit = try ProcessExit.run(process)
     let reader = Task {
       for await line in lines {
-        if let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], let id = object["id"] as? String {
+        if let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+          let id = object["id"] as? String
+        {
           ids.add(id)
         }
       }
@@ -63,7 +65,9 @@ import Testing
   }
 
   @Test func anOutageAndAKillLoseNothingAndDuplicateNothing() async throws {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("monitor-hook-\(UUID().uuidString.prefix(8))").path
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "monitor-hook-\(UUID().uuidString.prefix(8))"
+    ).path
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: folder) }
     try Self.fleet(folder + "/fleet.json")
@@ -71,10 +75,12 @@ import Testing
     let record = folder + "/received.jsonl"
     let state = folder + "/state"
     let eventsFile = folder + "/events.json"
-    try #"{"version": 1, "defaults": {"exitTimeout": 1}, "events": [{"name": "in", "trigger": "enter"}, {"name": "out", "trigger": "exit"}]}"#
+    try
+      #"{"version": 1, "defaults": {"exitTimeout": 1}, "events": [{"name": "in", "trigger": "enter"}, {"name": "out", "trigger": "exit"}]}"#
       .write(toFile: eventsFile, atomically: true, encoding: .utf8)
     let args = [
-      "--adapter", "sim:\(folder)/fleet.json", "--events", eventsFile, "--webhook", "http://127.0.0.1:\(port)/hook", "--jsonl",
+      "--adapter", "sim:\(folder)/fleet.json", "--events", eventsFile, "--webhook", "http://127.0.0.1:\(port)/hook",
+      "--jsonl",
       "--state-dir", state,
     ]
 
@@ -108,7 +114,9 @@ import Testing
     let delivered = records.filter { !$0.duplicate }
     let printed = first.all + second.all
     #expect(Set(delivered.map(\.key)).count == delivered.count)
-    #expect(Set(printed).isSubset(of: Set(delivered.map(\.key))), "lost: \(Set(printed).subtracting(delivered.map(\.key)).sorted())")
+    #expect(
+      Set(printed).isSubset(of: Set(delivered.map(\.key))),
+      "lost: \(Set(printed).subtracting(delivered.map(\.key)).sorted())")
     // Anything delivered but not printed is from the batch run 1 was killed in: spooled, not yet printed.
     let run1 = Self.split(try #require(first.all.first)).run
     let lastPrinted = first.all.map { Self.split($0).sequence }.max() ?? 0
@@ -117,7 +125,9 @@ import Testing
     }
     // In order per device: run 1's events before run 2's, each run's by sequence.
     for device in Set(delivered.map(\.orderKey)) {
-      let ranks = delivered.filter { $0.orderKey == device }.map { Self.split($0.key) }.map { ($0.run == run1 ? 0 : 1, $0.sequence) }
+      let ranks = delivered.filter { $0.orderKey == device }.map { Self.split($0.key) }.map {
+        ($0.run == run1 ? 0 : 1, $0.sequence)
+      }
       #expect(zip(ranks, ranks.dropFirst()).allSatisfy { $0 < $1 }, "\(device): \(ranks)")
     }
     // What run 1 spooled during the outage reached the receiver too (after the 3 or more before it).

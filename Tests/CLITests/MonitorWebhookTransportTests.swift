@@ -13,16 +13,21 @@ import Testing
   typealias Crash = MonitorWebhookCrashTests
 
   static func folder(_ name: String) throws -> String {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID().uuidString.prefix(8))").path
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID().uuidString.prefix(8))")
+      .path
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     try Crash.fleet(folder + "/fleet.json")
-    try #"{"version": 1, "defaults": {"exitTimeout": 1}, "events": [{"name": "in", "trigger": "enter"}, {"name": "out", "trigger": "exit"}]}"#
+    try
+      #"{"version": 1, "defaults": {"exitTimeout": 1}, "events": [{"name": "in", "trigger": "enter"}, {"name": "out", "trigger": "exit"}]}"#
       .write(toFile: folder + "/events.json", atomically: true, encoding: .utf8)
     return folder
   }
 
   static func arguments(_ folder: String, state: String, webhook: String) -> [String] {
-    ["--adapter", "sim:\(folder)/fleet.json", "--events", folder + "/events.json", "--webhook", webhook, "--jsonl", "--state-dir", state]
+    [
+      "--adapter", "sim:\(folder)/fleet.json", "--events", folder + "/events.json", "--webhook", webhook, "--jsonl",
+      "--state-dir", state,
+    ]
   }
 
   @Test func httpsWithAPrivateCAFollowsARedirectWithTheSamePost() async throws {
@@ -40,7 +45,9 @@ import Testing
     // Without the private CA nothing is delivered: the certificate is checked, and the events stay spooled.
     let untrusted = Crash.Lines()
     let (_, exit1, reader1) = try Crash.monitor(
-      Self.arguments(folder, state: folder + "/state-untrusted", webhook: url) + ["--duration", "2", "--drain-timeout", "1"], ids: untrusted)
+      Self.arguments(folder, state: folder + "/state-untrusted", webhook: url) + [
+        "--duration", "2", "--drain-timeout", "1",
+      ], ids: untrusted)
     await exit1.wait()
     await reader1.value
     #expect(try WebhookReceiver.records(record).isEmpty)
@@ -75,7 +82,9 @@ import Testing
     let state = folder + "/state"
     let ids = Crash.Lines()
     let (process, exit, reader) = try Crash.monitor(
-      Self.arguments(folder, state: state, webhook: "http://127.0.0.1:\(port)/hook") + ["--duration", "120", "--drain-timeout", "60"],
+      Self.arguments(folder, state: state, webhook: "http://127.0.0.1:\(port)/hook") + [
+        "--duration", "120", "--drain-timeout", "60",
+      ],
       ids: ids)
     try await Crash.until(60) { try WebhookReceiver.records(record).count >= 3 }
     kill(process.processIdentifier, SIGINT)

@@ -7,7 +7,8 @@ import Testing
 /// `--json`; and a run that selects none says that devices were heard.
 @Suite("plan --explain", .isolatedState, .timeLimit(.minutes(2))) struct PlanExplainTests {
   @Test func devicesHeardButNotSelectedAreListedWithTheReason() async throws {
-    let profile = FileManager.default.temporaryDirectory.appendingPathComponent("renamed-\(UUID().uuidString).json").path
+    let profile = FileManager.default.temporaryDirectory.appendingPathComponent("renamed-\(UUID().uuidString).json")
+      .path
     // No device of the built-in fleet is called "aisle-*" (as after an apply that renamed them).
     try #"{"version": 1, "select": {"name": "aisle-*"}, "desired": {"measuredPower": -59}}"#
       .write(toFile: profile, atomically: true, encoding: .utf8)
@@ -20,9 +21,14 @@ import Testing
 
     let table = CampaignReport.table(result)
     #expect(table.contains("heard but not selected: plan --explain says why"))
-    #expect(CampaignReport.table(result, explain: true).contains("DD:34:02:06:D1:02  not selected: name 'KBPro_214812' does not match 'aisle-*'"))
+    #expect(
+      CampaignReport.table(result, explain: true).contains(
+        "DD:34:02:06:D1:02  not selected: name 'KBPro_214812' does not match 'aisle-*'"))
     let json = try JSONSerialization.jsonObject(with: Data(try CampaignReport.json(result).utf8)) as? [String: Any]
     let listed = try #require(json?["notSelected"] as? [[String: Any]])
-    #expect(listed.contains { $0["address"] as? String == "DD:34:02:06:D1:02" && ($0["reason"] as? String)?.contains("does not match") == true })
+    #expect(
+      listed.contains {
+        $0["address"] as? String == "DD:34:02:06:D1:02" && ($0["reason"] as? String)?.contains("does not match") == true
+      })
   }
 }

@@ -25,22 +25,29 @@ struct ProfileCheckHostileTests {
   }
 
   @Test func aHugeIntervalIsReportedAtItsJSONPath() throws {
-    let message = try check(#"""
+    let message = try check(
+      #"""
       {"version": 1,
        "desired": {"slots": [{"slot": 0, "type": "ibeacon", "intervalMs": 1e300}]}}
       """#)
-    #expect(message == """
-      hostile.json:2:69: $.desired.slots[0].intervalMs: 1e+300 is out of range (allowed: 100…10000)
-      1 error in the profile; nothing was sent to any device
-      """)
+    #expect(
+      message == """
+        hostile.json:2:69: $.desired.slots[0].intervalMs: 1e+300 is out of range (allowed: 100…10000)
+        1 error in the profile; nothing was sent to any device
+        """)
   }
 
   @Test func aNumberBeyondDoubleAndAHugeIntegerAreReportedWithTheirPositions() throws {
-    let message = try check(#"""
+    let message = try check(
+      #"""
       {"version": 1, "desired": {"slots": [{"slot": 0, "type": "ibeacon", "major": 1e300}]}}
       """#)
-    #expect(message?.hasPrefix("hostile.json:1:78: $.desired.slots[0].major: 1e300 is out of range (allowed: 0…65535)") == true)
+    #expect(
+      message?.hasPrefix("hostile.json:1:78: $.desired.slots[0].major: 1e300 is out of range (allowed: 0…65535)")
+        == true)
     let beyond = try check(#"{"version": 1, "desired": {"measuredPower": -1e400}}"#)
-    #expect(beyond?.hasPrefix("hostile.json:1:45: $.desired.measuredPower: -1e400 is out of range (allowed: -100…10)") == true)
+    #expect(
+      beyond?.hasPrefix("hostile.json:1:45: $.desired.measuredPower: -1e400 is out of range (allowed: -100…10)") == true
+    )
   }
 }

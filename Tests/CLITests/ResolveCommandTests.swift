@@ -23,7 +23,10 @@ import Testing
 
   /// Runs the binary with `arguments` in an environment of its own (HOME, XDG folders under `home`).
   static func run(_ arguments: [String], home: String, environment extra: [String: String] = [:]) async throws -> Run {
-    var environment = ["HOME": home, "XDG_CONFIG_HOME": home + "/config", "XDG_CACHE_HOME": home + "/cache", "XDG_STATE_HOME": home + "/state", "PATH": "/usr/bin:/bin"]
+    var environment = [
+      "HOME": home, "XDG_CONFIG_HOME": home + "/config", "XDG_CACHE_HOME": home + "/cache",
+      "XDG_STATE_HOME": home + "/state", "PATH": "/usr/bin:/bin",
+    ]
     environment.merge(extra) { $1 }
     let (status, output, errors) = try await CLIProcess.run(arguments, environment: environment)
     return Run(status: status, output: output, errors: errors)
@@ -43,7 +46,10 @@ import Testing
     defer { try? FileManager.default.removeItem(atPath: home) }
     let keyFile = home + "/key"
     try "cli-key-9\n".write(toFile: keyFile, atomically: true, encoding: .utf8)
-    let arguments = ["resolve", "--scan", "6", "--adapter", "sim", "--info-manager", server.root, "--info-manager-key-file", keyFile, "--json"]
+    let arguments = [
+      "resolve", "--scan", "6", "--adapter", "sim", "--info-manager", server.root, "--info-manager-key-file", keyFile,
+      "--json",
+    ]
     let first = try await Self.run(arguments + ["--language", "en-gb,de-de"], home: home)
     #expect(first.status == 0, "\(first.errors)")
     let rows = try JSONDecoder().decode([Row].self, from: Data(first.output.utf8))
@@ -54,7 +60,9 @@ import Testing
     // The key is never printed.
     #expect(!first.output.contains("cli-key-9") && !first.errors.contains("cli-key-9"))
     // A second batch within the cache timeout is served from the cache file (the server sees one request).
-    let second = try await Self.run(["resolve", "B10001", "B10002", "--info-manager", server.root, "--info-manager-key-file", keyFile, "--json"], home: home)
+    let second = try await Self.run(
+      ["resolve", "B10001", "B10002", "--info-manager", server.root, "--info-manager-key-file", keyFile, "--json"],
+      home: home)
     #expect(try JSONDecoder().decode([Row].self, from: Data(second.output.utf8)).map(\.state) == ["CACHED", "CACHED"])
     #expect(try await server.log().count == 1)
     let cacheText = try String(contentsOfFile: home + "/cache/beacon-provision/info-manager.json", encoding: .utf8)
@@ -94,13 +102,17 @@ import Testing
     let home = try LocalTools.temporaryDirectory("resolve-shapes")
     defer { try? FileManager.default.removeItem(atPath: home) }
     try await server.mode("newshapes")
-    let batch = try await Self.run(["resolve", "B10001", "B10002", "--info-manager", server.root, "--no-cache"], home: home)
+    let batch = try await Self.run(
+      ["resolve", "B10001", "B10002", "--info-manager", server.root, "--no-cache"], home: home)
     #expect(batch.status == 0, "\(batch.errors)")
     #expect(batch.errors.contains("warning: the answer holds 2 info points without a blukiiId"), "\(batch.errors)")
     #expect(batch.errors.contains("NODATA may be wrong for 2 ID(s)"))
     let single = try await Self.run(["resolve", "B10001", "--info-manager", server.root], home: home)
-    #expect(single.status == 0 && single.output.contains("SURVEY") && single.output.contains("Tell us"), "\(single.output)")
-    #expect(single.errors.contains("output info types this version does not know: SURVEY (shown as sent)"), "\(single.errors)")
+    #expect(
+      single.status == 0 && single.output.contains("SURVEY") && single.output.contains("Tell us"), "\(single.output)")
+    #expect(
+      single.errors.contains("output info types this version does not know: SURVEY (shown as sent)"), "\(single.errors)"
+    )
   }
 
   @Test func configurationComesFromTheEnvironmentOrTheConfigFileAndExitCodesTellTheOutcome() async throws {
@@ -110,25 +122,32 @@ import Testing
     defer { try? FileManager.default.removeItem(atPath: home) }
     // Nothing configured: an error that says where to configure it.
     let none = try await Self.run(["resolve", "B10001"], home: home)
-    #expect(none.status == 1 && none.errors.contains("--info-manager") && none.errors.contains("BEACON_PROVISION_INFO_MANAGER"))
+    #expect(
+      none.status == 1 && none.errors.contains("--info-manager")
+        && none.errors.contains("BEACON_PROVISION_INFO_MANAGER"))
     // The environment: a single ID is RESOLVED without the cache.
     let env = ["BEACON_PROVISION_INFO_MANAGER": server.root, "BEACON_PROVISION_INFO_MANAGER_KEY": "cfg-key"]
     let single = try await Self.run(["resolve", "B10004"], home: home, environment: env)
     #expect(single.status == 0 && single.output.contains("NODATA"), "\(single.errors)")
     #expect(!FileManager.default.fileExists(atPath: home + "/cache/beacon-provision/info-manager.json"))
     // The config file, with a typo in a member name: refused with the file and the JSON path.
-    try FileManager.default.createDirectory(atPath: home + "/config/beacon-provision", withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(
+      atPath: home + "/config/beacon-provision", withIntermediateDirectories: true)
     let config = home + "/config/beacon-provision/config.json"
-    try #"{"infoManager": {"url": "\#(server.root)", "apikey": "cfg-key"}}"#.write(toFile: config, atomically: true, encoding: .utf8)
+    try #"{"infoManager": {"url": "\#(server.root)", "apikey": "cfg-key"}}"#.write(
+      toFile: config, atomically: true, encoding: .utf8)
     let typo = try await Self.run(["resolve", "B10001"], home: home)
     #expect(typo.status == 1 && typo.errors.contains("config.json:1:") && typo.errors.contains("$.infoManager.apikey"))
     #expect(typo.errors.contains("allowed: url, apiKey, user, password, cacheTimeout"))
-    try #"{"infoManager": {"url": "\#(server.root)", "apiKey": "cfg-key"}}"#.write(toFile: config, atomically: true, encoding: .utf8)
+    try #"{"infoManager": {"url": "\#(server.root)", "apiKey": "cfg-key"}}"#.write(
+      toFile: config, atomically: true, encoding: .utf8)
     let news = try await Self.run(["news", "--language", "en-gb", "--json"], home: home)
     #expect(news.status == 0 && news.output.contains("special exhibition"), "\(news.errors)")
     // A priority list, as the help says: fr-fr has no news on this server, so en-gb's is printed.
     let fallback = try await Self.run(["news", "--language", "fr-fr,en-gb", "--json"], home: home)
-    #expect(fallback.status == 0 && fallback.output.contains("special exhibition") && fallback.output.contains("en-gb"), "\(fallback.errors)")
+    #expect(
+      fallback.status == 0 && fallback.output.contains("special exhibition") && fallback.output.contains("en-gb"),
+      "\(fallback.errors)")
     // One limit for the cache timeout: the flag refuses what the config file refuses (30 days).
     let long = try await Self.run(["resolve", "B10001", "--cache-timeout", "2600000"], home: home)
     #expect(long.status == 64 && long.errors.contains("at most 2592000"), "\(long.errors)")
@@ -148,13 +167,17 @@ import Testing
     defer { server.stop() }
     let home = try LocalTools.temporaryDirectory("resolve-audit")
     defer { try? FileManager.default.removeItem(atPath: home) }
-    let configured = try await Self.run(["audit", "--adapter", "sim", "--scan", "3", "--format", "json", "--info-manager", server.root], home: home)
+    let configured = try await Self.run(
+      ["audit", "--adapter", "sim", "--scan", "3", "--format", "json", "--info-manager", server.root], home: home)
     #expect(configured.status == 0, "\(configured.errors)")
     let report = try AuditJSON.parse(configured.output)
     #expect(report.infoManager == server.root)
-    let column = Dictionary(uniqueKeysWithValues: report.devices.compactMap { d in d.infoManager.map { (d.address, $0) } })
+    let column = Dictionary(
+      uniqueKeysWithValues: report.devices.compactMap { d in d.infoManager.map { (d.address, $0) } })
     // The audit has no RSSI threshold: every blukii module heard, B10003 (weak) included; nothing else.
-    #expect(column["E4:E1:12:B1:00:01"] == AuditInfoManager(id: "B10001", registration: .registered, infoPoint: "Museum entrance"))
+    #expect(
+      column["E4:E1:12:B1:00:01"]
+        == AuditInfoManager(id: "B10001", registration: .registered, infoPoint: "Museum entrance"))
     #expect(column["E4:E1:12:B1:00:03"]?.registration == .registered)
     #expect(column["E4:E1:12:B1:00:04"] == AuditInfoManager(id: "B10004", registration: .notRegistered))
     #expect(column.count == 4)
@@ -174,7 +197,8 @@ import Testing
     try await server.mode("unavailable")
     let other = try LocalTools.temporaryDirectory("resolve-audit-down")
     defer { try? FileManager.default.removeItem(atPath: other) }
-    let down = try await Self.run(["audit", "--adapter", "sim", "--scan", "3", "--format", "json", "--info-manager", server.root], home: other)
+    let down = try await Self.run(
+      ["audit", "--adapter", "sim", "--scan", "3", "--format", "json", "--info-manager", server.root], home: other)
     #expect(down.status == 0, "\(down.errors)")
     #expect(down.errors.contains("warning: the Info Manager \(server.root) could not be reached"), "\(down.errors)")
     #expect(down.errors.contains("4 of 4 blukii modules are marked unknown"))
@@ -182,4 +206,3 @@ import Testing
     #expect(unknown.count == 4 && unknown.allSatisfy { $0.registration == .unknown })
   }
 }
-

@@ -2,8 +2,8 @@ import CampaignPipeline
 import Fleet
 import Foundation
 import Simulator
-import Testing
 import TestServers
+import Testing
 
 @testable import BeaconProvisionCLI
 
@@ -25,12 +25,15 @@ import TestServers
       let devices = (0..<3).map { i in
         #"{"address": "\#(RunRecipeCommandTests.address(i))", "kind": "kbeaconPro", "name": "KBPro_R\#(i)", "intervalMs": 200, "system": {"model": 12, "batteryPercent": 90, "firmware": "5.22"}}"#
       }
-      try #"{"version": 1, "devices": [\#(devices.joined(separator: ",\n"))]}"#.write(toFile: fleet, atomically: true, encoding: .utf8)
+      try #"{"version": 1, "devices": [\#(devices.joined(separator: ",\n"))]}"#.write(
+        toFile: fleet, atomically: true, encoding: .utf8)
       let rows = ["address,minor"] + (0..<3).map { "\(RunRecipeCommandTests.address($0)),\(300 + $0)" }
       try rows.joined(separator: "\n").write(toFile: folder + "/inventory.csv", atomically: true, encoding: .utf8)
       for (file, major) in [(first, 60), (second, 61)] {
-        let desired = #""desired": {"slots": [{"slot": 0, "type": "ibeacon", "uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": \#(major), "minor": "{{minor}}"}]}"#
-        try #"{"version": 1, "inventory": "inventory.csv", \#(desired)}"#.write(toFile: file, atomically: true, encoding: .utf8)
+        let desired =
+          #""desired": {"slots": [{"slot": 0, "type": "ibeacon", "uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": \#(major), "minor": "{{minor}}"}]}"#
+        try #"{"version": 1, "inventory": "inventory.csv", \#(desired)}"#.write(
+          toFile: file, atomically: true, encoding: .utf8)
       }
     }
 
@@ -51,7 +54,8 @@ import TestServers
     #expect(first.summary.count(.verified) == 3)
     let error = await #expect(throws: CLIFailure.self) { _ = try await site.apply(site.second, shared) }
     let message = try #require(error).message
-    #expect(message.contains("run site1 in postgresql://") && message.contains("was made from another profile"), "\(message)")
+    #expect(
+      message.contains("run site1 in postgresql://") && message.contains("was made from another profile"), "\(message)")
     #expect(message.contains("--run site1-2"), "\(message)")
     // A new run name takes the second profile; the first profile again goes on with site1 (nothing left).
     let second = try await site.apply(site.second, ["--journal", url, "--run", "site2", "--gateway", "gw-1"])
@@ -76,19 +80,24 @@ import TestServers
   /// `dfu update --resume` with another package is refused; the same package's bytes under another path go on.
   @Test func resumingADFURunWithAnotherPackageIsRefused() async throws {
     let fleet = try DFUFleetCampaignTests.fleet(count: 1)
-    let (first, second) = (try DFUFleetPackages.application(version: 530), try DFUFleetPackages.application(version: 531))
+    let (first, second) = (
+      try DFUFleetPackages.application(version: 530), try DFUFleetPackages.application(version: 531)
+    )
     let copy = first + ".copy.zip"
     try FileManager.default.copyItem(atPath: first, toPath: copy)
     defer { for path in [fleet, first, second, copy] { try? FileManager.default.removeItem(atPath: path) } }
     let central = try DFUFleetCampaignTests.central(fleet)
-    let done = try await DFUFleetCampaignTests.update(["--package", first, "--adapter", "sim:\(fleet)"], central: central)
+    let done = try await DFUFleetCampaignTests.update(
+      ["--package", first, "--adapter", "sim:\(fleet)"], central: central)
     let run = done.summary.run
     let error = await #expect(throws: CLIFailure.self) {
-      _ = try await DFUFleetCampaignTests.update(["--package", second, "--adapter", "sim:\(fleet)", "--resume", run], central: central)
+      _ = try await DFUFleetCampaignTests.update(
+        ["--package", second, "--adapter", "sim:\(fleet)", "--resume", run], central: central)
     }
     #expect(try #require(error).message.contains("run \(run) in \(StateDirectory.resolve(nil))"))
     #expect(try #require(error).message.contains("was made from another package (package sha256:"))
-    let again = try await DFUFleetCampaignTests.update(["--package", copy, "--adapter", "sim:\(fleet)", "--resume", run], central: central)
+    let again = try await DFUFleetCampaignTests.update(
+      ["--package", copy, "--adapter", "sim:\(fleet)", "--resume", run], central: central)
     #expect(again.summary.run == run)
   }
 }

@@ -14,13 +14,17 @@ import Testing
     try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
     let journal = try Journal(path: CampaignResources.journalPath(state))
     let start = Date(timeIntervalSince1970: 1_800_000_000)
-    _ = try await journal.createRun(NewJournalRun(
-      kind: "apply", source: "site.json", adapter: "sim", addresses: ["AA:00:00:00:00:01", "AA:00:00:00:00:02", "AA:00:00:00:00:03"],
-      now: start, id: "older"))
+    _ = try await journal.createRun(
+      NewJournalRun(
+        kind: "apply", source: "site.json", adapter: "sim",
+        addresses: ["AA:00:00:00:00:01", "AA:00:00:00:00:02", "AA:00:00:00:00:03"],
+        now: start, id: "older"))
     try await journal.record(run: "older", address: "AA:00:00:00:00:01", state: .verified)
     try await journal.record(run: "older", address: "AA:00:00:00:00:02", state: .failed, detail: "wrong password")
-    _ = try await journal.createRun(NewJournalRun(
-      kind: "dfu", source: "app.zip", adapter: "sim", addresses: ["AA:00:00:00:00:04"], now: start.addingTimeInterval(60), id: "newer"))
+    _ = try await journal.createRun(
+      NewJournalRun(
+        kind: "dfu", source: "app.zip", adapter: "sim", addresses: ["AA:00:00:00:00:04"],
+        now: start.addingTimeInterval(60), id: "newer"))
     let command = try RunsCommand.parse(["--state-dir", state])
     let rows = try await command.load()
     #expect(rows.map(\.id) == ["newer", "older"])

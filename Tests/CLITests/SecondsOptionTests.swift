@@ -36,7 +36,9 @@ import Testing
     Case(arguments: ["dfu", "ble", "--device", address, "--package", "p.zip"], option: "--timeout"),
     Case(arguments: ["dfu", "serial", "--port", "/dev/null", "--package", "p.zip"], option: "--timeout"),
     Case(arguments: ["dfu", "serial", "--port", "/dev/null", "--package", "p.zip"], option: "--ready-timeout"),
-    Case(arguments: ["dfu", "serial", "--port", "/dev/null", "--package", "p.zip"], option: "--reconnect-delay", zeroAllowed: true),
+    Case(
+      arguments: ["dfu", "serial", "--port", "/dev/null", "--package", "p.zip"], option: "--reconnect-delay",
+      zeroAllowed: true),
   ]
 
   /// Every option is wired to `SecondsOption.validate`: a sensible value parses, NaN (which compares false to

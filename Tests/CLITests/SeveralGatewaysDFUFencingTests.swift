@@ -1,8 +1,8 @@
 import Fleet
 import Foundation
 import SharedJournal
-import Testing
 import TestServers
+import Testing
 
 @testable import BeaconProvisionCLI
 
@@ -27,7 +27,8 @@ import TestServers
     let paused = try GatewayProcess(
       site.dfuUpdate(journal: url, package: Self.package, parallel: 1, options + ["--gateway", "gw-1"]),
       environment: [SimulatorPauseHook.environmentVariable: "before-transfer:\(target)"])
-    let other = try GatewayProcess(site.dfuUpdate(journal: url, package: Self.package, options + ["--gateway", "gw-2"]))
+    let other = try GatewayProcess(
+      site.dfuUpdate(journal: url, package: Self.package, options + ["--gateway", "gw-2"]))
     let stopped = await paused.line { $0.contains("test hook: stopped before transferring \(target)") }
     if !stopped { Issue.record("gw-1 ended before it stopped at \(target): \(await paused.finish())") }
     try #require(stopped)

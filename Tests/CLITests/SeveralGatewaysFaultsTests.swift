@@ -1,8 +1,8 @@
 import Fleet
 import Foundation
 import SharedJournal
-import Testing
 import TestServers
+import Testing
 
 @testable import BeaconProvisionCLI
 
@@ -16,7 +16,9 @@ import TestServers
       connection: try await PostgresConnection.connect(try PostgresURL(url, origin: "test")), gateway: "test")
     let rows = try await journal.devices(run: "site")
     #expect(rows.count == count)
-    #expect(rows.allSatisfy { $0.state == .verified && $0.writes == 1 }, "\(rows.filter { $0.state != .verified || $0.writes != 1 })")
+    #expect(
+      rows.allSatisfy { $0.state == .verified && $0.writes == 1 },
+      "\(rows.filter { $0.state != .verified || $0.writes != 1 })")
     // The run says so too (a gateway whose round lost a lease ended it "interrupted" for a moment).
     #expect(try await journal.run("site")?.status == "finished")
     await journal.connection.close()
@@ -95,7 +97,9 @@ import TestServers
     let site = try GatewaySite(count: 40, block: 3, heard: ["gw-1": -60, "gw-2": -61])
     try await site.prepareState()
     let options = ["--lease", "6", "--gateways", "2", "--settle", "60", "-v"]
-    let gateways = try ["gw-1", "gw-2"].map { try GatewayProcess(site.apply(journal: url, options + ["--gateway", $0])) }
+    let gateways = try ["gw-1", "gw-2"].map {
+      try GatewayProcess(site.apply(journal: url, options + ["--gateway", $0]))
+    }
     // Restart once a few devices are finished (info: "finished device=…").
     let working = await gateways[0].line { $0.contains("finished") && $0.contains("device=") }
     try #require(working, "gw-1 ended before it finished a device:\n\(gateways[0].tail.text)")

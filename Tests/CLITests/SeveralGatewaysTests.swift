@@ -3,8 +3,8 @@ import Foundation
 import SharedJournal
 import Simulator
 import Synchronization
-import Testing
 import TestServers
+import Testing
 
 @testable import BeaconProvisionCLI
 
@@ -41,15 +41,18 @@ import TestServers
     let folder = try LocalTools.temporaryDirectory("gateways")
     let devices = (0..<count).map { i in
       let fault = i == Self.faulty ? #", "kbeacon": {"dropLinkOnWrites": 1}"# : ""
-      return #"{"address": "\#(address(i))", "kind": "kbeaconPro", "name": "KBPro_G\#(i)", "intervalMs": 200, "system": {"model": 12, "batteryPercent": 90, "firmware": "5.22"}\#(fault)}"#
+      return
+        #"{"address": "\#(address(i))", "kind": "kbeaconPro", "name": "KBPro_G\#(i)", "intervalMs": 200, "system": {"model": 12, "batteryPercent": 90, "firmware": "5.22"}\#(fault)}"#
     }
     let views = String(decoding: try JSONEncoder().encode(heard()), as: UTF8.self)
     try #"{"version": 1, "devices": [\#(devices.joined(separator: ",\n"))], "gateways": \#(views)}"#
       .write(toFile: folder + "/fleet.json", atomically: true, encoding: .utf8)
     let rows = ["address,minor"] + (0..<count).map { "\(address($0)),\(2000 + $0)" }
     try rows.joined(separator: "\n").write(toFile: folder + "/inventory.csv", atomically: true, encoding: .utf8)
-    let desired = #""desired": {"name": "hall-{{minor}}", "slots": [{"slot": 0, "type": "ibeacon", "uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": 7, "minor": "{{minor}}"}]}"#
-    try #"{"version": 1, "inventory": "inventory.csv", \#(desired)}"#.write(toFile: folder + "/site.json", atomically: true, encoding: .utf8)
+    let desired =
+      #""desired": {"name": "hall-{{minor}}", "slots": [{"slot": 0, "type": "ibeacon", "uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": 7, "minor": "{{minor}}"}]}"#
+    try #"{"version": 1, "inventory": "inventory.csv", \#(desired)}"#.write(
+      toFile: folder + "/site.json", atomically: true, encoding: .utf8)
     return (folder, folder + "/fleet.json", folder + "/site.json")
   }
 
@@ -66,7 +69,8 @@ import TestServers
       process.arguments = [
         "apply", profile, "--adapter", "sim:\(fleet)", "--scan", "2", "--parallel", "2",
         "--retry-delay", gateway == "gw-1" ? "30" : "0",
-        "--state-dir", state, "--journal", url, "--run", "site", "--gateway", gateway, "--gateways", "3", "--settle", "120",
+        "--state-dir", state, "--journal", url, "--run", "site", "--gateway", gateway, "--gateways", "3", "--settle",
+        "120",
         "--lease", "3", "-v",
       ]
       process.standardOutput = FileHandle.nullDevice
@@ -84,7 +88,9 @@ import TestServers
       victimTail.add(line)
       if line.contains("retrying") && line.contains(Self.address(Self.faulty)) { break }
     }
-    try #require(victim.isRunning, "gw-1 finished (status \(victim.terminationStatus)) before it could be killed:\n\(victimTail.text)")
+    try #require(
+      victim.isRunning,
+      "gw-1 finished (status \(victim.terminationStatus)) before it could be killed:\n\(victimTail.text)")
     kill(victim.processIdentifier, SIGKILL)
     await victimExit.wait()
     // What gw-1 held unfinished when it died (its leases outlive it until they expire).
@@ -114,7 +120,9 @@ import TestServers
     // was finished by another gateway.
     let rows = try await journal.devices(run: "site")
     #expect(rows.count == Self.count)
-    #expect(rows.allSatisfy { $0.state == .verified && $0.writes == 1 }, "\(rows.filter { $0.state != .verified || $0.writes != 1 })")
+    #expect(
+      rows.allSatisfy { $0.state == .verified && $0.writes == 1 },
+      "\(rows.filter { $0.state != .verified || $0.writes != 1 })")
     let status = try #require(try await journal.status(run: "site", leaseSeconds: 3))
     let handler = Dictionary(uniqueKeysWithValues: status.devices.map { ($0.address, $0.gateway ?? "") })
     #expect(heldAtKill.allSatisfy { handler[$0] != "gw-1" })
@@ -132,7 +140,8 @@ import TestServers
     #expect(status.gateways.map(\.name) == Self.gateways)
     // `campaign status` shows the same picture: every device verified, gw-1 gone, exit 0 (complete).
     let shown = try await LocalTools.output(
-      ApplyCrashTests.binary, ["campaign", "status", "site", "--journal", url, "--lease", "3", "--json"], in: folder, within: 60)
+      ApplyCrashTests.binary, ["campaign", "status", "site", "--journal", url, "--lease", "3", "--json"], in: folder,
+      within: 60)
     #expect(shown.status == 0)
     let report = try JSONDecoder().decode(SiteStatus.self, from: Data(shown.stdout.utf8))
     #expect(report.devices.count == Self.count && report.complete && report.totals == ["verified": Self.count])
@@ -141,11 +150,18 @@ import TestServers
     // `audit --journal` reads the registry the gateways share: every device with its last apply, the shared run.
     let audit = try await LocalTools.output(
       ApplyCrashTests.binary,
-      ["audit", "--adapter", "sim:\(fleet)", "--scan", "1", "--format", "json", "--state-dir", folder + "/auditor", "--journal", url],
+      [
+        "audit", "--adapter", "sim:\(fleet)", "--scan", "1", "--format", "json", "--state-dir", folder + "/auditor",
+        "--journal", url,
+      ],
       in: folder, within: 120)
     #expect(audit.status == 0, "\(audit.stderr)")
-    let audited = (try JSONSerialization.jsonObject(with: Data(audit.stdout.utf8)) as? [String: Any])?["devices"] as? [[String: Any]] ?? []
-    let lastApply = audited.compactMap { ($0["lastApply"] as? [String: Any]).map { "\($0["run"] ?? "")/\($0["outcome"] ?? "")" } }
+    let audited =
+      (try JSONSerialization.jsonObject(with: Data(audit.stdout.utf8)) as? [String: Any])?["devices"]
+      as? [[String: Any]] ?? []
+    let lastApply = audited.compactMap {
+      ($0["lastApply"] as? [String: Any]).map { "\($0["run"] ?? "")/\($0["outcome"] ?? "")" }
+    }
     #expect(lastApply.count == Self.count && lastApply.allSatisfy { $0 == "site/verified" })
     await journal.connection.close()
     await server.stop()

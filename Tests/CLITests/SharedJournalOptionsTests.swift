@@ -7,15 +7,19 @@ import Testing
 /// `--journal` and its companions as an operator types them: where the URL comes from, what is
 /// refused and that no password is ever shown.
 @Suite(.timeLimit(.minutes(5))) struct SharedJournalOptionsTests {
-  static func options(_ extra: [String]) throws -> ProvisionOptions { try ProvisionOptions.parse(["site.json"] + extra) }
+  static func options(_ extra: [String]) throws -> ProvisionOptions {
+    try ProvisionOptions.parse(["site.json"] + extra)
+  }
 
   @Test func theFlagWinsOverTheEnvironmentAndNeitherMeansSQLite() throws {
     let flag = try Self.options(["--journal", "postgresql://ops@db/fleet"])
-    #expect(try flag.shared.location.postgresURL(environment: ["BEACON_PROVISION_JOURNAL": "postgresql://other@db/x"])?.text
-      == "postgresql://ops@db/fleet")
+    #expect(
+      try flag.shared.location.postgresURL(environment: ["BEACON_PROVISION_JOURNAL": "postgresql://other@db/x"])?.text
+        == "postgresql://ops@db/fleet")
     let none = try Self.options([])
-    #expect(try none.shared.location.postgresURL(environment: ["BEACON_PROVISION_JOURNAL": "postgresql://env@db/x"])?.text
-      == "postgresql://env@db/x")
+    #expect(
+      try none.shared.location.postgresURL(environment: ["BEACON_PROVISION_JOURNAL": "postgresql://env@db/x"])?.text
+        == "postgresql://env@db/x")
     #expect(try none.shared.location.postgresURL(environment: [:]) == nil)
     #expect(try none.shared.location.postgresURL(environment: ["BEACON_PROVISION_JOURNAL": ""]) == nil)
   }
@@ -27,7 +31,8 @@ import Testing
     #expect(text.contains("--journal postgresql://ops:***@db/fleet") && !text.contains("hunter22"))
     let lonely = try Self.options(["--run", "site-1"])
     let refusal = #expect(throws: CLIFailure.self) { try lonely.shared.postgresURL() }
-    #expect("\(try #require(refusal))".contains("--run shares a run between gateways: it needs --journal postgresql://"))
+    #expect(
+      "\(try #require(refusal))".contains("--run shares a run between gateways: it needs --journal postgresql://"))
   }
 
   @Test func thePasswordFileGivesItsFirstLineAndAnEmptyOneIsRefused() throws {
@@ -38,7 +43,9 @@ import Testing
     try "\n".write(toFile: folder + "/empty", atomically: true, encoding: .utf8)
     #expect(try Self.options(["--journal-password-file", folder + "/pw"]).shared.password() == "s3cret")
     #expect(try Self.options([]).shared.password() == nil)
-    let error = #expect(throws: CLIFailure.self) { try Self.options(["--journal-password-file", folder + "/empty"]).shared.password() }
+    let error = #expect(throws: CLIFailure.self) {
+      try Self.options(["--journal-password-file", folder + "/empty"]).shared.password()
+    }
     #expect("\(try #require(error))".contains("the first line is empty"))
   }
 

@@ -13,7 +13,9 @@ import Testing
     let url = try await server.createDatabase()
     let state = FileManager.default.temporaryDirectory.appendingPathComponent("shared-scan-\(UUID().uuidString)").path
     defer { try? FileManager.default.removeItem(atPath: state) }
-    let result = try await CLIProcess.run(["scan", "--adapter", "sim", "--duration", "2", "--json", "--state-dir", state, "--journal", url])
+    let result = try await CLIProcess.run([
+      "scan", "--adapter", "sim", "--duration", "2", "--json", "--state-dir", state, "--journal", url,
+    ])
     #expect(result.status == 0, "\(result.errors)")
 
     let journal = try await PostgresJournal(
@@ -29,7 +31,9 @@ import Testing
   }
 
   @Test func aPasswordInTheURLIsRefusedBeforeScanning() async throws {
-    for command in [["scan", "--adapter", "sim", "--duration", "1"], ["monitor", "--adapter", "sim", "--duration", "1"]] {
+    for command in [
+      ["scan", "--adapter", "sim", "--duration", "1"], ["monitor", "--adapter", "sim", "--duration", "1"],
+    ] {
       let result = try await CLIProcess.run(command + ["--journal", "postgresql://ops:s3cret@db.example/fleet"])
       #expect(result.status != 0)
       #expect(result.errors.contains("--journal"), "\(result.errors)")

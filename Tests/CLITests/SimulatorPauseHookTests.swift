@@ -17,13 +17,15 @@ import Testing
   /// Records `steps` of `address`; returns the pause count after each record and what the journal holds.
   static func record(_ steps: [(String, String)], hook: String) async throws -> (pauses: [Int], stepsSeen: [String?]) {
     let inner = try Journal(path: nil)
-    let run = try await inner.createRun(kind: "apply", source: "t", adapter: "sim", addresses: [address, "DD:36:01:00:00:03"])
+    let run = try await inner.createRun(
+      kind: "apply", source: "t", adapter: "sim", addresses: [address, "DD:36:01:00:00:03"])
     let central = SimulatedCentral(fleet: DemoFleet.fleet, pace: .unpaced)
     let hooked = try #require(
       try SimulatorPauseHook(environment: [variable: hook], simulator: central))
     let count = Mutex(0)
     let journal = PausingJournal(inner, hook: hooked, pause: { count.withLock { $0 += 1 } })
-    var pauses: [Int] = [], seen: [String?] = []
+    var pauses: [Int] = []
+    var seen: [String?] = []
     for (address, step) in steps {
       try await journal.record(run: run, address: address, state: .working, step: step)
       pauses.append(count.withLock { $0 })
@@ -39,14 +41,16 @@ import Testing
       hook: "before-write:dd:36:01:00:00:02")  // lower case: the address is normalised
     #expect(pauses == [0, 0, 1, 1])
     #expect(seen == ["writing", "reading", "writing", "writing"])
-    let dfu = try await Self.record([(Self.address, "writing"), (Self.address, "transferring")], hook: "before-transfer:\(Self.address)")
+    let dfu = try await Self.record(
+      [(Self.address, "writing"), (Self.address, "transferring")], hook: "before-transfer:\(Self.address)")
     #expect(dfu.pauses == [0, 1])
   }
 
   @Test func aRealAdapterNeverGetsTheHookEvenWithTheVariableSet() throws {
     let journal = try Journal(path: nil)
     for value in ["before-write:\(Self.address)", "nonsense"] {
-      let wrapped = try SimulatorPauseHook.wrap(journal, central: BlueZCentral(adapter: "hci0"), environment: [Self.variable: value])
+      let wrapped = try SimulatorPauseHook.wrap(
+        journal, central: BlueZCentral(adapter: "hci0"), environment: [Self.variable: value])
       #expect(wrapped === journal)
     }
   }
@@ -55,7 +59,9 @@ import Testing
     let journal = try Journal(path: nil)
     let central = SimulatedCentral(fleet: DemoFleet.fleet, pace: .unpaced)
     #expect(try SimulatorPauseHook.wrap(journal, central: central, environment: [:]) === journal)
-    #expect(try SimulatorPauseHook.wrap(journal, central: central, environment: [Self.variable: "before-write:\(Self.address)"]) is PausingJournal)
+    #expect(
+      try SimulatorPauseHook.wrap(
+        journal, central: central, environment: [Self.variable: "before-write:\(Self.address)"]) is PausingJournal)
     for bad in ["before-write", "after-write:\(Self.address)", "before-write:not-an-address"] {
       #expect {
         _ = try SimulatorPauseHook.wrap(journal, central: central, environment: [Self.variable: bad])

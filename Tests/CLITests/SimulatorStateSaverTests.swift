@@ -1,5 +1,5 @@
-import Foundation
 import Dispatch
+import Foundation
 import Simulator
 import Synchronization
 import Testing
@@ -31,7 +31,10 @@ import Testing
       snapshot: { log.changes.withLock { $0 } },
       write: { value in
         // Runs on the saver's own dispatch queue: blocking it here holds the first save mid-write.
-        let first = log.written.withLock { $0.append(value); return $0.count == 1 }
+        let first = log.written.withLock {
+          $0.append(value)
+          return $0.count == 1
+        }
         if first {
           startedFirst.yield()
           firstWriteMayFinish.wait()

@@ -20,10 +20,10 @@ import Testing
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("escape-\(UUID().uuidString)").path
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     try #"""
-      {"version": 1, "devices": [
-        {"address": "\#(address)", "kind": "kbeaconPro", "name": "\u001b]0;pwned\u0007\u001b[2J", "intervalMs": 100,
-         "system": {"model": 12, "batteryPercent": 90, "firmware": "5.22"}}]}
-      """#.write(toFile: folder + "/fleet.json", atomically: true, encoding: .utf8)
+    {"version": 1, "devices": [
+      {"address": "\#(address)", "kind": "kbeaconPro", "name": "\u001b]0;pwned\u0007\u001b[2J", "intervalMs": 100,
+       "system": {"model": 12, "batteryPercent": 90, "firmware": "5.22"}}]}
+    """#.write(toFile: folder + "/fleet.json", atomically: true, encoding: .utf8)
     try #"{"version": 1, "select": {"addresses": ["\#(address)"]}, "desired": {"name": "clean"}}"#
       .write(toFile: folder + "/profile.json", atomically: true, encoding: .utf8)
     return folder
@@ -52,7 +52,8 @@ import Testing
     let folder = try Self.site()
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let result = try await CLIProcess.run([
-      "plan", folder + "/profile.json", "--adapter", "sim:\(folder)/fleet.json", "--scan", "2", "--state-dir", folder + "/state",
+      "plan", folder + "/profile.json", "--adapter", "sim:\(folder)/fleet.json", "--scan", "2", "--state-dir",
+      folder + "/state",
     ])
     #expect(result.status == 0, "\(result.output)\n\(result.errors)")
     #expect(result.output.contains(Self.shown), "\(result.output)")
@@ -79,7 +80,8 @@ import Testing
     #expect(lines.contains(#"    line\u{07}"#), "\(lines)")
     #expect(lines.allSatisfy { Self.controlBytes($0).isEmpty })
     let line = StderrLogHandler.line(
-      time: Date(), level: .warning, label: "x", message: "name \(Self.hostile)", metadata: ["device": "\(Self.hostile)"])
+      time: Date(), level: .warning, label: "x", message: "name \(Self.hostile)",
+      metadata: ["device": "\(Self.hostile)"])
     #expect(line.hasSuffix("x: name \(Self.shown) device=\(Self.shown)"), "\(line)")
   }
 
@@ -99,7 +101,8 @@ import Testing
     let folder = try Self.site()
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let result = try await CLIProcess.run([
-      "audit", folder + "/profile.json", "--adapter", "sim:\(folder)/fleet.json", "--scan", "2", "--state-dir", folder + "/state",
+      "audit", folder + "/profile.json", "--adapter", "sim:\(folder)/fleet.json", "--scan", "2", "--state-dir",
+      folder + "/state",
     ])
     // Markdown's own marks in the name are escaped too (`[` would start a link).
     let markdown = Self.shown.replacingOccurrences(of: "[", with: #"\["#).replacingOccurrences(of: "]", with: #"\]"#)

@@ -24,8 +24,11 @@ import Testing
       lintOutput: String = "", lintStatus: Int32 = 0
     ) throws {
       root = FileManager.default.temporaryDirectory.appendingPathComponent("scripts-test-\(UUID().uuidString)")
-      let scripts = root.appendingPathComponent("scripts"), bin = root.appendingPathComponent("bin")
-      for directory in [scripts, bin] { try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true) }
+      let scripts = root.appendingPathComponent("scripts")
+      let bin = root.appendingPathComponent("bin")
+      for directory in [scripts, bin] {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+      }
       try FileManager.default.copyItem(at: Self.repositoryScript, to: scripts.appendingPathComponent("test"))
       for helper in ["swift-test-watched", "serial-peer-suites", "format"] {
         try FileManager.default.copyItem(
@@ -44,7 +47,9 @@ import Testing
 
         """)
       // The stand-in reference check passes (the real one reads the repository's sources and docs).
-      try Self.executable(scripts.appendingPathComponent("protocol-refs"), "#!/bin/sh\necho \"protocol-refs $*\" >> \"\(root.path)/calls\"\nexit 0\n")
+      try Self.executable(
+        scripts.appendingPathComponent("protocol-refs"),
+        "#!/bin/sh\necho \"protocol-refs $*\" >> \"\(root.path)/calls\"\nexit 0\n")
       // The stand-in docs check records its call and exits as told (the real one needs the built binary).
       try Self.executable(
         scripts.appendingPathComponent("gen-docs"),
@@ -105,7 +110,8 @@ import Testing
     let sandbox = try Sandbox(buildOutput: "[1/2] Compiling KBeacon Frame.swift\nerror: boom", buildStatus: 1)
     let (status, output, calls) = try await sandbox.run()
     #expect(status != 0, "\(output)")
-    #expect(!calls.split(separator: "\n").contains { $0.hasPrefix("test") }, "swift test ran after a failed build: \(calls)")
+    #expect(
+      !calls.split(separator: "\n").contains { $0.hasPrefix("test") }, "swift test ran after a failed build: \(calls)")
     #expect(output.contains("error: boom"))
     #expect(!output.contains("[1/2]"))
   }
@@ -121,7 +127,8 @@ import Testing
     #expect(calls.contains("fault-matrix"), "\(calls)")
     // The docs check runs once, after the build and before the first test pass.
     let lines = calls.split(separator: "\n").map(String.init)
-    let build = lines.firstIndex { $0.hasPrefix("build") }, docs = lines.firstIndex(of: "gen-docs --check")
+    let build = lines.firstIndex { $0.hasPrefix("build") }
+    let docs = lines.firstIndex(of: "gen-docs --check")
     let test = lines.firstIndex { $0.hasPrefix("test") }
     #expect(build != nil && docs != nil && test != nil && build! < docs! && docs! < test!, "\(calls)")
     #expect(output.contains("summary: 6 passed, 0 failed; 7 faults injected, 7 survived, 0 lost"), "\(output)")

@@ -36,12 +36,16 @@ import Testing
   /// An AT device keeps what is set, across runs (the simulator's saved state), and answers ERROR to an
   /// out-of-range value; a single command prints its answer alone.
   @Test func atDeviceSettingsPersistAcrossRuns() async throws {
-    #expect(try await run([Self.uart, "AT+NAME=Dock-7", "AT+TXPOWER=-4", "--adapter", "sim"]) == [
-      "> AT+NAME=Dock-7", "OK", "> AT+TXPOWER=-4", "OK",
-    ])
+    #expect(
+      try await run([Self.uart, "AT+NAME=Dock-7", "AT+TXPOWER=-4", "--adapter", "sim"]) == [
+        "> AT+NAME=Dock-7", "OK", "> AT+TXPOWER=-4", "OK",
+      ])
     #expect(try await run([Self.uart, "AT+NAME?", "--adapter", "sim"]) == ["+NAME:Dock-7", "OK"])
     #expect(try await run([Self.uart, "AT+TXPOWER=5", "--adapter", "sim"]) == ["ERROR"])
-    #expect(try await run([Self.uart, "AT+TXPOWER?", "--adapter", "sim", "--profile", "nordic-uart"]) == ["+TXPOWER:-4", "OK"])
+    #expect(
+      try await run([Self.uart, "AT+TXPOWER?", "--adapter", "sim", "--profile", "nordic-uart"]) == [
+        "+TXPOWER:-4", "OK",
+      ])
   }
 
   /// A slow reader: the first-packet timeout given on the command line fails the command (JSON names the
@@ -63,9 +67,10 @@ import Testing
     } catch let failure as CLIFailure {
       #expect(failure.message == "1 of 1 commands failed")
     }
-    #expect(try await run(["C7:08:00:00:00:10", "VER", "--adapter", adapter, "--timeout-first", "5"]) == [
-      "TxRx-SIM 1.0 tertium-txrx"
-    ])
+    #expect(
+      try await run(["C7:08:00:00:00:10", "VER", "--adapter", adapter, "--timeout-first", "5"]) == [
+        "TxRx-SIM 1.0 tertium-txrx"
+      ])
     await #expect(throws: CLIFailure.self) { try await run(["C7:08:00:00:00:11", "VER", "--adapter", adapter]) }
   }
 

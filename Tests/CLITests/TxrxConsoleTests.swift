@@ -63,7 +63,9 @@ import Testing
     // A console that stops answering fails the test with what its pane showed, rather than at the time limit.
     let watchdog = Task { [screen] in
       try await Task.sleep(for: .seconds(60))
-      Issue.record("the console did not finish within 60 s (stage: \(stage.withLock { $0 }), tmux client running: \(process.isRunning)); the pane showed:\n\(screen.all)")
+      Issue.record(
+        "the console did not finish within 60 s (stage: \(stage.withLock { $0 }), tmux client running: \(process.isRunning)); the pane showed:\n\(screen.all)"
+      )
       process.terminate()
       // The tmux server holds the control client's output pipe too: end it, or the lines never end.
       let kill = Process()

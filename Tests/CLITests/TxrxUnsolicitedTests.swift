@@ -11,11 +11,14 @@ import Testing
   static let address = "C7:08:00:00:00:20"
 
   func withFleet(_ body: (String) async throws -> Void) async throws {
-    let file = FileManager.default.temporaryDirectory.appendingPathComponent("txrx-unsolicited-\(UUID().uuidString).json")
-    try Data(#"""
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "txrx-unsolicited-\(UUID().uuidString).json")
+    try Data(
+      #"""
       {"version":1,"devices":[{"address":"\#(Self.address)","kind":"tertiumReader",
         "textStream":{"greeting":"+EVENT:CONNECTED","lateFragment":"+EVENT:LATE","lateFragmentMs":700}}]}
-      """#.utf8).write(to: file)
+      """#.utf8
+    ).write(to: file)
     defer { try? FileManager.default.removeItem(at: file) }
     try await body("sim:\(file.path)")
   }
@@ -30,8 +33,11 @@ import Testing
   @Test func aGreetingAndALateTailAreShownAsUnsolicited() async throws {
     try await withFleet { adapter in
       let lines = try await run([Self.address, "VER", "--adapter", adapter, "--timeout-next", "0.5"])
-      #expect(lines == ["(unsolicited) +EVENT:CONNECTED", "TxRx-SIM 1.0 tertium-txrx", "(unsolicited) +EVENT:LATE"], "\(lines)")
-      let json = try await run([Self.address, "VER", "--adapter", adapter, "--timeout-next", "0.5", "--json"]).joined(separator: "\n")
+      #expect(
+        lines == ["(unsolicited) +EVENT:CONNECTED", "TxRx-SIM 1.0 tertium-txrx", "(unsolicited) +EVENT:LATE"],
+        "\(lines)")
+      let json = try await run([Self.address, "VER", "--adapter", adapter, "--timeout-next", "0.5", "--json"]).joined(
+        separator: "\n")
       let first = try #require(try JSONParser.parse(json).arrayValue?.first?.objectValue)
       #expect(first["answer"]?.stringValue == "TxRx-SIM 1.0 tertium-txrx\r\n")
       #expect(first["unsolicited"] == .array([.string("+EVENT:CONNECTED")]))

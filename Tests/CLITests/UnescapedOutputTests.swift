@@ -14,14 +14,18 @@ import Testing
   static let shown = #"\u{1B}]0;pwned\u{07}\u{1B}[2J"#
 
   @Test func simServeLinesEscapeNames() throws {
-    let fleet = try SimulatedFleet.decode(Data(#"""
-      {"version": 1, "devices": [{"address": "DD:34:02:06:EE:01", "kind": "kbeaconPro", "name": "\u001b]0;pwned\u0007\u001b[2J", "system": {"model": 12, "batteryPercent": 90, "firmware": "5.22"}}]}
-      """#.utf8))
+    let fleet = try SimulatedFleet.decode(
+      Data(
+        #"""
+        {"version": 1, "devices": [{"address": "DD:34:02:06:EE:01", "kind": "kbeaconPro", "name": "\u001b]0;pwned\u0007\u001b[2J", "system": {"model": 12, "batteryPercent": 90, "firmware": "5.22"}}]}
+        """#.utf8))
     let device = try #require(fleet.devices.first)
-    let serving = SimServeOutput.text(.advertising(adapter: "hci1", fleetAddress: device.address, device: device, extendedCommands: false))
+    let serving = SimServeOutput.text(
+      .advertising(adapter: "hci1", fleetAddress: device.address, device: device, extendedCommands: false))
     #expect(serving.contains("(kbeaconPro \"\(Self.shown)\") on hci1"), "\(serving)")
     let bootloader = SimServeOutput.text(
-      .bootloaderAdvertising(adapter: "hci1", fleetAddress: device.address, name: Self.hostile, address: device.address))
+      .bootloaderAdvertising(adapter: "hci1", fleetAddress: device.address, name: Self.hostile, address: device.address)
+    )
     #expect(bootloader.contains("advertising \"\(Self.shown)\" as"), "\(bootloader)")
     for line in [serving, bootloader] { #expect(!line.unicodeScalars.contains(where: TerminalText.isControl)) }
   }

@@ -23,16 +23,21 @@ final class WebhookReceiver: Sendable {
 
   /// With `delay`, each POST is answered that many seconds after it is recorded (a slow receiver).
   static func start(port: Int, record: String, delay: Double = 0) async throws -> WebhookReceiver {
-    let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/webhook_receiver.py").path
+    let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+      "Fixtures/webhook_receiver.py"
+    ).path
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
     process.arguments = [script, String(port), record, String(delay)]
-    let output = Pipe(), input = Pipe()
+    let output = Pipe()
+    let input = Pipe()
     process.standardOutput = output
     process.standardError = FileHandle.nullDevice
     process.standardInput = input
     try process.run()
-    for await line in ProcessLines.stream(output) where line == "ready" { return WebhookReceiver(process: process, input: input) }
+    for await line in ProcessLines.stream(output) where line == "ready" {
+      return WebhookReceiver(process: process, input: input)
+    }
     throw ServerError("webhook_receiver.py did not start on port \(port)")
   }
 
@@ -52,9 +57,11 @@ final class WebhookReceiver: Sendable {
     return try text.split(separator: "\n").map { line in
       let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any]
       let body = object["body"] as! [String: Any]
-      let order = ((body["device"] as? [String: Any])?["address"] as? String)
+      let order =
+        ((body["device"] as? [String: Any])?["address"] as? String)
         ?? "tag:" + (((body["tag"] as? [String: Any])?["name"] as? String) ?? "?")
-      return Record(key: object["key"] as! String, duplicate: object["duplicate"] as! Bool,
+      return Record(
+        key: object["key"] as! String, duplicate: object["duplicate"] as! Bool,
         contentType: object["contentType"] as? String, orderKey: order)
     }
   }

@@ -18,7 +18,8 @@ import Testing
     #expect(applied.summary.outcomes.values.allSatisfy { $0.state == .verified }, "\(applied.summary.outcomes)")
     #expect(try await fixture.journal.run(applied.summary.run)?.kind == "apply")
 
-    let planned = try await fixture.pipeline().run(try PipelineFixture.applyPlan(addresses: addresses, name: "aisle", dryRun: true))
+    let planned = try await fixture.pipeline().run(
+      try PipelineFixture.applyPlan(addresses: addresses, name: "aisle", dryRun: true))
     #expect(planned.summary.outcomes.values.allSatisfy { $0.state == .compliant }, "\(planned.summary.outcomes)")
     #expect(try await fixture.journal.run(planned.summary.run)?.kind == "plan")
   }
@@ -72,9 +73,11 @@ import Testing
     first.stopWhen = { if case .finished = $0 { true } else { false } }
     let stopped = try await first.run(try PipelineFixture.applyPlan(addresses: addresses, name: "aisle"))
     #expect(stopped.summary.interrupted)
-    #expect(stopped.summary.count(.verified) == 1 && stopped.summary.count(.pending) == 2, "\(stopped.summary.outcomes)")
+    #expect(
+      stopped.summary.count(.verified) == 1 && stopped.summary.count(.pending) == 2, "\(stopped.summary.outcomes)")
 
-    let resumed = try await fixture.pipeline(resume: "last").run(try PipelineFixture.applyPlan(addresses: addresses, name: "aisle"))
+    let resumed = try await fixture.pipeline(resume: "last").run(
+      try PipelineFixture.applyPlan(addresses: addresses, name: "aisle"))
     #expect(resumed.summary.run == stopped.summary.run)
     #expect(resumed.summary.outcomes.count == 2 && resumed.summary.outcomes.values.allSatisfy { $0.state == .verified })
     #expect(fixture.events.all.contains { if case .resuming(_, 2, 2) = $0 { true } else { false } })
@@ -97,7 +100,10 @@ import Testing
     }
     #expect(visits.sorted() == [a, b, c], "b is visited once, by the first plan")
     // The first profile's name is planned for b, not the second's.
-    guard case .planned(let changes)? = outcomes[b] else { Issue.record("\(String(describing: outcomes[b]))"); return }
+    guard case .planned(let changes)? = outcomes[b] else {
+      Issue.record("\(String(describing: outcomes[b]))")
+      return
+    }
     #expect(changes.contains { $0.new.description.contains("first") }, "\(changes)")
   }
 
@@ -111,7 +117,8 @@ import Testing
       "\($0)" == "run \(applied.summary.run) is a apply run, not a dfu run"
     }
     await #expect(throws: CampaignFailure.self) {
-      try await fixture.pipeline(resume: applied.summary.run).run(try PipelineFixture.applyPlan(addresses: addresses, name: "other"))
+      try await fixture.pipeline(resume: applied.summary.run).run(
+        try PipelineFixture.applyPlan(addresses: addresses, name: "other"))
     }
   }
 }

@@ -23,7 +23,8 @@ struct PipelineFixture: Sendable {
       #"{"address": "\#(Self.address(i))", "kind": "kbeaconPro", "name": "KBPro_P\#(i)", "intervalMs": 300, "#
         + #""system": {"model": 12, "batteryPercent": 90, "firmware": "5.22"}}"#
     }
-    let fleet = try SimulatedFleet.decode(Data(#"{"version": 1, "devices": [\#(devices.joined(separator: ","))]}"#.utf8))
+    let fleet = try SimulatedFleet.decode(
+      Data(#"{"version": 1, "devices": [\#(devices.joined(separator: ","))]}"#.utf8))
     central = SimulatedCentral.withKBeacons(fleet: fleet, name: "sim", pace: .unpaced).0
     journal = try Journal(path: nil)
   }
@@ -31,9 +32,11 @@ struct PipelineFixture: Sendable {
   /// The pipeline on this fleet and journal, its events recorded.
   func pipeline(resume: String? = nil, parallel: Int = 2) -> CampaignPipeline {
     let resources = CampaignResources(
-      journal: journal, central: central, registry: RegistryRecorder(registry: FleetRegistry(journal: journal), warn: { _ in }))
+      journal: journal, central: central,
+      registry: RegistryRecorder(registry: FleetRegistry(journal: journal), warn: { _ in }))
     return CampaignPipeline(
-      settings: .init(parallel: parallel, attempts: 2, retryDelay: .zero, scanSeconds: 3, place: "memory", resume: resume),
+      settings: .init(
+        parallel: parallel, attempts: 2, retryDelay: .zero, scanSeconds: 3, place: "memory", resume: resume),
       resources: { resources }, scan: Self.scan, emit: { [events] in events.append($0) })
   }
 
@@ -55,7 +58,8 @@ struct PipelineFixture: Sendable {
 
   /// A profile selecting these devices by address and naming them `name`.
   static func profile(addresses: [String], name: String) throws -> (LoadedProfile, RunRecipe) {
-    let text = #"{"version": 1, "select": {"addresses": [\#(addresses.map { "\"\($0)\"" }.joined(separator: ", "))]}, "#
+    let text =
+      #"{"version": 1, "select": {"addresses": [\#(addresses.map { "\"\($0)\"" }.joined(separator: ", "))]}, "#
       + #""desired": {"name": "\#(name)"}}"#
     let loaded = try LoadedProfile.load(file: "pipeline.json", read: { _ in Array(text.utf8) }, urlCheck: { _ in nil })
     return (loaded, RunRecipe("profile", content: Array(text.utf8)))
@@ -90,7 +94,8 @@ struct PipelineFixture: Sendable {
     try Data(zip).write(to: URL(fileURLWithPath: path))
     let expectations = DeviceExpectations(hardwareVersion: 52)
     let plan = FirmwareCampaignPlan(
-      firmware: .package(path: path, try FirmwareCampaignPlan.SinglePackage(path: path, expectations: expectations, explicit: nil)),
+      firmware: .package(
+        path: path, try FirmwareCampaignPlan.SinglePackage(path: path, expectations: expectations, explicit: nil)),
       expectations: expectations, password: Secret("0000000000000000"), addresses: addresses,
       transfer: .init(objectDelay: .zero, reconnectDelay: .zero, timeout: .seconds(1)))
     return (plan, path)

@@ -36,7 +36,8 @@ import Testing
       default: break
       }
     }
-    #expect(waves.map { $0.sorted() } == [[addresses[0]], [addresses[1], addresses[2]], [addresses[3], addresses[4]]])
+    #expect(
+      waves.map { $0.sorted() } == [[addresses[0]], [addresses[1], addresses[2]], [addresses[3], addresses[4]]])
   }
 
   @Test func aRolloutIsForFirmwareCampaignsOnly() async throws {

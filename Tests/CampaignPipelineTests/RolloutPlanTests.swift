@@ -4,12 +4,15 @@ import Testing
 /// `--rollout canary=N,waves=P%,…,100% --max-failures P%` (`RolloutPlan`): the accepted form, every
 /// refusal byte for byte (option, problem, allowed form), the waves' partition and the threshold.
 @Suite struct RolloutPlanTests {
-  static let form = "expected canary=N,waves=P%,P%,…,100% (N ≥ 1; percentages increasing, the last 100%), e.g. canary=2,waves=10%,25%,100%"
+  static let form =
+    "expected canary=N,waves=P%,P%,…,100% (N ≥ 1; percentages increasing, the last 100%), e.g. canary=2,waves=10%,25%,100%"
 
   @Test func theIssueExampleParses() throws {
     let plan = try RolloutPlan(rollout: "canary=5,waves=10%,25%,100%", maxFailures: "5%")
     #expect(plan == RolloutPlan(canary: 5, waves: [10, 25, 100], maxFailures: 5))
-    #expect(try RolloutPlan(rollout: "canary=1,waves=100%", maxFailures: nil) == RolloutPlan(canary: 1, waves: [100], maxFailures: 0))
+    #expect(
+      try RolloutPlan(rollout: "canary=1,waves=100%", maxFailures: nil)
+        == RolloutPlan(canary: 1, waves: [100], maxFailures: 0))
   }
 
   @Test func badRolloutsAreRefusedNamingTheOptionAndTheForm() {
@@ -30,7 +33,9 @@ import Testing
       #expect(error?.description == "--rollout \(text): \(why); \(Self.form)")
     }
     for bad in ["5", "101%", "-1%", "x%"] {
-      let error = #expect(throws: RolloutPlanError.self) { try RolloutPlan(rollout: "canary=1,waves=100%", maxFailures: bad) }
+      let error = #expect(throws: RolloutPlanError.self) {
+        try RolloutPlan(rollout: "canary=1,waves=100%", maxFailures: bad)
+      }
       #expect(error?.description == "--max-failures \(bad): expected a percentage 0%…100% of a wave's devices, e.g. 5%")
     }
   }
@@ -57,11 +62,15 @@ import Testing
     #expect(source == "/tmp/app --rollout x.zip --rollout canary=1,waves=50%,100% --max-failures 5%")
     #expect(RolloutPlan(recordedSource: source) == plan)
     #expect(RolloutPlan(recordedSource: "/tmp/app.zip") == nil)
-    let devices = [("C0:00:00:00:00:04", "failed"), ("C0:00:00:00:00:00", "verified"), ("C0:00:00:00:00:08", "pending"),
-      ("C0:00:00:00:00:0C", "pending"), ("C0:00:00:00:00:02", "verified")]
-    #expect(plan.statusLines(devices.map { (address: $0.0, state: $0.1) }) == [
-      "canary: 1 devices — 1 verified", "wave 1 (50%): 2 devices — 1 failed, 1 verified", "wave 2 (100%): 2 devices — 2 pending",
-    ])
+    let devices = [
+      ("C0:00:00:00:00:04", "failed"), ("C0:00:00:00:00:00", "verified"), ("C0:00:00:00:00:08", "pending"),
+      ("C0:00:00:00:00:0C", "pending"), ("C0:00:00:00:00:02", "verified"),
+    ]
+    #expect(
+      plan.statusLines(devices.map { (address: $0.0, state: $0.1) }) == [
+        "canary: 1 devices — 1 verified", "wave 1 (50%): 2 devices — 1 failed, 1 verified",
+        "wave 2 (100%): 2 devices — 2 pending",
+      ])
   }
 
   @Test func theThresholdIsAtOrUnder() {

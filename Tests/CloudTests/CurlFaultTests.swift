@@ -10,9 +10,15 @@ struct CurlFaultTests {
   /// Short waits so the suite runs in seconds: retries after 0.1 s, the low-speed window 2 s.
   static let quick = HTTPClientConfiguration(
     connectTimeout: .seconds(10), lowSpeedBytesPerSecond: 1000, lowSpeedTime: .seconds(2), maxTime: .seconds(60),
-    maxBodyBytes: 1 << 20, userAgent: "beacon-provision/test", retry: HTTPRetryPolicy(maxAttempts: 3, initialDelay: .milliseconds(100), maxDelay: .seconds(5)))
+    maxBodyBytes: 1 << 20, userAgent: "beacon-provision/test",
+    retry: HTTPRetryPolicy(maxAttempts: 3, initialDelay: .milliseconds(100), maxDelay: .seconds(5)))
 
-  struct LoggedRequest: Decodable { var method: String; var path: String; var range: String?; var userAgent: String? }
+  struct LoggedRequest: Decodable {
+    var method: String
+    var path: String
+    var range: String?
+    var userAgent: String?
+  }
 
   func log(_ server: FaultServer) async throws -> [LoggedRequest] {
     let response = try await CurlHTTPClient(configuration: Self.quick).fetch(HTTPRequest(url: server.base + "/_log"))
@@ -35,7 +41,8 @@ struct CurlFaultTests {
 
   @Test func a500ThenA200IsRetried() async throws {
     let server = try await FaultServer.start()
-    let response = try await CurlHTTPClient(configuration: Self.quick).fetch(HTTPRequest(url: server.base + "/flaky-500"))
+    let response = try await CurlHTTPClient(configuration: Self.quick).fetch(
+      HTTPRequest(url: server.base + "/flaky-500"))
     #expect(response.status == 200)
     #expect(String(decoding: response.body, as: UTF8.self) == "ok after 500")
     let requests = try await log(server).filter { $0.path == "/flaky-500" }
@@ -46,7 +53,8 @@ struct CurlFaultTests {
   @Test func a429IsRetriedAfterItsRetryAfter() async throws {
     let server = try await FaultServer.start()
     let started = ContinuousClock.now
-    let response = try await CurlHTTPClient(configuration: Self.quick).fetch(HTTPRequest(url: server.base + "/rate-limited"))
+    let response = try await CurlHTTPClient(configuration: Self.quick).fetch(
+      HTTPRequest(url: server.base + "/rate-limited"))
     #expect(String(decoding: response.body, as: UTF8.self) == "ok after 429")
     // Retry-After: 1 replaces the 0.1 s backoff: the second request came at least a second later.
     #expect(ContinuousClock.now - started >= .seconds(1))
@@ -55,7 +63,8 @@ struct CurlFaultTests {
   @Test func a5xxThatPersistsFailsWithTheStatusAfterTheAttempts() async throws {
     let server = try await FaultServer.start()
     let error = await expectFailure(.status) {
-      _ = try await CurlHTTPClient(configuration: Self.quick).fetch(HTTPRequest(url: server.base + "/always-500?token=s3cret"))
+      _ = try await CurlHTTPClient(configuration: Self.quick).fetch(
+        HTTPRequest(url: server.base + "/always-500?token=s3cret"))
     }
     #expect(error?.status == 503)
     #expect(error?.description.contains("s3cret") == false)
@@ -66,7 +75,8 @@ struct CurlFaultTests {
   @Test func aDownloadCutMidBodyResumesWithARangeRequest() async throws {
     let server = try await FaultServer.start()
     let file = try LocalTools.temporaryDirectory("dl") + "/cut.bin"
-    let response = try await CurlHTTPClient(configuration: Self.quick).download(HTTPRequest(url: server.base + "/cut"), to: file, progress: nil)
+    let response = try await CurlHTTPClient(configuration: Self.quick).download(
+      HTTPRequest(url: server.base + "/cut"), to: file, progress: nil)
     #expect(response.status == 206)
     #expect(try [UInt8](Data(contentsOf: URL(fileURLWithPath: file))) == FaultServer.body)
     let requests = try await log(server).filter { $0.path == "/cut" }
@@ -79,10 +89,13 @@ struct CurlFaultTests {
     let server = try await FaultServer.start()
     let file = try LocalTools.temporaryDirectory("dl") + "/lie.bin"
     do {
-      _ = try await CurlHTTPClient(configuration: Self.quick).download(HTTPRequest(url: server.base + "/length-lie"), to: file, progress: nil)
+      _ = try await CurlHTTPClient(configuration: Self.quick).download(
+        HTTPRequest(url: server.base + "/length-lie"), to: file, progress: nil)
       Issue.record("a short body was accepted")
     } catch let error as HTTPClientError {
-      #expect(error.description.contains("each transfer ends at \(FaultServer.body.count) bytes while the server announces more"), "\(error)")
+      #expect(
+        error.description.contains(
+          "each transfer ends at \(FaultServer.body.count) bytes while the server announces more"), "\(error)")
       #expect(!error.description.contains("ranges do not match"))
     }
   }
@@ -102,7 +115,8 @@ struct CurlFaultTests {
     let server = try await FaultServer.start()
     let file = try LocalTools.temporaryDirectory("dl") + "/slow.bin"
     let error = await expectFailure(.tooSlow) {
-      _ = try await CurlHTTPClient(configuration: Self.quick).download(HTTPRequest(url: server.base + "/trickle"), to: file, progress: nil)
+      _ = try await CurlHTTPClient(configuration: Self.quick).download(
+        HTTPRequest(url: server.base + "/trickle"), to: file, progress: nil)
     }
     #expect(error?.hint?.contains("low-speed") == true)
   }
@@ -120,7 +134,8 @@ struct CurlFaultTests {
     let server = try await FaultServer.start()
     let file = try LocalTools.temporaryDirectory("dl") + "/huge.bin"
     _ = await expectFailure(.tooLarge) {
-      _ = try await CurlHTTPClient(configuration: Self.quick).download(HTTPRequest(url: server.base + "/huge-length"), to: file, progress: nil)
+      _ = try await CurlHTTPClient(configuration: Self.quick).download(
+        HTTPRequest(url: server.base + "/huge-length"), to: file, progress: nil)
     }
     #expect((try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) == 0)
   }
@@ -128,7 +143,8 @@ struct CurlFaultTests {
   @Test func aBodyWithoutLengthIsCutAtTheCapWhileItStreams() async throws {
     let server = try await FaultServer.start()
     let error = await expectFailure(.tooLarge) {
-      _ = try await CurlHTTPClient(configuration: Self.quick).fetch(HTTPRequest(url: server.base + "/endless", maxBodyBytes: 50_000))
+      _ = try await CurlHTTPClient(configuration: Self.quick).fetch(
+        HTTPRequest(url: server.base + "/endless", maxBodyBytes: 50_000))
     }
     #expect(error?.description.contains("50000") == true)
   }
@@ -146,7 +162,8 @@ struct CurlFaultTests {
   @Test func aMissingFileIsA404WithAHint() async throws {
     let server = try await FaultServer.start()
     let error = await expectFailure(.status) {
-      _ = try await CurlHTTPClient(configuration: Self.quick).fetch(HTTPRequest(url: "http://user:pa55word@127.0.0.1:\(server.port)/none"))
+      _ = try await CurlHTTPClient(configuration: Self.quick).fetch(
+        HTTPRequest(url: "http://user:pa55word@127.0.0.1:\(server.port)/none"))
     }
     #expect(error?.status == 404)
     #expect(error?.description.contains("pa55word") == false)
@@ -164,10 +181,12 @@ struct CurlFaultTests {
   @Test func fileURLsAreReadThroughLibcurl() async throws {
     let directory = try LocalTools.temporaryDirectory("file")
     try Data("{\"a\":1}".utf8).write(to: URL(fileURLWithPath: directory + "/c.json"))
-    let response = try await CurlHTTPClient(configuration: Self.quick).fetch(HTTPRequest(url: "file://\(directory)/c.json"))
+    let response = try await CurlHTTPClient(configuration: Self.quick).fetch(
+      HTTPRequest(url: "file://\(directory)/c.json"))
     #expect(String(decoding: response.body, as: UTF8.self) == "{\"a\":1}")
     _ = await expectFailure(.file) {
-      _ = try await CurlHTTPClient(configuration: Self.quick).fetch(HTTPRequest(url: "file://\(directory)/missing.json"))
+      _ = try await CurlHTTPClient(configuration: Self.quick).fetch(
+        HTTPRequest(url: "file://\(directory)/missing.json"))
     }
   }
 }

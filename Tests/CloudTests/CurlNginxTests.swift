@@ -1,6 +1,6 @@
 import Cloud
-import Synchronization
 import Foundation
+import Synchronization
 import TestServers
 import Testing
 
@@ -94,7 +94,8 @@ struct CurlNginxTests {
     var configuration = CurlFaultTests.quick
     configuration.caFile = certificate.caCertificate
     do {
-      _ = try await CurlHTTPClient(configuration: configuration).fetch(HTTPRequest(url: "https://127.0.0.1:\(nginx.httpsPort!)/moved.json"))
+      _ = try await CurlHTTPClient(configuration: configuration).fetch(
+        HTTPRequest(url: "https://127.0.0.1:\(nginx.httpsPort!)/moved.json"))
       Issue.record("an https → http redirect was followed")
     } catch let error as HTTPClientError {
       #expect(error.kind == .redirect, "\(error)")

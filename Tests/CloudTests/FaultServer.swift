@@ -17,7 +17,9 @@ final class FaultServer: Sendable {
   }
 
   static func start() async throws -> FaultServer {
-    let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/fault_server.py").path
+    let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+      "Fixtures/fault_server.py"
+    ).path
     let (process, port) = try await PythonServer.start(script: script)
     return FaultServer(process: process, port: port)
   }

@@ -6,23 +6,26 @@ import Testing
 /// hints named `--max-time`, `--catalog` and `--insecure-skip-tls-verify`, which it does not have.
 @Suite(.timeLimit(.minutes(1))) struct HTTPErrorWordsTests {
   static let infoManager = HTTPOptionNames(
-    baseURL: "--info-manager", maxTime: "--info-manager-timeout", connectTimeout: "--info-manager-timeout", caFile: "--cacert")
+    baseURL: "--info-manager", maxTime: "--info-manager-timeout", connectTimeout: "--info-manager-timeout",
+    caFile: "--cacert")
 
   @Test func hintsNameTheCallersOptionsOrNone() {
     let words = [
       HTTPClientError.hint(forStatus: 404, names: Self.infoManager) ?? "", Self.infoManager.timedOutHint,
       Self.infoManager.connectHint, Self.infoManager.tlsHint, Self.infoManager.caFileHint,
     ]
-    #expect(words == [
-      "the file is not there: check the base URL (--info-manager) and the file name",
-      "raise --info-manager-timeout or try again later",
-      "check the address and the network, or raise --info-manager-timeout",
-      "trust the server's CA with --cacert FILE",
-      "check the --cacert file: it must be readable PEM",
-    ])
+    #expect(
+      words == [
+        "the file is not there: check the base URL (--info-manager) and the file name",
+        "raise --info-manager-timeout or try again later",
+        "check the address and the network, or raise --info-manager-timeout",
+        "trust the server's CA with --cacert FILE",
+        "check the --cacert file: it must be readable PEM",
+      ])
     let none = HTTPOptionNames()
     #expect(none.timedOutHint == "try again later" && none.tlsHint == "the server's certificate is not trusted")
-    #expect(HTTPClientError.hint(forStatus: 404) == "the file is not there: check the base URL (--catalog) and the file name")
+    #expect(
+      HTTPClientError.hint(forStatus: 404) == "the file is not there: check the base URL (--catalog) and the file name")
     #expect(HTTPOptionNames.firmware.tlsHint.hasSuffix("; --insecure-skip-tls-verify only for a test server"))
   }
 

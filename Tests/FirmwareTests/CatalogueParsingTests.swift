@@ -33,8 +33,11 @@ import Testing
   @Test func errorsNameLineColumnAndPath() {
     // line 2, column 18 is the number 5.3 (the 2-space indent, then `{"appVersion": `).
     let text = "{\"V1.0\": [\n  {\"appVersion\": 5.3, \"appFileName\": \"a.zip\"}]}"
-    #expect(throws: CatalogueError(source: "KBPro.json", position: SourcePosition(line: 2, column: 18, offset: 28),
-      path: JSONPath([.key("V1.0"), .index(0), .key("appVersion")]), message: "expected a string, found a number")) {
+    #expect(
+      throws: CatalogueError(
+        source: "KBPro.json", position: SourcePosition(line: 2, column: 18, offset: 28),
+        path: JSONPath([.key("V1.0"), .index(0), .key("appVersion")]), message: "expected a string, found a number")
+    ) {
       try Self.decode(text)
     }
     do {
@@ -68,8 +71,10 @@ import Testing
     (#"{"V1.0": [{"appVersion": "V5.1", "appFileName": "a\u00a0b.zip"}]}"#, "has a space"),
     (#"{"V1.0": [{"appVersion": "V5.1", "appFileName": "a.zip", "sha256": "abc"}]}"#, "expected 64 hex digits"),
     (#"{"V1.0": [{"appVersion": "V5.1", "appFileName": "a.zip", "size": -1}]}"#, "expected a whole number of bytes"),
-    (#"{"V1.0": [{"appVersion": "V5.1", "appFileName": "a.zip"}, {"appVersion": "5.01", "appFileName": "b.zip"}]}"#,
-     "version 5.01 is listed twice (also as V5.1)"),
+    (
+      #"{"V1.0": [{"appVersion": "V5.1", "appFileName": "a.zip"}, {"appVersion": "5.01", "appFileName": "b.zip"}]}"#,
+      "version 5.01 is listed twice (also as V5.1)"
+    ),
     (#"{"V1.0": [], "V1.0": []}"#, "hardware version given twice"),
   ])
   func refusals(_ text: String, _ expected: String) {

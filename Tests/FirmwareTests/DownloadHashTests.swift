@@ -51,15 +51,22 @@ import Testing
   /// The verifier takes the hash it is given rather than reading the file: a given digest that is not the
   /// catalogue's is refused though the file itself matches.
   @Test func theVerifierUsesTheHashWorkedOutWhileDownloading() throws {
-    let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../firmware/example/KBPro_SIM_V514.zip")
-      .standardized.path
+    let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+      "../../firmware/example/KBPro_SIM_V514.zip"
+    )
+    .standardized.path
     let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
     let entry = CatalogueEntry(
-      appVersion: "V5.14", version: FirmwareVersion("V5.14")!, appFileName: "KBPro_SIM_V514.zip", note: "", sha256: Self.sha256(bytes),
+      appVersion: "V5.14", version: FirmwareVersion("V5.14")!, appFileName: "KBPro_SIM_V514.zip", note: "",
+      sha256: Self.sha256(bytes),
       size: bytes.count)
     let verifier = PackageVerifier()
     #expect(try verifier.verify(path: path, entry: entry).sha256 == Self.sha256(bytes))
-    #expect(try verifier.verify(path: path, entry: entry, hashed: (Self.sha256(bytes), bytes.count)).sha256 == Self.sha256(bytes))
-    #expect(throws: FirmwareStoreError.self) { try verifier.verify(path: path, entry: entry, hashed: (Self.sha256([1]), bytes.count)) }
+    #expect(
+      try verifier.verify(path: path, entry: entry, hashed: (Self.sha256(bytes), bytes.count)).sha256
+        == Self.sha256(bytes))
+    #expect(throws: FirmwareStoreError.self) {
+      try verifier.verify(path: path, entry: entry, hashed: (Self.sha256([1]), bytes.count))
+    }
   }
 }

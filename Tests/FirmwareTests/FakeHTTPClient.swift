@@ -20,7 +20,9 @@ final class FakeHTTPClient: HTTPClient {
 
   init(_ resources: [String: Resource] = [:]) { state.withLock { $0.resources = resources } }
 
-  func serve(_ url: String, _ body: [UInt8], etag: String? = nil) { state.withLock { $0.resources[url] = Resource(body: body, etag: etag) } }
+  func serve(_ url: String, _ body: [UInt8], etag: String? = nil) {
+    state.withLock { $0.resources[url] = Resource(body: body, etag: etag) }
+  }
   var requests: [HTTPRequest] { state.withLock { $0.requests } }
   func count(_ url: String) -> Int { requests.filter { $0.url == url }.count }
 
@@ -29,10 +31,14 @@ final class FakeHTTPClient: HTTPClient {
     if let etag = resource.etag, request.conditional?.etag == etag {
       return HTTPResponse(status: 304, headers: [HTTPHeader("ETag", etag)], effectiveURL: request.url)
     }
-    return HTTPResponse(status: 200, headers: resource.etag.map { [HTTPHeader("ETag", $0)] } ?? [], body: resource.body, effectiveURL: request.url)
+    return HTTPResponse(
+      status: 200, headers: resource.etag.map { [HTTPHeader("ETag", $0)] } ?? [], body: resource.body,
+      effectiveURL: request.url)
   }
 
-  func download(_ request: HTTPRequest, to path: String, progress: (@Sendable (HTTPTransferProgress) -> Void)?) async throws -> HTTPResponse {
+  func download(_ request: HTTPRequest, to path: String, progress: (@Sendable (HTTPTransferProgress) -> Void)?)
+    async throws -> HTTPResponse
+  {
     let resource = try answer(request)
     try Data(resource.body).write(to: URL(fileURLWithPath: path))
     return HTTPResponse(status: 200, effectiveURL: request.url, bytesWritten: Int64(resource.body.count))

@@ -29,7 +29,8 @@ import Testing
     for name in ["KBPro_SIM.json", "KBPro_SIM_V513.zip", "KBPro_SIM_V514.zip"] {
       client.serve(base + name, bytes(example + name), etag: name == "KBPro_SIM.json" ? "\"v1\"" : nil)
     }
-    let catalogue = try FirmwareCatalogue.decode(bytes(example + "KBPro_SIM.json"), model: "KBPro_SIM", source: "example")
+    let catalogue = try FirmwareCatalogue.decode(
+      bytes(example + "KBPro_SIM.json"), model: "KBPro_SIM", source: "example")
     return (client, catalogue, try CatalogueLocation(base: base))
   }
 
@@ -51,15 +52,20 @@ import Testing
     #expect(package.path == root + "/packages/KBPro_SIM/V1.0/5.14/KBPro_SIM_V514.zip")
     #expect(package.sha256 == "5aeee5c44ffa910a3e6641526c992fcdb47a0b87a3663713a54690cf74e8f92e")
     #expect(package.size == 4619 && package.downloaded)
-    #expect(Self.files(root) == ["packages/KBPro_SIM/V1.0/5.14/.lock", "packages/KBPro_SIM/V1.0/5.14/KBPro_SIM_V514.zip",
-      "packages/KBPro_SIM/V1.0/5.14/package.json"])
+    #expect(
+      Self.files(root) == [
+        "packages/KBPro_SIM/V1.0/5.14/.lock", "packages/KBPro_SIM/V1.0/5.14/KBPro_SIM_V514.zip",
+        "packages/KBPro_SIM/V1.0/5.14/package.json",
+      ])
     // a second fetch is served from the cache (verified again), with no request
     let again = try await cache.package(model: "KBPro_SIM", hardware: "V1.0", entry: entry, location: location)
     #expect(!again.downloaded && again.sha256 == package.sha256)
     #expect(client.count(Self.base + "KBPro_SIM_V514.zip") == 1)
     // offline, the cached copy still serves; an uncached version does not
     let offline = FirmwareCache(layout: FirmwareCacheLayout(root: root), client: nil)
-    #expect(try await offline.package(model: "KBPro_SIM", hardware: "V1.0", entry: entry, location: location).path == package.path)
+    #expect(
+      try await offline.package(model: "KBPro_SIM", hardware: "V1.0", entry: entry, location: location).path
+        == package.path)
     let older = catalogue.entries(hardware: "V1.0")[0]
     await #expect(throws: FirmwareStoreError.self) {
       try await offline.package(model: "KBPro_SIM", hardware: "V1.0", entry: older, location: location)
@@ -69,13 +75,17 @@ import Testing
 
   /// A refused download: the error names what failed, and the version folder holds no package, no record
   /// and no `.part`.
-  static func expectRefused(_ entry: CatalogueEntry, serving body: [UInt8]? = nil, expectations: DeviceExpectations = DeviceExpectations(),
-    verifier: PackageVerifier? = nil, _ message: String) async throws {
+  static func expectRefused(
+    _ entry: CatalogueEntry, serving body: [UInt8]? = nil, expectations: DeviceExpectations = DeviceExpectations(),
+    verifier: PackageVerifier? = nil, _ message: String
+  ) async throws {
     let (client, _, location) = try setUp()
     if let body { client.serve(base + entry.appFileName, body) }
     let root = temporaryRoot()
     defer { try? FileManager.default.removeItem(atPath: root) }
-    let cache = FirmwareCache(layout: FirmwareCacheLayout(root: root), client: client, verifier: verifier ?? PackageVerifier(expectations: expectations))
+    let cache = FirmwareCache(
+      layout: FirmwareCacheLayout(root: root), client: client,
+      verifier: verifier ?? PackageVerifier(expectations: expectations))
     do {
       _ = try await cache.package(model: "KBPro_SIM", hardware: "V1.0", entry: entry, location: location)
       Issue.record("accepted \(entry)")
@@ -89,7 +99,9 @@ import Testing
   @Test func aWrongSHA256IsRefusedAndNothingIsCached() async throws {
     var entry = try #require(try Self.setUp().1.latest(hardware: "V1.0"))
     entry.sha256 = Hex.bytes("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
-    try await Self.expectRefused(entry, "has SHA-256 5aeee5c44ffa910a3e6641526c992fcdb47a0b87a3663713a54690cf74e8f92e, the catalogue says ba7816bf")
+    try await Self.expectRefused(
+      entry, "has SHA-256 5aeee5c44ffa910a3e6641526c992fcdb47a0b87a3663713a54690cf74e8f92e, the catalogue says ba7816bf"
+    )
   }
 
   @Test func aSizeMismatchIsRefused() async throws {
@@ -106,12 +118,15 @@ import Testing
     try await Self.expectRefused(entry, serving: Self.bytes(fixtures + "legacy_app.zip"), "is not a usable DFU package")
     // signed by a key other than the bootloader's (--public-key)
     let key = try DFUPublicKey(pem: String(contentsOfFile: fixtures + "sd_bl_app-public.pem", encoding: .utf8))
-    try await Self.expectRefused(entry, serving: Self.bytes(fixtures + "app_signed.zip"),
+    try await Self.expectRefused(
+      entry, serving: Self.bytes(fixtures + "app_signed.zip"),
       expectations: DeviceExpectations(publicKey: key), "fails dfu inspect")
     // a good package whose fw_version reads as another version, with --require-version-match
-    try await Self.expectRefused(entry, serving: Self.bytes(fixtures + "app_unsigned.zip"),
+    try await Self.expectRefused(
+      entry, serving: Self.bytes(fixtures + "app_unsigned.zip"),
       verifier: PackageVerifier(requireVersionMatch: true),
-      "the catalogue says V5.14 but its application image's fw_version is 66051 (V660.51 if read as KKM's V<major>.<minor>); refused by --require-version-match")
+      "the catalogue says V5.14 but its application image's fw_version is 66051 (V660.51 if read as KKM's V<major>.<minor>); refused by --require-version-match"
+    )
   }
 
   /// Vendors number fw_version as they like and nobody publishes KKM's mapping: a package whose fw_version
@@ -131,7 +146,9 @@ import Testing
     #expect(package.downloaded)
     _ = try await cache.package(model: "KBPro_SIM", hardware: "V1.0", entry: entry, location: location)
     #expect(warnings.withLock { $0 }.count == 2)
-    #expect(warnings.withLock { $0 }.first?.contains("the catalogue says V5.14 but its application image's fw_version is 66051") == true)
+    #expect(
+      warnings.withLock { $0 }.first?.contains(
+        "the catalogue says V5.14 but its application image's fw_version is 66051") == true)
   }
 
   /// A download that fails before its first byte (here: the package is missing from a file:// catalogue
@@ -143,7 +160,8 @@ import Testing
     try Data(Self.bytes(Self.example + "KBPro_SIM.json")).write(to: URL(fileURLWithPath: folder + "/KBPro_SIM.json"))
     let root = Self.temporaryRoot()
     defer { try? FileManager.default.removeItem(atPath: root) }
-    let client = CurlHTTPClient(configuration: HTTPClientConfiguration(connectTimeout: .seconds(5), maxTime: .seconds(20), retry: .none))
+    let client = CurlHTTPClient(
+      configuration: HTTPClientConfiguration(connectTimeout: .seconds(5), maxTime: .seconds(20), retry: .none))
     let cache = FirmwareCache(layout: FirmwareCacheLayout(root: root), client: client)
     let location = try CatalogueLocation(base: "file://" + folder + "/")
     let catalogue = try await cache.catalogue(model: "KBPro_SIM", location: location).catalogue
@@ -164,12 +182,14 @@ import Testing
     let second = try await cache.catalogue(model: "KBPro_SIM", location: location)
     #expect(second.origin == .notModified && second.catalogue == first.catalogue)
     #expect(client.requests.filter { $0.url.hasSuffix(".json") }.map(\.conditional?.etag) == [nil, "\"v1\""])
-    let offline = try await FirmwareCache(layout: FirmwareCacheLayout(root: root), client: nil).catalogue(model: "KBPro_SIM", location: location)
+    let offline = try await FirmwareCache(layout: FirmwareCacheLayout(root: root), client: nil).catalogue(
+      model: "KBPro_SIM", location: location)
     #expect(offline.origin == .cache && offline.catalogue == first.catalogue)
     // a broken catalogue is refused and does not replace the cached copy
     client.serve(Self.base + "KBPro_SIM.json", Array(#"{"V1.0": [{"appVersion": "V5.15"}]}"#.utf8), etag: "\"v2\"")
     await #expect(throws: CatalogueError.self) { try await cache.catalogue(model: "KBPro_SIM", location: location) }
-    let kept = try await FirmwareCache(layout: FirmwareCacheLayout(root: root), client: nil).catalogue(model: "KBPro_SIM", location: location)
+    let kept = try await FirmwareCache(layout: FirmwareCacheLayout(root: root), client: nil).catalogue(
+      model: "KBPro_SIM", location: location)
     #expect(kept.catalogue == first.catalogue)
   }
 
@@ -194,9 +214,14 @@ import Testing
     #expect(package.url == "https://firmware.test/fw/KBPro_SIM_V514.zip")
     #expect(client.count(secretBase + "KBPro_SIM_V514.zip") == 1)
     for file in Self.files(root) where !file.hasSuffix(".zip") {
-      #expect(!String(decoding: Self.bytes(root + "/" + file), as: UTF8.self).contains("s3cret-pw"), "\(file) holds the password")
+      #expect(
+        !String(decoding: Self.bytes(root + "/" + file), as: UTF8.self).contains("s3cret-pw"),
+        "\(file) holds the password")
     }
-    #expect(try await FirmwareCache(layout: FirmwareCacheLayout(root: root), client: nil).list().allSatisfy { !$0.url.contains("s3cret") })
+    #expect(
+      try await FirmwareCache(layout: FirmwareCacheLayout(root: root), client: nil).list().allSatisfy {
+        !$0.url.contains("s3cret")
+      })
     do {
       _ = try CatalogueLocation(base: "ftp://ops:s3cret-pw@firmware.test/")
       Issue.record("an ftp base was accepted")
@@ -216,7 +241,10 @@ import Testing
     try Data([1, 2, 3]).write(to: URL(fileURLWithPath: root + "/packages/KBPro_SIM/V1.0/5.14/KBPro_SIM_V514.zip.part"))
     #expect(try await cache.list().map(\.appVersion) == ["V5.13", "V5.14"])
     let removed = try await cache.prune(keep: 1)
-    #expect(Set(removed) == [root + "/packages/KBPro_SIM/V1.0/5.13", root + "/packages/KBPro_SIM/V1.0/5.14/KBPro_SIM_V514.zip.part"])
+    #expect(
+      Set(removed) == [
+        root + "/packages/KBPro_SIM/V1.0/5.13", root + "/packages/KBPro_SIM/V1.0/5.14/KBPro_SIM_V514.zip.part",
+      ])
     #expect(try await cache.list().map(\.appVersion) == ["V5.14"])
     _ = try await cache.prune(keep: 0)
     #expect(try await cache.list().isEmpty)

@@ -27,15 +27,18 @@ import Testing
     #expect(!KKMVersionOrder.disagrees(Self.entry("V5.09"), Self.entry("V5.10")))
   }
 
-  static let catalogue = FirmwareCatalogue(model: "KBPro", releases: [
-    // deliberately out of order: the newest is in the middle
-    ("V1.0", [entry("V5.12"), entry("V5.14"), entry("V5.13")]),
-    ("V2.0", []),
-  ])
+  static let catalogue = FirmwareCatalogue(
+    model: "KBPro",
+    releases: [
+      // deliberately out of order: the newest is in the middle
+      ("V1.0", [entry("V5.12"), entry("V5.14"), entry("V5.13")]),
+      ("V2.0", []),
+    ])
 
   @Test func latestIsTheGreatestNotTheLast() {
     #expect(Self.catalogue.latest(hardware: "V1.0")?.appVersion == "V5.14")
-    #expect(Self.catalogue.newer(than: FirmwareVersion("5.12")!, hardware: "V1.0").map(\.appVersion) == ["V5.13", "V5.14"])
+    #expect(
+      Self.catalogue.newer(than: FirmwareVersion("5.12")!, hardware: "V1.0").map(\.appVersion) == ["V5.13", "V5.14"])
   }
 
   @Test func choices() {
@@ -43,18 +46,36 @@ import Testing
       FirmwareChoice.choose(Self.catalogue, hardware: hver, current: ver.flatMap(FirmwareVersion.init), wanted: wanted)
     }
     #expect(choose("V1.0", "V5.11", .latest) == .install(Self.entry("V5.14")))
-    #expect(choose("V1.0", "V5.14", .latest) == .upToDate(current: FirmwareVersion("5.14")!, newest: FirmwareVersion("5.14")!))
-    #expect(choose("V1.0", "V5.20", .latest) == .upToDate(current: FirmwareVersion("5.20")!, newest: FirmwareVersion("5.14")!))
+    #expect(
+      choose("V1.0", "V5.14", .latest) == .upToDate(current: FirmwareVersion("5.14")!, newest: FirmwareVersion("5.14")!)
+    )
+    #expect(
+      choose("V1.0", "V5.20", .latest) == .upToDate(current: FirmwareVersion("5.20")!, newest: FirmwareVersion("5.14")!)
+    )
     #expect(choose("V1.0", "V5.11", .version(FirmwareVersion("5.13")!)) == .install(Self.entry("V5.13")))
     // never a downgrade
-    #expect(choose("V1.0", "V5.14", .version(FirmwareVersion("5.13")!)) == .upToDate(current: FirmwareVersion("5.14")!, newest: FirmwareVersion("5.14")!))
-    guard case .unavailable(let none) = choose("V2.0", "V5.11", .latest) else { Issue.record("V2.0 has no entries"); return }
+    #expect(
+      choose("V1.0", "V5.14", .version(FirmwareVersion("5.13")!))
+        == .upToDate(current: FirmwareVersion("5.14")!, newest: FirmwareVersion("5.14")!))
+    guard case .unavailable(let none) = choose("V2.0", "V5.11", .latest) else {
+      Issue.record("V2.0 has no entries")
+      return
+    }
     #expect(none == "the KBPro catalogue lists no releases for hardware V2.0")
-    guard case .unavailable(let other) = choose("V9.9", "V5.11", .latest) else { Issue.record("V9.9 is not listed"); return }
+    guard case .unavailable(let other) = choose("V9.9", "V5.11", .latest) else {
+      Issue.record("V9.9 is not listed")
+      return
+    }
     #expect(other == "the KBPro catalogue has no firmware for hardware V9.9 (it has: V1.0, V2.0)")
-    guard case .unavailable(let missing) = choose("V1.0", "V5.11", .version(FirmwareVersion("5.99")!)) else { Issue.record(); return }
+    guard case .unavailable(let missing) = choose("V1.0", "V5.11", .version(FirmwareVersion("5.99")!)) else {
+      Issue.record()
+      return
+    }
     #expect(missing.contains("no V5.99") && missing.contains("V5.12, V5.14, V5.13"))
-    guard case .unavailable = choose(nil, "V5.11", .latest) else { Issue.record("no hver"); return }
+    guard case .unavailable = choose(nil, "V5.11", .latest) else {
+      Issue.record("no hver")
+      return
+    }
     #expect(FirmwareWanted("latest") == .latest && FirmwareWanted("V5.30") == .version(FirmwareVersion("5.30")!))
     #expect(FirmwareWanted("newest") == nil)
   }

@@ -55,9 +55,13 @@ import Testing
     let together: Int
     init(together: Int) { self.together = together }
     func identify(_ target: Target) async throws -> DeviceIdentity {
-      DeviceIdentity(model: "KBPro", hardware: "V1.0", firmware: FirmwareVersion(updated.withLock { $0.contains(target.address) } ? "5.00" : "4.00"))
+      DeviceIdentity(
+        model: "KBPro", hardware: "V1.0",
+        firmware: FirmwareVersion(updated.withLock { $0.contains(target.address) } ? "5.00" : "4.00"))
     }
-    func update(_ target: Target, progress: @escaping @Sendable (Int, Int) -> Void) async throws -> FirmwareTransferResult {
+    func update(_ target: Target, progress: @escaping @Sendable (Int, Int) -> Void) async throws
+      -> FirmwareTransferResult
+    {
       inside.withLock { state in
         for other in state.now where AddressNeighbourhood.neighbours(other, target.address) {
           state.neighboursTogether.append("\(other) with \(target.address)")
@@ -83,13 +87,15 @@ import Testing
     let inOrder = (0..<12).map { Target(address: Self.a(String(format: "DD:34:02:06:D1:%02X", $0))) }
     for (targets, most) in [(inOrder, 2), (AddressNeighbourhood.spread(inOrder), 4)] {
       let journal = try Journal(path: nil)
-      let run = try await journal.createRun(kind: "dfu", source: "app.zip", adapter: "test", addresses: targets.map(\.address.description))
+      let run = try await journal.createRun(
+        kind: "dfu", source: "app.zip", adapter: "test", addresses: targets.map(\.address.description))
       let updater = Overlaps(together: most)
       let version = FirmwareVersion("5.00")!
       let work = FirmwareWork(
         plan: FirmwarePlan(version: version, minimumBattery: nil), identifier: updater,
         route: SinglePackageRoute(FirmwareInstall(version: version, updater: updater)), batteries: [:])
-      let campaign = Campaign(work: work, targets: targets, journal: journal, run: run, options: .init(parallel: 4), sleep: { _ in })
+      let campaign = Campaign(
+        work: work, targets: targets, journal: journal, run: run, options: .init(parallel: 4), sleep: { _ in })
       let summary = await campaign.start()
       let state = updater.inside.withLock { $0 }
       #expect(state.neighboursTogether.isEmpty, "\(state.neighboursTogether)")

@@ -16,9 +16,10 @@ import Testing
   }
 
   static func device(name: String = "KBPro", minor: Int = 1) -> FakeDevice {
-    FakeDevice(config: DeviceConfigView(
-      common: ["name": .text(name), "model": .text("KBPro"), "ver": .text("V5.22"), "maxSlot": .integer(5)],
-      slots: [0: ["slot": .integer(0), "type": .integer(5), "majorID": .integer(7), "minorID": .integer(minor)]]))
+    FakeDevice(
+      config: DeviceConfigView(
+        common: ["name": .text(name), "model": .text("KBPro"), "ver": .text("V5.22"), "maxSlot": .integer(5)],
+        slots: [0: ["slot": .integer(0), "type": .integer(5), "majorID": .integer(7), "minorID": .integer(minor)]]))
   }
 
   struct Fixture {
@@ -30,23 +31,29 @@ import Testing
       journal = try Journal(path: nil)
       for i in 0..<count {
         let address = BluetoothAddress("DD:34:02:06:D1:0\(i + 1)")!
-        devices[address] = compliant.contains(i) ? ApplyCampaignTests.device(name: "shop-\(i)", minor: 100 + i) : ApplyCampaignTests.device()
+        devices[address] =
+          compliant.contains(i)
+          ? ApplyCampaignTests.device(name: "shop-\(i)", minor: 100 + i) : ApplyCampaignTests.device()
         targets.append(Target(address: address))
       }
     }
 
     func campaign(
-      run: String, dryRun: Bool = false, parallel: Int = 2, passwords: ApplyCampaign.Passwords = .init(current: Secret("0000000000000000")),
+      run: String, dryRun: Bool = false, parallel: Int = 2,
+      passwords: ApplyCampaign.Passwords = .init(current: Secret("0000000000000000")),
       targets: [Target]? = nil
     ) throws -> ApplyCampaign {
       ApplyCampaign(
-        profile: try ApplyCampaignTests.loaded(), targets: targets ?? self.targets, opener: FakeOpener(devices: devices), journal: journal,
-        run: run, options: .init(parallel: parallel, retry: RetryPolicy(maximumAttempts: 3, firstDelay: .zero), dryRun: dryRun),
+        profile: try ApplyCampaignTests.loaded(), targets: targets ?? self.targets,
+        opener: FakeOpener(devices: devices), journal: journal,
+        run: run,
+        options: .init(parallel: parallel, retry: RetryPolicy(maximumAttempts: 3, firstDelay: .zero), dryRun: dryRun),
         passwords: passwords, resolver: DesiredResolver(urlCheck: { _ in nil }), sleep: { _ in })
     }
 
     func newRun() async throws -> String {
-      try await journal.createRun(kind: "apply", source: "p.json", adapter: "test", addresses: targets.map(\.address.description))
+      try await journal.createRun(
+        kind: "apply", source: "p.json", adapter: "test", addresses: targets.map(\.address.description))
     }
   }
 
@@ -59,8 +66,12 @@ import Testing
     #expect(await compliant.writes.isEmpty)
     let changed = try #require(f.devices[BluetoothAddress("DD:34:02:06:D1:03")!])
     // One cfg message with exactly the differing keys: name, and slot 0's minorID (+ slot and type).
-    #expect(await changed.writes == [DeviceConfigView(common: ["name": .text("shop-2")],
-      slots: [0: ["slot": .integer(0), "type": .integer(5), "minorID": .integer(102)]])])
+    #expect(
+      await changed.writes == [
+        DeviceConfigView(
+          common: ["name": .text("shop-2")],
+          slots: [0: ["slot": .integer(0), "type": .integer(5), "minorID": .integer(102)]])
+      ])
     // A second run finds everything compliant and writes nothing.
     let again = try await f.campaign(run: try await f.newRun()).start()
     #expect(again.count(.compliant) == 4 && !again.changedSomething)
@@ -75,10 +86,11 @@ import Testing
     for d in f.devices.values { #expect(await d.writes.isEmpty) }
     let rows = try await f.journal.devices(run: run)
     #expect(rows.map(\.state) == [.planned, .planned])
-    #expect(rows[0].changeList == [
-      JournalChange(scope: "device", key: "name", old: "\"KBPro\"", new: "\"shop-0\""),
-      JournalChange(scope: "slot 0", key: "minorID", old: "1", new: "100"),
-    ])
+    #expect(
+      rows[0].changeList == [
+        JournalChange(scope: "device", key: "name", old: "\"KBPro\"", new: "\"shop-0\""),
+        JournalChange(scope: "slot 0", key: "minorID", old: "1", new: "100"),
+      ])
   }
 
   @Test func aDroppedLinkIsRetriedAndTheDeviceConverges() async throws {
@@ -107,17 +119,21 @@ import Testing
     let summary = try await f.campaign(run: try await f.newRun()).start()
     #expect(summary.outcomes["DD:34:02:06:D1:01"] == .failed("authentication failed: wrong password", .wrongPassword))
     #expect(await locked.opens == 1)
-    #expect(summary.outcomes["DD:34:02:06:D1:02"] == .updated([
-      ConfigChange(scope: .common, key: "name", old: .text("KBPro"), new: .text("shop-1")),
-      ConfigChange(scope: .slot(0), key: "minorID", old: .integer(1), new: .integer(101)),
-    ]))
+    #expect(
+      summary.outcomes["DD:34:02:06:D1:02"]
+        == .updated([
+          ConfigChange(scope: .common, key: "name", old: .text("KBPro"), new: .text("shop-1")),
+          ConfigChange(scope: .slot(0), key: "minorID", old: .integer(1), new: .integer(101)),
+        ]))
   }
 
   @Test func aValueThatDoesNotReadBackFailsVerification() async throws {
     let f = try Fixture(count: 1)
     await f.devices.values.first!.setCorrupt("minorID")
     let summary = try await f.campaign(run: try await f.newRun()).start()
-    #expect(summary.outcomes.values.first == .failed("read-back differs after writing: slot 0 minorID is -1, expected 100", .permanent))
+    #expect(
+      summary.outcomes.values.first
+        == .failed("read-back differs after writing: slot 0 minorID is -1, expected 100", .permanent))
   }
 
   @Test func stopLeavesTheRestPendingAndResumeFinishesWithoutWritingAnythingTwice() async throws {
@@ -126,7 +142,10 @@ import Testing
     let campaign = try f.campaign(run: run, parallel: 1)
     let watcher = Task {
       for await event in campaign.events {
-        if case .finished = event { await campaign.requestStop(); break }
+        if case .finished = event {
+          await campaign.requestStop()
+          break
+        }
       }
     }
     let first = await campaign.start()
@@ -138,7 +157,9 @@ import Testing
 
     let remaining = try await f.journal.devices(run: run).filter { !$0.state.isFinal }.map(\.address)
     #expect(remaining.count == first.count(.pending))
-    let resumed = try await f.campaign(run: run, targets: f.targets.filter { remaining.contains($0.address.description) }).start()
+    let resumed = try await f.campaign(
+      run: run, targets: f.targets.filter { remaining.contains($0.address.description) }
+    ).start()
     #expect(resumed.count(.verified) == remaining.count && !resumed.interrupted)
     for d in f.devices.values { #expect(await d.writes.count == 1) }
     #expect(try await f.journal.devices(run: run).allSatisfy { $0.state == .verified })
@@ -172,7 +193,9 @@ import Testing
     let f = try Fixture(count: 2)
     await f.devices[BluetoothAddress("DD:34:02:06:D1:01")!]!.setMaxSlot(0)
     let summary = try await f.campaign(run: try await f.newRun()).start()
-    #expect(summary.outcomes["DD:34:02:06:D1:01"] == .failed("slot 0 does not exist: this device has 0 slots (none)", .permanent))
+    #expect(
+      summary.outcomes["DD:34:02:06:D1:01"]
+        == .failed("slot 0 does not exist: this device has 0 slots (none)", .permanent))
     #expect(summary.count(.verified) == 1)
   }
 }

@@ -17,8 +17,11 @@ import Testing
     let (pauses, paused) = AsyncStream.makeStream(of: Duration.self)
     // An hour's pause: only a stop that cancels it lets the test finish within its time limit.
     let campaign = ApplyCampaign(
-      profile: try ApplyCampaignTests.loaded(), targets: f.targets, opener: FakeOpener(devices: f.devices), journal: f.journal,
-      run: try await f.newRun(), options: .init(parallel: 1, retry: RetryPolicy(maximumAttempts: 3, firstDelay: .seconds(3600), maximumDelay: .seconds(3600))),
+      profile: try ApplyCampaignTests.loaded(), targets: f.targets, opener: FakeOpener(devices: f.devices),
+      journal: f.journal,
+      run: try await f.newRun(),
+      options: .init(
+        parallel: 1, retry: RetryPolicy(maximumAttempts: 3, firstDelay: .seconds(3600), maximumDelay: .seconds(3600))),
       passwords: .init(current: Secret("0000000000000000")), resolver: DesiredResolver(urlCheck: { _ in nil }),
       sleep: { delay in
         paused.yield(delay)
@@ -39,7 +42,8 @@ import Testing
     let run = try await f.newRun()
     // From here on every device row update fails, as on a full or read-only disk.
     try await f.journal.database.write { db in
-      try db.execute(sql: "CREATE TRIGGER full BEFORE UPDATE ON device BEGIN SELECT RAISE(FAIL, 'database or disk is full'); END")
+      try db.execute(
+        sql: "CREATE TRIGGER full BEFORE UPDATE ON device BEGIN SELECT RAISE(FAIL, 'database or disk is full'); END")
     }
     let summary = try await f.campaign(run: run, parallel: 1).start()
     let failure = try #require(summary.journalFailure)

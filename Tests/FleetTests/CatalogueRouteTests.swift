@@ -14,8 +14,9 @@ import Testing
 
   static let route = CatalogueRoute(
     plans: [
-      .init(model: "KBPro", hardware: "V1.0"): .install(FirmwareInstall(
-        version: FirmwareVersion("5.14")!, updater: FakeUpdater(devices: [:]), packageSHA256: "ab")),
+      .init(model: "KBPro", hardware: "V1.0"): .install(
+        FirmwareInstall(
+          version: FirmwareVersion("5.14")!, updater: FakeUpdater(devices: [:]), packageSHA256: "ab")),
       .init(model: "KBPro", hardware: "V1.1"): .current(FirmwareVersion("5.14")!),
       .init(model: "KBPro", hardware: "V2.0"): .none("no firmware for hardware V2.0"),
     ],
@@ -31,9 +32,12 @@ import Testing
 
   @Test func decisions() {
     #expect(Self.decision("B", Self.id("KBPro", "V1.0", "5.12")) == "install 5.14 ab")
-    #expect(Self.decision("B", Self.id("KBPro", "V1.0", "5.14")) == "skip up to date (runs 5.14, the catalogue offers 5.14)")
-    #expect(Self.decision("B", Self.id("KBPro", "V1.0", "5.20")) == "skip up to date (runs 5.20, the catalogue offers 5.14)")
-    #expect(Self.decision("B", Self.id("KBPro", "V1.1", "5.14")) == "skip up to date (runs 5.14, the catalogue offers 5.14)")
+    #expect(
+      Self.decision("B", Self.id("KBPro", "V1.0", "5.14")) == "skip up to date (runs 5.14, the catalogue offers 5.14)")
+    #expect(
+      Self.decision("B", Self.id("KBPro", "V1.0", "5.20")) == "skip up to date (runs 5.20, the catalogue offers 5.14)")
+    #expect(
+      Self.decision("B", Self.id("KBPro", "V1.1", "5.14")) == "skip up to date (runs 5.14, the catalogue offers 5.14)")
     #expect(Self.decision("B", Self.id("KBPro", "V1.1", "5.10")).hasPrefix("fail it now reports 5.10, older than 5.14"))
     #expect(Self.decision("B", Self.id("KBPro", "V2.0", "5.10")) == "skip no firmware for hardware V2.0")
     #expect(Self.decision("B", Self.id("Other", "V1.0", "5.10")).hasPrefix("fail Other hardware V1.0 was not seen"))

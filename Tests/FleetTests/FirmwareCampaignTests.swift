@@ -43,23 +43,31 @@ actor FakeFirmwareDevice {
 struct FakeUpdater: FirmwareUpdater {
   let devices: [BluetoothAddress: FakeFirmwareDevice]
   func identify(_ target: Target) async throws -> DeviceIdentity { try await devices[target.address]!.identify() }
-  func update(_ target: Target, progress: @escaping @Sendable (Int, Int) -> Void) async throws -> FirmwareTransferResult {
+  func update(_ target: Target, progress: @escaping @Sendable (Int, Int) -> Void) async throws -> FirmwareTransferResult
+  {
     try await devices[target.address]!.update(progress: progress)
     return FirmwareTransferResult()
   }
 }
 
 @Suite(.timeLimit(.minutes(3))) struct FirmwareCampaignTests {
-  func run(_ devices: [BluetoothAddress: FakeFirmwareDevice], batteries: [String: Int], plan: FirmwarePlan, journal: Journal, run: String? = nil, attempts: Int = 3)
+  func run(
+    _ devices: [BluetoothAddress: FakeFirmwareDevice], batteries: [String: Int], plan: FirmwarePlan, journal: Journal,
+    run: String? = nil, attempts: Int = 3
+  )
     async throws -> (CampaignSummary, FirmwareReports, Campaign)
   {
     let targets = devices.keys.sorted().map { Target(address: $0) }
     var id = run ?? ""
-    if run == nil { id = try await journal.createRun(kind: "dfu", source: "app.zip", adapter: "test", addresses: targets.map(\.address.description)) }
+    if run == nil {
+      id = try await journal.createRun(
+        kind: "dfu", source: "app.zip", adapter: "test", addresses: targets.map(\.address.description))
+    }
     let reports = FirmwareReports()
     let campaign = Campaign(
       work: FirmwareWork(plan: plan, updater: FakeUpdater(devices: devices), batteries: batteries, reports: reports),
-      targets: targets, journal: journal, run: id, options: .init(parallel: 3, retry: RetryPolicy(maximumAttempts: attempts, firstDelay: .zero)),
+      targets: targets, journal: journal, run: id,
+      options: .init(parallel: 3, retry: RetryPolicy(maximumAttempts: attempts, firstDelay: .zero)),
       sleep: { _ in })
     return (await campaign.start(), reports, campaign)
   }
@@ -74,15 +82,23 @@ struct FakeUpdater: FirmwareUpdater {
       a[4]: FakeFirmwareDevice(firmware: "V5.22"),
       a[5]: FakeFirmwareDevice(firmware: "V5.22"),
     ]
-    let batteries = ["DD:34:02:06:D1:01": 90, "DD:34:02:06:D1:02": 90, "DD:34:02:06:D1:03": 90, "DD:34:02:06:D1:04": 90, "DD:34:02:06:D1:05": 12]
+    let batteries = [
+      "DD:34:02:06:D1:01": 90, "DD:34:02:06:D1:02": 90, "DD:34:02:06:D1:03": 90, "DD:34:02:06:D1:04": 90,
+      "DD:34:02:06:D1:05": 12,
+    ]
     let plan = FirmwarePlan(version: FirmwareVersion("5.30")!, models: ["KBPro*"], hardware: "V1.2", minimumBattery: 30)
-    let (summary, reports, _) = try await run(devices, batteries: batteries, plan: plan, journal: try Journal(path: nil))
-    #expect(summary.outcomes["DD:34:02:06:D1:01"] == .updated([ConfigChange(scope: .common, key: "ver", old: .text("5.22"), new: .text("5.30"))]))
+    let (summary, reports, _) = try await run(
+      devices, batteries: batteries, plan: plan, journal: try Journal(path: nil))
+    #expect(
+      summary.outcomes["DD:34:02:06:D1:01"]
+        == .updated([ConfigChange(scope: .common, key: "ver", old: .text("5.22"), new: .text("5.30"))]))
     #expect(summary.outcomes["DD:34:02:06:D1:02"] == .skipped("firmware 5.30 is already at or above 5.30"))
     #expect(summary.outcomes["DD:34:02:06:D1:03"] == .skipped("model iB001 is not KBPro*"))
     #expect(summary.outcomes["DD:34:02:06:D1:04"] == .skipped("hardware version V2.0 is not V1.2"))
     #expect(summary.outcomes["DD:34:02:06:D1:05"] == .skipped("battery 12% is below the floor of 30%"))
-    #expect(summary.outcomes["DD:34:02:06:D1:06"] == .skipped("battery level unknown (not in its advertisements); use --min-battery 0 to update it anyway"))
+    #expect(
+      summary.outcomes["DD:34:02:06:D1:06"]
+        == .skipped("battery level unknown (not in its advertisements); use --min-battery 0 to update it anyway"))
     for i in 1...5 { #expect(await devices[a[i]]!.transfers == 0) }
     let report = await reports.byAddress["DD:34:02:06:D1:01"]
     #expect(report?.from == FirmwareVersion("5.22") && report?.to == FirmwareVersion("5.30") && report?.bytes == 10000)
@@ -95,7 +111,9 @@ struct FakeUpdater: FirmwareUpdater {
     let plan = FirmwarePlan(version: FirmwareVersion("5.30")!, minimumBattery: nil)
     let (summary, _, _) = try await run([address: device], batteries: [:], plan: plan, journal: try Journal(path: nil))
     // The retry found the application gone (bootloader waiting) and went straight back to the transfer.
-    #expect(summary.outcomes.values.first == .updated([ConfigChange(scope: .common, key: "ver", old: .text("5.22"), new: .text("5.30"))]))
+    #expect(
+      summary.outcomes.values.first
+        == .updated([ConfigChange(scope: .common, key: "ver", old: .text("5.22"), new: .text("5.30"))]))
     #expect(await device.transfers == 2)
   }
 
@@ -109,8 +127,12 @@ struct FakeUpdater: FirmwareUpdater {
     #expect(first.outcomes.values.first == .failed("disconnected: link lost during transfer", .transient))
     let row = try await journal.devices(run: first.run).first
     #expect(row?.step == "transferring" && row?.state == .failed)
-    let (resumed, _, _) = try await run([address: device], batteries: [:], plan: plan, journal: journal, run: first.run, attempts: 1)
-    if case .updated = resumed.outcomes.values.first {} else { Issue.record("not updated on resume: \(String(describing: resumed.outcomes))") }
+    let (resumed, _, _) = try await run(
+      [address: device], batteries: [:], plan: plan, journal: journal, run: first.run, attempts: 1)
+    if case .updated = resumed.outcomes.values.first {
+    } else {
+      Issue.record("not updated on resume: \(String(describing: resumed.outcomes))")
+    }
     #expect(await device.transfers == 2)
   }
 }

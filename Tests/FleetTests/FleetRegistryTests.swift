@@ -16,24 +16,36 @@ import Testing
   static func time(_ seconds: Int) -> Date { Date(timeIntervalSince1970: 1_800_000_000 + Double(seconds)) }
 
   /// A scan's record of `address` with these frames, heard at `rssi` (127: no RSSI).
-  static func sighting(_ address: String, rssi: Int8 = -60, name: String? = nil, _ frames: [BeaconFrame]) -> DeviceRecord {
-    let report = AdvertisingReport(address: BluetoothAddress(address)!, addressType: .random, kind: .connectable, rssi: rssi, data: [])
+  static func sighting(_ address: String, rssi: Int8 = -60, name: String? = nil, _ frames: [BeaconFrame])
+    -> DeviceRecord
+  {
+    let report = AdvertisingReport(
+      address: BluetoothAddress(address)!, addressType: .random, kind: .connectable, rssi: rssi, data: [])
     var record = DeviceRecord(report: report, decoded: DecodedAdvertisement(elements: [], frames: frames), at: 0)
     record.name = name
     return record
   }
 
   static func system(_ address: String, battery: UInt8, minor: UInt8 = 22) -> BeaconFrame {
-    .kkmSystem(KKMSystemFrame(model: 12, batteryPercent: battery, macAddress: BluetoothAddress(address)!, firmwareMajor: 5, firmwareMinor: minor))
+    .kkmSystem(
+      KKMSystemFrame(
+        model: 12, batteryPercent: battery, macAddress: BluetoothAddress(address)!, firmwareMajor: 5,
+        firmwareMinor: minor))
   }
 
-  static let iBeacon = BeaconFrame.iBeacon(IBeaconFrame(uuid: ProximityUUID(high: 1, low: 2), major: 1, minor: 2, measuredPower: -59))
+  static let iBeacon = BeaconFrame.iBeacon(
+    IBeaconFrame(uuid: ProximityUUID(high: 1, low: 2), major: 1, minor: 2, measuredPower: -59))
 
   /// A KBeacon Pro's configuration as a read reports it.
-  static func configuration(battery: Int = 97, name: String = "lobby-1", extra: [String: SettingValue] = [:]) -> DeviceConfigView {
+  static func configuration(battery: Int = 97, name: String = "lobby-1", extra: [String: SettingValue] = [:])
+    -> DeviceConfigView
+  {
     DeviceConfigView(
-      common: ["model": .text("KBPro_SIM"), "ver": .text("V5.22"), "hver": .text("V1.0"), "btPt": .integer(battery), "name": .text(name)]
-        .merging(extra) { $1 },
+      common: [
+        "model": .text("KBPro_SIM"), "ver": .text("V5.22"), "hver": .text("V1.0"), "btPt": .integer(battery),
+        "name": .text(name),
+      ]
+      .merging(extra) { $1 },
       slots: [0: ["slot": .integer(0), "type": .integer(5), "advPrd": .number(1000), "majorID": .integer(7)]])
   }
 
@@ -41,7 +53,10 @@ import Testing
     let registry = FleetRegistry(journal: try Journal(path: nil))
     let sensor = BeaconFrame.kSensor(KSensorFrame(mask: 1, batteryMillivolts: 3010))
     try await registry.recordSightings(
-      [Self.sighting(Self.a, name: "KBPro_1", [Self.system(Self.a, battery: 95), sensor]), Self.sighting(Self.b, [Self.iBeacon])],
+      [
+        Self.sighting(Self.a, name: "KBPro_1", [Self.system(Self.a, battery: 95), sensor]),
+        Self.sighting(Self.b, [Self.iBeacon]),
+      ],
       at: Self.time(0))
     try await registry.recordSightings([Self.sighting(Self.a, rssi: -71, [Self.iBeacon])], at: Self.time(60))
 
@@ -52,10 +67,11 @@ import Testing
     #expect(d.name == "KBPro_1" && d.lastRSSI == -71 && d.frames == ["iBeacon"])
     #expect(d.batteryPercent == 95 && d.batteryMillivolts == 3010)
     #expect(d.model == "KKM model 12" && d.firmwareVersion == "5.22" && d.configurationHash == nil)
-    #expect(try await registry.history(Self.a) == [
-      RegistryReading(at: Self.time(0), rssi: -60, batteryPercent: 95, batteryMillivolts: 3010),
-      RegistryReading(at: Self.time(60), rssi: -71),
-    ])
+    #expect(
+      try await registry.history(Self.a) == [
+        RegistryReading(at: Self.time(0), rssi: -60, batteryPercent: 95, batteryMillivolts: 3010),
+        RegistryReading(at: Self.time(60), rssi: -71),
+      ])
     #expect(try await registry.device(Self.a.lowercased()) == d)
     #expect(try await registry.device("AA:BB:CC:DD:EE:FF") == nil)
   }
@@ -70,7 +86,8 @@ import Testing
     #expect(hash.count == 64 && hash.allSatisfy { $0.isHexDigit && !$0.isUppercase })
 
     // A System frame after a DFU: its version is news, its model code is not a model string.
-    try await registry.recordSightings([Self.sighting(Self.a, [Self.system(Self.a, battery: 90, minor: 30)])], at: Self.time(10))
+    try await registry.recordSightings(
+      [Self.sighting(Self.a, [Self.system(Self.a, battery: 90, minor: 30)])], at: Self.time(10))
     d = try #require(try await registry.device(Self.a))
     #expect(d.model == "KBPro_SIM" && d.firmwareVersion == "5.30" && d.batteryPercent == 90)
     #expect(d.configurationHash == hash && d.configurationReadAt == Self.time(0) && d.frames == ["kkmSystem"])
@@ -103,18 +120,23 @@ import Testing
   @Test func lastApplyAndLastDFUComeFromTheJournalsRuns() async throws {
     let journal = try Journal(path: nil)
     let registry = FleetRegistry(journal: journal)
-    try await registry.recordSightings([Self.sighting(Self.a, [Self.iBeacon]), Self.sighting(Self.b, [Self.iBeacon])], at: Self.time(0))
+    try await registry.recordSightings(
+      [Self.sighting(Self.a, [Self.iBeacon]), Self.sighting(Self.b, [Self.iBeacon])], at: Self.time(0))
 
-    let first = try await journal.createRun(kind: "apply", source: "p.json", adapter: "sim", addresses: [Self.a, Self.b], now: Self.time(1))
+    let first = try await journal.createRun(
+      kind: "apply", source: "p.json", adapter: "sim", addresses: [Self.a, Self.b], now: Self.time(1))
     try await journal.record(run: first, address: Self.a, state: .failed, detail: "link lost", failureKind: .transient)
     try await journal.record(run: first, address: Self.b, state: .verified)
     try await journal.finish(run: first, status: "finished")
-    let dfu = try await journal.createRun(kind: "dfu", source: "app.zip", adapter: "sim", addresses: [Self.a], now: Self.time(2))
+    let dfu = try await journal.createRun(
+      kind: "dfu", source: "app.zip", adapter: "sim", addresses: [Self.a], now: Self.time(2))
     try await journal.record(run: dfu, address: Self.a, state: .verified)
-    let second = try await journal.createRun(kind: "apply", source: "p.json", adapter: "sim", addresses: [Self.a], now: Self.time(3))
+    let second = try await journal.createRun(
+      kind: "apply", source: "p.json", adapter: "sim", addresses: [Self.a], now: Self.time(3))
     try await journal.record(run: second, address: Self.a, state: .compliant)
     // A plan changes nothing: not a link.
-    _ = try await journal.createRun(kind: "plan", source: "p.json", adapter: "sim", addresses: [Self.a, Self.b], now: Self.time(4))
+    _ = try await journal.createRun(
+      kind: "plan", source: "p.json", adapter: "sim", addresses: [Self.a, Self.b], now: Self.time(4))
 
     let devices = try await registry.devices()
     let a = try #require(devices.first { $0.address == Self.a })

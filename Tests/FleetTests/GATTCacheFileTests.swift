@@ -10,11 +10,14 @@ import Testing
 /// way).
 @Suite(.timeLimit(.minutes(2))) struct GATTCacheFileTests {
   static func entry(_ n: UInt64, hash: Bool = true) -> GATTCacheEntry {
-    let key = GATTCacheKey(address: BluetoothAddress(rawValue: 0xC400_0000_0000 + n), type: n % 2 == 0 ? .public : .random)
+    let key = GATTCacheKey(
+      address: BluetoothAddress(rawValue: 0xC400_0000_0000 + n), type: n % 2 == 0 ? .public : .random)
     let service = GATTService(
       uuid: BluetoothUUID(0xFEA0), startHandle: 22, endHandle: 27,
       characteristics: [
-        GATTCharacteristic(uuid: BluetoothUUID(0xFEA1), properties: [.write, .writeWithoutResponse], declarationHandle: 23, valueHandle: 24, endHandle: 24),
+        GATTCharacteristic(
+          uuid: BluetoothUUID(0xFEA1), properties: [.write, .writeWithoutResponse], declarationHandle: 23,
+          valueHandle: 24, endHandle: 24),
         GATTCharacteristic(
           uuid: BluetoothUUID(0xFEA2), properties: [.notify], declarationHandle: 25, valueHandle: 26, endHandle: 27,
           descriptors: [GATTDescriptor(uuid: GATTAttributeType.clientCharacteristicConfiguration, handle: 27)]),
@@ -34,7 +37,8 @@ import Testing
     let entries = [Self.entry(1), Self.entry(2, hash: false)]
     let bytes = try GATTCacheFileFormat.encode(Dictionary(uniqueKeysWithValues: entries.map { ($0.key, $0) }))
     let text = String(decoding: bytes, as: UTF8.self)
-    #expect(text.hasPrefix(#"{"devices":{"C4:00:00:00:00:01\/random":{"databaseHash":"0102030405060708090A0B0C0D0E0F10""#))
+    #expect(
+      text.hasPrefix(#"{"devices":{"C4:00:00:00:00:01\/random":{"databaseHash":"0102030405060708090A0B0C0D0E0F10""#))
     #expect(text.hasSuffix(#""version":1}"#))
     #expect(text.contains(#""C4:00:00:00:00:02\/public":{"services""#))
     let back = try GATTCacheFileFormat.decode(bytes)
@@ -45,7 +49,9 @@ import Testing
   }
 
   @Test func aFileOfAnotherVersionOrWithABadEntryIsRefusedWhole() throws {
-    #expect(throws: GATTCacheFileError.self) { try GATTCacheFileFormat.decode(Array(#"{"version":2,"devices":{}}"#.utf8)) }
+    #expect(throws: GATTCacheFileError.self) {
+      try GATTCacheFileFormat.decode(Array(#"{"version":2,"devices":{}}"#.utf8))
+    }
     #expect(throws: GATTCacheFileError.self) { try GATTCacheFileFormat.decode(Array("not json".utf8)) }
     let good = try GATTCacheFileFormat.encode([Self.entry(1).key: Self.entry(1)])
     let badKey = String(decoding: good, as: UTF8.self).replacingOccurrences(of: #"\/random"#, with: #"\/static"#)
@@ -100,7 +106,9 @@ import Testing
       }
       group.addTask {
         for _ in 0..<20 {
-          if let data = FileManager.default.contents(atPath: path) { #expect(throws: Never.self) { _ = try GATTCacheFileFormat.decode(Array(data)) } }
+          if let data = FileManager.default.contents(atPath: path) {
+            #expect(throws: Never.self) { _ = try GATTCacheFileFormat.decode(Array(data)) }
+          }
           try? await Task.sleep(for: .milliseconds(2))
         }
       }

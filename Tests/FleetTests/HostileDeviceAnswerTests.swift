@@ -15,9 +15,10 @@ struct HostileDeviceAnswerTests {
     let desired = DeviceConfigView(slots: [0: ["advPrd": .number(1000), "majorID": .integer(7)]])
     let plan = ConfigDiff.changes(desired: desired, actual: actual).map(\.description)
     #expect(plan == ["slot 0 advPrd: 1e+300 -> 1000", "slot 0 majorID: 1e+300 -> 7"])
-    #expect(DeviceChecks.problems(desired: desired, actual: actual) == [
-      "slot 0 interval 1000 ms is above this device's maximum -inf ms"
-    ])
+    #expect(
+      DeviceChecks.problems(desired: desired, actual: actual) == [
+        "slot 0 interval 1000 ms is above this device's maximum -inf ms"
+      ])
   }
 
   /// A slot whose `type` the device reports as 1e400 (+∞ once parsed) is written back as the slot's

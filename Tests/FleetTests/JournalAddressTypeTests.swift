@@ -12,7 +12,8 @@ import Testing
   @Test func aRunRecordsTheTypesItHeardAndNullForTheRest() async throws {
     let journal = try Journal(path: nil)
     let run = try await journal.createRun(
-      kind: "dfu", source: "app.zip", adapter: "sim", addresses: ["DD:34:02:06:D1:01", "DD:34:02:06:D1:02", "DD:34:02:06:D1:03"],
+      kind: "dfu", source: "app.zip", adapter: "sim",
+      addresses: ["DD:34:02:06:D1:01", "DD:34:02:06:D1:02", "DD:34:02:06:D1:03"],
       addressTypes: ["DD:34:02:06:D1:01": .public, "DD:34:02:06:D1:02": .random])
     let types = try await journal.devices(run: run).map(\.addressType)
     #expect(types == [.public, .random, nil])
@@ -31,14 +32,20 @@ import Testing
       let old = try DatabaseQueue(path: path)
       try Journal.migrator.migrate(old, upTo: "v1")
       try await old.write { db in
-        try db.execute(sql: "INSERT INTO run (id, kind, source, adapter, startedAt, status) VALUES ('r1', 'dfu', 'a.zip', 'sim', ?, 'running')", arguments: [Date()])
-        try db.execute(sql: "INSERT INTO device (runId, address, state, updatedAt) VALUES ('r1', 'DD:34:02:06:D1:01', 'pending', ?)", arguments: [Date()])
+        try db.execute(
+          sql:
+            "INSERT INTO run (id, kind, source, adapter, startedAt, status) VALUES ('r1', 'dfu', 'a.zip', 'sim', ?, 'running')",
+          arguments: [Date()])
+        try db.execute(
+          sql: "INSERT INTO device (runId, address, state, updatedAt) VALUES ('r1', 'DD:34:02:06:D1:01', 'pending', ?)",
+          arguments: [Date()])
       }
     }
     let journal = try Journal(path: path)
     let device = try #require(try await journal.devices(run: "r1").first)
     #expect(device.addressType == nil && device.state == .pending)
-    let run = try await journal.createRun(kind: "dfu", source: "b.zip", adapter: "sim", addresses: ["DD:34:02:06:D1:01"],
+    let run = try await journal.createRun(
+      kind: "dfu", source: "b.zip", adapter: "sim", addresses: ["DD:34:02:06:D1:01"],
       addressTypes: ["DD:34:02:06:D1:01": .public])
     #expect(try await journal.devices(run: run).first?.addressType == .public)
   }

@@ -19,7 +19,8 @@ import Testing
     #expect(mode == "wal")
     #expect(sync == 1)  // NORMAL
     // A second handle (another process after a crash) sees a committed step.
-    let run = try await journal.createRun(kind: "apply", source: "p.json", adapter: "sim", addresses: ["DD:34:02:06:D1:01"])
+    let run = try await journal.createRun(
+      kind: "apply", source: "p.json", adapter: "sim", addresses: ["DD:34:02:06:D1:01"])
     try await journal.record(run: run, address: "DD:34:02:06:D1:01", state: .verified)
     let other = try Journal(path: folder + "/journal.sqlite")
     #expect(try await other.device(run: run, address: "DD:34:02:06:D1:01")?.state == .verified)
@@ -51,16 +52,20 @@ import Testing
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let path = folder + "/journal.sqlite"
     let writer = try Journal(path: path)
-    let run = try await writer.createRun(kind: "apply", source: "w.json", adapter: "sim", addresses: ["DD:34:02:06:D1:FF"])
+    let run = try await writer.createRun(
+      kind: "apply", source: "w.json", adapter: "sim", addresses: ["DD:34:02:06:D1:FF"])
     try await withThrowingTaskGroup(of: Void.self) { group in
       // One handle keeps writing (a run in progress) while the others open the file.
       group.addTask {
-        for _ in 0..<300 { try await writer.record(run: run, address: "DD:34:02:06:D1:FF", state: .working, step: "reading") }
+        for _ in 0..<300 {
+          try await writer.record(run: run, address: "DD:34:02:06:D1:FF", state: .working, step: "reading")
+        }
       }
       for i in 0..<8 {
         group.addTask {
           let journal = try await Self.open(path)
-          _ = try await journal.createRun(kind: "apply", source: "p\(i).json", adapter: "sim", addresses: ["DD:34:02:06:D1:0\(i)"])
+          _ = try await journal.createRun(
+            kind: "apply", source: "p\(i).json", adapter: "sim", addresses: ["DD:34:02:06:D1:0\(i)"])
         }
       }
       try await group.waitForAll()

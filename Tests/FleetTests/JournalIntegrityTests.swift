@@ -35,7 +35,8 @@ import Testing
       _ = try Journal(path: path)
     } throws: { error in
       let text = "\(error)"
-      return error is JournalDamagedError && text.contains("the journal \(path) is damaged") && text.contains("quick_check")
+      return error is JournalDamagedError && text.contains("the journal \(path) is damaged")
+        && text.contains("quick_check")
     }
     // Refused untouched (the fault matrix found the WAL set-up's write, GRDB's create-and-drop of a table,
     // landing in the damaged file before the check refused it).

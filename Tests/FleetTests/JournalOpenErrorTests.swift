@@ -9,11 +9,13 @@ import Testing
 /// file or folder and says what is wrong.
 @Suite("Journal open errors", .timeLimit(.minutes(1))) struct JournalOpenErrorTests {
   @Test func aFileThatIsNotADatabaseIsNamedAsSuch() throws {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("journal-notadb-\(UUID().uuidString)").path
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("journal-notadb-\(UUID().uuidString)")
+      .path
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let path = folder + "/journal.sqlite"
-    try Data(String(repeating: "these are my notes, not a journal\n", count: 200).utf8).write(to: URL(fileURLWithPath: path))
+    try Data(String(repeating: "these are my notes, not a journal\n", count: 200).utf8).write(
+      to: URL(fileURLWithPath: path))
     #expect {
       _ = try Journal(path: path)
     } throws: { error in
@@ -37,18 +39,24 @@ import Testing
   @Test func aFullDiskIsCalledFull() {
     let path = "/var/state/bp/journal.sqlite"
     let ioError = DatabaseError(resultCode: .SQLITE_IOERR, message: "disk I/O error")
-    #expect("\(JournalOpenError.translate(ioError, path: path, free: { _ in 0 }))"
-      == "the disk holding /var/state/bp is full (0 bytes free): the journal /var/state/bp/journal.sqlite cannot be written. "
+    #expect(
+      "\(JournalOpenError.translate(ioError, path: path, free: { _ in 0 }))"
+        == "the disk holding /var/state/bp is full (0 bytes free): the journal /var/state/bp/journal.sqlite cannot be written. "
         + "Free some space, or give --state-dir a folder on another disk")
     let full = DatabaseError(resultCode: .SQLITE_FULL, message: "database or disk is full")
-    #expect("\(JournalOpenError.translate(full, path: path, free: { _ in 4096 }))".hasPrefix("the disk holding /var/state/bp is full (4096 bytes free)"))
+    #expect(
+      "\(JournalOpenError.translate(full, path: path, free: { _ in 4096 }))".hasPrefix(
+        "the disk holding /var/state/bp is full (4096 bytes free)"))
     // An I/O error with room to spare is left as SQLite says it.
     #expect(JournalOpenError.translate(ioError, path: path, free: { _ in 1 << 30 }) is DatabaseError)
   }
 
   @Test func aFolderWithoutWriteAccessIsNamed() {
     let cantOpen = DatabaseError(resultCode: .SQLITE_CANTOPEN, message: "unable to open database file")
-    #expect("\(JournalOpenError.translate(cantOpen, path: "/srv/ro/journal.sqlite", writable: { _ in false }))"
-      .hasPrefix("the folder /srv/ro is not writable (Permission denied): the journal /srv/ro/journal.sqlite cannot be created there"))
+    #expect(
+      "\(JournalOpenError.translate(cantOpen, path: "/srv/ro/journal.sqlite", writable: { _ in false }))"
+        .hasPrefix(
+          "the folder /srv/ro is not writable (Permission denied): the journal /srv/ro/journal.sqlite cannot be created there"
+        ))
   }
 }

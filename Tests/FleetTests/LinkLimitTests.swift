@@ -16,7 +16,8 @@ import Testing
     let lowered = TestFlag()
     let pauses = Mutex(0)
     let campaign = ApplyCampaign(
-      profile: try ApplyCampaignTests.loaded(), targets: f.targets, opener: FakeOpener(devices: f.devices, slots: slots, connected: { await lowered.wait() }),
+      profile: try ApplyCampaignTests.loaded(), targets: f.targets,
+      opener: FakeOpener(devices: f.devices, slots: slots, connected: { await lowered.wait() }),
       journal: f.journal, run: try await f.newRun(),
       options: .init(parallel: 4, retry: RetryPolicy(maximumAttempts: 1, firstDelay: .zero)),
       passwords: .init(current: Secret("0000000000000000")), resolver: DesiredResolver(urlCheck: { _ in nil }),

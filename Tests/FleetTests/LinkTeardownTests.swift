@@ -26,17 +26,21 @@ import Testing
     func device(_ i: Int) -> FakeDevice { devices[targets[i].address]! }
 
     /// Every device gets slot 0's minor changed.
-    static let profile = #"{"version": 1, "desired": {"slots": [{"slot": 0, "type": "ibeacon", "major": 7, "minor": 999}]}}"#
+    static let profile =
+      #"{"version": 1, "desired": {"slots": [{"slot": 0, "type": "ibeacon", "major": 7, "minor": 999}]}}"#
 
     func campaign(
-      parallel: Int, slots: FakeLinkSlots, connected: (@Sendable () async -> Void)? = nil, retry: RetryPolicy = RetryPolicy(maximumAttempts: 3, firstDelay: .milliseconds(20)),
+      parallel: Int, slots: FakeLinkSlots, connected: (@Sendable () async -> Void)? = nil,
+      retry: RetryPolicy = RetryPolicy(maximumAttempts: 3, firstDelay: .milliseconds(20)),
       sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
     ) async throws -> ApplyCampaign {
-      let run = try await journal.createRun(kind: "apply", source: "p.json", adapter: "test", addresses: targets.map(\.address.description))
+      let run = try await journal.createRun(
+        kind: "apply", source: "p.json", adapter: "test", addresses: targets.map(\.address.description))
       return ApplyCampaign(
         profile: try ApplyCampaignTests.loaded(Self.profile), targets: targets,
         opener: FakeOpener(devices: devices, slots: slots, connected: connected), journal: journal,
-        run: run, options: .init(parallel: parallel, retry: retry), passwords: .init(current: Secret("0000000000000000")),
+        run: run, options: .init(parallel: parallel, retry: retry),
+        passwords: .init(current: Secret("0000000000000000")),
         resolver: DesiredResolver(urlCheck: { _ in nil }), sleep: sleep)
     }
   }
@@ -81,7 +85,8 @@ import Testing
     await f.device(0).setDrops(1)
     let (gate, open) = AsyncStream.makeStream(of: Void.self)
     // The retry pause of device 0 lasts until every other device has finished.
-    let campaign = try await f.campaign(parallel: 2, slots: slots, retry: RetryPolicy(maximumAttempts: 2, firstDelay: .seconds(7)),
+    let campaign = try await f.campaign(
+      parallel: 2, slots: slots, retry: RetryPolicy(maximumAttempts: 2, firstDelay: .seconds(7)),
       sleep: { delay in
         guard delay == .seconds(7) else { return try await Task.sleep(for: delay) }
         await slots.resetMostOpen()
@@ -90,7 +95,12 @@ import Testing
     let finished = Mutex(0)
     let events = Self.gather(campaign) { event in
       guard case .finished = event else { return }
-      if finished.withLock({ $0 += 1; return $0 }) == 11 { open.yield() }
+      if finished.withLock({
+        $0 += 1
+        return $0
+      }) == 11 {
+        open.yield()
+      }
     }
     let summary = await campaign.start()
     _ = await events.value
@@ -109,7 +119,10 @@ import Testing
     let events = Self.gather(campaign) { event in
       if case .linksInUse(_, limit: 2) = event { lowered.raise() }
       guard case .finished = event else { return }
-      if finished.withLock({ $0 += 1; return $0 }) == 8 {
+      if finished.withLock({
+        $0 += 1
+        return $0
+      }) == 8 {
         await slots.setLimit(4)
         await slots.resetMostOpen()
       }

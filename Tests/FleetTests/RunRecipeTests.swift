@@ -10,11 +10,16 @@ import Testing
   static let other = RunRecipe("profile", content: Array(#"{"version": 1, "desired": {}}"#.utf8))
 
   @Test func aRecipeIsTheKindOfInputAndTheSHA256OfItsContent() {
-    #expect(RunRecipe("package", content: Array("abc".utf8)).text
-      == "package sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+    #expect(
+      RunRecipe("package", content: Array("abc".utf8)).text
+        == "package sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
     #expect(Self.profile != Self.other)
-    #expect(throws: Never.self) { try RunRecipe.check(run: "r", location: "j", recorded: nil, given: Self.profile.text) }
-    #expect(throws: Never.self) { try RunRecipe.check(run: "r", location: "j", recorded: Self.profile.text, given: nil) }
+    #expect(throws: Never.self) {
+      try RunRecipe.check(run: "r", location: "j", recorded: nil, given: Self.profile.text)
+    }
+    #expect(throws: Never.self) {
+      try RunRecipe.check(run: "r", location: "j", recorded: Self.profile.text, given: nil)
+    }
     let error = #expect(throws: RunRecipeMismatch.self) {
       try RunRecipe.check(run: "site1", location: "j", recorded: Self.profile.text, given: Self.other.text)
     }
@@ -25,11 +30,13 @@ import Testing
 
   @Test func aRunKeepsItsRecipeAndARunWithAnotherIsRefusedUnderItsId() async throws {
     let journal = try Journal(path: nil)
-    let run = try await journal.createRun(kind: "apply", source: "a.json", adapter: "sim", addresses: ["C2:00:00:00:00:01"],
+    let run = try await journal.createRun(
+      kind: "apply", source: "a.json", adapter: "sim", addresses: ["C2:00:00:00:00:01"],
       recipe: Self.profile.text)
     #expect(try await journal.run(run)?.recipe == Self.profile.text)
     await #expect(throws: RunRecipeMismatch.self) {
-      _ = try await journal.createRun(kind: "apply", source: "b.json", adapter: "sim", addresses: ["C2:00:00:00:00:02"], id: run,
+      _ = try await journal.createRun(
+        kind: "apply", source: "b.json", adapter: "sim", addresses: ["C2:00:00:00:00:02"], id: run,
         recipe: Self.other.text)
     }
     #expect(try await journal.devices(run: run).map(\.address) == ["C2:00:00:00:00:01"])
@@ -45,12 +52,17 @@ import Testing
       let old = try DatabaseQueue(path: path)
       try Journal.migrator.migrate(old, upTo: "v4")
       try await old.write { db in
-        try db.execute(sql: "INSERT INTO run (id, kind, source, adapter, startedAt, status) VALUES ('r1', 'apply', 'a.json', 'sim', ?, 'running')", arguments: [Date()])
+        try db.execute(
+          sql:
+            "INSERT INTO run (id, kind, source, adapter, startedAt, status) VALUES ('r1', 'apply', 'a.json', 'sim', ?, 'running')",
+          arguments: [Date()])
       }
     }
     let journal = try Journal(path: path)
     let run = try #require(try await journal.run("r1"))
     #expect(run.recipe == nil && run.kind == "apply")
-    #expect(throws: Never.self) { try RunRecipe.check(run: "r1", location: path, recorded: run.recipe, given: Self.profile.text) }
+    #expect(throws: Never.self) {
+      try RunRecipe.check(run: "r1", location: path, recorded: run.recipe, given: Self.profile.text)
+    }
   }
 }

@@ -34,7 +34,9 @@ import Testing
   }
 
   static func items(_ keys: [String], url: String = "http://h/") -> [WebhookDelivery.Item] {
-    keys.map { WebhookDelivery.Item(url: url, idempotencyKey: $0, orderKey: "AA:00:00:00:00:01", body: #"{"id":"\#($0)"}"#) }
+    keys.map {
+      WebhookDelivery.Item(url: url, idempotencyKey: $0, orderKey: "AA:00:00:00:00:01", body: #"{"id":"\#($0)"}"#)
+    }
   }
 
   @Test func retriesTheSameRowInOrderAndDropsARefusal() async throws {
@@ -42,19 +44,21 @@ import Testing
     try await spool.enqueue(Self.items(["k1", "k2", "k3", "k4"]))
     let poster = ScriptedPoster([503, nil, 200, 429, 200, 404, 200])
     let warnings = Warnings()
-    let delivery = WebhookDelivery(spool: spool, poster: poster, initialBackoff: .milliseconds(1), maxBackoff: .milliseconds(4), warn: warnings.add)
+    let delivery = WebhookDelivery(
+      spool: spool, poster: poster, initialBackoff: .milliseconds(1), maxBackoff: .milliseconds(4), warn: warnings.add)
     let (wake, signal) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     signal.finish()
     await delivery.run(url: "http://h/", wake: wake)
     #expect(poster.keys == ["k1", "k1", "k1", "k2", "k2", "k3", "k4"])
     #expect(try await spool.count() == 0)
-    #expect(warnings.all == [
-      "webhook http://h/ is failing: HTTP 503; its events stay spooled and are retried",
-      "webhook http://h/ is delivering again after 2 failed attempts",
-      "webhook http://h/ is failing: HTTP 429; its events stay spooled and are retried",
-      "webhook http://h/ is delivering again after 1 failed attempt",
-      "webhook http://h/ refused event k3 with HTTP 404; it is dropped",
-    ])
+    #expect(
+      warnings.all == [
+        "webhook http://h/ is failing: HTTP 503; its events stay spooled and are retried",
+        "webhook http://h/ is delivering again after 2 failed attempts",
+        "webhook http://h/ is failing: HTTP 429; its events stay spooled and are retried",
+        "webhook http://h/ is delivering again after 1 failed attempt",
+        "webhook http://h/ refused event k3 with HTTP 404; it is dropped",
+      ])
   }
 
   /// A receiver that fails was silent until the monitor exited: the first failure is warned
@@ -66,15 +70,17 @@ import Testing
     try await spool.enqueue(Self.items(["k1", "k2"], url: url))
     let poster = ScriptedPoster([nil, 502, 500, 500, 200, 200])
     let warnings = Warnings()
-    let delivery = WebhookDelivery(spool: spool, poster: poster, initialBackoff: .milliseconds(1), maxBackoff: .milliseconds(2), warn: warnings.add)
+    let delivery = WebhookDelivery(
+      spool: spool, poster: poster, initialBackoff: .milliseconds(1), maxBackoff: .milliseconds(2), warn: warnings.add)
     let (wake, signal) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     signal.finish()
     await delivery.run(url: url, wake: wake)
     #expect(poster.keys == ["k1", "k1", "k1", "k1", "k1", "k2"])
-    #expect(warnings.all == [
-      "webhook http://h/hook?token=REDACTED is failing: Failure(); its events stay spooled and are retried",
-      "webhook http://h/hook?token=REDACTED is delivering again after 4 failed attempts",
-    ])
+    #expect(
+      warnings.all == [
+        "webhook http://h/hook?token=REDACTED is failing: Failure(); its events stay spooled and are retried",
+        "webhook http://h/hook?token=REDACTED is delivering again after 4 failed attempts",
+      ])
     #expect(try await spool.count() == 0)
   }
 
@@ -102,7 +108,9 @@ import Testing
     #expect(await delivery.attempt(head) == .retry)
     let after = try #require(try await spool.head(url: "http://h/"))
     #expect(after.id == head.id && after.attempts == 1 && after.item.idempotencyKey == "k1")
-    #expect(delivery.backoff(1) == .milliseconds(500) && delivery.backoff(4) == .seconds(4) && delivery.backoff(20) == .seconds(30))
+    #expect(
+      delivery.backoff(1) == .milliseconds(500) && delivery.backoff(4) == .seconds(4)
+        && delivery.backoff(20) == .seconds(30))
   }
 
   @Test func theBoundDropsTheOldestAndSaysHowMany() async throws {

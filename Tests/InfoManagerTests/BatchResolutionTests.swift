@@ -43,7 +43,8 @@ import Testing
     let down = Self.batch.unreachable(first, reason: "connection refused")
     #expect(down.map(\.state) == [.unresolved] && down[0].reason == "connection refused")
     // The server answers: RESOLVED and stored.
-    _ = Self.batch.answered(Self.batch.plan(["B1"], cache: cache, now: 10), points: [Self.entrance], cache: &cache, now: 10)
+    _ = Self.batch.answered(
+      Self.batch.plan(["B1"], cache: cache, now: 10), points: [Self.entrance], cache: &cache, now: 10)
     // 179 s later the entry is fresh: CACHED, not asked, whatever the server's state.
     let fresh = Self.batch.plan(["B1", "B2"], cache: cache, now: 189)
     #expect(fresh.ask == ["B2"])
@@ -100,7 +101,8 @@ import Testing
 
   @Test func answersAreMatchedByTheirBlukiiID() {
     let other = InfoPoint(id: "200", blukiiId: "B2")
-    let matched = BatchResolution.match([other, Self.entrance, InfoPoint(id: "300", blukiiId: "B9")], to: ["B1", "B2"])
+    let matched = BatchResolution.match(
+      [other, Self.entrance, InfoPoint(id: "300", blukiiId: "B9")], to: ["B1", "B2"])
     #expect(matched["B1"]?.id == "100" && matched["B2"]?.id == "200" && matched.count == 2)
     // Several IDs: an answer that names none is not guessed at.
     #expect(BatchResolution.match([InfoPoint(id: "1")], to: ["B1", "B2"]).isEmpty)

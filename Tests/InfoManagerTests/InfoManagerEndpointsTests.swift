@@ -12,11 +12,13 @@ import Testing
     #expect(call.method == .post)
     #expect(call.url == "https://im.example.org/_ah/api/mobileclient/v1/getBlukiisInfo?key=k%2By%2F1")
     let body = try JSONParser.parse(call.body)
-    #expect(body == .object([
-      "appLabel": .string("blukii"), "blukiiIds": .array([.string("B10001"), .string("B10002")]),
-      "blukiis": .array([.object(["id": .string("B10001")]), .object(["id": .string("B10002")])]),
-      "deviceId": .string("gw-1"),
-    ]))
+    #expect(
+      body
+        == .object([
+          "appLabel": .string("blukii"), "blukiiIds": .array([.string("B10001"), .string("B10002")]),
+          "blukiis": .array([.object(["id": .string("B10001")]), .object(["id": .string("B10002")])]),
+          "deviceId": .string("gw-1"),
+        ]))
   }
 
   @Test func newsAndLoginPaths() throws {
@@ -24,7 +26,9 @@ import Testing
     let endpoints = InfoManagerEndpoints(root: "http://127.0.0.1:8080/base/_ah/api", apiKey: nil)
     #expect(endpoints.root == "http://127.0.0.1:8080/base")
     let news = endpoints.getNews(languageCode: "en-gb")
-    #expect(news.method == .get && news.url == "http://127.0.0.1:8080/base/_ah/api/mobileclient/v1/getNews/en-gb" && news.body.isEmpty)
+    #expect(
+      news.method == .get && news.url == "http://127.0.0.1:8080/base/_ah/api/mobileclient/v1/getNews/en-gb"
+        && news.body.isEmpty)
     let login = endpoints.getToken(user: "ops", password: "p\"w")
     #expect(login.url == "http://127.0.0.1:8080/base/_ah/api/auth/v1/getToken")
     #expect(try JSONParser.parse(login.body) == .object(["user": .string("ops"), "password": .string("p\"w")]))

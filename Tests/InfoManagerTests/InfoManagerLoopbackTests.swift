@@ -13,10 +13,13 @@ import Testing
 @Suite(.timeLimit(.minutes(2))) struct InfoManagerLoopbackTests {
   static let key = "test-key-123"
 
-  static func client(_ root: String, credentials: InfoManagerCredentials? = nil, maxTime: Duration = .seconds(20)) -> InfoManagerClient {
+  static func client(_ root: String, credentials: InfoManagerCredentials? = nil, maxTime: Duration = .seconds(20))
+    -> InfoManagerClient
+  {
     InfoManagerClient(
       endpoints: InfoManagerEndpoints(root: root, apiKey: key), credentials: credentials,
-      http: CurlHTTPClient(configuration: HTTPClientConfiguration(connectTimeout: .seconds(5), maxTime: maxTime, retry: .none)))
+      http: CurlHTTPClient(
+        configuration: HTTPClientConfiguration(connectTimeout: .seconds(5), maxTime: maxTime, retry: .none)))
   }
 
   static let batch = BatchResolution(source: .blukii, languages: .sdkDefault, cacheTimeout: 180)
@@ -26,12 +29,14 @@ import Testing
     defer { server.stop() }
     var cache = ResolveCache()
     let time = ManualTime(1000)
-    let results = try await Self.client(server.root).resolve(["B10001", "B10004", "B10003"], with: Self.batch, cache: &cache, now: time.read)
+    let results = try await Self.client(server.root).resolve(
+      ["B10001", "B10004", "B10003"], with: Self.batch, cache: &cache, now: time.read)
     #expect(results.map(\.id) == ["B10001", "B10004", "B10003"])
     #expect(results.map(\.state) == [.resolved, .noData, .resolved])
     let entrance = try #require(results[0].infoPoint)
     #expect(entrance.id == "5629499534213120" && entrance.name == "Museum entrance")
-    #expect(entrance.notificationText == "Welcome to the museum" && entrance.description == "Welcome desk and cloakroom")
+    #expect(
+      entrance.notificationText == "Welcome to the museum" && entrance.description == "Welcome desk and cloakroom")
     // de-de is first in the SDK's priority and B10001 has German content.
     #expect(entrance.language == "de-de" && entrance.outputInfos.map(\.title) == ["Willkommen"])
     #expect(results[2].infoPoint?.deactivated == true && results[2].infoPoint?.deactivatedByAdmin == true)
@@ -75,13 +80,15 @@ import Testing
     defer { server.stop() }
     var cache = ResolveCache()
     // B10002 has French and English content, no German: the SDK's default order gives French.
-    let sdk = try await Self.client(server.root).resolve(["B10002"], with: Self.batch, cache: &cache, now: ManualTime(0).read)
+    let sdk = try await Self.client(server.root).resolve(
+      ["B10002"], with: Self.batch, cache: &cache, now: ManualTime(0).read)
     #expect(sdk[0].infoPoint?.language == "fr-fr" && sdk[0].infoPoint?.outputInfos.map(\.type) == [.pdf])
     var english = Self.batch
     english.languages = try LanguagePriority(parsing: "it-it,en-gb,fr-fr")
     english.cacheEnabled = false
     var unused = ResolveCache()
-    let en = try await Self.client(server.root).resolve(["B10002"], with: english, cache: &unused, now: ManualTime(0).read)
+    let en = try await Self.client(server.root).resolve(
+      ["B10002"], with: english, cache: &unused, now: ManualTime(0).read)
     #expect(en[0].infoPoint?.language == "en-gb" && en[0].infoPoint?.outputInfos.map(\.type) == [.video, .youtube])
   }
 
@@ -124,13 +131,17 @@ import Testing
     defer { server.stop() }
     try await server.mode("unavailable")
     var cache = ResolveCache()
-    let batch = try await Self.client(server.root).resolve(["B10001"], with: Self.batch, cache: &cache, now: ManualTime(0).read)
+    let batch = try await Self.client(server.root).resolve(
+      ["B10001"], with: Self.batch, cache: &cache, now: ManualTime(0).read)
     #expect(batch.map(\.state) == [.unresolved] && batch[0].reason?.contains("503") == true)
     let single = BatchResolution(source: .nfc, languages: .sdkDefault, single: true)
     let error = await #expect(throws: InfoManagerFailure.self) {
       try await Self.client(server.root).resolve(["B10001"], with: single, cache: &cache, now: ManualTime(0).read)
     }
-    guard case .unreachable? = error else { Issue.record("expected unreachable, got \(String(describing: error))"); return }
+    guard case .unreachable? = error else {
+      Issue.record("expected unreachable, got \(String(describing: error))")
+      return
+    }
   }
 
   @Test func aMalformedBodyIsAClearErrorAndNothingIsCached() async throws {
@@ -141,7 +152,8 @@ import Testing
     let before = cache
     try await server.mode("malformed")
     let error = await #expect(throws: InfoManagerFailure.self) {
-      try await Self.client(server.root).resolve(["B10001", "B10002"], with: Self.batch, cache: &cache, now: ManualTime(0).read)
+      try await Self.client(server.root).resolve(
+        ["B10001", "B10002"], with: Self.batch, cache: &cache, now: ManualTime(0).read)
     }
     #expect(cache == before)
     let text = error?.description ?? ""
@@ -168,7 +180,10 @@ import Testing
     let error = await #expect(throws: InfoManagerFailure.self) {
       try await Self.client(server.root).resolve(["B10001"], with: Self.batch, cache: &cache, now: ManualTime(0).read)
     }
-    guard case .refused(let text)? = error else { Issue.record("expected refused, got \(String(describing: error))"); return }
+    guard case .refused(let text)? = error else {
+      Issue.record("expected refused, got \(String(describing: error))")
+      return
+    }
     #expect(text.contains("400") && !text.contains(Self.key))
     // The server's own words are shown (they say what is wrong).
     #expect(text.contains("HTTP 400: API key not valid. Please pass a valid API key."), "\(text)")
@@ -180,29 +195,36 @@ import Testing
     defer { server.stop() }
     try await server.mode("ratelimited")
     var cache = ResolveCache()
-    let batch = try await Self.client(server.root).resolve(["B10001"], with: Self.batch, cache: &cache, now: ManualTime(0).read)
+    let batch = try await Self.client(server.root).resolve(
+      ["B10001"], with: Self.batch, cache: &cache, now: ManualTime(0).read)
     #expect(batch.map(\.state) == [.unresolved])
     #expect(batch[0].reason?.contains("HTTP 429: Rate limit exceeded") == true, "\(batch[0].reason ?? "")")
   }
 
   @Test func credentialsLogInAndTheTokenIsSent() async throws {
-    let server = try await InfoManagerServer.start(arguments: ["--api-key", Self.key, "--user", "ops", "--password", "s3cret"])
+    let server = try await InfoManagerServer.start(arguments: [
+      "--api-key", Self.key, "--user", "ops", "--password", "s3cret",
+    ])
     defer { server.stop() }
     var cache = ResolveCache()
     let good = InfoManagerCredentials(user: "ops", password: "s3cret")
-    let results = try await Self.client(server.root, credentials: good).resolve(["B10001"], with: Self.batch, cache: &cache, now: ManualTime(0).read)
+    let results = try await Self.client(server.root, credentials: good).resolve(
+      ["B10001"], with: Self.batch, cache: &cache, now: ManualTime(0).read)
     #expect(results.map(\.state) == [.resolved])
     let log = try await server.log()
-    #expect(log.map { $0["path"] as? String } == ["/_ah/api/auth/v1/getToken", "/_ah/api/mobileclient/v1/getBlukiisInfo"])
+    #expect(
+      log.map { $0["path"] as? String } == ["/_ah/api/auth/v1/getToken", "/_ah/api/mobileclient/v1/getBlukiisInfo"])
     #expect(log.last?["authorization"] as? Bool == true)
     // Without credentials the server refuses: a configuration error, not UNRESOLVED.
     await #expect(throws: InfoManagerFailure.self) {
-      try await Self.client(server.root).resolve(["B10001"], with: Self.batch, cache: &cache, now: ManualTime(1000).read)
+      try await Self.client(server.root).resolve(
+        ["B10001"], with: Self.batch, cache: &cache, now: ManualTime(1000).read)
     }
     let bad = InfoManagerCredentials(user: "ops", password: "wrong")
     #expect(!bad.description.contains("wrong"))
     await #expect(throws: InfoManagerFailure.self) {
-      try await Self.client(server.root, credentials: bad).resolve(["B10001"], with: Self.batch, cache: &cache, now: ManualTime(2000).read)
+      try await Self.client(server.root, credentials: bad).resolve(
+        ["B10001"], with: Self.batch, cache: &cache, now: ManualTime(2000).read)
     }
   }
 

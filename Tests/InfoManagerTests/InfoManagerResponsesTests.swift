@@ -25,13 +25,16 @@ import Testing
     #expect(points[0].outputInfos.map(\.type) == [.html, .audio])
     // Language codes are folded to lower case; type names too.
     #expect(points[0].outputInfos[0].languageCode == "en-gb" && points[0].outputInfos[0].title == "Welcome")
-    #expect(points[0].outputInfos[1].audioFileUrl == "https://example.org/a.mp3" && points[0].outputInfos[1].textToSpeech == "Hi")
+    #expect(
+      points[0].outputInfos[1].audioFileUrl == "https://example.org/a.mp3"
+        && points[0].outputInfos[1].textToSpeech == "Hi")
     // A 64-bit ID sent as a number keeps its exact digits.
     #expect(points[1].id == "5066549580791808" && points[1].outputInfos.isEmpty && points[1].blukiiId == nil)
   }
 
   @Test func anEmptyCollectionMayOmitItems() throws {
-    #expect(try InfoManagerResponses.infoPoints(Self.bytes(#"{"kind": "mobileclient#resourcesItem"}"#), source: "t").isEmpty)
+    #expect(
+      try InfoManagerResponses.infoPoints(Self.bytes(#"{"kind": "mobileclient#resourcesItem"}"#), source: "t").isEmpty)
     #expect(try InfoManagerResponses.infoPoints(Self.bytes(#"{"items": []}"#), source: "t").isEmpty)
   }
 
@@ -52,7 +55,9 @@ import Testing
     #expect(error?.position?.line == 2)
     let text = error?.description ?? ""
     #expect(text.hasPrefix("http://h/getBlukiisInfo:2:"))
-    #expect(text.contains("HOLO") && text.contains("AUDIO, HTML, MESSAGE, MOBYCARD, PDF, VCARD, MECARD, VIDEO, WIFI, YOUTUBE"))
+    #expect(
+      text.contains("HOLO") && text.contains("AUDIO, HTML, MESSAGE, MOBYCARD, PDF, VCARD, MECARD, VIDEO, WIFI, YOUTUBE")
+    )
   }
 
   @Test(arguments: [
@@ -76,8 +81,12 @@ import Testing
   @Test func newsAndToken() throws {
     #expect(try InfoManagerResponses.newsText(Self.bytes(#"{"text": "Neu!"}"#), source: "s") == "Neu!")
     #expect(try InfoManagerResponses.newsText(Self.bytes("{}"), source: "s") == "")
-    #expect(throws: InfoManagerResponseError.self) { try InfoManagerResponses.newsText(Self.bytes(#"{"text": 1}"#), source: "s") }
+    #expect(throws: InfoManagerResponseError.self) {
+      try InfoManagerResponses.newsText(Self.bytes(#"{"text": 1}"#), source: "s")
+    }
     #expect(try InfoManagerResponses.token(Self.bytes(#"{"token": "abc"}"#), source: "s") == "abc")
-    #expect(throws: InfoManagerResponseError.self) { try InfoManagerResponses.token(Self.bytes(#"{"token": ""}"#), source: "s") }
+    #expect(throws: InfoManagerResponseError.self) {
+      try InfoManagerResponses.token(Self.bytes(#"{"token": ""}"#), source: "s")
+    }
   }
 }

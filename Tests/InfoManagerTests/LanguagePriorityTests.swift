@@ -5,10 +5,12 @@ import Testing
 /// The language priority (BKResolveSettings, docs/protocols/info-manager.md): parsing and the first-language-with-content
 /// choice.
 @Suite(.timeLimit(.minutes(2))) struct LanguagePriorityTests {
-  static let point = InfoPoint(id: "1", outputInfos: [
-    OutputInfo(type: .pdf, languageCode: "fr-fr"), OutputInfo(type: .video, languageCode: "en-gb"),
-    OutputInfo(type: .youtube, languageCode: "en-gb"),
-  ])
+  static let point = InfoPoint(
+    id: "1",
+    outputInfos: [
+      OutputInfo(type: .pdf, languageCode: "fr-fr"), OutputInfo(type: .video, languageCode: "en-gb"),
+      OutputInfo(type: .youtube, languageCode: "en-gb"),
+    ])
 
   @Test func theFirstLanguageWithContentWins() throws {
     let sdk = LanguagePriority.sdkDefault

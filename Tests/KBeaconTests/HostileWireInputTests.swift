@@ -45,7 +45,8 @@ struct HostileWireInputTests {
   /// decoding error, not a trap in `JSONNumber(Double)`.
   @Test func decodingAnInfiniteDoubleIsAnError() throws {
     let decoder = JSONDecoder()
-    decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "+Infinity", negativeInfinity: "-Infinity", nan: "NaN")
+    decoder.nonConformingFloatDecodingStrategy = .convertFromString(
+      positiveInfinity: "+Infinity", negativeInfinity: "-Infinity", nan: "NaN")
     #expect(throws: DecodingError.self) { try decoder.decode(JSONValue.self, from: Data(#"["+Infinity"]"#.utf8)) }
     #expect(try decoder.decode(JSONValue.self, from: Data(#"[1.5]"#.utf8)) == .array([.double(1.5)]))
   }

@@ -7,14 +7,22 @@ import Testing
 /// (docs/protocols/kbeacon.md §4.2, §6), and typed errors that say where the text broke.
 @Suite("JSON parser", .timeLimit(.minutes(2)))
 struct JSONParserTests {
-  func parse(_ text: String) throws(JSONSyntaxError) -> SourceJSON { try JSONParser.parseWithPositions(Array(text.utf8)) }
+  func parse(_ text: String) throws(JSONSyntaxError) -> SourceJSON {
+    try JSONParser.parseWithPositions(Array(text.utf8))
+  }
 
   @Test func recordsLineAndColumnOfEveryValueAndKey() throws {
     let json = try parse("{\n  \"a\": [1, \"x\"],\n  \"é\": {\"b\": true}\n}")
-    guard case .object(let members) = json.kind else { Issue.record("not an object"); return }
+    guard case .object(let members) = json.kind else {
+      Issue.record("not an object")
+      return
+    }
     #expect(members[0].keyPosition == SourcePosition(line: 2, column: 3, offset: 4))
     #expect(members[0].value.position.line == 2 && members[0].value.position.column == 8)
-    guard case .array(let items) = members[0].value.kind else { Issue.record("not an array"); return }
+    guard case .array(let items) = members[0].value.kind else {
+      Issue.record("not an array")
+      return
+    }
     #expect(items[1].position.column == 12)
     #expect(items[1].kind == .string("x"))
     // Columns count characters, not UTF-8 bytes: "é" is two bytes but one column.
@@ -25,10 +33,11 @@ struct JSONParserTests {
   @Test func keepsTheExactTextOfNumbers() throws {
     let json = try parse("[1, 1.0, -0.5e2, 18446744073709551616]")
     guard case .array(let items) = json.kind else { return }
-    #expect(items.map(\.kind) == [
-      .number(1, text: "1"), .number(1, text: "1.0"), .number(-50, text: "-0.5e2"),
-      .number(18_446_744_073_709_551_616, text: "18446744073709551616"),
-    ])
+    #expect(
+      items.map(\.kind) == [
+        .number(1, text: "1"), .number(1, text: "1.0"), .number(-50, text: "-0.5e2"),
+        .number(18_446_744_073_709_551_616, text: "18446744073709551616"),
+      ])
   }
 
   @Test func decodesEscapesIncludingSurrogatePairs() throws {
@@ -87,7 +96,11 @@ struct JSONParserTests {
     let wire = try JSONParser.parse(#"{"maxPrd":-1e400,"advPrd":1e300}"#)
     #expect(JSONWriter.text(wire) == #"{"maxPrd":-1e400,"advPrd":1e300}"#)
     #expect(wire.objectValue?["maxPrd"]?.doubleValue == -.infinity)
-    #expect(try parse("[-1e400]").kind == .array([SourceJSON(kind: .number(-.infinity, text: "-1e400"), position: SourcePosition(line: 1, column: 2, offset: 1))]))
+    #expect(
+      try parse("[-1e400]").kind
+        == .array([
+          SourceJSON(kind: .number(-.infinity, text: "-1e400"), position: SourcePosition(line: 1, column: 2, offset: 1))
+        ]))
     #expect(try parse("1e400").typeName == "a number")
     let bom: [UInt8] = [0xEF, 0xBB, 0xBF] + Array("{\"a\": 1}".utf8)
     #expect(try JSONParser.parseWithPositions(bom)["a"]?.position == SourcePosition(line: 1, column: 7, offset: 9))

@@ -74,7 +74,9 @@ import Testing
     var other = SlotConfig(slot: 1, type: .eddystoneUID)
     other[SlotKey.advPrd] = 152.5
     let bytes = try WriteRequest.bytes(for: KBeaconConfiguration(slots: [slot, other]))
-    #expect(bytes == Array(#"{"msg":"cfg","advObj":[{"slot":0,"type":5,"advPrd":760},{"slot":1,"type":2,"advPrd":152.5}]}"#.utf8),
+    #expect(
+      bytes
+        == Array(#"{"msg":"cfg","advObj":[{"slot":0,"type":5,"advPrd":760},{"slot":1,"type":2,"advPrd":152.5}]}"#.utf8),
       "\(String(decoding: bytes, as: UTF8.self))")
   }
 
@@ -131,9 +133,12 @@ import Testing
   @Test func ringCarriesTheLEDTimingOfTheSpecExample() {
     let text = #"{"msg":"ring","ringTime":20000,"ringType":1,"ledOn":200,"ledOff":1800}"#
     #expect(Command.ring(milliseconds: 20000, type: 1).bytes == Array(text.utf8))
-    let frames = RequestFrame.fragments(of: Command.ring(milliseconds: 20000, type: 1).bytes, dataType: .json, budget: 244)
+    let frames = RequestFrame.fragments(
+      of: Command.ring(milliseconds: 20000, type: 1).bytes, dataType: .json, budget: 244)
     #expect(frames.map(\.bytes) == [[0x23, 0x00, 0x00] + Array(text.utf8)])
-    #expect(Command(json: Command.ring(milliseconds: 20000, type: 1).json) == .ring(milliseconds: 20000, type: 1, ledOn: 200, ledOff: 1800))
+    #expect(
+      Command(json: Command.ring(milliseconds: 20000, type: 1).json)
+        == .ring(milliseconds: 20000, type: 1, ledOn: 200, ledOff: 1800))
   }
 
   @Test func triggersOfEveryKindCanBeWrittenAndDisabled() throws {

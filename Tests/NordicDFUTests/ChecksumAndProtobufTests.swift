@@ -43,9 +43,14 @@ import Testing
     // nrfutil's app.dat InitCommand (§5): 08 03 fw 3 | 10 34 hw 52 | 1A 01 00 sd_req [0] | 20 00 type APP |
     // 28 00 30 00 sd/bl 0 | 38 90 4E app_size 10000 | 42 24 (08 03 12 20 <32 B>) hash | 48 00 debug | 52 04 (08 01 12 00)
     let digest = [UInt8](repeating: 0x11, count: 32)
-    let bytes: [UInt8] = [0x08, 0x03, 0x10, 0x34, 0x1A, 0x01, 0x00, 0x20, 0x00, 0x28, 0x00, 0x30, 0x00, 0x38, 0x90, 0x4E, 0x42, 0x24, 0x08, 0x03, 0x12, 0x20] + digest + [0x48, 0x00, 0x52, 0x04, 0x08, 0x01, 0x12, 0x00]
+    let bytes: [UInt8] =
+      [
+        0x08, 0x03, 0x10, 0x34, 0x1A, 0x01, 0x00, 0x20, 0x00, 0x28, 0x00, 0x30, 0x00, 0x38, 0x90, 0x4E, 0x42, 0x24,
+        0x08, 0x03, 0x12, 0x20,
+      ] + digest + [0x48, 0x00, 0x52, 0x04, 0x08, 0x01, 0x12, 0x00]
     let c = try InitCommand(decoding: bytes)
-    #expect(c.firmwareVersion == 3 && c.hardwareVersion == 52 && c.softDeviceRequirements == [0] && c.type == .application)
+    #expect(
+      c.firmwareVersion == 3 && c.hardwareVersion == 52 && c.softDeviceRequirements == [0] && c.type == .application)
     #expect(c.applicationSize == 10000 && c.hash == ImageHash(type: 3, digest: digest) && c.isDebug == false)
     #expect(c.bootValidations == [BootValidation(type: 1, bytes: [])])
     #expect(c.serialized() == bytes)

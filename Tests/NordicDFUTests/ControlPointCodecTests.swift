@@ -1,6 +1,6 @@
+import BeaconCore
 import Testing
 
-import BeaconCore
 @testable import NordicDFU
 
 /// Control-point request/response byte vectors (docs/protocols/nordic-dfu.md §2.3, §2.4, and the nrfutil wire trace of §5).
@@ -42,7 +42,9 @@ import BeaconCore
 
   @Test func selectResponseDecodes() throws {
     // 60 06 01 | max 00020000 = 512 | offset 8b000000 = 139 | crc 78563412 = 0x12345678
-    let r = try ControlPointResponse(bytes: [0x60, 0x06, 0x01, 0x00, 0x02, 0x00, 0x00, 0x8B, 0x00, 0x00, 0x00, 0x78, 0x56, 0x34, 0x12])
+    let r = try ControlPointResponse(bytes: [
+      0x60, 0x06, 0x01, 0x00, 0x02, 0x00, 0x00, 0x8B, 0x00, 0x00, 0x00, 0x78, 0x56, 0x34, 0x12,
+    ])
     #expect(r.requestOpCode == 0x06)
     #expect(r.result == .success(.select(maximumSize: 512, offset: 139, crc: 0x1234_5678)))
   }
@@ -62,17 +64,24 @@ import BeaconCore
 
   @Test func errorResponsesDecodeWithExtendedCodes() throws {
     // 60 04 0B 0C: Execute → extended error, 0x0C = image hash does not match the init packet
-    #expect(try ControlPointResponse(bytes: [0x60, 0x04, 0x0B, 0x0C]).result == .failure(.extendedError, extended: .verificationFailed))
+    #expect(
+      try ControlPointResponse(bytes: [0x60, 0x04, 0x0B, 0x0C]).result
+        == .failure(.extendedError, extended: .verificationFailed))
     // 60 04 0B 06: hardware version mismatch
-    #expect(try ControlPointResponse(bytes: [0x60, 0x04, 0x0B, 0x06]).result == .failure(.extendedError, extended: .hardwareVersionFailure))
+    #expect(
+      try ControlPointResponse(bytes: [0x60, 0x04, 0x0B, 0x06]).result
+        == .failure(.extendedError, extended: .hardwareVersionFailure))
     // 60 01 08: Create → operation not permitted
-    #expect(try ControlPointResponse(bytes: [0x60, 0x01, 0x08]).result == .failure(.operationNotPermitted, extended: nil))
+    #expect(
+      try ControlPointResponse(bytes: [0x60, 0x01, 0x08]).result == .failure(.operationNotPermitted, extended: nil))
   }
 
   @Test func malformedResponsesAreTypedErrors() {
     #expect(throws: ControlPointError.notAResponse(0x61)) { try ControlPointResponse(bytes: [0x61, 0x06, 0x01]) }
     // select success with a short payload (8 of 12 bytes)
-    #expect(throws: ControlPointError.wrongLength(op: 0x06)) { try ControlPointResponse(bytes: [0x60, 0x06, 0x01, 0, 2, 0, 0, 0, 0, 0, 0]) }
+    #expect(throws: ControlPointError.wrongLength(op: 0x06)) {
+      try ControlPointResponse(bytes: [0x60, 0x06, 0x01, 0, 2, 0, 0, 0, 0, 0, 0])
+    }
     #expect(throws: ControlPointError.self) { try ControlPointResponse(bytes: [0x60]) }
   }
 
@@ -92,11 +101,13 @@ import BeaconCore
     // 01: enter bootloader
     #expect(ButtonlessRequest.enterBootloader.bytes == [0x01])
     // 02 | len 07 | "DfuTarg"
-    #expect(ButtonlessRequest.setAdvertisingName("DfuTarg").bytes == [0x02, 0x07, 0x44, 0x66, 0x75, 0x54, 0x61, 0x72, 0x67])
+    #expect(
+      ButtonlessRequest.setAdvertisingName("DfuTarg").bytes == [0x02, 0x07, 0x44, 0x66, 0x75, 0x54, 0x61, 0x72, 0x67])
     #expect(try ButtonlessRequest(bytes: [0x02, 0x03, 0x41, 0x42, 0x43]) == .setAdvertisingName("ABC"))
     #expect(throws: ControlPointError.wrongLength(op: 0x02)) { try ButtonlessRequest(bytes: [0x02, 0x05, 0x41]) }
     // 20 | op 02 | status 01 success
-    #expect(try ButtonlessResponse(bytes: [0x20, 0x02, 0x01]) == ButtonlessResponse(requestOpCode: 2, status: .success))
+    #expect(
+      try ButtonlessResponse(bytes: [0x20, 0x02, 0x01]) == ButtonlessResponse(requestOpCode: 2, status: .success))
     // 20 | op 02 | status 02 op code not supported (SDK 13 has no name command)
     #expect(try ButtonlessResponse(bytes: [0x20, 0x02, 0x02]).status == .opCodeNotSupported)
     // names longer than 20 bytes are cut to 20
@@ -117,7 +128,9 @@ import BeaconCore
     #expect(BootloaderName.make(for: device, attempt: 10_000) == first)
     #expect(try ButtonlessRequest(bytes: [0x02, 0x14] + Array(longest.utf8)) == .setAdvertisingName(longest))
     // 21 bytes is not a name the bootloader can store
-    #expect(throws: ControlPointError.wrongLength(op: 0x02)) { try ButtonlessRequest(bytes: [0x02, 0x15] + [UInt8](repeating: 0x41, count: 21)) }
+    #expect(throws: ControlPointError.wrongLength(op: 0x02)) {
+      try ButtonlessRequest(bytes: [0x02, 0x15] + [UInt8](repeating: 0x41, count: 21))
+    }
     // a name names its device only, from any attempt
     #expect(BootloaderName.isName("DfuDD340206D101-42", of: device))
     #expect(!BootloaderName.isName("DfuDD340206D102-1", of: device))
@@ -142,7 +155,9 @@ import BeaconCore
 
   @Test func aBootloaderAdvertisementListsFE59() {
     // 02 01 06 flags | 03 03 59 FE complete UUID16 FE59 | 08 09 "DfuTarg"
-    #expect(BootloaderLocator.advertisesDFUService([0x02, 0x01, 0x06, 0x03, 0x03, 0x59, 0xFE, 0x08, 0x09] + Array("DfuTarg".utf8)))
+    #expect(
+      BootloaderLocator.advertisesDFUService(
+        [0x02, 0x01, 0x06, 0x03, 0x03, 0x59, 0xFE, 0x08, 0x09] + Array("DfuTarg".utf8)))
     // 05 02 0F 18 59 FE incomplete list with FE59 second
     #expect(BootloaderLocator.advertisesDFUService([0x05, 0x02, 0x0F, 0x18, 0x59, 0xFE]))
     // FE59 as service data (16 59 FE …) or in a name is not a UUID list
@@ -152,18 +167,24 @@ import BeaconCore
   }
 
   @Test func bootloaderAddressIsLastOctetPlusOneWithoutCarry() {
-    #expect(BootloaderLocator.candidateAddresses(for: BluetoothAddress("C0:11:22:33:44:55")!) == [BluetoothAddress("C0:11:22:33:44:56")!, BluetoothAddress("C0:11:22:33:44:55")!])
+    #expect(
+      BootloaderLocator.candidateAddresses(for: BluetoothAddress("C0:11:22:33:44:55")!) == [
+        BluetoothAddress("C0:11:22:33:44:56")!, BluetoothAddress("C0:11:22:33:44:55")!,
+      ])
     // FF wraps to 00, the fifth octet does not change
-    #expect(BootloaderLocator.candidateAddresses(for: BluetoothAddress("C0:11:22:33:44:FF")!)[0] == BluetoothAddress("C0:11:22:33:44:00")!)
+    #expect(
+      BootloaderLocator.candidateAddresses(for: BluetoothAddress("C0:11:22:33:44:FF")!)[0] == BluetoothAddress(
+        "C0:11:22:33:44:00")!)
   }
 
   @Test func theBootloaderAtPlusOneIsTriedAsARandomAddressThenTheApplicationsOwn() {
     // an application served with a controller's public address: +1 as random, then its own (public)
     let served = BootloaderLocator.candidates(for: BluetoothAddress("00:AA:01:01:00:01")!, type: .public)
-    #expect(served == [
-      BootloaderLocator.Candidate(address: BluetoothAddress("00:AA:01:01:00:02")!, type: .random),
-      BootloaderLocator.Candidate(address: BluetoothAddress("00:AA:01:01:00:01")!, type: .public),
-    ])
+    #expect(
+      served == [
+        BootloaderLocator.Candidate(address: BluetoothAddress("00:AA:01:01:00:02")!, type: .random),
+        BootloaderLocator.Candidate(address: BluetoothAddress("00:AA:01:01:00:01")!, type: .public),
+      ])
     // a KBeacon with its random static address: both random
     let kbeacon = BootloaderLocator.candidates(for: BluetoothAddress("DD:34:02:06:D1:FF")!, type: .random)
     #expect(kbeacon.map(\.description) == ["DD:34:02:06:D1:00 (random)", "DD:34:02:06:D1:FF (random)"])
@@ -171,7 +192,9 @@ import BeaconCore
 
   @Test func localNameIsFoundInAdvertisingData() {
     // 02 01 06 flags | 03 03 59 FE UUID16 FE59 | 08 09 "DfuTarg" complete name
-    let data: [UInt8] = [0x02, 0x01, 0x06, 0x03, 0x03, 0x59, 0xFE, 0x08, 0x09, 0x44, 0x66, 0x75, 0x54, 0x61, 0x72, 0x67]
+    let data: [UInt8] = [
+      0x02, 0x01, 0x06, 0x03, 0x03, 0x59, 0xFE, 0x08, 0x09, 0x44, 0x66, 0x75, 0x54, 0x61, 0x72, 0x67,
+    ]
     #expect(BootloaderLocator.localName(in: data) == "DfuTarg")
     // a truncated structure ends parsing without reading out of bounds
     #expect(BootloaderLocator.localName(in: [0x02, 0x01, 0x06, 0x09, 0x09, 0x44]) == nil)

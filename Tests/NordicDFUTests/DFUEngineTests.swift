@@ -16,7 +16,9 @@ import Testing
   }
 
   @Test func freshTransferFollowsTheSpecSequence() {
-    var e = DFUEngine(images: [DFUTransferImage(name: "app", initPacket: dat, firmware: bin)], configuration: DFUEngineConfiguration(receiptInterval: 0))
+    var e = DFUEngine(
+      images: [DFUTransferImage(name: "app", initPacket: dat, firmware: bin)],
+      configuration: DFUEngineConfiguration(receiptInterval: 0))
     #expect(e.start() == .connect(image: 0))
     // link takes 10-byte writes → rounded down to 8 (multiple of 4)
     // the receipt interval is set once per connection (nrfutil `open()` → `__set_prn`), here 0
@@ -43,7 +45,9 @@ import Testing
 
   /// Drives the engine to the data Select of a single-image transfer.
   func engineAtDataSelect(prn: UInt16 = 0) -> DFUEngine {
-    var e = DFUEngine(images: [DFUTransferImage(name: "app", initPacket: dat, firmware: bin)], configuration: DFUEngineConfiguration(receiptInterval: prn))
+    var e = DFUEngine(
+      images: [DFUTransferImage(name: "app", initPacket: dat, firmware: bin)],
+      configuration: DFUEngineConfiguration(receiptInterval: prn))
     _ = e.start()
     _ = e.handle(.connected(packetSize: 8))
     _ = e.handle(ok(0x02))
@@ -56,14 +60,18 @@ import Testing
   @Test func resumeInsideAnObjectStreamsTheRestWithoutCreate() {
     var e = engineAtDataSelect()
     // target has 12 bytes with the right CRC: finish object [0,16) from 12
-    #expect(e.handle(ok(0x06, .select(maximumSize: 16, offset: 12, crc: CRC32.checksum(bin[0..<12])))) == .writePacket(Array(bin[12..<16])))
+    #expect(
+      e.handle(ok(0x06, .select(maximumSize: 16, offset: 12, crc: CRC32.checksum(bin[0..<12]))))
+        == .writePacket(Array(bin[12..<16])))
   }
 
   @Test func resumeAtAnObjectBoundaryReexecutesAndAccepts0x08() {
     var e = engineAtDataSelect()
-    #expect(e.handle(ok(0x06, .select(maximumSize: 16, offset: 16, crc: CRC32.checksum(bin[0..<16])))) == .send(.execute))
+    #expect(
+      e.handle(ok(0x06, .select(maximumSize: 16, offset: 16, crc: CRC32.checksum(bin[0..<16])))) == .send(.execute))
     // SDK 15–17: "operation not permitted" because that object was executed before the drop
-    let notPermitted = DFUEvent.response(ControlPointResponse(requestOpCode: 0x04, result: .failure(.operationNotPermitted, extended: nil)))
+    let notPermitted = DFUEvent.response(
+      ControlPointResponse(requestOpCode: 0x04, result: .failure(.operationNotPermitted, extended: nil)))
     #expect(e.handle(notPermitted) == .send(.create(.data, size: 4)))
   }
 
@@ -81,7 +89,11 @@ import Testing
       _ = e.handle(.packetWritten)
       #expect(e.handle(.packetWritten) == .send(.calculateChecksum))
       let bad = e.handle(ok(0x03, .checksum(offset: 16, crc: 0x1234)))
-      if attempt < 3 { #expect(bad == .send(.create(.data, size: 16))) } else { #expect(bad == .failed(.checksumMismatch(image: "app", offset: 16))) }
+      if attempt < 3 {
+        #expect(bad == .send(.create(.data, size: 16)))
+      } else {
+        #expect(bad == .failed(.checksumMismatch(image: "app", offset: 16)))
+      }
     }
   }
 
@@ -102,12 +114,15 @@ import Testing
     _ = e.handle(.connected(packetSize: 244))
     _ = e.handle(ok(0x02))
     _ = e.handle(ok(0x06, .select(maximumSize: 512, offset: 10, crc: CRC32.checksum(dat))))
-    let hw = DFUEvent.response(ControlPointResponse(requestOpCode: 0x04, result: .failure(.extendedError, extended: .hardwareVersionFailure)))
+    let hw = DFUEvent.response(
+      ControlPointResponse(requestOpCode: 0x04, result: .failure(.extendedError, extended: .hardwareVersionFailure)))
     #expect(e.handle(hw) == .failed(.rejected(image: "app", request: 0x04, .extendedError, .hardwareVersionFailure)))
   }
 
   @Test func dropsReconnectUntilTheBudgetWithoutProgressIsSpent() {
-    var e = DFUEngine(images: [DFUTransferImage(name: "app", initPacket: dat, firmware: bin)], configuration: DFUEngineConfiguration(maximumReconnectsWithoutProgress: 2))
+    var e = DFUEngine(
+      images: [DFUTransferImage(name: "app", initPacket: dat, firmware: bin)],
+      configuration: DFUEngineConfiguration(maximumReconnectsWithoutProgress: 2))
     _ = e.start()
     #expect(e.handle(.disconnected) == .connect(image: 0))
     #expect(e.handle(.disconnected) == .connect(image: 0))
@@ -119,11 +134,16 @@ import Testing
     _ = e.start()
     _ = e.handle(.connected(packetSize: 20))
     _ = e.handle(ok(0x02))
-    #expect(e.handle(ok(0x06, .select(maximumSize: 8, offset: 0, crc: 0))) == .failed(.initPacketTooLarge(image: "app", size: 10, maximum: 8)))
+    #expect(
+      e.handle(ok(0x06, .select(maximumSize: 8, offset: 0, crc: 0)))
+        == .failed(.initPacketTooLarge(image: "app", size: 10, maximum: 8)))
   }
 
   @Test func secondImageGoesInANewConnection() {
-    let images = [DFUTransferImage(name: "sd_bl", initPacket: dat, firmware: [1, 2, 3, 4]), DFUTransferImage(name: "app", initPacket: dat, firmware: bin)]
+    let images = [
+      DFUTransferImage(name: "sd_bl", initPacket: dat, firmware: [1, 2, 3, 4]),
+      DFUTransferImage(name: "app", initPacket: dat, firmware: bin),
+    ]
     var e = DFUEngine(images: images, configuration: DFUEngineConfiguration(receiptInterval: 0))
     _ = e.start()
     _ = e.handle(.connected(packetSize: 8))
@@ -152,8 +172,12 @@ extension DFUEngineTests {
 
 extension DFUEngineTests {
   @Test func systemPartRefusedAsNotNewerIsSkippedButALastImageIsNot() {
-    let tooLow = DFUEvent.response(ControlPointResponse(requestOpCode: 0x04, result: .failure(.extendedError, extended: .firmwareVersionFailure)))
-    let images = [DFUTransferImage(name: "softdevice_bootloader", initPacket: dat, firmware: [1, 2, 3, 4]), DFUTransferImage(name: "app", initPacket: dat, firmware: bin)]
+    let tooLow = DFUEvent.response(
+      ControlPointResponse(requestOpCode: 0x04, result: .failure(.extendedError, extended: .firmwareVersionFailure)))
+    let images = [
+      DFUTransferImage(name: "softdevice_bootloader", initPacket: dat, firmware: [1, 2, 3, 4]),
+      DFUTransferImage(name: "app", initPacket: dat, firmware: bin),
+    ]
     var e = DFUEngine(images: images)
     _ = e.start()
     _ = e.handle(.connected(packetSize: 8))
@@ -164,7 +188,8 @@ extension DFUEngineTests {
     #expect(e.handle(tooLow) == .send(.select(.command)))
     #expect(e.imageIndex == 1 && e.skippedImages == [0])
     _ = e.handle(ok(0x06, .select(maximumSize: 512, offset: 10, crc: CRC32.checksum(dat))))
-    #expect(e.handle(tooLow) == .failed(.rejected(image: "app", request: 0x04, .extendedError, .firmwareVersionFailure)))
+    #expect(
+      e.handle(tooLow) == .failed(.rejected(image: "app", request: 0x04, .extendedError, .firmwareVersionFailure)))
   }
 }
 
@@ -173,7 +198,9 @@ extension DFUEngineTests {
   /// the init packet streams are awaited too (nrfutil 6.1.7 `dfu_transport_serial.py` `__stream_data`;
   /// the target counts every object write, §4).
   @Test func receiptIntervalIsSetOnceAndCoversTheInitPacket() {
-    var e = DFUEngine(images: [DFUTransferImage(name: "app", initPacket: dat, firmware: bin)], configuration: DFUEngineConfiguration(receiptInterval: 1))
+    var e = DFUEngine(
+      images: [DFUTransferImage(name: "app", initPacket: dat, firmware: bin)],
+      configuration: DFUEngineConfiguration(receiptInterval: 1))
     _ = e.start()
     #expect(e.handle(.connected(packetSize: 8)) == .send(.setReceiptInterval(1)))
     #expect(e.handle(ok(0x02)) == .send(.select(.command)))
@@ -190,7 +217,10 @@ extension DFUEngineTests {
   /// Progress: each image starts at 0 of its own size, and each ends at 100 % — also the last one.
   @Test func progressCountsEachImageFromZeroAndEndsAtItsFullSize() {
     let first: [UInt8] = Array(0..<32)
-    let images = [DFUTransferImage(name: "sd_bl", initPacket: dat, firmware: first), DFUTransferImage(name: "app", initPacket: dat, firmware: bin)]
+    let images = [
+      DFUTransferImage(name: "sd_bl", initPacket: dat, firmware: first),
+      DFUTransferImage(name: "app", initPacket: dat, firmware: bin),
+    ]
     var e = DFUEngine(images: images, configuration: DFUEngineConfiguration(receiptInterval: 0))
     var reports: [(Int, Int, Int)] = []
     func run(_ firmware: [UInt8]) {

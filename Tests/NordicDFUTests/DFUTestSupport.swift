@@ -1,5 +1,5 @@
-import NordicDFUIO
 import Foundation
+import NordicDFUIO
 
 @testable import NordicDFU
 
@@ -37,7 +37,9 @@ enum DFUFixtures {
   }
 
   /// An unsigned application init packet as nrfutil would make it for `firmware`.
-  static func applicationInitPacket(for firmware: [UInt8], version: UInt32 = 2, hardware: UInt32 = 52, sdReq: [UInt32] = [0x101]) -> [UInt8] {
+  static func applicationInitPacket(
+    for firmware: [UInt8], version: UInt32 = 2, hardware: UInt32 = 52, sdReq: [UInt32] = [0x101]
+  ) -> [UInt8] {
     InitPacket.serialize(
       InitCommand(
         firmwareVersion: version, hardwareVersion: hardware, softDeviceRequirements: sdReq, type: .application,
@@ -46,7 +48,8 @@ enum DFUFixtures {
         bootValidations: [BootValidation(type: 1, bytes: [])]))
   }
 
-  static let applicationManifest = Array(#"{"manifest":{"application":{"bin_file":"app.bin","dat_file":"app.dat"}}}"#.utf8)
+  static let applicationManifest = Array(
+    #"{"manifest":{"application":{"bin_file":"app.bin","dat_file":"app.dat"}}}"#.utf8)
 
   /// Writes bytes to a fresh temporary file and returns its path.
   static func temporaryFile(_ bytes: [UInt8], suffix: String = ".zip") throws -> String {

@@ -1,6 +1,6 @@
-import NordicDFUIO
 import BeaconCore
 import Foundation
+import NordicDFUIO
 import Testing
 
 @testable import NordicDFU
@@ -23,14 +23,17 @@ import Testing
     #expect(packet.signature?.typeName == "ECDSA_P256_SHA256")
     #expect(
       packet.signature.map { Hex.encode($0.bytes).lowercased() }
-        == "3003c78d420e798b3576df35e4cfebdf8260d74220d1ac58e085f45c3677d1b732e0e80e5bc65d75c103e981c95b7f6715ba99506be48acb4cf1027c9b22f5c3")
+        == "3003c78d420e798b3576df35e4cfebdf8260d74220d1ac58e085f45c3677d1b732e0e80e5bc65d75c103e981c95b7f6715ba99506be48acb4cf1027c9b22f5c3"
+    )
     let c = packet.initCommand
     #expect(c.firmwareVersion == 3 && c.hardwareVersion == 52)
     #expect(c.softDeviceRequirements == [0x00])
     #expect(c.type == .application)
     #expect(c.softDeviceSize == 0 && c.bootloaderSize == 0 && c.applicationSize == 10000)
     #expect(c.hash?.typeName == "SHA256")
-    #expect(c.hash.map { Hex.encode($0.digest).lowercased() } == "8e20ee475ed65ed79902923892ecfb229219c069be452ead1a3f188c8b5845e6")
+    #expect(
+      c.hash.map { Hex.encode($0.digest).lowercased() }
+        == "8e20ee475ed65ed79902923892ecfb229219c069be452ead1a3f188c8b5845e6")
     #expect(c.bootValidations.map(\.typeName) == ["VALIDATE_GENERATED_CRC"] && c.bootValidations[0].bytes.isEmpty)
     #expect(c.isDebug == false)
     // §5: the signature covers the 62 raw InitCommand bytes
@@ -45,12 +48,15 @@ import Testing
     #expect(c.firmwareVersion == 0x0001_0203 && c.hardwareVersion == 52)
     #expect(c.softDeviceRequirements == [0x101, 0xB7])
     #expect(c.type == .application && c.applicationSize == 10000)
-    #expect(c.hash.map { Hex.encode($0.digest).lowercased() } == "8e20ee475ed65ed79902923892ecfb229219c069be452ead1a3f188c8b5845e6")
+    #expect(
+      c.hash.map { Hex.encode($0.digest).lowercased() }
+        == "8e20ee475ed65ed79902923892ecfb229219c069be452ead1a3f188c8b5845e6")
   }
 
   @Test func signedFixturePassesEveryCheckWithTheFleetKey() throws {
     let key = try DFUPublicKey(pem: try DFUFixtures.publicKeyPEM())
-    let validator = PackageValidator(expectations: DeviceExpectations(hardwareVersion: 52, softDeviceID: 0x101, applicationVersion: 1, publicKey: key))
+    let validator = PackageValidator(
+      expectations: DeviceExpectations(hardwareVersion: 52, softDeviceID: 0x101, applicationVersion: 1, publicKey: key))
     let checks = validator.checks(try package("app_signed.zip"))
     #expect(checks.allSatisfy { $0.outcome == .passed }, "\(checks.filter { $0.outcome != .passed })")
     #expect(checks.first { $0.name == "signature" }?.detail.contains("verified") == true)
@@ -65,7 +71,8 @@ import Testing
 
   @Test func unsignedPackageIsRefusedWhenTheDevicesRequireSignatures() throws {
     let key = try DFUPublicKey(pem: try DFUFixtures.publicKeyPEM())
-    let checks = PackageValidator(expectations: DeviceExpectations(publicKey: key)).checks(try package("app_unsigned.zip"))
+    let checks = PackageValidator(expectations: DeviceExpectations(publicKey: key)).checks(
+      try package("app_unsigned.zip"))
     #expect(checks.first { $0.name == "signature" }?.outcome == .failed)
     #expect(PackageValidator().checks(try package("app_unsigned.zip")).allSatisfy { $0.outcome != .failed })
   }
@@ -81,14 +88,18 @@ import Testing
     // packet is malformed — first byte 0x52 is neither 0x0A nor 0x12.
     let files = try DFUFixtures.files(of: "legacy_app.zip").filter { $0.name != "manifest.json" }
     let archive = InMemoryArchive([("manifest.json", DFUFixtures.applicationManifest)] + files)
-    #expect(throws: PackageError.invalidInitPacket(.application, .notSecureInitPacket(firstByte: 0x52))) { try DFUPackage(archive: archive) }
+    #expect(throws: PackageError.invalidInitPacket(.application, .notSecureInitPacket(firstByte: 0x52))) {
+      try DFUPackage(archive: archive)
+    }
   }
 
   @Test func randomBytesAsTheInitPacketAreReportedAsMalformedNotLegacy() throws {
     let bin = DFUFixtures.firmware(count: 64)
     for seed: UInt64 in 1...8 {
       let dat = DFUFixtures.firmware(count: 40, seed: seed)
-      let archive = InMemoryArchive([("manifest.json", DFUFixtures.applicationManifest), ("app.dat", dat), ("app.bin", bin)])
+      let archive = InMemoryArchive([
+        ("manifest.json", DFUFixtures.applicationManifest), ("app.dat", dat), ("app.bin", bin),
+      ])
       do {
         _ = try DFUPackage(archive: archive)
         Issue.record("random init packet accepted (seed \(seed))")

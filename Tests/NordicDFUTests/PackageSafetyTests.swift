@@ -1,5 +1,5 @@
-import NordicDFUIO
 import Foundation
+import NordicDFUIO
 import Testing
 
 @testable import NordicDFU
@@ -30,13 +30,17 @@ import Testing
   @Test func wrongHardwareVersionIsRefused() throws {
     let firmware = DFUFixtures.firmware(count: 4096)
     let dat = DFUFixtures.applicationInitPacket(for: firmware, hardware: 51)
-    #expect(try failedChecks([("manifest.json", DFUFixtures.applicationManifest), ("app.dat", dat), ("app.bin", firmware)]) == ["hw-version"])
+    #expect(
+      try failedChecks([("manifest.json", DFUFixtures.applicationManifest), ("app.dat", dat), ("app.bin", firmware)])
+        == ["hw-version"])
   }
 
   @Test func missingSoftDeviceAndOlderApplicationAreRefused() throws {
     let firmware = DFUFixtures.firmware(count: 100)
     let dat = DFUFixtures.applicationInitPacket(for: firmware, version: 0, sdReq: [0xB7])
-    #expect(try failedChecks([("manifest.json", DFUFixtures.applicationManifest), ("app.dat", dat), ("app.bin", firmware)]) == ["sd-req", "fw-version"])
+    #expect(
+      try failedChecks([("manifest.json", DFUFixtures.applicationManifest), ("app.dat", dat), ("app.bin", firmware)])
+        == ["sd-req", "fw-version"])
   }
 
   @Test func truncatedZipIsRefused() throws {
@@ -60,7 +64,10 @@ import Testing
   @Test func storedZipWriterOutputReadsBackThroughLibzip() throws {
     let firmware = DFUFixtures.firmware(count: 3000)
     let dat = DFUFixtures.applicationInitPacket(for: firmware)
-    let path = try DFUFixtures.temporaryFile(StoredZipWriter.archive([("manifest.json", DFUFixtures.applicationManifest), ("app.dat", dat), ("app.bin", firmware)]))
+    let path = try DFUFixtures.temporaryFile(
+      StoredZipWriter.archive([
+        ("manifest.json", DFUFixtures.applicationManifest), ("app.dat", dat), ("app.bin", firmware),
+      ]))
     defer { try? FileManager.default.removeItem(atPath: path) }
     let pkg = try DFUPackage(archive: LibzipArchive(path: path))
     #expect(pkg.images.first?.firmware == firmware)
@@ -87,7 +94,9 @@ import Testing
       try limits.check([ArchiveEntry(name: "bomb.bin", size: 2 << 20, compressedSize: 1000)])
     }
     #expect(throws: PackageError.duplicateEntry("a")) {
-      try limits.check([ArchiveEntry(name: "a", size: 1, compressedSize: 1), ArchiveEntry(name: "a", size: 1, compressedSize: 1)])
+      try limits.check([
+        ArchiveEntry(name: "a", size: 1, compressedSize: 1), ArchiveEntry(name: "a", size: 1, compressedSize: 1),
+      ])
     }
   }
 
@@ -105,7 +114,10 @@ import Testing
     }
     let big = [UInt8](repeating: 0x0A, count: 513)
     #expect(throws: PackageError.initPacketTooLarge(.application, 513)) {
-      try DFUPackage(archive: InMemoryArchive([("manifest.json", DFUFixtures.applicationManifest), ("app.dat", big), ("app.bin", [1, 2, 3, 4])]))
+      try DFUPackage(
+        archive: InMemoryArchive([
+          ("manifest.json", DFUFixtures.applicationManifest), ("app.dat", big), ("app.bin", [1, 2, 3, 4]),
+        ]))
     }
   }
 }

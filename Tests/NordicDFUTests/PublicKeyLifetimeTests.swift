@@ -1,5 +1,5 @@
-import NordicDFUIO
 import BeaconCore
+import NordicDFUIO
 import Testing
 
 @testable import NordicDFU
@@ -22,9 +22,13 @@ struct PublicKeyLifetimeTests {
   /// fixture key loaded from a PEM that no longer exists, and fails once a byte of the command changes.
   @Test func aKeyLoadedFromAReleasedPEMVerifiesTheFixtureSignature() throws {
     let key = try Self.keyFromAPEMThatIsGone()
-    let image = try #require(try DFUPackage(archive: LibzipArchive(path: DFUFixtures.path("app_signed.zip"))).images.first)
+    let image = try #require(
+      try DFUPackage(archive: LibzipArchive(path: DFUFixtures.path("app_signed.zip"))).images.first)
     let signature = try #require(image.initPacket.signature)
-    #expect(Hex.encode(signature.bytes).lowercased() == "3003c78d420e798b3576df35e4cfebdf8260d74220d1ac58e085f45c3677d1b732e0e80e5bc65d75c103e981c95b7f6715ba99506be48acb4cf1027c9b22f5c3")
+    #expect(
+      Hex.encode(signature.bytes).lowercased()
+        == "3003c78d420e798b3576df35e4cfebdf8260d74220d1ac58e085f45c3677d1b732e0e80e5bc65d75c103e981c95b7f6715ba99506be48acb4cf1027c9b22f5c3"
+    )
     #expect(try key.verifies(signature.bytes, of: image.initPacket.initCommandBytes))
     var altered = image.initPacket.initCommandBytes
     altered[altered.count - 1] ^= 0x01

@@ -31,8 +31,12 @@ import Testing
             s.pings += 1
             return s.pings
           }
-          if n > silentPings { continuation.yield(SLIP.encode(ControlPointResponse(requestOpCode: 0x09, result: .success(.ping(id))).bytes)) }
-        case .getMTU: continuation.yield(SLIP.encode(ControlPointResponse(requestOpCode: 0x07, result: .success(.mtu(131))).bytes))
+          if n > silentPings {
+            continuation.yield(
+              SLIP.encode(ControlPointResponse(requestOpCode: 0x09, result: .success(.ping(id))).bytes))
+          }
+        case .getMTU:
+          continuation.yield(SLIP.encode(ControlPointResponse(requestOpCode: 0x07, result: .success(.mtu(131))).bytes))
         default: break
         }
       }

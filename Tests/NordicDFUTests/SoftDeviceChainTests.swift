@@ -30,14 +30,19 @@ import Testing
     var command = images[1].initPacket.initCommand
     command.softDeviceRequirements = [0xB7]
     images[1].initPacket.initCommand = command
-    let checks = PackageValidator(expectations: DeviceExpectations(softDeviceID: 0xB7)).checks(DFUPackage(images: images))
-    #expect(checks.filter { $0.outcome == .failed }.map(\.detail) == ["package needs SoftDevice 0xB7, image #0 installs 0x101"])
+    let checks = PackageValidator(expectations: DeviceExpectations(softDeviceID: 0xB7)).checks(
+      DFUPackage(images: images))
+    #expect(
+      checks.filter { $0.outcome == .failed }.map(\.detail) == [
+        "package needs SoftDevice 0xB7, image #0 installs 0x101"
+      ])
   }
 
   @Test func aSoftDeviceWithoutInformationStructureLeavesTheLaterCheckSkipped() {
     var images = package.images
     images[0].firmware[0x2004] ^= 0xFF  // break the magic number
-    let checks = PackageValidator(expectations: DeviceExpectations(softDeviceID: 0xB7)).checks(DFUPackage(images: images))
+    let checks = PackageValidator(expectations: DeviceExpectations(softDeviceID: 0xB7)).checks(
+      DFUPackage(images: images))
     #expect(checks.first { $0.image == 1 && $0.name == "sd-req" }?.outcome == .skipped)
   }
 }

@@ -19,7 +19,8 @@ import Testing
     #expect(!FileLock.isHeld(path))
     let first = try FileLock.lock(path, mode: 0o600)
     #expect(FileLock.isHeld(path))
-    let waiting = Flag(), acquired = Flag()
+    let waiting = Flag()
+    let acquired = Flag()
     let second = Task {
       let lock = try await FileLock.acquire(path, whenWaiting: { waiting.set() })
       acquired.set()

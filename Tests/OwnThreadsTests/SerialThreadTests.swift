@@ -42,7 +42,10 @@ import Testing
     for thread in threads {
       thread.async {
         names.withLock { _ = $0.insert(Self.currentThreadName()) }
-        if arrived.withLock({ $0 += 1; return $0 }) == count {
+        if arrived.withLock({
+          $0 += 1
+          return $0
+        }) == count {
           for _ in 0..<count { everyone.signal() }
         }
         outcomes.append(everyone.wait(timeout: .now() + 15) == .success ? 1 : 0)

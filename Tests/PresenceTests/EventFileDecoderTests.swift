@@ -43,7 +43,10 @@ import Testing
         { "name": "b", "trigger": "enter", "actions": [{ "type": "command", "run": ["/bin/true"] }] } ] }
       """#
     let file = try EventFileDecoder.decode(Array(text.utf8), file: "e.json", extraActions: [.webhook(url: "http://h/")])
-    #expect(file.definitions.map(\.actions) == [[.webhook(url: "http://h/")], [.command(["/bin/true"]), .webhook(url: "http://h/")]])
+    #expect(
+      file.definitions.map(\.actions) == [
+        [.webhook(url: "http://h/")], [.command(["/bin/true"]), .webhook(url: "http://h/")],
+      ])
     let bare = try EventFileDecoder.decode(Array(text.utf8), file: "e.json")
     #expect(bare.definitions[0].actions == [.jsonl])
   }
@@ -58,7 +61,8 @@ import Testing
   }
 
   static func window(_ json: String, zone: String = "UTC") throws -> (EventSchedule, Calendar) {
-    let text = #"{ "version": 1, "timeZone": "\#(zone)", "events": [ { "name": "x", "trigger": "enter", "schedule": [\#(json)] } ] }"#
+    let text =
+      #"{ "version": 1, "timeZone": "\#(zone)", "events": [ { "name": "x", "trigger": "enter", "schedule": [\#(json)] } ] }"#
     let file = try EventFileDecoder.decode(Array(text.utf8), file: "e.json")
     return (file.definitions[0].schedule, file.settings.calendar)
   }
@@ -66,7 +70,8 @@ import Testing
   static func at(_ text: String) -> Date { ISO8601DateFormatter().date(from: text)! }
 
   @Test func anOvernightWindowOnWeekdays() throws {
-    let (schedule, calendar) = try Self.window(#"{ "dailyStart": "22:00", "dailyEnd": "06:00", "weekdays": ["fri", "sat"] }"#)
+    let (schedule, calendar) = try Self.window(
+      #"{ "dailyStart": "22:00", "dailyEnd": "06:00", "weekdays": ["fri", "sat"] }"#)
     #expect(schedule.admits(Self.at("2026-03-06T23:30:00Z"), calendar: calendar))  // Friday night
     #expect(schedule.admits(Self.at("2026-03-07T05:59:59Z"), calendar: calendar))  // Saturday early
     #expect(!schedule.admits(Self.at("2026-03-07T06:00:00Z"), calendar: calendar))
@@ -76,7 +81,8 @@ import Testing
   }
 
   @Test func datesAreWholeDaysInTheFilesTimeZone() throws {
-    let (schedule, calendar) = try Self.window(#"{ "start": "2026-03-01", "end": "2026-03-31" }"#, zone: "Europe/Berlin")
+    let (schedule, calendar) = try Self.window(
+      #"{ "start": "2026-03-01", "end": "2026-03-31" }"#, zone: "Europe/Berlin")
     #expect(!schedule.admits(Self.at("2026-02-28T22:59:59Z"), calendar: calendar))
     #expect(schedule.admits(Self.at("2026-02-28T23:00:00Z"), calendar: calendar))  // midnight in Berlin
     #expect(schedule.admits(Self.at("2026-03-31T21:59:59Z"), calendar: calendar))  // 23:59:59 CEST
@@ -109,9 +115,14 @@ import Testing
   /// Webhook URLs that can never be delivered to once were accepted and their events retried for
   /// ever: no host, a port out of range, a space or CR/LF, and a password (stored in the spool) are refused.
   @Test func unusableWebhookURLsAreRefusedWithTheirPath() {
-    let urls = ["http://", "http://h:99999/", "http://my host/", "http://h/a\r\nX-Evil: 1", "https://user:pw@h/", "http://h:/x"]
-    let actions = urls.map { #"{ "type": "webhook", "url": \#(String(decoding: try! JSONEncoder().encode($0), as: UTF8.self)) }"# }
-    let text = #"{ "version": 1, "events": [ { "name": "a", "trigger": "enter", "actions": [\#(actions.joined(separator: ", "))] } ] }"#
+    let urls = [
+      "http://", "http://h:99999/", "http://my host/", "http://h/a\r\nX-Evil: 1", "https://user:pw@h/", "http://h:/x",
+    ]
+    let actions = urls.map {
+      #"{ "type": "webhook", "url": \#(String(decoding: try! JSONEncoder().encode($0), as: UTF8.self)) }"#
+    }
+    let text =
+      #"{ "version": 1, "events": [ { "name": "a", "trigger": "enter", "actions": [\#(actions.joined(separator: ", "))] } ] }"#
     #expect {
       try EventFileDecoder.decode(Array(text.utf8), file: "ev.json")
     } throws: { error in
@@ -127,7 +138,9 @@ import Testing
     }
     #expect(throws: Never.self) {
       try EventFileDecoder.decode(
-        Array(#"{ "version": 1, "events": [ { "name": "a", "trigger": "enter", "actions": [{ "type": "webhook", "url": "https://[::1]:8443/h?x=1" }, { "type": "webhook", "url": "HTTP://hooks.example-1.net/a%20b" }] } ] }"#.utf8),
+        Array(
+          #"{ "version": 1, "events": [ { "name": "a", "trigger": "enter", "actions": [{ "type": "webhook", "url": "https://[::1]:8443/h?x=1" }, { "type": "webhook", "url": "HTTP://hooks.example-1.net/a%20b" }] } ] }"#
+            .utf8),
         file: "ev.json")
     }
   }

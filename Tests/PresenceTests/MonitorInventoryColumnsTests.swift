@@ -29,7 +29,9 @@ import Testing
         #"inv.csv: $[4].enterRSSI: AC:23:3F:00:00:05: "-200" is not a valid enterRSSI (allowed: an integer in dBm, -127…20)"#,
         #"inv.csv: $[6].enterRSSI: AC:23:3F:00:00:07: "x" is not a valid enterRSSI (allowed: an integer in dBm, -127…20)"#,
         #"inv.csv: $[6].exitTimeout: AC:23:3F:00:00:07: "nan" is not a valid exitTimeout (allowed: seconds, 1…86400)"#,
-      ] && (error as? ProfileDiagnostics)?.description.hasSuffix("6 errors in the inventory; nothing was sent to any device") == true
+      ]
+        && (error as? ProfileDiagnostics)?.description.hasSuffix(
+          "6 errors in the inventory; nothing was sent to any device") == true
     }
   }
 

@@ -13,7 +13,9 @@ import Testing
   /// and one tick a second as `PresenceScan` drives it; returns the time taken and the exits per second.
   static func run(devices: Int, seconds: Int) throws -> (Duration, [Int: Int]) {
     let file = try EventFileDecoder.decode(
-      Array(#"{"version": 1, "defaults": {"exitTimeout": 3}, "events": [{"name": "in", "trigger": "enter"}, {"name": "out", "trigger": "exit"}]}"#.utf8),
+      Array(
+        #"{"version": 1, "defaults": {"exitTimeout": 3}, "events": [{"name": "in", "trigger": "enter"}, {"name": "out", "trigger": "exit"}]}"#
+          .utf8),
       file: "events.json")
     var engine = PresenceEngine(file: file)
     let addresses = (0..<devices).map { String(format: "AA:00:00:00:%02X:%02X", $0 >> 8, $0 & 0xff) }
@@ -23,7 +25,8 @@ import Testing
       for second in 0..<seconds {
         let heard = second < seconds / 2 ? addresses : Array(addresses.prefix(devices / 2))
         let batch = heard.enumerated().map { i, a in
-          PresenceSighting(address: a, at: t0 + Double(second) + Double(i) / Double(devices), rssi: -60, measuredPower: -59)
+          PresenceSighting(
+            address: a, at: t0 + Double(second) + Double(i) / Double(devices), rssi: -60, measuredPower: -59)
         }
         let events = engine.observe(batch) + engine.tick(at: t0 + Double(second + 1))
         exits[second + 1, default: 0] += events.filter { $0.kind == .exit }.count

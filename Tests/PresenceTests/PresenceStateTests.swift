@@ -11,12 +11,16 @@ import Testing
 
   @Test func aRestoredEngineDoesNotRefireAndExitsWhatLeftMeanwhile() throws {
     var first = try T.engine()
-    var out = first.observe([T.seen(T.a, 0, rssi: -50), T.seen(T.b, 1, rssi: -60), T.seen(T.c, 2, rssi: -60, battery: 10)])
-    #expect(out.map(T.line) == [
-      "0 arrive enter AA:00:00:00:00:0A", "0 close enter AA:00:00:00:00:0A", "0 dock-open session-open tag:dock",
-      "1 arrive enter AA:00:00:00:00:0B",
-      "2 arrive enter CC:00:00:00:00:0C", "2 first-sight enter CC:00:00:00:00:0C", "2 battery battery-low CC:00:00:00:00:0C",
+    var out = first.observe([
+      T.seen(T.a, 0, rssi: -50), T.seen(T.b, 1, rssi: -60), T.seen(T.c, 2, rssi: -60, battery: 10),
     ])
+    #expect(
+      out.map(T.line) == [
+        "0 arrive enter AA:00:00:00:00:0A", "0 close enter AA:00:00:00:00:0A", "0 dock-open session-open tag:dock",
+        "1 arrive enter AA:00:00:00:00:0B",
+        "2 arrive enter CC:00:00:00:00:0C", "2 first-sight enter CC:00:00:00:00:0C",
+        "2 battery battery-low CC:00:00:00:00:0C",
+      ])
     // Kept as JSON (as the monitor keeps it) and read back by a new engine.
     let kept = try JSONDecoder().decode(PresenceState.self, from: JSONEncoder().encode(first.state))
     #expect(kept == first.state)
@@ -32,10 +36,11 @@ import Testing
     #expect(out.map(T.line) == ["12 leave exit AA:00:00:00:00:0B"])
     // Trigger-once holds after C exits and comes back.
     out = second.tick(at: Self.t0 + 30) + second.observe([T.seen(T.c, 31, rssi: -60)])
-    #expect(out.map(T.line) == [
-      "30 leave exit AA:00:00:00:00:0A", "30 leave exit CC:00:00:00:00:0C", "30 dock-close session-close tag:dock",
-      "31 arrive enter CC:00:00:00:00:0C",
-    ])
+    #expect(
+      out.map(T.line) == [
+        "30 leave exit AA:00:00:00:00:0A", "30 leave exit CC:00:00:00:00:0C", "30 dock-close session-close tag:dock",
+        "31 arrive enter CC:00:00:00:00:0C",
+      ])
     let close = try #require(out.first { $0.name == "dock-close" })
     #expect(close.session == "dock@2026-03-02T08:00:00.000Z" && close.tagDevices == [T.a, T.b])
   }
@@ -60,10 +65,12 @@ import Testing
     var out = engine.tick(at: Self.t0 + 10)
     out += engine.observe([T.seen(T.c, 20, rssi: -60)])
     out += engine.tick(at: Self.t0 + 40)
-    #expect(out.map(T.line) == [
-      "10 silent silent AA:00:00:00:00:0B",
-      "20 arrive enter CC:00:00:00:00:0C", "20 first-sight enter CC:00:00:00:00:0C", "40 leave exit CC:00:00:00:00:0C",
-    ])
+    #expect(
+      out.map(T.line) == [
+        "10 silent silent AA:00:00:00:00:0B",
+        "20 arrive enter CC:00:00:00:00:0C", "20 first-sight enter CC:00:00:00:00:0C",
+        "40 leave exit CC:00:00:00:00:0C",
+      ])
     #expect(out[0].silentSeconds == 60)
   }
 }

@@ -33,11 +33,14 @@ import Testing
 
   static func engine() throws -> PresenceEngine {
     let file = try EventFileDecoder.decode(Array(events.utf8), file: "events.json")
-    let inventory = try Inventory.parse(Array("address,tags\n\(a),dock\n\(b),dock\n\(c),\n".utf8), file: "inventory.csv")
+    let inventory = try Inventory.parse(
+      Array("address,tags\n\(a),dock\n\(b),dock\n\(c),\n".utf8), file: "inventory.csv")
     return PresenceEngine(file: file, inventory: inventory)
   }
 
-  static func seen(_ address: String, _ seconds: Double, rssi: Int, battery: Int? = nil, firmware: String? = nil) -> PresenceSighting {
+  static func seen(_ address: String, _ seconds: Double, rssi: Int, battery: Int? = nil, firmware: String? = nil)
+    -> PresenceSighting
+  {
     PresenceSighting(
       address: address, at: t0 + seconds, rssi: rssi, measuredPower: -59, batteryPercent: battery, firmware: firmware)
   }
@@ -60,28 +63,29 @@ import Testing
     out += engine.observe([Self.seen(Self.c, 30, rssi: -60, firmware: "5.14")])  // trigger-once: no first-sight
     out += engine.tick(at: Self.t0 + 100)
     out += engine.observe([Self.seen(Self.b, 5400, rssi: -60)])  // 09:30 on a Monday
-    #expect(out.map(Self.line) == [
-      "0 arrive enter AA:00:00:00:00:0A",
-      "0 dock-open session-open tag:dock",
-      "1 arrive enter CC:00:00:00:00:0C",
-      "1 first-sight enter CC:00:00:00:00:0C",
-      "2 close enter AA:00:00:00:00:0A",
-      "3 arrive enter AA:00:00:00:00:0B",
-      "5 battery battery-low CC:00:00:00:00:0C",
-      "12 leave exit AA:00:00:00:00:0A",
-      "15 leave exit AA:00:00:00:00:0B",
-      "15 leave exit CC:00:00:00:00:0C",
-      "23 dock-close session-close tag:dock",
-      "30 arrive enter CC:00:00:00:00:0C",
-      "30 fw firmware-changed CC:00:00:00:00:0C",
-      "100 silent silent AA:00:00:00:00:0A",
-      "100 silent silent AA:00:00:00:00:0B",
-      "100 leave exit CC:00:00:00:00:0C",
-      "100 silent silent CC:00:00:00:00:0C",
-      "5400 arrive enter AA:00:00:00:00:0B",
-      "5400 office-hours enter AA:00:00:00:00:0B",
-      "5400 dock-open session-open tag:dock",
-    ])
+    #expect(
+      out.map(Self.line) == [
+        "0 arrive enter AA:00:00:00:00:0A",
+        "0 dock-open session-open tag:dock",
+        "1 arrive enter CC:00:00:00:00:0C",
+        "1 first-sight enter CC:00:00:00:00:0C",
+        "2 close enter AA:00:00:00:00:0A",
+        "3 arrive enter AA:00:00:00:00:0B",
+        "5 battery battery-low CC:00:00:00:00:0C",
+        "12 leave exit AA:00:00:00:00:0A",
+        "15 leave exit AA:00:00:00:00:0B",
+        "15 leave exit CC:00:00:00:00:0C",
+        "23 dock-close session-close tag:dock",
+        "30 arrive enter CC:00:00:00:00:0C",
+        "30 fw firmware-changed CC:00:00:00:00:0C",
+        "100 silent silent AA:00:00:00:00:0A",
+        "100 silent silent AA:00:00:00:00:0B",
+        "100 leave exit CC:00:00:00:00:0C",
+        "100 silent silent CC:00:00:00:00:0C",
+        "5400 arrive enter AA:00:00:00:00:0B",
+        "5400 office-hours enter AA:00:00:00:00:0B",
+        "5400 dock-open session-open tag:dock",
+      ])
     #expect(out.map(\.sequence) == Array(1...out.count))
     let close = try #require(out.first { $0.name == "dock-close" })
     #expect(close.session == "dock@2026-03-02T08:00:00.000Z" && close.tagDevices == [Self.a, Self.b])
@@ -109,18 +113,23 @@ import Testing
     var engine = try Self.engine()
     var out = engine.observe([PresenceSighting(address: Self.c, at: Self.t0, rssi: nil)])
     out += engine.tick(at: Self.t0 + 10)
-    #expect(out.map(Self.line) == ["0 arrive enter CC:00:00:00:00:0C", "0 first-sight enter CC:00:00:00:00:0C", "10 leave exit CC:00:00:00:00:0C"])
+    #expect(
+      out.map(Self.line) == [
+        "0 arrive enter CC:00:00:00:00:0C", "0 first-sight enter CC:00:00:00:00:0C", "10 leave exit CC:00:00:00:00:0C",
+      ])
     #expect(out[0].device?.proximity == .unknown && out[0].device?.smoothedRSSI == nil)
   }
 
   /// Proximity changes while present, the enter threshold of the inventory, and a cooldown.
   @Test func proximityEnterThresholdAndCooldown() throws {
-    let file = try EventFileDecoder.decode(Array(#"""
-      { "version": 1, "timeZone": "UTC", "defaults": { "exitTimeout": 5 },
-        "events": [ { "name": "in", "trigger": "enter", "cooldown": 60 },
-                    { "name": "near", "trigger": "proximity", "minimumProximity": "near" },
-                    { "name": "moved", "trigger": "proximity" } ] }
-      """#.utf8), file: "e.json")
+    let file = try EventFileDecoder.decode(
+      Array(
+        #"""
+        { "version": 1, "timeZone": "UTC", "defaults": { "exitTimeout": 5 },
+          "events": [ { "name": "in", "trigger": "enter", "cooldown": 60 },
+                      { "name": "near", "trigger": "proximity", "minimumProximity": "near" },
+                      { "name": "moved", "trigger": "proximity" } ] }
+        """#.utf8), file: "e.json")
     let inventory = try Inventory.parse(Array("address,enterRSSI\n\(Self.a),-65\n".utf8), file: "i.csv")
     var engine = PresenceEngine(file: file, inventory: inventory)
     var out: [PresenceEvent] = []
@@ -131,12 +140,13 @@ import Testing
     out += engine.observe([Self.seen(Self.a, 4, rssi: -30)])  // −59.2: near again (closer than −65.5)
     out += engine.tick(at: Self.t0 + 10)
     out += engine.observe([Self.seen(Self.a, 20, rssi: -40)])  // back within the cooldown: no "in"
-    #expect(out.map(Self.line) == [
-      "2 in enter AA:00:00:00:00:0A",
-      "3 moved proximity AA:00:00:00:00:0A",
-      "4 near proximity AA:00:00:00:00:0A",
-      "4 moved proximity AA:00:00:00:00:0A",
-    ])
+    #expect(
+      out.map(Self.line) == [
+        "2 in enter AA:00:00:00:00:0A",
+        "3 moved proximity AA:00:00:00:00:0A",
+        "4 near proximity AA:00:00:00:00:0A",
+        "4 moved proximity AA:00:00:00:00:0A",
+      ])
     #expect(out[1].previous == "near" && out[1].device?.proximity == .far)
   }
 
@@ -144,12 +154,14 @@ import Testing
   /// few seconds on the smoothed RSSI's jitter: with the 3 dB hysteresis it stays in one class, and a
   /// `minimumRSSI` enter/exit pair at its level fires one enter and no exit while it is heard.
   @Test func aDeviceAtAClassBoundaryDoesNotFlap() throws {
-    let file = try EventFileDecoder.decode(Array(#"""
-      { "version": 1, "timeZone": "UTC", "defaults": { "exitTimeout": 30 },
-        "events": [ { "name": "moved", "trigger": "proximity" },
-                    { "name": "in", "trigger": "enter", "minimumRSSI": -69 },
-                    { "name": "out", "trigger": "exit", "minimumRSSI": -69 } ] }
-      """#.utf8), file: "e.json")
+    let file = try EventFileDecoder.decode(
+      Array(
+        #"""
+        { "version": 1, "timeZone": "UTC", "defaults": { "exitTimeout": 30 },
+          "events": [ { "name": "moved", "trigger": "proximity" },
+                      { "name": "in", "trigger": "enter", "minimumRSSI": -69 },
+                      { "name": "out", "trigger": "exit", "minimumRSSI": -69 } ] }
+        """#.utf8), file: "e.json")
     var engine = PresenceEngine(file: file, inventory: nil)
     let readings = [-66] + (0..<40).map { $0 % 2 == 0 ? -73 : -64 }
     var out: [PresenceEvent] = []
@@ -166,7 +178,9 @@ import Testing
   }
 
   @Test func hysteresisMovesAClassOnlyPastTheBoundaryByThreeDecibels() {
-    let c = { (rssi: Double, previous: Proximity) in ProximityClassifier.classify(rssi: rssi, measuredPower: -59, previous: previous) }
+    let c = { (rssi: Double, previous: Proximity) in
+      ProximityClassifier.classify(rssi: rssi, measuredPower: -59, previous: previous)
+    }
     #expect(c(-69.5, .near) == .near && c(-71.6, .near) == .far)
     #expect(c(-67.5, .far) == .far && c(-65.4, .far) == .near)
     #expect(c(-40, .far) == .immediate && c(-80, .immediate) == .far)

@@ -51,7 +51,9 @@ import Testing
       // (SensorFieldCheck), so only their presence is checked here.
       guard scope != .sensor else { continue }
       for value in Self.edgeValues(field.kind) {
-        #expect(row.problem(with: value) == nil, "profile \(field.key) allows \(value), the key table says \(row.problem(with: value) ?? "")")
+        #expect(
+          row.problem(with: value) == nil,
+          "profile \(field.key) allows \(value), the key table says \(row.problem(with: value) ?? "")")
         checked += 1
       }
     }

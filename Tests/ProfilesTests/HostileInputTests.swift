@@ -11,26 +11,33 @@ struct HostileInputTests {
   /// A value far beyond `Int`'s range used to trap (`FieldSpec.Kind.plain` converted it to `Int`).
   @Test func aHugeIntervalIsAnOutOfRangeErrorAtItsPath() {
     let profile = #"{"version": 1, "desired": {"slots": [{"slot": 0, "type": "ibeacon", "intervalMs": 1e300}]}}"#
-    #expect(diagnostics(profile) == [
-      "p.json:1:83: $.desired.slots[0].intervalMs: 1e+300 is out of range (allowed: 100…10000)"
-    ])
+    #expect(
+      diagnostics(profile) == [
+        "p.json:1:83: $.desired.slots[0].intervalMs: 1e+300 is out of range (allowed: 100…10000)"
+      ])
   }
 
   /// A number no `Double` holds is valid JSON but out of every range: named as written, at its path.
   @Test func aNumberBeyondDoubleIsOutOfRangeAtItsPath() {
-    let profile = #"{"version": 1, "desired": {"measuredPower": -1e400, "slots": [{"slot": 0, "type": "ibeacon", "intervalMs": 1e400}]}}"#
-    #expect(diagnostics(profile) == [
-      "p.json:1:45: $.desired.measuredPower: -1e400 is out of range (allowed: -100…10)",
-      "p.json:1:108: $.desired.slots[0].intervalMs: 1e400 is out of range (allowed: 100…10000)",
-    ])
-    #expect(diagnostics(#"{"version": 1, "select": {"minRSSI": -1e400}, "desired": {}}"#) == ["p.json:1:38: $.select.minRSSI: -1e400 is out of range (allowed: -127…20)"])
+    let profile =
+      #"{"version": 1, "desired": {"measuredPower": -1e400, "slots": [{"slot": 0, "type": "ibeacon", "intervalMs": 1e400}]}}"#
+    #expect(
+      diagnostics(profile) == [
+        "p.json:1:45: $.desired.measuredPower: -1e400 is out of range (allowed: -100…10)",
+        "p.json:1:108: $.desired.slots[0].intervalMs: 1e400 is out of range (allowed: 100…10000)",
+      ])
+    #expect(
+      diagnostics(#"{"version": 1, "select": {"minRSSI": -1e400}, "desired": {}}"#) == [
+        "p.json:1:38: $.select.minRSSI: -1e400 is out of range (allowed: -127…20)"
+      ])
   }
 
   /// A scaled sensor value near `Double.greatestFiniteMagnitude` (threshold × 10, docs/protocols/kbeacon.md §6.6)
   /// overflows to infinity when scaled, and `1e400` is infinite already; the sensor check must not hand
   /// either to `JSONNumber(Double)`: both are out-of-range errors at their paths.
   @Test func aScaledSensorValueThatOverflowsIsOutOfRange() {
-    let profile = #"{"version": 1, "desired": {"sensors": [{"type": "temperature-humidity", "temperatureThreshold": 1.7e308, "humidityThreshold": 1e400}]}}"#
+    let profile =
+      #"{"version": 1, "desired": {"sensors": [{"type": "temperature-humidity", "temperatureThreshold": 1.7e308, "humidityThreshold": 1e400}]}}"#
     #expect(diagnostics(profile).count == 2)
     #expect(diagnostics(profile).first?.contains("$.desired.sensors[0].temperatureThreshold: ") == true)
   }
@@ -44,11 +51,13 @@ struct HostileInputTests {
   /// `{{index+9223372036854775807}}` parses (the offset is a valid Int) but overflows when added.
   @Test func anIndexOffsetThatOverflowsFailsTheDeviceInsteadOfTrapping() throws {
     let profile = try decode(
-      #"{"version": 1, "desired": {"slots": [{"slot": 0, "type": "ibeacon", "minor": "{{index+9223372036854775807}}"}]}}"#)
+      #"{"version": 1, "desired": {"slots": [{"slot": 0, "type": "ibeacon", "minor": "{{index+9223372036854775807}}"}]}}"#
+    )
     let result = DesiredResolver(urlCheck: testURLCheck).resolve(
       profile.desired, TemplateVariables(address: "DD:34:02:06:D0:6C", index: 4))
-    #expect(result.failure?.description
-      == "$.desired.slots[0].minor: {{index}} + 9223372036854775807 does not fit in a 64-bit integer")
+    #expect(
+      result.failure?.description
+        == "$.desired.slots[0].minor: {{index}} + 9223372036854775807 does not fit in a 64-bit integer")
     let low = Template("{{index-9223372036854775807}}").render(TemplateVariables(address: "x", index: -2))
     #expect(low == .failure(TemplateError("{{index}} + -9223372036854775807 does not fit in a 64-bit integer")))
   }
@@ -71,13 +80,16 @@ struct HostileInputTests {
       "maxSlot": .integer(.min), "maxTg": .integer(0), "maxPrd": .number(-.infinity), "minPwr": .number(1e300),
       "bCap": .number(1e300),
     ])
-    #expect(DeviceChecks.problems(desired: desired, actual: actual, allowUnreachable: true) == [
-      "slot 0 does not exist: this device has -9223372036854775808 slots (none)",
-      "slot 0 interval 1000 ms is above this device's maximum -inf ms",
-      "trigger 0 does not exist: this device has 0 triggers (none)",
-    ])
+    #expect(
+      DeviceChecks.problems(desired: desired, actual: actual, allowUnreachable: true) == [
+        "slot 0 does not exist: this device has -9223372036854775808 slots (none)",
+        "slot 0 interval 1000 ms is above this device's maximum -inf ms",
+        "trigger 0 does not exist: this device has 0 triggers (none)",
+      ])
     let hostileDesired = DeviceConfigView(slots: [0: ["type": .number(1e300), "txPwr": .number(-1e300)]])
-    let limits = DeviceConfigView(common: ["maxSlot": .integer(5), "minPwr": .integer(-20), "bCap": .integer(0x0001_3F0F)])
+    let limits = DeviceConfigView(common: [
+      "maxSlot": .integer(5), "minPwr": .integer(-20), "bCap": .integer(0x0001_3F0F),
+    ])
     #expect(DeviceChecks.problems(desired: hostileDesired, actual: limits, allowUnreachable: true) == [])
   }
 
@@ -102,13 +114,14 @@ struct HostileInputTests {
          {"slot": 1, "type": "eddystone-uid", "namespace": "0x00112233445566778899", "instance": "ａａbbccddeeff"}]}}
       """#
     let found = diagnostics(profile).map { $0.split(separator: " ", maxSplits: 1)[1] }
-    #expect(found == [
-      #"$.select.addresses[0]: "+A:BB:CC:DD:EE:FF" is not a Bluetooth address (allowed: AA:BB:CC:DD:EE:FF)"#,
-      #"$.select.addresses[1]: "ＡＡ:BB:CC:DD:EE:FF" is not a Bluetooth address (allowed: AA:BB:CC:DD:EE:FF)"#,
-      #"$.select.addresses[2]: "DD-34-02-06-D0-6C" is not a Bluetooth address (allowed: AA:BB:CC:DD:EE:FF)"#,
-      #"$.desired.slots[0].uuid: "Ｅ2C56DB5-DFFB-48D2-B060-D0F5A71096E0" is not a UUID (allowed: a UUID like E2C56DB5-DFFB-48D2-B060-D0F5A71096E0)"#,
-      #"$.desired.slots[1].instance: "ａａbbccddeeff" is not 12 hex digits (allowed: 12 hex digits, optionally prefixed 0x)"#,
-    ])
+    #expect(
+      found == [
+        #"$.select.addresses[0]: "+A:BB:CC:DD:EE:FF" is not a Bluetooth address (allowed: AA:BB:CC:DD:EE:FF)"#,
+        #"$.select.addresses[1]: "ＡＡ:BB:CC:DD:EE:FF" is not a Bluetooth address (allowed: AA:BB:CC:DD:EE:FF)"#,
+        #"$.select.addresses[2]: "DD-34-02-06-D0-6C" is not a Bluetooth address (allowed: AA:BB:CC:DD:EE:FF)"#,
+        #"$.desired.slots[0].uuid: "Ｅ2C56DB5-DFFB-48D2-B060-D0F5A71096E0" is not a UUID (allowed: a UUID like E2C56DB5-DFFB-48D2-B060-D0F5A71096E0)"#,
+        #"$.desired.slots[1].instance: "ａａbbccddeeff" is not 12 hex digits (allowed: 12 hex digits, optionally prefixed 0x)"#,
+      ])
   }
 
   @Test func wholeNumbersPrintPlainAndEverythingElseInDoubleSpelling() {

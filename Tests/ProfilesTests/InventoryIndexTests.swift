@@ -29,9 +29,12 @@ import Testing
   }
 
   @Test func changedRowsAreIndexedAgain() {
-    var inventory = Inventory(rows: [Inventory.Row(address: "DD:34:02:00:00:01", index: 0, variables: ["a": "1"], tags: [])])
+    var inventory = Inventory(rows: [
+      Inventory.Row(address: "DD:34:02:00:00:01", index: 0, variables: ["a": "1"], tags: [])
+    ])
     #expect(inventory.row(for: "DD:34:02:00:00:02") == nil)
-    inventory.rows.append(Inventory.Row(address: "DD:34:02:00:00:02", index: 1, variables: ["a": "2"], tags: [])
+    inventory.rows.append(
+      Inventory.Row(address: "DD:34:02:00:00:02", index: 1, variables: ["a": "2"], tags: [])
     )
     #expect(inventory.row(for: "dd:34:02:00:00:02")?.variables["a"] == "2")
     // Built in code with an address twice (the parser refuses that), the first row still answers.
@@ -40,12 +43,16 @@ import Testing
   }
 
   @Test func anAddressListedTwiceIsStillReported() {
-    let csv = "address,minor\n" + (0..<3000).map { "\(Self.address($0 == 2999 ? 17 : $0)),\($0)" }.joined(separator: "\n")
+    let csv =
+      "address,minor\n" + (0..<3000).map { "\(Self.address($0 == 2999 ? 17 : $0)),\($0)" }.joined(separator: "\n")
     do {
       _ = try Inventory.parse(Array(csv.utf8), file: "inv.csv")
       Issue.record("accepted")
     } catch {
-      #expect(error.all.map(\.description) == ["inv.csv:3001:1: $[2999]: address \(Self.address(17)) is listed twice (lines 19 and 3001)"])
+      #expect(
+        error.all.map(\.description) == [
+          "inv.csv:3001:1: $[2999]: address \(Self.address(17)) is listed twice (lines 19 and 3001)"
+        ])
     }
   }
 
@@ -54,7 +61,9 @@ import Testing
     #expect(select.position(of: Self.address(3999)) == 3999)
     #expect(select.position(of: Self.address(5)) == 5)
     #expect(select.rejection(of: Selection.Candidate(address: Self.address(1234), name: nil, rssi: nil)) == nil)
-    #expect(select.rejection(of: Selection.Candidate(address: Self.address(4000), name: nil, rssi: nil)) == "address not in select.addresses")
+    #expect(
+      select.rejection(of: Selection.Candidate(address: Self.address(4000), name: nil, rssi: nil))
+        == "address not in select.addresses")
     select.addresses = [Self.address(4000)]
     #expect(select.position(of: Self.address(4000)) == 0 && select.position(of: Self.address(5)) == nil)
     #expect(Selection().position(of: Self.address(0)) == nil)
@@ -62,10 +71,13 @@ import Testing
 
   /// The byte-by-byte address check accepts exactly what the BluetoothAddress-based one did for a profile.
   @Test func addressTextIsSixHexPairsJoinedByColons() {
-    for good in ["DD:34:02:06:D1:01", "dd:34:02:06:d1:0f", "00:00:00:00:00:00"] { #expect(BluetoothAddressText.isValid(good), "\(good)") }
-    for bad in ["DD-34-02-06-D1-01", "DD:34:02:06:D1", "DD:34:02:06:D1:01:", "DD:34:02:06:D1:0G", "DD34:02:06:D1:01:1", "",
-      "DD:34:02:06:D1:0١", " DD:34:02:06:D1:0", "DD:34:02:06:D1:01\n"]
-    {
+    for good in ["DD:34:02:06:D1:01", "dd:34:02:06:d1:0f", "00:00:00:00:00:00"] {
+      #expect(BluetoothAddressText.isValid(good), "\(good)")
+    }
+    for bad in [
+      "DD-34-02-06-D1-01", "DD:34:02:06:D1", "DD:34:02:06:D1:01:", "DD:34:02:06:D1:0G", "DD34:02:06:D1:01:1", "",
+      "DD:34:02:06:D1:0١", " DD:34:02:06:D1:0", "DD:34:02:06:D1:01\n",
+    ] {
       #expect(!BluetoothAddressText.isValid(bad), "\(bad)")
       #expect(BluetoothAddress(bad) == nil || bad.contains("-") || bad.utf8.count != 17, "\(bad)")
     }

@@ -23,26 +23,33 @@ import Testing
   }
 
   @Test func controlCharactersInANameAreRefused() {
-    let problems = Self.name(#"a\u0000b"#) + Self.name(#"\u001b]0;pwned\u0007"#) + Self.name(#"x\u007f"#) + Self.name(#"x\u009b"#)
-    #expect(problems == [
-      #"p.json:1:36: $.desired.name: "a\u{00}b" contains the control character U+0000 (allowed: UTF-8 text of at most 18 bytes — 18 ASCII characters, fewer accented letters or emoji — without control characters)"#,
-      #"p.json:1:36: $.desired.name: "\u{1B}]0;pwned\u{07}" contains the control character U+001B (allowed: UTF-8 text of at most 18 bytes — 18 ASCII characters, fewer accented letters or emoji — without control characters)"#,
-      #"p.json:1:36: $.desired.name: "x\u{7F}" contains the control character U+007F (allowed: UTF-8 text of at most 18 bytes — 18 ASCII characters, fewer accented letters or emoji — without control characters)"#,
-      #"p.json:1:36: $.desired.name: "x\u{9B}" contains the control character U+009B (allowed: UTF-8 text of at most 18 bytes — 18 ASCII characters, fewer accented letters or emoji — without control characters)"#,
-    ])
+    let problems =
+      Self.name(#"a\u0000b"#) + Self.name(#"\u001b]0;pwned\u0007"#) + Self.name(#"x\u007f"#) + Self.name(#"x\u009b"#)
+    #expect(
+      problems == [
+        #"p.json:1:36: $.desired.name: "a\u{00}b" contains the control character U+0000 (allowed: UTF-8 text of at most 18 bytes — 18 ASCII characters, fewer accented letters or emoji — without control characters)"#,
+        #"p.json:1:36: $.desired.name: "\u{1B}]0;pwned\u{07}" contains the control character U+001B (allowed: UTF-8 text of at most 18 bytes — 18 ASCII characters, fewer accented letters or emoji — without control characters)"#,
+        #"p.json:1:36: $.desired.name: "x\u{7F}" contains the control character U+007F (allowed: UTF-8 text of at most 18 bytes — 18 ASCII characters, fewer accented letters or emoji — without control characters)"#,
+        #"p.json:1:36: $.desired.name: "x\u{9B}" contains the control character U+009B (allowed: UTF-8 text of at most 18 bytes — 18 ASCII characters, fewer accented letters or emoji — without control characters)"#,
+      ])
   }
 
   /// A templated name filled in from an inventory value is checked the same way, per device.
   @Test func aTemplatedNameFromTheInventoryIsCheckedPerDevice() throws {
     let text = #"{"version": 1, "inventory": "i.csv", "desired": {"name": "{{room}}"}}"#
-    let csv = "address,room\nDD:34:02:06:D1:01,\u{1B}[2J\nDD:34:02:06:D1:02,\(String(repeating: "é", count: 10))\nDD:34:02:06:D1:03,ok\n"
+    let csv =
+      "address,room\nDD:34:02:06:D1:01,\u{1B}[2J\nDD:34:02:06:D1:02,\(String(repeating: "é", count: 10))\nDD:34:02:06:D1:03,ok\n"
     let loaded = try LoadedProfile.load(
       file: "p.json", read: { $0.hasSuffix(".csv") ? Array(csv.utf8) : Array(text.utf8) }, urlCheck: testURLCheck)
     let problems = TemplatePreflight(profile: loaded, resolver: DesiredResolver(urlCheck: testURLCheck))
       .problems(addresses: ["DD:34:02:06:D1:01", "DD:34:02:06:D1:02", "DD:34:02:06:D1:03"])
     #expect(problems.count == 2, "\(problems)")
-    #expect(problems.first?.contains(#"DD:34:02:06:D1:01: "\u{1B}[2J" contains the control character U+001B"#) == true, "\(problems)")
-    #expect(problems.last?.contains("DD:34:02:06:D1:02: \"\(String(repeating: "é", count: 10))\" is 20 bytes long in UTF-8") == true, "\(problems)")
+    #expect(
+      problems.first?.contains(#"DD:34:02:06:D1:01: "\u{1B}[2J" contains the control character U+001B"#) == true,
+      "\(problems)")
+    #expect(
+      problems.last?.contains("DD:34:02:06:D1:02: \"\(String(repeating: "é", count: 10))\" is 20 bytes long in UTF-8")
+        == true, "\(problems)")
   }
 
   @Test func aProfileThatIsNotUTF8IsRefusedAtItsPlaceAndPath() {
@@ -53,9 +60,10 @@ import Testing
       _ = try ProfileDecoder.decode(bytes, file: "p.json", urlCheck: testURLCheck)
       Issue.record("accepted")
     } catch {
-      #expect(error.all.map(\.description) == [
-        "p.json:1:52: $: not valid JSON: invalid UTF-8 (byte 0xFF) in the string at $.desired.name; save the file as UTF-8"
-      ])
+      #expect(
+        error.all.map(\.description) == [
+          "p.json:1:52: $: not valid JSON: invalid UTF-8 (byte 0xFF) in the string at $.desired.name; save the file as UTF-8"
+        ])
     }
   }
 

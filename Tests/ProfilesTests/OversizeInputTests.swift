@@ -9,12 +9,14 @@ import Testing
 /// lines quoted a 1 MB number or a 12 MB name in full. (The file-size caps themselves are the CLI's
 /// `InputFile`: see CLITests' InputFileSizeTests.)
 @Suite("Oversize values and unterminated quotes", .timeLimit(.minutes(1))) struct OversizeInputTests {
-  static let profile = #"{"version": 1, "inventory": "i.csv", "desired": {"name": "{{room}}", "slots": [{"slot": 0, "type": "ibeacon", "minor": "{{minor}}"}]}}"#
+  static let profile =
+    #"{"version": 1, "inventory": "i.csv", "desired": {"name": "{{room}}", "slots": [{"slot": 0, "type": "ibeacon", "minor": "{{minor}}"}]}}"#
 
   func problems(csv: String) -> [String] {
     do {
       _ = try LoadedProfile.load(
-        file: "p.json", read: { $0.hasSuffix(".csv") ? Array(csv.utf8) : Array(Self.profile.utf8) }, urlCheck: testURLCheck)
+        file: "p.json", read: { $0.hasSuffix(".csv") ? Array(csv.utf8) : Array(Self.profile.utf8) },
+        urlCheck: testURLCheck)
       return []
     } catch {
       return error.all.map(\.description)
@@ -23,10 +25,11 @@ import Testing
 
   @Test func anUnterminatedQuoteIsReportedWhereItBegins() {
     let csv = "address,room,minor\nDD:34:02:06:D1:01,Kitchen,1\nDD:34:02:06:D1:02,\"Hall,2\nDD:34:02:06:D1:03,Attic,3\n"
-    #expect(problems(csv: csv) == [
-      "i.csv:3:1: $: a quoted field that begins on line 3 has no closing quote (the file ends inside it) "
-        + "(allowed: a field in double quotes ends with a double quote; a quote inside one is written \"\")"
-    ])
+    #expect(
+      problems(csv: csv) == [
+        "i.csv:3:1: $: a quoted field that begins on line 3 has no closing quote (the file ends inside it) "
+          + "(allowed: a field in double quotes ends with a double quote; a quote inside one is written \"\")"
+      ])
   }
 
   @Test func aClosedQuoteAcrossLinesIsStillOneField() {
@@ -43,15 +46,21 @@ import Testing
     #expect(all.count == 1)
     let line = try #require(all.first)
     #expect(line.utf8.count < 300, "\(line.prefix(400))")
-    #expect(line.contains("$.desired.slots[0].major: \(String(repeating: "9", count: 64))… (1048576 bytes) is out of range"), "\(line)")
+    #expect(
+      line.contains("$.desired.slots[0].major: \(String(repeating: "9", count: 64))… (1048576 bytes) is out of range"),
+      "\(line)")
   }
 
   @Test func aHugeNameAndAHugeKeyAreQuotedShort() throws {
     let name = String(repeating: "n", count: 12 << 20)
-    let all = diagnostics(#"{"version": 1, "desired": {"name": "\#(name)", "\#(String(repeating: "k", count: 1 << 20))": 1}}"#)
+    let all = diagnostics(
+      #"{"version": 1, "desired": {"name": "\#(name)", "\#(String(repeating: "k", count: 1 << 20))": 1}}"#)
     #expect(all.count == 2)
     for line in all { #expect(line.utf8.count < 600, "\(line.prefix(700))") }
-    #expect(all.contains { $0.contains("\"\(String(repeating: "n", count: 64))… (12582912 bytes)\" is 12582912 bytes long in UTF-8") })
+    #expect(
+      all.contains {
+        $0.contains("\"\(String(repeating: "n", count: 64))… (12582912 bytes)\" is 12582912 bytes long in UTF-8")
+      })
     #expect(all.contains { $0.contains("unknown key \"\(String(repeating: "k", count: 64))… (1048576 bytes)\"") })
   }
 

@@ -77,44 +77,52 @@ func diagnostics(_ text: String) -> [String] {
         }
       }
       """
-    #expect(diagnostics(broken) == [
-      #"p.json:3:28: $.select.addresses[0]: "DD:34:02:06:D0" is not a Bluetooth address (allowed: AA:BB:CC:DD:EE:FF)"#,
-      #"p.json:3:59: $.select.firmware: "newest" is not a version range (allowed: comparisons such as ">=5.20, <6")"#,
-      #"p.json:5:13: $.desired.name: "a-name-that-is-far-too-long" is 27 bytes long in UTF-8 (allowed: UTF-8 text of at most 18 bytes — 18 ASCII characters, fewer accented letters or emoji — without control characters)"#,
-      #"p.json:6:5: $.desired.measuredPowr: unknown key "measuredPowr" — did you mean "measuredPower"? (allowed: name, measuredPower, alwaysPowerOn, slots, triggers, sensors)"#,
-      #"p.json:8:46: $.desired.slots[0].uuid: "not-a-uuid" is not a UUID (allowed: a UUID like E2C56DB5-DFFB-48D2-B060-D0F5A71096E0)"#,
-      #"p.json:8:69: $.desired.slots[0].major: 70000 is out of range (allowed: 0…65535)"#,
-      #"p.json:8:85: $.desired.slots[0].minor: expected an integer, found 1.5 (allowed: 0…65535)"#,
-      #"p.json:8:90: $.desired.slots[0].url: unknown key "url" (not a key of ibeacon slots) (allowed: slot, type, txPower, intervalMs, connectable, triggerOnly, mode, uuid, major, minor)"#,
-      #"p.json:9:16: $.desired.slots[1].slot: slot 0 is configured twice"#,
-      #"p.json:9:51: $.desired.slots[1].url: too long to encode (allowed: an http(s) URL whose Eddystone encoding fits 17 bytes)"#,
-      #"p.json:10:16: $.desired.slots[2].slot: 7 is out of range (allowed: 0…4)"#,
-      #"p.json:10:27: $.desired.slots[2].type: "beacon" is not a known value (allowed: off, ksensor, eddystone-uid, eddystone-tlm, eddystone-url, ibeacon, system)"#,
-      #"p.json:10:51: $.desired.slots[2].intervalMs: 50 is out of range (allowed: 100…10000)"#,
-      #"p.json:12:73: $.desired.triggers[0].actions: a trigger with the advertise action must name its "slot""#,
-    ])
+    #expect(
+      diagnostics(broken) == [
+        #"p.json:3:28: $.select.addresses[0]: "DD:34:02:06:D0" is not a Bluetooth address (allowed: AA:BB:CC:DD:EE:FF)"#,
+        #"p.json:3:59: $.select.firmware: "newest" is not a version range (allowed: comparisons such as ">=5.20, <6")"#,
+        #"p.json:5:13: $.desired.name: "a-name-that-is-far-too-long" is 27 bytes long in UTF-8 (allowed: UTF-8 text of at most 18 bytes — 18 ASCII characters, fewer accented letters or emoji — without control characters)"#,
+        #"p.json:6:5: $.desired.measuredPowr: unknown key "measuredPowr" — did you mean "measuredPower"? (allowed: name, measuredPower, alwaysPowerOn, slots, triggers, sensors)"#,
+        #"p.json:8:46: $.desired.slots[0].uuid: "not-a-uuid" is not a UUID (allowed: a UUID like E2C56DB5-DFFB-48D2-B060-D0F5A71096E0)"#,
+        #"p.json:8:69: $.desired.slots[0].major: 70000 is out of range (allowed: 0…65535)"#,
+        #"p.json:8:85: $.desired.slots[0].minor: expected an integer, found 1.5 (allowed: 0…65535)"#,
+        #"p.json:8:90: $.desired.slots[0].url: unknown key "url" (not a key of ibeacon slots) (allowed: slot, type, txPower, intervalMs, connectable, triggerOnly, mode, uuid, major, minor)"#,
+        #"p.json:9:16: $.desired.slots[1].slot: slot 0 is configured twice"#,
+        #"p.json:9:51: $.desired.slots[1].url: too long to encode (allowed: an http(s) URL whose Eddystone encoding fits 17 bytes)"#,
+        #"p.json:10:16: $.desired.slots[2].slot: 7 is out of range (allowed: 0…4)"#,
+        #"p.json:10:27: $.desired.slots[2].type: "beacon" is not a known value (allowed: off, ksensor, eddystone-uid, eddystone-tlm, eddystone-url, ibeacon, system)"#,
+        #"p.json:10:51: $.desired.slots[2].intervalMs: 50 is out of range (allowed: 100…10000)"#,
+        #"p.json:12:73: $.desired.triggers[0].actions: a trigger with the advertise action must name its "slot""#,
+      ])
   }
 
   @Test func missingVersionAndDesiredAreReported() {
-    #expect(diagnostics("{}") == [
-      #"p.json:1:1: $: missing "version" (allowed: 1)"#,
-      #"p.json:1:1: $: missing "desired" (a KBeacon's settings) or "commands" (a text-stream device's): the profile must say what the devices should be"#,
-    ])
-    #expect(diagnostics(#"{"version": 2, "desired": {}}"#) == [#"p.json:1:13: $.version: unsupported profile version 2 (allowed: 1)"#])
+    #expect(
+      diagnostics("{}") == [
+        #"p.json:1:1: $: missing "version" (allowed: 1)"#,
+        #"p.json:1:1: $: missing "desired" (a KBeacon's settings) or "commands" (a text-stream device's): the profile must say what the devices should be"#,
+      ])
+    #expect(
+      diagnostics(#"{"version": 2, "desired": {}}"#) == [
+        #"p.json:1:13: $.version: unsupported profile version 2 (allowed: 1)"#
+      ])
   }
 
   @Test func syntaxErrorsNameTheFileAndPlace() {
-    #expect(diagnostics("{\"version\": 1,\n \"desired\": {,}}") == [
-      "p.json:2:14: $: not valid JSON: expected a quoted key (JSON has no comments or trailing commas)"
-    ])
+    #expect(
+      diagnostics("{\"version\": 1,\n \"desired\": {,}}") == [
+        "p.json:2:14: $: not valid JSON: expected a quoted key (JSON has no comments or trailing commas)"
+      ])
   }
 
   @Test func templatesAreRefusedWhereTheyCannotStandAndCheckedForSyntax() {
-    let text = #"{"version": 1, "desired": {"slots": [{"slot": "{{index}}", "type": "ibeacon", "major": "{{index+x}}"}]}}"#
-    #expect(diagnostics(text) == [
-      #"p.json:1:47: $.desired.slots[0].slot: templates are not allowed in "slot" (allowed: 0…4)"#,
-      #"p.json:1:88: $.desired.slots[0].major: "{{index+x}}": the offset must be a whole number"#,
-    ])
+    let text =
+      #"{"version": 1, "desired": {"slots": [{"slot": "{{index}}", "type": "ibeacon", "major": "{{index+x}}"}]}}"#
+    #expect(
+      diagnostics(text) == [
+        #"p.json:1:47: $.desired.slots[0].slot: templates are not allowed in "slot" (allowed: 0…4)"#,
+        #"p.json:1:88: $.desired.slots[0].major: "{{index+x}}": the offset must be a whole number"#,
+      ])
   }
 
   @Test func sensorFieldsAreCheckedAgainstTheirSensorType() {
@@ -127,22 +135,33 @@ func diagnostics(_ text: String) -> [String] {
       """#
     let lines = diagnostics(text)
     #expect(lines.count == 2, "\(lines)")
-    #expect(lines.contains { $0.hasSuffix(
-      "$.desired.sensors[0].measureIntervalS: 3600 is out of range for sensor temperature-humidity (allowed: 1…200)") })
-    #expect(lines.contains { $0.contains(
-      #"$.desired.sensors[0].luxThreshold: "luxThreshold" does not apply to sensor temperature-humidity (allowed: "#) })
+    #expect(
+      lines.contains {
+        $0.hasSuffix(
+          "$.desired.sensors[0].measureIntervalS: 3600 is out of range for sensor temperature-humidity (allowed: 1…200)"
+        )
+      })
+    #expect(
+      lines.contains {
+        $0.contains(
+          #"$.desired.sensors[0].luxThreshold: "luxThreshold" does not apply to sensor temperature-humidity (allowed: "#
+        )
+      })
   }
 
   @Test func allowUnreachableIsABooleanAndOffByDefault() throws {
     #expect(try decode(#"{"version": 1, "desired": {}}"#).allowUnreachable == false)
     #expect(try decode(#"{"version": 1, "allowUnreachable": true, "desired": {}}"#).allowUnreachable == true)
-    #expect(diagnostics(#"{"version": 1, "allowUnreachable": "yes", "desired": {}}"#) == [
-      #"p.json:1:36: $.allowUnreachable: expected true or false, found a string (allowed: true, false)"#
-    ])
+    #expect(
+      diagnostics(#"{"version": 1, "allowUnreachable": "yes", "desired": {}}"#) == [
+        #"p.json:1:36: $.allowUnreachable: expected true or false, found a string (allowed: true, false)"#
+      ])
   }
 
   @Test func bothPasswordSourcesAtOnceIsAnError() {
     let text = #"{"version": 1, "auth": {"passwordEnv": "A", "passwordFile": "b"}, "desired": {}}"#
-    #expect(diagnostics(text) == [#"p.json:1:61: $.auth.passwordFile: give either "passwordEnv" or "passwordFile", not both"#])
+    #expect(
+      diagnostics(text) == [#"p.json:1:61: $.auth.passwordFile: give either "passwordEnv" or "passwordFile", not both"#]
+    )
   }
 }

@@ -13,18 +13,25 @@ import Testing
     let p = try Self.loaded(#"{"version": 1, "select": {"name": "KBPro_*"}, "desired": {"name": "aisle-7"}}"#)
     let warning = try #require(RenameSelectionCheck.warning(p))
     #expect(warning.hasPrefix("p.json:1:"))
-    #expect(warning.contains("$.desired.name: warning: this profile renames devices to names such as 'aisle-7', which select.name 'KBPro_*' does not match"))
+    #expect(
+      warning.contains(
+        "$.desired.name: warning: this profile renames devices to names such as 'aisle-7', which select.name 'KBPro_*' does not match"
+      ))
   }
 
   @Test func aTemplatedNameIsJudgedFilledIn() throws {
-    let outside = try Self.loaded(#"{"version": 1, "select": {"name": "KBPro_*"}, "desired": {"name": "x-{{address_hex}}"}}"#)
+    let outside = try Self.loaded(
+      #"{"version": 1, "select": {"name": "KBPro_*"}, "desired": {"name": "x-{{address_hex}}"}}"#)
     #expect(RenameSelectionCheck.warning(outside)?.contains("'x-000000000000'") == true)
-    let inside = try Self.loaded(#"{"version": 1, "select": {"name": "KBPro_*"}, "desired": {"name": "KBPro_{{address_hex}}"}}"#)
+    let inside = try Self.loaded(
+      #"{"version": 1, "select": {"name": "KBPro_*"}, "desired": {"name": "KBPro_{{address_hex}}"}}"#)
     #expect(RenameSelectionCheck.warning(inside) == nil)
   }
 
   @Test func noGlobOrNoNameNoWarning() throws {
     #expect(RenameSelectionCheck.warning(try Self.loaded(#"{"version": 1, "desired": {"name": "aisle-7"}}"#)) == nil)
-    #expect(RenameSelectionCheck.warning(try Self.loaded(#"{"version": 1, "select": {"name": "KBPro_*"}, "desired": {"measuredPower": -59}}"#)) == nil)
+    #expect(
+      RenameSelectionCheck.warning(
+        try Self.loaded(#"{"version": 1, "select": {"name": "KBPro_*"}, "desired": {"measuredPower": -59}}"#)) == nil)
   }
 }

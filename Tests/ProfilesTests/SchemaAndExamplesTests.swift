@@ -10,8 +10,11 @@ import Testing
     .deletingLastPathComponent().appendingPathComponent("profiles")
 
   @Test func committedSchemaIsWhatTheDecoderTablesGenerate() throws {
-    let committed = try String(contentsOf: Self.profilesFolder.appendingPathComponent("profile.schema.json"), encoding: .utf8)
-    #expect(committed == ProfileSchema.document(), "regenerate: beacon-provision profile schema > profiles/profile.schema.json")
+    let committed = try String(
+      contentsOf: Self.profilesFolder.appendingPathComponent("profile.schema.json"), encoding: .utf8)
+    #expect(
+      committed == ProfileSchema.document(),
+      "regenerate: beacon-provision profile schema > profiles/profile.schema.json")
   }
 
   @Test func schemaNamesExactlyTheKeysTheDecoderAccepts() throws {
@@ -29,10 +32,16 @@ import Testing
     #expect(keys(desired?["triggers"]?["items"]) == ProfileFields.trigger.map(\.key))
     #expect(keys(desired?["sensors"]?["items"]) == ProfileFields.sensor.map(\.key))
     // The major's range in the schema is the decoder's.
-    guard case .array(let variants)? = desired?["slots"]?["items"]?["allOf"]?.kind else { Issue.record("no slot variants"); return }
+    guard case .array(let variants)? = desired?["slots"]?["items"]?["allOf"]?.kind else {
+      Issue.record("no slot variants")
+      return
+    }
     let ibeacon = variants.first { $0["if"]?["properties"]?["type"]?["const"]?.kind == .string("ibeacon") }
     let major = ibeacon?["then"]?["properties"]?["major"]
-    guard case .array(let anyOf)? = major?["anyOf"]?.kind else { Issue.record("major is not templatable"); return }
+    guard case .array(let anyOf)? = major?["anyOf"]?.kind else {
+      Issue.record("major is not templatable")
+      return
+    }
     #expect(anyOf.first?["maximum"]?.kind == .number(65535, text: "65535"))
   }
 

@@ -20,8 +20,9 @@ import Testing
     let profile = try ProfileDecoder.decode(
       Array(#"{"version": 1, "desired": {"slots": [{"slot": 0, "type": "ibeacon", "intervalMs": 760}]}}"#.utf8),
       file: "p.json", urlCheck: testURLCheck)
-    guard case .success(let desired) = DesiredResolver(urlCheck: testURLCheck).resolve(
-      profile.desired, TemplateVariables(address: "DD:34:02:06:D1:01", index: 0))
+    guard
+      case .success(let desired) = DesiredResolver(urlCheck: testURLCheck).resolve(
+        profile.desired, TemplateVariables(address: "DD:34:02:06:D1:01", index: 0))
     else {
       Issue.record("the profile does not resolve")
       return

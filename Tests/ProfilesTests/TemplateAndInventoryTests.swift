@@ -15,16 +15,22 @@ import Testing
   }
 
   @Test func explainsWhatIsMissing() {
-    #expect(Template("{{aisle}}").render(vars) == .failure(TemplateError("no variable \"aisle\" for this device (known: address, address_hex, floor, index, room)")))
+    #expect(
+      Template("{{aisle}}").render(vars)
+        == .failure(
+          TemplateError("no variable \"aisle\" for this device (known: address, address_hex, floor, index, room)")))
     let noIndex = TemplateVariables(address: "DD:34:02:06:D0:6C", index: nil)
-    #expect(Template("{{index}}").render(noIndex) == .failure(TemplateError("{{index}} needs an inventory or select.addresses listing this device")))
+    #expect(
+      Template("{{index}}").render(noIndex)
+        == .failure(TemplateError("{{index}} needs an inventory or select.addresses listing this device")))
     #expect(Template("{{room").syntaxError == "unclosed \"{{\" in \"{{room\"")
     #expect(Template("{{room+1}}").syntaxError == "\"{{room+1}}\": only {{index}} takes an offset")
     #expect(Template("{{}}").syntaxError == "\"{{}}\" is not a variable name")
   }
 
   @Test func readsCSVWithQuotesTagsAndCRLF() throws {
-    let csv = "address,room,tags\r\ndd:34:02:06:d0:6c,\"A, 12\",aisle;front\r\nDD:34:02:06:D0:6D,\"say \"\"hi\"\"\",\r\n"
+    let csv =
+      "address,room,tags\r\ndd:34:02:06:d0:6c,\"A, 12\",aisle;front\r\nDD:34:02:06:D0:6D,\"say \"\"hi\"\"\",\r\n"
     let inventory = try Inventory.parse(Array(csv.utf8), file: "inv.csv")
     #expect(inventory.rows.count == 2)
     let first = try #require(inventory.row(for: "DD:34:02:06:D0:6C"))
@@ -39,23 +45,28 @@ import Testing
       _ = try Inventory.parse(Array(csv.utf8), file: "inv.csv")
       Issue.record("accepted")
     } catch {
-      #expect(error.all.map(\.description) == [
-        #"inv.csv:3:1: $[1].address: "NOPE" is not a Bluetooth address (allowed: AA:BB:CC:DD:EE:FF)"#,
-        #"inv.csv:4:1: $[2]: address DD:34:02:06:D0:6C is listed twice (lines 2 and 4)"#,
-        #"inv.csv:5:1: $[3]: 1 fields where the header has 2"#,
-      ])
+      #expect(
+        error.all.map(\.description) == [
+          #"inv.csv:3:1: $[1].address: "NOPE" is not a Bluetooth address (allowed: AA:BB:CC:DD:EE:FF)"#,
+          #"inv.csv:4:1: $[2]: address DD:34:02:06:D0:6C is listed twice (lines 2 and 4)"#,
+          #"inv.csv:5:1: $[3]: 1 fields where the header has 2"#,
+        ])
     }
   }
 
   /// A duplicate is named by the lines an operator sees in an editor (the CSV's header is line 1), not by
   /// data-row indexes counted from 0.
   @Test func aDuplicateAddressNamesTheFileLinesOfBothEntries() {
-    let json = "[\n {\"address\": \"DD:34:02:06:D0:6C\"},\n {\"address\": \"DD:34:02:06:D0:6D\"},\n {\"address\": \"dd:34:02:06:d0:6c\"}\n]"
+    let json =
+      "[\n {\"address\": \"DD:34:02:06:D0:6C\"},\n {\"address\": \"DD:34:02:06:D0:6D\"},\n {\"address\": \"dd:34:02:06:d0:6c\"}\n]"
     do {
       _ = try Inventory.parse(Array(json.utf8), file: "inv.json")
       Issue.record("accepted")
     } catch {
-      #expect(error.all.map(\.description) == [#"inv.json:4:2: $[2]: address DD:34:02:06:D0:6C is listed twice (lines 2 and 4)"#])
+      #expect(
+        error.all.map(\.description) == [
+          #"inv.json:4:2: $[2]: address DD:34:02:06:D0:6C is listed twice (lines 2 and 4)"#
+        ])
       #expect(error.description.hasSuffix("1 error in the inventory; nothing was sent to any device"))
     }
   }
@@ -75,9 +86,14 @@ import Testing
     #expect(Glob("K?Pro*").matches("KBPro"))
     let s = Selection(name: "KBPro_*", minimumRSSI: -80, tags: ["aisle"])
     #expect(s.rejection(of: .init(address: "DD:34:02:06:D0:6C", name: "KBPro_1", rssi: -70, tags: ["aisle"])) == nil)
-    #expect(s.rejection(of: .init(address: "DD:34:02:06:D0:6C", name: "KBPro_1", rssi: -90, tags: ["aisle"])) == "RSSI -90 dBm below -80 dBm")
-    #expect(s.rejection(of: .init(address: "DD:34:02:06:D0:6C", name: "Other", rssi: -70, tags: ["aisle"])) == "name 'Other' does not match 'KBPro_*'")
-    #expect(s.rejection(of: .init(address: "DD:34:02:06:D0:6C", name: "KBPro_1", rssi: -70)) == "missing inventory tag aisle")
+    #expect(
+      s.rejection(of: .init(address: "DD:34:02:06:D0:6C", name: "KBPro_1", rssi: -90, tags: ["aisle"]))
+        == "RSSI -90 dBm below -80 dBm")
+    #expect(
+      s.rejection(of: .init(address: "DD:34:02:06:D0:6C", name: "Other", rssi: -70, tags: ["aisle"]))
+        == "name 'Other' does not match 'KBPro_*'")
+    #expect(
+      s.rejection(of: .init(address: "DD:34:02:06:D0:6C", name: "KBPro_1", rssi: -70)) == "missing inventory tag aisle")
     let f = Selection(models: ["KBPro*"], firmware: FirmwareRange(">=5.20, <6"))
     #expect(f.rejection(model: "KBPro-K6", firmware: FirmwareVersion("V5.22")) == nil)
     #expect(f.rejection(model: "KBPro-K6", firmware: FirmwareVersion("V5.9")) == "firmware 5.9 outside >=5.20, <6")

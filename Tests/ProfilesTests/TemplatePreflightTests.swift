@@ -15,7 +15,8 @@ import Testing
 
   @Test func aNameTooLongForEveryDeviceIsFoundBeforeAnyConnection() throws {
     // "aisle-x-" + 12 hex digits = 20 characters, over the 18 a KBeacon name holds.
-    let preflight = TemplatePreflight(profile: try Self.loaded(name: "aisle-x-{{address_hex}}"), resolver: DesiredResolver(urlCheck: testURLCheck))
+    let preflight = TemplatePreflight(
+      profile: try Self.loaded(name: "aisle-x-{{address_hex}}"), resolver: DesiredResolver(urlCheck: testURLCheck))
     let problems = preflight.problems(addresses: Self.addresses)
     #expect(problems.count == 6)
     // Line 2, column 22: where the name's value starts.
@@ -25,7 +26,8 @@ import Testing
   }
 
   @Test func valuesEveryDeviceCanTakePass() throws {
-    let preflight = TemplatePreflight(profile: try Self.loaded(name: "a-{{address_hex}}"), resolver: DesiredResolver(urlCheck: testURLCheck))
+    let preflight = TemplatePreflight(
+      profile: try Self.loaded(name: "a-{{address_hex}}"), resolver: DesiredResolver(urlCheck: testURLCheck))
     #expect(preflight.problems(addresses: Self.addresses).isEmpty)
   }
 }

@@ -1,7 +1,7 @@
 import Fleet
 import Foundation
-import Testing
 import TestServers
+import Testing
 
 @testable import SharedJournal
 
@@ -35,9 +35,10 @@ import TestServers
         return try await group.reduce(into: [GatewayCoordinator.Claim]()) { $0.append($1) }
       }
       #expect(claims.filter { $0 == .claimed }.count == 1)
-      let holder = try #require(try await gw[0].journal.connection.session {
-        try $0.query("SELECT gateway FROM bp_lease WHERE address = $1", [Self.a]).rows.first?.first ?? nil
-      })
+      let holder = try #require(
+        try await gw[0].journal.connection.session {
+          try $0.query("SELECT gateway FROM bp_lease WHERE address = $1", [Self.a]).rows.first?.first ?? nil
+        })
       #expect(claims.filter { $0 == .held(by: holder) }.count == 2)
       // The holder claims again (a renewal), the others still cannot; once released, another can.
       let owner = try #require(gw.first { $0.gateway == holder })
@@ -58,7 +59,8 @@ import TestServers
       try await gw[0].release(run: "site", address: Self.a)
       #expect(try await gw[1].claim(run: "site", address: Self.a) == .done)
       // Failed is not done: another gateway may try it.
-      try await gw[0].journal.record(run: "site", address: Self.b, state: .failed, detail: "timeout", failureKind: .transient)
+      try await gw[0].journal.record(
+        run: "site", address: Self.b, state: .failed, detail: "timeout", failureKind: .transient)
       #expect(try await gw[1].claim(run: "site", address: Self.b) == .claimed)
       // A `plan` run's planned device is done too: one gateway's read is enough.
       try await gw[1].journal.record(run: "site", address: Self.b, state: .planned)
@@ -109,7 +111,8 @@ import TestServers
       try await longLease.heartbeat(run: "site")
       #expect(try await gw[2].claim(run: "site", address: Self.a) == .held(by: "gw-2"))
       let expires = try await gw[0].journal.connection.session {
-        try $0.query("SELECT expires_at > now() + interval '59 minutes' FROM bp_lease WHERE address = $1", [Self.a]).rows
+        try $0.query("SELECT expires_at > now() + interval '59 minutes' FROM bp_lease WHERE address = $1", [Self.a])
+          .rows
       }
       #expect(expires == [["t"]])
     }

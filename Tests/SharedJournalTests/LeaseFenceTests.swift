@@ -1,7 +1,7 @@
 import Fleet
 import Foundation
-import Testing
 import TestServers
+import Testing
 
 @testable import SharedJournal
 
@@ -11,7 +11,9 @@ import TestServers
   static let a = "C3:00:00:00:00:01"
 
   /// A gateway process on `url`: its own connection and instance, the run "site" with device a, a heard.
-  static func gateway(_ server: PostgresServer, _ url: String, name: String, lease: Double) async throws -> GatewayCoordinator {
+  static func gateway(_ server: PostgresServer, _ url: String, name: String, lease: Double) async throws
+    -> GatewayCoordinator
+  {
     let journal = try await PostgresJournal(connection: try await connect(server, database: url), gateway: name)
     _ = try await journal.createRun(kind: "apply", source: "p.json", adapter: "hci0", addresses: [a], id: "site")
     let coordinator = GatewayCoordinator(journal: journal, settings: CoordinationSettings(leaseSeconds: lease))
@@ -71,7 +73,9 @@ import TestServers
   }
 
   /// `writing` precedes an `apply` write, `transferring` a `dfu update` image.
-  @Test(arguments: ["writing", "transferring"]) func aWriteToTheDeviceStartsOnlyWithAThirdOfTheLeaseLeft(step: String) async throws {
+  @Test(arguments: ["writing", "transferring"]) func aWriteToTheDeviceStartsOnlyWithAThirdOfTheLeaseLeft(step: String)
+    async throws
+  {
     try await withPostgres { server in
       let url = try await server.createDatabase()
       let g = try await Self.gateway(server, url, name: "gw-1", lease: 6)

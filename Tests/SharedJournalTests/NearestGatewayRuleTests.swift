@@ -17,9 +17,13 @@ import Testing
 
   @Test func exactlyTheMarginIsClearlyBetterAndOneLessIsNot() {
     let rule = NearestGatewayRule(margin: 6)
-    #expect(rule.decide(gateway: "a", sightings: [S(gateway: "a", rssi: -80), S(gateway: "b", rssi: -74)]) == .leave(to: "b", rssi: -74))
+    #expect(
+      rule.decide(gateway: "a", sightings: [S(gateway: "a", rssi: -80), S(gateway: "b", rssi: -74)])
+        == .leave(to: "b", rssi: -74))
     #expect(rule.decide(gateway: "a", sightings: [S(gateway: "a", rssi: -80), S(gateway: "b", rssi: -75)]) == .take)
-    #expect(NearestGatewayRule(margin: 10).decide(gateway: "a", sightings: [S(gateway: "a", rssi: -80), S(gateway: "b", rssi: -74)]) == .take)
+    #expect(
+      NearestGatewayRule(margin: 10).decide(
+        gateway: "a", sightings: [S(gateway: "a", rssi: -80), S(gateway: "b", rssi: -74)]) == .take)
   }
 
   @Test func aGatewayThatDoesNotHearTheDeviceNeverTakesIt() {

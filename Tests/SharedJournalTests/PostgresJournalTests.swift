@@ -18,7 +18,8 @@ import Testing
       let start = Date(timeIntervalSince1970: 1_800_000_000)
       for journal in [pg, sqlite] as [any CampaignJournal] {
         let run = try await journal.createRun(
-          NewJournalRun(kind: "apply", source: "p.json", adapter: "hci0", addresses: [Self.a, Self.b],
+          NewJournalRun(
+            kind: "apply", source: "p.json", adapter: "hci0", addresses: [Self.a, Self.b],
             addressTypes: [Self.a: .random], now: start, id: "20270115-080000-beef"))
         #expect(run == "20270115-080000-beef")
         try await journal.record(run: run, address: Self.a, state: .working, step: "connecting", countAttempt: true)
@@ -26,7 +27,8 @@ import Testing
           run: run, address: Self.a, state: .working, step: "writing",
           changes: [JournalChange(scope: "common", key: "pwd", old: "***", new: "***")])
         try await journal.record(run: run, address: Self.a, state: .verified, countWrite: true)
-        try await journal.record(run: run, address: Self.b, state: .failed, detail: "link lost", failureKind: .transient)
+        try await journal.record(
+          run: run, address: Self.b, state: .failed, detail: "link lost", failureKind: .transient)
         try await journal.finish(run: run, status: "finished")
       }
       for journal in [pg, sqlite] as [any CampaignJournal] {
@@ -51,10 +53,12 @@ import Testing
       let url = try await server.createDatabase()
       let one = try await PostgresJournal(connection: try await connect(server, database: url), gateway: "gw-1")
       let two = try await PostgresJournal(connection: try await connect(server, database: url), gateway: "gw-2")
-      let run = try await one.createRun(kind: "dfu", source: "fw.zip", adapter: "hci0", addresses: [Self.a], now: Date(), id: "site-1")
+      let run = try await one.createRun(
+        kind: "dfu", source: "fw.zip", adapter: "hci0", addresses: [Self.a], now: Date(), id: "site-1")
       try await one.record(run: run, address: Self.a, state: .verified, countWrite: true)
       // gw-2 hears a and b.
-      _ = try await two.createRun(kind: "dfu", source: "fw.zip", adapter: "hci1", addresses: [Self.a, Self.b], now: Date(), id: run)
+      _ = try await two.createRun(
+        kind: "dfu", source: "fw.zip", adapter: "hci1", addresses: [Self.a, Self.b], now: Date(), id: run)
       let rows = try await two.devices(run: run)
       #expect(rows.map(\.state) == [.verified, .pending])
       #expect(rows[0].writes == 1)
@@ -110,7 +114,8 @@ import Testing
       }
       #expect(error?.description.contains("password authentication failed") == true)
       #expect(error?.description.contains("wrong-one") == false)
-      let good = try await PostgresConnection.connect(try PostgresURL(asGateway, origin: "--journal"), password: "right-one")
+      let good = try await PostgresConnection.connect(
+        try PostgresURL(asGateway, origin: "--journal"), password: "right-one")
       #expect(try await good.session { try $0.query("SELECT current_user").rows } == [["gateway"]])
       #expect(!good.location.contains("right-one"))
     }
@@ -124,21 +129,27 @@ import Testing
       let old = try await connect(server, database: url)
       try await old.session { try PostgresSchema.migrate($0, known: Array(PostgresSchema.migrations.prefix(3))) }
       try await old.session { s in
-        try s.query("INSERT INTO bp_run (id, kind, source, adapter, started_at, status) VALUES ('old', 'apply', 'p.json', 'hci0', now(), 'running')")
+        try s.query(
+          "INSERT INTO bp_run (id, kind, source, adapter, started_at, status) VALUES ('old', 'apply', 'p.json', 'hci0', now(), 'running')"
+        )
       }
       let journal = try await PostgresJournal(connection: try await connect(server, database: url), gateway: "gw-1")
       let (a, b) = (RunRecipe("profile", content: [1]).text, RunRecipe("profile", content: [2]).text)
       #expect(try await journal.run("old")?.recipe == nil)
-      _ = try await journal.createRun(kind: "apply", source: "p.json", adapter: "hci0", addresses: [Self.a], id: "old", recipe: a)
+      _ = try await journal.createRun(
+        kind: "apply", source: "p.json", adapter: "hci0", addresses: [Self.a], id: "old", recipe: a)
       #expect(try await journal.devices(run: "old").map(\.address) == [Self.a])
 
-      _ = try await journal.createRun(kind: "apply", source: "p.json", adapter: "hci0", addresses: [Self.a], id: "site1", recipe: a)
+      _ = try await journal.createRun(
+        kind: "apply", source: "p.json", adapter: "hci0", addresses: [Self.a], id: "site1", recipe: a)
       let error = await #expect(throws: RunRecipeMismatch.self) {
-        _ = try await journal.createRun(kind: "apply", source: "q.json", adapter: "hci0", addresses: [Self.b], id: "site1", recipe: b)
+        _ = try await journal.createRun(
+          kind: "apply", source: "q.json", adapter: "hci0", addresses: [Self.b], id: "site1", recipe: b)
       }
       #expect(error?.recorded == a && error?.given == b)
       #expect(try await journal.devices(run: "site1").map(\.address) == [Self.a])
-      _ = try await journal.createRun(kind: "apply", source: "p.json", adapter: "hci0", addresses: [Self.b], id: "site1", recipe: a)
+      _ = try await journal.createRun(
+        kind: "apply", source: "p.json", adapter: "hci0", addresses: [Self.b], id: "site1", recipe: a)
       #expect(try await journal.devices(run: "site1").map(\.address) == [Self.a, Self.b])
       #expect(try await journal.run("site1")?.recipe == a)
       await old.close()
@@ -153,13 +164,17 @@ import Testing
       let url = try await server.createDatabase()
       let recipes = [RunRecipe("profile", content: [1]).text, RunRecipe("profile", content: [2]).text]
       var journals: [PostgresJournal] = []
-      for i in 0..<6 { journals.append(try await PostgresJournal(connection: try await connect(server, database: url), gateway: "gw-\(i)")) }
+      for i in 0..<6 {
+        journals.append(
+          try await PostgresJournal(connection: try await connect(server, database: url), gateway: "gw-\(i)"))
+      }
       let joined = try await withThrowingTaskGroup(of: (Int, Bool).self) { group in
         for (i, journal) in journals.enumerated() {
           group.addTask {
             do {
               _ = try await journal.createRun(
-                kind: "apply", source: "p.json", adapter: "hci0", addresses: [String(format: "C2:00:00:00:00:%02X", i)], id: "site",
+                kind: "apply", source: "p.json", adapter: "hci0", addresses: [String(format: "C2:00:00:00:00:%02X", i)],
+                id: "site",
                 recipe: recipes[i % 2])
               return (i, true)
             } catch is RunRecipeMismatch {
@@ -172,7 +187,9 @@ import Testing
       let winner = try #require(try await journals[0].run("site")?.recipe)
       let expected = Set((0..<6).filter { recipes[$0 % 2] == winner })
       #expect(Set(joined.filter(\.value).keys) == expected)
-      #expect(Set(try await journals[0].devices(run: "site").map(\.address)) == Set(expected.map { String(format: "C2:00:00:00:00:%02X", $0) }))
+      #expect(
+        Set(try await journals[0].devices(run: "site").map(\.address))
+          == Set(expected.map { String(format: "C2:00:00:00:00:%02X", $0) }))
       for journal in journals { await journal.connection.close() }
     }
   }

@@ -1,7 +1,7 @@
 import Fleet
 import Foundation
-import Testing
 import TestServers
+import Testing
 
 @testable import SharedJournal
 
@@ -11,7 +11,8 @@ import TestServers
     try await withPostgres { server in
       let url = try await server.createDatabase()
       let journal = try await PostgresJournal(connection: try await connect(server, database: url), gateway: "gw-1")
-      let run = try await journal.createRun(kind: "apply", source: "p.json", adapter: "hci0", addresses: ["C4:00:00:00:00:01"], id: "site")
+      let run = try await journal.createRun(
+        kind: "apply", source: "p.json", adapter: "hci0", addresses: ["C4:00:00:00:00:01"], id: "site")
       let before = try await journal.connection.session { try $0.query("SELECT pg_backend_pid()").rows[0][0] }
       try await server.restart()
       // The old backend is gone ("server closed the connection unexpectedly" before): the next statement

@@ -13,10 +13,17 @@ import Testing
   static func time(_ seconds: Int) -> Date { Date(timeIntervalSince1970: 1_800_000_000 + Double(seconds)) }
 
   static func sighting(_ address: String, rssi: Int8, battery: UInt8? = nil) -> DeviceRecord {
-    let report = AdvertisingReport(address: BluetoothAddress(address)!, addressType: .random, kind: .connectable, rssi: rssi, data: [])
-    let frames: [BeaconFrame] = battery.map {
-      [.kkmSystem(KKMSystemFrame(model: 12, batteryPercent: $0, macAddress: BluetoothAddress(address)!, firmwareMajor: 5, firmwareMinor: 22))]
-    } ?? [.iBeacon(IBeaconFrame(uuid: ProximityUUID(high: 1, low: 2), major: 1, minor: 2, measuredPower: -59))]
+    let report = AdvertisingReport(
+      address: BluetoothAddress(address)!, addressType: .random, kind: .connectable, rssi: rssi, data: [])
+    let frames: [BeaconFrame] =
+      battery.map {
+        [
+          .kkmSystem(
+            KKMSystemFrame(
+              model: 12, batteryPercent: $0, macAddress: BluetoothAddress(address)!, firmwareMajor: 5, firmwareMinor: 22
+            ))
+        ]
+      } ?? [.iBeacon(IBeaconFrame(uuid: ProximityUUID(high: 1, low: 2), major: 1, minor: 2, measuredPower: -59))]
     var record = DeviceRecord(report: report, decoded: DecodedAdvertisement(elements: [], frames: frames), at: 0)
     record.name = "KBPro_\(address.suffix(2))"
     return record
@@ -27,15 +34,20 @@ import Testing
     try await registry.recordSightings([sighting(a, rssi: -60, battery: 90), sighting(b, rssi: -70)], at: time(0))
     for i in 1...6 { try await registry.recordSightings([sighting(a, rssi: Int8(-60 - i))], at: time(i)) }
     let read = DeviceConfigView(
-      common: ["model": .text("KBPro_SIM"), "ver": .text("V5.22"), "hver": .text("V1.0"), "btPt": .integer(88),
-        "name": .text("lobby"), "pwd": .text("s3cret-pass")],
+      common: [
+        "model": .text("KBPro_SIM"), "ver": .text("V5.22"), "hver": .text("V1.0"), "btPt": .integer(88),
+        "name": .text("lobby"), "pwd": .text("s3cret-pass"),
+      ],
       slots: [:])
     try await registry.recordRead(address: a.lowercased(), configuration: read, at: time(7))
-    try await registry.recordIdentity(address: b, DeviceIdentity(model: "KBN52", hardware: "V2", firmware: nil), at: time(8))
-    let run = try await journal.createRun(kind: "apply", source: "p.json", adapter: "hci0", addresses: [a, b], now: time(9), id: "r1")
+    try await registry.recordIdentity(
+      address: b, DeviceIdentity(model: "KBN52", hardware: "V2", firmware: nil), at: time(8))
+    let run = try await journal.createRun(
+      kind: "apply", source: "p.json", adapter: "hci0", addresses: [a, b], now: time(9), id: "r1")
     try await journal.record(run: run, address: a, state: .verified, countWrite: true)
     try await journal.record(run: run, address: b, state: .failed, detail: "timeout", failureKind: .transient)
-    _ = try await journal.createRun(kind: "plan", source: "p.json", adapter: "hci0", addresses: [a], now: time(10), id: "p1")
+    _ = try await journal.createRun(
+      kind: "plan", source: "p.json", adapter: "hci0", addresses: [a], now: time(10), id: "p1")
   }
 
   @Test func keepsWhatTheSQLiteRegistryKeeps() async throws {
@@ -79,7 +91,8 @@ import Testing
         for (g, registry) in registries.enumerated() {
           group.addTask {
             for i in 0..<10 {
-              try await registry.recordSightings([Self.sighting(Self.a, rssi: Int8(-50 - g))], at: Self.time(100 + g * 10 + i))
+              try await registry.recordSightings(
+                [Self.sighting(Self.a, rssi: Int8(-50 - g))], at: Self.time(100 + g * 10 + i))
             }
           }
         }

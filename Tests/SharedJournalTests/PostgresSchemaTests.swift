@@ -13,15 +13,20 @@ import Testing
       let second = try await connection.session { try PostgresSchema.migrate($0) }
       #expect(first == 0)
       #expect(second == PostgresSchema.current)
-      let versions = try await connection.session { try $0.query("SELECT version FROM bp_schema_version ORDER BY version").rows }
+      let versions = try await connection.session {
+        try $0.query("SELECT version FROM bp_schema_version ORDER BY version").rows
+      }
       #expect(versions == (1...PostgresSchema.current).map { [String($0)] })
       // The tables of every migration exist.
       let tables = try await connection.session {
-        try $0.query("SELECT tablename FROM pg_tables WHERE tablename LIKE 'bp\\_%' ORDER BY tablename").rows.map { $0[0] ?? "" }
+        try $0.query("SELECT tablename FROM pg_tables WHERE tablename LIKE 'bp\\_%' ORDER BY tablename").rows.map {
+          $0[0] ?? ""
+        }
       }
       #expect(
         tables == [
-          "bp_device", "bp_gateway", "bp_lease", "bp_registry_device", "bp_registry_reading", "bp_run", "bp_schema_version",
+          "bp_device", "bp_gateway", "bp_lease", "bp_registry_device", "bp_registry_reading", "bp_run",
+          "bp_schema_version",
           "bp_sighting",
         ])
       await connection.close()
@@ -61,12 +66,16 @@ import Testing
       var connections: [PostgresConnection] = []
       for _ in 0..<6 { connections.append(try await connect(server, database: url)) }
       let found = try await withThrowingTaskGroup(of: Int.self) { group in
-        for connection in connections { group.addTask { try await connection.session { try PostgresSchema.migrate($0) } } }
+        for connection in connections {
+          group.addTask { try await connection.session { try PostgresSchema.migrate($0) } }
+        }
         return try await group.reduce(into: [Int]()) { $0.append($1) }
       }
       // Exactly one found an empty database; every other found it complete.
       #expect(found.sorted() == [0] + Array(repeating: PostgresSchema.current, count: 5))
-      let versions = try await connections[0].session { try $0.query("SELECT version FROM bp_schema_version").rows.count }
+      let versions = try await connections[0].session {
+        try $0.query("SELECT version FROM bp_schema_version").rows.count
+      }
       #expect(versions == PostgresSchema.current)
       for connection in connections { await connection.close() }
     }
@@ -91,7 +100,8 @@ import Testing
           """)
       }
       let asReader = url.replacingOccurrences(of: "user=beacon", with: "user=reader")
-      let reader = try await PostgresConnection.connect(try PostgresURL(asReader, origin: "--journal"), password: "read-only")
+      let reader = try await PostgresConnection.connect(
+        try PostgresURL(asReader, origin: "--journal"), password: "read-only")
       // The role really cannot change the schema...
       await #expect(throws: PostgresError.self) {
         try await reader.session { try $0.script("CREATE TABLE IF NOT EXISTS bp_schema_version (version integer)") }

@@ -5,12 +5,14 @@ import Testing
 /// `PostgresURL`: what `--journal` accepts, and that no password ever shows.
 @Suite(.timeLimit(.minutes(5))) struct PostgresURLTests {
   @Test func redactsTheUserPasswordAndPasswordParameters() {
-    #expect(PostgresURL.redact("postgresql://ops:s3cret@db.site:5432/fleet") == "postgresql://ops:***@db.site:5432/fleet")
+    #expect(
+      PostgresURL.redact("postgresql://ops:s3cret@db.site:5432/fleet") == "postgresql://ops:***@db.site:5432/fleet")
     #expect(
       PostgresURL.redact("postgres://db/fleet?sslmode=require&password=s3cret&user=ops")
         == "postgres://db/fleet?sslmode=require&password=***&user=ops")
     // An `@` in the path or query is not the authority's.
-    #expect(PostgresURL.redact("postgresql://db/fleet?application_name=a@b") == "postgresql://db/fleet?application_name=a@b")
+    #expect(
+      PostgresURL.redact("postgresql://db/fleet?application_name=a@b") == "postgresql://db/fleet?application_name=a@b")
     #expect(PostgresURL.redact("postgresql://ops@db/fleet") == "postgresql://ops@db/fleet")
   }
 
@@ -20,10 +22,14 @@ import Testing
     #expect(PostgresURL.redact("postgresql://u:pw?x@h/db") == "postgresql://u:***@h/db")
     #expect(PostgresURL.redact("postgresql://u?x@h/db?password=s3cret") == "postgresql://u?x@h/db?password=***")
     #expect(PostgresURL.redact("postgresql://h/db?pass%77ord=s3cret") == "postgresql://h/db?password=***")
-    #expect(PostgresURL.redact("postgresql://h/db?sslpassword=k3y&sslmode=verify-full") == "postgresql://h/db?sslpassword=***&sslmode=verify-full")
+    #expect(
+      PostgresURL.redact("postgresql://h/db?sslpassword=k3y&sslmode=verify-full")
+        == "postgresql://h/db?sslpassword=***&sslmode=verify-full")
     // A password parameter's value runs to the next `&` (a `?` in it is part of it), and parameters after
     // hidden credentials are still found.
-    #expect(PostgresURL.redact("postgresql://h/db?password=a?b&sslmode=require") == "postgresql://h/db?password=***&sslmode=require")
+    #expect(
+      PostgresURL.redact("postgresql://h/db?password=a?b&sslmode=require")
+        == "postgresql://h/db?password=***&sslmode=require")
     #expect(PostgresURL.redact("postgresql://u:pw?x@h?password=s3cret") == "postgresql://u:***@h?password=***")
     // No `/`: libpq takes everything up to the `@` for user:password, and so do we.
     #expect(PostgresURL.redact("postgresql://h?application_name=a:b@c") == "postgresql://h?application_name=a:***@c")
@@ -49,8 +55,11 @@ import Testing
     #expect(PostgresURL.redact("host=db password = 'a b\\' c' user=ops") == "host=db password = *** user=ops")
     #expect(PostgresURL.redact("sslpassword=k3y PASSWORD=x\\ y") == "sslpassword=*** PASSWORD=***")
     #expect(PostgresURL.redact("host=db user=ops") == "host=db user=ops")
-    #expect(PostgresURL.redact("/var/lib/beacon-provision/journal.sqlite") == "/var/lib/beacon-provision/journal.sqlite")
-    let error = #expect(throws: PostgresURLError.self) { try PostgresURL("host=db password=s3cret", origin: "--journal") }
+    #expect(
+      PostgresURL.redact("/var/lib/beacon-provision/journal.sqlite") == "/var/lib/beacon-provision/journal.sqlite")
+    let error = #expect(throws: PostgresURLError.self) {
+      try PostgresURL("host=db password=s3cret", origin: "--journal")
+    }
     let message = try #require(error).description
     #expect(message == "--journal host=db password=***: expected a URL starting with postgresql:// or postgres://")
   }
@@ -58,18 +67,23 @@ import Testing
   /// libpq matches the scheme case-sensitively and would read `POSTGRESQL://…` as a database name on the local
   /// socket: the scheme reaches libpq in lower case, the rest as written.
   @Test func anUpperCaseSchemeReachesLibpqInLowerCase() throws {
-    #expect(try PostgresURL("POSTGRESQL://ops@DB.site/Fleet", origin: "--journal").text == "postgresql://ops@DB.site/Fleet")
+    #expect(
+      try PostgresURL("POSTGRESQL://ops@DB.site/Fleet", origin: "--journal").text == "postgresql://ops@DB.site/Fleet")
     #expect(try PostgresURL("Postgres://db/fleet", origin: "--journal").redacted == "postgres://db/fleet")
     #expect(throws: PostgresURLError.self) { try PostgresURL("POSTGRESQL://ops:s3cret@db/fleet", origin: "--journal") }
   }
 
   @Test func acceptsBothSchemesAndRefusesOthersNamingTheOrigin() throws {
-    #expect(try PostgresURL("postgresql:///fleet?host=/run/pg", origin: "--journal").text == "postgresql:///fleet?host=/run/pg")
+    #expect(
+      try PostgresURL("postgresql:///fleet?host=/run/pg", origin: "--journal").text
+        == "postgresql:///fleet?host=/run/pg")
     #expect(try PostgresURL("postgres://ops@db/fleet", origin: "--journal").redacted == "postgres://ops@db/fleet")
     let error = #expect(throws: PostgresURLError.self) {
       try PostgresURL("mysql://db/fleet", origin: "BEACON_PROVISION_JOURNAL")
     }
-    #expect(error?.description == "BEACON_PROVISION_JOURNAL mysql://db/fleet: expected a URL starting with postgresql:// or postgres://")
+    #expect(
+      error?.description
+        == "BEACON_PROVISION_JOURNAL mysql://db/fleet: expected a URL starting with postgresql:// or postgres://")
     #expect(PostgresURL.isPostgres("POSTGRESQL://db") && !PostgresURL.isPostgres("/var/lib/journal.sqlite"))
   }
 }

@@ -2,8 +2,8 @@ import BeaconCore
 import Fleet
 import Foundation
 import Synchronization
-import Testing
 import TestServers
+import Testing
 
 @testable import SharedJournal
 
@@ -21,7 +21,9 @@ import TestServers
   static func address(_ i: Int) -> BluetoothAddress { BluetoothAddress(rawValue: 0xC200_0000_0000 + UInt64(i)) }
 
   /// A round's work: the device is "updated" and journalled verified, as a campaign would.
-  static func batch(_ journal: PostgresJournal, _ run: String, _ visits: Visits) -> @Sendable ([Target]) async -> CampaignSummary {
+  static func batch(_ journal: PostgresJournal, _ run: String, _ visits: Visits)
+    -> @Sendable ([Target]) async -> CampaignSummary
+  {
     { targets in
       var outcomes: [String: DeviceOutcome] = [:]
       for t in targets {
@@ -49,7 +51,8 @@ import TestServers
             _ = try await journal.createRun(
               kind: "apply", source: "p.json", adapter: name, addresses: targets.map(\.address.description), id: "site")
             let site = SiteCampaign(
-              coordinator: GatewayCoordinator(journal: journal), run: "site", targets: targets, batchSize: 3, pollSeconds: 0.05,
+              coordinator: GatewayCoordinator(journal: journal), run: "site", targets: targets, batchSize: 3,
+              pollSeconds: 0.05,
               settle: (gateways: 3, seconds: 600))
             return try await site.start(batch: Self.batch(journal, "site", visits))
           }
@@ -80,19 +83,24 @@ import TestServers
       let settings = CoordinationSettings(leaseSeconds: 2)
       let targets = (0..<4).map { Target(address: Self.address($0), rssi: -60) }
       let dead = GatewayCoordinator(
-        journal: try await PostgresJournal(connection: try await connect(server, database: url), gateway: "dead"), settings: settings)
+        journal: try await PostgresJournal(connection: try await connect(server, database: url), gateway: "dead"),
+        settings: settings)
       _ = try await dead.journal.createRun(
         kind: "apply", source: "p.json", adapter: "x", addresses: targets.map(\.address.description), id: "site")
       try await dead.join(run: "site")
       // The dead gateway heard every device far better, claimed two and got one of them half-way.
       try await dead.recordSightings(Dictionary(uniqueKeysWithValues: targets.map { ($0.address.description, -30) }))
-      for t in targets.prefix(2) { #expect(try await dead.claim(run: "site", address: t.address.description) == .claimed) }
-      try await dead.journal.record(run: "site", address: targets[0].address.description, state: .working, step: "written", countWrite: true)
+      for t in targets.prefix(2) {
+        #expect(try await dead.claim(run: "site", address: t.address.description) == .claimed)
+      }
+      try await dead.journal.record(
+        run: "site", address: targets[0].address.description, state: .working, step: "written", countWrite: true)
       // ...and then nothing more: no heartbeat, no release.
       let survivor = try await PostgresJournal(connection: try await connect(server, database: url), gateway: "alive")
       let visits = Visits()
       let summary = try await SiteCampaign(
-        coordinator: GatewayCoordinator(journal: survivor, settings: settings), run: "site", targets: targets, batchSize: 4,
+        coordinator: GatewayCoordinator(journal: survivor, settings: settings), run: "site", targets: targets,
+        batchSize: 4,
         pollSeconds: 0.1
       ).start(batch: Self.batch(survivor, "site", visits))
       #expect(Set(visits.all.keys) == Set(targets.map(\.address.description)))

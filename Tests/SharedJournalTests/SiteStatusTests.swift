@@ -1,7 +1,7 @@
 import Fleet
 import Foundation
-import Testing
 import TestServers
+import Testing
 
 @testable import SharedJournal
 
@@ -21,7 +21,8 @@ import TestServers
         gateways.append(GatewayCoordinator(journal: journal))
       }
       let (one, two) = (gateways[0], gateways[1])
-      _ = try await one.journal.createRun(kind: "apply", source: "p.json", adapter: "hci0", addresses: [Self.a, Self.b, Self.c], id: "site")
+      _ = try await one.journal.createRun(
+        kind: "apply", source: "p.json", adapter: "hci0", addresses: [Self.a, Self.b, Self.c], id: "site")
       try await one.recordSightings([Self.a: -60, Self.b: -80, Self.c: -70])
       try await two.recordSightings([Self.a: -75, Self.b: -55, Self.c: -50])
       for g in gateways { try await g.join(run: "site") }

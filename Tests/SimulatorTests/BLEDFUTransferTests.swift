@@ -23,7 +23,8 @@ import Testing
     let peripheral = SimulatedDFUPeripheral(address: device, target: target)
     let factory = factory(SimulatedDFUCentral(peripherals: [peripheral]))
     let package = try DFUTestPackages.fixture("app_signed.zip")
-    try await DFUTransfer(factory: factory, configuration: DFUEngineConfiguration(receiptInterval: 12), pause: { _ in }).run(package.transferImages)
+    try await DFUTransfer(factory: factory, configuration: DFUEngineConfiguration(receiptInterval: 12), pause: { _ in })
+      .run(package.transferImages)
     #expect(await peripheral.jumps == 1)
     // the name written with 02 is the one the bootloader advertised; FF wrapped to 00 without carry
     #expect(await peripheral.bootloaderName == "DfuC011223344FF-1")
@@ -44,7 +45,10 @@ import Testing
       let base = await peripheral.target.firmwareBytesReceived
       let drop = base + Int(rng.next() % 2500) + 500
       await peripheral.setFaults(DFUTargetFaults(dropLinkAtByte: drop))
-      _ = try? await DFUTransfer(factory: factory, configuration: DFUEngineConfiguration(receiptInterval: 0, maximumReconnectsWithoutProgress: 0), pause: { _ in }).run([image])
+      _ = try? await DFUTransfer(
+        factory: factory,
+        configuration: DFUEngineConfiguration(receiptInterval: 0, maximumReconnectsWithoutProgress: 0), pause: { _ in }
+      ).run([image])
       // Nothing from after the drop reaches the target, not even packets the link had already queued.
       // They once did: arriving after `base` was read, they used up the next run's drop, that run went on
       // to activate the image, and the final run activated it a second time.
@@ -52,7 +56,8 @@ import Testing
       #expect(received == drop, "the target took \(received - drop) byte(s) from after the drop")
     }
     // now a run with reconnects allowed completes from wherever the target is
-    try await DFUTransfer(factory: factory, configuration: DFUEngineConfiguration(receiptInterval: 6), pause: { _ in }).run([image])
+    try await DFUTransfer(factory: factory, configuration: DFUEngineConfiguration(receiptInterval: 6), pause: { _ in })
+      .run([image])
     #expect(await peripheral.linkDrops == 3)
     let activated = await peripheral.target.activated.map(\.firmware)
     #expect(activated == [image.firmware], "activated \(activated.count) image(s)")

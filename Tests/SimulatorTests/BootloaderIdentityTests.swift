@@ -55,7 +55,8 @@ import Testing
   /// not taken for the device's: with no bootloader of its own to be found, opening fails and nothing is
   /// sent to the neighbour's.
   @Test func aBootloaderAtTheDevicesOwnAddressIsNotTakenForItsOwn() async throws {
-    let neighbour = SimulatedDFUPeripheral(address: BluetoothAddress("C0:11:22:33:44:30")!, target: SimulatedDFUTarget())
+    let neighbour = SimulatedDFUPeripheral(
+      address: BluetoothAddress("C0:11:22:33:44:30")!, target: SimulatedDFUTarget())
     let device = await Self.application("C0:11:22:33:44:31")
     // the neighbour's bootloader shadows the device's application at …:31
     let factory = Self.factory(SimulatedDFUCentral(peripherals: [neighbour, device]), device: "C0:11:22:33:44:31")

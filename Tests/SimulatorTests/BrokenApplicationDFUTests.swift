@@ -46,7 +46,8 @@ import Testing
     let peripheral = SimulatedDFUPeripheral(address: device, target: SimulatedDFUTarget())
     let central = BrokenApplicationCentral(fleet: SimulatedDFUCentral(peripherals: [peripheral]), broken: device)
     let factory = BLEDFULinkFactory(
-      central: central, device: device, connectTimeout: .seconds(5), scanTimeout: .seconds(3), responseTimeout: .seconds(5))
+      central: central, device: device, connectTimeout: .seconds(5), scanTimeout: .seconds(3),
+      responseTimeout: .seconds(5))
     let image = DFUTestPackages.application(3000)
     try await DFUTransfer(factory: factory, pause: { _ in }).run([image])
     #expect(await factory.bootloaderAddress == BluetoothAddress("C0:11:22:33:44:11")!)

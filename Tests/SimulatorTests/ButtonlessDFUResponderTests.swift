@@ -23,7 +23,8 @@ import Testing
   @Test func anSDK13ServiceRefusesTheName() {
     var r = ButtonlessDFUResponder(acceptsName: false)
     // 02 | len 03 | "Dfu" → 20 02 02 op code not supported; no name kept
-    #expect(r.receive([0x02, 0x03] + Array("Dfu".utf8)) == .init(indication: [0x20, 0x02, 0x02], enterBootloader: false))
+    #expect(
+      r.receive([0x02, 0x03] + Array("Dfu".utf8)) == .init(indication: [0x20, 0x02, 0x02], enterBootloader: false))
     #expect(r.bootloaderName == nil)
     // 01 still jumps
     #expect(r.receive([0x01]) == .init(indication: [0x20, 0x01, 0x01], enterBootloader: true))

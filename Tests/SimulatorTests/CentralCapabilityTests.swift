@@ -27,7 +27,9 @@ struct CentralCapabilityTests {
   }
 
   @Test func stopScansReturnsWhenNothingScans() async {
-    let centrals: [any Central] = [Silent(), BlueZCentral(adapter: "hci0"), SimulatedCentral(fleet: DemoFleet.fleet, pace: .unpaced)]
+    let centrals: [any Central] = [
+      Silent(), BlueZCentral(adapter: "hci0"), SimulatedCentral(fleet: DemoFleet.fleet, pace: .unpaced),
+    ]
     for central in centrals { await central.stopScans() }
   }
 }

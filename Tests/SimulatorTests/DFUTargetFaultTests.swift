@@ -9,7 +9,9 @@ import Testing
 /// packet and at the final Execute (docs/protocols/nordic-dfu.md §2.5), through our DFU client linked in memory.
 @Suite("DFU target faults", .timeLimit(.minutes(1))) struct DFUTargetFaultTests {
   func transfer(_ host: DFUTargetHost) -> DFUTransfer {
-    DFUTransfer(factory: host, configuration: DFUEngineConfiguration(receiptInterval: 0, maximumReconnectsWithoutProgress: 2), pause: { _ in })
+    DFUTransfer(
+      factory: host, configuration: DFUEngineConfiguration(receiptInterval: 0, maximumReconnectsWithoutProgress: 2),
+      pause: { _ in })
   }
 
   @Test func aLinkLostInsideTheInitPacketResumesToTheRightImage() async throws {
@@ -36,7 +38,8 @@ import Testing
 
   @Test func theFleetFileCarriesTheNewFaults() throws {
     func decode(_ dfu: String) throws -> SimulatedFleet {
-      let json = #"{"version": 1, "devices": [{"address": "DD:34:02:06:F0:00", "kind": "kbeaconPro", "system": {"model": 12, "batteryPercent": 90, "firmware": "5.22"}, "dfu": \#(dfu)}]}"#
+      let json =
+        #"{"version": 1, "devices": [{"address": "DD:34:02:06:F0:00", "kind": "kbeaconPro", "system": {"model": 12, "batteryPercent": 90, "firmware": "5.22"}, "dfu": \#(dfu)}]}"#
       return try SimulatedFleet.decode(Data(json.utf8), file: "fleet.json")
     }
     let fleet = try decode(#"{"faults": {"dropLinkAtInitByte": 5, "dropLinkAtExecute": true}}"#)

@@ -26,7 +26,9 @@ enum DFUTestPackages {
     }
   }
 
-  static func command(_ type: FirmwareType, firmware: [UInt8], version: UInt32, sdSize: Int = 0, hardware: UInt32 = 52) -> InitCommand {
+  static func command(_ type: FirmwareType, firmware: [UInt8], version: UInt32, sdSize: Int = 0, hardware: UInt32 = 52)
+    -> InitCommand
+  {
     let blSize = type == .softDeviceBootloader ? firmware.count - sdSize : (type == .bootloader ? firmware.count : 0)
     return InitCommand(
       firmwareVersion: version, hardwareVersion: hardware, softDeviceRequirements: [0x101, 0xB7], type: type,
@@ -37,7 +39,9 @@ enum DFUTestPackages {
   }
 
   /// An unsigned application image of `count` bytes.
-  static func application(_ count: Int, version: UInt32 = 7, seed: UInt64 = 42, hardware: UInt32 = 52) -> DFUTransferImage {
+  static func application(_ count: Int, version: UInt32 = 7, seed: UInt64 = 42, hardware: UInt32 = 52)
+    -> DFUTransferImage
+  {
     let firmware = bytes(count, seed: seed)
     let dat = InitPacket.serialize(command(.application, firmware: firmware, version: version, hardware: hardware))
     return DFUTransferImage(name: "application", initPacket: dat, firmware: firmware)

@@ -16,9 +16,12 @@ import Testing
   }
 
   @Test func aNumberBeyondDoubleIsOutOfRangeAtItsPath() throws {
-    let device = #"{"address":"DD:34:02:06:D1:01","kind":"kbeaconPro","iBeacon":{"uuid":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0","major":1,"minor":1}"#
+    let device =
+      #"{"address":"DD:34:02:06:D1:01","kind":"kbeaconPro","iBeacon":{"uuid":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0","major":1,"minor":1}"#
     let interval = try #require(Self.error(#"{"version":1,"devices":["# + device + #","intervalMs":7E2000}]}"#))
-    #expect(interval.description.hasPrefix("f.json: devices[0].intervalMs: 7E2000 is out of range (line 1, column "), "\(interval)")
+    #expect(
+      interval.description.hasPrefix("f.json: devices[0].intervalMs: 7E2000 is out of range (line 1, column "),
+      "\(interval)")
     let type = try #require(Self.error(#"{"version":1,"devices":["# + device + #","addressType":-7E2000}]}"#))
     #expect(type.description.hasPrefix("f.json: devices[0].addressType: -7E2000 is out of range"), "\(type)")
     #expect(!type.description.contains("expected a string"))

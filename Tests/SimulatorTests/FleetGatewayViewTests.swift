@@ -16,7 +16,8 @@ import Testing
   }
 
   @Test func eachGatewayServesTheDevicesItHearsAtItsFixedRSSI() throws {
-    let fleet = try SimulatedFleet.decode(Data(Self.fleet(#"{"east":{"\#(Self.a)":-58},"west":{"\#(Self.a)":-80,"\#(Self.b)":-61}}"#).utf8))
+    let fleet = try SimulatedFleet.decode(
+      Data(Self.fleet(#"{"east":{"\#(Self.a)":-58},"west":{"\#(Self.a)":-80,"\#(Self.b)":-61}}"#).utf8))
     let east = try fleet.view(for: "east")
     #expect(east.devices.map(\.address.description) == [Self.a])
     #expect(east.devices[0].rssi.mean == -58 && east.devices[0].rssi.spread == 0)
@@ -32,7 +33,10 @@ import Testing
 
   @Test func anUnknownAddressOrAnRSSIOutOfRangeIsAnErrorWithItsPath() throws {
     for (gateways, path, message) in [
-      (#"{"east":{"AC:23:3F:00:00:09":-58}}"#, "gateways.east.AC:23:3F:00:00:09", "is not the address of a device in this fleet"),
+      (
+        #"{"east":{"AC:23:3F:00:00:09":-58}}"#, "gateways.east.AC:23:3F:00:00:09",
+        "is not the address of a device in this fleet"
+      ),
       (#"{"east":{"\#(Self.a)":-200}}"#, "gateways.east.\(Self.a)", "-200 dBm is outside -127…20"),
     ] {
       do {

@@ -22,7 +22,9 @@ import Testing
     if extra > 0 {
       let vendor = SimulatedService(
         uuid: BluetoothUUID(0xFFE0),
-        characteristics: (1...extra).map { SimulatedCharacteristic(uuid: BluetoothUUID(UInt16(0xFFE0 + $0)), properties: [.read]) })
+        characteristics: (1...extra).map {
+          SimulatedCharacteristic(uuid: BluetoothUUID(UInt16(0xFFE0 + $0)), properties: [.read])
+        })
       services.insert(vendor, at: services.count - 1)
     }
     return services
@@ -30,7 +32,9 @@ import Testing
 
   /// One visit: a new link, MTU exchange, cached discovery; returns the outcome and the round trips the
   /// cache step cost, counted on the server.
-  static func visit(_ server: GATTServer, _ cache: any GATTCacheStore) async throws -> (GATTCacheOutcome, Int, GATTDatabase, GATTClient) {
+  static func visit(_ server: GATTServer, _ cache: any GATTCacheStore) async throws -> (
+    GATTCacheOutcome, Int, GATTDatabase, GATTClient
+  ) {
     let (client, _) = try await GATTFixtures.connect(server)
     _ = try await client.exchangeMTU()
     let before = await server.requestsReceived

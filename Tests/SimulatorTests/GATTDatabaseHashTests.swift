@@ -14,7 +14,8 @@ import Testing
   @Test func aesCMACMatchesRFC4493() {
     let key = Self.hex("2b7e1516 28aed2a6 abf71588 09cf4f3c")
     let m = Self.hex(
-      "6bc1bee2 2e409f96 e93d7e11 7393172a ae2d8a57 1e03ac9c 9eb76fac 45af8e51 30c81c46 a35ce411 e5fbc119 1a0a52ef f69f2445 df4f9b17 ad2b417b e66c3710")
+      "6bc1bee2 2e409f96 e93d7e11 7393172a ae2d8a57 1e03ac9c 9eb76fac 45af8e51 30c81c46 a35ce411 e5fbc119 1a0a52ef f69f2445 df4f9b17 ad2b417b e66c3710"
+    )
     #expect(AESCMAC.mac(key: key, []) == Self.hex("bb1d6929 e9593728 7fa37d12 9b756746"))
     #expect(AESCMAC.mac(key: key, Array(m[0..<16])) == Self.hex("070a16b4 6b4d4144 f79bdd9d d04a287c"))
     #expect(AESCMAC.mac(key: key, Array(m[0..<40])) == Self.hex("dfa66747 de9ae630 30ca3261 1497c827"))
@@ -58,7 +59,9 @@ import Testing
         == Self.hex(
           "010000280018020003280a0300002a04000328020500012a06000028011807000328200800052a090002290a0003280a0b00292b0c000328020d002a2b0e00002808180f000228140016000f1810000328a21100182a12000229130000290000140001280f1815000328021600192a"
         ))
-    #expect(AESCMAC.mac(key: [UInt8](repeating: 0, count: 16), GATTDatabaseHash.message(table)) == Self.hex("F1CA2D48ECF58BAC8A8830BBB9FBA990"))
+    #expect(
+      AESCMAC.mac(key: [UInt8](repeating: 0, count: 16), GATTDatabaseHash.message(table))
+        == Self.hex("F1CA2D48ECF58BAC8A8830BBB9FBA990"))
     // On the air little-endian (Zephyr's order, see `GATTDatabaseHash`).
     #expect(GATTDatabaseHash.value(of: table) == Array(Self.hex("F1CA2D48ECF58BAC8A8830BBB9FBA990").reversed()))
   }
@@ -77,7 +80,8 @@ import Testing
     await server.replaceServices(
       Self.appendixB() + [
         SimulatedService(
-          uuid: BluetoothUUID(0xFFE0), characteristics: [SimulatedCharacteristic(uuid: BluetoothUUID(0xFFE1), properties: [.read])])
+          uuid: BluetoothUUID(0xFFE0),
+          characteristics: [SimulatedCharacteristic(uuid: BluetoothUUID(0xFFE1), properties: [.read])])
       ])
     var iterator = indications.makeAsyncIterator()
     #expect(await iterator.next() == [0x01, 0x00, 0xFF, 0xFF])

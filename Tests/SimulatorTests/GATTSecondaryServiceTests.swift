@@ -23,23 +23,30 @@ struct GATTSecondaryServiceTests {
         ]),
       SimulatedService(
         uuid: BluetoothUUID(0xFF10), isPrimary: false,
-        characteristics: [SimulatedCharacteristic(uuid: BluetoothUUID(0x2A25), properties: [.read], value: Array("SN-1".utf8))]),
+        characteristics: [
+          SimulatedCharacteristic(uuid: BluetoothUUID(0x2A25), properties: [.read], value: Array("SN-1".utf8))
+        ]),
       SimulatedService(
         uuid: vendor, isPrimary: false,
-        characteristics: [SimulatedCharacteristic(uuid: BluetoothUUID(0x2A23), properties: [.read], value: [1, 2, 3, 4, 5, 6, 7, 8])]),
+        characteristics: [
+          SimulatedCharacteristic(uuid: BluetoothUUID(0x2A23), properties: [.read], value: [1, 2, 3, 4, 5, 6, 7, 8])
+        ]),
     ]
   }
 
   @Test func includeDeclarationsFollowTheServiceDeclaration() throws {
     let table = GATTAttributeTable(services: Self.services())
-    #expect(table.attributes.map(\.type) == [
-      GATTAttributeType.primaryService, GATTAttributeType.include, GATTAttributeType.include,
-      GATTAttributeType.characteristic, BluetoothUUID(0x2A8A), GATTAttributeType.extendedProperties,
-      GATTAttributeType.secondaryService, GATTAttributeType.characteristic, BluetoothUUID(0x2A25),
-      GATTAttributeType.secondaryService, GATTAttributeType.characteristic, BluetoothUUID(0x2A23),
-    ])
+    #expect(
+      table.attributes.map(\.type) == [
+        GATTAttributeType.primaryService, GATTAttributeType.include, GATTAttributeType.include,
+        GATTAttributeType.characteristic, BluetoothUUID(0x2A8A), GATTAttributeType.extendedProperties,
+        GATTAttributeType.secondaryService, GATTAttributeType.characteristic, BluetoothUUID(0x2A25),
+        GATTAttributeType.secondaryService, GATTAttributeType.characteristic, BluetoothUUID(0x2A23),
+      ])
     // An include naming a service the server does not have is left out.
-    let lone = GATTAttributeTable(services: [SimulatedService(uuid: BluetoothUUID(0x1800), includes: [BluetoothUUID(0xFFFF)], characteristics: [])])
+    let lone = GATTAttributeTable(services: [
+      SimulatedService(uuid: BluetoothUUID(0x1800), includes: [BluetoothUUID(0xFFFF)], characteristics: [])
+    ])
     #expect(lone.attributes.count == 1)
   }
 

@@ -19,7 +19,10 @@ import Testing
     device.faults.dropLinkOnReads = 1
     #expect(device.receive(Self.getPara, now: 0) == .init(notifications: [], disconnect: true))
     // the fault fired once: 23 0023 0000 0000 + {"advObj":[{"slot":4,"type":0}]} (35-byte request)
-    #expect(device.receive(Self.getPara, now: 0).notifications == [hex("23 0023 0000 0000") + Array(#"{"advObj":[{"slot":4,"type":0}]}"#.utf8)])
+    #expect(
+      device.receive(Self.getPara, now: 0).notifications == [
+        hex("23 0023 0000 0000") + Array(#"{"advObj":[{"slot":4,"type":0}]}"#.utf8)
+      ])
     #expect(device.configurationWrites == 0)
   }
 
@@ -57,16 +60,21 @@ import Testing
 
   @Test func theFleetFileCarriesTheFaultsAndChecksTheirRanges() throws {
     func decode(_ kbeacon: String) throws -> SimulatedFleet {
-      let json = #"{"version": 1, "devices": [{"address": "DD:34:02:06:F0:00", "kind": "kbeaconPro", "system": {"model": 12, "batteryPercent": 90, "firmware": "5.22"}, "kbeacon": \#(kbeacon)}]}"#
+      let json =
+        #"{"version": 1, "devices": [{"address": "DD:34:02:06:F0:00", "kind": "kbeaconPro", "system": {"model": 12, "batteryPercent": 90, "firmware": "5.22"}, "kbeacon": \#(kbeacon)}]}"#
       return try SimulatedFleet.decode(Data(json.utf8), file: "fleet.json")
     }
     let fleet = try decode(#"{"dropLinkOnReads": 1, "dropLinkAfterWrites": 2, "rebootAtRequest": 3}"#)
-    #expect(fleet.devices[0].kbeacon?.faults == KBeaconFaults(dropLinkOnReads: 1, dropLinkAfterWrites: 2, rebootAtRequest: 3))
-    for (bad, path) in [(#"{"dropLinkOnReads": 101}"#, "dropLinkOnReads"), (#"{"dropLinkAfterWrites": -1}"#, "dropLinkAfterWrites"),
-      (#"{"rebootAtRequest": 0}"#, "rebootAtRequest")]
-    {
+    #expect(
+      fleet.devices[0].kbeacon?.faults == KBeaconFaults(dropLinkOnReads: 1, dropLinkAfterWrites: 2, rebootAtRequest: 3))
+    for (bad, path) in [
+      (#"{"dropLinkOnReads": 101}"#, "dropLinkOnReads"), (#"{"dropLinkAfterWrites": -1}"#, "dropLinkAfterWrites"),
+      (#"{"rebootAtRequest": 0}"#, "rebootAtRequest"),
+    ] {
       #expect(throws: FleetFileError.self) { try decode(bad) }
-      do { _ = try decode(bad) } catch let error as FleetFileError { #expect(error.jsonPath == "devices[0].kbeacon.\(path)") }
+      do { _ = try decode(bad) } catch let error as FleetFileError {
+        #expect(error.jsonPath == "devices[0].kbeacon.\(path)")
+      }
     }
   }
 }

@@ -9,7 +9,8 @@ import Testing
 /// (`nrfutil dfu serial`, docs/protocols/nordic-dfu.md §4, §5), installed by `scripts/nrfutil-venv` into a Python 3.10
 /// venv cached under `.build/`. No Python 3.10 → the test fails saying so.
 @Suite(.timeLimit(.minutes(10))) struct NrfutilInteropTests {
-  static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+  static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
 
   /// Installs (once per test process) and returns the nrfutil executable.
   static let nrfutil = Task<String, any Error> {
@@ -32,10 +33,12 @@ import Testing
     await server.start()
     defer { Task { await server.stop() } }
 
-    let result = try await Self.run(nrfutil, [
-      "dfu", "serial", "-pkg", DFUTestPackages.fixturePath(fixture), "-p", pty.path, "-b", "115200", "-fc", "0",
-      "-cd", "0", "-t", "1", "-prn", prn,
-    ])
+    let result = try await Self.run(
+      nrfutil,
+      [
+        "dfu", "serial", "-pkg", DFUTestPackages.fixturePath(fixture), "-p", pty.path, "-b", "115200", "-fc", "0",
+        "-cd", "0", "-t", "1", "-prn", prn,
+      ])
     #expect(result.status == 0, "nrfutil: \(result.output) \(result.error)")
     #expect(result.output.contains("Device programmed."), "nrfutil: \(result.output) \(result.error)")
     let package = try DFUTestPackages.fixture(fixture)
@@ -51,7 +54,8 @@ import Testing
     let nrfutil = try await Self.nrfutil.value
     let sdbl = DFUTestPackages.softDeviceBootloader()
     let app = DFUTestPackages.application(9000)
-    let manifest = #"{"manifest":{"application":{"bin_file":"app.bin","dat_file":"app.dat"},"softdevice_bootloader":{"bin_file":"sd_bl.bin","dat_file":"sd_bl.dat","info_read_only_metadata":{"bl_size":4096,"sd_size":8192}}}}"#
+    let manifest =
+      #"{"manifest":{"application":{"bin_file":"app.bin","dat_file":"app.dat"},"softdevice_bootloader":{"bin_file":"sd_bl.bin","dat_file":"sd_bl.dat","info_read_only_metadata":{"bl_size":4096,"sd_size":8192}}}}"#
     let zip = StoredZipWriter.archive([
       ("manifest.json", Array(manifest.utf8)), ("sd_bl.bin", sdbl.firmware), ("sd_bl.dat", sdbl.initPacket),
       ("app.bin", app.firmware), ("app.dat", app.initPacket),
@@ -60,7 +64,8 @@ import Testing
     try Data(zip).write(to: URL(fileURLWithPath: path))
     defer { try? FileManager.default.removeItem(atPath: path) }
     // our reader agrees on the order
-    #expect(try DFUPackage(archive: LibzipArchive(path: path)).images.map(\.kind) == [.softDeviceBootloader, .application])
+    #expect(
+      try DFUPackage(archive: LibzipArchive(path: path)).images.map(\.kind) == [.softDeviceBootloader, .application])
 
     // the drop comes 5000 bytes into the application (SD+BL is 12288 bytes)
     let pty = try PseudoTerminal()
@@ -68,7 +73,9 @@ import Testing
       target: SimulatedDFUTarget(faults: DFUTargetFaults(dropLinkAtByte: 12288 + 5000)), channel: pty.deviceChannel())
     await server.start()
     defer { Task { await server.stop() } }
-    let arguments = ["dfu", "serial", "-pkg", path, "-p", pty.path, "-b", "115200", "-fc", "0", "-cd", "0", "-t", "1", "-prn", "8"]
+    let arguments = [
+      "dfu", "serial", "-pkg", path, "-p", pty.path, "-b", "115200", "-fc", "0", "-cd", "0", "-t", "1", "-prn", "8",
+    ]
 
     let first = try await Self.run(nrfutil, arguments)
     #expect(first.status != 0, "the first run should have been cut: \(first.output)")
@@ -87,14 +94,16 @@ import Testing
     var second = arguments
     second[3] = appPath
     let result = try await Self.run(nrfutil, second)
-    #expect(result.status == 0 && result.output.contains("Device programmed."), "nrfutil: \(result.output) \(result.error)")
+    #expect(
+      result.status == 0 && result.output.contains("Device programmed."), "nrfutil: \(result.output) \(result.error)")
     let target = await server.target
     #expect(target.activated.map(\.type) == [.softDeviceBootloader, .application])
     #expect(target.activated.map(\.firmware) == [sdbl.firmware, app.firmware])
   }
 
   /// Runs a program to completion without blocking the cooperative pool (termination handler).
-  static func run(_ path: String, _ arguments: [String]) async throws -> (status: Int32, output: String, error: String) {
+  static func run(_ path: String, _ arguments: [String]) async throws -> (status: Int32, output: String, error: String)
+  {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: path)
     process.arguments = arguments

@@ -24,7 +24,8 @@ import Testing
     // Nothing in this transfer is meant to time out: a generous response timeout, so a loaded machine never
     // turns a slow answer into a reconnect (which would send PRN a second time).
     let factory = SerialDFULinkFactory(path: pty.path, responseTimeout: .seconds(10))
-    try await DFUTransfer(factory: factory, configuration: DFUEngineConfiguration(receiptInterval: 8)).run(package.transferImages)
+    try await DFUTransfer(factory: factory, configuration: DFUEngineConfiguration(receiptInterval: 8)).run(
+      package.transferImages)
     let target = await server.target
     #expect(target.activated.map(\.firmware) == [package.images[0].firmware])
     #expect(target.configuration.applicationVersion == 3)
@@ -42,7 +43,8 @@ import Testing
     defer { Task { await server.stop() } }
     // The drop shows as a response timeout; a busy machine may cost one more reconnect, never a wrong image.
     let factory = SerialDFULinkFactory(path: pty.path, responseTimeout: .seconds(1))
-    let reconnects = try await DFUTransfer(factory: factory, configuration: DFUEngineConfiguration(receiptInterval: 0)).run([image]).reconnects
+    let reconnects = try await DFUTransfer(factory: factory, configuration: DFUEngineConfiguration(receiptInterval: 0))
+      .run([image]).reconnects
     #expect((1...2).contains(reconnects))
     #expect(await server.linkDrops == 1)
     #expect(await server.target.activated.map(\.firmware) == [image.firmware])
@@ -54,11 +56,14 @@ extension SerialDFUOverPTYTests {
     var config = DFUTargetConfiguration()
     config.inactivityTimeout = .milliseconds(100)
     let image = DFUTestPackages.application(9000)
-    let (pty, server) = try await serve(SimulatedDFUTarget(configuration: config, faults: DFUTargetFaults(dropLinkAtByte: 3000)))
+    let (pty, server) = try await serve(
+      SimulatedDFUTarget(configuration: config, faults: DFUTargetFaults(dropLinkAtByte: 3000)))
     defer { Task { await server.stop() } }
     let factory = SerialDFULinkFactory(path: pty.path, responseTimeout: .milliseconds(50))
     await #expect(throws: DFUFailure.self) {
-      try await DFUTransfer(factory: factory, configuration: DFUEngineConfiguration(receiptInterval: 0, maximumReconnectsWithoutProgress: 0)).run([image])
+      try await DFUTransfer(
+        factory: factory, configuration: DFUEngineConfiguration(receiptInterval: 0, maximumReconnectsWithoutProgress: 0)
+      ).run([image])
     }
     // no traffic for longer than the timeout: back to application version 1, progress gone
     await server.waitUntilApplicationRuns()

@@ -40,11 +40,13 @@ import Testing
     random.addressType = .random
     let served = ServedAdvertising.device(random, servedAs: controller)
     #expect(served.address == kbeacon.address && served.addressType == .random)
-    let settings = ServedAdvertising.settings(advertisingData: [0x02, 0x01, 0x06], of: SimulatedAdvertiser(device: served))
+    let settings = ServedAdvertising.settings(
+      advertisingData: [0x02, 0x01, 0x06], of: SimulatedAdvertiser(device: served))
     #expect(settings.randomAddress == kbeacon.address)
     #expect(settings.ownAddressType == 0x01)
     let publicSettings = ServedAdvertising.settings(
-      advertisingData: [0x02, 0x01, 0x06], of: SimulatedAdvertiser(device: ServedAdvertising.device(kbeacon, servedAs: controller)))
+      advertisingData: [0x02, 0x01, 0x06],
+      of: SimulatedAdvertiser(device: ServedAdvertising.device(kbeacon, servedAs: controller)))
     #expect(publicSettings.randomAddress == nil && publicSettings.ownAddressType == 0x00)
   }
 

@@ -24,7 +24,8 @@ import Testing
     #expect(settings.connectable && settings.scanResponseData.isEmpty)
     #expect(settings.interval == 40)  // 40 × 0.625 ms = 25 ms
     // 02 01 06 Flags | 03 03 59 FE complete 16-bit UUIDs: FE59 | 0A 09 "Dfu010001" Complete Local Name
-    #expect(settings.advertisingData == [0x02, 0x01, 0x06, 0x03, 0x02, 0x59, 0xFE, 0x0A, 0x09] + Array("Dfu010001".utf8))
+    #expect(
+      settings.advertisingData == [0x02, 0x01, 0x06, 0x03, 0x02, 0x59, 0xFE, 0x0A, 0x09] + Array("Dfu010001".utf8))
     #expect(ServedRole.application.bootloaderSettings == nil)
     #expect(ServedRole.current(of: application, in: nil) == .application)
   }

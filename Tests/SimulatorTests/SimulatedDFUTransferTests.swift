@@ -8,7 +8,10 @@ import Testing
 /// (docs/protocols/nordic-dfu.md §2.5): fixtures, resume after drops, retries after corruption, target-side refusals.
 @Suite(.timeLimit(.minutes(3))) struct SimulatedDFUTransferTests {
   func transfer(_ host: DFUTargetHost, prn: UInt16 = 12, reconnects: Int = 3) -> DFUTransfer {
-    DFUTransfer(factory: host, configuration: DFUEngineConfiguration(receiptInterval: prn, maximumReconnectsWithoutProgress: reconnects), pause: { _ in })
+    DFUTransfer(
+      factory: host,
+      configuration: DFUEngineConfiguration(receiptInterval: prn, maximumReconnectsWithoutProgress: reconnects),
+      pause: { _ in })
   }
 
   @Test func signedNrfutilPackageUpdatesASignatureCheckingTarget() async throws {
@@ -62,7 +65,8 @@ import Testing
     var image = DFUTestPackages.application(5000)
     image.firmware[100] ^= 1  // the client is not asked to validate here: the target must catch it
     let host = DFUTargetHost(target: SimulatedDFUTarget())
-    await #expect(throws: DFUFailure.rejected(image: "application", request: 0x04, .extendedError, .verificationFailed)) {
+    await #expect(throws: DFUFailure.rejected(image: "application", request: 0x04, .extendedError, .verificationFailed))
+    {
       try await transfer(host).run([image])
     }
     #expect(await host.target.activated.isEmpty)
@@ -70,7 +74,9 @@ import Testing
 
   @Test func wrongHardwareVersionIsRefusedByTheTarget() async throws {
     let host = DFUTargetHost(target: SimulatedDFUTarget())
-    await #expect(throws: DFUFailure.rejected(image: "application", request: 0x04, .extendedError, .hardwareVersionFailure)) {
+    await #expect(
+      throws: DFUFailure.rejected(image: "application", request: 0x04, .extendedError, .hardwareVersionFailure)
+    ) {
       try await transfer(host).run([DFUTestPackages.application(100, hardware: 51)])
     }
   }
@@ -79,7 +85,9 @@ import Testing
     var config = DFUTargetConfiguration()
     config.applicationVersion = 9
     let host = DFUTargetHost(target: SimulatedDFUTarget(configuration: config))
-    await #expect(throws: DFUFailure.rejected(image: "application", request: 0x04, .extendedError, .firmwareVersionFailure)) {
+    await #expect(
+      throws: DFUFailure.rejected(image: "application", request: 0x04, .extendedError, .firmwareVersionFailure)
+    ) {
       try await transfer(host).run([DFUTestPackages.application(100, version: 8)])
     }
   }
@@ -112,7 +120,6 @@ import Testing
   }
 }
 
-
 extension SimulatedDFUTransferTests {
   @Test func rerunningAnInterruptedMultiImagePackageSkipsTheAppliedSystemPart() async throws {
     let sdbl = DFUTestPackages.softDeviceBootloader()
@@ -130,9 +137,13 @@ extension SimulatedDFUTransferTests {
 
   @Test func aRefusedSystemPartThatIsNotAVersionMatterStopsTheUpdate() async throws {
     var sdbl = DFUTestPackages.softDeviceBootloader()
-    sdbl.initPacket = InitPacket.serialize(DFUTestPackages.command(.softDeviceBootloader, firmware: sdbl.firmware, version: 2, sdSize: 8192, hardware: 53))
+    sdbl.initPacket = InitPacket.serialize(
+      DFUTestPackages.command(.softDeviceBootloader, firmware: sdbl.firmware, version: 2, sdSize: 8192, hardware: 53))
     let host = DFUTargetHost(target: SimulatedDFUTarget())
-    await #expect(throws: DFUFailure.rejected(image: "softdevice_bootloader", request: 0x04, .extendedError, .hardwareVersionFailure)) {
+    await #expect(
+      throws: DFUFailure.rejected(
+        image: "softdevice_bootloader", request: 0x04, .extendedError, .hardwareVersionFailure)
+    ) {
       try await transfer(host).run([sdbl, DFUTestPackages.application(100)])
     }
     #expect(await host.target.activated.isEmpty)

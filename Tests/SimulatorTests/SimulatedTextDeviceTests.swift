@@ -1,5 +1,5 @@
-import Foundation
 import BeaconCore
+import Foundation
 import Testing
 
 @testable import Simulator
@@ -21,9 +21,10 @@ import Testing
   /// loaded two-core machine delivers late (the whole suite runs in parallel) does not cut it.
   static let patient = TextStreamTimeouts().overriding(firstPacket: .seconds(5), interFragment: .seconds(1))
 
-  static func open(_ simulation: KBeaconSimulation, _ address: BluetoothAddress, mtu: Int = 247,
-    timeouts: TextStreamTimeouts = patient) async throws -> TextStreamClient
-  {
+  static func open(
+    _ simulation: KBeaconSimulation, _ address: BluetoothAddress, mtu: Int = 247,
+    timeouts: TextStreamTimeouts = patient
+  ) async throws -> TextStreamClient {
     let client = GATTClient(bearer: try await simulation.connect(to: address), preferredMTU: mtu)
     return TextStreamClient(link: try await GATTTextStreamLink.open(client), timeouts: timeouts)
   }
@@ -132,7 +133,8 @@ import Testing
       """
     let fleet = try SimulatedFleet.decode(Data(json.utf8))
     #expect(fleet.devices[0].connectable && fleet.devices[0].textStream?.profile == "zhaga")
-    let bad = #"{"version": 1, "devices": [{"address": "C7:08:00:00:00:09", "kind": "tertiumReader", "textStream": {"profile": "nope"}}]}"#
+    let bad =
+      #"{"version": 1, "devices": [{"address": "C7:08:00:00:00:09", "kind": "tertiumReader", "textStream": {"profile": "nope"}}]}"#
     #expect(throws: FleetFileError.self) { try SimulatedFleet.decode(Data(bad.utf8)) }
   }
 }

@@ -8,7 +8,8 @@ import Testing
 /// The shared write log of simulated devices (the proof that no device was written twice): what two simulations of one site — two
 /// gateway processes — made a device accept, line by line, where each one's own counter shows only its own.
 @Suite(.timeLimit(.minutes(2))) struct SimulatorWriteLogTests {
-  static let environment = KBeaconSession.Environment(randomBytes: { n in (0..<n).map { UInt8($0 &* 37 &+ 11) } }, now: { 1_700_000_000 })
+  static let environment = KBeaconSession.Environment(
+    randomBytes: { n in (0..<n).map { UInt8($0 &* 37 &+ 11) } }, now: { 1_700_000_000 })
 
   static func temporaryLog() -> SimulatorWriteLog {
     SimulatorWriteLog(path: NSTemporaryDirectory() + "bp-write-log-\(UUID().uuidString.prefix(8))/fleet.writes.jsonl")
@@ -78,7 +79,8 @@ import Testing
     let log = Self.temporaryLog()
     DispatchQueue.concurrentPerform(iterations: 8) { thread in
       for i in 0..<50 {
-        try? log.append(SimulatedWrite(link: i, address: "AA:00:00:00:00:0\(thread)", what: "cfg", keys: ["name", "advMode"]))
+        try? log.append(
+          SimulatedWrite(link: i, address: "AA:00:00:00:00:0\(thread)", what: "cfg", keys: ["name", "advMode"]))
       }
     }
     let counts = try log.counts()

@@ -2,6 +2,7 @@ import CBlueZ
 import CCrypto
 import CCurl
 import CZip
+import Foundation
 import Testing
 
 /// Proves each C library is linked and callable (not just that its header parses).
@@ -31,7 +32,9 @@ import Testing
     // An empty zip: just the end-of-central-directory record.
     var empty: [UInt8] = [0x50, 0x4B, 0x05, 0x06] + [UInt8](repeating: 0, count: 18)
     let archive = empty.withUnsafeMutableBytes { raw -> OpaquePointer? in
-      guard let source = zip_source_buffer_create(raw.baseAddress, zip_uint64_t(raw.count), 0, &error) else { return nil }
+      guard let source = zip_source_buffer_create(raw.baseAddress, zip_uint64_t(raw.count), 0, &error) else {
+        return nil
+      }
       return zip_open_from_source(source, ZIP_RDONLY, &error)
     }
     let zip = try #require(archive)
@@ -48,5 +51,3 @@ import Testing
     #expect(digest.map { String(format: "%02x", $0) }.joined() == "900150983cd24fb0d6963f7d28e17f72")
   }
 }
-
-import Foundation

@@ -28,14 +28,20 @@ public enum LocalTools {
     _ path: String, _ arguments: [String], in directory: String, within seconds: Double
   ) async throws -> (status: Int32, stdout: String, stderr: String) {
     let name = URL(fileURLWithPath: path).lastPathComponent + "-" + UUID().uuidString.prefix(8)
-    let out = "\(directory)/\(name).stdout", err = "\(directory)/\(name).stderr"
-    for file in [out, err] where !FileManager.default.createFile(atPath: file, contents: nil) { throw ServerError("cannot create \(file)") }
+    let out = "\(directory)/\(name).stdout"
+    let err = "\(directory)/\(name).stderr"
+    for file in [out, err] where !FileManager.default.createFile(atPath: file, contents: nil) {
+      throw ServerError("cannot create \(file)")
+    }
     let process = Process()
     process.executableURL = URL(fileURLWithPath: path)
     process.arguments = arguments
     let stdout = try FileHandle(forWritingTo: URL(fileURLWithPath: out))
     let stderr = try FileHandle(forWritingTo: URL(fileURLWithPath: err))
-    defer { try? stdout.close(); try? stderr.close() }
+    defer {
+      try? stdout.close()
+      try? stderr.close()
+    }
     process.standardOutput = stdout
     process.standardError = stderr
     let started = Date()

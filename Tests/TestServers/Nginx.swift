@@ -29,10 +29,11 @@ public final class Nginx: Sendable {
     let prefix = try LocalTools.temporaryDirectory("nginx")
     let httpPort = try LocalTools.freePort()
     let httpsPort = certificate == nil ? nil : try LocalTools.freePort()
-    let tls = certificate.map { c in
-      "server { listen 127.0.0.1:\(httpsPort!) ssl; root \(root); ssl_certificate \(c.certificate); ssl_certificate_key \(c.key);"
-        + " gzip on; gzip_types application/json; gzip_min_length 1; etag on; \(extra(httpPort)) }"
-    } ?? ""
+    let tls =
+      certificate.map { c in
+        "server { listen 127.0.0.1:\(httpsPort!) ssl; root \(root); ssl_certificate \(c.certificate); ssl_certificate_key \(c.key);"
+          + " gzip on; gzip_types application/json; gzip_min_length 1; etag on; \(extra(httpPort)) }"
+      } ?? ""
     let conf = """
       daemon off; pid \(prefix)/nginx.pid; error_log \(prefix)/error.log; worker_processes 1;
       events { worker_connections 64; }

@@ -27,7 +27,9 @@ public final class PostgresServer: Sendable {
   public static func binaries() throws -> String {
     let root = "/usr/lib/postgresql"
     let majors = ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []).compactMap(Int.init).sorted()
-    guard let major = majors.last else { throw ServerError("no PostgreSQL under \(root): run scripts/setup (package postgresql)") }
+    guard let major = majors.last else {
+      throw ServerError("no PostgreSQL under \(root): run scripts/setup (package postgresql)")
+    }
     return "\(root)/\(major)/bin"
   }
 
@@ -37,15 +39,20 @@ public final class PostgresServer: Sendable {
     let data = folder + "/data"
     let asUser = try privilegeDrop(folder: folder)
     try await LocalTools.run(
-      asUser.tool, asUser.prefix + ["\(bin)/initdb", "-D", data, "-U", user, "--auth=trust", "--no-sync", "-E", "UTF8", "--locale=C"])
+      asUser.tool,
+      asUser.prefix + [
+        "\(bin)/initdb", "-D", data, "-U", user, "--auth=trust", "--no-sync", "-E", "UTF8", "--locale=C",
+      ])
     // `beacon` needs no password; any other role must give its own (the password tests).
-    try "local all \(user) trust\nlocal all all scram-sha-256\n".write(toFile: data + "/pg_hba.conf", atomically: false, encoding: .utf8)
+    try "local all \(user) trust\nlocal all all scram-sha-256\n".write(
+      toFile: data + "/pg_hba.conf", atomically: false, encoding: .utf8)
     let process = Process()
     process.executableURL = URL(fileURLWithPath: asUser.tool)
-    process.arguments = asUser.prefix + [
-      "\(bin)/postgres", "-D", data, "-k", folder, "-c", "listen_addresses=", "-c", "fsync=off",
-      "-c", "max_connections=60", "-c", "shared_buffers=16MB",
-    ]
+    process.arguments =
+      asUser.prefix + [
+        "\(bin)/postgres", "-D", data, "-k", folder, "-c", "listen_addresses=", "-c", "fsync=off",
+        "-c", "max_connections=60", "-c", "shared_buffers=16MB",
+      ]
     let log = folder + "/server.log"
     _ = FileManager.default.createFile(atPath: log, contents: nil)
     let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
@@ -54,7 +61,9 @@ public final class PostgresServer: Sendable {
     try process.run()
     let server = PostgresServer(process: process, folder: folder)
     let socket = folder + "/.s.PGSQL.5432"
-    let ready = await LocalTools.poll(within: 30) { FileManager.default.fileExists(atPath: socket) && process.isRunning }
+    let ready = await LocalTools.poll(within: 30) {
+      FileManager.default.fileExists(atPath: socket) && process.isRunning
+    }
     guard ready else {
       let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
       throw ServerError("PostgreSQL did not start in \(folder): \(text)")
@@ -72,9 +81,12 @@ public final class PostgresServer: Sendable {
   }
 
   /// A fresh, empty database on this server; returns its URL (no password: trust authentication).
-  public func createDatabase(_ name: String = "journal_" + UUID().uuidString.prefix(8).lowercased()) async throws -> String {
+  public func createDatabase(_ name: String = "journal_" + UUID().uuidString.prefix(8).lowercased()) async throws
+    -> String
+  {
     try await LocalTools.run(
-      try Self.binaries() + "/psql", ["-h", folder, "-U", Self.user, "-d", "postgres", "-q", "-c", "CREATE DATABASE \(name)"])
+      try Self.binaries() + "/psql",
+      ["-h", folder, "-U", Self.user, "-d", "postgres", "-q", "-c", "CREATE DATABASE \(name)"])
     return url(database: name)
   }
 
@@ -93,9 +105,11 @@ public final class PostgresServer: Sendable {
   /// leaves running would inherit it and hold it open — the call would never return.
   public func restart() async throws {
     let asUser = try Self.privilegeDrop(folder: folder)
-    let command = [asUser.tool] + asUser.prefix + [
-      try Self.binaries() + "/pg_ctl", "restart", "-D", folder + "/data", "-m", "fast", "-w", "-l", folder + "/restarted.log",
-    ]
+    let command =
+      [asUser.tool] + asUser.prefix + [
+        try Self.binaries() + "/pg_ctl", "restart", "-D", folder + "/data", "-m", "fast", "-w", "-l",
+        folder + "/restarted.log",
+      ]
     try await LocalTools.run(
       "/usr/bin/python3", ["-c", "import subprocess, sys; sys.exit(subprocess.run(sys.argv[1:]).returncode)"] + command)
   }
@@ -140,7 +154,9 @@ public final class PostgresServer: Sendable {
     guard let entry = getpwnam("postgres") else {
       throw ServerError("tests run as root and there is no `postgres` user to run initdb as (package postgresql)")
     }
-    guard chown(folder, entry.pointee.pw_uid, entry.pointee.pw_gid) == 0 else { throw ServerError("cannot chown \(folder)") }
+    guard chown(folder, entry.pointee.pw_uid, entry.pointee.pw_gid) == 0 else {
+      throw ServerError("cannot chown \(folder)")
+    }
     return (
       "/usr/bin/setpriv",
       ["--reuid=\(entry.pointee.pw_uid)", "--regid=\(entry.pointee.pw_gid)", "--clear-groups", "--reset-env", "--"]

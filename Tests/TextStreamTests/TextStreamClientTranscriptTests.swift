@@ -140,7 +140,9 @@ import Testing
     await link.signal.wait { link.heldCount == 1 }
     await clock.waitForTimer(.seconds(1))
     clock.advance(by: .seconds(1))
-    await #expect(throws: TextStreamError.sendTimeout(fragment: 1, of: 1, after: .seconds(1))) { try await answer.value }
+    await #expect(throws: TextStreamError.sendTimeout(fragment: 1, of: 1, after: .seconds(1))) {
+      try await answer.value
+    }
     link.ack()  // the late ack is ignored
     await client.close()  // ends the pump, which holds the client, its link and clock
   }

@@ -27,14 +27,23 @@ import Testing
       command: Array("AT+NAME=Lobby-entrance-01".utf8), terminator: .crlf, fragmentSize: 15, timeouts: timeouts)
     #expect(e.fragments.map(\.count) == [15, 12])
     #expect(e.fragments.last?.suffix(2) == [0x0D, 0x0A])
-    guard case .write(let first, let t1) = e.start() else { Issue.record("no first write"); return }
+    guard case .write(let first, let t1) = e.start() else {
+      Issue.record("no first write")
+      return
+    }
     #expect(first == Array("AT+NAME=Lobby-e".utf8))
     #expect(t1.phase == .firstFragmentSend && t1.duration == .seconds(1))
     // A notification while sending is kept but does not touch the send timer.
-    guard case .write(let second, let t2) = e.handle(.writeAcknowledged) else { Issue.record("no 2nd"); return }
+    guard case .write(let second, let t2) = e.handle(.writeAcknowledged) else {
+      Issue.record("no 2nd")
+      return
+    }
     #expect(second == Array("ntrance-01\r\n".utf8))
     #expect(t2.phase == .laterFragmentSend && t2.duration == .milliseconds(1500))
-    guard case .arm(let t3) = e.handle(.writeAcknowledged) else { Issue.record("no receive timer"); return }
+    guard case .arm(let t3) = e.handle(.writeAcknowledged) else {
+      Issue.record("no receive timer")
+      return
+    }
     #expect(t3.phase == .firstPacket && t3.duration == .seconds(2))
   }
 
@@ -53,20 +62,34 @@ import Testing
   @Test func answerEndsBySilence() {
     var e = TextStreamExchange(command: Array("ver".utf8), terminator: .crlf, fragmentSize: 240, timeouts: timeouts)
     _ = e.start()
-    guard case .arm(let first) = e.handle(.writeAcknowledged) else { Issue.record("no timer"); return }
-    guard case .arm(let gap1) = e.handle(.notification(Array("TxRx v2.".utf8))) else { Issue.record("1"); return }
+    guard case .arm(let first) = e.handle(.writeAcknowledged) else {
+      Issue.record("no timer")
+      return
+    }
+    guard case .arm(let gap1) = e.handle(.notification(Array("TxRx v2.".utf8))) else {
+      Issue.record("1")
+      return
+    }
     #expect(gap1.phase == .interFragment && gap1.duration == .milliseconds(200))
-    guard case .arm(let gap2) = e.handle(.notification(Array("1.0".utf8))) else { Issue.record("2"); return }
+    guard case .arm(let gap2) = e.handle(.notification(Array("1.0".utf8))) else {
+      Issue.record("2")
+      return
+    }
     #expect(e.handle(.timerExpired(token: first.token)) == .wait)
     #expect(e.handle(.timerExpired(token: gap1.token)) == .wait)
-    #expect(e.handle(.timerExpired(token: gap2.token)) == .finish(TextStreamAnswer(bytes: Array("TxRx v2.1.0".utf8), notifications: 2)))
+    #expect(
+      e.handle(.timerExpired(token: gap2.token))
+        == .finish(TextStreamAnswer(bytes: Array("TxRx v2.1.0".utf8), notifications: 2)))
     #expect(e.isOver)
   }
 
   @Test func emptyBufferIsAReceiveTimeout() {
     var e = TextStreamExchange(command: Array("ver".utf8), terminator: .crlf, fragmentSize: 240, timeouts: timeouts)
     _ = e.start()
-    guard case .arm(let timer) = e.handle(.writeAcknowledged) else { Issue.record("no timer"); return }
+    guard case .arm(let timer) = e.handle(.writeAcknowledged) else {
+      Issue.record("no timer")
+      return
+    }
     #expect(e.handle(.timerExpired(token: timer.token)) == .fail(.receiveTimeout(after: .seconds(2))))
   }
 
@@ -74,8 +97,12 @@ import Testing
     var e = TextStreamExchange(
       command: Array("0123456789abcdefghij".utf8), terminator: .none, fragmentSize: 15, timeouts: timeouts)
     _ = e.start()
-    guard case .write(_, let t2) = e.handle(.writeAcknowledged) else { Issue.record("no 2nd"); return }
-    #expect(e.handle(.timerExpired(token: t2.token)) == .fail(.sendTimeout(fragment: 2, of: 2, after: .milliseconds(1500))))
+    guard case .write(_, let t2) = e.handle(.writeAcknowledged) else {
+      Issue.record("no 2nd")
+      return
+    }
+    #expect(
+      e.handle(.timerExpired(token: t2.token)) == .fail(.sendTimeout(fragment: 2, of: 2, after: .milliseconds(1500))))
   }
 
   @Test func busyAndRejectedWrites() {
@@ -92,9 +119,14 @@ import Testing
     var e = TextStreamExchange(command: Array("ver".utf8), terminator: .crlf, fragmentSize: 240, timeouts: timeouts)
     _ = e.start()
     #expect(e.handle(.notification(Array("OK".utf8))) == .wait)
-    guard case .arm(let timer) = e.handle(.writeAcknowledged) else { Issue.record("no timer"); return }
+    guard case .arm(let timer) = e.handle(.writeAcknowledged) else {
+      Issue.record("no timer")
+      return
+    }
     #expect(timer.phase == .interFragment)
-    #expect(e.handle(.timerExpired(token: timer.token)) == .finish(TextStreamAnswer(bytes: Array("OK".utf8), notifications: 1)))
+    #expect(
+      e.handle(.timerExpired(token: timer.token))
+        == .finish(TextStreamAnswer(bytes: Array("OK".utf8), notifications: 1)))
   }
 
   @Test func emptyCommandWithoutTerminator() {

@@ -7,11 +7,13 @@ import Testing
 @Suite(.timeLimit(.minutes(5))) struct TextStreamProfileTests {
   func database(_ profile: TextStreamProfile, withTx: Bool = true) -> GATTDatabase {
     var characteristics = [
-      GATTCharacteristic(uuid: profile.rx, properties: [.write], declarationHandle: 0x10, valueHandle: 0x11, endHandle: 0x11)
+      GATTCharacteristic(
+        uuid: profile.rx, properties: [.write], declarationHandle: 0x10, valueHandle: 0x11, endHandle: 0x11)
     ]
     if withTx {
       characteristics.append(
-        GATTCharacteristic(uuid: profile.tx, properties: [.notify], declarationHandle: 0x12, valueHandle: 0x13, endHandle: 0x14))
+        GATTCharacteristic(
+          uuid: profile.tx, properties: [.notify], declarationHandle: 0x12, valueHandle: 0x13, endHandle: 0x14))
     }
     return GATTDatabase(services: [
       GATTService(uuid: BluetoothUUID(0x1800), startHandle: 1, endHandle: 7),

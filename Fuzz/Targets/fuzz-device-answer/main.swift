@@ -31,7 +31,9 @@ let desiredStates: [(Profile, DeviceConfigView)] = profiles.map { text in
   do { profile = try ProfileDecoder.decode(Array(text.utf8), file: "p.json", urlCheck: urlCheck) } catch {
     Fuzzer.fail("a fixed profile does not decode: \(error)", [])
   }
-  switch DesiredResolver(urlCheck: urlCheck).resolve(profile.desired, TemplateVariables(address: "DD:34:02:06:D1:01", index: 3)) {
+  switch DesiredResolver(urlCheck: urlCheck).resolve(
+    profile.desired, TemplateVariables(address: "DD:34:02:06:D1:01", index: 3))
+  {
   case .success(let desired): return (profile, desired)
   case .failure(let failure): Fuzzer.fail("a fixed profile does not resolve: \(failure)", [])
   }
@@ -55,8 +57,12 @@ func view(of config: KBeaconConfiguration) -> DeviceConfigView {
   var view = DeviceConfigView(common: scalars(config.common.fields), isLegacy: config.generation == .legacy)
   guard config.generation == .pro else { return view }
   for slot in config.slots { if let i = slot.fields["slot"]?.intValue { view.slots[i] = scalars(slot.fields) } }
-  for trigger in config.triggers { if let i = trigger.fields["trIdx"]?.intValue { view.triggers[i] = scalars(trigger.fields) } }
-  for sensor in config.sensors { if let t = sensor.fields["srType"]?.intValue { view.sensors[t] = scalars(sensor.fields) } }
+  for trigger in config.triggers {
+    if let i = trigger.fields["trIdx"]?.intValue { view.triggers[i] = scalars(trigger.fields) }
+  }
+  for sensor in config.sensors {
+    if let t = sensor.fields["srType"]?.intValue { view.sensors[t] = scalars(sensor.fields) }
+  }
   return view
 }
 
@@ -76,9 +82,15 @@ func object(_ values: [String: SettingValue], identity: [String]) -> JSONObject 
 func configuration(of patch: DeviceConfigView) -> KBeaconConfiguration {
   var config = KBeaconConfiguration(generation: patch.isLegacy ? .legacy : .pro)
   config.common = CommonConfig(fields: object(patch.common, identity: []))
-  config.slots = patch.slots.sorted { $0.key < $1.key }.map { SlotConfig(fields: object($0.value, identity: ["slot", "type"])) }
-  config.triggers = patch.triggers.sorted { $0.key < $1.key }.map { TriggerConfig(fields: object($0.value, identity: ["trIdx", "trType"])) }
-  config.sensors = patch.sensors.sorted { $0.key < $1.key }.map { SensorConfig(fields: object($0.value, identity: ["srType"])) }
+  config.slots = patch.slots.sorted { $0.key < $1.key }.map {
+    SlotConfig(fields: object($0.value, identity: ["slot", "type"]))
+  }
+  config.triggers = patch.triggers.sorted { $0.key < $1.key }.map {
+    TriggerConfig(fields: object($0.value, identity: ["trIdx", "trType"]))
+  }
+  config.sensors = patch.sensors.sorted { $0.key < $1.key }.map {
+    SensorConfig(fields: object($0.value, identity: ["srType"]))
+  }
   return config
 }
 
@@ -92,7 +104,8 @@ Fuzzer.run { data, size in
     for (profile, wanted) in desiredStates {
       var desired = wanted
       _ = profile.select.rejection(
-        model: actual.common["model"]?.textValue, firmware: actual.common["ver"]?.textValue.flatMap(FirmwareVersion.init))
+        model: actual.common["model"]?.textValue,
+        firmware: actual.common["ver"]?.textValue.flatMap(FirmwareVersion.init))
       _ = DeviceChecks.problems(desired: desired, actual: actual, allowUnreachable: profile.allowUnreachable)
       _ = SlotTypeChange.problems(profile: profile, desired: desired, actual: actual)
       if actual.isLegacy {

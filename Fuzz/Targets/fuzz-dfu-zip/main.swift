@@ -1,5 +1,5 @@
-import FuzzSupport
 import Foundation
+import FuzzSupport
 import NordicDFU
 import NordicDFUIO
 

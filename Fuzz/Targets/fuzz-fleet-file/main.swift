@@ -2,6 +2,7 @@ import BeaconCore
 import Foundation
 import FuzzSupport
 import KBeacon
+
 @testable import Simulator
 
 // A simulated fleet file (`--adapter sim:FILE`, README "The simulated fleet"): decoded, then each device

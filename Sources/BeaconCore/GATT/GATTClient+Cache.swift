@@ -50,7 +50,8 @@ extension GATTClient {
   public func readDatabaseHash() async throws -> [UInt8]? {
     let answer: ATTPDU
     do {
-      answer = try await transact(ATTReadByTypeRequest(startHandle: 0x0001, endHandle: 0xFFFF, type: GATTCaching.databaseHash))
+      answer = try await transact(
+        ATTReadByTypeRequest(startHandle: 0x0001, endHandle: 0xFFFF, type: GATTCaching.databaseHash))
     } catch is ATTRequestError {
       return nil
     }
@@ -107,14 +108,18 @@ extension GATTClient {
     }
     let full = try await discover()
     let kept = full.services.filter { services.contains($0.uuid) }
-    let changed = hash == nil ? nil : full.characteristic(GATTCaching.serviceChanged, inService: GATTCaching.genericAttributeService)
+    let changed =
+      hash == nil
+      ? nil : full.characteristic(GATTCaching.serviceChanged, inService: GATTCaching.genericAttributeService)
     let entry = GATTCacheEntry(key: key, databaseHash: hash, services: kept, serviceChangedHandle: changed?.valueHandle)
     await cache.save(entry)
     watchServiceChanged(entry, cache: cache)
     return (full, outcome)
   }
 
-  private func hit(_ entry: GATTCacheEntry, cache: any GATTCacheStore) -> (database: GATTDatabase, outcome: GATTCacheOutcome) {
+  private func hit(_ entry: GATTCacheEntry, cache: any GATTCacheStore) -> (
+    database: GATTDatabase, outcome: GATTCacheOutcome
+  ) {
     setDatabase(entry.database)
     watchServiceChanged(entry, cache: cache)
     return (entry.database, .hit)

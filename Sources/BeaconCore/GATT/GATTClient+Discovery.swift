@@ -44,7 +44,8 @@ extension GATTClient {
     while true {
       let answer: ATTPDU
       do {
-        answer = try await transact(ATTReadByGroupTypeRequest(startHandle: start, endHandle: 0xFFFF, groupType: groupType))
+        answer = try await transact(
+          ATTReadByGroupTypeRequest(startHandle: start, endHandle: 0xFFFF, groupType: groupType))
       } catch let error as ATTRequestError where error.code == .attributeNotFound {
         break
       }
@@ -174,7 +175,8 @@ extension GATTClient {
       }
       for include in services[s].includes where !services.contains(where: { $0.startHandle == include.startHandle }) {
         services.append(
-          GATTService(uuid: include.uuid, startHandle: include.startHandle, endHandle: include.endHandle, isPrimary: false))
+          GATTService(
+            uuid: include.uuid, startHandle: include.startHandle, endHandle: include.endHandle, isPrimary: false))
       }
       for c in characteristics.indices {
         characteristics[c].descriptors = try await discoverDescriptors(of: characteristics[c])

@@ -109,7 +109,9 @@ extension HCICommand {
     return HCICommand(
       .leSetExtendedAdvertisingParameters,
       [handle] + le16(settings.pdu.extendedProperties) + interval + interval
-        + [0x07, settings.ownAddressType, 0x00] + [UInt8](repeating: 0, count: 6) + [0x00, 0x7F, 0x01, 0x00, 0x01, 0x00, 0x00])
+        + [0x07, settings.ownAddressType, 0x00] + [UInt8](repeating: 0, count: 6) + [
+          0x00, 0x7F, 0x01, 0x00, 0x01, 0x00, 0x00,
+        ])
   }
 
   /// HCI_LE_Set_Advertising_Set_Random_Address (§7.8.52): handle, then the address least significant

@@ -35,7 +35,8 @@ public struct MgmtEvent: Sendable, Hashable {
     index = try header.u16()
     let length = Int(try header.u16())
     guard header.remaining == length else {
-      throw HCIDecodingError.lengthMismatch("mgmt event 0x\(hexByte(UInt8(code & 0xFF)))", declared: length, actual: header.remaining)
+      throw HCIDecodingError.lengthMismatch(
+        "mgmt event 0x\(hexByte(UInt8(code & 0xFF)))", declared: length, actual: header.remaining)
     }
     let parameters = header.rest()
     var reader = HCIWireReader(parameters, context: "mgmt event 0x\(hexByte(UInt8(code & 0xFF)))")

@@ -40,7 +40,10 @@ struct AuditCommand: AsyncParsableCommand, LoggingCommand {
   @Argument(help: "Profiles (JSON) that say what the devices should be; a device goes to the first that selects it.")
   var profiles: [String] = []
 
-  @Option(help: ArgumentHelp("An inventory (CSV or JSON, as a profile's) naming more devices: missing when not heard; its tags group the report.", valueName: "file"))
+  @Option(
+    help: ArgumentHelp(
+      "An inventory (CSV or JSON, as a profile's) naming more devices: missing when not heard; its tags group the report.",
+      valueName: "file"))
   var inventory: String?
 
   @OptionGroup var adapterOptions: AdapterOptions
@@ -56,18 +59,21 @@ struct AuditCommand: AsyncParsableCommand, LoggingCommand {
   @Option(help: "--connect: links at once on the adapter.")
   var parallel: Int = 4
 
-  @Option(help: ArgumentHelp("Output format; default from --output's extension, else md.", valueName: "json|csv|md|html"))
+  @Option(
+    help: ArgumentHelp("Output format; default from --output's extension, else md.", valueName: "json|csv|md|html"))
   var format: AuditFormat?
 
-  @Option(name: .shortAndLong, help: ArgumentHelp("Write the report here instead of standard output.", valueName: "file"))
+  @Option(
+    name: .shortAndLong, help: ArgumentHelp("Write the report here instead of standard output.", valueName: "file"))
   var output: String?
 
   @Flag(help: "Exit 2 when a device drifted, is missing or unreachable; 0 when all is well; 1 on error.")
   var detailedExitcode = false
 
-  @Flag(help: ArgumentHelp(
-    "Leave out the rows of devices no profile or inventory manages (phones, neighbours' beacons); they are "
-      + "still counted, apart from the managed devices every share is taken of."))
+  @Flag(
+    help: ArgumentHelp(
+      "Leave out the rows of devices no profile or inventory manages (phones, neighbours' beacons); they are "
+        + "still counted, apart from the managed devices every share is taken of."))
   var hideUnmanaged = false
 
   @Option(help: ArgumentHelp("Flag batteries under this percentage.", valueName: "percent"))
@@ -76,9 +82,11 @@ struct AuditCommand: AsyncParsableCommand, LoggingCommand {
   @Option(help: ArgumentHelp("Flag batteries under this voltage (devices that report millivolts).", valueName: "mV"))
   var lowBatteryMv: Int = 2500
 
-  @Option(name: .customLong("catalog"), help: ArgumentHelp(
-    "Firmware catalogue base whose cached copy says which firmware is newest (read from the cache only; "
-      + "default as for `firmware`: $BEACON_PROVISION_CATALOG or the config file).", valueName: "url"))
+  @Option(
+    name: .customLong("catalog"),
+    help: ArgumentHelp(
+      "Firmware catalogue base whose cached copy says which firmware is newest (read from the cache only; "
+        + "default as for `firmware`: $BEACON_PROVISION_CATALOG or the config file).", valueName: "url"))
   var catalog: String?
 
   @Option(name: .customLong("firmware-dir"), help: ArgumentHelp("The firmware cache folder.", valueName: "dir"))
@@ -99,7 +107,9 @@ struct AuditCommand: AsyncParsableCommand, LoggingCommand {
     guard (1...16).contains(parallel) else { throw ValidationError("--parallel must be 1…16") }
     guard (0...100).contains(lowBattery) else { throw ValidationError("--low-battery must be 0…100 (percent)") }
     guard (0...5000).contains(lowBatteryMv) else { throw ValidationError("--low-battery-mv must be 0…5000 (mV)") }
-    if connect && profiles.isEmpty { throw ValidationError("--connect needs a profile: it reads what a profile selects") }
+    if connect && profiles.isEmpty {
+      throw ValidationError("--connect needs a profile: it reads what a profile selects")
+    }
     if let output { try AuditOutputPath(path: output).validate(format: format) }
   }
 
@@ -122,15 +132,18 @@ struct AuditCommand: AsyncParsableCommand, LoggingCommand {
       }
       let s = report.summary.status
       let m = report.summary
-      FileHandleOutput.standardError("audit: \(m.managed) managed devices — \(s.compliant) compliant (\(m.managedPercent(s.compliant)) %), "
-        + "\(s.drifted) drifted, \(s.unreachable) unreachable, \(s.missing) missing; \(s.unknown) unmanaged heard"
-        + (m.firmwareUnknown == 0 ? "" : "; firmware not compared for \(m.firmwareUnknown) (version not known: --connect reads it)")
-        + "; report: \(output)")
+      FileHandleOutput.standardError(
+        "audit: \(m.managed) managed devices — \(s.compliant) compliant (\(m.managedPercent(s.compliant)) %), "
+          + "\(s.drifted) drifted, \(s.unreachable) unreachable, \(s.missing) missing; \(s.unknown) unmanaged heard"
+          + (m.firmwareUnknown == 0
+            ? "" : "; firmware not compared for \(m.firmwareUnknown) (version not known: --connect reads it)")
+          + "; report: \(output)")
     } else {
       // On standard output (a terminal, most likely), the Markdown and HTML reports show outside text (device
       // names, a server's words) with control characters escaped; JSON escapes them itself, and CSV escapes
       // its fields' own (it keeps RFC 4180's CRLF between rows), so both go out as rendered.
-      let shown = chosenFormat == .md || chosenFormat == .html ? TerminalText.escaped(text, keepingLineBreaks: true) : text
+      let shown =
+        chosenFormat == .md || chosenFormat == .html ? TerminalText.escaped(text, keepingLineBreaks: true) : text
       print(shown, terminator: "")
     }
     if detailedExitcode, report.needsAttention { throw ExitCode(2) }

@@ -14,14 +14,18 @@ enum AuditKnownFacts {
         known[device.address] = AuditKnown(
           name: device.name, model: device.model, hardwareVersion: device.hardwareVersion,
           firmwareVersion: device.firmwareVersion, lastSeen: device.lastSeen, rssi: device.lastRSSI,
-          battery: AuditBattery(percent: device.batteryPercent, millivolts: device.batteryMillivolts), frames: device.frames,
+          battery: AuditBattery(percent: device.batteryPercent, millivolts: device.batteryMillivolts),
+          frames: device.frames,
           lastApply: device.lastApply.map(link), lastDFU: device.lastDFU.map(link),
           history: try await registry.history(device.address).map {
-            AuditReading(at: $0.at, rssi: $0.rssi, battery: AuditBattery(percent: $0.batteryPercent, millivolts: $0.batteryMillivolts))
+            AuditReading(
+              at: $0.at, rssi: $0.rssi,
+              battery: AuditBattery(percent: $0.batteryPercent, millivolts: $0.batteryMillivolts))
           })
       }
     } catch {
-      FileHandleOutput.standardError("audit: the fleet registry could not be read, so the report holds only this scan: \(error)")
+      FileHandleOutput.standardError(
+        "audit: the fleet registry could not be read, so the report holds only this scan: \(error)")
     }
     return known
   }

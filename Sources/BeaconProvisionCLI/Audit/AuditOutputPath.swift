@@ -25,7 +25,8 @@ struct AuditOutputPath {
     if ext.isEmpty { return nil }
     guard let format = Self.extensions[ext] else {
       throw ValidationError(
-        "--output \(path): .\(ext) is not a report format (allowed: .json, .csv, .md, .html; or name the format with --format)")
+        "--output \(path): .\(ext) is not a report format (allowed: .json, .csv, .md, .html; or name the format with --format)"
+      )
     }
     return format
   }
@@ -48,9 +49,11 @@ struct AuditOutputPath {
   func checkWritable() throws {
     var isDirectory: ObjCBool = false
     if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
-      throw CLIFailure("cannot write the report to \(path): it is a directory; give a file name such as \(path)/audit.md")
+      throw CLIFailure(
+        "cannot write the report to \(path): it is a directory; give a file name such as \(path)/audit.md")
     }
-    let folder = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
+    let folder =
+      (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
     guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) else {
       throw CLIFailure("cannot write the report to \(path): the folder \(folder) does not exist")
     }

@@ -28,31 +28,38 @@ struct AuditRunner {
     let central = resources.central
     let registry = resources.registry.registry
 
-    FileHandleOutput.standardError("audit: scanning \(central.name) for \(FieldSpec.Kind.plain(command.scanSeconds)) s …")
+    FileHandleOutput.standardError(
+      "audit: scanning \(central.name) for \(FieldSpec.Kind.plain(command.scanSeconds)) s …")
     let scanStarted = now()
-    let scan = ScanRunner(settings: DiscoverySettings(window: .seconds(command.scanSeconds)),
+    let scan = ScanRunner(
+      settings: DiscoverySettings(window: .seconds(command.scanSeconds)),
       duration: SecondsOption.duration(command.scanSeconds), active: true, mode: .lines)
     let records = try await SignalCancellation.run { try await scan.scan(central: central, emit: { _ in }).results }
     await central.stopScans()
     await resources.registry.sightings(records, at: scanStarted)
 
-    var subjects = AuditSubjects(profiles: profiles, inventory: inventory, records: records, scanStarted: scanStarted).subjects
+    var subjects = AuditSubjects(profiles: profiles, inventory: inventory, records: records, scanStarted: scanStarted)
+      .subjects
     let blukii = try await AuditInfoManagerLookup.lookUp(records, options: command.infoManager, cacheTimeout: nil)
     for i in subjects.indices { subjects[i].infoManager = blukii.registrations[subjects[i].address] }
     if command.connect {
-      let reads = try await connectReads(profiles: profiles, records: records, central: central, stateDirectory: stateDirectory)
+      let reads = try await connectReads(
+        profiles: profiles, records: records, central: central, stateDirectory: stateDirectory)
       for i in subjects.indices { subjects[i].read = reads[subjects[i].address] }
     }
     let known = await AuditKnownFacts.load(registry, addresses: subjects.map(\.address))
-    let newest = await NewestFirmware(catalog: command.catalog, firmwareDirectory: command.firmwareDirectory).byDevice(known)
+    let newest = await NewestFirmware(catalog: command.catalog, firmwareDirectory: command.firmwareDirectory).byDevice(
+      known)
     for i in subjects.indices {
       subjects[i].known = known[subjects[i].address]
       subjects[i].newestFirmware = newest[subjects[i].address]
     }
-    let thresholds = AuditThresholds(batteryPercent: command.lowBattery, batteryMillivolts: command.lowBatteryMv,
+    let thresholds = AuditThresholds(
+      batteryPercent: command.lowBattery, batteryMillivolts: command.lowBatteryMv,
       newestFirmware: newest.models)
     return AuditReport(
-      generatedAt: now(), mode: command.connect ? .connect : .passive, adapter: central.name, profiles: command.profiles,
+      generatedAt: now(), mode: command.connect ? .connect : .passive, adapter: central.name,
+      profiles: command.profiles,
       inventory: command.inventory, scanSeconds: command.scanSeconds, thresholds: thresholds,
       devices: AuditAssembler(thresholds: thresholds).devices(subjects), infoManager: blukii.server)
   }
@@ -66,8 +73,11 @@ struct AuditRunner {
     var plans: [any CampaignPlan] = []
     var first: ApplyInvocation?
     for profile in profiles {
-      let arguments = [profile.profile.file, "--scan", FieldSpec.Kind.plain(command.scanSeconds), "--parallel", String(command.parallel),
-        "--state-dir", stateDirectory, "--retry-delay", "1"]
+      let arguments = [
+        profile.profile.file, "--scan", FieldSpec.Kind.plain(command.scanSeconds), "--parallel",
+        String(command.parallel),
+        "--state-dir", stateDirectory, "--retry-delay", "1",
+      ]
       let invocation = ApplyInvocation(
         options: try ProvisionOptions.parse(arguments), dryRun: true, resume: nil, pace: pace, central: central)
       plans.append(try await invocation.plan())

@@ -34,15 +34,20 @@ struct NewestFirmware {
       do {
         catalogues[model] = try await cache.catalogue(model: model, location: location).catalogue
       } catch {
-        FileHandleOutput.standardError("audit: no cached \(model) catalogue, so its firmware is not compared (\(error))")
+        FileHandleOutput.standardError(
+          "audit: no cached \(model) catalogue, so its firmware is not compared (\(error))")
       }
     }
     for (model, catalogue) in catalogues {
-      let newest = catalogue.hardwareVersions.compactMap { catalogue.latest(hardware: $0) }.max { $0.version < $1.version }
+      let newest = catalogue.hardwareVersions.compactMap { catalogue.latest(hardware: $0) }.max {
+        $0.version < $1.version
+      }
       result.models[model] = newest?.version.description
     }
     for (address, device) in known {
-      guard let model = device.model, let catalogue = catalogues[model], let hardware = device.hardwareVersion else { continue }
+      guard let model = device.model, let catalogue = catalogues[model], let hardware = device.hardwareVersion else {
+        continue
+      }
       let candidates = [hardware, hardware.hasPrefix("V") ? String(hardware.dropFirst()) : "V" + hardware]
       if let entry = candidates.lazy.compactMap({ catalogue.latest(hardware: $0) }).first {
         result.byAddress[address] = entry.version.description

@@ -11,7 +11,8 @@ struct DFUBLE: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "ble",
     abstract: "Update one device over BLE (buttonless entry into its Secure DFU bootloader).",
-    discussion: ExitStatus.paragraph("0 updated; 1 an error (the package was refused, the device or the transfer failed)"))
+    discussion: ExitStatus.paragraph(
+      "0 updated; 1 an error (the package was refused, the device or the transfer failed)"))
 
   @OptionGroup var adapter: AdapterOptions
 
@@ -26,7 +27,8 @@ struct DFUBLE: AsyncParsableCommand {
   @Option(help: "Packet receipt notification interval (0 = off; 12 is the mobile libraries' default).")
   var prn: UInt16 = 12
 
-  @Option(name: .customLong("object-delay"), help: "Milliseconds to wait after creating each data object (KKM uses 300).")
+  @Option(
+    name: .customLong("object-delay"), help: "Milliseconds to wait after creating each data object (KKM uses 300).")
   var objectDelay = 300
 
   @Option(help: "Seconds to wait for each response.")
@@ -35,7 +37,9 @@ struct DFUBLE: AsyncParsableCommand {
   @OptionGroup var deviceFacts: DFUDeviceOptions
 
   func validate() throws {
-    guard BluetoothAddress(device) != nil else { throw ValidationError("--device must be an address like C0:11:22:33:44:55") }
+    guard BluetoothAddress(device) != nil else {
+      throw ValidationError("--device must be an address like C0:11:22:33:44:55")
+    }
     try SecondsOption.validate(timeout, "--timeout")
     guard objectDelay >= 0 else { throw ValidationError("--object-delay must be ≥ 0") }
   }

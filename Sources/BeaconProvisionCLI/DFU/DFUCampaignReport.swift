@@ -20,13 +20,14 @@ enum DFUCampaignReport {
     var lines = ["DEVICE             RESULT"]
     for (address, outcome) in result.summary.outcomes.sorted(by: { $0.key < $1.key }) {
       if case .updated = outcome, let r = result.reports[address] {
-        lines.append("\(address)  updated \(r.from?.description ?? "?") → \(r.to)  \(r.bytes) bytes in "
-          + String(format: "%.1f s, %.0f B/s", r.seconds, r.bytesPerSecond)
-          + (r.transfer.bootloader.map {
-            " (bootloader" + (r.transfer.bootloaderName.map { " \($0)" } ?? "") + " at \($0)"
-              + (r.transfer.bootloaderType.map { " \($0)" } ?? "") + ")"
-          } ?? "")
-          + (r.packageSHA256.map { ", package sha256 \($0)" } ?? ""))
+        lines.append(
+          "\(address)  updated \(r.from?.description ?? "?") → \(r.to)  \(r.bytes) bytes in "
+            + String(format: "%.1f s, %.0f B/s", r.seconds, r.bytesPerSecond)
+            + (r.transfer.bootloader.map {
+              " (bootloader" + (r.transfer.bootloaderName.map { " \($0)" } ?? "") + " at \($0)"
+                + (r.transfer.bootloaderType.map { " \($0)" } ?? "") + ")"
+            } ?? "")
+            + (r.packageSHA256.map { ", package sha256 \($0)" } ?? ""))
       } else {
         lines.append("\(address)  \(CampaignReport.describe(outcome))")
       }
@@ -35,11 +36,15 @@ enum DFUCampaignReport {
     let s = result.summary
     lines.append("")
     for p in result.packages { lines.append("package \(p.version) \(p.url) sha256 \(p.sha256)") }
-    lines.append("run \(s.run): \(s.count(.verified)) updated" + (result.version.map { " to \($0)" } ?? "") + ", \(s.count(.skipped)) skipped, "
-      + "\(s.count(.failed)) failed, \(s.count(.pending)) pending")
+    lines.append(
+      "run \(s.run): \(s.count(.verified)) updated" + (result.version.map { " to \($0)" } ?? "")
+        + ", \(s.count(.skipped)) skipped, "
+        + "\(s.count(.failed)) failed, \(s.count(.pending)) pending")
     if let rollout = result.rollout {
       for wave in rollout.waves {
-        lines.append("rollout \(wave.name): \(wave.failures) of \(wave.devices) failed" + (wave.overThreshold ? ", over --max-failures \(rollout.plan.maxFailures)%" : ""))
+        lines.append(
+          "rollout \(wave.name): \(wave.failures) of \(wave.devices) failed"
+            + (wave.overThreshold ? ", over --max-failures \(rollout.plan.maxFailures)%" : ""))
       }
       if let reason = rollout.stopReason { lines.append(reason) }
     }
@@ -93,7 +98,9 @@ enum DFUCampaignReport {
 
     init(_ r: RolloutResult) {
       plan = r.plan.text
-      waves = r.waves.map { Wave(name: $0.name, devices: $0.devices, failures: $0.failures, overThreshold: $0.overThreshold) }
+      waves = r.waves.map {
+        Wave(name: $0.name, devices: $0.devices, failures: $0.failures, overThreshold: $0.overThreshold)
+      }
       (stopped, reason) = (r.stopped, r.stopReason)
     }
   }
@@ -103,17 +110,23 @@ enum DFUCampaignReport {
       switch outcome {
       case .updated:
         let r = result.reports[address]
-        return DeviceJSON(address: address, result: "updated", from: r?.from?.description, to: r?.to.description,
+        return DeviceJSON(
+          address: address, result: "updated", from: r?.from?.description, to: r?.to.description,
           bytes: r?.bytes, seconds: r?.seconds, bytesPerSecond: r?.bytesPerSecond, packageSHA256: r?.packageSHA256,
-          bootloader: r?.transfer.bootloader?.description, bootloaderAddressType: r?.transfer.bootloaderType?.description,
+          bootloader: r?.transfer.bootloader?.description,
+          bootloaderAddressType: r?.transfer.bootloaderType?.description,
           bootloaderName: r?.transfer.bootloaderName)
       case .skipped(let reason): return DeviceJSON(address: address, result: "skipped", detail: reason)
-      case .failed(let reason, let kind): return DeviceJSON(address: address, result: "failed", detail: "\(kind.rawValue): \(reason)")
+      case .failed(let reason, let kind):
+        return DeviceJSON(address: address, result: "failed", detail: "\(kind.rawValue): \(reason)")
       case .pending: return DeviceJSON(address: address, result: "pending")
       case .compliant, .planned: return DeviceJSON(address: address, result: "\(outcome.state)")
       }
     }
-    return try JSONOutput.string(RunJSON(run: result.summary.run, version: result.version?.description, packages: result.packages,
-      interrupted: result.summary.interrupted, devices: devices, notSeen: result.notSeen, rollout: result.rollout.map(RolloutJSON.init)))
+    return try JSONOutput.string(
+      RunJSON(
+        run: result.summary.run, version: result.version?.description, packages: result.packages,
+        interrupted: result.summary.interrupted, devices: devices, notSeen: result.notSeen,
+        rollout: result.rollout.map(RolloutJSON.init)))
   }
 }

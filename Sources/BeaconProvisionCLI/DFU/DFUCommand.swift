@@ -15,16 +15,21 @@ struct DFUCommand: AsyncParsableCommand {
 
 /// What the fleet's devices are, so packages can be checked before any connection (§1.4).
 struct DFUDeviceOptions: ParsableArguments {
-  @Option(name: .customLong("public-key"), help: ArgumentHelp("The bootloader's public key (PEM); images must be signed by it.", valueName: "pem"))
+  @Option(
+    name: .customLong("public-key"),
+    help: ArgumentHelp("The bootloader's public key (PEM); images must be signed by it.", valueName: "pem"))
   var publicKey: String?
 
   @Option(name: .customLong("hw-version"), help: "The devices' DFU hardware version (nRF52 convention: 52).")
   var hardwareVersion: UInt32?
 
-  @Option(name: .customLong("softdevice-id"), help: ArgumentHelp("FWID of the devices' SoftDevice, e.g. 0x0101.", valueName: "id"))
+  @Option(
+    name: .customLong("softdevice-id"),
+    help: ArgumentHelp("FWID of the devices' SoftDevice, e.g. 0x0101.", valueName: "id"))
   var softDeviceID: String?
 
-  @Option(name: .customLong("app-version"), help: "The devices' current application version (older images are refused).")
+  @Option(
+    name: .customLong("app-version"), help: "The devices' current application version (older images are refused).")
   var applicationVersion: UInt32?
 
   @Option(name: .customLong("bootloader-version"), help: "The devices' current bootloader version.")

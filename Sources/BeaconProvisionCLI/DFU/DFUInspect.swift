@@ -34,17 +34,22 @@ struct DFUInspect: ParsableCommand {
       report = try Self.report(path: package, expectations: expectations)
     } catch let failure as PackageRefusal {
       let refused = DFUPackageReport(path: package, refusal: failure.reason)
-      return (json ? try JSONOutput.string(refused) : "DFU package \(package): REFUSED: \(failure.reason)",
-        "\(package) would be refused: \(failure.reason)")
+      return (
+        json ? try JSONOutput.string(refused) : "DFU package \(package): REFUSED: \(failure.reason)",
+        "\(package) would be refused: \(failure.reason)"
+      )
     }
     let failed = report.checks.filter { $0.outcome == .failed }.map { "image #\($0.image) \($0.name): \($0.detail)" }
-    return (json ? try JSONOutput.string(report) : report.text,
-      report.valid ? nil : "\(package) would be refused: \(failed.joined(separator: "; "))")
+    return (
+      json ? try JSONOutput.string(report) : report.text,
+      report.valid ? nil : "\(package) would be refused: \(failed.joined(separator: "; "))"
+    )
   }
 
   static func report(path: String, expectations: DeviceExpectations) throws -> DFUPackageReport {
     let package = try DFUPackage.read(path: path)
-    return DFUPackageReport(path: path, package: package, checks: PackageValidator(expectations: expectations).checks(package))
+    return DFUPackageReport(
+      path: path, package: package, checks: PackageValidator(expectations: expectations).checks(package))
   }
 }
 

@@ -22,8 +22,10 @@ struct DFUInvocation {
   /// directory: with `--resume RUN`, it finishes the run.
   var finishArguments: [String] {
     let c = command
-    return ["dfu", "update"] + (c.package.map { ["--package", $0] } ?? []) + (c.firmware.map { ["--firmware", $0] } ?? [])
-      + (c.adapterOptions.adapter.map { ["--adapter", $0.description] } ?? []) + (c.stateDir.map { ["--state-dir", $0] } ?? [])
+    return ["dfu", "update"] + (c.package.map { ["--package", $0] } ?? [])
+      + (c.firmware.map { ["--firmware", $0] } ?? [])
+      + (c.adapterOptions.adapter.map { ["--adapter", $0.description] } ?? [])
+      + (c.stateDir.map { ["--state-dir", $0] } ?? [])
   }
 
   func run() async throws -> CampaignResult {
@@ -34,7 +36,9 @@ struct DFUInvocation {
     if let path = c.package {
       firmware = .package(
         path: path,
-        try await CampaignFailures.translated { try FirmwareCampaignPlan.SinglePackage(path: path, expectations: expectations, explicit: c.version) })
+        try await CampaignFailures.translated {
+          try FirmwareCampaignPlan.SinglePackage(path: path, expectations: expectations, explicit: c.version)
+        })
     } else if let text = c.firmware, let wanted = FirmwareWanted(text) {
       let location = try c.firmwareSource.location()
       firmware = .catalogue(
@@ -45,22 +49,27 @@ struct DFUInvocation {
       throw CLIFailure("give exactly one of --package FILE.zip and --firmware latest|VERSION")
     }
     let plan = FirmwareCampaignPlan(
-      firmware: firmware, expectations: expectations, password: Secret(try c.password.resolve().text), addresses: c.addresses,
+      firmware: firmware, expectations: expectations, password: Secret(try c.password.resolve().text),
+      addresses: c.addresses,
       name: c.name, models: c.model, hardware: c.hardware, minimumBattery: c.minimumBattery,
       transfer: .init(
-        receiptInterval: c.prn, objectDelay: .milliseconds(c.objectDelay), reconnectDelay: SecondsOption.duration(c.reconnectDelay),
+        receiptInterval: c.prn, objectDelay: .milliseconds(c.objectDelay),
+        reconnectDelay: SecondsOption.duration(c.reconnectDelay),
         timeout: SecondsOption.duration(c.timeout)))
     let console = CampaignConsole(
-      progress: CampaignProgress(json: c.json, describe: DFUCampaignReport.describe), inFlight: "transfers", finish: finishArguments,
+      progress: CampaignProgress(json: c.json, describe: DFUCampaignReport.describe), inFlight: "transfers",
+      finish: finishArguments,
       downloads: downloads)
     let (central, pace) = (central, pace)
     let pipeline = CampaignPipeline(
       settings: .init(
-        parallel: c.parallel, attempts: c.attempts, retryDelay: SecondsOption.duration(c.retryDelay), scanSeconds: c.scanSeconds,
+        parallel: c.parallel, attempts: c.attempts, retryDelay: SecondsOption.duration(c.retryDelay),
+        scanSeconds: c.scanSeconds,
         place: c.stateDirectory, resume: c.resume, shared: c.shared.runSettings, rollout: try c.rolloutPlan),
       resources: {
         try await CampaignResources.open(
-          stateDirectory: c.stateDirectory, central: central, adapter: c.adapterOptions.adapter, scanBackend: c.scanBackend.value,
+          stateDirectory: c.stateDirectory, central: central, adapter: c.adapterOptions.adapter,
+          scanBackend: c.scanBackend.value,
           pace: pace, shared: c.shared)
       },
       scan: ScanRunner.campaignScan, emit: console.emit, stopWhen: stopWhen)

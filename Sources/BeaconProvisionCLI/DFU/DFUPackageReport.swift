@@ -51,7 +51,8 @@ struct DFUPackageReport: Encodable, Equatable {
         hashType: c.hash?.typeName ?? "missing", hash: Self.hex(c.hash?.digest ?? []),
         signatureType: image.initPacket.signature?.typeName ?? "UNSIGNED",
         signature: image.initPacket.signature.map { Self.hex($0.bytes) },
-        bootValidation: c.bootValidations.map(\.typeName), bootValidationSignature: c.bootValidations.map { Self.hex($0.bytes) },
+        bootValidation: c.bootValidations.map(\.typeName),
+        bootValidationSignature: c.bootValidations.map { Self.hex($0.bytes) },
         isDebug: c.isDebug)
     }
   }
@@ -77,7 +78,9 @@ struct DFUPackageReport: Encodable, Equatable {
       lines.append("  fw_version   \(show(i.firmwareVersion))")
       lines.append("  hw_version   \(show(i.hardwareVersion))")
       lines.append("  sd_req       \(i.softDeviceRequirements.joined(separator: ", "))")
-      lines.append("  sizes        sd \(i.softDeviceSize.map(String.init) ?? "-"), bl \(i.bootloaderSize.map(String.init) ?? "-"), app \(i.applicationSize.map(String.init) ?? "-")")
+      lines.append(
+        "  sizes        sd \(i.softDeviceSize.map(String.init) ?? "-"), bl \(i.bootloaderSize.map(String.init) ?? "-"), app \(i.applicationSize.map(String.init) ?? "-")"
+      )
       lines.append("  hash         \(i.hashType) \(i.hash) (little-endian)")
       lines.append("  signature    \(i.signatureType)\(i.signature.map { " \($0)" } ?? "")")
       let validations = zip(i.bootValidation, i.bootValidationSignature).map { $1.isEmpty ? $0 : "\($0) \($1)" }
@@ -86,11 +89,12 @@ struct DFUPackageReport: Encodable, Equatable {
     }
     lines.append("checks:")
     for c in checks {
-      let mark = switch c.outcome {
-      case .passed: "ok  "
-      case .failed: "FAIL"
-      case .skipped: "skip"
-      }
+      let mark =
+        switch c.outcome {
+        case .passed: "ok  "
+        case .failed: "FAIL"
+        case .skipped: "skip"
+        }
       lines.append("  \(mark) image #\(c.image) \(c.name): \(c.detail)")
     }
     let failed = checks.filter { $0.outcome == .failed }.count

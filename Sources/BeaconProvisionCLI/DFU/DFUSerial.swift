@@ -11,7 +11,8 @@ struct DFUSerial: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "serial",
     abstract: "Update a device through its serial (UART) DFU bootloader.",
-    discussion: ExitStatus.paragraph("0 updated; 1 an error (the package was refused, the port or the transfer failed)"))
+    discussion: ExitStatus.paragraph("0 updated; 1 an error (the package was refused, the port or the transfer failed)")
+  )
 
   @Option(help: ArgumentHelp("The serial port of the bootloader.", valueName: "tty"))
   var port: String
@@ -31,10 +32,14 @@ struct DFUSerial: AsyncParsableCommand {
   @Option(help: "Seconds to wait for each response.")
   var timeout: Double = 2
 
-  @Option(name: .customLong("reconnect-delay"), help: "Seconds to wait before reopening the port between images or after a drop.")
+  @Option(
+    name: .customLong("reconnect-delay"),
+    help: "Seconds to wait before reopening the port between images or after a drop.")
   var reconnectDelay: Double = 1
 
-  @Option(name: .customLong("ready-timeout"), help: "Seconds a reset bootloader may take to reappear and answer a ping (nrfutil 6.1.7 waits 30).")
+  @Option(
+    name: .customLong("ready-timeout"),
+    help: "Seconds a reset bootloader may take to reappear and answer a ping (nrfutil 6.1.7 waits 30).")
   var readyTimeout: Double = 30
 
   @OptionGroup var device: DFUDeviceOptions

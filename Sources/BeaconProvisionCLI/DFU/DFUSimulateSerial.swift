@@ -16,7 +16,8 @@ struct DFUSimulateSerial: AsyncParsableCommand {
   @Option(help: ArgumentHelp("Also make this symlink to the pty.", valueName: "path"))
   var link: String?
 
-  @Option(name: .customLong("public-key"), help: ArgumentHelp("Require images signed by this key (PEM).", valueName: "pem"))
+  @Option(
+    name: .customLong("public-key"), help: ArgumentHelp("Require images signed by this key (PEM).", valueName: "pem"))
   var publicKey: String?
 
   @Option(name: .customLong("hw-version"), help: "The bootloader's hardware version.")
@@ -31,11 +32,15 @@ struct DFUSimulateSerial: AsyncParsableCommand {
   @Option(name: .customLong("drop-at"), help: "Drop the link once, after this many firmware bytes.")
   var dropAt: Int?
 
-  @Option(name: .customLong("corrupt-at"), help: "Flip one bit of the data write holding this firmware byte, once (its CRC then disagrees).")
+  @Option(
+    name: .customLong("corrupt-at"),
+    help: "Flip one bit of the data write holding this firmware byte, once (its CRC then disagrees).")
   var corruptAt: Int?
 
   func validate() throws {
-    guard DFUDeviceOptions.parseNumber(softDeviceID) != nil else { throw ValidationError("--softdevice-id must be a number like 0x0101") }
+    guard DFUDeviceOptions.parseNumber(softDeviceID) != nil else {
+      throw ValidationError("--softdevice-id must be a number like 0x0101")
+    }
   }
 
   func run() async throws {
@@ -45,7 +50,8 @@ struct DFUSimulateSerial: AsyncParsableCommand {
     config.applicationVersion = applicationVersion
     if let publicKey {
       do {
-        config.publicKey = try DFUPublicKey(pem: String(decoding: try InputFile.read(publicKey, limit: .smallText), as: UTF8.self))
+        config.publicKey = try DFUPublicKey(
+          pem: String(decoding: try InputFile.read(publicKey, limit: .smallText), as: UTF8.self))
       } catch {
         throw CLIFailure("\(publicKey): not a readable PEM public key")
       }
@@ -65,16 +71,20 @@ struct DFUSimulateSerial: AsyncParsableCommand {
       }
     }
     let server = SerialDFUTargetServer(
-      target: SimulatedDFUTarget(configuration: config, faults: DFUTargetFaults(dropLinkAtByte: dropAt, corruptByteAt: corruptAt)), channel: pty.deviceChannel())
+      target: SimulatedDFUTarget(
+        configuration: config, faults: DFUTargetFaults(dropLinkAtByte: dropAt, corruptByteAt: corruptAt)),
+      channel: pty.deviceChannel())
     await server.start()
-    let banner = ("simulated serial DFU bootloader on \(pty.path)\(link.map { " (\($0))" } ?? "") — hw \(hardwareVersion), SoftDevice \(softDeviceID), app v\(applicationVersion)\(publicKey == nil ? "" : ", signed images only")\n"
-      + "try: beacon-provision dfu serial --port \(link ?? pty.path) --package FILE.zip   (Ctrl-C to stop)\n")
+    let banner =
+      ("simulated serial DFU bootloader on \(pty.path)\(link.map { " (\($0))" } ?? "") — hw \(hardwareVersion), SoftDevice \(softDeviceID), app v\(applicationVersion)\(publicKey == nil ? "" : ", signed images only")\n"
+        + "try: beacon-provision dfu serial --port \(link ?? pty.path) --package FILE.zip   (Ctrl-C to stop)\n")
     FileHandle.standardOutput.write(Data(banner.utf8))  // unbuffered: scripts wait for this line
     // Once it leaves the bootloader, say whether an image was activated (the fault matrix checks it).
     Task {
       await server.waitUntilApplicationRuns()
       let images = await server.target.activated.count
-      FileHandle.standardOutput.write(Data("application running (\(images) image\(images == 1 ? "" : "s") activated)\n".utf8))
+      FileHandle.standardOutput.write(
+        Data("application running (\(images) image\(images == 1 ? "" : "s") activated)\n".utf8))
     }
     while !Task.isCancelled {
       try await Task.sleep(for: .seconds(3600))

@@ -49,7 +49,10 @@ struct DFUUpdate: AsyncParsableCommand {
   @Option(help: ArgumentHelp("The DFU package (.zip); or use --firmware.", valueName: "zip"))
   var package: String?
 
-  @Option(help: ArgumentHelp("Take each device's package from the firmware catalogue: latest, or a version like V5.14.", valueName: "latest|version"))
+  @Option(
+    help: ArgumentHelp(
+      "Take each device's package from the firmware catalogue: latest, or a version like V5.14.",
+      valueName: "latest|version"))
   var firmware: String?
 
   @OptionGroup var firmwareSource: FirmwareSourceOptions
@@ -64,16 +67,24 @@ struct DFUUpdate: AsyncParsableCommand {
   @Option(help: ArgumentHelp("Only devices whose advertised name matches this glob.", valueName: "glob"))
   var name: String?
 
-  @Option(help: ArgumentHelp("Only devices whose model (read over the link) matches this glob (repeatable).", valueName: "glob"))
+  @Option(
+    help: ArgumentHelp(
+      "Only devices whose model (read over the link) matches this glob (repeatable).", valueName: "glob"))
   var model: [String] = []
 
   @Option(help: ArgumentHelp("Only devices whose hardware version (hver) is this.", valueName: "hver"))
   var hardware: String?
 
-  @Option(help: ArgumentHelp("The version the package installs (default: from its application's init packet).", valueName: "version"))
+  @Option(
+    help: ArgumentHelp(
+      "The version the package installs (default: from its application's init packet).", valueName: "version"))
   var version: String?
 
-  @Option(name: .customLong("min-battery"), help: "Skip devices whose advertised battery is below this percentage (unknown battery: skipped; 0: no floor, unknown included).")
+  @Option(
+    name: .customLong("min-battery"),
+    help:
+      "Skip devices whose advertised battery is below this percentage (unknown battery: skipped; 0: no floor, unknown included)."
+  )
   var minimumBattery = 30
 
   @Option(name: .customLong("scan"), help: "Seconds to scan for devices before connecting.")
@@ -88,25 +99,30 @@ struct DFUUpdate: AsyncParsableCommand {
   @Option(help: "Seconds before the first retry of a device; later retries wait 4× longer (at most 60 s).")
   var retryDelay: Double = 5
 
-  @Option(help: ArgumentHelp(
-    "Finish an interrupted run: its id (printed when the run starts and at its end), or last for the newest dfu run.",
-    valueName: "run|last"))
+  @Option(
+    help: ArgumentHelp(
+      "Finish an interrupted run: its id (printed when the run starts and at its end), or last for the newest dfu run.",
+      valueName: "run|last"))
   var resume: String?
 
-  @Option(help: ArgumentHelp(
-    "Update in stages: N canary devices, then waves up to these percentages of the rest (see above).",
-    valueName: "canary=N,waves=P%,…,100%"))
+  @Option(
+    help: ArgumentHelp(
+      "Update in stages: N canary devices, then waves up to these percentages of the rest (see above).",
+      valueName: "canary=N,waves=P%,…,100%"))
   var rollout: String?
 
-  @Option(name: .customLong("max-failures"), help: ArgumentHelp(
-    "With --rollout: the failures a wave may have, in percent of its devices, for the next to start (default 0%).",
-    valueName: "P%"))
+  @Option(
+    name: .customLong("max-failures"),
+    help: ArgumentHelp(
+      "With --rollout: the failures a wave may have, in percent of its devices, for the next to start (default 0%).",
+      valueName: "P%"))
   var maxFailures: String?
 
   @Option(help: "Packet receipt notification interval (0 = off).")
   var prn: UInt16 = 12
 
-  @Option(name: .customLong("object-delay"), help: "Milliseconds to wait after creating each data object (KKM uses 300).")
+  @Option(
+    name: .customLong("object-delay"), help: "Milliseconds to wait after creating each data object (KKM uses 300).")
   var objectDelay = 300
 
   @Option(name: .customLong("reconnect-delay"), help: "Seconds to wait before reopening a dropped DFU link.")
@@ -130,10 +146,18 @@ struct DFUUpdate: AsyncParsableCommand {
   @OptionGroup var logging: LoggingOptions
 
   func validate() throws {
-    guard (package == nil) != (firmware == nil) else { throw ValidationError("give exactly one of --package FILE.zip and --firmware latest|VERSION") }
-    if let firmware, FirmwareWanted(firmware) == nil { throw ValidationError("--firmware \(firmware) is not latest or a version like V5.14") }
-    if firmware != nil, version != nil { throw ValidationError("--version is for --package; with --firmware the catalogue says each package's version") }
-    for a in addresses where BluetoothAddress(a) == nil { throw ValidationError("--address \(a) is not an address like C0:11:22:33:44:55") }
+    guard (package == nil) != (firmware == nil) else {
+      throw ValidationError("give exactly one of --package FILE.zip and --firmware latest|VERSION")
+    }
+    if let firmware, FirmwareWanted(firmware) == nil {
+      throw ValidationError("--firmware \(firmware) is not latest or a version like V5.14")
+    }
+    if firmware != nil, version != nil {
+      throw ValidationError("--version is for --package; with --firmware the catalogue says each package's version")
+    }
+    for a in addresses where BluetoothAddress(a) == nil {
+      throw ValidationError("--address \(a) is not an address like C0:11:22:33:44:55")
+    }
     guard (0...100).contains(minimumBattery) else { throw ValidationError("--min-battery must be 0…100") }
     guard parallel >= 1, parallel <= 16 else { throw ValidationError("--parallel must be 1…16") }
     guard attempts >= 1, attempts <= 10 else { throw ValidationError("--attempts must be 1…10") }
@@ -142,7 +166,9 @@ struct DFUUpdate: AsyncParsableCommand {
     try SecondsOption.validate(scanSeconds, "--scan", atMost: 600)
     try SecondsOption.validate(timeout, "--timeout")
     guard objectDelay >= 0 else { throw ValidationError("--object-delay must be ≥ 0") }
-    if let version, FirmwareVersion(version) == nil { throw ValidationError("--version \(version) is not a version like V5.30") }
+    if let version, FirmwareVersion(version) == nil {
+      throw ValidationError("--version \(version) is not a version like V5.30")
+    }
     _ = try rolloutPlan
   }
 
@@ -150,7 +176,9 @@ struct DFUUpdate: AsyncParsableCommand {
   var rolloutPlan: RolloutPlan? {
     get throws {
       guard let rollout else {
-        if maxFailures != nil { throw ValidationError("--max-failures is for --rollout; give --rollout canary=N,waves=P%,…,100% too") }
+        if maxFailures != nil {
+          throw ValidationError("--max-failures is for --rollout; give --rollout canary=N,waves=P%,…,100% too")
+        }
         return nil
       }
       do {
@@ -165,7 +193,8 @@ struct DFUUpdate: AsyncParsableCommand {
     let result = try await DFUInvocation(command: self).run()
     print(json ? try DFUCampaignReport.json(result) : DFUCampaignReport.table(result))
     if let reason = result.rollout?.stopReason, !result.summary.interrupted {
-      FileHandleOutput.standardError("\(reason). Decide, then continue with  \(ResumeRun.command(result.finish, run: result.summary.run))")
+      FileHandleOutput.standardError(
+        "\(reason). Decide, then continue with  \(ResumeRun.command(result.finish, run: result.summary.run))")
     }
     if let status = Self.exitStatus(result) { throw ExitCode(status) }
   }

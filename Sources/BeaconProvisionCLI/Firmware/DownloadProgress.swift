@@ -29,12 +29,17 @@ final class DownloadProgress: Sendable {
     var parts = [label, size(p.bytes) + (p.total.map { " / " + size($0) } ?? "")]
     if let total = p.total, total > 0 { parts.append("\(p.bytes * 100 / total)%") }
     parts.append(size(Int64(p.bytesPerSecond)) + "/s")
-    if let total = p.total, p.bytesPerSecond > 0 { parts.append("ETA \(Int((Double(total - p.bytes) / p.bytesPerSecond).rounded(.up))) s") }
+    if let total = p.total, p.bytesPerSecond > 0 {
+      parts.append("ETA \(Int((Double(total - p.bytes) / p.bytesPerSecond).rounded(.up))) s")
+    }
     return parts.filter { !$0.isEmpty }.joined(separator: "  ")
   }
 
   static func size(_ bytes: Int64) -> String {
-    bytes < 1024 ? "\(bytes) B" : bytes < 1 << 20 ? String(format: "%.1f KiB", Double(bytes) / 1024)
-      : String(format: "%.1f MiB", Double(bytes) / 1_048_576)
+    bytes < 1024
+      ? "\(bytes) B"
+      : bytes < 1 << 20
+        ? String(format: "%.1f KiB", Double(bytes) / 1024)
+        : String(format: "%.1f MiB", Double(bytes) / 1_048_576)
   }
 }

@@ -30,23 +30,28 @@ struct FirmwareCatalogCommand: AsyncParsableCommand {
   @OptionGroup var source: FirmwareSourceOptions
 
   func validate() throws {
-    if let current, FirmwareVersion(current) == nil { throw ValidationError("--current \(current) is not a version like V5.12") }
+    if let current, FirmwareVersion(current) == nil {
+      throw ValidationError("--current \(current) is not a version like V5.12")
+    }
   }
 
   func run() async throws {
     let snapshot: CatalogueSnapshot
     let location = try source.location()
     do {
-      snapshot = try await source.cache(location: location, expectations: DeviceExpectations()).catalogue(model: model, location: location)
+      snapshot = try await source.cache(location: location, expectations: DeviceExpectations()).catalogue(
+        model: model, location: location)
     } catch let failure as CLIFailure {
       throw failure
     } catch {
       throw CLIFailure("\(error)")
     }
-    let view = FirmwareCatalogView(snapshot: snapshot, location: location, hardware: hver, current: current.flatMap(FirmwareVersion.init))
+    let view = FirmwareCatalogView(
+      snapshot: snapshot, location: location, hardware: hver, current: current.flatMap(FirmwareVersion.init))
     if let hver, !snapshot.catalogue.hardwareVersions.contains(hver) {
-      FileHandleOutput.standardError("warning: the \(model) catalogue has no hardware version \(hver) (it has: "
-        + "\(snapshot.catalogue.hardwareVersions.joined(separator: ", ")))")
+      FileHandleOutput.standardError(
+        "warning: the \(model) catalogue has no hardware version \(hver) (it has: "
+          + "\(snapshot.catalogue.hardwareVersions.joined(separator: ", ")))")
     }
     print(json ? try JSONOutput.string(view) : view.text)
   }
@@ -91,28 +96,42 @@ struct FirmwareCatalogView: Encodable {
     hardware = catalogue.releases.filter { only == nil || $0.hardware == only }.map { release in
       let latest = catalogue.latest(hardware: release.hardware)
       let entries = release.entries
-      let differs = entries.indices.contains { i in entries.indices.contains { j in KKMVersionOrder.disagrees(entries[i], entries[j]) } }
-      return Hardware(hver: release.hardware, releases: entries.map { e in
-        Release(appVersion: e.appVersion, appFileName: e.appFileName, url: location.packageURL(e), note: e.note,
-          sha256: e.sha256Hex, size: e.size, newer: current.map { e.version > $0 }, latest: e == latest)
-      }, kkmOrderDiffers: differs)
+      let differs = entries.indices.contains { i in
+        entries.indices.contains { j in KKMVersionOrder.disagrees(entries[i], entries[j]) }
+      }
+      return Hardware(
+        hver: release.hardware,
+        releases: entries.map { e in
+          Release(
+            appVersion: e.appVersion, appFileName: e.appFileName, url: location.packageURL(e), note: e.note,
+            sha256: e.sha256Hex, size: e.size, newer: current.map { e.version > $0 }, latest: e == latest)
+        }, kkmOrderDiffers: differs)
     }
   }
 
   var text: String {
-    let how = ["downloaded": "downloaded", "notModified": "not modified since the cached copy", "cache": "from the cache, offline"][origin] ?? origin
+    let how =
+      [
+        "downloaded": "downloaded", "notModified": "not modified since the cached copy",
+        "cache": "from the cache, offline",
+      ][origin] ?? origin
     var lines = ["\(model): \(url) (\(how), \(fetchedAt))"]
     for h in hardware {
       lines.append("hardware \(h.hver):" + (h.releases.isEmpty ? " no releases" : ""))
       for r in h.releases {
         let marks = [r.latest ? "latest" : nil, r.newer == true ? "newer than \(current!)" : nil].compactMap { $0 }
-        lines.append("  \(r.appVersion)  \(r.appFileName)" + (marks.isEmpty ? "" : "  [\(marks.joined(separator: ", "))]"))
+        lines.append(
+          "  \(r.appVersion)  \(r.appFileName)" + (marks.isEmpty ? "" : "  [\(marks.joined(separator: ", "))]"))
         // The server's note, one indented line per line of it.
-        if !r.note.isEmpty { lines += r.note.split(separator: "\n", omittingEmptySubsequences: false).map { "      \($0)" } }
+        if !r.note.isEmpty {
+          lines += r.note.split(separator: "\n", omittingEmptySubsequences: false).map { "      \($0)" }
+        }
         if let sha = r.sha256 { lines.append("      sha256 \(sha)" + (r.size.map { ", \($0) bytes" } ?? "")) }
       }
       if h.kkmOrderDiffers {
-        lines.append("  note: KKM's apps compare these versions as decimal numbers (V5.9 above V5.10) and would order them differently")
+        lines.append(
+          "  note: KKM's apps compare these versions as decimal numbers (V5.9 above V5.10) and would order them differently"
+        )
       }
       if let current, !h.releases.isEmpty {
         let newer = h.releases.filter { $0.newer == true }.count

@@ -18,5 +18,7 @@ struct FirmwareCommand: AsyncParsableCommand {
 
       \(ExitStatus.group)
       """,
-    subcommands: [FirmwareCatalogCommand.self, FirmwareFetchCommand.self, FirmwareListCommand.self, FirmwarePruneCommand.self])
+    subcommands: [
+      FirmwareCatalogCommand.self, FirmwareFetchCommand.self, FirmwareListCommand.self, FirmwarePruneCommand.self,
+    ])
 }

@@ -33,7 +33,9 @@ struct FirmwareFetchCommand: AsyncParsableCommand {
   @OptionGroup var deviceFacts: DFUDeviceOptions
 
   func validate() throws {
-    if FirmwareWanted(version) == nil { throw ValidationError("--version \(version) is not latest or a version like V5.14") }
+    if FirmwareWanted(version) == nil {
+      throw ValidationError("--version \(version) is not latest or a version like V5.14")
+    }
   }
 
   func run() async throws {
@@ -50,8 +52,11 @@ struct FirmwareFetchCommand: AsyncParsableCommand {
       case .version(let v): entry = entries.first { $0.version == v }
       }
       guard let entry else {
-        throw CLIFailure("the \(model) catalogue has no \(version) for hardware \(hver) (it has: "
-          + (entries.isEmpty ? "nothing for \(hver); hardware versions \(catalogue.hardwareVersions.joined(separator: ", "))" : entries.map(\.appVersion).joined(separator: ", ")) + ")")
+        throw CLIFailure(
+          "the \(model) catalogue has no \(version) for hardware \(hver) (it has: "
+            + (entries.isEmpty
+              ? "nothing for \(hver); hardware versions \(catalogue.hardwareVersions.joined(separator: ", "))"
+              : entries.map(\.appVersion).joined(separator: ", ")) + ")")
       }
       progress.start(entry.appFileName)
       package = try await cache.package(model: model, hardware: hver, entry: entry, location: location)
@@ -60,7 +65,9 @@ struct FirmwareFetchCommand: AsyncParsableCommand {
     } catch {
       throw CLIFailure("\(error)")
     }
-    FileHandleOutput.standardError("\(package.appFileName) \(package.appVersion): \(package.downloaded ? "downloaded and verified" : "verified, from the cache"), sha256 \(package.sha256)")
+    FileHandleOutput.standardError(
+      "\(package.appFileName) \(package.appVersion): \(package.downloaded ? "downloaded and verified" : "verified, from the cache"), sha256 \(package.sha256)"
+    )
     print(json ? try JSONOutput.string(CachedPackageJSON(package)) : package.path)
   }
 }

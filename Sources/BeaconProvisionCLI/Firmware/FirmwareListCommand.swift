@@ -5,13 +5,16 @@ import NordicDFU
 
 /// `beacon-provision firmware list`: the verified packages in the cache.
 struct FirmwareListCommand: AsyncParsableCommand {
-  static let configuration = CommandConfiguration(commandName: "list", abstract: "List the packages in the firmware cache.",
+  static let configuration = CommandConfiguration(
+    commandName: "list", abstract: "List the packages in the firmware cache.",
     discussion: ExitStatus.paragraph("0 listed (also when the cache is empty); 1 the cache cannot be read"))
 
   @Flag(help: "Print JSON.")
   var json = false
 
-  @Option(name: .customLong("firmware-dir"), help: ArgumentHelp("The firmware cache (default: the XDG cache folder).", valueName: "dir"))
+  @Option(
+    name: .customLong("firmware-dir"),
+    help: ArgumentHelp("The firmware cache (default: the XDG cache folder).", valueName: "dir"))
   var firmwareDirectory: String?
 
   func run() async throws {
@@ -27,8 +30,11 @@ struct FirmwareListCommand: AsyncParsableCommand {
     }
     print("MODEL        HVER    VERSION  SIZE     SHA-256           PATH")
     for p in packages {
-      print([p.model.padded(12), p.hardware.padded(7), p.appVersion.padded(8), "\(p.size)".padded(8),
-        String(p.sha256.prefix(16)) + "…", p.path].joined(separator: " "))
+      print(
+        [
+          p.model.padded(12), p.hardware.padded(7), p.appVersion.padded(8), "\(p.size)".padded(8),
+          String(p.sha256.prefix(16)) + "…", p.path,
+        ].joined(separator: " "))
     }
   }
 }
@@ -43,7 +49,9 @@ struct FirmwarePruneCommand: AsyncParsableCommand {
   @Option(help: "Packages to keep per model and hardware version (0 removes every package).")
   var keep = 1
 
-  @Option(name: .customLong("firmware-dir"), help: ArgumentHelp("The firmware cache (default: the XDG cache folder).", valueName: "dir"))
+  @Option(
+    name: .customLong("firmware-dir"),
+    help: ArgumentHelp("The firmware cache (default: the XDG cache folder).", valueName: "dir"))
   var firmwareDirectory: String?
 
   func validate() throws {
@@ -66,15 +74,20 @@ struct CachedPackageJSON: Encodable {
 
   init(_ p: CachedPackage) {
     (model, hardware, appVersion, appFileName, url, sha256, path, size, fetchedAt) =
-      (p.model, p.hardware, p.appVersion, p.appFileName, p.url, p.sha256, p.path, p.size, ISO8601DateFormatter().string(from: p.fetchedAt))
+      (
+        p.model, p.hardware, p.appVersion, p.appFileName, p.url, p.sha256, p.path, p.size,
+        ISO8601DateFormatter().string(from: p.fetchedAt)
+      )
   }
 }
 
 extension FirmwareCache {
   /// The cache at `--firmware-dir` (or the default), for commands that never use the network.
   static func inFolder(_ folder: String?) -> FirmwareCache {
-    FirmwareCache(layout: FirmwareCacheLayout(root: folder.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
-      ?? FirmwareCacheLayout.defaultRoot()), client: nil)
+    FirmwareCache(
+      layout: FirmwareCacheLayout(
+        root: folder.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+          ?? FirmwareCacheLayout.defaultRoot()), client: nil)
   }
 }
 

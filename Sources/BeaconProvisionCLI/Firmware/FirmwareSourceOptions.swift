@@ -16,21 +16,26 @@ import Synchronization
 /// KKM's public base, `https://download.kkmiot.com:8093/KBeaconFirmware/`, is only an example: nothing
 /// here assumes it can be reached.
 struct FirmwareSourceOptions: ParsableArguments {
-  @Option(name: .customLong("catalog"), help: ArgumentHelp(
-    "Catalogue base URL (http://, https://, file:// or a folder); <base>/<model>.json lists releases. "
-      + "Default: $BEACON_PROVISION_CATALOG, else \"firmwareCatalog\" in ~/.config/beacon-provision/config.json. "
-      + "KKM's public one, for example: \(CatalogueLocation.kkmPublicBase)", valueName: "url"))
+  @Option(
+    name: .customLong("catalog"),
+    help: ArgumentHelp(
+      "Catalogue base URL (http://, https://, file:// or a folder); <base>/<model>.json lists releases. "
+        + "Default: $BEACON_PROVISION_CATALOG, else \"firmwareCatalog\" in ~/.config/beacon-provision/config.json. "
+        + "KKM's public one, for example: \(CatalogueLocation.kkmPublicBase)", valueName: "url"))
   var catalog: String?
 
-  @Option(name: .customLong("firmware-dir"), help: ArgumentHelp(
-    "The firmware cache (default: $XDG_CACHE_HOME/beacon-provision/firmware, else ~/.cache/beacon-provision/firmware).",
-    valueName: "dir"))
+  @Option(
+    name: .customLong("firmware-dir"),
+    help: ArgumentHelp(
+      "The firmware cache (default: $XDG_CACHE_HOME/beacon-provision/firmware, else ~/.cache/beacon-provision/firmware).",
+      valueName: "dir"))
   var firmwareDirectory: String?
 
-  @Flag(help: ArgumentHelp(
-    "Refuse a package whose application fw_version does not read as the catalogue's version (V5.31 ↔ 531); "
-      + "by default that is a warning: vendors number fw_version as they like, and the device's version after "
-      + "the update is checked anyway."))
+  @Flag(
+    help: ArgumentHelp(
+      "Refuse a package whose application fw_version does not read as the catalogue's version (V5.31 ↔ 531); "
+        + "by default that is a warning: vendors number fw_version as they like, and the device's version after "
+        + "the update is checked anyway."))
   var requireVersionMatch = false
 
   @Flag(help: "Use only the cache: no network, not even to check that a catalogue is current.")
@@ -42,7 +47,8 @@ struct FirmwareSourceOptions: ParsableArguments {
 
   /// The config file's path for this environment.
   static func configFile(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-    let base = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+    let base =
+      environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
       ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.config")
     return base + "/beacon-provision/config.json"
   }
@@ -54,9 +60,13 @@ struct FirmwareSourceOptions: ParsableArguments {
     if text == nil, let data = try InputFile.readIfPresent(config, limit: .config) {
       do {
         let value = try JSONParser.parse([UInt8](data))
-        guard case .object(let object) = value else { throw CLIFailure("\(config): expected an object like {\"firmwareCatalog\": \"https://…/\"}") }
+        guard case .object(let object) = value else {
+          throw CLIFailure("\(config): expected an object like {\"firmwareCatalog\": \"https://…/\"}")
+        }
         if let url = object["firmwareCatalog"] {
-          guard let s = url.stringValue else { throw CLIFailure("\(config): $.firmwareCatalog: expected a string (a URL)") }
+          guard let s = url.stringValue else {
+            throw CLIFailure("\(config): $.firmwareCatalog: expected a string (a URL)")
+          }
           text = s
         }
       } catch let error as JSONSyntaxError {
@@ -64,8 +74,10 @@ struct FirmwareSourceOptions: ParsableArguments {
       }
     }
     guard let text else {
-      throw CLIFailure("no firmware catalogue: give --catalog URL, set \(Self.environmentVariable), or put "
-        + "{\"firmwareCatalog\": \"URL\"} in \(config) (KKM's public base, for example: \(CatalogueLocation.kkmPublicBase))")
+      throw CLIFailure(
+        "no firmware catalogue: give --catalog URL, set \(Self.environmentVariable), or put "
+          + "{\"firmwareCatalog\": \"URL\"} in \(config) (KKM's public base, for example: \(CatalogueLocation.kkmPublicBase))"
+      )
     }
     let url = text.contains("://") ? text : "file://" + URL(fileURLWithPath: text).standardizedFileURL.path
     do {
@@ -84,10 +96,13 @@ struct FirmwareSourceOptions: ParsableArguments {
   }
 
   /// The cache, fetching from `location` (or, `--offline`, the cache only), verifying with `expectations`.
-  func cache(location: CatalogueLocation, expectations: DeviceExpectations, progress: DownloadProgress? = nil) throws -> FirmwareCache {
+  func cache(location: CatalogueLocation, expectations: DeviceExpectations, progress: DownloadProgress? = nil) throws
+    -> FirmwareCache
+  {
     let client = try client(for: location)
     var cache = FirmwareCache(
-      layout: layout, client: client, verifier: PackageVerifier(expectations: expectations, requireVersionMatch: requireVersionMatch))
+      layout: layout, client: client,
+      verifier: PackageVerifier(expectations: expectations, requireVersionMatch: requireVersionMatch))
     let said = Mutex<Set<String>>([])
     cache.warn = { warning in
       // Once per run: a campaign asks for the same package for every device of a model.

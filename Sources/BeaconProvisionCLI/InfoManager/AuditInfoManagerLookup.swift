@@ -15,7 +15,9 @@ enum AuditInfoManagerLookup {
     var registrations: [String: AuditInfoManager] = [:]
   }
 
-  static func lookUp(_ records: [DeviceRecord], options: InfoManagerOptions, cacheTimeout: Double?) async throws -> Outcome {
+  static func lookUp(_ records: [DeviceRecord], options: InfoManagerOptions, cacheTimeout: Double?) async throws
+    -> Outcome
+  {
     guard let configuration = try await options.resolvedConfiguration() else { return Outcome() }
     var outcome = Outcome(server: RedactedURL(configuration.endpoints.root).description)
     let modules = records.compactMap { BlukiiModule(record: $0, window: 0) }
@@ -25,7 +27,9 @@ enum AuditInfoManagerLookup {
       cacheTimeout: cacheTimeout ?? configuration.cacheTimeout ?? ResolveCache.defaultTimeout)
     var byID: [String: ResolveResult] = [:]
     do {
-      for result in try await ResolveCommand.resolve(modules.map(\.id), resolution: resolution, configuration: configuration) {
+      for result in try await ResolveCommand.resolve(
+        modules.map(\.id), resolution: resolution, configuration: configuration)
+      {
         byID[result.id] = result
       }
     } catch let failure as CLIFailure {

@@ -29,19 +29,27 @@ struct InfoManagerConfigFile: Equatable {
     } catch {
       throw CLIFailure("\(path):\(error.description)")
     }
-    guard case .object = root.kind else { throw CLIFailure("\(path):\(root.position): $: expected an object like {\"infoManager\": {\"url\": \"https://…\"}}") }
+    guard case .object = root.kind else {
+      throw CLIFailure(
+        "\(path):\(root.position): $: expected an object like {\"infoManager\": {\"url\": \"https://…\"}}")
+    }
     guard let object = root["infoManager"] else { return InfoManagerConfigFile() }
     let base = JSONPath.root.appending("infoManager")
     guard case .object(let members) = object.kind else {
-      throw CLIFailure("\(path):\(object.position): \(base): expected an object {\(Self.members.joined(separator: ", "))}, found \(object.typeName)")
+      throw CLIFailure(
+        "\(path):\(object.position): \(base): expected an object {\(Self.members.joined(separator: ", "))}, found \(object.typeName)"
+      )
     }
     var config = InfoManagerConfigFile()
     for member in members {
       let place = "\(path):\(member.value.position): \(base.appending(member.key))"
       switch (member.key, member.value.kind) {
-      case ("cacheTimeout", .number(let n, _)) where n.isFinite && n > 0 && n <= ResolveCache.longestTimeout: config.cacheTimeout = n
+      case ("cacheTimeout", .number(let n, _)) where n.isFinite && n > 0 && n <= ResolveCache.longestTimeout:
+        config.cacheTimeout = n
       case ("cacheTimeout", _):
-        throw CLIFailure("\(place): expected seconds (a number above 0, at most \(Int(ResolveCache.longestTimeout))), found \(member.value.typeName)")
+        throw CLIFailure(
+          "\(place): expected seconds (a number above 0, at most \(Int(ResolveCache.longestTimeout))), found \(member.value.typeName)"
+        )
       case (let key, .string(let text)) where Self.members.contains(key):
         switch key {
         case "url": config.url = text

@@ -17,9 +17,10 @@ struct NewsCommand: AsyncParsableCommand {
       \(ExitStatus.paragraph("0 printed (also an empty text); 1 an error (a refused request, a malformed answer, bad configuration)"))
       """)
 
-  @Option(help: ArgumentHelp(
-    "Language codes in priority order, separated by commas (default de-de, the first of the SDK's priority): the "
-      + "news of the first that has any is printed.", valueName: "codes"))
+  @Option(
+    help: ArgumentHelp(
+      "Language codes in priority order, separated by commas (default de-de, the first of the SDK's priority): the "
+        + "news of the first that has any is printed.", valueName: "codes"))
   var language: String = "de-de"
 
   @OptionGroup(title: "Info Manager") var infoManager: InfoManagerOptions
@@ -33,12 +34,15 @@ struct NewsCommand: AsyncParsableCommand {
 
   func run() async throws {
     guard let configuration = try await infoManager.resolvedConfiguration() else {
-      throw CLIFailure("no Info Manager configured: give --info-manager URL or set \(InfoManagerOptions.urlVariable) (see resolve --help)")
+      throw CLIFailure(
+        "no Info Manager configured: give --info-manager URL or set \(InfoManagerOptions.urlVariable) (see resolve --help)"
+      )
     }
     // The SDK asks for one language; a list is asked in order until a language has news (an empty text
     // means none in that language), so `de-de,en-gb` falls back as `resolve --language` does.
     let codes = try LanguagePriority(parsing: language).codes
-    var code = codes[0], text = ""
+    var code = codes[0]
+    var text = ""
     for candidate in codes {
       do {
         (code, text) = (candidate, try await configuration.client.news(languageCode: candidate))
@@ -51,7 +55,9 @@ struct NewsCommand: AsyncParsableCommand {
       print(try JSONOutput.string(NewsJSON(language: code, text: text)))
     } else {
       // The server's text, with its control characters escaped (line breaks kept).
-      print(text.isEmpty ? "(no news in \(codes.joined(separator: ", ")))" : TerminalText.escaped(text, keepingLineBreaks: true))
+      print(
+        text.isEmpty
+          ? "(no news in \(codes.joined(separator: ", ")))" : TerminalText.escaped(text, keepingLineBreaks: true))
     }
   }
 }

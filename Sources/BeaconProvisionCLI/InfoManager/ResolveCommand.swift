@@ -33,22 +33,31 @@ struct ResolveCommand: AsyncParsableCommand, LoggingCommand {
   @Argument(help: ArgumentHelp("IDs to resolve.", valueName: "id"))
   var ids: [String] = []
 
-  @Option(name: .customLong("scan"), help: ArgumentHelp("Listen this many seconds for blukii modules and resolve the ones heard.", valueName: "s"))
+  @Option(
+    name: .customLong("scan"),
+    help: ArgumentHelp("Listen this many seconds for blukii modules and resolve the ones heard.", valueName: "s"))
   var scanSeconds: Double?
 
   @Option(help: ArgumentHelp("Where the IDs come from: blukii, nfc or barcode (--scan: blukii).", valueName: "source"))
   var source: InputSource = .blukii
 
-  @Option(name: .customLong("language"), help: ArgumentHelp(
-    "Language priority, first with content wins (default de-de,fr-fr,en-gb, the SDK's).", valueName: "codes"))
+  @Option(
+    name: .customLong("language"),
+    help: ArgumentHelp(
+      "Language priority, first with content wins (default de-de,fr-fr,en-gb, the SDK's).", valueName: "codes"))
   var language: String?
 
-  @Option(name: .customLong("rssi-threshold"), parsing: .unconditional, help: ArgumentHelp(
-    "--scan: drop modules weaker than this, dBm (-120…-20, default -85).", valueName: "dBm"))
+  @Option(
+    name: .customLong("rssi-threshold"), parsing: .unconditional,
+    help: ArgumentHelp(
+      "--scan: drop modules weaker than this, dBm (-120…-20, default -85).", valueName: "dBm"))
   var rssiThreshold: Int = -85
 
-  @Option(name: .customLong("cache-timeout"), help: ArgumentHelp(
-    "Seconds an answer is served from the cache (default 180, the SDK's 180000 ms; or the config's cacheTimeout).", valueName: "s"))
+  @Option(
+    name: .customLong("cache-timeout"),
+    help: ArgumentHelp(
+      "Seconds an answer is served from the cache (default 180, the SDK's 180000 ms; or the config's cacheTimeout).",
+      valueName: "s"))
   var cacheTimeout: Double?
 
   @Flag(name: .customLong("no-cache"), help: "Neither read nor write the resolve cache.")
@@ -59,7 +68,8 @@ struct ResolveCommand: AsyncParsableCommand, LoggingCommand {
   @OptionGroup var adapterOptions: AdapterOptions
   @OptionGroup var scanBackend: ScanBackendOption
 
-  @Option(help: "Where the fleet registry (and the simulated fleet's state) live. Default: $XDG_STATE_HOME/beacon-provision.")
+  @Option(
+    help: "Where the fleet registry (and the simulated fleet's state) live. Default: $XDG_STATE_HOME/beacon-provision.")
   var stateDir: String?
 
   @OptionGroup var logging: LoggingOptions
@@ -68,10 +78,14 @@ struct ResolveCommand: AsyncParsableCommand, LoggingCommand {
   var json = false
 
   func validate() throws {
-    if ids.isEmpty && scanSeconds == nil { throw ValidationError("give IDs to resolve, or --scan SECONDS to resolve the blukii modules heard") }
+    if ids.isEmpty && scanSeconds == nil {
+      throw ValidationError("give IDs to resolve, or --scan SECONDS to resolve the blukii modules heard")
+    }
     try SecondsOption.validate(scanSeconds, "--scan")
     try SecondsOption.validate(cacheTimeout, "--cache-timeout", atMost: ResolveCache.longestTimeout)
-    if scanSeconds != nil && source != .blukii { throw ValidationError("--scan hears blukii modules: --source must be blukii") }
+    if scanSeconds != nil && source != .blukii {
+      throw ValidationError("--scan hears blukii modules: --source must be blukii")
+    }
     guard BlukiiDiscovery.rssiRange.contains(rssiThreshold) else {
       throw ValidationError("--rssi-threshold must be from -120 to -20 dBm (got \(rssiThreshold))")
     }
@@ -110,15 +124,20 @@ struct ResolveCommand: AsyncParsableCommand, LoggingCommand {
   }
 
   /// Resolves `ids` with the cache file when the resolution uses it (read and written off the pool).
-  static func resolve(_ ids: [String], resolution: BatchResolution, configuration: InfoManagerConfiguration) async throws -> [ResolveResult] {
+  static func resolve(_ ids: [String], resolution: BatchResolution, configuration: InfoManagerConfiguration)
+    async throws -> [ResolveResult]
+  {
     guard !ids.isEmpty else { return [] }
     let file = InfoManagerConfiguration.cacheFile()
-    let loaded = resolution.usesCache
-      ? try await BlockingIO.run { file.load(warn: { FileHandleOutput.standardError("warning: \($0)") }) } : ResolveCache()
+    let loaded =
+      resolution.usesCache
+      ? try await BlockingIO.run { file.load(warn: { FileHandleOutput.standardError("warning: \($0)") }) }
+      : ResolveCache()
     var cache = loaded
     let results: [ResolveResult]
     do {
-      results = try await configuration.client.resolve(ids, with: resolution, cache: &cache, now: { Date().timeIntervalSince1970 })
+      results = try await configuration.client.resolve(
+        ids, with: resolution, cache: &cache, now: { Date().timeIntervalSince1970 })
     } catch let failure as InfoManagerFailure {
       throw CLIFailure(failure.description)
     }
@@ -128,7 +147,8 @@ struct ResolveCommand: AsyncParsableCommand, LoggingCommand {
       do {
         try await BlockingIO.run { try file.save(snapshot, since: loaded) }
       } catch {
-        FileHandleOutput.standardError("warning: the resolve cache \(file.path) was not written: \(error.localizedDescription)")
+        FileHandleOutput.standardError(
+          "warning: the resolve cache \(file.path) was not written: \(error.localizedDescription)")
       }
     }
     return results
@@ -152,10 +172,12 @@ struct ResolveCommand: AsyncParsableCommand, LoggingCommand {
 
   /// Listens like the blukii SDK (`BlukiiDiscovery`) and returns the modules heard, one per ID.
   private func scanModules(seconds: Double) async throws -> [BlukiiModule] {
-    let central = try await CentralFactory.make(adapterOptions.adapter, scanBackend: scanBackend.value, stateDirectory: stateDir)
+    let central = try await CentralFactory.make(
+      adapterOptions.adapter, scanBackend: scanBackend.value, stateDirectory: stateDir)
     var discovery = BlukiiDiscovery.sdkDefault
     discovery.rssiThreshold = Int8(rssiThreshold)
-    let runner = ScanRunner(settings: discovery.sessionSettings, duration: SecondsOption.duration(seconds), active: true, mode: .json)
+    let runner = ScanRunner(
+      settings: discovery.sessionSettings, duration: SecondsOption.duration(seconds), active: true, mode: .json)
     do {
       let session = try await SignalCancellation.run { try await runner.scan(central: central) { _ in } }
       await central.stopScans()
@@ -197,7 +219,9 @@ enum ResolveText {
       if let module = row.module { head += " \(module.address)" + (module.rssi.map { " \($0) dBm" } ?? "") }
       if let point = r.infoPoint {
         head += "  \(point.name ?? "(no name)")"
-        if point.deactivated || point.deactivatedByAdmin { head += point.deactivatedByAdmin ? " [deactivated by admin]" : " [deactivated]" }
+        if point.deactivated || point.deactivatedByAdmin {
+          head += point.deactivatedByAdmin ? " [deactivated by admin]" : " [deactivated]"
+        }
       }
       if let reason = r.reason, !reason.isEmpty { head += "  (\(reason))" }
       lines.append(head)

@@ -12,7 +12,9 @@ enum CampaignLog {
     case .step(let address, let step, let attempt):
       logger.debug("\(step.rawValue)", metadata: ["device": "\(address)", "attempt": "\(attempt)"])
     case .retrying(let address, let attempt, let after, let reason):
-      logger.info("retrying", metadata: ["device": "\(address)", "attempt": "\(attempt)", "after": "\(after)", "reason": "\(reason)"])
+      logger.info(
+        "retrying",
+        metadata: ["device": "\(address)", "attempt": "\(attempt)", "after": "\(after)", "reason": "\(reason)"])
     case .finished(let address, let outcome):
       var metadata: Logger.Metadata = ["device": "\(address)", "state": "\(outcome.state)"]
       switch outcome {

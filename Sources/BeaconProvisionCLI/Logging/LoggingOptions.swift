@@ -10,10 +10,13 @@ import Logging
 public struct LoggingOptions: ParsableArguments, Sendable {
   @Option(
     name: .customLong("log-level"),
-    help: ArgumentHelp("trace, debug, info, notice, warning, error or critical (default warning; -v info, -vv debug).", valueName: "level"))
+    help: ArgumentHelp(
+      "trace, debug, info, notice, warning, error or critical (default warning; -v info, -vv debug).",
+      valueName: "level"))
   public var level: Logger.Level?
 
-  @Flag(name: [.customShort("v"), .customLong("verbose")], help: "Log what the tool does to standard error; -vv for more.")
+  @Flag(
+    name: [.customShort("v"), .customLong("verbose")], help: "Log what the tool does to standard error; -vv for more.")
   public var verbosity: Int
 
   public init() {}

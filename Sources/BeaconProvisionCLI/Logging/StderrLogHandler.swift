@@ -12,7 +12,9 @@ enum CLILog {
 
   @TaskLocal static var destination = Destination(level: .warning, write: standardError)
 
-  static let standardError: @Sendable (String) -> Void = { line in FileHandle.standardError.write(Data((line + "\n").utf8)) }
+  static let standardError: @Sendable (String) -> Void = { line in
+    FileHandle.standardError.write(Data((line + "\n").utf8))
+  }
 
   /// A logger whose records follow the current `destination` (no global `LoggingSystem.bootstrap`, so
   /// tests in one process can each have their own).
@@ -44,13 +46,16 @@ struct StderrLogHandler: LogHandler {
   func log(event: LogEvent) {
     let destination = CLILog.destination
     guard event.level >= (fixedLevel ?? destination.level) else { return }
-    destination.write(Self.line(time: Date(), level: event.level, label: label, message: event.message.description,
-      metadata: metadata.merging(event.metadata ?? [:]) { $1 }))
+    destination.write(
+      Self.line(
+        time: Date(), level: event.level, label: label, message: event.message.description,
+        metadata: metadata.merging(event.metadata ?? [:]) { $1 }))
   }
 
   /// The line for one record: one line, whatever its message and metadata carry (a device's name, a server's
   /// text): control characters are shown as `\u{XX}` (`TerminalText`).
-  static func line(time: Date, level: Logger.Level, label: String, message: String, metadata: Logger.Metadata) -> String {
+  static func line(time: Date, level: Logger.Level, label: String, message: String, metadata: Logger.Metadata) -> String
+  {
     let formatter = ISO8601DateFormatter()
     formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
     var text = "\(formatter.string(from: time)) \(level) \(label): \(message)"

@@ -23,7 +23,8 @@ enum EventCommand {
   }
 
   /// Starts the program; `ended` is called once it has ended (on the thread that waited for it).
-  static func start(_ argv: [String], environment: [String: String], ended: @escaping @Sendable (Ending) -> Void) throws {
+  static func start(_ argv: [String], environment: [String: String], ended: @escaping @Sendable (Ending) -> Void) throws
+  {
     let arguments = argv.map { strdup($0) } + [nil]
     let variables = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
     defer {

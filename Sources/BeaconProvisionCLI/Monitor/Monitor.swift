@@ -12,7 +12,8 @@ import Simulator
 /// webhooks through the spool in the state directory (nothing lost across a `kill -9`), or to commands.
 struct Monitor: AsyncParsableCommand, LoggingCommand {
   static let configuration = CommandConfiguration(
-    abstract: "Watch the fleet: enter/exit, proximity, tag sessions and health events, to stdout, webhooks or commands.",
+    abstract:
+      "Watch the fleet: enter/exit, proximity, tag sessions and health events, to stdout, webhooks or commands.",
     discussion: """
       Without --events every device's enter, exit and proximity changes, every tag's session opening and closing \
       (tags from --inventory) and every health event (battery under 20 % or 2500 mV, silent 10 minutes, firmware \
@@ -36,9 +37,10 @@ struct Monitor: AsyncParsableCommand, LoggingCommand {
 
   @OptionGroup var adapterOptions: AdapterOptions
 
-  @Option(help: ArgumentHelp(
-    "An inventory (CSV or JSON): only its devices are watched; its tags group them. Its address column may name a beacon by identity, ibeacon:UUID:MAJOR:MINOR or eddystone:NAMESPACE:INSTANCE, to follow it across address changes.",
-    valueName: "file"))
+  @Option(
+    help: ArgumentHelp(
+      "An inventory (CSV or JSON): only its devices are watched; its tags group them. Its address column may name a beacon by identity, ibeacon:UUID:MAJOR:MINOR or eddystone:NAMESPACE:INSTANCE, to follow it across address changes.",
+      valueName: "file"))
   var inventory: String?
 
   @Option(help: ArgumentHelp("The event definitions (JSON; see the README).", valueName: "file"))
@@ -50,13 +52,18 @@ struct Monitor: AsyncParsableCommand, LoggingCommand {
   @Option(help: ArgumentHelp("POST every event to this URL (repeatable), through the spool.", valueName: "url"))
   var webhook: [String] = []
 
-  @Option(help: ArgumentHelp("Headers sent with webhook POSTs, one 'Name: value' a line (e.g. 'Authorization: Bearer …'; kept out of the spool); a '[URL prefix]' line starts headers for those URLs only.", valueName: "file"))
+  @Option(
+    help: ArgumentHelp(
+      "Headers sent with webhook POSTs, one 'Name: value' a line (e.g. 'Authorization: Bearer …'; kept out of the spool); a '[URL prefix]' line starts headers for those URLs only.",
+      valueName: "file"))
   var webhookHeaderFile: String?
 
   @Option(help: ArgumentHelp("Stop after this many seconds (default: run until Ctrl-C).", valueName: "seconds"))
   var duration: Double?
 
-  @Option(help: ArgumentHelp("At the end, how long the spool may still deliver before it is left for the next start.", valueName: "seconds"))
+  @Option(
+    help: ArgumentHelp(
+      "At the end, how long the spool may still deliver before it is left for the next start.", valueName: "seconds"))
   var drainTimeout: Double = 5
 
   @OptionGroup var tls: TLSOptions
@@ -89,19 +96,23 @@ struct Monitor: AsyncParsableCommand, LoggingCommand {
     let command = self
     try RegistryAccess.checkShared(journalLocation)
     let file = try await BlockingIO.run { try command.loadEvents() }
-    let inventory: Inventory? = try await BlockingIO.run { try command.inventory.map { try AuditRunner.loadInventory($0, identities: true) } }
+    let inventory: Inventory? = try await BlockingIO.run {
+      try command.inventory.map { try AuditRunner.loadInventory($0, identities: true) }
+    }
     if let inventory, let path = command.inventory {
       do { try MonitorInventoryColumns.validate(inventory, file: path) } catch { throw CLIFailure(error.description) }
     }
     let state = StateDirectory.resolve(stateDir)
-    let central = try await CentralFactory.make(adapterOptions.adapter, scanBackend: scanBackend.value, pace: pace, stateDirectory: state)
+    let central = try await CentralFactory.make(
+      adapterOptions.adapter, scanBackend: scanBackend.value, pace: pace, stateDirectory: state)
     let journal = try await BlockingIO.run { try Journal(path: CampaignResources.journalPath(state)) }
     // The spool stays in this gateway's own journal; the registry is the shared one when `--journal` names it.
     let registry = await RegistryAccess.shared(journalLocation) ?? RegistryAccess.recorder(journal)
     let log = CLILog.logger("monitor")
     let warn: @Sendable (String) -> Void = { log.warning("\($0)") }
     let headers = try command.webhookHeaderFile.map { try WebhookHeaderFile.load($0) } ?? WebhookHeaders()
-    let poster = CurlWebhookPoster(caFile: tls.caFile, insecureSkipTLSVerify: tls.insecureSkipTLSVerify, extraHeaders: headers)
+    let poster = CurlWebhookPoster(
+      caFile: tls.caFile, insecureSkipTLSVerify: tls.insecureSkipTLSVerify, extraHeaders: headers)
     let dispatch = WebhookDispatch(spool: WebhookSpool(journal: journal), poster: poster, warn: warn)
     let fileURLs = file.definitions.flatMap { $0.actions }.compactMap { action -> String? in
       if case .webhook(let url) = action { return url }
@@ -115,9 +126,12 @@ struct Monitor: AsyncParsableCommand, LoggingCommand {
     runner.restored = try await BlockingIO.run { stateFile.load(warn: warn) }
     if inventory != nil {
       do {
-        runner.lastSeen = Dictionary(try await registry.registry.devices().map { ($0.address, $0.lastSeen) }, uniquingKeysWith: max)
+        runner.lastSeen = Dictionary(
+          try await registry.registry.devices().map { ($0.address, $0.lastSeen) }, uniquingKeysWith: max)
       } catch {
-        warn("cannot read the fleet registry's last-seen times: \(error); inventory devices not heard yet are not reported silent")
+        warn(
+          "cannot read the fleet registry's last-seen times: \(error); inventory devices not heard yet are not reported silent"
+        )
       }
     }
     runner.keep = { kept in
@@ -137,7 +151,10 @@ struct Monitor: AsyncParsableCommand, LoggingCommand {
     }
     await central.stopScans()
     let left = await dispatch.finish(grace: SecondsOption.duration(drainTimeout))
-    if left > 0 { FileHandleOutput.standardError("monitor: \(left) webhook event\(left == 1 ? "" : "s") stay spooled for the next start") }
+    if left > 0 {
+      FileHandleOutput.standardError(
+        "monitor: \(left) webhook event\(left == 1 ? "" : "s") stay spooled for the next start")
+    }
   }
 
   /// The events file (with `--webhook`/`--jsonl` added to each event), or the standard definitions.
@@ -149,7 +166,8 @@ struct Monitor: AsyncParsableCommand, LoggingCommand {
       return try EventFileDecoder.decode(Array(data), file: events, extraActions: extra)
     } catch {
       let n = error.all.count
-      throw CLIFailure(error.all.map(\.description).joined(separator: "\n") + "\n\(n) error\(n == 1 ? "" : "s") in the events file")
+      throw CLIFailure(
+        error.all.map(\.description).joined(separator: "\n") + "\n\(n) error\(n == 1 ? "" : "s") in the events file")
     }
   }
 

@@ -23,11 +23,16 @@ struct MonitorActions: Sendable {
     var deliveries: [WebhookDelivery.Item] = []
     for (event, body) in zip(events, bodies) {
       for case .webhook(let url) in event.actions {
-        deliveries.append(WebhookDelivery.Item(url: url, idempotencyKey: key(event), orderKey: event.orderKey, body: body))
+        deliveries.append(
+          WebhookDelivery.Item(url: url, idempotencyKey: key(event), orderKey: event.orderKey, body: body))
       }
     }
     if !deliveries.isEmpty {
-      if let webhooks { await webhooks.send(deliveries) } else { warn("no webhook spool: \(deliveries.count) deliveries lost") }
+      if let webhooks {
+        await webhooks.send(deliveries)
+      } else {
+        warn("no webhook spool: \(deliveries.count) deliveries lost")
+      }
     }
     for (event, body) in zip(events, bodies) {
       write(jsonl || event.actions.contains(.jsonl) ? body : Self.plain(event))

@@ -49,14 +49,16 @@ struct MonitorRunner: Sendable {
       } catch {}
       feed.yield(.end)
     }
-    let ticker: Task<Void, Never>? = central.scansInRealTime ? Task {
-      while !Task.isCancelled {
-        try? await Task.sleep(for: window)
-        feed.yield(.tick(.now))
-        if let stopAt, ContinuousClock.now >= stopAt { break }
-      }
-      feed.yield(.end)
-    } : nil
+    let ticker: Task<Void, Never>? =
+      central.scansInRealTime
+      ? Task {
+        while !Task.isCancelled {
+          try? await Task.sleep(for: window)
+          feed.yield(.tick(.now))
+          if let stopAt, ContinuousClock.now >= stopAt { break }
+        }
+        feed.yield(.end)
+      } : nil
     defer {
       reader.cancel()
       ticker?.cancel()
@@ -96,8 +98,10 @@ struct MonitorRunner: Sendable {
     fired += closing.count
     await actions.perform(closing)
     // Not in this (possibly cancelled: Ctrl-C) task, whose cancellation would abandon the database write.
-    let records = scan.takeRecords(), at = scan.date(end)
-    let state = scan.engine.state, keeper = keep
+    let records = scan.takeRecords()
+    let at = scan.date(end)
+    let state = scan.engine.state
+    let keeper = keep
     await Task {
       await registry?.sightings(records, at: at)
       await keeper?(state)

@@ -44,7 +44,10 @@ struct MonitorSpoolCommand: AsyncParsableCommand {
 /// value its parent decoded for the same group; with an `@Option` of each, the parent's took the value and
 /// the subcommand saw none).
 struct MonitorStateDirectory: ParsableArguments {
-  @Option(help: "Where the spool and fleet registry (and the simulated fleet's state) live. Default: $XDG_STATE_HOME/beacon-provision.")
+  @Option(
+    help:
+      "Where the spool and fleet registry (and the simulated fleet's state) live. Default: $XDG_STATE_HOME/beacon-provision."
+  )
   var stateDir: String?
 }
 
@@ -72,10 +75,15 @@ struct MonitorSpoolList: AsyncParsableCommand {
     write("ID      SPOOLED                   TRIES  EVENT                          URL  (LAST ERROR)")
     for e in entries {
       let url = RedactedURL(e.item.url)
-      var line = ["\(e.id)".padded(7), EventTime.text(e.createdAt).padded(25), "\(e.attempts)".padded(6),
-        e.item.idempotencyKey.padded(30), url.description].joined(separator: " ")
-      if let problem = WebhookURL.problem(e.item.url) { line += "  (unusable: \(problem))" }
-      else if let error = e.lastError { line += "  (\(url.scrub(error)))" }
+      var line = [
+        "\(e.id)".padded(7), EventTime.text(e.createdAt).padded(25), "\(e.attempts)".padded(6),
+        e.item.idempotencyKey.padded(30), url.description,
+      ].joined(separator: " ")
+      if let problem = WebhookURL.problem(e.item.url) {
+        line += "  (unusable: \(problem))"
+      } else if let error = e.lastError {
+        line += "  (\(url.scrub(error)))"
+      }
       write(line)
     }
     let urls = Set(entries.map(\.item.url)).count
@@ -89,11 +97,13 @@ struct MonitorSpoolList: AsyncParsableCommand {
 struct MonitorSpoolRetry: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "retry", abstract: "Send the spooled webhook events now; what fails stays spooled.",
-    discussion: ExitStatus.paragraph("0 every event was delivered (or refused for good, and dropped); 1 some stay spooled"))
+    discussion: ExitStatus.paragraph(
+      "0 every event was delivered (or refused for good, and dropped); 1 some stay spooled"))
 
   @OptionGroup var stateOption: MonitorStateDirectory
   var stateDir: String? { stateOption.stateDir }
-  @Option(help: ArgumentHelp("Headers sent with every POST, one 'Name: value' a line (as monitor's).", valueName: "file"))
+  @Option(
+    help: ArgumentHelp("Headers sent with every POST, one 'Name: value' a line (as monitor's).", valueName: "file"))
   var webhookHeaderFile: String?
   @OptionGroup var tls: TLSOptions
 
@@ -105,9 +115,12 @@ struct MonitorSpoolRetry: AsyncParsableCommand {
       write("the webhook spool is empty")
       return
     }
-    let poster = given ?? CurlWebhookPoster(caFile: tls.caFile, insecureSkipTLSVerify: tls.insecureSkipTLSVerify, extraHeaders: headers)
+    let poster =
+      given
+      ?? CurlWebhookPoster(caFile: tls.caFile, insecureSkipTLSVerify: tls.insecureSkipTLSVerify, extraHeaders: headers)
     let delivery = WebhookDelivery(spool: spool, poster: poster, warn: write)
-    var delivered = 0, refused = 0
+    var delivered = 0
+    var refused = 0
     for (url, _) in try await spool.depths() {
       let shown = RedactedURL(url)
       if let problem = WebhookURL.problem(url) {
@@ -116,7 +129,11 @@ struct MonitorSpoolRetry: AsyncParsableCommand {
       }
       while let head = try await spool.head(url: url) {
         let outcome = await delivery.attempt(head)
-        if outcome == .delivered { delivered += 1 } else if outcome == .refused { refused += 1 } else {
+        if outcome == .delivered {
+          delivered += 1
+        } else if outcome == .refused {
+          refused += 1
+        } else {
           let reason = try await spool.entry(head.id)?.lastError ?? "?"
           write("\(shown): failed: \(shown.scrub(reason))")
           break
@@ -137,7 +154,8 @@ struct MonitorSpoolDrop: AsyncParsableCommand {
 
   @OptionGroup var stateOption: MonitorStateDirectory
   var stateDir: String? { stateOption.stateDir }
-  @Option(help: ArgumentHelp("An event's id (from 'monitor spool list'); repeatable.", valueName: "id")) var id: [Int64] = []
+  @Option(help: ArgumentHelp("An event's id (from 'monitor spool list'); repeatable.", valueName: "id")) var id:
+    [Int64] = []
   @Flag(help: "Every spooled event.") var all = false
 
   func validate() throws {
@@ -153,6 +171,7 @@ struct MonitorSpoolDrop: AsyncParsableCommand {
     }
     let n = all ? try await spool.dropAll() : try await spool.drop(ids: id)
     let missing = all ? 0 : id.count - n
-    write("dropped \(n) event\(n == 1 ? "" : "s")" + (missing > 0 ? " (\(missing) of the ids given were not spooled)" : ""))
+    write(
+      "dropped \(n) event\(n == 1 ? "" : "s")" + (missing > 0 ? " (\(missing) of the ids given were not spooled)" : ""))
   }
 }

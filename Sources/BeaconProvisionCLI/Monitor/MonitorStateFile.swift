@@ -20,7 +20,8 @@ struct MonitorStateFile: Sendable {
       let data = try Data(contentsOf: URL(fileURLWithPath: path))
       let state = try JSONDecoder().decode(PresenceState.self, from: data)
       guard state.schema == PresenceState().schema else {
-        warn("\(path): schema \(state.schema) is not \(PresenceState().schema); starting without the kept presence state")
+        warn(
+          "\(path): schema \(state.schema) is not \(PresenceState().schema); starting without the kept presence state")
         return nil
       }
       return state

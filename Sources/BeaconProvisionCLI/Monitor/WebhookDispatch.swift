@@ -13,13 +13,17 @@ struct CurlWebhookPoster: WebhookPoster {
 
   init(caFile: String? = nil, insecureSkipTLSVerify: Bool = false, extraHeaders: WebhookHeaders = WebhookHeaders()) {
     self.extraHeaders = extraHeaders
-    client = CurlHTTPClient(configuration: HTTPClientConfiguration(
-      caFile: caFile, insecureSkipTLSVerify: insecureSkipTLSVerify, connectTimeout: .seconds(10), maxTime: .seconds(30), maxBodyBytes: 1 << 20,
-      userAgent: HTTPClientConfiguration.userAgent(version: BeaconProvision.configuration.version), retry: .none))
+    client = CurlHTTPClient(
+      configuration: HTTPClientConfiguration(
+        caFile: caFile, insecureSkipTLSVerify: insecureSkipTLSVerify, connectTimeout: .seconds(10),
+        maxTime: .seconds(30), maxBodyBytes: 1 << 20,
+        userAgent: HTTPClientConfiguration.userAgent(version: BeaconProvision.configuration.version), retry: .none))
   }
 
   func post(url: String, headers: [(name: String, value: String)], body: [UInt8]) async throws -> Int {
-    let request = HTTPRequest(method: .post, url: url, headers: (headers + extraHeaders.headers(for: url)).map { HTTPHeader($0.name, $0.value) }, body: body)
+    let request = HTTPRequest(
+      method: .post, url: url,
+      headers: (headers + extraHeaders.headers(for: url)).map { HTTPHeader($0.name, $0.value) }, body: body)
     do {
       return try await client.fetch(request).status
     } catch let error as HTTPClientError where error.kind == .status && error.status != nil {
@@ -44,7 +48,10 @@ actor WebhookDispatch {
   /// Rows dropped by the spool's bound during this run.
   private(set) var dropped = 0
 
-  init(spool: WebhookSpool, poster: any WebhookPoster, depthInterval: Duration = .seconds(60), warn: @escaping @Sendable (String) -> Void) {
+  init(
+    spool: WebhookSpool, poster: any WebhookPoster, depthInterval: Duration = .seconds(60),
+    warn: @escaping @Sendable (String) -> Void
+  ) {
     self.spool = spool
     self.poster = poster
     self.depthInterval = depthInterval
@@ -58,11 +65,15 @@ actor WebhookDispatch {
     let left = (try? await spool.depths()) ?? []
     for (url, count) in left {
       if let problem = WebhookURL.problem(url) {
-        warn("\(count) spooled webhook event\(count == 1 ? "" : "s") will not be sent: \(problem); 'monitor spool drop --all' removes them")
+        warn(
+          "\(count) spooled webhook event\(count == 1 ? "" : "s") will not be sent: \(problem); 'monitor spool drop --all' removes them"
+        )
       }
     }
     for url in Set(urls + left.map(\.url)).sorted() where WebhookURL.problem(url) == nil { worker(url) }
-    let spool = self.spool, warn = self.warn, interval = depthInterval
+    let spool = self.spool
+    let warn = self.warn
+    let interval = depthInterval
     reporter = Task {
       while !Task.isCancelled {
         do { try await Task.sleep(for: interval) } catch { return }

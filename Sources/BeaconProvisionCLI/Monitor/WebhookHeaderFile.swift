@@ -24,8 +24,12 @@ enum WebhookHeaderFile {
 
   static func load(_ path: String) throws -> WebhookHeaders {
     let data: Data
-    do { data = try InputFile.read(path, limit: .smallText) } catch { throw CLIFailure("--webhook-header-file: \(error)") }
-    guard let text = String(data: data, encoding: .utf8) else { throw CLIFailure("--webhook-header-file \(path): not UTF-8 text") }
+    do { data = try InputFile.read(path, limit: .smallText) } catch {
+      throw CLIFailure("--webhook-header-file: \(error)")
+    }
+    guard let text = String(data: data, encoding: .utf8) else {
+      throw CLIFailure("--webhook-header-file \(path): not UTF-8 text")
+    }
     return try parse(text, file: path)
   }
 
@@ -39,13 +43,17 @@ enum WebhookHeaderFile {
       if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
       let at = "--webhook-header-file \(file):\(index + 1)"
       if trimmed.hasPrefix("[") {
-        guard trimmed.hasSuffix("]"), trimmed.count > 2 else { throw CLIFailure("\(at): a section is [URL prefix], e.g. [https://receiver.example/]") }
+        guard trimmed.hasSuffix("]"), trimmed.count > 2 else {
+          throw CLIFailure("\(at): a section is [URL prefix], e.g. [https://receiver.example/]")
+        }
         let prefix = String(trimmed.dropFirst().dropLast())
         let lower = prefix.lowercased()
         guard lower.hasPrefix("http://") || lower.hasPrefix("https://"),
           !prefix.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7f })
         else { throw CLIFailure("\(at): the section must name an http:// or https:// URL prefix without spaces") }
-        guard result.sections[prefix] == nil else { throw CLIFailure("\(at): [\(RedactedURL(prefix))] is already a section of this file") }
+        guard result.sections[prefix] == nil else {
+          throw CLIFailure("\(at): [\(RedactedURL(prefix))] is already a section of this file")
+        }
         result.sections[prefix] = []
         section = prefix
         continue
@@ -58,13 +66,18 @@ enum WebhookHeaderFile {
         throw CLIFailure("\(at): the header name must be letters, digits and !#$%&'*+-.^_`|~ (no spaces)")
       }
       guard !reserved.contains(name.lowercased()) else {
-        throw CLIFailure("\(at): \(name) is set by the monitor itself (not allowed: \(reserved.sorted().joined(separator: ", ")))")
+        throw CLIFailure(
+          "\(at): \(name) is set by the monitor itself (not allowed: \(reserved.sorted().joined(separator: ", ")))")
       }
       guard !value.isEmpty else { throw CLIFailure("\(at): \(name) has an empty value") }
       guard !value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) else {
         throw CLIFailure("\(at): the value of \(name) contains a control character")
       }
-      if let section { result.sections[section, default: []].append((name, value)) } else { result.common.append((name, value)) }
+      if let section {
+        result.sections[section, default: []].append((name, value))
+      } else {
+        result.common.append((name, value))
+      }
     }
     return result
   }

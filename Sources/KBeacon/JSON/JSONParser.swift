@@ -55,7 +55,9 @@ public struct JSONParser {
 
   /// Parses into a tree that keeps positions and every member, duplicates included (the profile decoder
   /// names them at their JSON path).
-  public static func parseWithPositions(_ bytes: [UInt8], options: Options = .file) throws(JSONSyntaxError) -> SourceJSON {
+  public static func parseWithPositions(_ bytes: [UInt8], options: Options = .file) throws(JSONSyntaxError)
+    -> SourceJSON
+  {
     var parser = JSONParser(bytes, options)
     if options.skipsByteOrderMark, bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
       parser.index = 3
@@ -133,7 +135,9 @@ public struct JSONParser {
     }
     while true {
       skipWhitespace()
-      guard peek == UInt8(ascii: "\"") else { throw error("expected a quoted key (JSON has no comments or trailing commas)") }
+      guard peek == UInt8(ascii: "\"") else {
+        throw error("expected a quoted key (JSON has no comments or trailing commas)")
+      }
       let keyPosition = position()
       let key = try string()
       skipWhitespace()
@@ -190,8 +194,9 @@ public struct JSONParser {
         return
       }
       index = index - 1 - raw.count + bad
-      throw error("invalid UTF-8 (byte 0x\(String(raw[bad], radix: 16, uppercase: true))) in the string at \(trailText); "
-        + "save the file as UTF-8")
+      throw error(
+        "invalid UTF-8 (byte 0x\(String(raw[bad], radix: 16, uppercase: true))) in the string at \(trailText); "
+          + "save the file as UTF-8")
     }
     while let b = peek {
       index += 1
@@ -240,12 +245,13 @@ public struct JSONParser {
 
   /// The JSON path of the value being parsed, e.g. `$.desired.slots[0].name`.
   private var trailText: String {
-    "$" + trail.map { step in
-      switch step {
-      case .key(let k): "." + k
-      case .index(let n): "[\(n)]"
-      }
-    }.joined()
+    "$"
+      + trail.map { step in
+        switch step {
+        case .key(let k): "." + k
+        case .index(let n): "[\(n)]"
+        }
+      }.joined()
   }
 
   /// Four hex digits. `Hex.decode` takes ASCII digits only and skips separators, so two bytes out means
@@ -262,7 +268,9 @@ public struct JSONParser {
   private mutating func unicodeEscape() throws(JSONSyntaxError) -> Unicode.Scalar {
     var code = try hex4()
     if (0xD800..<0xDC00).contains(code) {
-      guard bytes[index...].starts(with: [UInt8(ascii: "\\"), UInt8(ascii: "u")]) else { throw error("unpaired surrogate in \\u escape") }
+      guard bytes[index...].starts(with: [UInt8(ascii: "\\"), UInt8(ascii: "u")]) else {
+        throw error("unpaired surrogate in \\u escape")
+      }
       index += 2
       let low = try hex4()
       guard (0xDC00..<0xE000).contains(low) else { throw error("unpaired surrogate in \\u escape") }
@@ -282,7 +290,9 @@ public struct JSONParser {
     if peek == UInt8(ascii: "-") { index += 1 }
     let integerStart = index
     guard digits() > 0 else { throw error("invalid number: expected a digit") }
-    if bytes[integerStart] == UInt8(ascii: "0"), index - integerStart > 1 { throw error("invalid number: leading zero") }
+    if bytes[integerStart] == UInt8(ascii: "0"), index - integerStart > 1 {
+      throw error("invalid number: leading zero")
+    }
     if peek == UInt8(ascii: ".") {
       index += 1
       guard digits() > 0 else { throw error("invalid number: expected a digit after '.'") }

@@ -29,7 +29,8 @@ public struct GATTKBeaconLink: KBeaconLink {
     var outcome: GATTCacheOutcome? = nil
     var database: GATTDatabase
     if let cache {
-      (database, outcome) = try await client.discover(keeping: [KBeaconGATT.service], cache: cache.store, key: cache.key)
+      (database, outcome) = try await client.discover(
+        keeping: [KBeaconGATT.service], cache: cache.store, key: cache.key)
     } else {
       database = try await client.discover()
     }

@@ -51,7 +51,8 @@ public actor BLEDFULinkFactory: DFULinkFactory {
 
   public init(
     central: any Central, device: BluetoothAddress, addressType: AddressType = .random, bootloaderName: String? = nil,
-    connectTimeout: Duration = .seconds(10), scanTimeout: Duration = .seconds(5), responseTimeout: Duration = .seconds(10),
+    connectTimeout: Duration = .seconds(10), scanTimeout: Duration = .seconds(5),
+    responseTimeout: Duration = .seconds(10),
     preferredMTU: Int = 247, silenceWindow: Duration = .seconds(1)
   ) {
     self.central = central
@@ -110,7 +111,8 @@ public actor BLEDFULinkFactory: DFULinkFactory {
       if let buttonless = database.characteristic(DFUGATT.buttonlessWithoutBonds, inService: DFUGATT.service) {
         entry = try await jump(client: client, buttonless: buttonless, inbox: inbox)
       } else if database.characteristic(DFUGATT.controlPoint, inService: DFUGATT.service) == nil {
-        throw DFUTransportError("\(device) has no Secure DFU service (no buttonless characteristic 8EC90003 and no control point)")
+        throw DFUTransportError(
+          "\(device) has no Secure DFU service (no buttonless characteristic 8EC90003 and no control point)")
       }
     } catch {
       await inbox.stop()
@@ -124,7 +126,9 @@ public actor BLEDFULinkFactory: DFULinkFactory {
   /// Names the bootloader (`02`) and makes the device jump (`01`) through its buttonless characteristic.
   /// A device that does not know `02` (SDK 13) jumps only once nothing advertises as a bootloader at its
   /// address + 1, where its own will come up.
-  private func jump(client: GATTClient, buttonless: GATTCharacteristic, inbox: MessageInbox<[UInt8]>) async throws -> Entry {
+  private func jump(client: GATTClient, buttonless: GATTCharacteristic, inbox: MessageInbox<[UInt8]>) async throws
+    -> Entry
+  {
     await inbox.start(try await client.subscribe(to: buttonless))
     try await client.write(ButtonlessRequest.setAdvertisingName(bootloaderName).bytes, to: buttonless.valueHandle)
     let entry: Entry
@@ -135,20 +139,24 @@ public actor BLEDFULinkFactory: DFULinkFactory {
       let plusOne = BootloaderLocator.candidates(for: device, type: addressType)[0].address
       if await heardBootloader(at: plusOne) {
         throw DFUTransportError(
-          "\(device) cannot name its bootloader (SDK 13) and a bootloader already advertises at \(plusOne), where its own would come up: not entering it now")
+          "\(device) cannot name its bootloader (SDK 13) and a bootloader already advertises at \(plusOne), where its own would come up: not entering it now"
+        )
       }
       entry = .unnamed
     case let response?:
-      throw DFUTransportError("\(device) refused the bootloader name \(bootloaderName) (status 0x\(String(response.rawStatus, radix: 16)))")
+      throw DFUTransportError(
+        "\(device) refused the bootloader name \(bootloaderName) (status 0x\(String(response.rawStatus, radix: 16)))")
     case nil:
       throw DFUTransportError("\(device) did not answer the bootloader name \(bootloaderName) (buttonless 02)")
     }
     // After 01 the device resets: a lost write response or indication is success (§2.2).
     try? await client.write(ButtonlessRequest.enterBootloader.bytes, to: buttonless.valueHandle)
-    if let answer = await inbox.next(timeout: .milliseconds(500)), let response = try? ButtonlessResponse(bytes: answer),
+    if let answer = await inbox.next(timeout: .milliseconds(500)),
+      let response = try? ButtonlessResponse(bytes: answer),
       response.requestOpCode == 0x01, let status = response.status, status != .success
     {
-      throw DFUTransportError("\(device) refused to enter the bootloader (status 0x\(String(response.rawStatus, radix: 16)))")
+      throw DFUTransportError(
+        "\(device) refused to enter the bootloader (status 0x\(String(response.rawStatus, radix: 16)))")
     }
     return entry
   }

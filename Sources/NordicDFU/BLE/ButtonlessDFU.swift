@@ -44,8 +44,12 @@ public enum ButtonlessRequest: Equatable, Sendable {
 /// A buttonless response `20 <op> <status>`.
 public struct ButtonlessResponse: Equatable, Sendable {
   public enum Status: UInt8, Sendable {
-    case success = 0x01, opCodeNotSupported = 0x02, operationFailed = 0x04, invalidAdvertisingName = 0x05
-    case busy = 0x06, notBonded = 0x07
+    case success = 0x01
+    case opCodeNotSupported = 0x02
+    case operationFailed = 0x04
+    case invalidAdvertisingName = 0x05
+    case busy = 0x06
+    case notBonded = 0x07
   }
 
   public var requestOpCode: UInt8

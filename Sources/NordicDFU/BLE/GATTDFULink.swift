@@ -17,12 +17,15 @@ public actor GATTDFULink: DFULink {
     let mtu = try await client.exchangeMTU()
     let controlPoint = try await client.characteristic(DFUGATT.controlPoint, inService: DFUGATT.service)
     let packet = try await client.characteristic(DFUGATT.packet, inService: DFUGATT.service)
-    let link = GATTDFULink(client: client, controlPoint: controlPoint, packet: packet, timeout: responseTimeout, packetSize: mtu - 3)
+    let link = GATTDFULink(
+      client: client, controlPoint: controlPoint, packet: packet, timeout: responseTimeout, packetSize: mtu - 3)
     try await link.subscribe()
     return link
   }
 
-  private init(client: GATTClient, controlPoint: GATTCharacteristic, packet: GATTCharacteristic, timeout: Duration, packetSize: Int) {
+  private init(
+    client: GATTClient, controlPoint: GATTCharacteristic, packet: GATTCharacteristic, timeout: Duration, packetSize: Int
+  ) {
     self.client = client
     self.controlPoint = controlPoint
     self.packet = packet

@@ -63,24 +63,42 @@ public enum ControlPointRequest: Equatable, Sendable {
     let body = Array(bytes.dropFirst())
     func need(_ n: Int) throws(ControlPointError) { guard body.count == n else { throw .wrongLength(op: op) } }
     switch op {
-    case 0x00: try need(0); self = .protocolVersion
+    case 0x00:
+      try need(0)
+      self = .protocolVersion
     case 0x01:
       try need(5)
       guard let type = ObjectType(rawValue: body[0]) else { throw .unknownObjectType(body[0]) }
       self = .create(type, size: LittleEndian.uint32(body, at: 1))
-    case 0x02: try need(2); self = .setReceiptInterval(UInt16(body[0]) | UInt16(body[1]) << 8)
-    case 0x03: try need(0); self = .calculateChecksum
-    case 0x04: try need(0); self = .execute
+    case 0x02:
+      try need(2)
+      self = .setReceiptInterval(UInt16(body[0]) | UInt16(body[1]) << 8)
+    case 0x03:
+      try need(0)
+      self = .calculateChecksum
+    case 0x04:
+      try need(0)
+      self = .execute
     case 0x06:
       try need(1)
       guard let type = ObjectType(rawValue: body[0]) else { throw .unknownObjectType(body[0]) }
       self = .select(type)
-    case 0x07: try need(0); self = .getMTU
+    case 0x07:
+      try need(0)
+      self = .getMTU
     case 0x08: self = .write(body)
-    case 0x09: try need(1); self = .ping(id: body[0])
-    case 0x0A: try need(0); self = .hardwareVersion
-    case 0x0B: try need(1); self = .firmwareVersion(image: body[0])
-    case 0x0C: try need(0); self = .abort
+    case 0x09:
+      try need(1)
+      self = .ping(id: body[0])
+    case 0x0A:
+      try need(0)
+      self = .hardwareVersion
+    case 0x0B:
+      try need(1)
+      self = .firmwareVersion(image: body[0])
+    case 0x0C:
+      try need(0)
+      self = .abort
     default: throw .unknownOpCode(op)
     }
   }

@@ -45,10 +45,14 @@ public struct ControlPointResponse: Equatable, Sendable {
     switch requestOpCode {
     case 0x06:
       try need(12)
-      result = .success(.select(maximumSize: LittleEndian.uint32(payload, at: 0), offset: LittleEndian.uint32(payload, at: 4), crc: LittleEndian.uint32(payload, at: 8)))
+      result = .success(
+        .select(
+          maximumSize: LittleEndian.uint32(payload, at: 0), offset: LittleEndian.uint32(payload, at: 4),
+          crc: LittleEndian.uint32(payload, at: 8)))
     case 0x03:
       try need(8)
-      result = .success(.checksum(offset: LittleEndian.uint32(payload, at: 0), crc: LittleEndian.uint32(payload, at: 4)))
+      result = .success(
+        .checksum(offset: LittleEndian.uint32(payload, at: 0), crc: LittleEndian.uint32(payload, at: 4)))
     case 0x07:
       try need(2)
       result = .success(.mtu(UInt16(payload[0]) | UInt16(payload[1]) << 8))
@@ -74,7 +78,8 @@ public struct ControlPointResponse: Equatable, Sendable {
       out.append(DFUResultCode.success.rawValue)
       switch payload {
       case .none: break
-      case .select(let max, let offset, let crc): out += LittleEndian.bytes(max) + LittleEndian.bytes(offset) + LittleEndian.bytes(crc)
+      case .select(let max, let offset, let crc):
+        out += LittleEndian.bytes(max) + LittleEndian.bytes(offset) + LittleEndian.bytes(crc)
       case .checksum(let offset, let crc): out += LittleEndian.bytes(offset) + LittleEndian.bytes(crc)
       case .mtu(let mtu): out += LittleEndian.bytes(mtu)
       case .ping(let id): out.append(id)

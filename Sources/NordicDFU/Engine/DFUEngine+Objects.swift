@@ -5,7 +5,9 @@ extension DFUEngine {
   mutating func commandSelected(max: UInt32, offset off: UInt32, crc reported: UInt32) -> DFUAction {
     let dat = image.initPacket
     guard max > 0 else { return fail(.badSelectResponse(image: image.name)) }
-    guard dat.count <= Int(max) else { return fail(.initPacketTooLarge(image: image.name, size: dat.count, maximum: max)) }
+    guard dat.count <= Int(max) else {
+      return fail(.initPacketTooLarge(image: image.name, size: dat.count, maximum: max))
+    }
     attempts = 0
     objectStart = 0
     objectEnd = dat.count

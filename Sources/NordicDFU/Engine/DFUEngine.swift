@@ -101,13 +101,18 @@ public struct DFUEngine: Sendable {
   }
 
   mutating func received(_ response: ControlPointResponse) -> DFUAction {
-    guard let expected = expectedOpCode else { return fail(.unexpectedResponse(expected: 0, got: response.requestOpCode)) }
-    guard response.requestOpCode == expected else { return fail(.unexpectedResponse(expected: expected, got: response.requestOpCode)) }
+    guard let expected = expectedOpCode else {
+      return fail(.unexpectedResponse(expected: 0, got: response.requestOpCode))
+    }
+    guard response.requestOpCode == expected else {
+      return fail(.unexpectedResponse(expected: expected, got: response.requestOpCode))
+    }
     if case .failure(let code, let ext) = response.result {
       if phase == .dataExecute, reexecuteTolerated, code == .operationNotPermitted {
         return objectExecuted()  // §2.5 step 10: SDK 15–17 answer 0x08 for an object executed before the drop
       }
-      if phase == .commandExecute, code == .extendedError, ext == .firmwareVersionFailure || ext == .firmwareAlreadyPresent,
+      if phase == .commandExecute, code == .extendedError,
+        ext == .firmwareVersionFailure || ext == .firmwareAlreadyPresent,
         imageIndex + 1 < images.count
       {
         // §2.5 "Multi-part packages": a system part the device already has (e.g. applied by an earlier,
@@ -123,16 +128,22 @@ public struct DFUEngine: Sendable {
       }
       return fail(.rejected(image: image.name, request: expected, code, ext))
     }
-    guard case .success(let payload) = response.result else { return fail(.unexpectedResponse(expected: expected, got: 0)) }
+    guard case .success(let payload) = response.result else {
+      return fail(.unexpectedResponse(expected: expected, got: 0))
+    }
     switch (phase, payload) {
-    case (.setPRN, _): phase = .commandSelect; return .send(.select(.command))
+    case (.setPRN, _):
+      phase = .commandSelect
+      return .send(.select(.command))
     case (.commandSelect, .select(let max, let off, let crc)): return commandSelected(max: max, offset: off, crc: crc)
     case (.commandCreate, _), (.dataCreate, _): return objectCreated()
     case (.commandChecksum, .checksum(let off, let crc)), (.dataChecksum, .checksum(let off, let crc)):
       return checksummed(offset: off, crc: crc)
     case (.dataReceipt, .checksum(let off, let crc)), (.commandReceipt, .checksum(let off, let crc)):
       return receipt(offset: off, crc: crc)
-    case (.commandExecute, _): phase = .dataSelect; return .send(.select(.data))
+    case (.commandExecute, _):
+      phase = .dataSelect
+      return .send(.select(.data))
     case (.dataSelect, .select(let max, let off, let crc)): return dataSelected(max: max, offset: off, crc: crc)
     case (.dataExecute, _): return objectExecuted()
     default: return fail(.unexpectedResponse(expected: expected, got: response.requestOpCode))

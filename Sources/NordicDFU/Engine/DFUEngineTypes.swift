@@ -87,9 +87,12 @@ public enum DFUFailure: Error, Equatable, Sendable, CustomStringConvertible {
     switch self {
     case .rejected(let image, let op, let code, let ext):
       "\(image): the bootloader refused request 0x\(String(op, radix: 16)): \(code.text)\(ext.map { " — \($0.text)" } ?? "")"
-    case .initPacketTooLarge(let image, let size, let max): "\(image): init packet is \(size) bytes, the bootloader takes \(max)"
-    case .checksumMismatch(let image, let offset): "\(image): checksum still wrong at offset \(offset) after every retry"
-    case .unexpectedResponse(let expected, let got): "expected a response to 0x\(String(expected, radix: 16)), got one to 0x\(String(got, radix: 16))"
+    case .initPacketTooLarge(let image, let size, let max):
+      "\(image): init packet is \(size) bytes, the bootloader takes \(max)"
+    case .checksumMismatch(let image, let offset):
+      "\(image): checksum still wrong at offset \(offset) after every retry"
+    case .unexpectedResponse(let expected, let got):
+      "expected a response to 0x\(String(expected, radix: 16)), got one to 0x\(String(got, radix: 16))"
     case .badSelectResponse(let image): "\(image): the bootloader reported an impossible object size or offset"
     case .linkLost(let image, let n): "\(image): link lost \(n) times in a row without progress; run again to resume"
     case .invalidPacketSize(let n): "the link's packet size \(n) is too small (need at least 4 bytes)"

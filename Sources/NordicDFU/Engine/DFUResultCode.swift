@@ -33,10 +33,20 @@ public enum DFUResultCode: UInt8, Sendable, Equatable {
 
 /// Extended error codes following result 0x0B (§2.4).
 public enum DFUExtendedError: UInt8, Sendable, Equatable {
-  case noError = 0x00, invalidErrorCode = 0x01, wrongCommandFormat = 0x02, unknownCommand = 0x03
-  case initCommandInvalid = 0x04, firmwareVersionFailure = 0x05, hardwareVersionFailure = 0x06
-  case softDeviceVersionFailure = 0x07, signatureMissing = 0x08, wrongHashType = 0x09
-  case hashFailed = 0x0A, wrongSignatureType = 0x0B, verificationFailed = 0x0C, insufficientSpace = 0x0D
+  case noError = 0x00
+  case invalidErrorCode = 0x01
+  case wrongCommandFormat = 0x02
+  case unknownCommand = 0x03
+  case initCommandInvalid = 0x04
+  case firmwareVersionFailure = 0x05
+  case hardwareVersionFailure = 0x06
+  case softDeviceVersionFailure = 0x07
+  case signatureMissing = 0x08
+  case wrongHashType = 0x09
+  case hashFailed = 0x0A
+  case wrongSignatureType = 0x0B
+  case verificationFailed = 0x0C
+  case insufficientSpace = 0x0D
   case firmwareAlreadyPresent = 0x0E
   case unknown = 0xFF
 

@@ -69,7 +69,11 @@ public struct InitCommand: Equatable, Sendable {
 
 /// `dfu.FwType` (§1.3). `unknown` stands for any value the schema does not name.
 public enum FirmwareType: UInt32, Sendable, CaseIterable, Codable {
-  case application = 0, softDevice = 1, bootloader = 2, softDeviceBootloader = 3, externalApplication = 4
+  case application = 0
+  case softDevice = 1
+  case bootloader = 2
+  case softDeviceBootloader = 3
+  case externalApplication = 4
   case unknown = 0xFFFF_FFFF
 
   public var name: String {

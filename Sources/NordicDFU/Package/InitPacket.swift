@@ -135,4 +135,3 @@ public enum InitPacketError: Error, Equatable, Sendable, CustomStringConvertible
     }
   }
 }
-

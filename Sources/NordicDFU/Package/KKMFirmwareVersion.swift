@@ -15,7 +15,9 @@ public enum KKMFirmwareVersion {
     var body = Substring(text)
     if body.first == "V" || body.first == "v" { body = body.dropFirst() }
     let parts = body.split(separator: ".", omittingEmptySubsequences: false)
-    guard parts.count == 2, parts[1].count == 2, let major = UInt32(parts[0]), let minor = UInt32(parts[1]) else { return nil }
+    guard parts.count == 2, parts[1].count == 2, let major = UInt32(parts[0]), let minor = UInt32(parts[1]) else {
+      return nil
+    }
     let (n, overflow) = major.multipliedReportingOverflow(by: 100)
     return overflow ? nil : n &+ minor
   }

@@ -10,7 +10,11 @@ extension PackageValidator {
     case .softDevice: declared = c.softDeviceSize.map(UInt64.init)
     case .bootloader: declared = c.bootloaderSize.map(UInt64.init)
     case .softDeviceBootloader:
-      if let sd = c.softDeviceSize, let bl = c.bootloaderSize { declared = UInt64(sd) + UInt64(bl) } else { declared = nil }
+      if let sd = c.softDeviceSize, let bl = c.bootloaderSize {
+        declared = UInt64(sd) + UInt64(bl)
+      } else {
+        declared = nil
+      }
     }
     guard let declared else { return .init("size", .failed, "init packet has no size for the \(image.kind.rawValue)") }
     guard declared == length else {
@@ -34,11 +38,15 @@ extension PackageValidator {
   /// sd_req (SDK `sd_req_ok`): 0x00 first means "needs no SoftDevice" (applications only); otherwise the
   /// FWID of the SoftDevice present when the image arrives must be listed (0xFFFE = any, external
   /// applications only) — the devices' own, or the one an earlier image of the package installs.
-  func softDeviceCheck(_ image: DFUPackage.Image, _ c: InitCommand, _ present: SoftDeviceOnTarget) -> PackageCheck.Partial {
+  func softDeviceCheck(_ image: DFUPackage.Image, _ c: InitCommand, _ present: SoftDeviceOnTarget)
+    -> PackageCheck.Partial
+  {
     let list = c.softDeviceRequirements
     guard !list.isEmpty else { return .init("sd-req", .failed, "init packet has no sd_req") }
     let shown = list.map(Self.hexID).joined(separator: ", ")
-    guard list.count <= 4 else { return .init("sd-req", .failed, "sd_req has \(list.count) entries, at most 4 allowed") }
+    guard list.count <= 4 else {
+      return .init("sd-req", .failed, "sd_req has \(list.count) entries, at most 4 allowed")
+    }
     if list[0] == 0 {
       return image.kind == .application
         ? .init("sd-req", .passed, "0x00 (image needs no SoftDevice)")
@@ -51,7 +59,8 @@ extension PackageValidator {
         ? .init("sd-req", .passed, shown)
         : .init("sd-req", .failed, "package needs SoftDevice \(shown), devices have \(Self.hexID(id))")
     case .installed(let earlier, nil):
-      return .init("sd-req", .skipped, "\(shown); image #\(earlier) installs a SoftDevice whose FWID is not in its image")
+      return .init(
+        "sd-req", .skipped, "\(shown); image #\(earlier) installs a SoftDevice whose FWID is not in its image")
     case .installed(let earlier, let id?):
       return list.contains(id)
         ? .init("sd-req", .passed, "\(shown) (installed by image #\(earlier))")
@@ -64,15 +73,25 @@ extension PackageValidator {
   /// fw_version (SDK `fw_version_ok`): applications ≥ current (equal accepted), bootloaders > current.
   func versionCheck(_ image: DFUPackage.Image, _ c: InitCommand) -> PackageCheck.Partial {
     guard let version = c.firmwareVersion else {
-      return image.kind == .softDevice ? .init("fw-version", .passed, "not used for SoftDevice") : .init("fw-version", .failed, "init packet has no fw_version")
+      return image.kind == .softDevice
+        ? .init("fw-version", .passed, "not used for SoftDevice")
+        : .init("fw-version", .failed, "init packet has no fw_version")
     }
     switch image.kind {
     case .application:
-      guard let current = expectations.applicationVersion else { return .init("fw-version", .skipped, "\(version); device version not given") }
-      return version >= current ? .init("fw-version", .passed, "\(version) ≥ \(current)") : .init("fw-version", .failed, "application \(version) is older than the device's \(current)")
+      guard let current = expectations.applicationVersion else {
+        return .init("fw-version", .skipped, "\(version); device version not given")
+      }
+      return version >= current
+        ? .init("fw-version", .passed, "\(version) ≥ \(current)")
+        : .init("fw-version", .failed, "application \(version) is older than the device's \(current)")
     case .bootloader, .softDeviceBootloader:
-      guard let current = expectations.bootloaderVersion else { return .init("fw-version", .skipped, "\(version); device bootloader version not given") }
-      return version > current ? .init("fw-version", .passed, "\(version) > \(current)") : .init("fw-version", .failed, "bootloader \(version) is not newer than the device's \(current)")
+      guard let current = expectations.bootloaderVersion else {
+        return .init("fw-version", .skipped, "\(version); device bootloader version not given")
+      }
+      return version > current
+        ? .init("fw-version", .passed, "\(version) > \(current)")
+        : .init("fw-version", .failed, "bootloader \(version) is not newer than the device's \(current)")
     case .softDevice: return .init("fw-version", .passed, "not used for SoftDevice")
     }
   }
@@ -86,7 +105,8 @@ extension PackageValidator {
       return .init("signature", .passed, "unsigned (devices do not require a signature)")
     }
     guard signature.type == 0 else {
-      return .init("signature", .failed, "signature type \(signature.typeName), the bootloader supports ECDSA_P256_SHA256")
+      return .init(
+        "signature", .failed, "signature type \(signature.typeName), the bootloader supports ECDSA_P256_SHA256")
     }
     guard let key = expectations.publicKey else {
       return .init("signature", .skipped, "ECDSA_P256_SHA256 present; no public key given to verify it")
@@ -94,7 +114,8 @@ extension PackageValidator {
     do {
       return try key.verifies(signature.bytes, of: image.initPacket.initCommandBytes)
         ? .init("signature", .passed, "ECDSA_P256_SHA256 verified with the public key")
-        : .init("signature", .failed, "the signature does not verify with the public key (wrong key or altered init packet)")
+        : .init(
+          "signature", .failed, "the signature does not verify with the public key (wrong key or altered init packet)")
     } catch {
       return .init("signature", .failed, error.description)
     }

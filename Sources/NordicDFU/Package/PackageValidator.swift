@@ -36,13 +36,17 @@ public struct PackageValidator: Sendable {
     }
 
     let op = image.initPacket.opCode
-    add("op-code", op == InitPacket.initOpCode ? .passed : .failed, op == InitPacket.initOpCode ? "INIT" : "op_code is \(op.map(String.init) ?? "missing"), expected INIT (1)")
+    add(
+      "op-code", op == InitPacket.initOpCode ? .passed : .failed,
+      op == InitPacket.initOpCode ? "INIT" : "op_code is \(op.map(String.init) ?? "missing"), expected INIT (1)")
 
     let expectedType = image.kind.firmwareType
     if command.type == expectedType {
       add("type", .passed, expectedType.name)
     } else {
-      add("type", .failed, "init packet type \(command.type?.name ?? "missing") does not match manifest key \(image.kind.rawValue)")
+      add(
+        "type", .failed,
+        "init packet type \(command.type?.name ?? "missing") does not match manifest key \(image.kind.rawValue)")
     }
 
     out.append(sizeCheck(image, command).at(index))
@@ -52,7 +56,9 @@ public struct PackageValidator: Sendable {
     case (_, nil): add("hw-version", .failed, "init packet has no hw_version")
     case (nil, let v?): add("hw-version", .skipped, "package says \(v); device hardware version not given")
     case (let want?, let v?):
-      add("hw-version", v == want ? .passed : .failed, v == want ? "\(v)" : "package is for hardware \(v), devices are \(want)")
+      add(
+        "hw-version", v == want ? .passed : .failed,
+        v == want ? "\(v)" : "package is for hardware \(v), devices are \(want)")
     }
 
     out.append(softDeviceCheck(image, command, softDevice).at(index))
@@ -61,7 +67,9 @@ public struct PackageValidator: Sendable {
     if image.kind == .bootloader || image.kind == .softDeviceBootloader {
       switch (expectations.maximumBootloaderSize, command.bootloaderSize) {
       case (let max?, let size?):
-        add("bl-size", size <= max ? .passed : .failed, size <= max ? "\(size) ≤ \(max)" : "bootloader is \(size) bytes, the device has room for \(max)")
+        add(
+          "bl-size", size <= max ? .passed : .failed,
+          size <= max ? "\(size) ≤ \(max)" : "bootloader is \(size) bytes, the device has room for \(max)")
       default: add("bl-size", .skipped, "device bootloader size not given")
       }
     }

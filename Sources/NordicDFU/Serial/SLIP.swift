@@ -59,7 +59,9 @@ public struct SLIPDecoder: Sendable {
         switch b {
         case SLIP.escapedEnd: buffer.append(SLIP.end)
         case SLIP.escapedEscape: buffer.append(SLIP.escape)
-        default: broken = true; continue
+        default:
+          broken = true
+          continue
         }
       } else if b == SLIP.escape {
         escaping = true

@@ -46,13 +46,23 @@ public struct DFUTransfer: Sendable {
     while true {
       switch action {
       case .finished:
-        if let open = link { await open.close(); link = nil }
-        return DFUTransferSummary(imageCount: engine.images.count, skippedImages: engine.skippedImages, reconnects: engine.reconnects)
+        if let open = link {
+          await open.close()
+          link = nil
+        }
+        return DFUTransferSummary(
+          imageCount: engine.images.count, skippedImages: engine.skippedImages, reconnects: engine.reconnects)
       case .failed(let failure):
-        if let open = link { await open.close(); link = nil }
+        if let open = link {
+          await open.close()
+          link = nil
+        }
         throw failure
       case .connect(let image):
-        if let open = link { await open.close(); link = nil }
+        if let open = link {
+          await open.close()
+          link = nil
+        }
         if !firstConnect, reconnectDelay > .zero { try await pause(reconnectDelay) }
         firstConnect = false
         do {
@@ -74,7 +84,10 @@ public struct DFUTransfer: Sendable {
       case .awaitReceipt:
         action = await step(&engine, link) { try await $0.receipt() }
       case .writePacket(let bytes):
-        guard let open = link else { action = engine.handle(.disconnected); continue }
+        guard let open = link else {
+          action = engine.handle(.disconnected)
+          continue
+        }
         do {
           try await open.writePacket(bytes)
           action = engine.handle(.packetWritten)

@@ -33,7 +33,10 @@ public struct DFUSection: Sendable, Hashable, Codable {
     case sdk13
   }
 
-  public init(hardwareVersion: UInt32? = nil, inactivityTimeoutMs: Int? = nil, faults: Faults? = nil, buttonless: Buttonless? = nil) {
+  public init(
+    hardwareVersion: UInt32? = nil, inactivityTimeoutMs: Int? = nil, faults: Faults? = nil,
+    buttonless: Buttonless? = nil
+  ) {
     self.hardwareVersion = hardwareVersion
     self.inactivityTimeoutMs = inactivityTimeoutMs
     self.faults = faults
@@ -54,7 +57,9 @@ public struct DFUSection: Sendable, Hashable, Codable {
     if let text = try c.decodeIfPresent(String.self, forKey: .buttonless) {
       guard let value = Buttonless(rawValue: text) else {
         throw invalidValue(
-          decoder, CodingKeys.buttonless, "'\(text)' is not a buttonless generation (allowed: \(Buttonless.allCases.map(\.rawValue).joined(separator: ", ")))")
+          decoder, CodingKeys.buttonless,
+          "'\(text)' is not a buttonless generation (allowed: \(Buttonless.allCases.map(\.rawValue).joined(separator: ", ")))"
+        )
       }
       buttonless = value
     }
@@ -94,7 +99,10 @@ public struct DFUSection: Sendable, Hashable, Codable {
       corruptByteAt = try c.decodeIfPresent(Int.self, forKey: .corruptByteAt)
       dropLinkAtInitByte = try c.decodeIfPresent(Int.self, forKey: .dropLinkAtInitByte)
       dropLinkAtExecute = try c.decodeIfPresent(Bool.self, forKey: .dropLinkAtExecute)
-      let offsets = [(CodingKeys.dropLinkAtByte, dropLinkAtByte), (.corruptByteAt, corruptByteAt), (.dropLinkAtInitByte, dropLinkAtInitByte)]
+      let offsets = [
+        (CodingKeys.dropLinkAtByte, dropLinkAtByte), (.corruptByteAt, corruptByteAt),
+        (.dropLinkAtInitByte, dropLinkAtInitByte),
+      ]
       for (key, n) in offsets {
         if let n, n < 0 { throw invalidValue(decoder, key, "\(n) is negative") }
       }

@@ -42,7 +42,10 @@ public struct DFUTargetFaults: Sendable, Equatable {
   /// never hears the success and must find the new version some other way).
   public var dropLinkAtExecute: Bool
 
-  public init(dropLinkAtByte: Int? = nil, corruptByteAt: Int? = nil, dropLinkAtInitByte: Int? = nil, dropLinkAtExecute: Bool = false) {
+  public init(
+    dropLinkAtByte: Int? = nil, corruptByteAt: Int? = nil, dropLinkAtInitByte: Int? = nil,
+    dropLinkAtExecute: Bool = false
+  ) {
     self.dropLinkAtByte = dropLinkAtByte
     self.corruptByteAt = corruptByteAt
     self.dropLinkAtInitByte = dropLinkAtInitByte

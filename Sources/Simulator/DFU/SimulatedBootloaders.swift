@@ -20,7 +20,8 @@ public final class SimulatedBootloaders: Sendable {
   public let model: LinkModel
   /// Running bootloaders by application address.
   private let entries = Mutex<[BluetoothAddress: Entry]>([:])
-  private let log = Mutex<(entered: [BluetoothAddress], links: [BluetoothAddress], sessions: [SimulatedDFUPeripheral])>(([], [], []))
+  private let log = Mutex<(entered: [BluetoothAddress], links: [BluetoothAddress], sessions: [SimulatedDFUPeripheral])>(
+    ([], [], []))
   private let watchers = Mutex<(next: Int, streams: [Int: AsyncStream<Change>.Continuation])>((0, [:]))
 
   /// A device entered its bootloader (at `bootloader`, advertising `name`) or left it.
@@ -38,7 +39,8 @@ public final class SimulatedBootloaders: Sendable {
       w.streams[w.next] = continuation
       return w.next
     }
-    continuation.onTermination = { [weak self] _ in _ = self?.watchers.withLock { $0.streams.removeValue(forKey: key) } }
+    continuation.onTermination = { [weak self] _ in _ = self?.watchers.withLock { $0.streams.removeValue(forKey: key) }
+    }
     return stream
   }
 
@@ -86,7 +88,8 @@ public final class SimulatedBootloaders: Sendable {
   /// A bootloader's advertising data (docs/protocols/nordic-dfu.md §2.2): Flags, an *incomplete* list of 16-bit Service
   /// UUIDs holding FE59 (the SDK bootloader sets `uuids_more_available`), Complete Local Name.
   public static func advertisingData(name: String) -> [UInt8] {
-    ADEncoder.flags() + ADEncoder.structure(type: ADType.incompleteUUIDs16, payload: [0x59, 0xFE]) + ADEncoder.localName(name)
+    ADEncoder.flags() + ADEncoder.structure(type: ADType.incompleteUUIDs16, payload: [0x59, 0xFE])
+      + ADEncoder.localName(name)
   }
 
   /// Connects to the bootloader answering at `address`.
@@ -118,7 +121,9 @@ public final class SimulatedBootloaders: Sendable {
       $0.entered.append(application)
       $0.sessions.append(peripheral)
     }
-    entries.withLock { $0[application] = Entry(peripheral: peripheral, bootloaderAddress: peripheral.bootloaderAddress, name: name) }
+    entries.withLock {
+      $0[application] = Entry(peripheral: peripheral, bootloaderAddress: peripheral.bootloaderAddress, name: name)
+    }
     await peripheral.startInactivityWatchdog()
     report(.entered(application: application, bootloader: peripheral.bootloaderAddress, name: name))
   }

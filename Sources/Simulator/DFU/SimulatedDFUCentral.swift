@@ -30,7 +30,8 @@ public final class SimulatedDFUCentral: Central {
     for application: BluetoothAddress, name: String?, configuration: DFUTargetConfiguration = DFUTargetConfiguration(),
     model: LinkModel = .instant
   ) async -> SimulatedDFUPeripheral {
-    let peripheral = SimulatedDFUPeripheral(address: application, target: SimulatedDFUTarget(configuration: configuration), model: model)
+    let peripheral = SimulatedDFUPeripheral(
+      address: application, target: SimulatedDFUTarget(configuration: configuration), model: model)
     if let name { await peripheral.setBootloaderName(name) }
     add(peripheral)
     return peripheral
@@ -56,7 +57,8 @@ public final class SimulatedDFUCentral: Central {
     }
   }
 
-  public func connect(to address: BluetoothAddress, type: AddressType, timeout: Duration) async throws -> any ATTBearer {
+  public func connect(to address: BluetoothAddress, type: AddressType, timeout: Duration) async throws -> any ATTBearer
+  {
     for p in peripherals where await p.advertisedAddress == address { return try await p.connect(to: address) }
     throw LinkError(.unknownDevice, peer: address, detail: "no simulated DFU device answers there")
   }

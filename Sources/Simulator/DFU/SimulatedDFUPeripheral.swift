@@ -128,10 +128,13 @@ public actor SimulatedDFUPeripheral {
     let controlPoint = SimulatedCharacteristic(
       uuid: DFUGATT.controlPoint, properties: [.write, .notify], requiresSubscriptionForWrites: true
     ) { [weak self] write in await self?.controlPointWritten(write) }
-    let packet = SimulatedCharacteristic(uuid: DFUGATT.packet, properties: [.writeWithoutResponse]) { [weak self] write in
+    let packet = SimulatedCharacteristic(uuid: DFUGATT.packet, properties: [.writeWithoutResponse]) {
+      [weak self] write in
       await self?.packetWritten(write)
     }
-    let server = GATTServer(services: [SimulatedService(uuid: DFUGATT.service, characteristics: [controlPoint, packet])], maxMTU: model.maxMTU)
+    let server = GATTServer(
+      services: [SimulatedService(uuid: DFUGATT.service, characteristics: [controlPoint, packet])], maxMTU: model.maxMTU
+    )
     bootloaderServer = server
     return server
   }
@@ -141,7 +144,8 @@ public actor SimulatedDFUPeripheral {
     let buttonless = SimulatedCharacteristic(
       uuid: DFUGATT.buttonlessWithoutBonds, properties: [.write, .indicate], requiresSubscriptionForWrites: true
     ) { [weak self] write in try await self?.buttonlessWritten(write) }
-    let server = GATTServer(services: [SimulatedService(uuid: DFUGATT.service, characteristics: [buttonless])], maxMTU: model.maxMTU)
+    let server = GATTServer(
+      services: [SimulatedService(uuid: DFUGATT.service, characteristics: [buttonless])], maxMTU: model.maxMTU)
     applicationServer = server
     return server
   }
@@ -193,17 +197,22 @@ public actor SimulatedDFUPeripheral {
     do {
       request = try ButtonlessRequest(bytes: write.value)
     } catch {
-      try await write.connection.indicate(DFUGATT.buttonlessWithoutBonds, ButtonlessResponse(requestOpCode: write.value.first ?? 0, status: .opCodeNotSupported).bytes)
+      try await write.connection.indicate(
+        DFUGATT.buttonlessWithoutBonds,
+        ButtonlessResponse(requestOpCode: write.value.first ?? 0, status: .opCodeNotSupported).bytes)
       return
     }
     switch request {
     case .setAdvertisingName where !acceptsBootloaderName:
-      try await write.connection.indicate(DFUGATT.buttonlessWithoutBonds, ButtonlessResponse(requestOpCode: 0x02, status: .opCodeNotSupported).bytes)
+      try await write.connection.indicate(
+        DFUGATT.buttonlessWithoutBonds, ButtonlessResponse(requestOpCode: 0x02, status: .opCodeNotSupported).bytes)
     case .setAdvertisingName(let name):
       bootloaderName = name
-      try await write.connection.indicate(DFUGATT.buttonlessWithoutBonds, ButtonlessResponse(requestOpCode: 0x02, status: .success).bytes)
+      try await write.connection.indicate(
+        DFUGATT.buttonlessWithoutBonds, ButtonlessResponse(requestOpCode: 0x02, status: .success).bytes)
     case .enterBootloader:
-      try await write.connection.indicate(DFUGATT.buttonlessWithoutBonds, ButtonlessResponse(requestOpCode: 0x01, status: .success).bytes)
+      try await write.connection.indicate(
+        DFUGATT.buttonlessWithoutBonds, ButtonlessResponse(requestOpCode: 0x01, status: .success).bytes)
       jumps += 1
       target.enterBootloader()
       let link = currentLink

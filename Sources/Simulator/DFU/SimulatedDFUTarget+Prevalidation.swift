@@ -25,7 +25,9 @@ extension SimulatedDFUTarget {
     let sdReq = c.softDeviceRequirements
     let appNeedsNoSD = sdReq.first == 0 && type == .application
     let anyAccepted = type == .externalApplication && sdReq.contains(0xFFFE)
-    guard appNeedsNoSD || anyAccepted || sdReq.contains(configuration.softDeviceID) else { return ext(.softDeviceVersionFailure) }
+    guard appNeedsNoSD || anyAccepted || sdReq.contains(configuration.softDeviceID) else {
+      return ext(.softDeviceVersionFailure)
+    }
 
     // fw_version_ok: applications not older (equal accepted); bootloaders strictly newer.
     switch type {
@@ -34,7 +36,9 @@ extension SimulatedDFUTarget {
         return ext(.firmwareVersionFailure)
       }
     case .bootloader, .softDeviceBootloader:
-      if let v = c.firmwareVersion, v <= configuration.bootloaderVersion, c.isDebug != true { return ext(.firmwareVersionFailure) }
+      if let v = c.firmwareVersion, v <= configuration.bootloaderVersion, c.isDebug != true {
+        return ext(.firmwareVersionFailure)
+      }
     default: break
     }
 

@@ -22,9 +22,13 @@ extension SimulatedDFUTarget {
       currentType = type
       switch type {
       case .command:
-        return .success(.select(maximumSize: configuration.maximumCommandSize, offset: UInt32(command.count), crc: CRC32.checksum(command)))
+        return .success(
+          .select(
+            maximumSize: configuration.maximumCommandSize, offset: UInt32(command.count), crc: CRC32.checksum(command)))
       case .data:
-        return .success(.select(maximumSize: configuration.maximumDataObjectSize, offset: UInt32(image.count), crc: CRC32.checksum(image)))
+        return .success(
+          .select(
+            maximumSize: configuration.maximumDataObjectSize, offset: UInt32(image.count), crc: CRC32.checksum(image)))
       }
     case .create(let type, let size):
       currentType = type
@@ -49,11 +53,15 @@ extension SimulatedDFUTarget {
   mutating func createData(size: Int) -> Result {
     guard let initCommand = validInit, commandIsExecuted else { return .failure(.operationNotPermitted, extended: nil) }
     guard size > 0 else { return .failure(.invalidParameter, extended: nil) }
-    guard size <= Int(configuration.maximumDataObjectSize) else { return .failure(.insufficientResources, extended: nil) }
+    guard size <= Int(configuration.maximumDataObjectSize) else {
+      return .failure(.insufficientResources, extended: nil)
+    }
     let total = Self.updateSize(initCommand)
     guard executedOffset + size <= total else { return .failure(.operationNotPermitted, extended: nil) }
     let isLast = executedOffset + size == total
-    guard isLast || size % Int(configuration.maximumDataObjectSize) == 0 else { return .failure(.invalidParameter, extended: nil) }
+    guard isLast || size % Int(configuration.maximumDataObjectSize) == 0 else {
+      return .failure(.invalidParameter, extended: nil)
+    }
     image = Array(image.prefix(executedOffset))
     objectEnd = executedOffset + size
     return .success(.none)
@@ -118,7 +126,9 @@ extension SimulatedDFUTarget {
   /// (`SD_FWID_GET`, `SoftDeviceInfo`); an image without one (test data) falls back to the first sd_req
   /// entry, where nrfutil puts `--sd-id` (docs/protocols/nordic-dfu.md §1.3).
   mutating func installSoftDevice(_ initCommand: InitCommand) {
-    if let id = SoftDeviceInfo.firmwareID(in: image) ?? initCommand.softDeviceRequirements.first { configuration.softDeviceID = id }
+    if let id = SoftDeviceInfo.firmwareID(in: image) ?? initCommand.softDeviceRequirements.first {
+      configuration.softDeviceID = id
+    }
   }
 
   /// `update_data_size_get`.

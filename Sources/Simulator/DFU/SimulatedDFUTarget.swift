@@ -24,7 +24,9 @@ public struct SimulatedDFUTarget: Sendable {
   /// Every firmware image activated so far, in order (type and bytes), for tests to inspect.
   public internal(set) var activated: [(type: FirmwareType, firmware: [UInt8])] = []
 
-  public init(configuration: DFUTargetConfiguration = DFUTargetConfiguration(), faults: DFUTargetFaults = DFUTargetFaults()) {
+  public init(
+    configuration: DFUTargetConfiguration = DFUTargetConfiguration(), faults: DFUTargetFaults = DFUTargetFaults()
+  ) {
     self.configuration = configuration
     self.faults = faults
   }
@@ -47,7 +49,9 @@ public struct SimulatedDFUTarget: Sendable {
       return []
     }
     let result = answer(request)
-    var outputs: [DFUTargetOutput] = [.respond(ControlPointResponse(requestOpCode: request.opCode, result: result).bytes)]
+    var outputs: [DFUTargetOutput] = [
+      .respond(ControlPointResponse(requestOpCode: request.opCode, result: result).bytes)
+    ]
     if case .execute = request, case .success = result, let runningApplication = pendingReset {
       if faults.dropLinkAtExecute {
         faults.dropLinkAtExecute = false

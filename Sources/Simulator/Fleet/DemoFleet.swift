@@ -14,7 +14,8 @@ public enum DemoFleet {
   /// this one is just fixed bytes).
   public static let namespace: [UInt8] = [0xED, 0xD1, 0xEB, 0xEA, 0xC0, 0x4E, 0x5D, 0xEF, 0xA0, 0x17]
 
-  public static let fleet = SimulatedFleet(devices: kbeaconPros + legacyKBeacons + iBeacons + eddystones + textStreamDevices + blukiiModules)
+  public static let fleet = SimulatedFleet(
+    devices: kbeaconPros + legacyKBeacons + iBeacons + eddystones + textStreamDevices + blukiiModules)
 
   static func address(_ text: String) -> BluetoothAddress { BluetoothAddress(text)! }
 

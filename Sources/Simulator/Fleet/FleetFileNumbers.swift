@@ -14,7 +14,9 @@ enum FleetFileNumbers {
     guard let (text, path, position) = first(in: root, path: "") else { return nil }
     return FleetFileError(
       file: file, jsonPath: path.isEmpty ? nil : path,
-      message: "\(text.echoed) is out of range (line \(position.line), column \(position.column): beyond any number a fleet file takes)")
+      message:
+        "\(text.echoed) is out of range (line \(position.line), column \(position.column): beyond any number a fleet file takes)"
+    )
   }
 
   static func first(in json: SourceJSON, path: String) -> (String, String, SourcePosition)? {
@@ -23,7 +25,9 @@ enum FleetFileNumbers {
       return (text, path, json.position)
     case .object(let members):
       for member in members {
-        if let found = first(in: member.value, path: path.isEmpty ? member.key : path + "." + member.key) { return found }
+        if let found = first(in: member.value, path: path.isEmpty ? member.key : path + "." + member.key) {
+          return found
+        }
       }
     case .array(let items):
       for (i, item) in items.enumerated() {

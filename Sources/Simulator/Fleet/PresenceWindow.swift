@@ -18,8 +18,12 @@ public struct PresenceWindow: Sendable, Hashable, Codable {
     try decoder.rejectUnknownKeys(CodingKeys.self)
     let c = try decoder.container(keyedBy: CodingKeys.self)
     self.init(from: try c.decode(Double.self, forKey: .from), to: try c.decodeIfPresent(Double.self, forKey: .to))
-    guard from >= 0, from.isFinite else { throw invalidValue(decoder, CodingKeys.from, "\(from) s is before the start") }
-    if let to, !(to > from) { throw invalidValue(decoder, CodingKeys.to, "the window ends (\(to) s) before it starts (\(from) s)") }
+    guard from >= 0, from.isFinite else {
+      throw invalidValue(decoder, CodingKeys.from, "\(from) s is before the start")
+    }
+    if let to, !(to > from) {
+      throw invalidValue(decoder, CodingKeys.to, "the window ends (\(to) s) before it starts (\(from) s)")
+    }
   }
 }
 

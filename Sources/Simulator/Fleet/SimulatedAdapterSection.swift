@@ -17,6 +17,8 @@ public struct SimulatedAdapterSection: Sendable, Hashable, Codable {
     try decoder.rejectUnknownKeys(CodingKeys.self)
     let c = try decoder.container(keyedBy: CodingKeys.self)
     links = try c.decodeIfPresent(Int.self, forKey: .links)
-    if let links, !(1...32).contains(links) { throw invalidValue(decoder, CodingKeys.links, "\(links) is outside 1…32") }
+    if let links, !(1...32).contains(links) {
+      throw invalidValue(decoder, CodingKeys.links, "\(links) is outside 1…32")
+    }
   }
 }

@@ -82,7 +82,8 @@ public final class SimulatedCentral: Central {
   /// `gattLinks.model`; at most `gattLinks.capacity.limit` links are open at once (else
   /// `LinkError(.tooManyLinks)`). `timeout` is not needed: a simulated connect completes at once. A connect
   /// to a random-address device as public fails with `.connectTimeout`, as on a real radio.
-  public func connect(to address: BluetoothAddress, type: AddressType, timeout: Duration) async throws -> any ATTBearer {
+  public func connect(to address: BluetoothAddress, type: AddressType, timeout: Duration) async throws -> any ATTBearer
+  {
     // A running bootloader answers first: on neighbouring addresses (…:00 and …:01) it shadows the
     // neighbour's application, as two advertisers on one address would confuse a real radio.
     if let bearer = try await bootloaders.connect(to: address) { return bearer }
@@ -99,10 +100,12 @@ public final class SimulatedCentral: Central {
     // public-address test fleets rely on that; a real radio would time out there too.
     guard device.addressType == .public || type == .random else {
       throw LinkError(
-        .connectTimeout, peer: address, detail: "nothing advertises as \(address) (\(type)); the device's address is \(device.addressType)")
+        .connectTimeout, peer: address,
+        detail: "nothing advertises as \(address) (\(type)); the device's address is \(device.addressType)")
     }
     guard device.connectable else {
-      throw LinkError(.notConnectable, peer: address, detail: "this \(device.kind.rawValue) device does not accept connections")
+      throw LinkError(
+        .notConnectable, peer: address, detail: "this \(device.kind.rawValue) device does not accept connections")
     }
     await beforeConnect?(address)
     let factory = gattServerFactory
@@ -142,7 +145,8 @@ public final class SimulatedCentral: Central {
       if let last = lastBootloaderOffset, offset - last < .milliseconds(100) { return }
       lastBootloaderOffset = offset
       pending += adverts.map {
-        AdvertisingSchedule.Report(offset: offset, address: $0.address, addressType: .random, kind: .connectable, rssi: -50, data: $0.data)
+        AdvertisingSchedule.Report(
+          offset: offset, address: $0.address, addressType: .random, kind: .connectable, rssi: -50, data: $0.data)
       }
     }
   }

@@ -79,7 +79,8 @@ public struct SimulatedDevice: Sendable, Hashable, Codable {
 
   enum CodingKeys: String, CodingKey, CaseIterable {
     case address, addressType, kind, name, connectable, intervalMs, rssi
-    case iBeacon, eddystoneUID, eddystoneURL, eddystoneTLM, sensor, system, kkmScanResponse, kbeacon, dfu, textStream, presence
+    case iBeacon, eddystoneUID, eddystoneURL, eddystoneTLM, sensor, system, kkmScanResponse, kbeacon, dfu, textStream,
+      presence
   }
 
   public init(from decoder: any Decoder) throws {
@@ -117,10 +118,12 @@ public struct SimulatedDevice: Sendable, Hashable, Codable {
         decoder, CodingKeys.name, "name of \(name.utf8.count) bytes does not fit a scan response (29 at most)")
     }
     if textStream != nil, !kind.isTextStream {
-      throw invalidValue(decoder, CodingKeys.textStream, "only tertiumReader and nordicUART devices have a textStream section")
+      throw invalidValue(
+        decoder, CodingKeys.textStream, "only tertiumReader and nordicUART devices have a textStream section")
     }
     if kind == .nordicUART, let profile = textStream?.profile, profile != "nordic-uart" {
-      throw invalidValue(decoder, CodingKeys.textStream, "a nordicUART device offers the nordic-uart profile, not \(profile)")
+      throw invalidValue(
+        decoder, CodingKeys.textStream, "a nordicUART device offers the nordic-uart profile, not \(profile)")
     }
     // A text-stream device advertises its service UUID (and its name), with or without frames.
     guard advertises else {

@@ -33,7 +33,8 @@ public struct GatewayViews: Sendable, Hashable, Codable {
       for (key, rssi) in view.sorted(by: { $0.key < $1.key }) {
         let at = path + [AnyCodingKey(stringValue: gateway), AnyCodingKey(stringValue: key)]
         guard let address = BluetoothAddress(key), known.contains(address) else {
-          throw DecodingError.dataCorrupted(.init(codingPath: at, debugDescription: "\(key) is not the address of a device in this fleet"))
+          throw DecodingError.dataCorrupted(
+            .init(codingPath: at, debugDescription: "\(key) is not the address of a device in this fleet"))
         }
         guard (-127...20).contains(rssi) else {
           throw DecodingError.dataCorrupted(.init(codingPath: at, debugDescription: "\(rssi) dBm is outside -127…20"))
@@ -49,7 +50,8 @@ extension SimulatedFleet {
   public func view(for name: String) throws(FleetGatewayError) -> SimulatedFleet {
     guard let gateways else { throw FleetGatewayError(gateway: name, known: []) }
     guard let view = gateways.heard[name] else { throw FleetGatewayError(gateway: name, known: gateways.names) }
-    let levels = Dictionary(uniqueKeysWithValues: view.compactMap { key, rssi in BluetoothAddress(key).map { ($0, rssi) } })
+    let levels = Dictionary(
+      uniqueKeysWithValues: view.compactMap { key, rssi in BluetoothAddress(key).map { ($0, rssi) } })
     let heard = devices.compactMap { device -> SimulatedDevice? in
       guard let rssi = levels[device.address] else { return nil }
       var device = device

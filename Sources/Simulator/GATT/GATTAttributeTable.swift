@@ -55,7 +55,9 @@ public struct GATTAttributeTable: Sendable {
       for uuid in service.includes {
         guard let target = ranges.first(where: { $0.uuid == uuid }) else { continue }
         inner.append(
-          Attribute(handle: h, type: GATTAttributeType.include, role: .include(start: target.start, end: target.end, uuid: uuid)))
+          Attribute(
+            handle: h, type: GATTAttributeType.include, role: .include(start: target.start, end: target.end, uuid: uuid)
+          ))
         h += 1
       }
       for c in service.characteristics {

@@ -25,7 +25,8 @@ public enum GATTDatabaseHash {
       var value: [UInt8]?
       switch a.role {
       case .service(let s, _): value = s.uuid.attBytes
-      case .include(let start, let end, let uuid): value = GATTInclude.value(startHandle: start, endHandle: end, uuid: uuid)
+      case .include(let start, let end, let uuid):
+        value = GATTInclude.value(startHandle: start, endHandle: end, uuid: uuid)
       case .declaration(let c, let valueHandle):
         value = [c.properties.rawValue, UInt8(valueHandle & 0xFF), UInt8(valueHandle >> 8)] + c.uuid.attBytes
       case .descriptor(let d) where d.uuid == GATTAttributeType.extendedProperties: value = d.value

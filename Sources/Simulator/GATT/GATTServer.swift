@@ -36,7 +36,8 @@ public actor GATTServer {
     var stored: [UInt16: [UInt8]] = [:]
     for a in table.attributes {
       switch a.role {
-      case .value(let c): stored[a.handle] = c.uuid == GATTCaching.databaseHash ? GATTDatabaseHash.value(of: table) : c.value
+      case .value(let c):
+        stored[a.handle] = c.uuid == GATTCaching.databaseHash ? GATTDatabaseHash.value(of: table) : c.value
       case .descriptor(let d): stored[a.handle] = d.value
       default: break
       }

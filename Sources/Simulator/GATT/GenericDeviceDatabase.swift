@@ -54,7 +54,8 @@ public enum GenericDeviceDatabase {
         characteristics: [
           SimulatedCharacteristic(uuid: serviceChanged, properties: [.indicate], value: [0x01, 0x00, 0xFF, 0xFF]),
           // Client Supported Features (§7.2): one octet, bit 0 Robust Caching; kept as the client writes it.
-          SimulatedCharacteristic(uuid: GATTCaching.clientSupportedFeatures, properties: [.read, .write], value: [0x00]),
+          SimulatedCharacteristic(
+            uuid: GATTCaching.clientSupportedFeatures, properties: [.read, .write], value: [0x00]),
           // Database Hash (§7.3): the server fills in the table's hash (`GATTServer`, `GATTDatabaseHash`).
           SimulatedCharacteristic(uuid: GATTCaching.databaseHash, properties: [.read]),
         ]),

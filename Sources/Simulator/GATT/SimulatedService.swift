@@ -34,7 +34,8 @@ public struct SimulatedService: Sendable {
   public var characteristics: [SimulatedCharacteristic]
 
   public init(
-    uuid: BluetoothUUID, isPrimary: Bool = true, includes: [BluetoothUUID] = [], characteristics: [SimulatedCharacteristic]
+    uuid: BluetoothUUID, isPrimary: Bool = true, includes: [BluetoothUUID] = [],
+    characteristics: [SimulatedCharacteristic]
   ) {
     self.uuid = uuid
     self.isPrimary = isPrimary

@@ -28,7 +28,9 @@ extension SimulatedKBeacon {
       SimulatedService(
         uuid: Self.layoutService,
         characteristics: (1...revision).map { i in
-          SimulatedCharacteristic(uuid: BluetoothUUID(UInt16(0xFFE0 + min(i, 0x0F))), properties: [.read], value: [UInt8(truncatingIfNeeded: i)])
+          SimulatedCharacteristic(
+            uuid: BluetoothUUID(UInt16(0xFFE0 + min(i, 0x0F))), properties: [.read],
+            value: [UInt8(truncatingIfNeeded: i)])
         })
     ]
   }
@@ -62,7 +64,8 @@ extension SimulatedKBeacon {
         }
       ])
     let name = SimulatedCharacteristic(
-      uuid: GenericDeviceDatabase.deviceName, properties: [.read], onRead: { _ in Array(await kbeacon.gapDeviceName.utf8) })
+      uuid: GenericDeviceDatabase.deviceName, properties: [.read],
+      onRead: { _ in Array(await kbeacon.gapDeviceName.utf8) })
     return GenericDeviceDatabase.standardServices(deviceName: name, deviceInformation: deviceInformationService())
       + layoutServices() + [config, dfu]
   }

@@ -63,7 +63,8 @@ public struct KBeaconSection: Sendable, Hashable, Codable {
     dropLinkAfterWrites = try c.decodeIfPresent(Int.self, forKey: .dropLinkAfterWrites)
     rebootAtRequest = try c.decodeIfPresent(Int.self, forKey: .rebootAtRequest)
     let counters = [
-      (CodingKeys.busyRequests, busyRequests), (.dropLinkOnWrites, dropLinkOnWrites), (.dropLinkOnReads, dropLinkOnReads),
+      (CodingKeys.busyRequests, busyRequests), (.dropLinkOnWrites, dropLinkOnWrites),
+      (.dropLinkOnReads, dropLinkOnReads),
       (.dropLinkAfterWrites, dropLinkAfterWrites),
     ]
     for (key, n) in counters {
@@ -87,6 +88,8 @@ public struct KBeaconSection: Sendable, Hashable, Codable {
 extension KBeaconSection {
   /// The section's `KBeaconFaults` (absent keys: no fault).
   var faults: KBeaconFaults {
-    KBeaconFaults(dropLinkOnReads: dropLinkOnReads ?? 0, dropLinkAfterWrites: dropLinkAfterWrites ?? 0, rebootAtRequest: rebootAtRequest)
+    KBeaconFaults(
+      dropLinkOnReads: dropLinkOnReads ?? 0, dropLinkAfterWrites: dropLinkAfterWrites ?? 0,
+      rebootAtRequest: rebootAtRequest)
   }
 }

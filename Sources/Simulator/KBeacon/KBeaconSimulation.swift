@@ -35,7 +35,8 @@ public final class KBeaconSimulation: Sendable {
   public func hostBootloaders(in bootloaders: SimulatedBootloaders) {
     let fleet = fleet
     setBootloaderHook { [weak self] address, name in
-      guard let kbeacon = self?.kbeacon(address), let device = fleet.devices.first(where: { $0.address == address }) else { return }
+      guard let kbeacon = self?.kbeacon(address), let device = fleet.devices.first(where: { $0.address == address })
+      else { return }
       await bootloaders.enter(kbeacon, device: device, name: name)
     }
   }
@@ -125,7 +126,8 @@ public final class KBeaconSimulation: Sendable {
     return devices.withLock { known in
       if let device = known[address] { return device }
       let made = Self.make(
-        entry, restored: refreshed.withLock({ $0[address] }) ?? restored[address], now: now, onChange: { [weak self] in await self?.currentChangeHandler()?() },
+        entry, restored: refreshed.withLock({ $0[address] }) ?? restored[address], now: now,
+        onChange: { [weak self] in await self?.currentChangeHandler()?() },
         onWrite: writeObserver.withLock { $0 }, hook: currentBootloaderHook()
       ) { [weak self] address in await self?.currentDropper()?(address) }
       known[address] = made
@@ -244,7 +246,8 @@ public final class KBeaconSimulation: Sendable {
     }
     return SimulatedKBeacon(
       address: entry.address, profile: profile, password: password, humidityHistory: records,
-      busy: section.busy ?? false, busyRequests: section.busyRequests ?? 0, dropLinkOnWrites: section.dropLinkOnWrites ?? 0,
+      busy: section.busy ?? false, busyRequests: section.busyRequests ?? 0,
+      dropLinkOnWrites: section.dropLinkOnWrites ?? 0,
       faults: section.faults, buttonless: ButtonlessDFUResponder(acceptsName: entry.dfu?.acceptsBootloaderName ?? true),
       configuration: configuration, writes: writes, databaseRevision: restored?.databaseRevision ?? 0,
       onChange: onChange, onWrite: onWrite,

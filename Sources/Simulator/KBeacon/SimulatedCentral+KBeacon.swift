@@ -17,7 +17,8 @@ extension SimulatedCentral {
     let model = linkModel ?? (pace == .unpaced ? .instant : LinkModel())
     let kbeacons = KBeaconSimulation(
       fleet: fleet, model: model, restored: restored, restoredText: restoredText, now: now)
-    let links = fleet.adapter?.links.map { SimulatedGATTLinks(model: model, maxLinks: $0) } ?? SimulatedGATTLinks(model: model)
+    let links =
+      fleet.adapter?.links.map { SimulatedGATTLinks(model: model, maxLinks: $0) } ?? SimulatedGATTLinks(model: model)
     kbeacons.setLinkDropper { address in await links.disconnect(address) }
     let bootloaders = SimulatedBootloaders(model: model)
     // Every KBeacon's buttonless 01 brings up its bootloader on this central (a later

@@ -42,7 +42,8 @@ public actor SimulatedKBeacon {
     address: BluetoothAddress, profile: KBeaconDeviceProfile, password: KBeaconPassword = .factoryDefault,
     humidityHistory: [SensorRecord] = [], busy: Bool = false, busyRequests: Int = 0, dropLinkOnWrites: Int = 0,
     faults: KBeaconFaults = KBeaconFaults(), buttonless: ButtonlessDFUResponder = ButtonlessDFUResponder(),
-    configuration: KBeaconConfiguration? = nil, writes: Int = 0, databaseRevision: Int = 0, onChange: (@Sendable () async -> Void)? = nil,
+    configuration: KBeaconConfiguration? = nil, writes: Int = 0, databaseRevision: Int = 0,
+    onChange: (@Sendable () async -> Void)? = nil,
     onWrite: (@Sendable (SimulatedWrite) async -> Void)? = nil,
     dropLinks: (@Sendable (BluetoothAddress) async -> Void)? = nil,
     bootloaderHook: (@Sendable (BluetoothAddress, String?) async -> Void)? = nil, now: @escaping @Sendable () -> UInt32
@@ -54,7 +55,8 @@ public actor SimulatedKBeacon {
     self.bootloaderHook = bootloaderHook
     self.buttonless = buttonless
     self.address = address
-    var device = SimulatedKBeaconDevice(address: address, profile: profile, password: password, configuration: configuration)
+    var device = SimulatedKBeaconDevice(
+      address: address, profile: profile, password: password, configuration: configuration)
     for r in humidityHistory { device.history.append(r, sensor: UInt8(SensorType.humidity.rawValue)) }
     device.forceBusy = busy
     device.busyRequests = busyRequests
@@ -108,7 +110,9 @@ public actor SimulatedKBeacon {
     let output = device.receive(bytes, now: now())
     if device.configurationWrites != before {
       let state = String(decoding: SimulatorStateStore.entry(snapshot()), as: UTF8.self)
-      await onWrite?(SimulatedWrite(link: links, address: address.description, what: "cfg", keys: device.lastWrittenKeys, state: state))
+      await onWrite?(
+        SimulatedWrite(
+          link: links, address: address.description, what: "cfg", keys: device.lastWrittenKeys, state: state))
       await onChange?()
     }
     return output

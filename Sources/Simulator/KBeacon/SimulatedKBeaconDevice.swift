@@ -160,7 +160,8 @@ public struct SimulatedKBeaconDevice: Sendable {
       requestsBegun += 1
       if requestsBegun == faults.rebootAtRequest { return reboot() }
     }
-    if starts, forceBusy || busyRequests > 0 || link.sender != nil || !link.queue.isEmpty || link.assembler.isCollecting {
+    if starts, forceBusy || busyRequests > 0 || link.sender != nil || !link.queue.isEmpty || link.assembler.isCollecting
+    {
       if busyRequests > 0 { busyRequests -= 1 }
       return Output(notifications: [DeviceAck(dataType: frame.dataType, cause: .busy).bytes])
     }

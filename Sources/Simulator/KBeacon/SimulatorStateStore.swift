@@ -105,7 +105,10 @@ public struct SimulatorStateStore: Sendable {
     for (key, value) in devices {
       guard let address = BluetoothAddress(key), let entry = value.objectValue, let name = entry["name"]?.stringValue,
         let interval = entry["intervalMs"]?.intValue, let txPower = entry["txPower"]?.intValue
-      else { throw StateError("\(path): the text device entry for \(key) is damaged; `beacon-provision sim reset` starts afresh") }
+      else {
+        throw StateError(
+          "\(path): the text device entry for \(key) is damaged; `beacon-provision sim reset` starts afresh")
+      }
       result[address] = SimulatedATCommands(
         name: name, intervalMs: interval, txPower: txPower, writes: entry["writes"]?.intValue ?? 0)
     }
@@ -140,9 +143,12 @@ public struct SimulatorStateStore: Sendable {
       Self.appendObject(textDevices.mapValues(Self.entry), to: &bytes)
     }
     bytes += Array("}".utf8)
-    try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(
+      atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
     let temporary = path + ".tmp\(getpid())"
-    guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes), attributes: [.posixPermissions: 0o600]) else {
+    guard
+      FileManager.default.createFile(atPath: temporary, contents: Data(bytes), attributes: [.posixPermissions: 0o600])
+    else {
       throw StateError("cannot write \(temporary)")
     }
     // rename(2) replaces the old file atomically: a crash leaves either the old state or the new.
@@ -162,10 +168,12 @@ public struct SimulatorStateStore: Sendable {
 
   /// One AT device's entry.
   static func entry(_ settings: SimulatedATCommands) -> [UInt8] {
-    JSONWriter.bytes(.object(JSONObject([
-      ("name", JSONValue.string(settings.name)), ("intervalMs", JSONValue.int(settings.intervalMs)),
-      ("txPower", JSONValue.int(settings.txPower)), ("writes", JSONValue.int(settings.writes)),
-    ])))
+    JSONWriter.bytes(
+      .object(
+        JSONObject([
+          ("name", JSONValue.string(settings.name)), ("intervalMs", JSONValue.int(settings.intervalMs)),
+          ("txPower", JSONValue.int(settings.txPower)), ("writes", JSONValue.int(settings.writes)),
+        ])))
   }
 
   /// Forgets the saved state. Returns whether there was any.

@@ -49,7 +49,9 @@ public struct SimulatorWriteLog: Sendable {
     try FileManager.default.createDirectory(
       atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
     let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
-    guard fd >= 0 else { throw SimulatorStateStore.StateError("cannot open \(path): \(String(cString: strerror(errno)))") }
+    guard fd >= 0 else {
+      throw SimulatorStateStore.StateError("cannot open \(path): \(String(cString: strerror(errno)))")
+    }
     defer { close(fd) }
     let written = line.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
     guard written == line.count else {

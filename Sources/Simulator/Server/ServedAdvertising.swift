@@ -17,7 +17,8 @@ public enum ServedAdvertising {
     let device = advertiser.device
     return AdvertisingSettings(
       connectable: connectable, interval: interval(milliseconds: device.intervalMs),
-      advertisingData: advertisingData, scanResponseData: advertiser.pduKind == .nonConnectable ? [] : (advertiser.scanResponse ?? []),
+      advertisingData: advertisingData,
+      scanResponseData: advertiser.pduKind == .nonConnectable ? [] : (advertiser.scanResponse ?? []),
       randomAddress: device.addressType == .random ? device.address : nil)
   }
 

@@ -35,18 +35,25 @@ extension ServedDevice {
         if on != role {
           try await hci.start(settings)
           on = role
-          context.events(.bootloaderAdvertising(adapter: context.adapter, fleetAddress: context.fleetAddress, name: name, address: address))
+          context.events(
+            .bootloaderAdvertising(
+              adapter: context.adapter, fleetAddress: context.fleetAddress, name: name, address: address))
         }
         try await context.gate.waitForChange(since: revision, timeout: nil)
         continue
       }
-      if let presence = context.device.presence, case let state = presence.state(at: ContinuousClock.now - start), state != .onAir {
+      if let presence = context.device.presence, case let state = presence.state(at: ContinuousClock.now - start),
+        state != .onAir
+      {
         // Off the air between presence windows (`PresenceWindow`, offsets since serving started).
         if on != nil {
           try await hci.stop()
           on = nil
         }
-        let wake: Duration? = if case .silentUntil(let offset) = state { max(offset - (ContinuousClock.now - start), .milliseconds(1)) } else { nil }
+        let wake: Duration? =
+          if case .silentUntil(let offset) = state {
+            max(offset - (ContinuousClock.now - start), .milliseconds(1))
+          } else { nil }
         try await context.gate.waitForChange(since: revision, timeout: wake)
         continue
       }
@@ -55,7 +62,8 @@ extension ServedDevice {
         advertiser = SimulatedAdvertiser(device: await context.currentDevice())
       }
       let now = ContinuousClock.now
-      let settings = ServedAdvertising.settings(advertisingData: advertiser.nextPDU(elapsed: now - start).data, of: advertiser)
+      let settings = ServedAdvertising.settings(
+        advertisingData: advertiser.nextPDU(elapsed: now - start).data, of: advertiser)
       if on == .application {
         let due = reannounceEvery.map { now - lastAnnounce >= $0 } ?? false
         try await hci.update(settings, reannounce: due)

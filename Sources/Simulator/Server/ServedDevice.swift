@@ -65,7 +65,8 @@ public struct ServedDevice: Sendable {
 
   public init(
     _ fleetDevice: SimulatedDevice, on adapterName: String, fleetAddress: BluetoothAddress? = nil,
-    connectableReannounce: Duration? = nil, links: ServedLinks = ServedLinks(), bootloaders: SimulatedBootloaders? = nil,
+    connectableReannounce: Duration? = nil, links: ServedLinks = ServedLinks(),
+    bootloaders: SimulatedBootloaders? = nil,
     advertised: (@Sendable (SimulatedDevice) async -> SimulatedDevice)? = nil,
     makeServer: @escaping @Sendable (SimulatedDevice) -> GATTServer
   ) {
@@ -94,7 +95,8 @@ public struct ServedDevice: Sendable {
       hci.close()
     }
     let context = Context(
-      device: device, fleetAddress: fleetAddress, adapter: adapter.name, gate: gate, links: links, bootloaders: bootloaders,
+      device: device, fleetAddress: fleetAddress, adapter: adapter.name, gate: gate, links: links,
+      bootloaders: bootloaders,
       advertised: advertised, events: events)
     do {
       try await withThrowingTaskGroup(of: Void.self) { group in
@@ -159,7 +161,8 @@ public struct ServedDevice: Sendable {
       guard let fd = link.takeDescriptor() else { continue }
       await context.gate.opened()
       let bootloader = context.bootloaders?.peripheral(ofApplication: address)
-      context.events(.linkOpened(adapter: context.adapter, peer: link.peer, peerType: link.peerType, bootloader: bootloader != nil))
+      context.events(
+        .linkOpened(adapter: context.adapter, peer: link.peer, peerType: link.peerType, bootloader: bootloader != nil))
       var pdus = 0
       if let bearer = try? FileDescriptorBearer(fileDescriptor: fd, peer: link.peer) {
         await context.links.opened(bearer, for: address) { try? await link.disconnectLink() }

@@ -33,7 +33,8 @@ public enum ServedRole: Sendable, Equatable {
   public var bootloaderSettings: AdvertisingSettings? {
     guard case .bootloader(let name, let address) = self else { return nil }
     return AdvertisingSettings(
-      connectable: true, interval: Self.bootloaderInterval, advertisingData: SimulatedBootloaders.advertisingData(name: name),
+      connectable: true, interval: Self.bootloaderInterval,
+      advertisingData: SimulatedBootloaders.advertisingData(name: name),
       randomAddress: address)
   }
 }

@@ -19,7 +19,9 @@ public final class TextDeviceSimulation: Sendable {
   }
 
   /// Called after an AT device changes a setting.
-  public func setChangeHandler(_ handler: @escaping @Sendable () async -> Void) { changeHandler.withLock { $0 = handler } }
+  public func setChangeHandler(_ handler: @escaping @Sendable () async -> Void) {
+    changeHandler.withLock { $0 = handler }
+  }
 
   /// The text-stream device at `address`, or nil when the fleet has none there.
   public func device(_ address: BluetoothAddress) -> SimulatedTextDevice? {
@@ -37,7 +39,8 @@ public final class TextDeviceSimulation: Sendable {
     guard let device = device(entry.address) else { return nil }
     return servers.withLock { known in
       if let server = known[entry.address] { return server }
-      let server = device.makeServer(name: entry.name ?? "TxRx_" + entry.address.bytes.suffix(2).map { hexByte($0) }.joined())
+      let server = device.makeServer(
+        name: entry.name ?? "TxRx_" + entry.address.bytes.suffix(2).map { hexByte($0) }.joined())
       known[entry.address] = server
       return server
     }

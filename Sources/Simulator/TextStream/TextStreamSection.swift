@@ -54,7 +54,8 @@ public struct TextStreamSection: Sendable, Hashable, Codable {
   }
 
   enum CodingKeys: String, CodingKey, CaseIterable {
-    case profile, answerDelayMs, fragmentGapMs, tags, busy, txPower, dropLinkMidAnswer, greeting, lateFragment, lateFragmentMs
+    case profile, answerDelayMs, fragmentGapMs, tags, busy, txPower, dropLinkMidAnswer, greeting, lateFragment,
+      lateFragmentMs
   }
 
   public init(from decoder: any Decoder) throws {
@@ -78,7 +79,8 @@ public struct TextStreamSection: Sendable, Hashable, Codable {
       if let value, !range.contains(value) { throw invalidValue(decoder, key, "\(value) is outside \(range)") }
     }
     if let txPower, !SimulatedATCommands.txPowerSteps.contains(txPower) {
-      throw invalidValue(decoder, CodingKeys.txPower, "\(txPower) dBm is not one of \(SimulatedATCommands.txPowerSteps)")
+      throw invalidValue(
+        decoder, CodingKeys.txPower, "\(txPower) dBm is not one of \(SimulatedATCommands.txPowerSteps)")
     }
     if let profile, TextStreamProfile.named(profile) == nil {
       let ids = TextStreamProfile.known.map(\.id).joined(separator: ", ")
