@@ -30,7 +30,9 @@ enum JournalIntegrity {
       let probe = try DatabaseQueue(path: path, configuration: configuration)
       defer { try? probe.close() }
       findings = try probe.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check(\(quotedFindings))") }
-    } catch let error as DatabaseError where [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode) {
+    } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
+      throw JournalDamagedError(location: path, findings: ["\(error)"], notADatabase: true)
+    } catch let error as DatabaseError where error.resultCode == .SQLITE_CORRUPT {
       throw JournalDamagedError(location: path, findings: ["\(error)"])
     } catch {
       return
@@ -58,9 +60,21 @@ public struct JournalDamagedError: Error, Sendable, Hashable, CustomStringConver
   public var location: String
   /// What SQLite found (at most `JournalIntegrity.quotedFindings`).
   public var findings: [String]
+  /// SQLite does not read the file as a database at all (26, `SQLITE_NOTADB`): another file where the
+  /// journal belongs, or a journal whose header is gone. Said as such, without SQLite's error number.
+  public var notADatabase = false
+
+  public init(location: String, findings: [String], notADatabase: Bool = false) {
+    (self.location, self.findings, self.notADatabase) = (location, findings, notADatabase)
+  }
 
   public var description: String {
-    "the journal \(location) is damaged (SQLite's quick_check: \(findings.joined(separator: "; "))): its runs cannot be "
+    if notADatabase {
+      return "\(location) is not a journal database (SQLite: file is not a database): another file is where the "
+        + "journal belongs, or its header is damaged. Move it aside (a new journal starts, and the fleet registry "
+        + "in it afresh), give --state-dir another folder, or put back a copy from a backup"
+    }
+    return "the journal \(location) is damaged (SQLite's quick_check: \(findings.joined(separator: "; "))): its runs cannot be "
       + "trusted or resumed. Move it aside to start a new journal (the fleet registry in it starts afresh too), "
       + "or put back a copy from a backup"
   }
