@@ -74,7 +74,8 @@ public struct JournalDamagedError: Error, Sendable, Hashable, CustomStringConver
         + "journal belongs, or its header is damaged. Move it aside (a new journal starts, and the fleet registry "
         + "in it afresh), give --state-dir another folder, or put back a copy from a backup"
     }
-    return "the journal \(location) is damaged (SQLite's quick_check: \(findings.joined(separator: "; "))): its runs cannot be "
+    return
+      "the journal \(location) is damaged (SQLite's quick_check: \(findings.joined(separator: "; "))): its runs cannot be "
       + "trusted or resumed. Move it aside to start a new journal (the fleet registry in it starts afresh too), "
       + "or put back a copy from a backup"
   }
