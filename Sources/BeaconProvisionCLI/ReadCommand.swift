@@ -1,6 +1,7 @@
 import ArgumentParser
 import Fleet
 import KBeacon
+import Profiles
 
 /// `beacon-provision read ADDR`: a KBeacon's whole configuration as the device JSON (docs/protocols/kbeacon.md
 /// §6.1, or §7 for legacy devices), pretty-printed with the device's key order; the read is recorded in the

@@ -12,7 +12,7 @@ import Testing
   static let answer: [UInt8] = Array(#"{"maxSlot":5,"advObj":[{"slot":0,"type":1e400,"advPrd":1000.0}]}"#.utf8)
 
   @Test func anInfiniteSlotTypeFromADeviceIsAChangeNotATrap() throws {
-    // The answer as the device's model reads it (Fleet's KBeaconViews then gives the diff view below).
+    // The answer as the device's model reads it (Profiles' KBeaconViews then gives the diff view below).
     let read = try ReadResponse.parse(Self.answer, generation: .pro)
     let type = try #require(read.slots.first?.fields["type"]?.doubleValue)
     #expect(type == .infinity)
