@@ -40,23 +40,47 @@ public final class Journal: CampaignJournal {
       // A damaged file is refused before any handle that could write to it (WAL mode creates and drops a
       // table) opens it.
       try JournalIntegrity.checkBeforeOpening(path: path)
-      do {
-        database = try DatabaseQueue(path: path, configuration: configuration)
-      } catch {
-        throw JournalOpenError.translate(error, path: path)
-      }
-      do {
-        try JournalIntegrity.check(database, path: path)
-        try Self.migrate(database)
-      } catch let error as JournalDamagedError {
-        throw error
-      } catch {
-        throw JournalOpenError.translate(error, path: path)
-      }
+      database = try Self.openOnDisk(path: path, configuration: configuration)
     } else {
       storageMode = .rollback
       database = try DatabaseQueue()
       try Self.migrate(database)
+    }
+  }
+
+  /// How long opening a file another process is opening at the same moment keeps retrying.
+  static let busyOpeningBudget: TimeInterval = 15
+
+  /// Opens, checks and migrates the file at `path`. Switching a fresh file to WAL takes an exclusive lock,
+  /// and SQLite answers `SQLITE_BUSY` at once, without its busy handler, when it would otherwise deadlock
+  /// with another connection doing the same (five processes opening one fresh state directory: "database is
+  /// locked - while executing `PRAGMA journal_mode = WAL`"). So a busy open is tried again after a short,
+  /// growing pause, for up to `busyOpeningBudget` seconds [I].
+  static func openOnDisk(path: String, configuration: Configuration) throws -> DatabaseQueue {
+    let deadline = Date().addingTimeInterval(busyOpeningBudget)
+    var pauseMicroseconds: UInt32 = 5_000
+    while true {
+      do {
+        let database: DatabaseQueue
+        do {
+          database = try DatabaseQueue(path: path, configuration: configuration)
+        } catch {
+          throw JournalOpenError.translate(error, path: path)
+        }
+        do {
+          try JournalIntegrity.check(database, path: path)
+          try Self.migrate(database)
+        } catch let error as JournalDamagedError {
+          throw error
+        } catch {
+          throw JournalOpenError.translate(error, path: path)
+        }
+        return database
+      } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED {
+        guard Date() < deadline else { throw error }
+        usleep(pauseMicroseconds + UInt32.random(in: 0..<pauseMicroseconds))
+        pauseMicroseconds = min(pauseMicroseconds * 2, 200_000)
+      }
     }
   }
 
