@@ -83,7 +83,7 @@ extension DFUCommandTests {
     let peripheral = SimulatedDFUPeripheral(address: BluetoothAddress("C0:11:22:33:44:55")!, target: target)
     let command = try DFUBLE.parse([
       "--device", "C0:11:22:33:44:55", "--package", Self.fixture("app_unsigned.zip"), "--object-delay", "0",
-      "--timeout", "1",
+      "--timeout", "10",
     ])
     try await command.run(central: SimulatedDFUCentral(peripherals: [peripheral]))
     #expect(await peripheral.jumps == 1)
