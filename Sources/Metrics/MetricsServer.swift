@@ -92,6 +92,16 @@ public final class MetricsServer: Sendable {
     guard let end, end <= HTTPExchange.headLimit else {
       let limit = HTTPExchange.headLimit
       _ = Sockets.sendAll(fd, HTTPExchange.bytes(.plain(431, "request head over \(limit) bytes"), isHead: false))
+      // Closing with the rest of the request unread would reset the connection, and the client could lose
+      // the answer (RFC 9112 §9.6, the staged close): say we are done, and discard what it still sends (at
+      // most 64 KiB, or its 2 s timeout).
+      shutdown(fd, Int32(SHUT_WR))
+      var discarded = 0
+      while discarded < 1 << 16 {
+        let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        guard n > 0 else { break }
+        discarded += n
+      }
       return
     }
     let (response, isHead) = HTTPExchange.answer(head: Array(head[0..<end]), routes: routes)
