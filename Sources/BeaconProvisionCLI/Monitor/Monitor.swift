@@ -172,7 +172,9 @@ struct Monitor: AsyncParsableCommand, LoggingCommand {
     runner.reloads = hangup.signals
     runner.reload = { await command.reloadFiles() }
     runner.metrics = monitorMetrics
-    let server = try monitorMetrics.map { try command.serve($0, spool: WebhookSpool(journal: journal)) }
+    let server = try monitorMetrics.map {
+      try command.serve($0, spool: WebhookSpool(journal: journal), registry: registry)
+    }
     defer {
       server?.server.stop()
       server?.probe.cancel()
@@ -196,12 +198,23 @@ struct Monitor: AsyncParsableCommand, LoggingCommand {
   }
 
   /// Starts `--metrics`' server and the journal probe that feeds `/healthz` and the spool depth: [I] every
-  /// 5 s, the spool's row count (a read of the journal, off the scan loop).
-  func serve(_ metrics: MonitorMetrics, spool: WebhookSpool) throws -> (server: MetricsServer, probe: Task<Void, Never>) {
+  /// 5 s, the spool's row count in this gateway's journal and one device's row in the fleet registry (the
+  /// shared PostgreSQL journal with `--journal`), off the scan loop.
+  func serve(_ metrics: MonitorMetrics, spool: WebhookSpool, registry: RegistryRecorder) throws
+    -> (server: MetricsServer, probe: Task<Void, Never>)
+  {
+    let shared = (try? journalLocation.postgresURL()) != nil
     let probe = Task {
       while !Task.isCancelled {
+        metrics.journalProbing()
         do {
-          metrics.journalProbed(depth: try await spool.count(), problem: nil)
+          let depth = try await spool.count()
+          do { _ = try await registry.registry.device("00:00:00:00:00:00") } catch {
+            metrics.journalProbed(depth: depth, problem: "\(shared ? "the shared journal" : "the fleet registry"): \(error)")
+            try? await Task.sleep(for: .seconds(5))
+            continue
+          }
+          metrics.journalProbed(depth: depth, problem: nil)
         } catch {
           metrics.journalProbed(depth: nil, problem: "\(spool.journal.location): \(error)")
         }

@@ -12,6 +12,9 @@ final class MonitorMetrics: Sendable {
   /// [I] 30 s: the loop handles a report or a clock tick every second while it runs; a loop held up 30 s
   /// (a stuck adapter, a journal write that does not return) is unhealthy.
   let staleAfter: Duration
+  /// [I] 10 s: a journal probe that has not answered by then (a PostgreSQL server gone quiet) is unhealthy,
+  /// though the probe itself may still be waiting.
+  let probeTimeout: Duration
   private let state = Mutex(Snapshot())
 
   struct Snapshot: Sendable {
@@ -22,6 +25,8 @@ final class MonitorMetrics: Sendable {
     var scanEnded = false
     /// nil once a journal probe succeeded; the reason otherwise ("not checked yet" before the first).
     var journalProblem: String? = "the journal has not been checked yet"
+    /// When the journal probe under way started (nil: none is).
+    var probing: ContinuousClock.Instant?
     /// (instant, reports so far) over the last 10 s, for the reports-per-second gauge.
     var rate: [(ContinuousClock.Instant, Int)] = []
     /// Reports already added to the counter.
@@ -37,8 +42,9 @@ final class MonitorMetrics: Sendable {
   static let webhookFailures = "beacon_provision_webhook_deliveries_failed_total"
   static let events = "beacon_provision_events_fired_total"
 
-  init(staleAfter: Duration = .seconds(30)) {
+  init(staleAfter: Duration = .seconds(30), probeTimeout: Duration = .seconds(10)) {
     self.staleAfter = staleAfter
+    self.probeTimeout = probeTimeout
     registry.declare(Self.heard, .gauge, help: "Devices heard that the monitor watches (the inventory's, else all).")
     registry.declare(Self.present, .gauge, help: "Devices present now.")
     registry.declare(Self.tagPresent, .gauge, help: "Devices present now, per inventory tag.", unlabelled: false)
@@ -82,10 +88,16 @@ final class MonitorMetrics: Sendable {
     registry.add(Self.webhookFailures, Double(count), labels: ["reason": reason])
   }
 
+  /// A journal probe starts.
+  func journalProbing() { state.withLock { $0.probing = .now } }
+
   /// A journal probe's outcome: the spool's depth, or why the journal could not be read.
   func journalProbed(depth: Int?, problem: String?) {
     if let depth { registry.set(Self.spoolDepth, Double(depth)) }
-    state.withLock { $0.journalProblem = problem }
+    state.withLock {
+      $0.journalProblem = problem
+      $0.probing = nil
+    }
   }
 
   var routes: [String: @Sendable () -> HTTPExchange.Response] {
@@ -118,7 +130,9 @@ final class MonitorMetrics: Sendable {
 
   /// Why the monitor is not healthy now (empty: healthy).
   func healthProblems() -> [String] {
-    let (lastScan, ended, journal) = state.withLock { ($0.lastScan, $0.scanEnded, $0.journalProblem) }
+    let (lastScan, ended, journal, probing) = state.withLock {
+      ($0.lastScan, $0.scanEnded, $0.journalProblem, $0.probing)
+    }
     var problems: [String] = []
     if ended {
       problems.append("the scan has stopped")
@@ -128,7 +142,11 @@ final class MonitorMetrics: Sendable {
     } else {
       problems.append("the scan has not run yet")
     }
-    if let journal { problems.append("journal: \(journal)") }
+    if let probing, ContinuousClock.now - probing > probeTimeout {
+      problems.append("journal: no answer for \((ContinuousClock.now - probing).components.seconds) s")
+    } else if let journal {
+      problems.append("journal: \(journal)")
+    }
     return problems
   }
 }
