@@ -72,6 +72,8 @@ let package = Package(
       swiftSettings: strict),
     // Loopback TCP ports for local servers (the tests' nginx, provision-bench http-download's)
     .target(name: "Loopback", swiftSettings: strict),
+    // Prometheus counters and gauges and the small HTTP server of `--metrics` (/metrics, /healthz, /presence)
+    .target(name: "Metrics", dependencies: ["OwnThreads"], swiftSettings: strict),
     .target(
       name: "FirmwareStore",
       dependencies: ["BeaconCore", "Cloud", "Firmware", "NordicDFU", "NordicDFUIO", "Profiles", "OwnThreads"],
@@ -100,7 +102,7 @@ let package = Package(
         "BeaconCore", "BlueZ", "CampaignPipeline", "Fleet", "KBeacon", "NordicDFU", "NordicDFUIO", "Profiles",
         "Simulator", "Cloud",
         "Firmware", "FirmwareStore", "Audit", "TextStream", "Presence", "SharedJournal", "InfoManager",
-        "InfoManagerCloud",
+        "InfoManagerCloud", "Metrics",
         "OwnThreads", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],
@@ -149,6 +151,7 @@ let package = Package(
       swiftSettings: strict),
     .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "OwnThreads"], swiftSettings: strict),
     .testTarget(name: "OwnThreadsTests", dependencies: ["OwnThreads"], swiftSettings: strict),
+    .testTarget(name: "MetricsTests", dependencies: ["Metrics"], swiftSettings: strict),
     .testTarget(name: "KBeaconTests", dependencies: ["KBeacon"], swiftSettings: strict),
     .testTarget(
       name: "NordicDFUTests", dependencies: ["NordicDFU", "NordicDFUIO", "OwnThreads"], swiftSettings: strict),

@@ -54,6 +54,9 @@ public struct WebhookDelivery: Sendable {
   public var maxBackoff: Duration
   /// Warnings (a refused event, a spool that cannot be read), for standard error.
   public let warn: @Sendable (String) -> Void
+  /// Told of each failed POST, with a reason a metric can count by (`--metrics`): `http_status` (an answer
+  /// that is retried), `transport` (no answer), `refused` (a 4xx that drops the row).
+  public var failed: (@Sendable (String) -> Void)?
 
   public init(
     spool: WebhookSpool, poster: any WebhookPoster, initialBackoff: Duration = .milliseconds(500),
@@ -131,12 +134,15 @@ public struct WebhookDelivery: Sendable {
           "webhook \(RedactedURL(entry.item.url)) refused event \(entry.item.idempotencyKey) with HTTP \(status); it is dropped"
         )
         try? await spool.remove(entry.id)
+        failed?("refused")
         return (.refused, nil)
       default:
         reason = "HTTP \(status)"
+        failed?("http_status")
       }
     } catch {
       reason = "\(error)"
+      failed?("transport")
     }
     try? await spool.failed(entry.id, error: reason)
     return (.retry, reason)

@@ -10,7 +10,7 @@ import Foundation
 /// [I] Windows are 1 s by default: exits and silences are seen within a second of their timeout, and a
 /// device heard several times in a window counts once (its latest RSSI, frames merged).
 public struct PresenceScan: Sendable {
-  public private(set) var engine: PresenceEngine
+  public internal(set) var engine: PresenceEngine
   public let origin: ContinuousClock.Instant
   public let wallOrigin: Date
   let window: Duration

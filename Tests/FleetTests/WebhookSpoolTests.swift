@@ -61,6 +61,21 @@ import Testing
       ])
   }
 
+  /// `--metrics` counts failed deliveries by reason: a retried status, no answer, a refusal.
+  @Test func eachFailedPostIsToldWithItsReason() async throws {
+    let spool = WebhookSpool(journal: try Journal(path: nil))
+    try await spool.enqueue(Self.items(["k1", "k2", "k3", "k4"]))
+    let reasons = Warnings()
+    var delivery = WebhookDelivery(
+      spool: spool, poster: ScriptedPoster([503, nil, 200, 429, 200, 404, 200]), initialBackoff: .milliseconds(1),
+      maxBackoff: .milliseconds(4), warn: { _ in })
+    delivery.failed = reasons.add
+    let (wake, signal) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    signal.finish()
+    await delivery.run(url: "http://h/", wake: wake)
+    #expect(reasons.all == ["http_status", "transport", "http_status", "refused"])
+  }
+
   /// A receiver that fails was silent until the monitor exited: the first failure is warned
   /// about with its reason, the following ones are not (a receiver down all night would flood the log), and
   /// the recovery is. Secrets in the URL's query are not repeated.

@@ -3,6 +3,7 @@ import BeaconCore
 import CampaignPipeline
 import Fleet
 import Foundation
+import Metrics
 import Presence
 import Profiles
 import Simulator
@@ -30,6 +31,19 @@ struct Monitor: AsyncParsableCommand, LoggingCommand {
       tag sessions, events fired, health reported) is kept in monitor-state.json in the state directory, so a \
       restart does not fire enter or session-open again, and a device that left meanwhile gets its exit. Devices heard are recorded in the fleet \
       registry. Ctrl-C stops.
+
+      SIGHUP (systemd's reload) reads --inventory and --events again: present devices stay present and open \
+      sessions open (no second enter or session-open), definitions keep what they fired by name; a file that \
+      does not load is reported (file, JSON path) and the previous ones stay in force.
+
+      --metrics HOST:PORT (e.g. 127.0.0.1:9464; port 0 takes a free port, printed on standard error) serves \
+      HTTP/1.1 GET and HEAD: /metrics in Prometheus text format 0.0.4 (beacon_provision_devices_heard, \
+      _devices_present, _tag_devices_present{tag}, _scan_reports_total, _scan_reports_per_second, \
+      _webhook_spool_depth, _webhook_deliveries_failed_total{reason}, _events_fired_total{kind}); /healthz, \
+      200 'ok' while the scan ran in the last 30 seconds and the journal answers, else 503 and the reasons; \
+      /presence, who is here now as JSON (devices present, and per tag its session and present devices). \
+      Anything else is 404; the server never holds the scan back. It has no authentication: bind it to \
+      loopback or a trusted network.
 
       \(ExitStatus.paragraph("0 stopped by Ctrl-C; 1 an error"))
       """,
@@ -68,6 +82,12 @@ struct Monitor: AsyncParsableCommand, LoggingCommand {
 
   @OptionGroup var tls: TLSOptions
 
+  @Option(
+    help: ArgumentHelp(
+      "Serve /metrics (Prometheus), /healthz and /presence over HTTP on this address (port 0: any free port).",
+      valueName: "host:port"))
+  var metrics: String?
+
   @Flag(help: "Passive scanning: no scan requests, so no scan responses (names, KKM 0x2080 battery).")
   var passive = false
 
@@ -82,6 +102,9 @@ struct Monitor: AsyncParsableCommand, LoggingCommand {
   func validate() throws {
     try SecondsOption.validate(duration, "--duration")
     try SecondsOption.validate(drainTimeout, "--drain-timeout", zeroAllowed: true)
+    if let metrics {
+      do { _ = try MetricsEndpoint(metrics) } catch { throw ValidationError(error.description) }
+    }
     for url in webhook {
       if let problem = WebhookURL.problem(url) { throw ValidationError("--webhook: \(problem)") }
     }
@@ -113,7 +136,12 @@ struct Monitor: AsyncParsableCommand, LoggingCommand {
     let headers = try command.webhookHeaderFile.map { try WebhookHeaderFile.load($0) } ?? WebhookHeaders()
     let poster = CurlWebhookPoster(
       caFile: tls.caFile, insecureSkipTLSVerify: tls.insecureSkipTLSVerify, extraHeaders: headers)
-    let dispatch = WebhookDispatch(spool: WebhookSpool(journal: journal), poster: poster, warn: warn)
+    let monitorMetrics = metrics.map { _ in MonitorMetrics() }
+    let dispatch = WebhookDispatch(
+      spool: WebhookSpool(journal: journal), poster: poster, warn: warn,
+      failed: monitorMetrics.map { metrics -> @Sendable (String, Int) -> Void in
+        { reason, count in metrics.webhookFailed(reason, count: count) }
+      })
     let fileURLs = file.definitions.flatMap { $0.actions }.compactMap { action -> String? in
       if case .webhook(let url) = action { return url }
       return nil
@@ -138,6 +166,18 @@ struct Monitor: AsyncParsableCommand, LoggingCommand {
       do { try await BlockingIO.run { try stateFile.save(kept) } } catch {
         warn("cannot keep the presence state in \(stateFile.path): \(error)")
       }
+    }
+    let hangup = HangupSignal()
+    defer { hangup.stop() }
+    runner.reloads = hangup.signals
+    runner.reload = { await command.reloadFiles() }
+    runner.metrics = monitorMetrics
+    let server = try monitorMetrics.map {
+      try command.serve($0, spool: WebhookSpool(journal: journal), registry: registry)
+    }
+    defer {
+      server?.server.stop()
+      server?.probe.cancel()
     }
     log.info("monitoring", metadata: ["adapter": "\(central.name)", "events": "\(file.definitions.count)"])
     do {

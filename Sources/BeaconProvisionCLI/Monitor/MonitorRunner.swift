@@ -23,10 +23,17 @@ struct MonitorRunner: Sendable {
   var lastSeen: [String: Date] = [:]
   /// Keeps the presence state, every `registryInterval` of scan time and at the end.
   var keep: (@Sendable (PresenceState) async -> Void)?
+  /// `--metrics`: the engine and report count handed over every `window` of scan time, events as they fire.
+  var metrics: MonitorMetrics?
+  /// SIGHUP: each element asks for `reload`, which gives the new events file and inventory, or nil when one
+  /// of them is bad (it says why; the current ones stay).
+  var reloads: AsyncStream<Void>?
+  var reload: (@Sendable () async -> (EventFile, Inventory?)?)?
 
   enum Input: Sendable {
     case report(AdvertisingReport)
     case tick(ContinuousClock.Instant)
+    case reload
     case end
   }
 
@@ -59,11 +66,19 @@ struct MonitorRunner: Sendable {
         }
         feed.yield(.end)
       } : nil
+    let hangups: Task<Void, Never>? = reloads.map { reloads in
+      Task {
+        for await _ in reloads { feed.yield(.reload) }
+      }
+    }
     defer {
       reader.cancel()
       ticker?.cancel()
+      hangups?.cancel()
     }
     var fired = 0
+    var reportCount = 0
+    var nextPublish = origin
     var nextRecord = origin + registryInterval
     var last = origin
     await withTaskCancellationHandler {
@@ -72,15 +87,28 @@ struct MonitorRunner: Sendable {
         switch input {
         case .report(let report):
           events = scan.report(report)
+          reportCount += 1
           last = max(last, report.timestamp)
         case .tick(let now):
           events = scan.advance(to: stopAt.map { min($0, now) } ?? now)
           last = max(last, now)
+        case .reload:
+          // The new files are read off this loop; reports meanwhile wait in the stream, none is lost.
+          if let loaded = await reload?() {
+            scan.reload(file: loaded.0, inventory: loaded.1)
+            nextPublish = last
+          }
+          events = []
         case .end:
           events = []
         }
         fired += events.count
+        metrics?.fired(events)
         await actions.perform(events)
+        if let metrics, last >= nextPublish {
+          nextPublish = last + window
+          metrics.scanned(scan.engine, at: scan.date(last), reports: reportCount)
+        }
         if last >= nextRecord {
           nextRecord = last + registryInterval
           await registry?.sightings(scan.takeRecords(), at: scan.date(last))
@@ -96,7 +124,10 @@ struct MonitorRunner: Sendable {
     let end = central.scansInRealTime ? min(ContinuousClock.now, stopAt ?? .now) : (stopAt ?? last)
     let closing = scan.advance(to: end)
     fired += closing.count
+    metrics?.fired(closing)
     await actions.perform(closing)
+    metrics?.scanned(scan.engine, at: scan.date(end), reports: reportCount)
+    metrics?.scanEnded()
     // Not in this (possibly cancelled: Ctrl-C) task, whose cancellation would abandon the database write.
     let records = scan.takeRecords()
     let at = scan.date(end)

@@ -42,6 +42,8 @@ actor WebhookDispatch {
   let poster: any WebhookPoster
   let warn: @Sendable (String) -> Void
   let depthInterval: Duration
+  /// Told of each failed delivery, with its reason and count (`MonitorMetrics.webhookFailed`).
+  let failed: (@Sendable (String, Int) -> Void)?
   private var wakers: [String: AsyncStream<Void>.Continuation] = [:]
   private var workers: [Task<Void, Never>] = []
   private var reporter: Task<Void, Never>?
@@ -50,8 +52,9 @@ actor WebhookDispatch {
 
   init(
     spool: WebhookSpool, poster: any WebhookPoster, depthInterval: Duration = .seconds(60),
-    warn: @escaping @Sendable (String) -> Void
+    warn: @escaping @Sendable (String) -> Void, failed: (@Sendable (String, Int) -> Void)? = nil
   ) {
+    self.failed = failed
     self.spool = spool
     self.poster = poster
     self.depthInterval = depthInterval
@@ -92,10 +95,12 @@ actor WebhookDispatch {
       let n = try await spool.enqueue(items)
       if n > 0 {
         dropped += n
+        failed?("spool_full", n)
         warn("the webhook spool is full (\(spool.limit) events): dropped the oldest \(n)")
       }
     } catch {
       warn("cannot spool webhook events in \(spool.journal.location): \(error)")
+      failed?("spool_error", items.count)
       return
     }
     for url in Set(items.map(\.url)) { worker(url).yield() }
@@ -107,7 +112,8 @@ actor WebhookDispatch {
     let (signals, waker) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     waker.yield()
     wakers[url] = waker
-    let delivery = WebhookDelivery(spool: spool, poster: poster, warn: warn)
+    var delivery = WebhookDelivery(spool: spool, poster: poster, warn: warn)
+    if let failed { delivery.failed = { failed($0, 1) } }
     workers.append(Task { await delivery.run(url: url, wake: signals) })
     return waker
   }
