@@ -34,7 +34,8 @@ public struct MetricsEndpoint: Sendable, Hashable {
 
   static func problem(_ option: String, _ text: String) -> MetricsServerError {
     MetricsServerError(
-      "\(option) '\(text)': expected HOST:PORT with a port 0-65535 (0: any free port), e.g. 127.0.0.1:9464 or [::1]:9464")
+      "\(option) '\(text)': expected HOST:PORT with a port 0-65535 (0: any free port), e.g. 127.0.0.1:9464 or [::1]:9464"
+    )
   }
 }
 

@@ -57,7 +57,9 @@ public final class MetricsServer: Sendable {
       close(listener)
       close(wake)
     }
-    var fds = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
+    var fds = [
+      pollfd(fd: listener, events: Int16(POLLIN), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
+    ]
     while true {
       let n = poll(&fds, 2, -1)
       if n < 0 && errno == EINTR { continue }

@@ -1,6 +1,6 @@
+import Foundation
 import KBeacon
 import Profiles
-import Foundation
 
 extension PresenceEngine {
   /// The devices present now (Lighthouse's `beaconsInRange`), by key, as an event would show them.

@@ -121,7 +121,8 @@ import Testing
         "/usr/bin/promtool", ["check", "metrics"], input: text)
       #expect(status == 0 && output.isEmpty && errors.isEmpty, "promtool: \(output) \(errors)")
     } else {
-      print("MonitorMetricsTests: promtool not installed (scripts/setup installs it); checked with prometheus_client only")
+      print(
+        "MonitorMetricsTests: promtool not installed (scripts/setup installs it); checked with prometheus_client only")
     }
 
     // HTTP edges: HEAD, unknown path, other methods.

@@ -24,7 +24,8 @@ final class MonitorProcess: Sendable {
     exit = try ProcessExit.run(process)
     let (output, errors) = (self.output, self.errors)
     readers = [
-      Task { for await line in outLines { output.add(line) } }, Task { for await line in errLines { errors.add(line) } },
+      Task { for await line in outLines { output.add(line) } },
+      Task { for await line in errLines { errors.add(line) } },
     ]
   }
 
@@ -32,10 +33,11 @@ final class MonitorProcess: Sendable {
   func address() async throws -> String {
     var found: String?
     try await Self.until(30, "the metrics address on stderr: \(errors.all)") {
-      found = errors.all.lazy.compactMap { line -> String? in
-        guard let range = line.range(of: "metrics on http://") else { return nil }
-        return String(line[range.upperBound...].prefix { $0 != "/" })
-      }.first
+      found =
+        errors.all.lazy.compactMap { line -> String? in
+          guard let range = line.range(of: "metrics on http://") else { return nil }
+          return String(line[range.upperBound...].prefix { $0 != "/" })
+        }.first
       return found != nil || !process.isRunning
     }
     return try #require(found, "monitor ended: \(errors.all)")
@@ -93,7 +95,9 @@ final class MonitorProcess: Sendable {
   static func curl(_ url: String, method: String = "GET") async throws -> (status: Int, body: String) {
     let marker = "\n@@status="
     var arguments = ["-sS", "--max-time", "10", "-w", marker + "%{http_code}", url]
-    if method == "HEAD" { arguments.insert("-I", at: 0) } else if method != "GET" {
+    if method == "HEAD" {
+      arguments.insert("-I", at: 0)
+    } else if method != "GET" {
       arguments.insert(contentsOf: ["-X", method], at: 0)
     }
     let (status, output, errors) = try await tool("/usr/bin/curl", arguments)

@@ -49,7 +49,8 @@ import Testing
     try await MonitorProcess.until(30, "A and B in /presence; stderr: \(monitor.errors.all)") {
       try await Self.presentDevices(base) == [a, b]
     }
-    #expect(monitor.errors.all.contains { $0.contains("monitor: reloaded") && $0.contains("3 events, 2 inventory devices") })
+    #expect(
+      monitor.errors.all.contains { $0.contains("monitor: reloaded") && $0.contains("3 events, 2 inventory devices") })
     try await MonitorProcess.until(10, "B's events") { Self.events(monitor.output.all).count >= 3 }
 
     // A bad events file: refused with its path and the JSON path; the old definitions and presence stay.

@@ -46,7 +46,8 @@ struct MetricsRegistryTests {
     #expect(answer("GET x HTTP/1.1\r\n\r\n").0 == 400)
     #expect(answer("garbage\r\n\r\n").0 == 400)
     let head = String(decoding: HTTPExchange.bytes(.init(status: 200, body: "yes"), isHead: true), as: UTF8.self)
-    #expect(head.hasPrefix("HTTP/1.1 200 OK\r\n") && head.contains("Content-Length: 3\r\n") && head.hasSuffix("\r\n\r\n"))
+    #expect(
+      head.hasPrefix("HTTP/1.1 200 OK\r\n") && head.contains("Content-Length: 3\r\n") && head.hasSuffix("\r\n\r\n"))
   }
 
   @Test func endpointsParseAndBadOnesNameTheOption() throws {

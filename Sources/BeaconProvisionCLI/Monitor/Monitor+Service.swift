@@ -20,7 +20,8 @@ extension Monitor {
         do {
           let depth = try await spool.count()
           do { _ = try await registry.registry.device("00:00:00:00:00:00") } catch {
-            metrics.journalProbed(depth: depth, problem: "\(shared ? "the shared journal" : "the fleet registry"): \(error)")
+            metrics.journalProbed(
+              depth: depth, problem: "\(shared ? "the shared journal" : "the fleet registry"): \(error)")
             try? await Task.sleep(for: .seconds(5))
             continue
           }
@@ -56,7 +57,8 @@ extension Monitor {
       }
       let files = [command.events, command.inventory].compactMap { $0 }
       FileHandleOutput.standardError(
-        "monitor: reloaded \(files.isEmpty ? "(no files: the standard events)" : files.joined(separator: " and ")): \(loaded.0.definitions.count) events\(loaded.1.map { ", \($0.rows.count) inventory devices" } ?? "")")
+        "monitor: reloaded \(files.isEmpty ? "(no files: the standard events)" : files.joined(separator: " and ")): \(loaded.0.definitions.count) events\(loaded.1.map { ", \($0.rows.count) inventory devices" } ?? "")"
+      )
       return loaded
     } catch {
       FileHandleOutput.standardError("monitor: reload refused, the previous events file and inventory stay: \(error)")

@@ -102,14 +102,20 @@ final class MonitorMetrics: Sendable {
 
   var routes: [String: @Sendable () -> HTTPExchange.Response] {
     [
-      "/metrics": { [self] in HTTPExchange.Response(status: 200, contentType: PrometheusText.contentType, body: exposition()) },
+      "/metrics": { [self] in
+        HTTPExchange.Response(status: 200, contentType: PrometheusText.contentType, body: exposition())
+      },
       "/healthz": { [self] in
         let problems = healthProblems()
-        return HTTPExchange.Response(status: problems.isEmpty ? 200 : 503, body: (problems.isEmpty ? "ok" : problems.joined(separator: "; ")) + "\n")
+        return HTTPExchange.Response(
+          status: problems.isEmpty ? 200 : 503,
+          body: (problems.isEmpty ? "ok" : problems.joined(separator: "; ")) + "\n")
       },
       "/presence": { [self] in
         let (engine, at) = state.withLock { ($0.engine, $0.at) }
-        let body = engine.map { PresenceEventJSON.presence($0, at: at) } ?? #"{"schema": "beacon-provision/presence/v1", "devices": [], "tags": []}"#
+        let body =
+          engine.map { PresenceEventJSON.presence($0, at: at) }
+          ?? #"{"schema": "beacon-provision/presence/v1", "devices": [], "tags": []}"#
         return HTTPExchange.Response(status: 200, contentType: "application/json", body: body + "\n")
       },
     ]
@@ -138,7 +144,9 @@ final class MonitorMetrics: Sendable {
       problems.append("the scan has stopped")
     } else if let lastScan {
       let age = ContinuousClock.now - lastScan
-      if age > staleAfter { problems.append("the scan last ran \(age.components.seconds) s ago (limit \(staleAfter.components.seconds) s)") }
+      if age > staleAfter {
+        problems.append("the scan last ran \(age.components.seconds) s ago (limit \(staleAfter.components.seconds) s)")
+      }
     } else {
       problems.append("the scan has not run yet")
     }
