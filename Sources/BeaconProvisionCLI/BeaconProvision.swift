@@ -21,15 +21,15 @@ public struct BeaconProvision: AsyncParsableCommand {
 
   /// Every subcommand, in the order `--help` lists them.
   static let commands: [any ParsableCommand.Type] = [
-    Scan.self,
-    Decode.self,
-    Plan.self,
-    Apply.self,
+    ScanCommand.self,
+    DecodeCommand.self,
+    PlanCommand.self,
+    ApplyCommand.self,
     AuditCommand.self,
-    Monitor.self,
+    MonitorCommand.self,
     CampaignCommand.self,
     RunsCommand.self,
-    Gatt.self,
+    GATTCommand.self,
     TxrxCommand.self,
     DFUCommand.self,
     FirmwareCommand.self,
@@ -41,12 +41,12 @@ public struct BeaconProvision: AsyncParsableCommand {
     ResetCommand.self,
     HistoryCommand.self,
     SimCommand.self,
-    Adapters.self,
+    AdaptersCommand.self,
   ]
 
   /// Subcommands left out of `--help`: low-level checks used by the VM tier (`radio …`).
   static let hiddenCommands: [any ParsableCommand.Type] = [
-    RadioDebug.self
+    RadioCommand.self
   ]
 
   public init() {}

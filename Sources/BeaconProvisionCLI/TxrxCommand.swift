@@ -38,7 +38,7 @@ struct TxrxCommand: AsyncParsableCommand, LoggingCommand {
       \(ExitStatus.paragraph("0 every command was answered; 1 an error, or some command failed (the others still ran)"))
       """)
 
-  @OptionGroup var connection: GattConnectionOptions
+  @OptionGroup var connection: GATTConnectionOptions
   var logging: LoggingOptions { connection.logging }
 
   @Argument(help: ArgumentHelp("Commands to send, in order (without terminator).", valueName: "command"))
