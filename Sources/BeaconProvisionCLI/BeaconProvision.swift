@@ -72,7 +72,7 @@ extension BeaconProvision {
       }
     } catch let failure as CLIFailure {
       // A failure may quote outside text (a profile's key, a device's answer): control characters escaped.
-      FileHandleOutput.standardError("error: " + TerminalText.escaped(failure.message, keepingLineBreaks: true))
+      FileHandleOutput.standardError(failureText(for: failure))
       exit(withError: ExitCode(failure.exitCode))
     } catch {
       // ArgumentParser's own errors quote what was typed ("Unknown option '…'", a value a validate()
@@ -81,6 +81,12 @@ extension BeaconProvision {
       FileHandleOutput.standardError(text)
       exit(withError: ExitCode(exitCode(for: error).rawValue))
     }
+  }
+
+  /// The line a `CLIFailure` prints: `Error: ` (as ArgumentParser's errors) and the message with control
+  /// characters escaped and line breaks kept.
+  static func failureText(for failure: CLIFailure) -> String {
+    CLIFailure.linePrefix + TerminalText.escaped(failure.message, keepingLineBreaks: true)
   }
 
   /// The message ArgumentParser would print for a failing `error` (not help, not a bare exit code), with
