@@ -21,15 +21,15 @@ public struct BeaconProvision: AsyncParsableCommand {
 
   /// Every subcommand, in the order `--help` lists them.
   static let commands: [any ParsableCommand.Type] = [
-    Scan.self,
-    Decode.self,
-    Plan.self,
-    Apply.self,
+    ScanCommand.self,
+    DecodeCommand.self,
+    PlanCommand.self,
+    ApplyCommand.self,
     AuditCommand.self,
-    Monitor.self,
+    MonitorCommand.self,
     CampaignCommand.self,
     RunsCommand.self,
-    Gatt.self,
+    GATTCommand.self,
     TxrxCommand.self,
     DFUCommand.self,
     FirmwareCommand.self,
@@ -41,12 +41,12 @@ public struct BeaconProvision: AsyncParsableCommand {
     ResetCommand.self,
     HistoryCommand.self,
     SimCommand.self,
-    Adapters.self,
+    AdaptersCommand.self,
   ]
 
   /// Subcommands left out of `--help`: low-level checks used by the VM tier (`radio …`).
   static let hiddenCommands: [any ParsableCommand.Type] = [
-    RadioDebug.self
+    RadioCommand.self
   ]
 
   public init() {}
@@ -72,7 +72,7 @@ extension BeaconProvision {
       }
     } catch let failure as CLIFailure {
       // A failure may quote outside text (a profile's key, a device's answer): control characters escaped.
-      FileHandleOutput.standardError("error: " + TerminalText.escaped(failure.message, keepingLineBreaks: true))
+      FileHandleOutput.standardError(failureText(for: failure))
       exit(withError: ExitCode(failure.exitCode))
     } catch {
       // ArgumentParser's own errors quote what was typed ("Unknown option '…'", a value a validate()
@@ -81,6 +81,12 @@ extension BeaconProvision {
       FileHandleOutput.standardError(text)
       exit(withError: ExitCode(exitCode(for: error).rawValue))
     }
+  }
+
+  /// The line a `CLIFailure` prints: `Error: ` (as ArgumentParser's errors) and the message with control
+  /// characters escaped and line breaks kept.
+  static func failureText(for failure: CLIFailure) -> String {
+    CLIFailure.linePrefix + TerminalText.escaped(failure.message, keepingLineBreaks: true)
   }
 
   /// The message ArgumentParser would print for a failing `error` (not help, not a bare exit code), with

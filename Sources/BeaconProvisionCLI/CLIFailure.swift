@@ -1,9 +1,13 @@
 import ArgumentParser
 import Foundation
 
-/// An error the operator can act on: printed as one line `error: …` with no stack trace, exit code 1
+/// An error the operator can act on: printed as one line `Error: …` with no stack trace, exit code 1
 /// (or the given code).
 public struct CLIFailure: Error, CustomStringConvertible {
+  /// How every error line the tool prints begins: ArgumentParser's form for the errors it prints, so a usage
+  /// error and a failure look alike (developer guide, naming rules).
+  public static let linePrefix = "Error: "
+
   public var message: String
   public var exitCode: Int32
 

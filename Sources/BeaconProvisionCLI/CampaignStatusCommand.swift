@@ -4,14 +4,6 @@ import Fleet
 import Foundation
 import SharedJournal
 
-/// `beacon-provision campaign status RUN`: one run across every gateway.
-struct CampaignCommand: AsyncParsableCommand {
-  static let configuration = CommandConfiguration(
-    commandName: "campaign", abstract: "Follow a campaign (apply or dfu update run) across gateways.",
-    discussion: ExitStatus.group,
-    subcommands: [CampaignStatusCommand.self])
-}
-
 struct CampaignStatusCommand: AsyncParsableCommand, LoggingCommand {
   static let configuration = CommandConfiguration(
     commandName: "status", abstract: "Every gateway's progress and every device's state in a run.",

@@ -6,5 +6,5 @@ struct ProfileCommand: ParsableCommand {
     commandName: "profile",
     abstract: "Check a profile, or print the profile JSON Schema.",
     discussion: ExitStatus.group,
-    subcommands: [Check.self, Schema.self])
+    subcommands: [ProfileCheckCommand.self, ProfileSchemaCommand.self])
 }

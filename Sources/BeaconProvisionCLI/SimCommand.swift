@@ -11,5 +11,5 @@ struct SimCommand: ParsableCommand {
 
       \(ExitStatus.group)
       """,
-    subcommands: [SimReset.self, SimServe.self])
+    subcommands: [SimResetCommand.self, SimServeCommand.self])
 }

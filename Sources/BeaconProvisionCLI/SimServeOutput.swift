@@ -50,7 +50,7 @@ enum SimServeOutput {
     }
   }
 
-  static func write(_ text: String) { Scan.writeLine(text) }
+  static func write(_ text: String) { ScanCommand.writeLine(text) }
 }
 
 /// Fires once on SIGINT/SIGTERM (or when the waiting task is cancelled); `wait()` returns then. Keeps the

@@ -8,7 +8,7 @@ import TextStream
 /// (docs/protocols/text-stream.md). `--interactive` opens a line console instead (`TxrxConsole`).
 ///
 /// Output: with one command, its answer's lines; with several, each answer under a `> COMMAND` line. A
-/// command that fails prints `error: …` (on standard error) and the rest still run; the exit status is then
+/// command that fails prints `Error: …` (on standard error) and the rest still run; the exit status is then
 /// 1. `--json`: one array of `{"command", "answer", "lines", "notifications"}` or `{"command", "error":
 /// {"code", "message"}}`, each with `"unsolicited"`: the lines the device sent outside any answer since the
 /// previous command (a greeting on connecting, an answer's tail later than --timeout-next), and the last
@@ -38,7 +38,7 @@ struct TxrxCommand: AsyncParsableCommand, LoggingCommand {
       \(ExitStatus.paragraph("0 every command was answered; 1 an error, or some command failed (the others still ran)"))
       """)
 
-  @OptionGroup var connection: GattConnectionOptions
+  @OptionGroup var connection: GATTConnectionOptions
   var logging: LoggingOptions { connection.logging }
 
   @Argument(help: ArgumentHelp("Commands to send, in order (without terminator).", valueName: "command"))
@@ -136,7 +136,7 @@ struct TxrxCommand: AsyncParsableCommand, LoggingCommand {
         if commands.count > 1 { emit("> \(command.terminalSafe)") }
         for line in answer.lines { emit(line.terminalSafe) }
       } else if let error = result.error {
-        FileHandleOutput.standardError("error: \(command.terminalSafe): \(error.message.terminalSafe)")
+        FileHandleOutput.standardError(CLIFailure.linePrefix + "\(command.terminalSafe): \(error.message.terminalSafe)")
       }
     }
     // An answer's tail later than --timeout-next: waited for once, so it is shown rather than lost.

@@ -5,7 +5,7 @@ import TextStream
 /// The line console of `txrx --interactive`, in the manner of a serial terminal: each line
 /// read from standard input is sent as a command and its answer printed; notifications that arrive
 /// outside a command are printed as they come, marked `(unsolicited)`. A prompt `> ` is shown when
-/// standard input is a terminal. `.quit` or end of input ends it; a failed command prints `error: …` and
+/// standard input is a terminal. `.quit` or end of input ends it; a failed command prints `Error: …` and
 /// the console goes on (a dropped link ends it).
 ///
 /// Standard input is read with blocking `readLine()` on `BlockingIO`'s queue, never on the cooperative
@@ -34,7 +34,7 @@ struct TxrxConsole {
         let answer = try await client.send(command)
         for text in answer.lines { emit(text) }
       } catch {
-        emit("error: \(error)")
+        emit(CLIFailure.linePrefix + "\(error)")
         if case .linkLost = error { return }
       }
     }

@@ -79,7 +79,7 @@ public struct CurlHTTPClient: HTTPClient {
         request: request, configuration: configuration, sink: sink, timeout: remaining, observer: observer,
         progress: progress)
       let outcome = await Self.perform(attempt)
-      let verdict = Verdict(
+      let verdict = HTTPVerdict(
         outcome, request: request, redacted: redacted, deadline: deadline, isDownload: descriptor != nil,
         names: configuration.optionNames)
       switch verdict {

@@ -5,7 +5,7 @@ import Foundation
 /// What the client does after one attempt: return, retry (connection errors, 5xx but 501
 /// and 505, 429 with its Retry-After), restart a download from zero (416, or a 206 at the wrong offset), or
 /// fail with a one-line error that says what to try.
-enum Verdict {
+enum HTTPVerdict {
   case success
   case retry(HTTPClientError, retryAfter: Duration?)
   case restart

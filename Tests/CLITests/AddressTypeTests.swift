@@ -81,12 +81,12 @@ struct AddressTypeTests {
   }
 
   @Test func everyConnectingCommandTakesTheSameOptionAndGattKeepsRandomAsAnAlias() throws {
-    let gatt = try #require(try BeaconProvision.parseAsRoot(["gatt", "read", random, "2A00", "--random"]) as? GattRead)
+    let gatt = try #require(try BeaconProvision.parseAsRoot(["gatt", "read", random, "2A00", "--random"]) as? GATTReadCommand)
     #expect(gatt.connection.peer.override == .random)
     let services = try #require(
-      try BeaconProvision.parseAsRoot(["gatt", random, "--address-type", "public"]) as? GattServices)
+      try BeaconProvision.parseAsRoot(["gatt", random, "--address-type", "public"]) as? GATTServicesCommand)
     #expect(services.connection.peer.override == .public)
-    let ble = try DFUBLE.parse(["--device", random, "--package", "x.zip", "--address-type", "random"])
+    let ble = try DFUBLECommand.parse(["--device", random, "--package", "x.zip", "--address-type", "random"])
     #expect(ble.peer.override == .random)
     let options = ["--address-type", "random", "--scan-backend", "hci"]
     let peers = [

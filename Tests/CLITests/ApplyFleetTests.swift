@@ -5,6 +5,7 @@ import Foundation
 import Simulator
 import Synchronization
 import Testing
+import TestServers
 
 @testable import BeaconProvisionCLI
 
@@ -180,17 +181,13 @@ import Testing
   @Test func aKilledApplyResumesAndNoDeviceIsWrittenTwice() async throws {
     let site = try ApplyFleetTests.Site()
     let state = StateDirectory.resolve(nil)
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: Self.binary)
-    process.arguments = [
-      "apply", site.profile, "--adapter", "sim:\(site.fleet)", "--scan", "1", "--parallel", "1", "--retry-delay", "0",
-      "--state-dir", state, "-v",
-    ]
-    process.standardOutput = FileHandle.nullDevice
-    let errors = Pipe()
-    process.standardError = errors
-    let progress = ProcessLines.stream(errors)
-    let exit = try ProcessExit.run(process)
+    let apply = try ChildProcess.start(
+      Self.binary,
+      [
+        "apply", site.profile, "--adapter", "sim:\(site.fleet)", "--scan", "1", "--parallel", "1", "--retry-delay",
+        "0", "--state-dir", state, "-v",
+      ], output: .discarded)
+    let (process, exit, progress) = (apply.process, apply.exit, try #require(apply.errors))
 
     // Wait until a few devices are verified — off a terminal apply names devices only in its closing
     // summary, so the signal is the `-v` log record of each finished device on standard error — then kill

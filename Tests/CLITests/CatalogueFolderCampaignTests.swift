@@ -35,7 +35,7 @@ import Testing
   }
 
   static func update(_ arguments: [String], fleet: String, central: SimulatedCentral) async throws -> CampaignResult {
-    let command = try DFUUpdate.parse(
+    let command = try DFUUpdateCommand.parse(
       arguments + [
         "--adapter", "sim:\(fleet)", "--scan", "5", "--retry-delay", "0",
         "--reconnect-delay", "0", "--object-delay", "0", "--timeout", "2", "--attempts", "1",

@@ -17,7 +17,7 @@ import Testing
 
   @Test func inspectShowsTheSignedFixtureAndVerifiesItsSignature() throws {
     let key = try DFUPublicKey(pem: String(contentsOfFile: Self.fixture("public.pem"), encoding: .utf8))
-    let report = try DFUInspect.report(
+    let report = try DFUInspectCommand.report(
       path: Self.fixture("app_signed.zip"), expectations: DeviceExpectations(hardwareVersion: 52, publicKey: key))
     #expect(report.valid)
     #expect(report.images.count == 1)
@@ -37,9 +37,9 @@ import Testing
 
   @Test func inspectRefusesTheLegacyFixtureAndAWrongHardwareVersion() throws {
     #expect(throws: PackageRefusal.self) {
-      try DFUInspect.report(path: Self.fixture("legacy_app.zip"), expectations: DeviceExpectations())
+      try DFUInspectCommand.report(path: Self.fixture("legacy_app.zip"), expectations: DeviceExpectations())
     }
-    let report = try DFUInspect.report(
+    let report = try DFUInspectCommand.report(
       path: Self.fixture("app_unsigned.zip"), expectations: DeviceExpectations(hardwareVersion: 53))
     #expect(!report.valid)
     #expect(report.checks.filter { $0.outcome == .failed }.map(\.name) == ["hw-version"])
@@ -51,7 +51,7 @@ import Testing
     let server = SerialDFUTargetServer(target: SimulatedDFUTarget(), channel: pty.deviceChannel())
     await server.start()
     defer { Task { await server.stop() } }
-    let command = try DFUSerial.parse([
+    let command = try DFUSerialCommand.parse([
       "--port", pty.path, "--package", Self.fixture("app_unsigned.zip"), "--prn", "4", "--reconnect-delay", "0",
     ])
     try await command.run()
@@ -66,7 +66,7 @@ import Testing
     try Data(StoredZipWriter.archive(files.map { (name: $0.0, bytes: $0.1) })).write(to: URL(fileURLWithPath: path))
     defer { try? FileManager.default.removeItem(atPath: path) }
     // the port does not exist: reaching it would give "cannot open", so the refusal must come first
-    let command = try DFUSerial.parse(["--port", "/nonexistent/ttyDFU", "--package", path])
+    let command = try DFUSerialCommand.parse(["--port", "/nonexistent/ttyDFU", "--package", path])
     do {
       try await command.run()
       Issue.record("a tampered package was accepted")
@@ -81,7 +81,7 @@ extension DFUCommandTests {
     var target = SimulatedDFUTarget()
     target.inactivityElapsed()  // in application mode
     let peripheral = SimulatedDFUPeripheral(address: BluetoothAddress("C0:11:22:33:44:55")!, target: target)
-    let command = try DFUBLE.parse([
+    let command = try DFUBLECommand.parse([
       "--device", "C0:11:22:33:44:55", "--package", Self.fixture("app_unsigned.zip"), "--object-delay", "0",
       "--timeout", "10",
     ])

@@ -41,7 +41,7 @@ import Testing
   /// at load 21 lost one healthy device's link four times in a row. No device here needs the timeout to fail:
   /// the dropping device's link drops, which the client sees at once.
   static func update(_ arguments: [String], central: SimulatedCentral) async throws -> CampaignResult {
-    let command = try DFUUpdate.parse(
+    let command = try DFUUpdateCommand.parse(
       arguments + [
         "--scan", "5", "--retry-delay", "0", "--reconnect-delay", "0", "--object-delay", "0", "--timeout", "10",
       ])

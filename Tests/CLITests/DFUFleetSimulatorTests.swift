@@ -109,10 +109,10 @@ extension DFUFleetSimulatorTests {
     let parsed = try BeaconProvision.parseAsRoot([
       "dfu", "--package", "app.zip", "--adapter", "sim", "--min-battery", "0",
     ])
-    let update = try #require(parsed as? DFUUpdate)
+    let update = try #require(parsed as? DFUUpdateCommand)
     #expect(update.package == "app.zip" && update.minimumBattery == 0)
     #expect(
-      try #require(BeaconProvision.parseAsRoot(["dfu", "update", "--package", "a.zip"]) as? DFUUpdate).minimumBattery
+      try #require(BeaconProvision.parseAsRoot(["dfu", "update", "--package", "a.zip"]) as? DFUUpdateCommand).minimumBattery
         == 30)
   }
 

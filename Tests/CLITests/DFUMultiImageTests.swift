@@ -21,7 +21,7 @@ import Testing
   /// nrfutil made image #0 install FWID 0x101 (`--sd-id 0x101`) and image #1 require it: devices with
   /// 0xB7 (`--sd-req 0xB7`) take the package.
   @Test func laterImageIsCheckedAgainstTheSoftDeviceAnEarlierImageInstalls() throws {
-    let command = try DFUInspect.parse([Self.fixture("sd_bl_app.zip"), "--softdevice-id", "0xB7", "--json"])
+    let command = try DFUInspectCommand.parse([Self.fixture("sd_bl_app.zip"), "--softdevice-id", "0xB7", "--json"])
     let (text, refusal) = try command.output()
     #expect(refusal == nil, "\(refusal ?? "")")
     let report = try JSONDecoder().decode(Report.self, from: Data(text.utf8))
@@ -33,7 +33,7 @@ import Testing
 
   /// Devices whose SoftDevice the SD+BL image does not accept still fail — on image #0, not #1.
   @Test func aDeviceSoftDeviceTheSystemImageRefusesFailsOnThatImageOnly() throws {
-    let report = try DFUInspect.report(
+    let report = try DFUInspectCommand.report(
       path: Self.fixture("sd_bl_app.zip"), expectations: DeviceExpectations(softDeviceID: 0x100))
     #expect(report.checks.filter { $0.outcome == .failed }.map { "\($0.image) \($0.name)" } == ["0 sd-req"])
   }
@@ -46,16 +46,16 @@ import Testing
         String($0.element)
       }
     }
-    let report = try DFUInspect.report(path: Self.fixture("sd_bl_app.zip"), expectations: DeviceExpectations())
+    let report = try DFUInspectCommand.report(path: Self.fixture("sd_bl_app.zip"), expectations: DeviceExpectations())
     #expect(expected.count == 2 && expected[1].first?.count == 128)
     #expect(report.images.map(\.bootValidationSignature) == expected)  // [["", ""], [128 hex digits]]
     #expect(report.text.contains("VALIDATE_ECDSA_P256_SHA256 \(expected[1][0])"))
-    let json = try DFUInspect.parse([Self.fixture("sd_bl_app.zip"), "--json"]).output().text
+    let json = try DFUInspectCommand.parse([Self.fixture("sd_bl_app.zip"), "--json"]).output().text
     #expect(json.contains(expected[1][0]))
   }
 
   @Test func legacyPackageInJSONIsARefusalWithItsReason() throws {
-    let (text, refusal) = try DFUInspect.parse([Self.fixture("legacy_app.zip"), "--json"]).output()
+    let (text, refusal) = try DFUInspectCommand.parse([Self.fixture("legacy_app.zip"), "--json"]).output()
     let report = try JSONDecoder().decode(Report.self, from: Data(text.utf8))
     #expect(!report.valid && report.reason?.contains("legacy") == true)
     #expect(refusal?.contains("legacy") == true)
@@ -105,7 +105,7 @@ extension DFUMultiImageTests {
     let freshServer = SerialDFUTargetServer(
       target: SimulatedDFUTarget(configuration: config), channel: fresh.deviceChannel())
     await freshServer.start()
-    let first = try await DFUSerial.parse(arguments(fresh)).perform()
+    let first = try await DFUSerialCommand.parse(arguments(fresh)).perform()
     await freshServer.stop()
     #expect(first.hasPrefix("Device programmed: softdevice_bootloader + application from"))
 
@@ -116,7 +116,7 @@ extension DFUMultiImageTests {
     let package = try DFUPackage.load(path: Self.fixture("sd_bl_app.zip"))
     try await DFUTransfer(factory: SerialDFULinkFactory(path: pty.path)).run([package.transferImages[0]])
     // the device now has bootloader 2: the SD+BL image is refused as not newer and skipped
-    let second = try await DFUSerial.parse(arguments(pty)).perform()
+    let second = try await DFUSerialCommand.parse(arguments(pty)).perform()
     #expect(
       second.hasPrefix("Device programmed: application (softdevice_bootloader skipped: the device already has it) from")
     )

@@ -50,7 +50,7 @@ import Testing
     #expect(
       rollout.stopReason == "rollout stopped after the wave 2 (25%): 2 of 3 devices failed, over --max-failures 40%; "
         + "the later waves were not started and their devices stay pending")
-    #expect(DFUUpdate.exitStatus(result) == 4)
+    #expect(DFUUpdateCommand.exitStatus(result) == 4)
     #expect(DFUCampaignReport.table(result).contains("rollout wave 2 (25%): 2 of 3 failed, over --max-failures 40%"))
     let json = try DFUCampaignReport.json(result)
     #expect(
@@ -103,7 +103,7 @@ import Testing
     #expect(rollout.waves.map(\.devices) == [2, 3, 3, 16])
     #expect(rollout.waves.map(\.failures) == [0, 0, 0, 1])
     #expect(!rollout.stopped && rollout.stopReason == nil)
-    #expect(DFUUpdate.exitStatus(result) == 1)
+    #expect(DFUUpdateCommand.exitStatus(result) == 1)
     #expect(try DFUCampaignReport.json(result).contains(#""stopped" : false"#))
     let writes = try Self.firmwareWrites(fleet)
     for i in 0..<Self.count {

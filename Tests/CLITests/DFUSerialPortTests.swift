@@ -10,7 +10,7 @@ import Testing
 /// instead of counting link losses.
 @Suite("DFU serial port errors", .timeLimit(.minutes(1))) struct DFUSerialPortTests {
   func failure(port: String) async throws -> String {
-    let command = try DFUSerial.parse(["--port", port, "--package", DFUCommandTests.fixture("app_unsigned.zip")])
+    let command = try DFUSerialCommand.parse(["--port", port, "--package", DFUCommandTests.fixture("app_unsigned.zip")])
     do {
       _ = try await command.perform()
     } catch let failure as CLIFailure {
@@ -30,7 +30,7 @@ import Testing
   /// not after four lost links: it ran 125 s and said "link lost 4 times in a row".
   @Test func aSilentPortIsReportedAsSilentAfterOneReadyWait() async throws {
     let pty = try PseudoTerminal()
-    let command = try DFUSerial.parse([
+    let command = try DFUSerialCommand.parse([
       "--port", pty.path, "--package", DFUCommandTests.fixture("app_unsigned.zip"), "--ready-timeout", "2", "--timeout",
       "0.5",
     ])

@@ -8,7 +8,7 @@ import Testing
 /// `decode HEX` run in process.
 @Suite(.timeLimit(.minutes(5))) struct DecodeCommandTests {
   static func output(_ arguments: [String]) throws -> String {
-    try (try Decode.parseAsRoot(arguments) as! Decode).output()
+    try (try DecodeCommand.parseAsRoot(arguments) as! DecodeCommand).output()
   }
 
   @Test func decodesAnIBeacon() throws {

@@ -2,6 +2,7 @@ import FirmwareStore
 import Foundation
 import OwnThreads
 import Testing
+import TestServers
 
 @testable import BeaconProvisionCLI
 
@@ -17,17 +18,13 @@ import Testing
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     let held = try await FileLock.acquire(folder + "/.lock")
 
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: ApplyCrashTests.binary)
-    process.arguments = [
-      "firmware", "fetch", "KBPro_SIM", "--hver", "V1.0", "--catalog", CatalogueFolderCampaignTests.example,
-      "--firmware-dir", root,
-    ]
-    let (out, err) = (Pipe(), Pipe())
-    (process.standardOutput, process.standardError) = (out, err)
-    let lines = ProcessLines.stream(err)
-    let exit = try ProcessExit.run(process)
-    var iterator = lines.makeAsyncIterator()
+    let fetch = try ChildProcess.start(
+      ApplyCrashTests.binary,
+      [
+        "firmware", "fetch", "KBPro_SIM", "--hver", "V1.0", "--catalog", CatalogueFolderCampaignTests.example,
+        "--firmware-dir", root,
+      ], output: .discarded)
+    var iterator = try #require(fetch.errors).makeAsyncIterator()
     var waiting = false
     while let line = await iterator.next() {
       if line.contains("another fetch holds \(folder)/.lock; waiting for it") {
@@ -39,8 +36,7 @@ import Testing
     #expect(!FileManager.default.fileExists(atPath: folder + "/KBPro_SIM_V514.zip"))
     held.unlock()
     while await iterator.next() != nil {}
-    await exit.wait()
-    #expect(process.terminationStatus == 0)
+    #expect(await fetch.wait() == 0)
     let listed = try await FirmwareCache.inFolder(root).list()
     #expect(listed.map(\.sha256) == ["5aeee5c44ffa910a3e6641526c992fcdb47a0b87a3663713a54690cf74e8f92e"])
   }

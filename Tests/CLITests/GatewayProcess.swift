@@ -14,17 +14,10 @@ final class GatewayProcess: Sendable {
 
   /// `environment` is added to this process's own (a test hook: `SimulatorPauseHook`).
   init(_ arguments: [String], environment: [String: String] = [:]) throws {
-    process = Process()
-    process.executableURL = URL(fileURLWithPath: ApplyCrashTests.binary)
-    process.arguments = arguments
-    if !environment.isEmpty {
-      process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-    }
-    process.standardOutput = FileHandle.nullDevice
-    let errors = Pipe()
-    process.standardError = errors
-    let lines = ProcessLines.stream(errors)
-    exit = try ProcessExit.run(process)
+    let child = try ChildProcess.start(
+      ApplyCrashTests.binary, arguments, environment: environment, output: .discarded)
+    (process, exit) = (child.process, child.exit)
+    let lines = child.errors ?? AsyncStream { $0.finish() }
     let (tail, watch) = (tail, watch)
     drained = Task {
       for await line in lines {

@@ -10,20 +10,20 @@ import Testing
   let device = "DD:34:02:06:D1:07"  // demo fleet KBPro_CO2
 
   @Test func targetsAreUUIDsOrHexHandles() {
-    #expect(GattTarget(argument: "FEA1") == .uuid(BluetoothUUID(0xFEA1)))
-    #expect(GattTarget(argument: "0x000B") == .handle(0x000B))
-    #expect(GattTarget(argument: "0xb") == .handle(0x000B))
+    #expect(GATTTarget(argument: "FEA1") == .uuid(BluetoothUUID(0xFEA1)))
+    #expect(GATTTarget(argument: "0x000B") == .handle(0x000B))
+    #expect(GATTTarget(argument: "0xb") == .handle(0x000B))
     #expect(
-      GattTarget(argument: "8EC90001-F315-4F60-9FB8-838830DAEA50")
+      GATTTarget(argument: "8EC90001-F315-4F60-9FB8-838830DAEA50")
         == .uuid(BluetoothUUID("8EC90001-F315-4F60-9FB8-838830DAEA50")!))
-    #expect(GattTarget(argument: "0x0000") == nil)  // handle 0 is never valid (Vol 3 Part F §3.2.2)
-    #expect(GattTarget(argument: "0x10000") == nil)
-    #expect(GattTarget(argument: "hello") == nil)
+    #expect(GATTTarget(argument: "0x0000") == nil)  // handle 0 is never valid (Vol 3 Part F §3.2.2)
+    #expect(GATTTarget(argument: "0x10000") == nil)
+    #expect(GATTTarget(argument: "hello") == nil)
   }
 
   @Test func gattAloneRunsTheServicesListing() throws {
     let command = try BeaconProvision.parseAsRoot(["gatt", device, "--adapter", "sim", "--json"])
-    let services = try #require(command as? GattServices)
+    let services = try #require(command as? GATTServicesCommand)
     #expect(services.json)
     #expect(services.connection.address == device)
   }
@@ -40,7 +40,7 @@ import Testing
     let central = SimulatedCentral(fleet: DemoFleet.fleet, pace: .unpaced)
     let client = GATTClient(
       bearer: try await central.connect(to: BluetoothAddress(device)!, type: .public, timeout: .seconds(1)))
-    let text = GattText.render(try await client.discover())
+    let text = GATTText.render(try await client.discover())
     await client.close()
     let lines = text.split(separator: "\n").map(String.init)
     #expect(lines.first == "service 1800 Generic Access  handles 0x0001–0x0005")
@@ -68,7 +68,7 @@ import Testing
     ])
     let (bearer, _) = try await SimulatedLink.open(to: server, device: BluetoothAddress(device)!, model: .instant)
     let client = GATTClient(bearer: bearer)
-    let lines = GattText.render(try await client.discover()).split(separator: "\n").map(String.init)
+    let lines = GATTText.render(try await client.discover()).split(separator: "\n").map(String.init)
     #expect(
       lines == [
         "service 181C User Data  handles 0x0001–0x0005",
@@ -78,21 +78,21 @@ import Testing
         "secondary service FF10  handles 0x0006–0x0008",
         "  characteristic 2A25 Serial Number  value 0x0008  [read]",
       ])
-    let target = try #require(GattTarget(argument: "2A25"))
+    let target = try #require(GATTTarget(argument: "2A25"))
     let handle = try await target.valueHandle(on: client)
     #expect(try await client.read(handle) == Array("SN-1".utf8))
     await client.close()
   }
 
   @Test func readLineShowsTextWhenPrintable() {
-    #expect(GattRead.line(Array("KB".utf8)) == "4B 42  \"KB\"")
-    #expect(GattRead.line([0x00, 0xFF]) == "00 FF")
-    #expect(GattRead.line([]) == "(empty)")
+    #expect(GATTReadCommand.line(Array("KB".utf8)) == "4B 42  \"KB\"")
+    #expect(GATTReadCommand.line([0x00, 0xFF]) == "00 FF")
+    #expect(GATTReadCommand.line([]) == "(empty)")
   }
 
   @Test func aRefusedWriteIsOneOperatorLine() async throws {
     let command = try #require(
-      try BeaconProvision.parseAsRoot(["gatt", "write", device, "2A00", "01", "--adapter", "sim"]) as? GattWrite)
+      try BeaconProvision.parseAsRoot(["gatt", "write", device, "2A00", "01", "--adapter", "sim"]) as? GATTWriteCommand)
     do {
       try await command.run()
       Issue.record("writing the read-only Device Name succeeded")

@@ -28,7 +28,7 @@ struct GattNotifyTests {
   @Test func afterCountValuesTheCCCDIsZeroAgain() async throws {
     let (client, connection, handle) = try await peripheral()
     let lines = Mutex<[String]>([])
-    try await GattNotify.watch(
+    try await GATTNotifyCommand.watch(
       client, uuid: Self.indicated, count: 1, emit: { line in lines.withLock { $0.append(line) } },
       subscribed: { _ in
         // Subscribed with indications (0x0002), the characteristic has no notify property.
@@ -44,7 +44,7 @@ struct GattNotifyTests {
     let (client, connection, handle) = try await peripheral()
     let (subscribed, signal) = AsyncStream.makeStream(of: Void.self)
     let watch = Task {
-      try await GattNotify.watch(
+      try await GATTNotifyCommand.watch(
         client, uuid: Self.indicated, count: nil, emit: { _ in }, subscribed: { _ in signal.yield() })
     }
     for await _ in subscribed { break }

@@ -31,7 +31,7 @@ import Testing
     try Self.sparse(file, size: InputLimit.profile.bytes + 1, prefix: #"{"version": 1, "desired": {"name": ""#)
     #expect(throws: CLIFailure.self) { try InputFile.read(file, limit: .profile) }
     do {
-      try ProfileCommand.Check.parse([file]).run()
+      try ProfileCheckCommand.parse([file]).run()
       Issue.record("accepted")
     } catch let failure as CLIFailure {
       #expect(
@@ -52,7 +52,7 @@ import Testing
       toFile: dir + "/p.json", atomically: true, encoding: .utf8)
     try Self.sparse(dir + "/i.csv", size: InputLimit.inventory.bytes + 1, prefix: "address,room\n")
     do {
-      try ProfileCommand.Check.parse([dir + "/p.json"]).run()
+      try ProfileCheckCommand.parse([dir + "/p.json"]).run()
       Issue.record("accepted")
     } catch let failure as CLIFailure {
       #expect(
@@ -93,7 +93,7 @@ import Testing
   @Test func decodeRefusesAPayloadLongerThanAnyAdvertisement() throws {
     let hex = String(repeating: "00", count: 300_000)
     do {
-      _ = try (try Decode.parseAsRoot([hex]) as! Decode).output()
+      _ = try (try DecodeCommand.parseAsRoot([hex]) as! DecodeCommand).output()
       Issue.record("accepted")
     } catch let failure as CLIFailure {
       #expect(
@@ -102,6 +102,6 @@ import Testing
       )
     }
     // The longest one is decoded.
-    _ = try (try Decode.parseAsRoot([String(repeating: "00", count: 1650)]) as! Decode).output()
+    _ = try (try DecodeCommand.parseAsRoot([String(repeating: "00", count: 1650)]) as! DecodeCommand).output()
   }
 }

@@ -46,11 +46,11 @@ import Testing
     let folder = try Self.folder()
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let command =
-      try Monitor.parseAsRoot([
+      try MonitorCommand.parseAsRoot([
         "--adapter", "sim:\(folder)/fleet.json", "--inventory", "\(folder)/inventory.csv", "--events",
         "\(folder)/events.json",
         "--jsonl", "--duration", "30", "--state-dir", folder + "/state",
-      ]) as! Monitor
+      ]) as! MonitorCommand
     let lines = Lines()
     try await command.run(pace: .unpaced, write: lines.add)
     let events = try lines.all.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
@@ -104,10 +104,10 @@ import Testing
       "actions": [{"type": "command", "run": ["/bin/sh", "\#(folder)/hook.sh"]}, {"type": "jsonl"}]}]}
     """#.write(toFile: folder + "/run.json", atomically: true, encoding: .utf8)
     let command =
-      try Monitor.parseAsRoot([
+      try MonitorCommand.parseAsRoot([
         "--adapter", "sim:\(folder)/fleet.json", "--events", folder + "/run.json", "--duration", "30", "--state-dir",
         folder + "/state",
-      ]) as! Monitor
+      ]) as! MonitorCommand
     let lines = Lines()
     try await command.run(pace: .unpaced, write: lines.add)
     let printed = try lines.all.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
@@ -134,7 +134,7 @@ import Testing
     try #"{"version": 1, "events": [{"name": "x", "trigger": "leave"}]}"#.write(
       toFile: folder + "/bad.json", atomically: true, encoding: .utf8)
     let command =
-      try Monitor.parseAsRoot(["--adapter", "sim", "--events", folder + "/bad.json", "--duration", "1"]) as! Monitor
+      try MonitorCommand.parseAsRoot(["--adapter", "sim", "--events", folder + "/bad.json", "--duration", "1"]) as! MonitorCommand
     await #expect(throws: CLIFailure.self) { try await command.run(pace: .unpaced, write: { _ in }) }
   }
 
@@ -153,11 +153,11 @@ import Testing
     .write(toFile: folder + "/fleet.json", atomically: true, encoding: .utf8)
     func run() async throws -> [String] {
       let command =
-        try Monitor.parseAsRoot([
+        try MonitorCommand.parseAsRoot([
           "--adapter", "sim:\(folder)/fleet.json", "--inventory", "\(folder)/inventory.csv", "--events",
           "\(folder)/events.json",
           "--jsonl", "--duration", "5", "--state-dir", folder + "/state",
-        ]) as! Monitor
+        ]) as! MonitorCommand
       let lines = Lines()
       try await command.run(pace: .unpaced, write: lines.add)
       return try lines.all.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }.map {
@@ -177,11 +177,11 @@ import Testing
     defer { try? FileManager.default.removeItem(atPath: folder) }
     try "address,exitTimeout\n\(Self.a),0\n".write(toFile: folder + "/zero.csv", atomically: true, encoding: .utf8)
     let command =
-      try Monitor.parseAsRoot([
+      try MonitorCommand.parseAsRoot([
         "--adapter", "sim:\(folder)/fleet.json", "--inventory", folder + "/zero.csv", "--events",
         "\(folder)/events.json",
         "--jsonl", "--duration", "5", "--state-dir", folder + "/state",
-      ]) as! Monitor
+      ]) as! MonitorCommand
     let lines = Lines()
     do {
       try await command.run(pace: .unpaced, write: lines.add)

@@ -40,11 +40,11 @@ import Testing
      "events": [{"name": "arrive", "trigger": "enter"}, {"name": "leave", "trigger": "exit"}]}
     """#.write(toFile: folder + "/events.json", atomically: true, encoding: .utf8)
     let command =
-      try Monitor.parseAsRoot([
+      try MonitorCommand.parseAsRoot([
         "--adapter", "sim:\(folder)/fleet.json", "--inventory", "\(folder)/inventory.csv", "--events",
         "\(folder)/events.json",
         "--jsonl", "--duration", "30", "--state-dir", folder + "/state",
-      ]) as! Monitor
+      ]) as! MonitorCommand
     let lines = Lines()
     try await command.run(pace: .unpaced, write: lines.add)
     let events = try lines.all.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
@@ -74,10 +74,10 @@ import Testing
                  "actions": [{"type": "command", "run": ["/bin/sh", "\#(folder)/hook.sh"]}]}]}
     """#.write(toFile: folder + "/events.json", atomically: true, encoding: .utf8)
     let command =
-      try Monitor.parseAsRoot([
+      try MonitorCommand.parseAsRoot([
         "--adapter", "sim:\(folder)/fleet.json", "--events", "\(folder)/events.json", "--duration", "30", "--state-dir",
         folder + "/state",
-      ]) as! Monitor
+      ]) as! MonitorCommand
     let lines = Lines()
     try await command.run(pace: .unpaced, write: lines.add)
     #expect(lines.all.count == 1)

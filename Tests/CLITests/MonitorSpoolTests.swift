@@ -59,10 +59,10 @@ import Testing
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let port = try #require(LoopbackPort.free())
     let command =
-      try Monitor.parseAsRoot([
+      try MonitorCommand.parseAsRoot([
         "--adapter", "sim:\(folder)/fleet.json", "--webhook", "http://127.0.0.1:\(port)/hook", "--duration", "3",
         "--drain-timeout", "1", "--state-dir", folder + "/state",
-      ]) as! Monitor
+      ]) as! MonitorCommand
     let warnings = Lines()
     try await CLILog.$destination.withValue(CLILog.Destination(level: .warning, write: warnings.add)) {
       try await command.run(pace: .unpaced, write: { _ in })
@@ -91,11 +91,11 @@ import Testing
   @Test func unusableWebhookOptionsAreRefusedBeforeAnything() throws {
     for url in ["http://", "http://h:99999/", "http://a b/", "http://h/\r\n", "https://user:pw@h/"] {
       #expect(throws: (any Error).self, "\(url)") {
-        _ = try Monitor.parseAsRoot(["--adapter", "sim", "--webhook", url])
+        _ = try MonitorCommand.parseAsRoot(["--adapter", "sim", "--webhook", url])
       }
     }
     #expect(throws: Never.self) {
-      _ = try Monitor.parseAsRoot(["--adapter", "sim", "--webhook", "https://hooks.example.net:8443/a?b=c"])
+      _ = try MonitorCommand.parseAsRoot(["--adapter", "sim", "--webhook", "https://hooks.example.net:8443/a?b=c"])
     }
   }
 
@@ -169,7 +169,7 @@ import Testing
     try await spool.failed(1, error: "HTTP 503")
 
     let listed = Lines()
-    try await (MonitorSpoolList.parseAsRoot(["--state-dir", state]) as! MonitorSpoolList).run(write: listed.add)
+    try await (MonitorSpoolListCommand.parseAsRoot(["--state-dir", state]) as! MonitorSpoolListCommand).run(write: listed.add)
     #expect(listed.all.count == 6)
     #expect(listed.all[1].contains("r1-1") && listed.all[1].hasSuffix("http://down/hook?token=REDACTED  (HTTP 503)"))
     #expect(listed.all[4].contains(#"(unusable: "http://" has no host)"#))
@@ -179,7 +179,7 @@ import Testing
     let poster = SwitchPoster()
     let retried = Lines()
     await #expect(throws: ExitCode.self) {
-      try await (MonitorSpoolRetry.parseAsRoot(["--state-dir", state]) as! MonitorSpoolRetry).run(
+      try await (MonitorSpoolRetryCommand.parseAsRoot(["--state-dir", state]) as! MonitorSpoolRetryCommand).run(
         poster: poster, write: retried.add)
     }
     // Only the first row of each usable URL is tried while they fail.
@@ -188,15 +188,15 @@ import Testing
     poster.up.withLock { $0 = true }
     let again = Lines()
     await #expect(throws: ExitCode.self) {
-      try await (MonitorSpoolRetry.parseAsRoot(["--state-dir", state]) as! MonitorSpoolRetry).run(
+      try await (MonitorSpoolRetryCommand.parseAsRoot(["--state-dir", state]) as! MonitorSpoolRetryCommand).run(
         poster: poster, write: again.add)
     }
     #expect(again.all.last == "delivered 3, refused and dropped 0, still spooled 1")
     #expect(again.all.contains(#"http://: not sent: "http://" has no host"#))
 
-    #expect(throws: (any Error).self) { _ = try MonitorSpoolDrop.parseAsRoot(["--state-dir", state]) }
+    #expect(throws: (any Error).self) { _ = try MonitorSpoolDropCommand.parseAsRoot(["--state-dir", state]) }
     let dropped = Lines()
-    try await (MonitorSpoolDrop.parseAsRoot(["--state-dir", state, "--all"]) as! MonitorSpoolDrop).run(
+    try await (MonitorSpoolDropCommand.parseAsRoot(["--state-dir", state, "--all"]) as! MonitorSpoolDropCommand).run(
       write: dropped.add)
     #expect(dropped.all == ["dropped 1 event"])
     #expect(try await spool.count() == 0)
@@ -204,11 +204,11 @@ import Testing
     // Through the root command as the binary parses it: `--state-dir` reaches the subcommand (the parent
     // `monitor` took it before, and `spool list` read the default state directory).
     let viaRoot = try #require(
-      try BeaconProvision.parseAsRoot(["monitor", "spool", "list", "--state-dir", state]) as? MonitorSpoolList)
+      try BeaconProvision.parseAsRoot(["monitor", "spool", "list", "--state-dir", state]) as? MonitorSpoolListCommand)
     #expect(viaRoot.stateDir == state)
     let dropViaRoot = try #require(
-      try BeaconProvision.parseAsRoot(["monitor", "spool", "drop", "--all", "--state-dir", state]) as? MonitorSpoolDrop)
+      try BeaconProvision.parseAsRoot(["monitor", "spool", "drop", "--all", "--state-dir", state]) as? MonitorSpoolDropCommand)
     #expect(dropViaRoot.stateDir == state)
-    #expect(try BeaconProvision.parseAsRoot(["monitor", "--adapter", "sim", "--duration", "1"]) is Monitor)
+    #expect(try BeaconProvision.parseAsRoot(["monitor", "--adapter", "sim", "--duration", "1"]) is MonitorCommand)
   }
 }

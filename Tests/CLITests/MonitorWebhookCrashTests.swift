@@ -2,6 +2,7 @@ import Fleet
 import Foundation
 import Loopback
 import Testing
+import TestServers
 
 @testable import BeaconProvisionCLI
 
@@ -30,14 +31,8 @@ import Testing
 
   /// Starts `monitor` and collects the ids of the events it prints.
   static func monitor(_ arguments: [String], ids: Lines) throws -> (Process, ProcessExit, Task<Void, Never>) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: ApplyCrashTests.binary)
-    process.arguments = ["monitor"] + arguments
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = FileHandle.nullDevice
-    let lines = ProcessLines.stream(output)
-    let exit = try ProcessExit.run(process)
+    let child = try ChildProcess.start(ApplyCrashTests.binary, ["monitor"] + arguments, errors: .discarded)
+    let (process, exit, lines) = (child.process, child.exit, child.output ?? AsyncStream { $0.finish() })
     let reader = Task {
       for await line in lines {
         if let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],

@@ -14,7 +14,7 @@ struct ProfileCheckHostileTests {
     defer { try? FileManager.default.removeItem(at: dir) }
     let file = dir.appendingPathComponent("hostile.json").path
     try text.write(toFile: file, atomically: true, encoding: .utf8)
-    let command = try ProfileCommand.Check.parse([file])
+    let command = try ProfileCheckCommand.parse([file])
     do {
       try command.run()
       return nil

@@ -39,7 +39,7 @@ import Testing
   }
 
   @Test func anInterruptedDFURunsHintNamesItsRealPackage() throws {
-    let command = try DFUUpdate.parse([
+    let command = try DFUUpdateCommand.parse([
       "--package", "/srv/fw/app_v530.zip", "--adapter", "sim", "--state-dir", "/var/bp",
     ])
     let runner = DFUInvocation(command: command, pace: .unpaced, central: nil)

@@ -22,7 +22,7 @@ import Testing
   }
 
   static func scan(_ central: any Central) async throws -> [DeviceRecord] {
-    let command = try Scan.parseAsRoot(["--adapter", "sim", "--duration", "3", "--json"]) as! Scan
+    let command = try ScanCommand.parseAsRoot(["--adapter", "sim", "--duration", "3", "--json"]) as! ScanCommand
     let output = try await command.runner(mode: .json).run(central: central) { _ in }
     return try JSONDecoder().decode([DeviceRecord].self, from: Data(try #require(output).utf8))
   }

@@ -18,7 +18,7 @@ import Testing
   }
 
   static func run(_ arguments: [String], mode: ScanRunner.Mode) async throws -> (output: String?, lines: [String]) {
-    let command = try Scan.parseAsRoot(arguments) as! Scan
+    let command = try ScanCommand.parseAsRoot(arguments) as! ScanCommand
     let central = try await CentralFactory.make(command.adapterOptions.adapter, pace: .unpaced)
     let lines = Lines()
     let output = try await command.runner(mode: mode).run(central: central) { line in lines.add(line) }
@@ -157,10 +157,10 @@ import Testing
   }
 
   @Test func optionsAreValidated() {
-    #expect(throws: (any Error).self) { try Scan.parseAsRoot(["--json", "--jsonl"]) }
-    #expect(throws: (any Error).self) { try Scan.parseAsRoot(["--duration", "0"]) }
-    #expect(throws: (any Error).self) { try Scan.parseAsRoot(["--window", "-1"]) }
-    let parsed = try? Scan.parseAsRoot(["--rssi-threshold", "-80", "--window", "2", "--passive"]) as? Scan
+    #expect(throws: (any Error).self) { try ScanCommand.parseAsRoot(["--json", "--jsonl"]) }
+    #expect(throws: (any Error).self) { try ScanCommand.parseAsRoot(["--duration", "0"]) }
+    #expect(throws: (any Error).self) { try ScanCommand.parseAsRoot(["--window", "-1"]) }
+    let parsed = try? ScanCommand.parseAsRoot(["--rssi-threshold", "-80", "--window", "2", "--passive"]) as? ScanCommand
     #expect(parsed?.settings == DiscoverySettings(window: .seconds(2), rssiThreshold: -80) && parsed?.passive == true)
   }
 }
@@ -179,7 +179,7 @@ struct FailingCentral: Central {
 
 @Suite(.timeLimit(.minutes(5))) struct ScanFailureTests {
   @Test func scanErrorsBecomeOneLineFailures() async throws {
-    let command = try Scan.parseAsRoot(["--duration", "1", "--json"]) as! Scan
+    let command = try ScanCommand.parseAsRoot(["--duration", "1", "--json"]) as! ScanCommand
     let failure = await #expect(throws: CLIFailure.self) {
       _ = try await command.runner(mode: .json).run(central: FailingCentral()) { _ in }
     }
@@ -187,7 +187,7 @@ struct FailingCentral: Central {
   }
 
   @Test func absurdDurationsAreRejected() {
-    #expect(throws: (any Error).self) { try Scan.parseAsRoot(["--duration", "1e300"]) }
-    #expect(throws: (any Error).self) { try Scan.parseAsRoot(["--window", "inf"]) }
+    #expect(throws: (any Error).self) { try ScanCommand.parseAsRoot(["--duration", "1e300"]) }
+    #expect(throws: (any Error).self) { try ScanCommand.parseAsRoot(["--window", "inf"]) }
   }
 }

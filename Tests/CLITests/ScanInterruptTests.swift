@@ -1,33 +1,29 @@
 import BeaconCore
 import Foundation
 import Simulator
+import TestServers
 import Testing
 
 /// Ctrl-C during `scan` ends the scan instead of killing the process: the devices heard so far are printed
 /// and the exit status is 0 (a live scan is switched off on the same path).
 @Suite(.timeLimit(.minutes(5))) struct ScanInterruptTests {
   @Test func sigintPrintsWhatWasHeardAndExitsZero() async throws {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: ApplyCrashTests.binary)
-    // -vv: each device's first report is logged on standard error, the sign that the scan is under way.
-    process.arguments = ["scan", "--adapter", "sim", "--duration", "120", "--json", "-vv"]
     // Its own state directory: a saved simulator state elsewhere must not change what the fleet advertises.
     let state = FileManager.default.temporaryDirectory.appendingPathComponent("scan-interrupt-\(getpid())").path
-    process.environment = ProcessInfo.processInfo.environment.merging(["XDG_STATE_HOME": state]) { $1 }
     defer { try? FileManager.default.removeItem(atPath: state) }
-    let output = Pipe()
-    process.standardOutput = output
-    let errors = Pipe()
-    process.standardError = errors
-    let log = ProcessLines.stream(errors)
-    // Collects standard output as it arrives, so a full pipe never blocks the child.
-    let lines = ProcessLines.stream(output)
+    // -vv: each device's first report is logged on standard error, the sign that the scan is under way.
+    let scan = try ChildProcess.start(
+      ApplyCrashTests.binary, ["scan", "--adapter", "sim", "--duration", "120", "--json", "-vv"],
+      environment: ["XDG_STATE_HOME": state])
+    let (process, exit) = (scan.process, scan.exit)
+    let log = try #require(scan.errors)
+    // Collects standard output as it arrives.
+    let lines = try #require(scan.output)
     let collected = Task {
       var all: [String] = []
       for await line in lines { all.append(line) }
       return all
     }
-    let exit = try ProcessExit.run(process)
     // Interrupt once the paced simulator has been heard advertising every demo device at least once.
     var unheard = Set(DemoFleet.fleet.devices.map { "device=\($0.address)" })
     for await line in log where line.contains("heard") {

@@ -26,17 +26,11 @@ final class WebhookReceiver: Sendable {
     let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
       "Fixtures/webhook_receiver.py"
     ).path
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-    process.arguments = [script, String(port), record, String(delay)]
-    let output = Pipe()
     let input = Pipe()
-    process.standardOutput = output
-    process.standardError = FileHandle.nullDevice
-    process.standardInput = input
-    try process.run()
-    for await line in ProcessLines.stream(output) where line == "ready" {
-      return WebhookReceiver(process: process, input: input)
+    let server = try ChildProcess.start(
+      "/usr/bin/python3", [script, String(port), record, String(delay)], errors: .discarded, input: input)
+    for await line in server.output ?? AsyncStream(unfolding: { nil }) where line == "ready" {
+      return WebhookReceiver(process: server.process, input: input)
     }
     throw ServerError("webhook_receiver.py did not start on port \(port)")
   }

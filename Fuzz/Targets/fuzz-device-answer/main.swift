@@ -3,7 +3,7 @@ import KBeacon
 import Profiles
 
 // A device's `getPara` answer (arbitrary bytes, either generation) through `plan`'s path, as a visit takes
-// it (Fleet's ApplyCampaign+Visit): the configuration model, its flat view (Profiles' KBeaconViews, the
+// it (Fleet's ProfileWork): the configuration model, its flat view (Profiles' KBeaconViews, the
 // one the product uses), the selection's model/firmware rejection, DeviceChecks,
 // SlotTypeChange, the v1 translation, ConfigDiff against that non-empty device config, the patch, the cfg
 // it becomes, and the read-back comparison — against desired states decoded from fixed profiles that touch

@@ -9,8 +9,8 @@ struct DFUCommand: AsyncParsableCommand {
     commandName: "dfu",
     abstract: "Inspect Nordic Secure DFU packages and update devices.",
     discussion: ExitStatus.group,
-    subcommands: [DFUUpdate.self, DFUInspect.self, DFUSerial.self, DFUBLE.self, DFUSimulateSerial.self],
-    defaultSubcommand: DFUUpdate.self)
+    subcommands: [DFUUpdateCommand.self, DFUInspectCommand.self, DFUSerialCommand.self, DFUBLECommand.self, DFUSimulateSerialCommand.self],
+    defaultSubcommand: DFUUpdateCommand.self)
 }
 
 /// What the fleet's devices are, so packages can be checked before any connection (§1.4).

@@ -5,12 +5,12 @@ import Fleet
 import Foundation
 import Simulator
 
-/// `dfu update` as the command line asks for it: `DFUUpdate`'s options turned into a `FirmwareCampaignPlan`
+/// `dfu update` as the command line asks for it: `DFUUpdateCommand`'s options turned into a `FirmwareCampaignPlan`
 /// (the package read, or the catalogue's place and the firmware cache; the device facts; the password) and
 /// the pipeline's `Settings`, the adapter and journal chosen, the scan rendered by `ScanRunner` and the events
 /// by `CampaignConsole` — the same renderer as `apply`'s. The campaign itself is `CampaignPipeline`'s.
 struct DFUInvocation {
-  var command: DFUUpdate
+  var command: DFUUpdateCommand
   /// Simulator pacing (tests run unpaced).
   var pace: SimulationPace = .realTime
   /// The radio; nil = the one `--adapter` names (tests pass a simulated central they keep looking at).

@@ -1,11 +1,11 @@
 /// `plan` and `apply` take `-v`/`--log-level` through their shared `ProvisionOptions`; `dfu update` takes them
 /// itself and logs its campaign's events as `apply -v` does (it said "Unknown option '-v'").
-extension Plan: LoggingCommand {
+extension PlanCommand: LoggingCommand {
   var logging: LoggingOptions { options.logging }
 }
 
-extension Apply: LoggingCommand {
+extension ApplyCommand: LoggingCommand {
   var logging: LoggingOptions { options.logging }
 }
 
-extension DFUUpdate: LoggingCommand {}
+extension DFUUpdateCommand: LoggingCommand {}

@@ -25,7 +25,7 @@ public actor SimulatedKBeacon {
   /// Called when the buttonless DFU characteristic is told to enter the bootloader (`01`), with the name
   /// set by `02` if any. The DFU engineer connects the simulated bootloader here.
   public private(set) var bootloaderHook: (@Sendable (BluetoothAddress, String?) async -> Void)?
-  /// The GATT table's layout revision (`KBeaconGATTServer`) and the servers made for this device, held
+  /// The GATT table's layout revision (`SimulatedKBeacon+GATTServer`) and the servers made for this device, held
   /// weakly (a server's handlers hold the device), which `changeDatabase()` lays out anew.
   nonisolated let layout: Mutex<DatabaseLayout>
 
@@ -154,7 +154,7 @@ public actor SimulatedKBeacon {
   /// The GATT table's layout revision: 0 as built, one more per `changeDatabase()` (an update to firmware with another table).
   public nonisolated var databaseRevision: Int { layout.withLock { $0.revision } }
 
-  /// Lays the GATT table out anew (one more vendor characteristic before FEA0, `KBeaconGATTServer`): its
+  /// Lays the GATT table out anew (one more vendor characteristic before FEA0, `SimulatedKBeacon+GATTServer`): its
   /// handles move, its Database Hash changes, and live connections subscribed to Service Changed are told.
   /// Saved with the device's state, as a firmware install is.
   public func changeDatabase() async {

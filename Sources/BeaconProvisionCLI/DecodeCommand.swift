@@ -3,8 +3,9 @@ import BeaconCore
 
 /// `beacon-provision decode HEX`: decodes one advertising payload (AD structures as hex, as an HCI LE
 /// Advertising Report carries them) and prints its AD structures and beacon frames as JSON.
-struct Decode: ParsableCommand {
+struct DecodeCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
+    commandName: "decode",
     abstract: "Decode one raw advertising payload (AD structures in hex) to JSON.",
     discussion: """
       Example: beacon-provision decode 0201061AFF4C000215E2C56DB5DFFB48D2B060D0F5A71096E000070001C5

@@ -3,8 +3,9 @@ import BlueZ
 import Foundation
 
 /// `beacon-provision adapters`: the local Bluetooth controllers.
-struct Adapters: ParsableCommand {
+struct AdaptersCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
+    commandName: "adapters",
     abstract: "List local Bluetooth adapters (hci0, hci1, …).",
     discussion: ExitStatus.discussion(
       "The simulated fleet is always available as --adapter sim and is not listed here.",

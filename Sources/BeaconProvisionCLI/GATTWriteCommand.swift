@@ -3,17 +3,17 @@ import BeaconCore
 
 /// `beacon-provision gatt write ADDR TARGET HEX [--without-response]`: a Write Request (long values through
 /// Prepare/Execute Write) or a Write Command.
-struct GattWrite: AsyncParsableCommand, LoggingCommand {
+struct GATTWriteCommand: AsyncParsableCommand, LoggingCommand {
   static let configuration = CommandConfiguration(
     commandName: "write", abstract: "Write a characteristic or attribute value.",
     discussion: ExitStatus.paragraph(
       "0 written; 1 an error (no such device or characteristic, the link failed, the write was refused)"))
 
-  @OptionGroup var connection: GattConnectionOptions
+  @OptionGroup var connection: GATTConnectionOptions
   var logging: LoggingOptions { connection.logging }
 
   @Argument(help: ArgumentHelp("Characteristic UUID, or attribute handle as 0x….", valueName: "target"))
-  var target: GattTarget
+  var target: GATTTarget
 
   @Argument(help: ArgumentHelp("The value as hex digits (spaces and colons allowed).", valueName: "hex"))
   var hex: String
@@ -42,7 +42,7 @@ struct GattWrite: AsyncParsableCommand, LoggingCommand {
       }
       await client.close()
       print(
-        "wrote \(value.count) octet(s) to \(GattText.handle(handle))\(withoutResponse ? " (without response)" : "")")
+        "wrote \(value.count) octet(s) to \(GATTText.handle(handle))\(withoutResponse ? " (without response)" : "")")
     } catch {
       await client.close()
       throw gattFailure(error, "cannot write \(target)")

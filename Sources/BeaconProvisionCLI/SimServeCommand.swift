@@ -13,7 +13,7 @@ import Simulator
 /// `--adapter sim`. A KBeacon told to enter its DFU bootloader (buttonless `01`, docs/protocols/nordic-dfu.md §2.2) drops
 /// the link and becomes that bootloader on the same controller, at its address +1 as an LE random address,
 /// until the update activates and it runs the new application at its own address again (`ServedRole`).
-struct SimServe: AsyncParsableCommand {
+struct SimServeCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "serve",
     abstract: "Serve simulated devices over real Bluetooth controllers (one device per controller).",

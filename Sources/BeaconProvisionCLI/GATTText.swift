@@ -1,7 +1,7 @@
 import BeaconCore
 
 /// Text and JSON shapes of what the `gatt` commands print.
-enum GattText {
+enum GATTText {
   /// `0x000B`.
   static func handle(_ h: UInt16) -> String { "0x" + hexByte(UInt8(h >> 8)) + hexByte(UInt8(h & 0xFF)) }
 

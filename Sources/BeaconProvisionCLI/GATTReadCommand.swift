@@ -3,17 +3,17 @@ import BeaconCore
 
 /// `beacon-provision gatt read ADDR TARGET`: reads a value (long values through Read Blob) and prints it
 /// as hex, plus the text when it is printable UTF-8.
-struct GattRead: AsyncParsableCommand, LoggingCommand {
+struct GATTReadCommand: AsyncParsableCommand, LoggingCommand {
   static let configuration = CommandConfiguration(
     commandName: "read", abstract: "Read a characteristic or attribute value.",
     discussion: ExitStatus.paragraph(
       "0 read; 1 an error (no such device or characteristic, the link failed, the read was refused)"))
 
-  @OptionGroup var connection: GattConnectionOptions
+  @OptionGroup var connection: GATTConnectionOptions
   var logging: LoggingOptions { connection.logging }
 
   @Argument(help: ArgumentHelp("Characteristic UUID, or attribute handle as 0x….", valueName: "target"))
-  var target: GattTarget
+  var target: GATTTarget
 
   @Flag(help: "Print JSON.")
   var json = false

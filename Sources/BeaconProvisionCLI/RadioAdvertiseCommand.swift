@@ -4,7 +4,7 @@ import BlueZ
 import Foundation
 
 /// `radio advertise`: advertises raw AD bytes with `HCIAdvertiser` until the duration ends.
-struct RadioAdvertise: AsyncParsableCommand {
+struct RadioAdvertiseCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "advertise", abstract: "Advertise raw AD bytes (hex) through HCI commands.",
     discussion: ExitStatus.paragraph(

@@ -2,13 +2,13 @@ import ArgumentParser
 import BeaconCore
 
 /// `beacon-provision gatt ADDR` / `gatt services ADDR`: the device's whole GATT database.
-struct GattServices: AsyncParsableCommand, LoggingCommand {
+struct GATTServicesCommand: AsyncParsableCommand, LoggingCommand {
   static let configuration = CommandConfiguration(
     commandName: "services",
     abstract: "List services, characteristics (properties, handles) and descriptors.",
     discussion: ExitStatus.paragraph("0 listed; 1 an error (no such device, the link failed)"))
 
-  @OptionGroup var connection: GattConnectionOptions
+  @OptionGroup var connection: GATTConnectionOptions
   var logging: LoggingOptions { connection.logging }
 
   @Flag(help: "Print JSON.")
@@ -20,9 +20,9 @@ struct GattServices: AsyncParsableCommand, LoggingCommand {
       let db = try await client.discover()
       if json {
         let peer = BluetoothAddress(connection.address)!
-        print(try JSONOutput.string(GattText.DatabaseJSON(address: peer, mtu: await client.mtu, db: db)))
+        print(try JSONOutput.string(GATTText.DatabaseJSON(address: peer, mtu: await client.mtu, db: db)))
       } else {
-        print(GattText.render(db))
+        print(GATTText.render(db))
       }
     } catch {
       await client.close()

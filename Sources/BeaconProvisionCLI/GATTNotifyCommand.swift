@@ -8,13 +8,13 @@ import BeaconCore
 /// §3.3.3.3) before the link closes: the kernel keeps an idle LE link up a moment after the socket
 /// closes, and an indication sent then is never confirmed, which blocks the peripheral's indication queue
 /// for the 30 s ATT transaction timeout (Part F §3.3.3).
-struct GattNotify: AsyncParsableCommand, LoggingCommand {
+struct GATTNotifyCommand: AsyncParsableCommand, LoggingCommand {
   static let configuration = CommandConfiguration(
     commandName: "notify", abstract: "Print a characteristic's notifications or indications as they arrive.",
     discussion: ExitStatus.paragraph(
       "0 stopped (Ctrl-C or the time given); 1 an error (no such device or characteristic, the link failed)"))
 
-  @OptionGroup var connection: GattConnectionOptions
+  @OptionGroup var connection: GATTConnectionOptions
   var logging: LoggingOptions { connection.logging }
 
   @Argument(help: ArgumentHelp("Characteristic UUID.", valueName: "uuid"))
@@ -39,7 +39,7 @@ struct GattNotify: AsyncParsableCommand, LoggingCommand {
         client, uuid: uuid, count: count, emit: { print($0) },
         subscribed: { characteristic in
           FileHandleOutput.standardError(
-            "subscribed to \(GattText.label(characteristic.uuid)) (value \(GattText.handle(characteristic.valueHandle))); Ctrl-C to stop"
+            "subscribed to \(GATTText.label(characteristic.uuid)) (value \(GATTText.handle(characteristic.valueHandle))); Ctrl-C to stop"
           )
         })
     }
@@ -59,7 +59,7 @@ struct GattNotify: AsyncParsableCommand, LoggingCommand {
       await subscribed(characteristic)
       for await value in values {
         received += 1
-        emit(GattRead.line(value))
+        emit(GATTReadCommand.line(value))
         if let count, received >= count { break }
       }
     } catch {

@@ -7,7 +7,7 @@ import NordicDFU
 /// (docs/protocols/nordic-dfu.md §2): package validated first, then buttonless entry naming the bootloader, which is
 /// connected to only where it advertises that name (address + 1 for an SDK 13 device, which cannot name
 /// it), transfer with resume after drops. Run it again to resume an interrupted update.
-struct DFUBLE: AsyncParsableCommand {
+struct DFUBLECommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "ble",
     abstract: "Update one device over BLE (buttonless entry into its Secure DFU bootloader).",

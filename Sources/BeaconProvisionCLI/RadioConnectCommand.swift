@@ -4,7 +4,7 @@ import BlueZ
 import Foundation
 
 /// `radio connect`: opens an L2CAP LE link on CID 4, sends one SDU and prints the reply.
-struct RadioConnect: AsyncParsableCommand {
+struct RadioConnectCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "connect", abstract: "Connect on the ATT channel, send hex bytes, print the reply.",
     discussion: ExitStatus.paragraph("0 a reply was printed; 1 an error (no such adapter, the link failed, no reply)"))

@@ -6,8 +6,9 @@ import Logging
 /// `beacon-provision scan`: discover beacons and decode what they advertise, grouped in discovery windows
 /// (blukii discovery settings, docs/protocols/info-manager.md, "The SDK's classes": window length, RSSI threshold, first-seen time, each frame kind
 /// kept once per window — the first one).
-struct Scan: AsyncParsableCommand, LoggingCommand {
+struct ScanCommand: AsyncParsableCommand, LoggingCommand {
   static let configuration = CommandConfiguration(
+    commandName: "scan",
     abstract: "Discover beacons and decode their advertising (iBeacon, Eddystone, KKM KSensor/System).",
     discussion: """
       On a terminal a live table is redrawn in place; otherwise one line per device is printed as each window \

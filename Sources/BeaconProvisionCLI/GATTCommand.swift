@@ -5,7 +5,7 @@ import Logging
 
 /// `beacon-provision gatt …`: a GATT client on the command line, in the spirit of BlueZ's btgatt-client
 /// (docs/protocols/linux-ble.md §1): list the database, read, write, and watch notifications of one device.
-struct Gatt: AsyncParsableCommand {
+struct GATTCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "gatt",
     abstract: "Inspect a device's GATT database; read, write and watch characteristics.",
@@ -16,12 +16,12 @@ struct Gatt: AsyncParsableCommand {
 
       \(ExitStatus.group)
       """,
-    subcommands: [GattServices.self, GattRead.self, GattWrite.self, GattNotify.self],
-    defaultSubcommand: GattServices.self)
+    subcommands: [GATTServicesCommand.self, GATTReadCommand.self, GATTWriteCommand.self, GATTNotifyCommand.self],
+    defaultSubcommand: GATTServicesCommand.self)
 }
 
 /// Options every `gatt` subcommand shares: the radio, the device, and how to reach it.
-struct GattConnectionOptions: ParsableArguments, Sendable {
+struct GATTConnectionOptions: ParsableArguments, Sendable {
   @OptionGroup var adapterOptions: AdapterOptions
 
   @Argument(help: ArgumentHelp("The device address, AA:BB:CC:DD:EE:FF.", valueName: "address"))
@@ -68,7 +68,7 @@ struct GattConnectionOptions: ParsableArguments, Sendable {
 }
 
 /// A characteristic named on the command line: by UUID, or an attribute handle as `0x…`.
-enum GattTarget: Equatable, ExpressibleByArgument, CustomStringConvertible {
+enum GATTTarget: Equatable, ExpressibleByArgument, CustomStringConvertible {
   case uuid(BluetoothUUID)
   case handle(UInt16)
 
@@ -86,7 +86,7 @@ enum GattTarget: Equatable, ExpressibleByArgument, CustomStringConvertible {
   var description: String {
     switch self {
     case .uuid(let u): "characteristic \(u)"
-    case .handle(let h): "handle \(GattText.handle(h))"
+    case .handle(let h): "handle \(GATTText.handle(h))"
     }
   }
 

@@ -3,7 +3,7 @@ import NordicDFU
 
 /// `beacon-provision dfu inspect FILE.zip`: shows every image and runs every check that needs no device
 /// (docs/protocols/nordic-dfu.md §1.4). Exit status 1 when the package would be refused.
-struct DFUInspect: ParsableCommand {
+struct DFUInspectCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "inspect",
     abstract: "Show a DFU package's images and run every check that needs no device.",

@@ -13,7 +13,7 @@ import Profiles
 /// identify again, with retries, the journal and `--resume`. With `--firmware latest|VERSION` instead of
 /// `--package`, each device's package comes from the KKM catalogue (docs/protocols/kbeacon.md §11; see
 /// `CatalogueCampaignPlanner`).
-struct DFUUpdate: AsyncParsableCommand {
+struct DFUUpdateCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "update",
     abstract: "Update every selected device in range over BLE with a DFU package (a firmware campaign).",

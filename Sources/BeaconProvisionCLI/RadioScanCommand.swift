@@ -4,7 +4,7 @@ import BlueZ
 import Foundation
 
 /// `radio scan`: prints every advertising report for a while.
-struct RadioScan: AsyncParsableCommand {
+struct RadioScanCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "scan", abstract: "Print raw advertising reports: ADDRESS TYPE KIND RSSI HEX.",
     discussion: ExitStatus.paragraph("0 the scan ran its time; 1 an error (no such adapter, a refused HCI command)"))

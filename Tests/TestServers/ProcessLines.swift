@@ -7,8 +7,8 @@ import Foundation
 /// (swift-corelibs-foundation issue 3275, SR-12080) — seen as `TxrxConsoleTests` waiting forever after
 /// `.quit` on a loaded machine, the console, its pane and tmux all gone and no process left holding the
 /// pipe's write end. A blocking `read` returns 0 at end of file every time.
-enum ProcessLines {
-  static func stream(_ pipe: Pipe) -> AsyncStream<String> {
+public enum ProcessLines {
+  public static func stream(_ pipe: Pipe) -> AsyncStream<String> {
     let (lines, sink) = AsyncStream.makeStream(of: String.self)
     let handle = pipe.fileHandleForReading
     let reader = Thread {

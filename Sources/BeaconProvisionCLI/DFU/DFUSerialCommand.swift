@@ -7,7 +7,7 @@ import Synchronization
 /// `beacon-provision dfu serial --port /dev/ttyACM0 --package FILE.zip`: Secure DFU over a UART bootloader
 /// (docs/protocols/nordic-dfu.md §4). The package is fully validated before the port is opened; an interrupted run is
 /// resumed by running the same command again (the bootloader keeps its progress, §2.5 step 10).
-struct DFUSerial: AsyncParsableCommand {
+struct DFUSerialCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "serial",
     abstract: "Update a device through its serial (UART) DFU bootloader.",

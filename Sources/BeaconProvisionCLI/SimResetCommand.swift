@@ -3,7 +3,7 @@ import Foundation
 import Simulator
 
 /// `beacon-provision sim reset`: forget what earlier runs did to the simulated fleet.
-struct SimReset: ParsableCommand {
+struct SimResetCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "reset", abstract: "Restore the simulated fleet to its built-in (or fleet-file) state.",
     discussion: ExitStatus.paragraph("0 restored; 1 an error (an unreadable fleet file, an unwritable state directory)")

@@ -11,8 +11,9 @@ import Simulator
 /// `beacon-provision monitor` (presence monitoring): a continuous scan that keeps each device's smoothed RSSI and
 /// proximity and fires events — enter, exit, proximity, tag sessions, health — on standard output, to
 /// webhooks through the spool in the state directory (nothing lost across a `kill -9`), or to commands.
-struct Monitor: AsyncParsableCommand, LoggingCommand {
+struct MonitorCommand: AsyncParsableCommand, LoggingCommand {
   static let configuration = CommandConfiguration(
+    commandName: "monitor",
     abstract:
       "Watch the fleet: enter/exit, proximity, tag sessions and health events, to stdout, webhooks or commands.",
     discussion: """
@@ -111,7 +112,7 @@ struct Monitor: AsyncParsableCommand, LoggingCommand {
   }
 
   func run() async throws {
-    try await run(pace: .realTime, write: Scan.writeLine)
+    try await run(pace: .realTime, write: ScanCommand.writeLine)
   }
 
   /// The command with the simulator's pace and standard output given (tests run it unpaced, in process).

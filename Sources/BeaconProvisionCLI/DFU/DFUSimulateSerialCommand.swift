@@ -7,7 +7,7 @@ import Simulator
 /// `beacon-provision dfu simulate-serial`: serves the simulated SDK 15.3 serial DFU bootloader on a
 /// pseudo-terminal until interrupted (docs/protocols/nordic-dfu.md §4, §5), for trying `dfu serial` or Nordic's
 /// `nrfutil dfu serial -p <pty>` by hand.
-struct DFUSimulateSerial: AsyncParsableCommand {
+struct DFUSimulateSerialCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "simulate-serial",
     abstract: "Serve a simulated serial DFU bootloader on a pty (prints its path) until interrupted.",

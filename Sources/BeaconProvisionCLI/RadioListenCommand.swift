@@ -4,7 +4,7 @@ import BlueZ
 import Foundation
 
 /// `radio listen`: accepts L2CAP LE links on CID 4 and echoes every SDU back.
-struct RadioListen: AsyncParsableCommand {
+struct RadioListenCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "listen", abstract: "Accept L2CAP LE links on the ATT channel and echo what arrives.",
     discussion: ExitStatus.paragraph(

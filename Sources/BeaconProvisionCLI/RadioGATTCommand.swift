@@ -5,7 +5,7 @@ import Foundation
 
 /// `radio gatt`: `BlueZCentral.connect` (L2CAP CID 4 → `FileDescriptorBearer`) then the GATT client:
 /// MTU exchange, full discovery, and a read of the GAP Device Name when the peer has one.
-struct RadioGATT: AsyncParsableCommand {
+struct RadioGATTCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "gatt", abstract: "Connect through BlueZCentral and list the peer's GATT services.",
     discussion: ExitStatus.paragraph("0 listed; 1 an error (no such adapter, the link failed)"))

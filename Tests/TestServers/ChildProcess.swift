@@ -1,0 +1,78 @@
+import Foundation
+
+/// A process a test starts — the CLI under test, a script, a server, tmux — started the one way the tests
+/// start processes: standard output and standard error read line by line as they come (`ProcessLines`, a
+/// thread per pipe, so a full pipe never stalls the child, even when the test reads neither), its end
+/// awaited without holding a cooperative thread (`ProcessExit`).
+public struct ChildProcess: Sendable {
+  /// What happens to one of the child's output streams.
+  public enum Stream: Sendable {
+    /// Read line by line into `output` or `errors`.
+    case lines
+    /// Sent to /dev/null.
+    case discarded
+  }
+
+  public let process: Process
+  /// Standard output's lines (nil when discarded); finishes at end of file.
+  public let output: AsyncStream<String>?
+  /// Standard error's lines (nil when discarded); finishes at end of file.
+  public let errors: AsyncStream<String>?
+  public let exit: ProcessExit
+
+  /// Starts `executable`. `environment` is added to this process's own, or with `inheriting: false` is
+  /// the whole environment; `input` becomes standard input (else the child shares this process's).
+  public static func start(
+    _ executable: String, _ arguments: [String], environment: [String: String] = [:], inheriting: Bool = true,
+    output: Stream = .lines, errors: Stream = .lines, input: Pipe? = nil
+  ) throws -> ChildProcess {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    if !inheriting {
+      process.environment = environment
+    } else if !environment.isEmpty {
+      process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    }
+    if let input { process.standardInput = input }
+    func attach(_ stream: Stream) -> (Any, AsyncStream<String>?) {
+      guard stream == .lines else { return (FileHandle.nullDevice, nil) }
+      let pipe = Pipe()
+      return (pipe, ProcessLines.stream(pipe))
+    }
+    let (outputSink, outputLines) = attach(output)
+    let (errorSink, errorLines) = attach(errors)
+    process.standardOutput = outputSink
+    process.standardError = errorSink
+    let exit = try ProcessExit.run(process)
+    return ChildProcess(process: process, output: outputLines, errors: errorLines, exit: exit)
+  }
+
+  /// Runs `executable` to its end and returns its exit status and everything it wrote, each stream's lines
+  /// joined with "\n".
+  public static func run(
+    _ executable: String, _ arguments: [String], environment: [String: String] = [:], inheriting: Bool = true
+  ) async throws -> (status: Int32, output: String, errors: String) {
+    let child = try start(executable, arguments, environment: environment, inheriting: inheriting)
+    async let output = Self.collect(child.output)
+    async let errors = Self.collect(child.errors)
+    let (out, err) = await (output, errors)
+    return (await child.wait(), out, err)
+  }
+
+  /// Waits for the process to end and returns its exit status (or the signal that ended it).
+  public func wait() async -> Int32 {
+    await exit.wait()
+    return process.terminationStatus
+  }
+
+  /// The process id, for `kill`.
+  public var pid: Int32 { process.processIdentifier }
+
+  private static func collect(_ lines: AsyncStream<String>?) async -> String {
+    guard let lines else { return "" }
+    var all: [String] = []
+    for await line in lines { all.append(line) }
+    return all.joined(separator: "\n")
+  }
+}
