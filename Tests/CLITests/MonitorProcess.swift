@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestServers
 import Testing
 
 /// A real `monitor` process for the `--metrics` and SIGHUP tests: its standard output and error collected

@@ -6,7 +6,7 @@ import Profiles
 
 /// What makes `monitor` a service (systemd's contrib/systemd/beacon-provision-monitor.service): the
 /// `--metrics` server with its journal probe, and the files read again on SIGHUP.
-extension Monitor {
+extension MonitorCommand {
   /// Starts `--metrics`' server and the journal probe that feeds `/healthz` and the spool depth: [I] every
   /// 5 s, the spool's row count in this gateway's journal and one device's row in the fleet registry (the
   /// shared PostgreSQL journal with `--journal`), off the scan loop.
