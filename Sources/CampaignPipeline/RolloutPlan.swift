@@ -90,20 +90,6 @@ public struct RolloutPlan: Sendable, Hashable {
   /// A run's source with this rollout recorded after it.
   public func source(_ source: String) -> String { source + Self.marker + text }
 
-  /// `campaign status`'s wave lines for a run's devices (address and journal state): the same partition of
-  /// them in address order as the rollout ran, and each wave's states counted ("2 verified, 1 failed").
-  /// [I] After a `--resume` with `--rollout`, the resumed waves partitioned only the unfinished devices; these
-  /// lines still show the run's first partition.
-  public func statusLines(_ devices: [(address: String, state: String)]) -> [String] {
-    let ordered = devices.sorted { $0.address < $1.address }
-    return partition(ordered.count).map { number, range in
-      var counts: [String: Int] = [:]
-      for device in ordered[range] { counts[device.state, default: 0] += 1 }
-      let states = counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
-      return "\(name(ofWave: number)): \(range.count) devices — \(states)"
-    }
-  }
-
   /// Whether `failures` of a wave of `devices` are over the threshold (the rollout stops).
   public func isOverThreshold(failures: Int, of devices: Int) -> Bool { failures * 100 > maxFailures * devices }
 

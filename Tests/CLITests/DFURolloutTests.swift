@@ -72,14 +72,25 @@ import Testing
     #expect((8..<Self.count).allSatisfy { states[address($0)] == .pending })
     #expect(failing.allSatisfy { states[address($0)] == .failed })
 
-    // campaign status shows the waves from the journal
+    // campaign status shows the waves and the verdict from the journal, in text and JSON
     let (status, source) = try await CampaignStatusCommand.parse([result.summary.run]).load()
     #expect(status.status == "stopped")
+    let verdict = try #require(CampaignStatusCommand.rollout(status, source: source))
     #expect(
-      CampaignStatusCommand.waves(status, source: source)
-        == "\n\nrollout canary=2,waves=10%,25%,100% --max-failures 40%\n"
-        + "canary: 2 devices — 2 verified\nwave 1 (10%): 3 devices — 1 failed, 2 verified\n"
-        + "wave 2 (25%): 3 devices — 2 failed, 1 verified\nwave 3 (100%): 16 devices — 16 pending")
+      CampaignStatusCommand.waves(verdict)
+        == "\n\nrollout canary=2,waves=10%,25%,100% --max-failures 40%: stopped — stopped after the wave 2 (25%): "
+        + "2 of 3 devices failed, over --max-failures 40%; the later waves were not started. Decide, then continue "
+        + "with --resume (a higher --max-failures accepts the wave)\n"
+        + "canary: 2 devices — 2 verified — passed\nwave 1 (10%): 3 devices — 1 failed, 2 verified — passed\n"
+        + "wave 2 (25%): 3 devices — 2 failed, 1 verified — over-threshold\n"
+        + "wave 3 (100%): 16 devices — 16 pending — not-started")
+    #expect(
+      CampaignStatusCommand.table(status, rollout: verdict).hasPrefix(
+        "run \(result.summary.run) (dfu, rollout stopped at the wave 2 (25%)): 24 devices"))
+    let statusJSON = try CampaignStatusCommand.json(status, rollout: verdict)
+    #expect(statusJSON.contains(#""verdict" : "stopped""#) && statusJSON.contains(#""atWave" : 2"#), "\(statusJSON)")
+    #expect(statusJSON.contains(#""state" : "over-threshold""#) && statusJSON.contains(#""share" : 25"#))
+    #expect(statusJSON.contains(#""run" : "\#(result.summary.run)""#) && statusJSON.contains(#""devices" : ["#))
 
     // The operator decides: finish the run without stages. The 16 pending devices are updated, each once;
     // the three refusing bootloaders fail again and nothing is written twice.
