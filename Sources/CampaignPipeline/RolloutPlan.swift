@@ -42,15 +42,18 @@ public struct RolloutPlan: Sendable, Hashable {
       waves.append(percent)
     }
     guard waves.last == 100 else { throw bad("the last wave must be 100%") }
-    var threshold = 0
-    if let maxFailures {
-      guard maxFailures.hasSuffix("%"), let percent = Int(maxFailures.dropLast()), (0...100).contains(percent) else {
-        throw RolloutPlanError(
-          "--max-failures \(maxFailures): expected a percentage 0%…100% of a wave's devices, e.g. 5%")
-      }
-      threshold = percent
+    self.init(canary: canary, waves: waves, maxFailures: try maxFailures.map(Self.threshold) ?? 0)
+  }
+
+  /// The same stages with another threshold.
+  public func with(maxFailures: Int) -> RolloutPlan { RolloutPlan(canary: canary, waves: waves, maxFailures: maxFailures) }
+
+  /// Parses `--max-failures P%` (0…100).
+  public static func threshold(_ text: String) throws(RolloutPlanError) -> Int {
+    guard text.hasSuffix("%"), let percent = Int(text.dropLast()), (0...100).contains(percent) else {
+      throw RolloutPlanError("--max-failures \(text): expected a percentage 0%…100% of a wave's devices, e.g. 5%")
     }
-    self.init(canary: canary, waves: waves, maxFailures: threshold)
+    return percent
   }
 
   /// The waves of `count` devices, as index ranges into them in their stable order: the canary (at most
@@ -71,9 +74,10 @@ public struct RolloutPlan: Sendable, Hashable {
 
   /// The plan as the options give it, and as a run's source records it after `Self.marker`:
   /// `canary=2,waves=10%,25%,100% --max-failures 5%`.
-  public var text: String {
-    "canary=\(canary),waves=" + waves.map { "\($0)%" }.joined(separator: ",") + " --max-failures \(maxFailures)%"
-  }
+  public var text: String { stages + " --max-failures \(maxFailures)%" }
+
+  /// The canary and waves as `--rollout` takes them: `canary=2,waves=10%,25%,100%`.
+  public var stages: String { "canary=\(canary),waves=" + waves.map { "\($0)%" }.joined(separator: ",") }
 
   /// What follows a firmware run's source in the journal when it is a rollout [I: the journal's run record
   /// has no field of its own for it; the source is what `runs` and `campaign status` show anyway].
