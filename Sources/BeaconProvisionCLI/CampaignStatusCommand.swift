@@ -35,7 +35,8 @@ struct CampaignStatusCommand: AsyncParsableCommand, LoggingCommand {
 
   func run() async throws {
     let (status, source) = try await load()
-    print(json ? try Self.json(status) : Self.table(status) + Self.waves(status, source: source))
+    let rollout = Self.rollout(status, source: source)
+    print(json ? try Self.json(status, rollout: rollout) : Self.table(status, rollout: rollout) + Self.waves(rollout))
     if !status.complete { throw ExitCode(2) }
   }
 
@@ -59,25 +60,47 @@ struct CampaignStatusCommand: AsyncParsableCommand, LoggingCommand {
     return (SiteStatus(run: run, kind: head.kind, status: head.status, gateways: [], devices: devices), head.source)
   }
 
-  /// A staged rollout's waves (`dfu update --rollout`, recorded in the run's source): each wave's devices
-  /// and their states, after the device table; empty for any other run.
-  static func waves(_ s: SiteStatus, source: String?) -> String {
-    guard let plan = source.flatMap(RolloutPlan.init(recordedSource:)) else { return "" }
-    let lines = plan.statusLines(s.devices.map { ($0.address, $0.state) })
-    return "\n\nrollout \(plan.text)\n" + lines.joined(separator: "\n")
+  /// A staged rollout's status (`dfu update --rollout`, recorded in the run's source): its waves and
+  /// verdict (`RolloutStatus`); nil for any other run.
+  static func rollout(_ s: SiteStatus, source: String?) -> RolloutStatus? {
+    guard let plan = source.flatMap(RolloutPlan.init(recordedSource:)) else { return nil }
+    return RolloutStatus(plan: plan, devices: s.devices.map { ($0.address, $0.state) }, runStatus: s.status)
   }
 
-  static func json(_ status: SiteStatus) throws -> String {
+  /// The rollout's verdict and waves, after the device table; empty for any other run.
+  static func waves(_ rollout: RolloutStatus?) -> String {
+    guard let rollout else { return "" }
+    return "\n\n" + rollout.lines.joined(separator: "\n")
+  }
+
+  /// The run as JSON: `SiteStatus`'s fields and, for a rollout, `rollout` (`RolloutStatus`: its verdict and
+  /// waves).
+  static func json(_ status: SiteStatus, rollout: RolloutStatus? = nil) throws -> String {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-    return String(decoding: try encoder.encode(status), as: UTF8.self)
+    return String(decoding: try encoder.encode(StatusJSON(status: status, rollout: rollout)), as: UTF8.self)
   }
 
-  static func table(_ s: SiteStatus) -> String {
+  /// `SiteStatus` with the rollout beside its fields (absent for any other run).
+  struct StatusJSON: Encodable {
+    var status: SiteStatus
+    var rollout: RolloutStatus?
+    enum Keys: String, CodingKey { case rollout }
+    func encode(to encoder: any Encoder) throws {
+      try status.encode(to: encoder)
+      var container = encoder.container(keyedBy: Keys.self)
+      try container.encodeIfPresent(rollout, forKey: .rollout)
+    }
+  }
+
+  /// The device table; a rollout's header names its verdict instead of the run's recorded status, which
+  /// reads "finished" between waves.
+  static func table(_ s: SiteStatus, rollout: RolloutStatus? = nil) -> String {
     let counts = { (c: [String: Int]) in
       c.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
     }
-    var lines = ["run \(s.run) (\(s.kind), \(s.status)): \(s.devices.count) devices — \(counts(s.totals))"]
+    let state = rollout?.headline ?? s.status
+    var lines = ["run \(s.run) (\(s.kind), \(state)): \(s.devices.count) devices — \(counts(s.totals))"]
     if !s.gateways.isEmpty {
       lines.append("")
       lines.append("GATEWAY".padding(toLength: 20, withPad: " ", startingAt: 0) + "HEARTBEAT     HOLDS  DEVICES")

@@ -11,6 +11,9 @@ import Synchronization
 /// exact step, once. A test stopping a gateway from outside on a log line could land after that record,
 /// where the write that follows is the fence's documented gap; this one cannot. The line
 /// `test hook: stopped before …` goes to standard error first, so the test knows it has stopped.
+/// `after-batch:K` stops it instead once the scheduler's K-th batch has recorded its end — in a staged
+/// rollout (`dfu update --rollout`) that is between wave K-1 and wave K (the canary is batch 1): the killed-
+/// between-waves test (`DFURolloutKillTests`) needs that exact point, which no log line gives it.
 ///
 /// It cannot act on a real adapter: `wrap` builds the hook only from a `SimulatedCentral` (the type
 /// `CentralFactory` returns for `--adapter sim` / `sim:FILE` and for nothing else; a live adapter's central
@@ -21,20 +24,28 @@ struct SimulatorPauseHook: Sendable, Hashable {
   /// The forms of the variable's value and the step each stops before.
   static let points: [String: VisitStep] = ["before-write": .writing, "before-transfer": .transferring]
 
-  let step: VisitStep
-  let address: String
+  /// `before-…:ADDRESS`: the step and the device; nil for `after-batch:K`.
+  let step: VisitStep?
+  let address: String?
+  /// `after-batch:K`: K.
+  let afterBatches: Int?
 
   /// The hook the variable asks for; nil when it is unset or empty. The central is the proof of a
   /// simulator: there is no way to build a hook without one.
   init?(environment: [String: String], simulator _: SimulatedCentral) throws {
     guard let text = environment[Self.environmentVariable], !text.isEmpty else { return nil }
     let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
+    if parts.count == 2, parts[0] == "after-batch", let batches = Int(parts[1]), batches >= 1 {
+      (step, address, afterBatches) = (nil, nil, batches)
+      return
+    }
     guard parts.count == 2, let step = Self.points[parts[0]], let address = BluetoothAddress(parts[1])?.description
     else {
       throw CLIFailure(
-        "\(Self.environmentVariable)=\(text): expected before-write:ADDRESS or before-transfer:ADDRESS (a test hook)")
+        "\(Self.environmentVariable)=\(text): expected before-write:ADDRESS, before-transfer:ADDRESS or "
+          + "after-batch:K (a test hook)")
     }
-    (self.step, self.address) = (step, address)
+    (self.step, self.address, self.afterBatches) = (step, address, nil)
   }
 
   /// `journal`, or — on a simulated adapter with the variable set — `journal` behind a `PausingJournal`.
@@ -56,6 +67,7 @@ final class PausingJournal: CampaignJournal {
   let hook: SimulatorPauseHook
   let pause: @Sendable () -> Void
   private let fired = Mutex(false)
+  private let batchesEnded = Mutex(0)
 
   init(_ inner: any CampaignJournal, hook: SimulatorPauseHook, pause: @escaping @Sendable () -> Void) {
     (self.inner, self.hook, self.pause) = (inner, hook, pause)
@@ -64,20 +76,31 @@ final class PausingJournal: CampaignJournal {
   var location: String { inner.location }
 
   func record(_ update: JournalUpdate) async throws {
-    if update.step == hook.step.rawValue, update.address == hook.address,
+    if let step = hook.step, update.step == step.rawValue, update.address == hook.address,
       fired.withLock({ f in
         defer { f = true }
         return !f
       })
     {
-      FileHandle.standardError.write(Data("test hook: stopped before \(hook.step.rawValue) \(hook.address)\n".utf8))
+      FileHandle.standardError.write(Data("test hook: stopped before \(step.rawValue) \(update.address)\n".utf8))
       pause()
     }
     try await inner.record(update)
   }
 
   func createRun(_ run: NewJournalRun) async throws -> String { try await inner.createRun(run) }
-  func finish(run: String, status: String) async throws { try await inner.finish(run: run, status: status) }
+  /// Forwarded; with `after-batch:K`, the K-th end of a batch ("finished") then pauses, once.
+  func finish(run: String, status: String) async throws {
+    try await inner.finish(run: run, status: status)
+    guard let batches = hook.afterBatches, status == "finished" else { return }
+    if batchesEnded.withLock({ n in
+      n += 1
+      return n == batches
+    }) {
+      FileHandle.standardError.write(Data("test hook: stopped after batch \(batches)\n".utf8))
+      pause()
+    }
+  }
   func run(_ id: String) async throws -> JournalRun? { try await inner.run(id) }
   func runs() async throws -> [JournalRun] { try await inner.runs() }
   func device(run: String, address: String) async throws -> JournalDevice? {

@@ -45,13 +45,17 @@ public struct CampaignPipeline: Sendable {
     public var shared: SharedRunSettings
     /// `--rollout` (a firmware campaign on this gateway's journal only): the devices go in waves (`RolloutWaves`).
     public var rollout: RolloutPlan?
+    /// `--max-failures` as given (nil: not given; a new rollout then has 0%). With `--resume` of a rollout it
+    /// replaces the recorded threshold (`RolloutResume`).
+    public var maxFailures: Int?
 
     public init(
       parallel: Int, attempts: Int, retryDelay: Duration, scanSeconds: Double, place: String, resume: String? = nil,
-      shared: SharedRunSettings = SharedRunSettings(), rollout: RolloutPlan? = nil
+      shared: SharedRunSettings = SharedRunSettings(), rollout: RolloutPlan? = nil, maxFailures: Int? = nil
     ) {
       (self.parallel, self.attempts, self.retryDelay, self.scanSeconds) = (parallel, attempts, retryDelay, scanSeconds)
       (self.place, self.resume, self.shared, self.rollout) = (place, resume, shared, rollout)
+      self.maxFailures = maxFailures
     }
   }
 
@@ -79,7 +83,7 @@ public struct CampaignPipeline: Sendable {
 
   public func run(_ plan: some CampaignPlan) async throws -> CampaignOutcome {
     try await plan.checkBeforeRadio()
-    if settings.rollout != nil, plan.kind != "dfu" {
+    if settings.rollout != nil || settings.maxFailures != nil, plan.kind != "dfu" {
       throw CampaignFailure("--rollout is for firmware campaigns (dfu update)")
     }
     let resources = try await self.resources()
@@ -92,6 +96,12 @@ public struct CampaignPipeline: Sendable {
     for event in plan.announcements { emit(event) }
     let resume = try await settings.resume.asyncMap {
       try await ResumeRun.resolve($0, kind: plan.kind, journal: journal, place: settings.place)
+    }
+    // The rollout a resumed run goes on with is the one it recorded (`RolloutResume`), checked before the scan.
+    var staged = settings.rollout.map { given in settings.maxFailures.map { given.with(maxFailures: $0) } ?? given }
+    if let resume, resources.coordinator == nil, let record = try await journal.run(resume) {
+      staged = try RolloutResume.plan(
+        run: resume, recordedSource: record.source, given: settings.rollout, maxFailures: settings.maxFailures)
     }
 
     let records: [DeviceRecord]
@@ -120,7 +130,7 @@ public struct CampaignPipeline: Sendable {
       run = resume
     } else {
       run = try await journal.createRun(
-        kind: plan.kind, source: settings.rollout.map { $0.source(plan.source) } ?? plan.source, adapter: central.name,
+        kind: plan.kind, source: staged.map { $0.source(plan.source) } ?? plan.source, adapter: central.name,
         addresses: selection.targets.map(\.address.description),
         addressTypes: Target.addressTypes(selection.targets), recipe: try await plan.recipe().text)
       // Before any device is touched: after a kill -9 the end-of-run summary never comes.
@@ -152,9 +162,10 @@ public struct CampaignPipeline: Sendable {
     }
     let summary: CampaignSummary
     var rollout: RolloutResult?
-    if let staged = settings.rollout {
+    if let staged {
+      let partitioned = resume == nil ? nil : try await journal.devices(run: run).map(\.address)
       (summary, rollout) = try await RolloutWaves(plan: staged, journal: journal, run: run, emit: emit).start(
-        selection.targets, batch: batch)
+        selection.targets, partitioned: partitioned, batch: batch)
     } else {
       summary = try await SharedRun.start(
         resources.coordinator, run: run, targets: selection.targets, options: settings.shared,

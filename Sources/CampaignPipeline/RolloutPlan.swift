@@ -42,15 +42,18 @@ public struct RolloutPlan: Sendable, Hashable {
       waves.append(percent)
     }
     guard waves.last == 100 else { throw bad("the last wave must be 100%") }
-    var threshold = 0
-    if let maxFailures {
-      guard maxFailures.hasSuffix("%"), let percent = Int(maxFailures.dropLast()), (0...100).contains(percent) else {
-        throw RolloutPlanError(
-          "--max-failures \(maxFailures): expected a percentage 0%…100% of a wave's devices, e.g. 5%")
-      }
-      threshold = percent
+    self.init(canary: canary, waves: waves, maxFailures: try maxFailures.map(Self.threshold) ?? 0)
+  }
+
+  /// The same stages with another threshold.
+  public func with(maxFailures: Int) -> RolloutPlan { RolloutPlan(canary: canary, waves: waves, maxFailures: maxFailures) }
+
+  /// Parses `--max-failures P%` (0…100).
+  public static func threshold(_ text: String) throws(RolloutPlanError) -> Int {
+    guard text.hasSuffix("%"), let percent = Int(text.dropLast()), (0...100).contains(percent) else {
+      throw RolloutPlanError("--max-failures \(text): expected a percentage 0%…100% of a wave's devices, e.g. 5%")
     }
-    self.init(canary: canary, waves: waves, maxFailures: threshold)
+    return percent
   }
 
   /// The waves of `count` devices, as index ranges into them in their stable order: the canary (at most
@@ -71,9 +74,10 @@ public struct RolloutPlan: Sendable, Hashable {
 
   /// The plan as the options give it, and as a run's source records it after `Self.marker`:
   /// `canary=2,waves=10%,25%,100% --max-failures 5%`.
-  public var text: String {
-    "canary=\(canary),waves=" + waves.map { "\($0)%" }.joined(separator: ",") + " --max-failures \(maxFailures)%"
-  }
+  public var text: String { stages + " --max-failures \(maxFailures)%" }
+
+  /// The canary and waves as `--rollout` takes them: `canary=2,waves=10%,25%,100%`.
+  public var stages: String { "canary=\(canary),waves=" + waves.map { "\($0)%" }.joined(separator: ",") }
 
   /// What follows a firmware run's source in the journal when it is a rollout [I: the journal's run record
   /// has no field of its own for it; the source is what `runs` and `campaign status` show anyway].
@@ -89,20 +93,6 @@ public struct RolloutPlan: Sendable, Hashable {
 
   /// A run's source with this rollout recorded after it.
   public func source(_ source: String) -> String { source + Self.marker + text }
-
-  /// `campaign status`'s wave lines for a run's devices (address and journal state): the same partition of
-  /// them in address order as the rollout ran, and each wave's states counted ("2 verified, 1 failed").
-  /// [I] After a `--resume` with `--rollout`, the resumed waves partitioned only the unfinished devices; these
-  /// lines still show the run's first partition.
-  public func statusLines(_ devices: [(address: String, state: String)]) -> [String] {
-    let ordered = devices.sorted { $0.address < $1.address }
-    return partition(ordered.count).map { number, range in
-      var counts: [String: Int] = [:]
-      for device in ordered[range] { counts[device.state, default: 0] += 1 }
-      let states = counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
-      return "\(name(ofWave: number)): \(range.count) devices — \(states)"
-    }
-  }
 
   /// Whether `failures` of a wave of `devices` are over the threshold (the rollout stops).
   public func isOverThreshold(failures: Int, of devices: Int) -> Bool { failures * 100 > maxFailures * devices }

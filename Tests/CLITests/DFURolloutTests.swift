@@ -72,22 +72,56 @@ import Testing
     #expect((8..<Self.count).allSatisfy { states[address($0)] == .pending })
     #expect(failing.allSatisfy { states[address($0)] == .failed })
 
-    // campaign status shows the waves from the journal
+    // campaign status shows the waves and the verdict from the journal, in text and JSON
     let (status, source) = try await CampaignStatusCommand.parse([result.summary.run]).load()
     #expect(status.status == "stopped")
+    let verdict = try #require(CampaignStatusCommand.rollout(status, source: source))
     #expect(
-      CampaignStatusCommand.waves(status, source: source)
-        == "\n\nrollout canary=2,waves=10%,25%,100% --max-failures 40%\n"
-        + "canary: 2 devices — 2 verified\nwave 1 (10%): 3 devices — 1 failed, 2 verified\n"
-        + "wave 2 (25%): 3 devices — 2 failed, 1 verified\nwave 3 (100%): 16 devices — 16 pending")
+      CampaignStatusCommand.waves(verdict)
+        == "\n\nrollout canary=2,waves=10%,25%,100% --max-failures 40%: stopped — stopped after the wave 2 (25%): "
+        + "2 of 3 devices failed, over --max-failures 40%; the later waves were not started. Decide, then continue "
+        + "with --resume (a higher --max-failures accepts the wave)\n"
+        + "canary: 2 devices — 2 verified — passed\nwave 1 (10%): 3 devices — 1 failed, 2 verified — passed\n"
+        + "wave 2 (25%): 3 devices — 2 failed, 1 verified — over-threshold\n"
+        + "wave 3 (100%): 16 devices — 16 pending — not-started")
+    #expect(
+      CampaignStatusCommand.table(status, rollout: verdict).hasPrefix(
+        "run \(result.summary.run) (dfu, rollout stopped at the wave 2 (25%)): 24 devices"))
+    let statusJSON = try CampaignStatusCommand.json(status, rollout: verdict)
+    #expect(statusJSON.contains(#""verdict" : "stopped""#) && statusJSON.contains(#""atWave" : 2"#), "\(statusJSON)")
+    #expect(statusJSON.contains(#""state" : "over-threshold""#) && statusJSON.contains(#""share" : 25"#))
+    #expect(statusJSON.contains(#""run" : "\#(result.summary.run)""#) && statusJSON.contains(#""devices" : ["#))
 
-    // The operator decides: finish the run without stages. The 16 pending devices are updated, each once;
-    // the three refusing bootloaders fail again and nothing is written twice.
-    let resumed = try await Self.run(["--resume", result.summary.run], fleet: fleet, package: package)
-    #expect(resumed.rollout == nil)
-    #expect(resumed.summary.count(.verified) == 16)
+    // The operator decides. --resume alone goes on with the recorded plan: wave 1's and wave 2's failed
+    // devices are retried, refuse again, and wave 2 stops the rollout again (exit 4); wave 3 stays untouched.
+    let again = try await Self.run(["--resume", result.summary.run], fleet: fleet, package: package)
+    #expect(again.rollout?.plan == RolloutPlan(canary: 2, waves: [10, 25, 100], maxFailures: 40))
+    #expect(again.rollout?.waves.map(\.name) == ["wave 1 (10%)", "wave 2 (25%)"])
+    #expect(again.rollout?.waves.map(\.devices) == [3, 3] && again.rollout?.waves.map(\.failures) == [1, 2])
+    #expect(DFUUpdate.exitStatus(again) == 4)
+    let afterAgain = try Self.firmwareWrites(fleet)
+    #expect((8..<Self.count).allSatisfy { afterAgain[address($0)] == nil })
+    // A --rollout other than the recorded one is refused, naming both; nothing is touched.
+    await #expect {
+      try await Self.run(
+        ["--resume", result.summary.run, "--rollout", "canary=2,waves=50%,100%"], fleet: fleet, package: package)
+    } throws: {
+      "\($0)" == "--rollout canary=2,waves=50%,100% does not match run \(result.summary.run)'s recorded rollout "
+        + "canary=2,waves=10%,25%,100%: resume it with --rollout canary=2,waves=10%,25%,100% or without --rollout "
+        + "(the recorded one is used)"
+    }
+    // A higher --max-failures accepts wave 2 (2 of 3 under 70%): wave 3's 16 devices are updated, each once,
+    // and the refusing bootloaders are never written.
+    let resumed = try await Self.run(
+      ["--resume", result.summary.run, "--rollout", "canary=2,waves=10%,25%,100%", "--max-failures", "70%"],
+      fleet: fleet, package: package)
+    #expect(resumed.rollout?.waves.map(\.name) == ["wave 1 (10%)", "wave 2 (25%)", "wave 3 (100%)"])
+    #expect(resumed.rollout?.stopped == false && resumed.summary.count(.verified) == 16)
     let after = try Self.firmwareWrites(fleet)
     for i in 0..<Self.count { #expect(after[address(i)] == (failing.contains(i) ? nil : 1), "device \(i)") }
+    let (final, finalSource) = try await CampaignStatusCommand.parse([result.summary.run]).load()
+    let verdict2 = try #require(CampaignStatusCommand.rollout(final, source: finalSource))
+    #expect(verdict2.verdict == "passed" && verdict2.waves.map(\.state) == ["passed", "passed", "accepted", "passed"])
   }
 
   /// The same fleet with one refusal in the last wave (1 of 16, under 10%): every wave runs, every other device
@@ -115,15 +149,9 @@ import Testing
   /// 100% of the other 95 (waves of 5, 10, 14, 24, 47). One refusal in wave 2 (1 of 14, 7%) is under 10%; three in
   /// wave 3 (3 of 24, 12.5%) stop it: the 47 devices of wave 4 — a refusing one among them — are never written.
   @Test func aHundredDeviceRolloutStopsAtTheThirdWave() async throws {
-    func address(_ i: Int) -> String { String(format: "DD:34:02:%02X:%02X:%02X", 0x06, 0xA0 + i / 60, (i % 60) * 4) }
-    let failing = [20, 30, 40, 50, 70]
-    let devices = (0..<100).map { i in
-      #"{"address": "\#(address(i))", "kind": "kbeaconPro", "name": "KBPro_R\#(i)", "intervalMs": 300, "#
-        + (failing.contains(i) ? Self.refusing : Self.system) + "}"
-    }
-    let fleet = NSTemporaryDirectory() + "dfu-rollout-\(UUID().uuidString).json"
-    try #"{"version": 1, "devices": [\#(devices.joined(separator: ",\n"))]}"#.write(
-      toFile: fleet, atomically: true, encoding: .utf8)
+    let address = Self.hundredAddress
+    let failing = Self.hundredFailing
+    let fleet = try Self.hundredDevices()
     let package = try DFUFleetPackages.application(version: 530)
     defer { for path in [fleet, package] { try? FileManager.default.removeItem(atPath: path) } }
 
@@ -138,6 +166,26 @@ import Testing
       #expect(writes[address(i)] == (i < 53 && !failing.contains(i) ? 1 : nil), "device \(i)")
     }
     #expect(result.summary.count(.pending) == 47)
+  }
+
+  /// Device i of the 100-device fleet: addresses 4 apart over two bytes, in address order.
+  static func hundredAddress(_ i: Int) -> String {
+    String(format: "DD:34:02:%02X:%02X:%02X", 0x06, 0xA0 + i / 60, (i % 60) * 4)
+  }
+  /// The 100-device fleet's refusing bootloaders: one in wave 2, three in wave 3, one in wave 4 of
+  /// canary=5,waves=10%,25%,50%,100%.
+  static let hundredFailing = [20, 30, 40, 50, 70]
+
+  /// The 100-device fleet file (`hundredAddress`, `hundredFailing`), at a temporary path.
+  static func hundredDevices() throws -> String {
+    let devices = (0..<100).map { i in
+      #"{"address": "\#(hundredAddress(i))", "kind": "kbeaconPro", "name": "KBPro_R\#(i)", "intervalMs": 300, "#
+        + (hundredFailing.contains(i) ? Self.refusing : Self.system) + "}"
+    }
+    let fleet = NSTemporaryDirectory() + "dfu-rollout-\(UUID().uuidString).json"
+    try #"{"version": 1, "devices": [\#(devices.joined(separator: ",\n"))]}"#.write(
+      toFile: fleet, atomically: true, encoding: .utf8)
+    return fleet
   }
 
   /// A wrong `--rollout` or `--max-failures` is a usage error (exit 64) naming the option and the form.

@@ -46,6 +46,24 @@ import Testing
     #expect(dfu.pauses == [0, 1])
   }
 
+  /// `after-batch:K` pauses once, after the K-th batch recorded its end ("finished"; "stopped" and
+  /// "interrupted" are not batch ends), and the end still reaches the journal first.
+  @Test func afterBatchPausesOnceAtTheKthEndOfABatch() async throws {
+    let inner = try Journal(path: nil)
+    let run = try await inner.createRun(kind: "dfu", source: "t", adapter: "sim", addresses: [Self.address])
+    let central = SimulatedCentral(fleet: DemoFleet.fleet, pace: .unpaced)
+    let hook = try #require(try SimulatorPauseHook(environment: [Self.variable: "after-batch:2"], simulator: central))
+    let count = Mutex(0)
+    let journal = PausingJournal(inner, hook: hook, pause: { count.withLock { $0 += 1 } })
+    var pauses: [Int] = []
+    for status in ["finished", "interrupted", "finished", "finished"] {
+      try await journal.finish(run: run, status: status)
+      pauses.append(count.withLock { $0 })
+    }
+    #expect(pauses == [0, 0, 1, 1])
+    #expect(try await inner.run(run)?.status == "finished")
+  }
+
   @Test func aRealAdapterNeverGetsTheHookEvenWithTheVariableSet() throws {
     let journal = try Journal(path: nil)
     for value in ["before-write:\(Self.address)", "nonsense"] {
@@ -62,7 +80,7 @@ import Testing
     #expect(
       try SimulatorPauseHook.wrap(
         journal, central: central, environment: [Self.variable: "before-write:\(Self.address)"]) is PausingJournal)
-    for bad in ["before-write", "after-write:\(Self.address)", "before-write:not-an-address"] {
+    for bad in ["before-write", "after-write:\(Self.address)", "before-write:not-an-address", "after-batch:0"] {
       #expect {
         _ = try SimulatorPauseHook.wrap(journal, central: central, environment: [Self.variable: bad])
       } throws: { error in

@@ -54,23 +54,13 @@ import Testing
     #expect(plan.partition(0).isEmpty)
   }
 
-  /// A rollout run's source records the plan (`campaign status` reads it back) and the status lines count each
-  /// wave's journal states, in the partition the rollout ran.
+  /// A rollout run's source records the plan (`campaign status` reads it back: `RolloutStatusTests`).
   @Test func theRecordedSourceGivesTheWavesBack() {
     let plan = RolloutPlan(canary: 1, waves: [50, 100], maxFailures: 5)
     let source = plan.source("/tmp/app --rollout x.zip")
     #expect(source == "/tmp/app --rollout x.zip --rollout canary=1,waves=50%,100% --max-failures 5%")
     #expect(RolloutPlan(recordedSource: source) == plan)
     #expect(RolloutPlan(recordedSource: "/tmp/app.zip") == nil)
-    let devices = [
-      ("C0:00:00:00:00:04", "failed"), ("C0:00:00:00:00:00", "verified"), ("C0:00:00:00:00:08", "pending"),
-      ("C0:00:00:00:00:0C", "pending"), ("C0:00:00:00:00:02", "verified"),
-    ]
-    #expect(
-      plan.statusLines(devices.map { (address: $0.0, state: $0.1) }) == [
-        "canary: 1 devices — 1 verified", "wave 1 (50%): 2 devices — 1 failed, 1 verified",
-        "wave 2 (100%): 2 devices — 2 pending",
-      ])
   }
 
   @Test func theThresholdIsAtOrUnder() {

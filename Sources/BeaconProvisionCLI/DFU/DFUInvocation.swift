@@ -65,7 +65,8 @@ struct DFUInvocation {
       settings: .init(
         parallel: c.parallel, attempts: c.attempts, retryDelay: SecondsOption.duration(c.retryDelay),
         scanSeconds: c.scanSeconds,
-        place: c.stateDirectory, resume: c.resume, shared: c.shared.runSettings, rollout: try c.rolloutPlan),
+        place: c.stateDirectory, resume: c.resume, shared: c.shared.runSettings, rollout: try c.rolloutPlan,
+        maxFailures: try c.maxFailuresGiven),
       resources: {
         try await CampaignResources.open(
           stateDirectory: c.stateDirectory, central: central, adapter: c.adapterOptions.adapter,

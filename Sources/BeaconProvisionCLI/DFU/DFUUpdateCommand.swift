@@ -32,8 +32,12 @@ struct DFUUpdateCommand: AsyncParsableCommand {
       then each wave up to that percentage of the rest; a wave starts only when the one before had at most \
       --max-failures percent of its devices fail (default 0%: any failure stops). A device that did not come \
       back with the new version is a failure. Over it the rollout stops, says which wave, and leaves the \
-      later devices untouched and pending: --resume RUN (with or without --rollout) continues; \
-      'campaign status RUN' shows each wave's devices and their states.
+      later devices untouched and pending; 'campaign status RUN' shows each wave and the rollout's verdict. \
+      The operator decides, then --resume RUN continues the rollout with the plan the run recorded (a --rollout \
+      given with it must be the same): each wave's unfinished and failed devices are visited in its turn, and \
+      the wave that stopped is judged again once its failed devices were retried, so it stops again unless they \
+      now pass — or unless --max-failures is given with --resume: it replaces the recorded threshold for the \
+      resume, and a higher one accepts the wave that stopped.
 
       Exit status: 0 every selected device updated or skipped; 1 a device failed or the package was refused; \
       3 interrupted (resume with --resume RUN); 4 a rollout stopped over --max-failures; 130 a second Ctrl-C \
@@ -114,7 +118,7 @@ struct DFUUpdateCommand: AsyncParsableCommand {
   @Option(
     name: .customLong("max-failures"),
     help: ArgumentHelp(
-      "With --rollout: the failures a wave may have, in percent of its devices, for the next to start (default 0%).",
+      "With --rollout: the failures a wave may have, in percent of its devices, for the next to start (default 0%); with --resume of a rollout, replaces the recorded one.",
       valueName: "P%"))
   var maxFailures: String?
 
@@ -170,19 +174,33 @@ struct DFUUpdateCommand: AsyncParsableCommand {
       throw ValidationError("--version \(version) is not a version like V5.30")
     }
     _ = try rolloutPlan
+    _ = try maxFailuresGiven
   }
 
   /// `--rollout` and `--max-failures` as a `RolloutPlan` (nil without `--rollout`); a wrong one is a usage error.
+  /// `--max-failures` alone is for `--resume` of a rollout (`RolloutResume`).
   var rolloutPlan: RolloutPlan? {
     get throws {
       guard let rollout else {
-        if maxFailures != nil {
-          throw ValidationError("--max-failures is for --rollout; give --rollout canary=N,waves=P%,…,100% too")
+        if maxFailures != nil, resume == nil {
+          throw ValidationError(
+            "--max-failures is for --rollout (or --resume of a rollout); give --rollout canary=N,waves=P%,…,100% too")
         }
         return nil
       }
       do {
         return try RolloutPlan(rollout: rollout, maxFailures: maxFailures)
+      } catch {
+        throw ValidationError(error.description)
+      }
+    }
+  }
+
+  /// `--max-failures` as given (nil: not given).
+  var maxFailuresGiven: Int? {
+    get throws {
+      do {
+        return try maxFailures.map(RolloutPlan.threshold)
       } catch {
         throw ValidationError(error.description)
       }
