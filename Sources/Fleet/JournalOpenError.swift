@@ -90,7 +90,7 @@ public struct JournalOpenError: Error, Sendable, Hashable, CustomStringConvertib
     JournalOpenError(
       "the journal file \(file) has reached \(limit) bytes, the largest file this process may write (its file "
         + "size limit, `ulimit -f`): it cannot grow. Raise the limit (`ulimit -f unlimited` in the shell, "
-        + "`LimitFSIZE=infinity` in a systemd unit), or give --state-dir another folder")
+        + "`LimitFSIZE=infinity` in a systemd unit) and run again")
   }
 
   /// The reason a journal write failed, for `JournalWriteError`: a full disk or the file size limit in

@@ -61,7 +61,7 @@ import Testing
     let expected =
       "the journal file /var/state/bp/journal.sqlite-wal has reached 327680 bytes, the largest file this process "
       + "may write (its file size limit, `ulimit -f`): it cannot grow. Raise the limit (`ulimit -f unlimited` in the "
-      + "shell, `LimitFSIZE=infinity` in a systemd unit), or give --state-dir another folder"
+      + "shell, `LimitFSIZE=infinity` in a systemd unit) and run again"
     #expect(
       "\(JournalOpenError.translate(ioError, path: path, free: { _ in 1 << 30 }, fileLimit: { 327_680 }, size: { sizes[$0] }))"
         == expected)
