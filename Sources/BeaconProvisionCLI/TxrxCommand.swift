@@ -25,7 +25,9 @@ struct TxrxCommand: AsyncParsableCommand, LoggingCommand {
       the profile's terminator (CRLF; CR for zhaga), is written in fragments of the profile's packet size \
       (at most ATT MTU − 3), each acknowledged, and its answer is every notification until the device has \
       been silent for --timeout-next seconds (200 ms), the first awaited for --timeout-first seconds (2 s). \
-      One command is in flight at a time.
+      One command is in flight at a time; each after the first is written once the device has been silent \
+      for twice --timeout-next, so a late tail of the answer before is shown as unsolicited, not inside the \
+      next answer.
 
       A device is named by its address. Tertium's apps name devices "<name>_<n>" by discovery order \
       ("indexed names"); those change between scans, so they are never used here. `scan` marks devices that \
@@ -99,7 +101,9 @@ struct TxrxCommand: AsyncParsableCommand, LoggingCommand {
       // The first command waits the inter-fragment timeout for what the device says on being subscribed.
       return (
         central,
-        TextStreamClient(link: link, timeouts: timeouts, terminator: terminator, settle: timeouts.interFragment)
+        TextStreamClient(
+          link: link, timeouts: timeouts, terminator: terminator, settle: timeouts.interFragment,
+          quietBeforeCommand: timeouts.interFragment * 2)
       )
     } catch {
       await client.close()

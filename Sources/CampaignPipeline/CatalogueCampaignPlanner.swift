@@ -136,8 +136,11 @@ struct CatalogueCampaignPlanner: Sendable {
     let cached: CachedPackage
     do {
       cached = try await cache.package(model: key.model, hardware: key.hardware, entry: entry, location: location)
+    } catch let error as HTTPClientError {
+      // Its text starts with the URL (without credentials) already: the URL once.
+      throw CampaignFailure("no device was updated: \(error)")
     } catch {
-      throw CampaignFailure("no device was updated: \(url): \(error)")
+      throw CampaignFailure("no device was updated: \(RedactedURL(url)): \(error)")
     }
     let source = cached.downloaded ? RedactedURL(url).description : cached.url
     emit(

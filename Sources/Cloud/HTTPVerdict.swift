@@ -89,6 +89,9 @@ enum HTTPVerdict {
         self = .fail(
           error(.tooSlow, message, "the transfer stayed below the low-speed limit; try a better link or later"))
       }
+    case CURLE_PARTIAL_FILE, CURLE_RECV_ERROR where outcome.status != 0:
+      // The answer began and the connection closed before its end: the address and the network are fine.
+      self = .retry(error(.connection, message, Self.cutHint(outcome, isDownload: isDownload)), retryAfter: nil)
     case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY, CURLE_SEND_ERROR,
       CURLE_RECV_ERROR, CURLE_PARTIAL_FILE, CURLE_GOT_NOTHING, CURLE_HTTP2, CURLE_HTTP2_STREAM:
       self = .retry(
@@ -96,5 +99,18 @@ enum HTTPVerdict {
     default:
       self = .fail(error(.other, message))
     }
+  }
+
+  /// What to do about an answer cut before its end (the fault matrix's "server drops mid-body" was told to
+  /// check the address and the network, which had just served the headers): run again — a download keeps
+  /// what arrived and resumes there [I: the firmware cache keeps a non-empty `.part`] — and, if every try
+  /// is cut, look at the server or a proxy between.
+  static func cutHint(_ outcome: TransferOutcome, isDownload: Bool) -> String {
+    let again =
+      isDownload
+      ? "run the command again: the download resumes from the \(outcome.fileSize) bytes that arrived"
+      : "try again"
+    return "the server closed the connection before the whole answer arrived; \(again); "
+      + "if it is cut every time, check the server and any proxy between"
   }
 }

@@ -16,6 +16,8 @@ public final class Journal: CampaignJournal {
   public let location: String
   /// WAL where the filesystem supports it, else SQLite's rollback journal (`JournalStorageMode`).
   public let storageMode: JournalStorageMode
+  /// Whether it is a file (`location` its path), not kept in memory.
+  let onDisk: Bool
 
   /// Opens (creating if needed) the journal at `path`; `nil` keeps it in memory (tests, `plan`).
   ///
@@ -28,6 +30,7 @@ public final class Journal: CampaignJournal {
   /// the rollback journal with `synchronous = FULL` instead (`JournalStorageMode`).
   public init(path: String?) throws {
     location = path ?? "(in memory)"
+    onDisk = path != nil
     if let path {
       let folder = (path as NSString).deletingLastPathComponent
       try JournalOpenError.makeFolder(folder, path: path)
@@ -182,7 +185,9 @@ public final class Journal: CampaignJournal {
     do {
       try await database.write(updates)
     } catch {
-      throw JournalWriteError(location: location, reason: String(describing: error))
+      // A full disk or the file size limit in words an operator can act on (the file and the limit).
+      let reason = onDisk ? JournalOpenError.writeReason(error, path: location) : String(describing: error)
+      throw JournalWriteError(location: location, reason: reason)
     }
   }
 

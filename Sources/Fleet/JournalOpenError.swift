@@ -6,6 +6,9 @@ import GRDB
 /// folder gave Foundation's raw `NSCocoaErrorDomain` dump, and a full disk before the start said "disk I/O
 /// error".
 ///
+/// A file that reached the process's file size limit (`ulimit -f`: EFBIG, which SQLite also reports as
+/// "disk I/O error") is named with the limit.
+///
 /// SQLite result codes (https://sqlite.org/rescode.html): 26 `SQLITE_NOTADB`, 13 `SQLITE_FULL`, 10
 /// `SQLITE_IOERR`, 14 `SQLITE_CANTOPEN`, 8 `SQLITE_READONLY`. [I] An I/O error is called a full disk when the
 /// journal's folder has less than `fullBelowBytes` free for the caller (SQLite reports ENOSPC while it
@@ -27,9 +30,11 @@ public struct JournalOpenError: Error, Sendable, Hashable, CustomStringConvertib
 
   /// `error`, thrown while opening the journal at `path`, as an operator reads it; other errors unchanged.
   /// `free` and `writable` are asked about the journal's folder (injected by tests).
+  /// `fileLimit` is the process's file size limit and `size` a file's size (both injected by tests).
   public static func translate(
     _ error: any Error, path: String, free: (String) -> Int64? = freeBytes,
-    writable: (String) -> Bool = { access($0, W_OK) == 0 }
+    writable: (String) -> Bool = { access($0, W_OK) == 0 }, fileLimit: () -> Int64? = fileSizeLimit,
+    size: (String) -> Int64? = fileSize
   ) -> any Error {
     let folder = (path as NSString).deletingLastPathComponent
     guard let database = error as? DatabaseError else { return error }
@@ -41,6 +46,7 @@ public struct JournalOpenError: Error, Sendable, Hashable, CustomStringConvertib
     case .SQLITE_FULL:
       return full(path, folder, free(folder))
     case .SQLITE_IOERR:
+      if let limit = fileLimit(), let file = atLimit(path, limit, size) { return tooLarge(file, limit: limit) }
       if let bytes = free(folder), bytes < fullBelowBytes { return full(path, folder, bytes) }
       return error
     case .SQLITE_CANTOPEN, .SQLITE_READONLY:
@@ -55,6 +61,48 @@ public struct JournalOpenError: Error, Sendable, Hashable, CustomStringConvertib
     JournalOpenError(
       "the disk holding \(folder) is full\(bytes.map { " (\($0) bytes free)" } ?? ""): the journal \(path) "
         + "cannot be written. Free some space, or give --state-dir a folder on another disk")
+  }
+
+  /// The soft file size limit of this process (`RLIMIT_FSIZE`, `ulimit -f`), nil when unlimited.
+  public static func fileSizeLimit() -> Int64? {
+    var limit = rlimit()
+    // RLIM_INFINITY is all ones (Linux), which Swift cannot import as the macro `-1` it is spelled as.
+    guard getrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max else { return nil }
+    return Int64(clamping: limit.rlim_cur)
+  }
+
+  /// A file's size (`stat`), nil when it is not there.
+  public static func fileSize(_ path: String) -> Int64? {
+    var status = stat()
+    return stat(path, &status) == 0 ? Int64(status.st_size) : nil
+  }
+
+  /// Of the journal's files (the database, its write-ahead log, its rollback journal), the one a write
+  /// past the file size limit failed on. [I] Within a WAL frame or two of the limit (64 KiB): a write that
+  /// crosses it is cut at the limit, so the file ends at or just under it.
+  static func atLimit(_ path: String, _ limit: Int64, _ size: (String) -> Int64?) -> String? {
+    [path + "-wal", path + "-journal", path].first { file in size(file).map { $0 >= limit - (64 << 10) } ?? false }
+  }
+
+  /// A write failed with EFBIG: the file reached the process's file size limit, which SQLite reports as
+  /// "disk I/O error" (the fault matrix's disk-full case, `ulimit -f`). Named like the full-disk case.
+  static func tooLarge(_ file: String, limit: Int64) -> JournalOpenError {
+    JournalOpenError(
+      "the journal file \(file) has reached \(limit) bytes, the largest file this process may write (its file "
+        + "size limit, `ulimit -f`): it cannot grow. Raise the limit (`ulimit -f unlimited` in the shell, "
+        + "`LimitFSIZE=infinity` in a systemd unit) and run again")
+  }
+
+  /// The reason a journal write failed, for `JournalWriteError`: a full disk or the file size limit in
+  /// words an operator can act on (as when opening), else the error as it is.
+  static func writeReason(
+    _ error: any Error, path: String, free: (String) -> Int64? = freeBytes, fileLimit: () -> Int64? = fileSizeLimit,
+    size: (String) -> Int64? = fileSize
+  ) -> String {
+    guard let database = error as? DatabaseError, database.resultCode == .SQLITE_IOERR || database.resultCode == .SQLITE_FULL
+    else { return String(describing: error) }
+    let translated = translate(error, path: path, free: free, fileLimit: fileLimit, size: size)
+    return translated is JournalOpenError ? "\(translated)" : String(describing: error)
   }
 
   static func notWritable(_ folder: String, path: String) -> JournalOpenError {

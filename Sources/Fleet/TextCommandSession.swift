@@ -33,7 +33,10 @@ public struct TextStreamCommandOpener: TextCommandOpener {
     do {
       let link = try await GATTTextStreamLink.open(client)
       // A line the device says on being subscribed is waited for, so it never opens the first answer.
-      return TextStreamCommandSession(client: TextStreamClient(link: link, settle: link.profile.timeouts.interFragment))
+      return TextStreamCommandSession(
+        client: TextStreamClient(
+          link: link, settle: link.profile.timeouts.interFragment,
+          quietBeforeCommand: link.profile.timeouts.interFragment * 2))
     } catch {
       await client.close()
       throw error

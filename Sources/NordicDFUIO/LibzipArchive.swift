@@ -1,9 +1,11 @@
 import CZip
+import Glibc
 import NordicDFU
 
 /// A package archive read from a zip file through libzip (`CZip`) — the only file I/O of package reading.
 /// Entry names and sizes are checked against `ArchiveLimits` when the archive opens, and every read stops
-/// at the declared size, so a lying header cannot make us decompress more than the caps allow.
+/// at the declared size, so a lying header cannot make us decompress more than the caps allow. A file larger
+/// than `ArchiveLimits.maximumFileSize` is refused from its size before libzip opens it.
 public final class LibzipArchive: PackageArchive {
   private let handle: OpaquePointer
   public let entries: [ArchiveEntry]
@@ -11,6 +13,10 @@ public final class LibzipArchive: PackageArchive {
 
   /// Opens `path` read-only (with libzip's consistency checks) and checks the entries.
   public init(path: String, limits: ArchiveLimits = ArchiveLimits()) throws(PackageError) {
+    var status = stat()
+    if stat(path, &status) == 0, UInt64(max(0, status.st_size)) > limits.maximumFileSize {
+      throw .fileTooLarge(UInt64(status.st_size), limits.maximumFileSize)
+    }
     var error: Int32 = 0
     guard let handle = zip_open(path, ZIP_RDONLY | ZIP_CHECKCONS, &error) else {
       throw .unreadableArchive(Self.describe(code: error))

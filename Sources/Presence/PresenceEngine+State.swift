@@ -5,10 +5,11 @@ extension PresenceEngine {
   public var state: PresenceState {
     var state = PresenceState()
     state.devices = devices.values.sorted { $0.key < $1.key }.compactMap { d in
-      guard let heard = d.lastHeard else { return nil }
+      guard d.quietSince != nil else { return nil }
+      let address = d.identity == nil || d.lastHeard == nil ? nil : d.address
       return PresenceState.Device(
-        address: d.key, lastAddress: d.identity == nil ? nil : d.address,
-        name: d.name, present: d.present, lastHeard: heard, rssi: d.rssi, smoothedRSSI: d.smoother.value,
+        address: d.key, lastAddress: address, name: d.name, present: d.present, lastHeard: d.lastHeard,
+        watchedSince: d.lastHeard == nil ? d.watchedSince : nil, rssi: d.rssi, smoothedRSSI: d.smoother.value,
         measuredPower: d.measuredPower, proximity: d.proximity, batteryPercent: d.batteryPercent,
         batteryMillivolts: d.batteryMillivolts,
         firmware: d.firmware, batteryLow: d.batteryLow, silentReported: d.silentReported)
@@ -37,6 +38,7 @@ extension PresenceEngine {
       device.name = kept.name
       device.present = kept.present
       device.lastHeard = kept.lastHeard
+      device.watchedSince = kept.lastHeard == nil ? kept.watchedSince : nil
       device.rssi = kept.rssi
       device.smoother = RSSISmoother(weight: device.smoother.weight, value: kept.smoothedRSSI)
       device.measuredPower = kept.measuredPower
@@ -77,9 +79,27 @@ extension PresenceEngine {
   /// and passers-by, whose silence nobody asked about.
   public mutating func remember(lastSeen: [String: Date]) {
     guard inventory != nil else { return }
-    for (address, at) in lastSeen.sorted(by: { $0.key < $1.key }) where devices[address] == nil {
+    for (address, at) in lastSeen.sorted(by: { $0.key < $1.key }) where devices[address]?.lastHeard == nil {
       guard var device = tracked(address, address: address) else { continue }
       device.lastHeard = at
+      device.watchedSince = nil
+      devices[device.key] = device
+      queueDeadlines(device)
+    }
+  }
+
+  /// With an inventory: each listed device — by address or by beacon identity — that nothing has heard (no
+  /// sighting yet, no kept state, no registry time: `remember` can give a last-seen only to addresses, the
+  /// registry's key) is watched for from `start`, so it is reported `silent` once the silent threshold has
+  /// passed since then, as a device the registry last saw is from that time. Its events carry no `lastSeen`;
+  /// [I] an identity never heard has no address, so its events carry the identity as `address` too. It is kept
+  /// across a restart (`PresenceState.Device.watchedSince`), so a restart neither restarts its clock nor
+  /// reports it again.
+  public mutating func watch(since start: Date) {
+    guard let inventory else { return }
+    for row in inventory.rows where devices[row.address] == nil {
+      guard var device = tracked(row.address, address: row.address) else { continue }
+      device.watchedSince = start
       devices[device.key] = device
       queueDeadlines(device)
     }

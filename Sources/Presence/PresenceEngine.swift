@@ -110,7 +110,7 @@ public struct PresenceEngine: Sendable {
     for address in exiting { exitQueued.remove(address) }
     for address in silencing { silenceQueued.remove(address) }
     for address in Set(exiting + silencing).sorted() {
-      guard var device = devices[address], let heard = device.lastHeard else { continue }
+      guard var device = devices[address], let heard = device.quietSince else { continue }
       let quiet = now.timeIntervalSince(heard)
       if device.present && quiet >= device.exitTimeout {
         let before = device
@@ -133,7 +133,7 @@ public struct PresenceEngine: Sendable {
   /// Puts the device in the exit queue while present and in the silence queue until reported silent, each
   /// with its deadline from when it was last heard, unless it has an entry there already.
   mutating func queueDeadlines(_ device: TrackedDevice) {
-    guard let heard = device.lastHeard else { return }
+    guard let heard = device.quietSince else { return }
     if device.present && !exitQueued.contains(device.key) {
       exits.push(heard + device.exitTimeout, device.key)
       exitQueued.insert(device.key)

@@ -23,7 +23,10 @@ public struct PresenceState: Codable, Sendable, Equatable {
     public var lastAddress: String?
     public var name: String?
     public var present: Bool
-    public var lastHeard: Date
+    /// nil for an inventory device never heard (then `watchedSince` is set).
+    public var lastHeard: Date?
+    /// An inventory device never heard: since when the monitor has watched for it (`PresenceEngine.watch`).
+    public var watchedSince: Date?
     public var rssi: Int?
     public var smoothedRSSI: Double?
     public var measuredPower: Int?

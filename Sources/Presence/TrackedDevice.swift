@@ -24,6 +24,9 @@ struct TrackedDevice: Sendable, Hashable {
   var proximity = Proximity.unknown
   var present = false
   var lastHeard: Date?
+  /// An inventory device nothing has heard (no sighting, no kept state, no registry entry): when the monitor
+  /// began watching for it, from which its silence counts (`PresenceEngine.watch`). nil once heard.
+  var watchedSince: Date?
   var batteryPercent: Int?
   var batteryMillivolts: Int?
   var firmware: String?
@@ -54,6 +57,7 @@ struct TrackedDevice: Sendable, Hashable {
     if identity != nil { address = sighting.address }
     name = sighting.name ?? name
     lastHeard = sighting.at
+    watchedSince = nil
     silentReported = false
     if let value = sighting.rssi {
       rssi = value
@@ -90,6 +94,9 @@ struct TrackedDevice: Sendable, Hashable {
     smoother = RSSISmoother(weight: smoother.weight)
     proximity = .unknown
   }
+
+  /// Since when it has been quiet: when last heard, else since it was first watched for.
+  var quietSince: Date? { lastHeard ?? watchedSince }
 
   /// What the engine keys it by: its identity, else its address.
   var key: String { identity ?? address }

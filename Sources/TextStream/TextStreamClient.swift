@@ -18,6 +18,14 @@ import BeaconCore
 ///   command starts. With `settle`, the first command waits that long after the link is set up, so a line
 ///   the device sends on subscribing has arrived [I: a device that answers subscribing at all does so at
 ///   once; the inter-fragment timeout is the wait the tool uses].
+/// - A notification that arrives after a command's first fragment was written is that command's answer:
+///   ATT carries no sequence number and the known profiles' devices echo nothing that names the command, so
+///   an earlier answer's tail that comes that late cannot be told apart from the new answer. [I] The rule:
+///   with `quietBeforeCommand`, every command after the first is written only once the link has been
+///   silent that long (measured again after each notification, up to 10 times), so a tail that comes
+///   within it is unsolicited. The CLI and the fleet's text sessions use twice the inter-fragment timeout
+///   (400 ms): the answer before ended after 200 ms of silence, so only a tail later than 600 ms after
+///   the device's last fragment can still land in the next answer.
 /// - A fragment write still on the air when its send timer fires cannot be taken back (ATT cannot cancel
 ///   a request); its late ack is ignored.
 public actor TextStreamClient {
@@ -32,6 +40,9 @@ public actor TextStreamClient {
   private let clock: any Clock<Duration>
   private let settle: Duration?
   private var settled = false
+  private let quietBeforeCommand: Duration?
+  /// Commands written so far (the first waits `settle`, the later ones `quietBeforeCommand`).
+  private var commandsStarted = 0
   private let unsolicitedSink: AsyncStream<[UInt8]>.Continuation
   /// Unsolicited notifications not yet taken by `takeUnsolicited()`, the newest 256.
   private var unsolicitedKept: [[UInt8]] = []
@@ -48,11 +59,13 @@ public actor TextStreamClient {
   ///   - terminator: appended to every command; the profile's when nil.
   ///   - clock: measures the engine's timeouts.
   ///   - settle: how long the first command waits for what the device says on its own once subscribed.
+  ///   - quietBeforeCommand: how long the link must have been silent before a later command is written.
   public init(
     link: any TextStreamLink, timeouts: TextStreamTimeouts? = nil, terminator: TextStreamTerminator? = nil,
-    clock: any Clock<Duration> = ContinuousClock(), settle: Duration? = nil
+    clock: any Clock<Duration> = ContinuousClock(), settle: Duration? = nil, quietBeforeCommand: Duration? = nil
   ) {
     self.settle = settle
+    self.quietBeforeCommand = quietBeforeCommand
     self.link = link
     self.timeouts = timeouts ?? link.profile.timeouts
     self.terminator = terminator ?? link.profile.terminator
@@ -111,6 +124,14 @@ public actor TextStreamClient {
       settled = true
       try? await clock.sleep(for: settle)
     }
+    if let quiet = quietBeforeCommand, commandsStarted > 0 {
+      for _ in 0..<10 {
+        let before = await received()
+        try? await clock.sleep(for: quiet)
+        if await received() == before { break }
+      }
+    }
+    commandsStarted += 1
     let (events, sink) = AsyncStream.makeStream(of: TextStreamExchange.Event.self)
     var timer: Task<Void, Never>?
     defer {
@@ -155,6 +176,11 @@ public actor TextStreamClient {
       guard let event = await iterator.next(isolation: self) else { throw .cancelled }
       action = exchange.handle(event)
     }
+  }
+
+  /// Notifications received so far: the link's count, or what the pump took when the link keeps none.
+  private func received() async -> Int {
+    max(taken, await link.notificationsReceived ?? taken)
   }
 
   private func arm(_ timer: TextStreamExchange.Timer, _ sink: AsyncStream<TextStreamExchange.Event>.Continuation)

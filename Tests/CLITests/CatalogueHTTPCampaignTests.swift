@@ -77,4 +77,30 @@ import Testing
     #expect(downCentral.bootloaders.entered.isEmpty)
     #expect(try await DFUFleetCampaignTests.version("DD:34:02:0D:F0:00", central: downCentral) == "V5.13")
   }
+
+  /// A package the catalogue names but the server does not have (404): the run fails before any device
+  /// enters its bootloader, naming the package URL once (it was printed twice: "URL: URL: HTTP 404").
+  @Test func aMissingPackageIsNamedOnce() async throws {
+    let root = try LocalTools.temporaryDirectory("catalogue-http-404")
+    let (site, cacheDir) = (root + "/www", root + "/cache")
+    try FileManager.default.copyItem(atPath: Folder.example, toPath: site)
+    try FileManager.default.removeItem(atPath: site + "/KBPro_SIM_V514.zip")
+    let nginx = try await Nginx.start(root: site)
+    let fleet = try Folder.fleet(["5.12"], prefix: "DD:34:02:0E:F0")
+    defer { for p in [root, fleet] { try? FileManager.default.removeItem(atPath: p) } }
+    let central = try DFUFleetCampaignTests.central(fleet)
+    do {
+      _ = try await Folder.update(
+        ["--firmware", "latest", "--catalog", nginx.base, "--firmware-dir", cacheDir], fleet: fleet, central: central)
+      Issue.record("the campaign ran without its package")
+    } catch {
+      let message = "\(error)"
+      let url = nginx.base + "KBPro_SIM_V514.zip"
+      #expect(message.hasPrefix("no device was updated: \(url): HTTP 404"), "\(message)")
+      #expect(message.components(separatedBy: url).count == 2, "\(message)")
+    }
+    #expect(central.bootloaders.entered.isEmpty)
+    try await nginx.stop()
+  }
 }
+

@@ -1,4 +1,5 @@
 import Foundation
+import NordicDFU
 import Testing
 
 @testable import BeaconProvisionCLI
@@ -77,6 +78,38 @@ import Testing
         failure.message.hasPrefix(
           "--webhook-header-file: \(dir)/headers is 65537 bytes; a file of a few lines larger than 64 KiB"),
         "\(failure.message)")
+    }
+  }
+
+  /// A `--package` file was the one operator input read without a cap (libzip opened whatever it was given):
+  /// one byte over 16 MiB is refused from its size, naming the file, its size and the cap, for `dfu ble` /
+  /// `dfu serial` (`load`), `dfu inspect` (`read`) and `dfu update --package` alike (all open it through
+  /// `LibzipArchive`). At the cap it is opened (and then refused as no zip, which is not the point here).
+  @Test func aDFUPackageOverItsCapIsRefusedWithItsSizeAndTheCap() throws {
+    let dir = try Self.folder()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let file = dir + "/big.zip"
+    try Self.sparse(file, size: (16 << 20) + 1, prefix: "PK\u{3}\u{4}")
+    let expected =
+      "\(file): the file is 16777217 bytes; a DFU package larger than 16 MiB (16777216 bytes) is refused (its images unpack to at most 8 MiB)"
+    do {
+      _ = try DFUPackage.load(path: file)
+      Issue.record("accepted")
+    } catch let failure as CLIFailure {
+      #expect(failure.message == expected, "\(failure.message)")
+    }
+    do {
+      _ = try DFUPackage.read(path: file)
+      Issue.record("accepted")
+    } catch {
+      #expect(error.reason == "the file is 16777217 bytes; a DFU package larger than 16 MiB (16777216 bytes) is refused (its images unpack to at most 8 MiB)")
+    }
+    try Self.sparse(file, size: 16 << 20)
+    do {
+      _ = try DFUPackage.load(path: file)
+      Issue.record("accepted")
+    } catch let failure as CLIFailure {
+      #expect(failure.message.contains("not a readable zip"), "\(failure.message)")
     }
   }
 

@@ -60,6 +60,38 @@ import Testing
       ])
   }
 
+  /// Inventory rows never heard — an identity (which the fleet registry, keyed by address, never knows) and an
+  /// address nobody has seen — are reported `silent` once the silent threshold has passed since the start,
+  /// without `lastSeen`, as the beacon heard until 20 s is at 80 s with its `lastSeen`.
+  @Test func inventoryRowsNeverHeardAreReportedSilent() async throws {
+    let folder = try Self.folder()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let unheard = "ibeacon:E2C56DB5-DFFB-48D2-B060-D0F5A71096E0:7:43"
+    try "address\n\(Self.identity)\n\(unheard)\nD0:00:00:00:20:09\n".write(
+      toFile: folder + "/inventory.csv", atomically: true, encoding: .utf8)
+    try #"""
+    {"version": 1, "health": {"silentMinutes": 1},
+     "events": [{"name": "quiet", "trigger": "health", "health": ["silent"]}]}
+    """#.write(toFile: folder + "/events.json", atomically: true, encoding: .utf8)
+    let command =
+      try Monitor.parseAsRoot([
+        "--adapter", "sim:\(folder)/fleet.json", "--inventory", "\(folder)/inventory.csv", "--events",
+        "\(folder)/events.json", "--jsonl", "--duration", "90", "--state-dir", folder + "/state",
+      ]) as! Monitor
+    let lines = Lines()
+    try await command.run(pace: .unpaced, write: lines.add)
+    let events = try lines.all.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
+    let shown = Set(
+      events.map { e -> String in
+        let device = e["device"] as? [String: Any]
+        return "\(e["event"]!) \(device?["address"] ?? "-") \(device?["lastSeen"] == nil ? "never" : "seen")"
+      })
+    #expect(
+      shown == [
+        "quiet D0:00:00:00:20:09 never", "quiet \(unheard) never", "quiet \(Self.second) seen",
+      ], "\(lines.all)")
+  }
+
   /// Named only by an event (no inventory): the plain output line shows the identity after the address, and
   /// a command action gets it as `BEACON_IDENTITY`.
   @Test func anEventNamingTheIdentityFollowsItInPlainLinesAndCommands() async throws {

@@ -83,6 +83,32 @@ struct CurlFaultTests {
     #expect(requests.map(\.range) == [nil, "bytes=\(FaultServer.body.count / 2)-"])
   }
 
+  /// A server that cuts every answer mid-body (headers and half the bytes asked for, then the connection
+  /// closed) was told "check the address, the network and any proxy variables", though it had just answered.
+  /// The hint says what happened and what to do: run again — a download resumes from what arrived (here
+  /// 100 000 + 50 000 + 25 000 bytes over the three attempts) — and, if it repeats, look at the server.
+  @Test func anAnswerCutEveryTimeSaysSoAndThatADownloadResumes() async throws {
+    let server = try await FaultServer.start()
+    let file = try LocalTools.temporaryDirectory("dl") + "/always-cut.bin"
+    let download = await expectFailure(.connection) {
+      _ = try await CurlHTTPClient(configuration: Self.quick).download(
+        HTTPRequest(url: server.base + "/always-cut"), to: file, progress: nil)
+    }
+    #expect(
+      download?.hint
+        == "the server closed the connection before the whole answer arrived; run the command again: the download "
+        + "resumes from the 175000 bytes that arrived; if it is cut every time, check the server and any proxy between",
+      "\(String(describing: download))")
+    #expect(try Data(contentsOf: URL(fileURLWithPath: file)).count == 175_000)
+    let fetch = await expectFailure(.connection) {
+      _ = try await CurlHTTPClient(configuration: Self.quick).fetch(HTTPRequest(url: server.base + "/always-cut"))
+    }
+    #expect(
+      fetch?.hint
+        == "the server closed the connection before the whole answer arrived; try again; if it is cut every time, "
+        + "check the server and any proxy between", "\(String(describing: fetch))")
+  }
+
   /// A server whose Content-Length is 100 bytes longer than the file: every transfer ends short, a request for
   /// the rest is 416. It ended "the server's ranges do not match the file" though the whole body arrived.
   @Test func aContentLengthLongerThanTheFileIsNamedAsSuch() async throws {

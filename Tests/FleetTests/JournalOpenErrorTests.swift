@@ -51,6 +51,36 @@ import Testing
     #expect(JournalOpenError.translate(ioError, path: path, free: { _ in 1 << 30 }) is DatabaseError)
   }
 
+  /// A write past the process's file size limit fails with EFBIG, which SQLite reports as "disk I/O error"
+  /// (the fault matrix's disk-full case runs under `ulimit -f`): the file that reached the limit is named
+  /// with the limit, when opening and mid-run alike, as a full disk is.
+  @Test func aFileAtTheFileSizeLimitIsNamedWithTheLimit() {
+    let path = "/var/state/bp/journal.sqlite"
+    let ioError = DatabaseError(resultCode: .SQLITE_IOERR, message: "disk I/O error")
+    let sizes = [path: Int64(4096), path + "-wal": 327_680]
+    let expected =
+      "the journal file /var/state/bp/journal.sqlite-wal has reached 327680 bytes, the largest file this process "
+      + "may write (its file size limit, `ulimit -f`): it cannot grow. Raise the limit (`ulimit -f unlimited` in the "
+      + "shell, `LimitFSIZE=infinity` in a systemd unit) and run again"
+    #expect(
+      "\(JournalOpenError.translate(ioError, path: path, free: { _ in 1 << 30 }, fileLimit: { 327_680 }, size: { sizes[$0] }))"
+        == expected)
+    #expect(
+      JournalOpenError.writeReason(ioError, path: path, free: { _ in 1 << 30 }, fileLimit: { 327_680 }, size: { sizes[$0] })
+        == expected)
+    // A limit no journal file is near, or none at all: not the cause (SQLite's words stay).
+    #expect(
+      JournalOpenError.translate(ioError, path: path, free: { _ in 1 << 30 }, fileLimit: { 1 << 30 }, size: { sizes[$0] })
+        is DatabaseError)
+    #expect(
+      JournalOpenError.writeReason(ioError, path: path, free: { _ in 1 << 30 }, fileLimit: { nil }, size: { sizes[$0] })
+        == String(describing: ioError))
+    // Mid-run, a full disk is worded as when opening.
+    #expect(
+      JournalOpenError.writeReason(ioError, path: path, free: { _ in 0 }, fileLimit: { nil }, size: { sizes[$0] })
+        .hasPrefix("the disk holding /var/state/bp is full (0 bytes free)"))
+  }
+
   @Test func aFolderWithoutWriteAccessIsNamed() {
     let cantOpen = DatabaseError(resultCode: .SQLITE_CANTOPEN, message: "unable to open database file")
     #expect(

@@ -1,5 +1,6 @@
 import Foundation
 import Presence
+import Profiles
 import Testing
 
 /// The engine's state across a restart: a restarted monitor re-fired every present device's
@@ -72,5 +73,41 @@ import Testing
         "40 leave exit CC:00:00:00:00:0C",
       ])
     #expect(out[0].silentSeconds == 60)
+  }
+
+  /// Inventory rows nothing has heard — one by iBeacon identity (the registry, keyed by address, never knows
+  /// one), one by an address the registry does not know either — are watched for from the start: each is
+  /// reported `silent` once the threshold has passed, without `lastSeen`, kept across a restart (no second
+  /// `silent`, the clock not restarted), and the identity enters when heard at last.
+  @Test func anInventoryRowNeverHeardByIdentityOrAddressGoesSilent() throws {
+    let file = try EventFileDecoder.decode(Array(T.events.utf8), file: "events.json")
+    let identity = BeaconIdentityTests.ibeacon
+    let csv = "address,tags\n\(identity),\nDD:00:00:00:00:0D,\n\(T.a),\n"
+    let inventory = try Inventory.parse(Array(csv.utf8), file: "i.csv", identities: true)
+    var engine = PresenceEngine(file: file, inventory: inventory)
+    engine.remember(lastSeen: [T.a: Self.t0 - 50])
+    engine.watch(since: Self.t0)
+    var out = engine.tick(at: Self.t0 + 59)
+    #expect(out.map(T.line) == ["59 silent silent AA:00:00:00:00:0A"])
+    out = engine.tick(at: Self.t0 + 60)
+    #expect(out.map(T.line) == ["60 silent silent DD:00:00:00:00:0D", "60 silent silent \(identity)"])
+    #expect(out.map(\.device?.identity) == [nil, identity])
+    #expect(out.allSatisfy { $0.device?.lastSeen == nil && $0.silentSeconds == 60 })
+    #expect(!PresenceEventJSON.text(out[1], id: "x").contains("lastSeen"))
+    // In the kept state both are listed as watched since the start, not as heard.
+    let kept = try JSONDecoder().decode(PresenceState.self, from: JSONEncoder().encode(engine.state))
+    let watched = kept.devices.filter { $0.watchedSince != nil }
+    #expect(watched.map(\.address) == ["DD:00:00:00:00:0D", identity])
+    #expect(watched.allSatisfy { $0.lastHeard == nil && $0.silentReported && $0.watchedSince == Self.t0 })
+    // A restart an hour later: nothing fires again; the identity heard at last enters under its address.
+    var second = PresenceEngine(file: file, inventory: inventory)
+    second.restore(kept)
+    second.watch(since: Self.t0 + 3600)
+    out = second.tick(at: Self.t0 + 7200)
+    out += second.observe([
+      PresenceSighting(address: "C0:00:00:00:00:01", at: Self.t0 + 7201, rssi: -60, identities: [identity])
+    ])
+    #expect(out.map(T.line) == ["7201 arrive enter C0:00:00:00:00:01"])
+    #expect(out.first?.device?.identity == identity)
   }
 }

@@ -164,4 +164,19 @@ import Testing
       """#
     #expect(throws: FleetFileError.self) { try SimulatedFleet.decode(Data(json.utf8)) }
   }
+
+  /// The scan response's name is cut to 29 bytes at a character boundary, in one pass: cutting a hostile
+  /// 20 000-byte name one character at a time from the end took seconds per advertisement (the fault
+  /// matrix's hostile devices then went unheard); 200 000 bytes would take minutes.
+  @Test(.timeLimit(.minutes(1))) func aLongNameIsCutToTheScanResponseInOnePass() {
+    let clock = ContinuousClock()
+    let started = clock.now
+    #expect(SimulatedDevice.scanResponseName(String(repeating: "N", count: 200_000)) == String(repeating: "N", count: 29))
+    #expect(clock.now - started < .seconds(1))
+    // A two-byte character that would end past byte 29 is left out whole.
+    #expect(SimulatedDevice.scanResponseName(String(repeating: "a", count: 28) + "éé") == String(repeating: "a", count: 28))
+    #expect(SimulatedDevice.scanResponseName("FM_H0") == "FM_H0")
+    #expect(SimulatedDevice.scanResponseName("") == nil)
+  }
 }
+

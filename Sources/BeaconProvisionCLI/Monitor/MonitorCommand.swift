@@ -159,7 +159,7 @@ struct MonitorCommand: AsyncParsableCommand, LoggingCommand {
           try await registry.registry.devices().map { ($0.address, $0.lastSeen) }, uniquingKeysWith: max)
       } catch {
         warn(
-          "cannot read the fleet registry's last-seen times: \(error); inventory devices not heard yet are not reported silent"
+          "cannot read the fleet registry's last-seen times: \(error); inventory devices not heard yet count their silence from now"
         )
       }
     }

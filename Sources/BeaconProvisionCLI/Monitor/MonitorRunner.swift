@@ -43,7 +43,9 @@ struct MonitorRunner: Sendable {
     var engine = PresenceEngine(file: file, inventory: inventory)
     if let restored { engine.restore(restored) }
     engine.remember(lastSeen: lastSeen)
-    var scan = PresenceScan(engine: engine, origin: origin, wallOrigin: Date(), window: window)
+    let wallOrigin = Date()
+    engine.watch(since: wallOrigin)
+    var scan = PresenceScan(engine: engine, origin: origin, wallOrigin: wallOrigin, window: window)
     let stopAt = duration.map { origin + $0 }
     let (inputs, feed) = AsyncStream.makeStream(of: Input.self)
     let reports = central.scan(ScanParameters(active: active))

@@ -33,6 +33,10 @@ public struct ArchiveLimits: Equatable, Sendable {
   public var maximumCompressionRatio: UInt64 = 100
   /// Entries smaller than this are exempt from the ratio check (a 1-byte file can compress "infinitely").
   public var ratioCheckThreshold: UInt64 = 64 << 10
+  /// The largest package file opened at all, checked from its size before libzip reads it (a `--package`
+  /// file was the one operator input without a cap). [I] Twice the total unpacked size: a zip stores its
+  /// entries at most slightly larger than they are, so anything bigger holds something else.
+  public var maximumFileSize: UInt64 = 16 << 20
 
   public init() {}
 

@@ -7,6 +7,8 @@ public enum PackageError: Error, Equatable, Sendable, CustomStringConvertible {
   case duplicateEntry(String)
   case entryTooLarge(String, UInt64)
   case packageTooLarge(UInt64)
+  /// The file's size and the cap (`ArchiveLimits.maximumFileSize`).
+  case fileTooLarge(UInt64, UInt64)
   case suspiciousCompression(String)
   case missingFile(String)
   case invalidManifest(String)
@@ -25,6 +27,8 @@ public enum PackageError: Error, Equatable, Sendable, CustomStringConvertible {
     case .duplicateEntry(let name): "the package contains \"\(name)\" twice"
     case .entryTooLarge(let name, let size): "\"\(name)\" is \(size) bytes, more than a DFU image can be"
     case .packageTooLarge(let size): "the package unpacks to \(size) bytes, more than a DFU package can be"
+    case .fileTooLarge(let size, let cap):
+      "the file is \(size) bytes; a DFU package larger than \(cap >> 20) MiB (\(cap) bytes) is refused (its images unpack to at most \(ArchiveLimits().maximumTotalSize >> 20) MiB)"
     case .suspiciousCompression(let name): "\"\(name)\" is compressed suspiciously well (zip bomb?)"
     case .missingFile(let name): "the package has no file \"\(name)\""
     case .invalidManifest(let why): "manifest.json is invalid: \(why)"

@@ -71,6 +71,18 @@ class Handler(BaseHTTPRequestHandler):
                 rest = BODY[start:]
                 return self.send(206, rest, [("Content-Range", f"bytes {start}-{len(BODY) - 1}/{len(BODY)}")])
             return self.send(200, BODY)  # /cut-norange ignores the Range
+        if path == "/always-cut":  # every answer: the whole length announced, half of what is asked, then cut
+            start = self.range_start() or 0
+            rest = BODY[start:]
+            self.send_response(206 if start else 200)
+            if start:
+                self.send_header("Content-Range", f"bytes {start}-{len(BODY) - 1}/{len(BODY)}")
+            self.send_header("Content-Length", str(len(rest)))
+            self.end_headers()
+            self.wfile.write(rest[: len(rest) // 2])
+            self.wfile.flush()
+            self.close_connection = True
+            return
         if path == "/length-lie":  # announces 100 bytes more than the file has; a range past its end is 416
             start = self.range_start()
             if start is not None and start >= len(BODY):
