@@ -8,5 +8,8 @@ struct RadioCommand: AsyncParsableCommand {
     abstract: "Low-level radio checks on a BlueZ adapter (scan, advertise, L2CAP).",
     discussion: ExitStatus.group,
     shouldDisplay: false,
-    subcommands: [RadioScanCommand.self, RadioAdvertiseCommand.self, RadioListenCommand.self, RadioConnectCommand.self, RadioGATTCommand.self])
+    subcommands: [
+      RadioScanCommand.self, RadioAdvertiseCommand.self, RadioListenCommand.self, RadioConnectCommand.self,
+      RadioGATTCommand.self,
+    ])
 }

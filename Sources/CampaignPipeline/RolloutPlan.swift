@@ -46,7 +46,9 @@ public struct RolloutPlan: Sendable, Hashable {
   }
 
   /// The same stages with another threshold.
-  public func with(maxFailures: Int) -> RolloutPlan { RolloutPlan(canary: canary, waves: waves, maxFailures: maxFailures) }
+  public func with(maxFailures: Int) -> RolloutPlan {
+    RolloutPlan(canary: canary, waves: waves, maxFailures: maxFailures)
+  }
 
   /// Parses `--max-failures P%` (0…100).
   public static func threshold(_ text: String) throws(RolloutPlanError) -> Int {

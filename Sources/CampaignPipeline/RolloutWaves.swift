@@ -40,7 +40,8 @@ struct RolloutWaves: Sendable {
         outcomes.merge(summary.outcomes) { $1 }
         if summary.interrupted {
           let failures = try await failed(members)
-          waves.append(.init(number: number, name: name, devices: members.count, failures: failures, overThreshold: false))
+          waves.append(
+            .init(number: number, name: name, devices: members.count, failures: failures, overThreshold: false))
           (interrupted, journalFailure) = (true, summary.journalFailure)
           break
         }

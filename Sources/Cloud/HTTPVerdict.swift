@@ -89,7 +89,7 @@ enum HTTPVerdict {
         self = .fail(
           error(.tooSlow, message, "the transfer stayed below the low-speed limit; try a better link or later"))
       }
-    case CURLE_PARTIAL_FILE, CURLE_RECV_ERROR where outcome.status != 0:
+    case CURLE_PARTIAL_FILE where outcome.status != 0, CURLE_RECV_ERROR where outcome.status != 0:
       // The answer began and the connection closed before its end: the address and the network are fine.
       self = .retry(error(.connection, message, Self.cutHint(outcome, isDownload: isDownload)), retryAfter: nil)
     case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY, CURLE_SEND_ERROR,

@@ -99,7 +99,8 @@ public struct JournalOpenError: Error, Sendable, Hashable, CustomStringConvertib
     _ error: any Error, path: String, free: (String) -> Int64? = freeBytes, fileLimit: () -> Int64? = fileSizeLimit,
     size: (String) -> Int64? = fileSize
   ) -> String {
-    guard let database = error as? DatabaseError, database.resultCode == .SQLITE_IOERR || database.resultCode == .SQLITE_FULL
+    guard let database = error as? DatabaseError,
+      database.resultCode == .SQLITE_IOERR || database.resultCode == .SQLITE_FULL
     else { return String(describing: error) }
     let translated = translate(error, path: path, free: free, fileLimit: fileLimit, size: size)
     return translated is JournalOpenError ? "\(translated)" : String(describing: error)

@@ -81,7 +81,8 @@ struct AddressTypeTests {
   }
 
   @Test func everyConnectingCommandTakesTheSameOptionAndGattKeepsRandomAsAnAlias() throws {
-    let gatt = try #require(try BeaconProvision.parseAsRoot(["gatt", "read", random, "2A00", "--random"]) as? GATTReadCommand)
+    let gatt = try #require(
+      try BeaconProvision.parseAsRoot(["gatt", "read", random, "2A00", "--random"]) as? GATTReadCommand)
     #expect(gatt.connection.peer.override == .random)
     let services = try #require(
       try BeaconProvision.parseAsRoot(["gatt", random, "--address-type", "public"]) as? GATTServicesCommand)

@@ -4,8 +4,8 @@ import Fleet
 import Foundation
 import Simulator
 import Synchronization
-import Testing
 import TestServers
+import Testing
 
 @testable import BeaconProvisionCLI
 

@@ -103,4 +103,3 @@ import Testing
     try await nginx.stop()
   }
 }
-

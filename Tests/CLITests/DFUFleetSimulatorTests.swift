@@ -112,7 +112,8 @@ extension DFUFleetSimulatorTests {
     let update = try #require(parsed as? DFUUpdateCommand)
     #expect(update.package == "app.zip" && update.minimumBattery == 0)
     #expect(
-      try #require(BeaconProvision.parseAsRoot(["dfu", "update", "--package", "a.zip"]) as? DFUUpdateCommand).minimumBattery
+      try #require(BeaconProvision.parseAsRoot(["dfu", "update", "--package", "a.zip"]) as? DFUUpdateCommand)
+        .minimumBattery
         == 30)
   }
 

@@ -98,7 +98,7 @@ import Testing
     #expect(again.rollout?.plan == RolloutPlan(canary: 2, waves: [10, 25, 100], maxFailures: 40))
     #expect(again.rollout?.waves.map(\.name) == ["wave 1 (10%)", "wave 2 (25%)"])
     #expect(again.rollout?.waves.map(\.devices) == [3, 3] && again.rollout?.waves.map(\.failures) == [1, 2])
-    #expect(DFUUpdate.exitStatus(again) == 4)
+    #expect(DFUUpdateCommand.exitStatus(again) == 4)
     let afterAgain = try Self.firmwareWrites(fleet)
     #expect((8..<Self.count).allSatisfy { afterAgain[address($0)] == nil })
     // A --rollout other than the recorded one is refused, naming both; nothing is touched.

@@ -1,8 +1,8 @@
 import FirmwareStore
 import Foundation
 import OwnThreads
-import Testing
 import TestServers
+import Testing
 
 @testable import BeaconProvisionCLI
 

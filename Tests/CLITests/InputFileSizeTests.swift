@@ -102,7 +102,10 @@ import Testing
       _ = try DFUPackage.read(path: file)
       Issue.record("accepted")
     } catch {
-      #expect(error.reason == "the file is 16777217 bytes; a DFU package larger than 16 MiB (16777216 bytes) is refused (its images unpack to at most 8 MiB)")
+      #expect(
+        error.reason
+          == "the file is 16777217 bytes; a DFU package larger than 16 MiB (16777216 bytes) is refused (its images unpack to at most 8 MiB)"
+      )
     }
     try Self.sparse(file, size: 16 << 20)
     do {

@@ -134,7 +134,8 @@ import Testing
     try #"{"version": 1, "events": [{"name": "x", "trigger": "leave"}]}"#.write(
       toFile: folder + "/bad.json", atomically: true, encoding: .utf8)
     let command =
-      try MonitorCommand.parseAsRoot(["--adapter", "sim", "--events", folder + "/bad.json", "--duration", "1"]) as! MonitorCommand
+      try MonitorCommand.parseAsRoot(["--adapter", "sim", "--events", folder + "/bad.json", "--duration", "1"])
+      as! MonitorCommand
     await #expect(throws: CLIFailure.self) { try await command.run(pace: .unpaced, write: { _ in }) }
   }
 

@@ -74,10 +74,10 @@ import Testing
      "events": [{"name": "quiet", "trigger": "health", "health": ["silent"]}]}
     """#.write(toFile: folder + "/events.json", atomically: true, encoding: .utf8)
     let command =
-      try Monitor.parseAsRoot([
+      try MonitorCommand.parseAsRoot([
         "--adapter", "sim:\(folder)/fleet.json", "--inventory", "\(folder)/inventory.csv", "--events",
         "\(folder)/events.json", "--jsonl", "--duration", "90", "--state-dir", folder + "/state",
-      ]) as! Monitor
+      ]) as! MonitorCommand
     let lines = Lines()
     try await command.run(pace: .unpaced, write: lines.add)
     let events = try lines.all.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }

@@ -169,7 +169,8 @@ import Testing
     try await spool.failed(1, error: "HTTP 503")
 
     let listed = Lines()
-    try await (MonitorSpoolListCommand.parseAsRoot(["--state-dir", state]) as! MonitorSpoolListCommand).run(write: listed.add)
+    try await (MonitorSpoolListCommand.parseAsRoot(["--state-dir", state]) as! MonitorSpoolListCommand).run(
+      write: listed.add)
     #expect(listed.all.count == 6)
     #expect(listed.all[1].contains("r1-1") && listed.all[1].hasSuffix("http://down/hook?token=REDACTED  (HTTP 503)"))
     #expect(listed.all[4].contains(#"(unusable: "http://" has no host)"#))
@@ -207,7 +208,8 @@ import Testing
       try BeaconProvision.parseAsRoot(["monitor", "spool", "list", "--state-dir", state]) as? MonitorSpoolListCommand)
     #expect(viaRoot.stateDir == state)
     let dropViaRoot = try #require(
-      try BeaconProvision.parseAsRoot(["monitor", "spool", "drop", "--all", "--state-dir", state]) as? MonitorSpoolDropCommand)
+      try BeaconProvision.parseAsRoot(["monitor", "spool", "drop", "--all", "--state-dir", state])
+        as? MonitorSpoolDropCommand)
     #expect(dropViaRoot.stateDir == state)
     #expect(try BeaconProvision.parseAsRoot(["monitor", "--adapter", "sim", "--duration", "1"]) is MonitorCommand)
   }

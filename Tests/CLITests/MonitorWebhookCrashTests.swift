@@ -1,8 +1,8 @@
 import Fleet
 import Foundation
 import Loopback
-import Testing
 import TestServers
+import Testing
 
 @testable import BeaconProvisionCLI
 

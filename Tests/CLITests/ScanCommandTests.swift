@@ -160,7 +160,8 @@ import Testing
     #expect(throws: (any Error).self) { try ScanCommand.parseAsRoot(["--json", "--jsonl"]) }
     #expect(throws: (any Error).self) { try ScanCommand.parseAsRoot(["--duration", "0"]) }
     #expect(throws: (any Error).self) { try ScanCommand.parseAsRoot(["--window", "-1"]) }
-    let parsed = try? ScanCommand.parseAsRoot(["--rssi-threshold", "-80", "--window", "2", "--passive"]) as? ScanCommand
+    let parsed =
+      try? ScanCommand.parseAsRoot(["--rssi-threshold", "-80", "--window", "2", "--passive"]) as? ScanCommand
     #expect(parsed?.settings == DiscoverySettings(window: .seconds(2), rssiThreshold: -80) && parsed?.passive == true)
   }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
-import Testing
 import TestServers
+import Testing
 
 /// `txrx --interactive` as a person uses it: the built CLI runs in a tmux pane (a real terminal, so the
 /// prompt shows), commands are typed with `send-keys`, and the pane's output is read from tmux's control

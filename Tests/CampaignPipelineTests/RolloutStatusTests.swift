@@ -39,7 +39,8 @@ import Testing
     #expect(status.waves.map(\.state) == ["passed", "over-threshold", "not-started"])
     #expect(
       status.reason.hasPrefix(
-        "stopped after the wave 1 (50%): 2 of 2 devices failed, over --max-failures 50%; the later waves were not started"))
+        "stopped after the wave 1 (50%): 2 of 2 devices failed, over --max-failures 50%; the later waves were not started"
+      ))
     let json = String(decoding: try JSONEncoder().encode(status), as: UTF8.self)
     #expect(json.contains(#""verdict":"stopped""#) && json.contains(#""atWave":1"#))
     #expect(json.contains(#""state":"over-threshold""#) && json.contains(#""failed":2"#))

@@ -66,11 +66,13 @@ import Testing
       "\(JournalOpenError.translate(ioError, path: path, free: { _ in 1 << 30 }, fileLimit: { 327_680 }, size: { sizes[$0] }))"
         == expected)
     #expect(
-      JournalOpenError.writeReason(ioError, path: path, free: { _ in 1 << 30 }, fileLimit: { 327_680 }, size: { sizes[$0] })
+      JournalOpenError.writeReason(
+        ioError, path: path, free: { _ in 1 << 30 }, fileLimit: { 327_680 }, size: { sizes[$0] })
         == expected)
     // A limit no journal file is near, or none at all: not the cause (SQLite's words stay).
     #expect(
-      JournalOpenError.translate(ioError, path: path, free: { _ in 1 << 30 }, fileLimit: { 1 << 30 }, size: { sizes[$0] })
+      JournalOpenError.translate(
+        ioError, path: path, free: { _ in 1 << 30 }, fileLimit: { 1 << 30 }, size: { sizes[$0] })
         is DatabaseError)
     #expect(
       JournalOpenError.writeReason(ioError, path: path, free: { _ in 1 << 30 }, fileLimit: { nil }, size: { sizes[$0] })

@@ -171,12 +171,13 @@ import Testing
   @Test(.timeLimit(.minutes(1))) func aLongNameIsCutToTheScanResponseInOnePass() {
     let clock = ContinuousClock()
     let started = clock.now
-    #expect(SimulatedDevice.scanResponseName(String(repeating: "N", count: 200_000)) == String(repeating: "N", count: 29))
+    #expect(
+      SimulatedDevice.scanResponseName(String(repeating: "N", count: 200_000)) == String(repeating: "N", count: 29))
     #expect(clock.now - started < .seconds(1))
     // A two-byte character that would end past byte 29 is left out whole.
-    #expect(SimulatedDevice.scanResponseName(String(repeating: "a", count: 28) + "éé") == String(repeating: "a", count: 28))
+    #expect(
+      SimulatedDevice.scanResponseName(String(repeating: "a", count: 28) + "éé") == String(repeating: "a", count: 28))
     #expect(SimulatedDevice.scanResponseName("FM_H0") == "FM_H0")
     #expect(SimulatedDevice.scanResponseName("") == nil)
   }
 }
-

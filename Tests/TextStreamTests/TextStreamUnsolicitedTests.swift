@@ -85,4 +85,3 @@ import Testing
     await client.close()
   }
 }
-

@@ -9,7 +9,10 @@ struct DFUCommand: AsyncParsableCommand {
     commandName: "dfu",
     abstract: "Inspect Nordic Secure DFU packages and update devices.",
     discussion: ExitStatus.group,
-    subcommands: [DFUUpdateCommand.self, DFUInspectCommand.self, DFUSerialCommand.self, DFUBLECommand.self, DFUSimulateSerialCommand.self],
+    subcommands: [
+      DFUUpdateCommand.self, DFUInspectCommand.self, DFUSerialCommand.self, DFUBLECommand.self,
+      DFUSimulateSerialCommand.self,
+    ],
     defaultSubcommand: DFUUpdateCommand.self)
 }
 
