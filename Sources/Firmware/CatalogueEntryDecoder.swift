@@ -1,4 +1,4 @@
-import KBeacon
+import JSON
 import Profiles
 
 /// Reads one `{appVersion, appFileName, note, sha256?, size?}` object of a catalogue (docs/protocols/kbeacon.md

@@ -1,4 +1,4 @@
-import KBeacon
+import JSON
 import Profiles
 
 /// A KKM firmware catalogue, `<base>/<model>.json` (docs/protocols/kbeacon.md §11): an object keyed by hardware

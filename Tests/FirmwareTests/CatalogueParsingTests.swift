@@ -1,4 +1,5 @@
 import Firmware
+import JSON
 import KBeacon
 import Profiles
 import Testing

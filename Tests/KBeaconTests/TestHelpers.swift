@@ -1,6 +1,7 @@
 import BeaconCore
 
 @testable import KBeacon
+import JSON
 
 /// Bytes from spaced hex text (test vectors read like the spec's).
 func hex(_ text: String) -> [UInt8] {
