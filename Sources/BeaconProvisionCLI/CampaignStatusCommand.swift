@@ -76,9 +76,7 @@ struct CampaignStatusCommand: AsyncParsableCommand, LoggingCommand {
   }
 
   static func json(_ status: SiteStatus) throws -> String {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-    return String(decoding: try encoder.encode(status), as: UTF8.self)
+    try JSONOutput.string(status)
   }
 
   static func table(_ s: SiteStatus) -> String {
