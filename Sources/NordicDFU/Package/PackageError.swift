@@ -27,7 +27,7 @@ public enum PackageError: Error, Equatable, Sendable, CustomStringConvertible {
     case .packageTooLarge(let size): "the package unpacks to \(size) bytes, more than a DFU package can be"
     case .suspiciousCompression(let name): "\"\(name)\" is compressed suspiciously well (zip bomb?)"
     case .missingFile(let name): "the package has no file \"\(name)\""
-    case .invalidManifest(let why): "manifest.json is invalid: \(why)"
+    case .invalidManifest(let why): why
     case .legacyPackage:
       "this is a legacy DFU package (nrfutil 0.5 / adafruit-nrfutil, init_packet_data); only Secure DFU packages are supported"
     case .unsupportedImage(let key): "unsupported image \"\(key)\" in the manifest"
