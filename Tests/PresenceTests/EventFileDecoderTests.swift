@@ -37,6 +37,26 @@ import Testing
     }
   }
 
+  /// The one error shape of every file the tool reads: a misspelt key names the closest known one, broken
+  /// JSON the line and column where it broke.
+  @Test func aMisspeltKeyAndBrokenJSONSayWhereAndSuggest() {
+    func lines(_ text: String) -> [String] {
+      do {
+        _ = try EventFileDecoder.decode(Array(text.utf8), file: "ev.json")
+        return []
+      } catch {
+        return (error as? ProfileDiagnostics)?.all.map(\.description) ?? ["\(error)"]
+      }
+    }
+    let misspelt = lines("{ \"version\": 1,\n  \"evnts\": [] }")
+    #expect(
+      misspelt.contains(
+        #"ev.json:2:3: $.evnts: unknown key "evnts" — did you mean "events"? (allowed: version, timeZone, defaults, health, tags, events)"#
+      ), "\(misspelt)")
+    let broken = lines("{ \"version\": 1,\n  \"events\": [ }")
+    #expect(broken.first?.hasPrefix("ev.json:2:15: $: not valid JSON: ") == true, "\(broken)")
+  }
+
   @Test func actionsFromTheCommandLineJoinEveryEvent() throws {
     let text = #"""
       { "version": 1, "events": [ { "name": "a", "trigger": "exit" },
