@@ -65,10 +65,10 @@ let package = Package(
     // MARK: live edges
     // The journal on a PostgreSQL server through libpq, shared by several gateways (issue #18)
     .target(
-      name: "SharedJournal", dependencies: ["BeaconCore", "Fleet", "CLibPQ", "OwnThreads"], swiftSettings: strict),
+      name: "SharedJournal", dependencies: ["BeaconCore", "Fleet", "CLibPQ", "JSON", "OwnThreads"], swiftSettings: strict),
     .target(name: "NordicDFUIO", dependencies: ["NordicDFU", "CZip", "CPipe", "OwnThreads"], swiftSettings: strict),
     .target(name: "BlueZ", dependencies: ["BeaconCore", "CBlueZ", "CPipe", "OwnThreads"], swiftSettings: strict),
-    .target(name: "Cloud", dependencies: ["BeaconCore", "CCurl", "CPipe", "OwnThreads"], swiftSettings: strict),
+    .target(name: "Cloud", dependencies: ["BeaconCore", "CCurl", "CPipe", "JSON", "OwnThreads"], swiftSettings: strict),
     .target(
       name: "InfoManagerCloud", dependencies: ["BeaconCore", "Cloud", "InfoManager", "JSON", "OwnThreads"],
       swiftSettings: strict),
