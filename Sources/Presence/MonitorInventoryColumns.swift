@@ -43,7 +43,7 @@ public enum MonitorInventoryColumns {
   {
     let shown = text.count > 40 ? String(text.prefix(40)) + "…" : text
     return JSONDiagnostic(
-      file: file, position: nil, path: JSONPath([.index(row.index), .key(column)]),
+      file: file, position: row.position, path: JSONPath([.index(row.index), .key(column)]),
       message: "\(row.address): \"\(shown.echoed)\" is not a valid \(column)", allowed: allowed)
   }
 }
