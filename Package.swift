@@ -32,30 +32,32 @@ let package = Package(
     .target(name: "BeaconCore", swiftSettings: strict),
     // Threads of their own for blocking work (`OwnThread`, `SerialThread`): never libdispatch's workers.
     .target(name: "OwnThreads", swiftSettings: strict),
+    // The one JSON parser, value type and writer, and the positioned error every file reader reports in.
+    .target(name: "JSON", dependencies: ["BeaconCore"], swiftSettings: strict),
     .target(
       name: "KBeacon",
-      dependencies: ["BeaconCore", "CCrypto"],
+      dependencies: ["BeaconCore", "CCrypto", "JSON"],
       swiftSettings: strict),
     .target(
       name: "NordicDFU",
-      dependencies: ["BeaconCore", "CCrypto"],
+      dependencies: ["BeaconCore", "CCrypto", "JSON"],
       swiftSettings: strict),
 
     // Text-stream ("virtual serial") devices: Tertium TxRx profiles, Nordic UART (issue #14)
     .target(name: "TextStream", dependencies: ["BeaconCore"], swiftSettings: strict),
 
-    .target(name: "Profiles", dependencies: ["BeaconCore", "KBeacon"], swiftSettings: strict),
-    .target(name: "Audit", dependencies: ["BeaconCore", "Profiles"], swiftSettings: strict),
-    .target(name: "Presence", dependencies: ["BeaconCore", "KBeacon", "Profiles"], swiftSettings: strict),
-    .target(name: "Firmware", dependencies: ["BeaconCore", "KBeacon", "Profiles"], swiftSettings: strict),
+    .target(name: "Profiles", dependencies: ["BeaconCore", "JSON", "KBeacon"], swiftSettings: strict),
+    .target(name: "Audit", dependencies: ["BeaconCore", "JSON", "Profiles"], swiftSettings: strict),
+    .target(name: "Presence", dependencies: ["BeaconCore", "JSON", "Profiles"], swiftSettings: strict),
+    .target(name: "Firmware", dependencies: ["BeaconCore", "JSON", "Profiles"], swiftSettings: strict),
     // blukii Info Manager: request shapes, answers, the resolve state machine and its cache (issue #15)
-    .target(name: "InfoManager", dependencies: ["BeaconCore", "KBeacon", "Profiles"], swiftSettings: strict),
+    .target(name: "InfoManager", dependencies: ["BeaconCore", "JSON", "Profiles"], swiftSettings: strict),
 
     // MARK: orchestration (journal in SQLite through GRDB)
     .target(
       name: "Fleet",
       dependencies: [
-        "BeaconCore", "KBeacon", "NordicDFU", "OwnThreads", "Profiles", "TextStream",
+        "BeaconCore", "JSON", "KBeacon", "NordicDFU", "OwnThreads", "Profiles", "TextStream",
         .product(name: "GRDB", package: "GRDB.swift"),
       ],
       swiftSettings: strict),
@@ -63,12 +65,14 @@ let package = Package(
     // MARK: live edges
     // The journal on a PostgreSQL server through libpq, shared by several gateways (issue #18)
     .target(
-      name: "SharedJournal", dependencies: ["BeaconCore", "Fleet", "CLibPQ", "OwnThreads"], swiftSettings: strict),
+      name: "SharedJournal", dependencies: ["BeaconCore", "Fleet", "CLibPQ", "JSON", "OwnThreads"],
+      swiftSettings: strict),
     .target(name: "NordicDFUIO", dependencies: ["NordicDFU", "CZip", "CPipe", "OwnThreads"], swiftSettings: strict),
     .target(name: "BlueZ", dependencies: ["BeaconCore", "CBlueZ", "CPipe", "OwnThreads"], swiftSettings: strict),
-    .target(name: "Cloud", dependencies: ["BeaconCore", "CCurl", "CPipe", "OwnThreads"], swiftSettings: strict),
     .target(
-      name: "InfoManagerCloud", dependencies: ["BeaconCore", "Cloud", "InfoManager", "OwnThreads"],
+      name: "Cloud", dependencies: ["BeaconCore", "CCurl", "CPipe", "JSON", "OwnThreads"], swiftSettings: strict),
+    .target(
+      name: "InfoManagerCloud", dependencies: ["BeaconCore", "Cloud", "InfoManager", "JSON", "OwnThreads"],
       swiftSettings: strict),
     // Loopback TCP ports for local servers (the tests' nginx, provision-bench http-download's)
     .target(name: "Loopback", swiftSettings: strict),
@@ -76,11 +80,11 @@ let package = Package(
     .target(name: "Metrics", dependencies: ["OwnThreads"], swiftSettings: strict),
     .target(
       name: "FirmwareStore",
-      dependencies: ["BeaconCore", "Cloud", "Firmware", "NordicDFU", "NordicDFUIO", "Profiles", "OwnThreads"],
+      dependencies: ["BeaconCore", "Cloud", "Firmware", "JSON", "NordicDFU", "NordicDFUIO", "Profiles", "OwnThreads"],
       swiftSettings: strict),
     .target(
       name: "Simulator",
-      dependencies: ["BeaconCore", "BlueZ", "CCrypto", "KBeacon", "NordicDFU", "NordicDFUIO", "TextStream"],
+      dependencies: ["BeaconCore", "BlueZ", "CCrypto", "JSON", "KBeacon", "NordicDFU", "NordicDFUIO", "TextStream"],
       swiftSettings: strict),
 
     // MARK: campaigns
@@ -99,7 +103,7 @@ let package = Package(
     .target(
       name: "BeaconProvisionCLI",
       dependencies: [
-        "BeaconCore", "BlueZ", "CampaignPipeline", "Fleet", "KBeacon", "NordicDFU", "NordicDFUIO", "Profiles",
+        "BeaconCore", "BlueZ", "CampaignPipeline", "Fleet", "JSON", "KBeacon", "NordicDFU", "NordicDFUIO", "Profiles",
         "Simulator", "Cloud",
         "Firmware", "FirmwareStore", "Audit", "TextStream", "Presence", "SharedJournal", "InfoManager",
         "InfoManagerCloud", "Metrics",
@@ -111,7 +115,8 @@ let package = Package(
     .executableTarget(
       name: "provision-bench",
       dependencies: [
-        "BeaconCore", "Cloud", "Fleet", "KBeacon", "Loopback", "NordicDFU", "OwnThreads", "Profiles", "Simulator",
+        "BeaconCore", "Cloud", "Fleet", "JSON", "KBeacon", "Loopback", "NordicDFU", "OwnThreads", "Profiles",
+        "Simulator",
       ],
       swiftSettings: strict),
 
@@ -129,11 +134,13 @@ let package = Package(
       name: "TextStreamTests", dependencies: ["TextStream", "BeaconCore", "TestClocks"], swiftSettings: strict),
     .testTarget(
       name: "AuditTests", dependencies: ["Audit", "BeaconCore", "Profiles", "TestServers"], swiftSettings: strict),
-    .testTarget(name: "ProfilesTests", dependencies: ["Profiles"], swiftSettings: strict),
+    .testTarget(name: "ProfilesTests", dependencies: ["JSON", "Profiles"], swiftSettings: strict),
     .testTarget(name: "PresenceTests", dependencies: ["Presence", "BeaconCore", "Profiles"], swiftSettings: strict),
     .testTarget(
       name: "FleetTests",
-      dependencies: ["Fleet", "KBeacon", "OwnThreads", "Profiles", .product(name: "GRDB", package: "GRDB.swift")],
+      dependencies: [
+        "Fleet", "JSON", "KBeacon", "OwnThreads", "Profiles", .product(name: "GRDB", package: "GRDB.swift"),
+      ],
       swiftSettings: strict),
     .testTarget(
       name: "SharedJournalTests", dependencies: ["SharedJournal", "Fleet", "BeaconCore", "Profiles", "TestServers"],
@@ -141,23 +148,26 @@ let package = Package(
     .testTarget(
       name: "CloudTests", dependencies: ["Cloud", "TestServers"], exclude: ["Fixtures"], swiftSettings: strict),
     .testTarget(
-      name: "FirmwareTests", dependencies: ["Firmware", "FirmwareStore", "Cloud", "KBeacon", "NordicDFU", "Profiles"],
+      name: "FirmwareTests",
+      dependencies: ["Firmware", "FirmwareStore", "Cloud", "JSON", "KBeacon", "NordicDFU", "Profiles"],
       swiftSettings: strict),
     .testTarget(
       name: "InfoManagerTests",
       dependencies: [
-        "InfoManager", "InfoManagerCloud", "Cloud", "BeaconCore", "Simulator", "TestServers", "TestClocks",
+        "InfoManager", "InfoManagerCloud", "Cloud", "BeaconCore", "JSON", "Simulator", "TestServers", "TestClocks",
       ],
       swiftSettings: strict),
     .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "OwnThreads"], swiftSettings: strict),
     .testTarget(name: "OwnThreadsTests", dependencies: ["OwnThreads"], swiftSettings: strict),
     .testTarget(name: "MetricsTests", dependencies: ["Metrics"], swiftSettings: strict),
-    .testTarget(name: "KBeaconTests", dependencies: ["KBeacon"], swiftSettings: strict),
+    .testTarget(name: "KBeaconTests", dependencies: ["JSON", "KBeacon"], swiftSettings: strict),
+    .testTarget(name: "JSONTests", dependencies: ["BeaconCore", "JSON"], swiftSettings: strict),
     .testTarget(
       name: "NordicDFUTests", dependencies: ["NordicDFU", "NordicDFUIO", "OwnThreads"], swiftSettings: strict),
     .testTarget(
       name: "SimulatorTests",
-      dependencies: ["Simulator", "BlueZ", "KBeacon", "NordicDFU", "NordicDFUIO", "TextStream"], exclude: ["Fixtures"],
+      dependencies: ["Simulator", "BlueZ", "JSON", "KBeacon", "NordicDFU", "NordicDFUIO", "TextStream"],
+      exclude: ["Fixtures"],
       swiftSettings: strict),
     .testTarget(
       name: "SystemLibraryTests", dependencies: ["CBlueZ", "CCurl", "CZip", "CCrypto", "BlueZ"], swiftSettings: strict),
@@ -170,7 +180,7 @@ let package = Package(
     .testTarget(
       name: "CLITests",
       dependencies: [
-        "BeaconProvisionCLI", "CampaignPipeline", "FirmwareStore", "InfoManager", "NordicDFUIO", "OwnThreads",
+        "BeaconProvisionCLI", "CampaignPipeline", "FirmwareStore", "InfoManager", "JSON", "NordicDFUIO", "OwnThreads",
         "Presence", "Simulator", "TestServers", "SharedJournal",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
@@ -193,7 +203,7 @@ if let fuzzRuntime = ProcessInfo.processInfo.environment["BEACON_PROVISION_FUZZ"
     ("fuzz-hci", ["BeaconCore"]),
     ("fuzz-mgmt", ["BeaconCore"]),
     ("fuzz-kbeacon-frame", ["KBeacon"]),
-    ("fuzz-kbeacon-json", ["KBeacon"]),
+    ("fuzz-kbeacon-json", ["JSON", "KBeacon"]),
     ("fuzz-dfu-manifest", ["NordicDFU"]),
     ("fuzz-init-packet", ["NordicDFU"]),
     ("fuzz-dfu-zip", ["NordicDFU", "NordicDFUIO"]),

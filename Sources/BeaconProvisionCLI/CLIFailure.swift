@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import JSON
 
 /// An error the operator can act on: printed as one line `Error: …` with no stack trace, exit code 1
 /// (or the given code).
@@ -23,13 +24,12 @@ extension CLIFailure: LocalizedError {
   public var errorDescription: String? { message }
 }
 
-/// JSON as every `--json` flag prints it: sorted keys, pretty, stable across runs.
+/// JSON as every `--json` flag prints it: sorted keys, pretty (`"key": value`, the JSON module's one style),
+/// stable across runs.
 enum JSONOutput {
   static func string(_ value: some Encodable, pretty: Bool = true) throws -> String {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting =
-      pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
-    return String(decoding: try encoder.encode(value), as: UTF8.self)
+    let json = try JSONValueEncoder(sortedKeys: true).encode(value)
+    return pretty ? JSONWriter.pretty(json) : JSONWriter.text(json)
   }
 }
 

@@ -76,9 +76,7 @@ struct CampaignStatusCommand: AsyncParsableCommand, LoggingCommand {
   /// The run as JSON: `SiteStatus`'s fields and, for a rollout, `rollout` (`RolloutStatus`: its verdict and
   /// waves).
   static func json(_ status: SiteStatus, rollout: RolloutStatus? = nil) throws -> String {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-    return String(decoding: try encoder.encode(StatusJSON(status: status, rollout: rollout)), as: UTF8.self)
+    try JSONOutput.string(StatusJSON(status: status, rollout: rollout))
   }
 
   /// `SiteStatus` with the rollout beside its fields (absent for any other run).

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Fleet
+import JSON
 import KBeacon
 import Profiles
 

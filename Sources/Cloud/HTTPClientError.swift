@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// Why an HTTP call failed, as one line: the URL without secrets, the HTTP status or libcurl's error text, and
 /// what to try. `kind` lets callers and tests tell the failures apart without parsing text.
@@ -77,7 +78,7 @@ extension HTTPClientError {
   static func serverMessage(_ body: [UInt8]) -> String? {
     guard !body.isEmpty, body.count <= 64 << 10, let text = String(validating: body, as: UTF8.self) else { return nil }
     var message: String?
-    if let json = try? JSONDecoder().decode(ErrorBody.self, from: Data(body)) {
+    if let json = try? JSONFileDecoder(file: "answer", options: .wire).decode(ErrorBody.self, from: body) {
       message = json.error?.message ?? json.message
     } else if !text.lowercased().contains("<html") {
       message = text.split(whereSeparator: \.isNewline).first.map(String.init)

@@ -1,4 +1,4 @@
-import KBeacon
+import JSON
 import Profiles
 
 /// Reads one `{appVersion, appFileName, note, sha256?, size?}` object of a catalogue (docs/protocols/kbeacon.md
@@ -7,7 +7,7 @@ struct CatalogueEntryDecoder {
   var source: String
   var path: JSONPath
 
-  func decode(_ json: SourceJSON) throws(CatalogueError) -> CatalogueEntry {
+  func decode(_ json: SourceJSON) throws(JSONDiagnostic) -> CatalogueEntry {
     guard case .object = json.kind else {
       throw fail(json, path, "expected an object {appVersion, appFileName, note}, found \(json.typeName)")
     }
@@ -38,7 +38,7 @@ struct CatalogueEntryDecoder {
       appVersion: appVersion, version: version, appFileName: appFileName, note: note, sha256: digest, size: size)
   }
 
-  private func string(_ json: SourceJSON, _ key: String, required: Bool) throws(CatalogueError) -> String? {
+  private func string(_ json: SourceJSON, _ key: String, required: Bool) throws(JSONDiagnostic) -> String? {
     guard let value = json[key] else {
       if required { throw fail(json, path, "missing \"\(key)\" (each entry needs appVersion and appFileName)") }
       return nil
@@ -49,8 +49,8 @@ struct CatalogueEntryDecoder {
     return text
   }
 
-  private func fail(_ json: SourceJSON, _ path: JSONPath, _ message: String) -> CatalogueError {
-    CatalogueError(source: source, position: json.position, path: path, message: message)
+  private func fail(_ json: SourceJSON, _ path: JSONPath, _ message: String) -> JSONDiagnostic {
+    JSONDiagnostic(file: source, position: json.position, path: path, message: message)
   }
 }
 

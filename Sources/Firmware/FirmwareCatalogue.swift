@@ -1,4 +1,4 @@
-import KBeacon
+import JSON
 import Profiles
 
 /// A KKM firmware catalogue, `<base>/<model>.json` (docs/protocols/kbeacon.md §11): an object keyed by hardware
@@ -49,37 +49,37 @@ public struct FirmwareCatalogue: Sendable, Hashable {
   }
 
   /// Decodes a catalogue's bytes; `source` names it in errors (a URL or a file).
-  public static func decode(_ bytes: [UInt8], model: String, source: String) throws(CatalogueError) -> FirmwareCatalogue
+  public static func decode(_ bytes: [UInt8], model: String, source: String) throws(JSONDiagnostic) -> FirmwareCatalogue
   {
     let root: SourceJSON
     do {
       root = try JSONParser.parseWithPositions(bytes, options: .file)
     } catch {
-      throw CatalogueError(source: source, position: error.position, path: .root, message: error.message)
+      throw .syntax(error, file: source)
     }
     guard case .object(let members) = root.kind else {
-      throw CatalogueError(
-        source: source, position: root.position, path: .root,
+      throw JSONDiagnostic(
+        file: source, position: root.position, path: .root,
         message: "expected an object keyed by hardware version (\"V1.0\": [ … ]), found \(root.typeName)")
     }
     var releases: [(hardware: String, entries: [CatalogueEntry])] = []
     for member in members {
       let path = JSONPath.root.appending(member.key)
       if releases.contains(where: { $0.hardware == member.key }) {
-        throw CatalogueError(
-          source: source, position: member.keyPosition, path: path, message: "hardware version given twice")
+        throw JSONDiagnostic(
+          file: source, position: member.keyPosition, path: path, message: "hardware version given twice")
       }
       guard case .array(let items) = member.value.kind else {
-        throw CatalogueError(
-          source: source, position: member.value.position, path: path,
+        throw JSONDiagnostic(
+          file: source, position: member.value.position, path: path,
           message: "expected an array of {appVersion, appFileName, note}, found \(member.value.typeName)")
       }
       var entries: [CatalogueEntry] = []
       for (index, item) in items.enumerated() {
         let entry = try CatalogueEntryDecoder(source: source, path: path.appending(index)).decode(item)
         if let twin = entries.first(where: { $0.version == entry.version }) {
-          throw CatalogueError(
-            source: source, position: item.position, path: path.appending(index),
+          throw JSONDiagnostic(
+            file: source, position: item.position, path: path.appending(index),
             message: "version \(entry.appVersion) is listed twice (also as \(twin.appVersion))")
         }
         entries.append(entry)
@@ -87,24 +87,5 @@ public struct FirmwareCatalogue: Sendable, Hashable {
       releases.append((member.key, entries))
     }
     return FirmwareCatalogue(model: model, releases: releases)
-  }
-}
-
-/// Why a catalogue was refused: where (source, line:column, JSON path) and what is wrong.
-public struct CatalogueError: Error, Sendable, Hashable, CustomStringConvertible {
-  public var source: String
-  public var position: SourcePosition?
-  public var path: JSONPath
-  public var message: String
-
-  public init(source: String, position: SourcePosition?, path: JSONPath, message: String) {
-    self.source = source
-    self.position = position
-    self.path = path
-    self.message = message
-  }
-
-  public var description: String {
-    "\(source)\(position.map { ":\($0)" } ?? ""): \(path): \(message)"
   }
 }

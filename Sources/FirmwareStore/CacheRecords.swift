@@ -1,6 +1,7 @@
 import Cloud
 import Firmware
 import Foundation
+import JSON
 import OwnThreads
 
 /// A catalogue as the cache holds it: the decoded catalogue, where and when it was fetched, the server's
@@ -65,20 +66,18 @@ public struct CachedPackage: Sendable, Hashable, Codable {
   }
 }
 
-/// Foundation's coders for the cache's own small records (catalogues themselves go through `JSONParser`).
+/// The JSON module's coders for the cache's own small records (catalogues themselves go through
+/// `JSONParser`): pretty, keys sorted, times ISO-8601.
 enum RecordCoding {
   static func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-    encoder.dateEncodingStrategy = .iso8601
-    return [UInt8](try encoder.encode(value))
+    Array(try JSONValueEncoder(dates: .iso8601).pretty(value).utf8)
   }
 
+  /// The record at `path`; nil when the file is missing or is no such record (it is only a cache, and the
+  /// caller fetches again).
   static func decode<T: Decodable>(_ type: T.Type, path: String) -> T? {
     guard let data = FileManager.default.contents(atPath: path) else { return nil }
-    let decoder = JSONDecoder()
-    decoder.dateDecodingStrategy = .iso8601
-    return try? decoder.decode(type, from: data)
+    return try? JSONFileDecoder(file: path, dates: .iso8601).decode(type, from: data)
   }
 }
 

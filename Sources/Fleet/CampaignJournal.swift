@@ -1,5 +1,6 @@
 import BeaconCore
 import Foundation
+import JSON
 
 /// The storage seam between the SQLite journal and the PostgreSQL one several gateways share: what a campaign (`Campaign`, `ApplyCampaign`, `FirmwareWork`) and the
 /// commands that start and resume runs need from a journal, whichever database holds it. `Journal` is the
@@ -61,7 +62,7 @@ public struct JournalUpdate: Sendable, Hashable {
 
   /// The changes as the journal stores them: JSON with sorted keys.
   public var changesJSON: String? {
-    get throws { try changes.map { String(decoding: try JSONEncoder.sorted.encode($0), as: UTF8.self) } }
+    get throws { try changes.map { try JSONValueEncoder(sortedKeys: true).text($0) } }
   }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import JSON
 
 /// The registry's rows: devices in and out of `registryDevice`, history points into `registryReading`
 /// (pruned to the newest `limit` per device), and the last runs of each device from the journal's `run`
@@ -21,7 +22,8 @@ extension FleetRegistry {
   }
 
   static func device(_ row: Row) throws -> RegistryDevice {
-    let frames = try JSONDecoder().decode([String].self, from: Data((row["frames"] as String? ?? "[]").utf8))
+    let frames = try JSONFileDecoder(file: "registryDevice.frames")
+      .decode([String].self, from: Array((row["frames"] as String? ?? "[]").utf8))
     return RegistryDevice(
       address: row["address"], addressType: row["addressType"], name: row["name"], model: row["model"],
       hardwareVersion: row["hardwareVersion"], firmwareVersion: row["firmwareVersion"], firstSeen: row["firstSeen"],
@@ -33,7 +35,7 @@ extension FleetRegistry {
   /// Inserts the device's row or updates it in place — an update, not a REPLACE, which would delete the row
   /// and with it (ON DELETE CASCADE) the device's history. Its run links are not stored.
   static func save(_ db: Database, _ d: RegistryDevice) throws {
-    let frames = String(decoding: try JSONEncoder().encode(d.frames), as: UTF8.self)
+    let frames = try JSONValueEncoder().text(d.frames)
     // Cached statements: the monitor saves thousands of devices every 10 s, and compiling
     // each statement anew was most of that write's CPU.
     try db.cachedStatement(

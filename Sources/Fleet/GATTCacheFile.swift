@@ -91,10 +91,9 @@ public actor GATTCacheFile: GATTCacheStore {
   static func read(_ path: String, warn: (String) -> Void) -> [GATTCacheKey: GATTCacheEntry] {
     guard let data = FileManager.default.contents(atPath: path) else { return [:] }
     do {
-      return try GATTCacheFileFormat.decode(Array(data))
+      return try GATTCacheFileFormat.decode(Array(data), file: path)
     } catch {
-      warn(
-        "the GATT cache \(path) cannot be read (\(error)); starting without it, the file is replaced on the next write")
+      warn("\(error): the GATT cache cannot be read; starting without it, the file is replaced on the next write")
       return [:]
     }
   }

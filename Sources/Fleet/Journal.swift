@@ -263,6 +263,10 @@ public struct JournalChange: Sendable, Codable, Hashable {
 }
 
 extension JSONEncoder {
+  /// Foundation's coder, kept for one column only: `ConfigurationFingerprint`'s canonical JSON, whose SHA-256
+  /// the fleet registry stores. Foundation escapes `/` as `\/` and the JSON module's writer does not, so
+  /// writing the canonical form with the module would change the hash of every configuration holding a URL
+  /// (an Eddystone-URL slot) and make each such device look changed to the next audit [I].
   static var sorted: JSONEncoder {
     let e = JSONEncoder()
     e.outputFormatting = [.sortedKeys]

@@ -1,6 +1,7 @@
 import BeaconCore
 import Foundation
 import GRDB
+import JSON
 
 /// The journal's rows as every `CampaignJournal` returns them: SQLite's `Journal` fetches them through GRDB,
 /// `SharedJournal.PostgresJournal` builds them with the public initialisers.
@@ -53,6 +54,6 @@ public struct JournalDevice: Sendable, Codable, FetchableRecord, Hashable {
   /// The journalled changes, decoded.
   public var changeList: [JournalChange] {
     guard let changes else { return [] }
-    return (try? JSONDecoder().decode([JournalChange].self, from: Data(changes.utf8))) ?? []
+    return (try? JSONFileDecoder(file: "journal changes").decode([JournalChange].self, from: Array(changes.utf8))) ?? []
   }
 }

@@ -1,4 +1,4 @@
-import KBeacon
+import JSON
 
 /// Every request shape the blukii Info Manager client sends, in this one file (docs/protocols/info-manager.md, "RPC
 /// methods" and "Transport"), so they are easy to correct once a real server's discovery document is at hand.

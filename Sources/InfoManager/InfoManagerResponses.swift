@@ -1,4 +1,4 @@
-import KBeacon
+import JSON
 import Profiles
 
 /// Decodes the Info Manager's JSON answers (docs/protocols/info-manager.md, "Objects") with the project's JSON parser, so

@@ -1,5 +1,6 @@
 import Foundation
 import InfoManager
+import JSON
 import OwnThreads
 
 #if canImport(Glibc)
@@ -26,10 +27,10 @@ public struct ResolveCacheFile: Sendable, Hashable {
   public func load(warn: (String) -> Void = { _ in }) -> ResolveCache {
     guard let data = FileManager.default.contents(atPath: path) else { return ResolveCache() }
     do {
-      return try JSONDecoder().decode(ResolveCache.self, from: data)
+      return try JSONFileDecoder(file: path).decode(ResolveCache.self, from: data)
     } catch {
       warn(
-        "the resolve cache \(path) cannot be read (\(data.count) bytes, not a cache this version wrote); starting with an empty cache, the file is replaced on the next save"
+        "\(error): the resolve cache cannot be read (not a cache this version wrote); starting with an empty cache, the file is replaced on the next save"
       )
       return ResolveCache()
     }
@@ -43,10 +44,8 @@ public struct ResolveCacheFile: Sendable, Hashable {
     defer { lock.unlock() }
     var current = load()
     current.apply(changesFrom: before, to: cache)
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys]
     let temporary = path + ".tmp-\(getpid())"
-    try encoder.encode(current).write(to: URL(fileURLWithPath: temporary))
+    try Data(try JSONValueEncoder().text(current).utf8).write(to: URL(fileURLWithPath: temporary))
     guard rename(temporary, path) == 0 else {
       let error = Self.failure("cannot replace \(path)")
       unlink(temporary)

@@ -1,6 +1,6 @@
 import BeaconCore
 import Foundation
-import KBeacon
+import JSON
 
 /// What fires an event definition (Lighthouse's `LHEventTrigger` Enter/Exit, widened by the issue with
 /// proximity changes and health).

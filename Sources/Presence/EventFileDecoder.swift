@@ -1,6 +1,6 @@
 import BeaconCore
 import Foundation
-import KBeacon
+import JSON
 import Profiles
 
 /// Reads a `monitor --events` file, every problem reported at once with its file, line, column
@@ -38,7 +38,7 @@ public enum EventFileDecoder {
     do { root = try JSONParser.parseWithPositions(bytes) } catch {
       throw ProfileDiagnostics(
         [
-          ProfileDiagnostic(
+          JSONDiagnostic(
             file: file, position: error.position, path: .root, message: "not valid JSON: \(error.message)")
         ], subject: "the events file")
     }

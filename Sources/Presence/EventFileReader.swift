@@ -1,18 +1,18 @@
 import BeaconCore
-import KBeacon
+import JSON
 import Profiles
 
 /// Typed reads of an events file's JSON that collect every problem with its file, line, column and JSON
-/// path (the profile's `ProfileDiagnostic`), so one run reports them all.
+/// path (the profile's `JSONDiagnostic`), so one run reports them all.
 struct EventFileReader {
   let file: String
-  var problems: [ProfileDiagnostic] = []
+  var problems: [JSONDiagnostic] = []
 
   init(file: String) { self.file = file }
 
   mutating func problem(_ json: SourceJSON?, _ path: JSONPath, _ message: String, allowed: String? = nil) {
     problems.append(
-      ProfileDiagnostic(file: file, position: json?.position, path: path, message: message, allowed: allowed))
+      JSONDiagnostic(file: file, position: json?.position, path: path, message: message, allowed: allowed))
   }
 
   /// The members of an object, each key once; unknown and repeated keys are problems.
@@ -25,7 +25,7 @@ struct EventFileReader {
     for member in members {
       let at = SourceJSON(kind: .null, position: member.keyPosition)
       if !keys.contains(member.key) {
-        problem(at, path.appending(member.key), "unknown key", allowed: keys.joined(separator: ", "))
+        problems.append(.unknownKey(member.key, file: file, position: member.keyPosition, in: path, known: keys))
       } else if out[member.key] != nil {
         problem(at, path.appending(member.key), "duplicate key")
       } else {

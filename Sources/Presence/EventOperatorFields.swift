@@ -1,4 +1,4 @@
-import KBeacon
+import JSON
 import Profiles
 
 /// An event definition's own words for whoever receives its events (Lighthouse's `LHEvent` carries an

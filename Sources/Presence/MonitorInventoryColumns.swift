@@ -1,4 +1,5 @@
 import BeaconCore
+import JSON
 import Profiles
 
 /// The inventory columns the monitor reads per device (`MonitorSettings`: `exitTimeout`, `enterRSSI`),
@@ -15,7 +16,7 @@ public enum MonitorInventoryColumns {
 
   /// Every out-of-range or unreadable cell, thrown together.
   public static func validate(_ inventory: Inventory, file: String) throws(ProfileDiagnostics) {
-    var problems: [ProfileDiagnostic] = []
+    var problems: [JSONDiagnostic] = []
     for row in inventory.rows {
       if let text = cell(row, "exitTimeout") {
         let value = Double(text)
@@ -38,11 +39,11 @@ public enum MonitorInventoryColumns {
   }
 
   static func problem(_ file: String, _ row: Inventory.Row, _ column: String, _ text: String, allowed: String)
-    -> ProfileDiagnostic
+    -> JSONDiagnostic
   {
     let shown = text.count > 40 ? String(text.prefix(40)) + "…" : text
-    return ProfileDiagnostic(
-      file: file, position: nil, path: JSONPath([.index(row.index), .key(column)]),
+    return JSONDiagnostic(
+      file: file, position: row.position, path: JSONPath([.index(row.index), .key(column)]),
       message: "\(row.address): \"\(shown.echoed)\" is not a valid \(column)", allowed: allowed)
   }
 }

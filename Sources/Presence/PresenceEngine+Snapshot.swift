@@ -1,5 +1,5 @@
 import Foundation
-import KBeacon
+import JSON
 import Profiles
 
 extension PresenceEngine {

@@ -1,5 +1,5 @@
 import Foundation
-import KBeacon
+import JSON
 
 /// One event that fired: which definition, what happened, to which device or tag, and when. Events come
 /// out of `PresenceEngine` in the order they happened; `sequence` counts them from 1 for the engine's life.

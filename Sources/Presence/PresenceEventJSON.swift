@@ -1,5 +1,5 @@
 import Foundation
-import KBeacon
+import JSON
 
 /// The JSON of an event: the webhook body (schema `beacon-provision/presence-event/v1`), the `--jsonl`
 /// line and the command action's `BEACON_EVENT`, all the same text. Keys in a fixed order, absent values

@@ -1,6 +1,6 @@
 import BeaconCore
 import Foundation
-import KBeacon
+import JSON
 import Profiles
 
 /// One `schedule` window of an event (`ScheduleWindow` says what each key means).

@@ -1,3 +1,4 @@
+import JSON
 import Synchronization
 
 /// Turns `desired` into one device's wanted configuration: templates filled in from its variables, every

@@ -1,3 +1,4 @@
+import JSON
 import KBeacon
 
 /// A value as written in the profile, before per-device templating.

@@ -1,4 +1,5 @@
 import BeaconCore
+import JSON
 import KBeacon
 
 /// Per-device variables for templates, keyed by address, from a CSV or JSON file (the `inventory` section).
@@ -49,7 +50,7 @@ public struct Inventory: Sendable, Hashable {
   public static func parse(_ bytes: [UInt8], file: String, identities: Bool = false) throws(ProfileDiagnostics)
     -> Inventory
   {
-    var problems: [ProfileDiagnostic] = []
+    var problems: [JSONDiagnostic] = []
     let rows =
       file.lowercased().hasSuffix(".csv")
       ? csv(bytes, file, identities, &problems) : json(bytes, file, identities, &problems)
@@ -59,7 +60,7 @@ public struct Inventory: Sendable, Hashable {
         let earlier = rows[first]
         let places = earlier.position.flatMap { a in row.position.map { b in "lines \(a.line) and \(b.line)" } }
         problems.append(
-          ProfileDiagnostic(
+          JSONDiagnostic(
             file: file, position: row.position, path: JSONPath([.index(row.index)]),
             message:
               "\(BeaconIdentity.isIntended(row.address) ? "identity" : "address") \(row.address) is listed twice (\(places ?? "rows \(earlier.index) and \(row.index)"))"
@@ -92,15 +93,14 @@ public struct Inventory: Sendable, Hashable {
     return (identity.description, "", "")
   }
 
-  static func csv(_ bytes: [UInt8], _ file: String, _ identities: Bool, _ problems: inout [ProfileDiagnostic]) -> [Row]
-  {
+  static func csv(_ bytes: [UInt8], _ file: String, _ identities: Bool, _ problems: inout [JSONDiagnostic]) -> [Row] {
     // Bytes that are not UTF-8 would become U+FFFD in a name or a variable without a word.
     if let bad = JSONParser.firstInvalidUTF8(bytes) {
       let line = 1 + bytes[..<bad].lazy.filter { $0 == 0x0A }.count
       let lineStart = bytes[..<bad].lastIndex(of: 0x0A).map { $0 + 1 } ?? 0
       let column = 1 + bytes[lineStart..<bad].lazy.filter { $0 & 0xC0 != 0x80 }.count
       problems.append(
-        ProfileDiagnostic(
+        JSONDiagnostic(
           file: file, position: SourcePosition(line: line, column: column, offset: bad), path: .root,
           message: "invalid UTF-8 (byte 0x\(String(bytes[bad], radix: 16, uppercase: true))); save the file as UTF-8"))
       return []
@@ -110,20 +110,20 @@ public struct Inventory: Sendable, Hashable {
       // Everything after the opening quote ran into one field: counting that record's fields, or reading
       // the records before it as complete, would only add wrong errors.
       problems.append(
-        ProfileDiagnostic(
+        JSONDiagnostic(
           file: file, position: SourcePosition(line: line, column: 1, offset: 0), path: .root,
           message: "a quoted field that begins on line \(line) has no closing quote (the file ends inside it)",
           allowed: "a field in double quotes ends with a double quote; a quote inside one is written \"\""))
       return []
     }
     guard let header = records.first else {
-      problems.append(ProfileDiagnostic(file: file, position: nil, path: .root, message: "the inventory is empty"))
+      problems.append(JSONDiagnostic(file: file, position: nil, path: .root, message: "the inventory is empty"))
       return []
     }
     let names = header.fields.map { $0.trimmingWhitespace }
     guard let addressColumn = names.firstIndex(of: "address") else {
       problems.append(
-        ProfileDiagnostic(
+        JSONDiagnostic(
           file: file, position: SourcePosition(line: 1, column: 1, offset: 0), path: .root,
           message: "the header has no \"address\" column", allowed: "a header row such as address,room,tags"))
       return []
@@ -134,7 +134,7 @@ public struct Inventory: Sendable, Hashable {
       let at = SourcePosition(line: record.line, column: 1, offset: 0)
       guard record.fields.count == names.count else {
         problems.append(
-          ProfileDiagnostic(
+          JSONDiagnostic(
             file: file, position: at, path: JSONPath([.index(row)]),
             message: "\(record.fields.count) fields where the header has \(names.count)"))
         continue
@@ -143,7 +143,7 @@ public struct Inventory: Sendable, Hashable {
       let checked = key(record.fields[addressColumn].trimmingWhitespace.uppercased(), identities: identities)
       guard let address = checked.key else {
         problems.append(
-          ProfileDiagnostic(
+          JSONDiagnostic(
             file: file, position: at, path: JSONPath([.index(row), .key("address")]),
             message: checked.message, allowed: checked.allowed))
         continue
@@ -162,12 +162,11 @@ public struct Inventory: Sendable, Hashable {
     return rows
   }
 
-  static func json(_ bytes: [UInt8], _ file: String, _ identities: Bool, _ problems: inout [ProfileDiagnostic]) -> [Row]
-  {
+  static func json(_ bytes: [UInt8], _ file: String, _ identities: Bool, _ problems: inout [JSONDiagnostic]) -> [Row] {
     let root: SourceJSON
     do { root = try JSONParser.parseWithPositions(bytes) } catch {
       problems.append(
-        ProfileDiagnostic(
+        JSONDiagnostic(
           file: file, position: error.position, path: .root, message: "not valid JSON: \(error.message)"))
       return []
     }
@@ -177,7 +176,7 @@ public struct Inventory: Sendable, Hashable {
       for (i, item) in items.enumerated() {
         guard case .object(let members) = item.kind, case .string(let a)? = item["address"]?.kind else {
           problems.append(
-            ProfileDiagnostic(
+            JSONDiagnostic(
               file: file, position: item.position, path: JSONPath([.index(i)]),
               message: "each entry must be an object with an \"address\" string"))
           continue
@@ -190,7 +189,7 @@ public struct Inventory: Sendable, Hashable {
       for m in members { entries.append((m.key, m.value, JSONPath([.key(m.key)]), m.value["tags"])) }
     default:
       problems.append(
-        ProfileDiagnostic(
+        JSONDiagnostic(
           file: file, position: root.position, path: .root,
           message: "expected an array of devices or an object keyed by address"))
     }
@@ -199,7 +198,7 @@ public struct Inventory: Sendable, Hashable {
       let checked = key(text, identities: identities)
       guard let address = checked.key else {
         problems.append(
-          ProfileDiagnostic(
+          JSONDiagnostic(
             file: file, position: vars.position, path: path,
             message: checked.message, allowed: checked.allowed))
         continue
@@ -213,7 +212,7 @@ public struct Inventory: Sendable, Hashable {
           case .bool(let b): variables[m.key] = String(b)
           default:
             problems.append(
-              ProfileDiagnostic(
+              JSONDiagnostic(
                 file: file, position: m.value.position, path: path.appending(m.key),
                 message: "inventory values must be strings, numbers or booleans"))
           }

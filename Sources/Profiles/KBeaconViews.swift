@@ -1,3 +1,4 @@
+import JSON
 import KBeacon
 
 /// Between the KBeacon model (the device JSON, lossless) and the diff engine's flat view.

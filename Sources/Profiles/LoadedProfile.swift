@@ -1,3 +1,4 @@
+import JSON
 import KBeacon
 
 /// Everything `plan`/`apply` need to know before touching the radio: the decoded profile, its inventory,
@@ -15,7 +16,7 @@ public struct LoadedProfile: Sendable {
     let bytes: [UInt8]
     do { bytes = try read(file) } catch {
       throw ProfileDiagnostics([
-        ProfileDiagnostic(file: file, position: nil, path: .root, message: "cannot read the file: \(error)")
+        JSONDiagnostic(file: file, position: nil, path: .root, message: "cannot read the file: \(error)")
       ])
     }
     let (decoded, decodingProblems) = ProfileDecoder.decodeCollectingProblems(bytes, file: file, urlCheck: urlCheck)
@@ -30,7 +31,7 @@ public struct LoadedProfile: Sendable {
         problems += error.all
       } catch {
         problems.append(
-          ProfileDiagnostic(
+          JSONDiagnostic(
             file: file, position: nil, path: JSONPath.root.appending("inventory"),
             message: "cannot read the inventory \(path): \(error)"))
       }
@@ -44,14 +45,14 @@ public struct LoadedProfile: Sendable {
   }
 
   /// Templates naming variables that no inventory row (or no inventory at all) provides.
-  func templateProblems() -> [ProfileDiagnostic] {
-    var problems: [ProfileDiagnostic] = []
+  func templateProblems() -> [JSONDiagnostic] {
+    var problems: [JSONDiagnostic] = []
     let builtIns: Set<String> = ["address", "address_hex", "index"]
     for (text, position, path) in templatedStrings {
       for name in Template(text).variables where !builtIns.contains(name) {
         guard let inventory else {
           problems.append(
-            ProfileDiagnostic(
+            JSONDiagnostic(
               file: profile.file, position: position, path: path,
               message: "{{\(name)}} needs an inventory with a \"\(name)\" column, and the profile names none"))
           continue
@@ -61,14 +62,14 @@ public struct LoadedProfile: Sendable {
           let list =
             missing.prefix(3).joined(separator: ", ") + (missing.count > 3 ? " and \(missing.count - 3) more" : "")
           problems.append(
-            ProfileDiagnostic(
+            JSONDiagnostic(
               file: profile.file, position: position, path: path,
               message: "{{\(name)}} is not an inventory column for \(list)"))
         }
       }
       if Template(text).variables.contains("index"), inventory == nil, profile.select.addresses == nil {
         problems.append(
-          ProfileDiagnostic(
+          JSONDiagnostic(
             file: profile.file, position: position, path: path,
             message: "{{index}} needs an inventory or select.addresses so each device keeps the same number across runs"
           ))

@@ -1,4 +1,5 @@
 import BeaconCore
+import JSON
 import KBeacon
 
 /// Decoding of `desired`: common keys, `slots`, `triggers`, `sensors`, each field checked against its

@@ -1,4 +1,5 @@
 import BeaconCore
+import JSON
 import KBeacon
 
 /// Decoding of the `commands` section (`TextCommand`), with the same diagnostics as the rest of

@@ -1,4 +1,5 @@
 import BeaconCore
+import JSON
 import KBeacon
 
 /// Decodes a profile file, reporting **all** problems at once — syntax, unknown keys (with a suggestion),
@@ -7,7 +8,7 @@ import KBeacon
 public struct ProfileDecoder {
   var file: String
   var urlCheck: FieldCheck.URLCheck
-  var diagnostics: [ProfileDiagnostic] = []
+  var diagnostics: [JSONDiagnostic] = []
 
   /// - Parameters:
   ///   - file: the name used in messages (the path as the operator gave it).
@@ -24,19 +25,13 @@ public struct ProfileDecoder {
   /// later checks (inventory, templates) can add theirs to the same report.
   public static func decodeCollectingProblems(
     _ bytes: [UInt8], file: String, urlCheck: @escaping FieldCheck.URLCheck
-  ) -> (Profile?, [ProfileDiagnostic]) {
+  ) -> (Profile?, [JSONDiagnostic]) {
     var decoder = ProfileDecoder(file: file, urlCheck: urlCheck)
     let json: SourceJSON
     do {
       json = try JSONParser.parseWithPositions(bytes)
     } catch {
-      return (
-        nil,
-        [
-          ProfileDiagnostic(
-            file: file, position: error.position, path: .root, message: "not valid JSON: \(error.message)")
-        ]
-      )
+      return (nil, [.syntax(error, file: file)])
     }
     let profile = decoder.profile(json)
     return (profile, decoder.diagnostics)
@@ -44,7 +39,7 @@ public struct ProfileDecoder {
 
   mutating func report(_ at: SourceJSON?, _ path: JSONPath, _ message: String, allowed: String? = nil) {
     diagnostics.append(
-      ProfileDiagnostic(file: file, position: at?.position, path: path, message: message, allowed: allowed))
+      JSONDiagnostic(file: file, position: at?.position, path: path, message: message, allowed: allowed))
   }
 
   /// The object's members, after reporting keys not in `known` (and duplicates). nil if not an object.
@@ -59,9 +54,7 @@ public struct ProfileDecoder {
       if result[m.key] != nil {
         report(at, path.appending(m.key), "key \"\(m.key.echoed)\" appears twice")
       } else if !known.contains(m.key) {
-        let hint = Suggestion.closest(to: m.key, in: known).map { " — did you mean \"\($0)\"?" } ?? ""
-        report(
-          at, path.appending(m.key), "unknown key \"\(m.key.echoed)\"\(hint)", allowed: known.joined(separator: ", "))
+        diagnostics.append(.unknownKey(m.key, file: file, position: m.keyPosition, in: path, known: known))
       } else {
         result[m.key] = m.value
       }

@@ -1,3 +1,4 @@
+import JSON
 import KBeacon
 
 /// Writes the JSON Schema (draft 2020-12) of profile version 1 from the same tables the decoder uses

@@ -1,3 +1,5 @@
+import JSON
+
 /// A profile that selects devices by a name glob and also sets `name`: once applied, a device advertises
 /// the new name, and if that name does not match the glob the next run no longer selects it — a second
 /// `apply` finds "no devices" and checks nothing. `profile check` warns about it.
@@ -24,7 +26,7 @@ public enum RenameSelectionCheck {
       return nil
     }
     guard let outside = names.first(where: { !Glob(glob).matches($0) }) else { return nil }
-    return ProfileDiagnostic(
+    return JSONDiagnostic(
       file: profile.file, position: field.position, path: field.path,
       message:
         "warning: this profile renames devices to names such as '\(outside)', which select.name '\(glob)' does not "

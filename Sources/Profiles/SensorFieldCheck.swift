@@ -1,3 +1,4 @@
+import JSON
 import KBeacon
 
 /// A sensor entry's fields against its sensor type (docs/protocols/kbeacon.md §6.6): the device's key table

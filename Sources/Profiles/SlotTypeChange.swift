@@ -1,3 +1,5 @@
+import JSON
+
 /// A slot whose advertising type changes (docs/protocols/kbeacon.md §6.4, `KBAdvType`). The firmware keys a slot
 /// entry on `slot` and `type` (§6.2), so a slot written with a new type is a new object: the keys the old
 /// type happened to share with the profile (period, power, …) are not carried over by anything but the
@@ -47,7 +49,7 @@ public enum SlotTypeChange {
         ?? "type \(from.map(String.init) ?? actual.slots[index]?["type"]?.description ?? "?")"
       let toName = names.first { $0.1 == type }?.0 ?? "type \(type)"
       let field = profile.desired.slots[index]?["type"]
-      let location = ProfileDiagnostic(
+      let location = JSONDiagnostic(
         file: profile.file, position: field?.position,
         path: field?.path ?? JSONPath.root.appending("desired").appending("slots"),
         message: "slot \(index) changes from \(fromName) to \(toName) on this device, and a new \(toName) slot needs "

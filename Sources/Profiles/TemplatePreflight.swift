@@ -1,3 +1,4 @@
+import JSON
 import KBeacon
 
 /// Every value that depends only on the profile, its inventory and a device's address — the templates of
@@ -42,7 +43,7 @@ public struct TemplatePreflight: Sendable {
       let all = byPath[path] ?? []
       for (address, failure) in all.prefix(listedPerField) {
         lines.append(
-          ProfileDiagnostic(
+          JSONDiagnostic(
             file: profile.profile.file, position: position(of: path), path: path,
             message: "\(address): \(failure.message)",
             allowed: failure.allowed

@@ -1,3 +1,4 @@
+import JSON
 import KBeacon
 
 /// One item of a profile's `commands` section (provisioning a text-stream device by text commands): how to ask a

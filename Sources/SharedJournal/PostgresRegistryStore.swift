@@ -1,5 +1,6 @@
 import Fleet
 import Foundation
+import JSON
 
 /// The fleet registry on the shared journal's server (`audit` reads the shared registry, so
 /// one report covers the whole site): the rows of the SQLite registry (`SQLiteRegistryStore`) in
@@ -45,7 +46,7 @@ public struct PostgresRegistryStore: RegistryStore {
               String(d.firstSeen.timeIntervalSince1970), String(d.lastSeen.timeIntervalSince1970),
               d.lastRSSI.map(String.init),
               d.batteryPercent.map(String.init), d.batteryMillivolts.map(String.init),
-              String(decoding: try JSONEncoder().encode(d.frames), as: UTF8.self), d.configurationHash,
+              try JSONValueEncoder().text(d.frames), d.configurationHash,
               d.configurationReadAt.map { String($0.timeIntervalSince1970) },
             ])
           guard let r = change.reading else { continue }
@@ -110,7 +111,9 @@ public struct PostgresRegistryStore: RegistryStore {
 /// Registry rows from their text form, and each device's last runs from the shared journal.
 extension PostgresRegistryStore {
   static func device(_ r: [String: String]) -> RegistryDevice {
-    let frames = (try? JSONDecoder().decode([String].self, from: Data((r["frames"] ?? "[]").utf8))) ?? []
+    let frames =
+      (try? JSONFileDecoder(file: "registryDevice.frames").decode(
+        [String].self, from: Array((r["frames"] ?? "[]").utf8))) ?? []
     return RegistryDevice(
       address: r["address"] ?? "", addressType: r["address_type"], name: r["name"], model: r["model"],
       hardwareVersion: r["hardware_version"], firmwareVersion: r["firmware_version"],

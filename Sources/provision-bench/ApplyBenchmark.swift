@@ -1,6 +1,7 @@
 import BeaconCore
 import Fleet
 import Foundation
+import JSON
 import KBeacon
 import Profiles
 import Simulator

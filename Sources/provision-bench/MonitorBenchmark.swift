@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import JSON
 import OwnThreads
 
 /// `provision-bench monitor` (the monitor's CPU at scale): `beacon-provision monitor` watching 10,000
@@ -57,9 +58,9 @@ enum MonitorBenchmark {
         while let newline = pending.firstIndex(of: 0x0A) {
           let line = pending[pending.startIndex..<newline]
           pending = Data(pending[pending.index(after: newline)...])
-          guard let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any],
-            let kind = object["kind"] as? String,
-            let at = (object["at"] as? String).flatMap(formatter.date)
+          guard let object = (try? JSONParser.parse(line))?.objectValue,
+            let kind = object["kind"]?.stringValue,
+            let at = object["at"]?.stringValue.flatMap(formatter.date)
           else { continue }
           lags[kind, default: []].append(now.timeIntervalSince(at))
         }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BeaconCore
 import Foundation
+import JSON
 import KBeacon
 import Synchronization
 import Testing

@@ -87,7 +87,7 @@ import Testing
       result.packages == [.init(url: "file://\(folder)/KBPro_SIM_V514.zip", version: "V5.14", sha256: Self.sha514)])
     let table = DFUCampaignReport.table(result)
     #expect(table.contains("updated 5.12 → 5.14") && table.contains("package sha256 \(Self.sha514)"))
-    #expect(try DFUCampaignReport.json(result).contains(#""packageSHA256" : "\#(Self.sha514)""#))
+    #expect(try DFUCampaignReport.json(result).contains(#""packageSHA256": "\#(Self.sha514)""#))
     // only the two outdated devices went to their bootloaders; only V5.14 was fetched
     #expect(Set(central.bootloaders.entered.map(\.description)) == [address(0), address(1)])
     #expect(try await FirmwareCache.inFolder(cacheDir).list().map(\.appVersion) == ["V5.14"])

@@ -85,8 +85,8 @@ import Testing
     #expect(await central.bootloaders.sessions.first?.bootloaderName == "DfuDD340206F000-1")
     let json = try DFUCampaignReport.json(result)
     #expect(
-      json.contains(#""bootloader" : "DD:34:02:06:F0:01""#) && json.contains(#""bootloaderAddressType" : "random""#))
-    #expect(json.contains(#""bootloaderName" : "DfuDD340206F000-1""#))
+      json.contains(#""bootloader": "DD:34:02:06:F0:01""#) && json.contains(#""bootloaderAddressType": "random""#))
+    #expect(json.contains(#""bootloaderName": "DfuDD340206F000-1""#))
     #expect(DFUCampaignReport.table(result).contains("(bootloader DfuDD340206F000-1 at DD:34:02:06:F0:01 random)"))
     #expect(!central.bootloaders.isInBootloader(BluetoothAddress(Self.address(0))!))
     #expect(try await Self.version(Self.address(0), central: central) == "V5.30")

@@ -1,6 +1,7 @@
 import BeaconCore
 import Fleet
 import Foundation
+import JSON
 import NordicDFU
 import Simulator
 import Testing
@@ -69,7 +70,7 @@ import Testing
   }
 
   @Test func theFleetFileDFUSectionIsStrictAndNamesItsPath() throws {
-    func error(_ dfu: String) -> FleetFileError? {
+    func error(_ dfu: String) -> JSONDiagnostic? {
       let json =
         #"{"version": 1, "devices": [{"address": "DD:34:02:06:F0:00", "kind": "kbeaconPro", "system": {"model": 12, "batteryPercent": 90, "firmware": "5.22"}, "dfu": \#(dfu)}]}"#
       do {
@@ -79,13 +80,13 @@ import Testing
     }
     #expect(
       error(#"{"hardwareVersion": 52, "faults": {"dropLinkAtByte": 100, "always": true, "corruptByteAt": 5}}"#) == nil)
-    #expect(error(#"{"faults": {"dropAt": 100}}"#)?.jsonPath == "devices[0].dfu.faults.dropAt")
-    #expect(error(#"{"hwVersion": 52}"#)?.jsonPath == "devices[0].dfu.hwVersion")
-    #expect(error(#"{"inactivityTimeoutMs": 5}"#)?.jsonPath == "devices[0].dfu.inactivityTimeoutMs")
-    #expect(error(#"{"faults": {"always": true}}"#)?.jsonPath == "devices[0].dfu.faults.always")
+    #expect(error(#"{"faults": {"dropAt": 100}}"#)?.path.description == "$.devices[0].dfu.faults.dropAt")
+    #expect(error(#"{"hwVersion": 52}"#)?.path.description == "$.devices[0].dfu.hwVersion")
+    #expect(error(#"{"inactivityTimeoutMs": 5}"#)?.path.description == "$.devices[0].dfu.inactivityTimeoutMs")
+    #expect(error(#"{"faults": {"always": true}}"#)?.path.description == "$.devices[0].dfu.faults.always")
     #expect(error(#"{"buttonless": "sdk13"}"#) == nil)
     let buttonless = error(#"{"buttonless": "sdk12"}"#)
-    #expect(buttonless?.jsonPath == "devices[0].dfu.buttonless")
+    #expect(buttonless?.path.description == "$.devices[0].dfu.buttonless")
     #expect(buttonless?.message == "'sdk12' is not a buttonless generation (allowed: sdk14, sdk13)")
   }
 

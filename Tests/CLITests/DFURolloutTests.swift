@@ -54,9 +54,9 @@ import Testing
     #expect(DFUCampaignReport.table(result).contains("rollout wave 2 (25%): 2 of 3 failed, over --max-failures 40%"))
     let json = try DFUCampaignReport.json(result)
     #expect(
-      json.contains(#""plan" : "canary=2,waves=10%,25%,100% --max-failures 40%""#)
-        && json.contains(#""stopped" : true"#))
-    #expect(json.contains(#""name" : "wave 2 (25%)""#) && json.contains(#""overThreshold" : true"#))
+      json.contains(#""plan": "canary=2,waves=10%,25%,100% --max-failures 40%""#)
+        && json.contains(#""stopped": true"#))
+    #expect(json.contains(#""name": "wave 2 (25%)""#) && json.contains(#""overThreshold": true"#))
 
     let writes = try Self.firmwareWrites(fleet)
     for i in 0..<8 {
@@ -138,7 +138,7 @@ import Testing
     #expect(rollout.waves.map(\.failures) == [0, 0, 0, 1])
     #expect(!rollout.stopped && rollout.stopReason == nil)
     #expect(DFUUpdateCommand.exitStatus(result) == 1)
-    #expect(try DFUCampaignReport.json(result).contains(#""stopped" : false"#))
+    #expect(try DFUCampaignReport.json(result).contains(#""stopped": false"#))
     let writes = try Self.firmwareWrites(fleet)
     for i in 0..<Self.count {
       #expect(writes[DFUFleetCampaignTests.address(i)] == (i == 20 ? nil : 1), "device \(i)")

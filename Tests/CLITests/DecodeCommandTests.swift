@@ -21,7 +21,7 @@ import Testing
           IBeaconFrame(
             uuid: ProximityUUID("E2C56DB5-DFFB-48D2-B060-D0F5A71096E0")!, major: 7, minor: 1, measuredPower: -59))
       ])
-    #expect(json.contains(#""type" : "iBeacon""#) && json.contains(#""measuredPower" : -59"#))
+    #expect(json.contains(#""type": "iBeacon""#) && json.contains(#""measuredPower": -59"#))
   }
 
   @Test func acceptsSeparatedBytesAndShowsMalformedParts() throws {

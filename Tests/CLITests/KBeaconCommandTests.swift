@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import JSON
 import KBeacon
 import Synchronization
 import Testing

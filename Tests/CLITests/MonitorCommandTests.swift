@@ -188,7 +188,7 @@ import Testing
       try await command.run(pace: .unpaced, write: lines.add)
       Issue.record("a monitor with exitTimeout 0 ran")
     } catch let failure as CLIFailure {
-      #expect(failure.message.contains("zero.csv: $[0].exitTimeout:"))
+      #expect(failure.message.contains("zero.csv:2:1: $[0].exitTimeout:"), "\(failure.message)")
       #expect(failure.message.contains("allowed: seconds, 1…86400"))
     }
     #expect(lines.all.isEmpty)

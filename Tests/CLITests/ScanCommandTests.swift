@@ -49,7 +49,7 @@ import Testing
       return
     }
     #expect(beacon.major == 7 && beacon.minor == 1 && beacon.measuredPower == -59 && store.name == "Store-Entrance")
-    #expect(json.contains(#""uuid" : "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0""#))
+    #expect(json.contains(#""uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0""#))
 
     let nonConnectable = try #require(records.first { $0.address.description == "AC:23:3F:00:00:04" })
     #expect(nonConnectable.connectable == false && nonConnectable.reportKinds == ["ADV_NONCONN_IND"])
@@ -141,7 +141,7 @@ import Testing
     } catch let failure as CLIFailure {
       #expect(
         failure.message.hasPrefix(
-          "\(url.path): devices[0].colour: unknown key 'colour' (allowed: address, addressType, "))
+          "\(url.path):1:73: $.devices[0].colour: unknown key \"colour\" "), "\(failure.message)")
     }
   }
 

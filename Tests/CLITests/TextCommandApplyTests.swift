@@ -71,7 +71,7 @@ import Testing
   /// apply left are what the next run finds, so it writes nothing; `--json` lists each change.
   @Test func theAppliedSettingsAreKeptForTheNextRun() async throws {
     let json = try CampaignReport.json(try await Self.run(Self.example, dryRun: true, extra: ["--json"]))
-    #expect(json.contains(#""key" : "AT+NAME?""#) && json.contains(#""scope" : "command 0""#))
+    #expect(json.contains(#""key": "AT+NAME?""#) && json.contains(#""scope": "command 0""#))
     _ = try await Self.run(Self.example, dryRun: false)
     let store = SimulatorStateStore(stateDirectory: StateDirectory.resolve(nil), fleetFile: nil)
     let saved = try #require(try store.loadTextDevices()[BluetoothAddress(Self.uart)!])

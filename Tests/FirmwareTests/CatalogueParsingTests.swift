@@ -1,4 +1,5 @@
 import Firmware
+import JSON
 import KBeacon
 import Profiles
 import Testing
@@ -7,7 +8,7 @@ import Testing
 /// `{appVersion, appFileName, note}` — plus our `sha256` / `size`, decoded from bytes, and refusals that
 /// name line, column and JSON path.
 @Suite("Firmware catalogue parsing", .timeLimit(.minutes(1))) struct CatalogueParsingTests {
-  static func decode(_ text: String) throws(CatalogueError) -> FirmwareCatalogue {
+  static func decode(_ text: String) throws(JSONDiagnostic) -> FirmwareCatalogue {
     try FirmwareCatalogue.decode(Array(text.utf8), model: "KBPro", source: "KBPro.json")
   }
 
@@ -34,8 +35,8 @@ import Testing
     // line 2, column 18 is the number 5.3 (the 2-space indent, then `{"appVersion": `).
     let text = "{\"V1.0\": [\n  {\"appVersion\": 5.3, \"appFileName\": \"a.zip\"}]}"
     #expect(
-      throws: CatalogueError(
-        source: "KBPro.json", position: SourcePosition(line: 2, column: 18, offset: 28),
+      throws: JSONDiagnostic(
+        file: "KBPro.json", position: SourcePosition(line: 2, column: 18, offset: 28),
         path: JSONPath([.key("V1.0"), .index(0), .key("appVersion")]), message: "expected a string, found a number")
     ) {
       try Self.decode(text)
@@ -54,6 +55,7 @@ import Testing
     } catch {
       #expect(error.position?.line == 1 && error.position?.column == 11)
       #expect(error.path == .root)
+      #expect(error.description.hasPrefix("KBPro.json:1:11: $: not valid JSON: "), "\(error)")
     }
   }
 

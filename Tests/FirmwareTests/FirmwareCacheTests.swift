@@ -2,6 +2,7 @@ import Cloud
 import Firmware
 import FirmwareStore
 import Foundation
+import JSON
 import NordicDFU
 import Synchronization
 import Testing
@@ -187,7 +188,7 @@ import Testing
     #expect(offline.origin == .cache && offline.catalogue == first.catalogue)
     // a broken catalogue is refused and does not replace the cached copy
     client.serve(Self.base + "KBPro_SIM.json", Array(#"{"V1.0": [{"appVersion": "V5.15"}]}"#.utf8), etag: "\"v2\"")
-    await #expect(throws: CatalogueError.self) { try await cache.catalogue(model: "KBPro_SIM", location: location) }
+    await #expect(throws: JSONDiagnostic.self) { try await cache.catalogue(model: "KBPro_SIM", location: location) }
     let kept = try await FirmwareCache(layout: FirmwareCacheLayout(root: root), client: nil).catalogue(
       model: "KBPro_SIM", location: location)
     #expect(kept.catalogue == first.catalogue)

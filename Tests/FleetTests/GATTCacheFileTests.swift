@@ -1,5 +1,6 @@
 import BeaconCore
 import Foundation
+import JSON
 import Synchronization
 import Testing
 
@@ -38,9 +39,9 @@ import Testing
     let bytes = try GATTCacheFileFormat.encode(Dictionary(uniqueKeysWithValues: entries.map { ($0.key, $0) }))
     let text = String(decoding: bytes, as: UTF8.self)
     #expect(
-      text.hasPrefix(#"{"devices":{"C4:00:00:00:00:01\/random":{"databaseHash":"0102030405060708090A0B0C0D0E0F10""#))
+      text.hasPrefix(#"{"devices":{"C4:00:00:00:00:01/random":{"databaseHash":"0102030405060708090A0B0C0D0E0F10""#))
     #expect(text.hasSuffix(#""version":1}"#))
-    #expect(text.contains(#""C4:00:00:00:00:02\/public":{"services""#))
+    #expect(text.contains(#""C4:00:00:00:00:02/public":{"services""#))
     let back = try GATTCacheFileFormat.decode(bytes)
     #expect(back.count == 2)
     #expect(back[entries[0].key] == entries[0])
@@ -49,15 +50,36 @@ import Testing
   }
 
   @Test func aFileOfAnotherVersionOrWithABadEntryIsRefusedWhole() throws {
-    #expect(throws: GATTCacheFileError.self) {
+    #expect(throws: JSONDiagnostic.self) {
       try GATTCacheFileFormat.decode(Array(#"{"version":2,"devices":{}}"#.utf8))
     }
-    #expect(throws: GATTCacheFileError.self) { try GATTCacheFileFormat.decode(Array("not json".utf8)) }
+    #expect(throws: JSONDiagnostic.self) { try GATTCacheFileFormat.decode(Array("not json".utf8)) }
     let good = try GATTCacheFileFormat.encode([Self.entry(1).key: Self.entry(1)])
-    let badKey = String(decoding: good, as: UTF8.self).replacingOccurrences(of: #"\/random"#, with: #"\/static"#)
-    #expect(throws: GATTCacheFileError.self) { try GATTCacheFileFormat.decode(Array(badKey.utf8)) }
+    let badKey = String(decoding: good, as: UTF8.self).replacingOccurrences(of: "/random", with: "/static")
+    #expect(throws: JSONDiagnostic.self) { try GATTCacheFileFormat.decode(Array(badKey.utf8)) }
     let badHash = String(decoding: good, as: UTF8.self).replacingOccurrences(of: "0102030405", with: "01")
-    #expect(throws: GATTCacheFileError.self) { try GATTCacheFileFormat.decode(Array(badHash.utf8)) }
+    #expect(throws: JSONDiagnostic.self) { try GATTCacheFileFormat.decode(Array(badHash.utf8)) }
+  }
+
+  /// The one error shape of every file the tool reads: a misspelt key and broken JSON name the file, line,
+  /// column and JSON path, the key with the closest known one.
+  @Test func aMisspeltKeyAndBrokenJSONSayWhereAndSuggest() throws {
+    let misspelt = "{\"version\": 1,\n \"devise\": {}}"
+    do {
+      _ = try GATTCacheFileFormat.decode(Array(misspelt.utf8), file: "gatt-cache.json")
+      Issue.record("accepted a misspelt key")
+    } catch {
+      #expect(
+        error.description
+          == #"gatt-cache.json:2:2: $.devise: unknown key "devise" — did you mean "devices"? (allowed: version, devices)"#
+      )
+    }
+    do {
+      _ = try GATTCacheFileFormat.decode(Array(#"{"version": 1, "devices": {"#.utf8), file: "gatt-cache.json")
+      Issue.record("accepted broken JSON")
+    } catch {
+      #expect(error.description.hasPrefix("gatt-cache.json:1:28: $: not valid JSON: "), "\(error)")
+    }
   }
 
   /// An entry that does not account for every handle of its service is never used without a hash.

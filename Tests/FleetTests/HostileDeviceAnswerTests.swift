@@ -1,3 +1,4 @@
+import JSON
 import KBeacon
 import Profiles
 import Testing

@@ -1,4 +1,5 @@
 import BeaconCore
+import JSON
 
 @testable import KBeacon
 

@@ -26,7 +26,7 @@ import Testing
         #"ev.json:3:53: $.events[0].devices[0]: "not-an-address" is not a Bluetooth address (allowed: AA:BB:CC:DD:EE:FF or ibeacon:UUID:MAJOR:MINOR (major and minor 0…65535) or eddystone:NAMESPACE:INSTANCE (20 and 12 hex digits))"#,
         #"ev.json:4:15: $.events[1].name: "a" is used by an earlier event"#,
         #"ev.json:4:60: $.events[1].minimumProximity: "close" is not allowed (allowed: far, near, immediate)"#,
-        #"ev.json:4:69: $.events[1].colour: unknown key (allowed: name, devices, tags, trigger, triggerOnce, minimumProximity, minimumRSSI, cooldown, health, schedule, actions, message, payload)"#,
+        #"ev.json:4:69: $.events[1].colour: unknown key "colour" (allowed: name, devices, tags, trigger, triggerOnce, minimumProximity, minimumRSSI, cooldown, health, schedule, actions, message, payload)"#,
         #"ev.json:5:36: $.events[1].schedule[0].dailyStart: "25:00" is not a time of day (allowed: HH:MM or HH:MM:SS, 00:00…24:00)"#,
         #"ev.json:5:58: $.events[1].schedule[0].weekdays[0]: "funday" is not a weekday (mon, tue, wed, thu, fri, sat, sun)"#,
         #"ev.json:5:78: $.events[1].schedule[0].start: "2026-02-30" is not a date (allowed: YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS], in the file's timeZone)"#,
@@ -35,6 +35,26 @@ import Testing
         #"ev.json:7:47: $.events[1].actions[2].run[0]: "logger" is not an absolute path (the program is not looked up in PATH)"#,
       ]
     }
+  }
+
+  /// The one error shape of every file the tool reads: a misspelt key names the closest known one, broken
+  /// JSON the line and column where it broke.
+  @Test func aMisspeltKeyAndBrokenJSONSayWhereAndSuggest() {
+    func lines(_ text: String) -> [String] {
+      do {
+        _ = try EventFileDecoder.decode(Array(text.utf8), file: "ev.json")
+        return []
+      } catch {
+        return error.all.map(\.description)
+      }
+    }
+    let misspelt = lines("{ \"version\": 1,\n  \"evnts\": [] }")
+    #expect(
+      misspelt.contains(
+        #"ev.json:2:3: $.evnts: unknown key "evnts" — did you mean "events"? (allowed: version, timeZone, defaults, health, tags, events)"#
+      ), "\(misspelt)")
+    let broken = lines("{ \"version\": 1,\n  \"events\": [ }")
+    #expect(broken.first?.hasPrefix("ev.json:2:15: $: not valid JSON: ") == true, "\(broken)")
   }
 
   @Test func actionsFromTheCommandLineJoinEveryEvent() throws {

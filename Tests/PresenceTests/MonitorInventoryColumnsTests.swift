@@ -23,12 +23,12 @@ import Testing
     } throws: { error in
       let lines = (error as? ProfileDiagnostics)?.all.map(\.description) ?? []
       return lines == [
-        #"inv.csv: $[1].exitTimeout: AC:23:3F:00:00:02: "0" is not a valid exitTimeout (allowed: seconds, 1…86400)"#,
-        #"inv.csv: $[2].exitTimeout: AC:23:3F:00:00:03: "-5" is not a valid exitTimeout (allowed: seconds, 1…86400)"#,
-        #"inv.csv: $[3].exitTimeout: AC:23:3F:00:00:04: "abc" is not a valid exitTimeout (allowed: seconds, 1…86400)"#,
-        #"inv.csv: $[4].enterRSSI: AC:23:3F:00:00:05: "-200" is not a valid enterRSSI (allowed: an integer in dBm, -127…20)"#,
-        #"inv.csv: $[6].enterRSSI: AC:23:3F:00:00:07: "x" is not a valid enterRSSI (allowed: an integer in dBm, -127…20)"#,
-        #"inv.csv: $[6].exitTimeout: AC:23:3F:00:00:07: "nan" is not a valid exitTimeout (allowed: seconds, 1…86400)"#,
+        #"inv.csv:3:1: $[1].exitTimeout: AC:23:3F:00:00:02: "0" is not a valid exitTimeout (allowed: seconds, 1…86400)"#,
+        #"inv.csv:4:1: $[2].exitTimeout: AC:23:3F:00:00:03: "-5" is not a valid exitTimeout (allowed: seconds, 1…86400)"#,
+        #"inv.csv:5:1: $[3].exitTimeout: AC:23:3F:00:00:04: "abc" is not a valid exitTimeout (allowed: seconds, 1…86400)"#,
+        #"inv.csv:6:1: $[4].enterRSSI: AC:23:3F:00:00:05: "-200" is not a valid enterRSSI (allowed: an integer in dBm, -127…20)"#,
+        #"inv.csv:8:1: $[6].enterRSSI: AC:23:3F:00:00:07: "x" is not a valid enterRSSI (allowed: an integer in dBm, -127…20)"#,
+        #"inv.csv:8:1: $[6].exitTimeout: AC:23:3F:00:00:07: "nan" is not a valid exitTimeout (allowed: seconds, 1…86400)"#,
       ]
         && (error as? ProfileDiagnostics)?.description.hasSuffix(
           "6 errors in the inventory; nothing was sent to any device") == true

@@ -1,5 +1,6 @@
 import BeaconCore
 import Foundation
+import JSON
 import NordicDFU
 import Testing
 
@@ -47,8 +48,8 @@ import Testing
     do {
       _ = try decode(#"{"faults": {"dropLinkAtInitByte": -1}}"#)
       Issue.record("a negative init offset was accepted")
-    } catch let error as FleetFileError {
-      #expect(error.jsonPath == "devices[0].dfu.faults.dropLinkAtInitByte")
+    } catch let error as JSONDiagnostic {
+      #expect(error.path.description == "$.devices[0].dfu.faults.dropLinkAtInitByte")
     }
   }
 }

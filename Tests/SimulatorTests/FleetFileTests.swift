@@ -1,5 +1,6 @@
 import BeaconCore
 import Foundation
+import JSON
 import Testing
 
 @testable import Simulator
@@ -33,7 +34,7 @@ import Testing
     #expect(Set(DemoFleet.fleet.devices.map(\.address)).count == DemoFleet.fleet.devices.count)
   }
 
-  static func error(_ json: String) -> FleetFileError? {
+  static func error(_ json: String) -> JSONDiagnostic? {
     do {
       _ = try SimulatedFleet.decode(Data(json.utf8), file: "fleet.json")
       return nil
@@ -50,12 +51,13 @@ import Testing
       #"{"version":1,"devices":["# + Self.iBeaconDevice + ","
       + #"{"address":"AC:23:3F:00:00:02","kind":"iBeacon","iBeacon":{"uuid":"E2C56DB5-DFFB-48D2-B060-D0F5A71096E0","majr":1,"minor":2}}]}"#
     let error = try #require(Self.error(json))
-    #expect(error.jsonPath == "devices[1].iBeacon.majr")
+    #expect(error.path.description == "$.devices[1].iBeacon.majr")
     #expect(
-      error.description.hasPrefix(
-        "fleet.json: devices[1].iBeacon.majr: unknown key 'majr' (allowed: major, measuredPower, minor, uuid)"))
+      error.description
+        == #"fleet.json:1:257: $.devices[1].iBeacon.majr: unknown key "majr" — did you mean "major"? "#
+        + "(allowed: uuid, major, minor, measuredPower)")
     let top = try #require(Self.error(#"{"version":1,"devices":[],"extra":true}"#))
-    #expect(top.jsonPath == "extra")
+    #expect(top.path.description == "$.extra")
   }
 
   @Test func badValuesNameTheirPath() throws {
@@ -97,7 +99,7 @@ import Testing
     ]
     for (json, path, message) in cases {
       let error = try #require(Self.error(json), "\(json) was accepted")
-      #expect(error.jsonPath == path, "\(error)")
+      #expect(error.path.description == "$." + path, "\(error)")
       #expect(error.message.contains(message), "\(error)")
     }
   }
@@ -108,17 +110,37 @@ import Testing
     let plain = try SimulatedFleet.decode(Data(#"{"version":1,"devices":[]}"#.utf8))
     #expect(SimulatedCentral.withKBeacons(fleet: plain, pace: .unpaced).central.gattLinks.capacity.limit == 5)
     let zero = try #require(Self.error(#"{"version":1,"devices":[],"adapter":{"links":0}}"#))
-    #expect(zero.jsonPath == "adapter.links" && zero.description.contains("0 is outside 1…32"), "\(zero)")
+    #expect(zero.path.description == "$.adapter.links" && zero.description.contains("0 is outside 1…32"), "\(zero)")
+  }
+
+  /// The one error shape of every file the tool reads (issue "one JSON module"): a misspelt key names the
+  /// file, line and column, the JSON path and the closest known key; broken JSON names the place it broke.
+  @Test func aMisspeltKeyAndBrokenJSONSayWhereAndSuggest() throws {
+    let text = """
+      {
+        "version": 1,
+        "devices": [
+          { "adress": "AC:23:3F:00:00:01", "kind": "iBeacon" }
+        ]
+      }
+      """
+    let misspelt = try #require(Self.error(text))
+    #expect(
+      misspelt.description.hasPrefix(
+        #"fleet.json:4:7: $.devices[0].adress: unknown key "adress" — did you mean "address"? (allowed: "#),
+      "\(misspelt)")
+    let broken = try #require(Self.error("{\n  \"version\": 1,\n  \"devices\": [,]\n}"))
+    #expect(broken.description.hasPrefix("fleet.json:3:15: $: not valid JSON: "), "\(broken)")
   }
 
   @Test func unreadableAndNonJSONFiles() throws {
     let missing = try #require(Self.loadError("/nonexistent/fleet.json"))
-    #expect(missing.jsonPath == nil && missing.description.hasPrefix("/nonexistent/fleet.json: cannot read the file"))
+    #expect(missing.path == .root && missing.description.hasPrefix("/nonexistent/fleet.json: cannot read the file"))
     let garbage = try #require(Self.error("{not json"))
-    #expect(garbage.jsonPath == nil && garbage.message.hasPrefix("not valid JSON"))
+    #expect(garbage.path == .root && garbage.message.hasPrefix("not valid JSON"), "\(garbage)")
   }
 
-  static func loadError(_ path: String) -> FleetFileError? {
+  static func loadError(_ path: String) -> JSONDiagnostic? {
     do {
       _ = try SimulatedFleet.load(path: path)
       return nil

@@ -1,5 +1,6 @@
 import BeaconCore
 import Foundation
+import JSON
 import Testing
 
 @testable import Simulator
@@ -34,18 +35,18 @@ import Testing
   @Test func anUnknownAddressOrAnRSSIOutOfRangeIsAnErrorWithItsPath() throws {
     for (gateways, path, message) in [
       (
-        #"{"east":{"AC:23:3F:00:00:09":-58}}"#, "gateways.east.AC:23:3F:00:00:09",
+        #"{"east":{"AC:23:3F:00:00:09":-58}}"#, #"$.gateways.east["AC:23:3F:00:00:09"]"#,
         "is not the address of a device in this fleet"
       ),
-      (#"{"east":{"\#(Self.a)":-200}}"#, "gateways.east.\(Self.a)", "-200 dBm is outside -127…20"),
+      (#"{"east":{"\#(Self.a)":-200}}"#, "$.gateways.east[\"\(Self.a)\"]", "-200 dBm is outside -127…20"),
     ] {
       do {
         _ = try SimulatedFleet.decode(Data(Self.fleet(gateways).utf8), file: "site.json")
         Issue.record("accepted \(gateways)")
       } catch {
-        #expect(error.jsonPath == path)
+        #expect(error.path.description == path, "\(error)")
         #expect(error.description.contains(message), "\(error)")
-        #expect(error.description.hasPrefix("site.json: "))
+        #expect(error.description.hasPrefix("site.json:1:"), "\(error)")
       }
     }
   }

@@ -1,5 +1,6 @@
 import BeaconCore
 import Foundation
+import JSON
 import KBeacon
 import Testing
 
@@ -162,7 +163,7 @@ import Testing
         "eddystoneURL":{"url":"https://a.co/"},"eddystoneTLM":{},"sensor":{"batteryMillivolts":3000},
         "system":{"model":1,"batteryPercent":50,"firmware":"5.1"}}]}
       """#
-    #expect(throws: FleetFileError.self) { try SimulatedFleet.decode(Data(json.utf8)) }
+    #expect(throws: JSONDiagnostic.self) { try SimulatedFleet.decode(Data(json.utf8)) }
   }
 
   /// The scan response's name is cut to 29 bytes at a character boundary, in one pass: cutting a hostile

@@ -1,5 +1,6 @@
 import BeaconCore
 import Foundation
+import JSON
 import KBeacon
 import Testing
 
@@ -71,9 +72,9 @@ import Testing
       (#"{"dropLinkOnReads": 101}"#, "dropLinkOnReads"), (#"{"dropLinkAfterWrites": -1}"#, "dropLinkAfterWrites"),
       (#"{"rebootAtRequest": 0}"#, "rebootAtRequest"),
     ] {
-      #expect(throws: FleetFileError.self) { try decode(bad) }
-      do { _ = try decode(bad) } catch let error as FleetFileError {
-        #expect(error.jsonPath == "devices[0].kbeacon.\(path)")
+      #expect(throws: JSONDiagnostic.self) { try decode(bad) }
+      do { _ = try decode(bad) } catch let error as JSONDiagnostic {
+        #expect(error.path.description == "$.devices[0].kbeacon.\(path)")
       }
     }
   }

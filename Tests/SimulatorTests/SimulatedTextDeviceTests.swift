@@ -1,5 +1,6 @@
 import BeaconCore
 import Foundation
+import JSON
 import Testing
 
 @testable import Simulator
@@ -135,6 +136,6 @@ import Testing
     #expect(fleet.devices[0].connectable && fleet.devices[0].textStream?.profile == "zhaga")
     let bad =
       #"{"version": 1, "devices": [{"address": "C7:08:00:00:00:09", "kind": "tertiumReader", "textStream": {"profile": "nope"}}]}"#
-    #expect(throws: FleetFileError.self) { try SimulatedFleet.decode(Data(bad.utf8)) }
+    #expect(throws: JSONDiagnostic.self) { try SimulatedFleet.decode(Data(bad.utf8)) }
   }
 }

@@ -1,4 +1,5 @@
 import FuzzSupport
+import JSON
 import KBeacon
 
 // The KBeacon JSON parser with the wire preset (docs/protocols/kbeacon.md §4.2, §6): a device's `getPara` answer

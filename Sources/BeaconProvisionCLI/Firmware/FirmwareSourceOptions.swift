@@ -3,6 +3,7 @@ import Cloud
 import Firmware
 import FirmwareStore
 import Foundation
+import JSON
 import KBeacon
 import NordicDFU
 import Synchronization

@@ -1,5 +1,6 @@
 import Foundation
 import InfoManager
+import JSON
 import KBeacon
 import Profiles
 

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import Presence
 
 /// The monitor's presence state in its state directory, `monitor-state.json`, so a restart does not fire events again: written every
@@ -17,8 +18,13 @@ struct MonitorStateFile: Sendable {
   func load(warn: @Sendable (String) -> Void) -> PresenceState? {
     guard FileManager.default.fileExists(atPath: path) else { return nil }
     do {
-      let data = try Data(contentsOf: URL(fileURLWithPath: path))
-      let state = try JSONDecoder().decode(PresenceState.self, from: data)
+      let data: Data
+      do {
+        data = try Data(contentsOf: URL(fileURLWithPath: path))
+      } catch {
+        throw JSONDiagnostic(file: path, position: nil, path: .root, message: "cannot be read (\(error))")
+      }
+      let state = try JSONFileDecoder(file: path).decode(PresenceState.self, from: data)
       guard state.schema == PresenceState().schema else {
         warn(
           "\(path): schema \(state.schema) is not \(PresenceState().schema); starting without the kept presence state")
@@ -28,14 +34,13 @@ struct MonitorStateFile: Sendable {
     } catch {
       try? FileManager.default.removeItem(atPath: path + ".bad")
       try? FileManager.default.moveItem(atPath: path, toPath: path + ".bad")
-      warn("\(path) cannot be read (\(error)); moved to \(path).bad, starting without the kept presence state")
+      warn("\(error); moved to \(path).bad, starting without the kept presence state")
       return nil
     }
   }
 
+  /// Compact JSON, keys sorted, in the JSON module's one writer.
   func save(_ state: PresenceState) throws {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys]
-    try encoder.encode(state).write(to: URL(fileURLWithPath: path), options: .atomic)
+    try Data(try JSONValueEncoder().text(state).utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
   }
 }

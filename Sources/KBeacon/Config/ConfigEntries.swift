@@ -1,3 +1,5 @@
+import JSON
+
 /// The v2 root object's own keys (docs/protocols/kbeacon.md §6.3); the arrays are held apart in
 /// `KBeaconConfiguration`.
 public struct CommonConfig: ConfigEntry {

@@ -1,3 +1,5 @@
+import JSON
+
 /// A value that maps to and from device JSON.
 public protocol DeviceJSONConvertible: Sendable, Equatable {
   init?(json: JSONValue)

@@ -1,3 +1,5 @@
+import JSON
+
 /// One row of the key table: a JSON key, where it lives, what values it takes and whether it can be
 /// written (docs/protocols/kbeacon.md §6.3–§6.6, §7). The table is data so profile validation, the simulated
 /// device and the CLI share one source of truth. Ranges marked [I] in `note` are our choice where the spec

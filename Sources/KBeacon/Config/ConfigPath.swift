@@ -1,3 +1,5 @@
+import JSON
+
 /// A flat key-path view of a configuration, for diffing: `name`, `advObj[0].txPwr`, `trObj[1].trType`,
 /// `srObj[2].lgItvl`. The number in brackets is the entry's identity (slot index, `trIdx` — `trType` for
 /// v1 —, `srType`), not its array position, so two reads compare entry by entry.

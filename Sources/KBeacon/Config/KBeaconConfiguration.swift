@@ -1,3 +1,5 @@
+import JSON
+
 /// Which JSON schema a device speaks (docs/protocols/kbeacon.md §1).
 public enum ProtocolGeneration: String, Sendable, Hashable, Codable {
   /// v2, KBeacon Pro (`kbeaconlib2`): slots, triggers and sensors in arrays.

@@ -1,3 +1,5 @@
+import JSON
+
 /// Device commands (docs/protocols/kbeacon.md §6.7), sent as JSON requests; success is ack cause 0.
 public enum Command: Hashable, Sendable {
   /// `{"msg":"ring","ringTime":ms,"ringType":t,"ledOn":ms,"ledOff":ms}` — the shape of the spec's example.

@@ -1,3 +1,5 @@
+import JSON
+
 /// A `getPara` read (docs/protocols/kbeacon.md §6.1 for v2, §7 for v1).
 public enum ReadRequest: Hashable, Sendable {
   /// v2 `{"msg":"getPara","type":mask[,"slot":n][,"trType":n][,"srType":n]}`.

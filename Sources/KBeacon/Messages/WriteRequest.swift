@@ -1,3 +1,5 @@
+import JSON
+
 /// A `cfg` write (docs/protocols/kbeacon.md §6.2 for v2, §7 for v1), built from a partial configuration that
 /// holds only the keys to change.
 public enum WriteRequest {

@@ -1,3 +1,5 @@
+import JSON
+
 /// Reads, writes and commands (docs/protocols/kbeacon.md §6, §7, §6.7).
 extension KBeaconSession {
   /// The full configuration: v2 reads `type:3` then `type:4` (or `type:12` with sensors), at most two type

@@ -1,4 +1,4 @@
-import Foundation
+import JSON
 
 /// `manifest.json` of a Secure DFU package (docs/protocols/nordic-dfu.md §1.1): `{"manifest": {<image key>: {bin_file,
 /// dat_file, …}}}`. Legacy manifests (§1.2: top-level `dfu_version`, per-image `init_packet_data`) are
@@ -13,28 +13,52 @@ public struct Manifest: Equatable, Sendable {
 
   public var entries: [Entry]
 
-  /// Parses the JSON. Throws `.legacyPackage` for the legacy format, `.invalidManifest` otherwise.
+  /// Parses the JSON. Throws `.legacyPackage` for the legacy format, `.invalidManifest` otherwise, whose text
+  /// is the one error shape of every file the tool reads: `manifest.json:LINE:COL: $.path: message`.
   public init(json: [UInt8]) throws(PackageError) {
-    let root: Any
+    let file = "manifest.json"
+    let root: SourceJSON
     do {
-      root = try JSONSerialization.jsonObject(with: Data(json))
+      root = try JSONParser.parseWithPositions(json, options: .file)
     } catch {
-      throw .invalidManifest("not JSON")
+      throw .invalidManifest(JSONDiagnostic.syntax(error, file: file).description)
     }
-    guard let top = root as? [String: Any], let manifest = top["manifest"] as? [String: Any] else {
-      throw .invalidManifest("no \"manifest\" object")
+    func invalid(_ at: SourceJSON, _ path: JSONPath, _ message: String, allowed: String? = nil) -> PackageError {
+      .invalidManifest(
+        JSONDiagnostic(file: file, position: at.position, path: path, message: message, allowed: allowed).description)
+    }
+    let manifestPath = JSONPath.root.appending("manifest")
+    guard case .object = root.kind, let manifest = root["manifest"], case .object(let members) = manifest.kind else {
+      throw invalid(root["manifest"] ?? root, manifestPath, "expected a \"manifest\" object")
     }
     if manifest["dfu_version"] != nil { throw .legacyPackage }
     var entries: [Entry] = []
-    for (key, value) in manifest.sorted(by: { $0.key < $1.key }) {
-      guard let object = value as? [String: Any] else { throw .invalidManifest("\"\(key)\" is not an object") }
+    for member in members.sorted(by: { $0.key < $1.key }) {
+      let path = manifestPath.appending(member.key)
+      let object = member.value
+      guard case .object = object.kind else {
+        throw invalid(object, path, "expected an object, found \(object.typeName)")
+      }
       if object["init_packet_data"] != nil { throw .legacyPackage }
-      guard let kind = ImageKind(rawValue: key) else { throw .unsupportedImage(key) }
-      guard let bin = object["bin_file"] as? String else { throw .invalidManifest("\"\(key)\" has no bin_file") }
-      let dat = object["dat_file"] as? String
+      guard let kind = ImageKind(rawValue: member.key) else {
+        let known = ImageKind.allCases.map(\.rawValue)
+        if Suggestion.closest(to: member.key, in: known) != nil {
+          throw .invalidManifest(
+            JSONDiagnostic.unknownKey(
+              member.key, file: file, position: member.keyPosition, in: manifestPath, known: known
+            )
+            .description)
+        }
+        throw .unsupportedImage(member.key)
+      }
+      guard let binValue = object["bin_file"], case .string(let bin) = binValue.kind else {
+        throw invalid(object["bin_file"] ?? object, path.appending("bin_file"), "expected the image's file name")
+      }
+      var dat: String?
+      if let datValue = object["dat_file"], case .string(let text) = datValue.kind { dat = text }
       entries.append(Entry(kind: kind, binFile: bin, datFile: dat))
     }
-    guard !entries.isEmpty else { throw .invalidManifest("no images") }
+    guard !entries.isEmpty else { throw invalid(manifest, manifestPath, "no images") }
     self.entries = entries
   }
 }

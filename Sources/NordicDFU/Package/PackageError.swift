@@ -31,7 +31,7 @@ public enum PackageError: Error, Equatable, Sendable, CustomStringConvertible {
       "the file is \(size) bytes; a DFU package larger than \(cap >> 20) MiB (\(cap) bytes) is refused (its images unpack to at most \(ArchiveLimits().maximumTotalSize >> 20) MiB)"
     case .suspiciousCompression(let name): "\"\(name)\" is compressed suspiciously well (zip bomb?)"
     case .missingFile(let name): "the package has no file \"\(name)\""
-    case .invalidManifest(let why): "manifest.json is invalid: \(why)"
+    case .invalidManifest(let why): why
     case .legacyPackage:
       "this is a legacy DFU package (nrfutil 0.5 / adafruit-nrfutil, init_packet_data); only Secure DFU packages are supported"
     case .unsupportedImage(let key): "unsupported image \"\(key)\" in the manifest"

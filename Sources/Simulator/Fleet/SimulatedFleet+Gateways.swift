@@ -1,5 +1,6 @@
 import BeaconCore
 import Foundation
+import JSON
 
 /// A simulated site with several gateways: which fleet devices each gateway hears, and at what
 /// RSSI. In a fleet file:
@@ -31,7 +32,7 @@ public struct GatewayViews: Sendable, Hashable, Codable {
     let known = Set(devices.map(\.address))
     for (gateway, view) in heard.sorted(by: { $0.key < $1.key }) {
       for (key, rssi) in view.sorted(by: { $0.key < $1.key }) {
-        let at = path + [AnyCodingKey(stringValue: gateway), AnyCodingKey(stringValue: key)]
+        let at = path + [JSONCodingKey(stringValue: gateway), JSONCodingKey(stringValue: key)]
         guard let address = BluetoothAddress(key), known.contains(address) else {
           throw DecodingError.dataCorrupted(
             .init(codingPath: at, debugDescription: "\(key) is not the address of a device in this fleet"))

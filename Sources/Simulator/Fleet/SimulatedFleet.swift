@@ -1,5 +1,6 @@
 import BeaconCore
 import Foundation
+import JSON
 
 /// A virtual fleet: the devices `--adapter sim[:FILE]` serves. Read from a fleet file:
 ///
@@ -17,8 +18,9 @@ import Foundation
 /// }
 /// ```
 ///
-/// Rules: `version` must be 1; every object rejects keys it does not know (the error names the JSON path,
-/// `devices[1].iBeacon.majr`); addresses are unique. Each device entry is `kind` plus optional sections
+/// Rules: `version` must be 1; every object rejects keys it does not know (the error names the place, the
+/// JSON path and the closest known key: `fleet.json:1:80: $.devices[1].iBeacon.majr: unknown key "majr" — did
+/// you mean "major"?`); addresses are unique. Each device entry is `kind` plus optional sections
 /// (see `SimulatedDevice`); later sections (KBeacon configuration, DFU target, faults) are added as new
 /// optional keys of the device entry. A full sample: `Tests/SimulatorTests/Fixtures/sample-fleet.json`.
 public struct SimulatedFleet: Sendable, Hashable, Codable {
@@ -59,7 +61,7 @@ public struct SimulatedFleet: Sendable, Hashable, Codable {
       throw DecodingError.dataCorrupted(
         .init(
           codingPath: decoder.codingPath + [
-            CodingKeys.devices, AnyCodingKey(intValue: i), SimulatedDevice.CodingKeys.address,
+            CodingKeys.devices, JSONCodingKey(intValue: i), SimulatedDevice.CodingKeys.address,
           ],
           debugDescription: "duplicate address \(device.address)"))
     }
@@ -68,34 +70,23 @@ public struct SimulatedFleet: Sendable, Hashable, Codable {
     adapter = try c.decodeIfPresent(SimulatedAdapterSection.self, forKey: .adapter)
   }
 
-  /// Decodes fleet JSON; `file` names the source in errors.
-  public static func decode(_ data: Data, file: String = "fleet") throws(FleetFileError) -> SimulatedFleet {
-    do {
-      return try JSONDecoder().decode(SimulatedFleet.self, from: data)
-    } catch let error as DecodingError {
-      // A number beyond Double reads to Foundation as broken JSON or the wrong type: named as out of range.
-      if let outOfRange = FleetFileNumbers.outOfRange([UInt8](data), file: file) { throw outOfRange }
-      throw FleetFileError(file: file, decoding: error)
-    } catch {
-      throw FleetFileError(file: file, jsonPath: nil, message: "\(error)")
-    }
+  /// Decodes fleet JSON; `file` names the source in errors, each one `FILE:LINE:COL: $.path: message`.
+  public static func decode(_ data: Data, file: String = "fleet") throws(JSONDiagnostic) -> SimulatedFleet {
+    try JSONFileDecoder(file: file).decode(SimulatedFleet.self, from: data)
   }
 
   /// Reads and decodes a fleet file.
-  public static func load(path: String) throws(FleetFileError) -> SimulatedFleet {
+  public static func load(path: String) throws(JSONDiagnostic) -> SimulatedFleet {
     let data: Data
     do {
       data = try Data(contentsOf: URL(fileURLWithPath: path))
     } catch {
-      throw FleetFileError(file: path, jsonPath: nil, message: "cannot read the file (\(error.localizedDescription))")
+      throw JSONDiagnostic(
+        file: path, position: nil, path: .root, message: "cannot read the file (\(error.localizedDescription))")
     }
     return try decode(data, file: path)
   }
 
-  /// Pretty JSON in the file format (sorted keys).
-  public func encoded() throws -> Data {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-    return try encoder.encode(self)
-  }
+  /// Pretty JSON in the file format (sorted keys), in the tool's one output style.
+  public func encoded() throws -> Data { Data(try JSONValueEncoder().pretty(self).utf8) }
 }

@@ -1,40 +1,12 @@
-/// A coding key for any string or index, used to list the keys an object actually has.
-struct AnyCodingKey: CodingKey {
-  var stringValue: String
-  var intValue: Int?
-  init(stringValue: String) { self.stringValue = stringValue }
-  init(intValue: Int) {
-    self.stringValue = "\(intValue)"
-    self.intValue = intValue
-  }
-}
+import JSON
 
 extension Decoder {
   /// Throws when the object being decoded has a key outside `allowed`: fleet files reject unknown keys so
-  /// a typo (`"intervalMS"`) is an error naming the JSON path, not a silently ignored setting.
+  /// a typo (`"intervalMS"`) is an error naming its place, the JSON path and the closest known key, not a
+  /// silently ignored setting.
   func rejectUnknownKeys<Keys: CodingKey & CaseIterable>(_ keys: Keys.Type) throws {
-    let container = try self.container(keyedBy: AnyCodingKey.self)
-    let allowed = Keys.allCases.map(\.stringValue)
-    for key in container.allKeys where !allowed.contains(key.stringValue) {
-      throw DecodingError.dataCorrupted(
-        .init(
-          codingPath: codingPath + [key],
-          debugDescription: "unknown key '\(key.stringValue)' (allowed: \(allowed.sorted().joined(separator: ", ")))"))
-    }
+    try rejectUnknownKeys(known: Keys.allCases.map(\.stringValue))
   }
-}
-
-/// `devices[3].iBeacon.major` from a coding path.
-func formatJSONPath(_ path: [any CodingKey]) -> String {
-  var out = ""
-  for key in path {
-    if let i = key.intValue {
-      out += "[\(i)]"
-    } else {
-      out += out.isEmpty ? key.stringValue : ".\(key.stringValue)"
-    }
-  }
-  return out.isEmpty ? "(root)" : out
 }
 
 /// Fails decoding at the current path with a message (a value is present but not acceptable).

@@ -1,3 +1,4 @@
+import JSON
 import KBeacon
 
 /// What a KBeacon configuration asks its radio to send, read the same way for both generations

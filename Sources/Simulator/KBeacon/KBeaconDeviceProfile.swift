@@ -1,3 +1,4 @@
+import JSON
 import KBeacon
 
 /// What a simulated KBeacon is and can do: its protocol generation, capabilities and factory configuration

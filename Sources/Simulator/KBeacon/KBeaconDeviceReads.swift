@@ -1,3 +1,4 @@
+import JSON
 import KBeacon
 
 /// How a simulated KBeacon answers `getPara` (docs/protocols/kbeacon.md §6.1 v2, §7 v1). Selectors the device

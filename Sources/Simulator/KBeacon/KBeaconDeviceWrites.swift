@@ -1,3 +1,4 @@
+import JSON
 import KBeacon
 
 /// How a simulated KBeacon checks and applies a `cfg` message (docs/protocols/kbeacon.md §6.2, §6.4–§6.6, §7,

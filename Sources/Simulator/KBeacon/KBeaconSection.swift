@@ -1,3 +1,4 @@
+import JSON
 import KBeacon
 
 /// The `kbeacon` section of a fleet-file device entry (KBeacon kinds only): what its simulated configuration

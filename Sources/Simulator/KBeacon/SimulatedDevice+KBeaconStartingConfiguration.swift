@@ -1,4 +1,5 @@
 import BeaconCore
+import JSON
 import KBeacon
 
 extension SimulatedDevice {

@@ -1,4 +1,5 @@
 import BeaconCore
+import JSON
 import KBeacon
 
 /// The protocol engine of a simulated KBeacon as a pure state machine: FEA1 writes in, FEA2 notifications

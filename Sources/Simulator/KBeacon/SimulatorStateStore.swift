@@ -1,6 +1,7 @@
 import BeaconCore
 import BlueZ
 import Foundation
+import JSON
 import KBeacon
 
 /// What a simulated KBeacon keeps across runs: its configuration and its password (the device's own

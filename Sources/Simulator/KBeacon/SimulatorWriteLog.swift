@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// One write a simulated device accepted: a `cfg` message applied (docs/protocols/kbeacon.md §6.2) or a firmware
 /// image installed by a DFU (docs/protocols/nordic-dfu.md §2), as the shared write log records it.
@@ -43,9 +44,7 @@ public struct SimulatorWriteLog: Sendable {
 
   /// Appends `write` as one line (blocking: call it off the cooperative pool).
   public func append(_ write: SimulatedWrite) throws {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = .sortedKeys
-    let line = Array(try encoder.encode(write)) + [UInt8(ascii: "\n")]
+    let line = Array(try JSONValueEncoder(sortedKeys: true).text(write).utf8) + [UInt8(ascii: "\n")]
     try FileManager.default.createDirectory(
       atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
     let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
@@ -63,10 +62,10 @@ public struct SimulatorWriteLog: Sendable {
   /// write (a torn last line cannot happen with one `write(2)`, but a hand-edited file can) is refused.
   public func writes() throws -> [SimulatedWrite] {
     guard let data = FileManager.default.contents(atPath: path) else { return [] }
-    let decoder = JSONDecoder()
+    let decoder = JSONFileDecoder(file: path)
     return try data.split(separator: UInt8(ascii: "\n")).enumerated().map { index, line in
-      do { return try decoder.decode(SimulatedWrite.self, from: Data(line)) } catch {
-        throw SimulatorStateStore.StateError("\(path) line \(index + 1) is not a simulated write: \(error)")
+      do { return try decoder.decode(SimulatedWrite.self, from: line) } catch {
+        throw SimulatorStateStore.StateError("line \(index + 1) is not a simulated write: \(error)")
       }
     }
   }

@@ -1,7 +1,7 @@
 import BeaconCore
 import Testing
 
-@testable import KBeacon
+@testable import JSON
 
 /// The one JSON parser (RFC 8259): positions for profile files, `JSONValue` for device answers
 /// (docs/protocols/kbeacon.md §4.2, §6), and typed errors that say where the text broke.

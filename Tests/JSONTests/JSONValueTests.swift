@@ -1,6 +1,6 @@
 import Testing
 
-@testable import KBeacon
+@testable import JSON
 
 /// The order- and number-preserving JSON used on the wire (docs/protocols/kbeacon.md §4.2, §6).
 @Suite(.timeLimit(.minutes(1))) struct JSONValueTests {
