@@ -27,6 +27,7 @@ public struct BeaconProvision: AsyncParsableCommand {
     Apply.self,
     AuditCommand.self,
     Monitor.self,
+    ReconcileCommand.self,
     CampaignCommand.self,
     RunsCommand.self,
     Gatt.self,
