@@ -33,8 +33,10 @@ final class ReconcileProcess: Sendable {
     folder = FileManager.default.temporaryDirectory.appendingPathComponent("reconcile-\(UUID().uuidString)").path
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     let entries = devices.enumerated().map { i, extra in
-      #"{"address": "\#(Self.address(i))", "kind": "kbeaconPro", "name": "KBPro_\#(i)", "intervalMs": 200, "#
-        + #""system": {"model": 12, "batteryPercent": 90, "firmware": "5.22"}\#(extra.isEmpty ? "" : ", " + extra)}"#
+      // An entry's own `system` section (its battery) replaces the default one.
+      let system = extra.contains(#""system""#) ? "" : #", "system": {"model": 12, "batteryPercent": 90, "firmware": "5.22"}"#
+      return #"{"address": "\#(Self.address(i))", "kind": "kbeaconPro", "name": "KBPro_\#(i)", "intervalMs": 200"#
+        + #"\#(system)\#(extra.isEmpty ? "" : ", " + extra)}"#
     }
     try #"{"version": 1, "devices": [\#(entries.joined(separator: ",\n"))]}"#.write(
       toFile: fleet, atomically: true, encoding: .utf8)

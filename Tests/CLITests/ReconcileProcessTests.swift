@@ -85,6 +85,32 @@ import Testing
   }
 }
 
+/// What `reconcile` leaves alone: a device under `--min-battery`, one that refused the password (never
+/// tried again, even by a later process), and the devices over `--max-connections-per-hour`.
+@Suite(.serialized, .timeLimit(.minutes(2))) struct ReconcileBudgetTests {
+  @Test func aLowBatteryAndAWrongPasswordAreLeftAloneAndTheHourlyBudgetHoldsTheRestBack() async throws {
+    let site = try ReconcileProcess(devices: [
+      #""system": {"model": 12, "batteryPercent": 10, "firmware": "5.22"}"#,
+      #""kbeacon": {"password": "n0t-the-default"}"#,
+      "", "",
+    ])
+    let (low, locked) = (ReconcileProcess.address(0), ReconcileProcess.address(1))
+    try site.start(["--once", "--min-battery", "20", "--max-connections-per-hour", "2"])
+    #expect(await site.exitStatus() == 1, "a device failed (the wrong password): --once says so")
+    #expect(site.events("skipped-battery", low).count == 1)
+    #expect(site.events("wrong-password", locked).count == 1)
+    #expect(site.events("skipped-budget").count == 1, "two of the three connectable devices fit the budget")
+    #expect(try site.writes().count == 1)
+
+    // A second process: the wrong password is remembered (reconcile.json), never tried again.
+    try site.start(["--once", "--min-battery", "20"])
+    #expect(await site.exitStatus() == 0)
+    #expect(site.events("wrong-password", locked).count == 1)
+    let writes = try site.writes()
+    #expect(writes.count == 2 && writes[low] == nil && writes[locked] == nil, "\(writes)")
+  }
+}
+
 extension Array {
   fileprivate var tuple4: (Element, Element, Element, Element) { (self[0], self[1], self[2], self[3]) }
 }
