@@ -42,7 +42,12 @@ struct ApplyInvocation {
 
   /// The profile, its inventory and password files, read off the cooperative pool, as the pipeline's plan.
   func plan() async throws -> ProfileCampaignPlan {
-    let (loaded, recipe, passwords) = try await BlockingIO.run { [path = options.profile] in
+    try await Self.profilePlan(path: options.profile, dryRun: dryRun)
+  }
+
+  /// The profile at `path` with its inventory and password files as a plan (`reconcile` reads its profiles so).
+  static func profilePlan(path: String, dryRun: Bool) async throws -> ProfileCampaignPlan {
+    let (loaded, recipe, passwords) = try await BlockingIO.run {
       let (loaded, recipe) = try ProfileFiles.loadForRun(path)
       let auth = loaded.profile.auth
       let passwords = ApplyCampaign.Passwords(
@@ -52,7 +57,7 @@ struct ApplyInvocation {
     }
     return try await CampaignFailures.translated {
       try ProfileCampaignPlan(
-        profile: loaded, path: options.profile, recipe: recipe, passwords: passwords,
+        profile: loaded, path: path, recipe: recipe, passwords: passwords,
         resolver: DesiredResolver(urlCheck: ProfileFiles.eddystoneURLCheck), dryRun: dryRun)
     }
   }

@@ -27,6 +27,7 @@ public struct BeaconProvision: AsyncParsableCommand {
     ApplyCommand.self,
     AuditCommand.self,
     MonitorCommand.self,
+    ReconcileCommand.self,
     CampaignCommand.self,
     RunsCommand.self,
     GATTCommand.self,

@@ -3,21 +3,34 @@
 /// since serving started) [I]: `"presence": [{"from": 0, "to": 10}, {"from": 20}]` is heard for its first
 /// 10 s, silent for 10 s, then heard for good. `from` is inclusive, `to` exclusive; no `to` is forever.
 /// A device with no `presence` advertises all the time.
+///
+/// `"clock": "simulation"` counts a window's seconds from the simulation's start (the process serving the
+/// fleet) instead of each scan's start, so a device comes and goes across the many scans of a long
+/// `reconcile` run (issue #26) [I]; `KBeaconSimulation` turns such windows into the scan's time line when a
+/// scan starts (`relative(toScanAt:)`). Only KBeacon kinds are shifted.
 public struct PresenceWindow: Sendable, Hashable, Codable {
   public var from: Double
   public var to: Double?
+  /// "scan" (the default) or "simulation".
+  public var clock: String?
 
-  public init(from: Double, to: Double? = nil) {
+  public init(from: Double, to: Double? = nil, clock: String? = nil) {
     self.from = from
     self.to = to
+    self.clock = clock
   }
 
-  enum CodingKeys: String, CodingKey, CaseIterable { case from, to }
+  enum CodingKeys: String, CodingKey, CaseIterable { case from, to, clock }
 
   public init(from decoder: any Decoder) throws {
     try decoder.rejectUnknownKeys(CodingKeys.self)
     let c = try decoder.container(keyedBy: CodingKeys.self)
-    self.init(from: try c.decode(Double.self, forKey: .from), to: try c.decodeIfPresent(Double.self, forKey: .to))
+    self.init(
+      from: try c.decode(Double.self, forKey: .from), to: try c.decodeIfPresent(Double.self, forKey: .to),
+      clock: try c.decodeIfPresent(String.self, forKey: .clock))
+    if let clock, !["scan", "simulation"].contains(clock) {
+      throw invalidValue(decoder, CodingKeys.clock, "'\(clock)' is not scan or simulation")
+    }
     guard from >= 0, from.isFinite else {
       throw invalidValue(decoder, CodingKeys.from, "\(from) s is before the start")
     }
@@ -28,6 +41,16 @@ public struct PresenceWindow: Sendable, Hashable, Codable {
 }
 
 extension [PresenceWindow] {
+  /// The windows on the time line of a scan that starts `elapsed` seconds into the simulation: windows on
+  /// the simulation's clock move back by `elapsed` (those already over are dropped), the others stay.
+  public func relative(toScanAt elapsed: Double) -> [PresenceWindow] {
+    compactMap { window in
+      guard window.clock == "simulation" else { return window }
+      if let to = window.to, to - elapsed <= 0 { return nil }
+      return PresenceWindow(from: Swift.max(0, window.from - elapsed), to: window.to.map { $0 - elapsed })
+    }
+  }
+
   /// Where a device stands at `offset`: on the air, silent until a later offset, or silent for good.
   public func state(at offset: Duration) -> PresenceState {
     let seconds = Double(offset.components.seconds) + Double(offset.components.attoseconds) / 1e18

@@ -19,6 +19,7 @@ import KBeacon
 ///   mid-write).
 /// - `dropLinkOnReads`, `dropLinkAfterWrites`, `rebootAtRequest`: the link lost before a write, right after
 ///   one, and a reboot mid-session (`KBeaconFaults`). Counters are 0…100; `rebootAtRequest` is 1…10000.
+/// - `drift`: the configuration changes on its own at a set time (`KBeaconDrift`).
 public struct KBeaconSection: Sendable, Hashable, Codable {
   public var password: String?
   public var settings: JSONValue?
@@ -29,12 +30,14 @@ public struct KBeaconSection: Sendable, Hashable, Codable {
   public var dropLinkOnReads: Int?
   public var dropLinkAfterWrites: Int?
   public var rebootAtRequest: Int?
+  public var drift: KBeaconDrift?
 
   public init(
     password: String? = nil, settings: JSONValue? = nil, historyRecords: Int? = nil, busy: Bool? = nil,
     busyRequests: Int? = nil, dropLinkOnWrites: Int? = nil, dropLinkOnReads: Int? = nil,
-    dropLinkAfterWrites: Int? = nil, rebootAtRequest: Int? = nil
+    dropLinkAfterWrites: Int? = nil, rebootAtRequest: Int? = nil, drift: KBeaconDrift? = nil
   ) {
+    self.drift = drift
     self.dropLinkOnReads = dropLinkOnReads
     self.dropLinkAfterWrites = dropLinkAfterWrites
     self.rebootAtRequest = rebootAtRequest
@@ -48,7 +51,7 @@ public struct KBeaconSection: Sendable, Hashable, Codable {
 
   enum CodingKeys: String, CodingKey, CaseIterable {
     case password, settings, historyRecords, busy, busyRequests, dropLinkOnWrites
-    case dropLinkOnReads, dropLinkAfterWrites, rebootAtRequest
+    case dropLinkOnReads, dropLinkAfterWrites, rebootAtRequest, drift
   }
 
   public init(from decoder: any Decoder) throws {
@@ -63,6 +66,7 @@ public struct KBeaconSection: Sendable, Hashable, Codable {
     dropLinkOnReads = try c.decodeIfPresent(Int.self, forKey: .dropLinkOnReads)
     dropLinkAfterWrites = try c.decodeIfPresent(Int.self, forKey: .dropLinkAfterWrites)
     rebootAtRequest = try c.decodeIfPresent(Int.self, forKey: .rebootAtRequest)
+    drift = try c.decodeIfPresent(KBeaconDrift.self, forKey: .drift)
     let counters = [
       (CodingKeys.busyRequests, busyRequests), (.dropLinkOnWrites, dropLinkOnWrites),
       (.dropLinkOnReads, dropLinkOnReads),

@@ -155,9 +155,24 @@ public final class KBeaconSimulation: Sendable {
       throw LinkError(.unknownDevice, peer: address, detail: "not in the simulated fleet")
     }
     guard entry.connectable else { throw LinkError(.notConnectable, peer: address) }
+    await driftIfDue(entry)
     let (bearer, link) = try await SimulatedLink.open(to: server(for: entry), device: address, model: model)
     await kbeacon(address)?.attach(link)
     return bearer
+  }
+
+  /// When this simulation started, and the devices that drifted since (`KBeaconDrift`: once per process).
+  private let started = ContinuousClock.now
+  private let drifted = Mutex<Set<BluetoothAddress>>([])
+
+  /// Applies the entry's `drift` once its time has come: before the device is advertised or linked to, so
+  /// the air and a read see it alike.
+  func driftIfDue(_ entry: SimulatedDevice) async {
+    guard let drift = entry.kbeacon?.drift, ContinuousClock.now - started >= .seconds(drift.after),
+      drifted.withLock({ $0.insert(entry.address).inserted }), let device = kbeacon(entry.address),
+      let overlay = drift.overlay(await device.configuration.generation)
+    else { return }
+    await device.drift(overlay)
   }
 
   /// Every KBeacon this simulation has brought up, as it is now.
@@ -174,6 +189,13 @@ public final class KBeaconSimulation: Sendable {
   public func advertisedDevice(_ entry: SimulatedDevice) async -> SimulatedDevice {
     if entry.kind.isTextStream { return await textDevices.advertisedDevice(entry) }
     guard entry.kind.isKBeacon else { return entry }
+    await driftIfDue(entry)
+    var entry = entry
+    if let presence = entry.presence {
+      let elapsed = ContinuousClock.now - started
+      let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+      entry.presence = presence.relative(toScanAt: seconds)
+    }
     return entry.advertising(await currentConfiguration(entry))
   }
 

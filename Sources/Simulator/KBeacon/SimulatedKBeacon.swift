@@ -89,6 +89,16 @@ public actor SimulatedKBeacon {
   /// shared write log, `SimulatorWriteLog`).
   private let onWrite: (@Sendable (SimulatedWrite) async -> Void)?
 
+  /// The configuration changes on its own (`KBeaconDrift`): `overlay` merged over the configuration, the
+  /// password and write count kept, saved like a write but not logged as one (no `cfg` came over the air).
+  public func drift(_ overlay: KBeaconConfiguration) async {
+    var configuration = device.configuration
+    configuration.merge(overlay)
+    guard let password = try? KBeaconPassword(device.passwordText) else { return }
+    device.restore(configuration: configuration, password: password, writes: device.configurationWrites)
+    if let onChange { await onChange() }
+  }
+
   /// A central connected with this ATT MTU.
   public func connected(mtu: Int) { device.connected(mtu: mtu) }
 

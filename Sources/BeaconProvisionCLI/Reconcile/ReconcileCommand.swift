@@ -1,0 +1,111 @@
+import ArgumentParser
+import CampaignPipeline
+import Foundation
+
+/// `beacon-provision reconcile PROFILE…`: keep the fleet converged (issue #26). The loop is
+/// `ReconcileLoop`; the schedule, `ReconcileLedger`.
+struct ReconcileCommand: AsyncParsableCommand, LoggingCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "reconcile",
+    abstract: "Keep the fleet converged: scan continuously, apply a profile to each device that is due, then leave it.",
+    discussion: """
+      Runs until stopped. Scans in windows of --window seconds; after each window, every device a profile \
+      selects that is due is planned and, where it differs, applied and verified through the same path as apply \
+      (only the changed keys are written; a compliant device gets no write). A device is due when it was never \
+      verified against the profile's current content (the SHA-256 of the profile and its inventory), when its \
+      advertisement shows drift (as audit does: name, frames, identifiers, connectable, interval), or when its \
+      last connected check is older than --recheck. After that it is left alone until it is due again. A device \
+      that fails backs off (30 s, doubling, at most 1 h) and is reported; a wrong password is never retried \
+      while the profile is unchanged. The schedule is kept in reconcile.json in the state directory, every visit \
+      in the journal (as apply runs).
+
+      One line per action on standard error; with --jsonl one JSON object per event on standard output \
+      ("event": converged, drift-seen, write-failed, backoff, skipped-battery, skipped-budget, wrong-password). \
+      SIGTERM or Ctrl-C stop cleanly: links in flight finish their device, the rest of the pass is journalled as \
+      interrupted, and the next start finishes the job; a second signal abandons links in flight (status 130). \
+      SIGHUP reloads the profiles; a profile that no longer loads is reported (file and JSON path) and the old \
+      one kept. With several profiles, a device belongs to the first that selects it.
+
+      \(ExitStatus.paragraph("0 stopped by a signal, or with --once the pass ended with no device failed; 1 an error, or with --once a device failed; 130 a second signal"))
+
+      Examples:
+        beacon-provision reconcile profiles/retail-ibeacon.json --adapter sim --once
+        beacon-provision reconcile site.json --adapter hci0 --recheck 1d --parallel 3 --jsonl
+      """)
+
+  @Argument(help: "The profiles (JSON); a device belongs to the first that selects it.")
+  var profiles: [String]
+
+  @OptionGroup var adapterOptions: AdapterOptions
+
+  @OptionGroup var scanBackend: ScanBackendOption
+
+  @Option(help: ArgumentHelp("Seconds of each scan window; due devices are visited after each.", valueName: "seconds"))
+  var window: Double = 10
+
+  @Option(
+    help: ArgumentHelp(
+      "Check a verified device by connecting again after this long (s, m, h or d suffix; default 1d).",
+      valueName: "duration"))
+  var recheck: String = "1d"
+
+  @Option(help: "Links at once on the adapter (controllers hold 3–7 connections).")
+  var parallel: Int = 2
+
+  @Option(help: ArgumentHelp("At most this many device connections per hour (default: no limit).", valueName: "n"))
+  var maxConnectionsPerHour: Int?
+
+  @Option(
+    help: ArgumentHelp(
+      "Leave alone a device that advertises a battery under this percentage (skipped-battery).", valueName: "percent"))
+  var minBattery: Int?
+
+  @Flag(help: "Print every event as a JSON line on standard output.")
+  var jsonl = false
+
+  @Flag(help: "One pass over what the first window hears, then exit (tests, cron).")
+  var once = false
+
+  @Option(help: .hidden) var backoffBase: Double = ReconcileLedger.backoffBase
+
+  @Option(help: "Where the journal, the schedule (and the simulated fleet's state) live.")
+  var stateDir: String?
+
+  @OptionGroup var logging: LoggingOptions
+
+  func validate() throws {
+    guard !profiles.isEmpty else { throw ValidationError("give at least one profile") }
+    guard (1...16).contains(parallel) else { throw ValidationError("--parallel must be 1…16") }
+    try SecondsOption.validate(window, "--window", atMost: 600)
+    guard recheckSeconds != nil else {
+      throw ValidationError("--recheck: '\(recheck)' is not a duration: a number with s, m, h or d (e.g. 12h, 1d)")
+    }
+    if let n = maxConnectionsPerHour, n < 1 { throw ValidationError("--max-connections-per-hour must be at least 1") }
+    if let p = minBattery, !(0...100).contains(p) { throw ValidationError("--min-battery must be 0…100") }
+  }
+
+  /// `--recheck` in seconds: a positive number with an optional s, m, h or d suffix.
+  var recheckSeconds: Double? {
+    let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86400]
+    var text = Substring(recheck)
+    var unit = 1.0
+    if let last = text.last, let factor = units[last] {
+      unit = factor
+      text = text.dropLast()
+    }
+    guard let value = Double(text), value > 0, value.isFinite else { return nil }
+    return value * unit
+  }
+
+  func run() async throws {
+    let loop = ReconcileLoop(
+      settings: ReconcileLoop.Settings(
+        profiles: profiles, adapter: adapterOptions.adapter, scanBackend: scanBackend.value,
+        stateDirectory: StateDirectory.resolve(stateDir), window: window, recheck: recheckSeconds ?? 86400,
+        parallel: parallel, maxConnectionsPerHour: maxConnectionsPerHour, minBattery: minBattery, once: once,
+        backoffBase: backoffBase),
+      output: ReconcileOutput(jsonl: jsonl))
+    let failed = try await loop.run()
+    if once, failed { throw ExitCode(1) }
+  }
+}

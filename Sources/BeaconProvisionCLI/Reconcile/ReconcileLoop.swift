@@ -1,0 +1,211 @@
+import BeaconCore
+import BlueZ
+import CampaignPipeline
+import Fleet
+import Foundation
+import Profiles
+import Simulator
+import Synchronization
+
+/// `reconcile`'s loop (issue #26): scan a window, choose the due devices (`ReconcileDue`), run them through
+/// the same `CampaignPipeline` as `apply` (one apply run per profile and pass, in the journal; the records
+/// of the window are given, so the pipeline does not scan again), record what came of each in the ledger,
+/// and go on until a signal stops it (`ReconcileSignals`) or, with `--once`, after one pass.
+///
+/// Metrics hook [I]: every action goes through `ReconcileOutput.emit` as a `ReconcileOutput.Event`; a
+/// metrics server counts from there (not built here).
+struct ReconcileLoop {
+  struct Settings: Sendable {
+    var profiles: [String]
+    var adapter: AdapterChoice?
+    var scanBackend: ScanBackend
+    var stateDirectory: String
+    var window: Double
+    var recheck: Double
+    var parallel: Int
+    var maxConnectionsPerHour: Int?
+    var minBattery: Int?
+    var once: Bool
+    /// The first backoff's seconds (`ReconcileLedger.backoffBase`; tests shorten it).
+    var backoffBase = ReconcileLedger.backoffBase
+    var pace: SimulationPace = .realTime
+  }
+
+  var settings: Settings
+  var output: ReconcileOutput
+  /// The clock of the schedule (seconds since 1970).
+  var now: @Sendable () -> Double = { Date().timeIntervalSince1970 }
+
+  /// Runs until stopped; returns whether a device failed in the last pass (`--once`'s exit status).
+  func run() async throws -> Bool {
+    let signals = ReconcileSignals()
+    defer { signals.cancel() }
+    var profiles = try await ReconcileProfile.load(settings.profiles)
+    let state = settings.stateDirectory
+    var ledger = try await BlockingIO.run { try ReconcileLedger.load(stateDirectory: state) }
+    let resources = try await CampaignResources.open(
+      stateDirectory: state, central: nil, adapter: settings.adapter, scanBackend: settings.scanBackend,
+      pace: settings.pace)
+    let central = resources.central
+    var budget = ConnectionBudget(perHour: settings.maxConnectionsPerHour)
+    var reported: [String: String] = [:]
+    var failed = false
+    output.line(
+      "reconcile: watching \(profiles.count) profile(s) on \(central.name), windows of \(settings.window) s")
+    while !signals.stopRequested {
+      if signals.takeReload() { profiles = await reload(profiles) }
+      guard let records = try await scanWindow(central, signals) else { break }
+      await resources.registry.sightings(records)
+      if signals.stopRequested { break }
+      failed = false
+      let candidates = ReconcileDue.candidates(
+        profiles: profiles, records: records, ledger: ledger, now: now(), recheck: settings.recheck)
+      for (profile, list) in zip(profiles, candidates) {
+        var due: [DeviceRecord] = []
+        for candidate in list where candidate.decision.isDue {
+          let a = candidate.address
+          if case .airDrift(let drift) = candidate.decision, reported[a] != "drift \(drift)" {
+            reported[a] = "drift \(drift)"
+            output.emit(
+              .init(event: "drift-seen", address: a, profile: profile.path, drift: drift),
+              "\(a): drift on the air (\(drift.joined(separator: ", "))), due")
+          }
+          if let floor = settings.minBattery, let battery = candidate.battery, battery < floor {
+            if reported[a] != "battery \(battery)" {
+              reported[a] = "battery \(battery)"
+              output.emit(
+                .init(event: "skipped-battery", address: a, profile: profile.path, battery: battery),
+                "\(a): battery \(battery) % under --min-battery \(floor), left alone")
+            }
+            continue
+          }
+          due.append(candidate.record)
+        }
+        let room = budget.available(now: now())
+        if due.count > room {
+          for record in due[room...] where reported[record.address.description] != "budget" {
+            reported[record.address.description] = "budget"
+            output.emit(
+              .init(event: "skipped-budget", address: record.address.description, profile: profile.path),
+              "\(record.address): --max-connections-per-hour reached, waits")
+          }
+          due = Array(due[..<room])
+        }
+        guard !due.isEmpty, let interrupts = signals.campaignInterrupts() else { continue }
+        budget.spend(due.count, now: now())
+        let drift = Dictionary(list.map { ($0.address, $0.drift) }, uniquingKeysWith: { first, _ in first })
+        let summary: CampaignSummary?
+        do {
+          summary = try await campaign(profile, due, resources: resources, interrupts: interrupts)
+        } catch let failure as CLIFailure {
+          output.emit(.init(event: "profile-error", profile: profile.path, reason: failure.message), failure.message)
+          summary = nil
+        }
+        signals.campaignEnded()
+        guard let summary else { continue }
+        for (address, outcome) in summary.outcomes.sorted(by: { $0.key < $1.key }) {
+          reported[address] = nil
+          if record(outcome, address, profile, drift: drift[address] ?? [], ledger: &ledger) { failed = true }
+        }
+        let snapshot = ledger
+        do { try await BlockingIO.run { try snapshot.save(stateDirectory: state) } } catch {
+          output.line("reconcile: cannot keep the schedule in \(ReconcileLedger.path(state)): \(error)")
+        }
+      }
+      if settings.once { break }
+    }
+    await central.stopScans()
+    output.line(signals.stopRequested ? "reconcile: stopped" : "reconcile: pass done")
+    return failed
+  }
+
+  /// One scan window; nil when a stop signal ended it.
+  func scanWindow(_ central: any Central, _ signals: ReconcileSignals) async throws -> [DeviceRecord]? {
+    let window = settings.window
+    let scan = Task { try await ScanRunner.campaignScan(central, window, []) }
+    signals.watchScan { scan.cancel() }
+    do {
+      let records = try await scan.value
+      return signals.stopRequested ? nil : records
+    } catch {
+      if signals.stopRequested || error is CancellationError { return nil }
+      throw liveFailure(error)
+    }
+  }
+
+  /// The due devices of one profile through the pipeline, as `apply` runs them.
+  func campaign(
+    _ profile: ReconcileProfile, _ records: [DeviceRecord], resources: CampaignResources,
+    interrupts: AsyncStream<Void>
+  ) async throws -> CampaignSummary {
+    let output = output
+    let pipeline = CampaignPipeline(
+      settings: .init(
+        parallel: settings.parallel, attempts: 2, retryDelay: .seconds(1), scanSeconds: 0,
+        place: settings.stateDirectory),
+      resources: { resources }, scan: ScanRunner.campaignScan,
+      emit: { event in
+        if case .campaign(.step(let address, .writing, _), _) = event { output.line("reconcile: \(address): writing") }
+      },
+      records: records, interrupts: interrupts)
+    return try await CampaignFailures.translated { try await pipeline.run(profile.plan).summary }
+  }
+
+  /// Records one device's outcome in the ledger and reports it; returns whether it failed.
+  func record(
+    _ outcome: DeviceOutcome, _ address: String, _ profile: ReconcileProfile, drift: [String],
+    ledger: inout ReconcileLedger
+  ) -> Bool {
+    let (at, fingerprint, path) = (now(), profile.fingerprint, profile.path)
+    switch outcome {
+    case .updated(let changes), .planned(let changes):
+      ledger.verified(address, fingerprint: fingerprint, drift: drift, now: at, wrote: true)
+      let keys = changes.map(\.key)
+      output.emit(
+        .init(event: "converged", address: address, profile: path, keys: keys),
+        "\(address): converged, wrote \(keys.joined(separator: ", "))")
+    case .compliant:
+      ledger.verified(address, fingerprint: fingerprint, drift: drift, now: at, wrote: false)
+      output.emit(.init(event: "converged", address: address, profile: path, keys: []), "\(address): compliant")
+    case .failed(let reason, .wrongPassword):
+      ledger.failed(address, fingerprint: fingerprint, wrongPassword: true, now: at)
+      output.emit(
+        .init(event: "wrong-password", address: address, profile: path, reason: reason),
+        "\(address): \(reason); not retried until the profile changes")
+      return true
+    case .failed(let reason, _):
+      let delay =
+        ledger.failed(
+          address, fingerprint: fingerprint, wrongPassword: false, now: at, base: settings.backoffBase) ?? 0
+      let failures = ledger.devices[address]?.failures ?? 1
+      output.emit(
+        .init(event: "write-failed", address: address, profile: path, reason: reason), "\(address): \(reason)")
+      output.emit(
+        .init(event: "backoff", address: address, profile: path, seconds: delay, failures: failures),
+        "\(address): failure \(failures) in a row, next try in \(Int(delay)) s")
+      return true
+    case .skipped(let reason):
+      output.line("reconcile: \(address): skipped: \(reason)")
+    case .pending:
+      output.emit(
+        .init(event: "interrupted", address: address, profile: path), "\(address): stopped before it was visited")
+    }
+    return false
+  }
+
+  /// SIGHUP: the profiles again; one that no longer loads is reported and the old ones kept.
+  func reload(_ current: [ReconcileProfile]) async -> [ReconcileProfile] {
+    do {
+      let fresh = try await ReconcileProfile.load(settings.profiles)
+      output.emit(.init(event: "reloaded"), "profiles reloaded")
+      return fresh
+    } catch {
+      let message = (error as? CLIFailure)?.message ?? "\(error)"
+      output.emit(
+        .init(event: "profile-error", reason: message),
+        "reload refused, the profiles loaded before are kept: \(message)"
+      )
+      return current
+    }
+  }
+}

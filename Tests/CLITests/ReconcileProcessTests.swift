@@ -1,0 +1,124 @@
+import Fleet
+import Foundation
+import Testing
+
+@testable import BeaconProvisionCLI
+
+/// `beacon-provision reconcile` as an operator runs it (issue #26): a real process on a simulated site whose
+/// devices come and go and drift on their own, stopped and reloaded by signals. Writes are counted from the
+/// simulator's write log (every `cfg` a device accepted), never from the tool's own report.
+@Suite(.serialized, .timeLimit(.minutes(4))) struct ReconcileProcessTests {
+  @Test func everyDeviceConvergesDriftIsRepairedACompliantDeviceIsNotWrittenAndAFailingOneBacksOff() async throws {
+    let site = try ReconcileProcess(devices: [
+      "",
+      #""presence": [{"from": 4, "clock": "simulation"}]"#,
+      #""kbeacon": {"drift": {"after": 6, "set": {"name": "stray"}}}"#,
+      #""kbeacon": {"busy": true}"#,
+    ])
+    let (a, late, drifting, busy) = (0...3).map(ReconcileProcess.address).tuple4
+    try site.start(["--recheck", "3s", "--backoff-base", "0.5"])
+    let done = try await site.wait(seconds: 90) {
+      !site.events("converged", a).filter { $0.keys == [] }.isEmpty  // a compliant recheck came
+        && !site.events("converged", late).isEmpty
+        && site.events("converged", drifting).filter { $0.keys?.contains("name") == true }.count >= 2
+        && site.events("backoff", busy).count >= 4
+    }
+    site.signal(SIGTERM)
+    #expect(await site.exitStatus() == 0)
+    #expect(done, "not converged in time: \(site.errorLines.suffix(30).joined(separator: "\n"))")
+    #expect(!site.events("drift-seen", drifting).isEmpty, "the drift was not seen on the air")
+    let writes = try site.writes()
+    #expect(writes[a] == 1, "a compliant device was written again: \(writes)")
+    #expect(writes[late] == 1)
+    #expect(writes[drifting] == 2, "drift not repaired exactly once: \(writes)")
+    #expect(writes[busy] == nil)
+    // Backoff: each wait longer than the one before, and the tries themselves further apart.
+    let backoffs = site.events("backoff", busy)
+    #expect(Array(backoffs.prefix(4).compactMap(\.seconds)) == [0.5, 1, 2, 4])
+    let tries = site.events("write-failed", busy).compactMap { ISO8601DateFormatter.reconcileStamp.date(from: $0.at) }
+    let gaps = zip(tries.dropFirst(), tries).map { $0.timeIntervalSince($1) }
+    #expect(gaps.count >= 3 && gaps[2] > gaps[0], "tries did not spread out: \(gaps)")
+  }
+
+  @Test func aStopMidRunLeavesNoDeviceMidWriteAndARestartFinishesTheJob() async throws {
+    let site = try ReconcileProcess(devices: Array(repeating: "", count: 8))
+    try site.start(["--parallel", "1"])
+    let writing = try await site.wait(seconds: 60) { site.errorLines.contains { $0.hasSuffix(": writing") } }
+    try #require(writing, "\(site.errorLines.joined(separator: "\n"))")
+    site.signal(SIGTERM)
+    #expect(await site.exitStatus() == 0)
+    let journal = try Journal(path: site.state + "/journal.sqlite")
+    let run = try #require(try await journal.runs().first?.id)
+    let rows = try await journal.devices(run: run)
+    #expect(rows.allSatisfy { [.verified, .compliant, .pending].contains($0.state) }, "\(rows.map(\.state))")
+    #expect(rows.contains { $0.state == .pending }, "the stop came too late to leave anything for the restart")
+    #expect(try site.writes().values.allSatisfy { $0 == 1 })
+
+    try site.start(["--once"])
+    #expect(await site.exitStatus() == 0)
+    let writes = try site.writes()
+    #expect(writes.count == 8 && writes.values.allSatisfy { $0 == 1 }, "\(writes)")
+  }
+
+  @Test func sighupReloadsAChangedProfileAndKeepsTheOldOneWhenTheNewOneIsBroken() async throws {
+    let site = try ReconcileProcess(devices: [""], profileName: "alpha")
+    let a = ReconcileProcess.address(0)
+    try site.start()
+    try #require(try await site.wait(seconds: 60) { !site.events("converged", a).isEmpty })
+    try site.writeProfile(name: "beta", count: 1)
+    site.signal(SIGHUP)
+    let repaired = try await site.wait(seconds: 60) {
+      site.events("converged", a).contains { $0.keys?.contains("name") == true && $0.keys?.count == 1 }
+    }
+    #expect(repaired, "\(site.errorLines.suffix(20).joined(separator: "\n"))")
+    #expect(!site.events("reloaded").isEmpty)
+
+    try #"{"version": 1, "desired": {"name": 5}}"#.write(toFile: site.profile, atomically: true, encoding: .utf8)
+    site.signal(SIGHUP)
+    let refused = try await site.wait(seconds: 30) { !site.events("profile-error").isEmpty }
+    #expect(refused)
+    let reason = site.events("profile-error").first?.reason ?? ""
+    #expect(reason.contains(site.profile) && reason.contains("name"), "\(reason)")
+    site.signal(SIGTERM)
+    #expect(await site.exitStatus() == 0)
+    #expect(try site.writes()[a] == 2)
+  }
+}
+
+/// What `reconcile` leaves alone: a device under `--min-battery`, one that refused the password (never
+/// tried again, even by a later process), and the devices over `--max-connections-per-hour`.
+@Suite(.serialized, .timeLimit(.minutes(2))) struct ReconcileBudgetTests {
+  @Test func aLowBatteryAndAWrongPasswordAreLeftAloneAndTheHourlyBudgetHoldsTheRestBack() async throws {
+    let site = try ReconcileProcess(devices: [
+      #""system": {"model": 12, "batteryPercent": 10, "firmware": "5.22"}"#,
+      #""kbeacon": {"password": "n0t-the-default"}"#,
+      "", "",
+    ])
+    let (low, locked) = (ReconcileProcess.address(0), ReconcileProcess.address(1))
+    try site.start(["--once", "--min-battery", "20", "--max-connections-per-hour", "2"])
+    #expect(await site.exitStatus() == 1, "a device failed (the wrong password): --once says so")
+    #expect(site.events("skipped-battery", low).count == 1)
+    #expect(site.events("wrong-password", locked).count == 1)
+    #expect(site.events("skipped-budget").count == 1, "two of the three connectable devices fit the budget")
+    #expect(try site.writes().count == 1)
+
+    // A second process: the wrong password is remembered (reconcile.json), never tried again.
+    try site.start(["--once", "--min-battery", "20"])
+    #expect(await site.exitStatus() == 0)
+    #expect(site.events("wrong-password", locked).count == 1)
+    let writes = try site.writes()
+    #expect(writes.count == 2 && writes[low] == nil && writes[locked] == nil, "\(writes)")
+  }
+}
+
+extension Array {
+  fileprivate var tuple4: (Element, Element, Element, Element) { (self[0], self[1], self[2], self[3]) }
+}
+
+extension ISO8601DateFormatter {
+  fileprivate static var reconcileStamp: ISO8601DateFormatter {
+    let formatter = ISO8601DateFormatter()
+    formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+    return formatter
+  }
+}

@@ -1,0 +1,64 @@
+import CampaignPipeline
+import Foundation
+import Testing
+
+/// `reconcile`'s schedule (issue #26): when a device is due, the exponential backoff, a wrong password
+/// never retried, and air drift a connected check could not repair not bringing the device back.
+@Suite(.timeLimit(.minutes(1))) struct ReconcileLedgerTests {
+  let a = "DD:34:02:06:F0:01"
+
+  @Test func aDeviceIsDueUntilVerifiedThenOnlyOnContentDriftOrRecheck() {
+    var ledger = ReconcileLedger()
+    #expect(ledger.decision(a, fingerprint: "p1", drift: [], now: 100, recheck: 60) == .neverVerified)
+    ledger.verified(a, fingerprint: "p1", drift: [], now: 100, wrote: true)
+    #expect(ledger.decision(a, fingerprint: "p1", drift: [], now: 150, recheck: 60) == .upToDate)
+    #expect(ledger.decision(a, fingerprint: "p2", drift: [], now: 150, recheck: 60) == .contentChanged)
+    #expect(
+      ledger.decision(a, fingerprint: "p1", drift: ["device name"], now: 150, recheck: 60)
+        == .airDrift(["device name"]))
+    #expect(ledger.decision(a, fingerprint: "p1", drift: [], now: 160, recheck: 60) == .recheck)
+  }
+
+  @Test func driftACompliantCheckFoundNothingToRepairForDoesNotComeBack() {
+    var ledger = ReconcileLedger()
+    ledger.verified(a, fingerprint: "p1", drift: ["slot 0 interval"], now: 0, wrote: false)
+    #expect(ledger.decision(a, fingerprint: "p1", drift: ["slot 0 interval"], now: 1, recheck: 60) == .upToDate)
+    #expect(
+      ledger.decision(a, fingerprint: "p1", drift: ["slot 0 interval", "device name"], now: 1, recheck: 60)
+        == .airDrift(["device name"]))
+    // A write repairs what the air showed: the same drift seen again after it is drift again.
+    ledger.verified(a, fingerprint: "p1", drift: ["device name"], now: 2, wrote: true)
+    #expect(
+      ledger.decision(a, fingerprint: "p1", drift: ["device name"], now: 3, recheck: 60) == .airDrift(["device name"]))
+  }
+
+  @Test func failuresBackOffExponentiallyUpToTheCapAndAVerificationClearsThem() {
+    var ledger = ReconcileLedger()
+    let delays = (0..<10).map { i in ledger.failed(a, fingerprint: "p1", wrongPassword: false, now: Double(i))! }
+    #expect(Array(delays.prefix(4)) == [30, 60, 120, 240])
+    #expect(delays.last == ReconcileLedger.backoffCap)
+    #expect(ledger.decision(a, fingerprint: "p1", drift: [], now: 10, recheck: 60) == .backingOff(until: 9 + 3600))
+    #expect(ledger.decision(a, fingerprint: "p1", drift: [], now: 9 + 3600, recheck: 60) == .neverVerified)
+    ledger.verified(a, fingerprint: "p1", drift: [], now: 4000, wrote: true)
+    #expect(ledger.devices[a]?.failures == 0)
+  }
+
+  @Test func aWrongPasswordIsNeverRetriedUntilTheProfileChanges() {
+    var ledger = ReconcileLedger()
+    #expect(ledger.failed(a, fingerprint: "p1", wrongPassword: true, now: 0) == nil)
+    #expect(ledger.decision(a, fingerprint: "p1", drift: ["device name"], now: 1e9, recheck: 60) == .wrongPassword)
+    #expect(ledger.decision(a, fingerprint: "p2", drift: [], now: 1, recheck: 60) == .neverVerified)
+  }
+
+  @Test func theLedgerSurvivesARestartAndAnUnreadableOneIsNamed() throws {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-\(UUID().uuidString)").path
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    #expect(try ReconcileLedger.load(stateDirectory: dir) == ReconcileLedger())
+    var ledger = ReconcileLedger()
+    ledger.verified(a, fingerprint: "p1", drift: [], now: 5, wrote: true)
+    try ledger.save(stateDirectory: dir)
+    #expect(try ReconcileLedger.load(stateDirectory: dir) == ledger)
+    try "{".write(toFile: ReconcileLedger.path(dir), atomically: true, encoding: .utf8)
+    #expect(throws: CampaignFailure.self) { try ReconcileLedger.load(stateDirectory: dir) }
+  }
+}
