@@ -109,8 +109,13 @@ let package = Package(
         "InfoManagerCloud", "Metrics",
         "OwnThreads", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
+        // --version asks each C library for its own version (Version/LibraryVersions.swift)
+        "CCurl", "CZip", "CLibPQ", "CCrypto", .product(name: "GRDBSQLite", package: "GRDB.swift"),
       ],
-      swiftSettings: strict),
+      // scripts/package writes Version/BuildStamp.generated.swift (version, commit) and sets this variable
+      swiftSettings: strict
+        + (ProcessInfo.processInfo.environment["BEACON_PROVISION_STAMPED"] == "1"
+          ? [.define("BEACON_PROVISION_STAMPED")] : [])),
     .executableTarget(name: "beacon-provision", dependencies: ["BeaconProvisionCLI"], swiftSettings: strict),
     .executableTarget(
       name: "provision-bench",

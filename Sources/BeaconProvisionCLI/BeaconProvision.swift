@@ -15,7 +15,7 @@ public struct BeaconProvision: AsyncParsableCommand {
 
       \(ExitStatus.group)
       """,
-    version: "0.1.0",
+    version: VersionText.render(),
     subcommands: BeaconProvision.commands + BeaconProvision.hiddenCommands
   )
 

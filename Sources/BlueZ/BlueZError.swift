@@ -29,8 +29,7 @@ public struct BlueZError: Error, Sendable, Equatable, CustomStringConvertible {
       return "this kernel has no Bluetooth support (\(call): address family not supported); "
         + "use a machine with a Bluetooth adapter, or --adapter sim for the simulated fleet"
     case EPERM, EACCES:
-      return "permission denied\(on) (\(call)): run as root, or grant the binary CAP_NET_RAW and CAP_NET_ADMIN "
-        + "(sudo setcap 'cap_net_raw,cap_net_admin+eip' $(command -v beacon-provision))"
+      return "permission denied\(on) (\(call)): " + BluetoothCapabilities.current().hint
     case ENODEV:
       return "no such Bluetooth adapter\(on) (\(call)); list them with `beacon-provision adapters`"
     case ENETDOWN:

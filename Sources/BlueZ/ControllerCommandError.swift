@@ -26,9 +26,7 @@ public enum ControllerCommandError: Error, Sendable, Hashable, CustomStringConve
       var line = "\(adapter): \(opcode) failed: \(status)"
       switch status {
       case .permissionDenied:
-        line +=
-          "; the management channel needs CAP_NET_ADMIN: run as root or"
-          + " sudo setcap 'cap_net_raw,cap_net_admin+eip' $(command -v beacon-provision)"
+        line += "; the management channel needs CAP_NET_ADMIN: " + BluetoothCapabilities.current().hint
       case .notPowered: line += "; power the adapter on (btmgmt --index \(adapter) power on)"
       case .busy: line += "; another discovery or operation is in progress on this adapter"
       case .invalidIndex: line += "; no such adapter (see `beacon-provision adapters`)"

@@ -13,7 +13,8 @@ import Testing
 
   @Test func permissionErrorsNameTheCapabilities() {
     let text = BlueZError(errno: EPERM, call: "hci_le_set_scan_parameters", adapter: "hci0").description
-    #expect(text.contains("CAP_NET_RAW") && text.contains("CAP_NET_ADMIN") && text.contains("root"))
+    // Which of the two this process lacks, and how to grant them: BluetoothCapabilitiesTests.
+    #expect(text.contains("CAP_NET_RAW") && text.contains("CAP_NET_ADMIN"))
     #expect(text.contains("hci0"))
   }
 
