@@ -1,7 +1,7 @@
 import Glibc
 
 /// The two capabilities the live radio needs of this process, which of them it has, and the one line that
-/// tells an operator what is missing and how to grant it (issue #27: `scan` as a non-root user).
+/// tells an operator what is missing and how to grant it (`scan` as a non-root user).
 /// CAP_NET_RAW opens raw HCI sockets (LE scan, connection setup) and the L2CAP ATT channel; CAP_NET_ADMIN
 /// binds the kernel's Bluetooth management channel (mgmt scan backend) and changes adapter settings.
 /// The .deb's postinst grants both to /usr/bin/beacon-provision with `setcap …+ep`; the systemd units grant

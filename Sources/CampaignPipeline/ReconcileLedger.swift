@@ -1,7 +1,7 @@
 import Foundation
 
 /// What `reconcile` remembers per device between passes, and the rule that says when a device is due
-/// (issue #26): never verified against this profile's content (its `RunRecipe` text: the SHA-256 of the
+///: never verified against this profile's content (its `RunRecipe` text: the SHA-256 of the
 /// profile and its inventory); drift visible on the air (`AirDrift`); its last connected check older than
 /// `--recheck`. A device that failed waits out an exponential backoff (`backoff(failures:)`); one that refused
 /// the password is never retried while the profile's content is the same (devices may lock out,

@@ -4,11 +4,12 @@ import Testing
 @testable import BlueZ
 
 /// A permission error on the live radio names exactly the capabilities this process lacks and the
-/// `setcap` line for the binary that is running (issue #27), or, when it has both, says something else
+/// `setcap` line for the binary that is running, or, when it has both, says something else
 /// refused.
 @Suite(.timeLimit(.minutes(1))) struct BluetoothCapabilitiesTests {
   @Test func theEffectiveSetIsReadFromProcStatus() {
-    let status = "Name:\tbeacon-provision\nCapInh:\t0000000000000000\nCapPrm:\t0000000000003000\n"
+    let status =
+      "Name:\tbeacon-provision\nCapInh:\t0000000000000000\nCapPrm:\t0000000000003000\n"
       + "CapEff:\t0000000000002000\nCapBnd:\t000001ffffffffff\n"
     #expect(BluetoothCapabilities.effectiveSet(status: status) == 0x2000)
     #expect(BluetoothCapabilities.effectiveSet(status: "Name:\tx\n") == nil)

@@ -4,7 +4,7 @@ import Testing
 
 @testable import BeaconProvisionCLI
 
-/// `beacon-provision reconcile` as an operator runs it (issue #26): a real process on a simulated site whose
+/// `beacon-provision reconcile` as an operator runs it: a real process on a simulated site whose
 /// devices come and go and drift on their own, stopped and reloaded by signals. Writes are counted from the
 /// simulator's write log (every `cfg` a device accepted), never from the tool's own report.
 @Suite(.serialized, .timeLimit(.minutes(4))) struct ReconcileProcessTests {

@@ -3,7 +3,7 @@ import Testing
 
 @testable import BeaconProvisionCLI
 
-/// `beacon-provision --version` (issue #27): the version, the commit, and each linked C library's version as
+/// `beacon-provision --version`: the version, the commit, and each linked C library's version as
 /// the library reports it at run time. The expected versions come from pkg-config, i.e. the -dev packages
 /// the binary was linked against on this machine, so a line that printed a constant would fail on the next
 /// Debian point release of that library.

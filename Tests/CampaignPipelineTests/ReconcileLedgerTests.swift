@@ -2,7 +2,7 @@ import CampaignPipeline
 import Foundation
 import Testing
 
-/// `reconcile`'s schedule (issue #26): when a device is due, the exponential backoff, a wrong password
+/// `reconcile`'s schedule: when a device is due, the exponential backoff, a wrong password
 /// never retried, and air drift a connected check could not repair not bringing the device back.
 @Suite(.timeLimit(.minutes(1))) struct ReconcileLedgerTests {
   let a = "DD:34:02:06:F0:01"

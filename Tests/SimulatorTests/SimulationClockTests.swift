@@ -5,7 +5,7 @@ import Testing
 
 @testable import Simulator
 
-/// The fleet file's scripting for `reconcile` (issue #26): presence windows on the simulation's clock, which
+/// The fleet file's scripting for `reconcile`: presence windows on the simulation's clock, which
 /// a long run's many scans see move, and a KBeacon whose configuration drifts on its own at a set time —
 /// seen on the air and by a read alike, and not logged as a write.
 @Suite(.timeLimit(.minutes(1))) struct SimulationClockTests {

@@ -2,7 +2,7 @@ import ArgumentParser
 import CampaignPipeline
 import Foundation
 
-/// `beacon-provision reconcile PROFILE…`: keep the fleet converged (issue #26). The loop is
+/// `beacon-provision reconcile PROFILE…`: keep the fleet converged. The loop is
 /// `ReconcileLoop`; the schedule, `ReconcileLedger`.
 struct ReconcileCommand: AsyncParsableCommand, LoggingCommand {
   static let configuration = CommandConfiguration(

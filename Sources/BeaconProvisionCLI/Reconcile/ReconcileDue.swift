@@ -3,7 +3,7 @@ import BeaconCore
 import CampaignPipeline
 import Profiles
 
-/// One pass's choice of devices (issue #26): the devices of a scan window each profile selects (a device
+/// One pass's choice of devices: the devices of a scan window each profile selects (a device
 /// belongs to the first profile that selects it), their drift on the air (`AirDrift`, as `audit` judges it),
 /// and which of them are due (`ReconcileLedger.decision`).
 struct ReconcileDue {

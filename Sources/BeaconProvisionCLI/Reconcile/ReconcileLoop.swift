@@ -7,7 +7,7 @@ import Profiles
 import Simulator
 import Synchronization
 
-/// `reconcile`'s loop (issue #26): scan a window, choose the due devices (`ReconcileDue`), run them through
+/// `reconcile`'s loop: scan a window, choose the due devices (`ReconcileDue`), run them through
 /// the same `CampaignPipeline` as `apply` (one apply run per profile and pass, in the journal; the records
 /// of the window are given, so the pipeline does not scan again), record what came of each in the ledger,
 /// and go on until a signal stops it (`ReconcileSignals`) or, with `--once`, after one pass.

@@ -2,7 +2,7 @@ import Dispatch
 import Glibc
 import Synchronization
 
-/// The signals a running `reconcile` answers (issue #26): SIGINT and SIGTERM stop it cleanly — a scan window
+/// The signals a running `reconcile` answers: SIGINT and SIGTERM stop it cleanly — a scan window
 /// in progress is cancelled, and a campaign in progress gets the interrupt `InterruptibleCampaign` expects
 /// (the first lets links in flight finish their device and leaves the rest pending, the second abandons them:
 /// status 130) — and SIGHUP asks for the profiles to be reloaded before the next pass. The handlers run on

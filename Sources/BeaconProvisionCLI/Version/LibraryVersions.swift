@@ -20,7 +20,9 @@ struct LibraryVersions: Sendable, Equatable {
     LibraryVersions(
       curl: curl_version_info(bp_curlversion_now).map { String(cString: $0.pointee.version) } ?? "unknown",
       libzip: zip_libzip_version().map { String(cString: $0) } ?? "unknown",
-      bluez: BuildStamp.bluezPackage.map { "\($0) (libbluetooth3 package at build time: libbluetooth has no version call)" }
+      bluez: BuildStamp.bluezPackage.map {
+        "\($0) (libbluetooth3 package at build time: libbluetooth has no version call)"
+      }
         ?? "not recorded (libbluetooth has no version call; scripts/package records the libbluetooth3 package version)",
       sqlite: String(cString: sqlite3_libversion()),
       libpq: postgresVersion(PQlibVersion()),

@@ -6,7 +6,7 @@
 ///
 /// `"clock": "simulation"` counts a window's seconds from the simulation's start (the process serving the
 /// fleet) instead of each scan's start, so a device comes and goes across the many scans of a long
-/// `reconcile` run (issue #26) [I]; `KBeaconSimulation` turns such windows into the scan's time line when a
+/// `reconcile` run [I]; `KBeaconSimulation` turns such windows into the scan's time line when a
 /// scan starts (`relative(toScanAt:)`). Only KBeacon kinds are shifted.
 public struct PresenceWindow: Sendable, Hashable, Codable {
   public var from: Double

@@ -1,7 +1,7 @@
 import JSON
 import KBeacon
 
-/// A simulated KBeacon's configuration changing on its own (`reconcile`'s tests and demo, issue #26): the
+/// A simulated KBeacon's configuration changing on its own (`reconcile`'s tests and demo): the
 /// `drift` key of a fleet-file device's `kbeacon` section,
 ///
 /// ```json
