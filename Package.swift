@@ -65,22 +65,22 @@ let package = Package(
     // MARK: live edges
     // The journal on a PostgreSQL server through libpq, shared by several gateways (issue #18)
     .target(
-      name: "SharedJournal", dependencies: ["BeaconCore", "Fleet", "CLibPQ", "JSON", "OwnThreads"],
+      name: "FleetIO", dependencies: ["BeaconCore", "Fleet", "CLibPQ", "JSON", "OwnThreads"],
       swiftSettings: strict),
     .target(name: "NordicDFUIO", dependencies: ["NordicDFU", "CZip", "CPipe", "OwnThreads"], swiftSettings: strict),
     .target(name: "BlueZ", dependencies: ["BeaconCore", "CBlueZ", "CPipe", "OwnThreads"], swiftSettings: strict),
     .target(
-      name: "Cloud", dependencies: ["BeaconCore", "CCurl", "CPipe", "JSON", "OwnThreads"], swiftSettings: strict),
+      name: "HTTP", dependencies: ["BeaconCore", "CCurl", "CPipe", "JSON", "OwnThreads"], swiftSettings: strict),
     .target(
-      name: "InfoManagerCloud", dependencies: ["BeaconCore", "Cloud", "InfoManager", "JSON", "OwnThreads"],
+      name: "InfoManagerIO", dependencies: ["BeaconCore", "HTTP", "InfoManager", "JSON", "OwnThreads"],
       swiftSettings: strict),
     // Loopback TCP ports for local servers (the tests' nginx, provision-bench http-download's)
     .target(name: "Loopback", swiftSettings: strict),
     // Prometheus counters and gauges and the small HTTP server of `--metrics` (/metrics, /healthz, /presence)
     .target(name: "Metrics", dependencies: ["OwnThreads"], swiftSettings: strict),
     .target(
-      name: "FirmwareStore",
-      dependencies: ["BeaconCore", "Cloud", "Firmware", "JSON", "NordicDFU", "NordicDFUIO", "Profiles", "OwnThreads"],
+      name: "FirmwareIO",
+      dependencies: ["BeaconCore", "HTTP", "Firmware", "JSON", "NordicDFU", "NordicDFUIO", "Profiles", "OwnThreads"],
       swiftSettings: strict),
     .target(
       name: "Simulator",
@@ -93,9 +93,9 @@ let package = Package(
     .target(
       name: "CampaignPipeline",
       dependencies: [
-        "BeaconCore", "Cloud", "Firmware", "FirmwareStore", "Fleet", "KBeacon", "NordicDFU", "NordicDFUIO",
+        "BeaconCore", "HTTP", "Firmware", "FirmwareIO", "Fleet", "KBeacon", "NordicDFU", "NordicDFUIO",
         "OwnThreads", "Profiles",
-        "SharedJournal", "TextStream",
+        "FleetIO", "TextStream",
       ],
       swiftSettings: strict),
 
@@ -104,9 +104,9 @@ let package = Package(
       name: "BeaconProvisionCLI",
       dependencies: [
         "BeaconCore", "BlueZ", "CampaignPipeline", "Fleet", "JSON", "KBeacon", "NordicDFU", "NordicDFUIO", "Profiles",
-        "Simulator", "Cloud",
-        "Firmware", "FirmwareStore", "Audit", "TextStream", "Presence", "SharedJournal", "InfoManager",
-        "InfoManagerCloud", "Metrics",
+        "Simulator", "HTTP",
+        "Firmware", "FirmwareIO", "Audit", "TextStream", "Presence", "FleetIO", "InfoManager",
+        "InfoManagerIO", "Metrics",
         "OwnThreads", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
         // --version asks each C library for its own version (Version/LibraryVersions.swift)
@@ -120,16 +120,16 @@ let package = Package(
     .executableTarget(
       name: "provision-bench",
       dependencies: [
-        "BeaconCore", "Cloud", "Fleet", "JSON", "KBeacon", "Loopback", "NordicDFU", "OwnThreads", "Profiles",
+        "BeaconCore", "HTTP", "Fleet", "JSON", "KBeacon", "Loopback", "NordicDFU", "OwnThreads", "Profiles",
         "Simulator",
       ],
       swiftSettings: strict),
 
     // MARK: tests
-    // Real servers on loopback (nginx, a private CA) shared by CloudTests and CLITests (issue #12); AuditTests
+    // Real servers on loopback (nginx, a private CA) shared by HTTPTests and CLITests (issue #12); AuditTests
     // runs a real browser with its process helpers.
     .target(
-      name: "TestServers", dependencies: ["Cloud", "Loopback", "OwnThreads"], path: "Tests/TestServers",
+      name: "TestServers", dependencies: ["HTTP", "Loopback", "OwnThreads"], path: "Tests/TestServers",
       exclude: ["InfoManager"],
       swiftSettings: strict),
     // A manual clock and a state signal for the test targets that drive timers.
@@ -148,18 +148,18 @@ let package = Package(
       ],
       swiftSettings: strict),
     .testTarget(
-      name: "SharedJournalTests", dependencies: ["SharedJournal", "Fleet", "BeaconCore", "Profiles", "TestServers"],
+      name: "FleetIOTests", dependencies: ["FleetIO", "Fleet", "BeaconCore", "Profiles", "TestServers"],
       swiftSettings: strict),
     .testTarget(
-      name: "CloudTests", dependencies: ["Cloud", "TestServers"], exclude: ["Fixtures"], swiftSettings: strict),
+      name: "HTTPTests", dependencies: ["HTTP", "TestServers"], exclude: ["Fixtures"], swiftSettings: strict),
     .testTarget(
       name: "FirmwareTests",
-      dependencies: ["Firmware", "FirmwareStore", "Cloud", "JSON", "KBeacon", "NordicDFU", "Profiles"],
+      dependencies: ["Firmware", "FirmwareIO", "HTTP", "JSON", "KBeacon", "NordicDFU", "Profiles"],
       swiftSettings: strict),
     .testTarget(
       name: "InfoManagerTests",
       dependencies: [
-        "InfoManager", "InfoManagerCloud", "Cloud", "BeaconCore", "JSON", "Simulator", "TestServers", "TestClocks",
+        "InfoManager", "InfoManagerIO", "HTTP", "BeaconCore", "JSON", "Simulator", "TestServers", "TestClocks",
       ],
       swiftSettings: strict),
     .testTarget(name: "BlueZTests", dependencies: ["BlueZ", "OwnThreads"], swiftSettings: strict),
@@ -185,8 +185,8 @@ let package = Package(
     .testTarget(
       name: "CLITests",
       dependencies: [
-        "BeaconProvisionCLI", "CampaignPipeline", "FirmwareStore", "InfoManager", "JSON", "NordicDFUIO", "OwnThreads",
-        "Presence", "Simulator", "TestServers", "SharedJournal",
+        "BeaconProvisionCLI", "CampaignPipeline", "FirmwareIO", "InfoManager", "JSON", "NordicDFUIO", "OwnThreads",
+        "Presence", "Simulator", "TestServers", "FleetIO",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
       exclude: ["Golden", "Fixtures"], swiftSettings: strict),
@@ -217,11 +217,11 @@ if let fuzzRuntime = ProcessInfo.processInfo.environment["BEACON_PROVISION_FUZZ"
     ("fuzz-inventory", ["Profiles"]),
     ("fuzz-fleet-file", ["Simulator"]),
     ("fuzz-catalogue", ["Firmware", "Profiles"]),
-    ("fuzz-http", ["BeaconCore", "Cloud"]),
+    ("fuzz-http", ["BeaconCore", "HTTP"]),
     ("fuzz-events", ["Presence", "Profiles"]),
     ("fuzz-text-stream", ["TextStream", "Profiles"]),
     ("fuzz-info-manager", ["InfoManager"]),
-    ("fuzz-postgres-url", ["SharedJournal"]),
+    ("fuzz-postgres-url", ["FleetIO"]),
     ("fuzz-device-answer", ["KBeacon", "Profiles"]),
   ] as [(String, [Target.Dependency])] {
     package.targets.append(

@@ -1,8 +1,8 @@
 import ArgumentParser
 import CampaignPipeline
 import Fleet
+import FleetIO
 import Foundation
-import SharedJournal
 
 /// `beacon-provision campaign status RUN`: one run across every gateway.
 struct CampaignCommand: AsyncParsableCommand {

@@ -2,8 +2,8 @@ import BeaconCore
 import BlueZ
 import CampaignPipeline
 import Fleet
+import FleetIO
 import Foundation
-import SharedJournal
 import Simulator
 
 /// The command line's choice of what a campaign runs on (`CampaignResources`): the SQLite journal in the

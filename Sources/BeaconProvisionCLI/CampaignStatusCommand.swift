@@ -1,8 +1,8 @@
 import ArgumentParser
 import CampaignPipeline
 import Fleet
+import FleetIO
 import Foundation
-import SharedJournal
 
 struct CampaignStatusCommand: AsyncParsableCommand, LoggingCommand {
   static let configuration = CommandConfiguration(

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Cloud
+import HTTP
 
 /// The HTTP options every command that fetches takes (`firmware …`, `dfu update --firmware`), turned into
 /// the libcurl client's configuration. TLS is verified against the system's CAs unless `--cacert` names a

@@ -1,8 +1,8 @@
 import BeaconCore
 import CampaignPipeline
 import Fleet
+import FleetIO
 import Foundation
-import SharedJournal
 
 /// The fleet registry as the commands keep it current for `audit`: `scan` records its sightings, `plan` and
 /// `apply` their scan and every configuration read, `dfu update` its scan and the identities it reads

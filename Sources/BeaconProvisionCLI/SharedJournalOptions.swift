@@ -1,6 +1,6 @@
 import ArgumentParser
+import FleetIO
 import Foundation
-import SharedJournal
 
 /// `--journal` and the options of a campaign several gateways share (README "Several gateways").
 /// Without `--journal` (or `BEACON_PROVISION_JOURNAL`) nothing changes: the SQLite journal in the state

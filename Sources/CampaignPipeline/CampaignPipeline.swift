@@ -1,8 +1,8 @@
 import BeaconCore
 import Fleet
+import FleetIO
 import Foundation
 import Profiles
-import SharedJournal
 
 /// Every fleet campaign's path, once: `plan`, `apply` and text commands (`ProfileCampaignPlan`), `dfu
 /// update` with a package or from a catalogue (`FirmwareCampaignPlan`), and `audit --connect` (a `plan` on
@@ -16,8 +16,8 @@ import SharedJournal
 ///
 /// Layering [I]: a module of its own between `Fleet` (the scheduler, the journal, the per-device work) and
 /// the command line, not part of `Fleet`, because the pipeline also needs the shared journal's gateway
-/// coordination (`SharedJournal`, which depends on `Fleet`), the firmware cache and catalogues
-/// (`FirmwareStore`, `Firmware`) and package files (`NordicDFUIO`), none of which `Fleet` may import. It
+/// coordination (`FleetIO`, which depends on `Fleet`), the firmware cache and catalogues
+/// (`FirmwareIO`, `Firmware`) and package files (`NordicDFUIO`), none of which `Fleet` may import. It
 /// has no ArgumentParser and prints nothing: the command line parses options into a `CampaignPlan` and
 /// `Settings`, opens the resources, supplies the scan (its scan renderer), and prints.
 public struct CampaignPipeline: Sendable {

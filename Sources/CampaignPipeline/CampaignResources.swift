@@ -1,7 +1,7 @@
 import BeaconCore
 import Fleet
+import FleetIO
 import Foundation
-import SharedJournal
 
 /// What every campaign (`plan`/`apply`, `dfu update`, `audit --connect`) runs on: the journal — the SQLite
 /// one in the state directory, or the PostgreSQL one several gateways share (`--journal`) with

@@ -1,9 +1,9 @@
 import BeaconCore
-import Cloud
 import Firmware
-import FirmwareStore
+import FirmwareIO
 import Fleet
 import Foundation
+import HTTP
 import NordicDFU
 import Profiles
 

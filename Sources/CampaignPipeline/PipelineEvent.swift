@@ -1,5 +1,5 @@
 import BeaconCore
-import FirmwareStore
+import FirmwareIO
 import Fleet
 import Profiles
 

@@ -1,7 +1,7 @@
 import BeaconCore
 import Fleet
+import FleetIO
 import Foundation
-import SharedJournal
 
 /// How `apply` and `dfu update` run on a journal several gateways share: join (or start) the run several
 /// gateways share, then take this gateway's part of it (`SiteCampaign`).

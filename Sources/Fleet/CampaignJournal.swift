@@ -4,7 +4,7 @@ import JSON
 
 /// The storage seam between the SQLite journal and the PostgreSQL one several gateways share: what a campaign (`Campaign`, `ApplyCampaign`, `FirmwareWork`) and the
 /// commands that start and resume runs need from a journal, whichever database holds it. `Journal` is the
-/// embedded default (SQLite through GRDB, one gateway); `SharedJournal.PostgresJournal` puts the same rows
+/// embedded default (SQLite through GRDB, one gateway); `FleetIO.PostgresJournal` puts the same rows
 /// on a PostgreSQL server that several gateways share. Both keep the same rules: every step recorded before
 /// it is taken, never a password.
 public protocol CampaignJournal: AnyObject, Sendable {

@@ -4,7 +4,7 @@ import GRDB
 import JSON
 
 /// The journal's rows as every `CampaignJournal` returns them: SQLite's `Journal` fetches them through GRDB,
-/// `SharedJournal.PostgresJournal` builds them with the public initialisers.
+/// `FleetIO.PostgresJournal` builds them with the public initialisers.
 public struct JournalRun: Sendable, Codable, FetchableRecord, Hashable {
   public var id: String
   public var kind: String

@@ -2,7 +2,7 @@ import Foundation
 
 /// The storage seam of the fleet registry (SQLite, or PostgreSQL shared by several gateways): where `FleetRegistry` keeps its devices and their
 /// history. `SQLiteRegistryStore` is the embedded default, in the journal's SQLite file;
-/// `SharedJournal.PostgresRegistryStore` keeps the registry on the server several gateways share, so one
+/// `FleetIO.PostgresRegistryStore` keeps the registry on the server several gateways share, so one
 /// `audit` covers the whole site. How a sighting or read changes a device stays in `RegistryChange`, so
 /// every store merges the same way.
 public protocol RegistryStore: Sendable {

@@ -2,7 +2,7 @@ import BeaconCore
 import Foundation
 
 /// Sends one HTTP POST and says what the receiver answered: the live side is libcurl (the CLI adapts
-/// `Cloud.CurlHTTPClient`), tests may use a real server. Throws only when no HTTP answer came (connection
+/// `HTTP.CurlHTTPClient`), tests may use a real server. Throws only when no HTTP answer came (connection
 /// refused, reset, timed out).
 public protocol WebhookPoster: Sendable {
   func post(url: String, headers: [(name: String, value: String)], body: [UInt8]) async throws -> Int

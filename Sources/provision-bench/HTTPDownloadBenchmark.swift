@@ -1,5 +1,5 @@
-import Cloud
 import Foundation
+import HTTP
 import OwnThreads
 
 /// `provision-bench http-download`: download throughput of a 50 MiB file from nginx on loopback,

@@ -1,6 +1,6 @@
 import BeaconCore
 import CampaignPipeline
-import FirmwareStore
+import FirmwareIO
 import Fleet
 import Foundation
 import KBeacon

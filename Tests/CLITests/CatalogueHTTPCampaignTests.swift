@@ -1,4 +1,4 @@
-import FirmwareStore
+import FirmwareIO
 import Foundation
 import Simulator
 import TestServers

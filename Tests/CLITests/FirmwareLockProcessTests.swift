@@ -1,4 +1,4 @@
-import FirmwareStore
+import FirmwareIO
 import Foundation
 import OwnThreads
 import TestServers

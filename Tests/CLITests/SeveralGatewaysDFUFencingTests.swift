@@ -1,6 +1,6 @@
 import Fleet
+import FleetIO
 import Foundation
-import SharedJournal
 import TestServers
 import Testing
 

@@ -4,7 +4,7 @@ import NordicDFU
 import Profiles
 import Testing
 
-@testable import FirmwareStore
+@testable import FirmwareIO
 
 /// The package hash worked out while it downloads: the same digest as hashing the file afterwards when it
 /// saw every byte in order (through a restart at zero too), none when it did not (a resumed `.part` whose

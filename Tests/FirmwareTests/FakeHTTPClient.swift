@@ -1,5 +1,5 @@
-import Cloud
 import Foundation
+import HTTP
 import Synchronization
 
 /// A stand-in for the small `HTTPClient` protocol, for tests of the cache's own logic (the live libcurl

@@ -1,7 +1,7 @@
-import Cloud
 import Firmware
-import FirmwareStore
+import FirmwareIO
 import Foundation
+import HTTP
 import JSON
 import NordicDFU
 import Synchronization

@@ -1,7 +1,7 @@
-import Cloud
 import Foundation
+import HTTP
 import InfoManager
-import InfoManagerCloud
+import InfoManagerIO
 import TestClocks
 import TestServers
 import Testing

@@ -1,5 +1,5 @@
-import Cloud
 import Foundation
+import HTTP
 
 /// The loopback blukii Info Manager (InfoManager/info_manager_server.py): a real HTTP server on a
 /// real socket, answering the request shapes of `InfoManagerEndpoints` with recorded bodies. One process per

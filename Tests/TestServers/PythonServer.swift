@@ -3,7 +3,7 @@ import OwnThreads
 
 /// Starts a loopback test server written in Python that prints its port on its first stdout line and exits
 /// when its standard input closes (with the test process, even a killed one): the fault-injecting server of
-/// CloudTests and the loopback blukii Info Manager. Returns the running process and its port.
+/// HTTPTests and the loopback blukii Info Manager. Returns the running process and its port.
 public enum PythonServer {
   public static func start(script: String, arguments: [String] = []) async throws -> (process: Process, port: Int) {
     let process = Process()

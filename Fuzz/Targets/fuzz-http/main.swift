@@ -1,6 +1,6 @@
 import BeaconCore
-import Cloud
 import FuzzSupport
+import HTTP
 
 // What a server's answer puts in front of the HTTP client's own code (libcurl parses the protocol itself):
 // each line of the input as a response head line (HTTPHeadLine; a status line starts a new response), the

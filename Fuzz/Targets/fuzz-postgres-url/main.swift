@@ -1,6 +1,6 @@
+import FleetIO
 import Foundation
 import FuzzSupport
-import SharedJournal
 
 // The `--journal` connection URL (`PostgresURL`): the input is read as a URL (prefixed with a scheme
 // when it has none, so the interesting part is reached), and against a model of how libpq reads a URI

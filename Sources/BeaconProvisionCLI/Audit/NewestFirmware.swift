@@ -1,6 +1,6 @@
 import Audit
 import Firmware
-import FirmwareStore
+import FirmwareIO
 import Foundation
 import NordicDFU
 

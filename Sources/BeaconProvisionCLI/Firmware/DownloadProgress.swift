@@ -1,5 +1,5 @@
-import Cloud
 import Foundation
+import HTTP
 import Synchronization
 
 /// A download's progress on standard error — bytes, rate and ETA redrawn on one line — only when standard

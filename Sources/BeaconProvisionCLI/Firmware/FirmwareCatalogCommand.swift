@@ -1,7 +1,7 @@
 import ArgumentParser
 import BeaconCore
 import Firmware
-import FirmwareStore
+import FirmwareIO
 import Foundation
 import NordicDFU
 import Profiles

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Firmware
-import FirmwareStore
+import FirmwareIO
 import Foundation
 import Profiles
 

@@ -1,5 +1,5 @@
 import ArgumentParser
-import FirmwareStore
+import FirmwareIO
 import Foundation
 import NordicDFU
 

@@ -1,8 +1,8 @@
 import ArgumentParser
-import Cloud
 import Firmware
-import FirmwareStore
+import FirmwareIO
 import Foundation
+import HTTP
 import JSON
 import KBeacon
 import NordicDFU

@@ -1,7 +1,7 @@
 import Audit
 import BeaconCore
 import InfoManager
-import InfoManagerCloud
+import InfoManagerIO
 
 /// The audit's "Info Manager" column: the blukii modules among the audit's scan records, resolved
 /// in one batch (with the resolve cache, as `resolve` does) when an Info Manager is configured. A resolve that

@@ -1,9 +1,9 @@
 import ArgumentParser
 import BeaconCore
-import Cloud
 import Foundation
+import HTTP
 import InfoManager
-import InfoManagerCloud
+import InfoManagerIO
 import KBeacon
 
 /// Where the blukii Info Manager is and how to talk to it (docs/protocols/info-manager.md: no host name is public, so the

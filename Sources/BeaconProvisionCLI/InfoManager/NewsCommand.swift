@@ -2,7 +2,7 @@ import ArgumentParser
 import BeaconCore
 import Foundation
 import InfoManager
-import InfoManagerCloud
+import InfoManagerIO
 
 /// `beacon-provision news`: the Info Manager's translated news text (the SDK's `resolveServerNews`,
 /// docs/protocols/info-manager.md).

@@ -2,7 +2,7 @@ import ArgumentParser
 import BeaconCore
 import Foundation
 import InfoManager
-import InfoManagerCloud
+import InfoManagerIO
 
 /// `beacon-provision resolve`: what the blukii Info Manager serves for blukii IDs, NFC tags or barcodes —
 /// the SDK's resolve (docs/protocols/info-manager.md) with its states UNRESOLVED, RESOLVED, NODATA and CACHED.

@@ -1,9 +1,9 @@
 import BeaconCore
-import Cloud
 import Fleet
 import Foundation
+import HTTP
 
-/// `WebhookPoster` over libcurl (`Cloud.CurlHTTPClient`, a thread per transfer, never the cooperative
+/// `WebhookPoster` over libcurl (`HTTP.CurlHTTPClient`, a thread per transfer, never the cooperative
 /// pool). The client itself does not retry (`HTTPRetryPolicy.none`): the spool's worker does, with the same
 /// row and key, so a retry survives a restart. [I] 10 s to connect and 30 s per POST in all.
 struct CurlWebhookPoster: WebhookPoster {

@@ -1,5 +1,5 @@
-import Cloud
 import Foundation
+import HTTP
 import Synchronization
 import TestServers
 import Testing

@@ -1,7 +1,7 @@
 import BeaconCore
-import Cloud
 import Firmware
 import Foundation
+import HTTP
 import OwnThreads
 
 /// The verified local firmware cache (layout: `FirmwareCacheLayout`). Catalogues are fetched with a

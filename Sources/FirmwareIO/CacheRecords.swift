@@ -1,6 +1,6 @@
-import Cloud
 import Firmware
 import Foundation
+import HTTP
 import JSON
 import OwnThreads
 

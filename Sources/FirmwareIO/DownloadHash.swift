@@ -1,4 +1,4 @@
-import Cloud
+import HTTP
 import NordicDFU
 import Synchronization
 

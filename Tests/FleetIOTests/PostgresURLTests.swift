@@ -1,6 +1,6 @@
 import Testing
 
-@testable import SharedJournal
+@testable import FleetIO
 
 /// `PostgresURL`: what `--journal` accepts, and that no password ever shows.
 @Suite(.timeLimit(.minutes(5))) struct PostgresURLTests {

@@ -5,7 +5,7 @@ import Synchronization
 import TestServers
 import Testing
 
-@testable import SharedJournal
+@testable import FleetIO
 
 /// Several gateways' `SiteCampaign`s over one shared run on a real server: every device handled
 /// exactly once, by a gateway that hears it best (within the margin), and a dead gateway's devices finished

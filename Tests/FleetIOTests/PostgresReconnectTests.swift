@@ -3,7 +3,7 @@ import Foundation
 import TestServers
 import Testing
 
-@testable import SharedJournal
+@testable import FleetIO
 
 /// A server restart under a connection (a PostgreSQL restart of 0.6 s once stopped every gateway).
 @Suite(.timeLimit(.minutes(3))) struct PostgresReconnectTests {

@@ -3,7 +3,7 @@ import Foundation
 import TestServers
 import Testing
 
-@testable import SharedJournal
+@testable import FleetIO
 
 /// `campaign status` over a shared run: whose device each one is.
 @Suite struct SiteStatusTests {

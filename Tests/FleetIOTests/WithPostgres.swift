@@ -1,5 +1,5 @@
 import Fleet
-import SharedJournal
+import FleetIO
 import TestServers
 
 /// Runs `body` with a PostgreSQL server of its own (Debian's, `initdb` into a temporary folder, a Unix

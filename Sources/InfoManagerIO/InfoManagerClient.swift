@@ -1,5 +1,5 @@
 import BeaconCore
-import Cloud
+import HTTP
 import InfoManager
 
 /// The live blukii Info Manager client (docs/protocols/info-manager.md): the request shapes of `InfoManagerEndpoints`

@@ -1,4 +1,4 @@
-import Cloud
+import HTTP
 import Testing
 
 @Suite("HTTP response headers and validators", .timeLimit(.minutes(1)))

@@ -3,7 +3,7 @@ import Fleet
 import Foundation
 import Testing
 
-@testable import SharedJournal
+@testable import FleetIO
 
 /// The journal's rows on PostgreSQL behave as the SQLite journal's do (the `CampaignJournal` seam), and a
 /// run id shared by several gateways is joined, not reset.

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import SharedJournal
+@testable import FleetIO
 
 /// `NearestGatewayRule`: each device to the gateway that hears it clearly best.
 @Suite(.timeLimit(.minutes(2))) struct NearestGatewayRuleTests {

@@ -1,7 +1,7 @@
 import Fleet
 import Testing
 
-@testable import SharedJournal
+@testable import FleetIO
 
 /// Versioned migrations on a real PostgreSQL server (they run at
 /// start; two versions of the tool on one database refuse clearly rather than corrupt it).

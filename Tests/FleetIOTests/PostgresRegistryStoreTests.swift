@@ -4,7 +4,7 @@ import Foundation
 import Profiles
 import Testing
 
-@testable import SharedJournal
+@testable import FleetIO
 
 /// The fleet registry on the shared server keeps what the SQLite registry keeps (`audit` reads
 /// the shared registry), and gateways updating one device at once lose nothing.

@@ -1,4 +1,4 @@
-import Cloud
+import HTTP
 import Testing
 
 /// `HTTPHeadLine` and `HTTPContentRange` (RFC 9112 §4–5, RFC 9110 §14.4) on the raw lines libcurl's header

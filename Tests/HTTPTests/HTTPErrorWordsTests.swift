@@ -1,6 +1,6 @@
 import Testing
 
-@testable import Cloud
+@testable import HTTP
 
 /// An HTTP error says what the server said and names only options the calling command has: `resolve`'s
 /// hints named `--max-time`, `--catalog` and `--insecure-skip-tls-verify`, which it does not have.

@@ -3,7 +3,7 @@ import Foundation
 import TestServers
 import Testing
 
-@testable import SharedJournal
+@testable import FleetIO
 
 /// Leases held by a process instance, fenced writes and reconnects on a real server (several
 /// gateways: fencing, same names, reconnects).

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Cloud
+@testable import HTTP
 
 @Suite(.timeLimit(.minutes(2))) struct HTTPDateTests {
   @Test(arguments: [

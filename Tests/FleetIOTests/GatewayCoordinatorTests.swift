@@ -3,7 +3,7 @@ import Foundation
 import TestServers
 import Testing
 
-@testable import SharedJournal
+@testable import FleetIO
 
 /// Claims, leases and the nearest gateway on a real server (one campaign across gateways).
 /// Expiry is tested without waiting: a lease of 0 s is expired by the server's next statement.
