@@ -31,7 +31,7 @@ struct NetworkOptions: ParsableArguments {
         caFile: tls.caFile, insecureSkipTLSVerify: tls.insecureSkipTLSVerify,
         connectTimeout: SecondsOption.duration(connectTimeout),
         maxTime: SecondsOption.duration(maxTime),
-        userAgent: HTTPClientConfiguration.userAgent(version: BeaconProvision.configuration.version)))
+        userAgent: HTTPClientConfiguration.userAgent(version: BuildStamp.version)))
   }
 }
 

@@ -54,8 +54,13 @@ public struct HTTPClientConfiguration: Sendable, Hashable {
     self.optionNames = optionNames
   }
 
-  /// `beacon-provision/<version>`.
-  public static func userAgent(version: String) -> String { "beacon-provision/\(version)" }
+  /// `beacon-provision/<version>`, the version cut at its first character that is not visible ASCII: a header
+  /// line must not carry a line break or a space (RFC 9110 §10.1.5, a product token). When the CLI passed its
+  /// multi-line `--version` text here, every request's head broke and nginx answered 400.
+  public static func userAgent(version: String) -> String {
+    let token = version.unicodeScalars.prefix { $0.value > 0x20 && $0.value < 0x7F }
+    return "beacon-provision/" + String(String.UnicodeScalarView(token))
+  }
 }
 
 extension Duration {

@@ -88,9 +88,9 @@ import Testing
       CampaignStatusCommand.table(status, rollout: verdict).hasPrefix(
         "run \(result.summary.run) (dfu, rollout stopped at the wave 2 (25%)): 24 devices"))
     let statusJSON = try CampaignStatusCommand.json(status, rollout: verdict)
-    #expect(statusJSON.contains(#""verdict" : "stopped""#) && statusJSON.contains(#""atWave" : 2"#), "\(statusJSON)")
-    #expect(statusJSON.contains(#""state" : "over-threshold""#) && statusJSON.contains(#""share" : 25"#))
-    #expect(statusJSON.contains(#""run" : "\#(result.summary.run)""#) && statusJSON.contains(#""devices" : ["#))
+    #expect(statusJSON.contains(#""verdict": "stopped""#) && statusJSON.contains(#""atWave": 2"#), "\(statusJSON)")
+    #expect(statusJSON.contains(#""state": "over-threshold""#) && statusJSON.contains(#""share": 25"#))
+    #expect(statusJSON.contains(#""run": "\#(result.summary.run)""#) && statusJSON.contains(#""devices": ["#))
 
     // The operator decides. --resume alone goes on with the recorded plan: wave 1's and wave 2's failed
     // devices are retried, refuse again, and wave 2 stops the rollout again (exit 4); wave 3 stays untouched.

@@ -50,3 +50,15 @@ struct HTTPHeadLineTests {
     #expect(HTTPContentRange.start("bytes ٣-4/5") == nil)  // Arabic-Indic digits
   }
 }
+
+/// The User-Agent the tool sends is one header line whatever the version text holds.
+@Suite(.timeLimit(.minutes(1))) struct UserAgentTests {
+  @Test func aVersionOfSeveralLinesGivesItsFirstTokenOnly() {
+    #expect(HTTPClientConfiguration.userAgent(version: "dev") == "beacon-provision/dev")
+    #expect(
+      HTTPClientConfiguration.userAgent(version: "0.1.0~git648.6d54a8b-1") == "beacon-provision/0.1.0~git648.6d54a8b-1")
+    #expect(
+      HTTPClientConfiguration.userAgent(version: "beacon-provision dev\ncommit unknown\r\nlibraries:")
+        == "beacon-provision/beacon-provision")
+  }
+}

@@ -114,7 +114,7 @@ struct InfoManagerOptions: ParsableArguments {
           caFile: caFile, connectTimeout: SecondsOption.duration(min(timeout, 10)),
           lowSpeedTime: SecondsOption.duration(timeout),
           maxTime: SecondsOption.duration(timeout), maxBodyBytes: Self.largestAnswer,
-          userAgent: HTTPClientConfiguration.userAgent(version: BeaconProvision.configuration.version),
+          userAgent: HTTPClientConfiguration.userAgent(version: BuildStamp.version),
           retry: HTTPRetryPolicy(maxAttempts: 2), optionNames: Self.httpOptionNames)))
   }
 

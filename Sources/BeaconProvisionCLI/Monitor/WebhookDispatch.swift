@@ -17,7 +17,7 @@ struct CurlWebhookPoster: WebhookPoster {
       configuration: HTTPClientConfiguration(
         caFile: caFile, insecureSkipTLSVerify: insecureSkipTLSVerify, connectTimeout: .seconds(10),
         maxTime: .seconds(30), maxBodyBytes: 1 << 20,
-        userAgent: HTTPClientConfiguration.userAgent(version: BeaconProvision.configuration.version), retry: .none))
+        userAgent: HTTPClientConfiguration.userAgent(version: BuildStamp.version), retry: .none))
   }
 
   func post(url: String, headers: [(name: String, value: String)], body: [UInt8]) async throws -> Int {
