@@ -9,7 +9,9 @@ import Testing
 /// a SIGTERM sent to it, no process the run started outlives it (two TSan test processes were once found
 /// running 13 and 21 minutes after `scripts/test` had exited).
 @Suite("scripts/swift-test-watched", .timeLimit(.minutes(3))) struct SwiftTestWatchedTests {
-  /// A scratch directory with the stand-in run; `pids` collects the pid of every process it starts.
+  /// A scratch directory with the stand-in run; `pids` collects the pid of every process it starts. The run goes
+  /// on only once all four are started: on a loaded CI machine the session's grandchild was not forked yet
+  /// when a run that ends by itself had ended, so the watcher rightly found two left behind, not three.
   struct Sandbox {
     let root = FileManager.default.temporaryDirectory.appendingPathComponent("watched-\(UUID().uuidString)")
     var pids: URL { root.appendingPathComponent("pids") }
@@ -27,6 +29,7 @@ import Testing
         echo $$ >> "$1"
         sleep 1000 &
         echo $! >> "$1"
+        until [ "$(wc -l < "$1")" -ge 4 ]; do sleep 0.05; done
 
         """ + tail)
     }
