@@ -7,16 +7,16 @@
 vm_setup 3
 
 # The product: every controller, by name and address, up.
-expect_output_contains 30 '"name" : "hci0"' "$BP" adapters --json
+expect_output_contains 30 '"name": "hci0"' "$BP" adapters --json
 json=$VM_LAST_OUTPUT
 for hci in "${VM_CONTROLLERS[@]}"; do
   address=$(vm_address "$hci")
-  [[ $json == *"\"name\" : \"$hci\""* ]] || vm_fail "adapters --json does not list $hci"
-  [[ $json == *"\"address\" : \"$address\""* ]] || vm_fail "adapters --json lacks $hci's address $address"
+  [[ $json == *"\"name\": \"$hci\""* ]] || vm_fail "adapters --json does not list $hci"
+  [[ $json == *"\"address\": \"$address\""* ]] || vm_fail "adapters --json lacks $hci's address $address"
 done
-count=$(grep -c '"name" : "hci' <<<"$json")
+count=$(grep -c '"name": "hci' <<<"$json")
 [[ $count -eq ${#VM_CONTROLLERS[@]} ]] || vm_fail "adapters --json lists $count adapters, kernel has ${#VM_CONTROLLERS[@]}"
-[[ $(grep -c '"isUp" : true' <<<"$json") -eq $count ]] || vm_fail "adapters --json: not every adapter is up"
+[[ $(grep -c '"isUp": true' <<<"$json") -eq $count ]] || vm_fail "adapters --json: not every adapter is up"
 vm_log "adapters --json lists ${VM_CONTROLLERS[*]} with their addresses, all up"
 expect_output_contains 30 "hci2" "$BP" adapters
 

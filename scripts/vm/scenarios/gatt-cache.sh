@@ -22,7 +22,7 @@ read_args=(read --adapter hci0 --scan-backend hci --address-type public "$kb" -v
 expect_output_contains 90 "gatt cache device=$kb outcome=no entry" "$BP" "${read_args[@]}"
 expect_last_has 'KBPro_VM01' "the first read returned the configuration"
 [[ -f $cache ]] || vm_fail "no $cache after the first read"
-grep -q "\"$kb\\\\/public\":{\"databaseHash\":\"[0-9A-F]\{32\}\"" "$cache" || vm_fail "$cache lacks $kb's Database Hash: $(cat "$cache")"
+grep -q "\"$kb/public\":{\"databaseHash\":\"[0-9A-F]\{32\}\"" "$cache" || vm_fail "$cache lacks $kb's Database Hash: $(cat "$cache")"
 vm_log "ok: the first read saved the device's handles and Database Hash"
 
 expect_output_contains 90 "gatt cache device=$kb outcome=hit" "$BP" "${read_args[@]}"
