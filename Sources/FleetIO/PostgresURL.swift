@@ -16,7 +16,11 @@ public struct PostgresURL: Sendable, Hashable {
   public static let schemes = ["postgresql://", "postgres://"]
 
   /// Whether a `--journal` value names a PostgreSQL server rather than a SQLite file.
-  public static func isPostgres(_ text: String) -> Bool { schemes.contains { text.lowercased().hasPrefix($0) } }
+  /// Compared scalar by scalar, as libpq compares bytes: a combining mark after the `//` must not hide the
+  /// scheme (Swift's `hasPrefix` compares whole characters, and `/` plus a combining mark is one).
+  public static func isPostgres(_ text: String) -> Bool {
+    schemes.contains { text.lowercased().unicodeScalars.starts(with: $0.unicodeScalars) }
+  }
 
   /// Reads `text`; `origin` names where it came from (`--journal`, `BEACON_PROVISION_JOURNAL`) for the error.
   ///
@@ -35,8 +39,9 @@ public struct PostgresURL: Sendable, Hashable {
         origin: origin, shown: Self.redact(text),
         reason: "the URL carries a password; put it in PGPASSWORD, ~/.pgpass or --journal-password-file instead")
     }
-    let scheme = Self.schemes.first { text.prefix($0.count).lowercased() == $0 }
-    self.text = scheme.map { $0 + text.dropFirst($0.count) } ?? text
+    let scalars = text.unicodeScalars
+    let scheme = Self.schemes.first { String(String.UnicodeScalarView(scalars.prefix($0.count))).lowercased() == $0 }
+    self.text = scheme.map { $0 + String(String.UnicodeScalarView(scalars.dropFirst($0.count))) } ?? text
   }
 
   /// The URL with every password replaced by `***`.
@@ -54,33 +59,47 @@ public struct PostgresURL: Sendable, Hashable {
   /// `@` to the last `@`.
   public static func redact(_ text: String) -> String {
     guard isPostgres(text) else { return redactKeywordValues(text) }
-    var result = text
-    var rest = result.startIndex
-    if let scheme = result.range(of: "://") {
-      rest = scheme.upperBound
-      let authority = result[scheme.upperBound..<(result[scheme.upperBound...].firstIndex(of: "/") ?? result.endIndex)]
+    // Unicode scalars, not characters: libpq reads bytes, and a combining mark after a delimiter (`/`, `@`,
+    // `?`, `=`) makes one Swift character of the two, which a character-wise search would not see (the fuzzer:
+    // `postgresql://\u{347}…?pass%77ord=x` was shown unredacted).
+    var scalars = Array(text.unicodeScalars)
+    var rest = 0
+    if let scheme = Self.end(of: "://", in: scalars) {
+      rest = scheme
+      let authorityEnd = scalars[scheme...].firstIndex(of: "/") ?? scalars.count
+      let authority = scalars[scheme..<authorityEnd]
       if let firstAt = authority.firstIndex(of: "@"), let lastAt = authority.lastIndex(of: "@"),
-        let colon = result[scheme.upperBound..<firstAt].firstIndex(of: ":")
+        let colon = scalars[scheme..<firstAt].firstIndex(of: ":")
       {
-        let offset = result.distance(from: result.startIndex, to: colon)
-        result.replaceSubrange(result.index(after: colon)..<lastAt, with: "***")
-        rest = result.index(result.startIndex, offsetBy: offset)
+        scalars.replaceSubrange((colon + 1)..<lastAt, with: "***".unicodeScalars)
+        rest = colon
       }
     }
     // Every `?`- or `&`-separated piece after the credentials that names a secret parameter, wherever the query
     // really starts (a `?` inside hidden credentials, a user name with a `?`): more hidden, never less. A
     // secret's value runs to the next `&` only, as libpq reads it: `password=a?b` is the password `a?b`.
-    var redacted = String(result[..<rest])
-    var piece = ""
-    for character in result[rest...] {
-      if character == "&" || (character == "?" && !Self.isSecretParameter(piece)) {
-        redacted += Self.redactedParameter(piece) + String(character)
-        piece = ""
+    var redacted = String(String.UnicodeScalarView(scalars[..<rest]))
+    var piece = String.UnicodeScalarView()
+    for scalar in scalars[rest...] {
+      if scalar == "&" || (scalar == "?" && !Self.isSecretParameter(String(piece))) {
+        redacted += Self.redactedParameter(String(piece)) + String(scalar)
+        piece = String.UnicodeScalarView()
       } else {
-        piece.append(character)
+        piece.append(scalar)
       }
     }
-    return redacted + Self.redactedParameter(piece)
+    return redacted + Self.redactedParameter(String(piece))
+  }
+
+  /// The index just past the first occurrence of `needle` in `scalars`, nil if it does not occur.
+  private static func end(of needle: String, in scalars: [Unicode.Scalar]) -> Int? {
+    let pattern = Array(needle.unicodeScalars)
+    guard scalars.count >= pattern.count else { return nil }
+    for start in 0...(scalars.count - pattern.count)
+    where scalars[start..<(start + pattern.count)].elementsEqual(pattern) {
+      return start + pattern.count
+    }
+    return nil
   }
 
   /// A libpq keyword/value string (`host=db password=secret`, `password = 'a b'`), or any other text that is
@@ -144,8 +163,8 @@ public struct PostgresURL: Sendable, Hashable {
 
   /// The secret parameter `piece` sets (`password`, `sslpassword`), its key percent-decoded and lowercased.
   private static func secretKey(_ piece: String) -> String? {
-    guard let equals = piece.firstIndex(of: "=") else { return nil }
-    let key = String(piece[..<equals])
+    guard let equals = piece.unicodeScalars.firstIndex(of: "=") else { return nil }
+    let key = String(piece.unicodeScalars[..<equals])
     let decoded = (key.removingPercentEncoding ?? key).lowercased()
     return secretParameters.contains(decoded) ? decoded : nil
   }

@@ -18,6 +18,17 @@ import Testing
 
   /// As libpq reads a URI (found by fuzz-postgres-url's libpq model): credentials run to the first `@` before a
   /// `/` even across a `?`; query keys are percent-decoded; `sslpassword` is a secret too.
+  /// Found by the fuzzer (fuzz-postgres-url): a combining mark after the scheme's `//` made one Swift character of
+  /// `/` and the mark, so the scheme was not seen and the password parameter was shown as it was.
+  @Test func aCombiningMarkAfterADelimiterHidesNoPassword() throws {
+    let text = "postgresql://\u{347}postgresql://h/db?pass%77ord=s3cret"
+    #expect(PostgresURL.isPostgres(text))
+    #expect(!PostgresURL.redact(text).contains("s3cret"))
+    #expect(!PostgresURL.redact("postgresql://u:s3cret@\u{347}h/db").contains("s3cret"))
+    #expect(!PostgresURL.redact("postgresql://h/db?password=\u{347}s3cret").contains("s3cret"))
+    #expect(throws: PostgresURLError.self) { try PostgresURL(text, origin: "--journal") }
+  }
+
   @Test func redactsWhatLibpqWouldTakeForAPassword() {
     #expect(PostgresURL.redact("postgresql://u:pw?x@h/db") == "postgresql://u:***@h/db")
     #expect(PostgresURL.redact("postgresql://u?x@h/db?password=s3cret") == "postgresql://u?x@h/db?password=***")
