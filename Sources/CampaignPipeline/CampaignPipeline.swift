@@ -87,10 +87,13 @@ public struct CampaignPipeline: Sendable {
       throw CampaignFailure("--rollout is for firmware campaigns (dfu update)")
     }
     let resources = try await self.resources()
-    if settings.rollout != nil, resources.coordinator != nil {
-      // [I] Waves across gateways need the shared journal to hold the wave's state: not built yet.
+    if settings.rollout != nil || settings.maxFailures != nil, resources.coordinator != nil {
+      // [I] Waves across gateways need the shared journal to hold the wave's state: not built yet. Refused
+      // with `--max-failures` alone too: a resumed shared run never reads a recorded rollout, so the
+      // threshold would otherwise be accepted and ignored.
       throw CampaignFailure(
-        "--rollout runs on this machine's journal; with a shared journal (--journal) it is not supported yet")
+        "--rollout and --max-failures run on this machine's journal; with a shared journal (--journal) they are "
+          + "not supported yet")
     }
     let (journal, central) = (resources.journal, resources.central)
     for event in plan.announcements { emit(event) }
