@@ -7,7 +7,9 @@ import Testing
 
 /// Hostile-input review, text-stream devices: a reader that says `+EVENT:CONNECTED` as soon as it is subscribed and
 /// sends `+EVENT:LATE` 700 ms after each answer (later than --timeout-next 0.5). Both are shown as
-/// unsolicited — in the text output and in --json's own fields — and neither is inside the answer.
+/// unsolicited — in the text output and in --json's own fields — and neither is inside the answer. The first
+/// answer is awaited for 10 s (`--timeout-first`; 2 s by default): under AddressSanitizer on two busy cores the
+/// connection and subscription alone once took longer, and this test is about what surrounds the answer.
 @Suite(.isolatedState, .timeLimit(.minutes(3))) struct TxrxUnsolicitedTests {
   static let address = "C7:08:00:00:00:20"
 
@@ -33,11 +35,15 @@ import Testing
 
   @Test func aGreetingAndALateTailAreShownAsUnsolicited() async throws {
     try await withFleet { adapter in
-      let lines = try await run([Self.address, "VER", "--adapter", adapter, "--timeout-next", "0.5"])
+      let lines = try await run([
+        Self.address, "VER", "--adapter", adapter, "--timeout-next", "0.5", "--timeout-first", "10",
+      ])
       #expect(
         lines == ["(unsolicited) +EVENT:CONNECTED", "TxRx-SIM 1.0 tertium-txrx", "(unsolicited) +EVENT:LATE"],
         "\(lines)")
-      let json = try await run([Self.address, "VER", "--adapter", adapter, "--timeout-next", "0.5", "--json"]).joined(
+      let json = try await run([
+        Self.address, "VER", "--adapter", adapter, "--timeout-next", "0.5", "--timeout-first", "10", "--json",
+      ]).joined(
         separator: "\n")
       let first = try #require(try JSONParser.parse(json).arrayValue?.first?.objectValue)
       #expect(first["answer"]?.stringValue == "TxRx-SIM 1.0 tertium-txrx\r\n")
