@@ -93,7 +93,7 @@ let package = Package(
     .target(
       name: "CampaignPipeline",
       dependencies: [
-        "BeaconCore", "HTTP", "Firmware", "FirmwareIO", "Fleet", "KBeacon", "NordicDFU", "NordicDFUIO",
+        "BeaconCore", "HTTP", "Firmware", "FirmwareIO", "Fleet", "JSON", "KBeacon", "NordicDFU", "NordicDFUIO",
         "OwnThreads", "Profiles",
         "FleetIO", "TextStream",
       ],

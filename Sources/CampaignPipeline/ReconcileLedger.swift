@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// What `reconcile` remembers per device between passes, and the rule that says when a device is due
 ///: never verified against this profile's content (its `RunRecipe` text: the SHA-256 of the
@@ -110,18 +111,17 @@ public struct ReconcileLedger: Sendable, Codable, Equatable {
     let path = Self.path(stateDirectory)
     guard let data = FileManager.default.contents(atPath: path) else { return ReconcileLedger() }
     do {
-      return try JSONDecoder().decode(ReconcileLedger.self, from: data)
+      return try JSONFileDecoder(file: path).decode(ReconcileLedger.self, from: data)
     } catch {
-      throw CampaignFailure("\(path): not a reconcile ledger (\(error)); remove it to start the schedule afresh")
+      throw CampaignFailure("\(error) (not a reconcile schedule: remove it to start the schedule afresh)")
     }
   }
 
   /// Written to a temporary file and renamed over the old one, so a kill leaves the old or the new.
   public func save(stateDirectory: String) throws {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+    let text = try JSONValueEncoder().pretty(self)
     try FileManager.default.createDirectory(atPath: stateDirectory, withIntermediateDirectories: true)
-    try encoder.encode(self).write(to: URL(fileURLWithPath: Self.path(stateDirectory)), options: .atomic)
+    try Data(text.utf8).write(to: URL(fileURLWithPath: Self.path(stateDirectory)), options: .atomic)
   }
 
   public static func path(_ stateDirectory: String) -> String {

@@ -58,7 +58,15 @@ import Testing
     ledger.verified(a, fingerprint: "p1", drift: [], now: 5, wrote: true)
     try ledger.save(stateDirectory: dir)
     #expect(try ReconcileLedger.load(stateDirectory: dir) == ledger)
-    try "{".write(toFile: ReconcileLedger.path(dir), atomically: true, encoding: .utf8)
-    #expect(throws: CampaignFailure.self) { try ReconcileLedger.load(stateDirectory: dir) }
+    // Written in the one output style (the JSON module's writer): `"key": value`, keys sorted.
+    let text = try String(contentsOfFile: ReconcileLedger.path(dir), encoding: .utf8)
+    #expect(text.contains(#""fingerprint": "p1""#) && !text.contains(#"" : "#), "\(text)")
+    // A damaged file is named with the line, column and JSON path of what is wrong, as every file the tool reads.
+    try #"{"devices": {"\#(a)": {"failures": "two"}}}"#.write(
+      toFile: ReconcileLedger.path(dir), atomically: true, encoding: .utf8)
+    let error = #expect(throws: CampaignFailure.self) { try ReconcileLedger.load(stateDirectory: dir) }
+    let message = try #require(error?.message)
+    #expect(message.hasPrefix(ReconcileLedger.path(dir) + ":1:"), "\(message)")
+    #expect(message.contains(#"$.devices["\#(a)"].failures"#) && message.contains("remove it"), "\(message)")
   }
 }
