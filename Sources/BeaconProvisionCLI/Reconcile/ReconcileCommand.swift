@@ -1,6 +1,7 @@
 import ArgumentParser
 import CampaignPipeline
 import Foundation
+import Metrics
 
 /// `beacon-provision reconcile PROFILE…`: keep the fleet converged. The loop is
 /// `ReconcileLoop`; the schedule, `ReconcileLedger`.
@@ -26,11 +27,18 @@ struct ReconcileCommand: AsyncParsableCommand, LoggingCommand {
       SIGHUP reloads the profiles; a profile that no longer loads is reported (file and JSON path) and the old \
       one kept. With several profiles, a device belongs to the first that selects it.
 
+      --metrics HOST:PORT (e.g. 127.0.0.1:9464; port 0 takes a free port, printed on standard error) serves \
+      HTTP/1.1 GET and HEAD: /metrics in Prometheus text format 0.0.4 (devices heard, managed, compliant, \
+      pending, drifted, failing; links in use; writes, checks, failures and skips by reason; scan windows) and \
+      /healthz (200 "ok"; 503 with the reasons when no window or visit ended for three windows, at least 2 \
+      minutes, or the journal does not answer).
+
       \(ExitStatus.paragraph("0 stopped by a signal, or with --once the pass ended with no device failed; 1 an error, or with --once a device failed; 130 a second signal"))
 
       Examples:
         beacon-provision reconcile profiles/retail-ibeacon.json --adapter sim --once
         beacon-provision reconcile site.json --adapter hci0 --recheck 1d --parallel 3 --jsonl
+        beacon-provision reconcile site.json --adapter hci0 --metrics 127.0.0.1:9464
       """)
 
   @Argument(help: "The profiles (JSON); a device belongs to the first that selects it.")
@@ -66,6 +74,12 @@ struct ReconcileCommand: AsyncParsableCommand, LoggingCommand {
   @Flag(help: "One pass over what the first window hears, then exit (tests, cron).")
   var once = false
 
+  @Option(
+    help: ArgumentHelp(
+      "Serve /metrics (Prometheus) and /healthz over HTTP on this address (port 0: any free port).",
+      valueName: "host:port"))
+  var metrics: String?
+
   @Option(help: .hidden) var backoffBase: Double = ReconcileLedger.backoffBase
 
   @Option(help: "Where the journal, the schedule (and the simulated fleet's state) live.")
@@ -82,6 +96,9 @@ struct ReconcileCommand: AsyncParsableCommand, LoggingCommand {
     }
     if let n = maxConnectionsPerHour, n < 1 { throw ValidationError("--max-connections-per-hour must be at least 1") }
     if let p = minBattery, !(0...100).contains(p) { throw ValidationError("--min-battery must be 0…100") }
+    if let metrics {
+      do { _ = try MetricsEndpoint(metrics) } catch { throw ValidationError(error.description) }
+    }
   }
 
   /// `--recheck` in seconds: a positive number with an optional s, m, h or d suffix.
@@ -98,13 +115,18 @@ struct ReconcileCommand: AsyncParsableCommand, LoggingCommand {
   }
 
   func run() async throws {
-    let loop = ReconcileLoop(
+    var loop = ReconcileLoop(
       settings: ReconcileLoop.Settings(
         profiles: profiles, adapter: adapterOptions.adapter, scanBackend: scanBackend.value,
         stateDirectory: StateDirectory.resolve(stateDir), window: window, recheck: recheckSeconds ?? 86400,
         parallel: parallel, maxConnectionsPerHour: maxConnectionsPerHour, minBattery: minBattery, once: once,
-        backoffBase: backoffBase),
+        backoffBase: backoffBase, metrics: metrics),
       output: ReconcileOutput(jsonl: jsonl))
+    if metrics != nil {
+      let served = ReconcileMetrics(window: window)
+      loop.metrics = served
+      loop.output.observe = { served.observe($0) }
+    }
     let failed = try await loop.run()
     if once, failed { throw ExitCode(1) }
   }

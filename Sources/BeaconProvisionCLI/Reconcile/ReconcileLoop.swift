@@ -12,8 +12,9 @@ import Synchronization
 /// of the window are given, so the pipeline does not scan again), record what came of each in the ledger,
 /// and go on until a signal stops it (`ReconcileSignals`) or, with `--once`, after one pass.
 ///
-/// Metrics hook [I]: every action goes through `ReconcileOutput.emit` as a `ReconcileOutput.Event`; a
-/// metrics server counts from there (not built here).
+/// `--metrics` (`ReconcileMetrics`): every action goes through `ReconcileOutput.emit`, whose observer
+/// counts it; the loop sets the device gauges after each window and pass, and the links in use as the
+/// scheduler reports them.
 struct ReconcileLoop {
   struct Settings: Sendable {
     var profiles: [String]
@@ -29,10 +30,13 @@ struct ReconcileLoop {
     /// The first backoff's seconds (`ReconcileLedger.backoffBase`; tests shorten it).
     var backoffBase = ReconcileLedger.backoffBase
     var pace: SimulationPace = .realTime
+    /// `--metrics HOST:PORT`: where `ReconcileMetrics` is served (nil: not served).
+    var metrics: String?
   }
 
   var settings: Settings
   var output: ReconcileOutput
+  var metrics: ReconcileMetrics?
   /// The clock of the schedule (seconds since 1970).
   var now: @Sendable () -> Double = { Date().timeIntervalSince1970 }
 
@@ -47,6 +51,13 @@ struct ReconcileLoop {
       stateDirectory: state, central: nil, adapter: settings.adapter, scanBackend: settings.scanBackend,
       pace: settings.pace)
     let central = resources.central
+    let service = try metrics.map {
+      try ReconcileMetricsService.start($0, settings.metrics ?? "", journal: resources.journal)
+    }
+    defer {
+      metrics?.stopped()
+      service?.stop()
+    }
     var budget = ConnectionBudget(perHour: settings.maxConnectionsPerHour)
     var reported: [String: String] = [:]
     var failed = false
@@ -60,6 +71,7 @@ struct ReconcileLoop {
       failed = false
       let candidates = ReconcileDue.candidates(
         profiles: profiles, records: records, ledger: ledger, now: now(), recheck: settings.recheck)
+      metrics?.judged(heard: records.count, decisions: candidates.flatMap { $0.map(\.decision) }, window: true)
       for (profile, list) in zip(profiles, candidates) {
         var due: [DeviceRecord] = []
         for candidate in list where candidate.decision.isDue {
@@ -112,6 +124,11 @@ struct ReconcileLoop {
           output.line("reconcile: cannot keep the schedule in \(ReconcileLedger.path(state)): \(error)")
         }
       }
+      if let metrics {
+        let after = ReconcileDue.candidates(
+          profiles: profiles, records: records, ledger: ledger, now: now(), recheck: settings.recheck)
+        metrics.judged(heard: records.count, decisions: after.flatMap { $0.map(\.decision) }, window: false)
+      }
       if settings.once { break }
     }
     await central.stopScans()
@@ -138,14 +155,19 @@ struct ReconcileLoop {
     _ profile: ReconcileProfile, _ records: [DeviceRecord], resources: CampaignResources,
     interrupts: AsyncStream<Void>
   ) async throws -> CampaignSummary {
-    let output = output
+    let (output, metrics) = (output, metrics)
+    defer { metrics?.links(0) }
     let pipeline = CampaignPipeline(
       settings: .init(
         parallel: settings.parallel, attempts: 2, retryDelay: .seconds(1), scanSeconds: 0,
         place: settings.stateDirectory),
       resources: { resources }, scan: ScanRunner.campaignScan,
       emit: { event in
-        if case .campaign(.step(let address, .writing, _), _) = event { output.line("reconcile: \(address): writing") }
+        switch event {
+        case .campaign(.step(let address, .writing, _), _): output.line("reconcile: \(address): writing")
+        case .campaign(.linksInUse(let links, _), _): metrics?.links(links)
+        default: break
+        }
       },
       records: records, interrupts: interrupts)
     return try await CampaignFailures.translated { try await pipeline.run(profile.plan).summary }

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// What `reconcile` reports: one line per action on standard error, and with `--jsonl` the same action as a
 /// JSON object on standard output, one a line (`event`: converged, drift-seen, write-failed, backoff,
@@ -9,6 +10,8 @@ struct ReconcileOutput: Sendable {
   /// Where lines and JSON lines go (tests collect them).
   var line: @Sendable (String) -> Void = { text in FileHandle.standardError.write(Data((text + "\n").utf8)) }
   var json: @Sendable (String) -> Void = ScanCommand.writeLine
+  /// Sees every event, with or without --jsonl (`ReconcileMetrics` counts from here).
+  var observe: (@Sendable (Event) -> Void)?
 
   struct Event: Encodable, Sendable {
     var event: String
@@ -27,10 +30,9 @@ struct ReconcileOutput: Sendable {
 
   func emit(_ event: Event, _ text: String) {
     line("reconcile: " + text)
+    observe?(event)
     guard jsonl else { return }
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    if let data = try? encoder.encode(event) { json(String(decoding: data, as: UTF8.self)) }
+    if let text = try? JSONValueEncoder().text(event) { json(text) }
   }
 
   static func timestamp() -> String {
