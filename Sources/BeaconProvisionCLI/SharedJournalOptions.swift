@@ -2,7 +2,7 @@ import ArgumentParser
 import FleetIO
 import Foundation
 
-/// `--journal` and the options of a campaign several gateways share (README "Several gateways").
+/// `--journal` and the options of a campaign several gateways share (docs/guide/several-gateways.md).
 /// Without `--journal` (or `BEACON_PROVISION_JOURNAL`) nothing changes: the SQLite journal in the state
 /// directory, one gateway.
 struct SharedJournalOptions: ParsableArguments {

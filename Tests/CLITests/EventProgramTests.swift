@@ -4,11 +4,11 @@ import Testing
 
 /// The monitor's `command` action launcher (posix_spawn, reaped on a queue of its own): how a program ended,
 /// its environment exactly as given, and a program that cannot be started.
-@Suite(.timeLimit(.minutes(5))) struct EventCommandTests {
-  static func run(_ argv: [String], environment: [String: String] = [:]) async throws -> EventCommand.Ending {
+@Suite(.timeLimit(.minutes(5))) struct EventProgramTests {
+  static func run(_ argv: [String], environment: [String: String] = [:]) async throws -> EventProgram.Ending {
     try await withCheckedThrowingContinuation { continuation in
       do {
-        try EventCommand.start(argv, environment: environment) { continuation.resume(returning: $0) }
+        try EventProgram.start(argv, environment: environment) { continuation.resume(returning: $0) }
       } catch {
         continuation.resume(throwing: error)
       }
@@ -29,11 +29,11 @@ import Testing
   }
 
   @Test func aProgramThatCannotStartThrows() async throws {
-    #expect(throws: EventCommand.SpawnError.self) {
-      try EventCommand.start(["/nonexistent/program"], environment: [:]) { _ in }
+    #expect(throws: EventProgram.SpawnError.self) {
+      try EventProgram.start(["/nonexistent/program"], environment: [:]) { _ in }
     }
-    #expect(throws: EventCommand.SpawnError.self) {
-      try EventCommand.start(["relative-name"], environment: [:]) { _ in }
+    #expect(throws: EventProgram.SpawnError.self) {
+      try EventProgram.start(["relative-name"], environment: [:]) { _ in }
     }
   }
 }

@@ -128,7 +128,7 @@ import Testing
     #expect(change.description == #"command 2 AT+PIN?: answered "••••••••" -> send "••••••••""#)
   }
 
-  /// The shipped example (README "Provisioning by text commands") loads with its inventory.
+  /// The shipped example (docs/guide/text-stream.md, "Provisioning by text commands") loads with its inventory.
   @Test func theExampleProfileIsValid() throws {
     let file = SchemaAndExamplesTests.profilesFolder.appendingPathComponent("at-uart-devices.json").path
     let loaded = try LoadedProfile.load(

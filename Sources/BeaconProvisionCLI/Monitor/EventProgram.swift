@@ -1,7 +1,7 @@
 import Glibc
 import OwnThreads
 
-/// Starts an event's `command` action (README "Monitor"): the program at `argv[0]` (an absolute path, no
+/// Starts an event's `command` action (docs/guide/monitor.md, "Events"): the program at `argv[0]` (an absolute path, no
 /// shell, no PATH search) with `argv` and `environment`, standard input from /dev/null, standard output and
 /// error shared with the monitor. It is not waited for: a queue of its own blocks in `waitpid` (never a
 /// thread of the cooperative pool) and reports how the program ended.
@@ -9,7 +9,7 @@ import OwnThreads
 /// Why not Foundation's `Process`: on corelibs-foundation a `Process` that ran stays allocated with its
 /// arguments, environment and termination handler (LeakSanitizer, MonitorCommandTests: indirect leaks from
 /// `MonitorActions.run` per command), and a monitor runs for months, firing a command per event.
-enum EventCommand {
+enum EventProgram {
 
   /// How the program ended: its exit status, or the signal that killed it.
   enum Ending: Sendable, Equatable {

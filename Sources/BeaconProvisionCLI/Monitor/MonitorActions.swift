@@ -72,7 +72,7 @@ struct MonitorActions: Sendable {
     let warn = self.warn
     let name = event.name
     do {
-      try EventCommand.start(argv, environment: environment) { ending in
+      try EventProgram.start(argv, environment: environment) { ending in
         switch ending {
         case .exited(0): break
         case .exited(let status): warn("\(argv[0]) exited \(status) for event \(name)")
