@@ -1,11 +1,13 @@
 import Foundation
 import Testing
 
+@testable import BeaconProvisionCLI
+
 /// contrib/systemd's units pass `systemd-analyze verify` with nothing to say (it exits 0 even on unknown keys
 /// and bad values and only warns, so any output fails), and keep the hardening they promise: capabilities
 /// instead of root, sandboxing, restart and reload. The binary path is pointed at the built binary (verify
 /// checks that ExecStart's program exists).
-@Suite struct SystemdUnitTests {
+@Suite(.timeLimit(.minutes(2))) struct SystemdUnitTests {
   static let analyze = "/usr/bin/systemd-analyze"
   static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent().appendingPathComponent("contrib/systemd").path
@@ -41,6 +43,24 @@ import Testing
     }
     #expect(text.contains("StateDirectory=beacon-provision") && text.contains("--metrics 127.0.0.1:"))
     #expect(!text.split(separator: "\n").contains { $0.hasPrefix("User=root") })
+  }
+
+  /// ExecStart's arguments are the command line of this build: `systemd-analyze verify` checks only that the
+  /// program exists, so a unit naming an option the command does not have (the reconcile unit once passed
+  /// `--inventory` and `--password-file`) failed only when the service started. systemd's specifiers are
+  /// replaced by what they stand for.
+  @Test(arguments: ["beacon-provision-monitor.service", "beacon-provision-reconcile.service"])
+  func execStartParsesWithTheBuiltCommandLine(_ name: String) throws {
+    let text = try String(contentsOfFile: Self.folder + "/" + name, encoding: .utf8)
+    let joined = text.replacingOccurrences(of: "\\\n", with: " ")
+    let line = try #require(joined.split(separator: "\n").first { $0.hasPrefix("ExecStart=") })
+    let words = line.dropFirst("ExecStart=".count).split(separator: " ").map {
+      $0.replacingOccurrences(of: "%S", with: "/var/lib").replacingOccurrences(of: "%d", with: "/run/credentials/x")
+    }
+    #expect(words.first == "/usr/local/bin/beacon-provision")
+    #expect(throws: Never.self, "\(name): \(words.dropFirst().joined(separator: " "))") {
+      _ = try BeaconProvision.parseAsRoot(Array(words.dropFirst()))
+    }
   }
 
   /// The check itself: a unit with a misspelt key and a bad value is not passed.
