@@ -5,7 +5,9 @@
 # hash and, finding it unchanged, skips discovery ("gatt cache … outcome=hit"); the third, with
 # --no-gatt-cache, discovers as before and leaves the file alone. Every read authenticates and reads the
 # configuration back, so the cached handles carried real FEA1 writes and FEA2 notifications.
-# vm-e2e-modes: plain bluetoothd
+# vm-e2e-modes: plain
+# (Plain mode only, for the tier's time: its links coexist with bluetoothd as gatt.sh and provision.sh
+# show in that mode.)
 # vm-e2e-requires: sim serve
 # vm-e2e-requires: read
 . "$VM_LIB"

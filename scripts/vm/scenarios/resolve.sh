@@ -7,7 +7,9 @@
 # batch: B10001 RESOLVED with its info point, B10004 NODATA; the server's log shows one getBlukiisInfo
 # request carrying both IDs and the API key. A second run within the cache timeout answers B10001 CACHED
 # without the server being asked for it.
-# vm-e2e-modes: plain bluetoothd
+# vm-e2e-modes: plain
+# (Plain mode only, for the tier's time: its scans and links coexist with bluetoothd as scan.sh and gatt.sh
+# show in that mode.)
 # vm-e2e-requires: sim serve
 # vm-e2e-requires: resolve
 . "$VM_LIB"

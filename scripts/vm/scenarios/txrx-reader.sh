@@ -2,7 +2,9 @@
 # and `txrx` on hci0 over the real kernel stack: its INVENTORY answer (12 tags, about 470 bytes)
 # comes in several notifications of the profile's 240-byte packets, longer than one ATT MTU, and is gathered
 # until the device falls silent. Its own scenario: btvirt links a second peer unreliably within a run.
-# vm-e2e-modes: plain bluetoothd
+# vm-e2e-modes: plain
+# (Plain mode only, for the tier's time: its scans and links coexist with bluetoothd as scan.sh and gatt.sh
+# show in that mode.)
 # vm-e2e-requires: sim serve
 # vm-e2e-requires: txrx
 . "$VM_LIB"
