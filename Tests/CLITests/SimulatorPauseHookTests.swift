@@ -10,7 +10,7 @@ import Testing
 /// The several-gateways tests' pause hook (`SimulatorPauseHook`): it stops the process once,
 /// at the named step of the named device only, before the record reaches the journal; it is built on a
 /// simulated adapter only; a malformed value is refused there, naming the variable.
-@Suite struct SimulatorPauseHookTests {
+@Suite(.timeLimit(.minutes(2))) struct SimulatorPauseHookTests {
   static let variable = SimulatorPauseHook.environmentVariable
   static let address = "DD:36:01:00:00:02"
 

@@ -3,7 +3,7 @@ import Testing
 
 /// `--rollout canary=N,waves=P%,…,100% --max-failures P%` (`RolloutPlan`): the accepted form, every
 /// refusal byte for byte (option, problem, allowed form), the waves' partition and the threshold.
-@Suite struct RolloutPlanTests {
+@Suite(.timeLimit(.minutes(2))) struct RolloutPlanTests {
   static let form =
     "expected canary=N,waves=P%,P%,…,100% (N ≥ 1; percentages increasing, the last 100%), e.g. canary=2,waves=10%,25%,100%"
 

@@ -5,7 +5,7 @@ import Testing
 /// `RolloutStatus`: what `campaign status` says of a rollout from the journal's device states alone — each
 /// wave's counts and state, and a verdict that is never "finished" while waves remain (between waves the
 /// run's recorded status reads "finished", as each wave's scheduler wrote it).
-@Suite struct RolloutStatusTests {
+@Suite(.timeLimit(.minutes(2))) struct RolloutStatusTests {
   /// canary 1 then 50% and 100% of the other four: {0}, {1, 2}, {3, 4} in address order.
   static let plan = RolloutPlan(canary: 1, waves: [50, 100], maxFailures: 50)
   static func devices(_ states: [String]) -> [(address: String, state: String)] {

@@ -6,7 +6,7 @@ import Testing
 @testable import FleetIO
 
 /// `campaign status` over a shared run: whose device each one is.
-@Suite struct SiteStatusTests {
+@Suite(.timeLimit(.minutes(3))) struct SiteStatusTests {
   static let a = "C2:00:00:00:00:01", b = "C2:00:00:00:00:02", c = "C2:00:00:00:00:03"
 
   /// gw-1 creates the run with every device; gw-2 hears b best and gw-1 holds c's lease. Pending devices are

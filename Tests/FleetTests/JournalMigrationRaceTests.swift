@@ -6,7 +6,7 @@ import Testing
 
 /// Threads opening one fresh journal file at once, each through its own connection, as separate processes do
 /// (three gateways started together on one host; the CLI test `JournalMigrationRaceTests` runs real processes): all of them migrate it.
-@Suite struct JournalMigrationRaceTests {
+@Suite(.timeLimit(.minutes(3))) struct JournalMigrationRaceTests {
   /// Each `Journal(path:)` blocks on SQLite, so each runs on a thread of its own, off the cooperative pool.
   @Test func connectionsOpeningOneFreshFileAtOnceAllSucceed() async throws {
     let folder = NSTemporaryDirectory() + "journal-race-\(UUID().uuidString)"

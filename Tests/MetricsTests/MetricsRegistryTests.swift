@@ -4,7 +4,7 @@ import Testing
 
 /// The exposition text (format 0.0.4) and the HTTP exchange, byte for byte; the CLI's MonitorMetricsTests
 /// parse a live monitor's exposition with Prometheus' own parsers.
-struct MetricsRegistryTests {
+@Suite(.timeLimit(.minutes(1))) struct MetricsRegistryTests {
   @Test func familiesAreRenderedWithHelpTypeAndEscapedLabels() {
     let registry = MetricsRegistry()
     registry.declare("beacon_provision_b_total", .counter, help: "Counted\nthings \\ here", unlabelled: false)

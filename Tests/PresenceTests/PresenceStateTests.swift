@@ -6,7 +6,7 @@ import Testing
 /// The engine's state across a restart: a restarted monitor re-fired every present device's
 /// `enter`, every tag's `session-open`, `battery-low` and trigger-once events, and a device that left while
 /// it was down never got its `exit`.
-@Suite struct PresenceStateTests {
+@Suite(.timeLimit(.minutes(2))) struct PresenceStateTests {
   typealias T = PresenceTranscriptTests
   static let t0 = T.t0
 
