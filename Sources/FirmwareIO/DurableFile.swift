@@ -12,7 +12,7 @@ enum DurableFile {
     do {
       try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     } catch {
-      throw FirmwareStoreError("cannot create the folder \(path): \(error.localizedDescription)")
+      throw FirmwareCacheError("cannot create the folder \(path): \(error.localizedDescription)")
     }
   }
 
@@ -76,7 +76,7 @@ enum DurableFile {
 
   static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
 
-  private static func failure(_ what: String, _ path: String) -> FirmwareStoreError {
-    FirmwareStoreError("\(what) \(path): \(String(cString: strerror(errno)))")
+  private static func failure(_ what: String, _ path: String) -> FirmwareCacheError {
+    FirmwareCacheError("\(what) \(path): \(String(cString: strerror(errno)))")
   }
 }

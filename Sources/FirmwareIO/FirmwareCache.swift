@@ -59,7 +59,7 @@ public struct FirmwareCache: Sendable {
     }
     guard let client else {
       guard let cached else {
-        throw FirmwareStoreError(
+        throw FirmwareCacheError(
           "--offline: no cached catalogue for \(model) in \(layout.root) "
             + "(fetch it once online: beacon-provision firmware catalog \(model))")
       }
@@ -129,7 +129,7 @@ public struct FirmwareCache: Sendable {
       return record
     }
     guard let client else {
-      throw FirmwareStoreError(
+      throw FirmwareCacheError(
         "--offline: \(model) \(entry.appVersion) for hardware \(hardware) is not in the cache \(layout.root) "
           + "(fetch it once online: beacon-provision firmware fetch \(model) --hver \(hardware) --version \(entry.appVersion))"
       )

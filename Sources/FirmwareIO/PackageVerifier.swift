@@ -42,21 +42,21 @@ public struct PackageVerifier: Sendable {
   {
     let (digest, count) = try hashed ?? Self.hash(path)
     if let size = entry.size, size != count {
-      throw FirmwareStoreError("\(entry.appFileName) is \(count) bytes, the catalogue says \(size)")
+      throw FirmwareCacheError("\(entry.appFileName) is \(count) bytes, the catalogue says \(size)")
     }
     if let expected = entry.sha256, expected != digest {
-      throw FirmwareStoreError(
+      throw FirmwareCacheError(
         "\(entry.appFileName) has SHA-256 \(Hex.string(digest)), the catalogue says \(Hex.string(expected))")
     }
     let package: DFUPackage
     do {
       package = try DFUPackage(archive: LibzipArchive(path: path))
     } catch {
-      throw FirmwareStoreError("\(entry.appFileName) is not a usable DFU package: \(error.description)")
+      throw FirmwareCacheError("\(entry.appFileName) is not a usable DFU package: \(error.description)")
     }
     let failed = PackageValidator(expectations: expectations).checks(package).filter { $0.outcome == .failed }
     if !failed.isEmpty {
-      throw FirmwareStoreError(
+      throw FirmwareCacheError(
         "\(entry.appFileName) fails dfu inspect: "
           + failed.map { "image #\($0.image) \($0.name): \($0.detail)" }.joined(separator: "; "))
     }
@@ -67,7 +67,7 @@ public struct PackageVerifier: Sendable {
         let message =
           "\(entry.appFileName): the catalogue says \(entry.appVersion) but its application image's fw_version "
           + "is \(number) (\(text) if read as KKM's V<major>.<minor>)"
-        if requireVersionMatch { throw FirmwareStoreError(message + "; refused by --require-version-match") }
+        if requireVersionMatch { throw FirmwareCacheError(message + "; refused by --require-version-match") }
         verified.warnings.append(message + "; the device's version after the update is what counts")
       }
     }
@@ -77,7 +77,7 @@ public struct PackageVerifier: Sendable {
   /// The file's SHA-256 and size, read in 1 MiB pieces.
   static func hash(_ path: String) throws -> (digest: [UInt8], count: Int) {
     guard let file = FileHandle(forReadingAtPath: path) else {
-      throw FirmwareStoreError("cannot read \(path): \(String(cString: strerror(errno)))")
+      throw FirmwareCacheError("cannot read \(path): \(String(cString: strerror(errno)))")
     }
     defer { try? file.close() }
     let stream = SHA256Stream()
@@ -88,7 +88,7 @@ public struct PackageVerifier: Sendable {
         guard let read = try file.read(upToCount: 1 << 20), !read.isEmpty else { break }
         piece = read
       } catch {
-        throw FirmwareStoreError("cannot read \(path): \(error.localizedDescription)")
+        throw FirmwareCacheError("cannot read \(path): \(error.localizedDescription)")
       }
       piece.withUnsafeBytes { stream.update($0) }
       count += piece.count

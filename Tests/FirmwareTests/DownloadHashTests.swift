@@ -65,7 +65,7 @@ import Testing
     #expect(
       try verifier.verify(path: path, entry: entry, hashed: (Self.sha256(bytes), bytes.count)).sha256
         == Self.sha256(bytes))
-    #expect(throws: FirmwareStoreError.self) {
+    #expect(throws: FirmwareCacheError.self) {
       try verifier.verify(path: path, entry: entry, hashed: (Self.sha256([1]), bytes.count))
     }
   }

@@ -68,7 +68,7 @@ import Testing
       try await offline.package(model: "KBPro_SIM", hardware: "V1.0", entry: entry, location: location).path
         == package.path)
     let older = catalogue.entries(hardware: "V1.0")[0]
-    await #expect(throws: FirmwareStoreError.self) {
+    await #expect(throws: FirmwareCacheError.self) {
       try await offline.package(model: "KBPro_SIM", hardware: "V1.0", entry: older, location: location)
     }
     #expect(try await offline.list().map(\.appVersion) == ["V5.14"])

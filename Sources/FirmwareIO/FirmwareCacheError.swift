@@ -1,5 +1,5 @@
 /// A cache problem in one line: what failed and where.
-public struct FirmwareStoreError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct FirmwareCacheError: Error, Sendable, Hashable, CustomStringConvertible {
   public var message: String
   public init(_ message: String) { self.message = message }
   public var description: String { message }
