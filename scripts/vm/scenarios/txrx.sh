@@ -4,9 +4,9 @@
 # with response — by `txrx` (one command, several with --json), then `plan` / `apply` / a second `apply` of a
 # `commands` profile, and `txrx` again to read what apply set. One device only: btvirt links a second peer
 # unreliably within a run, so the reader has its own scenario (txrx-reader.sh).
-# vm-e2e-modes: plain
-# (Plain mode only, for the tier's time: its links coexist with bluetoothd as gatt.sh and provision.sh
-# show in that mode.)
+# vm-e2e-modes: bluetoothd
+# (With bluetoothd only, for the tier's time, as a gateway runs it: without bluetoothd, gatt.sh and
+# provision.sh cover the same kind of link.)
 # vm-e2e-requires: sim serve
 # vm-e2e-requires: txrx
 . "$VM_LIB"
