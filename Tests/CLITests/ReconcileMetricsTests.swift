@@ -72,13 +72,13 @@ import Testing
     #expect(metrics.healthProblems().contains("no scan window has ended yet"))
     #expect(metrics.healthProblems().contains("journal: the journal has not been checked yet"))
     metrics.journalProbed(problem: nil)
-    metrics.judged(heard: 0, decisions: [], window: true)
+    metrics.judged(heard: 0, decisions: [])
     #expect(metrics.healthProblems() == [])
     metrics.journalProbed(problem: "/x/journal.sqlite: disk I/O error")
     #expect(metrics.healthProblems() == ["journal: /x/journal.sqlite: disk I/O error"])
     let stale = ReconcileMetrics(window: 1, staleAfter: .zero)
     stale.journalProbed(problem: nil)
-    stale.judged(heard: 0, decisions: [], window: true)
+    stale.judged(heard: 0, decisions: [])
     #expect(stale.healthProblems().first?.hasPrefix("no scan window or device visit ended for") == true)
     stale.stopped()
     #expect(stale.healthProblems() == ["reconcile is stopping"])
@@ -92,7 +92,7 @@ import Testing
       decisions: [
         .upToDate, .recheck, .airDrift(["name"]), .neverVerified, .contentChanged, .backingOff(until: 1),
         .wrongPassword,
-      ], window: true)
+      ])
     let value = { (name: String) in metrics.registry.value("beacon_provision_" + name) }
     #expect(value("devices_heard") == 9 && value("devices_managed") == 7)
     #expect(value("devices_compliant") == 2 && value("devices_pending") == 4)

@@ -13,8 +13,9 @@ import Synchronization
 /// and go on until a signal stops it (`ReconcileSignals`) or, with `--once`, after one pass.
 ///
 /// `--metrics` (`ReconcileMetrics`): every action goes through `ReconcileOutput.emit`, whose observer
-/// counts it; the loop sets the device gauges after each window and pass, and the links in use as the
-/// scheduler reports them.
+/// counts it; the loop sets the device gauges after each window (not again after the pass: the window's
+/// advertisements still show a device just repaired as drifted), and the links in use as the scheduler
+/// reports them.
 struct ReconcileLoop {
   struct Settings: Sendable {
     var profiles: [String]
@@ -71,7 +72,7 @@ struct ReconcileLoop {
       failed = false
       let candidates = ReconcileDue.candidates(
         profiles: profiles, records: records, ledger: ledger, now: now(), recheck: settings.recheck)
-      metrics?.judged(heard: records.count, decisions: candidates.flatMap { $0.map(\.decision) }, window: true)
+      metrics?.judged(heard: records.count, decisions: candidates.flatMap { $0.map(\.decision) })
       for (profile, list) in zip(profiles, candidates) {
         var due: [DeviceRecord] = []
         for candidate in list where candidate.decision.isDue {
@@ -123,11 +124,6 @@ struct ReconcileLoop {
         do { try await BlockingIO.run { try snapshot.save(stateDirectory: state) } } catch {
           output.line("reconcile: cannot keep the schedule in \(ReconcileLedger.path(state)): \(error)")
         }
-      }
-      if let metrics {
-        let after = ReconcileDue.candidates(
-          profiles: profiles, records: records, ledger: ledger, now: now(), recheck: settings.recheck)
-        metrics.judged(heard: records.count, decisions: after.flatMap { $0.map(\.decision) }, window: false)
       }
       if settings.once { break }
     }

@@ -6,7 +6,7 @@ import Synchronization
 /// What `reconcile --metrics` serves (`MetricsServer`): `/metrics` in Prometheus text and `/healthz`.
 ///
 /// - Gauges, from the last scan window's devices as the schedule judges them (`ReconcileLedger.Decision`),
-///   set after each window and again after its pass: `beacon_provision_devices_heard` (every device of the
+///   set after each window, before its pass: `beacon_provision_devices_heard` (every device of the
 ///   window), `…_managed` (those a profile selects), `…_compliant` (verified against the profile's current
 ///   content, no new drift: up to date or only due for a recheck), `…_pending` (due: never verified, content
 ///   changed, drift on the air, or a recheck), `…_drifted` (due because of drift on the air), `…_failing`
@@ -67,7 +67,7 @@ final class ReconcileMetrics: Sendable {
   }
 
   /// A scan window ended with `heard` devices; the managed ones as the schedule judges them now.
-  func judged(heard: Int, decisions: [ReconcileLedger.Decision], window: Bool) {
+  func judged(heard: Int, decisions: [ReconcileLedger.Decision]) {
     var counts = (compliant: 0, pending: 0, drifted: 0, failing: 0)
     for decision in decisions {
       switch decision {
@@ -84,7 +84,7 @@ final class ReconcileMetrics: Sendable {
     registry.set(Self.prefix + "devices_pending", Double(counts.pending))
     registry.set(Self.prefix + "devices_drifted", Double(counts.drifted))
     registry.set(Self.prefix + "devices_failing", Double(counts.failing))
-    if window { registry.add(Self.prefix + "scan_windows_total") }
+    registry.add(Self.prefix + "scan_windows_total")
     progressed()
   }
 
