@@ -19,6 +19,13 @@ public enum HTTPExchange {
       self.headers = headers
     }
 
+    /// The `/healthz` answer of a long-running command: 200 "ok" when nothing is wrong, else 503 with the
+    /// reasons, one line.
+    public static func health(_ problems: [String]) -> Response {
+      Response(
+        status: problems.isEmpty ? 200 : 503, body: (problems.isEmpty ? "ok" : problems.joined(separator: "; ")) + "\n")
+    }
+
     static func plain(_ status: Int, _ text: String, headers: [String] = []) -> Response {
       Response(status: status, body: text + "\n", headers: headers)
     }

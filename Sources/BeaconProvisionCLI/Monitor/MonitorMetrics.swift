@@ -105,12 +105,7 @@ final class MonitorMetrics: Sendable {
       "/metrics": { [self] in
         HTTPExchange.Response(status: 200, contentType: PrometheusText.contentType, body: exposition())
       },
-      "/healthz": { [self] in
-        let problems = healthProblems()
-        return HTTPExchange.Response(
-          status: problems.isEmpty ? 200 : 503,
-          body: (problems.isEmpty ? "ok" : problems.joined(separator: "; ")) + "\n")
-      },
+      "/healthz": { [self] in HTTPExchange.Response.health(healthProblems()) },
       "/presence": { [self] in
         let (engine, at) = state.withLock { ($0.engine, $0.at) }
         let body =

@@ -115,18 +115,13 @@ struct ReconcileCommand: AsyncParsableCommand, LoggingCommand {
   }
 
   func run() async throws {
-    var loop = ReconcileLoop(
+    let loop = ReconcileLoop(
       settings: ReconcileLoop.Settings(
         profiles: profiles, adapter: adapterOptions.adapter, scanBackend: scanBackend.value,
         stateDirectory: StateDirectory.resolve(stateDir), window: window, recheck: recheckSeconds ?? 86400,
         parallel: parallel, maxConnectionsPerHour: maxConnectionsPerHour, minBattery: minBattery, once: once,
         backoffBase: backoffBase, metrics: metrics),
       output: ReconcileOutput(jsonl: jsonl))
-    if metrics != nil {
-      let served = ReconcileMetrics(window: window)
-      loop.metrics = served
-      loop.output.observe = { served.observe($0) }
-    }
     let failed = try await loop.run()
     if once, failed { throw ExitCode(1) }
   }

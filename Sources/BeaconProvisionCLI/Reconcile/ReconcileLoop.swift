@@ -37,9 +37,17 @@ struct ReconcileLoop {
 
   var settings: Settings
   var output: ReconcileOutput
-  var metrics: ReconcileMetrics?
+  /// What `--metrics` serves (nil without it); it counts every event `output` reports.
+  let metrics: ReconcileMetrics?
   /// The clock of the schedule (seconds since 1970).
   var now: @Sendable () -> Double = { Date().timeIntervalSince1970 }
+
+  init(settings: Settings, output: ReconcileOutput) {
+    let metrics = settings.metrics.map { _ in ReconcileMetrics(window: settings.window) }
+    var output = output
+    if let metrics { output.observe = { metrics.observe($0) } }
+    (self.settings, self.output, self.metrics) = (settings, output, metrics)
+  }
 
   /// Runs until stopped; returns whether a device failed in the last pass (`--once`'s exit status).
   func run() async throws -> Bool {
@@ -52,8 +60,9 @@ struct ReconcileLoop {
       stateDirectory: state, central: nil, adapter: settings.adapter, scanBackend: settings.scanBackend,
       pace: settings.pace)
     let central = resources.central
-    let service = try metrics.map {
-      try ReconcileMetricsService.start($0, settings.metrics ?? "", journal: resources.journal)
+    var service: ReconcileMetricsService?
+    if let metrics, let endpoint = settings.metrics {
+      service = try ReconcileMetricsService.start(metrics, endpoint, journal: resources.journal)
     }
     defer {
       metrics?.stopped()

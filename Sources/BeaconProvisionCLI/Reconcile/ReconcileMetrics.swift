@@ -149,12 +149,7 @@ final class ReconcileMetrics: Sendable {
       "/metrics": { [self] in
         HTTPExchange.Response(status: 200, contentType: PrometheusText.contentType, body: registry.exposition())
       },
-      "/healthz": { [self] in
-        let problems = healthProblems()
-        return HTTPExchange.Response(
-          status: problems.isEmpty ? 200 : 503,
-          body: (problems.isEmpty ? "ok" : problems.joined(separator: "; ")) + "\n")
-      },
+      "/healthz": { [self] in HTTPExchange.Response.health(healthProblems()) },
     ]
   }
 }
