@@ -57,11 +57,9 @@ public struct SiteCampaign: Sendable {
       targets.compactMap { t in t.rssi.map { (t.address.description, $0) } }, uniquingKeysWith: max)
     try await coordinator.recordSightings(heard)
     try await coordinator.join(run: run)
-    var waited = 0.0
-    while waited < settle.seconds, try await coordinator.gateways(run: run).count < settle.gateways {
-      try await sleep(.milliseconds(Int(pollSeconds * 1000)))
-      waited += pollSeconds
-    }
+    // The heartbeat starts at the join, not after the wait for the others: a gateway that waited longer than
+    // the lease for the last one to join would otherwise count as dead when the claims began, and the others
+    // would take the devices it hears best.
     let heartbeat = Task { [sleep, renewal = coordinator.settings.renewalSeconds] in
       while !Task.isCancelled {
         try? await sleep(.milliseconds(Int(renewal * 1000)))
@@ -70,6 +68,11 @@ public struct SiteCampaign: Sendable {
       }
     }
     defer { heartbeat.cancel() }
+    var waited = 0.0
+    while waited < settle.seconds, try await coordinator.gateways(run: run).count < settle.gateways {
+      try await sleep(.milliseconds(Int(pollSeconds * 1000)))
+      waited += pollSeconds
+    }
     var outcomes: [String: DeviceOutcome] = [:]
     var tried: Set<String> = []
     var lostAny = false
