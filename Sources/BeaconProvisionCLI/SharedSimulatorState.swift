@@ -9,6 +9,8 @@ import Simulator
 ///   from the state file, or from the write log when a gateway died between logging a write and saving it
 ///   (`SimulatorStateStore.newest`), so it is as the last gateway left it — a gateway taking over a dead
 ///   one's device finds that gateway's write;
+/// - each scan advertises every device as the shared state holds it at the scan's start
+///   (`KBeaconSimulation.setSharedAir`), so a gateway hears what another one wrote;
 /// - a save (after each applied write, before its acknowledgement, as for one process) rewrites, under an
 ///   exclusive `flock` of `<state file>.lock`, only the devices this process brought up, over the file as it
 ///   is now, so no process overwrites another's devices with its stale copy. A device is worked on by one
@@ -20,6 +22,11 @@ enum SharedSimulatorState {
     kbeacons.setSharedState { address in
       await withCheckedContinuation { continuation in
         io.async { continuation.resume(returning: withLock(store) { try? store.newest(address) }) }
+      }
+    }
+    kbeacons.setSharedAir {
+      await withCheckedContinuation { continuation in
+        io.async { continuation.resume(returning: withLock(store) { (try? store.loadNewest()) ?? [:] }) }
       }
     }
     let saver = SimulatorStateSaver(

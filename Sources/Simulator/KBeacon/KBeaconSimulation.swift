@@ -57,6 +57,8 @@ public final class KBeaconSimulation: Sendable {
   /// and what it read, by address, for `kbeacon(_:)` to make the device from.
   private let sharedState = Mutex<(@Sendable (BluetoothAddress) async -> SimulatedKBeaconSnapshot?)?>(nil)
   private let refreshed = Mutex<[BluetoothAddress: SimulatedKBeaconSnapshot]>([:])
+  /// Every device's shared state at once, read at each scan's start (`advertisedDevices()`).
+  private let sharedAir = Mutex<(@Sendable () async -> [BluetoothAddress: SimulatedKBeaconSnapshot])?>(nil)
   /// The fleet's text-stream devices: served and advertised through this simulation too, so
   /// `--adapter sim` and `sim serve` offer them with no further wiring.
   public let textDevices: TextDeviceSimulation
@@ -92,6 +94,14 @@ public final class KBeaconSimulation: Sendable {
   /// Makes devices from state read back at their first connect (`refresh(_:)`) rather than at the start.
   public func setSharedState(_ load: @escaping @Sendable (BluetoothAddress) async -> SimulatedKBeaconSnapshot?) {
     sharedState.withLock { $0 = load }
+  }
+
+  /// Makes each scan advertise every device as the shared state holds it (`advertisedDevices()`): the air
+  /// of a site is one, so a gateway hears what another gateway wrote to a device, not this process's copy
+  /// from before that write. Without it, a gateway on a shared simulated site saw drift on every device
+  /// another gateway had just repaired (`reconcile` on several gateways) [I: read once per scan start].
+  public func setSharedAir(_ load: @escaping @Sendable () async -> [BluetoothAddress: SimulatedKBeaconSnapshot]) {
+    sharedAir.withLock { $0 = load }
   }
 
   /// Before every link: the device is read back from the shared state, so it is as the last gateway left
@@ -202,6 +212,17 @@ public final class KBeaconSimulation: Sendable {
   /// Every fleet device as `advertisedDevice(_:)` gives it, in fleet order (a `SimulatedCentral` scan reads
   /// this when it starts).
   public func advertisedDevices() async -> [SimulatedDevice] {
+    if let load = sharedAir.withLock({ $0 }) {
+      // Newer than this process's copy: written by another process since (a device this process is writing
+      // holds its lease, so no other process has a newer state of it).
+      for (address, snapshot) in await load() {
+        if let device = devices.withLock({ $0[address] }) {
+          if snapshot.writes > (await device.snapshot()).writes { await device.restore(snapshot) }
+        } else {
+          refreshed.withLock { $0[address] = snapshot }
+        }
+      }
+    }
     var devices: [SimulatedDevice] = []
     for entry in fleet.devices { devices.append(await advertisedDevice(entry)) }
     return devices
@@ -212,7 +233,9 @@ public final class KBeaconSimulation: Sendable {
   func currentConfiguration(_ entry: SimulatedDevice) async -> KBeaconConfiguration {
     if let device = devices.withLock({ $0[entry.address] }) { return await device.configuration }
     let profile = Self.startingProfile(entry)
-    if let restored = restored[entry.address], restored.configuration.generation == profile.generation {
+    if let restored = refreshed.withLock({ $0[entry.address] }) ?? restored[entry.address],
+      restored.configuration.generation == profile.generation
+    {
       return restored.configuration
     }
     return profile.factoryConfiguration
