@@ -100,6 +100,11 @@ struct GatewaySite {
   func address(_ i: Int) -> String { String(format: "DD:35:%02X:07:E1:%02X", block, i) }
 
   init(count: Int, block: Int, heard: [String: Int]) throws {
+    try self.init(count: count, block: block, gateways: heard.keys.sorted()) { gateway, _ in heard[gateway] }
+  }
+
+  /// `rssi(gateway, i)`: the RSSI at which `gateway` hears device `i` (nil: it does not).
+  init(count: Int, block: Int, gateways: [String], rssi: (String, Int) -> Int?) throws {
     (self.count, self.block) = (count, block)
     folder = try LocalTools.temporaryDirectory("gateways-b")
     fleet = folder + "/fleet.json"
@@ -108,7 +113,14 @@ struct GatewaySite {
     let devices = addresses.enumerated().map { i, a in
       #"{"address": "\#(a)", "kind": "kbeaconPro", "name": "KBPro_H\#(i)", "intervalMs": 200, "system": {"model": 12, "batteryPercent": 90, "firmware": "5.22"}}"#
     }
-    let views = heard.mapValues { rssi in Dictionary(uniqueKeysWithValues: addresses.map { ($0, rssi) }) }
+    let views = Dictionary(
+      uniqueKeysWithValues: gateways.map { gateway in
+        (
+          gateway,
+          Dictionary(
+            uniqueKeysWithValues: addresses.enumerated().compactMap { i, a in rssi(gateway, i).map { (a, $0) } })
+        )
+      })
     let viewText = String(decoding: try JSONEncoder().encode(views), as: UTF8.self)
     try #"{"version": 1, "devices": [\#(devices.joined(separator: ",\n"))], "gateways": \#(viewText)}"#
       .write(toFile: fleet, atomically: true, encoding: .utf8)

@@ -172,6 +172,6 @@ import Testing
 /// The last lines a gateway process wrote to standard error, for a failure's message.
 final class LogTail: Sendable {
   private let lines = Mutex<[String]>([])
-  func add(_ line: String) { lines.withLock { $0 = Array(($0 + [line]).suffix(25)) } }
+  func add(_ line: String) { lines.withLock { $0 = Array(($0 + [line]).suffix(200)) } }
   var text: String { lines.withLock { $0.joined(separator: "\n") } }
 }

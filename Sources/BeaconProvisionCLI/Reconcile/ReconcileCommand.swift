@@ -21,11 +21,20 @@ struct ReconcileCommand: AsyncParsableCommand, LoggingCommand {
       in the journal (as apply runs).
 
       One line per action on standard error; with --jsonl one JSON object per event on standard output \
-      ("event": converged, drift-seen, write-failed, backoff, skipped-battery, skipped-budget, wrong-password). \
+      ("event": converged, drift-seen, write-failed, backoff, skipped-battery, skipped-budget, wrong-password; with a \
+      shared journal also converged-elsewhere, failed-elsewhere, reopened). \
       SIGTERM or Ctrl-C stop cleanly: links in flight finish their device, the rest of the pass is journalled as \
       interrupted, and the next start finishes the job; a second signal abandons links in flight (status 130). \
       SIGHUP reloads the profiles; a profile that no longer loads is reported (file and JSON path) and the old \
       one kept. With several profiles, a device belongs to the first that selects it.
+
+      Several gateways: with --journal postgresql://… every gateway reconciling the site visits its due devices \
+      through one shared run per profile and --recheck period (reconcile-<content>-<period>), with the leases and \
+      the nearest-gateway rule of apply --journal: a device is connected by one gateway, a device another gateway \
+      settled is not visited again (converged-elsewhere, failed-elsewhere), and a settled device is reopened only \
+      for drift seen since, or a retry after backoff (reopened). A gateway killed mid-visit loses its leases after \
+      --lease seconds; another takes its devices over from what the journal says. Each gateway keeps its own \
+      schedule (reconcile.json); --gateways/--settle wait for the others on the first pass only.
 
       --metrics HOST:PORT (e.g. 127.0.0.1:9464; port 0 takes a free port, printed on standard error) serves \
       HTTP/1.1 GET and HEAD: /metrics in Prometheus text format 0.0.4 (devices heard, managed, compliant, \
@@ -39,6 +48,7 @@ struct ReconcileCommand: AsyncParsableCommand, LoggingCommand {
         beacon-provision reconcile profiles/retail-ibeacon.json --adapter sim --once
         beacon-provision reconcile site.json --adapter hci0 --recheck 1d --parallel 3 --jsonl
         beacon-provision reconcile site.json --adapter hci0 --metrics 127.0.0.1:9464
+        beacon-provision reconcile site.json --adapter hci0 --journal postgresql://bp@db/site --gateway hall-east
       """)
 
   @Argument(help: "The profiles (JSON); a device belongs to the first that selects it.")
@@ -85,10 +95,16 @@ struct ReconcileCommand: AsyncParsableCommand, LoggingCommand {
   @Option(help: "Where the journal, the schedule (and the simulated fleet's state) live.")
   var stateDir: String?
 
+  @OptionGroup(title: "Several gateways (a shared journal)") var shared: SharedJournalOptions
+
   @OptionGroup var logging: LoggingOptions
 
   func validate() throws {
     guard !profiles.isEmpty else { throw ValidationError("give at least one profile") }
+    if shared.run != nil {
+      throw ValidationError(
+        "--run: reconcile names its shared runs itself (reconcile-<profile content>-<recheck period>); leave it out")
+    }
     guard (1...16).contains(parallel) else { throw ValidationError("--parallel must be 1…16") }
     try SecondsOption.validate(window, "--window", atMost: 600)
     guard recheckSeconds != nil else {
@@ -120,7 +136,7 @@ struct ReconcileCommand: AsyncParsableCommand, LoggingCommand {
         profiles: profiles, adapter: adapterOptions.adapter, scanBackend: scanBackend.value,
         stateDirectory: StateDirectory.resolve(stateDir), window: window, recheck: recheckSeconds ?? 86400,
         parallel: parallel, maxConnectionsPerHour: maxConnectionsPerHour, minBattery: minBattery, once: once,
-        backoffBase: backoffBase, metrics: metrics),
+        backoffBase: backoffBase, metrics: metrics, shared: shared),
       output: ReconcileOutput(jsonl: jsonl))
     let failed = try await loop.run()
     if once, failed { throw ExitCode(1) }

@@ -1,7 +1,9 @@
+import ArgumentParser
 import BeaconCore
 import BlueZ
 import CampaignPipeline
 import Fleet
+import FleetIO
 import Foundation
 import Profiles
 import Simulator
@@ -33,6 +35,9 @@ struct ReconcileLoop {
     var pace: SimulationPace = .realTime
     /// `--metrics HOST:PORT`: where `ReconcileMetrics` is served (nil: not served).
     var metrics: String?
+    /// `--journal`, `--gateway`, `--lease`, … : with a PostgreSQL journal, the site is shared with the other
+    /// gateways reconciling it (`ReconcileSiteRuns`); nil or without `--journal`, this machine's journal.
+    var shared: SharedJournalOptions? = nil
   }
 
   var settings: Settings
@@ -58,7 +63,7 @@ struct ReconcileLoop {
     var ledger = try await BlockingIO.run { try ReconcileLedger.load(stateDirectory: state) }
     let resources = try await CampaignResources.open(
       stateDirectory: state, central: nil, adapter: settings.adapter, scanBackend: settings.scanBackend,
-      pace: settings.pace)
+      pace: settings.pace, shared: settings.shared)
     let central = resources.central
     var service: ReconcileMetricsService?
     if let metrics, let endpoint = settings.metrics {
@@ -71,10 +76,13 @@ struct ReconcileLoop {
     var budget = ConnectionBudget(perHour: settings.maxConnectionsPerHour)
     var reported: [String: String] = [:]
     var failed = false
+    var passes = 0
+    let site = resources.coordinator?.journal
     output.line(
       "reconcile: watching \(profiles.count) profile(s) on \(central.name), windows of \(settings.window) s")
     while !signals.stopRequested {
       if signals.takeReload() { profiles = await reload(profiles) }
+      let windowStart = now()
       guard let records = try await scanWindow(central, signals) else { break }
       await resources.registry.sightings(records)
       if signals.stopRequested { break }
@@ -116,11 +124,27 @@ struct ReconcileLoop {
         guard !due.isEmpty, let interrupts = signals.campaignInterrupts() else { continue }
         budget.spend(due.count, now: now())
         let drift = Dictionary(list.map { ($0.address, $0.drift) }, uniquingKeysWith: { first, _ in first })
+        let run = ReconcileSiteRuns.runID(fingerprint: profile.fingerprint, now: now(), recheck: settings.recheck)
+        let dueAddresses = Set(due.map(\.address.description))
+        if let site {
+          await reopen(
+            list.filter { dueAddresses.contains($0.address) }, run: run, site: site, ledger: ledger,
+            windowAge: now() - windowStart)
+        }
         let summary: CampaignSummary?
         do {
-          summary = try await campaign(profile, due, resources: resources, interrupts: interrupts)
+          summary = try await campaign(
+            profile, due, resources: resources, interrupts: interrupts, run: site == nil ? nil : run,
+            firstPass: passes == 0)
         } catch let failure as CLIFailure {
           output.emit(.init(event: "profile-error", profile: profile.path, reason: failure.message), failure.message)
+          summary = nil
+        } catch let error where !(error is ExitCode) {
+          // A journal that stopped answering mid-pass (a server restart): the service goes on, and the next
+          // pass takes the devices up again from what the journal holds.
+          output.emit(
+            .init(event: "pass-error", profile: profile.path, reason: "\(error)"),
+            "pass of \(profile.path) cut short: \(error); the next pass goes on")
           summary = nil
         }
         signals.campaignEnded()
@@ -129,11 +153,17 @@ struct ReconcileLoop {
           reported[address] = nil
           if record(outcome, address, profile, drift: drift[address] ?? [], ledger: &ledger) { failed = true }
         }
+        if let site {
+          await learnElsewhere(
+            due: dueAddresses.sorted(), visited: Set(summary.outcomes.keys), run: run, site: site, profile: profile,
+            drift: drift, ledger: &ledger)
+        }
         let snapshot = ledger
         do { try await BlockingIO.run { try snapshot.save(stateDirectory: state) } } catch {
           output.line("reconcile: cannot keep the schedule in \(ReconcileLedger.path(state)): \(error)")
         }
       }
+      passes += 1
       if settings.once { break }
     }
     await central.stopScans()
@@ -155,17 +185,20 @@ struct ReconcileLoop {
     }
   }
 
-  /// The due devices of one profile through the pipeline, as `apply` runs them.
+  /// The due devices of one profile through the pipeline, as `apply` runs them; with a shared journal, as
+  /// this gateway's part of the profile's shared `run` (`--gateways`/`--settle` wait on the first pass only).
   func campaign(
     _ profile: ReconcileProfile, _ records: [DeviceRecord], resources: CampaignResources,
-    interrupts: AsyncStream<Void>
+    interrupts: AsyncStream<Void>, run: String?, firstPass: Bool
   ) async throws -> CampaignSummary {
     let (output, metrics) = (output, metrics)
     defer { metrics?.links(0) }
     let pipeline = CampaignPipeline(
       settings: .init(
         parallel: settings.parallel, attempts: 2, retryDelay: .seconds(1), scanSeconds: 0,
-        place: settings.stateDirectory),
+        place: settings.stateDirectory,
+        shared: SharedRunSettings(
+          run: run, gateways: firstPass ? settings.shared?.gateways ?? 1 : 1, settle: settings.shared?.settle ?? 0)),
       resources: { resources }, scan: ScanRunner.campaignScan,
       emit: { event in
         switch event {

@@ -1,0 +1,70 @@
+import CampaignPipeline
+import Fleet
+import FleetIO
+import Foundation
+
+/// `reconcile` on a PostgreSQL journal several gateways share (`ReconcileSiteRuns`): before a profile's
+/// pass, the settled devices this gateway has a new reason to visit are reopened in the shared run; after
+/// it, the due devices another gateway settled go into this gateway's schedule. A journal that does not
+/// answer costs this pass's step, never the loop: the next pass tries again.
+extension ReconcileLoop {
+  /// Reopens the candidates (this pass's due devices of one profile) that `ReconcileSiteRuns.reopenings`
+  /// names, if their rows were settled more than `windowAge` seconds ago (before the window that showed why).
+  func reopen(
+    _ candidates: [ReconcileDue.Candidate], run: String, site: PostgresJournal, ledger: ReconcileLedger,
+    windowAge: Double
+  ) async {
+    do {
+      let rows = try await rows(run, site)
+      let reasons = ReconcileSiteRuns.reopenings(
+        due: candidates.map { ($0.address, $0.decision) }, rows: rows, ledger: ledger)
+      for (address, reason) in reasons.sorted(by: { $0.key < $1.key }) {
+        guard
+          try await site.reopen(
+            run: run, address: address, states: reason.states, settledFor: windowAge, reason: reason.description)
+        else { continue }
+        output.emit(
+          .init(event: "reopened", address: address, reason: reason.description),
+          "\(address): reopened in shared run \(run): \(reason)")
+      }
+    } catch {
+      output.line("reconcile: shared journal \(site.location): cannot reopen devices of run \(run): \(error)")
+    }
+  }
+
+  /// Puts the due devices another gateway settled in `run` into `ledger`, as that gateway left them.
+  func learnElsewhere(
+    due: [String], visited: Set<String>, run: String, site: PostgresJournal, profile: ReconcileProfile,
+    drift: [String: [String]], ledger: inout ReconcileLedger
+  ) async {
+    let rows: [String: JournalDevice]
+    do { rows = try await self.rows(run, site) } catch {
+      output.line("reconcile: shared journal \(site.location): cannot read run \(run): \(error)")
+      return
+    }
+    let at = now()
+    for (address, how) in ReconcileSiteRuns.settledElsewhere(due: due, visited: visited, rows: rows).sorted(by: {
+      $0.key < $1.key
+    }) {
+      switch how {
+      case .converged(let wrote):
+        ledger.verified(address, fingerprint: profile.fingerprint, drift: drift[address] ?? [], now: at, wrote: wrote)
+        output.emit(
+          .init(event: "converged-elsewhere", address: address, profile: profile.path),
+          "\(address): converged by another gateway (run \(run))")
+      case .failed(let wrongPassword, let detail):
+        let delay = ledger.failed(
+          address, fingerprint: profile.fingerprint, wrongPassword: wrongPassword, now: at,
+          base: settings.backoffBase)
+        output.emit(
+          .init(event: "failed-elsewhere", address: address, profile: profile.path, reason: detail, seconds: delay),
+          "\(address): failed on another gateway (\(detail)); "
+            + (delay.map { "next try here in \(Int($0)) s" } ?? "not retried until the profile changes"))
+      }
+    }
+  }
+
+  private func rows(_ run: String, _ site: PostgresJournal) async throws -> [String: JournalDevice] {
+    Dictionary(try await site.devices(run: run).map { ($0.address, $0) }, uniquingKeysWith: { first, _ in first })
+  }
+}

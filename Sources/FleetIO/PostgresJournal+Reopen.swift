@@ -1,0 +1,41 @@
+import Fleet
+import Foundation
+
+extension PostgresJournal {
+  /// Puts a settled device of a shared run back to `pending`, so the gateways' next visits of the run take it
+  /// up again: `reconcile` reopens a device it saw drift on the air since it was settled, or one that failed
+  /// and whose backoff has run out (`ReconcileSiteRuns`).
+  ///
+  /// Only a device whose row is settled (`states`) and was last recorded more than `settledFor` seconds ago by
+  /// the server's clock is reopened, in one statement, so of two gateways reopening it at once one does, and a
+  /// gateway whose sighting predates the last visit (it settled within `settledFor`) leaves it alone [I: the
+  /// caller passes the age of the scan window that saw the reason; a reopening that still races a visit costs
+  /// one more connected check, which finds the device compliant and writes nothing]. A device held by a live
+  /// lease is never reopened. The row's changes are cleared: they belong to the visit that settled it, and a
+  /// later visit finding the device compliant would otherwise take them for its own write that landed
+  /// (`LandedWrite`) and report a write it never made; the write count stays (the run's history). Returns
+  /// whether it was reopened.
+  public func reopen(
+    run: String, address: String, states: Set<DeviceState>, settledFor: Double, reason: String
+  ) async throws -> Bool {
+    let list = "{" + states.map(\.rawValue).sorted().joined(separator: ",") + "}"
+    let gateway = gateway
+    return try await write { s in
+      try s.transaction {
+        let reopened =
+          try s.query(
+            """
+            UPDATE bp_device SET state = 'pending', step = NULL, changes = NULL, detail = $1, failure_kind = NULL,
+                updated_at = now(),
+              gateway = $2 WHERE run_id = $3 AND address = $4 AND state = ANY($5::text[])
+              AND updated_at < now() - make_interval(secs => $6::float8)
+              AND NOT EXISTS (SELECT 1 FROM bp_lease l WHERE l.run_id = $3 AND l.address = $4 AND l.expires_at > now())
+            """, ["reopened by \(gateway): \(reason)", gateway, run, address, list, String(max(0, settledFor))]
+          ).affected == 1
+        // The run is no longer finished: `campaign status` says "running" until a visit settles the device.
+        if reopened { try s.query("UPDATE bp_run SET status = 'running' WHERE id = $1", [run]) }
+        return reopened
+      }
+    }
+  }
+}

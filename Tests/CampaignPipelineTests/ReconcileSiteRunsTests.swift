@@ -1,0 +1,70 @@
+import CampaignPipeline
+import Fleet
+import Foundation
+import Testing
+
+/// `reconcile` on a shared journal: the run a profile's devices meet in, which settled devices a gateway
+/// reopens, and what it learns of the devices another gateway settled.
+@Suite(.timeLimit(.minutes(1))) struct ReconcileSiteRunsTests {
+  let a = "DD:34:02:06:F0:01"
+  let b = "DD:34:02:06:F0:02"
+  let c = "DD:34:02:06:F0:03"
+  let d = "DD:34:02:06:F0:04"
+  let recipe = "profile sha256:" + String(repeating: "ab", count: 32)
+
+  func row(_ address: String, _ state: DeviceState, _ kind: FailureKind? = nil, detail: String? = nil)
+    -> JournalDevice
+  {
+    JournalDevice(
+      runId: "r", address: address, state: state, step: nil, attempts: 1, writes: 0, changes: nil, detail: detail,
+      failureKind: kind, updatedAt: Date(timeIntervalSince1970: 0), addressType: nil)
+  }
+
+  @Test func theRunIsNamedByContentAndRecheckPeriodSoGatewaysMeetWithoutAgreeing() {
+    let day = 86400.0
+    let first = ReconcileSiteRuns.runID(fingerprint: recipe, now: 10 * day + 5, recheck: day)
+    #expect(first == "reconcile-abababababab-10")
+    // Any gateway, any moment of the same period: the same run.
+    #expect(ReconcileSiteRuns.runID(fingerprint: recipe, now: 11 * day - 1, recheck: day) == first)
+    // The next period, or other content: another run.
+    #expect(ReconcileSiteRuns.runID(fingerprint: recipe, now: 11 * day, recheck: day) == "reconcile-abababababab-11")
+    let edited = "profile sha256:" + String(repeating: "cd", count: 32)
+    #expect(ReconcileSiteRuns.runID(fingerprint: edited, now: 10 * day, recheck: day) == "reconcile-cdcdcdcdcdcd-10")
+  }
+
+  @Test func onlyDriftOnASettledDeviceOrARetryAfterBackoffReopensIt() {
+    var ledger = ReconcileLedger()
+    ledger.failed(c, fingerprint: recipe, wrongPassword: false, now: 0)
+    ledger.failed(d, fingerprint: recipe, wrongPassword: false, now: 0)
+    let rows = [
+      a: row(a, .compliant), b: row(b, .verified), c: row(c, .failed, .transient),
+      d: row(d, .failed, .wrongPassword),
+    ]
+    let due: [(address: String, decision: ReconcileLedger.Decision)] = [
+      (a, .airDrift(["device name"])), (b, .neverVerified), (c, .neverVerified), (d, .neverVerified),
+      ("DD:34:02:06:F0:09", .airDrift(["device name"])),
+    ]
+    let reasons = ReconcileSiteRuns.reopenings(due: due, rows: rows, ledger: ledger)
+    // a: drift since it was checked. b: never verified here, but settled in the run: the run answers for it.
+    // c: failed, and this gateway's backoff for it ran out. d: a wrong password is never reopened. The
+    // device not in the run is added by joining it, no reopening needed.
+    #expect(reasons == [a: .drift(["device name"]), c: .retry])
+    #expect(ReconcileSiteRuns.Reopening.drift([]).states == [.compliant, .verified])
+    #expect(ReconcileSiteRuns.Reopening.retry.states == [.failed])
+    // A failed row this gateway never saw fail (no failures in its schedule) is learned first, not retried.
+    #expect(ReconcileSiteRuns.reopenings(due: [(c, .neverVerified)], rows: rows, ledger: ReconcileLedger()) == [:])
+  }
+
+  @Test func devicesSettledByAnotherGatewayAreLearnedAsThatGatewayLeftThem() {
+    let rows = [
+      a: row(a, .compliant), b: row(b, .verified), c: row(c, .failed, .transient, detail: "busy"),
+      d: row(d, .failed, .wrongPassword, detail: "wrong password"), "E": row("E", .pending),
+    ]
+    let found = ReconcileSiteRuns.settledElsewhere(due: [a, b, c, d, "E", "F"], visited: [b], rows: rows)
+    #expect(
+      found == [
+        a: .converged(wrote: false), c: .failed(wrongPassword: false, detail: "busy"),
+        d: .failed(wrongPassword: true, detail: "wrong password"),
+      ])
+  }
+}
