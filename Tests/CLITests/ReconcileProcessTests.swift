@@ -40,6 +40,33 @@ import Testing
     #expect(gaps.count >= 3 && gaps[2] > gaps[0], "tries did not spread out: \(gaps)")
   }
 
+  /// Inside `--quiet-hours` (a span around the present, on this machine's clock) the windows go on but no
+  /// device is connected to; each due device is reported once. A start without it then converges them: they
+  /// were left due, not forgotten.
+  @Test func insideQuietHoursNoDeviceIsConnectedToAndEachDueOneIsReportedOnce() async throws {
+    let site = try ReconcileProcess(devices: ["", ""])
+    var calendar = Calendar(identifier: .gregorian)
+    calendar.timeZone = .current
+    let clock = { (date: Date) -> String in
+      let parts = calendar.dateComponents([.hour, .minute], from: date)
+      return String(format: "%02d:%02d", parts.hour ?? 0, parts.minute ?? 0)
+    }
+    let span = clock(Date().addingTimeInterval(-120)) + "-" + clock(Date().addingTimeInterval(600))
+    try site.start(["--quiet-hours", span])
+    let reported = try await site.wait(seconds: 60) { site.events("skipped-quiet").count >= 2 }
+    try await Task.sleep(for: .seconds(4))  // four more 1 s windows, each finding both devices due
+    site.signal(SIGTERM)
+    #expect(await site.exitStatus() == 0)
+    #expect(reported, "\(site.errorLines.suffix(20).joined(separator: "\n"))")
+    #expect(site.events("skipped-quiet").count == 2, "reported more than once a device")
+    #expect(site.events("converged").isEmpty)
+    #expect(try site.writes().isEmpty)
+
+    try site.start(["--once"])
+    #expect(await site.exitStatus() == 0)
+    #expect(try site.writes() == [ReconcileProcess.address(0): 1, ReconcileProcess.address(1): 1])
+  }
+
   @Test func aStopMidRunLeavesNoDeviceMidWriteAndARestartFinishesTheJob() async throws {
     let site = try ReconcileProcess(devices: Array(repeating: "", count: 8))
     try site.start(["--parallel", "1"])

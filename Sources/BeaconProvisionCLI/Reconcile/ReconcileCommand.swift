@@ -21,12 +21,15 @@ struct ReconcileCommand: AsyncParsableCommand, LoggingCommand {
       in the journal (as apply runs).
 
       One line per action on standard error; with --jsonl one JSON object per event on standard output \
-      ("event": converged, drift-seen, write-failed, backoff, skipped-battery, skipped-budget, wrong-password; with a \
+      ("event": converged, drift-seen, write-failed, backoff, skipped-battery, skipped-budget, skipped-quiet, wrong-password; with a \
       shared journal also converged-elsewhere, failed-elsewhere, reopened). \
       SIGTERM or Ctrl-C stop cleanly: links in flight finish their device, the rest of the pass is journalled as \
       interrupted, and the next start finishes the job; a second signal abandons links in flight (status 130). \
       SIGHUP reloads the profiles; a profile that no longer loads is reported (file and JSON path) and the old \
       one kept. With several profiles, a device belongs to the first that selects it.
+
+      --quiet-hours 22:00-06:00 keeps every link closed during that daily span of the gateway's local time (it may \
+      wrap midnight): the windows go on, due devices are reported once (skipped-quiet) and visited after it.
 
       Several gateways: with --journal postgresql://… every gateway reconciling the site visits its due devices \
       through one shared run per profile and --recheck period (reconcile-<content>-<period>), with the leases and \
@@ -78,6 +81,12 @@ struct ReconcileCommand: AsyncParsableCommand, LoggingCommand {
       "Leave alone a device that advertises a battery under this percentage (skipped-battery).", valueName: "percent"))
   var minBattery: Int?
 
+  @Option(
+    help: ArgumentHelp(
+      "Connect to no device during this daily span of the gateway's local time (scans go on), e.g. 22:00-06:00.",
+      valueName: "HH:MM-HH:MM"))
+  var quietHours: String?
+
   @Flag(help: "Print every event as a JSON line on standard output.")
   var jsonl = false
 
@@ -115,6 +124,9 @@ struct ReconcileCommand: AsyncParsableCommand, LoggingCommand {
     if let metrics {
       do { _ = try MetricsEndpoint(metrics) } catch { throw ValidationError(error.description) }
     }
+    if let quietHours {
+      do { _ = try QuietHours(quietHours) } catch { throw ValidationError("--quiet-hours: \(error.description)") }
+    }
   }
 
   /// `--recheck` in seconds: a positive number with an optional s, m, h or d suffix.
@@ -136,7 +148,8 @@ struct ReconcileCommand: AsyncParsableCommand, LoggingCommand {
         profiles: profiles, adapter: adapterOptions.adapter, scanBackend: scanBackend.value,
         stateDirectory: StateDirectory.resolve(stateDir), window: window, recheck: recheckSeconds ?? 86400,
         parallel: parallel, maxConnectionsPerHour: maxConnectionsPerHour, minBattery: minBattery, once: once,
-        backoffBase: backoffBase, metrics: metrics, shared: shared),
+        backoffBase: backoffBase, metrics: metrics, shared: shared,
+        quietHours: try quietHours.map { text in try QuietHours(text) }),
       output: ReconcileOutput(jsonl: jsonl))
     let failed = try await loop.run()
     if once, failed { throw ExitCode(1) }

@@ -38,6 +38,8 @@ struct ReconcileLoop {
     /// `--journal`, `--gateway`, `--lease`, … : with a PostgreSQL journal, the site is shared with the other
     /// gateways reconciling it (`ReconcileSiteRuns`); nil or without `--journal`, this machine's journal.
     var shared: SharedJournalOptions? = nil
+    /// `--quiet-hours`: no device is connected to inside it.
+    var quietHours: QuietHours? = nil
   }
 
   var settings: Settings
@@ -87,6 +89,7 @@ struct ReconcileLoop {
       await resources.registry.sightings(records)
       if signals.stopRequested { break }
       failed = false
+      let quiet = settings.quietHours.map { $0.contains(Date(timeIntervalSince1970: now())) } ?? false
       let candidates = ReconcileDue.candidates(
         profiles: profiles, records: records, ledger: ledger, now: now(), recheck: settings.recheck)
       metrics?.judged(heard: records.count, decisions: candidates.flatMap { $0.map(\.decision) })
@@ -99,6 +102,15 @@ struct ReconcileLoop {
             output.emit(
               .init(event: "drift-seen", address: a, profile: profile.path, drift: drift),
               "\(a): drift on the air (\(drift.joined(separator: ", "))), due")
+          }
+          if quiet, let span = settings.quietHours {
+            if reported[a] != "quiet" {
+              reported[a] = "quiet"
+              output.emit(
+                .init(event: "skipped-quiet", address: a, profile: profile.path),
+                "\(a): due, waits for the end of --quiet-hours \(span)")
+            }
+            continue
           }
           if let floor = settings.minBattery, let battery = candidate.battery, battery < floor {
             if reported[a] != "battery \(battery)" {

@@ -13,7 +13,7 @@ import Synchronization
 ///   (backing off, or refused the password); and `beacon_provision_links_in_use` (the scheduler's links now).
 /// - Counters, from the actions `ReconcileOutput` reports: `beacon_provision_reconcile_writes_total` (devices
 ///   written and verified), `…_checks_total` (devices found compliant), `…_failures_total` by reason
-///   (`write_failed`, `wrong_password`), `…_skipped_total` by reason (`battery`, `budget`), and
+///   (`write_failed`, `wrong_password`), `…_skipped_total` by reason (`battery`, `budget`, `quiet`), and
 ///   `beacon_provision_scan_windows_total`.
 /// - `/healthz`: 200 "ok" while the loop makes progress and the journal answers; else 503 with the reasons.
 ///   Progress is a scan window or a device visit ending; [I] the loop is unhealthy when neither happened for
@@ -55,13 +55,14 @@ final class ReconcileMetrics: Sendable {
       help: "Failed visits, by reason (write_failed, wrong_password).",
       unlabelled: false)
     registry.declare(
-      Self.prefix + "reconcile_skipped_total", .counter, help: "Due devices left alone, by reason (battery, budget).",
+      Self.prefix + "reconcile_skipped_total", .counter,
+      help: "Due devices left alone, by reason (battery, budget, quiet).",
       unlabelled: false)
     registry.declare(Self.prefix + "scan_windows_total", .counter, help: "Scan windows completed.")
     for reason in ["write_failed", "wrong_password"] {
       registry.add(Self.prefix + "reconcile_failures_total", 0, labels: ["reason": reason])
     }
-    for reason in ["battery", "budget"] {
+    for reason in ["battery", "budget", "quiet"] {
       registry.add(Self.prefix + "reconcile_skipped_total", 0, labels: ["reason": reason])
     }
   }
@@ -101,6 +102,7 @@ final class ReconcileMetrics: Sendable {
       progressed()
     case "skipped-battery": registry.add(Self.prefix + "reconcile_skipped_total", labels: ["reason": "battery"])
     case "skipped-budget": registry.add(Self.prefix + "reconcile_skipped_total", labels: ["reason": "budget"])
+    case "skipped-quiet": registry.add(Self.prefix + "reconcile_skipped_total", labels: ["reason": "quiet"])
     default: break
     }
   }
