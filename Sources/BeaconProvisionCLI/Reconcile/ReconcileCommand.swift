@@ -1,5 +1,7 @@
 import ArgumentParser
+import BeaconCore
 import CampaignPipeline
+import Fleet
 import Foundation
 import Metrics
 
@@ -27,6 +29,11 @@ struct ReconcileCommand: AsyncParsableCommand, LoggingCommand {
       interrupted, and the next start finishes the job; a second signal abandons links in flight (status 130). \
       SIGHUP reloads the profiles; a profile that no longer loads is reported (file and JSON path) and the old \
       one kept. With several profiles, a device belongs to the first that selects it.
+
+      --webhook URL POSTs every event's JSON object (the --jsonl line) to URL through the spool of the state \
+      directory's journal, as monitor does: spooled before its line is printed, retried with backoff, in order \
+      per device, with an Idempotency-Key; what is left at a stop waits there for the next start (monitor spool \
+      lists it).
 
       --quiet-hours 22:00-06:00 keeps every link closed during that daily span of the gateway's local time (it may \
       wrap midnight): the windows go on, due devices are reported once (skipped-quiet) and visited after it.
@@ -87,6 +94,20 @@ struct ReconcileCommand: AsyncParsableCommand, LoggingCommand {
       valueName: "HH:MM-HH:MM"))
   var quietHours: String?
 
+  @Option(
+    help: ArgumentHelp(
+      "POST every event (its JSON line) to this URL through the spool in the state directory; repeatable.",
+      valueName: "url"))
+  var webhook: [String] = []
+
+  @Option(
+    help: ArgumentHelp(
+      "Headers sent with webhook POSTs, one 'Name: value' a line (as monitor's --webhook-header-file).",
+      valueName: "file"))
+  var webhookHeaderFile: String?
+
+  @OptionGroup var tls: TLSOptions
+
   @Flag(help: "Print every event as a JSON line on standard output.")
   var jsonl = false
 
@@ -124,6 +145,9 @@ struct ReconcileCommand: AsyncParsableCommand, LoggingCommand {
     if let metrics {
       do { _ = try MetricsEndpoint(metrics) } catch { throw ValidationError(error.description) }
     }
+    for url in webhook {
+      if let problem = WebhookURL.problem(url) { throw ValidationError("--webhook: \(problem)") }
+    }
     if let quietHours {
       do { _ = try QuietHours(quietHours) } catch { throw ValidationError("--quiet-hours: \(error.description)") }
     }
@@ -143,6 +167,9 @@ struct ReconcileCommand: AsyncParsableCommand, LoggingCommand {
   }
 
   func run() async throws {
+    var output = ReconcileOutput(jsonl: jsonl)
+    let dispatch = try await webhooks()
+    if let dispatch { output.webhooks = (dispatch, webhook) }
     let loop = ReconcileLoop(
       settings: ReconcileLoop.Settings(
         profiles: profiles, adapter: adapterOptions.adapter, scanBackend: scanBackend.value,
@@ -150,8 +177,43 @@ struct ReconcileCommand: AsyncParsableCommand, LoggingCommand {
         parallel: parallel, maxConnectionsPerHour: maxConnectionsPerHour, minBattery: minBattery, once: once,
         backoffBase: backoffBase, metrics: metrics, shared: shared,
         quietHours: try quietHours.map { text in try QuietHours(text) }),
-      output: ReconcileOutput(jsonl: jsonl))
-    let failed = try await loop.run()
+      output: output)
+    let failed: Bool
+    do { failed = try await loop.run() } catch {
+      await drain(dispatch)
+      throw error
+    }
+    await drain(dispatch)
     if once, failed { throw ExitCode(1) }
+  }
+
+  /// `--webhook`: the monitor's spool (in this state directory's journal) and delivery workers; nil without.
+  func webhooks() async throws -> WebhookDispatch? {
+    guard !webhook.isEmpty else { return nil }
+    let state = StateDirectory.resolve(stateDir)
+    let journal: Journal
+    do { journal = try await BlockingIO.run { try Journal(path: CampaignResources.journalPath(state)) } } catch {
+      throw CLIFailure("cannot open the journal in \(state) for the webhook spool: \(error)")
+    }
+    let headers = try await BlockingIO.run {
+      try webhookHeaderFile.map { try WebhookHeaderFile.load($0) } ?? WebhookHeaders()
+    }
+    let dispatch = WebhookDispatch(
+      spool: WebhookSpool(journal: journal),
+      poster: CurlWebhookPoster(
+        caFile: tls.caFile, insecureSkipTLSVerify: tls.insecureSkipTLSVerify, extraHeaders: headers),
+      warn: { FileHandleOutput.standardError("reconcile: \($0)") })
+    await dispatch.start(urls: webhook)
+    return dispatch
+  }
+
+  /// Lets the webhooks deliver what is spooled for up to 5 s, then says what waits for the next start.
+  func drain(_ dispatch: WebhookDispatch?) async {
+    guard let dispatch else { return }
+    let left = await dispatch.finish(grace: .seconds(5))
+    if left > 0 {
+      FileHandleOutput.standardError(
+        "reconcile: \(left) webhook event\(left == 1 ? "" : "s") stay spooled for the next start")
+    }
   }
 }

@@ -23,7 +23,7 @@ extension ReconcileLoop {
           try await site.reopen(
             run: run, address: address, states: reason.states, settledFor: windowAge, reason: reason.description)
         else { continue }
-        output.emit(
+        await output.emit(
           .init(event: "reopened", address: address, reason: reason.description),
           "\(address): reopened in shared run \(run): \(reason)")
       }
@@ -49,14 +49,14 @@ extension ReconcileLoop {
       switch how {
       case .converged(let wrote):
         ledger.verified(address, fingerprint: profile.fingerprint, drift: drift[address] ?? [], now: at, wrote: wrote)
-        output.emit(
+        await output.emit(
           .init(event: "converged-elsewhere", address: address, profile: profile.path),
           "\(address): converged by another gateway (run \(run))")
       case .failed(let wrongPassword, let detail):
         let delay = ledger.failed(
           address, fingerprint: profile.fingerprint, wrongPassword: wrongPassword, now: at,
           base: settings.backoffBase)
-        output.emit(
+        await output.emit(
           .init(event: "failed-elsewhere", address: address, profile: profile.path, reason: detail, seconds: delay),
           "\(address): failed on another gateway (\(detail)); "
             + (delay.map { "next try here in \(Int($0)) s" } ?? "not retried until the profile changes"))

@@ -99,14 +99,14 @@ struct ReconcileLoop {
           let a = candidate.address
           if case .airDrift(let drift) = candidate.decision, reported[a] != "drift \(drift)" {
             reported[a] = "drift \(drift)"
-            output.emit(
+            await output.emit(
               .init(event: "drift-seen", address: a, profile: profile.path, drift: drift),
               "\(a): drift on the air (\(drift.joined(separator: ", "))), due")
           }
           if quiet, let span = settings.quietHours {
             if reported[a] != "quiet" {
               reported[a] = "quiet"
-              output.emit(
+              await output.emit(
                 .init(event: "skipped-quiet", address: a, profile: profile.path),
                 "\(a): due, waits for the end of --quiet-hours \(span)")
             }
@@ -115,7 +115,7 @@ struct ReconcileLoop {
           if let floor = settings.minBattery, let battery = candidate.battery, battery < floor {
             if reported[a] != "battery \(battery)" {
               reported[a] = "battery \(battery)"
-              output.emit(
+              await output.emit(
                 .init(event: "skipped-battery", address: a, profile: profile.path, battery: battery),
                 "\(a): battery \(battery) % under --min-battery \(floor), left alone")
             }
@@ -127,7 +127,7 @@ struct ReconcileLoop {
         if due.count > room {
           for record in due[room...] where reported[record.address.description] != "budget" {
             reported[record.address.description] = "budget"
-            output.emit(
+            await output.emit(
               .init(event: "skipped-budget", address: record.address.description, profile: profile.path),
               "\(record.address): --max-connections-per-hour reached, waits")
           }
@@ -149,12 +149,13 @@ struct ReconcileLoop {
             profile, due, resources: resources, interrupts: interrupts, run: site == nil ? nil : run,
             firstPass: passes == 0)
         } catch let failure as CLIFailure {
-          output.emit(.init(event: "profile-error", profile: profile.path, reason: failure.message), failure.message)
+          await output.emit(
+            .init(event: "profile-error", profile: profile.path, reason: failure.message), failure.message)
           summary = nil
         } catch let error where !(error is ExitCode) {
           // A journal that stopped answering mid-pass (a server restart): the service goes on, and the next
           // pass takes the devices up again from what the journal holds.
-          output.emit(
+          await output.emit(
             .init(event: "pass-error", profile: profile.path, reason: "\(error)"),
             "pass of \(profile.path) cut short: \(error); the next pass goes on")
           summary = nil
@@ -163,7 +164,7 @@ struct ReconcileLoop {
         guard let summary else { continue }
         for (address, outcome) in summary.outcomes.sorted(by: { $0.key < $1.key }) {
           reported[address] = nil
-          if record(outcome, address, profile, drift: drift[address] ?? [], ledger: &ledger) { failed = true }
+          if await record(outcome, address, profile, drift: drift[address] ?? [], ledger: &ledger) { failed = true }
         }
         if let site {
           await learnElsewhere(
@@ -227,21 +228,21 @@ struct ReconcileLoop {
   func record(
     _ outcome: DeviceOutcome, _ address: String, _ profile: ReconcileProfile, drift: [String],
     ledger: inout ReconcileLedger
-  ) -> Bool {
+  ) async -> Bool {
     let (at, fingerprint, path) = (now(), profile.fingerprint, profile.path)
     switch outcome {
     case .updated(let changes), .planned(let changes):
       ledger.verified(address, fingerprint: fingerprint, drift: drift, now: at, wrote: true)
       let keys = changes.map(\.key)
-      output.emit(
+      await output.emit(
         .init(event: "converged", address: address, profile: path, keys: keys),
         "\(address): converged, wrote \(keys.joined(separator: ", "))")
     case .compliant:
       ledger.verified(address, fingerprint: fingerprint, drift: drift, now: at, wrote: false)
-      output.emit(.init(event: "converged", address: address, profile: path, keys: []), "\(address): compliant")
+      await output.emit(.init(event: "converged", address: address, profile: path, keys: []), "\(address): compliant")
     case .failed(let reason, .wrongPassword):
       ledger.failed(address, fingerprint: fingerprint, wrongPassword: true, now: at)
-      output.emit(
+      await output.emit(
         .init(event: "wrong-password", address: address, profile: path, reason: reason),
         "\(address): \(reason); not retried until the profile changes")
       return true
@@ -250,16 +251,16 @@ struct ReconcileLoop {
         ledger.failed(
           address, fingerprint: fingerprint, wrongPassword: false, now: at, base: settings.backoffBase) ?? 0
       let failures = ledger.devices[address]?.failures ?? 1
-      output.emit(
+      await output.emit(
         .init(event: "write-failed", address: address, profile: path, reason: reason), "\(address): \(reason)")
-      output.emit(
+      await output.emit(
         .init(event: "backoff", address: address, profile: path, seconds: delay, failures: failures),
         "\(address): failure \(failures) in a row, next try in \(Int(delay)) s")
       return true
     case .skipped(let reason):
       output.line("reconcile: \(address): skipped: \(reason)")
     case .pending:
-      output.emit(
+      await output.emit(
         .init(event: "interrupted", address: address, profile: path), "\(address): stopped before it was visited")
     }
     return false
@@ -269,11 +270,11 @@ struct ReconcileLoop {
   func reload(_ current: [ReconcileProfile]) async -> [ReconcileProfile] {
     do {
       let fresh = try await ReconcileProfile.load(settings.profiles)
-      output.emit(.init(event: "reloaded"), "profiles reloaded")
+      await output.emit(.init(event: "reloaded"), "profiles reloaded")
       return fresh
     } catch {
       let message = (error as? CLIFailure)?.message ?? "\(error)"
-      output.emit(
+      await output.emit(
         .init(event: "profile-error", reason: message),
         "reload refused, the profiles loaded before are kept: \(message)"
       )
