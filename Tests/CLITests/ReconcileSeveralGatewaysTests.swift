@@ -5,10 +5,12 @@ import Synchronization
 import TestServers
 import Testing
 
+@testable import BeaconProvisionCLI
+
 /// `reconcile` on a site several gateways share through a real PostgreSQL journal: real
 /// `beacon-provision reconcile` processes, each nearest its share of the simulated KBeacons (the others hear
-/// each device 20 dB weaker), under a fault — one gateway killed with SIGKILL as it writes, or the server
-/// restarted. Every device ends configured, written exactly once as the simulated devices' shared write log
+/// each device 20 dB weaker), under a fault — one gateway killed with SIGKILL as it writes, one stopped past
+/// its lease, or the server restarted. Every device ends configured, written exactly once as the simulated devices' shared write log
 /// counts it (every `cfg` a device accepted, whichever process served it), and the survivors then leave the
 /// converged site alone.
 ///
@@ -80,6 +82,52 @@ import Testing
     #expect(converged, "the site did not converge: \(written) of \(site.count) written")
     #expect(try site.notWrittenOnce() == [:], "devices not written exactly once (address: writes)")
     #expect(try await Self.finishedBy(journal).count == site.count)
+    await journal.connection.close()
+    await server.stop()
+    try? FileManager.default.removeItem(atPath: site.folder)
+  }
+
+  /// A gateway stopped (SIGSTOP) in the middle of a device — after reading it, just before the fenced
+  /// pre-write record (`SimulatorPauseHook`, as in `SeveralGatewaysFaultsTests`) — for longer than its lease:
+  /// the other gateway takes the device over and writes it; resumed, the stopped one finds its lease gone
+  /// and writes nothing. Every device once, the device in question by the other gateway's process.
+  @Test func aGatewayPausedPastItsLeaseDoesNotWriteItsLostDeviceAgain() async throws {
+    let gateways = ["gw-1", "gw-2"]
+    let server = try await PostgresServer.start()
+    let url = try await server.createDatabase()
+    // gw-1 hears every device clearly better: it claims them all, one at a time (--parallel 1).
+    let site = try GatewaySite(count: 8, block: 0x23, gateways: gateways) { gateway, _ in
+      gateway == "gw-1" ? -55 : -70
+    }
+    let target = site.address(2)
+    try await site.prepareState()
+    func arguments(_ gateway: String) -> [String] {
+      [
+        "reconcile", site.profile, "--adapter", "sim:\(site.fleet)", "--window", "1", "--parallel", "1",
+        "--state-dir", site.state, "--journal", url, "--gateway", gateway, "--gateways", "2", "--settle", "60",
+        "--lease", "2",
+      ]
+    }
+    let paused = try GatewayProcess(
+      arguments("gw-1"), environment: [SimulatorPauseHook.environmentVariable: "before-write:\(target)"])
+    let other = try GatewayProcess(arguments("gw-2"))
+    let stopped = await paused.line { $0.contains("test hook: stopped before writing \(target)") }
+    if !stopped { Issue.record("gw-1 ended before it stopped at \(target): \(await paused.finish().text)") }
+    try #require(stopped)
+    #expect(await paused.isStopped(), "gw-1 said it stopped but is not")
+    let journal = try await Self.journal(url)
+    var taken = false
+    for _ in 0..<120 where !taken {
+      try await Task.sleep(for: .milliseconds(500))
+      taken = try await Self.rows(journal).contains { $0.address == target && $0.state == .verified }
+    }
+    #expect(taken, "gw-2 did not verify \(target): \(other.tail.text)")
+    paused.signal(SIGCONT)
+    let converged = try await Self.converge(site, journal, [paused, other][...])
+    #expect(converged, "the site did not converge")
+    #expect(try site.notWrittenOnce() == [:], "devices not written exactly once (address: writes)")
+    let writes = try site.writeLog.writes().filter { $0.address == target && $0.what == "cfg" }
+    #expect(writes.map(\.pid) == [other.process.processIdentifier], "\(writes)")
     await journal.connection.close()
     await server.stop()
     try? FileManager.default.removeItem(atPath: site.folder)
