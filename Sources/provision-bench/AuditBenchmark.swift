@@ -15,15 +15,8 @@ enum AuditBenchmark {
 
   static func run() async throws {
     let scan = ProcessInfo.processInfo.environment["PROVISION_BENCH_SCAN"].flatMap(Double.init) ?? 5
-    let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
-      "beacon-provision"
-    ).path
-    guard FileManager.default.isExecutableFile(atPath: binary) else {
-      print("no \(binary): build it first (swift build -c release)")
-      exit(2)
-    }
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bench-audit-\(UUID().uuidString)").path
-    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    let binary = BenchWorkspace.releaseCLI()
+    let folder = try BenchWorkspace.folder("audit")
     defer { try? FileManager.default.removeItem(atPath: folder) }
     try write(folder: folder)
 

@@ -20,16 +20,8 @@ enum MonitorBenchmark {
 
   static func run() async throws {
     let scan = ProcessInfo.processInfo.environment["PROVISION_BENCH_SCAN"].flatMap(Double.init) ?? 30
-    let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
-      "beacon-provision"
-    ).path
-    guard FileManager.default.isExecutableFile(atPath: binary) else {
-      print("no \(binary): build it first (swift build -c release)")
-      exit(2)
-    }
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bench-monitor-\(UUID().uuidString)")
-      .path
-    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    let binary = BenchWorkspace.releaseCLI()
+    let folder = try BenchWorkspace.folder("monitor")
     defer { try? FileManager.default.removeItem(atPath: folder) }
     try write(folder: folder, leaveAt: scan / 2)
 

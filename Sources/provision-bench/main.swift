@@ -14,6 +14,7 @@ let benchmarks: [String: () async throws -> Void] = [
   "http-download": HTTPDownloadBenchmark.run,
   "kbeacon-session": KBeaconSessionBench.run,
   "monitor": MonitorBenchmark.run,
+  "reconcile": ReconcileBenchmark.run,
 ]
 
 let requested = Array(CommandLine.arguments.dropFirst())
