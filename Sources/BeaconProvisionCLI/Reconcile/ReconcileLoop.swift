@@ -216,6 +216,8 @@ struct ReconcileLoop {
       emit: { event in
         switch event {
         case .campaign(.step(let address, .writing, _), _): output.line("reconcile: \(address): writing")
+        case .shared(let run, let gateway, let location):
+          output.line("reconcile: this pass's due devices go through shared run \(run) on \(location) as \(gateway)")
         case .campaign(.linksInUse(let links, _), _): metrics?.links(links)
         default: break
         }
