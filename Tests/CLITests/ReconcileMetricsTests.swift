@@ -1,4 +1,5 @@
 import Foundation
+import TestServers
 import Testing
 
 @testable import BeaconProvisionCLI
@@ -7,7 +8,7 @@ import Testing
 /// curl fetches /metrics and /healthz, Prometheus' Python client parses the exposition and `promtool check
 /// metrics` checks it (as `MonitorMetricsTests` does); the values are the site's, and the write count is
 /// checked against the simulator's own write log.
-@Suite(.timeLimit(.minutes(3))) struct ReconcileMetricsTests {
+@Suite(.timeLimit(.minutes(5))) struct ReconcileMetricsTests {
   @Test func metricsCountTheSiteAndHealthIsOK() async throws {
     // Device 0 converges with one write; device 1 is busy and backs off; device 2 is not the profile's.
     let site = try ReconcileProcess(devices: ["", #""kbeacon": {"busy": true}"#, ""])
@@ -63,6 +64,38 @@ import Testing
     #expect(health.body == "ok\n")
     site.signal(SIGTERM)
     #expect(await site.exitStatus() == 0)
+  }
+
+  /// /healthz of a real process whose shared journal goes away: 200 while the PostgreSQL server answers, then
+  /// 503 naming the journal once it is stopped (about 14 s: the probe's 10 s without an answer). The SIGTERM
+  /// after it took about 45 s to end the process: each window's registry write waits out the dead server's
+  /// connection attempts before the loop sees the stop (noted on the reconcile issue).
+  @Test func healthTurns503WhenTheSharedJournalStopsAnswering() async throws {
+    let server = try await PostgresServer.start()
+    let url = try await server.createDatabase()
+    let site = try ReconcileProcess(devices: [""])
+    try site.start(["--metrics", "127.0.0.1:0", "--journal", url, "--gateway", "gw-metrics"])
+    var address = ""
+    try await MonitorProcess.until(30, "the metrics address on standard error: \(site.errorLines)") {
+      guard let line = site.errorLines.first(where: { $0.hasPrefix("reconcile: metrics on http://") }) else {
+        return false
+      }
+      address = String(line.dropFirst("reconcile: metrics on http://".count).prefix { $0 != "/" })
+      return true
+    }
+    var health = (status: 0, body: "")
+    try await MonitorProcess.until(60, "/healthz 200 with the server up: \(health)") {
+      health = try await MonitorProcess.curl("http://\(address)/healthz")
+      return health.status == 200 && !site.events("converged").isEmpty
+    }
+    await server.stop()
+    try await MonitorProcess.until(60, "/healthz 503 naming the journal: \(health)") {
+      health = try await MonitorProcess.curl("http://\(address)/healthz")
+      return health.status == 503 && health.body.contains("journal")
+    }
+    #expect(!health.body.contains("password"))
+    site.signal(SIGTERM)
+    #expect(await site.exitStatus() == 0, "\(site.errorLines.suffix(10))")
   }
 
   /// /healthz's reasons, from what the loop reports.

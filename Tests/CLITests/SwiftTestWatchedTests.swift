@@ -34,12 +34,23 @@ import Testing
         """ + tail)
     }
 
-    /// Starts the watcher (1 s polls, 2 s of silence is a hang, 1 s between SIGTERM and SIGKILL).
+    /// Starts the watcher (1 s polls, 2 s of silence is a hang, 1 s between SIGTERM and SIGKILL), as a shell
+    /// started from a terminal would be: SIGTERM, SIGINT and SIGHUP at their default action and unblocked.
+    /// A child inherits an ignored signal and the spawning thread's blocked mask, and this test process is not
+    /// a terminal: a command test running in process meanwhile (`SignalCancellation`) ignores SIGTERM for its
+    /// scan, and a watcher started then ignored the test's SIGTERM for good (bash cannot undo a signal ignored
+    /// at its start) — a clean-clone CI run hung on it. `python3` resets both, then becomes the watcher.
     func start() throws -> (Process, URL) {
       let process = Process()
-      process.executableURL = URL(fileURLWithPath: "/bin/bash")
+      process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
       let script = TestScriptTests.repository.appendingPathComponent("scripts/swift-test-watched")
-      process.arguments = [script.path, output.path, root.appendingPathComponent("run").path, pids.path]
+      let reset =
+        "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); "
+        + "[signal.signal(s, signal.SIG_DFL) for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)]; "
+        + "os.execv('/bin/bash', ['/bin/bash'] + sys.argv[1:])"
+      process.arguments = [
+        "-c", reset, script.path, output.path, root.appendingPathComponent("run").path, pids.path,
+      ]
       var environment = ProcessInfo.processInfo.environment
       environment["SWIFT_TEST_SILENCE"] = "2"
       environment["SWIFT_TEST_POLL"] = "1"
