@@ -14,7 +14,8 @@ import Testing
     try await withPostgres { server in
       let url = try await server.createDatabase()
       let visits = SiteCampaignTests.Visits()
-      let settings = CoordinationSettings(leaseSeconds: 1)
+      // A 3 s lease, renewed every second: a sanitizer's slowness cannot make a live gateway miss it.
+      let settings = CoordinationSettings(leaseSeconds: 3)
       let near = SiteCampaignTests.address(1)
       func site(_ name: String, rssi: Int) async throws -> (SiteCampaign, PostgresJournal) {
         let journal = try await PostgresJournal(connection: try await connect(server, database: url), gateway: name)
@@ -28,10 +29,10 @@ import Testing
           journal
         )
       }
-      // gw-near joins and waits for a second gateway; gw-far joins three leases later.
+      // gw-near joins and waits for a second gateway; gw-far joins more than three leases later.
       let (first, firstJournal) = try await site("gw-near", rssi: -50)
       let waiting = Task { try await first.start(batch: SiteCampaignTests.batch(firstJournal, "site", visits)) }
-      try await Task.sleep(for: .seconds(3))
+      try await Task.sleep(for: .seconds(10))
       let (second, secondJournal) = try await site("gw-far", rssi: -80)
       let late = try await second.start(batch: SiteCampaignTests.batch(secondJournal, "site", visits))
       let early = try await waiting.value
