@@ -1,7 +1,6 @@
 import Fleet
 import FleetIO
 import Foundation
-import Synchronization
 import TestServers
 import Testing
 
@@ -9,8 +8,9 @@ import Testing
 
 /// `reconcile` on a site several gateways share through a real PostgreSQL journal: real
 /// `beacon-provision reconcile` processes, each nearest its share of the simulated KBeacons (the others hear
-/// each device 20 dB weaker), under a fault — one gateway killed with SIGKILL as it writes, one stopped past
-/// its lease, or the server restarted. Every device ends configured, written exactly once as the simulated devices' shared write log
+/// each device 20 dB weaker), under a fault — one gateway killed with SIGKILL mid-campaign, one stopped past
+/// its lease, or the server restarted mid-campaign. Each fault comes at a set device, where the gateway stops
+/// itself (`SimulatorPauseHook`), not on a log line, which under load arrives after the moment has passed. Every device ends configured, written exactly once as the simulated devices' shared write log
 /// counts it (every `cfg` a device accepted, whichever process served it), and the survivors then leave the
 /// converged site alone.
 ///
@@ -22,13 +22,17 @@ import Testing
     let server = try await PostgresServer.start()
     let url = try await server.createDatabase()
     let site = try Self.site(count: 18, block: 0x21, gateways: gateways)
-    let processes = try await Self.start(site, gateways, journal: url)
+    // gw-1 stops itself just before writing device 9 (one of its six), so at least that device is left
+    // unfinished when it dies, whatever the load: killed on a log line instead, it once finished them all
+    // before the line reached the test.
+    let target = site.address(9)
+    let processes = try await Self.start(
+      site, gateways, journal: url, environment: ["gw-1": "before-write:\(target)"])
     let (victim, survivors) = (processes[0], processes.dropFirst())
-    let writing = DistinctLines()
-    let killed = await victim.line { $0.contains(": writing") && writing.count(adding: $0) == 3 }
+    let stopped = await victim.line { $0.contains("test hook: stopped before writing \(target)") }
     victim.signal(SIGKILL)
     let (victimStatus, victimText) = await victim.finish()
-    try #require(killed, "gw-1 ended before its third write: \(victimText)")
+    try #require(stopped, "gw-1 ended before it reached \(target): \(victimText)")
     #expect(victimStatus == SIGKILL)
 
     let journal = try await Self.journal(url)
@@ -71,11 +75,15 @@ import Testing
     let server = try await PostgresServer.start()
     let url = try await server.createDatabase()
     let site = try Self.site(count: 16, block: 0x22, gateways: gateways)
-    let processes = try await Self.start(site, gateways, journal: url)
-    let writing = DistinctLines()
-    let working = await processes[0].line { $0.contains(": writing") && writing.count(adding: $0) == 2 }
-    try #require(working, "gw-1 ended before it wrote:\n\(processes[0].tail.text)")
+    // gw-1 stops itself before writing device 4 (one of its eight), so the restart comes mid-campaign; it
+    // goes on (SIGCONT) once the server is back.
+    let target = site.address(4)
+    let processes = try await Self.start(
+      site, gateways, journal: url, environment: ["gw-1": "before-write:\(target)"])
+    let stopped = await processes[0].line { $0.contains("test hook: stopped before writing \(target)") }
+    try #require(stopped, "gw-1 ended before it reached \(target):\n\(processes[0].tail.text)")
     try await server.restart()
+    processes[0].signal(SIGCONT)
     let journal = try await Self.journal(url)
     let converged = try await Self.converge(site, journal, processes[...])
     let written = try site.writeLog.counts().count
@@ -140,15 +148,20 @@ import Testing
     }
   }
 
-  /// One reconcile process per gateway on `journal`, started together (`--gateways`: each waits for all).
-  static func start(_ site: GatewaySite, _ gateways: [String], journal: String) async throws -> [GatewayProcess] {
+  /// One reconcile process per gateway on `journal`, started together (`--gateways`: each waits for all);
+  /// `environment` sets a gateway's `SimulatorPauseHook` (where it stops itself).
+  static func start(_ site: GatewaySite, _ gateways: [String], journal: String, environment: [String: String] = [:])
+    async throws -> [GatewayProcess]
+  {
     try await site.prepareState()
     return try gateways.map { gateway in
-      try GatewayProcess([
-        "reconcile", site.profile, "--adapter", "sim:\(site.fleet)", "--window", "1", "--parallel", "2",
-        "--recheck", "30d", "--state-dir", site.state, "--journal", journal, "--gateway", gateway, "--gateways",
-        "\(gateways.count)", "--settle", "60", "--lease", "3",
-      ])
+      try GatewayProcess(
+        [
+          "reconcile", site.profile, "--adapter", "sim:\(site.fleet)", "--window", "1", "--parallel", "2",
+          "--recheck", "30d", "--state-dir", site.state, "--journal", journal, "--gateway", gateway, "--gateways",
+          "\(gateways.count)", "--settle", "60", "--lease", "3",
+        ],
+        environment: environment[gateway].map { [SimulatorPauseHook.environmentVariable: $0] } ?? [:])
     }
   }
 
@@ -202,16 +215,5 @@ import Testing
       }
     }
     return Dictionary(pairs, uniquingKeysWith: { _, last in last })
-  }
-}
-
-/// The distinct lines seen so far (a `LineWatch` predicate may be asked about one line more than once).
-final class DistinctLines: Sendable {
-  private let seen = Mutex<Set<String>>([])
-  func count(adding line: String) -> Int {
-    seen.withLock {
-      $0.insert(line)
-      return $0.count
-    }
   }
 }
