@@ -14,14 +14,7 @@ import Testing
     let site = try ReconcileProcess(devices: ["", #""kbeacon": {"busy": true}"#, ""])
     try site.writeProfile(name: "metrics", count: 2)
     try site.start(["--metrics", "127.0.0.1:0", "--backoff-base", "0.5"])
-    var address = ""
-    try await MonitorProcess.until(30, "the metrics address on standard error: \(site.errorLines)") {
-      guard let line = site.errorLines.first(where: { $0.hasPrefix("reconcile: metrics on http://") }) else {
-        return false
-      }
-      address = String(line.dropFirst("reconcile: metrics on http://".count).prefix { $0 != "/" })
-      return true
-    }
+    let address = try await Self.metricsAddress(site)
     let base = "http://\(address)"
 
     var text = ""
@@ -75,14 +68,7 @@ import Testing
     let url = try await server.createDatabase()
     let site = try ReconcileProcess(devices: [""])
     try site.start(["--metrics", "127.0.0.1:0", "--journal", url, "--gateway", "gw-metrics"])
-    var address = ""
-    try await MonitorProcess.until(30, "the metrics address on standard error: \(site.errorLines)") {
-      guard let line = site.errorLines.first(where: { $0.hasPrefix("reconcile: metrics on http://") }) else {
-        return false
-      }
-      address = String(line.dropFirst("reconcile: metrics on http://".count).prefix { $0 != "/" })
-      return true
-    }
+    let address = try await Self.metricsAddress(site)
     var health = (status: 0, body: "")
     try await MonitorProcess.until(60, "/healthz 200 with the server up: \(health)") {
       health = try await MonitorProcess.curl("http://\(address)/healthz")
@@ -96,6 +82,18 @@ import Testing
     #expect(!health.body.contains("password"))
     site.signal(SIGTERM)
     #expect(await site.exitStatus() == 0, "\(site.errorLines.suffix(10))")
+  }
+
+  /// The HOST:PORT a process started with `--metrics 127.0.0.1:0` took, from its standard error.
+  static func metricsAddress(_ site: ReconcileProcess) async throws -> String {
+    let prefix = "reconcile: metrics on http://"
+    var address = ""
+    try await MonitorProcess.until(30, "the metrics address on standard error: \(site.errorLines)") {
+      guard let line = site.errorLines.first(where: { $0.hasPrefix(prefix) }) else { return false }
+      address = String(line.dropFirst(prefix.count).prefix { $0 != "/" })
+      return true
+    }
+    return address
   }
 
   /// /healthz's reasons, from what the loop reports.

@@ -108,17 +108,9 @@ import Testing
       gateway == "gw-1" ? -55 : -70
     }
     let target = site.address(2)
-    try await site.prepareState()
-    func arguments(_ gateway: String) -> [String] {
-      [
-        "reconcile", site.profile, "--adapter", "sim:\(site.fleet)", "--window", "1", "--parallel", "1",
-        "--state-dir", site.state, "--journal", url, "--gateway", gateway, "--gateways", "2", "--settle", "60",
-        "--lease", "2",
-      ]
-    }
-    let paused = try GatewayProcess(
-      arguments("gw-1"), environment: [SimulatorPauseHook.environmentVariable: "before-write:\(target)"])
-    let other = try GatewayProcess(arguments("gw-2"))
+    let processes = try await Self.start(
+      site, gateways, journal: url, parallel: 1, lease: 2, environment: ["gw-1": "before-write:\(target)"])
+    let (paused, other) = (processes[0], processes[1])
     let stopped = await paused.line { $0.contains("test hook: stopped before writing \(target)") }
     if !stopped { Issue.record("gw-1 ended before it stopped at \(target): \(await paused.finish().text)") }
     try #require(stopped)
@@ -150,16 +142,17 @@ import Testing
 
   /// One reconcile process per gateway on `journal`, started together (`--gateways`: each waits for all);
   /// `environment` sets a gateway's `SimulatorPauseHook` (where it stops itself).
-  static func start(_ site: GatewaySite, _ gateways: [String], journal: String, environment: [String: String] = [:])
-    async throws -> [GatewayProcess]
-  {
+  static func start(
+    _ site: GatewaySite, _ gateways: [String], journal: String, parallel: Int = 2, lease: Int = 3,
+    environment: [String: String] = [:]
+  ) async throws -> [GatewayProcess] {
     try await site.prepareState()
     return try gateways.map { gateway in
       try GatewayProcess(
         [
-          "reconcile", site.profile, "--adapter", "sim:\(site.fleet)", "--window", "1", "--parallel", "2",
+          "reconcile", site.profile, "--adapter", "sim:\(site.fleet)", "--window", "1", "--parallel", "\(parallel)",
           "--recheck", "30d", "--state-dir", site.state, "--journal", journal, "--gateway", gateway, "--gateways",
-          "\(gateways.count)", "--settle", "60", "--lease", "3",
+          "\(gateways.count)", "--settle", "60", "--lease", "\(lease)",
         ],
         environment: environment[gateway].map { [SimulatorPauseHook.environmentVariable: $0] } ?? [:])
     }
