@@ -14,10 +14,12 @@ import Testing
 /// simulated devices' shared write log, `SimulatorWriteLog`), by a gateway that heard it best among those alive, and the
 /// journal agrees with the devices; `campaign status` and `audit --journal` then show the whole site.
 ///
-/// The kill is made deterministic by a device only gw-1 hears well (`faulty`): it drops the link on its first
-/// configuration write, and gw-1 waits 30 s (`--retry-delay`) before its second attempt, still holding the
-/// device's lease; gw-1 is killed as it announces that retry. The survivor that takes the device over gets
-/// the same dropped write first (the fault is the device's), retries at once, and writes it once.
+/// The kill is made deterministic by the test hook (`SimulatorPauseHook`): gw-1 stops itself just before it
+/// journals the write of `faulty`, a device only it hears well, and is killed there — so that device is always
+/// left leased (5 s, read before the kill) and unfinished, whatever the load (an earlier version killed gw-1 on a log line, which a slow
+/// ASan run could see after the lease had moved on). `faulty` also drops the link on its first configuration
+/// write: the survivor that takes it over gets that dropped write first (the fault is the device's), retries
+/// at once, and writes it once.
 @Suite(.timeLimit(.minutes(5))) struct SeveralGatewaysTests {
   static let count = 60
   static let gateways = ["gw-1", "gw-2", "gw-3"]
@@ -68,11 +70,15 @@ import Testing
       process.executableURL = URL(fileURLWithPath: ApplyCrashTests.binary)
       process.arguments = [
         "apply", profile, "--adapter", "sim:\(fleet)", "--scan", "2", "--parallel", "2",
-        "--retry-delay", gateway == "gw-1" ? "30" : "0",
+        "--retry-delay", "0",
         "--state-dir", state, "--journal", url, "--run", "site", "--gateway", gateway, "--gateways", "3", "--settle",
         "120",
-        "--lease", "3", "-v",
+        "--lease", "5", "-v",
       ]
+      if gateway == "gw-1" {
+        process.environment = ProcessInfo.processInfo.environment.merging(
+          [SimulatorPauseHook.environmentVariable: "before-write:\(Self.address(Self.faulty))"]) { $1 }
+      }
       process.standardOutput = FileHandle.nullDevice
       let errors = Pipe()
       process.standardError = errors
@@ -82,18 +88,16 @@ import Testing
     let journal = try await PostgresJournal(
       connection: try await PostgresConnection.connect(try PostgresURL(url, origin: "test")), gateway: "test")
 
-    // gw-1: as it announces the retry of the faulty device (pending, its lease held), SIGKILL.
+    // gw-1: stopped by the hook before it writes the faulty device (that device's lease held), SIGKILL.
     let (victim, victimExit, victimLines, victimTail) = processes[0]
     for await line in victimLines {
       victimTail.add(line)
-      if line.contains("retrying") && line.contains(Self.address(Self.faulty)) { break }
+      if line.contains("test hook: stopped before writing \(Self.address(Self.faulty))") { break }
     }
     try #require(
       victim.isRunning,
       "gw-1 finished (status \(victim.terminationStatus)) before it could be killed:\n\(victimTail.text)")
-    kill(victim.processIdentifier, SIGKILL)
-    await victimExit.wait()
-    // What gw-1 held unfinished when it died (its leases outlive it until they expire).
+    // What gw-1 held unfinished when it stopped (its leases outlive it until they expire), read before the kill.
     let heldAtKill = try await journal.connection.session {
       try $0.query(
         """
@@ -102,6 +106,8 @@ import Testing
         """
       ).rows.compactMap { $0[0] }
     }
+    kill(victim.processIdentifier, SIGKILL)
+    await victimExit.wait()
     #expect(heldAtKill.contains(Self.address(Self.faulty)))
     for (process, exit, lines, tail) in processes.dropFirst() {
       let drained = Task { for await line in lines { tail.add(line) } }
@@ -123,7 +129,7 @@ import Testing
     #expect(
       rows.allSatisfy { $0.state == .verified && $0.writes == 1 },
       "\(rows.filter { $0.state != .verified || $0.writes != 1 })")
-    let status = try #require(try await journal.status(run: "site", leaseSeconds: 3))
+    let status = try #require(try await journal.status(run: "site", leaseSeconds: 5))
     let handler = Dictionary(uniqueKeysWithValues: status.devices.map { ($0.address, $0.gateway ?? "") })
     #expect(heldAtKill.allSatisfy { handler[$0] != "gw-1" })
     // Each by a gateway that heard it best, within the margin, among those alive: gw-1 counts only for the
@@ -140,7 +146,7 @@ import Testing
     #expect(status.gateways.map(\.name) == Self.gateways)
     // `campaign status` shows the same picture: every device verified, gw-1 gone, exit 0 (complete).
     let shown = try await LocalTools.output(
-      ApplyCrashTests.binary, ["campaign", "status", "site", "--journal", url, "--lease", "3", "--json"], in: folder,
+      ApplyCrashTests.binary, ["campaign", "status", "site", "--journal", url, "--lease", "5", "--json"], in: folder,
       within: 60)
     #expect(shown.status == 0)
     let report = try JSONDecoder().decode(SiteStatus.self, from: Data(shown.stdout.utf8))
