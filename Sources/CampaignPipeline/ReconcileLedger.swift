@@ -28,6 +28,13 @@ public struct ReconcileLedger: Sendable, Codable, Equatable {
     public var retryAt: Double?
     /// The profile content a wrong password was refused under: never retried while it is unchanged.
     public var refusedUnder: String?
+    /// `--firmware` (`ReconcileLedger+Firmware`): the firmware source the device was last checked under, when,
+    /// and the firmware failures in a row with the time of the next try. Optional, so a schedule written
+    /// before them still reads.
+    public var firmwareUnder: String?
+    public var firmwareCheckedAt: Double?
+    public var firmwareFailures: Int?
+    public var firmwareRetryAt: Double?
 
     public init() {}
   }
@@ -81,8 +88,10 @@ public struct ReconcileLedger: Sendable, Codable, Equatable {
 
   /// A connected check found the device as the profile wants it (written now, or already so).
   public mutating func verified(_ address: String, fingerprint: String, drift: [String], now: Double, wrote: Bool) {
-    var entry = Entry()
+    // The configuration's part of the entry starts afresh; its firmware part is kept.
+    var entry = devices[address] ?? Entry()
     (entry.fingerprint, entry.verifiedAt) = (fingerprint, now)
+    (entry.failures, entry.retryAt, entry.refusedUnder) = (0, nil, nil)
     // A write repairs what the air showed; drift still seen on a compliant device is not the device's to repair.
     entry.acceptedDrift = wrote || drift.isEmpty ? nil : drift.sorted()
     devices[address] = entry

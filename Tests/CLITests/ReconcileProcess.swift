@@ -21,6 +21,8 @@ final class ReconcileProcess: Sendable {
     var seconds: Double?
     var failures: Int?
     var reason: String?
+    var from: String?
+    var to: String?
   }
 
   private let events = Mutex<[Event]>([])
@@ -80,6 +82,12 @@ final class ReconcileProcess: Sendable {
   }
 
   var errorLines: [String] { errors.withLock { $0 } }
+
+  /// Forgets the events and lines collected so far (before a second start on the same site).
+  func clearEvents() {
+    events.withLock { $0 = [] }
+    errors.withLock { $0 = [] }
+  }
 
   /// Waits (polling) until `condition` holds; false after `seconds`.
   func wait(seconds: Double, until condition: () -> Bool) async throws -> Bool {

@@ -50,6 +50,39 @@ import Testing
     #expect(ledger.decision(a, fingerprint: "p2", drift: [], now: 1, recheck: 60) == .neverVerified)
   }
 
+  /// `--firmware`: due until checked under this source, then again after --recheck or when the source
+  /// changes; a failure backs off on its own count; a configuration visit keeps the firmware part.
+  @Test func firmwareIsDueUntilCheckedUnderItsSourceAndAFailureBacksOffOnItsOwn() throws {
+    var ledger = ReconcileLedger()
+    #expect(ledger.firmwareDecision(a, source: "s1", now: 0, recheck: 60) == .neverChecked)
+    ledger.firmwareChecked(a, source: "s1", now: 10)
+    #expect(ledger.firmwareDecision(a, source: "s1", now: 69, recheck: 60) == .checked)
+    #expect(ledger.firmwareDecision(a, source: "s1", now: 70, recheck: 60) == .recheck)
+    #expect(ledger.firmwareDecision(a, source: "s2", now: 11, recheck: 60) == .sourceChanged)
+    // A configuration visit (verified, or failed) leaves the firmware part as it was.
+    ledger.verified(a, fingerprint: "p1", drift: [], now: 20, wrote: true)
+    ledger.failed(a, fingerprint: "p1", wrongPassword: false, now: 21)
+    #expect(ledger.firmwareDecision(a, source: "s1", now: 22, recheck: 60) == .checked)
+    #expect(ledger.devices[a]?.failures == 1)
+    #expect(ledger.firmwareFailed(a, now: 100, base: 30) == 30)
+    #expect(ledger.firmwareFailed(a, now: 130, base: 30) == 60)
+    #expect(ledger.firmwareDecision(a, source: "s1", now: 189, recheck: 60) == .backingOff(until: 190))
+    #expect(ledger.devices[a]?.failures == 1, "a firmware failure is not a configuration failure")
+    ledger.verified(a, fingerprint: "p1", drift: [], now: 140, wrote: false)
+    #expect(ledger.devices[a]?.firmwareFailures == 2 && ledger.devices[a]?.failures == 0)
+    ledger.firmwareChecked(a, source: "s1", now: 200)
+    #expect(ledger.devices[a]?.firmwareFailures == nil && ledger.devices[a]?.firmwareRetryAt == nil)
+    // A schedule written before the firmware fields reads, with none of them.
+    let folder = NSTemporaryDirectory() + "ledger-old-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    try #"{"devices": {"\#(a)": {"fingerprint": "p1", "verifiedAt": 5, "failures": 0}}}"#.write(
+      toFile: ReconcileLedger.path(folder), atomically: true, encoding: .utf8)
+    let old = try ReconcileLedger.load(stateDirectory: folder)
+    #expect(old.devices[a]?.verifiedAt == 5 && old.devices[a]?.firmwareUnder == nil)
+    #expect(old.firmwareDecision(a, source: "s1", now: 6, recheck: 60) == .neverChecked)
+  }
+
   @Test func theLedgerSurvivesARestartAndAnUnreadableOneIsNamed() throws {
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-\(UUID().uuidString)").path
     defer { try? FileManager.default.removeItem(atPath: dir) }

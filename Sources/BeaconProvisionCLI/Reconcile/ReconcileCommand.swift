@@ -1,6 +1,7 @@
 import ArgumentParser
 import BeaconCore
 import CampaignPipeline
+import Firmware
 import Fleet
 import Foundation
 import Metrics
@@ -38,6 +39,15 @@ struct ReconcileCommand: AsyncParsableCommand, LoggingCommand {
       --quiet-hours 22:00-06:00 keeps every link closed during that daily span of the gateway's local time (it may \
       wrap midnight): the windows go on, due devices are reported once (skipped-quiet) and visited after it.
 
+      --firmware latest (or a version like V5.14) also keeps each device on the catalogue's firmware (--catalog, \
+      see 'firmware --help'): after a profile's devices are visited, each converged device whose firmware was \
+      never checked under this catalogue and version, or not for --recheck, goes through the same campaign as \
+      dfu update --firmware (the packages fetched and verified before any device enters its bootloader; ver \
+      read back from the updated device). Events firmware-updated, firmware-current, firmware-failed (with a \
+      backoff, as a failed visit), skipped-maintenance. --maintenance-window 01:00-05:00 installs firmware only \
+      inside that daily span; --min-battery (default 30 for firmware) holds back devices under it. Not with a \
+      shared journal yet.
+
       Several gateways: with --journal postgresql://… every gateway reconciling the site visits its due devices \
       through one shared run per profile and --recheck period (reconcile-<content>-<period>), with the leases and \
       the nearest-gateway rule of apply --journal: a device is connected by one gateway, a device another gateway \
@@ -59,6 +69,7 @@ struct ReconcileCommand: AsyncParsableCommand, LoggingCommand {
         beacon-provision reconcile site.json --adapter hci0 --recheck 1d --parallel 3 --jsonl
         beacon-provision reconcile site.json --adapter hci0 --metrics 127.0.0.1:9464
         beacon-provision reconcile site.json --adapter hci0 --journal postgresql://bp@db/site --gateway hall-east
+        beacon-provision reconcile site.json --adapter hci0 --firmware latest --catalog https://fw.example/ --maintenance-window 01:00-05:00
       """)
 
   @Argument(help: "The profiles (JSON); a device belongs to the first that selects it.")
@@ -106,7 +117,21 @@ struct ReconcileCommand: AsyncParsableCommand, LoggingCommand {
       valueName: "file"))
   var webhookHeaderFile: String?
 
-  @OptionGroup var tls: TLSOptions
+  @Option(
+    help: ArgumentHelp(
+      "Keep each converged device on this firmware from the catalogue (--catalog): latest, or a version like V5.14.",
+      valueName: "latest|version"))
+  var firmware: String?
+
+  @Option(
+    help: ArgumentHelp(
+      "Install firmware only during this daily span of the gateway's local time, e.g. 01:00-05:00.",
+      valueName: "HH:MM-HH:MM"))
+  var maintenanceWindow: String?
+
+  @OptionGroup(title: "Firmware (with --firmware) and HTTP") var firmwareSource: FirmwareSourceOptions
+
+  @OptionGroup(title: "The firmware packages' checks (with --firmware)") var deviceFacts: DFUDeviceOptions
 
   @Flag(help: "Print every event as a JSON line on standard output.")
   var jsonl = false
@@ -149,7 +174,21 @@ struct ReconcileCommand: AsyncParsableCommand, LoggingCommand {
       if let problem = WebhookURL.problem(url) { throw ValidationError("--webhook: \(problem)") }
     }
     if let quietHours {
-      do { _ = try QuietHours(quietHours) } catch { throw ValidationError("--quiet-hours: \(error.description)") }
+      do { _ = try DailySpan(quietHours) } catch { throw ValidationError("--quiet-hours: \(error.description)") }
+    }
+    if let firmware, FirmwareWanted(firmware) == nil {
+      throw ValidationError("--firmware \(firmware) is not latest or a version like V5.14")
+    }
+    if let maintenanceWindow {
+      guard firmware != nil else { throw ValidationError("--maintenance-window is for --firmware") }
+      do { _ = try DailySpan(maintenanceWindow) } catch {
+        throw ValidationError("--maintenance-window: \(error.description)")
+      }
+    }
+    if firmware != nil, (try? shared.location.postgresURL()) ?? nil != nil {
+      throw ValidationError(
+        "--firmware with a shared journal is not supported yet: keep firmware on one gateway (dfu update --journal "
+          + "shares a firmware campaign), or reconcile firmware without --journal")
     }
   }
 
@@ -176,7 +215,7 @@ struct ReconcileCommand: AsyncParsableCommand, LoggingCommand {
         stateDirectory: StateDirectory.resolve(stateDir), window: window, recheck: recheckSeconds ?? 86400,
         parallel: parallel, maxConnectionsPerHour: maxConnectionsPerHour, minBattery: minBattery, once: once,
         backoffBase: backoffBase, metrics: metrics, shared: shared,
-        quietHours: try quietHours.map { text in try QuietHours(text) }),
+        quietHours: try quietHours.map { text in try DailySpan(text) }, firmware: try firmwareSettings()),
       output: output)
     let failed: Bool
     do { failed = try await loop.run() } catch {
@@ -185,6 +224,18 @@ struct ReconcileCommand: AsyncParsableCommand, LoggingCommand {
     }
     await drain(dispatch)
     if once, failed { throw ExitCode(1) }
+  }
+
+  /// `--firmware`: the catalogue's place, the cache and the package checks; nil without it.
+  func firmwareSettings() throws -> ReconcileFirmware? {
+    guard let firmware, let wanted = FirmwareWanted(firmware) else { return nil }
+    let expectations = try deviceFacts.expectations(defaultHardwareVersion: 52)
+    let location = try firmwareSource.location()
+    return ReconcileFirmware(
+      firmware: firmware, wanted: wanted, location: location,
+      cache: try firmwareSource.cache(location: location, expectations: expectations),
+      offline: firmwareSource.offline, expectations: expectations,
+      maintenance: try maintenanceWindow.map { text in try DailySpan(text) })
   }
 
   /// `--webhook`: the monitor's spool (in this state directory's journal) and delivery workers; nil without.
@@ -201,7 +252,8 @@ struct ReconcileCommand: AsyncParsableCommand, LoggingCommand {
     let dispatch = WebhookDispatch(
       spool: WebhookSpool(journal: journal),
       poster: CurlWebhookPoster(
-        caFile: tls.caFile, insecureSkipTLSVerify: tls.insecureSkipTLSVerify, extraHeaders: headers),
+        caFile: firmwareSource.network.tls.caFile,
+        insecureSkipTLSVerify: firmwareSource.network.tls.insecureSkipTLSVerify, extraHeaders: headers),
       warn: { FileHandleOutput.standardError("reconcile: \($0)") })
     await dispatch.start(urls: webhook)
     return dispatch

@@ -13,7 +13,8 @@ import Synchronization
 ///   (backing off, or refused the password); and `beacon_provision_links_in_use` (the scheduler's links now).
 /// - Counters, from the actions `ReconcileOutput` reports: `beacon_provision_reconcile_writes_total` (devices
 ///   written and verified), `…_checks_total` (devices found compliant), `…_failures_total` by reason
-///   (`write_failed`, `wrong_password`), `…_skipped_total` by reason (`battery`, `budget`, `quiet`), and
+///   (`write_failed`, `wrong_password`, `firmware_failed`), `…_skipped_total` by reason (`battery`, `budget`,
+///   `quiet`, `maintenance`), with `--firmware` `…_firmware_updates_total` and `…_firmware_checks_total`, and
 ///   `beacon_provision_scan_windows_total`.
 /// - `/healthz`: 200 "ok" while the loop makes progress and the journal answers; else 503 with the reasons.
 ///   Progress is a scan window or a device visit ending; [I] the loop is unhealthy when neither happened for
@@ -52,12 +53,18 @@ final class ReconcileMetrics: Sendable {
       Self.prefix + "reconcile_checks_total", .counter, help: "Devices a connected check found compliant.")
     registry.declare(
       Self.prefix + "reconcile_failures_total", .counter,
-      help: "Failed visits, by reason (write_failed, wrong_password).",
+      help: "Failed visits, by reason (write_failed, wrong_password, firmware_failed).",
       unlabelled: false)
     registry.declare(
       Self.prefix + "reconcile_skipped_total", .counter,
-      help: "Due devices left alone, by reason (battery, budget, quiet).",
+      help: "Due devices left alone, by reason (battery, budget, quiet, maintenance).",
       unlabelled: false)
+    registry.declare(
+      Self.prefix + "reconcile_firmware_updates_total", .counter,
+      help: "Devices updated to the catalogue's firmware and read back (--firmware).")
+    registry.declare(
+      Self.prefix + "reconcile_firmware_checks_total", .counter,
+      help: "Firmware checks that left the device as it was: current, or no release for it (--firmware).")
     registry.declare(Self.prefix + "scan_windows_total", .counter, help: "Scan windows completed.")
     for reason in ["write_failed", "wrong_password"] {
       registry.add(Self.prefix + "reconcile_failures_total", 0, labels: ["reason": reason])
@@ -103,6 +110,17 @@ final class ReconcileMetrics: Sendable {
     case "skipped-battery": registry.add(Self.prefix + "reconcile_skipped_total", labels: ["reason": "battery"])
     case "skipped-budget": registry.add(Self.prefix + "reconcile_skipped_total", labels: ["reason": "budget"])
     case "skipped-quiet": registry.add(Self.prefix + "reconcile_skipped_total", labels: ["reason": "quiet"])
+    case "skipped-maintenance":
+      registry.add(Self.prefix + "reconcile_skipped_total", labels: ["reason": "maintenance"])
+    case "firmware-updated":
+      registry.add(Self.prefix + "reconcile_firmware_updates_total")
+      progressed()
+    case "firmware-current":
+      registry.add(Self.prefix + "reconcile_firmware_checks_total")
+      progressed()
+    case "firmware-failed":
+      registry.add(Self.prefix + "reconcile_failures_total", labels: ["reason": "firmware_failed"])
+      progressed()
     default: break
     }
   }

@@ -2,9 +2,9 @@ import CampaignPipeline
 import Foundation
 import Testing
 
-/// `reconcile --quiet-hours`: the span parsed from `HH:MM-HH:MM`, inside or outside on the gateway's clock,
+/// `reconcile --quiet-hours` and `--maintenance-window`: the span parsed from `HH:MM-HH:MM`, inside or outside on the gateway's clock,
 /// across midnight, and clear errors for what is not a span.
-@Suite(.timeLimit(.minutes(1))) struct QuietHoursTests {
+@Suite(.timeLimit(.minutes(1))) struct DailySpanTests {
   /// 2026-11-28 at `hour`:`minute` in `zone`.
   func at(_ hour: Int, _ minute: Int, _ zone: TimeZone) -> Date {
     var calendar = Calendar(identifier: .gregorian)
@@ -20,7 +20,7 @@ import Testing
 
   @Test func aSpanWithinTheDayIncludesItsStartAndNotItsEnd() throws {
     let utc = TimeZone(identifier: "UTC")!
-    let span = try QuietHours("09:30-17:00")
+    let span = try DailySpan("09:30-17:00")
     #expect((span.start, span.end) == (570, 1020) && span.description == "09:30-17:00")
     #expect(!span.contains(at(9, 29, utc), calendar: calendar(utc)))
     #expect(span.contains(at(9, 30, utc), calendar: calendar(utc)))
@@ -30,7 +30,7 @@ import Testing
 
   @Test func aSpanAcrossMidnightAndOnTheGatewaysOwnClock() throws {
     let utc = TimeZone(identifier: "UTC")!
-    let night = try QuietHours("22:00-06:00")
+    let night = try DailySpan("22:00-06:00")
     for (hour, quiet) in [(21, false), (22, true), (23, true), (0, true), (5, true), (6, false), (12, false)] {
       #expect(night.contains(at(hour, 0, utc), calendar: calendar(utc)) == quiet, "\(hour):00")
     }
@@ -44,11 +44,11 @@ import Testing
   @Test func whatIsNotASpanIsRefusedSayingWhatIsExpected() {
     for text in ["", "22:00", "22:00-", "24:00-06:00", "22:60-06:00", "2:00-06:00", "22:00-06:00-07:00", "aa:bb-cc:dd"]
     {
-      #expect(throws: QuietHoursError.self, "\(text)") { try QuietHours(text) }
+      #expect(throws: DailySpanError.self, "\(text)") { try DailySpan(text) }
     }
-    #expect(throws: QuietHoursError.self) { try QuietHours("08:00-08:00") }
+    #expect(throws: DailySpanError.self) { try DailySpan("08:00-08:00") }
     do {
-      _ = try QuietHours("25:00-06:00")
+      _ = try DailySpan("25:00-06:00")
     } catch {
       #expect(error.description == "'25:00-06:00' is not HH:MM-HH:MM on a 24-hour clock (e.g. 22:00-06:00)")
     }

@@ -1,0 +1,149 @@
+import BeaconCore
+import CampaignPipeline
+import Fleet
+import Foundation
+import Profiles
+
+/// The firmware part of a pass (`ReconcileFirmware`): after a profile's devices were visited, its converged
+/// devices whose firmware is due go through one catalogue campaign, inside the maintenance window and the
+/// hourly budget; what came of each is kept in the ledger and reported (firmware-updated, firmware-current,
+/// firmware-failed with its backoff, skipped-maintenance).
+extension ReconcileLoop {
+  /// The schedule and reports a pass carries from one profile's part to the next.
+  struct PassState {
+    var ledger: ReconcileLedger
+    var reported: [String: String]
+    var budget: ConnectionBudget
+  }
+
+  /// Runs the firmware part for `profile`'s `candidates` (the window's devices it selects); returns whether a
+  /// device failed.
+  func firmwarePass(
+    _ firmware: ReconcileFirmware, profile: ReconcileProfile, candidates: [ReconcileDue.Candidate],
+    resources: CampaignResources, signals: ReconcileSignals, quiet: Bool, state: inout PassState
+  ) async -> Bool {
+    let at = now()
+    let due = candidates.filter { candidate in
+      guard let entry = state.ledger.devices[candidate.address], entry.fingerprint == profile.fingerprint,
+        entry.verifiedAt != nil
+      else { return false }
+      return state.ledger.firmwareDecision(
+        candidate.address, source: firmware.source, now: at, recheck: settings.recheck
+      ).isDue
+    }
+    guard !due.isEmpty, !quiet else { return false }
+    if let window = firmware.maintenance, !window.contains(Date(timeIntervalSince1970: at)) {
+      for candidate in due where state.reported[candidate.address] != "maintenance" {
+        state.reported[candidate.address] = "maintenance"
+        await output.emit(
+          .init(event: "skipped-maintenance", address: candidate.address, profile: profile.path),
+          "\(candidate.address): firmware due, waits for --maintenance-window \(window)")
+      }
+      return false
+    }
+    let room = state.budget.available(now: at)
+    for candidate in due.dropFirst(room) where state.reported[candidate.address] != "budget" {
+      state.reported[candidate.address] = "budget"
+      await output.emit(
+        .init(event: "skipped-budget", address: candidate.address, profile: profile.path),
+        "\(candidate.address): firmware due, --max-connections-per-hour reached, waits")
+    }
+    let chosen = Array(due.prefix(room))
+    guard !chosen.isEmpty, let interrupts = signals.campaignInterrupts() else { return false }
+    state.budget.spend(chosen.count, now: at)
+    let summary: CampaignSummary
+    do {
+      summary = try await firmwareCampaign(
+        firmware.plan(
+          addresses: chosen.map(\.address), passwords: profile.plan.passwords, minimumBattery: settings.minBattery),
+        chosen.map(\.record), resources: resources, interrupts: interrupts)
+    } catch {
+      signals.campaignEnded()
+      let reason = (error as? CLIFailure)?.message ?? "\(error)"
+      await output.emit(
+        .init(event: "firmware-error", profile: profile.path, reason: reason),
+        "firmware pass of \(profile.path) cut short: \(reason); the next pass tries again")
+      return true
+    }
+    signals.campaignEnded()
+    var failed = false
+    for (address, outcome) in summary.outcomes.sorted(by: { $0.key < $1.key }) {
+      state.reported[address] = nil
+      if await recordFirmware(outcome, address, profile, firmware, ledger: &state.ledger) { failed = true }
+    }
+    return failed
+  }
+
+  /// One catalogue campaign over `records` (the window's, so the pipeline does not scan again).
+  func firmwareCampaign(
+    _ plan: FirmwareCampaignPlan, _ records: [DeviceRecord], resources: CampaignResources,
+    interrupts: AsyncStream<Void>
+  ) async throws -> CampaignSummary {
+    let (output, metrics) = (output, metrics)
+    defer { metrics?.links(0) }
+    let pipeline = CampaignPipeline(
+      settings: .init(
+        parallel: settings.parallel, attempts: 2, retryDelay: .seconds(1), scanSeconds: 0,
+        place: settings.stateDirectory),
+      resources: { resources }, scan: ScanRunner.campaignScan,
+      emit: { event in
+        switch event {
+        case .campaign(.step(let address, .transferring, _), _):
+          output.line("reconcile: \(address): installing firmware")
+        case .packageReady(let file, let version, let model, let hardware, let downloaded, _, let sha256):
+          output.line(
+            "reconcile: firmware \(file) (\(version), \(model) \(hardware)) "
+              + "\(downloaded ? "downloaded" : "from the cache"), sha256 \(sha256)")
+        case .campaign(.linksInUse(let links, _), _): metrics?.links(links)
+        default: break
+        }
+      },
+      records: records, interrupts: interrupts)
+    return try await CampaignFailures.translated { try await pipeline.run(plan).summary }
+  }
+
+  /// Keeps one device's firmware outcome in the ledger and reports it; returns whether it failed.
+  func recordFirmware(
+    _ outcome: DeviceOutcome, _ address: String, _ profile: ReconcileProfile, _ firmware: ReconcileFirmware,
+    ledger: inout ReconcileLedger
+  ) async -> Bool {
+    let (at, path) = (now(), profile.path)
+    switch outcome {
+    case .updated(let changes), .planned(let changes):
+      ledger.firmwareChecked(address, source: firmware.source, now: at)
+      let version = changes.first { $0.key == "ver" }
+      let (from, to) = (version?.old.map(Self.text), version.map { Self.text($0.new) })
+      await output.emit(
+        .init(event: "firmware-updated", address: address, profile: path, from: from, to: to),
+        "\(address): firmware updated \(from ?? "?") → \(to ?? "?"), read back from the device")
+    case .compliant, .skipped:
+      ledger.firmwareChecked(address, source: firmware.source, now: at)
+      var reason = "firmware current"
+      if case .skipped(let why) = outcome { reason = why }
+      await output.emit(
+        .init(event: "firmware-current", address: address, profile: path, reason: reason),
+        "\(address): firmware: \(reason)")
+    case .failed(let reason, _):
+      let delay = ledger.firmwareFailed(address, now: at, base: settings.backoffBase)
+      let failures = ledger.devices[address]?.firmwareFailures ?? 1
+      await output.emit(
+        .init(event: "firmware-failed", address: address, profile: path, reason: reason),
+        "\(address): firmware: \(reason)")
+      await output.emit(
+        .init(event: "backoff", address: address, profile: path, seconds: delay, failures: failures),
+        "\(address): firmware failure \(failures) in a row, next try in \(Int(delay)) s")
+      return true
+    case .pending:
+      await output.emit(
+        .init(event: "interrupted", address: address, profile: path),
+        "\(address): stopped before its firmware was checked")
+    }
+    return false
+  }
+
+  /// A setting's value as the reports show it (a version is text).
+  static func text(_ value: SettingValue) -> String {
+    if case .text(let text) = value { return text }
+    return "\(value)"
+  }
+}
