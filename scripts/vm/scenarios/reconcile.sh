@@ -3,7 +3,10 @@
 # converged. reconcile runs until stopped (windows of 4 s, raw HCI scans as provision.sh explains): each device
 # must converge once, with a write, as soon as it is heard — the late one without anyone restarting anything —
 # and neither is written again. SIGTERM then stops it with status 0. Then a fresh reconcile per device
-# (`--once`, a schedule of its own) finds each compliant: the writes are on the devices.
+# (`--once`, a schedule of its own) finds each compliant: the writes are on the devices. Last, the early
+# device's own reconcile again with --firmware latest (the repository's example catalogue, a file:// base):
+# the device it found compliant runs 5.12, so it is put in its bootloader and updated to 5.14 over hci0, and
+# the version is read back from it.
 # Run with bluetoothd only, as a gateway runs it: one mode keeps the tier's time (provision.sh covers the
 # same write path in both).
 # vm-e2e-modes: bluetoothd
@@ -18,7 +21,8 @@ fleet="$VM_OUT/reconcile-fleet.json"
 cat >"$fleet" <<'JSON'
 {"version": 1, "devices": [
   {"address": "DD:34:02:06:D2:01", "kind": "kbeaconPro", "name": "KBPro_R01", "intervalMs": 300,
-   "system": {"model": 12, "batteryPercent": 95, "firmware": "5.12"}},
+   "system": {"model": 12, "batteryPercent": 95, "firmware": "5.12"},
+   "dfu": {"hardwareVersion": 52, "inactivityTimeoutMs": 120000}},
   {"address": "DD:34:02:06:D2:02", "kind": "kbeaconPro", "name": "KBPro_R02", "intervalMs": 300,
    "system": {"model": 12, "batteryPercent": 95, "firmware": "5.12"}}]}
 JSON
@@ -77,6 +81,16 @@ for device in "$early" "$late"; do
     || vm_fail "a fresh reconcile should find $device compliant"
 done
 vm_log "ok: a fresh reconcile finds each device compliant"
+
+expect_success 180 "$BP" reconcile "$VM_OUT/one-$early.json" --adapter hci0 --scan-backend hci --window 6 \
+  --once --jsonl --state-dir "$VM_OUT/state-fresh-$early" --firmware latest \
+  --catalog "file://$VM_REPO/firmware/example" --firmware-dir "$VM_OUT/firmware"
+grep -q "\"address\":\"$early\".*\"event\":\"converged\"" <<<"$VM_LAST_OUTPUT" \
+  && vm_fail "the configuration of $early was checked again within --recheck"
+grep "\"address\":\"$early\".*\"event\":\"firmware-updated\"" <<<"$VM_LAST_OUTPUT" \
+  | grep -q "\"from\":\"5.12\".*\"to\":\"5.14\"" \
+  || vm_fail "reconcile --firmware latest should update $early from 5.12 to 5.14"
+vm_log "ok: reconcile --firmware latest updated $early to 5.14 and read it back"
 vm_stop "$serve_early"
 vm_stop "$serve_late"
 echo "PASS reconcile ($VM_MODE)"
