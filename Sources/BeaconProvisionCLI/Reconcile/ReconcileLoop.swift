@@ -81,13 +81,15 @@ struct ReconcileLoop {
       budget: ConnectionBudget(perHour: settings.maxConnectionsPerHour))
     var failed = false
     var passes = 0
+    let registryWrites = BesideTheLoop()
     output.line(
       "reconcile: watching \(profiles.count) profile(s) on \(central.name), windows of \(settings.window) s")
     while !signals.stopRequested {
       if signals.takeReload() { profiles = await reload(profiles) }
       let windowStart = now()
       guard let records = try await scanWindow(central, signals) else { break }
-      await resources.registry.sightings(records)
+      let registry = resources.registry
+      registryWrites.start { await registry.sightings(records) }
       if signals.stopRequested { break }
       failed = false
       let quiet = settings.quietHours.map { $0.contains(Date(timeIntervalSince1970: now())) } ?? false

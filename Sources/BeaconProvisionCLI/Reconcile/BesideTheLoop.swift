@@ -1,0 +1,32 @@
+import Synchronization
+
+/// Best-effort work that runs beside `reconcile`'s loop, one at a time: the fleet registry's sightings of each
+/// window. The registry is a record, not the loop's work (`RegistryRecorder`), and with a shared journal it is
+/// the PostgreSQL server: a server that stopped answering made each window's write wait out its connection
+/// attempts, so a stop took about 45 s to be seen. Here the loop only starts the write; when the last one is
+/// still running, this window's sightings are not recorded [I: the next window's are, once the server
+/// answers again; a sighting is overwritten by the next anyway]. At a stop the process ends without waiting
+/// for it (the server sees a dropped connection, and a transaction it did not commit is not applied).
+final class BesideTheLoop: Sendable {
+  private let busy = Atomic(false)
+  /// Writes started and skipped, for the tests.
+  private let counts = Mutex((started: 0, skipped: 0))
+
+  /// Starts `body` in a task of its own unless the last one is still running; returns whether it started.
+  @discardableResult
+  func start(_ body: @escaping @Sendable () async -> Void) -> Bool {
+    guard busy.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else {
+      counts.withLock { $0.skipped += 1 }
+      return false
+    }
+    counts.withLock { $0.started += 1 }
+    Task {
+      await body()
+      self.busy.store(false, ordering: .releasing)
+    }
+    return true
+  }
+
+  var started: Int { counts.withLock { $0.started } }
+  var skipped: Int { counts.withLock { $0.skipped } }
+}

@@ -1,0 +1,31 @@
+import Synchronization
+import Testing
+
+@testable import BeaconProvisionCLI
+
+/// `reconcile`'s registry writes beside its loop: one at a time, a start while one runs is skipped (not
+/// queued), and the next start after it ended runs.
+@Suite(.timeLimit(.minutes(1))) struct BesideTheLoopTests {
+  @Test func aStartWhileTheLastRunsIsSkippedAndTheNextAfterItRuns() async throws {
+    let beside = BesideTheLoop()
+    let (release, released) = AsyncStream.makeStream(of: Void.self)
+    let ran = Mutex(0)
+    #expect(
+      beside.start {
+        for await _ in release { break }
+        ran.withLock { $0 += 1 }
+      })
+    #expect(!beside.start { ran.withLock { $0 += 100 } })
+    released.yield()
+    // The first write ends; then a start runs again.
+    while ran.withLock({ $0 }) == 0 { try await Task.sleep(for: .milliseconds(10)) }
+    var started = false
+    while !started {
+      started = beside.start { ran.withLock { $0 += 10 } }
+      if !started { try await Task.sleep(for: .milliseconds(10)) }
+    }
+    while ran.withLock({ $0 }) < 11 { try await Task.sleep(for: .milliseconds(10)) }
+    #expect(ran.withLock { $0 } == 11, "the skipped write ran")
+    #expect(beside.started == 2 && beside.skipped >= 1)
+  }
+}
