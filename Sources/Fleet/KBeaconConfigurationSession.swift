@@ -82,10 +82,11 @@ public struct KBeaconConfigurationSession: ConfigurationSession {
 }
 
 extension KBeaconError: ClassifiedFailure {
-  /// Busy and timeouts are worth another attempt; a device that rejects a value will reject it again.
+  /// Busy, timeouts and "not ready" (a bootloader answering at the address for now, a frame out of turn) are
+  /// worth another attempt; a device that rejects a value will reject it again.
   public var failureKind: FailureKind {
     switch self {
-    case .busy, .timeout: .transient
+    case .busy, .timeout, .stateError: .transient
     case .deviceRejected(let cause): cause == .busy ? .transient : .permanent
     default: .permanent
     }

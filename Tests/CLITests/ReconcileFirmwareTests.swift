@@ -72,6 +72,42 @@ import Testing
     #expect(try log.counts(what: "firmware").count == 2)
   }
 
+  /// A device whose update always fails (its bootloader drops the link at every data write past 1,000 bytes)
+  /// is reported and backs off, each wait twice the one before, never hammered; its neighbour is updated once,
+  /// and the failing one keeps its old firmware (its bootloader gives up and runs the old application).
+  @Test func aDeviceWhoseUpdateFailsBacksOffAndItsNeighbourIsUpdatedOnce() async throws {
+    let failing =
+      #""system": {"model": 12, "batteryPercent": 90, "firmware": "5.12"}, "#
+      + #""dfu": {"inactivityTimeoutMs": 500, "faults": {"dropLinkAtByte": 1000, "always": true}}"#
+    // The failing device above its neighbour: a bootloader comes up at its application's address + 1, and one
+    // left by a failed update would answer for the device above it until it times out (such a device fails
+    // "not ready: a Secure DFU bootloader answers at this address" and is tried again).
+    let site = try ReconcileProcess(devices: [
+      #""system": {"model": 12, "batteryPercent": 90, "firmware": "5.12"}"#, failing,
+    ])
+    let catalogue = site.folder + "/catalogue"
+    try FileManager.default.copyItem(atPath: CatalogueFolderCampaignTests.example, toPath: catalogue)
+    let (good, bad) = (ReconcileProcess.address(0), ReconcileProcess.address(1))
+    try site.start([
+      "--firmware", "latest", "--catalog", catalogue, "--firmware-dir", site.folder + "/firmware", "--backoff-base",
+      "0.5",
+    ])
+    // Each failed update takes a few seconds (the link lost four times in a row); two show the doubling.
+    let done = try await site.wait(seconds: 180) {
+      site.events("backoff", bad).count >= 2 && !site.events("firmware-updated", good).isEmpty
+    }
+    site.signal(SIGTERM)
+    #expect(await site.exitStatus() == 0)
+    #expect(done, "\(site.errorLines.suffix(30).joined(separator: "\n"))")
+    #expect(site.events("firmware-failed", bad).count >= 2)
+    #expect(Array(site.events("backoff", bad).prefix(2).compactMap(\.seconds)) == [0.5, 1])
+    #expect(site.events("firmware-updated", bad).isEmpty && site.events("firmware-updated", good).count == 1)
+    let log = SimulatorStateStore(stateDirectory: site.state, fleetFile: site.fleet).writeLog
+    #expect(try log.counts(what: "firmware") == [good: 1])
+    // Configured once each: a firmware failure does not bring the configuration back.
+    #expect(try log.counts() == [bad: 1, good: 1])
+  }
+
   /// Refused before any radio work, as usage errors (64) naming the option: a firmware that is neither
   /// latest nor a version, a window without --firmware or that is not a span, and --firmware with a shared
   /// journal.

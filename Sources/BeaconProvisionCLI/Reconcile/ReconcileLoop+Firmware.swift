@@ -131,7 +131,7 @@ extension ReconcileLoop {
         "\(address): firmware: \(reason)")
       await output.emit(
         .init(event: "backoff", address: address, profile: path, seconds: delay, failures: failures),
-        "\(address): firmware failure \(failures) in a row, next try in \(Int(delay)) s")
+        "\(address): firmware failure \(failures) in a row, next try in \(ReconcileLoop.seconds(delay))")
       return true
     case .pending:
       await output.emit(
@@ -139,6 +139,11 @@ extension ReconcileLoop {
         "\(address): stopped before its firmware was checked")
     }
     return false
+  }
+
+  /// A backoff's length as a line shows it: whole seconds, or one decimal under ten ("0.5 s", not "0 s").
+  static func seconds(_ value: Double) -> String {
+    value >= 10 || value == value.rounded() ? "\(Int(value.rounded())) s" : String(format: "%.1f s", value)
   }
 
   /// A setting's value as the reports show it (a version is text).

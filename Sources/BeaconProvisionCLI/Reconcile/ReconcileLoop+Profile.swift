@@ -155,7 +155,7 @@ extension ReconcileLoop {
         .init(event: "write-failed", address: address, profile: path, reason: reason), "\(address): \(reason)")
       await output.emit(
         .init(event: "backoff", address: address, profile: path, seconds: delay, failures: failures),
-        "\(address): failure \(failures) in a row, next try in \(Int(delay)) s")
+        "\(address): failure \(failures) in a row, next try in \(ReconcileLoop.seconds(delay))")
       return true
     case .skipped(let reason):
       output.line("reconcile: \(address): skipped: \(reason)")
