@@ -1,6 +1,6 @@
 /// `reconcile --firmware`: the ledger's rule for when a device's firmware is due for a check. A check
-/// connects, reads `ver` and installs the catalogue's release when it is newer (`FirmwareCampaignPlan`), so
-/// it is due when the device was never checked under this firmware source (the catalogue's place and the
+/// connects, reads `ver` and installs the catalogue's release when it is newer (`FirmwareCampaignPlan`), so,
+/// once the device is configured under its profile and in good standing, it is due when it was never checked under this firmware source (the catalogue's place and the
 /// version asked for, `source`), or its last check is older than `--recheck` [I: the catalogue is read at
 /// every check, so a release published between checks is installed at the next one, at most `--recheck`
 /// later; reading every model's catalogue each window to learn of it sooner is left for later]. A failed check
@@ -8,6 +8,9 @@
 extension ReconcileLedger {
   /// Why a device's firmware is due for a check, or why it is not.
   public enum FirmwareDecision: Sendable, Equatable {
+    /// Not configured under this profile's content, or its visit failed or it refused the password: its
+    /// configuration comes first (a refused password is never tried again, for firmware either).
+    case waitsForConfiguration
     case neverChecked
     case sourceChanged
     case recheck
@@ -17,13 +20,19 @@ extension ReconcileLedger {
     public var isDue: Bool {
       switch self {
       case .neverChecked, .sourceChanged, .recheck: true
-      case .checked, .backingOff: false
+      case .waitsForConfiguration, .checked, .backingOff: false
       }
     }
   }
 
-  public func firmwareDecision(_ address: String, source: String, now: Double, recheck: Double) -> FirmwareDecision {
+  /// Whether `address`, configured under the profile content `fingerprint`, is due for a firmware check under
+  /// `source` at `now`, with checks every `recheck` seconds.
+  public func firmwareDecision(
+    _ address: String, fingerprint: String, source: String, now: Double, recheck: Double
+  ) -> FirmwareDecision {
     let entry = devices[address] ?? Entry()
+    guard entry.fingerprint == fingerprint, entry.verifiedAt != nil, entry.failures == 0, entry.refusedUnder == nil
+    else { return .waitsForConfiguration }
     if let retryAt = entry.firmwareRetryAt, retryAt > now { return .backingOff(until: retryAt) }
     guard let checkedAt = entry.firmwareCheckedAt, let under = entry.firmwareUnder else { return .neverChecked }
     if under != source { return .sourceChanged }

@@ -27,5 +27,15 @@ import Testing
     while ran.withLock({ $0 }) < 11 { try await Task.sleep(for: .milliseconds(10)) }
     #expect(ran.withLock { $0 } == 11, "the skipped write ran")
     #expect(beside.started == 2 && beside.skipped >= 1)
+    // `wait` (reconcile --once) returns once the write in progress has ended.
+    let (gate, opened) = AsyncStream.makeStream(of: Void.self)
+    while !beside.start({
+      for await _ in gate { break }
+      ran.withLock { $0 += 1000 }
+    }) { try await Task.sleep(for: .milliseconds(10)) }
+    let waiting = Task { await beside.wait() }
+    opened.yield()
+    await waiting.value
+    #expect(ran.withLock { $0 } == 1011)
   }
 }

@@ -108,6 +108,26 @@ import Testing
     #expect(try log.counts() == [bad: 1, good: 1])
   }
 
+  /// A catalogue that cannot be had (its folder is not there): `firmware-error`, and firmware waits, backing
+  /// off, rather than asking again every 1 s window; the configuration goes on meanwhile.
+  @Test func aCatalogueThatCannotBeHadHoldsFirmwareBackBackingOff() async throws {
+    let (site, _, cache) = try Self.site()
+    try site.start([
+      "--firmware", "latest", "--catalog", site.folder + "/nowhere", "--firmware-dir", cache, "--backoff-base", "2",
+    ])
+    let seen = try await site.wait(seconds: 90) { site.events("firmware-error").count >= 2 }
+    site.signal(SIGTERM)
+    #expect(await site.exitStatus() == 0)
+    #expect(seen, "\(site.errorLines.suffix(20).joined(separator: "\n"))")
+    let errors = site.events("firmware-error")
+    #expect(Array(errors.prefix(2).compactMap(\.seconds)) == [2, 4])
+    #expect(errors.first?.reason?.contains("nowhere") == true, "\(errors.first?.reason ?? "")")
+    let times = errors.compactMap { ISO8601DateFormatter.reconcileStamp.date(from: $0.at) }
+    #expect(times.count >= 2 && times[1].timeIntervalSince(times[0]) >= 2, "asked again before its backoff: \(times)")
+    #expect(site.events("converged").count == 3)
+    #expect(site.events("firmware-updated").isEmpty)
+  }
+
   /// Refused before any radio work, as usage errors (64) naming the option: a firmware that is neither
   /// latest nor a version, a window without --firmware or that is not a span, and --firmware with a shared
   /// journal.

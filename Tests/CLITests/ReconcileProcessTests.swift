@@ -143,7 +143,7 @@ extension Array {
 }
 
 extension ISO8601DateFormatter {
-  fileprivate static var reconcileStamp: ISO8601DateFormatter {
+  static var reconcileStamp: ISO8601DateFormatter {
     let formatter = ISO8601DateFormatter()
     formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
     return formatter

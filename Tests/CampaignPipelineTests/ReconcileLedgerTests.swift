@@ -50,28 +50,39 @@ import Testing
     #expect(ledger.decision(a, fingerprint: "p2", drift: [], now: 1, recheck: 60) == .neverVerified)
   }
 
-  /// `--firmware`: due until checked under this source, then again after --recheck or when the source
-  /// changes; a failure backs off on its own count; a configuration visit keeps the firmware part.
+  /// `--firmware`: configuration first (never configured, failing or refused: not due), then due until checked
+  /// under this source, again after --recheck or when the source changes; a failure backs off on its own count;
+  /// a configuration visit keeps the firmware part.
   @Test func firmwareIsDueUntilCheckedUnderItsSourceAndAFailureBacksOffOnItsOwn() throws {
     var ledger = ReconcileLedger()
-    #expect(ledger.firmwareDecision(a, source: "s1", now: 0, recheck: 60) == .neverChecked)
+    let decision = { (ledger: ReconcileLedger, source: String, now: Double) in
+      ledger.firmwareDecision(a, fingerprint: "p1", source: source, now: now, recheck: 60)
+    }
+    #expect(decision(ledger, "s1", 0) == .waitsForConfiguration)
+    ledger.verified(a, fingerprint: "p1", drift: [], now: 0, wrote: true)
+    #expect(ledger.firmwareDecision(a, fingerprint: "p2", source: "s1", now: 0, recheck: 60) == .waitsForConfiguration)
+    #expect(decision(ledger, "s1", 0) == .neverChecked)
     ledger.firmwareChecked(a, source: "s1", now: 10)
-    #expect(ledger.firmwareDecision(a, source: "s1", now: 69, recheck: 60) == .checked)
-    #expect(ledger.firmwareDecision(a, source: "s1", now: 70, recheck: 60) == .recheck)
-    #expect(ledger.firmwareDecision(a, source: "s2", now: 11, recheck: 60) == .sourceChanged)
-    // A configuration visit (verified, or failed) leaves the firmware part as it was.
-    ledger.verified(a, fingerprint: "p1", drift: [], now: 20, wrote: true)
+    #expect(decision(ledger, "s1", 69) == .checked)
+    #expect(decision(ledger, "s1", 70) == .recheck)
+    #expect(decision(ledger, "s2", 11) == .sourceChanged)
+    // A failed configuration visit holds firmware back until the device is verified again; its firmware
+    // part is kept meanwhile.
     ledger.failed(a, fingerprint: "p1", wrongPassword: false, now: 21)
-    #expect(ledger.firmwareDecision(a, source: "s1", now: 22, recheck: 60) == .checked)
-    #expect(ledger.devices[a]?.failures == 1)
+    #expect(decision(ledger, "s1", 80) == .waitsForConfiguration)
+    ledger.verified(a, fingerprint: "p1", drift: [], now: 22, wrote: false)
+    #expect(decision(ledger, "s1", 22) == .checked)
     #expect(ledger.firmwareFailed(a, now: 100, base: 30) == 30)
     #expect(ledger.firmwareFailed(a, now: 130, base: 30) == 60)
-    #expect(ledger.firmwareDecision(a, source: "s1", now: 189, recheck: 60) == .backingOff(until: 190))
-    #expect(ledger.devices[a]?.failures == 1, "a firmware failure is not a configuration failure")
+    #expect(decision(ledger, "s1", 189) == .backingOff(until: 190))
+    #expect(ledger.devices[a]?.failures == 0, "a firmware failure is not a configuration failure")
     ledger.verified(a, fingerprint: "p1", drift: [], now: 140, wrote: false)
-    #expect(ledger.devices[a]?.firmwareFailures == 2 && ledger.devices[a]?.failures == 0)
+    #expect(ledger.devices[a]?.firmwareFailures == 2)
     ledger.firmwareChecked(a, source: "s1", now: 200)
     #expect(ledger.devices[a]?.firmwareFailures == nil && ledger.devices[a]?.firmwareRetryAt == nil)
+    // A refused password: never again under this profile, for firmware either.
+    ledger.failed(a, fingerprint: "p1", wrongPassword: true, now: 300)
+    #expect(decision(ledger, "s1", 100_000) == .waitsForConfiguration)
     // A schedule written before the firmware fields reads, with none of them.
     let folder = NSTemporaryDirectory() + "ledger-old-\(UUID().uuidString)"
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -80,7 +91,7 @@ import Testing
       toFile: ReconcileLedger.path(folder), atomically: true, encoding: .utf8)
     let old = try ReconcileLedger.load(stateDirectory: folder)
     #expect(old.devices[a]?.verifiedAt == 5 && old.devices[a]?.firmwareUnder == nil)
-    #expect(old.firmwareDecision(a, source: "s1", now: 6, recheck: 60) == .neverChecked)
+    #expect(decision(old, "s1", 6) == .neverChecked)
   }
 
   @Test func theLedgerSurvivesARestartAndAnUnreadableOneIsNamed() throws {

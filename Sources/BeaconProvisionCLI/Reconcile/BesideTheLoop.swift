@@ -5,12 +5,14 @@ import Synchronization
 /// the PostgreSQL server: a server that stopped answering made each window's write wait out its connection
 /// attempts, so a stop took about 45 s to be seen. Here the loop only starts the write; when the last one is
 /// still running, this window's sightings are not recorded [I: the next window's are, once the server
-/// answers again; a sighting is overwritten by the next anyway]. At a stop the process ends without waiting
-/// for it (the server sees a dropped connection, and a transaction it did not commit is not applied).
+/// answers again; a sighting is overwritten by the next anyway]. Each write carries the time its window
+/// ended. At a stop the process ends without waiting for it (the server sees a dropped connection, and a
+/// transaction it did not commit is not applied); `--once` waits for it (`wait`), so a cron pass is recorded.
 final class BesideTheLoop: Sendable {
   private let busy = Atomic(false)
   /// Writes started and skipped, for the tests.
   private let counts = Mutex((started: 0, skipped: 0))
+  private let current = Mutex<Task<Void, Never>?>(nil)
 
   /// Starts `body` in a task of its own unless the last one is still running; returns whether it started.
   @discardableResult
@@ -20,11 +22,18 @@ final class BesideTheLoop: Sendable {
       return false
     }
     counts.withLock { $0.started += 1 }
-    Task {
+    let task = Task {
       await body()
       self.busy.store(false, ordering: .releasing)
     }
+    current.withLock { $0 = task }
     return true
+  }
+
+  /// Waits for the write in progress, if any (`reconcile --once` before it exits).
+  func wait() async {
+    let task = current.withLock { $0 }
+    await task?.value
   }
 
   var started: Int { counts.withLock { $0.started } }

@@ -44,7 +44,8 @@ struct ReconcileCommand: AsyncParsableCommand, LoggingCommand {
       never checked under this catalogue and version, or not for --recheck, goes through the same campaign as \
       dfu update --firmware (the packages fetched and verified before any device enters its bootloader; ver \
       read back from the updated device). Events firmware-updated, firmware-current, firmware-failed (with a \
-      backoff, as a failed visit), skipped-maintenance. --maintenance-window 01:00-05:00 installs firmware only \
+      backoff, as a failed visit), firmware-error (the catalogue or a package could not be had: firmware waits, \
+      backing off), skipped-maintenance. --maintenance-window 01:00-05:00 installs firmware only \
       inside that daily span; --min-battery (default 30 for firmware) holds back devices under it. Not with a \
       shared journal yet.
 

@@ -11,11 +11,15 @@ import NordicDFU
 /// device enters its bootloader, neighbouring addresses apart, `ver` read back from the updated device).
 ///
 /// Choices [I]:
-/// - configuration first, firmware second: a device whose configuration visit failed is not updated in
-///   that pass (its backoff holds it back);
+/// - configuration first, firmware second: a device whose configuration visit failed, or that refused the
+///   password, is not connected to for its firmware (its backoff, or the profile's next change, comes first);
+///   a wrong password on the firmware link is never retried either;
 /// - the password is the profile's new one when it rotates passwords (a converged device has it), else
 ///   its current one;
-/// - the battery floor is `--min-battery`, else `dfu update`'s default of 30 %;
+/// - the battery floor is `--min-battery`, else `dfu update`'s default of 30 %, judged on the window's
+///   advertisement before any connection (a device under it stays due: `skipped-battery`);
+/// - a catalogue or package that cannot be had (`firmware-error`) holds every firmware pass back, backing off
+///   as a failing device does;
 /// - `--maintenance-window HH:MM-HH:MM` (a `DailySpan`): firmware only inside it; without it, firmware
 ///   whenever a device is due. `--quiet-hours` holds firmware back as it holds every link back.
 struct ReconcileFirmware: Sendable {
@@ -30,6 +34,13 @@ struct ReconcileFirmware: Sendable {
   var maintenance: DailySpan?
   /// `dfu update`'s default floor when `--min-battery` is not given.
   static let defaultMinimumBattery = 30
+
+  /// The battery floor firmware waits for: `--min-battery`, else 30 %; nil for `--min-battery 0` (no floor,
+  /// unknown batteries included, as `dfu update` has it).
+  static func batteryFloor(_ minBattery: Int?) -> Int? {
+    let floor = minBattery ?? defaultMinimumBattery
+    return floor == 0 ? nil : floor
+  }
 
   /// What a device's firmware was checked under, in the ledger: the catalogue's place and the version asked
   /// for (the same text as the campaign's run recipe).

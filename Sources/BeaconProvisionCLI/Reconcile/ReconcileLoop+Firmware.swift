@@ -14,6 +14,9 @@ extension ReconcileLoop {
     var ledger: ReconcileLedger
     var reported: [String: String]
     var budget: ConnectionBudget
+    /// `--firmware`: catalogue or package failures in a row, and no firmware pass before this time.
+    var firmwareErrors = 0
+    var firmwareHoldUntil = 0.0
   }
 
   /// Runs the firmware part for `profile`'s `candidates` (the window's devices it selects); returns whether a
@@ -23,13 +26,29 @@ extension ReconcileLoop {
     resources: CampaignResources, signals: ReconcileSignals, quiet: Bool, state: inout PassState
   ) async -> Bool {
     let at = now()
-    let due = candidates.filter { candidate in
-      guard let entry = state.ledger.devices[candidate.address], entry.fingerprint == profile.fingerprint,
-        entry.verifiedAt != nil
-      else { return false }
-      return state.ledger.firmwareDecision(
-        candidate.address, source: firmware.source, now: at, recheck: settings.recheck
-      ).isDue
+    if state.firmwareHoldUntil > at { return false }
+    let floor = ReconcileFirmware.batteryFloor(settings.minBattery)
+    var due: [ReconcileDue.Candidate] = []
+    for candidate in candidates {
+      // Configured under this profile and in good standing first (`FirmwareDecision.waitsForConfiguration`).
+      let decision = state.ledger.firmwareDecision(
+        candidate.address, fingerprint: profile.fingerprint, source: firmware.source, now: at,
+        recheck: settings.recheck)
+      guard decision.isDue else { continue }
+      // The floor is judged on the advertisement, as dfu update does, before any connection: a device under it
+      // (or whose battery the window did not carry) stays due, not checked.
+      if let floor, (candidate.battery ?? -1) < floor {
+        let shown = candidate.battery.map { "\($0) %" } ?? "unknown (not in its advertisements)"
+        if state.reported[candidate.address] != "firmware battery \(shown)" {
+          state.reported[candidate.address] = "firmware battery \(shown)"
+          await output.emit(
+            .init(
+              event: "skipped-battery", address: candidate.address, profile: profile.path, battery: candidate.battery),
+            "\(candidate.address): firmware due, battery \(shown) under the floor of \(floor) %, waits")
+        }
+        continue
+      }
+      due.append(candidate)
     }
     guard !due.isEmpty, !quiet else { return false }
     if let window = firmware.maintenance, !window.contains(Date(timeIntervalSince1970: at)) {
@@ -59,13 +78,21 @@ extension ReconcileLoop {
         chosen.map(\.record), resources: resources, interrupts: interrupts)
     } catch {
       signals.campaignEnded()
+      // The catalogue or a package could not be had: firmware waits, backing off as a device does, so an
+      // unreachable server is not asked again every window.
+      state.firmwareErrors += 1
+      let delay = ReconcileLedger.backoff(failures: state.firmwareErrors, base: settings.backoffBase)
+      state.firmwareHoldUntil = now() + delay
       let reason = (error as? CLIFailure)?.message ?? "\(error)"
       await output.emit(
-        .init(event: "firmware-error", profile: profile.path, reason: reason),
-        "firmware pass of \(profile.path) cut short: \(reason); the next pass tries again")
+        .init(
+          event: "firmware-error", profile: profile.path, reason: reason, seconds: delay,
+          failures: state.firmwareErrors),
+        "firmware pass of \(profile.path) cut short: \(reason); firmware waits \(ReconcileLoop.seconds(delay))")
       return true
     }
     signals.campaignEnded()
+    state.firmwareErrors = 0
     var failed = false
     for (address, outcome) in summary.outcomes.sorted(by: { $0.key < $1.key }) {
       state.reported[address] = nil
@@ -123,6 +150,12 @@ extension ReconcileLoop {
       await output.emit(
         .init(event: "firmware-current", address: address, profile: path, reason: reason),
         "\(address): firmware: \(reason)")
+    case .failed(let reason, .wrongPassword):
+      ledger.failed(address, fingerprint: profile.fingerprint, wrongPassword: true, now: at)
+      await output.emit(
+        .init(event: "wrong-password", address: address, profile: path, reason: reason),
+        "\(address): \(reason); not retried until the profile changes")
+      return true
     case .failed(let reason, _):
       let delay = ledger.firmwareFailed(address, now: at, base: settings.backoffBase)
       let failures = ledger.devices[address]?.firmwareFailures ?? 1

@@ -79,6 +79,7 @@ struct ReconcileLoop {
     var pass = PassState(
       ledger: try await BlockingIO.run { try ReconcileLedger.load(stateDirectory: state) }, reported: [:],
       budget: ConnectionBudget(perHour: settings.maxConnectionsPerHour))
+    var saved = pass.ledger
     var failed = false
     var passes = 0
     let registryWrites = BesideTheLoop()
@@ -88,8 +89,8 @@ struct ReconcileLoop {
       if signals.takeReload() { profiles = await reload(profiles) }
       let windowStart = now()
       guard let records = try await scanWindow(central, signals) else { break }
-      let registry = resources.registry
-      registryWrites.start { await registry.sightings(records) }
+      let (registry, seen) = (resources.registry, Date())
+      registryWrites.start { await registry.sightings(records, at: seen) }
       if signals.stopRequested { break }
       failed = false
       let quiet = settings.quietHours.map { $0.contains(Date(timeIntervalSince1970: now())) } ?? false
@@ -109,15 +110,23 @@ struct ReconcileLoop {
             state: &pass)
           if firmwareFailed { failed = true }
         }
-        let snapshot = pass.ledger
-        do { try await BlockingIO.run { try snapshot.save(stateDirectory: state) } } catch {
-          output.line("reconcile: cannot keep the schedule in \(ReconcileLedger.path(state)): \(error)")
+        // Written when it changed only: a gateway's SD card is not rewritten every window.
+        if pass.ledger != saved {
+          let snapshot = pass.ledger
+          do {
+            try await BlockingIO.run { try snapshot.save(stateDirectory: state) }
+            saved = snapshot
+          } catch {
+            output.line("reconcile: cannot keep the schedule in \(ReconcileLedger.path(state)): \(error)")
+          }
         }
       }
       passes += 1
       if settings.once { break }
     }
     await central.stopScans()
+    // One pass (cron): its sightings are in the registry before the process ends. A stop does not wait.
+    if settings.once, !signals.stopRequested { await registryWrites.wait() }
     output.line(signals.stopRequested ? "reconcile: stopped" : "reconcile: pass done")
     return failed
   }

@@ -13,7 +13,7 @@ import Synchronization
 ///   (backing off, or refused the password); and `beacon_provision_links_in_use` (the scheduler's links now).
 /// - Counters, from the actions `ReconcileOutput` reports: `beacon_provision_reconcile_writes_total` (devices
 ///   written and verified), `…_checks_total` (devices found compliant), `…_failures_total` by reason
-///   (`write_failed`, `wrong_password`, `firmware_failed`), `…_skipped_total` by reason (`battery`, `budget`,
+///   (`write_failed`, `wrong_password`, `firmware_failed`, `firmware_error`), `…_skipped_total` by reason (`battery`, `budget`,
 ///   `quiet`, `maintenance`), with `--firmware` `…_firmware_updates_total` and `…_firmware_checks_total`, and
 ///   `beacon_provision_scan_windows_total`.
 /// - `/healthz`: 200 "ok" while the loop makes progress and the journal answers; else 503 with the reasons.
@@ -53,7 +53,7 @@ final class ReconcileMetrics: Sendable {
       Self.prefix + "reconcile_checks_total", .counter, help: "Devices a connected check found compliant.")
     registry.declare(
       Self.prefix + "reconcile_failures_total", .counter,
-      help: "Failed visits, by reason (write_failed, wrong_password, firmware_failed).",
+      help: "Failed visits, by reason (write_failed, wrong_password, firmware_failed, firmware_error).",
       unlabelled: false)
     registry.declare(
       Self.prefix + "reconcile_skipped_total", .counter,
@@ -66,10 +66,10 @@ final class ReconcileMetrics: Sendable {
       Self.prefix + "reconcile_firmware_checks_total", .counter,
       help: "Firmware checks that left the device as it was: current, or no release for it (--firmware).")
     registry.declare(Self.prefix + "scan_windows_total", .counter, help: "Scan windows completed.")
-    for reason in ["write_failed", "wrong_password"] {
+    for reason in ["write_failed", "wrong_password", "firmware_failed", "firmware_error"] {
       registry.add(Self.prefix + "reconcile_failures_total", 0, labels: ["reason": reason])
     }
-    for reason in ["battery", "budget", "quiet"] {
+    for reason in ["battery", "budget", "quiet", "maintenance"] {
       registry.add(Self.prefix + "reconcile_skipped_total", 0, labels: ["reason": reason])
     }
   }
@@ -121,6 +121,8 @@ final class ReconcileMetrics: Sendable {
     case "firmware-failed":
       registry.add(Self.prefix + "reconcile_failures_total", labels: ["reason": "firmware_failed"])
       progressed()
+    case "firmware-error":
+      registry.add(Self.prefix + "reconcile_failures_total", labels: ["reason": "firmware_error"])
     default: break
     }
   }
