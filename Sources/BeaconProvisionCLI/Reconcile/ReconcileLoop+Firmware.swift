@@ -9,16 +9,6 @@ import Profiles
 /// hourly budget; what came of each is kept in the ledger and reported (firmware-updated, firmware-current,
 /// firmware-failed with its backoff, skipped-maintenance).
 extension ReconcileLoop {
-  /// The schedule and reports a pass carries from one profile's part to the next.
-  struct PassState {
-    var ledger: ReconcileLedger
-    var reported: [String: String]
-    var budget: ConnectionBudget
-    /// `--firmware`: catalogue or package failures in a row, and no firmware pass before this time.
-    var firmwareErrors = 0
-    var firmwareHoldUntil = 0.0
-  }
-
   /// Runs the firmware part for `profile`'s `candidates` (the window's devices it selects); returns whether a
   /// device failed.
   func firmwarePass(
@@ -39,8 +29,7 @@ extension ReconcileLoop {
       // (or whose battery the window did not carry) stays due, not checked.
       if let floor, (candidate.battery ?? -1) < floor {
         let shown = candidate.battery.map { "\($0) %" } ?? "unknown (not in its advertisements)"
-        if state.reported[candidate.address] != "firmware battery \(shown)" {
-          state.reported[candidate.address] = "firmware battery \(shown)"
+        if state.firstReport(candidate.address, "firmware battery \(shown)") {
           await output.emit(
             .init(
               event: "skipped-battery", address: candidate.address, profile: profile.path, battery: candidate.battery),
@@ -52,8 +41,7 @@ extension ReconcileLoop {
     }
     guard !due.isEmpty, !quiet else { return false }
     if let window = firmware.maintenance, !window.contains(Date(timeIntervalSince1970: at)) {
-      for candidate in due where state.reported[candidate.address] != "maintenance" {
-        state.reported[candidate.address] = "maintenance"
+      for candidate in due where state.firstReport(candidate.address, "maintenance") {
         await output.emit(
           .init(event: "skipped-maintenance", address: candidate.address, profile: profile.path),
           "\(candidate.address): firmware due, waits for --maintenance-window \(window)")
@@ -61,8 +49,7 @@ extension ReconcileLoop {
       return false
     }
     let room = state.budget.available(now: at)
-    for candidate in due.dropFirst(room) where state.reported[candidate.address] != "budget" {
-      state.reported[candidate.address] = "budget"
+    for candidate in due.dropFirst(room) where state.firstReport(candidate.address, "budget") {
       await output.emit(
         .init(event: "skipped-budget", address: candidate.address, profile: profile.path),
         "\(candidate.address): firmware due, --max-connections-per-hour reached, waits")
@@ -106,27 +93,14 @@ extension ReconcileLoop {
     _ plan: FirmwareCampaignPlan, _ records: [DeviceRecord], resources: CampaignResources,
     interrupts: AsyncStream<Void>
   ) async throws -> CampaignSummary {
-    let (output, metrics) = (output, metrics)
-    defer { metrics?.links(0) }
-    let pipeline = CampaignPipeline(
-      settings: .init(
-        parallel: settings.parallel, attempts: 2, retryDelay: .seconds(1), scanSeconds: 0,
-        place: settings.stateDirectory),
-      resources: { resources }, scan: ScanRunner.campaignScan,
-      emit: { event in
-        switch event {
-        case .campaign(.step(let address, .transferring, _), _):
-          output.line("reconcile: \(address): installing firmware")
-        case .packageReady(let file, let version, let model, let hardware, let downloaded, _, let sha256):
-          output.line(
-            "reconcile: firmware \(file) (\(version), \(model) \(hardware)) "
-              + "\(downloaded ? "downloaded" : "from the cache"), sha256 \(sha256)")
-        case .campaign(.linksInUse(let links, _), _): metrics?.links(links)
-        default: break
-        }
-      },
-      records: records, interrupts: interrupts)
-    return try await CampaignFailures.translated { try await pipeline.run(plan).summary }
+    try await passCampaign(plan, records, resources: resources, interrupts: interrupts) {
+      switch $0 {
+      case .campaign(.step(let address, .transferring, _), _): "\(address): installing firmware"
+      case .packageReady(let file, let version, let model, let hardware, let downloaded, _, let sha256):
+        "firmware \(file) (\(version), \(model) \(hardware)) \(downloaded ? "downloaded" : "from the cache"), sha256 \(sha256)"
+      default: nil
+      }
+    }
   }
 
   /// Keeps one device's firmware outcome in the ledger and reports it; returns whether it failed.

@@ -19,15 +19,13 @@ extension ReconcileLoop {
     var due: [DeviceRecord] = []
     for candidate in list where candidate.decision.isDue {
       let a = candidate.address
-      if case .airDrift(let drift) = candidate.decision, state.reported[a] != "drift \(drift)" {
-        state.reported[a] = "drift \(drift)"
+      if case .airDrift(let drift) = candidate.decision, state.firstReport(a, "drift \(drift)") {
         await output.emit(
           .init(event: "drift-seen", address: a, profile: profile.path, drift: drift),
           "\(a): drift on the air (\(drift.joined(separator: ", "))), due")
       }
       if quiet, let span = settings.quietHours {
-        if state.reported[a] != "quiet" {
-          state.reported[a] = "quiet"
+        if state.firstReport(a, "quiet") {
           await output.emit(
             .init(event: "skipped-quiet", address: a, profile: profile.path),
             "\(a): due, waits for the end of --quiet-hours \(span)")
@@ -35,8 +33,7 @@ extension ReconcileLoop {
         continue
       }
       if let floor = settings.minBattery, let battery = candidate.battery, battery < floor {
-        if state.reported[a] != "battery \(battery)" {
-          state.reported[a] = "battery \(battery)"
+        if state.firstReport(a, "battery \(battery)") {
           await output.emit(
             .init(event: "skipped-battery", address: a, profile: profile.path, battery: battery),
             "\(a): battery \(battery) % under --min-battery \(floor), left alone")
@@ -47,8 +44,7 @@ extension ReconcileLoop {
     }
     let room = state.budget.available(now: now())
     if due.count > room {
-      for record in due[room...] where state.reported[record.address.description] != "budget" {
-        state.reported[record.address.description] = "budget"
+      for record in due[room...] where state.firstReport(record.address.description, "budget") {
         await output.emit(
           .init(event: "skipped-budget", address: record.address.description, profile: profile.path),
           "\(record.address): --max-connections-per-hour reached, waits")
@@ -102,26 +98,39 @@ extension ReconcileLoop {
     _ profile: ReconcileProfile, _ records: [DeviceRecord], resources: CampaignResources,
     interrupts: AsyncStream<Void>, run: String?, firstPass: Bool
   ) async throws -> CampaignSummary {
+    let shared = SharedRunSettings(
+      run: run, gateways: firstPass ? settings.shared?.gateways ?? 1 : 1, settle: settings.shared?.settle ?? 0)
+    return try await passCampaign(profile.plan, records, resources: resources, interrupts: interrupts, shared: shared) {
+      switch $0 {
+      case .campaign(.step(let address, .writing, _), _): "\(address): writing"
+      case .shared(let run, let gateway, let location):
+        "this pass's due devices go through shared run \(run) on \(location) as \(gateway)"
+      default: nil
+      }
+    }
+  }
+
+  /// One campaign of a pass on the window's `records` (the pipeline does not scan again), as `apply` and
+  /// `dfu update` run theirs: `line` says what an event prints on standard error (nil: nothing); the links in
+  /// use go to the metrics.
+  func passCampaign(
+    _ plan: some CampaignPlan, _ records: [DeviceRecord], resources: CampaignResources,
+    interrupts: AsyncStream<Void>, shared: SharedRunSettings = SharedRunSettings(),
+    line: @escaping @Sendable (PipelineEvent) -> String?
+  ) async throws -> CampaignSummary {
     let (output, metrics) = (output, metrics)
     defer { metrics?.links(0) }
     let pipeline = CampaignPipeline(
       settings: .init(
         parallel: settings.parallel, attempts: 2, retryDelay: .seconds(1), scanSeconds: 0,
-        place: settings.stateDirectory,
-        shared: SharedRunSettings(
-          run: run, gateways: firstPass ? settings.shared?.gateways ?? 1 : 1, settle: settings.shared?.settle ?? 0)),
+        place: settings.stateDirectory, shared: shared),
       resources: { resources }, scan: ScanRunner.campaignScan,
       emit: { event in
-        switch event {
-        case .campaign(.step(let address, .writing, _), _): output.line("reconcile: \(address): writing")
-        case .shared(let run, let gateway, let location):
-          output.line("reconcile: this pass's due devices go through shared run \(run) on \(location) as \(gateway)")
-        case .campaign(.linksInUse(let links, _), _): metrics?.links(links)
-        default: break
-        }
+        if case .campaign(.linksInUse(let links, _), _) = event { metrics?.links(links) }
+        if let text = line(event) { output.line("reconcile: " + text) }
       },
       records: records, interrupts: interrupts)
-    return try await CampaignFailures.translated { try await pipeline.run(profile.plan).summary }
+    return try await CampaignFailures.translated { try await pipeline.run(plan).summary }
   }
 
   /// Records one device's outcome in the ledger and reports it; returns whether it failed.

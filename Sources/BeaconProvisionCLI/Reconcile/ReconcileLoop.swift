@@ -131,6 +131,24 @@ struct ReconcileLoop {
     return failed
   }
 
+  /// The schedule and reports a pass carries from one profile's part to the next.
+  struct PassState {
+    var ledger: ReconcileLedger
+    var reported: [String: String]
+    var budget: ConnectionBudget
+    /// `--firmware`: catalogue or package failures in a row, and no firmware pass before this time.
+    var firmwareErrors = 0
+    var firmwareHoldUntil = 0.0
+
+    /// Whether `reason` is new for `address` (then remembered): a device left alone for one reason is
+    /// reported once, not every window; a visit's outcome clears it.
+    mutating func firstReport(_ address: String, _ reason: String) -> Bool {
+      guard reported[address] != reason else { return false }
+      reported[address] = reason
+      return true
+    }
+  }
+
   /// One scan window; nil when a stop signal ended it.
   func scanWindow(_ central: any Central, _ signals: ReconcileSignals) async throws -> [DeviceRecord]? {
     let window = settings.window
