@@ -1,6 +1,7 @@
 import BeaconCore
 import Foundation
 import KBeacon
+import NordicDFU
 import Profiles
 
 /// Opens KBeacon configuration sessions through any `Central` — BlueZ or the simulator, the same code:
@@ -58,9 +59,31 @@ public struct KBeaconOpener: SessionOpener {
       }
       return session
     } catch {
+      let bootloader = await BootloaderAtAddress.answered(client, instead: error)
       await client.close()
-      throw error
+      throw bootloader ?? error
     }
+  }
+}
+
+/// A link opened for a KBeacon reached a Nordic Secure DFU bootloader instead: no configuration service, and a
+/// DFU Control Point (`DFUGATT`; docs/protocols/nordic-dfu.md §2.1 — an application's own FE59 service has only
+/// its buttonless characteristic). The device's own bootloader, or its neighbour's (address − 1: a no-bond
+/// bootloader comes up at its application's address + 1) after an update that did not finish. It goes back
+/// to its application when its inactivity timeout passes, so it is worth another attempt (transient).
+public struct BootloaderAtAddress: Error, ClassifiedFailure, CustomStringConvertible {
+  public var failureKind: FailureKind { .transient }
+  public var description: String {
+    "not ready: a Secure DFU bootloader answers at this address, not the KBeacon: the device's own, or its "
+      + "neighbour's (address − 1) after an unfinished update; it leaves after its inactivity timeout"
+  }
+
+  /// The error to throw instead of `error` when the link's discovery found a bootloader; nil otherwise.
+  static func answered(_ client: GATTClient, instead error: any Error) async -> BootloaderAtAddress? {
+    guard case KBeaconError.notSupported = error,
+      await client.database?.characteristic(DFUGATT.controlPoint, inService: DFUGATT.service) != nil
+    else { return nil }
+    return BootloaderAtAddress()
   }
 }
 
@@ -82,11 +105,10 @@ public struct KBeaconConfigurationSession: ConfigurationSession {
 }
 
 extension KBeaconError: ClassifiedFailure {
-  /// Busy, timeouts and "not ready" (a bootloader answering at the address for now, a frame out of turn) are
-  /// worth another attempt; a device that rejects a value will reject it again.
+  /// Busy and timeouts are worth another attempt; a device that rejects a value will reject it again.
   public var failureKind: FailureKind {
     switch self {
-    case .busy, .timeout, .stateError: .transient
+    case .busy, .timeout: .transient
     case .deviceRejected(let cause): cause == .busy ? .transient : .permanent
     default: .permanent
     }

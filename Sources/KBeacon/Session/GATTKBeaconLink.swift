@@ -43,14 +43,6 @@ public struct GATTKBeaconLink: KBeaconLink {
           (database, outcome) = (try await client.discover(), .layoutChanged)
           continue
         }
-        if database.characteristic(KBeaconGATT.bootloaderControlPoint, inService: BluetoothUUID(0xFE59)) != nil {
-          // A bootloader left at this address: the device's own, or its neighbour's (address − 1: a no-bond
-          // bootloader comes up at its application's address + 1) after an update that did not finish. It
-          // goes back to its application when its inactivity timeout passes; a later try finds the device.
-          throw KBeaconError.stateError(
-            "a Secure DFU bootloader answers at this address, not the KBeacon: the device's own, or its "
-              + "neighbour's (address − 1) after an unfinished update; it leaves after its inactivity timeout")
-        }
         throw KBeaconError.notSupported("no KBeacon configuration service (FEA0 with FEA1/FEA2)")
       }
       let stream: AsyncStream<[UInt8]>

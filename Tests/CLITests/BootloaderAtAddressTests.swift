@@ -1,0 +1,41 @@
+import BeaconCore
+import Fleet
+import Foundation
+import Simulator
+import Testing
+
+@testable import BeaconProvisionCLI
+
+/// A device whose update failed after it jumped stays in its bootloader, which advertises at the device's
+/// address + 1 — its neighbour's address in a batch of consecutive addresses. A KBeacon link opened to that
+/// neighbour meanwhile reaches the bootloader: it says so (`BootloaderAtAddress`, worth another attempt), not
+/// "no KBeacon configuration service", and nothing is written.
+@Suite(.isolatedState, .timeLimit(.minutes(2))) struct BootloaderAtAddressTests {
+  @Test func aLinkThatReachesANeighboursBootloaderSaysSoAndIsTransient() async throws {
+    let (failing, neighbour) = ("DD:34:02:06:F4:00", "DD:34:02:06:F4:01")
+    let system = #""system": {"model": 12, "batteryPercent": 90, "firmware": "5.12"}"#
+    let fleet = NSTemporaryDirectory() + "bootloader-at-address-\(UUID().uuidString).json"
+    let devices = [
+      #"{"address": "\#(failing)", "kind": "kbeaconPro", "name": "KBPro_F", "intervalMs": 300, \#(system), "#
+        + #""dfu": {"inactivityTimeoutMs": 600000, "faults": {"dropLinkAtByte": 1000, "always": true}}}"#,
+      #"{"address": "\#(neighbour)", "kind": "kbeaconPro", "name": "KBPro_N", "intervalMs": 300, \#(system)}"#,
+    ]
+    try #"{"version": 1, "devices": [\#(devices.joined(separator: ",\n"))]}"#.write(
+      toFile: fleet, atomically: true, encoding: .utf8)
+    defer { try? FileManager.default.removeItem(atPath: fleet) }
+    let central = try DFUFleetCampaignTests.central(fleet)
+    let result = try await DFUFleetCampaignTests.update(
+      [
+        "--package", CatalogueFolderCampaignTests.example + "/KBPro_SIM_V514.zip", "--address", failing,
+        "--attempts", "1", "--adapter", "sim:\(fleet)",
+      ], central: central)
+    #expect(result.summary.outcomes[failing]?.state == .failed, "\(result.summary.outcomes)")
+
+    let error = await #expect(throws: BootloaderAtAddress.self) {
+      _ = try await KBeaconOpener(central: central).openSession(
+        Target(address: BluetoothAddress(neighbour)!), password: DFUFleetCampaignTests.password)
+    }
+    #expect(error?.failureKind == .transient)
+    #expect(error?.description.contains("a Secure DFU bootloader answers at this address") == true)
+  }
+}
