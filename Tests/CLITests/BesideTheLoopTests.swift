@@ -38,4 +38,24 @@ import Testing
     await waiting.value
     #expect(ran.withLock { $0 } == 1011)
   }
+
+  /// A stop (`wait(atMost:)`) waits for a write that ends in time, and gives up on one that does not (a
+  /// journal server that stopped answering), reporting which.
+  @Test func aStopWaitsForAWriteInProgressOnlyForItsBound() async throws {
+    let beside = BesideTheLoop()
+    let (gate, opened) = AsyncStream.makeStream(of: Void.self)
+    let done = Mutex(false)
+    #expect(
+      beside.start {
+        for await _ in gate { break }
+        done.withLock { $0 = true }
+      })
+    #expect(await beside.wait(atMost: 0.2) == false, "a write still held was reported finished")
+    #expect(!done.withLock { $0 })
+    let waiting = Task { await beside.wait(atMost: 60) }
+    opened.yield()
+    #expect(await waiting.value == true)
+    #expect(done.withLock { $0 }, "wait(atMost:) returned before the write ended")
+    #expect(await BesideTheLoop().wait(atMost: 0), "nothing running: nothing to wait for")
+  }
 }

@@ -125,8 +125,13 @@ struct ReconcileLoop {
       if settings.once { break }
     }
     await central.stopScans()
-    // One pass (cron): its sightings are in the registry before the process ends. A stop does not wait.
-    if settings.once, !signals.stopRequested { await registryWrites.wait() }
+    // One pass (cron): its sightings are in the registry before the process ends. A stop waits a little only,
+    // so a journal server that stopped answering does not hold it.
+    if settings.once, !signals.stopRequested {
+      await registryWrites.wait()
+    } else {
+      await registryWrites.wait(atMost: 3)
+    }
     output.line(signals.stopRequested ? "reconcile: stopped" : "reconcile: pass done")
     return failed
   }
