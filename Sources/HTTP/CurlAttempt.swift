@@ -2,39 +2,6 @@ import CCurl
 import Foundation
 import Synchronization
 
-/// Where one attempt puts the body: in memory (`fetch`) or into a file descriptor (`download`), resuming at
-/// `resumeFrom` with a Range request when that is above zero.
-enum TransferSink: Sendable {
-  case memory
-  case file(descriptor: Int32, resumeFrom: Int64)
-}
-
-/// Why an attempt stopped itself from a callback (libcurl then reports CURLE_WRITE_ERROR or
-/// CURLE_ABORTED_BY_CALLBACK, which says nothing about the cause).
-enum TransferAbort: Sendable, Hashable {
-  case cancelled
-  case tooLarge(Int64)
-  /// A 206 whose Content-Range does not start where the file ends: the file is truncated and restarted.
-  case rangeMismatch
-  case fileWrite(errno: Int32)
-}
-
-/// What one attempt ended with; read by `CurlHTTPClient` to decide between returning, retrying and throwing.
-struct TransferOutcome: Sendable {
-  var code: CURLcode
-  var curlMessage: String
-  var status: Int
-  var headers: [HTTPHeader]
-  var body: [UInt8]
-  var effectiveURL: String
-  var redirectURL: String?
-  var connected: Bool
-  var fileSize: Int64
-  var abort: TransferAbort?
-  /// The body cap this attempt enforced, in bytes.
-  var cap: Int64
-}
-
 /// One libcurl easy transfer: the handle, its options and the callbacks' state. It runs start to end on one
 /// dedicated thread (`perform()` blocks), so nothing of it touches the cooperative pool.
 ///
@@ -294,16 +261,5 @@ final class CurlAttempt: @unchecked Sendable {
         bytes: base + now, total: total > 0 ? base + total : nil,
         bytesPerSecond: elapsed > 0 ? Double(received) / elapsed : 0))
     return 0
-  }
-}
-
-/// The scheme of a URL string, for the redirect and resume rules.
-enum URLScheme: Sendable, Hashable {
-  case http, https, file, other
-  init(_ url: String) {
-    let lower = url.prefix(8).lowercased()
-    self =
-      lower.hasPrefix("https://")
-      ? .https : lower.hasPrefix("http://") ? .http : lower.hasPrefix("file://") ? .file : .other
   }
 }

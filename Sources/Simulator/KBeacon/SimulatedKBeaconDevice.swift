@@ -43,25 +43,6 @@ public struct SimulatedKBeaconDevice: Sendable {
   private var random: SeededGenerator
   private var link = LinkState(mtu: FrameBudget.defaultATTMTU)
 
-  /// Per-connection state, reset by `connected(mtu:)`.
-  private struct LinkState: Sendable {
-    var mtu: Int
-    var auth: DeviceAuthenticator?
-    var authenticated = false
-    var assembler = RequestAssembler()
-    /// Report messages waiting to go out and the one in flight; each fragment waits for the app's ack.
-    var sender: ReportSender?
-    var queue: [Outgoing] = []
-    /// The length of the request being answered: the seq of every ack that answers it.
-    var received: UInt16 = 0
-    var ring = KBeaconRing()
-  }
-
-  enum Outgoing: Sendable {
-    case frame([UInt8])
-    case report([UInt8], FrameHeader.DataType)
-  }
-
   public init(
     address: BluetoothAddress, profile: KBeaconDeviceProfile, password: KBeaconPassword = .factoryDefault,
     seed: UInt64 = 1, configuration: KBeaconConfiguration? = nil
@@ -302,22 +283,5 @@ public struct SimulatedKBeaconDevice: Sendable {
     case .factoryReset, .powerOff: profile.generation == .pro
     case .legacyReset: profile.generation == .legacy
     }
-  }
-
-  // MARK: FEA3 (§8.3)
-
-  /// The FEA3 indication for a trigger event, when a trigger of that type reports to the app; nil otherwise.
-  /// HT triggers carry `UTC, temp, hum`; other types carry `body` as given.
-  public func indication(
-    for type: TriggerType, now: UInt32, celsius: Double = 0, humidity: Double = 0, body: [UInt8] = []
-  ) -> [UInt8]? {
-    guard configuration.triggers.contains(where: { $0.triggerType == type && $0.actions.contains(.reportToApp) }) else {
-      return nil
-    }
-    let event: IndicationEvent =
-      (8...11).contains(type.rawValue)
-      ? .humidity(trigger: type, utc: UInt32(clamping: Int64(now) + clockOffset), celsius: celsius, humidity: humidity)
-      : .trigger(type: type.rawValue, body: body)
-    return event.proPayload
   }
 }
