@@ -25,7 +25,7 @@ let package = Package(
     .systemLibrary(name: "CZip", pkgConfig: "libzip", providers: [.apt(["libzip-dev"])]),
     .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
     .systemLibrary(name: "CPipe"),
-    // PostgreSQL's reference client, for the journal several gateways share (issue #18; README "Several gateways")
+    // PostgreSQL's reference client, for the journal several gateways share (docs/guide/several-gateways.md)
     .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
     // MARK: pure protocol code (no I/O)
@@ -43,14 +43,14 @@ let package = Package(
       dependencies: ["BeaconCore", "CCrypto", "JSON"],
       swiftSettings: strict),
 
-    // Text-stream ("virtual serial") devices: Tertium TxRx profiles, Nordic UART (issue #14)
+    // Text-stream ("virtual serial") devices: Tertium TxRx profiles, Nordic UART (docs/protocols/text-stream.md)
     .target(name: "TextStream", dependencies: ["BeaconCore"], swiftSettings: strict),
 
     .target(name: "Profiles", dependencies: ["BeaconCore", "JSON", "KBeacon"], swiftSettings: strict),
     .target(name: "Audit", dependencies: ["BeaconCore", "JSON", "Profiles"], swiftSettings: strict),
     .target(name: "Presence", dependencies: ["BeaconCore", "JSON", "Profiles"], swiftSettings: strict),
     .target(name: "Firmware", dependencies: ["BeaconCore", "JSON", "Profiles"], swiftSettings: strict),
-    // blukii Info Manager: request shapes, answers, the resolve state machine and its cache (issue #15)
+    // blukii Info Manager: request shapes, answers, the resolve state machine and its cache (docs/protocols/info-manager.md)
     .target(name: "InfoManager", dependencies: ["BeaconCore", "JSON", "Profiles"], swiftSettings: strict),
 
     // MARK: orchestration (journal in SQLite through GRDB)
@@ -63,7 +63,7 @@ let package = Package(
       swiftSettings: strict),
 
     // MARK: live edges
-    // The journal on a PostgreSQL server through libpq, shared by several gateways (issue #18)
+    // The journal on a PostgreSQL server through libpq, shared by several gateways
     .target(
       name: "FleetIO", dependencies: ["BeaconCore", "Fleet", "CLibPQ", "JSON", "OwnThreads"],
       swiftSettings: strict),
@@ -88,7 +88,7 @@ let package = Package(
       swiftSettings: strict),
 
     // MARK: campaigns
-    // Every fleet campaign's path, once (issue #23 part 3): plan/apply/text commands, dfu update (package and
+    // Every fleet campaign's path, once: plan/apply/text commands, dfu update (package and
     // catalogue) and audit --connect through one scheduler; no ArgumentParser, no printing.
     .target(
       name: "CampaignPipeline",
@@ -126,7 +126,7 @@ let package = Package(
       swiftSettings: strict),
 
     // MARK: tests
-    // Real servers on loopback (nginx, a private CA) shared by HTTPTests and CLITests (issue #12); AuditTests
+    // Real servers on loopback (nginx, a private CA) shared by HTTPTests and CLITests; AuditTests
     // runs a real browser with its process helpers.
     .target(
       name: "TestServers", dependencies: ["HTTP", "Loopback", "OwnThreads"], path: "Tests/TestServers",
@@ -171,7 +171,9 @@ let package = Package(
       name: "NordicDFUTests", dependencies: ["NordicDFU", "NordicDFUIO", "OwnThreads"], swiftSettings: strict),
     .testTarget(
       name: "SimulatorTests",
-      dependencies: ["Simulator", "BlueZ", "JSON", "KBeacon", "NordicDFU", "NordicDFUIO", "TextStream"],
+      dependencies: [
+        "Simulator", "BlueZ", "JSON", "KBeacon", "NordicDFU", "NordicDFUIO", "TextStream", "TestServers",
+      ],
       exclude: ["Fixtures"],
       swiftSettings: strict),
     .testTarget(

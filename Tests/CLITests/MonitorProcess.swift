@@ -7,22 +7,15 @@ import Testing
 /// line by line as they come, the metrics server's address read from its standard error, and the external
 /// programs that check it — curl (an independent HTTP client), Prometheus' parsers.
 final class MonitorProcess: Sendable {
-  let process: Process
-  let exit: ProcessExit
+  let child: ChildProcess
+  var process: Process { child.process }
   let output = ScanCommandTests.Lines()
   let errors = ScanCommandTests.Lines()
   private let readers: [Task<Void, Never>]
 
   init(_ arguments: [String]) throws {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: ApplyCrashTests.binary)
-    process.arguments = ["monitor"] + arguments
-    let (out, err) = (Pipe(), Pipe())
-    process.standardOutput = out
-    process.standardError = err
-    let (outLines, errLines) = (ProcessLines.stream(out), ProcessLines.stream(err))
-    self.process = process
-    exit = try ProcessExit.run(process)
+    child = try ChildProcess.start(ApplyCrashTests.binary, ["monitor"] + arguments)
+    let (outLines, errLines) = (child.output!, child.errors!)
     let (output, errors) = (self.output, self.errors)
     readers = [
       Task { for await line in outLines { output.add(line) } },
@@ -47,7 +40,7 @@ final class MonitorProcess: Sendable {
   /// Stops it as Ctrl-C does and waits for its end.
   func stop() async {
     if process.isRunning { kill(process.processIdentifier, SIGINT) }
-    await exit.wait()
+    await child.exit.wait()
     for reader in readers { await reader.value }
   }
 
@@ -68,28 +61,7 @@ final class MonitorProcess: Sendable {
   static func tool(_ path: String, _ arguments: [String], input: String? = nil) async throws
     -> (status: Int32, output: String, errors: String)
   {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
-    let (out, err, inp) = (Pipe(), Pipe(), Pipe())
-    process.standardOutput = out
-    process.standardError = err
-    process.standardInput = input == nil ? FileHandle.nullDevice : inp
-    let (outLines, errLines) = (ProcessLines.stream(out), ProcessLines.stream(err))
-    let collected = Task { () -> (String, String) in
-      var (o, e) = ([String](), [String]())
-      for await line in outLines { o.append(line) }
-      for await line in errLines { e.append(line) }
-      return (o.joined(separator: "\n"), e.joined(separator: "\n"))
-    }
-    let exit = try ProcessExit.run(process)
-    if let input {
-      try inp.fileHandleForWriting.write(contentsOf: Data(input.utf8))
-      try inp.fileHandleForWriting.close()
-    }
-    await exit.wait()
-    let (o, e) = await collected.value
-    return (process.terminationStatus, o, e)
+    try await ChildProcess.run(path, arguments, input: input.map { .text($0) } ?? .none)
   }
 
   /// curl: the HTTP status and the body (`-X METHOD` when given; HEAD as `-I`).

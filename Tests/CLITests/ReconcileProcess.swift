@@ -27,7 +27,7 @@ final class ReconcileProcess: Sendable {
 
   private let events = Mutex<[Event]>([])
   private let errors = Mutex<[String]>([])
-  private let process = Mutex<(Process, ProcessExit)?>(nil)
+  private let process = Mutex<ChildProcess?>(nil)
 
   static func address(_ i: Int) -> String { String(format: "DD:34:02:06:F2:%02X", i) }
 
@@ -56,17 +56,11 @@ final class ReconcileProcess: Sendable {
   }
 
   func start(_ extra: [String] = []) throws {
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: ApplyCrashTests.binary)
-    p.arguments =
-      [
-        "reconcile", profile, "--adapter", "sim:\(fleet)", "--window", "1", "--jsonl", "--state-dir", state,
-      ] + extra
-    let (output, errorPipe) = (Pipe(), Pipe())
-    (p.standardOutput, p.standardError) = (output, errorPipe)
-    let (outLines, errLines) = (ProcessLines.stream(output), ProcessLines.stream(errorPipe))
-    let exit = try ProcessExit.run(p)
-    process.withLock { $0 = (p, exit) }
+    let child = try ChildProcess.start(
+      ApplyCrashTests.binary,
+      ["reconcile", profile, "--adapter", "sim:\(fleet)", "--window", "1", "--jsonl", "--state-dir", state] + extra)
+    let (outLines, errLines) = (child.output!, child.errors!)
+    process.withLock { $0 = child }
     Task {
       for await line in outLines {
         guard let event = try? JSONDecoder().decode(Event.self, from: Data(line.utf8)) else { continue }
@@ -100,14 +94,13 @@ final class ReconcileProcess: Sendable {
   }
 
   func signal(_ number: Int32) {
-    if let (p, _) = process.withLock({ $0 }), p.isRunning { kill(p.processIdentifier, number) }
+    if let child = process.withLock({ $0 }), child.process.isRunning { kill(child.pid, number) }
   }
 
   /// Waits for the process to end; its status.
   func exitStatus() async -> Int32 {
-    guard let (p, exit) = process.withLock({ $0 }) else { return -1 }
-    await exit.wait()
-    return p.terminationStatus
+    guard let child = process.withLock({ $0 }) else { return -1 }
+    return await child.wait()
   }
 
   /// `cfg` writes each device accepted, from the simulator's write log.
@@ -117,7 +110,7 @@ final class ReconcileProcess: Sendable {
   }
 
   deinit {
-    if let (p, _) = process.withLock({ $0 }), p.isRunning { kill(p.processIdentifier, SIGKILL) }
+    if let child = process.withLock({ $0 }), child.process.isRunning { kill(child.pid, SIGKILL) }
     try? FileManager.default.removeItem(atPath: folder)
   }
 }

@@ -64,39 +64,34 @@ import Testing
     let url = try await server.createDatabase()
     let (folder, fleet, profile) = try Self.site()
     let state = folder + "/state"
-    var processes: [(Process, ProcessExit, AsyncStream<String>, LogTail)] = []
+    var processes: [(ChildProcess, LogTail)] = []
     for gateway in Self.gateways {
-      let process = Process()
-      process.executableURL = URL(fileURLWithPath: ApplyCrashTests.binary)
-      process.arguments = [
+      let arguments = [
         "apply", profile, "--adapter", "sim:\(fleet)", "--scan", "2", "--parallel", "2",
         "--retry-delay", "0",
         "--state-dir", state, "--journal", url, "--run", "site", "--gateway", gateway, "--gateways", "3", "--settle",
         "120",
         "--lease", "5", "-v",
       ]
-      if gateway == "gw-1" {
-        process.environment = ProcessInfo.processInfo.environment.merging(
-          [SimulatorPauseHook.environmentVariable: "before-write:\(Self.address(Self.faulty))"]) { $1 }
-      }
-      process.standardOutput = FileHandle.nullDevice
-      let errors = Pipe()
-      process.standardError = errors
-      let lines = ProcessLines.stream(errors)
-      processes.append((process, try ProcessExit.run(process), lines, LogTail()))
+      let pause =
+        gateway == "gw-1"
+        ? [SimulatorPauseHook.environmentVariable: "before-write:\(Self.address(Self.faulty))"] : [:]
+      let child = try ChildProcess.start(
+        ApplyCrashTests.binary, arguments, environment: pause, output: .discarded)
+      processes.append((child, LogTail()))
     }
     let journal = try await PostgresJournal(
       connection: try await PostgresConnection.connect(try PostgresURL(url, origin: "test")), gateway: "test")
 
     // gw-1: stopped by the hook before it writes the faulty device (that device's lease held), SIGKILL.
-    let (victim, victimExit, victimLines, victimTail) = processes[0]
-    for await line in victimLines {
+    let (victim, victimTail) = processes[0]
+    for await line in victim.errors! {
       victimTail.add(line)
       if line.contains("test hook: stopped before writing \(Self.address(Self.faulty))") { break }
     }
     try #require(
-      victim.isRunning,
-      "gw-1 finished (status \(victim.terminationStatus)) before it could be killed:\n\(victimTail.text)")
+      victim.process.isRunning,
+      "gw-1 finished (status \(victim.process.terminationStatus)) before it could be killed:\n\(victimTail.text)")
     // What gw-1 held unfinished when it stopped (its leases outlive it until they expire), read before the kill.
     let heldAtKill = try await journal.connection.session {
       try $0.query(
@@ -106,15 +101,16 @@ import Testing
         """
       ).rows.compactMap { $0[0] }
     }
-    kill(victim.processIdentifier, SIGKILL)
-    await victimExit.wait()
+    kill(victim.pid, SIGKILL)
+    _ = await victim.wait()
     #expect(heldAtKill.contains(Self.address(Self.faulty)))
-    for (process, exit, lines, tail) in processes.dropFirst() {
+    for (child, tail) in processes.dropFirst() {
+      let lines = child.errors!
       let drained = Task { for await line in lines { tail.add(line) } }
-      await exit.wait()
+      let status = await child.wait()
       await drained.value
       // Its last lines say why, should it fail (seen once in a loaded ASan run, with no output kept).
-      #expect(process.terminationStatus == 0, "\(process.arguments?.joined(separator: " ") ?? ""):\n\(tail.text)")
+      #expect(status == 0, "\(child.process.arguments?.joined(separator: " ") ?? ""):\n\(tail.text)")
     }
 
     // The devices: each written exactly once, as the shared write log every gateway process appends to

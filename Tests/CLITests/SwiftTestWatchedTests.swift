@@ -1,4 +1,5 @@
 import Foundation
+import TestServers
 import Testing
 
 /// `scripts/swift-test-watched` (the hang watcher of `scripts/test` and `scripts/sanitizers`) around a stand-in
@@ -40,37 +41,29 @@ import Testing
     /// a terminal: a command test running in process meanwhile (`SignalCancellation`) ignores SIGTERM for its
     /// scan, and a watcher started then ignored the test's SIGTERM for good (bash cannot undo a signal ignored
     /// at its start) — a clean-clone CI run hung on it. `python3` resets both, then becomes the watcher.
-    func start() throws -> (Process, URL) {
-      let process = Process()
-      process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+    /// `silence` is the watcher's hang limit in seconds; `whileRunning` runs once it started. Returns its exit
+    /// status and its log.
+    func run(silence: Int = 2, whileRunning: @escaping @Sendable (ChildProcess) async -> Void = { _ in })
+      async throws -> (status: Int32, log: String)
+    {
       let script = TestScriptTests.repository.appendingPathComponent("scripts/swift-test-watched")
       let reset =
         "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); "
         + "[signal.signal(s, signal.SIG_DFL) for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)]; "
         + "os.execv('/bin/bash', ['/bin/bash'] + sys.argv[1:])"
-      process.arguments = [
-        "-c", reset, script.path, output.path, root.appendingPathComponent("run").path, pids.path,
-      ]
-      var environment = ProcessInfo.processInfo.environment
-      environment["SWIFT_TEST_SILENCE"] = "2"
-      environment["SWIFT_TEST_POLL"] = "1"
-      environment["SWIFT_TEST_GRACE"] = "1"
-      process.environment = environment
       let log = root.appendingPathComponent("watcher-log")
       _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-      process.standardOutput = try FileHandle(forWritingTo: log)
-      process.standardError = process.standardOutput
-      process.standardInput = FileHandle.nullDevice
-      return (process, log)
-    }
-
-    /// Runs `process` to its end (termination handler, no blocking wait), `whileRunning` once it started.
-    func run(_ process: Process, whileRunning: @escaping @Sendable () async -> Void = {}) async throws -> Int32 {
-      try await withCheckedThrowingContinuation { (done: CheckedContinuation<Int32, Error>) in
-        process.terminationHandler = { done.resume(returning: $0.terminationStatus) }
-        do { try process.run() } catch { done.resume(throwing: error) }
-        Task { await whileRunning() }
-      }
+      let handle = try FileHandle(forWritingTo: log)
+      defer { try? handle.close() }
+      let watcher = try ChildProcess.start(
+        "/usr/bin/python3",
+        ["-c", reset, script.path, output.path, root.appendingPathComponent("run").path, pids.path],
+        environment: ["SWIFT_TEST_SILENCE": "\(silence)", "SWIFT_TEST_POLL": "1", "SWIFT_TEST_GRACE": "1"],
+        output: .file(handle), errors: .file(handle), input: .none)
+      let watching = Task { await whileRunning(watcher) }
+      let status = await watcher.wait()
+      await watching.value
+      return (status, (try? String(contentsOf: log, encoding: .utf8)) ?? "")
     }
 
     func recordedPids() -> [Int32] {
@@ -93,9 +86,7 @@ import Testing
   @Test func aHangIsDumpedAndEveryProcessTheRunStartedIsKilled() async throws {
     let sandbox = try Sandbox(hangs: true)
     defer { sandbox.remove() }
-    let (process, log) = try sandbox.start()
-    let status = try await sandbox.run(process)
-    let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+    let (status, text) = try await sandbox.run()
     #expect(status == 124, "\(text)")
     #expect(text.contains("HUNG — no output for 2 s (attempt 1); tests in flight: hangsForGood"), "\(text)")
     for attempt in 1...2 {
@@ -113,12 +104,10 @@ import Testing
   @Test func aTermSentToTheWatcherEndsEveryProcessTheRunStarted() async throws {
     let sandbox = try Sandbox(hangs: true)
     defer { sandbox.remove() }
-    let (process, _) = try sandbox.start()
     // A long silence: only the SIGTERM ends this run.
-    process.environment?["SWIFT_TEST_SILENCE"] = "600"
-    let status = try await sandbox.run(process) {
+    let (status, _) = try await sandbox.run(silence: 600) { watcher in
       for _ in 0..<300 where sandbox.recordedPids().count < 4 { try? await Task.sleep(for: .milliseconds(100)) }
-      process.terminate()
+      watcher.process.terminate()
     }
     #expect(status == 143)
     #expect(sandbox.recordedPids().count == 4, "\(sandbox.recordedPids())")
@@ -128,9 +117,7 @@ import Testing
   @Test func aRunThatEndsLeavingAChildBehindHasItNamedAndKilled() async throws {
     let sandbox = try Sandbox(hangs: false)
     defer { sandbox.remove() }
-    let (process, log) = try sandbox.start()
-    let status = try await sandbox.run(process)
-    let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+    let (status, text) = try await sandbox.run()
     #expect(status == 0, "\(text)")
     #expect(text.contains("left 3 process(es) behind, killed now:"), "\(text)")
     #expect(sandbox.survivors().isEmpty, "left running: \(sandbox.survivors())\n\(text)")

@@ -1,4 +1,5 @@
 import Foundation
+import TestServers
 import Testing
 
 /// `scripts/test` (the README's second command, what CI runs) against a stand-in `swift` on `PATH`, a
@@ -8,7 +9,8 @@ import Testing
 /// tests run in two passes (the serial-peer suites on their own) whose counts add up; the fault matrix runs
 /// after them, its counts reach the summary, and a loss (its exit 1) fails the run; the docs check runs after
 /// the build and before the tests, and stale docs fail the run. Before the build, `scripts/format --check`
-/// (the real one, over the stand-in's `swift format lint`): a finding fails the run before anything is built;
+/// (the real one, over the stand-in's `swift format lint`): a finding, or a Swift file over 300 lines, fails the
+/// run before anything is built;
 /// after it, a compiler warning in our code fails the run, one in a dependency not.
 @Suite("scripts/test", .timeLimit(.minutes(1))) struct TestScriptTests {
   static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -85,20 +87,16 @@ import Testing
     /// `calls` are the stand-in `swift`'s command lines.
     func run() async throws -> (status: Int32, output: String, calls: String) {
       defer { try? FileManager.default.removeItem(at: root) }
-      let process = Process()
-      process.executableURL = URL(fileURLWithPath: "/bin/bash")
-      process.arguments = [root.appendingPathComponent("scripts/test").path, "--no-vm"]
       let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-      process.environment = ["PATH": root.appendingPathComponent("bin").path + ":" + path]
       let log = root.appendingPathComponent("output")
       _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-      process.standardOutput = try FileHandle(forWritingTo: log)
-      process.standardError = process.standardOutput
-      process.standardInput = FileHandle.nullDevice
-      let status: Int32 = try await withCheckedThrowingContinuation { done in
-        process.terminationHandler = { done.resume(returning: $0.terminationStatus) }
-        do { try process.run() } catch { done.resume(throwing: error) }
-      }
+      let handle = try FileHandle(forWritingTo: log)
+      defer { try? handle.close() }
+      let status = try await ChildProcess.start(
+        "/bin/bash", [root.appendingPathComponent("scripts/test").path, "--no-vm"],
+        environment: ["PATH": root.appendingPathComponent("bin").path + ":" + path], inheriting: false,
+        output: .file(handle), errors: .file(handle), input: .none
+      ).wait()
       func text(_ name: String) -> String {
         (try? String(contentsOf: root.appendingPathComponent(name), encoding: .utf8)) ?? ""
       }
@@ -165,6 +163,22 @@ import Testing
     #expect(output.contains("scripts/format --check: 1 findings"), "\(output)")
     #expect(calls.contains("format lint --strict --recursive"), "\(calls)")
     #expect(!calls.split(separator: "\n").contains { $0.hasPrefix("build") }, "built after a format finding: \(calls)")
+  }
+
+  @Test func aSwiftFileOverThreeHundredLinesFailsTheRunBeforeTheBuild() async throws {
+    let sandbox = try Sandbox(buildOutput: "", buildStatus: 0)
+    let sources = sandbox.root.appendingPathComponent("Sources/KBeacon")
+    try FileManager.default.createDirectory(at: sources, withIntermediateDirectories: true)
+    let line = "let x = 1\n"
+    try String(repeating: line, count: 300).write(
+      to: sources.appendingPathComponent("Short.swift"), atomically: true, encoding: .utf8)
+    try String(repeating: line, count: 301).write(
+      to: sources.appendingPathComponent("Long.swift"), atomically: true, encoding: .utf8)
+    let (status, output, calls) = try await sandbox.run()
+    #expect(status == 1, "\(output)")
+    #expect(output.contains("Sources/KBeacon/Long.swift: 301 lines (at most 300)"), "\(output)")
+    #expect(!output.contains("Short.swift"), "\(output)")
+    #expect(!calls.split(separator: "\n").contains { $0.hasPrefix("build") }, "built after a long file: \(calls)")
   }
 
   @Test func aCompilerWarningInOurCodeFailsTheRunBeforeTheTests() async throws {

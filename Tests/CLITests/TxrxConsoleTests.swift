@@ -47,18 +47,15 @@ import Testing
     let socket = "bp-txrx-\(UUID().uuidString)"
     // tmux leaves its server's socket file behind in /tmp/tmux-UID after the server ends.
     defer { try? FileManager.default.removeItem(atPath: "/tmp/tmux-\(getuid())/\(socket)") }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = [
-      "tmux", "-L", socket, "-f", "/dev/null", "-C", "new-session", "-x", "120", "-y", "40",
-      "env XDG_STATE_HOME=\(state) \(ApplyCrashTests.binary) txrx 6E:40:00:00:00:01 --interactive --adapter sim --timeout-next 1",
-    ]
-    let (input, output) = (Pipe(), Pipe())
-    process.standardInput = input
-    process.standardOutput = output
-    process.standardError = FileHandle.nullDevice
-    var lines = ProcessLines.stream(output).makeAsyncIterator()
-    let exit = try ProcessExit.run(process)
+    let input = Pipe()
+    let tmux = try ChildProcess.start(
+      "/usr/bin/env",
+      [
+        "tmux", "-L", socket, "-f", "/dev/null", "-C", "new-session", "-x", "120", "-y", "40",
+        "env XDG_STATE_HOME=\(state) \(ApplyCrashTests.binary) txrx 6E:40:00:00:00:01 --interactive --adapter sim --timeout-next 1",
+      ], errors: .discarded, input: .pipe(input))
+    let (process, exit) = (tmux.process, tmux.exit)
+    var lines = tmux.output!.makeAsyncIterator()
     let screen = Screen()
     let stage = Mutex("starting")
     // A console that stops answering fails the test with what its pane showed, rather than at the time limit.
@@ -69,10 +66,8 @@ import Testing
       )
       process.terminate()
       // The tmux server holds the control client's output pipe too: end it, or the lines never end.
-      let kill = Process()
-      kill.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-      kill.arguments = ["tmux", "-L", socket, "kill-server"]
-      try? kill.run()
+      _ = try? ChildProcess.start(
+        "/usr/bin/env", ["tmux", "-L", socket, "kill-server"], output: .discarded, errors: .discarded, input: .none)
     }
     defer { watchdog.cancel() }
 

@@ -1,4 +1,5 @@
 import Foundation
+import TestServers
 import Testing
 
 @testable import BeaconProvisionCLI
@@ -10,15 +11,8 @@ import Testing
 @Suite(.timeLimit(.minutes(1))) struct VersionCommandTests {
   /// `pkg-config --modversion name`.
   static func modversion(_ name: String) async throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/pkg-config")
-    process.arguments = ["--modversion", name]
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    let run = try await ChildProcess.run("/usr/bin/pkg-config", ["--modversion", name], input: .none)
+    return run.output.trimmingCharacters(in: .whitespacesAndNewlines)
   }
 
   @Test func versionNamesEveryLinkedLibraryWithItsRuntimeVersion() async throws {

@@ -28,7 +28,7 @@ final class WebhookReceiver: Sendable {
     ).path
     let input = Pipe()
     let server = try ChildProcess.start(
-      "/usr/bin/python3", [script, String(port), record, String(delay)], errors: .discarded, input: input)
+      "/usr/bin/python3", [script, String(port), record, String(delay)], errors: .discarded, input: .pipe(input))
     for await line in server.output ?? AsyncStream(unfolding: { nil }) where line == "ready" {
       return WebhookReceiver(process: server.process, input: input)
     }

@@ -1,6 +1,7 @@
 import Foundation
 import NordicDFU
 import NordicDFUIO
+import TestServers
 import Testing
 
 @testable import Simulator
@@ -101,29 +102,10 @@ import Testing
     #expect(target.activated.map(\.firmware) == [sdbl.firmware, app.firmware])
   }
 
-  /// Runs a program to completion without blocking the cooperative pool (termination handler).
+  /// Runs a program to its end (`ChildProcess`: its output read as it comes, its end awaited off the pool).
   static func run(_ path: String, _ arguments: [String]) async throws -> (status: Int32, output: String, error: String)
   {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
-    // Output goes to files, not pipes, so a chatty child can never block on a full pipe.
-    let base = NSTemporaryDirectory() + "nrfutil-\(UUID().uuidString)"
-    _ = FileManager.default.createFile(atPath: base + ".out", contents: nil)
-    _ = FileManager.default.createFile(atPath: base + ".err", contents: nil)
-    defer {
-      try? FileManager.default.removeItem(atPath: base + ".out")
-      try? FileManager.default.removeItem(atPath: base + ".err")
-    }
-    process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: base + ".out"))
-    process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: base + ".err"))
-    process.standardInput = FileHandle.nullDevice
-    let status: Int32 = try await withCheckedThrowingContinuation { done in
-      process.terminationHandler = { done.resume(returning: $0.terminationStatus) }
-      do { try process.run() } catch { done.resume(throwing: error) }
-    }
-    let output = (try? String(contentsOfFile: base + ".out", encoding: .utf8)) ?? ""
-    let error = (try? String(contentsOfFile: base + ".err", encoding: .utf8)) ?? ""
-    return (status, output, error)
+    let run = try await ChildProcess.run(path, arguments, input: .none)
+    return (run.status, run.output, run.errors)
   }
 }

@@ -11,6 +11,22 @@ public struct ChildProcess: Sendable {
     case lines
     /// Sent to /dev/null.
     case discarded
+    /// Written to an open file (a log the test reads afterwards, or a child that must never block on a pipe
+    /// nobody reads); standard output and standard error may share one.
+    case file(FileHandle)
+  }
+
+  /// Where the child's standard input comes from.
+  public enum Input: Sendable {
+    /// This process's own.
+    case inherited
+    /// /dev/null: the child reads end of file at once.
+    case none
+    /// A pipe the test writes.
+    case pipe(Pipe)
+    /// This text, written whole at the start and then closed (end of file). Small texts only: it must fit the
+    /// pipe's buffer (64 KiB), as it is written before the child has read any of it.
+    case text(String)
   }
 
   public let process: Process
@@ -21,10 +37,10 @@ public struct ChildProcess: Sendable {
   public let exit: ProcessExit
 
   /// Starts `executable`. `environment` is added to this process's own, or with `inheriting: false` is
-  /// the whole environment; `input` becomes standard input (else the child shares this process's).
+  /// the whole environment; `input` is where standard input comes from.
   public static func start(
     _ executable: String, _ arguments: [String], environment: [String: String] = [:], inheriting: Bool = true,
-    output: Stream = .lines, errors: Stream = .lines, input: Pipe? = nil
+    output: Stream = .lines, errors: Stream = .lines, input: Input = .inherited
   ) throws -> ChildProcess {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
@@ -34,26 +50,40 @@ public struct ChildProcess: Sendable {
     } else if !environment.isEmpty {
       process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
     }
-    if let input { process.standardInput = input }
+    switch input {
+    case .inherited: break
+    case .none: process.standardInput = FileHandle.nullDevice
+    case .pipe(let pipe): process.standardInput = pipe
+    case .text: process.standardInput = Pipe()
+    }
     func attach(_ stream: Stream) -> (Any, AsyncStream<String>?) {
-      guard stream == .lines else { return (FileHandle.nullDevice, nil) }
-      let pipe = Pipe()
-      return (pipe, ProcessLines.stream(pipe))
+      switch stream {
+      case .lines:
+        let pipe = Pipe()
+        return (pipe, ProcessLines.stream(pipe))
+      case .discarded: return (FileHandle.nullDevice, nil)
+      case .file(let handle): return (handle, nil)
+      }
     }
     let (outputSink, outputLines) = attach(output)
     let (errorSink, errorLines) = attach(errors)
     process.standardOutput = outputSink
     process.standardError = errorSink
     let exit = try ProcessExit.run(process)
+    if case .text(let text) = input, let pipe = process.standardInput as? Pipe {
+      try pipe.fileHandleForWriting.write(contentsOf: Data(text.utf8))
+      try pipe.fileHandleForWriting.close()
+    }
     return ChildProcess(process: process, output: outputLines, errors: errorLines, exit: exit)
   }
 
   /// Runs `executable` to its end and returns its exit status and everything it wrote, each stream's lines
   /// joined with "\n".
   public static func run(
-    _ executable: String, _ arguments: [String], environment: [String: String] = [:], inheriting: Bool = true
+    _ executable: String, _ arguments: [String], environment: [String: String] = [:], inheriting: Bool = true,
+    input: Input = .inherited
   ) async throws -> (status: Int32, output: String, errors: String) {
-    let child = try start(executable, arguments, environment: environment, inheriting: inheriting)
+    let child = try start(executable, arguments, environment: environment, inheriting: inheriting, input: input)
     async let output = Self.collect(child.output)
     async let errors = Self.collect(child.errors)
     let (out, err) = await (output, errors)

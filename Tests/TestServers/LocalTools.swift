@@ -33,17 +33,14 @@ public enum LocalTools {
     for file in [out, err] where !FileManager.default.createFile(atPath: file, contents: nil) {
       throw ServerError("cannot create \(file)")
     }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
     let stdout = try FileHandle(forWritingTo: URL(fileURLWithPath: out))
     let stderr = try FileHandle(forWritingTo: URL(fileURLWithPath: err))
     defer {
       try? stdout.close()
       try? stderr.close()
     }
-    process.standardOutput = stdout
-    process.standardError = stderr
+    let child = try ChildProcess.start(path, arguments, output: .file(stdout), errors: .file(stderr))
+    let process = child.process
     let started = Date()
     // SIGTERM, then SIGKILL 5 s later: a child inherits the signal mask of the thread that started it, and
     // the test runner's threads block SIGTERM, so SIGTERM alone may never end it and the test
@@ -52,21 +49,12 @@ public enum LocalTools {
     DispatchQueue.global().asyncAfter(deadline: .now() + seconds + 5) {
       if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     }
-    let status = try await exit(of: process)
+    let status = await child.wait()
     if Date().timeIntervalSince(started) >= seconds {
       throw ServerError("\(path) \(arguments.joined(separator: " ")) still ran after \(seconds) s and was terminated")
     }
     let text = { (file: String) in String(decoding: try Data(contentsOf: URL(fileURLWithPath: file)), as: UTF8.self) }
     return (status, try text(out), try text(err))
-  }
-
-  /// Starts `process` and returns its exit status once it has ended (`terminationHandler`, set before
-  /// `run()`, so an early exit is not missed).
-  static func exit(of process: Process) async throws -> Int32 {
-    try await withCheckedThrowingContinuation { continuation in
-      process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-      do { try process.run() } catch { continuation.resume(throwing: error) }
-    }
   }
 
   /// A new empty directory under the system's temporary folder.

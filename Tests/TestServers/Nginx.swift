@@ -46,12 +46,10 @@ public final class Nginx: Sendable {
       }
       """
     try conf.write(toFile: "\(prefix)/nginx.conf", atomically: true, encoding: .utf8)
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
-    process.arguments = ["-p", prefix, "-c", "\(prefix)/nginx.conf", "-e", "\(prefix)/error.log"]
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    try process.run()
+    let process = try ChildProcess.start(
+      "/usr/sbin/nginx", ["-p", prefix, "-c", "\(prefix)/nginx.conf", "-e", "\(prefix)/error.log"],
+      output: .discarded, errors: .discarded
+    ).process
     let server = Nginx(process: process, prefix: prefix, httpPort: httpPort, httpsPort: httpsPort)
     try await LocalTools.waitForListener(port: httpPort)
     if let httpsPort { try await LocalTools.waitForListener(port: httpsPort) }

@@ -46,9 +46,7 @@ public final class PostgresServer: Sendable {
     // `beacon` needs no password; any other role must give its own (the password tests).
     try "local all \(user) trust\nlocal all all scram-sha-256\n".write(
       toFile: data + "/pg_hba.conf", atomically: false, encoding: .utf8)
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: asUser.tool)
-    process.arguments =
+    let arguments =
       asUser.prefix + [
         "\(bin)/postgres", "-D", data, "-k", folder, "-c", "listen_addresses=", "-c", "fsync=off",
         "-c", "max_connections=60", "-c", "shared_buffers=16MB",
@@ -56,9 +54,7 @@ public final class PostgresServer: Sendable {
     let log = folder + "/server.log"
     _ = FileManager.default.createFile(atPath: log, contents: nil)
     let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-    process.standardOutput = handle
-    process.standardError = handle
-    try process.run()
+    let process = try ChildProcess.start(asUser.tool, arguments, output: .file(handle), errors: .file(handle)).process
     let server = PostgresServer(process: process, folder: folder)
     let socket = folder + "/.s.PGSQL.5432"
     let ready = await LocalTools.poll(within: 30) {
@@ -69,13 +65,12 @@ public final class PostgresServer: Sendable {
       throw ServerError("PostgreSQL did not start in \(folder): \(text)")
     }
     // The socket appears before the server accepts queries: wait for a real one.
-    _ = await LocalTools.poll(within: 30) {
-      let probe = Process()
-      probe.executableURL = URL(fileURLWithPath: bin + "/pg_isready")
-      probe.arguments = ["-h", folder, "-U", user, "-d", "postgres", "-q"]
-      guard (try? probe.run()) != nil else { return false }
-      probe.waitUntilExit()
-      return probe.terminationStatus == 0
+    let deadline = ContinuousClock.now + .seconds(30)
+    while ContinuousClock.now < deadline {
+      let probe = try? await ChildProcess.run(
+        bin + "/pg_isready", ["-h", folder, "-U", user, "-d", "postgres", "-q"], input: .none)
+      if probe?.status == 0 { break }
+      try? await Task.sleep(for: .milliseconds(50))
     }
     return server
   }
