@@ -2,6 +2,7 @@ import ArgumentParser
 import BeaconCore
 import Foundation
 import Logging
+import OwnThreads
 
 /// `beacon-provision scan`: discover beacons and decode what they advertise, grouped in discovery windows
 /// (blukii discovery settings, docs/protocols/info-manager.md, "The SDK's classes": window length, RSSI threshold, first-seen time, each frame kind
@@ -87,8 +88,9 @@ struct ScanCommand: AsyncParsableCommand, LoggingCommand {
     var bytes = Array((line + "\n").utf8)
     var offset = 0
     while offset < bytes.count {
-      let n = bytes.withUnsafeMutableBytes { write(STDOUT_FILENO, $0.baseAddress! + offset, $0.count - offset) }
-      if n < 0 && errno == EINTR { continue }
+      let n = Interrupted.retry {
+        bytes.withUnsafeMutableBytes { write(STDOUT_FILENO, $0.baseAddress! + offset, $0.count - offset) }
+      }
       guard n > 0 else { return }
       offset += n
     }

@@ -105,10 +105,11 @@ final class FileDescriptorLink: Sendable {
     if closed { throw LinkError(.closed, peer: peer) }
     if down { throw LinkError(.disconnected, peer: peer) }
     while true {
-      let sent = pdu.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+      let sent = Interrupted.retry {
+        pdu.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+      }
       if sent == pdu.count { return }
       let code = errno
-      if sent < 0 && code == EINTR { continue }
       if sent < 0 && (code == EAGAIN || code == EWOULDBLOCK) {
         // A non-blocking socket (e.g. left so by a non-blocking connect): wait until it can take the PDU.
         var out = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
@@ -148,9 +149,8 @@ final class FileDescriptorLink: Sendable {
         pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
         pollfd(fd: wakePipe.readEnd, events: Int16(POLLIN), revents: 0),
       ]
-      let ready = poll(&fds, 2, -1)
+      let ready = Interrupted.retry { poll(&fds, 2, -1) }
       if ready < 0 {
-        if errno == EINTR { continue }
         ending = LinkError(.disconnected, peer: peer, detail: "poll: \(ErrnoText.message(errno))")
         break
       }
@@ -159,14 +159,16 @@ final class FileDescriptorLink: Sendable {
         break
       }
       guard fds[0].revents != 0 else { continue }
-      let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+      let count = Interrupted.retry {
+        buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+      }
       switch count {
       case 0:
         ending = LinkError(.disconnected, peer: peer, detail: "peer closed the link")
         break loop
       case ..<0:
         let code = errno
-        if code == EINTR || code == EAGAIN || code == EWOULDBLOCK {
+        if code == EAGAIN || code == EWOULDBLOCK {
           inbox.wake()  // the slot taken for this read is still free
           continue
         }

@@ -37,11 +37,11 @@ public final class L2CAPListener: Sendable {
           var peer = bdaddr_t()
           var peerType: UInt8 = 0
           let (fd, code) = try handle.withDescriptor("accept(L2CAP)") { listening -> (Int32, Int32) in
-            let fd = bp_l2cap_accept(listening, &peer, &peerType)
+            let fd = Interrupted.retry { bp_l2cap_accept(listening, &peer, &peerType) }
             return (fd, fd < 0 ? errno : 0)
           }
           if fd < 0 {
-            if code == EAGAIN || code == EINTR { continue }
+            if code == EAGAIN { continue }
             throw BlueZError(errno: code, call: "accept(L2CAP)", adapter: adapter.name)
           }
           let connection = try SocketHandle(adopting: fd, adapter: adapter.name)

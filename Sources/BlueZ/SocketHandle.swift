@@ -48,9 +48,10 @@ final class SocketHandle: Sendable {
   func send(_ packet: [UInt8], call: String) throws {
     try withDescriptor(call) { fd in
       while true {
-        let n = packet.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        let n = Interrupted.retry {
+          packet.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        }
         if n == packet.count { return }
-        if n < 0 && errno == EINTR { continue }
         throw n < 0 ? BlueZError.current(call, adapter: adapter) : BlueZError(errno: EIO, call: call, adapter: adapter)
       }
     }
@@ -62,11 +63,12 @@ final class SocketHandle: Sendable {
     try withDescriptor(call) { fd in
       var buffer = [UInt8](repeating: 0, count: capacity)
       while true {
-        let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+        let n = Interrupted.retry {
+          buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+        }
         if n > 0 { return Array(buffer[0..<n]) }
         if n == 0 { throw BlueZError(errno: ECONNRESET, call: call, adapter: adapter) }
         switch errno {
-        case EINTR: continue
         case EAGAIN: return nil
         default: throw BlueZError.current(call, adapter: adapter)
         }
@@ -88,8 +90,7 @@ final class SocketHandle: Sendable {
       timeout.map { Int32(clamping: $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) }
       ?? -1
     while true {
-      let r = poll(&fds, 2, milliseconds)
-      if r < 0 && errno == EINTR { continue }
+      let r = Interrupted.retry { poll(&fds, 2, milliseconds) }
       if fds[1].revents != 0 || isClosed { return .closed }
       return r == 0 ? .timedOut : .ready
     }

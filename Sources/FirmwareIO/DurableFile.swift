@@ -1,4 +1,5 @@
 import Foundation
+import OwnThreads
 
 #if canImport(Glibc)
   import Glibc
@@ -23,8 +24,7 @@ enum DurableFile {
     guard fd >= 0 else { throw failure("cannot write", temporary) }
     var offset = 0
     while offset < bytes.count {
-      let n = bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-      if n < 0 && errno == EINTR { continue }
+      let n = Interrupted.retry { bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) } }
       guard n > 0 else {
         let error = failure("cannot write", temporary)
         close(fd)

@@ -1,5 +1,6 @@
 import CCurl
 import Foundation
+import OwnThreads
 import Synchronization
 
 /// One libcurl easy transfer: the handle, its options and the callbacks' state. It runs start to end on one
@@ -199,11 +200,10 @@ final class CurlAttempt: @unchecked Sendable {
       guard fileSize + Int64(count) <= cap else { return stop(.tooLarge(fileSize + Int64(count))) }
       var written = 0
       while written < count {
-        let n = pwrite(descriptor, data + written, count - written, off_t(fileSize) + off_t(written))
-        if n < 0 {
-          if errno == EINTR { continue }
-          return stop(.fileWrite(errno: errno))
+        let n = Interrupted.retry {
+          pwrite(descriptor, data + written, count - written, off_t(fileSize) + off_t(written))
         }
+        if n < 0 { return stop(.fileWrite(errno: errno)) }
         written += n
       }
       observer?.wrote(UnsafeRawBufferPointer(start: data, count: count), at: fileSize)

@@ -1,4 +1,5 @@
 import Glibc
+import OwnThreads
 
 /// Where `--metrics HOST:PORT` listens: a numeric address or a host name (`127.0.0.1:9464`, `[::1]:9464`,
 /// `localhost:9464`, `0.0.0.0:9464` for every interface); port 0 takes any free port (the bound one is
@@ -102,8 +103,9 @@ enum Sockets {
   static func sendAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
     var offset = 0
     while offset < bytes.count {
-      let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL)) }
-      if n < 0 && errno == EINTR { continue }
+      let n = Interrupted.retry {
+        bytes.withUnsafeBytes { send(fd, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL)) }
+      }
       guard n > 0 else { return false }
       offset += n
     }

@@ -61,8 +61,7 @@ public final class MetricsServer: Sendable {
       pollfd(fd: listener, events: Int16(POLLIN), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
     ]
     while true {
-      let n = poll(&fds, 2, -1)
-      if n < 0 && errno == EINTR { continue }
+      let n = Interrupted.retry { poll(&fds, 2, -1) }
       guard n > 0, fds[1].revents == 0 else { return }
       let connection = accept(listener, nil, nil)
       guard connection >= 0 else { continue }
@@ -81,8 +80,7 @@ public final class MetricsServer: Sendable {
     var buffer = [UInt8](repeating: 0, count: 2048)
     var end: Int?
     while end == nil && head.count <= HTTPExchange.headLimit {
-      let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-      if n < 0 && errno == EINTR { continue }
+      let n = Interrupted.retry { buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) } }
       if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
         _ = Sockets.sendAll(fd, HTTPExchange.bytes(.plain(408, "request timeout"), isHead: false))
         return

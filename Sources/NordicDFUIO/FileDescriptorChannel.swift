@@ -53,20 +53,19 @@ public final class FileDescriptorChannel: ByteChannel {
     while true {
       fds[0].revents = 0
       fds[1].revents = 0
-      if poll(&fds, 2, -1) < 0 {
-        if errno == EINTR { continue }
+      if Interrupted.retry({ poll(&fds, 2, -1) }) < 0 {
         return continuation.finish(throwing: SerialPortError.io(errno: errno))
       }
       if fds[1].revents != 0 { return continuation.finish() }
       guard fds[0].revents & Int16(POLLNVAL) == 0 else {
         return continuation.finish(throwing: SerialPortError.io(errno: EBADF))
       }
-      let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+      let n = Interrupted.retry { buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) } }
       if n > 0 {
         continuation.yield(Array(buffer[0..<n]))
         continue
       }
-      if n < 0, errno == EINTR || errno == EAGAIN { continue }
+      if n < 0, errno == EAGAIN { continue }
       // End of file or EIO (with POLLHUP): the peer closed its side.
       return continuation.finish(throwing: SerialPortError.hangup)
     }
@@ -85,20 +84,19 @@ public final class FileDescriptorChannel: ByteChannel {
   private static func writeAll(_ bytes: [UInt8], fd: Int32, wake: Int32) throws(SerialPortError) {
     var sent = 0
     while sent < bytes.count {
-      let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + sent, bytes.count - sent) }
+      let n = Interrupted.retry {
+        bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + sent, bytes.count - sent) }
+      }
       if n >= 0 {
         sent += n
         continue
       }
       switch errno {
-      case EINTR: continue
       case EAGAIN:
         var fds = [
           pollfd(fd: fd, events: Int16(POLLOUT), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
         ]
-        while poll(&fds, 2, -1) < 0 {
-          guard errno == EINTR else { throw .io(errno: errno) }
-        }
+        guard Interrupted.retry({ poll(&fds, 2, -1) }) >= 0 else { throw .io(errno: errno) }
         if fds[1].revents != 0 { throw .closed }
       default: throw .io(errno: errno)
       }

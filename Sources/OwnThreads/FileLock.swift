@@ -40,8 +40,7 @@ public final class FileLock: Sendable {
     guard fd >= 0 else { throw FileLockError("cannot open the lock file \(path): \(String(cString: strerror(errno)))") }
     if flock(fd, LOCK_EX | LOCK_NB) == 0 { return FileLock(fd: fd, path: path) }
     if errno == EWOULDBLOCK { whenWaiting?() }
-    while flock(fd, LOCK_EX) != 0 {
-      if errno == EINTR { continue }
+    if Interrupted.retry({ flock(fd, LOCK_EX) }) != 0 {
       let message = String(cString: strerror(errno))
       close(fd)
       throw FileLockError("cannot lock \(path): \(message)")

@@ -41,7 +41,7 @@ enum EventProgram {
     let child = pid
     OwnThread.start("event-command \(child)") {
       var status: Int32 = 0
-      while waitpid(child, &status, 0) == -1 && errno == EINTR {}
+      _ = Interrupted.retry { waitpid(child, &status, 0) }
       // WIFEXITED / WEXITSTATUS / WTERMSIG, which Glibc's Swift overlay does not import (macros).
       let signal = status & 0x7f
       ended(signal == 0 ? .exited((status >> 8) & 0xff) : .signalled(signal))
