@@ -129,7 +129,7 @@ let package = Package(
     // Real servers on loopback (nginx, a private CA) shared by HTTPTests and CLITests; AuditTests
     // runs a real browser with its process helpers.
     .target(
-      name: "TestServers", dependencies: ["HTTP", "Loopback", "OwnThreads"], path: "Tests/TestServers",
+      name: "TestServers", dependencies: ["CPipe", "HTTP", "Loopback", "OwnThreads"], path: "Tests/TestServers",
       exclude: ["InfoManager"],
       swiftSettings: strict),
     // A manual clock and a state signal for the test targets that drive timers.

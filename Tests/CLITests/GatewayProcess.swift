@@ -6,7 +6,7 @@ import TestServers
 /// One `beacon-provision` gateway process of the several-gateways tests: started at once, its
 /// standard error drained all along (a full pipe would stall it) into a `LogTail`, and awaitable lines.
 final class GatewayProcess: Sendable {
-  let process: Process
+  let process: SpawnedProcess
   let exit: ProcessExit
   let tail = LogTail()
   private let watch = LineWatch()

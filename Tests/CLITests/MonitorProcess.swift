@@ -8,7 +8,7 @@ import Testing
 /// programs that check it — curl (an independent HTTP client), Prometheus' parsers.
 final class MonitorProcess: Sendable {
   let child: ChildProcess
-  var process: Process { child.process }
+  var process: SpawnedProcess { child.process }
   let output = ScanCommandTests.Lines()
   let errors = ScanCommandTests.Lines()
   private let readers: [Task<Void, Never>]

@@ -30,7 +30,7 @@ import Testing
   }
 
   /// Starts `monitor` and collects the ids of the events it prints.
-  static func monitor(_ arguments: [String], ids: Lines) throws -> (Process, ProcessExit, Task<Void, Never>) {
+  static func monitor(_ arguments: [String], ids: Lines) throws -> (SpawnedProcess, ProcessExit, Task<Void, Never>) {
     let child = try ChildProcess.start(ApplyCrashTests.binary, ["monitor"] + arguments, errors: .discarded)
     let (process, exit, lines) = (child.process, child.exit, child.output ?? AsyncStream { $0.finish() })
     let reader = Task {

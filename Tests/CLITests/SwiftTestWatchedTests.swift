@@ -40,24 +40,20 @@ import Testing
     /// A child inherits an ignored signal and the spawning thread's blocked mask, and this test process is not
     /// a terminal: a command test running in process meanwhile (`SignalCancellation`) ignores SIGTERM for its
     /// scan, and a watcher started then ignored the test's SIGTERM for good (bash cannot undo a signal ignored
-    /// at its start) — a clean-clone CI run hung on it. `python3` resets both, then becomes the watcher.
+    /// at its start) — a clean-clone CI run hung on it. `ChildProcess` starts every child with both reset
+    /// (`SpawnedProcessTests`).
     /// `silence` is the watcher's hang limit in seconds; `whileRunning` runs once it started. Returns its exit
     /// status and its log.
     func run(silence: Int = 2, whileRunning: @escaping @Sendable (ChildProcess) async -> Void = { _ in })
       async throws -> (status: Int32, log: String)
     {
       let script = TestScriptTests.repository.appendingPathComponent("scripts/swift-test-watched")
-      let reset =
-        "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); "
-        + "[signal.signal(s, signal.SIG_DFL) for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)]; "
-        + "os.execv('/bin/bash', ['/bin/bash'] + sys.argv[1:])"
       let log = root.appendingPathComponent("watcher-log")
       _ = FileManager.default.createFile(atPath: log.path, contents: nil)
       let handle = try FileHandle(forWritingTo: log)
       defer { try? handle.close() }
       let watcher = try ChildProcess.start(
-        "/usr/bin/python3",
-        ["-c", reset, script.path, output.path, root.appendingPathComponent("run").path, pids.path],
+        "/bin/bash", [script.path, output.path, root.appendingPathComponent("run").path, pids.path],
         environment: ["SWIFT_TEST_SILENCE": "\(silence)", "SWIFT_TEST_POLL": "1", "SWIFT_TEST_GRACE": "1"],
         output: .file(handle), errors: .file(handle), input: .none)
       let watching = Task { await whileRunning(watcher) }

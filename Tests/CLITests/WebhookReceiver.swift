@@ -13,10 +13,10 @@ final class WebhookReceiver: Sendable {
     var orderKey: String
   }
 
-  let process: Process
+  let process: SpawnedProcess
   let input: Pipe
 
-  private init(process: Process, input: Pipe) {
+  private init(process: SpawnedProcess, input: Pipe) {
     self.process = process
     self.input = input
   }

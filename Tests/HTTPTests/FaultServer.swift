@@ -5,13 +5,13 @@ import TestServers
 /// HTTP server speaking over real sockets, not a stand-in for the client's peer. nginx, the CA and the
 /// helpers it uses are in the TestServers target, shared with CLITests.
 final class FaultServer: Sendable {
-  let process: Process
+  let process: SpawnedProcess
   let port: Int
   var base: String { "http://127.0.0.1:\(port)" }
   /// The payload its download paths serve (the same formula as the script's BODY).
   static let body: [UInt8] = (0..<200_000).map { UInt8(($0 * 7 + 3) % 251) }
 
-  private init(process: Process, port: Int) {
+  private init(process: SpawnedProcess, port: Int) {
     self.process = process
     self.port = port
   }

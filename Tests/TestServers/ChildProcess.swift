@@ -1,7 +1,10 @@
+import CPipe
 import Foundation
+import OwnThreads
 
 /// A process a test starts — the CLI under test, a script, a server, tmux — started the one way the tests
-/// start processes: standard output and standard error read line by line as they come (`ProcessLines`, a
+/// start processes (`SpawnedProcess`: posix_spawn, every other descriptor closed in the child, signals at
+/// their defaults): standard output and standard error read line by line as they come (`ProcessLines`, a
 /// thread per pipe, so a full pipe never stalls the child, even when the test reads neither), its end
 /// awaited without holding a cooperative thread (`ProcessExit`).
 public struct ChildProcess: Sendable {
@@ -29,7 +32,7 @@ public struct ChildProcess: Sendable {
     case text(String)
   }
 
-  public let process: Process
+  public let process: SpawnedProcess
   /// Standard output's lines (nil when discarded); finishes at end of file.
   public let output: AsyncStream<String>?
   /// Standard error's lines (nil when discarded); finishes at end of file.
@@ -42,39 +45,64 @@ public struct ChildProcess: Sendable {
     _ executable: String, _ arguments: [String], environment: [String: String] = [:], inheriting: Bool = true,
     output: Stream = .lines, errors: Stream = .lines, input: Input = .inherited
   ) throws -> ChildProcess {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    if !inheriting {
-      process.environment = environment
-    } else if !environment.isEmpty {
-      process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    let variables = inheriting ? ProcessInfo.processInfo.environment.merging(environment) { $1 } : environment
+    // Pipes made here are close-on-exec (no other child inherits them); the child's end is duplicated onto
+    // its descriptor, and this process's copy of that end is closed once the child runs.
+    var childEnds: [Int32] = []
+    var readers: [Int32?] = [nil, nil]
+    func pipe() throws -> (read: Int32, write: Int32) {
+      var fds: [Int32] = [0, 0]
+      guard bp_pipe2(&fds, O_CLOEXEC) == 0 else { throw ServerError("pipe2: \(String(cString: strerror(errno)))") }
+      return (fds[0], fds[1])
     }
-    switch input {
-    case .inherited: break
-    case .none: process.standardInput = FileHandle.nullDevice
-    case .pipe(let pipe): process.standardInput = pipe
-    case .text: process.standardInput = Pipe()
-    }
-    func attach(_ stream: Stream) -> (Any, AsyncStream<String>?) {
+    func source(_ stream: Stream, _ index: Int) throws -> SpawnActions.Source {
       switch stream {
       case .lines:
-        let pipe = Pipe()
-        return (pipe, ProcessLines.stream(pipe))
-      case .discarded: return (FileHandle.nullDevice, nil)
-      case .file(let handle): return (handle, nil)
+        let (read, write) = try pipe()
+        readers[index] = read
+        childEnds.append(write)
+        return .descriptor(write)
+      case .discarded: return .null
+      case .file(let handle): return .descriptor(handle.fileDescriptor)
       }
     }
-    let (outputSink, outputLines) = attach(output)
-    let (errorSink, errorLines) = attach(errors)
-    process.standardOutput = outputSink
-    process.standardError = errorSink
-    let exit = try ProcessExit.run(process)
-    if case .text(let text) = input, let pipe = process.standardInput as? Pipe {
-      try pipe.fileHandleForWriting.write(contentsOf: Data(text.utf8))
-      try pipe.fileHandleForWriting.close()
+    var textWriter: Int32?
+    let inputSource: SpawnActions.Source
+    switch input {
+    case .inherited: inputSource = .inherited
+    case .none: inputSource = .null
+    case .pipe(let pipe): inputSource = .descriptor(pipe.fileHandleForReading.fileDescriptor)
+    case .text:
+      let (read, write) = try pipe()
+      childEnds.append(read)
+      textWriter = write
+      inputSource = .descriptor(read)
     }
-    return ChildProcess(process: process, output: outputLines, errors: errorLines, exit: exit)
+    let actions = SpawnActions(input: inputSource, output: try source(output, 0), errors: try source(errors, 1))
+    defer { for fd in childEnds { close(fd) } }
+    let process: SpawnedProcess
+    do {
+      var inputPipe: Pipe?
+      if case .pipe(let pipe) = input { inputPipe = pipe }
+      process = try SpawnedProcess(
+        executable, arguments, environment: variables, actions: actions, inputPipe: inputPipe)
+    } catch {
+      for fd in readers.compactMap({ $0 }) + [textWriter].compactMap({ $0 }) { close(fd) }
+      throw error
+    }
+    if case .text(let text) = input, let fd = textWriter {
+      let bytes = Array(text.utf8)
+      var sent = 0
+      while sent < bytes.count {
+        let n = Interrupted.retry { bytes.withUnsafeBytes { write(fd, $0.baseAddress! + sent, bytes.count - sent) } }
+        guard n > 0 else { break }
+        sent += n
+      }
+      close(fd)
+    }
+    return ChildProcess(
+      process: process, output: readers[0].map { ProcessLines.stream(descriptor: $0) },
+      errors: readers[1].map { ProcessLines.stream(descriptor: $0) }, exit: ProcessExit(process: process))
   }
 
   /// Runs `executable` to its end and returns its exit status and everything it wrote, each stream's lines

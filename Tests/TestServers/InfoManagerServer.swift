@@ -6,14 +6,14 @@ import HTTP
 /// test; it exits when this process closes its standard input (also when a test is killed). Shared by
 /// InfoManagerTests and CLITests; `scripts/demo` starts the same script.
 public final class InfoManagerServer: Sendable {
-  let process: Process
+  let process: SpawnedProcess
   public let port: Int
   public var root: String { "http://127.0.0.1:\(port)" }
 
   public static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     .appendingPathComponent("InfoManager/info_manager_server.py").path
 
-  private init(process: Process, port: Int) {
+  private init(process: SpawnedProcess, port: Int) {
     self.process = process
     self.port = port
   }

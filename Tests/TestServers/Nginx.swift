@@ -7,7 +7,7 @@ import OwnThreads
 /// until its ports refuse connections (a test of "the server is down"); otherwise it is terminated when
 /// the value is released.
 public final class Nginx: Sendable {
-  public let process: Process
+  public let process: SpawnedProcess
   public let prefix: String
   public let httpPort: Int
   public let httpsPort: Int?
@@ -16,7 +16,7 @@ public final class Nginx: Sendable {
   public var accessLog: String { prefix + "/access.log" }
   public var base: String { "http://127.0.0.1:\(httpPort)/" }
 
-  private init(process: Process, prefix: String, httpPort: Int, httpsPort: Int?) {
+  private init(process: SpawnedProcess, prefix: String, httpPort: Int, httpsPort: Int?) {
     self.process = process
     self.prefix = prefix
     self.httpPort = httpPort

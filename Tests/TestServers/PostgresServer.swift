@@ -12,13 +12,13 @@ import OwnThreads
 /// as the `postgres` system user the package creates, through `setpriv`, which switches user and then
 /// execs the program itself, so the `Process` we hold is the server and SIGINT reaches it [I].
 public final class PostgresServer: Sendable {
-  public let process: Process
+  public let process: SpawnedProcess
   public let folder: String
   /// The folder holding the server's socket (`host=` for libpq).
   public var socketFolder: String { folder }
   public static let user = "beacon"
 
-  private init(process: Process, folder: String) {
+  private init(process: SpawnedProcess, folder: String) {
     self.process = process
     self.folder = folder
   }

@@ -4,7 +4,9 @@ import Foundation
 /// when its standard input closes (with the test process, even a killed one): the fault-injecting server of
 /// HTTPTests and the loopback blukii Info Manager. Returns the running process and its port.
 public enum PythonServer {
-  public static func start(script: String, arguments: [String] = []) async throws -> (process: Process, port: Int) {
+  public static func start(script: String, arguments: [String] = []) async throws -> (
+    process: SpawnedProcess, port: Int
+  ) {
     // Standard input is a pipe this process holds open for the server's life.
     let child = try ChildProcess.start(
       "/usr/bin/python3", [script] + arguments, errors: .discarded, input: .pipe(Pipe()))
