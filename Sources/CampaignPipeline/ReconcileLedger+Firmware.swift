@@ -1,3 +1,5 @@
+import BeaconCore
+
 /// `reconcile --firmware`: the ledger's rule for when a device's firmware is due for a check. A check
 /// connects, reads `ver` and installs the catalogue's release when it is newer (`FirmwareCampaignPlan`), so,
 /// once the device is configured under its profile and in good standing, it is due when it was never checked under this firmware source (the catalogue's place and the
@@ -57,5 +59,31 @@ extension ReconcileLedger {
     (entry.firmwareFailures, entry.firmwareRetryAt) = (failures, now + delay)
     devices[address] = entry
     return delay
+  }
+
+  /// A check found a neighbour's bootloader answering at `address` (`BootloaderAtAddress`: the device one below
+  /// failed an update after its jump, and its bootloader answers at its address + 1 until its inactivity
+  /// timeout). Not this device's failure: it is tried again after `timeout` seconds, its failure count
+  /// untouched; and the neighbour below, if its own firmware failed, is not tried again before this device's
+  /// turn has come and gone (another `timeout` after it), or its next failed jump would shadow this device
+  /// again, pass after pass, their backoffs in step. Returns the seconds until this device's next try.
+  @discardableResult
+  public mutating func firmwareShadowed(_ address: String, now: Double, timeout: Double) -> Double {
+    var entry = devices[address] ?? Entry()
+    entry.firmwareRetryAt = now + timeout
+    devices[address] = entry
+    if let below = Self.neighbourBelow(address), var neighbour = devices[below], (neighbour.firmwareFailures ?? 0) > 0 {
+      neighbour.firmwareRetryAt = max(neighbour.firmwareRetryAt ?? 0, now + 2 * timeout)
+      devices[below] = neighbour
+    }
+    return timeout
+  }
+
+  /// The address whose bootloader comes up at `address`: the last octet one less, wrapping (no carry), as a
+  /// no-bond Secure DFU bootloader takes its application's address + 1 (docs/protocols/nordic-dfu.md §2.2).
+  public static func neighbourBelow(_ address: String) -> String? {
+    guard let parsed = BluetoothAddress(address) else { return nil }
+    let low = UInt8(truncatingIfNeeded: parsed.rawValue) &- 1
+    return BluetoothAddress(rawValue: parsed.rawValue & ~0xFF | UInt64(low)).description
   }
 }

@@ -73,8 +73,10 @@ public struct KBeaconOpener: SessionOpener {
 /// to its application when its inactivity timeout passes, so it is worth another attempt (transient).
 public struct BootloaderAtAddress: Error, ClassifiedFailure, CustomStringConvertible {
   public var failureKind: FailureKind { .transient }
+  /// The start of `description`, by which a report's reason is recognised (`reconcile`).
+  public static let summary = "not ready: a Secure DFU bootloader answers at this address"
   public var description: String {
-    "not ready: a Secure DFU bootloader answers at this address, not the KBeacon: the device's own, or its "
+    Self.summary + ", not the KBeacon: the device's own, or its "
       + "neighbour's (address − 1) after an unfinished update; it leaves after its inactivity timeout"
   }
 

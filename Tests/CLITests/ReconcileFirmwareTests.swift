@@ -79,9 +79,8 @@ import Testing
     let failing =
       #""system": {"model": 12, "batteryPercent": 90, "firmware": "5.12"}, "#
       + #""dfu": {"inactivityTimeoutMs": 500, "faults": {"dropLinkAtByte": 1000, "always": true}}"#
-    // The failing device above its neighbour: a bootloader comes up at its application's address + 1, and one
-    // left by a failed update would answer for the device above it until it times out (such a device fails
-    // "not ready: a Secure DFU bootloader answers at this address" and is tried again).
+    // The failing device above its neighbour, so its bootloader (at its address + 1) hides nobody here; the
+    // other placement is `aNeighbourHiddenByAFailedDevicesBootloaderGetsItsTurn`.
     let site = try ReconcileProcess(devices: [
       #""system": {"model": 12, "batteryPercent": 90, "firmware": "5.12"}"#, failing,
     ])
@@ -106,6 +105,38 @@ import Testing
     #expect(try log.counts(what: "firmware") == [good: 1])
     // Configured once each: a firmware failure does not bring the configuration back.
     #expect(try log.counts() == [bad: 1, good: 1])
+  }
+
+  /// The failing device below its neighbour, as `AddressNeighbourhood.spread` visits them (even addresses
+  /// first): its failed update leaves its bootloader answering at the neighbour's address for its inactivity
+  /// timeout (8 s here, and every link to it starts that again). The neighbour's check reaches that bootloader
+  /// and waits (`firmware-shadowed`, `--bootloader-timeout`) while the failing device waits for the
+  /// neighbour's turn; the neighbour is then updated once. Before, both backed off in step and the failing
+  /// device's next jump hid the neighbour again, pass after pass.
+  @Test func aNeighbourHiddenByAFailedDevicesBootloaderGetsItsTurn() async throws {
+    let failing =
+      #""system": {"model": 12, "batteryPercent": 90, "firmware": "5.12"}, "#
+      + #""dfu": {"inactivityTimeoutMs": 8000, "faults": {"dropLinkAtByte": 1000, "always": true}}"#
+    let site = try ReconcileProcess(devices: [
+      failing, #""system": {"model": 12, "batteryPercent": 90, "firmware": "5.12"}"#,
+    ])
+    let catalogue = site.folder + "/catalogue"
+    try FileManager.default.copyItem(atPath: CatalogueFolderCampaignTests.example, toPath: catalogue)
+    let (bad, good) = (ReconcileProcess.address(0), ReconcileProcess.address(1))
+    try site.start([
+      "--firmware", "latest", "--catalog", catalogue, "--firmware-dir", site.folder + "/firmware", "--backoff-base",
+      "0.5", "--bootloader-timeout", "12",
+    ])
+    let done = try await site.wait(seconds: 200) { !site.events("firmware-updated", good).isEmpty }
+    site.signal(SIGTERM)
+    #expect(await site.exitStatus() == 0)
+    #expect(done, "\(site.errorLines.suffix(40).joined(separator: "\n"))")
+    #expect(!site.events("firmware-shadowed", good).isEmpty, "the neighbour was never hidden: the test proves nothing")
+    #expect(site.events("firmware-shadowed", good).allSatisfy { $0.seconds == 12 })
+    #expect(!site.events("firmware-failed", bad).isEmpty)
+    #expect(site.events("firmware-failed", good).isEmpty, "waiting out a bootloader counted as a failure")
+    let log = SimulatorStateStore(stateDirectory: site.state, fleetFile: site.fleet).writeLog
+    #expect(try log.counts(what: "firmware") == [good: 1])
   }
 
   /// A catalogue that cannot be had (its folder is not there): `firmware-error`, and firmware waits, backing

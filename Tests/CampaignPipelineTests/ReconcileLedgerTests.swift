@@ -113,4 +113,30 @@ import Testing
     #expect(message.hasPrefix(ReconcileLedger.path(dir) + ":1:"), "\(message)")
     #expect(message.contains(#"$.devices["\#(a)"].failures"#) && message.contains("remove it"), "\(message)")
   }
+
+  /// A check that found its neighbour's bootloader (`firmwareShadowed`): the device waits the bootloader's
+  /// timeout without a failure counted, and the neighbour below — whose failed update left that bootloader —
+  /// waits for another timeout after it; a neighbour below that never failed is left alone. The neighbour
+  /// below wraps in the last octet, as a bootloader's address + 1 does.
+  @Test func aDeviceHiddenByItsNeighboursBootloaderWaitsAndTheNeighbourWaitsForItsTurn() {
+    let (below, above) = ("C3:00:00:00:01:00", "C3:00:00:00:01:01")
+    var ledger = ReconcileLedger()
+    for address in [below, above] { ledger.verified(address, fingerprint: "p1", drift: [], now: 0, wrote: true) }
+    #expect(ledger.firmwareFailed(below, now: 10, base: 1) == 1)
+    #expect(ledger.firmwareShadowed(above, now: 12, timeout: 130) == 130)
+    #expect(ledger.devices[above]?.firmwareFailures == nil, "waiting out a bootloader counted as a failure")
+    #expect(
+      ledger.firmwareDecision(above, fingerprint: "p1", source: "s", now: 141, recheck: 60)
+        == .backingOff(until: 142))
+    #expect(
+      ledger.devices[below]?.firmwareRetryAt == Double(12 + 260), "the failed neighbour went before the hidden one")
+    #expect(ledger.devices[below]?.firmwareFailures == 1)
+    // A neighbour below that has not failed keeps its schedule.
+    var fresh = ReconcileLedger()
+    fresh.verified(below, fingerprint: "p1", drift: [], now: 0, wrote: true)
+    fresh.firmwareShadowed(above, now: 12, timeout: 130)
+    #expect(fresh.devices[below]?.firmwareRetryAt == nil)
+    #expect(ReconcileLedger.neighbourBelow("C3:00:00:00:01:00") == "C3:00:00:00:01:FF")
+    #expect(ReconcileLedger.neighbourBelow("not an address") == nil)
+  }
 }

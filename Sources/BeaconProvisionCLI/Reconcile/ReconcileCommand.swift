@@ -45,7 +45,9 @@ struct ReconcileCommand: AsyncParsableCommand, LoggingCommand {
       dfu update --firmware (the packages fetched and verified before any device enters its bootloader; ver \
       read back from the updated device). Events firmware-updated, firmware-current, firmware-failed (with a \
       backoff, as a failed visit), firmware-error (the catalogue or a package could not be had: firmware waits, \
-      backing off), skipped-maintenance. --maintenance-window 01:00-05:00 installs firmware only \
+      backing off), firmware-shadowed (the device's link reached its neighbour's bootloader, left by a failed \
+      update: it waits --bootloader-timeout, and that neighbour waits for its turn), skipped-maintenance. \
+      --maintenance-window 01:00-05:00 installs firmware only \
       inside that daily span; --min-battery (default 30 for firmware) holds back devices under it. Not with a \
       shared journal yet.
 
@@ -130,6 +132,14 @@ struct ReconcileCommand: AsyncParsableCommand, LoggingCommand {
       valueName: "HH:MM-HH:MM"))
   var maintenanceWindow: String?
 
+  @Option(
+    help: ArgumentHelp(
+      "With --firmware: how long a Secure DFU bootloader left by a failed update keeps answering at its "
+        + "address + 1 (its inactivity timeout; Nordic's SDK: 120 s). The device it hides is tried again after "
+        + "this, the failed one only after that device's turn.",
+      valueName: "seconds"))
+  var bootloaderTimeout: Double = ReconcileFirmware.defaultBootloaderTimeout
+
   @OptionGroup(title: "Firmware (with --firmware) and HTTP") var firmwareSource: FirmwareSourceOptions
 
   @OptionGroup(title: "The firmware packages' checks (with --firmware)") var deviceFacts: DFUDeviceOptions
@@ -186,6 +196,9 @@ struct ReconcileCommand: AsyncParsableCommand, LoggingCommand {
         throw ValidationError("--maintenance-window: \(error.description)")
       }
     }
+    guard bootloaderTimeout > 0, bootloaderTimeout <= 3600 else {
+      throw ValidationError("--bootloader-timeout \(bootloaderTimeout) is not between 0 and 3600 seconds")
+    }
     if firmware != nil, (try? shared.location.postgresURL()) ?? nil != nil {
       throw ValidationError(
         "--firmware with a shared journal is not supported yet: keep firmware on one gateway (dfu update --journal "
@@ -236,7 +249,7 @@ struct ReconcileCommand: AsyncParsableCommand, LoggingCommand {
       firmware: firmware, wanted: wanted, location: location,
       cache: try firmwareSource.cache(location: location, expectations: expectations),
       offline: firmwareSource.offline, expectations: expectations,
-      maintenance: try maintenanceWindow.map { text in try DailySpan(text) })
+      maintenance: try maintenanceWindow.map { text in try DailySpan(text) }, bootloaderTimeout: bootloaderTimeout)
   }
 
   /// `--webhook`: the monitor's spool (in this state directory's journal) and delivery workers; nil without.

@@ -21,7 +21,10 @@ import NordicDFU
 /// - a catalogue or package that cannot be had (`firmware-error`) holds every firmware pass back, backing off
 ///   as a failing device does;
 /// - `--maintenance-window HH:MM-HH:MM` (a `DailySpan`): firmware only inside it; without it, firmware
-///   whenever a device is due. `--quiet-hours` holds firmware back as it holds every link back.
+///   whenever a device is due. `--quiet-hours` holds firmware back as it holds every link back;
+/// - a device whose check found its neighbour's bootloader at its address (the neighbour below failed after
+///   its jump) is not failing: it waits `--bootloader-timeout` (130 s), and the neighbour waits for its turn
+///   (`ReconcileLedger.firmwareShadowed`).
 struct ReconcileFirmware: Sendable {
   /// As given: `latest` or a version like V5.14.
   var firmware: String
@@ -32,6 +35,12 @@ struct ReconcileFirmware: Sendable {
   /// The `--package` checks every downloaded package passes (hardware version 52 by default, --public-key …).
   var expectations: DeviceExpectations
   var maintenance: DailySpan?
+  /// `--bootloader-timeout`: how long a bootloader left by a failed update may answer at its address + 1
+  /// (`ReconcileLedger.firmwareShadowed`).
+  var bootloaderTimeout = Self.defaultBootloaderTimeout
+  /// [I] Nordic's SDK bootloaders give up after 120 s without a connection or a write; 10 s more for the
+  /// last activity's own time.
+  static let defaultBootloaderTimeout = 130.0
   /// `dfu update`'s default floor when `--min-battery` is not given.
   static let defaultMinimumBattery = 30
 

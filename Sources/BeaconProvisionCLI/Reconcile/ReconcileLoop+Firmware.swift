@@ -130,6 +130,12 @@ extension ReconcileLoop {
         .init(event: "wrong-password", address: address, profile: path, reason: reason),
         "\(address): \(reason); not retried until the profile changes")
       return true
+    case .failed(let reason, .transient) where reason.contains(BootloaderAtAddress.summary):
+      let delay = ledger.firmwareShadowed(address, now: at, timeout: firmware.bootloaderTimeout)
+      await output.emit(
+        .init(event: "firmware-shadowed", address: address, profile: path, reason: reason, seconds: delay),
+        "\(address): firmware: \(reason); next try in \(ReconcileLoop.seconds(delay)), the neighbour's after it")
+      return true
     case .failed(let reason, _):
       let delay = ledger.firmwareFailed(address, now: at, base: settings.backoffBase)
       let failures = ledger.devices[address]?.firmwareFailures ?? 1

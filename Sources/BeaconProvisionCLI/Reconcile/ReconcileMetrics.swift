@@ -14,7 +14,7 @@ import Synchronization
 /// - Counters, from the actions `ReconcileOutput` reports: `beacon_provision_reconcile_writes_total` (devices
 ///   written and verified), `…_checks_total` (devices found compliant), `…_failures_total` by reason
 ///   (`write_failed`, `wrong_password`, `firmware_failed`, `firmware_error`), `…_skipped_total` by reason (`battery`, `budget`,
-///   `quiet`, `maintenance`), with `--firmware` `…_firmware_updates_total` and `…_firmware_checks_total`, and
+///   `quiet`, `maintenance`, `bootloader`: a neighbour's bootloader waited out), with `--firmware` `…_firmware_updates_total` and `…_firmware_checks_total`, and
 ///   `beacon_provision_scan_windows_total`.
 /// - `/healthz`: 200 "ok" while the loop makes progress and the journal answers; else 503 with the reasons.
 ///   Progress is a scan window or a device visit ending; [I] the loop is unhealthy when neither happened for
@@ -69,7 +69,7 @@ final class ReconcileMetrics: Sendable {
     for reason in ["write_failed", "wrong_password", "firmware_failed", "firmware_error"] {
       registry.add(Self.prefix + "reconcile_failures_total", 0, labels: ["reason": reason])
     }
-    for reason in ["battery", "budget", "quiet", "maintenance"] {
+    for reason in ["battery", "budget", "quiet", "maintenance", "bootloader"] {
       registry.add(Self.prefix + "reconcile_skipped_total", 0, labels: ["reason": reason])
     }
   }
@@ -123,6 +123,10 @@ final class ReconcileMetrics: Sendable {
       progressed()
     case "firmware-error":
       registry.add(Self.prefix + "reconcile_failures_total", labels: ["reason": "firmware_error"])
+    case "firmware-shadowed":
+      // Waiting out a neighbour's bootloader is not this device's failure.
+      registry.add(Self.prefix + "reconcile_skipped_total", labels: ["reason": "bootloader"])
+      progressed()
     default: break
     }
   }
