@@ -1,46 +1,21 @@
-/// A bounds-checked little-endian reader over one PDU's bytes: every read either succeeds or throws
-/// `ATTDecodingError(.invalidLength)`, so PDU decoders never index out of range.
-struct ATTByteReader {
-  private let bytes: [UInt8]
-  private(set) var position = 0
-  let opcode: UInt8
+/// `ByteReader` over one ATT PDU: little-endian (Core Vol 3 Part F §3.2.8), a short read throws
+/// `ATTDecodingError(.invalidLength)` with the PDU's opcode, so PDU decoders never index out of range.
+typealias ATTByteReader = ByteReader<ATTDecodingError>
 
+extension ByteReader where Failure == ATTDecodingError {
   /// Starts after the opcode byte, which must be `expected`.
   init(_ bytes: [UInt8], expecting expected: ATTOpcode) throws(ATTDecodingError) {
     guard let first = bytes.first else { throw ATTDecodingError(.empty, opcode: nil) }
     guard first == expected.rawValue else {
       throw ATTDecodingError(.wrongOpcode, opcode: first, detail: "expected \(expected)")
     }
-    self.bytes = bytes
-    self.opcode = first
-    position = 1
+    self.init(bytes, at: 1, order: .littleEndian) { needed, offset, _ in
+      ATTDecodingError(.invalidLength, opcode: first, detail: "needs \(needed) more octet(s) at offset \(offset)")
+    }
   }
 
-  var remaining: Int { bytes.count - position }
-
-  mutating func uint8() throws(ATTDecodingError) -> UInt8 {
-    guard remaining >= 1 else { throw shortError(1) }
-    defer { position += 1 }
-    return bytes[position]
-  }
-
-  mutating func uint16() throws(ATTDecodingError) -> UInt16 {
-    guard remaining >= 2 else { throw shortError(2) }
-    defer { position += 2 }
-    return UInt16(bytes[position]) | UInt16(bytes[position + 1]) << 8
-  }
-
-  mutating func take(_ count: Int) throws(ATTDecodingError) -> [UInt8] {
-    guard count >= 0, remaining >= count else { throw shortError(count) }
-    defer { position += count }
-    return Array(bytes[position..<position + count])
-  }
-
-  /// Everything left (possibly nothing).
-  mutating func rest() -> [UInt8] {
-    defer { position = bytes.count }
-    return Array(bytes[position...])
-  }
+  /// The PDU's opcode (its first octet).
+  var opcode: UInt8 { bytes[0] }
 
   /// A 2- or 16-octet UUID, as ATT allows (§3.2.1).
   mutating func uuid(size: Int) throws(ATTDecodingError) -> BluetoothUUID {
@@ -60,10 +35,6 @@ struct ATTByteReader {
   func invalid(_ detail: String) -> ATTDecodingError { ATTDecodingError(.invalidField, opcode: opcode, detail: detail) }
   func badLength(_ detail: String) -> ATTDecodingError {
     ATTDecodingError(.invalidLength, opcode: opcode, detail: detail)
-  }
-
-  private func shortError(_ needed: Int) -> ATTDecodingError {
-    ATTDecodingError(.invalidLength, opcode: opcode, detail: "needs \(needed) more octet(s) at offset \(position)")
   }
 }
 

@@ -20,9 +20,9 @@ public struct ATTErrorResponse: ATTPDUCodable {
 
   public init(_ bytes: [UInt8]) throws(ATTDecodingError) {
     var r = try ATTByteReader(bytes, expecting: Self.opcode)
-    requestOpcode = try r.uint8()
-    handle = try r.uint16()
-    error = ATTErrorCode(try r.uint8())
+    requestOpcode = try r.u8()
+    handle = try r.u16()
+    error = ATTErrorCode(try r.u8())
     try r.finish()
   }
 

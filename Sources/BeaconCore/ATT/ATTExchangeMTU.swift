@@ -8,7 +8,7 @@ public struct ATTExchangeMTURequest: ATTPDUCodable {
 
   public init(_ bytes: [UInt8]) throws(ATTDecodingError) {
     var r = try ATTByteReader(bytes, expecting: Self.opcode)
-    clientRxMTU = try r.uint16()
+    clientRxMTU = try r.u16()
     try r.finish()
   }
 
@@ -28,7 +28,7 @@ public struct ATTExchangeMTUResponse: ATTPDUCodable {
 
   public init(_ bytes: [UInt8]) throws(ATTDecodingError) {
     var r = try ATTByteReader(bytes, expecting: Self.opcode)
-    serverRxMTU = try r.uint16()
+    serverRxMTU = try r.u16()
     try r.finish()
   }
 

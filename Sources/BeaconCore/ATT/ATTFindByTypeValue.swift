@@ -18,9 +18,9 @@ public struct ATTFindByTypeValueRequest: ATTPDUCodable {
 
   public init(_ bytes: [UInt8]) throws(ATTDecodingError) {
     var r = try ATTByteReader(bytes, expecting: Self.opcode)
-    startHandle = try r.uint16()
-    endHandle = try r.uint16()
-    type = try r.uint16()
+    startHandle = try r.u16()
+    endHandle = try r.u16()
+    type = try r.u16()
     value = r.rest()
   }
 
@@ -56,7 +56,7 @@ public struct ATTFindByTypeValueResponse: ATTPDUCodable {
     guard r.remaining >= 4, r.remaining % 4 == 0 else { throw r.badLength("\(r.remaining) octets of 4-octet pairs") }
     var ranges: [HandleRange] = []
     while r.remaining > 0 {
-      ranges.append(HandleRange(foundHandle: try r.uint16(), groupEndHandle: try r.uint16()))
+      ranges.append(HandleRange(foundHandle: try r.u16(), groupEndHandle: try r.u16()))
     }
     self.ranges = ranges
   }

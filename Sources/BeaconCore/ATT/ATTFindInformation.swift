@@ -12,8 +12,8 @@ public struct ATTFindInformationRequest: ATTPDUCodable {
 
   public init(_ bytes: [UInt8]) throws(ATTDecodingError) {
     var r = try ATTByteReader(bytes, expecting: Self.opcode)
-    startHandle = try r.uint16()
-    endHandle = try r.uint16()
+    startHandle = try r.u16()
+    endHandle = try r.u16()
     try r.finish()
   }
 
@@ -45,7 +45,7 @@ public struct ATTFindInformationResponse: ATTPDUCodable {
 
   public init(_ bytes: [UInt8]) throws(ATTDecodingError) {
     var r = try ATTByteReader(bytes, expecting: Self.opcode)
-    let format = try r.uint8()
+    let format = try r.u8()
     let uuidSize: Int
     switch format {
     case 0x01: uuidSize = 2
@@ -58,7 +58,7 @@ public struct ATTFindInformationResponse: ATTPDUCodable {
     }
     var entries: [Entry] = []
     while r.remaining > 0 {
-      entries.append(Entry(handle: try r.uint16(), type: try r.uuid(size: uuidSize)))
+      entries.append(Entry(handle: try r.u16(), type: try r.uuid(size: uuidSize)))
     }
     self.entries = entries
   }

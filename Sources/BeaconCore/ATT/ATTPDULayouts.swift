@@ -10,7 +10,7 @@ public protocol ATTHandleValueLayout: ATTPDUCodable {
 extension ATTHandleValueLayout {
   public init(_ bytes: [UInt8]) throws(ATTDecodingError) {
     var r = try ATTByteReader(bytes, expecting: Self.opcode)
-    let handle = try r.uint16()
+    let handle = try r.u16()
     self.init(handle: handle, value: r.rest())
   }
 

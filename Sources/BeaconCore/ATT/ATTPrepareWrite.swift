@@ -14,8 +14,8 @@ public struct ATTPrepareWriteRequest: ATTPDUCodable {
 
   public init(_ bytes: [UInt8]) throws(ATTDecodingError) {
     var r = try ATTByteReader(bytes, expecting: Self.opcode)
-    handle = try r.uint16()
-    offset = try r.uint16()
+    handle = try r.u16()
+    offset = try r.u16()
     partValue = r.rest()
   }
 
@@ -43,8 +43,8 @@ public struct ATTPrepareWriteResponse: ATTPDUCodable {
 
   public init(_ bytes: [UInt8]) throws(ATTDecodingError) {
     var r = try ATTByteReader(bytes, expecting: Self.opcode)
-    handle = try r.uint16()
-    offset = try r.uint16()
+    handle = try r.u16()
+    offset = try r.u16()
     partValue = r.rest()
   }
 
@@ -72,7 +72,7 @@ public struct ATTExecuteWriteRequest: ATTPDUCodable {
 
   public init(_ bytes: [UInt8]) throws(ATTDecodingError) {
     var r = try ATTByteReader(bytes, expecting: Self.opcode)
-    let raw = try r.uint8()
+    let raw = try r.u8()
     try r.finish()
     guard let flags = Flags(rawValue: raw) else { throw r.invalid("flags 0x\(hexByte(raw))") }
     self.flags = flags

@@ -7,7 +7,7 @@ public struct ATTReadRequest: ATTPDUCodable {
 
   public init(_ bytes: [UInt8]) throws(ATTDecodingError) {
     var r = try ATTByteReader(bytes, expecting: Self.opcode)
-    handle = try r.uint16()
+    handle = try r.u16()
     try r.finish()
   }
 
@@ -48,8 +48,8 @@ public struct ATTReadBlobRequest: ATTPDUCodable {
 
   public init(_ bytes: [UInt8]) throws(ATTDecodingError) {
     var r = try ATTByteReader(bytes, expecting: Self.opcode)
-    handle = try r.uint16()
-    offset = try r.uint16()
+    handle = try r.u16()
+    offset = try r.u16()
     try r.finish()
   }
 

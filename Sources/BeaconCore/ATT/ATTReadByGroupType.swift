@@ -15,8 +15,8 @@ public struct ATTReadByGroupTypeRequest: ATTPDUCodable {
 
   public init(_ bytes: [UInt8]) throws(ATTDecodingError) {
     var r = try ATTByteReader(bytes, expecting: Self.opcode)
-    startHandle = try r.uint16()
-    endHandle = try r.uint16()
+    startHandle = try r.u16()
+    endHandle = try r.u16()
     groupType = try r.uuid(size: r.remaining)
   }
 
@@ -50,7 +50,7 @@ public struct ATTReadByGroupTypeResponse: ATTPDUCodable {
 
   public init(_ bytes: [UInt8]) throws(ATTDecodingError) {
     var r = try ATTByteReader(bytes, expecting: Self.opcode)
-    let length = Int(try r.uint8())
+    let length = Int(try r.u8())
     guard length >= 4 else { throw r.invalid("length \(length) < 4") }
     guard r.remaining >= length, r.remaining % length == 0 else {
       throw r.badLength("\(r.remaining) octets of \(length)-octet entries")
@@ -58,7 +58,7 @@ public struct ATTReadByGroupTypeResponse: ATTPDUCodable {
     var entries: [Entry] = []
     while r.remaining > 0 {
       entries.append(
-        Entry(handle: try r.uint16(), endGroupHandle: try r.uint16(), value: try r.take(length - 4)))
+        Entry(handle: try r.u16(), endGroupHandle: try r.u16(), value: try r.take(length - 4)))
     }
     self.entries = entries
   }

@@ -15,8 +15,8 @@ public struct ATTReadByTypeRequest: ATTPDUCodable {
 
   public init(_ bytes: [UInt8]) throws(ATTDecodingError) {
     var r = try ATTByteReader(bytes, expecting: Self.opcode)
-    startHandle = try r.uint16()
-    endHandle = try r.uint16()
+    startHandle = try r.u16()
+    endHandle = try r.u16()
     type = try r.uuid(size: r.remaining)
   }
 
@@ -49,14 +49,14 @@ public struct ATTReadByTypeResponse: ATTPDUCodable {
 
   public init(_ bytes: [UInt8]) throws(ATTDecodingError) {
     var r = try ATTByteReader(bytes, expecting: Self.opcode)
-    let length = Int(try r.uint8())
+    let length = Int(try r.u8())
     guard length >= 2 else { throw r.invalid("length \(length) < 2") }
     guard r.remaining >= length, r.remaining % length == 0 else {
       throw r.badLength("\(r.remaining) octets of \(length)-octet entries")
     }
     var entries: [Entry] = []
     while r.remaining > 0 {
-      entries.append(Entry(handle: try r.uint16(), value: try r.take(length - 2)))
+      entries.append(Entry(handle: try r.u16(), value: try r.take(length - 2)))
     }
     self.entries = entries
   }

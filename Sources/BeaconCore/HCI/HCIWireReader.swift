@@ -1,60 +1,22 @@
-/// A bounds-checked little-endian cursor over one HCI or mgmt packet. Every read either returns a value
-/// or throws `HCIDecodingError.truncated`, so a short or lying length field can never read out of bounds.
-/// Shared by the HCI (Core Vol 4 Part E §5.4) and mgmt (BlueZ `doc/mgmt-api.txt`) decoders, which both
-/// carry multi-octet fields least significant octet first.
-struct HCIWireReader {
-  private let bytes: [UInt8]
-  private(set) var offset: Int
-  /// What is being decoded, for the error message (`LE Advertising Report`, `Device Found`).
-  let context: String
+/// `ByteReader` over one HCI or mgmt packet: little-endian (Core Vol 4 Part E §5.4; BlueZ `doc/mgmt-api.txt`),
+/// a short read throws `HCIDecodingError.truncated` naming what was being decoded (`LE Advertising Report`,
+/// `Device Found`).
+typealias HCIWireReader = ByteReader<HCIDecodingError>
 
+extension ByteReader where Failure == HCIDecodingError {
   init(_ bytes: some Collection<UInt8>, context: String) {
-    self.bytes = Array(bytes)
-    self.offset = 0
-    self.context = context
+    let count = bytes.count
+    self.init(bytes, order: .littleEndian) { needed, offset, _ in
+      .truncated(context, needed: offset + needed, got: count)
+    }
   }
 
-  var remaining: Int { bytes.count - offset }
-
-  mutating func u8() throws -> UInt8 {
-    try need(1)
-    defer { offset += 1 }
-    return bytes[offset]
-  }
-
-  mutating func i8() throws -> Int8 { Int8(bitPattern: try u8()) }
-
-  mutating func u16() throws -> UInt16 {
-    let b = try take(2)
-    return UInt16(b[0]) | UInt16(b[1]) << 8
-  }
-
-  mutating func u32() throws -> UInt32 {
-    let b = try take(4)
-    return b.reversed().reduce(0) { $0 << 8 | UInt32($1) }
-  }
+  mutating func i8() throws(HCIDecodingError) -> Int8 { Int8(bitPattern: try u8()) }
 
   /// A `bdaddr_t`: six octets, least significant first.
-  mutating func address() throws -> BluetoothAddress {
+  mutating func address() throws(HCIDecodingError) -> BluetoothAddress {
     // Six bytes always form an address; the force is on a checked count.
     BluetoothAddress(littleEndianBytes: try take(6))!
-  }
-
-  mutating func take(_ count: Int) throws -> [UInt8] {
-    try need(count)
-    defer { offset += count }
-    return Array(bytes[offset..<offset + count])
-  }
-
-  mutating func rest() -> [UInt8] {
-    defer { offset = bytes.count }
-    return Array(bytes[offset...])
-  }
-
-  private func need(_ count: Int) throws {
-    guard count >= 0, remaining >= count else {
-      throw HCIDecodingError.truncated(context, needed: offset + count, got: bytes.count)
-    }
   }
 }
 

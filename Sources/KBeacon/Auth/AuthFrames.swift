@@ -19,7 +19,7 @@ public enum AppAuthFrame: Hashable, Sendable {
   }
 
   public init(bytes: [UInt8]) throws(KBeaconError) {
-    var reader = ByteReader(bytes)
+    var reader = FrameReader(bytes)
     let header = try FrameHeader(byte: reader.u8("header"))
     guard header.dataType == .auth else { throw .malformedFrame("not an auth frame") }
     switch try reader.u8("auth subtype") {
@@ -60,7 +60,7 @@ public enum DeviceAuthFrame: Hashable, Sendable {
 
   /// Parses a device auth frame. Only the high nibble of the header is checked, as the SDKs do (§5).
   public init(bytes: [UInt8]) throws(KBeaconError) {
-    var reader = ByteReader(bytes)
+    var reader = FrameReader(bytes)
     guard try reader.u8("header") >> 4 == FrameHeader.DataType.auth.rawValue else {
       throw .malformedFrame("not an auth frame")
     }

@@ -24,7 +24,7 @@ public struct DeviceAck: Hashable, Sendable {
   }
 
   public init(bytes: some Collection<UInt8>) throws(KBeaconError) {
-    var reader = ByteReader(bytes)
+    var reader = FrameReader(bytes)
     let header = try FrameHeader(byte: reader.u8("header"))
     guard header.dataType == .json || header.dataType == .hex else {
       throw .malformedFrame("data type \(header.dataType) is not a request ack")

@@ -14,7 +14,7 @@ public struct ReportFragment: Hashable, Sendable {
   }
 
   public init(bytes: some Collection<UInt8>) throws(KBeaconError) {
-    var reader = ByteReader(bytes)
+    var reader = FrameReader(bytes)
     let header = try FrameHeader(byte: reader.u8("header"))
     guard header.dataType == .jsonReport || header.dataType == .hexReport else {
       throw .malformedFrame("data type \(header.dataType) is not a report")
@@ -66,7 +66,7 @@ public struct ReportAck: Hashable, Sendable {
   }
 
   public init(bytes: some Collection<UInt8>) throws(KBeaconError) {
-    var reader = ByteReader(bytes)
+    var reader = FrameReader(bytes)
     let header = try FrameHeader(byte: reader.u8("header"))
     guard header.dataType == .jsonReport || header.dataType == .hexReport else {
       throw .malformedFrame("data type \(header.dataType) is not a report ack")

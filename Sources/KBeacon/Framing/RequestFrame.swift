@@ -15,7 +15,7 @@ public struct RequestFrame: Hashable, Sendable {
   }
 
   public init(bytes: some Collection<UInt8>) throws(KBeaconError) {
-    var reader = ByteReader(bytes)
+    var reader = FrameReader(bytes)
     let header = try FrameHeader(byte: reader.u8("header"))
     guard header.dataType == .json || header.dataType == .hex else {
       throw .malformedFrame("data type \(header.dataType) is not a request")

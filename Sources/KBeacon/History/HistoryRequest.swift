@@ -38,7 +38,7 @@ public enum HistoryRequest: Hashable, Sendable {
 
   /// Parses a request (device side).
   public init(bytes: [UInt8]) throws(KBeaconError) {
-    var r = ByteReader(bytes)
+    var r = FrameReader(bytes)
     let op = try r.u8("history opcode")
     let sensor = try r.u8("sensor type")
     switch op {
@@ -74,7 +74,7 @@ public struct HistoryInfo: Hashable, Sendable {
     guard bytes.count >= 14, bytes[0] == 0x01 else {
       throw .sensorMessageMalformed("info response needs 14 bytes starting 01")
     }
-    var r = ByteReader(bytes, at: 1)
+    var r = FrameReader(bytes, at: 1)
     do {
       self.init(
         sensor: try r.u8("type"), total: try r.u32("total"), unread: try r.u32("unread"), deviceUTC: try r.u32("utc"))
@@ -96,7 +96,7 @@ public struct HistoryInfo: Hashable, Sendable {
     guard bytes.count >= 10, bytes[0] <= 1 else {
       throw .sensorMessageMalformed("v1 info response needs 10 bytes starting 00 or 01")
     }
-    var r = ByteReader(bytes, at: 1)
+    var r = FrameReader(bytes, at: 1)
     do {
       self.init(
         sensor: try r.u8("type"), total: UInt32(try r.u16("total")), unread: UInt32(try r.u16("unread")),

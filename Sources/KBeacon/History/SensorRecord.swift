@@ -43,7 +43,7 @@ public struct SensorRecord: Hashable, Sendable {
       throw .sensorMessageMalformed("no history layout for sensor 0x\(String(sensor, radix: 16))")
     }
     guard bytes.count == size else { throw .sensorMessageMalformed("record of \(bytes.count) bytes, expected \(size)") }
-    var r = ByteReader(bytes)
+    var r = FrameReader(bytes)
     do {
       utc = try r.u32("utc")
       switch sensor {
@@ -109,7 +109,7 @@ public struct HistoryPage: Hashable, Sendable {
   }
 
   public init(bytes: [UInt8]) throws(KBeaconError) {
-    var r = ByteReader(bytes)
+    var r = FrameReader(bytes)
     do {
       guard try r.u8("opcode") == 0x02 else {
         throw KBeaconError.sensorMessageMalformed("record response must start 02")

@@ -16,7 +16,7 @@ public enum IndicationEvent: Hashable, Sendable {
 
   /// Decodes one indication payload.
   public init(payload: [UInt8], generation: ProtocolGeneration) throws(KBeaconError) {
-    var r = ByteReader(payload)
+    var r = FrameReader(payload)
     let first = try r.u8("event type")
     switch generation {
     case .pro:
