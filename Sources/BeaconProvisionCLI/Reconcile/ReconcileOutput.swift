@@ -67,9 +67,8 @@ struct ReconcileOutput: Sendable {
     }
   }
 
-  static func timestamp() -> String {
-    let formatter = ISO8601DateFormatter()
-    formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-    return formatter.string(from: Date())
-  }
+  /// Now, as every event's `at` shows it: ISO 8601 in UTC with milliseconds (`2026-11-28T22:23:49.713Z`). One
+  /// format style (a Sendable value) serves every event; a formatter was made per event before.
+  static func timestamp() -> String { timestampStyle.format(Date()) }
+  private static let timestampStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 }
