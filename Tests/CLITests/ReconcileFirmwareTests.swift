@@ -108,7 +108,8 @@ import Testing
   }
 
   /// The failing device below its neighbour, as `AddressNeighbourhood.spread` visits them (even addresses
-  /// first): its failed update leaves its bootloader answering at the neighbour's address for its inactivity
+  /// first; `--parallel 1` makes that order the order of the visits — with two links the neighbour could
+  /// start first and be updated before the other failed, as a clean-clone run under load showed): its failed update leaves its bootloader answering at the neighbour's address for its inactivity
   /// timeout (8 s here, and every link to it starts that again). The neighbour's check reaches that bootloader
   /// and waits (`firmware-shadowed`, `--bootloader-timeout`) while the failing device waits for the
   /// neighbour's turn; the neighbour is then updated once. Before, both backed off in step and the failing
@@ -125,7 +126,7 @@ import Testing
     let (bad, good) = (ReconcileProcess.address(0), ReconcileProcess.address(1))
     try site.start([
       "--firmware", "latest", "--catalog", catalogue, "--firmware-dir", site.folder + "/firmware", "--backoff-base",
-      "0.5", "--bootloader-timeout", "12",
+      "0.5", "--bootloader-timeout", "12", "--parallel", "1",
     ])
     let done = try await site.wait(seconds: 200) { !site.events("firmware-updated", good).isEmpty }
     site.signal(SIGTERM)

@@ -21,7 +21,11 @@ import Testing
   /// Timeouts for the tests that are not about timing: an answer still ends by silence, but a fragment that a
   /// loaded two-core machine delivers late (the whole suite runs in parallel) does not cut it. 3 s between
   /// fragments: at 1 s, INVENTORY's 25 notifications at MTU 23 were once cut while CPU-heavy DFU suites ran.
-  static let patient = TextStreamTimeouts().overriding(firstPacket: .seconds(5), interFragment: .seconds(3))
+  /// Generous everywhere, the sends' acknowledgements included: a clean-clone CI run under load once waited
+  /// more than the library's 2 s for a write's acknowledgement from the in-process simulated device.
+  static let patient = TextStreamTimeouts(
+    firstFragmentSend: .seconds(10), laterFragmentSend: .seconds(10), firstPacket: .seconds(5),
+    interFragment: .seconds(3))
 
   static func open(
     _ simulation: KBeaconSimulation, _ address: BluetoothAddress, mtu: Int = 247,
