@@ -183,7 +183,7 @@ public actor Campaign {
       } catch {
         let kind = (error as? any ClassifiedFailure)?.failureKind ?? .permanent
         let reason = String(describing: error)
-        guard kind == .transient, attempt < options.retry.maximumAttempts, !stopRequested else {
+        guard kind.isRetryable, attempt < options.retry.maximumAttempts, !stopRequested else {
           return await finish(address, .failed(reason, kind))
         }
         let delay = options.retry.delay(beforeAttempt: attempt + 1)

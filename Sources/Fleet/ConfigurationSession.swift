@@ -56,6 +56,14 @@ public enum FailureKind: String, Sendable, Codable {
   case wrongPassword
   /// The device refused a value or cannot do what the profile wants: retrying would not help.
   case permanent
+  /// A Secure DFU bootloader answers at the device's address instead of the device (`BootloaderAtAddress`):
+  /// the device's own, or its neighbour's one address below, after an unfinished update. Worth another
+  /// attempt like `transient`, but only once the bootloader's inactivity timeout has passed: `reconcile`
+  /// waits that long (`ReconcileLedger.firmwareShadowed`) instead of counting a failure.
+  case bootloaderAtAddress
+
+  /// Whether another attempt may succeed (a campaign retries these after its pause).
+  public var isRetryable: Bool { self == .transient || self == .bootloaderAtAddress }
 }
 
 /// Errors that know their `FailureKind`. Errors that do not conform count as permanent.

@@ -72,11 +72,9 @@ public struct KBeaconOpener: SessionOpener {
 /// bootloader comes up at its application's address + 1) after an update that did not finish. It goes back
 /// to its application when its inactivity timeout passes, so it is worth another attempt (transient).
 public struct BootloaderAtAddress: Error, ClassifiedFailure, CustomStringConvertible {
-  public var failureKind: FailureKind { .transient }
-  /// The start of `description`, by which a report's reason is recognised (`reconcile`).
-  public static let summary = "not ready: a Secure DFU bootloader answers at this address"
+  public var failureKind: FailureKind { .bootloaderAtAddress }
   public var description: String {
-    Self.summary + ", not the KBeacon: the device's own, or its "
+    "not ready: a Secure DFU bootloader answers at this address, not the KBeacon: the device's own, or its "
       + "neighbour's (address − 1) after an unfinished update; it leaves after its inactivity timeout"
   }
 

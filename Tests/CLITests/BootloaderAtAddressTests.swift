@@ -11,7 +11,7 @@ import Testing
 /// neighbour meanwhile reaches the bootloader: it says so (`BootloaderAtAddress`, worth another attempt), not
 /// "no KBeacon configuration service", and nothing is written.
 @Suite(.isolatedState, .timeLimit(.minutes(2))) struct BootloaderAtAddressTests {
-  @Test func aLinkThatReachesANeighboursBootloaderSaysSoAndIsTransient() async throws {
+  @Test func aLinkThatReachesANeighboursBootloaderSaysSoAndIsRetryable() async throws {
     let (failing, neighbour) = ("DD:34:02:06:F4:00", "DD:34:02:06:F4:01")
     let system = #""system": {"model": 12, "batteryPercent": 90, "firmware": "5.12"}"#
     let fleet = NSTemporaryDirectory() + "bootloader-at-address-\(UUID().uuidString).json"
@@ -35,7 +35,8 @@ import Testing
       _ = try await KBeaconOpener(central: central).openSession(
         Target(address: BluetoothAddress(neighbour)!), password: DFUFleetCampaignTests.password)
     }
-    #expect(error?.failureKind == .transient)
+    #expect(error?.failureKind == .bootloaderAtAddress)
+    #expect(error?.failureKind.isRetryable == true)
     #expect(error?.description.contains("a Secure DFU bootloader answers at this address") == true)
   }
 }

@@ -130,7 +130,7 @@ extension ReconcileLoop {
         .init(event: "wrong-password", address: address, profile: path, reason: reason),
         "\(address): \(reason); not retried until the profile changes")
       return true
-    case .failed(let reason, .transient) where reason.contains(BootloaderAtAddress.summary):
+    case .failed(let reason, .bootloaderAtAddress):
       let delay = ledger.firmwareShadowed(address, now: at, timeout: firmware.bootloaderTimeout)
       await output.emit(
         .init(event: "firmware-shadowed", address: address, profile: path, reason: reason, seconds: delay),
