@@ -6,9 +6,10 @@ import Testing
 @testable import BeaconProvisionCLI
 
 /// Hostile-input review, text-stream devices: a reader that says `+EVENT:CONNECTED` as soon as it is subscribed and
-/// sends `+EVENT:LATE` 1.8 s after each answer (later than --timeout-next 1.5, and well inside the one more
-/// --timeout-next the command waits after its last answer: with 0.7 s against 0.5 the tail came too late for
-/// that wait once under ThreadSanitizer on two busy cores). Both are shown as
+/// sends `+EVENT:LATE` 3.6 s after each answer (later than --timeout-next 3, and well inside the one more
+/// --timeout-next the command waits after its last answer, which ends 6 s after it: with 0.7 s against 0.5 the
+/// tail came too late for that wait once under ThreadSanitizer on two busy cores, and with 1.8 s against 1.5
+/// once under AddressSanitizer). Both are shown as
 /// unsolicited — in the text output and in --json's own fields — and neither is inside the answer. The first
 /// answer is awaited for 10 s (`--timeout-first`; 2 s by default): under AddressSanitizer on two busy cores the
 /// connection and subscription alone once took longer, and this test is about what surrounds the answer.
@@ -21,7 +22,7 @@ import Testing
     try Data(
       #"""
       {"version":1,"devices":[{"address":"\#(Self.address)","kind":"tertiumReader",
-        "textStream":{"greeting":"+EVENT:CONNECTED","lateFragment":"+EVENT:LATE","lateFragmentMs":1800}}]}
+        "textStream":{"greeting":"+EVENT:CONNECTED","lateFragment":"+EVENT:LATE","lateFragmentMs":3600}}]}
       """#.utf8
     ).write(to: file)
     defer { try? FileManager.default.removeItem(at: file) }
@@ -38,13 +39,13 @@ import Testing
   @Test func aGreetingAndALateTailAreShownAsUnsolicited() async throws {
     try await withFleet { adapter in
       let lines = try await run([
-        Self.address, "VER", "--adapter", adapter, "--timeout-next", "1.5", "--timeout-first", "10",
+        Self.address, "VER", "--adapter", adapter, "--timeout-next", "3", "--timeout-first", "10",
       ])
       #expect(
         lines == ["(unsolicited) +EVENT:CONNECTED", "TxRx-SIM 1.0 tertium-txrx", "(unsolicited) +EVENT:LATE"],
         "\(lines)")
       let json = try await run([
-        Self.address, "VER", "--adapter", adapter, "--timeout-next", "1.5", "--timeout-first", "10", "--json",
+        Self.address, "VER", "--adapter", adapter, "--timeout-next", "3", "--timeout-first", "10", "--json",
       ]).joined(
         separator: "\n")
       let first = try #require(try JSONParser.parse(json).arrayValue?.first?.objectValue)
