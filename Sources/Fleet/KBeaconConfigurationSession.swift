@@ -70,7 +70,8 @@ public struct KBeaconOpener: SessionOpener {
 /// DFU Control Point (`DFUGATT`; docs/protocols/nordic-dfu.md §2.1 — an application's own FE59 service has only
 /// its buttonless characteristic). The device's own bootloader, or its neighbour's (address − 1: a no-bond
 /// bootloader comes up at its application's address + 1) after an update that did not finish. It goes back
-/// to its application when its inactivity timeout passes, so it is worth another attempt (transient).
+/// to its application when its inactivity timeout passes, so it is worth another attempt
+/// (`FailureKind.bootloaderAtAddress`).
 public struct BootloaderAtAddress: Error, ClassifiedFailure, CustomStringConvertible {
   public var failureKind: FailureKind { .bootloaderAtAddress }
   public var description: String {
