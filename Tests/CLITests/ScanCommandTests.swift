@@ -145,6 +145,43 @@ import Testing
     }
   }
 
+  /// Advertising data framed wrong, sent verbatim by the simulated radio (`rawAdvertising`): a length byte
+  /// running past the end, a zero length before junk, an iBeacon cut short, a chain of 0xFF lengths, and a
+  /// manufacturer structure too short for its company ID. Every device is listed, the well-formed iBeacon
+  /// beside them is decoded, the cut iBeacon shows as a malformed iBeacon frame and the name before the zero
+  /// length survives.
+  @Test func advertisingDataFramedWrongIsListedAndDecodedAsFarAsItGoes() async throws {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("scan-raw-ad-\(UUID().uuidString).json")
+    defer { try? FileManager.default.removeItem(at: url) }
+    let raw = [
+      "AC:23:3F:00:0A:01": "1AFF4C000215E2C5",
+      "AC:23:3F:00:0A:02": "0201060509626164210000FFFF1AFF",
+      "AC:23:3F:00:0A:03": "0AFF4C000215E2C56DB5DF",
+      "AC:23:3F:00:0A:04": String(repeating: "FF", count: 240),
+      "AC:23:3F:00:0A:05": "02FF4C",
+    ]
+    let devices = raw.sorted { $0.key < $1.key }.map {
+      #"{"address": "\#($0.key)", "kind": "iBeacon", "intervalMs": 100, "rawAdvertising": ["\#($0.value)"]}"#
+    }
+    let control =
+      #"{"address": "AC:23:3F:00:0A:00", "kind": "iBeacon", "iBeacon": {"uuid": "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "major": 4, "minor": 2}}"#
+    try Data(#"{"version": 1, "devices": [\#(([control] + devices).joined(separator: ", "))]}"#.utf8).write(to: url)
+    let (output, _) = try await Self.run(["--adapter", "sim:\(url.path)", "--duration", "2", "--json"], mode: .json)
+    let records = try JSONDecoder().decode([DeviceRecord].self, from: Data(try #require(output).utf8))
+    #expect(records.map(\.address.description) == ["AC:23:3F:00:0A:00"] + raw.keys.sorted())
+    let record = { (address: String) in records.first { $0.address.description == address } }
+    guard case .iBeacon(let beacon)? = record("AC:23:3F:00:0A:00")?.frame(.iBeacon) else {
+      Issue.record("the control iBeacon was not decoded: \(String(describing: record("AC:23:3F:00:0A:00")))")
+      return
+    }
+    #expect(beacon.major == 4 && beacon.minor == 2)
+    #expect(record("AC:23:3F:00:0A:02")?.name == "bad!")
+    #expect(record("AC:23:3F:00:0A:03")?.frame(.iBeacon)?.isMalformed == true)
+    for address in ["AC:23:3F:00:0A:01", "AC:23:3F:00:0A:04", "AC:23:3F:00:0A:05"] {
+      #expect(record(address)?.frames.allSatisfy(\.isMalformed) == true, "\(String(describing: record(address)))")
+    }
+  }
+
   @Test func liveAdapterFailsWithOneClearLine() async throws {
     for choice: AdapterChoice? in [.live("hci0"), nil] {
       do {

@@ -46,6 +46,7 @@ public struct SimulatedAdvertiser: Sendable {
     if let s = device.system { slots.append(.fixed(flags + s.frame(mac: device.address).manufacturerADStructure)) }
     // A text-stream device names its service, so `scan` can mark it before connecting.
     if let service = device.textStreamService { slots.append(.fixed(flags + ADEncoder.completeUUIDs128([service]))) }
+    for raw in device.rawAdvertising ?? [] { slots.append(.fixed(raw.array)) }
     self.slots = slots
     var response: [UInt8] = []
     if let name = device.name { response += ADEncoder.localName(name) }

@@ -39,6 +39,10 @@ public struct SimulatedDevice: Sendable, Hashable, Codable {
   public var system: SystemSection?
   /// Exact 0x2080 service data (hex) to send instead of the one derived from the kind.
   public var kkmScanResponse: RawBytes?
+  /// Advertising PDUs sent verbatim, one slot each after the frame sections' (hex, any length, any framing:
+  /// a length byte running past the end, a zero length, a truncated frame, control bytes in a name). For
+  /// hostile-input tests: nothing checks them, as nothing checks what a stranger's device sends.
+  public var rawAdvertising: [RawBytes]?
   /// KBeacon kinds: password, starting settings and history of the simulated configuration service
   /// (`KBeaconSection`, owned by the KBeacon simulator).
   public var kbeacon: KBeaconSection?
@@ -54,8 +58,8 @@ public struct SimulatedDevice: Sendable, Hashable, Codable {
     connectable: Bool? = nil, intervalMs: Int = 1000, rssi: RSSIProfile = RSSIProfile(),
     iBeacon: IBeaconSection? = nil, eddystoneUID: EddystoneUIDSection? = nil, eddystoneURL: EddystoneURLSection? = nil,
     eddystoneTLM: EddystoneTLMSection? = nil, sensor: SensorSection? = nil, system: SystemSection? = nil,
-    kkmScanResponse: RawBytes? = nil, kbeacon: KBeaconSection? = nil, dfu: DFUSection? = nil,
-    textStream: TextStreamSection? = nil, presence: [PresenceWindow]? = nil
+    kkmScanResponse: RawBytes? = nil, rawAdvertising: [RawBytes]? = nil, kbeacon: KBeaconSection? = nil,
+    dfu: DFUSection? = nil, textStream: TextStreamSection? = nil, presence: [PresenceWindow]? = nil
   ) {
     self.dfu = dfu
     self.textStream = textStream
@@ -74,13 +78,14 @@ public struct SimulatedDevice: Sendable, Hashable, Codable {
     self.sensor = sensor
     self.system = system
     self.kkmScanResponse = kkmScanResponse
+    self.rawAdvertising = rawAdvertising
     self.kbeacon = kbeacon
   }
 
   enum CodingKeys: String, CodingKey, CaseIterable {
     case address, addressType, kind, name, connectable, intervalMs, rssi
-    case iBeacon, eddystoneUID, eddystoneURL, eddystoneTLM, sensor, system, kkmScanResponse, kbeacon, dfu, textStream,
-      presence
+    case iBeacon, eddystoneUID, eddystoneURL, eddystoneTLM, sensor, system, kkmScanResponse, rawAdvertising, kbeacon,
+      dfu, textStream, presence
   }
 
   public init(from decoder: any Decoder) throws {
@@ -106,6 +111,7 @@ public struct SimulatedDevice: Sendable, Hashable, Codable {
       sensor: try c.decodeIfPresent(SensorSection.self, forKey: .sensor),
       system: try c.decodeIfPresent(SystemSection.self, forKey: .system),
       kkmScanResponse: try c.decodeIfPresent(RawBytes.self, forKey: .kkmScanResponse),
+      rawAdvertising: try c.decodeIfPresent([RawBytes].self, forKey: .rawAdvertising),
       kbeacon: try c.decodeIfPresent(KBeaconSection.self, forKey: .kbeacon),
       dfu: try c.decodeIfPresent(DFUSection.self, forKey: .dfu),
       textStream: try c.decodeIfPresent(TextStreamSection.self, forKey: .textStream),
@@ -129,7 +135,8 @@ public struct SimulatedDevice: Sendable, Hashable, Codable {
     guard advertises else {
       throw invalidValue(
         decoder, CodingKeys.kind,
-        "device advertises nothing: add iBeacon, eddystoneUID, eddystoneURL, eddystoneTLM, sensor or system")
+        "device advertises nothing: add iBeacon, eddystoneUID, eddystoneURL, eddystoneTLM, sensor, system or rawAdvertising"
+      )
     }
     // Each frame section is one of the KBeacon's starting slots (`startingConfiguration(over:)`).
     guard kind != .kbeaconPro || frameCount <= 5 else {
@@ -154,6 +161,7 @@ public struct SimulatedDevice: Sendable, Hashable, Codable {
     try c.encodeIfPresent(sensor, forKey: .sensor)
     try c.encodeIfPresent(system, forKey: .system)
     try c.encodeIfPresent(kkmScanResponse, forKey: .kkmScanResponse)
+    try c.encodeIfPresent(rawAdvertising, forKey: .rawAdvertising)
     try c.encodeIfPresent(kbeacon, forKey: .kbeacon)
     try c.encodeIfPresent(dfu, forKey: .dfu)
     try c.encodeIfPresent(textStream, forKey: .textStream)
@@ -174,7 +182,7 @@ public struct SimulatedDevice: Sendable, Hashable, Codable {
 
   /// True when the device sends advertising PDUs: it has a frame section, or it is a text-stream device
   /// (which advertises its service UUID).
-  public var advertises: Bool { hasFrames || kind.isTextStream }
+  public var advertises: Bool { hasFrames || kind.isTextStream || !(rawAdvertising ?? []).isEmpty }
 
   /// True when at least one frame section is present.
   public var hasFrames: Bool { frameCount > 0 }

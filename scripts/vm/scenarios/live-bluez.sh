@@ -54,6 +54,20 @@ expect_output_contains 60 "$hci1" "$BP" scan --adapter hci0 --scan-backend hci -
 mgmt_stream_sees "$hci1" "$BP" scan --adapter hci0 --scan-backend mgmt --duration 9 --jsonl
 vm_log "scan --adapter hci0 listed hci1 with both backends"
 
+if [[ $VM_MODE == plain ]]; then
+  # Hostile advertising data over the real radio path: flags, a name of ESC ] 0 ; p w n d BEL (a terminal
+  # title escape) and an Apple structure whose length byte runs past the end. `scan` lists hci1, shows the
+  # name escaped, and no control byte reaches the terminal.
+  hostile=0201060A091B5D303B70776E64071AFF4C000215E2C5
+  vm_run 20 "$BP" radio advertise --adapter hci1 --duration 0 "$hostile" >/dev/null
+  expect_success 60 "$BP" scan --adapter hci0 --scan-backend hci --duration 3
+  [[ $VM_LAST_OUTPUT == *"$hci1"* ]] || vm_fail "scan did not list hci1 advertising hostile data"
+  [[ $VM_LAST_OUTPUT == *'\u{1B}]0;pwnd\u{07}'* ]] || vm_fail "scan did not show the hostile name escaped"
+  [[ $VM_LAST_OUTPUT != *$'\e'* && $VM_LAST_OUTPUT != *$'\a'* ]] || vm_fail "a control byte reached the terminal"
+  vm_log "scan listed hci1 advertising a length past the end and an escape-laden name, escaped"
+  vm_run 20 "$BP" radio advertise --adapter hci1 --duration 0 --scan-response "$sr" "$ad" >/dev/null
+fi
+
 # auto picks mgmt whenever the management channel answers.
 expect_output_contains 20 "with the mgmt backend" "$BP" radio scan --adapter hci0 --duration 1
 
