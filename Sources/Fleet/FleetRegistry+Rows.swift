@@ -24,11 +24,15 @@ extension FleetRegistry {
   static func device(_ row: Row) throws -> RegistryDevice {
     let frames = try JSONFileDecoder(file: "registryDevice.frames")
       .decode([String].self, from: Array((row["frames"] as String? ?? "[]").utf8))
+    let identities = try (row["identities"] as String?).map {
+      try JSONFileDecoder(file: "registryDevice.identities").decode([String].self, from: Array($0.utf8))
+    }
     return RegistryDevice(
       address: row["address"], addressType: row["addressType"], name: row["name"], model: row["model"],
       hardwareVersion: row["hardwareVersion"], firmwareVersion: row["firmwareVersion"], firstSeen: row["firstSeen"],
       lastSeen: row["lastSeen"], lastRSSI: row["lastRSSI"], batteryPercent: row["batteryPercent"],
-      batteryMillivolts: row["batteryMillivolts"], frames: frames, configurationHash: row["configurationHash"],
+      batteryMillivolts: row["batteryMillivolts"], frames: frames, identities: identities,
+      configurationHash: row["configurationHash"],
       configurationReadAt: row["configurationReadAt"])
   }
 
@@ -36,24 +40,26 @@ extension FleetRegistry {
   /// and with it (ON DELETE CASCADE) the device's history. Its run links are not stored.
   static func save(_ db: Database, _ d: RegistryDevice) throws {
     let frames = try JSONValueEncoder().text(d.frames)
+    let identities = try d.identities.map { try JSONValueEncoder().text($0) }
     // Cached statements: the monitor saves thousands of devices every 10 s, and compiling
     // each statement anew was most of that write's CPU.
     try db.cachedStatement(
       sql: """
         INSERT INTO registryDevice (address, addressType, name, model, hardwareVersion, firmwareVersion, firstSeen,
-          lastSeen, lastRSSI, batteryPercent, batteryMillivolts, frames, configurationHash, configurationReadAt)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+          lastSeen, lastRSSI, batteryPercent, batteryMillivolts, frames, identities, configurationHash, configurationReadAt)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (address) DO UPDATE SET addressType = excluded.addressType, name = excluded.name, model = excluded.model,
           hardwareVersion = excluded.hardwareVersion, firmwareVersion = excluded.firmwareVersion, firstSeen = excluded.firstSeen,
           lastSeen = excluded.lastSeen, lastRSSI = excluded.lastRSSI, batteryPercent = excluded.batteryPercent,
-          batteryMillivolts = excluded.batteryMillivolts, frames = excluded.frames, configurationHash = excluded.configurationHash,
+          batteryMillivolts = excluded.batteryMillivolts, frames = excluded.frames, identities = excluded.identities,
+          configurationHash = excluded.configurationHash,
           configurationReadAt = excluded.configurationReadAt
         """
     ).execute(
       arguments: [
         d.address, d.addressType, d.name, d.model, d.hardwareVersion, d.firmwareVersion, d.firstSeen, d.lastSeen,
         d.lastRSSI,
-        d.batteryPercent, d.batteryMillivolts, frames, d.configurationHash, d.configurationReadAt,
+        d.batteryPercent, d.batteryMillivolts, frames, identities, d.configurationHash, d.configurationReadAt,
       ])
   }
 

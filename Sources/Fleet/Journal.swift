@@ -126,6 +126,11 @@ public final class Journal: CampaignJournal {
     m.registerMigration("v5") { db in
       try db.alter(table: "run") { t in t.add(column: "recipe", .text) }
     }
+    // v6: the beacon identities each registry device showed (`RegistryDevice.identities`, a JSON array); NULL
+    // for devices recorded before, and for devices that showed none.
+    m.registerMigration("v6") { db in
+      try db.alter(table: "registryDevice") { t in t.add(column: "identities", .text) }
+    }
     return m
   }
 

@@ -29,6 +29,10 @@ public struct RegistryDevice: Sendable, Hashable, Codable {
   /// The frame kinds the latest scan heard (`FrameKind` raw values: `"iBeacon"`, `"kkmSystem"`, …), in
   /// `FrameKind` order — the order `scan` lists them.
   public var frames: [String]
+  /// The beacon identities the latest scan that heard one showed at this address (`BeaconIdentity`'s
+  /// canonical text: `ibeacon:UUID:MAJOR:MINOR`, `eddystone:NAMESPACE:INSTANCE`), so a monitor whose
+  /// inventory names a beacon by identity can find when any gateway last heard it; nil when none was heard.
+  public var identities: [String]?
   /// SHA-256 (lower-case hex) of the latest configuration read (`ConfigurationFingerprint`).
   public var configurationHash: String?
   public var configurationReadAt: Date?
@@ -41,7 +45,8 @@ public struct RegistryDevice: Sendable, Hashable, Codable {
     address: String, addressType: String? = nil, name: String? = nil, model: String? = nil,
     hardwareVersion: String? = nil, firmwareVersion: String? = nil, firstSeen: Date, lastSeen: Date,
     lastRSSI: Int? = nil, batteryPercent: Int? = nil, batteryMillivolts: Int? = nil, frames: [String] = [],
-    configurationHash: String? = nil, configurationReadAt: Date? = nil, lastApply: RegistryRunLink? = nil,
+    identities: [String]? = nil, configurationHash: String? = nil, configurationReadAt: Date? = nil,
+    lastApply: RegistryRunLink? = nil,
     lastDFU: RegistryRunLink? = nil
   ) {
     self.address = address
@@ -56,6 +61,7 @@ public struct RegistryDevice: Sendable, Hashable, Codable {
     self.batteryPercent = batteryPercent
     self.batteryMillivolts = batteryMillivolts
     self.frames = frames
+    self.identities = identities
     self.configurationHash = configurationHash
     self.configurationReadAt = configurationReadAt
     self.lastApply = lastApply
@@ -82,6 +88,7 @@ public struct RegistryDevice: Sendable, Hashable, Codable {
     batteryPercent = o.batteryPercent ?? batteryPercent
     batteryMillivolts = o.batteryMillivolts ?? batteryMillivolts
     frames = o.frames ?? frames
+    identities = o.identities ?? identities
     if let hash = o.configurationHash {
       configurationHash = hash
       configurationReadAt = o.at

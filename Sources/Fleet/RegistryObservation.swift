@@ -20,6 +20,9 @@ struct RegistryObservation: Sendable, Hashable {
   var batteryMillivolts: Int?
   /// The frame kinds heard (sightings only).
   var frames: [String]?
+  /// The beacon identities the frames show (sightings that show one only: a scan of a device's other
+  /// frames leaves the known identities alone).
+  var identities: [String]?
   var configurationHash: String?
 
   /// The history point this observation adds, when it carries an RSSI or a battery value.
@@ -42,6 +45,8 @@ struct RegistryObservation: Sendable, Hashable {
     name = record.name
     rssi = record.rssi.latest.map(Int.init)
     frames = record.frames.map(\.kind.rawValue)
+    let shown = BeaconIdentity.shown(by: record.frames).map(\.description)
+    identities = shown.isEmpty ? nil : shown
     // Percent from the System frame, else the scan response; millivolts from KSensor, else TLM.
     var system: UInt8?
     var response: UInt8?

@@ -19,7 +19,7 @@ public struct PostgresRegistryStore: RegistryStore {
   static let columns =
     "address, address_type, name, model, hardware_version, firmware_version, extract(epoch FROM first_seen)::float8 AS first_seen, "
     + "extract(epoch FROM last_seen)::float8 AS last_seen, last_rssi, battery_percent, battery_millivolts, frames, "
-    + "configuration_hash, extract(epoch FROM configuration_read_at)::float8 AS configuration_read_at"
+    + "identities, configuration_hash, extract(epoch FROM configuration_read_at)::float8 AS configuration_read_at"
 
   public func apply(_ changes: [RegistryChange], historyLimit: Int) async throws {
     try await connection.session { s in
@@ -39,7 +39,7 @@ public struct PostgresRegistryStore: RegistryStore {
             UPDATE bp_registry_device SET address_type = $2, name = $3, model = $4, hardware_version = $5, firmware_version = $6,
               first_seen = to_timestamp($7::float8), last_seen = to_timestamp($8::float8), last_rssi = $9::integer,
               battery_percent = $10::integer, battery_millivolts = $11::integer, frames = $12, configuration_hash = $13,
-              configuration_read_at = to_timestamp($14::float8) WHERE address = $1
+              configuration_read_at = to_timestamp($14::float8), identities = $15 WHERE address = $1
             """,
             [
               d.address, d.addressType, d.name, d.model, d.hardwareVersion, d.firmwareVersion,
@@ -48,6 +48,7 @@ public struct PostgresRegistryStore: RegistryStore {
               d.batteryPercent.map(String.init), d.batteryMillivolts.map(String.init),
               try JSONValueEncoder().text(d.frames), d.configurationHash,
               d.configurationReadAt.map { String($0.timeIntervalSince1970) },
+              try d.identities.map { try JSONValueEncoder().text($0) },
             ])
           guard let r = change.reading else { continue }
           try s.query(
@@ -114,6 +115,9 @@ extension PostgresRegistryStore {
     let frames =
       (try? JSONFileDecoder(file: "registryDevice.frames").decode(
         [String].self, from: Array((r["frames"] ?? "[]").utf8))) ?? []
+    let identities = r["identities"].flatMap {
+      try? JSONFileDecoder(file: "registryDevice.identities").decode([String].self, from: Array($0.utf8))
+    }
     return RegistryDevice(
       address: r["address"] ?? "", addressType: r["address_type"], name: r["name"], model: r["model"],
       hardwareVersion: r["hardware_version"], firmwareVersion: r["firmware_version"],
@@ -122,7 +126,7 @@ extension PostgresRegistryStore {
       lastRSSI: r["last_rssi"].flatMap(Int.init),
       batteryPercent: r["battery_percent"].flatMap(Int.init),
       batteryMillivolts: r["battery_millivolts"].flatMap(Int.init),
-      frames: frames, configurationHash: r["configuration_hash"],
+      frames: frames, identities: identities, configurationHash: r["configuration_hash"],
       configurationReadAt: PostgresJournal.date(r["configuration_read_at"]))
   }
 

@@ -62,6 +62,11 @@ enum PostgresSchema {
     """,
     // 5: leases held by a process instance, with a fencing token (PostgresSchema+Leases.swift).
     instanceLeases,
+    // 6: the beacon identities each registry device showed (`Fleet.RegistryDevice.identities`, a JSON array;
+    // the SQLite journal's v6). NULL for devices recorded before, and for devices that showed none.
+    """
+    ALTER TABLE bp_registry_device ADD COLUMN identities text;
+    """,
   ]
 
   /// The schema version this tool writes and reads.

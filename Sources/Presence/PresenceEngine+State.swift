@@ -1,3 +1,4 @@
+import BeaconCore
 import Foundation
 
 extension PresenceEngine {
@@ -74,14 +75,18 @@ extension PresenceEngine {
 
   /// With an inventory: each listed device not known yet from `restore` is taken as last heard when the
   /// fleet registry last saw it (otherwise an inventory device never heard since the start was never
-  /// reported `silent`). It is not present (no `exit` comes for it); its `silent` comes once the silent
+  /// reported `silent`). `lastSeen` is keyed by address, and by each beacon identity the registry saw a device
+  /// show (`LastSeen.address` says where); an identity counts only when the inventory or an event names it,
+  /// as in `observe`. It is not present (no `exit` comes for it); its `silent` comes once the silent
   /// threshold has passed since then. Without an inventory nothing is done: the registry also holds phones
   /// and passers-by, whose silence nobody asked about.
-  public mutating func remember(lastSeen: [String: Date]) {
+  public mutating func remember(lastSeen: [String: LastSeen]) {
     guard inventory != nil else { return }
-    for (address, at) in lastSeen.sorted(by: { $0.key < $1.key }) where devices[address]?.lastHeard == nil {
-      guard var device = tracked(address, address: address) else { continue }
-      device.lastHeard = at
+    for (key, seen) in lastSeen.sorted(by: { $0.key < $1.key }) where devices[key]?.lastHeard == nil {
+      guard !BeaconIdentity.isIntended(key) || named.contains(key),
+        var device = tracked(key, address: seen.address)
+      else { continue }
+      device.lastHeard = seen.at
       device.watchedSince = nil
       devices[device.key] = device
       queueDeadlines(device)

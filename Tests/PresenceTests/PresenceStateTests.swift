@@ -62,7 +62,10 @@ import Testing
   /// once the threshold has passed since the registry's time, without an `exit`; one heard again enters.
   @Test func anInventoryDeviceLastSeenInTheRegistryGoesSilent() throws {
     var engine = try T.engine()
-    engine.remember(lastSeen: [T.b: Self.t0 - 50, T.c: Self.t0 - 30, "DD:00:00:00:00:01": Self.t0 - 50])
+    engine.remember(
+      lastSeen: LastSeen.index([
+        (T.b, [], Self.t0 - 50), (T.c, [], Self.t0 - 30), ("DD:00:00:00:00:01", [], Self.t0 - 50),
+      ]))
     var out = engine.tick(at: Self.t0 + 10)
     out += engine.observe([T.seen(T.c, 20, rssi: -60)])
     out += engine.tick(at: Self.t0 + 40)
@@ -75,8 +78,33 @@ import Testing
     #expect(out[0].silentSeconds == 60)
   }
 
-  /// Inventory rows nothing has heard — one by iBeacon identity (the registry, keyed by address, never knows
-  /// one), one by an address the registry does not know either — are watched for from the start: each is
+  /// An inventory row naming a beacon by iBeacon identity, which the registry saw another gateway (or `scan`)
+  /// hear at an address this monitor has never heard, goes `silent` from the registry's time, under its
+  /// identity, with that address and time; the latest of the identity's addresses counts (it rotates). An
+  /// identity nobody names is not tracked, though the registry knows it.
+  @Test func anIdentityRowLastSeenInTheRegistryGoesSilentFromThatTime() throws {
+    let file = try EventFileDecoder.decode(Array(T.events.utf8), file: "events.json")
+    let identity = BeaconIdentityTests.ibeacon
+    let stranger = "ibeacon:E2C56DB5-DFFB-48D2-B060-D0F5A71096E0:9:9"
+    let inventory = try Inventory.parse(Array("address,tags\n\(identity),\n".utf8), file: "i.csv", identities: true)
+    var engine = PresenceEngine(file: file, inventory: inventory)
+    let index = LastSeen.index([
+      ("C0:00:00:00:00:01", [identity], Self.t0 - 90), ("C0:00:00:00:00:02", [identity, stranger], Self.t0 - 40),
+      ("C0:00:00:00:00:03", [], Self.t0 - 10),
+    ])
+    #expect(index[identity] == LastSeen(address: "C0:00:00:00:00:02", at: Self.t0 - 40))
+    engine.remember(lastSeen: index)
+    engine.watch(since: Self.t0)
+    #expect(engine.tick(at: Self.t0 + 19).isEmpty)
+    let out = engine.tick(at: Self.t0 + 20)
+    #expect(out.map(T.line) == ["20 silent silent C0:00:00:00:00:02"])
+    #expect(out.first?.device?.identity == identity && out.first?.device?.lastSeen == Self.t0 - 40)
+    #expect(out.first?.silentSeconds == 60)
+    #expect(engine.state.devices.map(\.address) == [identity], "only the named identity is tracked")
+  }
+
+  /// Inventory rows nothing has heard — one by iBeacon identity that no registry device ever showed, one by
+  /// an address the registry does not know either — are watched for from the start: each is
   /// reported `silent` once the threshold has passed, without `lastSeen`, kept across a restart (no second
   /// `silent`, the clock not restarted), and the identity enters when heard at last.
   @Test func anInventoryRowNeverHeardByIdentityOrAddressGoesSilent() throws {
@@ -85,7 +113,7 @@ import Testing
     let csv = "address,tags\n\(identity),\nDD:00:00:00:00:0D,\n\(T.a),\n"
     let inventory = try Inventory.parse(Array(csv.utf8), file: "i.csv", identities: true)
     var engine = PresenceEngine(file: file, inventory: inventory)
-    engine.remember(lastSeen: [T.a: Self.t0 - 50])
+    engine.remember(lastSeen: LastSeen.index([(T.a, [], Self.t0 - 50)]))
     engine.watch(since: Self.t0)
     var out = engine.tick(at: Self.t0 + 59)
     #expect(out.map(T.line) == ["59 silent silent AA:00:00:00:00:0A"])

@@ -155,8 +155,8 @@ struct MonitorCommand: AsyncParsableCommand, LoggingCommand {
     runner.restored = try await BlockingIO.run { stateFile.load(warn: warn) }
     if inventory != nil {
       do {
-        runner.lastSeen = Dictionary(
-          try await registry.registry.devices().map { ($0.address, $0.lastSeen) }, uniquingKeysWith: max)
+        runner.lastSeen = LastSeen.index(
+          try await registry.registry.devices().map { ($0.address, $0.identities ?? [], $0.lastSeen) })
       } catch {
         warn(
           "cannot read the fleet registry's last-seen times: \(error); inventory devices not heard yet count their silence from now"

@@ -19,8 +19,9 @@ struct MonitorRunner: Sendable {
   var registryInterval: Duration = .seconds(10)
   /// The presence state an earlier run kept (`MonitorStateFile`), put back before the first report.
   var restored: PresenceState?
-  /// When the fleet registry last saw each device (for `PresenceEngine.remember`).
-  var lastSeen: [String: Date] = [:]
+  /// When the fleet registry last saw each device, by address and by beacon identity (for
+  /// `PresenceEngine.remember`).
+  var lastSeen: [String: LastSeen] = [:]
   /// Keeps the presence state, every `registryInterval` of scan time and at the end.
   var keep: (@Sendable (PresenceState) async -> Void)?
   /// `--metrics`: the engine and report count handed over every `window` of scan time, events as they fire.
