@@ -15,7 +15,8 @@ final class BenchNginx: Sendable {
     self.port = port
   }
 
-  static func start(root: String, prefix: String) async throws -> BenchNginx {
+  /// `locations`: more `location` blocks for the server (e.g. a rate-limited alias of the root).
+  static func start(root: String, prefix: String, locations: String = "") async throws -> BenchNginx {
     try FileManager.default.createDirectory(atPath: prefix, withIntermediateDirectories: true)
     guard let port = LoopbackPort.free() else { throw BenchError("no free loopback port") }
     let temp = ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"].map { "\($0)_temp_path \(prefix)/\($0);" }.joined(
@@ -24,7 +25,7 @@ final class BenchNginx: Sendable {
     daemon off; pid \(prefix)/nginx.pid; error_log \(prefix)/error.log; worker_processes 1;
     events { worker_connections 16; }
     http { access_log \(prefix)/access.log; \(temp) sendfile on;
-      server { listen 127.0.0.1:\(port); root \(root); } }
+      server { listen 127.0.0.1:\(port); root \(root); \(locations) } }
     """.write(toFile: prefix + "/nginx.conf", atomically: true, encoding: .utf8)
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")

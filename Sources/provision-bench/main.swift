@@ -10,6 +10,7 @@ let benchmarks: [String: () async throws -> Void] = [
   "audit-connect-scaling": AuditConnectScalingBenchmark.run,
   "decode": { DecodeBenchmark.run() },
   "dfu-throughput": DFUThroughputBenchmark.run,
+  "firmware-fetch": FirmwareFetchBenchmark.run,
   "gatt-round-trips": GATTRoundTrips.run,
   "http-download": HTTPDownloadBenchmark.run,
   "kbeacon-session": KBeaconSessionBench.run,

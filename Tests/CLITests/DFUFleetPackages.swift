@@ -17,16 +17,7 @@ enum DFUFleetPackages {
   /// SoftDevice requirement S140 7.0.1 (0x0101, what the simulated bootloader has), at a temporary path.
   static func application(count: Int = 10_000, version: UInt32 = 530, hardware: UInt32 = 52) throws -> String {
     let firmware = bytes(count, seed: 0xF1EE7)
-    let command = InitCommand(
-      firmwareVersion: version, hardwareVersion: hardware, softDeviceRequirements: [0x101], type: .application,
-      softDeviceSize: 0, bootloaderSize: 0, applicationSize: UInt32(count),
-      hash: ImageHash(type: 3, digest: SHA256Digest.initPacketHash(of: firmware)), isDebug: false,
-      bootValidations: [BootValidation(type: 1, bytes: [])])
-    let manifest = Array(#"{"manifest":{"application":{"bin_file":"app.bin","dat_file":"app.dat"}}}"#.utf8)
-    let zip = StoredZipWriter.archive([
-      (name: "manifest.json", bytes: manifest), (name: "app.dat", bytes: InitPacket.serialize(command)),
-      (name: "app.bin", bytes: firmware),
-    ])
+    let zip = UnsignedApplicationPackage.zip(image: firmware, firmwareVersion: version, hardwareVersion: hardware)
     let path = NSTemporaryDirectory() + "app-\(version)-\(UUID().uuidString).zip"
     try Data(zip).write(to: URL(fileURLWithPath: path))
     return path

@@ -80,16 +80,7 @@ struct PipelineFixture: Sendable {
       state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
       return UInt8(truncatingIfNeeded: state >> 33)
     }
-    let command = InitCommand(
-      firmwareVersion: version, hardwareVersion: 52, softDeviceRequirements: [0x101], type: .application,
-      softDeviceSize: 0, bootloaderSize: 0, applicationSize: UInt32(firmware.count),
-      hash: ImageHash(type: 3, digest: SHA256Digest.initPacketHash(of: firmware)), isDebug: false,
-      bootValidations: [BootValidation(type: 1, bytes: [])])
-    let manifest = Array(#"{"manifest":{"application":{"bin_file":"app.bin","dat_file":"app.dat"}}}"#.utf8)
-    let zip = StoredZipWriter.archive([
-      (name: "manifest.json", bytes: manifest), (name: "app.dat", bytes: InitPacket.serialize(command)),
-      (name: "app.bin", bytes: firmware),
-    ])
+    let zip = UnsignedApplicationPackage.zip(image: firmware, firmwareVersion: version)
     let path = NSTemporaryDirectory() + "pipeline-app-\(version)-\(UUID().uuidString).zip"
     try Data(zip).write(to: URL(fileURLWithPath: path))
     let expectations = DeviceExpectations(hardwareVersion: 52)

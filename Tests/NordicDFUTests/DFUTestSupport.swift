@@ -40,16 +40,11 @@ enum DFUFixtures {
   static func applicationInitPacket(
     for firmware: [UInt8], version: UInt32 = 2, hardware: UInt32 = 52, sdReq: [UInt32] = [0x101]
   ) -> [UInt8] {
-    InitPacket.serialize(
-      InitCommand(
-        firmwareVersion: version, hardwareVersion: hardware, softDeviceRequirements: sdReq, type: .application,
-        softDeviceSize: 0, bootloaderSize: 0, applicationSize: UInt32(firmware.count),
-        hash: ImageHash(type: 3, digest: SHA256Digest.initPacketHash(of: firmware)), isDebug: false,
-        bootValidations: [BootValidation(type: 1, bytes: [])]))
+    UnsignedApplicationPackage.initPacket(
+      for: firmware, firmwareVersion: version, hardwareVersion: hardware, softDeviceRequirements: sdReq)
   }
 
-  static let applicationManifest = Array(
-    #"{"manifest":{"application":{"bin_file":"app.bin","dat_file":"app.dat"}}}"#.utf8)
+  static let applicationManifest = UnsignedApplicationPackage.manifest
 
   /// Writes bytes to a fresh temporary file and returns its path.
   static func temporaryFile(_ bytes: [UInt8], suffix: String = ".zip") throws -> String {

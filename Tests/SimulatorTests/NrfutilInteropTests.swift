@@ -86,7 +86,7 @@ import Testing
     // nrfutil starts again from image 1 (SD+BL): the target now refuses it as not newer — so resume
     // with an application-only package built from the same files, as an operator would.
     let appOnly = StoredZipWriter.archive([
-      ("manifest.json", Array(#"{"manifest":{"application":{"bin_file":"app.bin","dat_file":"app.dat"}}}"#.utf8)),
+      ("manifest.json", UnsignedApplicationPackage.manifest),
       ("app.bin", app.firmware), ("app.dat", app.initPacket),
     ])
     let appPath = path + ".app.zip"
