@@ -4,7 +4,7 @@ import OwnThreads
 
 /// `provision-bench firmware-fetch`: what an operator runs to get a firmware package, timed as processes.
 /// Ours: `beacon-provision firmware fetch MODEL --hver V1.0 --catalog URL --firmware-dir DIR` (the release CLI
-/// built next to this benchmark): it reads the catalogue, downloads the package while hashing it, checks the
+/// built next to this benchmark; built as `scripts/package` builds it, it is the binary a gateway runs): it reads the catalogue, downloads the package while hashing it, checks the
 /// catalogue's size and SHA-256, opens it with libzip and checks its init packet against its image — into an
 /// empty cache each round. Theirs: `curl -s -o FILE URL` then `sha256sum FILE` (two processes, their times
 /// added), which fetches and hashes the package and checks nothing else. Peak memory is each process's own
