@@ -2,7 +2,8 @@ import BeaconCore
 import CBlueZ
 import Glibc
 
-/// A local Bluetooth controller as the kernel lists it (`HCIGETDEVINFO`).
+/// A local Bluetooth controller as the kernel lists it: libbluetooth's `hci_devinfo` (the `HCIGETDEVINFO`
+/// ioctl on an HCI socket of its own).
 public struct Adapter: Sendable, Hashable, Codable {
   /// The kernel's index: 0 for hci0.
   public var index: UInt16
@@ -15,14 +16,16 @@ public struct Adapter: Sendable, Hashable, Codable {
   /// Every adapter the kernel knows, in index order. Throws `BlueZError` when the kernel has no Bluetooth
   /// at all (EAFNOSUPPORT) so the caller can say so; an empty list means Bluetooth exists but no adapter.
   public static func all() throws -> [Adapter] {
+    // The kernel's answer to an HCI socket first: EAFNOSUPPORT (no Bluetooth) or EPERM is said as such,
+    // where `hci_devinfo`, which opens one per call, would only fail.
     let fd = bp_bt_socket(Int32(SOCK_RAW.rawValue), BTPROTO_HCI)
     guard fd >= 0 else { throw BlueZError.current("socket(AF_BLUETOOTH, BTPROTO_HCI)") }
-    defer { close(fd) }
+    close(fd)
     var adapters: [Adapter] = []
     for index in 0..<UInt16(HCI_MAX_DEV) {
       var info = hci_dev_info()
-      info.dev_id = index
-      guard ioctl(fd, UInt(bitPattern: Int(hciGetDevInfoRequest)), &info) == 0 else { continue }
+      // -1 with ENODEV for an index no adapter has.
+      guard hci_devinfo(Int32(index), &info) == 0 else { continue }
       let name = withUnsafeBytes(of: info.name) { raw in
         String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
       }
@@ -40,7 +43,7 @@ public struct Adapter: Sendable, Hashable, Codable {
     let all = try all()
     if let name {
       guard let adapter = all.first(where: { $0.name == name }) else {
-        throw BlueZError(errno: ENODEV, call: "HCIGETDEVINFO", adapter: name)
+        throw BlueZError(errno: ENODEV, call: "hci_devinfo", adapter: name)
       }
       return adapter
     }
@@ -58,7 +61,3 @@ public struct NoAdapterError: Error, Sendable, CustomStringConvertible {
     "no Bluetooth adapter found; plug one in, or use --adapter sim for the simulated fleet"
   }
 }
-
-/// `HCIGETDEVINFO` is `_IOR('H', 211, int)`; the macro does not import into Swift.
-let hciGetDevInfoRequest: UInt32 =
-  (2 << 30) | (UInt32(MemoryLayout<Int32>.size) << 16) | (UInt32(UInt8(ascii: "H")) << 8) | 211
