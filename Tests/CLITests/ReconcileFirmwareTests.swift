@@ -46,6 +46,34 @@ import Testing
     #expect(try log.counts() == [old: 1, current: 1, older: 1])
   }
 
+  /// `kill -9` of a running `reconcile --firmware` at the moment one device's transfer is to start (the process
+  /// stops itself there, `SimulatorPauseHook` `before-transfer`, and is killed stopped), then a fresh `--once`
+  /// on the same state: the outdated devices end on 5.14 with each image installed exactly once, counted from
+  /// the simulator's write log — the one updated before the kill is found current, not updated again — the
+  /// current device is not touched, and no device is configured twice.
+  @Test func aKillNineBeforeATransferLosesNothingAndARestartInstallsEachImageOnce() async throws {
+    let (site, catalogue, cache) = try Self.site()
+    let (old, current, older) = (ReconcileProcess.address(0), ReconcileProcess.address(1), ReconcileProcess.address(2))
+    // One link: the visits go in `AddressNeighbourhood.spread`'s order, even addresses first (0, then 2).
+    let firmware = ["--firmware", "latest", "--catalog", catalogue, "--firmware-dir", cache, "--parallel", "1"]
+    try site.start(firmware, environment: [SimulatorPauseHook.environmentVariable: "before-transfer:\(older)"])
+    let stopped = try await site.wait(seconds: 120) {
+      site.errorLines.contains { $0.hasPrefix("test hook: stopped before transferring \(older)") }
+    }
+    try #require(stopped, "\(site.errorLines.suffix(30).joined(separator: "\n"))")
+    site.signal(SIGKILL)
+    #expect(await site.exitStatus() == SIGKILL)
+    let log = SimulatorStateStore(stateDirectory: site.state, fleetFile: site.fleet).writeLog
+    #expect(try log.counts(what: "firmware") == [old: 1], "the kill came before the first update or after the second")
+
+    site.clearEvents()
+    try site.start(["--once"] + firmware)
+    #expect(await site.exitStatus() == 0, "\(site.errorLines.suffix(30).joined(separator: "\n"))")
+    #expect(site.events("firmware-updated").map(\.address) == [older])
+    #expect(try log.counts(what: "firmware") == [old: 1, older: 1])
+    #expect(try log.counts() == [old: 1, current: 1, older: 1])
+  }
+
   /// Outside `--maintenance-window` (a span two hours from now on this machine's clock) the devices are
   /// configured but no firmware is installed, and each is reported once; a start without the window then
   /// updates them: they were left due, not forgotten.

@@ -55,10 +55,12 @@ final class ReconcileProcess: Sendable {
     """#.write(toFile: profile, atomically: true, encoding: .utf8)
   }
 
-  func start(_ extra: [String] = []) throws {
+  /// `environment`: added to this process's (e.g. `SimulatorPauseHook`'s variable).
+  func start(_ extra: [String] = [], environment: [String: String] = [:]) throws {
     let child = try ChildProcess.start(
       ApplyCrashTests.binary,
-      ["reconcile", profile, "--adapter", "sim:\(fleet)", "--window", "1", "--jsonl", "--state-dir", state] + extra)
+      ["reconcile", profile, "--adapter", "sim:\(fleet)", "--window", "1", "--jsonl", "--state-dir", state] + extra,
+      environment: environment)
     let (outLines, errLines) = (child.output!, child.errors!)
     process.withLock { $0 = child }
     Task {
