@@ -66,9 +66,7 @@ struct HistoryCommand: AsyncParsableCommand, LoggingCommand {
 /// Text and CSV rows for history records.
 enum HistoryRendering {
   static func time(_ utc: UInt32) -> String {
-    let formatter = ISO8601DateFormatter()
-    formatter.timeZone = TimeZone(identifier: "UTC")
-    return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(utc)))
+    Date(timeIntervalSince1970: TimeInterval(utc)).formatted(.iso8601)
   }
 
   static func csvHeader(_ sensor: SensorType) -> String {

@@ -71,7 +71,7 @@ final class JSONTreeDecoder: Decoder {
       case .secondsSince2001: return Date(timeIntervalSinceReferenceDate: try decodeDouble()) as! T
       case .iso8601:
         let text = try decodeString()
-        guard let date = ISO8601DateFormatter().date(from: text) else {
+        guard let date = try? Date(text, strategy: .iso8601) else {
           throw problem("\"\(text.echoed)\" is not a date and time", allowed: "RFC 3339, e.g. 2026-11-27T12:00:00Z")
         }
         return date as! T

@@ -105,7 +105,7 @@ struct JSONValueEncoderCore: Encoder {
     case let date as Date:
       switch dates {
       case .secondsSince2001: try put(date.timeIntervalSinceReferenceDate)
-      case .iso8601: node.content = .scalar(.string(ISO8601DateFormatter().string(from: date)))
+      case .iso8601: node.content = .scalar(.string(date.formatted(.iso8601)))
       }
     case let url as URL: node.content = .scalar(.string(url.absoluteString))
     case let data as Data: node.content = .scalar(.string(data.base64EncodedString()))

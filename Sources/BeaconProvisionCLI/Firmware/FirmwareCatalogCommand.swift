@@ -90,7 +90,7 @@ struct FirmwareCatalogView: Encodable {
     let catalogue = snapshot.catalogue
     model = catalogue.model
     url = snapshot.url
-    fetchedAt = ISO8601DateFormatter().string(from: snapshot.fetchedAt)
+    fetchedAt = snapshot.fetchedAt.formatted(.iso8601)
     origin = snapshot.origin.rawValue
     self.current = current.map { "V\($0)" }
     hardware = catalogue.releases.filter { only == nil || $0.hardware == only }.map { release in

@@ -50,7 +50,7 @@ struct CachedPackageJSON: Encodable {
     (model, hardware, appVersion, appFileName, url, sha256, path, size, fetchedAt) =
       (
         p.model, p.hardware, p.appVersion, p.appFileName, p.url, p.sha256, p.path, p.size,
-        ISO8601DateFormatter().string(from: p.fetchedAt)
+        p.fetchedAt.formatted(.iso8601)
       )
   }
 }

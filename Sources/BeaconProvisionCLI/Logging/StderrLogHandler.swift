@@ -52,13 +52,15 @@ struct StderrLogHandler: LogHandler {
         metadata: metadata.merging(event.metadata ?? [:]) { $1 }))
   }
 
+  /// RFC 3339 in UTC with milliseconds (`2026-11-29T06:02:00.123Z`): a value, made once, where a formatter
+  /// object was made for every line.
+  static let timeStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+
   /// The line for one record: one line, whatever its message and metadata carry (a device's name, a server's
   /// text): control characters are shown as `\u{XX}` (`TerminalText`).
   static func line(time: Date, level: Logger.Level, label: String, message: String, metadata: Logger.Metadata) -> String
   {
-    let formatter = ISO8601DateFormatter()
-    formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-    var text = "\(formatter.string(from: time)) \(level) \(label): \(message)"
+    var text = "\(time.formatted(Self.timeStyle)) \(level) \(label): \(message)"
     for key in metadata.keys.sorted() { text += " \(key)=\(metadata[key]!)" }
     return text.terminalSafe
   }
