@@ -85,15 +85,7 @@ struct ScanCommand: AsyncParsableCommand, LoggingCommand {
 
   /// Writes straight to file descriptor 1 (unbuffered), so `--jsonl` lines reach a pipe as windows close.
   static func writeLine(_ line: String) {
-    var bytes = Array((line + "\n").utf8)
-    var offset = 0
-    while offset < bytes.count {
-      let n = Interrupted.retry {
-        bytes.withUnsafeMutableBytes { write(STDOUT_FILENO, $0.baseAddress! + offset, $0.count - offset) }
-      }
-      guard n > 0 else { return }
-      offset += n
-    }
+    Interrupted.writeAll(STDOUT_FILENO, Array((line + "\n").utf8))
   }
 
   var settings: DiscoverySettings {

@@ -22,16 +22,11 @@ enum DurableFile {
     let temporary = path + ".tmp-\(getpid())"
     let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
     guard fd >= 0 else { throw failure("cannot write", temporary) }
-    var offset = 0
-    while offset < bytes.count {
-      let n = Interrupted.retry { bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) } }
-      guard n > 0 else {
-        let error = failure("cannot write", temporary)
-        close(fd)
-        unlink(temporary)
-        throw error
-      }
-      offset += n
+    guard Interrupted.writeAll(fd, bytes) else {
+      let error = failure("cannot write", temporary)
+      close(fd)
+      unlink(temporary)
+      throw error
     }
     guard fsync(fd) == 0 else {
       let error = failure("cannot sync", temporary)

@@ -98,17 +98,4 @@ enum Sockets {
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
   }
-
-  /// Writes all of `bytes` (MSG_NOSIGNAL: a client gone is an error, not SIGPIPE); false on failure.
-  static func sendAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
-    var offset = 0
-    while offset < bytes.count {
-      let n = Interrupted.retry {
-        bytes.withUnsafeBytes { send(fd, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL)) }
-      }
-      guard n > 0 else { return false }
-      offset += n
-    }
-    return true
-  }
 }

@@ -82,7 +82,7 @@ public final class MetricsServer: Sendable {
     while end == nil && head.count <= HTTPExchange.headLimit {
       let n = Interrupted.retry { buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) } }
       if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
-        _ = Sockets.sendAll(fd, HTTPExchange.bytes(.plain(408, "request timeout"), isHead: false))
+        Interrupted.writeAll(fd, HTTPExchange.bytes(.plain(408, "request timeout"), isHead: false), socket: true)
         return
       }
       guard n > 0 else { return }
@@ -91,7 +91,8 @@ public final class MetricsServer: Sendable {
     }
     guard let end, end <= HTTPExchange.headLimit else {
       let limit = HTTPExchange.headLimit
-      _ = Sockets.sendAll(fd, HTTPExchange.bytes(.plain(431, "request head over \(limit) bytes"), isHead: false))
+      Interrupted.writeAll(
+        fd, HTTPExchange.bytes(.plain(431, "request head over \(limit) bytes"), isHead: false), socket: true)
       // Closing with the rest of the request unread would reset the connection, and the client could lose
       // the answer (RFC 9112 §9.6, the staged close): say we are done, and discard what it still sends (at
       // most 64 KiB, or its 2 s timeout).
@@ -105,6 +106,6 @@ public final class MetricsServer: Sendable {
       return
     }
     let (response, isHead) = HTTPExchange.answer(head: Array(head[0..<end]), routes: routes)
-    _ = Sockets.sendAll(fd, HTTPExchange.bytes(response, isHead: isHead))
+    Interrupted.writeAll(fd, HTTPExchange.bytes(response, isHead: isHead), socket: true)
   }
 }

@@ -16,3 +16,26 @@ public enum Interrupted {
     }
   }
 }
+
+extension Interrupted {
+  /// Writes all of `bytes` to the blocking descriptor `fd`: `write(2)`, or `send(2)` with MSG_NOSIGNAL for a
+  /// socket (a peer gone is an error, not a SIGPIPE), each call made again on EINTR and continued after a short
+  /// write. False at the first other failure or a write of nothing, with errno as that call left it. The one
+  /// loop of every whole-buffer write (standard output's lines, the metrics endpoint's answers, durable files).
+  @discardableResult
+  public static func writeAll(_ fd: Int32, _ bytes: [UInt8], socket: Bool = false) -> Bool {
+    var offset = 0
+    while offset < bytes.count {
+      let n = retry {
+        bytes.withUnsafeBytes { buffer in
+          socket
+            ? send(fd, buffer.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+            : write(fd, buffer.baseAddress! + offset, bytes.count - offset)
+        }
+      }
+      guard n > 0 else { return false }
+      offset += n
+    }
+    return true
+  }
+}

@@ -91,13 +91,7 @@ public struct ChildProcess: Sendable {
       throw error
     }
     if case .text(let text) = input, let fd = textWriter {
-      let bytes = Array(text.utf8)
-      var sent = 0
-      while sent < bytes.count {
-        let n = Interrupted.retry { bytes.withUnsafeBytes { write(fd, $0.baseAddress! + sent, bytes.count - sent) } }
-        guard n > 0 else { break }
-        sent += n
-      }
+      Interrupted.writeAll(fd, Array(text.utf8))
       close(fd)
     }
     return ChildProcess(
