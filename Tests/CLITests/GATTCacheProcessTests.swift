@@ -47,4 +47,38 @@ import Testing
     #expect(!without.errors.contains("gatt cache"))
     #expect(FileManager.default.contents(atPath: path) == before)
   }
+
+  /// `audit --connect` reads through the same cache as `plan`: an audit saves the device's handles into the
+  /// state directory's `gatt-cache.json` (before, its reads discovered every time and kept nothing), a later
+  /// audit keeps the entry; `--no-gatt-cache` on a fresh state directory writes no cache at all.
+  @Test func auditConnectUsesTheCache() async throws {
+    let state = NSTemporaryDirectory() + "gatt-cache-audit-" + UUID().uuidString
+    try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: state) }
+    let device = Self.devices[0]
+    let profile = state + "/profile.json"
+    try #"{"version": 1, "select": {"addresses": ["\#(device)"]}, "desired": {"name": "audited"}}"#
+      .write(toFile: profile, atomically: true, encoding: .utf8)
+    func audit(_ stateDirectory: String, _ extra: [String] = []) async throws -> (
+      status: Int32, output: String, errors: String
+    ) {
+      try await CLIProcess.run(
+        ["audit", profile, "--connect", "--adapter", "sim", "--scan", "2", "--state-dir", stateDirectory] + extra)
+    }
+    func entries(_ stateDirectory: String) throws -> [String] {
+      guard let bytes = FileManager.default.contents(atPath: GATTCacheFile.path(stateDirectory: stateDirectory)) else {
+        return []
+      }
+      return try GATTCacheFileFormat.decode(Array(bytes)).keys.map(\.address.description)
+    }
+    for round in 1...2 {
+      let run = try await audit(state + "/s")
+      #expect(run.status == 0, "\(run.errors)")
+      #expect(run.output.contains("| \(device) | KBPro\\_214811 | drifted |"), "round \(round): \(run.output)")
+      #expect(try entries(state + "/s") == [device], "round \(round)")
+    }
+    let without = try await audit(state + "/n", ["--no-gatt-cache"])
+    #expect(without.status == 0 && without.output.contains("| \(device) | KBPro\\_214811 | drifted |"))
+    #expect(!FileManager.default.fileExists(atPath: GATTCacheFile.path(stateDirectory: state + "/n")))
+  }
 }

@@ -95,6 +95,9 @@ struct AuditCommand: AsyncParsableCommand, LoggingCommand {
   @Option(help: "Where the journal and the fleet registry live. Default: $XDG_STATE_HOME/beacon-provision.")
   var stateDir: String?
 
+  /// `--connect` reads each device as `plan` does, with the same GATT cache (`GATTCacheOptions`).
+  @OptionGroup var gattCache: GATTCacheOptions
+
   @OptionGroup(title: "Several gateways (the registry they share)") var journal: JournalLocationOptions
 
   @OptionGroup(title: "blukii Info Manager (adds an Info Manager column for blukii modules when configured)")

@@ -64,7 +64,7 @@ struct AuditRunner {
       devices: AuditAssembler(thresholds: thresholds).devices(subjects), infoManager: blukii.server)
   }
 
-  /// `--connect`: each profile's selected devices read through the `plan` path on the records already heard
+  /// `--connect`: each profile's selected devices read through the `plan` path (its GATT cache included) on the records already heard
   /// (no second scan), one profile after another; a device goes to the first profile that selects it
   /// (`CampaignPipeline.firstOutcomes`). Every profile is read before any device is connected to.
   func connectReads(profiles: [LoadedProfile], records: [DeviceRecord], central: any Central, stateDirectory: String)
@@ -73,11 +73,12 @@ struct AuditRunner {
     var plans: [any CampaignPlan] = []
     var first: ApplyInvocation?
     for profile in profiles {
-      let arguments = [
-        profile.profile.file, "--scan", FieldSpec.Kind.plain(command.scanSeconds), "--parallel",
-        String(command.parallel),
-        "--state-dir", stateDirectory, "--retry-delay", "1",
-      ]
+      let arguments =
+        [
+          profile.profile.file, "--scan", FieldSpec.Kind.plain(command.scanSeconds), "--parallel",
+          String(command.parallel),
+          "--state-dir", stateDirectory, "--retry-delay", "1",
+        ] + (command.gattCache.disabled ? ["--no-gatt-cache"] : [])
       let invocation = ApplyInvocation(
         options: try ProvisionOptions.parse(arguments), dryRun: true, resume: nil, pace: pace, central: central)
       plans.append(try await invocation.plan())
@@ -85,8 +86,12 @@ struct AuditRunner {
     }
     guard let first else { return [:] }
     let console = CampaignConsole(progress: CampaignProgress(json: false), finish: [])
-    let outcomes = try await CampaignFailures.translated {
-      try await first.pipeline(console).firstOutcomes(of: plans, records: records)
+    // The GATT cache of the state directory, as `plan` and `apply` use it: a device read before skips its
+    // service discovery.
+    let outcomes = try await first.options.withGATTCache {
+      try await CampaignFailures.translated {
+        try await first.pipeline(console).firstOutcomes(of: plans, records: records)
+      }
     }
     return outcomes.mapValues { outcome in
       switch outcome {

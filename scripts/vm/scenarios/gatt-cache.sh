@@ -4,7 +4,8 @@
 # Hash in the state directory's gatt-cache.json (a separate process); the second, another process, reads the
 # hash and, finding it unchanged, skips discovery ("gatt cache … outcome=hit"); the third, with
 # --no-gatt-cache, discovers as before and leaves the file alone. Every read authenticates and reads the
-# configuration back, so the cached handles carried real FEA1 writes and FEA2 notifications.
+# configuration back, so the cached handles carried real FEA1 writes and FEA2 notifications. Then `audit
+# --connect`, in a state directory of its own, reads the device and saves its handles in the same way.
 # vm-e2e-modes: plain
 # (Plain mode only, for the tier's time: its links coexist with bluetoothd as gatt.sh and provision.sh
 # show in that mode.)
@@ -35,4 +36,14 @@ expect_success 90 "$BP" "${read_args[@]}" --no-gatt-cache
 [[ $VM_LAST_OUTPUT != *"gatt cache"* ]] || vm_fail "--no-gatt-cache still used the cache"
 [[ $(sha256sum "$cache") == "$before" ]] || vm_fail "--no-gatt-cache changed $cache"
 vm_log "ok: --no-gatt-cache discovers and leaves the cache file alone"
+
+# audit --connect reads through the same cache, in its own state directory: it saves the device's handles.
+audit_state="$VM_OUT/audit-state"
+profile="$VM_OUT/audit-profile.json"
+echo "{\"version\": 1, \"select\": {\"addresses\": [\"$kb\"]}, \"desired\": {\"name\": \"KBPro_VM01\"}}" >"$profile"
+expect_output_contains 120 "| $kb | KBPro\\_VM01 | compliant |" "$BP" audit "$profile" --connect --adapter hci0 \
+  --scan-backend hci --scan 4 --state-dir "$audit_state"
+grep -q "\"$kb/public\":{\"databaseHash\":\"[0-9A-F]\{32\}\"" "$audit_state/gatt-cache.json" \
+  || vm_fail "audit --connect saved no cache entry for $kb"
+vm_log "ok: audit --connect read the device and saved its handles in its state directory's cache"
 echo "PASS gatt-cache ($VM_MODE)"
