@@ -3,7 +3,7 @@ import BeaconCore
 import Fleet
 
 /// `--no-gatt-cache`, on the commands that connect to KBeacons (`plan`, `apply`, `read`, `ring`, `reset`,
-/// `history`, `audit --connect`): by default each device's KBeacon configuration handles are remembered in the state
+/// `history`, `audit --connect`, `dfu update`'s identity reads): by default each device's KBeacon configuration handles are remembered in the state
 /// directory's `gatt-cache.json` (`GATTCacheFile`) and checked against the device's Database Hash — or,
 /// without one, handle by handle — on the next visit, which then skips service discovery
 /// (`GATTClient.discover(keeping:cache:key:)`). The flag discovers every device's whole table instead and

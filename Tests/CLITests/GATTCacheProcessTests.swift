@@ -82,3 +82,30 @@ import Testing
     #expect(!FileManager.default.fileExists(atPath: GATTCacheFile.path(stateDirectory: state + "/n")))
   }
 }
+
+/// `dfu update` reads each device's identity before and after its update through the state directory's GATT
+/// cache: after an update of one simulated KBeacon the cache holds its entry (before, the campaign's reads
+/// discovered every time and kept nothing); `--no-gatt-cache` writes none.
+@Suite(.timeLimit(.minutes(3))) struct DFUGATTCacheTests {
+  @Test func dfuUpdateSavesTheUpdatedDevicesEntry() async throws {
+    let folder = NSTemporaryDirectory() + "gatt-cache-dfu-" + UUID().uuidString
+    let (fleet, package) = (try DFUFleetCampaignTests.fleet(count: 1), try DFUFleetPackages.application(version: 530))
+    defer { for path in [folder, fleet, package] { try? FileManager.default.removeItem(atPath: path) } }
+    let device = DFUFleetCampaignTests.address(0)
+    func update(_ state: String, _ extra: [String] = []) async throws -> (status: Int32, output: String, errors: String)
+    {
+      try await CLIProcess.run(
+        [
+          "dfu", "update", "--package", package, "--adapter", "sim:\(fleet)", "--state-dir", state, "--scan", "2",
+          "--retry-delay", "0", "--reconnect-delay", "0", "--object-delay", "0", "--timeout", "5",
+        ] + extra)
+    }
+    let cached = try await update(folder + "/s")
+    #expect(cached.status == 0, "\(cached.errors)")
+    let bytes = try #require(FileManager.default.contents(atPath: GATTCacheFile.path(stateDirectory: folder + "/s")))
+    #expect(try GATTCacheFileFormat.decode(Array(bytes)).keys.map(\.address.description) == [device])
+    let without = try await update(folder + "/n", ["--no-gatt-cache"])
+    #expect(without.status == 0, "\(without.errors)")
+    #expect(!FileManager.default.fileExists(atPath: GATTCacheFile.path(stateDirectory: folder + "/n")))
+  }
+}

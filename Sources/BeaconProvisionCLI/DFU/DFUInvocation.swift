@@ -74,7 +74,11 @@ struct DFUInvocation {
           pace: pace, shared: c.shared)
       },
       scan: ScanRunner.campaignScan, emit: console.emit, stopWhen: stopWhen)
-    let outcome = try await CampaignFailures.translated { try await pipeline.run(plan) }
+    let outcome = try await KBeaconOpener.$ambientGATTCache.withValue(
+      c.gattCache.store(stateDirectory: c.stateDirectory)
+    ) {
+      try await CampaignFailures.translated { try await pipeline.run(plan) }
+    }
     return CampaignResult(outcome: outcome, finish: finishArguments)
   }
 }

@@ -143,6 +143,11 @@ struct DFUUpdateCommand: AsyncParsableCommand {
 
   @OptionGroup var password: PasswordOptions
 
+  /// The identity reads before and after each update (`ver`, `model`, `hver`) go through the state
+  /// directory's GATT cache, as `plan` and `apply` do; a new application with another GATT table changes its
+  /// Database Hash, which drops its entry.
+  @OptionGroup var gattCache: GATTCacheOptions
+
   @OptionGroup var deviceFacts: DFUDeviceOptions
 
   @OptionGroup(title: "Several gateways (a shared journal)") var shared: SharedJournalOptions

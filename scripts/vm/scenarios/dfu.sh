@@ -47,6 +47,10 @@ for line in "is in its DFU bootloader: advertising \"Dfu" "as $bootloader (rando
   grep -qF -- "$line" "$VM_OUT/sim-serve.log" || vm_fail "sim serve did not log '$line'"
 done
 vm_log "ok: the served device went application → bootloader at $bootloader → new application"
+# Its identity reads went through the state directory's GATT cache (the served application keeps its table).
+grep -q "\"$kb/public\":{\"databaseHash\":\"[0-9A-F]\{32\}\"" "$VM_OUT/state/gatt-cache.json" \
+  || vm_fail "dfu update saved no GATT cache entry for $kb"
+vm_log "ok: dfu update's identity reads saved the device's handles in the GATT cache"
 
 # A separate command, a fresh link to the application's public address: the new version is what it reports.
 expect_success 60 "$BP" read --adapter hci0 --scan-backend hci "$kb"
