@@ -4,7 +4,7 @@ import Fleet
 
 /// `--no-gatt-cache`, on the commands that connect to KBeacons (`plan`, `apply`, `read`, `ring`, `reset`,
 /// `history`, `audit --connect`, `dfu update`'s identity reads): by default each device's KBeacon configuration handles are remembered in the state
-/// directory's `gatt-cache.json` (`GATTCacheFile`) and checked against the device's Database Hash — or,
+/// directory's `gatt-cache.jsonl` (`GATTCacheFile`) and checked against the device's Database Hash — or,
 /// without one, handle by handle — on the next visit, which then skips service discovery
 /// (`GATTClient.discover(keeping:cache:key:)`). The flag discovers every device's whole table instead and
 /// leaves the file alone.

@@ -5,7 +5,7 @@ import Testing
 
 /// The GATT cache between processes, through the built CLI: four `read`s of four simulated KBeacons run
 /// at once as four processes sharing one state directory, each saving its device's entry into the one
-/// `gatt-cache.json`; the file then holds all four, and a later process finds its device there (`-v` logs
+/// `gatt-cache.jsonl`; the file then holds all four, and a later process finds its device there (`-v` logs
 /// "gatt cache … outcome=hit"). `--no-gatt-cache` discovers and leaves the file as it was.
 @Suite(.timeLimit(.minutes(3))) struct GATTCacheProcessTests {
   static let devices = ["DD:34:02:06:D1:01", "DD:34:02:06:D1:02", "DD:34:02:06:D1:03", "DD:34:02:06:D1:04"]
@@ -34,6 +34,7 @@ import Testing
     }
     let path = GATTCacheFile.path(stateDirectory: state + "/beacon-provision")
     let entries = try GATTCacheFileFormat.decode(Array(try #require(FileManager.default.contents(atPath: path))))
+      .entries
     #expect(Set(entries.keys.map(\.address.description)) == Set(Self.devices))
     #expect(entries.values.allSatisfy { $0.databaseHash?.count == 16 })
 
@@ -49,7 +50,7 @@ import Testing
   }
 
   /// `audit --connect` reads through the same cache as `plan`: an audit saves the device's handles into the
-  /// state directory's `gatt-cache.json` (before, its reads discovered every time and kept nothing), a later
+  /// state directory's `gatt-cache.jsonl` (before, its reads discovered every time and kept nothing), a later
   /// audit keeps the entry; `--no-gatt-cache` on a fresh state directory writes no cache at all.
   @Test func auditConnectUsesTheCache() async throws {
     let state = NSTemporaryDirectory() + "gatt-cache-audit-" + UUID().uuidString
@@ -69,7 +70,7 @@ import Testing
       guard let bytes = FileManager.default.contents(atPath: GATTCacheFile.path(stateDirectory: stateDirectory)) else {
         return []
       }
-      return try GATTCacheFileFormat.decode(Array(bytes)).keys.map(\.address.description)
+      return try GATTCacheFileFormat.decode(Array(bytes)).entries.keys.map(\.address.description)
     }
     for round in 1...2 {
       let run = try await audit(state + "/s")
@@ -103,7 +104,7 @@ import Testing
     let cached = try await update(folder + "/s")
     #expect(cached.status == 0, "\(cached.errors)")
     let bytes = try #require(FileManager.default.contents(atPath: GATTCacheFile.path(stateDirectory: folder + "/s")))
-    #expect(try GATTCacheFileFormat.decode(Array(bytes)).keys.map(\.address.description) == [device])
+    #expect(try GATTCacheFileFormat.decode(Array(bytes)).entries.keys.map(\.address.description) == [device])
     let without = try await update(folder + "/n", ["--no-gatt-cache"])
     #expect(without.status == 0, "\(without.errors)")
     #expect(!FileManager.default.fileExists(atPath: GATTCacheFile.path(stateDirectory: folder + "/n")))

@@ -48,7 +48,7 @@ for line in "is in its DFU bootloader: advertising \"Dfu" "as $bootloader (rando
 done
 vm_log "ok: the served device went application → bootloader at $bootloader → new application"
 # Its identity reads went through the state directory's GATT cache (the served application keeps its table).
-grep -q "\"$kb/public\":{\"databaseHash\":\"[0-9A-F]\{32\}\"" "$VM_OUT/state/gatt-cache.json" \
+grep -q "{\"device\":\"$kb/public\",\"entry\":{\"databaseHash\":\"[0-9A-F]\{32\}\"" "$VM_OUT/state/gatt-cache.jsonl" \
   || vm_fail "dfu update saved no GATT cache entry for $kb"
 vm_log "ok: dfu update's identity reads saved the device's handles in the GATT cache"
 
