@@ -25,7 +25,7 @@ enum FirmwareFetchBenchmark {
   struct Side {
     var seconds: [Double] = []
     var peakKiB: [Int] = []
-    var medianSeconds: Double { seconds.sorted()[seconds.count / 2] }
+    var medianSeconds: Double { HTTPDownloadBenchmark.median(seconds) }
   }
 
   static func run() async throws {
@@ -105,7 +105,7 @@ enum FirmwareFetchBenchmark {
       let theirRate = extra / (large.theirs.medianSeconds - small.theirs.medianSeconds)
       let ourRate = extra / (large.ours.medianSeconds - small.ours.medianSeconds)
       print(
-        "marginal rate on loopback (the extra \(Int(extra) >> 20) MiB): curl + sha256sum \(megabytes(theirRate)), ours \(megabytes(ourRate)), ratio \(String(format: "%.2f", ourRate / theirRate))"
+        "marginal rate on loopback (the extra \(Int(extra) >> 20) MiB): curl + sha256sum \(HTTPDownloadBenchmark.megabytes(theirRate)), ours \(HTTPDownloadBenchmark.megabytes(ourRate)), ratio \(String(format: "%.2f", ourRate / theirRate))"
       )
       let fixed = { (side: Side, bytes: Int, rate: Double) in side.medianSeconds - Double(bytes) / rate }
       print(
@@ -148,8 +148,7 @@ enum FirmwareFetchBenchmark {
   }
 
   static func describe(_ side: Side, _ bytes: Int) -> String {
-    "\(megabytes(Double(bytes) / side.medianSeconds)), \(side.peakKiB.max()! / 1024) MiB"
+    "\(HTTPDownloadBenchmark.megabytes(Double(bytes) / side.medianSeconds)), \(side.peakKiB.max()! / 1024) MiB"
   }
-  static func megabytes(_ bytesPerSecond: Double) -> String { String(format: "%.1f MB/s", bytesPerSecond / 1e6) }
   static func pad(_ s: String, _ width: Int) -> String { DFUThroughputBenchmark.pad(s, width) }
 }

@@ -78,9 +78,10 @@ struct AuditRunner {
           profile.profile.file, "--scan", FieldSpec.Kind.plain(command.scanSeconds), "--parallel",
           String(command.parallel),
           "--state-dir", stateDirectory, "--retry-delay", "1",
-        ] + (command.gattCache.disabled ? ["--no-gatt-cache"] : [])
-      let invocation = ApplyInvocation(
-        options: try ProvisionOptions.parse(arguments), dryRun: true, resume: nil, pace: pace, central: central)
+        ]
+      var options = try ProvisionOptions.parse(arguments)
+      options.gattCache = command.gattCache
+      let invocation = ApplyInvocation(options: options, dryRun: true, resume: nil, pace: pace, central: central)
       plans.append(try await invocation.plan())
       first = first ?? invocation
     }
