@@ -56,6 +56,15 @@ public protocol ATTBearer: AnyObject, Sendable {
 
   /// Closes the link. Idempotent.
   func close() async
+
+  /// Closes this end and leaves the link itself for the peer to end: for a device about to reset on its own
+  /// (a DFU bootloader that activated an update, an application told to jump to its bootloader), so that the
+  /// two ends do not both tear the link down at once. Where `close()` ends only this end, the same.
+  func closeLeavingLink() async
+}
+
+extension ATTBearer {
+  public func closeLeavingLink() async { await close() }
 }
 
 /// Why a link ended or could not be made. Shared by live and simulated links so callers handle one type.

@@ -96,16 +96,17 @@ public final class BlueZCentral: Central {
   }
 
   /// Opens an L2CAP LE link on CID 4 (`openL2CAP`, security low) and wraps it in the fd-based
-  /// `FileDescriptorBearer`, which then owns the descriptor. The descriptor is switched back to blocking
-  /// mode first: the bearer's send queue relies on `send(2)` blocking for back-pressure (its reads use
-  /// MSG_DONTWAIT after poll).
+  /// `FileDescriptorBearer`, which then owns the descriptor, inside a `CentralLinkBearer`, whose `close()`
+  /// ends the LE link too. The descriptor is switched back to blocking mode first: the bearer's send queue
+  /// relies on `send(2)` blocking for back-pressure (its reads use MSG_DONTWAIT after poll).
   public func connect(to address: BluetoothAddress, type: AddressType, timeout: Duration) async throws -> any ATTBearer
   {
     let connection = try await openL2CAP(to: address, type: type, timeout: timeout)
     guard let fd = connection.takeDescriptor() else { throw LinkError(.closed, peer: address) }
     _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
     do {
-      return try FileDescriptorBearer(fileDescriptor: fd, peer: address)
+      return CentralLinkBearer(
+        socket: try FileDescriptorBearer(fileDescriptor: fd, peer: address), connection: connection)
     } catch {
       Glibc.close(fd)
       throw error

@@ -172,6 +172,12 @@ public actor GATTClient {
     await bearer.close()
   }
 
+  /// `close()`, leaving the link for the peer to end (`ATTBearer.closeLeavingLink`).
+  public func closeLeavingLink() async {
+    terminate(LinkError(.closed, peer: bearer.peer))
+    await bearer.closeLeavingLink()
+  }
+
   func setMTU(_ value: Int) { mtu = value }
   func setDatabase(_ value: GATTDatabase) { database = value }
   func commandCount() { commandsSent += 1 }

@@ -120,7 +120,8 @@ public actor BLEDFULinkFactory: DFULinkFactory {
       throw error
     }
     await inbox.stop()
-    await client.close()
+    // After the jump the application resets into its bootloader, ending the link itself.
+    await (entry == .none ? client.close() : client.closeLeavingLink())
   }
 
   /// Names the bootloader (`02`) and makes the device jump (`01`) through its buttonless characteristic.

@@ -56,8 +56,10 @@ public actor GATTDFULink: DFULink {
     return try ControlPointResponse(bytes: value)
   }
 
+  /// Closes the bootloader link, leaving the link itself to the bootloader, which resets after activating an
+  /// update (or after its inactivity timeout): both ends ending it at once confuses some controllers.
   public func close() async {
     await inbox.stop()
-    await client.close()
+    await client.closeLeavingLink()
   }
 }

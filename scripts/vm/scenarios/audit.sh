@@ -58,6 +58,7 @@ passive: per tag :: (.summary.tags | map(.tag)) == ["hall", "store"]
 passive: battery from the System frame :: .devices[] | select(.address == "$kb") | .battery.percent == 95
 CHECKS
 
+# One link at a time: btvirt cannot hold two links from one central (docs/protocols/vm-e2e.md pitfall 8).
 set +e
 timeout -k 2 150 "$BP" audit "$site/site.json" "${common[@]}" --connect --parallel 1 --format json \
   --output "$VM_OUT/connect.json" >"$VM_OUT/connect.log" 2>&1
