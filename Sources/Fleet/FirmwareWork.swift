@@ -159,6 +159,7 @@ public struct FirmwareWork: CampaignWork {
     }
     if let before {
       if let reason = reject(before) { return .skipped(reason) }
+      if let outcome = await installedEarlier(address, previous: previous, now: before) { return outcome }
     }
     let install: FirmwareInstall
     switch route.route(address: address, identity: before) {
@@ -181,6 +182,10 @@ public struct FirmwareWork: CampaignWork {
       context.progress(address, done: done, total: total, bytesPerSecond: seconds > 0 ? Double(done) / seconds : 0)
     }
     let seconds = (clock.now - start).seconds
+    let report = FirmwareUpdateReport(
+      from: from, to: install.version, packageSHA256: install.packageSHA256, bytes: totalBytes.withLock { $0 },
+      seconds: seconds, transfer: transfer)
+    await reports.transferred(address, report)
 
     try await context.step(address, .verifying, attempt: attempt)
     let after = try await updater.identify(target)
@@ -188,11 +193,7 @@ public struct FirmwareWork: CampaignWork {
     guard after.firmware == install.version else {
       throw VersionMismatch(expected: install.version, found: after.firmware)
     }
-    await reports.add(
-      address,
-      FirmwareUpdateReport(
-        from: from, to: install.version, packageSHA256: install.packageSHA256,
-        bytes: totalBytes.withLock { $0 }, seconds: seconds, transfer: transfer))
+    await reports.add(address, report)
     return .updated([
       ConfigChange(
         scope: .common, key: "ver", old: from.map { .text($0.description) }, new: .text(install.version.description))
@@ -229,8 +230,15 @@ public struct FirmwareWork: CampaignWork {
 /// Per-device results of a firmware campaign (who went from which version to which, how long, how fast).
 public actor FirmwareReports {
   public private(set) var byAddress: [String: FirmwareUpdateReport] = [:]
+  /// Transfers that finished and whose version check has not passed yet (a retry may still confirm them).
+  private var unconfirmed: [String: FirmwareUpdateReport] = [:]
   public init() {}
-  func add(_ address: String, _ report: FirmwareUpdateReport) { byAddress[address] = report }
+  func add(_ address: String, _ report: FirmwareUpdateReport) {
+    byAddress[address] = report
+    unconfirmed[address] = nil
+  }
+  func transferred(_ address: String, _ report: FirmwareUpdateReport) { unconfirmed[address] = report }
+  func unconfirmed(_ address: String) -> FirmwareUpdateReport? { unconfirmed[address] }
 }
 
 extension Duration {

@@ -13,6 +13,8 @@ actor FakeFirmwareDevice {
   /// Fail this many transfers after half the image, leaving the device in its bootloader.
   var breakTransfers = 0
   var inBootloader = false
+  /// Drop the link this many times when the version is read back after a finished transfer.
+  var dropReadsAfterTransfer = 0
 
   init(model: String = "KBPro", hardware: String = "V1.2", firmware: String, target: String = "5.30") {
     identity = DeviceIdentity(model: model, hardware: hardware, firmware: FirmwareVersion(firmware))
@@ -21,6 +23,10 @@ actor FakeFirmwareDevice {
 
   func identify() throws -> DeviceIdentity {
     if inBootloader { throw LinkError(.connectFailed, detail: "application not advertising") }
+    if identity.firmware == target, dropReadsAfterTransfer > 0 {
+      dropReadsAfterTransfer -= 1
+      throw LinkError(.disconnected, detail: "link lost while reading ver")
+    }
     return identity
   }
 
@@ -38,6 +44,7 @@ actor FakeFirmwareDevice {
   }
 
   func setBreaks(_ n: Int) { breakTransfers = n }
+  func setDroppedReads(_ n: Int) { dropReadsAfterTransfer = n }
 }
 
 struct FakeUpdater: FirmwareUpdater {
@@ -115,6 +122,24 @@ struct FakeUpdater: FirmwareUpdater {
       summary.outcomes.values.first
         == .updated([ConfigChange(scope: .common, key: "ver", old: .text("5.22"), new: .text("5.30"))]))
     #expect(await device.transfers == 2)
+  }
+
+  /// The transfer finished, the version read back lost the link: the retry finds the new version and
+  /// reports the device updated from its old version, with the transfer's figures — not "already at or
+  /// above", which a fresh decision would say — and sends nothing again.
+  @Test func aCheckThatLostTheLinkIsConfirmedOnTheRetryAsAnUpdate() async throws {
+    let address = BluetoothAddress("DD:34:02:06:D1:01")!
+    let device = FakeFirmwareDevice(firmware: "V5.22")
+    await device.setDroppedReads(1)
+    let plan = FirmwarePlan(version: FirmwareVersion("5.30")!, minimumBattery: nil)
+    let (summary, reports, _) = try await run(
+      [address: device], batteries: [:], plan: plan, journal: try Journal(path: nil))
+    #expect(
+      summary.outcomes.values.first
+        == .updated([ConfigChange(scope: .common, key: "ver", old: .text("5.22"), new: .text("5.30"))]))
+    #expect(await device.transfers == 1)
+    let report = await reports.byAddress[address.description]
+    #expect(report?.from == FirmwareVersion("5.22") && report?.bytes == 10000)
   }
 
   @Test func aDeviceLeftInItsBootloaderByAnEarlierRunIsFinishedOnResume() async throws {
