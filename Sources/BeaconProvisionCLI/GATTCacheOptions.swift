@@ -3,7 +3,8 @@ import BeaconCore
 import Fleet
 
 /// `--no-gatt-cache`, on the commands that connect to KBeacons (`plan`, `apply`, `read`, `ring`, `reset`,
-/// `history`, `audit --connect`, `dfu update`'s identity reads): by default each device's KBeacon configuration handles are remembered in the state
+/// `history`, `audit --connect`, `dfu update`'s identity reads) and `plan`/`apply` of a `commands` profile
+/// (text-stream devices): by default each device's KBeacon configuration (or text-stream) handles are remembered in the state
 /// directory's `gatt-cache.jsonl` (`GATTCacheFile`) and checked against the device's Database Hash — or,
 /// without one, handle by handle — on the next visit, which then skips service discovery
 /// (`GATTClient.discover(keeping:cache:key:)`). The flag discovers every device's whole table instead and

@@ -14,9 +14,10 @@ public struct KBeaconOpener: SessionOpener {
   /// nil discovers the whole table on every visit.
   public var gattCache: (any GATTCacheStore)?
 
-  /// The cache an opener made without an explicit one uses: a command binds its `--no-gatt-cache` choice
-  /// here around its run (as `StateDirectory.override` scopes the state directory), so every opener its
-  /// campaign makes shares the state directory's file without each construction site passing it on.
+  /// The cache an opener made without an explicit one uses (this one and `TextStreamCommandOpener`): a
+  /// command binds its `--no-gatt-cache` choice here around its run (as `StateDirectory.override` scopes the
+  /// state directory), so every opener its campaign makes shares the state directory's file without each
+  /// construction site passing it on.
   @TaskLocal public static var ambientGATTCache: (any GATTCacheStore)?
 
   public init(

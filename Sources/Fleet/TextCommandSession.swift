@@ -21,17 +21,25 @@ public protocol TextCommandOpener: Sendable {
 public struct TextStreamCommandOpener: TextCommandOpener {
   public var central: any Central
   public var connectTimeout: Duration
+  /// Where each device's text-stream handles are remembered between visits, as a KBeacon's are
+  /// (`KBeaconOpener.ambientGATTCache`, the command's `--no-gatt-cache` choice); nil discovers every time.
+  public var gattCache: (any GATTCacheStore)?
 
-  public init(central: any Central, connectTimeout: Duration = .seconds(15)) {
+  public init(
+    central: any Central, connectTimeout: Duration = .seconds(15),
+    gattCache: (any GATTCacheStore)? = KBeaconOpener.ambientGATTCache
+  ) {
     self.central = central
     self.connectTimeout = connectTimeout
+    self.gattCache = gattCache
   }
 
   public func open(_ target: Target) async throws -> any TextCommandSession {
     let bearer = try await central.connect(to: target.address, type: target.addressType, timeout: connectTimeout)
     let client = GATTClient(bearer: bearer)
+    let cache = gattCache.map { ($0, GATTCacheKey(address: target.address, type: target.addressType)) }
     do {
-      let link = try await GATTTextStreamLink.open(client)
+      let link = try await GATTTextStreamLink.open(client, cache: cache)
       // A line the device says on being subscribed is waited for, so it never opens the first answer.
       return TextStreamCommandSession(
         client: TextStreamClient(

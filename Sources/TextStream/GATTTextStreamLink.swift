@@ -7,6 +7,11 @@ import BeaconCore
 /// find the profile's service (detected from the database, or the one asked for), subscribe to Tx. The
 /// profile's extra characteristics (ACKme SetMode, Zhaga Event) are looked up and reported, never written
 /// or subscribed to [I].
+///
+/// With a GATT cache the discovery is the cached one when it still holds (`GATTClient.discover(keeping:…)`,
+/// as the KBeacon link does), keeping only the known text-stream services; cached handles that the device
+/// no longer has (no Rx/Tx there, or the Tx CCCD write refused as Invalid Handle or Attribute Not Found)
+/// drop the entry and the table is discovered again on the same link, once.
 public struct GATTTextStreamLink: TextStreamLink {
   public let client: GATTClient
   public let peer: BluetoothAddress
@@ -17,10 +22,32 @@ public struct GATTTextStreamLink: TextStreamLink {
   public let extras: [TextStreamProfile.Extra.Role: GATTCharacteristic]
   private let stream: AsyncStream<[UInt8]>
 
+  /// A GATT cache and this device's entry name in it.
+  public typealias Cache = (store: any GATTCacheStore, key: GATTCacheKey)
+
   /// - Parameter profile: the profile to use; nil detects it from the discovered services.
-  public static func open(_ client: GATTClient, profile: TextStreamProfile? = nil) async throws -> GATTTextStreamLink {
+  public static func open(
+    _ client: GATTClient, profile: TextStreamProfile? = nil, cache: Cache? = nil
+  ) async throws -> GATTTextStreamLink {
     _ = try await client.exchangeMTU()
-    let database = try await client.discover()
+    guard let cache else { return try await open(client, profile: profile, database: try await client.discover()) }
+    let services = Set(TextStreamProfile.known.map(\.service) + (profile.map { [$0.service] } ?? []))
+    let (database, outcome) = try await client.discover(keeping: services, cache: cache.store, key: cache.key)
+    guard outcome == .hit else { return try await open(client, profile: profile, database: database) }
+    do {
+      return try await open(client, profile: profile, database: database)
+    } catch let error as ATTRequestError where error.code == .invalidHandle || error.code == .attributeNotFound {
+      await cache.store.drop(cache.key)
+    } catch TextStreamError.notTextStream {
+      await cache.store.drop(cache.key)
+    }
+    return try await open(client, profile: profile, database: try await client.discover())
+  }
+
+  /// The link on `database`: the profile's service, its Rx and Tx, Tx notifications on.
+  static func open(
+    _ client: GATTClient, profile: TextStreamProfile?, database: GATTDatabase
+  ) async throws -> GATTTextStreamLink {
     guard let chosen = profile ?? TextStreamProfile.detect(in: database) else {
       let services = database.services.map { "\($0.uuid)" }.joined(separator: ", ")
       throw TextStreamError.notTextStream("none of the known text-stream services (found: \(services))")

@@ -110,3 +110,33 @@ import Testing
     #expect(!FileManager.default.fileExists(atPath: GATTCacheFile.path(stateDirectory: folder + "/n")))
   }
 }
+
+/// `plan` of a `commands` profile reads its text-stream device through the state directory's GATT cache, as
+/// a KBeacon's reads are: a plan process saves the Nordic-UART device's text-stream service (before, its
+/// links discovered every time and kept nothing), a second plan keeps it and plans the same commands;
+/// `--no-gatt-cache` writes none.
+@Suite(.timeLimit(.minutes(3))) struct TextStreamGATTCacheProcessTests {
+  @Test func planOfACommandsProfileSavesTheDevicesTextStreamHandles() async throws {
+    let folder = NSTemporaryDirectory() + "gatt-cache-text-" + UUID().uuidString
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    func plan(_ state: String, _ extra: [String] = []) async throws -> (status: Int32, output: String, errors: String) {
+      try await CLIProcess.run(
+        [
+          "plan", TextCommandApplyTests.example, "--adapter", "sim", "--scan", "2", "--retry-delay", "0",
+          "--state-dir", state, "--json",
+        ] + extra)
+    }
+    for round in 1...2 {
+      let run = try await plan(folder + "/s")
+      #expect(run.status == 0, "round \(round): \(run.errors)")
+      #expect(run.output.contains("AT+NAME=dock-01"), "round \(round): \(run.output)")
+      let bytes = try #require(FileManager.default.contents(atPath: GATTCacheFile.path(stateDirectory: folder + "/s")))
+      let entries = try GATTCacheFileFormat.decode(Array(bytes)).entries
+      let entry = try #require(entries.first { $0.key.address.description == TextCommandApplyTests.uart }?.value)
+      #expect(entry.services.map(\.uuid.description) == ["6E400001-B5A3-F393-E0A9-E50E24DCCA9E"], "round \(round)")
+    }
+    let without = try await plan(folder + "/n", ["--no-gatt-cache"])
+    #expect(without.status == 0, "\(without.errors)")
+    #expect(!FileManager.default.fileExists(atPath: GATTCacheFile.path(stateDirectory: folder + "/n")))
+  }
+}

@@ -2,8 +2,9 @@
 # by `sim serve` (scripts/vm/text-fleet.json, its first device), reached from hci0 over an L2CAP LE socket on
 # CID 4 — MTU exchange, discovery of the Nordic UART Service, Tx notifications subscribed, commands written
 # with response — by `txrx` (one command, several with --json), then `plan` / `apply` / a second `apply` of a
-# `commands` profile, and `txrx` again to read what apply set. One device only: btvirt links a second peer
-# unreliably within a run, so the reader has its own scenario (txrx-reader.sh).
+# `commands` profile (its reads through the GATT cache), and `txrx` again to read what apply set. One device
+# only: btvirt links a second peer unreliably within a run (docs/protocols/vm-e2e.md pitfall 8), so the reader
+# has its own scenario (txrx-reader.sh).
 # vm-e2e-modes: bluetoothd
 # (With bluetoothd only, for the tier's time, as a gateway runs it: without bluetoothd, gatt.sh and
 # provision.sh cover the same kind of link.)
@@ -43,6 +44,10 @@ expect_success 180 "$BP" apply "$profile" "${common[@]}"
 expect_last_has "1 updated" "apply set and verified the device"
 expect_success 180 "$BP" apply "$profile" "${common[@]}"
 expect_last_has "1 compliant" "the second apply finds the device compliant (no set sent)"
+# plan and apply read the device through the state directory's GATT cache, as a KBeacon's reads are.
+grep -q "{\"device\":\"$at/public\",\"entry\":{\"databaseHash\":\"[0-9A-F]\{32\}\".*6E400001-B5A3-F393-E0A9-E50E24DCCA9E" \
+  "$state/gatt-cache.jsonl" || vm_fail "no GATT cache entry with the UART service for $at: $(cat "$state/gatt-cache.jsonl")"
+vm_log "ok: the device's text-stream handles are in the GATT cache"
 
 expect_success 60 "$BP" txrx "$at" "AT+NAME?" "AT+TXPOWER?" "${txrx[@]}"
 expect_last_has "+NAME:vm-dock" "txrx reads back the name apply set"
