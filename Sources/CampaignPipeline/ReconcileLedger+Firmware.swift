@@ -79,6 +79,23 @@ extension ReconcileLedger {
     return timeout
   }
 
+  /// The configuration pass's `firmwareShadowed`: a visit for the profile found a neighbour's bootloader
+  /// answering at `address` (`BootloaderAtAddress`). Not this device's failure: its failure count and backoff
+  /// are untouched, it is tried again after `timeout` seconds, and a neighbour below whose firmware failed
+  /// waits until this device's turn has come and gone, as in `firmwareShadowed`. Returns the seconds until
+  /// the next try.
+  @discardableResult
+  public mutating func shadowed(_ address: String, now: Double, timeout: Double) -> Double {
+    var entry = devices[address] ?? Entry()
+    entry.retryAt = max(entry.retryAt ?? 0, now + timeout)
+    devices[address] = entry
+    if let below = Self.neighbourBelow(address), var neighbour = devices[below], (neighbour.firmwareFailures ?? 0) > 0 {
+      neighbour.firmwareRetryAt = max(neighbour.firmwareRetryAt ?? 0, now + 2 * timeout)
+      devices[below] = neighbour
+    }
+    return timeout
+  }
+
   /// The address whose bootloader comes up at `address`: the last octet one less, wrapping (no carry), as a
   /// no-bond Secure DFU bootloader takes its application's address + 1 (docs/protocols/nordic-dfu.md §2.2).
   public static func neighbourBelow(_ address: String) -> String? {

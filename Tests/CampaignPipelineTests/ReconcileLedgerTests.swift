@@ -139,4 +139,24 @@ import Testing
     #expect(ReconcileLedger.neighbourBelow("C3:00:00:00:01:00") == "C3:00:00:00:01:FF")
     #expect(ReconcileLedger.neighbourBelow("not an address") == nil)
   }
+
+  /// The configuration pass's rule (`shadowed`): a visit for the profile that found a neighbour's bootloader
+  /// leaves the device's failure count and backoff as they were, waits the bootloader's timeout, and holds the
+  /// failed neighbour below back until after this device's turn.
+  @Test func aConfigurationVisitHiddenByANeighboursBootloaderIsNotAFailure() {
+    let (below, above) = ("C3:00:00:00:02:00", "C3:00:00:00:02:01")
+    var ledger = ReconcileLedger()
+    ledger.verified(below, fingerprint: "p1", drift: [], now: 0, wrote: true)
+    #expect(ledger.firmwareFailed(below, now: 10, base: 1) == 1)
+    #expect(ledger.decision(above, fingerprint: "p1", drift: [], now: 12, recheck: 60) == .neverVerified)
+    #expect(ledger.shadowed(above, now: 12, timeout: 130) == 130)
+    #expect(ledger.devices[above]?.failures == 0, "waiting out a bootloader counted as a failure")
+    #expect(ledger.decision(above, fingerprint: "p1", drift: [], now: 141, recheck: 60) == .backingOff(until: 142))
+    #expect(ledger.decision(above, fingerprint: "p1", drift: [], now: 142, recheck: 60) == .neverVerified)
+    #expect(ledger.devices[below]?.firmwareRetryAt == Double(12 + 260))
+    // A backoff already longer than the bootloader's timeout is kept.
+    #expect(ledger.failed(above, fingerprint: "p1", wrongPassword: false, now: 200, base: 1000) == 1000)
+    ledger.shadowed(above, now: 201, timeout: 130)
+    #expect(ledger.devices[above]?.retryAt == 1200 && ledger.devices[above]?.failures == 1)
+  }
 }

@@ -20,11 +20,14 @@ struct ReconcileCommand: AsyncParsableCommand, LoggingCommand {
       advertisement shows drift (as audit does: name, frames, identifiers, connectable, interval), or when its \
       last connected check is older than --recheck. After that it is left alone until it is due again. A device \
       that fails backs off (30 s, doubling, at most 1 h) and is reported; a wrong password is never retried \
-      while the profile is unchanged. The schedule is kept in reconcile.json in the state directory, every visit \
+      while the profile is unchanged; a device whose link reached a neighbour's DFU bootloader (left at its \
+      address by that neighbour's failed update) is not counted as failing and is tried again after \
+      --bootloader-timeout (shadowed). The schedule is kept in reconcile.json in the state directory, every visit \
       in the journal (as apply runs).
 
       One line per action on standard error; with --jsonl one JSON object per event on standard output \
-      ("event": converged, drift-seen, write-failed, backoff, skipped-battery, skipped-budget, skipped-quiet, wrong-password; with a \
+      ("event": converged, drift-seen, write-failed, backoff, shadowed, skipped-battery, skipped-budget, skipped-quiet, \
+      wrong-password; with a \
       shared journal also converged-elsewhere, failed-elsewhere, reopened). \
       SIGTERM or Ctrl-C stop cleanly: links in flight finish their device, the rest of the pass is journalled as \
       interrupted, and the next start finishes the job; a second signal abandons links in flight (status 130). \
@@ -134,9 +137,9 @@ struct ReconcileCommand: AsyncParsableCommand, LoggingCommand {
 
   @Option(
     help: ArgumentHelp(
-      "With --firmware: how long a Secure DFU bootloader left by a failed update keeps answering at its "
+      "How long a Secure DFU bootloader left by a failed update keeps answering at its "
         + "address + 1 (its inactivity timeout; Nordic's SDK: 120 s). The device it hides is tried again after "
-        + "this, the failed one only after that device's turn.",
+        + "this (for its configuration and its firmware), the failed one only after that device's turn.",
       valueName: "seconds"))
   var bootloaderTimeout: Double = ReconcileFirmware.defaultBootloaderTimeout
 
@@ -229,7 +232,8 @@ struct ReconcileCommand: AsyncParsableCommand, LoggingCommand {
         stateDirectory: StateDirectory.resolve(stateDir), window: window, recheck: recheckSeconds ?? 86400,
         parallel: parallel, maxConnectionsPerHour: maxConnectionsPerHour, minBattery: minBattery, once: once,
         backoffBase: backoffBase, metrics: metrics, shared: shared,
-        quietHours: try quietHours.map { text in try DailySpan(text) }, firmware: try firmwareSettings()),
+        quietHours: try quietHours.map { text in try DailySpan(text) }, firmware: try firmwareSettings(),
+        bootloaderTimeout: bootloaderTimeout),
       output: output)
     let failed: Bool
     do { failed = try await loop.run() } catch {

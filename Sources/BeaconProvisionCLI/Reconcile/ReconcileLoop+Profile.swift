@@ -155,6 +155,14 @@ extension ReconcileLoop {
         .init(event: "wrong-password", address: address, profile: path, reason: reason),
         "\(address): \(reason); not retried until the profile changes")
       return true
+    case .failed(let reason, .bootloaderAtAddress):
+      // A neighbour's bootloader, left by its failed update, answers at this address until its inactivity
+      // timeout: not this device's failure (as `firmware-shadowed` in the firmware pass).
+      let delay = ledger.shadowed(address, now: at, timeout: settings.bootloaderTimeout)
+      await output.emit(
+        .init(event: "shadowed", address: address, profile: path, reason: reason, seconds: delay),
+        "\(address): \(reason); next try in \(ReconcileLoop.seconds(delay)), not counted as a failure")
+      return true
     case .failed(let reason, _):
       let delay =
         ledger.failed(

@@ -42,6 +42,8 @@ struct ReconcileLoop {
     var quietHours: DailySpan? = nil
     /// `--firmware`: the firmware each converged device is kept on (`ReconcileFirmware`); nil: none.
     var firmware: ReconcileFirmware? = nil
+    /// `--bootloader-timeout`: how long a device shadowed by a neighbour's bootloader waits (`shadowed`).
+    var bootloaderTimeout = ReconcileFirmware.defaultBootloaderTimeout
   }
 
   var settings: Settings

@@ -123,7 +123,7 @@ final class ReconcileMetrics: Sendable {
       progressed()
     case "firmware-error":
       registry.add(Self.prefix + "reconcile_failures_total", labels: ["reason": "firmware_error"])
-    case "firmware-shadowed":
+    case "firmware-shadowed", "shadowed":
       // Waiting out a neighbour's bootloader is not this device's failure.
       registry.add(Self.prefix + "reconcile_skipped_total", labels: ["reason": "bootloader"])
       progressed()
