@@ -83,6 +83,28 @@ vm_bg_split() {
   echo "$VM_BG_PID $name" >>"$VM_PIDS"
 }
 
+# vm_serve_http ROOT PROBE: Debian's nginx serving folder ROOT on http://127.0.0.1:8080/ over the guest's
+# loopback (ETags on), its prefix (pid, logs, temp paths) in $VM_OUT/nginx, its access log
+# $VM_OUT/nginx/access.log; waits until the file PROBE (a path under ROOT) is served. Sets VM_HTTP_PID.
+vm_serve_http() {
+  local root=$1 probe=$2 web="$VM_OUT/nginx"
+  vm_run 10 ip link set lo up
+  mkdir -p "$web"
+  cat >"$web/nginx.conf" <<CONF
+daemon off; user root; pid $web/nginx.pid; error_log $web/error.log; worker_processes 1;
+events { worker_connections 16; }
+http {
+  access_log $web/access.log; client_body_temp_path $web; proxy_temp_path $web; fastcgi_temp_path $web;
+  uwsgi_temp_path $web; scgi_temp_path $web;
+  types { application/json json; application/zip zip; }
+  server { listen 127.0.0.1:8080; root $root; etag on; }
+}
+CONF
+  vm_bg nginx nginx -p "$web" -c "$web/nginx.conf" -e "$web/error.log"
+  VM_HTTP_PID=$VM_BG_PID
+  vm_wait_for 30 "nginx to serve $probe" curl -sf -o /dev/null "http://127.0.0.1:8080/$probe"
+}
+
 # vm_stop PID: SIGTERM, then SIGKILL after 2 s.
 vm_stop() {
   local pid=$1 i

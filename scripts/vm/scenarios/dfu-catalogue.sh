@@ -15,24 +15,10 @@ vm_setup 2
 kb=$(vm_address hci1)
 sha514=5aeee5c44ffa910a3e6641526c992fcdb47a0b87a3663713a54690cf74e8f92e
 
-# nginx on 127.0.0.1:8080, its prefix (pid, logs, temp paths) in the scenario's folder.
-vm_run 10 ip link set lo up
+vm_serve_http "$VM_REPO/firmware/example" KBPro_SIM.json
 web="$VM_OUT/nginx"
-mkdir -p "$web"
-cat >"$web/nginx.conf" <<CONF
-daemon off; user root; pid $web/nginx.pid; error_log $web/error.log; worker_processes 1;
-events { worker_connections 16; }
-http {
-  access_log $web/access.log; client_body_temp_path $web; proxy_temp_path $web; fastcgi_temp_path $web;
-  uwsgi_temp_path $web; scgi_temp_path $web;
-  types { application/json json; application/zip zip; }
-  server { listen 127.0.0.1:8080; root $VM_REPO/firmware/example; etag on; }
-}
-CONF
-vm_bg nginx nginx -p "$web" -c "$web/nginx.conf" -e "$web/error.log"
-nginx_pid=$VM_BG_PID
+nginx_pid=$VM_HTTP_PID
 catalog=http://127.0.0.1:8080/
-vm_wait_for 30 "nginx to serve the catalogue" curl -sf -o /dev/null "${catalog}KBPro_SIM.json"
 vm_log "ok: nginx serves firmware/example on $catalog"
 
 vm_bg sim-serve "$BP" sim serve --fleet "$VM_REPO/scripts/vm/catalogue-fleet.json" --adapter hci1

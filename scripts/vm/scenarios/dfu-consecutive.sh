@@ -52,22 +52,8 @@ cat >"$catalogue/KBN52_SIM.json" <<JSON
   "sha256": "$sha", "size": $size}]}
 JSON
 
-vm_run 10 ip link set lo up
-web="$VM_OUT/nginx"
-mkdir -p "$web"
-cat >"$web/nginx.conf" <<CONF
-daemon off; user root; pid $web/nginx.pid; error_log $web/error.log; worker_processes 1;
-events { worker_connections 16; }
-http {
-  access_log $web/access.log; client_body_temp_path $web; proxy_temp_path $web; fastcgi_temp_path $web;
-  uwsgi_temp_path $web; scgi_temp_path $web;
-  types { application/json json; application/zip zip; }
-  server { listen 127.0.0.1:8080; root $catalogue; }
-}
-CONF
-vm_bg nginx nginx -p "$web" -c "$web/nginx.conf" -e "$web/error.log"
+vm_serve_http "$catalogue" KBN52_SIM.json
 catalog=http://127.0.0.1:8080/
-vm_wait_for 30 "nginx to serve the catalogue" curl -sf -o /dev/null "${catalog}KBN52_SIM.json"
 
 vm_bg sim-serve "$BP" sim serve --fleet "$VM_OUT/fleet.json" --adapter hci1 --adapter hci2
 vm_wait_for 40 "sim serve to advertise both" vm_file_has "on hci2 as $legacy (random)" "$VM_OUT/sim-serve.log"
