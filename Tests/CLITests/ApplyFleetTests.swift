@@ -22,8 +22,11 @@ import Testing
   static let dropping: Set<Int> = [17, 18, 19]
   static let preconfigured: Set<Int> = [0, 5, 10, 20, 25, 30, 35, 40, 45]
 
-  struct Site {
+  /// The site's folder, removed when the test lets go of it.
+  final class Site: Sendable {
     let folder: String
+
+    deinit { try? FileManager.default.removeItem(atPath: folder) }
     var fleet: String { folder + "/fleet.json" }
     var profile: String { folder + "/site.json" }
     var subset: String { folder + "/subset.json" }

@@ -14,8 +14,11 @@ import Testing
 /// The JSON and CSV are compared with golden files (times and run ids replaced by placeholders);
 /// `AUDIT_GOLDEN_UPDATE=1` rewrites them.
 @Suite(.isolatedState, .timeLimit(.minutes(5))) struct AuditFleetTests {
-  struct Site {
+  /// The site's folder, removed when the test lets go of it.
+  final class Site: Sendable {
     let folder: String
+
+    deinit { try? FileManager.default.removeItem(atPath: folder) }
     var fleet: String { folder + "/fleet.json" }
     var profile: String { folder + "/site.json" }
     var tamper: String { folder + "/tamper.json" }

@@ -120,7 +120,9 @@ import Testing
 
   /// A fresh state directory: the folder does not exist yet when the first entry is saved.
   @Test func theFirstSaveMakesTheStateDirectory() async throws {
-    let path = try Self.folder() + "/state/beacon-provision/gatt-cache.jsonl"
+    let folder = try Self.folder()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let path = folder + "/state/beacon-provision/gatt-cache.jsonl"
     let warnings = WarningLog()
     let file = GATTCacheFile(path: path) { warnings.add($0) }
     #expect(await file.entry(for: Self.entry(1).key) == nil)
@@ -130,7 +132,9 @@ import Testing
   }
 
   @Test func aDamagedFileIsAnEmptyCacheAndIsReplaced() async throws {
-    let path = try Self.folder() + "/gatt-cache.jsonl"
+    let folder = try Self.folder()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let path = folder + "/gatt-cache.jsonl"
     try Data("{damaged".utf8).write(to: URL(fileURLWithPath: path))
     let warnings = WarningLog()
     let file = GATTCacheFile(path: path) { warnings.add($0) }
@@ -143,7 +147,9 @@ import Testing
   /// Saving appends: the file stays the same file (no rename) and grows by one line per save; a line a
   /// crash left unfinished is skipped, reported, and the next record starts on a line of its own.
   @Test func aSaveAppendsOneLineAndATornLastLineIsEndedFirst() async throws {
-    let path = try Self.folder() + "/gatt-cache.jsonl"
+    let folder = try Self.folder()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let path = folder + "/gatt-cache.jsonl"
     let file = GATTCacheFile(path: path)
     _ = await file.entry(for: Self.entry(0).key)
     await file.save(Self.entry(0))
@@ -169,7 +175,9 @@ import Testing
   /// A device saved again and again: the file is compacted once it holds more than twice as many records
   /// as devices (plus 64), so it never grows without bound, and holds the last entry.
   @Test func manyRecordsOfFewDevicesAreCompacted() async throws {
-    let path = try Self.folder() + "/gatt-cache.jsonl"
+    let folder = try Self.folder()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let path = folder + "/gatt-cache.jsonl"
     let file = GATTCacheFile(path: path)
     _ = await file.entry(for: Self.entry(0).key)
     for round in 0..<150 {
@@ -185,7 +193,9 @@ import Testing
   /// at once: the file always decodes and ends with every entry either kept, none lost to the other's
   /// stale copy.
   @Test func twoWritersAtOnceLoseNothing() async throws {
-    let path = try Self.folder() + "/gatt-cache.jsonl"
+    let folder = try Self.folder()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let path = folder + "/gatt-cache.jsonl"
     let a = GATTCacheFile(path: path)
     let b = GATTCacheFile(path: path)
     _ = await a.entry(for: Self.entry(0).key)
