@@ -72,10 +72,7 @@ extension ReconcileLedger {
     var entry = devices[address] ?? Entry()
     entry.firmwareRetryAt = now + timeout
     devices[address] = entry
-    if let below = Self.neighbourBelow(address), var neighbour = devices[below], (neighbour.firmwareFailures ?? 0) > 0 {
-      neighbour.firmwareRetryAt = max(neighbour.firmwareRetryAt ?? 0, now + 2 * timeout)
-      devices[below] = neighbour
-    }
+    holdBackNeighbourBelow(address, now: now, timeout: timeout)
     return timeout
   }
 
@@ -89,11 +86,18 @@ extension ReconcileLedger {
     var entry = devices[address] ?? Entry()
     entry.retryAt = max(entry.retryAt ?? 0, now + timeout)
     devices[address] = entry
-    if let below = Self.neighbourBelow(address), var neighbour = devices[below], (neighbour.firmwareFailures ?? 0) > 0 {
-      neighbour.firmwareRetryAt = max(neighbour.firmwareRetryAt ?? 0, now + 2 * timeout)
-      devices[below] = neighbour
-    }
+    holdBackNeighbourBelow(address, now: now, timeout: timeout)
     return timeout
+  }
+
+  /// The neighbour below `address`, if its own firmware failed, waits until `address`'s turn (`timeout`
+  /// from `now`) has come and gone, so its next failed jump cannot shadow `address` again in step.
+  private mutating func holdBackNeighbourBelow(_ address: String, now: Double, timeout: Double) {
+    guard let below = Self.neighbourBelow(address), var neighbour = devices[below],
+      (neighbour.firmwareFailures ?? 0) > 0
+    else { return }
+    neighbour.firmwareRetryAt = max(neighbour.firmwareRetryAt ?? 0, now + 2 * timeout)
+    devices[below] = neighbour
   }
 
   /// The address whose bootloader comes up at `address`: the last octet one less, wrapping (no carry), as a

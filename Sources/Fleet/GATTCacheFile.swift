@@ -34,6 +34,8 @@ public actor GATTCacheFile: GATTCacheStore {
   /// it must be rewritten whole (its header was refused).
   private var records = 0
   private var rewrite = false
+  /// Whether this actor made (or found) the file's folder: a save then costs no extra thread hop.
+  private var folderMade = false
 
   /// The cache file of a state directory.
   public static func path(stateDirectory: String) -> String { stateDirectory + "/gatt-cache.jsonl" }
@@ -75,10 +77,14 @@ public actor GATTCacheFile: GATTCacheStore {
       pending = [:]
       let compact = rewrite || records + batch.count > 2 * (entries?.count ?? 0) + 64
       do {
-        // The lock file lives beside the cache: its folder first (a fresh state directory has none yet).
-        try await OwnThread.run("gatt-cache") { [path] in
-          try FileManager.default.createDirectory(
-            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        // The lock file lives beside the cache: its folder first (a fresh state directory has none yet),
+        // made once, and again after a write that could not lock (the folder may have been removed).
+        if !folderMade {
+          try await OwnThread.run("gatt-cache") { [path] in
+            try FileManager.default.createDirectory(
+              atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+          }
+          folderMade = true
         }
         let lock = try await FileLock.acquire(path + ".lock")
         let stored = await OwnThread.run("gatt-cache") { [path, warn] () -> Int? in
@@ -99,6 +105,7 @@ public actor GATTCacheFile: GATTCacheStore {
           if compact { rewrite = false }
         }
       } catch {
+        folderMade = false
         warn("the GATT cache \(path) cannot be locked (\(error)); devices are discovered as without it")
       }
       written = upTo

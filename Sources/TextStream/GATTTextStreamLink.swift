@@ -8,10 +8,10 @@ import BeaconCore
 /// profile's extra characteristics (ACKme SetMode, Zhaga Event) are looked up and reported, never written
 /// or subscribed to [I].
 ///
-/// With a GATT cache the discovery is the cached one when it still holds (`GATTClient.discover(keeping:…)`,
-/// as the KBeacon link does), keeping only the known text-stream services; cached handles that the device
-/// no longer has (no Rx/Tx there, or the Tx CCCD write refused as Invalid Handle or Attribute Not Found)
-/// drop the entry and the table is discovered again on the same link, once.
+/// With a GATT cache the discovery is the cached one when it still holds, keeping only the known
+/// text-stream services (`GATTClient.openThroughCache`, as the KBeacon link does); cached handles that the
+/// device no longer has (no Rx/Tx there, or the Tx CCCD write refused as Invalid Handle or Attribute Not
+/// Found) drop the entry and the table is discovered again on the same link, once.
 public struct GATTTextStreamLink: TextStreamLink {
   public let client: GATTClient
   public let peer: BluetoothAddress
@@ -32,16 +32,16 @@ public struct GATTTextStreamLink: TextStreamLink {
     _ = try await client.exchangeMTU()
     guard let cache else { return try await open(client, profile: profile, database: try await client.discover()) }
     let services = Set(TextStreamProfile.known.map(\.service) + (profile.map { [$0.service] } ?? []))
-    let (database, outcome) = try await client.discover(keeping: services, cache: cache.store, key: cache.key)
-    guard outcome == .hit else { return try await open(client, profile: profile, database: database) }
-    do {
-      return try await open(client, profile: profile, database: database)
-    } catch let error as ATTRequestError where error.code == .invalidHandle || error.code == .attributeNotFound {
-      await cache.store.drop(cache.key)
-    } catch TextStreamError.notTextStream {
-      await cache.store.drop(cache.key)
-    }
-    return try await open(client, profile: profile, database: try await client.discover())
+    return try await client.openThroughCache(
+      keeping: services, cache: cache.store, key: cache.key,
+      isStale: lacksService
+    ) { database, _ in try await open(client, profile: profile, database: database) }
+  }
+
+  /// The error `open(_:profile:database:)` throws when the database has no text-stream service with Rx and Tx.
+  private static func lacksService(_ error: any Error) -> Bool {
+    guard case .notTextStream? = error as? TextStreamError else { return false }
+    return true
   }
 
   /// The link on `database`: the profile's service, its Rx and Tx, Tx notifications on.

@@ -6,8 +6,14 @@ import Testing
 /// GATT client procedures against recorded request/response transcripts (Core v5.4 Vol 3 Part G §4): the
 /// client must send exactly these bytes, in this order, and make sense of exactly these answers.
 @Suite(.timeLimit(.minutes(1))) struct GATTClientTranscriptTests {
-  func client(_ script: [ScriptedBearer.Exchange], timeout: Duration = .seconds(30)) -> (GATTClient, ScriptedBearer) {
+  /// A client on a scripted bearer. Without `timeout` no transaction ever times out (its timer runs on a
+  /// clock the test never advances): a real 30 s timer fired in a loaded ThreadSanitizer pass while
+  /// `requestsQueueOneAtATime` was still yielding, which ended the link and left the queued reads unsent.
+  func client(_ script: [ScriptedBearer.Exchange], timeout: Duration? = nil) -> (GATTClient, ScriptedBearer) {
     let bearer = ScriptedBearer(script)
+    guard let timeout else {
+      return (GATTClient(bearer: bearer, transactionTimeout: .seconds(30), clock: ManualClock()), bearer)
+    }
     return (GATTClient(bearer: bearer, transactionTimeout: timeout), bearer)
   }
 

@@ -20,46 +20,39 @@ public struct GATTKBeaconLink: KBeaconLink {
   /// A GATT cache and this device's entry name in it.
   public typealias Cache = (store: any GATTCacheStore, key: GATTCacheKey)
 
-  /// With `cache`, the FEA0 handles come from it when it still holds (`GATTClient.discover(keeping:…)`:
-  /// the Database Hash read, or FEA0's handles checked by type); only FEA0 is kept. If the FEA2 CCCD
-  /// write on cached handles is refused as Invalid Handle or Attribute Not Found, the entry is dropped
-  /// and the table discovered again on the same link, once [I].
+  /// With `cache`, the FEA0 handles come from it when it still holds (`GATTClient.openThroughCache`: the
+  /// Database Hash read, or FEA0's handles checked by type); only FEA0 is kept. If FEA1/FEA2 are missing
+  /// from the cached table, or the FEA2 CCCD write on cached handles is refused as Invalid Handle or
+  /// Attribute Not Found, the entry is dropped and the table discovered again on the same link, once [I].
   public static func open(_ client: GATTClient, cache: Cache? = nil) async throws -> GATTKBeaconLink {
     _ = try await client.exchangeMTU()
-    var outcome: GATTCacheOutcome? = nil
-    var database: GATTDatabase
-    if let cache {
-      (database, outcome) = try await client.discover(
-        keeping: [KBeaconGATT.service], cache: cache.store, key: cache.key)
-    } else {
-      database = try await client.discover()
+    guard let cache else { return try await open(client, database: try await client.discover(), outcome: nil) }
+    return try await client.openThroughCache(
+      keeping: [KBeaconGATT.service], cache: cache.store, key: cache.key,
+      isStale: lacksService
+    ) { database, outcome in try await open(client, database: database, outcome: outcome) }
+  }
+
+  /// The error `open(_:database:outcome:)` throws when the database has no FEA0 with FEA1/FEA2.
+  private static func lacksService(_ error: any Error) -> Bool {
+    guard case .notSupported? = error as? KBeaconError else { return false }
+    return true
+  }
+
+  /// The link on `database`: FEA0's characteristics, FEA2 notifications on.
+  private static func open(
+    _ client: GATTClient, database: GATTDatabase, outcome: GATTCacheOutcome?
+  ) async throws -> GATTKBeaconLink {
+    guard let write = database.characteristic(KBeaconGATT.write, inService: KBeaconGATT.service),
+      let notify = database.characteristic(KBeaconGATT.notify, inService: KBeaconGATT.service)
+    else {
+      throw KBeaconError.notSupported("no KBeacon configuration service (FEA0 with FEA1/FEA2)")
     }
-    while true {
-      guard let write = database.characteristic(KBeaconGATT.write, inService: KBeaconGATT.service),
-        let notify = database.characteristic(KBeaconGATT.notify, inService: KBeaconGATT.service)
-      else {
-        if let cache, outcome == .hit {
-          await cache.store.drop(cache.key)
-          (database, outcome) = (try await client.discover(), .layoutChanged)
-          continue
-        }
-        throw KBeaconError.notSupported("no KBeacon configuration service (FEA0 with FEA1/FEA2)")
-      }
-      let stream: AsyncStream<[UInt8]>
-      do {
-        stream = try await client.subscribe(to: notify)
-      } catch let error as ATTRequestError
-        where outcome == .hit && (error.code == .invalidHandle || error.code == .attributeNotFound)
-      {
-        if let cache { await cache.store.drop(cache.key) }
-        (database, outcome) = (try await client.discover(), .layoutChanged)
-        continue
-      }
-      return GATTKBeaconLink(
-        client: client, peer: client.bearer.peer, writeCharacteristic: write, notifyCharacteristic: notify,
-        indicateCharacteristic: database.characteristic(KBeaconGATT.indicate, inService: KBeaconGATT.service),
-        cacheOutcome: outcome, notifications: stream)
-    }
+    let stream = try await client.subscribe(to: notify)
+    return GATTKBeaconLink(
+      client: client, peer: client.bearer.peer, writeCharacteristic: write, notifyCharacteristic: notify,
+      indicateCharacteristic: database.characteristic(KBeaconGATT.indicate, inService: KBeaconGATT.service),
+      cacheOutcome: outcome, notifications: stream)
   }
 
   public var attMTU: Int { get async { await client.mtu } }
