@@ -12,9 +12,10 @@ import Simulator
 /// - each scan advertises every device as the shared state holds it at the scan's start
 ///   (`KBeaconSimulation.setSharedAir`), so a gateway hears what another one wrote;
 /// - a save (after each applied write, before its acknowledgement, as for one process) rewrites, under an
-///   exclusive `flock` of `<state file>.lock`, only the devices this process brought up, over the file as it
-///   is now, so no process overwrites another's devices with its stale copy. A device is worked on by one
-///   gateway at a time (its lease), so per-device last-writer-wins is exact [I].
+///   exclusive `flock` of `<state file>.lock`, only the devices this process changed since its last save
+///   (`KBeaconSimulation.changedSnapshots`), over the file as it is now, so no process overwrites another's
+///   devices with its stale copy — not even of a device it only read. A device is written by one gateway at
+///   a time (its lease), so per-device last-writer-wins is exact [I].
 /// Text-stream devices are kept as the single-process path keeps them (not shared).
 enum SharedSimulatorState {
   static func share(_ kbeacons: KBeaconSimulation, store: SimulatorStateStore) {
@@ -31,7 +32,7 @@ enum SharedSimulatorState {
     }
     let saver = SimulatorStateSaver(
       snapshot: { [weak kbeacons] () async -> [BluetoothAddress: SimulatedKBeaconSnapshot]? in
-        await kbeacons?.liveSnapshots()
+        await kbeacons?.changedSnapshots()
       },
       write: { live in
         guard let live else { return }

@@ -24,9 +24,14 @@ public enum ReconcileSiteRuns {
   /// The shared run for a profile of content `fingerprint` (a `RunRecipe` text) at `now` (seconds since
   /// 1970) with checks every `recheck` seconds.
   public static func runID(fingerprint: String, now: Double, recheck: Double) -> String {
-    let digest = fingerprint.range(of: "sha256:").map { fingerprint[$0.upperBound...] } ?? Substring(fingerprint)
+    runID("reconcile", recipe: fingerprint, now: now, recheck: recheck)
+  }
+
+  /// `<prefix>-<first 12 hex digits of the recipe's SHA-256>-<period number>`.
+  static func runID(_ prefix: String, recipe: String, now: Double, recheck: Double) -> String {
+    let digest = recipe.range(of: "sha256:").map { recipe[$0.upperBound...] } ?? Substring(recipe)
     let period = recheck > 0 && now.isFinite ? Int((now / recheck).rounded(.down)) : 0
-    return "reconcile-\(digest.prefix(12))-\(period)"
+    return "\(prefix)-\(digest.prefix(12))-\(period)"
   }
 
   /// Why a settled device of the run is reopened.

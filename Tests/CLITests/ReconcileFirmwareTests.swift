@@ -189,15 +189,20 @@ import Testing
   }
 
   /// Refused before any radio work, as usage errors (64) naming the option: a firmware that is neither
-  /// latest nor a version, a window without --firmware or that is not a span, and --firmware with a shared
-  /// journal.
+  /// latest nor a version, a window without --firmware or that is not a span. (--firmware with a shared
+  /// journal is accepted: `ReconcileFirmwareSeveralGatewaysTests`.)
   @Test func badFirmwareArgumentsAreRefusedNamingTheOption() throws {
     let cases: [([String], String)] = [
       (["--firmware", "newest"], "--firmware newest is not latest or a version like V5.14"),
       (["--maintenance-window", "01:00-05:00"], "--maintenance-window is for --firmware"),
       (["--firmware", "latest", "--maintenance-window", "25:00-05:00"], "--maintenance-window: '25:00-05:00'"),
-      (["--firmware", "latest", "--journal", "postgresql://bp@db/site"], "--firmware with a shared journal"),
     ]
+    #expect(
+      throws: Never.self,
+      performing: {
+        try BeaconProvision.parseAsRoot(
+          ["reconcile", "p.json", "--firmware", "latest", "--catalog", "c/", "--journal", "postgresql://bp@db/site"])
+      })
     for (extra, message) in cases {
       let arguments = ["reconcile", "p.json"] + extra
       let error = #expect(throws: (any Error).self, "\(arguments)") { try BeaconProvision.parseAsRoot(arguments) }

@@ -141,10 +141,10 @@ import Testing
   }
 
   /// One reconcile process per gateway on `journal`, started together (`--gateways`: each waits for all);
-  /// `environment` sets a gateway's `SimulatorPauseHook` (where it stops itself).
+  /// `environment` sets a gateway's `SimulatorPauseHook` (where it stops itself); `extra` options follow.
   static func start(
     _ site: GatewaySite, _ gateways: [String], journal: String, parallel: Int = 2, lease: Int = 3,
-    environment: [String: String] = [:]
+    environment: [String: String] = [:], extra: [String] = []
   ) async throws -> [GatewayProcess] {
     try await site.prepareState()
     return try gateways.map { gateway in
@@ -153,7 +153,7 @@ import Testing
           "reconcile", site.profile, "--adapter", "sim:\(site.fleet)", "--window", "1", "--parallel", "\(parallel)",
           "--recheck", "30d", "--state-dir", site.state, "--journal", journal, "--gateway", gateway, "--gateways",
           "\(gateways.count)", "--settle", "60", "--lease", "\(lease)",
-        ],
+        ] + extra,
         environment: environment[gateway].map { [SimulatorPauseHook.environmentVariable: $0] } ?? [:])
     }
   }

@@ -68,3 +68,65 @@ import Testing
       ])
   }
 }
+
+/// `reconcile --firmware` on a shared journal: the run a profile's firmware checks meet in, which failed checks
+/// a gateway reopens, and what it learns of the checks another gateway settled.
+@Suite(.timeLimit(.minutes(1))) struct ReconcileFirmwareSiteRunsTests {
+  let site = ReconcileSiteRunsTests()
+  let source = "https://firmware.example/catalog/\nfirmware latest"
+
+  @Test func theFirmwareRunIsNamedByProfileSourceAndPeriod() {
+    let day = 86400.0
+    let first = ReconcileSiteRuns.firmwareRunID(fingerprint: site.recipe, source: source, now: 10 * day, recheck: day)
+    #expect(first.hasPrefix("reconcile-firmware-") && first.hasSuffix("-10"))
+    #expect(first.count == "reconcile-firmware-".count + 12 + 3)
+    #expect(
+      ReconcileSiteRuns.firmwareRunID(fingerprint: site.recipe, source: source, now: 11 * day - 1, recheck: day)
+        == first)
+    // Another period, another source, another profile: another run; never the profile's own run.
+    let others = [
+      ReconcileSiteRuns.firmwareRunID(fingerprint: site.recipe, source: source, now: 11 * day, recheck: day),
+      ReconcileSiteRuns.firmwareRunID(
+        fingerprint: site.recipe, source: source.replacingOccurrences(of: "latest", with: "V5.14"), now: 10 * day,
+        recheck: day),
+      ReconcileSiteRuns.firmwareRunID(
+        fingerprint: "profile sha256:" + String(repeating: "cd", count: 32), source: source, now: 10 * day,
+        recheck: day),
+      ReconcileSiteRuns.runID(fingerprint: site.recipe, now: 10 * day, recheck: day),
+    ]
+    #expect(Set(others + [first]).count == 5, "\(others)")
+  }
+
+  @Test func aFailedCheckThisGatewayKnowsIsReopenedOnceDue() {
+    let (a, b, c, d) = (site.a, site.b, site.c, site.d)
+    var ledger = ReconcileLedger()
+    ledger.firmwareFailed(a, now: 0)
+    ledger.firmwareShadowed(b, now: 0, timeout: 130)
+    ledger.firmwareFailed(d, now: 0)
+    let rows = [
+      a: site.row(a, .failed, .transient), b: site.row(b, .failed, .bootloaderAtAddress),
+      c: site.row(c, .failed, .transient), d: site.row(d, .failed, .wrongPassword),
+    ]
+    // a: its failure, known here. b: shadowed, known here. c: failed, but never learned here (learned first).
+    // d: a refused password is never reopened.
+    #expect(
+      ReconcileSiteRuns.firmwareReopenings(due: [a, b, c, d], rows: rows, ledger: ledger) == [a: .retry, b: .retry])
+  }
+
+  @Test func checksSettledByAnotherGatewayAreLearnedAsThatGatewayLeftThem() {
+    let (a, b, c, d) = (site.a, site.b, site.c, site.d)
+    let rows = [
+      a: site.row(a, .verified), b: site.row(b, .skipped, detail: "up to date (runs 5.22)"),
+      c: site.row(c, .failed, .bootloaderAtAddress, detail: "a bootloader answers"),
+      d: site.row(d, .failed, .wrongPassword, detail: "wrong password"), "E": site.row("E", .working),
+      "F": site.row("F", .failed, .transient, detail: "busy"), "G": site.row("G", .compliant),
+    ]
+    let found = ReconcileSiteRuns.firmwareSettledElsewhere(
+      due: [a, b, c, d, "E", "F", "G", "H"], visited: ["G"], rows: rows)
+    #expect(
+      found == [
+        a: .checked(updated: true), b: .checked(updated: false), c: .shadowed(detail: "a bootloader answers"),
+        d: .failed(wrongPassword: true, detail: "wrong password"), "F": .failed(wrongPassword: false, detail: "busy"),
+      ])
+  }
+}

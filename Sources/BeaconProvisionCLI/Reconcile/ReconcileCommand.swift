@@ -51,8 +51,7 @@ struct ReconcileCommand: AsyncParsableCommand, LoggingCommand {
       backing off), firmware-shadowed (the device's link reached its neighbour's bootloader, left by a failed \
       update: it waits --bootloader-timeout, and that neighbour waits for its turn), skipped-maintenance. \
       --maintenance-window 01:00-05:00 installs firmware only \
-      inside that daily span; --min-battery (default 30 for firmware) holds back devices under it. Not with a \
-      shared journal yet.
+      inside that daily span; --min-battery (default 30 for firmware) holds back devices under it.
 
       Several gateways: with --journal postgresql://… every gateway reconciling the site visits its due devices \
       through one shared run per profile and --recheck period (reconcile-<content>-<period>), with the leases and \
@@ -60,7 +59,10 @@ struct ReconcileCommand: AsyncParsableCommand, LoggingCommand {
       settled is not visited again (converged-elsewhere, failed-elsewhere), and a settled device is reopened only \
       for drift seen since, or a retry after backoff (reopened). A gateway killed mid-visit loses its leases after \
       --lease seconds; another takes its devices over from what the journal says. Each gateway keeps its own \
-      schedule (reconcile.json); --gateways/--settle wait for the others on the first pass only.
+      schedule (reconcile.json); --gateways/--settle wait for the others on the first pass only. With --firmware \
+      the firmware checks go through a shared run of their own per profile, catalogue and period \
+      (reconcile-firmware-<content>-<period>): each device is updated by one gateway, and the others learn it \
+      (firmware-elsewhere, firmware-shadowed-elsewhere, firmware-failed-elsewhere).
 
       --metrics HOST:PORT (e.g. 127.0.0.1:9464; port 0 takes a free port, printed on standard error) serves \
       HTTP/1.1 GET and HEAD: /metrics in Prometheus text format 0.0.4 (devices heard, managed, compliant, \
@@ -201,11 +203,6 @@ struct ReconcileCommand: AsyncParsableCommand, LoggingCommand {
     }
     guard bootloaderTimeout > 0, bootloaderTimeout <= 3600 else {
       throw ValidationError("--bootloader-timeout \(bootloaderTimeout) is not between 0 and 3600 seconds")
-    }
-    if firmware != nil, (try? shared.location.postgresURL()) ?? nil != nil {
-      throw ValidationError(
-        "--firmware with a shared journal is not supported yet: keep firmware on one gateway (dfu update --journal "
-          + "shares a firmware campaign), or reconcile firmware without --journal")
     }
   }
 

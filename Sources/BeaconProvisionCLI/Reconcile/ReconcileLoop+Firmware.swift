@@ -7,13 +7,14 @@ import Profiles
 /// The firmware part of a pass (`ReconcileFirmware`): after a profile's devices were visited, its converged
 /// devices whose firmware is due go through one catalogue campaign, inside the maintenance window and the
 /// hourly budget; what came of each is kept in the ledger and reported (firmware-updated, firmware-current,
-/// firmware-failed with its backoff, skipped-maintenance).
+/// firmware-failed with its backoff, skipped-maintenance). With a shared journal the checks go through the
+/// profile's firmware run (`ReconcileSiteRuns+Firmware`), as the configuration goes through its own run.
 extension ReconcileLoop {
   /// Runs the firmware part for `profile`'s `candidates` (the window's devices it selects); returns whether a
   /// device failed.
   func firmwarePass(
     _ firmware: ReconcileFirmware, profile: ReconcileProfile, candidates: [ReconcileDue.Candidate],
-    resources: CampaignResources, signals: ReconcileSignals, quiet: Bool, state: inout PassState
+    resources: CampaignResources, signals: ReconcileSignals, quiet: Bool, windowStart: Double, state: inout PassState
   ) async -> Bool {
     let at = now()
     if state.firmwareHoldUntil > at { return false }
@@ -57,12 +58,26 @@ extension ReconcileLoop {
     let chosen = Array(due.prefix(room))
     guard !chosen.isEmpty, let interrupts = signals.campaignInterrupts() else { return false }
     state.budget.spend(chosen.count, now: at)
+    // With a shared journal, this gateway's part of the profile's firmware run (`ReconcileSiteRuns+Firmware`).
+    let site = resources.coordinator?.journal
+    let run = ReconcileSiteRuns.firmwareRunID(
+      fingerprint: profile.fingerprint, source: firmware.source, now: at, recheck: settings.recheck)
+    let addresses = chosen.map(\.address)
+    // A gateway's first pass in a firmware run waits for `--gateways` to join it (at most `--settle`), as the
+    // first configuration pass does: a gateway claiming first would otherwise take the others' nearest devices.
+    let waitFor = site != nil && state.firmwareRunsJoined.insert(run).inserted ? settings.shared?.gateways ?? 1 : 1
+    if let site {
+      await reopen(run: run, site: site, windowAge: now() - windowStart) { [ledger = state.ledger] rows in
+        ReconcileSiteRuns.firmwareReopenings(due: addresses, rows: rows, ledger: ledger)
+      }
+    }
     let summary: CampaignSummary
     do {
       summary = try await firmwareCampaign(
-        firmware.plan(
-          addresses: chosen.map(\.address), passwords: profile.plan.passwords, minimumBattery: settings.minBattery),
-        chosen.map(\.record), resources: resources, interrupts: interrupts)
+        firmware.plan(addresses: addresses, passwords: profile.plan.passwords, minimumBattery: settings.minBattery),
+        chosen.map(\.record), resources: resources, interrupts: interrupts,
+        shared: SharedRunSettings(run: site == nil ? nil : run, gateways: waitFor, settle: settings.shared?.settle ?? 0)
+      )
     } catch {
       signals.campaignEnded()
       // The catalogue or a package could not be had: firmware waits, backing off as a device does, so an
@@ -85,15 +100,20 @@ extension ReconcileLoop {
       state.reported[address] = nil
       if await recordFirmware(outcome, address, profile, firmware, ledger: &state.ledger) { failed = true }
     }
+    if let site {
+      await learnFirmwareElsewhere(
+        due: addresses, visited: Set(summary.outcomes.keys), run: run, site: site, profile: profile,
+        firmware: firmware, ledger: &state.ledger)
+    }
     return failed
   }
 
   /// One catalogue campaign over `records` (the window's, so the pipeline does not scan again).
   func firmwareCampaign(
     _ plan: FirmwareCampaignPlan, _ records: [DeviceRecord], resources: CampaignResources,
-    interrupts: AsyncStream<Void>
+    interrupts: AsyncStream<Void>, shared: SharedRunSettings = SharedRunSettings()
   ) async throws -> CampaignSummary {
-    try await passCampaign(plan, records, resources: resources, interrupts: interrupts) {
+    try await passCampaign(plan, records, resources: resources, interrupts: interrupts, shared: shared) {
       switch $0 {
       case .campaign(.step(let address, .transferring, _), _): "\(address): installing firmware"
       case .packageReady(let file, let version, let model, let hardware, let downloaded, _, let sha256):

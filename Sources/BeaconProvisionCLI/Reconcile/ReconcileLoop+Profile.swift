@@ -57,9 +57,10 @@ extension ReconcileLoop {
     let run = ReconcileSiteRuns.runID(fingerprint: profile.fingerprint, now: now(), recheck: settings.recheck)
     let dueAddresses = Set(due.map(\.address.description))
     if let site {
-      await reopen(
-        list.filter { dueAddresses.contains($0.address) }, run: run, site: site, ledger: state.ledger,
-        windowAge: now() - windowStart)
+      let candidates = list.filter { dueAddresses.contains($0.address) }.map { ($0.address, $0.decision) }
+      await reopen(run: run, site: site, windowAge: now() - windowStart) { [ledger = state.ledger] rows in
+        ReconcileSiteRuns.reopenings(due: candidates, rows: rows, ledger: ledger)
+      }
     }
     let summary: CampaignSummary?
     do {

@@ -8,16 +8,15 @@ import Foundation
 /// it, the due devices another gateway settled go into this gateway's schedule. A journal that does not
 /// answer costs this pass's step, never the loop: the next pass tries again.
 extension ReconcileLoop {
-  /// Reopens the candidates (this pass's due devices of one profile) that `ReconcileSiteRuns.reopenings`
-  /// names, if their rows were settled more than `windowAge` seconds ago (before the window that showed why).
+  /// Reopens the devices `reasons` names given the run's rows (`ReconcileSiteRuns.reopenings`, or
+  /// `firmwareReopenings`), if their rows were settled more than `windowAge` seconds ago (before the window
+  /// that showed why).
   func reopen(
-    _ candidates: [ReconcileDue.Candidate], run: String, site: PostgresJournal, ledger: ReconcileLedger,
-    windowAge: Double
+    run: String, site: PostgresJournal, windowAge: Double,
+    reasons: ([String: JournalDevice]) -> [String: ReconcileSiteRuns.Reopening]
   ) async {
     do {
-      let rows = try await rows(run, site)
-      let reasons = ReconcileSiteRuns.reopenings(
-        due: candidates.map { ($0.address, $0.decision) }, rows: rows, ledger: ledger)
+      let reasons = reasons(try await rows(run, site))
       for (address, reason) in reasons.sorted(by: { $0.key < $1.key }) {
         guard
           try await site.reopen(
@@ -60,6 +59,45 @@ extension ReconcileLoop {
           .init(event: "failed-elsewhere", address: address, profile: profile.path, reason: detail, seconds: delay),
           "\(address): failed on another gateway (\(detail)); "
             + (delay.map { "next try here in \(Int($0)) s" } ?? "not retried until the profile changes"))
+      }
+    }
+  }
+
+  /// Puts the due devices whose firmware check another gateway settled in `run` into `ledger`, as that
+  /// gateway left them (`ReconcileSiteRuns.firmwareSettledElsewhere`).
+  func learnFirmwareElsewhere(
+    due: [String], visited: Set<String>, run: String, site: PostgresJournal, profile: ReconcileProfile,
+    firmware: ReconcileFirmware, ledger: inout ReconcileLedger
+  ) async {
+    let rows: [String: JournalDevice]
+    do { rows = try await self.rows(run, site) } catch {
+      output.line("reconcile: shared journal \(site.location): cannot read run \(run): \(error)")
+      return
+    }
+    let (at, path) = (now(), profile.path)
+    let settled = ReconcileSiteRuns.firmwareSettledElsewhere(due: due, visited: visited, rows: rows)
+    for (address, how) in settled.sorted(by: { $0.key < $1.key }) {
+      switch how {
+      case .checked(let updated):
+        ledger.firmwareChecked(address, source: firmware.source, now: at)
+        await output.emit(
+          .init(event: "firmware-elsewhere", address: address, profile: path),
+          "\(address): firmware \(updated ? "updated" : "checked") by another gateway (run \(run))")
+      case .shadowed(let detail):
+        let delay = ledger.firmwareShadowed(address, now: at, timeout: firmware.bootloaderTimeout)
+        await output.emit(
+          .init(event: "firmware-shadowed-elsewhere", address: address, profile: path, reason: detail, seconds: delay),
+          "\(address): firmware shadowed on another gateway (\(detail)); next try here in \(Self.seconds(delay))")
+      case .failed(true, let detail):
+        ledger.failed(address, fingerprint: profile.fingerprint, wrongPassword: true, now: at)
+        await output.emit(
+          .init(event: "firmware-failed-elsewhere", address: address, profile: path, reason: detail),
+          "\(address): firmware failed on another gateway (\(detail)); not retried until the profile changes")
+      case .failed(false, let detail):
+        let delay = ledger.firmwareFailed(address, now: at, base: settings.backoffBase)
+        await output.emit(
+          .init(event: "firmware-failed-elsewhere", address: address, profile: path, reason: detail, seconds: delay),
+          "\(address): firmware failed on another gateway (\(detail)); next try here in \(Self.seconds(delay))")
       }
     }
   }

@@ -109,7 +109,7 @@ struct ReconcileLoop {
         if let firmware = settings.firmware, !signals.stopRequested {
           let firmwareFailed = await firmwarePass(
             firmware, profile: profile, candidates: list, resources: resources, signals: signals, quiet: quiet,
-            state: &pass)
+            windowStart: windowStart, state: &pass)
           if firmwareFailed { failed = true }
         }
         // Written when it changed only: a gateway's SD card is not rewritten every window.
@@ -146,6 +146,8 @@ struct ReconcileLoop {
     /// `--firmware`: catalogue or package failures in a row, and no firmware pass before this time.
     var firmwareErrors = 0
     var firmwareHoldUntil = 0.0
+    /// The shared firmware runs this process took part in: `--gateways`/`--settle` wait on its first pass of each.
+    var firmwareRunsJoined: Set<String> = []
 
     /// Whether `reason` is new for `address` (then remembered): a device left alone for one reason is
     /// reported once, not every window; a visit's outcome clears it.

@@ -57,6 +57,9 @@ public final class KBeaconSimulation: Sendable {
   /// and what it read, by address, for `kbeacon(_:)` to make the device from.
   private let sharedState = Mutex<(@Sendable (BluetoothAddress) async -> SimulatedKBeaconSnapshot?)?>(nil)
   private let refreshed = Mutex<[BluetoothAddress: SimulatedKBeaconSnapshot]>([:])
+  /// The devices whose state this process changed (a write, an install, a drift) since `changedSnapshots()`
+  /// last took them.
+  private let changed = Mutex<Set<BluetoothAddress>>([])
   /// Every device's shared state at once, read at each scan's start (`advertisedDevices()`).
   private let sharedAir = Mutex<(@Sendable () async -> [BluetoothAddress: SimulatedKBeaconSnapshot])?>(nil)
   /// The fleet's text-stream devices: served and advertised through this simulation too, so
@@ -119,10 +122,18 @@ public final class KBeaconSimulation: Sendable {
     }
   }
 
-  /// The devices brought up in this process, as they are now (the only ones it may have changed).
-  public func liveSnapshots() async -> [BluetoothAddress: SimulatedKBeaconSnapshot] {
+  /// The devices this process changed since the last call, as they are now; the call forgets them. Not
+  /// every device brought up here: a device another process changed after this one only read it (a
+  /// catalogue campaign's survey of a device another gateway then updates) is stale here, and saving it
+  /// lost that update — the device "forgot" its new firmware, and a second gateway installed it again.
+  public func changedSnapshots() async -> [BluetoothAddress: SimulatedKBeaconSnapshot] {
+    let addresses = changed.withLock { taken in
+      defer { taken = [] }
+      return taken
+    }
+    let live = devices.withLock { $0 }
     var result: [BluetoothAddress: SimulatedKBeaconSnapshot] = [:]
-    for (address, device) in devices.withLock({ $0 }) { result[address] = await device.snapshot() }
+    for address in addresses { if let device = live[address] { result[address] = await device.snapshot() } }
     return result
   }
 
@@ -137,7 +148,10 @@ public final class KBeaconSimulation: Sendable {
       if let device = known[address] { return device }
       let made = Self.make(
         entry, restored: refreshed.withLock({ $0[address] }) ?? restored[address], now: now,
-        onChange: { [weak self] in await self?.currentChangeHandler()?() },
+        onChange: { [weak self] in
+          self?.changed.withLock { _ = $0.insert(address) }
+          await self?.currentChangeHandler()?()
+        },
         onWrite: writeObserver.withLock { $0 }, hook: currentBootloaderHook()
       ) { [weak self] address in await self?.currentDropper()?(address) }
       known[address] = made

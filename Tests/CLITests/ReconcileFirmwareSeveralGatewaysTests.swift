@@ -1,0 +1,75 @@
+import Fleet
+import FleetIO
+import Foundation
+import TestServers
+import Testing
+
+@testable import BeaconProvisionCLI
+
+/// `reconcile --firmware latest` on a site two gateways share through a real PostgreSQL journal: real
+/// `beacon-provision reconcile` processes, each nearest half of eight outdated KBeacon Pros with consecutive
+/// addresses (the other hears each device 20 dB weaker), one catalogue folder and one firmware cache. The
+/// firmware checks go through the profile's shared firmware run, so every device is configured once and
+/// updated once — counted from the simulated devices' shared write log (every `cfg` and every image a
+/// device activated, whichever process served it) — each by the gateway nearest it, and the gateways then
+/// leave the site alone.
+@Suite(.serialized, .timeLimit(.minutes(6))) struct ReconcileFirmwareSeveralGatewaysTests {
+  @Test func twoGatewaysUpdateEachDeviceOnceThroughTheSharedFirmwareRun() async throws {
+    let gateways = ["gw-1", "gw-2"]
+    let server = try await PostgresServer.start()
+    let url = try await server.createDatabase()
+    let site = try GatewaySite(count: 8, block: 0x24, gateways: gateways, firmware: "5.12") { gateway, i in
+      gateway == gateways[i % 2] ? -55 : -75
+    }
+    let catalogue = site.folder + "/catalogue"
+    try FileManager.default.copyItem(atPath: CatalogueFolderCampaignTests.example, toPath: catalogue)
+    let processes = try await ReconcileSeveralGatewaysTests.start(
+      site, gateways, journal: url,
+      extra: ["--firmware", "latest", "--catalog", catalogue, "--firmware-dir", site.folder + "/firmware"])
+    let journal = try await ReconcileSeveralGatewaysTests.journal(url)
+
+    // Until every device activated an image and no row of any reconcile run is open; then three windows more.
+    var updated = false
+    for _ in 0..<480 where !updated {
+      try await Task.sleep(for: .milliseconds(500))
+      let installs = try site.writeLog.counts(what: "firmware").count
+      let open = try await ReconcileSeveralGatewaysTests.rows(journal).filter { !$0.state.isFinal }
+      updated = installs == site.count && open.isEmpty
+    }
+    try await Task.sleep(for: .seconds(3))
+    for gateway in processes { gateway.signal(SIGTERM) }
+    var texts: [String] = []
+    for gateway in processes {
+      let (status, text) = await gateway.finish()
+      #expect(status == 0, "\(text)")
+      texts.append(text)
+    }
+    let tails = texts.joined(separator: "\n----\n")
+    #expect(updated, "not every device was updated:\n\(tails)")
+
+    let addresses = (0..<site.count).map(site.address)
+    let installs = try site.writeLog.counts(what: "firmware")
+    #expect(installs == Dictionary(uniqueKeysWithValues: addresses.map { ($0, 1) }), "\(installs)\n\(tails)")
+    #expect(try site.notWrittenOnce() == [:], "devices not configured exactly once (address: writes)")
+
+    // The journal: one firmware run, every device verified in it by the gateway nearest it.
+    let runs = try await journal.runs().map(\.id).filter { $0.hasPrefix("reconcile-firmware-") }
+    #expect(runs.count == 1, "\(runs)")
+    let rows = try await journal.devices(run: try #require(runs.first))
+    #expect(rows.count == site.count && rows.allSatisfy { $0.state == .verified }, "\(rows)")
+    let installedBy = try await journal.connection.session { s in
+      try s.query("SELECT address, gateway FROM bp_device WHERE run_id LIKE 'reconcile-firmware-%'").rows
+    }
+    for row in installedBy {
+      let index = try #require(addresses.firstIndex(of: row[0] ?? ""))
+      #expect(row[1] == gateways[index % 2], "\(row)\n\(tails)")
+    }
+    // Each gateway learnt of the other's updates rather than connecting to those devices.
+    for text in texts {
+      #expect(text.contains("firmware updated by another gateway"), "\(text)")
+    }
+    await journal.connection.close()
+    await server.stop()
+    try? FileManager.default.removeItem(atPath: site.folder)
+  }
+}
