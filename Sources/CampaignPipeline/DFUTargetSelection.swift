@@ -25,7 +25,7 @@ public struct DFUTargetSelection {
       targets.append(
         Target(
           address: record.address, addressType: record.addressType, name: record.name,
-          rssi: record.rssi.latest.map(Int.init)))
+          rssi: Target.heardRSSI(record.rssi.latest)))
       if let battery = Self.battery(record) { batteries[address] = battery }
     }
     let seen = Set(records.map(\.address.description))

@@ -73,7 +73,7 @@ public struct TargetSelection {
       targets.append(
         Target(
           address: record.address, addressType: record.addressType, name: record.name,
-          rssi: record.rssi.latest.map(Int.init)))
+          rssi: Target.heardRSSI(record.rssi.latest)))
     }
     let seen = Set(records.map(\.address.description))
     notSeen = (named ?? []).filter { !seen.contains($0) }.sorted()

@@ -33,7 +33,15 @@ public struct Target: Sendable, Hashable {
   public var address: BluetoothAddress
   public var addressType: AddressType
   public var name: String?
+  /// The RSSI the scan heard the device at, in dBm (the sighting a shared run's nearest-gateway rule weighs);
+  /// `heardRSSI(_:)` makes it. Nil for a device this gateway did not hear (a resumed run's unfinished ones).
   public var rssi: Int?
+
+  /// The RSSI of a device the scan heard whose controller reported none (HCI's 127, "not available", as
+  /// BlueZ's virtual controllers always report): the weakest there is, −127 dBm [I: the device was heard, so
+  /// this gateway may take it in a shared run; a gateway that measured it wins the nearest-gateway rule].
+  /// Without it such a device was no sighting at all, and no gateway ever claimed it.
+  public static func heardRSSI(_ latest: Int8?) -> Int { latest.map(Int.init) ?? -127 }
 
   public init(address: BluetoothAddress, addressType: AddressType = .public, name: String? = nil, rssi: Int? = nil) {
     self.address = address
