@@ -51,6 +51,8 @@ struct CampaignConsole: Sendable {
       return CampaignReport.selected(count, notSeen: notSeen)
     case .surveyed(let read, let of, let groups):
       return "read \(read) of \(of) devices: " + groups.map { "\($1)× \($0)" }.sorted().joined(separator: ", ")
+    case .surveyLeft(let left):
+      return "not read, left to nearer gateways: " + PipelineEvent.text(left: left)
     case .catalogueRead(let url, let origin):
       let how =
         switch origin {

@@ -148,7 +148,7 @@ public struct FirmwareCampaignPlan: CampaignPlan {
         cache: cache, location: location, wanted: wanted, identifier: updater([]), expectations: expectations,
         updater: { updater($0.transferImages) }, plan: plan, batteries: selection.batteries, parallel: parallel,
         emit: emit)
-      let resolved = try await planner.resolve(selection.targets)
+      let resolved = try await planner.resolve(await Self.surveyTargets(selection.targets, resources, emit))
       packages = resolved.packages.map {
         ResolvedPackage(url: $0.key, version: "V\($0.value.version)", sha256: $0.value.sha256)
       }
@@ -160,6 +160,19 @@ public struct FirmwareCampaignPlan: CampaignPlan {
     // Neighbouring addresses never run together (`AddressNeighbourhood`): start them apart.
     return PreparedWork(
       work: work, order: { AddressNeighbourhood.spread($0) }, reports: reports, version: version, packages: packages)
+  }
+
+  /// The targets a catalogue campaign surveys: all of them, or on a shared run those the nearest-gateway rule
+  /// does not leave to another gateway (`GatewayCoordinator.leftToNearer`; a journal that does not answer
+  /// leaves none out).
+  static func surveyTargets(
+    _ targets: [Target], _ resources: CampaignResources, _ emit: @Sendable (PipelineEvent) -> Void
+  ) async -> [Target] {
+    guard let coordinator = resources.coordinator,
+      let left = try? await coordinator.leftToNearer(targets), !left.isEmpty
+    else { return targets }
+    emit(.surveyLeft(left))
+    return targets.filter { left[$0.address.description] == nil }
   }
 
   /// A `--package` file's package, checked before any radio work, and the version it installs.

@@ -24,6 +24,9 @@ public enum PipelineEvent: Sendable {
   case selected(count: Int, notSeen: Int)
   /// A catalogue campaign's survey: devices read, of those eligible, grouped "model hver" → count.
   case surveyed(read: Int, of: Int, groups: [String: Int])
+  /// On a shared run, the targets the survey leaves out: another gateway heard them clearly better lately
+  /// (address → that gateway, `GatewayCoordinator.leftToNearer`).
+  case surveyLeft([String: String])
   /// A model's catalogue, downloaded, not modified since the cached copy, or from the cache (offline).
   case catalogueRead(url: String, origin: CatalogueSnapshot.Origin)
   /// A package download begins (the download's own progress is the cache's).
@@ -40,4 +43,11 @@ public enum PipelineEvent: Sendable {
   case waveFinished(name: String, devices: Int, failures: Int, maxFailures: Int, stops: Bool)
   /// The scheduler's own event, with the number of devices in this batch.
   case campaign(CampaignEvent, total: Int)
+}
+
+extension PipelineEvent {
+  /// `surveyLeft`'s addresses as a line shows them: "DD:… (gw-2), …", by address.
+  public static func text(left: [String: String]) -> String {
+    left.sorted { $0.key < $1.key }.map { "\($0.key) (\($0.value))" }.joined(separator: ", ")
+  }
 }

@@ -38,3 +38,20 @@ import Testing
     #expect(rule.decide(gateway: "a", sightings: sightings) == .leave(to: "m", rssi: -60))
   }
 }
+
+/// Which targets a catalogue campaign's survey leaves out on a shared run: those another gateway heard
+/// clearly better lately (`GatewayCoordinator.leftToNearer`), as the claim would leave them.
+@Suite(.timeLimit(.minutes(1))) struct SurveyScopeTests {
+  @Test func onlyDevicesAnotherGatewayHeardClearlyBetterAreLeftOut() {
+    typealias S = NearestGatewayRule.Sighting
+    let left = GatewayCoordinator.leftToNearer(
+      gateway: "gw-1", mine: ["A": -75, "B": -55, "C": -70, "D": -127],
+      others: [
+        "A": [S(gateway: "gw-2", rssi: -55)], "C": [S(gateway: "gw-2", rssi: -66)],
+        "D": [S(gateway: "gw-3", rssi: -127)],
+      ],
+      rule: NearestGatewayRule(margin: 6))
+    // A: gw-2 20 dB better. B: nobody else. C: 4 dB, within the margin. D: equals without an RSSI.
+    #expect(left == ["A": "gw-2"])
+  }
+}

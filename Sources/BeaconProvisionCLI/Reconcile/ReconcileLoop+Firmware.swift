@@ -116,6 +116,8 @@ extension ReconcileLoop {
     try await passCampaign(plan, records, resources: resources, interrupts: interrupts, shared: shared) {
       switch $0 {
       case .campaign(.step(let address, .transferring, _), _): "\(address): installing firmware"
+      case .surveyLeft(let left):
+        "firmware survey: not read, left to nearer gateways: " + PipelineEvent.text(left: left)
       case .packageReady(let file, let version, let model, let hardware, let downloaded, _, let sha256):
         "firmware \(file) (\(version), \(model) \(hardware)) \(downloaded ? "downloaded" : "from the cache"), sha256 \(sha256)"
       default: nil

@@ -1,0 +1,51 @@
+import Fleet
+
+/// A catalogue campaign's survey on a shared run (`dfu update --firmware … --journal`, `reconcile --firmware`
+/// with a PostgreSQL journal): before any device enters its bootloader the campaign reads every target's model,
+/// hardware and firmware to fetch and verify its packages (`CatalogueCampaignPlanner`). On a shared run that
+/// read is left out for the devices another gateway heard clearly better lately — the devices the
+/// nearest-gateway rule will give that gateway — so a gateway does not link to a device another gateway is
+/// about to configure or update (a KBeacon takes one link at a time; the VM tier's two gateways each linked
+/// to the other's device for its survey).
+///
+/// [I] The other gateway's liveness is not checked, only its sighting's age (`sightingWindowSeconds`): a
+/// device left to a gateway that then dies is claimed here once its lease rules allow, and updated if a
+/// surveyed device shares its model and hardware version (the route is per pair); else it fails as "not
+/// seen before the campaign", and the next campaign, its sighting of the dead gateway aged out, surveys it.
+extension GatewayCoordinator {
+  /// The targets another gateway heard clearly better within the sighting window: address → that gateway.
+  public func leftToNearer(_ targets: [Target]) async throws -> [String: String] {
+    let mine = Dictionary(
+      targets.compactMap { t in t.rssi.map { (t.address.description, $0) } }, uniquingKeysWith: max)
+    guard !mine.isEmpty else { return [:] }
+    let (gateway, window) = (gateway, String(settings.sightingWindowSeconds))
+    let others = try await journal.connection.session { s in
+      try s.query(
+        """
+        SELECT address, gateway, rssi FROM bp_sighting
+          WHERE gateway <> $1 AND seen_at > now() - make_interval(secs => $2::float8)
+        """, [gateway, window]
+      ).records.compactMap { r -> (String, NearestGatewayRule.Sighting)? in
+        guard let address = r["address"] ?? nil, let other = r["gateway"] ?? nil,
+          let rssi = (r["rssi"] ?? nil).flatMap(Int.init)
+        else { return nil }
+        return (address, NearestGatewayRule.Sighting(gateway: other, rssi: rssi))
+      }
+    }
+    return Self.leftToNearer(
+      gateway: gateway, mine: mine, others: Dictionary(grouping: others, by: \.0).mapValues { $0.map(\.1) },
+      rule: settings.rule)
+  }
+
+  /// The pure part: each of `mine` (address → this gateway's RSSI) that `rule` leaves to another gateway.
+  public static func leftToNearer(
+    gateway: String, mine: [String: Int], others: [String: [NearestGatewayRule.Sighting]], rule: NearestGatewayRule
+  ) -> [String: String] {
+    var left: [String: String] = [:]
+    for (address, rssi) in mine {
+      let sightings = [NearestGatewayRule.Sighting(gateway: gateway, rssi: rssi)] + (others[address] ?? [])
+      if case .leave(let other, _) = rule.decide(gateway: gateway, sightings: sightings) { left[address] = other }
+    }
+    return left
+  }
+}
