@@ -1,6 +1,7 @@
 import BeaconCore
 import Foundation
 import KBeacon
+import TestServers
 import Testing
 
 @testable import Simulator
@@ -12,7 +13,9 @@ import Testing
     randomBytes: { n in (0..<n).map { UInt8($0 &* 37 &+ 11) } }, now: { 1_700_000_000 })
 
   static func temporaryLog() -> SimulatorWriteLog {
-    SimulatorWriteLog(path: NSTemporaryDirectory() + "bp-write-log-\(UUID().uuidString.prefix(8))/fleet.writes.jsonl")
+    let folder = NSTemporaryDirectory() + "bp-write-log-\(UUID().uuidString.prefix(8))"
+    TemporaryFolders.removeAtExit(folder)
+    return SimulatorWriteLog(path: folder + "/fleet.writes.jsonl")
   }
 
   /// A simulation of the demo fleet whose devices' writes go to `log`, as the CLI wires it.

@@ -57,10 +57,12 @@ public enum LocalTools {
     return (status, try text(out), try text(err))
   }
 
-  /// A new empty directory under the system's temporary folder.
+  /// A new empty directory under the system's temporary folder, removed when the test process exits
+  /// (`TemporaryFolders`; `BP_KEEP_TEST_FOLDERS=1` keeps them to look into a failure).
   public static func temporaryDirectory(_ name: String) throws -> String {
     let path = NSTemporaryDirectory() + "bp-\(name)-\(UUID().uuidString.prefix(8))"
     try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    TemporaryFolders.removeAtExit(path)
     return path
   }
 
