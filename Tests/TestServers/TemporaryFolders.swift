@@ -2,8 +2,8 @@ import Foundation
 import Synchronization
 
 /// The temporary folders the tests made (`LocalTools.temporaryDirectory`), removed when the test process
-/// exits: a full run left about 1,300 `bp-*` folders in /tmp (downloads, nginx prefixes, certificate
-/// authorities), run after run. Removed at exit rather than by each test so a server a test left running
+/// exits: 2,134 `bp-*` folders (downloads, nginx prefixes, certificate authorities) had piled up in one
+/// machine's /tmp, run after run. Removed at exit rather than by each test so a server a test left running
 /// until the end (a suite's nginx) keeps its prefix while it lives. `BP_KEEP_TEST_FOLDERS=1` keeps them.
 public enum TemporaryFolders {
   private static let registered = Mutex<(paths: [String], hooked: Bool)>(([], false))
