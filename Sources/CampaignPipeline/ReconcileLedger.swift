@@ -62,6 +62,9 @@ public struct ReconcileLedger: Sendable, Codable, Equatable {
   public static let backoffCap = 3600.0
 
   public var devices: [String: Entry] = [:]
+  /// `--rollout`: each firmware source's staged rollout (`ReconcileRollout`). Optional, so a schedule written
+  /// before rollouts still reads.
+  public var rollouts: [String: ReconcileRollout]?
 
   public init() {}
 

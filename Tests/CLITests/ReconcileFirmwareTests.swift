@@ -189,13 +189,21 @@ import Testing
   }
 
   /// Refused before any radio work, as usage errors (64) naming the option: a firmware that is neither
-  /// latest nor a version, a window without --firmware or that is not a span. (--firmware with a shared
-  /// journal is accepted: `ReconcileFirmwareSeveralGatewaysTests`.)
+  /// latest nor a version, a window without --firmware or that is not a span, a --rollout without --firmware,
+  /// malformed, or with a shared journal. (--firmware with a shared journal is accepted:
+  /// `ReconcileFirmwareSeveralGatewaysTests`.)
   @Test func badFirmwareArgumentsAreRefusedNamingTheOption() throws {
     let cases: [([String], String)] = [
       (["--firmware", "newest"], "--firmware newest is not latest or a version like V5.14"),
       (["--maintenance-window", "01:00-05:00"], "--maintenance-window is for --firmware"),
       (["--firmware", "latest", "--maintenance-window", "25:00-05:00"], "--maintenance-window: '25:00-05:00'"),
+      (["--rollout", "canary=1,waves=100%"], "--rollout is for --firmware"),
+      (["--firmware", "latest", "--rollout", "canary=0,waves=100%"], "--rollout canary=0,waves=100%: canary must be"),
+      (["--firmware", "latest", "--max-failures", "5%"], "--max-failures and --resume-rollout are for --rollout"),
+      (
+        ["--firmware", "latest", "--rollout", "canary=1,waves=100%", "--journal", "postgresql://bp@db/site"],
+        "--rollout with a shared journal is not supported yet"
+      ),
     ]
     #expect(
       throws: Never.self,

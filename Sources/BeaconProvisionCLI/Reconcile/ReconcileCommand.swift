@@ -51,7 +51,13 @@ struct ReconcileCommand: AsyncParsableCommand, LoggingCommand {
       backing off), firmware-shadowed (the device's link reached its neighbour's bootloader, left by a failed \
       update: it waits --bootloader-timeout, and that neighbour waits for its turn), skipped-maintenance. \
       --maintenance-window 01:00-05:00 installs firmware only \
-      inside that daily span; --min-battery (default 30 for firmware) holds back devices under it.
+      inside that daily span; --min-battery (default 30 for firmware) holds back devices under it. \
+      --rollout canary=N,waves=P%,…,100% stages the firmware over the site, as dfu update --rollout does: the \
+      canary's devices first, then each wave's cumulative share of the rest, a stage starting only once the one \
+      before ended (every member updated, current or failed) at or under --max-failures (default 0%); the others \
+      wait (skipped-rollout; rollout-stage as a stage ends). Over the threshold the rollout stops (rollout-stopped) \
+      and no later device is connected to for that firmware, across restarts, until a start with \
+      --resume-rollout. Kept in reconcile.json; not with a shared journal yet.
 
       Several gateways: with --journal postgresql://… every gateway reconciling the site visits its due devices \
       through one shared run per profile and --recheck period (reconcile-<content>-<period>), with the leases and \
@@ -145,6 +151,8 @@ struct ReconcileCommand: AsyncParsableCommand, LoggingCommand {
       valueName: "seconds"))
   var bootloaderTimeout: Double = ReconcileFirmware.defaultBootloaderTimeout
 
+  @OptionGroup(title: "Staged firmware (with --firmware)") var staging: ReconcileRolloutOptions
+
   @OptionGroup(title: "Firmware (with --firmware) and HTTP") var firmwareSource: FirmwareSourceOptions
 
   @OptionGroup(title: "The firmware packages' checks (with --firmware)") var deviceFacts: DFUDeviceOptions
@@ -201,6 +209,7 @@ struct ReconcileCommand: AsyncParsableCommand, LoggingCommand {
         throw ValidationError("--maintenance-window: \(error.description)")
       }
     }
+    _ = try staging.plan(firmware: firmware, sharedJournal: (try? shared.location.postgresURL()) ?? nil != nil)
     guard bootloaderTimeout > 0, bootloaderTimeout <= 3600 else {
       throw ValidationError("--bootloader-timeout \(bootloaderTimeout) is not between 0 and 3600 seconds")
     }
@@ -250,7 +259,8 @@ struct ReconcileCommand: AsyncParsableCommand, LoggingCommand {
       firmware: firmware, wanted: wanted, location: location,
       cache: try firmwareSource.cache(location: location, expectations: expectations),
       offline: firmwareSource.offline, expectations: expectations,
-      maintenance: try maintenanceWindow.map { text in try DailySpan(text) }, bootloaderTimeout: bootloaderTimeout)
+      maintenance: try maintenanceWindow.map { text in try DailySpan(text) }, bootloaderTimeout: bootloaderTimeout,
+      rollout: try staging.plan(firmware: firmware, sharedJournal: false), resumeRollout: staging.resumeRollout)
   }
 
   /// `--webhook`: the monitor's spool (in this state directory's journal) and delivery workers; nil without.

@@ -38,6 +38,9 @@ struct ReconcileFirmware: Sendable {
   /// `--bootloader-timeout`: how long a bootloader left by a failed update may answer at its address + 1
   /// (`ReconcileLedger.firmwareShadowed`).
   var bootloaderTimeout = Self.defaultBootloaderTimeout
+  /// `--rollout`: the stages the firmware goes out in (`ReconcileRollout`), and `--resume-rollout`.
+  var rollout: RolloutPlan?
+  var resumeRollout = false
   /// [I] Nordic's SDK bootloaders give up after 120 s without a connection or a write; 10 s more for the
   /// last activity's own time.
   static let defaultBootloaderTimeout = 130.0

@@ -49,6 +49,10 @@ extension ReconcileLoop {
       }
       return false
     }
+    if let plan = firmware.rollout {
+      due = await admitToRollout(due, plan: plan, firmware: firmware, profile: profile, state: &state)
+      guard !due.isEmpty else { return false }
+    }
     let room = state.budget.available(now: at)
     for candidate in due.dropFirst(room) where state.firstReport(candidate.address, "budget") {
       await output.emit(
@@ -99,6 +103,9 @@ extension ReconcileLoop {
     for (address, outcome) in summary.outcomes.sorted(by: { $0.key < $1.key }) {
       state.reported[address] = nil
       if await recordFirmware(outcome, address, profile, firmware, ledger: &state.ledger) { failed = true }
+    }
+    if let plan = firmware.rollout {
+      await recordRollout(summary.outcomes, plan: plan, firmware: firmware, profile: profile, state: &state)
     }
     if let site {
       await learnFirmwareElsewhere(

@@ -82,6 +82,9 @@ struct ReconcileLoop {
       ledger: try await BlockingIO.run { try ReconcileLedger.load(stateDirectory: state) }, reported: [:],
       budget: ConnectionBudget(perHour: settings.maxConnectionsPerHour))
     var saved = pass.ledger
+    if let firmware = settings.firmware, firmware.resumeRollout {
+      pass.ledger.rollouts?[firmware.source]?.resume()
+    }
     var failed = false
     var passes = 0
     let registryWrites = BesideTheLoop()

@@ -1,0 +1,121 @@
+/// `reconcile --firmware … --rollout canary=N,waves=P%,…,100% --max-failures P%`: a release reaches a site
+/// in stages, as `dfu update --rollout` stages one campaign (`RolloutPlan`), but over a fleet that is heard a
+/// few devices at a time and checked as its devices come due. One per firmware source, kept in the ledger.
+///
+/// - **Stages** are the plan's canary and waves over the devices the profile manages that this gateway knows
+///   (`population`, counted at each pass: its converged devices): stage 0 takes the canary's number of
+///   devices, stage k the cumulative share of the rest `RolloutPlan.partition` gives it. A due device joins
+///   the stage under way while the stage has room (`admit`); a member is always let through again (its retry
+///   after a failure).
+/// - **A stage ends** when it is full and each member has an outcome (`record`): updated or found current, or
+///   failed — a failure includes a device that did not come back with the new version (`FirmwareWork` fails
+///   it). At or under `--max-failures` the next stage starts; over it the rollout stops (`stopped`), the
+///   later stages' devices are never connected to for this source, and it stays stopped across restarts
+///   until the operator starts reconcile with `--resume-rollout` (the next stage then starts) [I].
+/// - A stage that cannot fill (its devices are not heard) waits; once every stage has ended, every due
+///   device goes through (`isComplete`).
+public struct ReconcileRollout: Sendable, Codable, Equatable {
+  public struct Member: Sendable, Codable, Equatable {
+    public var stage: Int
+    /// nil until its check ended; true when it failed.
+    public var failed: Bool?
+  }
+
+  /// The stage under way: 0 the canary, k the k-th wave; past the last, the rollout is complete.
+  public var stage = 0
+  public var members: [String: Member] = [:]
+  /// Why it stopped, over the threshold; nil while it goes on.
+  public var stopped: String?
+
+  public init() {}
+
+  /// Every stage ended under the threshold: no device is held back any more.
+  public func isComplete(_ plan: RolloutPlan) -> Bool { stage > plan.waves.count }
+
+  /// The stage's name as the reports say it.
+  public static func name(_ stage: Int) -> String { stage == 0 ? "canary" : "wave \(stage)" }
+
+  /// How many devices the stages up to `stage` hold together, of `population`.
+  static func quota(through stage: Int, population: Int, plan: RolloutPlan) -> Int {
+    plan.partition(population).filter { $0.number <= stage }.map(\.range.upperBound).max() ?? 0
+  }
+
+  /// Which of `due` (addresses, in the order to try them) may be checked now; new members join the stage
+  /// under way. A stopped rollout lets none through.
+  public mutating func admit(_ due: [String], population: Int, plan: RolloutPlan) -> [String] {
+    guard stopped == nil else { return [] }
+    skipEmptyStages(population: population, plan: plan)
+    if isComplete(plan) { return due }
+    var room = Self.quota(through: stage, population: max(population, members.count), plan: plan) - members.count
+    var admitted: [String] = []
+    for address in due {
+      if members[address] != nil {
+        admitted.append(address)
+      } else if room > 0 {
+        members[address] = Member(stage: stage)
+        admitted.append(address)
+        room -= 1
+      }
+    }
+    return admitted
+  }
+
+  /// A member's check ended (`failed`: it did not end on the source's release).
+  public mutating func record(_ address: String, failed: Bool) {
+    guard members[address] != nil else { return }
+    members[address]?.failed = failed
+  }
+
+  /// What ending a stage did.
+  public enum Step: Sendable, Equatable {
+    /// The stage ended at or under the threshold; the next one starts (or the rollout is complete).
+    case stageEnded(stage: Int, devices: Int, failures: Int)
+    /// The stage ended over the threshold: the rollout stopped.
+    case stopped(stage: Int, devices: Int, failures: Int, reason: String)
+  }
+
+  /// Ends the stage under way if it is full and each member has an outcome; nil when it goes on.
+  public mutating func advance(population: Int, plan: RolloutPlan) -> Step? {
+    skipEmptyStages(population: population, plan: plan)
+    guard stopped == nil, !isComplete(plan) else { return nil }
+    let inStage = members.values.filter { $0.stage == stage }
+    let size = Self.size(of: stage, population: max(population, members.count), plan: plan)
+    guard !inStage.isEmpty, inStage.count >= size, inStage.allSatisfy({ $0.failed != nil }) else { return nil }
+    let failures = inStage.filter { $0.failed == true }.count
+    let ended = stage
+    if failures * 100 > plan.maxFailures * inStage.count {
+      let reason =
+        "rollout stopped after the \(Self.name(ended)): \(failures) of \(inStage.count) devices failed, over "
+        + "--max-failures \(plan.maxFailures)%; the later waves' devices are left alone (--resume-rollout goes on)"
+      stopped = reason
+      return .stopped(stage: ended, devices: inStage.count, failures: failures, reason: reason)
+    }
+    stage += 1
+    return .stageEnded(stage: ended, devices: inStage.count, failures: failures)
+  }
+
+  /// How many devices `stage` holds, of `population` (0: a wave too small to hold one, left out).
+  static func size(of stage: Int, population: Int, plan: RolloutPlan) -> Int {
+    quota(through: stage, population: population, plan: plan)
+      - quota(through: stage - 1, population: population, plan: plan)
+  }
+
+  /// Passes over the stages that hold no device at this population (a small site's first waves), which
+  /// would otherwise never end.
+  mutating func skipEmptyStages(population: Int, plan: RolloutPlan) {
+    let counted = max(population, members.count)
+    while stopped == nil, !isComplete(plan), counted > 0,
+      Self.size(of: stage, population: counted, plan: plan) == 0,
+      !members.values.contains(where: { $0.stage == stage })
+    {
+      stage += 1
+    }
+  }
+
+  /// `--resume-rollout`: the operator decided to go on after a stop; the next stage starts.
+  public mutating func resume() {
+    guard stopped != nil else { return }
+    stopped = nil
+    stage += 1
+  }
+}

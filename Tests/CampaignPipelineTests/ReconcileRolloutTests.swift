@@ -1,0 +1,72 @@
+import CampaignPipeline
+import Testing
+
+/// `reconcile --rollout`'s stages over a site heard a few devices at a time (`ReconcileRollout`): the canary's
+/// devices first, each wave's share of the rest only once the stage before ended at or under the threshold,
+/// a stop over it that lets nobody through until resumed, and small sites' empty waves passed over.
+@Suite(.timeLimit(.minutes(1))) struct ReconcileRolloutTests {
+  let plan = RolloutPlan(canary: 2, waves: [50, 100], maxFailures: 0)
+  let site = (0..<10).map { "D\($0)" }
+
+  @Test func theCanaryIsAdmittedFirstAndTheWaveOnlyOnceItEnded() {
+    var rollout = ReconcileRollout()
+    #expect(rollout.admit(site, population: 10, plan: plan) == ["D0", "D1"])
+    // Heard again before its check ended: a member goes through again, nobody new.
+    #expect(rollout.admit(["D5", "D1"], population: 10, plan: plan) == ["D1"])
+    rollout.record("D0", failed: false)
+    #expect(rollout.advance(population: 10, plan: plan) == nil, "D1 has no outcome yet")
+    rollout.record("D1", failed: false)
+    #expect(rollout.advance(population: 10, plan: plan) == .stageEnded(stage: 0, devices: 2, failures: 0))
+    // Wave 1: half of the other 8.
+    #expect(rollout.admit(Array(site.dropFirst(2)), population: 10, plan: plan) == ["D2", "D3", "D4", "D5"])
+    for d in ["D2", "D3", "D4", "D5"] { rollout.record(d, failed: false) }
+    #expect(rollout.advance(population: 10, plan: plan) == .stageEnded(stage: 1, devices: 4, failures: 0))
+    #expect(rollout.admit(Array(site.dropFirst(6)), population: 10, plan: plan) == ["D6", "D7", "D8", "D9"])
+    for d in ["D6", "D7", "D8", "D9"] { rollout.record(d, failed: false) }
+    #expect(rollout.advance(population: 10, plan: plan) == .stageEnded(stage: 2, devices: 4, failures: 0))
+    #expect(rollout.isComplete(plan))
+    #expect(rollout.admit(["D10", "D11"], population: 12, plan: plan) == ["D10", "D11"])
+  }
+
+  @Test func aStageOverTheThresholdStopsTheRolloutUntilResumed() {
+    var rollout = ReconcileRollout()
+    let lenient = plan.with(maxFailures: 50)
+    _ = rollout.admit(site, population: 10, plan: lenient)
+    rollout.record("D0", failed: true)
+    rollout.record("D1", failed: false)
+    // 1 of 2 is 50 %: at the threshold, the wave starts.
+    #expect(rollout.advance(population: 10, plan: lenient) == .stageEnded(stage: 0, devices: 2, failures: 1))
+    let wave = rollout.admit(site, population: 10, plan: lenient)
+    #expect(wave == ["D0", "D1", "D2", "D3", "D4", "D5"], "members again, then four new")
+    for d in ["D2", "D3", "D4"] { rollout.record(d, failed: true) }
+    rollout.record("D5", failed: false)
+    guard case .stopped(1, 4, 3, let reason)? = rollout.advance(population: 10, plan: lenient) else {
+      Issue.record("wave 1 with 3 of 4 failed did not stop the rollout")
+      return
+    }
+    #expect(reason.contains("3 of 4 devices failed") && reason.contains("--max-failures 50%"))
+    #expect(rollout.admit(site, population: 10, plan: lenient).isEmpty, "stopped: nobody goes through")
+    rollout.resume()
+    #expect(rollout.stopped == nil && rollout.stage == 2)
+    #expect(rollout.admit(["D6"], population: 10, plan: lenient) == ["D6"])
+  }
+
+  @Test func aSmallSitesEmptyWavesArePassedOver() {
+    // 3 devices: canary 1, then 10 % and 25 % of 2 round to nothing until 100 %.
+    let small = RolloutPlan(canary: 1, waves: [10, 25, 100], maxFailures: 0)
+    var rollout = ReconcileRollout()
+    #expect(rollout.admit(["A", "B", "C"], population: 3, plan: small) == ["A"])
+    rollout.record("A", failed: false)
+    #expect(rollout.advance(population: 3, plan: small) == .stageEnded(stage: 0, devices: 1, failures: 0))
+    let next = rollout.admit(["B", "C"], population: 3, plan: small)
+    #expect(next.count >= 1, "a wave that holds devices starts")
+    for d in next { rollout.record(d, failed: false) }
+    var ended = 0
+    while rollout.advance(population: 3, plan: small) != nil { ended += 1 }
+    let rest = rollout.admit(["B", "C"], population: 3, plan: small)
+    for d in rest { rollout.record(d, failed: false) }
+    while rollout.advance(population: 3, plan: small) != nil { ended += 1 }
+    #expect(rollout.isComplete(small), "stage \(rollout.stage), members \(rollout.members)")
+    #expect(Set(rollout.members.keys) == ["A", "B", "C"])
+  }
+}
