@@ -6,7 +6,7 @@
 # (`--once`, a schedule of its own) finds each compliant: the writes are on the devices. Last, the early
 # device's own reconcile again with --firmware latest (the repository's example catalogue, a file:// base):
 # the device it found compliant runs 5.12, so it is put in its bootloader and updated to 5.14 over hci0, and
-# the version is read back from it.
+# the version is read back from it, as the canary of a staged rollout (--rollout canary=1,waves=100%).
 # Run with bluetoothd only, as a gateway runs it: one mode keeps the tier's time (provision.sh covers the
 # same write path in both).
 # vm-e2e-modes: bluetoothd
@@ -84,13 +84,16 @@ vm_log "ok: a fresh reconcile finds each device compliant"
 
 expect_success 180 "$BP" reconcile "$VM_OUT/one-$early.json" --adapter hci0 --scan-backend hci --window 6 \
   --once --jsonl --state-dir "$VM_OUT/state-fresh-$early" --firmware latest \
-  --catalog "file://$VM_REPO/firmware/example" --firmware-dir "$VM_OUT/firmware"
+  --catalog "file://$VM_REPO/firmware/example" --firmware-dir "$VM_OUT/firmware" --rollout canary=1,waves=100%
 grep -q "\"address\":\"$early\".*\"event\":\"converged\"" <<<"$VM_LAST_OUTPUT" \
   && vm_fail "the configuration of $early was checked again within --recheck"
 grep "\"address\":\"$early\".*\"event\":\"firmware-updated\"" <<<"$VM_LAST_OUTPUT" \
   | grep -q "\"from\":\"5.12\".*\"to\":\"5.14\"" \
   || vm_fail "reconcile --firmware latest should update $early from 5.12 to 5.14"
 vm_log "ok: reconcile --firmware latest updated $early to 5.14 and read it back"
+grep -q '"event":"rollout-stage".*"reason":"canary"' <<<"$VM_LAST_OUTPUT" \
+  || vm_fail "the rollout's canary (the one device) should have ended as a stage"
+vm_log "ok: --rollout: the canary stage ended with the update"
 vm_stop "$serve_early"
 vm_stop "$serve_late"
 echo "PASS reconcile ($VM_MODE)"
