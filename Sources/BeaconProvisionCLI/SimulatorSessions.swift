@@ -24,7 +24,7 @@ enum SimulatorSessions {
     if fleet.gateways != nil {
       SharedSimulatorState.share(kbeacons, store: store)
     } else {
-      saveChanges(of: kbeacons, to: store)
+      saveChanges(of: kbeacons, to: store, restored: restored)
     }
     logWrites(of: kbeacons, to: store.writeLog)
     return central
@@ -50,19 +50,22 @@ enum SimulatorSessions {
   /// simulation holds the saver (its change handler), so a strong capture made a cycle that kept both, and
   /// every device of the fleet, alive for good — LeakSanitizer's finding under scripts/sanitizers. A save
   /// that finds the simulation gone writes nothing (no change can come from it any more).
-  static func saveChanges(of kbeacons: KBeaconSimulation, to store: SimulatorStateStore) {
-    let entries = SimulatorStateEntries()
+  static func saveChanges(
+    of kbeacons: KBeaconSimulation, to store: SimulatorStateStore,
+    restored: [BluetoothAddress: SimulatedKBeaconSnapshot]
+  ) {
+    let entries = SimulatorStateEntries(restored: restored)
     let saver = SimulatorStateSaver(
       snapshot: {
         [weak kbeacons] () async -> (
           kbeacons: [BluetoothAddress: SimulatedKBeaconSnapshot], text: [BluetoothAddress: SimulatedATCommands]
         )? in
         guard let kbeacons else { return nil }
-        return (await kbeacons.snapshots(), await kbeacons.textDevices.snapshots())
+        return (await kbeacons.changedSnapshots(), await kbeacons.textDevices.snapshots())
       },
       write: { snapshots in
         guard let snapshots else { return }
-        try store.save(entries: entries.entries(for: snapshots.kbeacons), textDevices: snapshots.text)
+        try store.save(entries: entries.entries(after: snapshots.kbeacons), textDevices: snapshots.text)
       })
     kbeacons.setChangeHandler { await saver.save() }
   }
@@ -127,27 +130,27 @@ actor SimulatorStateSaver<Snapshot: Sendable> {
   private func started() { lastStarted = true }
 }
 
-/// The state file's entries of the last save, by device: a save serialises only the devices whose state
-/// changed since (a write touches one device; the file holds the whole fleet).
+/// The state file's entries, by device: what the fleet's state was at the start (`restored`), with each
+/// save's changed devices (`KBeaconSimulation.changedSnapshots`) serialised over it — a write touches one
+/// device, the file holds every device ever saved. Before, each save took every live device's snapshot
+/// (an actor hop each) and compared it with the last one to find the changed few: at 1,000 devices and 16
+/// links that was most of `apply`'s CPU (`provision-bench apply-scaling`, docs/benchmarks.md).
 final class SimulatorStateEntries: Sendable {
-  private let cache = Mutex<[BluetoothAddress: (snapshot: SimulatedKBeaconSnapshot, bytes: [UInt8])]>([:])
+  private let bytes: Mutex<[BluetoothAddress: [UInt8]]>
   /// Entries serialised so far (tests).
   let serialised = Mutex(0)
 
-  func entries(for snapshots: [BluetoothAddress: SimulatedKBeaconSnapshot]) -> [BluetoothAddress: [UInt8]] {
-    cache.withLock { cache in
-      var result: [BluetoothAddress: [UInt8]] = [:]
-      for (address, snapshot) in snapshots {
-        if let cached = cache[address], cached.snapshot == snapshot {
-          result[address] = cached.bytes
-        } else {
-          let bytes = SimulatorStateStore.entry(snapshot)
-          serialised.withLock { $0 += 1 }
-          cache[address] = (snapshot, bytes)
-          result[address] = bytes
-        }
-      }
-      return result
+  init(restored: [BluetoothAddress: SimulatedKBeaconSnapshot]) {
+    bytes = Mutex(restored.mapValues(SimulatorStateStore.entry))
+    serialised.withLock { $0 = restored.count }
+  }
+
+  /// Every entry, after serialising `changed` over the ones before.
+  func entries(after changed: [BluetoothAddress: SimulatedKBeaconSnapshot]) -> [BluetoothAddress: [UInt8]] {
+    bytes.withLock { bytes in
+      for (address, snapshot) in changed { bytes[address] = SimulatorStateStore.entry(snapshot) }
+      serialised.withLock { $0 += changed.count }
+      return bytes
     }
   }
 }

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import KBeacon
 import Simulator
 import Synchronization
 import Testing
@@ -16,7 +17,8 @@ import Testing
     do {
       let kbeacons = KBeaconSimulation(fleet: SimulatedFleet(devices: []), now: { 0 })
       let directory = FileManager.default.temporaryDirectory.appendingPathComponent("saver-\(UUID().uuidString)").path
-      SimulatorSessions.saveChanges(of: kbeacons, to: SimulatorStateStore(stateDirectory: directory, fleetFile: nil))
+      SimulatorSessions.saveChanges(
+        of: kbeacons, to: SimulatorStateStore(stateDirectory: directory, fleetFile: nil), restored: [:])
       released = kbeacons
     }
     #expect(released == nil)
@@ -71,8 +73,8 @@ import Testing
   }
 }
 
-/// A save serialises only the devices whose state changed since the last one, and the file it writes
-/// loads back as the fleet's full state.
+/// A save serialises only the devices whose state changed since the last one (`KBeaconSimulation.changedSnapshots`
+/// over the entries the fleet started from), and the file it writes loads back as the fleet's full state.
 @Suite("Simulator state entries", .isolatedState, .timeLimit(.minutes(1))) struct SimulatorStateEntriesTests {
   @Test func onlyChangedDevicesAreSerialisedAgain() async throws {
     let store = SimulatorStateStore(stateDirectory: StateDirectory.resolve(nil), fleetFile: nil)
@@ -80,15 +82,22 @@ import Testing
     for device in DemoFleet.fleet.devices { _ = kbeacons.kbeacon(device.address) }
     var snapshots = await kbeacons.snapshots()
     #expect(snapshots.count > 2)
-    let entries = SimulatorStateEntries()
-    try store.save(entries: entries.entries(for: snapshots))
+    let entries = SimulatorStateEntries(restored: snapshots)
+    #expect(await kbeacons.changedSnapshots().isEmpty, "devices brought up, none changed")
+    try store.save(entries: entries.entries(after: [:]))
     #expect(entries.serialised.withLock { $0 } == snapshots.count)
-    // One device written: only it is serialised again.
+    #expect(try store.load() == snapshots)
+    // One device drifts (a change of its own, as a write is): only it is serialised again.
     let first = try #require(snapshots.keys.sorted().first)
-    snapshots[first]?.writes += 1
-    snapshots[first]?.password = "n3w-Secret-pw"
-    try store.save(entries: entries.entries(for: snapshots))
+    var overlay = KBeaconConfiguration()
+    overlay.common[CommonKey.name] = "drifted"
+    await kbeacons.kbeacon(first)?.drift(overlay)
+    let changed = await kbeacons.changedSnapshots()
+    #expect(Array(changed.keys) == [first])
+    #expect(await kbeacons.changedSnapshots().isEmpty, "taken once")
+    try store.save(entries: entries.entries(after: changed))
     #expect(entries.serialised.withLock { $0 } == snapshots.count + 1)
+    snapshots[first] = changed[first]
     #expect(try store.load() == snapshots)
   }
 }
