@@ -8,23 +8,27 @@ import Fleet
 /// about to configure or update (a KBeacon takes one link at a time; the VM tier's two gateways each linked
 /// to the other's device for its survey).
 ///
-/// [I] The other gateway's liveness is not checked, only its sighting's age (`sightingWindowSeconds`): a
-/// device left to a gateway that then dies is claimed here once its lease rules allow, and updated if a
-/// surveyed device shares its model and hardware version (the route is per pair); else it fails as "not
-/// seen before the campaign", and the next campaign, its sighting of the dead gateway aged out, surveys it.
+/// [I] As the claim weighs only gateways alive in the run, the survey weighs only gateways alive in any run
+/// (a heartbeat within `leaseSeconds`; the survey comes before this gateway joins the run) with a sighting
+/// within `sightingWindowSeconds`: a gateway stopped or dead is not left anything, so its devices are
+/// surveyed and taken over. One that dies after the survey left it a device: the device is claimed here once
+/// its lease allows, and updated if a surveyed device shares its model and hardware version (the route is
+/// per pair); else it fails as "not seen before the campaign", and the next campaign surveys it.
 extension GatewayCoordinator {
   /// The targets another gateway heard clearly better within the sighting window: address → that gateway.
   public func leftToNearer(_ targets: [Target]) async throws -> [String: String] {
     let mine = Dictionary(
       targets.compactMap { t in t.rssi.map { (t.address.description, $0) } }, uniquingKeysWith: max)
     guard !mine.isEmpty else { return [:] }
-    let (gateway, window) = (gateway, String(settings.sightingWindowSeconds))
+    let (gateway, window, lease) = (gateway, String(settings.sightingWindowSeconds), String(settings.leaseSeconds))
     let others = try await journal.connection.session { s in
       try s.query(
         """
-        SELECT address, gateway, rssi FROM bp_sighting
-          WHERE gateway <> $1 AND seen_at > now() - make_interval(secs => $2::float8)
-        """, [gateway, window]
+        SELECT g.address, g.gateway, g.rssi FROM bp_sighting g
+          WHERE g.gateway <> $1 AND g.seen_at > now() - make_interval(secs => $2::float8)
+            AND EXISTS (SELECT 1 FROM bp_gateway w WHERE w.gateway = g.gateway
+              AND w.heartbeat_at > now() - make_interval(secs => $3::float8))
+        """, [gateway, window, lease]
       ).records.compactMap { r -> (String, NearestGatewayRule.Sighting)? in
         guard let address = r["address"] ?? nil, let other = r["gateway"] ?? nil,
           let rssi = (r["rssi"] ?? nil).flatMap(Int.init)

@@ -80,4 +80,55 @@ import Testing
     await server.stop()
     try? FileManager.default.removeItem(atPath: site.folder)
   }
+
+  /// A gateway stopped (SIGSTOP) just before one of its devices' transfer, longer than its lease
+  /// (`SimulatorPauseHook` `before-transfer`): the other gateway takes the device over in the firmware run
+  /// and updates it; resumed, the stopped one finds its lease gone and sends nothing. Every device updated
+  /// once, the device in question by the other gateway's process, as the write log records who installed it.
+  @Test func aGatewayPausedBeforeATransferPastItsLeaseDoesNotUpdateItsLostDevice() async throws {
+    let gateways = ["gw-1", "gw-2"]
+    let server = try await PostgresServer.start()
+    let url = try await server.createDatabase()
+    let site = try GatewaySite(count: 4, block: 0x25, gateways: gateways, firmware: "5.12") { gateway, i in
+      gateway == gateways[i % 2] ? -55 : -75
+    }
+    let catalogue = site.folder + "/catalogue"
+    try FileManager.default.copyItem(atPath: CatalogueFolderCampaignTests.example, toPath: catalogue)
+    let target = site.address(2)
+    let processes = try await ReconcileSeveralGatewaysTests.start(
+      site, gateways, journal: url, parallel: 1, lease: 2, environment: ["gw-1": "before-transfer:\(target)"],
+      extra: ["--firmware", "latest", "--catalog", catalogue, "--firmware-dir", site.folder + "/firmware"])
+    let (paused, other) = (processes[0], processes[1])
+    let stopped = await paused.line { $0.contains("test hook: stopped before transferring \(target)") }
+    if !stopped { Issue.record("gw-1 ended before it stopped at \(target): \(await paused.finish().text)") }
+    try #require(stopped)
+    #expect(await paused.isStopped(), "gw-1 said it stopped but is not")
+    var taken = false
+    for _ in 0..<120 where !taken {
+      try await Task.sleep(for: .milliseconds(500))
+      taken = try site.writeLog.counts(what: "firmware")[target] == 1
+    }
+    #expect(taken, "gw-2 did not update \(target): \(other.tail.text)")
+    paused.signal(SIGCONT)
+    let journal = try await ReconcileSeveralGatewaysTests.journal(url)
+    var done = false
+    for _ in 0..<240 where !done {
+      try await Task.sleep(for: .milliseconds(500))
+      let open = try await ReconcileSeveralGatewaysTests.rows(journal).filter { !$0.state.isFinal }
+      done = try site.writeLog.counts(what: "firmware").count == site.count && open.isEmpty
+    }
+    try await Task.sleep(for: .seconds(3))
+    for gateway in processes { gateway.signal(SIGTERM) }
+    for gateway in processes {
+      let (status, text) = await gateway.finish()
+      #expect(status == 0, "\(text)")
+    }
+    let addresses = (0..<site.count).map(site.address)
+    #expect(try site.writeLog.counts(what: "firmware") == Dictionary(uniqueKeysWithValues: addresses.map { ($0, 1) }))
+    let installs = try site.writeLog.writes().filter { $0.address == target && $0.what == "firmware" }
+    #expect(installs.map(\.pid) == [other.process.processIdentifier], "\(installs)")
+    await journal.connection.close()
+    await server.stop()
+    try? FileManager.default.removeItem(atPath: site.folder)
+  }
 }
