@@ -34,12 +34,17 @@ enum SharedSimulatorState {
       snapshot: { [weak kbeacons] () async -> [BluetoothAddress: SimulatedKBeaconSnapshot]? in
         await kbeacons?.changedSnapshots()
       },
-      write: { live in
+      write: { [weak kbeacons] live in
         guard let live else { return }
-        try withLock(store) {
-          var all = try store.load()
-          all.merge(live) { _, mine in mine }
-          try store.save(entries: all.mapValues(SimulatorStateStore.entry), textDevices: try store.loadTextDevices())
+        do {
+          try withLock(store) {
+            var all = try store.load()
+            all.merge(live) { _, mine in mine }
+            try store.save(entries: all.mapValues(SimulatorStateStore.entry), textDevices: try store.loadTextDevices())
+          }
+        } catch {
+          kbeacons?.markChanged(live.keys)  // the next save writes them
+          throw error
         }
       })
     kbeacons.setChangeHandler { await saver.save() }

@@ -65,6 +65,7 @@ enum SimulatorSessions {
       },
       write: { snapshots in
         guard let snapshots else { return }
+        // The entries keep the changes even when this write fails: the next save writes them.
         try store.save(entries: entries.entries(after: snapshots.kbeacons), textDevices: snapshots.text)
       })
     kbeacons.setChangeHandler { await saver.save() }

@@ -162,14 +162,14 @@ public struct FirmwareCampaignPlan: CampaignPlan {
       work: work, order: { AddressNeighbourhood.spread($0) }, reports: reports, version: version, packages: packages)
   }
 
-  /// The targets a catalogue campaign surveys: all of them, or on a shared run those the nearest-gateway rule
-  /// does not leave to another gateway (`GatewayCoordinator.leftToNearer`; a journal that does not answer
-  /// leaves none out).
+  /// The targets a catalogue campaign surveys: all of them, or on a named shared run those the nearest-gateway
+  /// rule leaves to another gateway alive in that run (`GatewayCoordinator.leftToNearer`; a run not named yet,
+  /// or a journal that does not answer, leaves none out).
   static func surveyTargets(
     _ targets: [Target], _ resources: CampaignResources, _ emit: @Sendable (PipelineEvent) -> Void
   ) async -> [Target] {
-    guard let coordinator = resources.coordinator,
-      let left = try? await coordinator.leftToNearer(targets), !left.isEmpty
+    guard let coordinator = resources.coordinator, let run = resources.sharedRun,
+      let left = try? await coordinator.leftToNearer(targets, run: run), !left.isEmpty
     else { return targets }
     emit(.surveyLeft(left))
     return targets.filter { left[$0.address.description] == nil }

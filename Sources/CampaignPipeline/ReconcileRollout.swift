@@ -1,9 +1,15 @@
 /// `reconcile --firmware … --rollout canary=N,waves=P%,…,100% --max-failures P%`: a release reaches a site
 /// in stages, as `dfu update --rollout` stages one campaign (`RolloutPlan`), but over a fleet that is heard a
-/// few devices at a time and checked as its devices come due. One per firmware source, kept in the ledger.
+/// few devices at a time and checked as its devices come due. One per profile and firmware source, kept in the
+/// ledger. With `--firmware latest` the source does not name the release [I]: once the rollout is complete a
+/// newer release goes to the whole site, so pin the version (`--firmware V5.14`) to stage each release; a
+/// device found already current, or with no release for it, passes its stage (as `dfu update --rollout` counts
+/// it).
 ///
-/// - **Stages** are the plan's canary and waves over the devices the profile manages that this gateway knows
-///   (`population`, counted at each pass: its converged devices): stage 0 takes the canary's number of
+/// - **Stages** are the plan's canary and waves over the devices the profile manages (`population`, counted at
+///   each pass: the addresses its inventory or `select` names, or else its converged devices; a stage that
+///   ended stays ended as the population grows, and the last stage takes every device that converges
+///   later): stage 0 takes the canary's number of
 ///   devices, stage k the cumulative share of the rest `RolloutPlan.partition` gives it. A due device joins
 ///   the stage under way while the stage has room (`admit`); a member is always let through again (its retry
 ///   after a failure).
@@ -11,7 +17,8 @@
 ///   failed — a failure includes a device that did not come back with the new version (`FirmwareWork` fails
 ///   it). At or under `--max-failures` the next stage starts; over it the rollout stops (`stopped`), the
 ///   later stages' devices are never connected to for this source, and it stays stopped across restarts
-///   until the operator starts reconcile with `--resume-rollout` (the next stage then starts) [I].
+///   until the operator starts reconcile with `--resume-rollout` (the next stage then starts; it also moves a
+///   rollout past a stage that cannot end, a member no longer heard) [I].
 /// - A stage that cannot fill (its devices are not heard) waits; once every stage has ended, every due
 ///   device goes through (`isComplete`).
 public struct ReconcileRollout: Sendable, Codable, Equatable {
@@ -104,7 +111,8 @@ public struct ReconcileRollout: Sendable, Codable, Equatable {
   /// would otherwise never end.
   mutating func skipEmptyStages(population: Int, plan: RolloutPlan) {
     let counted = max(population, members.count)
-    while stopped == nil, !isComplete(plan), counted > 0,
+    // The last stage (100 %) is never passed over: it takes the devices that converge later.
+    while stopped == nil, stage < plan.waves.count, counted > 0,
       Self.size(of: stage, population: counted, plan: plan) == 0,
       !members.values.contains(where: { $0.stage == stage })
     {
@@ -112,10 +120,13 @@ public struct ReconcileRollout: Sendable, Codable, Equatable {
     }
   }
 
-  /// `--resume-rollout`: the operator decided to go on after a stop; the next stage starts.
-  public mutating func resume() {
-    guard stopped != nil else { return }
+  /// `--resume-rollout`: the operator decided to go on — after a stop, or past a stage that cannot end (a
+  /// member no longer heard, its check never finished): the next stage starts, and the stage's members
+  /// without an outcome leave the rollout (they join a later stage when they are due).
+  public mutating func resume(plan: RolloutPlan) {
+    guard stopped != nil || !isComplete(plan) else { return }
     stopped = nil
+    members = members.filter { $0.value.stage != stage || $0.value.failed != nil }
     stage += 1
   }
 }

@@ -8,15 +8,17 @@ import Fleet
 /// about to configure or update (a KBeacon takes one link at a time; the VM tier's two gateways each linked
 /// to the other's device for its survey).
 ///
-/// [I] As the claim weighs only gateways alive in the run, the survey weighs only gateways alive in any run
-/// (a heartbeat within `leaseSeconds`; the survey comes before this gateway joins the run) with a sighting
-/// within `sightingWindowSeconds`: a gateway stopped or dead is not left anything, so its devices are
-/// surveyed and taken over. One that dies after the survey left it a device: the device is claimed here once
-/// its lease allows, and updated if a surveyed device shares its model and hardware version (the route is
-/// per pair); else it fails as "not seen before the campaign", and the next campaign surveys it.
+/// [I] As the claim does, the survey weighs only gateways alive in the run (a heartbeat within `leaseSeconds`)
+/// with a sighting within `sightingWindowSeconds`: a gateway stopped, dead, or not in this run (busy with its
+/// configuration, or without `--firmware`) is left nothing, so the devices the claim will let this gateway
+/// take are surveyed. A campaign whose run is not named before it starts (a new `dfu update --journal` run)
+/// surveys every target. A gateway that dies after the survey left it a device: the device is claimed here
+/// once its lease allows, and updated if a surveyed device shares its model and hardware version (the route
+/// is per pair); else it fails as "not seen before the campaign", and the next campaign surveys it.
 extension GatewayCoordinator {
-  /// The targets another gateway heard clearly better within the sighting window: address → that gateway.
-  public func leftToNearer(_ targets: [Target]) async throws -> [String: String] {
+  /// The targets another gateway alive in `run` heard clearly better within the sighting window: address →
+  /// that gateway.
+  public func leftToNearer(_ targets: [Target], run: String) async throws -> [String: String] {
     let mine = Dictionary(
       targets.compactMap { t in t.rssi.map { (t.address.description, $0) } }, uniquingKeysWith: max)
     guard !mine.isEmpty else { return [:] }
@@ -26,9 +28,9 @@ extension GatewayCoordinator {
         """
         SELECT g.address, g.gateway, g.rssi FROM bp_sighting g
           WHERE g.gateway <> $1 AND g.seen_at > now() - make_interval(secs => $2::float8)
-            AND EXISTS (SELECT 1 FROM bp_gateway w WHERE w.gateway = g.gateway
+            AND EXISTS (SELECT 1 FROM bp_gateway w WHERE w.run_id = $4 AND w.gateway = g.gateway
               AND w.heartbeat_at > now() - make_interval(secs => $3::float8))
-        """, [gateway, window, lease]
+        """, [gateway, window, lease, run]
       ).records.compactMap { r -> (String, NearestGatewayRule.Sighting)? in
         guard let address = r["address"] ?? nil, let other = r["gateway"] ?? nil,
           let rssi = (r["rssi"] ?? nil).flatMap(Int.init)

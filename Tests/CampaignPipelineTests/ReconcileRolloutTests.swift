@@ -46,7 +46,7 @@ import Testing
     }
     #expect(reason.contains("3 of 4 devices failed") && reason.contains("--max-failures 50%"))
     #expect(rollout.admit(site, population: 10, plan: lenient).isEmpty, "stopped: nobody goes through")
-    rollout.resume()
+    rollout.resume(plan: lenient)
     #expect(rollout.stopped == nil && rollout.stage == 2)
     #expect(rollout.admit(["D6"], population: 10, plan: lenient) == ["D6"])
   }
@@ -68,5 +68,31 @@ import Testing
     while rollout.advance(population: 3, plan: small) != nil { ended += 1 }
     #expect(rollout.isComplete(small), "stage \(rollout.stage), members \(rollout.members)")
     #expect(Set(rollout.members.keys) == ["A", "B", "C"])
+  }
+
+  /// A site heard a few devices at a time: the stages sized on the first ones do not end the rollout; the
+  /// last stage takes the devices that converge later, a stage at a time, never all at once.
+  @Test func devicesThatConvergeLaterJoinTheLastStageNotAnUnstagedRush() {
+    let plan = RolloutPlan(canary: 2, waves: [10, 100], maxFailures: 0)
+    var rollout = ReconcileRollout()
+    #expect(rollout.admit(["D0", "D1"], population: 2, plan: plan) == ["D0", "D1"])
+    rollout.record("D0", failed: false)
+    rollout.record("D1", failed: false)
+    #expect(rollout.advance(population: 2, plan: plan) == .stageEnded(stage: 0, devices: 2, failures: 0))
+    #expect(!rollout.isComplete(plan), "the last stage stays open for the devices to come")
+    // One more device converged: the population is 3, the last stage has room for one.
+    #expect(rollout.admit(["D2", "D3"], population: 3, plan: plan) == ["D2"])
+  }
+
+  /// `--resume-rollout` past a stage that cannot end (a member no longer heard): the stage's unfinished
+  /// members leave it and the next stage starts.
+  @Test func resumingMovesPastAStageThatCannotEnd() {
+    var rollout = ReconcileRollout()
+    _ = rollout.admit(site, population: 10, plan: plan)
+    rollout.record("D0", failed: false)
+    #expect(rollout.advance(population: 10, plan: plan) == nil, "D1 is gone, its check never ends")
+    rollout.resume(plan: plan)
+    #expect(rollout.stage == 1 && rollout.members["D1"] == nil && rollout.members["D0"]?.failed == false)
+    #expect(rollout.admit(["D1"], population: 10, plan: plan) == ["D1"], "back in a later stage")
   }
 }

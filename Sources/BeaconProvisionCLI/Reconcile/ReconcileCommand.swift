@@ -56,8 +56,9 @@ struct ReconcileCommand: AsyncParsableCommand, LoggingCommand {
       canary's devices first, then each wave's cumulative share of the rest, a stage starting only once the one \
       before ended (every member updated, current or failed) at or under --max-failures (default 0%); the others \
       wait (skipped-rollout; rollout-stage as a stage ends). Over the threshold the rollout stops (rollout-stopped) \
-      and no later device is connected to for that firmware, across restarts, until a start with \
-      --resume-rollout. Kept in reconcile.json; not with a shared journal yet.
+      and no device is connected to for that firmware, across restarts, until a start with --resume-rollout \
+      (which also moves past a stage that cannot end). Kept per profile and firmware in reconcile.json; pin the \
+      version (--firmware V5.14) to stage each release; not with a shared journal yet.
 
       Several gateways: with --journal postgresql://… every gateway reconciling the site visits its due devices \
       through one shared run per profile and --recheck period (reconcile-<content>-<period>), with the leases and \

@@ -49,17 +49,17 @@ extension ReconcileLoop {
       }
       return false
     }
-    if let plan = firmware.rollout {
-      due = await admitToRollout(due, plan: plan, firmware: firmware, profile: profile, state: &state)
-      guard !due.isEmpty else { return false }
-    }
     let room = state.budget.available(now: at)
     for candidate in due.dropFirst(room) where state.firstReport(candidate.address, "budget") {
       await output.emit(
         .init(event: "skipped-budget", address: candidate.address, profile: profile.path),
         "\(candidate.address): firmware due, --max-connections-per-hour reached, waits")
     }
-    let chosen = Array(due.prefix(room))
+    var chosen = Array(due.prefix(room))
+    // The rollout admits after the budget's cut, so no member waits on a check the budget put off.
+    if let plan = firmware.rollout {
+      chosen = await admitToRollout(chosen, plan: plan, firmware: firmware, profile: profile, state: &state)
+    }
     guard !chosen.isEmpty, let interrupts = signals.campaignInterrupts() else { return false }
     state.budget.spend(chosen.count, now: at)
     // With a shared journal, this gateway's part of the profile's firmware run (`ReconcileSiteRuns+Firmware`).
@@ -67,9 +67,11 @@ extension ReconcileLoop {
     let run = ReconcileSiteRuns.firmwareRunID(
       fingerprint: profile.fingerprint, source: firmware.source, now: at, recheck: settings.recheck)
     let addresses = chosen.map(\.address)
-    // A gateway's first pass in a firmware run waits for `--gateways` to join it (at most `--settle`), as the
-    // first configuration pass does: a gateway claiming first would otherwise take the others' nearest devices.
-    let waitFor = site != nil && state.firmwareRunsJoined.insert(run).inserted ? settings.shared?.gateways ?? 1 : 1
+    // A gateway's first firmware run waits for `--gateways` to join it (at most `--settle`), as the first
+    // configuration pass does: a gateway claiming first would otherwise take the others' nearest devices. Not
+    // every period's run: a gateway with no firmware due never joins one, and each would cost the others --settle.
+    let waitFor = site != nil && state.firmwareRunsJoined.isEmpty ? settings.shared?.gateways ?? 1 : 1
+    if site != nil { state.firmwareRunsJoined.insert(run) }
     if let site {
       await reopen(run: run, site: site, windowAge: now() - windowStart) { [ledger = state.ledger] rows in
         ReconcileSiteRuns.firmwareReopenings(due: addresses, rows: rows, ledger: ledger)

@@ -6,9 +6,16 @@ import Fleet
 /// member's outcome is recorded and a stage that ended is reported (rollout-stage), or the rollout stops over
 /// the threshold (rollout-stopped) and no later device is connected to for this source.
 extension ReconcileLoop {
-  /// The devices the profile manages that this gateway knows: its converged ones (the rollout's population).
+  /// The devices the profile manages (the rollout's population): the addresses its inventory or `select`
+  /// names, or its converged devices this gateway knows, whichever is more.
   static func rolloutPopulation(_ profile: ReconcileProfile, _ ledger: ReconcileLedger) -> Int {
-    ledger.devices.values.filter { $0.fingerprint == profile.fingerprint && $0.verifiedAt != nil }.count
+    let converged = ledger.devices.values.filter { $0.fingerprint == profile.fingerprint && $0.verifiedAt != nil }
+    return max(TargetSelection.namedAddresses(of: profile.loaded)?.count ?? 0, converged.count)
+  }
+
+  /// Where the ledger keeps a profile's rollout of a firmware source.
+  static func rolloutKey(_ profile: ReconcileProfile, _ firmware: ReconcileFirmware) -> String {
+    profile.fingerprint + "\n" + firmware.source
   }
 
   /// Which of `due` the rollout lets through now.
@@ -16,10 +23,12 @@ extension ReconcileLoop {
     _ due: [ReconcileDue.Candidate], plan: RolloutPlan, firmware: ReconcileFirmware, profile: ReconcileProfile,
     state: inout PassState
   ) async -> [ReconcileDue.Candidate] {
-    var rollout = state.ledger.rollouts?[firmware.source] ?? ReconcileRollout()
+    var rollout = state.ledger.rollouts?[Self.rolloutKey(profile, firmware)] ?? ReconcileRollout()
     let admitted = Set(
       rollout.admit(due.map(\.address), population: Self.rolloutPopulation(profile, state.ledger), plan: plan))
-    state.ledger.rollouts = (state.ledger.rollouts ?? [:]).merging([firmware.source: rollout]) { $1 }
+    state.ledger.rollouts = (state.ledger.rollouts ?? [:]).merging([Self.rolloutKey(profile, firmware): rollout]) {
+      $1
+    }
     for candidate in due where !admitted.contains(candidate.address) {
       let why =
         rollout.stopped
@@ -38,7 +47,7 @@ extension ReconcileLoop {
     _ outcomes: [String: DeviceOutcome], plan: RolloutPlan, firmware: ReconcileFirmware, profile: ReconcileProfile,
     state: inout PassState
   ) async {
-    guard var rollout = state.ledger.rollouts?[firmware.source] else { return }
+    guard var rollout = state.ledger.rollouts?[Self.rolloutKey(profile, firmware)] else { return }
     for (address, outcome) in outcomes {
       switch outcome {
       case .updated, .planned, .compliant, .skipped: rollout.record(address, failed: false)
@@ -62,6 +71,6 @@ extension ReconcileLoop {
           .init(event: "rollout-stopped", profile: profile.path, reason: reason, failures: failures), reason)
       }
     }
-    state.ledger.rollouts?[firmware.source] = rollout
+    state.ledger.rollouts?[Self.rolloutKey(profile, firmware)] = rollout
   }
 }

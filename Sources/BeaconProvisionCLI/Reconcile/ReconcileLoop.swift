@@ -82,8 +82,10 @@ struct ReconcileLoop {
       ledger: try await BlockingIO.run { try ReconcileLedger.load(stateDirectory: state) }, reported: [:],
       budget: ConnectionBudget(perHour: settings.maxConnectionsPerHour))
     var saved = pass.ledger
-    if let firmware = settings.firmware, firmware.resumeRollout {
-      pass.ledger.rollouts?[firmware.source]?.resume()
+    if let firmware = settings.firmware, firmware.resumeRollout, let plan = firmware.rollout {
+      for key in (pass.ledger.rollouts ?? [:]).keys where key.hasSuffix("\n" + firmware.source) {
+        pass.ledger.rollouts?[key]?.resume(plan: plan)
+      }
     }
     var failed = false
     var passes = 0
@@ -149,7 +151,7 @@ struct ReconcileLoop {
     /// `--firmware`: catalogue or package failures in a row, and no firmware pass before this time.
     var firmwareErrors = 0
     var firmwareHoldUntil = 0.0
-    /// The shared firmware runs this process took part in: `--gateways`/`--settle` wait on its first pass of each.
+    /// The shared firmware runs this process took part in: `--gateways`/`--settle` wait on its first one only.
     var firmwareRunsJoined: Set<String> = []
 
     /// Whether `reason` is new for `address` (then remembered): a device left alone for one reason is

@@ -126,6 +126,11 @@ public final class KBeaconSimulation: Sendable {
   /// every device brought up here: a device another process changed after this one only read it (a
   /// catalogue campaign's survey of a device another gateway then updates) is stale here, and saving it
   /// lost that update — the device "forgot" its new firmware, and a second gateway installed it again.
+  /// Marks `addresses` changed again: a save that took them could not write them (`changedSnapshots`).
+  public func markChanged(_ addresses: some Sequence<BluetoothAddress>) {
+    changed.withLock { $0.formUnion(addresses) }
+  }
+
   public func changedSnapshots() async -> [BluetoothAddress: SimulatedKBeaconSnapshot] {
     let addresses = changed.withLock { taken in
       defer { taken = [] }

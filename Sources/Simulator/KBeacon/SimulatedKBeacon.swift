@@ -116,9 +116,12 @@ public actor SimulatedKBeacon {
     } else {
       device.updateMTU(mtu)
     }
-    let before = device.configurationWrites
+    let (before, configurationBefore) = (device.configurationWrites, device.configuration)
     let output = device.receive(bytes, now: now())
-    if device.configurationWrites != before {
+    if device.configurationWrites == before, device.configuration != configurationBefore {
+      // A reset command: the flash changes with no `cfg` written — saved, not logged as a write.
+      await onChange?()
+    } else if device.configurationWrites != before {
       let state = String(decoding: SimulatorStateStore.entry(snapshot()), as: UTF8.self)
       await onWrite?(
         SimulatedWrite(
