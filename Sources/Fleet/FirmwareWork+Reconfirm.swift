@@ -2,18 +2,23 @@ import BeaconCore
 import Profiles
 
 extension FirmwareWork {
-  /// A device whose transfer finished in an earlier attempt of this run, but whose version check did not
-  /// (the link dropped while `ver` was read back, or the process stopped there: the journal's step is
-  /// `verifying`), and which now reports the version the journal says was installed: it is updated, from
-  /// the version the journal kept — not "already current", which a new route decision would say, nor sent
-  /// the package again. Nil for every other device. The report keeps the transfer's figures when this
-  /// process made it; after a resume they are unknown (0 bytes).
+  /// A device whose transfer an earlier attempt of this run started, and which now reports the version the
+  /// journal says was being installed, though it did not run it before: it is updated, from the version the
+  /// journal kept — not "already current", which a new route decision would say, nor sent the package again.
+  /// The journal's step says how far that attempt got: `verifying` (the transfer finished, the link dropped
+  /// while `ver` was read back, or the process stopped there) or `transferring` (the image was activated but
+  /// the transfer still failed: the link lost right after the last Execute — seen under load in a 20-device
+  /// campaign, reported "skipped: already at or above"). Nil for every other device. The report keeps the
+  /// transfer's figures when this process made it; otherwise they are unknown (0 bytes).
   func installedEarlier(_ address: String, previous: JournalDevice?, now: DeviceIdentity) async -> DeviceOutcome? {
-    guard previous?.step == VisitStep.verifying.rawValue,
+    let started = [VisitStep.transferring.rawValue, VisitStep.verifying.rawValue]
+    guard let step = previous?.step, started.contains(step),
       let change = previous?.changeList.first(where: { $0.key == "ver" }),
       let installed = FirmwareVersion(change.new), now.firmware == installed
     else { return nil }
     let from = change.old.flatMap(FirmwareVersion.init)
+    // Already on it before this run's transfer began: not an update of ours.
+    if let from, from >= installed { return nil }
     let report =
       await reports.unconfirmed(address) ?? FirmwareUpdateReport(from: from, to: installed, bytes: 0, seconds: 0)
     await reports.add(address, report)

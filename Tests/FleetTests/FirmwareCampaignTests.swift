@@ -15,6 +15,9 @@ actor FakeFirmwareDevice {
   var inBootloader = false
   /// Drop the link this many times when the version is read back after a finished transfer.
   var dropReadsAfterTransfer = 0
+  /// Lose the link this many times right after the new image was activated (the transfer reports a failure,
+  /// the device runs the new version).
+  var failAfterActivation = 0
 
   init(model: String = "KBPro", hardware: String = "V1.2", firmware: String, target: String = "5.30") {
     identity = DeviceIdentity(model: model, hardware: hardware, firmware: FirmwareVersion(firmware))
@@ -41,7 +44,13 @@ actor FakeFirmwareDevice {
     progress(10000, 10000)
     inBootloader = false
     identity.firmware = target
+    if failAfterActivation > 0 {
+      failAfterActivation -= 1
+      throw LinkError(.disconnected, detail: "link lost after activation")
+    }
   }
+
+  func setFailuresAfterActivation(_ n: Int) { failAfterActivation = n }
 
   func setBreaks(_ n: Int) { breakTransfers = n }
   func setDroppedReads(_ n: Int) { dropReadsAfterTransfer = n }
@@ -140,6 +149,21 @@ struct FakeUpdater: FirmwareUpdater {
     #expect(await device.transfers == 1)
     let report = await reports.byAddress[address.description]
     #expect(report?.from == FirmwareVersion("5.22") && report?.bytes == 10000)
+  }
+
+  /// The image was activated but the transfer still reported a failure (the link lost right after the last
+  /// Execute; seen under load in a 20-device campaign): the retry finds the device on the journalled version
+  /// and reports it updated from the version it had — not "already at or above", nor sent again.
+  @Test func aTransferThatFailedAfterActivationIsConfirmedOnTheRetryAsAnUpdate() async throws {
+    let address = BluetoothAddress("DD:34:02:06:D1:01")!
+    let device = FakeFirmwareDevice(firmware: "V5.22")
+    await device.setFailuresAfterActivation(1)
+    let plan = FirmwarePlan(version: FirmwareVersion("5.30")!, minimumBattery: nil)
+    let (summary, _, _) = try await run([address: device], batteries: [:], plan: plan, journal: try Journal(path: nil))
+    #expect(
+      summary.outcomes.values.first
+        == .updated([ConfigChange(scope: .common, key: "ver", old: .text("5.22"), new: .text("5.30"))]))
+    #expect(await device.transfers == 1)
   }
 
   @Test func aDeviceLeftInItsBootloaderByAnEarlierRunIsFinishedOnResume() async throws {
