@@ -120,9 +120,8 @@ public struct CampaignPipeline: Sendable {
       try await resumeSelection(&selection, run: resume, plan: plan, resources: resources)
     }
     emit(.selected(count: selection.targets.count, notSeen: selection.notSeen.count))
-    var named = resources
-    named.sharedRun = resume ?? settings.shared.run
-    let prepared = try await plan.prepare(selection, resources: named, parallel: settings.parallel, emit: emit)
+    selection.sharedRun = resume ?? settings.shared.run
+    let prepared = try await plan.prepare(selection, resources: resources, parallel: settings.parallel, emit: emit)
 
     let run: String
     if let coordinator = resources.coordinator {

@@ -43,6 +43,10 @@ public struct CampaignSelection: Sendable {
   public var notSeen: [String]
   public var notSelected: [TargetSelection.NotSelected]
   public var batteries: [String: Int]
+  /// The shared run these devices go into when it is named before the campaign starts (`--run`, `--resume`,
+  /// reconcile's runs; set by the pipeline): a firmware survey leaves devices only to gateways alive in it
+  /// (`GatewayCoordinator.leftToNearer`).
+  public var sharedRun: String?
 
   public init(
     targets: [Target], notSeen: [String] = [], notSelected: [TargetSelection.NotSelected] = [],

@@ -14,9 +14,6 @@ public struct CampaignResources: Sendable {
   public let registry: RegistryRecorder
   /// Set when the journal is shared: claims, leases and sightings of this gateway.
   public var coordinator: GatewayCoordinator?
-  /// The shared run this campaign goes into when it is named before the campaign starts (`--run`, `--resume`,
-  /// reconcile's runs): the survey leaves devices only to gateways alive in it (`GatewayCoordinator.leftToNearer`).
-  public var sharedRun: String?
 
   public init(
     journal: any CampaignJournal, central: any Central, registry: RegistryRecorder,

@@ -22,10 +22,7 @@ public struct DFUTargetSelection {
       if let name, !Glob(name).matches(record.name ?? "") { continue }
       let kkm = record.frames.contains { [.kkmScanResponse, .kSensor, .kkmSystem].contains($0.kind) }
       if named == nil, name == nil, !kkm { continue }
-      targets.append(
-        Target(
-          address: record.address, addressType: record.addressType, name: record.name,
-          rssi: Target.heardRSSI(record.rssi.latest)))
+      targets.append(Target(heard: record))
       if let battery = Self.battery(record) { batteries[address] = battery }
     }
     let seen = Set(records.map(\.address.description))

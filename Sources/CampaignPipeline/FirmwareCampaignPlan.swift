@@ -148,7 +148,7 @@ public struct FirmwareCampaignPlan: CampaignPlan {
         cache: cache, location: location, wanted: wanted, identifier: updater([]), expectations: expectations,
         updater: { updater($0.transferImages) }, plan: plan, batteries: selection.batteries, parallel: parallel,
         emit: emit)
-      let resolved = try await planner.resolve(await Self.surveyTargets(selection.targets, resources, emit))
+      let resolved = try await planner.resolve(await Self.surveyTargets(selection, resources, emit))
       packages = resolved.packages.map {
         ResolvedPackage(url: $0.key, version: "V\($0.value.version)", sha256: $0.value.sha256)
       }
@@ -166,9 +166,10 @@ public struct FirmwareCampaignPlan: CampaignPlan {
   /// rule leaves to another gateway alive in that run (`GatewayCoordinator.leftToNearer`; a run not named yet,
   /// or a journal that does not answer, leaves none out).
   static func surveyTargets(
-    _ targets: [Target], _ resources: CampaignResources, _ emit: @Sendable (PipelineEvent) -> Void
+    _ selection: CampaignSelection, _ resources: CampaignResources, _ emit: @Sendable (PipelineEvent) -> Void
   ) async -> [Target] {
-    guard let coordinator = resources.coordinator, let run = resources.sharedRun,
+    let targets = selection.targets
+    guard let coordinator = resources.coordinator, let run = selection.sharedRun,
       let left = try? await coordinator.leftToNearer(targets, run: run), !left.isEmpty
     else { return targets }
     emit(.surveyLeft(left))

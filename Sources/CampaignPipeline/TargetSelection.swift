@@ -70,10 +70,7 @@ public struct TargetSelection {
         skip(reason)
         continue
       }
-      targets.append(
-        Target(
-          address: record.address, addressType: record.addressType, name: record.name,
-          rssi: Target.heardRSSI(record.rssi.latest)))
+      targets.append(Target(heard: record))
     }
     let seen = Set(records.map(\.address.description))
     notSeen = (named ?? []).filter { !seen.contains($0) }.sorted()

@@ -43,6 +43,14 @@ public struct Target: Sendable, Hashable {
   /// Without it such a device was no sighting at all, and no gateway ever claimed it.
   public static func heardRSSI(_ latest: Int8?) -> Int { latest.map(Int.init) ?? -127 }
 
+  /// The target a scan's record of a device makes: its address, address type, name and `heardRSSI` of the
+  /// latest report.
+  public init(heard record: DeviceRecord) {
+    self.init(
+      address: record.address, addressType: record.addressType, name: record.name,
+      rssi: Self.heardRSSI(record.rssi.latest))
+  }
+
   public init(address: BluetoothAddress, addressType: AddressType = .public, name: String? = nil, rssi: Int? = nil) {
     self.address = address
     self.addressType = addressType

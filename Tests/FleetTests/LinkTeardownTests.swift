@@ -65,8 +65,9 @@ import Testing
 
   @Test func refusalsDuringTeardownAndDeviceFailuresDoNotLowerTheLimit() async throws {
     let f = try Fleet(count: 30)
-    // A slot is free 20 ms after its link closed: the next device's connect, made at once, is refused.
-    let slots = FakeLinkSlots(limit: 4, teardown: .milliseconds(20))
+    // A slot is free 200 ms after its link closed: the next device's connect, made at once, is refused (long
+    // enough that a loaded sanitizer pass still connects inside it).
+    let slots = FakeLinkSlots(limit: 4, teardown: .milliseconds(200))
     await f.device(3).setPassword("another-password")
     await f.device(7).setDrops(1)
     await f.device(11).setDrops(10)

@@ -56,7 +56,8 @@ extension ReconcileLoop {
       case .failed: rollout.record(address, failed: true)
       }
     }
-    while let step = rollout.advance(population: Self.rolloutPopulation(profile, state.ledger), plan: plan) {
+    let population = Self.rolloutPopulation(profile, state.ledger)
+    while let step = rollout.advance(population: population, plan: plan) {
       switch step {
       case .stageEnded(let stage, let devices, let failures):
         let next =

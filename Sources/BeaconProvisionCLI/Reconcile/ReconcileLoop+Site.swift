@@ -36,11 +36,7 @@ extension ReconcileLoop {
     due: [String], visited: Set<String>, run: String, site: PostgresJournal, profile: ReconcileProfile,
     drift: [String: [String]], ledger: inout ReconcileLedger
   ) async {
-    let rows: [String: JournalDevice]
-    do { rows = try await self.rows(run, site) } catch {
-      output.line("reconcile: shared journal \(site.location): cannot read run \(run): \(error)")
-      return
-    }
+    guard let rows = await readRows(run, site) else { return }
     let at = now()
     for (address, how) in ReconcileSiteRuns.settledElsewhere(due: due, visited: visited, rows: rows).sorted(by: {
       $0.key < $1.key
@@ -69,11 +65,7 @@ extension ReconcileLoop {
     due: [String], visited: Set<String>, run: String, site: PostgresJournal, profile: ReconcileProfile,
     firmware: ReconcileFirmware, ledger: inout ReconcileLedger
   ) async {
-    let rows: [String: JournalDevice]
-    do { rows = try await self.rows(run, site) } catch {
-      output.line("reconcile: shared journal \(site.location): cannot read run \(run): \(error)")
-      return
-    }
+    guard let rows = await readRows(run, site) else { return }
     let (at, path) = (now(), profile.path)
     let settled = ReconcileSiteRuns.firmwareSettledElsewhere(due: due, visited: visited, rows: rows)
     for (address, how) in settled.sorted(by: { $0.key < $1.key }) {
@@ -99,6 +91,14 @@ extension ReconcileLoop {
           .init(event: "firmware-failed-elsewhere", address: address, profile: path, reason: detail, seconds: delay),
           "\(address): firmware failed on another gateway (\(detail)); next try here in \(Self.seconds(delay))")
       }
+    }
+  }
+
+  /// The run's rows, or nil once it said that the journal did not answer (this pass's step is lost, not the loop).
+  private func readRows(_ run: String, _ site: PostgresJournal) async -> [String: JournalDevice]? {
+    do { return try await rows(run, site) } catch {
+      output.line("reconcile: shared journal \(site.location): cannot read run \(run): \(error)")
+      return nil
     }
   }
 

@@ -35,7 +35,9 @@ public struct SimulatedKBeaconDevice: Sendable {
   /// Requests begun since start-up (what `faults.rebootAtRequest` counts) and reboots so far.
   public private(set) var requestsBegun = 0
   public private(set) var reboots = 0
-  /// How many `cfg` messages the device has applied (tests check that nothing is written twice).
+  /// How many changes the device has saved: `cfg` messages applied and firmware installed (tests check that
+  /// nothing is written twice). Also the freshness of a saved state: a gateway takes another's copy of a
+  /// device only when it counts more (`KBeaconSimulation.advertisedDevices()`), so an install counts too.
   public package(set) var configurationWrites = 0
   /// The keys of the last `cfg` message applied, `msg` left out, for the shared write log (`SimulatedWrite`).
   public private(set) var lastWrittenKeys: [String] = []
@@ -55,8 +57,13 @@ public struct SimulatedKBeaconDevice: Sendable {
   }
 
   /// A DFU installed a new application (docs/protocols/nordic-dfu.md §2): the device reports `version` in `ver` from now
-  /// on. It lives in the configuration, so the simulator's state store keeps it like any setting.
-  public mutating func installFirmware(version: String) { configuration.common.fields["ver"] = .string(version) }
+  /// on. It lives in the configuration, so the simulator's state store keeps it like any setting, and it counts
+  /// as a saved change (`configurationWrites`): without it, a gateway whose copy of the device was older kept
+  /// that copy, and a drift of its own then saved the old `ver` over the other gateway's install.
+  public mutating func installFirmware(version: String) {
+    configuration.common.fields["ver"] = .string(version)
+    configurationWrites += 1
+  }
 
   /// A new link with this ATT MTU; the previous link's state is forgotten.
   public mutating func connected(mtu: Int) { link = LinkState(mtu: mtu) }
