@@ -87,13 +87,20 @@ extension GATTClient {
 
   /// Subscribes to a characteristic's value: opens the stream first (so nothing sent right after the CCCD
   /// write is missed), then enables notifications, or indications when the characteristic cannot notify.
+  /// When the CCCD write fails the stream is ended, so it does not hold the handle's values for the link's
+  /// life (a retry on a fresh discovery subscribes anew: `openThroughCache`).
   public func subscribe(to characteristic: GATTCharacteristic) async throws -> AsyncStream<[UInt8]> {
-    let stream = notifications(for: characteristic.valueHandle)
     let notify = characteristic.properties.contains(.notify)
     guard notify || characteristic.properties.contains(.indicate) else {
       throw GATTError.notFound("notify or indicate property on characteristic \(characteristic.uuid)")
     }
-    try await configure(characteristic, notify: notify, indicate: !notify)
+    let (stream, id) = subscriber(for: characteristic.valueHandle)
+    do {
+      try await configure(characteristic, notify: notify, indicate: !notify)
+    } catch {
+      endSubscriber(characteristic.valueHandle, id)
+      throw error
+    }
     return stream
   }
 

@@ -249,18 +249,32 @@ public actor GATTClient {
 
   /// Values notified or indicated on `valueHandle`, in arrival order, from now until the link ends (the
   /// stream then finishes) or the consumer stops. Unbounded buffering: nothing is dropped.
-  public func notifications(for valueHandle: UInt16) -> AsyncStream<[UInt8]> {
+  public func notifications(for valueHandle: UInt16) -> AsyncStream<[UInt8]> { subscriber(for: valueHandle).stream }
+
+  /// A new stream of `valueHandle`'s values and its subscriber number (for `endSubscriber`; nil when the link
+  /// had already ended and the stream is finished).
+  func subscriber(for valueHandle: UInt16) -> (stream: AsyncStream<[UInt8]>, id: Int?) {
     let (stream, continuation) = AsyncStream.makeStream(of: [UInt8].self)
     if terminationError != nil {
       continuation.finish()
-      return stream
+      return (stream, nil)
     }
     nextSubscriber += 1
     let id = nextSubscriber
     subscribers[valueHandle, default: [:]][id] = continuation
     continuation.onTermination = { _ in Task { await self.unsubscribe(valueHandle, id) } }
-    return stream
+    return (stream, id)
   }
+
+  /// Finishes and forgets a subscriber whose stream nobody will read (a subscription whose CCCD write failed):
+  /// left in place, it would buffer every value of its handle until the link ends.
+  func endSubscriber(_ handle: UInt16, _ id: Int?) {
+    guard let id, let continuation = subscribers[handle]?.removeValue(forKey: id) else { return }
+    continuation.finish()
+  }
+
+  /// How many streams receive `valueHandle`'s values now.
+  func subscriberCount(for valueHandle: UInt16) -> Int { subscribers[valueHandle]?.count ?? 0 }
 
   private func unsubscribe(_ handle: UInt16, _ id: Int) {
     subscribers[handle]?[id] = nil
