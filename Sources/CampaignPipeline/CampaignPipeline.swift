@@ -121,7 +121,15 @@ public struct CampaignPipeline: Sendable {
     }
     emit(.selected(count: selection.targets.count, notSeen: selection.notSeen.count))
     selection.sharedRun = resume ?? settings.shared.run
-    let prepared = try await plan.prepare(selection, resources: resources, parallel: settings.parallel, emit: emit)
+    let present = try await announceBeforeSurvey(plan, selection, resources)
+    let prepared: PreparedWork
+    do {
+      prepared = try await plan.prepare(selection, resources: resources, parallel: settings.parallel, emit: emit)
+      present?.cancel()
+    } catch {
+      present?.cancel()
+      throw error
+    }
 
     let run: String
     if let coordinator = resources.coordinator {

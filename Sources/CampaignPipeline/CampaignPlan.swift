@@ -18,6 +18,9 @@ public protocol CampaignPlan: Sendable {
   /// Devices a resumed run did not hear in its scan are still visited, by address (a device left in its
   /// DFU bootloader does not advertise its application); otherwise they are reported as not seen.
   var visitsUnheard: Bool { get }
+  /// `prepare` reads the devices (a catalogue campaign's survey): on a named shared run the gateway joins the
+  /// run first, so gateways started together leave each other's nearest devices out of it.
+  var surveys: Bool { get }
 
   /// Every check that needs no radio, before any is used (a profile's templates for the devices it names;
   /// a catalogue that is not there at all). Throws `CampaignFailure`.

@@ -71,6 +71,9 @@ public struct FirmwareCampaignPlan: CampaignPlan {
   public var kind: String { "dfu" }
   public var resumable: Bool { true }
   public var visitsUnheard: Bool { true }
+  public var surveys: Bool {
+    if case .catalogue = firmware { true } else { false }
+  }
   /// Named devices end the scan once heard; their battery is in the KKM scan response heard with them.
   public var completeWhenSeen: Set<BluetoothAddress> { Set(addresses.compactMap { BluetoothAddress($0) }) }
 

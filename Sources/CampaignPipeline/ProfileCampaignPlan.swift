@@ -36,6 +36,7 @@ public struct ProfileCampaignPlan: CampaignPlan {
   public var resumable: Bool { !dryRun }
   public var completeWhenSeen: Set<BluetoothAddress> { TargetSelection.named(by: profile) }
   public var visitsUnheard: Bool { false }
+  public var surveys: Bool { false }
   public var announcements: [PipelineEvent] { [] }
 
   public func checkBeforeRadio() async throws {

@@ -46,14 +46,21 @@ public enum SharedRun {
     return try await site(coordinator, run: run, targets: targets, options: options, parallel: parallel, batch: batch)
   }
 
+  /// This gateway's part of `run`: rounds of `parallel` claimed `targets`, after `options`' settle wait.
+  static func siteCampaign(
+    _ coordinator: GatewayCoordinator, run: String, targets: [Target], options: SharedRunSettings, parallel: Int
+  ) -> SiteCampaign {
+    SiteCampaign(
+      coordinator: coordinator, run: run, targets: targets, batchSize: parallel,
+      pollSeconds: min(1, coordinator.settings.renewalSeconds), settle: (options.gateways, options.settle))
+  }
+
   /// This gateway's part of the run: rounds of `parallel` claimed devices through `batch`.
   static func site(
     _ coordinator: GatewayCoordinator, run: String, targets: [Target], options: SharedRunSettings, parallel: Int,
     batch: @escaping @Sendable ([Target]) async throws -> CampaignSummary
   ) async throws -> CampaignSummary {
-    let site = SiteCampaign(
-      coordinator: coordinator, run: run, targets: targets, batchSize: parallel,
-      pollSeconds: min(1, coordinator.settings.renewalSeconds), settle: (options.gateways, options.settle))
+    let site = siteCampaign(coordinator, run: run, targets: targets, options: options, parallel: parallel)
     do {
       return try await site.start(batch: batch)
     } catch let error as JournalWriteError {

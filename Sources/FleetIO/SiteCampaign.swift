@@ -44,14 +44,11 @@ public struct SiteCampaign: Sendable {
       (coordinator, run, targets, max(1, batchSize), pollSeconds, settle, sleep)
   }
 
-  /// A device no gateway takes up again in this run: finished for good, failed, or planned (`plan`).
-  static func settled(_ state: DeviceState) -> Bool { state.isFinal || state == .failed || state == .planned }
-
-  /// Runs rounds until nothing is left for this gateway; `batch` runs one round's devices and returns its
-  /// summary (interrupted: the site campaign stops too). The summary holds this gateway's devices only.
-  public func start(batch: @escaping @Sendable ([Target]) async throws -> CampaignSummary) async throws
-    -> CampaignSummary
-  {
+  /// Makes this gateway present in the run: records the RSSI it heard its targets at, joins, keeps both fresh
+  /// (the returned task: cancel it when done), and waits for `settle`'s gateways. `start` begins with it; a
+  /// catalogue campaign on a named run calls it before its survey too, so gateways started together see each
+  /// other there (`GatewayCoordinator.leftToNearer`) [I: a second call only renews what the first made].
+  public func announce() async throws -> Task<Void, Never> {
     let (coordinator, run) = (coordinator, run)
     let heard = Dictionary(
       targets.compactMap { t in t.rssi.map { (t.address.description, $0) } }, uniquingKeysWith: max)
@@ -67,12 +64,30 @@ public struct SiteCampaign: Sendable {
         try? await coordinator.recordSightings(heard)
       }
     }
-    defer { heartbeat.cancel() }
     var waited = 0.0
-    while waited < settle.seconds, try await coordinator.gateways(run: run).count < settle.gateways {
-      try await sleep(.milliseconds(Int(pollSeconds * 1000)))
-      waited += pollSeconds
+    do {
+      while waited < settle.seconds, try await coordinator.gateways(run: run).count < settle.gateways {
+        try await sleep(.milliseconds(Int(pollSeconds * 1000)))
+        waited += pollSeconds
+      }
+    } catch {
+      heartbeat.cancel()
+      throw error
     }
+    return heartbeat
+  }
+
+  /// A device no gateway takes up again in this run: finished for good, failed, or planned (`plan`).
+  static func settled(_ state: DeviceState) -> Bool { state.isFinal || state == .failed || state == .planned }
+
+  /// Runs rounds until nothing is left for this gateway; `batch` runs one round's devices and returns its
+  /// summary (interrupted: the site campaign stops too). The summary holds this gateway's devices only.
+  public func start(batch: @escaping @Sendable ([Target]) async throws -> CampaignSummary) async throws
+    -> CampaignSummary
+  {
+    let (coordinator, run) = (coordinator, run)
+    let heartbeat = try await announce()
+    defer { heartbeat.cancel() }
     var outcomes: [String: DeviceOutcome] = [:]
     var tried: Set<String> = []
     var lostAny = false

@@ -65,15 +65,15 @@ import Testing
       #expect(row[1] == gateways[index % 2], "\(row)\n\(tails)")
     }
     // Each gateway learnt of the other's updates rather than connecting to those devices, and its survey
-    // (the catalogue campaign's read before any package is fetched) never left its own nearest devices out.
-    // (A gateway surveying before the other joined the firmware run reads every device — in this lockstep
-    // start, usually both; `SurveyScopeTests` holds the rule itself.)
+    // (the catalogue campaign's read before any package is fetched) left out exactly the other's nearest
+    // devices: started together, the gateways join the firmware run and wait for each other before surveying.
     for (index, text) in texts.enumerated() {
       #expect(text.contains("firmware updated by another gateway"), "\(text)")
       let left = text.split(separator: "\n").filter { $0.contains("firmware survey: not read, left to nearer") }
+      #expect(!left.isEmpty, "\(gateways[index]) surveyed every device: \(text)")
       for line in left {
-        for (i, address) in addresses.enumerated() where line.contains(address) {
-          #expect(i % 2 != index, "\(gateways[index]) left its own nearest device \(address): \(line)")
+        for (i, address) in addresses.enumerated() {
+          #expect(line.contains(address) == (i % 2 != index), "\(gateways[index]), \(address): \(line)")
         }
       }
     }
