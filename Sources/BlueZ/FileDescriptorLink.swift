@@ -1,0 +1,138 @@
+import BeaconCore
+import Dispatch
+import Foundation
+import Glibc
+import OwnThreads
+import Synchronization
+
+/// The socket behind a `FileDescriptorBearer`: its reader loop (on the bearer's reader thread), sends (on
+/// `sendQueue`) and the state both read.
+final class FileDescriptorLink: Sendable {
+  let peer: BluetoothAddress
+  private let fd: Int32
+  /// Wakes the reader thread on `close()`.
+  let wakePipe: WakePipe
+  /// Sends (which may block in `send(2)`) and the final close, in order, on a thread of their own.
+  private let sendQueue: SerialThread
+  let inbox: ReceivedPDUs
+  /// True once `close()` ran or the link dropped; guarded by the mutex, read from every thread.
+  private let state = Mutex(State())
+
+  private struct State {
+    var closedLocally = false
+    var linkDown = false
+    var descriptorClosed = false
+  }
+
+  static let receiveBufferSize = 4096
+  static let readAheadLimit = 16
+
+  init(fileDescriptor fd: Int32, peer: BluetoothAddress) throws {
+    self.wakePipe = try WakePipe()
+    self.fd = fd
+    self.peer = peer
+    self.sendQueue = SerialThread(name: "att-sender \(peer)")
+    self.inbox = ReceivedPDUs(limit: Self.readAheadLimit)
+  }
+
+  func send(_ pdu: [UInt8]) async throws {
+    try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
+      sendQueue.async { [self] in
+        done.resume(with: Result { try sendNow(pdu) })
+      }
+    }
+  }
+
+  /// Runs on `sendQueue`: blocks in `send(2)` until the kernel takes the whole datagram.
+  private func sendNow(_ pdu: [UInt8]) throws {
+    let (closed, down) = state.withLock { ($0.closedLocally || $0.descriptorClosed, $0.linkDown) }
+    if closed { throw LinkError(.closed, peer: peer) }
+    if down { throw LinkError(.disconnected, peer: peer) }
+    while true {
+      let sent = Interrupted.retry {
+        pdu.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+      }
+      if sent == pdu.count { return }
+      let code = errno
+      if sent < 0 && (code == EAGAIN || code == EWOULDBLOCK) {
+        // A non-blocking socket (e.g. left so by a non-blocking connect): wait until it can take the PDU.
+        var out = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+        _ = poll(&out, 1, -1)
+        continue
+      }
+      if state.withLock({ $0.closedLocally }) { throw LinkError(.closed, peer: peer) }
+      throw LinkError(.disconnected, peer: peer, detail: sent < 0 ? ErrnoText.message(code) : "short send")
+    }
+  }
+
+  /// Wakes the reader and unblocks a blocked send; the reader then closes the descriptor. Idempotent.
+  func closeNow() {
+    // Under the lock, so the descriptor cannot be closed (and its number reused by another socket) between
+    // the check and the shutdown.
+    state.withLock { s in
+      guard !s.closedLocally else { return }
+      s.closedLocally = true
+      guard !s.descriptorClosed else { return }
+      _ = shutdown(fd, Int32(SHUT_RDWR))
+      wakePipe.wake()
+    }
+    inbox.wake()
+  }
+
+  /// The reader thread: poll → recv → yield, until EOF, an error, or a local close.
+  func readLoop() {
+    var buffer = [UInt8](repeating: 0, count: Self.receiveBufferSize)
+    var ending: LinkError
+    loop: while true {
+      inbox.waitForRoom()
+      if state.withLock({ $0.closedLocally }) {
+        ending = LinkError(.closed, peer: peer)
+        break
+      }
+      var fds = [
+        pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
+        pollfd(fd: wakePipe.readEnd, events: Int16(POLLIN), revents: 0),
+      ]
+      let ready = Interrupted.retry { poll(&fds, 2, -1) }
+      if ready < 0 {
+        ending = LinkError(.disconnected, peer: peer, detail: "poll: \(ErrnoText.message(errno))")
+        break
+      }
+      if fds[1].revents != 0 || state.withLock({ $0.closedLocally }) {
+        ending = LinkError(.closed, peer: peer)
+        break
+      }
+      guard fds[0].revents != 0 else { continue }
+      let count = Interrupted.retry {
+        buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+      }
+      switch count {
+      case 0:
+        ending = LinkError(.disconnected, peer: peer, detail: "peer closed the link")
+        break loop
+      case ..<0:
+        let code = errno
+        if code == EAGAIN || code == EWOULDBLOCK {
+          inbox.wake()  // the slot taken for this read is still free
+          continue
+        }
+        ending = LinkError(.disconnected, peer: peer, detail: ErrnoText.message(code))
+        break loop
+      default:
+        inbox.deliver(Array(buffer[0..<count]))
+      }
+    }
+    if state.withLock({ $0.closedLocally }) { ending = LinkError(.closed, peer: peer) }
+    state.withLock { $0.linkDown = true }
+    inbox.finish(ending)
+    // Close on the send queue so that a send already running finishes (shutdown has unblocked it) first.
+    sendQueue.async { [self] in
+      state.withLock { s in
+        s.descriptorClosed = true
+        _ = Glibc.close(fd)
+        wakePipe.close()
+      }
+    }
+    sendQueue.finish()
+  }
+}
