@@ -67,6 +67,11 @@ enum PostgresSchema {
     """
     ALTER TABLE bp_registry_device ADD COLUMN identities text;
     """,
+    // 7: state several gateways change together, as JSON text under a key (`PostgresJournal.updateShared`):
+    // a site's staged firmware rollouts (`reconcile --rollout` with a shared journal).
+    """
+    CREATE TABLE bp_shared_state (key text PRIMARY KEY, value text NOT NULL, updated_at timestamptz NOT NULL);
+    """,
   ]
 
   /// The schema version this tool writes and reads.

@@ -104,15 +104,19 @@ struct GatewaySite {
   }
 
   /// `rssi(gateway, i)`: the RSSI at which `gateway` hears device `i` (nil: it does not); every device runs
-  /// `firmware`.
-  init(count: Int, block: Int, gateways: [String], firmware: String = "5.22", rssi: (String, Int) -> Int?) throws {
+  /// `firmware`, and has the fleet file's `dfu` section `dfu` (JSON) when given.
+  init(
+    count: Int, block: Int, gateways: [String], firmware: String = "5.22", dfu: String? = nil,
+    rssi: (String, Int) -> Int?
+  ) throws {
     (self.count, self.block) = (count, block)
     folder = try LocalTools.temporaryDirectory("gateways-b")
     fleet = folder + "/fleet.json"
     profile = folder + "/site.json"
     let addresses = (0..<count).map { String(format: "DD:35:%02X:07:E1:%02X", block, $0) }
+    let dfuSection = dfu.map { #", "dfu": \#($0)"# } ?? ""
     let devices = addresses.enumerated().map { i, a in
-      #"{"address": "\#(a)", "kind": "kbeaconPro", "name": "KBPro_H\#(i)", "intervalMs": 200, "system": {"model": 12, "batteryPercent": 90, "firmware": "\#(firmware)"}}"#
+      #"{"address": "\#(a)", "kind": "kbeaconPro", "name": "KBPro_H\#(i)", "intervalMs": 200, "system": {"model": 12, "batteryPercent": 90, "firmware": "\#(firmware)"}\#(dfuSection)}"#
     }
     let views = Dictionary(
       uniqueKeysWithValues: gateways.map { gateway in

@@ -189,9 +189,9 @@ import Testing
   }
 
   /// Refused before any radio work, as usage errors (64) naming the option: a firmware that is neither
-  /// latest nor a version, a window without --firmware or that is not a span, a --rollout without --firmware,
-  /// malformed, or with a shared journal. (--firmware with a shared journal is accepted:
-  /// `ReconcileFirmwareSeveralGatewaysTests`.)
+  /// latest nor a version, a window without --firmware or that is not a span, a --rollout without --firmware
+  /// or malformed. (--firmware and --rollout with a shared journal are accepted:
+  /// `ReconcileFirmwareSeveralGatewaysTests`, `ReconcileRolloutSeveralGatewaysTests`.)
   @Test func badFirmwareArgumentsAreRefusedNamingTheOption() throws {
     let cases: [([String], String)] = [
       (["--firmware", "newest"], "--firmware newest is not latest or a version like V5.14"),
@@ -200,16 +200,17 @@ import Testing
       (["--rollout", "canary=1,waves=100%"], "--rollout is for --firmware"),
       (["--firmware", "latest", "--rollout", "canary=0,waves=100%"], "--rollout canary=0,waves=100%: canary must be"),
       (["--firmware", "latest", "--max-failures", "5%"], "--max-failures and --resume-rollout are for --rollout"),
-      (
-        ["--firmware", "latest", "--rollout", "canary=1,waves=100%", "--journal", "postgresql://bp@db/site"],
-        "--rollout with a shared journal is not supported yet"
-      ),
     ]
     #expect(
       throws: Never.self,
       performing: {
         try BeaconProvision.parseAsRoot(
           ["reconcile", "p.json", "--firmware", "latest", "--catalog", "c/", "--journal", "postgresql://bp@db/site"])
+        try BeaconProvision.parseAsRoot(
+          [
+            "reconcile", "p.json", "--firmware", "latest", "--catalog", "c/", "--rollout", "canary=1,waves=100%",
+            "--journal", "postgresql://bp@db/site",
+          ])
       })
     for (extra, message) in cases {
       let arguments = ["reconcile", "p.json"] + extra

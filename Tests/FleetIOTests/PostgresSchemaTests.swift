@@ -26,8 +26,7 @@ import Testing
       #expect(
         tables == [
           "bp_device", "bp_gateway", "bp_lease", "bp_registry_device", "bp_registry_reading", "bp_run",
-          "bp_schema_version",
-          "bp_sighting",
+          "bp_schema_version", "bp_shared_state", "bp_sighting",
         ])
       await connection.close()
     }

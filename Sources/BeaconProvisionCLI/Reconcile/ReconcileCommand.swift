@@ -57,8 +57,10 @@ struct ReconcileCommand: AsyncParsableCommand, LoggingCommand {
       before ended (every member updated, current or failed) at or under --max-failures (default 0%); the others \
       wait (skipped-rollout; rollout-stage as a stage ends). Over the threshold the rollout stops (rollout-stopped) \
       and no device is connected to for that firmware, across restarts, until a start with --resume-rollout \
-      (which also moves past a stage that cannot end). Kept per profile and firmware in reconcile.json; pin the \
-      version (--firmware V5.14) to stage each release; not with a shared journal yet.
+      (which also moves past a stage that cannot end). Kept per profile and firmware in reconcile.json, or with a \
+      shared journal in the journal, one rollout for the whole site that every gateway admits into (there \
+      --resume-rollout resumes a rollout that stopped, once); pin the version (--firmware V5.14) to stage each \
+      release.
 
       Several gateways: with --journal postgresql://… every gateway reconciling the site visits its due devices \
       through one shared run per profile and --recheck period (reconcile-<content>-<period>), with the leases and \
@@ -210,7 +212,7 @@ struct ReconcileCommand: AsyncParsableCommand, LoggingCommand {
         throw ValidationError("--maintenance-window: \(error.description)")
       }
     }
-    _ = try staging.plan(firmware: firmware, sharedJournal: (try? shared.location.postgresURL()) ?? nil != nil)
+    _ = try staging.plan(firmware: firmware)
     guard bootloaderTimeout > 0, bootloaderTimeout <= 3600 else {
       throw ValidationError("--bootloader-timeout \(bootloaderTimeout) is not between 0 and 3600 seconds")
     }
@@ -261,7 +263,7 @@ struct ReconcileCommand: AsyncParsableCommand, LoggingCommand {
       cache: try firmwareSource.cache(location: location, expectations: expectations),
       offline: firmwareSource.offline, expectations: expectations,
       maintenance: try maintenanceWindow.map { text in try DailySpan(text) }, bootloaderTimeout: bootloaderTimeout,
-      rollout: try staging.plan(firmware: firmware, sharedJournal: false), resumeRollout: staging.resumeRollout)
+      rollout: try staging.plan(firmware: firmware), resumeRollout: staging.resumeRollout)
   }
 
   /// `--webhook`: the monitor's spool (in this state directory's journal) and delivery workers; nil without.

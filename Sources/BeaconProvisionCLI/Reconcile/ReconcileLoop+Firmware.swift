@@ -56,14 +56,16 @@ extension ReconcileLoop {
         "\(candidate.address): firmware due, --max-connections-per-hour reached, waits")
     }
     var chosen = Array(due.prefix(room))
+    // With a shared journal, this gateway's part of the profile's firmware run (`ReconcileSiteRuns+Firmware`),
+    // and the site's rollout.
+    let site = resources.coordinator?.journal
     // The rollout admits after the budget's cut, so no member waits on a check the budget put off.
     if let plan = firmware.rollout {
-      chosen = await admitToRollout(chosen, plan: plan, firmware: firmware, profile: profile, state: &state)
+      chosen = await admitToRollout(
+        chosen, plan: plan, firmware: firmware, profile: profile, site: site, state: &state)
     }
     guard !chosen.isEmpty, let interrupts = signals.campaignInterrupts() else { return false }
     state.budget.spend(chosen.count, now: at)
-    // With a shared journal, this gateway's part of the profile's firmware run (`ReconcileSiteRuns+Firmware`).
-    let site = resources.coordinator?.journal
     let run = ReconcileSiteRuns.firmwareRunID(
       fingerprint: profile.fingerprint, source: firmware.source, now: at, recheck: settings.recheck)
     let addresses = chosen.map(\.address)
@@ -107,7 +109,8 @@ extension ReconcileLoop {
       if await recordFirmware(outcome, address, profile, firmware, ledger: &state.ledger) { failed = true }
     }
     if let plan = firmware.rollout {
-      await recordRollout(summary.outcomes, plan: plan, firmware: firmware, profile: profile, state: &state)
+      await recordRollout(
+        summary.outcomes, plan: plan, firmware: firmware, profile: profile, site: site, state: &state)
     }
     if let site {
       await learnFirmwareElsewhere(

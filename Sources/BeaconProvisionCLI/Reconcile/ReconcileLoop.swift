@@ -82,11 +82,7 @@ struct ReconcileLoop {
       ledger: try await BlockingIO.run { try ReconcileLedger.load(stateDirectory: state) }, reported: [:],
       budget: ConnectionBudget(perHour: settings.maxConnectionsPerHour))
     var saved = pass.ledger
-    if let firmware = settings.firmware, firmware.resumeRollout, let plan = firmware.rollout {
-      for key in (pass.ledger.rollouts ?? [:]).keys where key.hasSuffix("\n" + firmware.source) {
-        pass.ledger.rollouts?[key]?.resume(plan: plan)
-      }
-    }
+    try await resumeRollouts(profiles, site: resources.coordinator?.journal, state: &pass)
     var failed = false
     var passes = 0
     let registryWrites = BesideTheLoop()
@@ -153,6 +149,8 @@ struct ReconcileLoop {
     var firmwareHoldUntil = 0.0
     /// The shared firmware runs this process took part in: `--gateways`/`--settle` wait on its first one only.
     var firmwareRunsJoined: Set<String> = []
+    /// Rollout outcomes (rollout key → address → failed) a shared journal could not take: recorded with the next.
+    var rolloutOutcomesKept: [String: [String: Bool]] = [:]
 
     /// Whether `reason` is new for `address` (then remembered): a device left alone for one reason is
     /// reported once, not every window; a visit's outcome clears it.

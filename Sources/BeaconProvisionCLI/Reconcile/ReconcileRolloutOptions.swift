@@ -21,9 +21,9 @@ struct ReconcileRolloutOptions: ParsableArguments {
   @Flag(help: "Go on with a rollout that stopped over --max-failures: its next stage starts.")
   var resumeRollout = false
 
-  /// The plan, or nil without --rollout; a wrong one, or one without --firmware or with a shared journal, is a
-  /// usage error naming the option.
-  func plan(firmware: String?, sharedJournal: Bool) throws -> RolloutPlan? {
+  /// The plan, or nil without --rollout; a wrong one, or one without --firmware, is a usage error naming the
+  /// option.
+  func plan(firmware: String?) throws -> RolloutPlan? {
     guard let rollout else {
       if maxFailures != nil || resumeRollout {
         throw ValidationError("--max-failures and --resume-rollout are for --rollout")
@@ -31,11 +31,6 @@ struct ReconcileRolloutOptions: ParsableArguments {
       return nil
     }
     guard firmware != nil else { throw ValidationError("--rollout is for --firmware") }
-    // [I] The rollout's stages are kept in this gateway's schedule (reconcile.json); a site-wide rollout
-    // across gateways would keep them in the shared journal, which is not done yet.
-    guard !sharedJournal else {
-      throw ValidationError("--rollout with a shared journal is not supported yet: stage firmware from one gateway")
-    }
     do { return try RolloutPlan(rollout: rollout, maxFailures: maxFailures) } catch {
       throw ValidationError(error.description)
     }
