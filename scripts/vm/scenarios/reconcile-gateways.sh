@@ -8,7 +8,9 @@
 # a link from the writer's controller in the served device's own log — then, with --firmware latest (the
 # repository's example catalogue, file://), updated from 5.12 to 5.14 exactly once through the shared
 # firmware run: one `firmware-updated` across the gateways and one image activated in the device's own
-# log. Both gateways then leave the site alone until SIGTERM stops them with status 0.
+# log — staged by one site-wide rollout (`--rollout canary=1,waves=100%`, kept in the journal): its canary and
+# its wave each end once across the gateways. Both gateways then leave the site alone until SIGTERM stops
+# them with status 0.
 #
 # One link at a time per gateway (--parallel 1): btvirt cannot hold two links from one central at once
 # (docs/protocols/vm-e2e.md pitfall 8); two centrals with one link each is what this scenario adds.
@@ -66,7 +68,8 @@ vm_wait_for 40 "sim serve to advertise on hci2" vm_file_has "on hci2 as $second"
 gateway() { # gateway NAME ADAPTER
   vm_bg_split "$1" "$BP" reconcile "$profile" --adapter "$2" --scan-backend hci --window 4 --jsonl --parallel 1 \
     --backoff-base 2 --state-dir "$VM_OUT/state-$1" --journal "$journal" --gateway "$1" --gateways 2 --settle 60 \
-    --lease 20 --firmware latest --catalog "file://$VM_REPO/firmware/example" --firmware-dir "$VM_OUT/firmware-$1"
+    --lease 20 --firmware latest --catalog "file://$VM_REPO/firmware/example" --firmware-dir "$VM_OUT/firmware-$1" \
+    --rollout canary=1,waves=100%
 }
 gateway gw-1 hci0
 gw1=$VM_BG_PID
@@ -140,6 +143,13 @@ for device in "$first" "$second"; do
   [[ $activations -eq 1 ]] || vm_fail "$device activated $activations images (its own log), wanted 1"
 done
 vm_log "ok: each device updated once to 5.14, through the shared firmware run"
+# One rollout for the site, kept in the journal: its canary (one device of the two) and its wave each ended once,
+# said by whichever gateway ended it — a rollout per gateway would end a canary on each.
+for stage in canary "wave 1"; do
+  ended=$(cat "$VM_OUT/gw-1.out" "$VM_OUT/gw-2.out" | grep -c "\"event\":\"rollout-stage\".*\"reason\":\"$stage\"" || true)
+  [[ $ended -eq 1 ]] || vm_fail "the rollout's $stage ended $ended times across the gateways (wanted once)"
+done
+vm_log "ok: one site-wide rollout, its canary and wave each ended once"
 grep -q "shared run reconcile-" "$VM_OUT/gw-1.log" || vm_fail "gw-1 did not say which shared run it joined"
 vm_stop "$serve1"
 vm_stop "$serve2"
