@@ -32,7 +32,7 @@ import Testing
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
       }
       try FileManager.default.copyItem(at: Self.repositoryScript, to: scripts.appendingPathComponent("test"))
-      for helper in ["swift-test-watched", "serial-peer-suites", "format"] {
+      for helper in ["swift-test-watched", "serial-peer-suites", "format", "file-shape"] {
         try FileManager.default.copyItem(
           at: Self.repositoryScript.deletingLastPathComponent().appendingPathComponent(helper),
           to: scripts.appendingPathComponent(helper))
