@@ -128,6 +128,9 @@ public struct CampaignPipeline: Sendable {
       present?.cancel()
     } catch {
       present?.cancel()
+      if present != nil, let coordinator = resources.coordinator, let run = selection.sharedRun {
+        try? await coordinator.leave(run: run)
+      }
       throw error
     }
 
@@ -179,9 +182,12 @@ public struct CampaignPipeline: Sendable {
       (summary, rollout) = try await RolloutWaves(plan: staged, journal: journal, run: run, emit: emit).start(
         selection.targets, partitioned: partitioned, batch: batch)
     } else {
+      // Announced before the survey: the --gateways wait is behind it, not to be sat out twice.
+      var shared = settings.shared
+      if present != nil { shared.gateways = 1 }
       summary = try await SharedRun.start(
-        resources.coordinator, run: run, targets: selection.targets, options: settings.shared,
-        parallel: settings.parallel, batch: batch)
+        resources.coordinator, run: run, targets: selection.targets, options: shared, parallel: settings.parallel,
+        batch: batch)
     }
     return CampaignOutcome(
       summary: summary, notSeen: selection.notSeen, notSelected: selection.notSelected,

@@ -33,8 +33,21 @@ public struct ReconcileRollout: Sendable, Codable, Equatable {
   public var members: [String: Member] = [:]
   /// Why it stopped, over the threshold; nil while it goes on.
   public var stopped: String?
+  /// Shared by several gateways (a shared journal): the plan it runs (`RolloutPlan.text`), which a gateway
+  /// with another `--rollout` may not change, and the largest population any of them counted, which sizes
+  /// the stages for all (each gateway knows its own converged devices only). Nil in a gateway's own schedule
+  /// written before they existed.
+  public var plan: String?
+  public var population: Int?
 
   public init() {}
+
+  /// Takes `counted` into the population the stages are sized on (the largest seen) and returns it.
+  public mutating func count(_ counted: Int) -> Int {
+    let largest = max(population ?? 0, counted)
+    population = largest
+    return largest
+  }
 
   /// Every stage ended under the threshold: no device is held back any more.
   public func isComplete(_ plan: RolloutPlan) -> Bool { stage > plan.waves.count }
@@ -109,7 +122,7 @@ public struct ReconcileRollout: Sendable, Codable, Equatable {
 
   /// Passes over the stages that hold no device at this population (a small site's first waves), which
   /// would otherwise never end.
-  mutating func skipEmptyStages(population: Int, plan: RolloutPlan) {
+  public mutating func skipEmptyStages(population: Int, plan: RolloutPlan) {
     let counted = max(population, members.count)
     // The last stage (100 %) is never passed over: it takes the devices that converge later.
     while stopped == nil, stage < plan.waves.count, counted > 0,

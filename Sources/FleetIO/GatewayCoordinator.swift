@@ -49,6 +49,16 @@ public struct GatewayCoordinator: Sendable {
     }
   }
 
+  /// Counts this gateway as gone from `run` (its heartbeat made stale), so the other gateways' surveys and
+  /// claims stop waiting on it: a campaign that joined before its survey and then could not start.
+  public func leave(run: String) async throws {
+    let gateway = gateway
+    try await journal.write { s in
+      try s.query(
+        "UPDATE bp_gateway SET heartbeat_at = to_timestamp(0) WHERE run_id = $1 AND gateway = $2", [run, gateway])
+    }
+  }
+
   /// The gateways that joined `run`, by name.
   public func gateways(run: String) async throws -> [String] {
     try await journal.connection.session { s in

@@ -91,6 +91,52 @@ import Testing
     try? FileManager.default.removeItem(atPath: site.folder)
   }
 
+  /// The site's rollout under way (gw-1, hearing device 0 only, updated its canary and stopped): a gateway
+  /// started with another `--rollout` is refused its part, and one started without `--rollout` holds its due
+  /// devices — neither installs anything, and each says why.
+  @Test func gatewaysWithAnotherPlanOrNoneDoNotGoPastTheSitesRollout() async throws {
+    let server = try await PostgresServer.start()
+    let url = try await server.createDatabase()
+    let names = ["gw-1", "gw-2", "gw-3"]
+    let site = try GatewaySite(count: 4, block: 0x2A, gateways: names, firmware: "5.12") { g, i in
+      (g == "gw-1") == (i == 0) ? -55 : nil
+    }
+    let catalogue = site.folder + "/catalogue"
+    try FileManager.default.copyItem(atPath: CatalogueFolderCampaignTests.example, toPath: catalogue)
+    let firmware = ["--firmware", "latest", "--catalog", catalogue, "--firmware-dir", site.folder + "/firmware"]
+    let first = try await ReconcileSeveralGatewaysTests.start(
+      site, ["gw-1"], journal: url, extra: firmware + ["--rollout", "canary=1,waves=100%"])
+    let journal = try await ReconcileSeveralGatewaysTests.journal(url)
+    var canaryEnded = false
+    for _ in 0..<240 where !canaryEnded {
+      try await Task.sleep(for: .milliseconds(500))
+      canaryEnded = try await Self.rollout(journal)?.stage == 1
+    }
+    let firstText = await Self.stop(first)
+    try #require(canaryEnded, "gw-1's canary did not end:\n\(firstText)")
+    #expect(try site.writeLog.counts(what: "firmware") == [site.address(0): 1])
+
+    let other = try GatewayProcess(
+      [
+        "reconcile", site.profile, "--adapter", "sim:\(site.fleet)", "--window", "1", "--recheck", "30d", "--state-dir",
+        site.state, "--journal", url, "--gateway", "gw-2", "--lease", "3",
+      ] + firmware + ["--rollout", "canary=2,waves=100%"])
+    let none = try GatewayProcess(
+      [
+        "reconcile", site.profile, "--adapter", "sim:\(site.fleet)", "--window", "1", "--recheck", "30d", "--state-dir",
+        site.state, "--journal", url, "--gateway", "gw-3", "--lease", "3",
+      ] + firmware)
+    let refused = await other.line { $0.contains("this gateway's is canary=2,waves=100%") }
+    let held = await none.line { $0.contains("firmware due, the site's rollout (--rollout canary=1,waves=100%") }
+    try await Task.sleep(for: .seconds(3))
+    let text = await Self.stop([other, none])
+    #expect(refused && held, "\(text)")
+    #expect(try site.writeLog.counts(what: "firmware") == [site.address(0): 1], "\(text)")
+    await journal.connection.close()
+    await server.stop()
+    try? FileManager.default.removeItem(atPath: site.folder)
+  }
+
   /// Every device's update fails (its bootloader drops the link past 1,000 bytes): the site's one canary fails,
   /// the rollout stops for both gateways, and no other device is ever put into the firmware run.
   @Test func aFailedCanaryStopsTheRolloutOnEveryGateway() async throws {

@@ -86,6 +86,23 @@ import Testing
 
   /// `--resume-rollout` past a stage that cannot end (a member no longer heard): the stage's unfinished
   /// members leave it and the next stage starts.
+  /// Shared by gateways that count the site differently (each knows its own converged devices): the stages are
+  /// sized on the largest count any of them gave (`count`), so a gateway that knows three devices does not end
+  /// a wave of a hundred-device site with one.
+  @Test func gatewaysCountingTheSiteDifferentlyShareTheLargestCount() {
+    let plan = RolloutPlan(canary: 1, waves: [10, 25, 100], maxFailures: 0)
+    var rollout = ReconcileRollout()
+    #expect(rollout.admit(["A0"], population: rollout.count(100), plan: plan) == ["A0"])
+    rollout.record("A0", failed: false)
+    #expect(rollout.advance(population: rollout.count(3), plan: plan) == .stageEnded(stage: 0, devices: 1, failures: 0))
+    // The gateway that counts 3: wave 1 is still 10 of the 99 others, not 1 of 2.
+    #expect(rollout.count(3) == 100 && rollout.population == 100)
+    #expect(rollout.admit(["B1"], population: rollout.count(3), plan: plan) == ["B1"])
+    rollout.record("B1", failed: false)
+    #expect(rollout.advance(population: rollout.count(3), plan: plan) == nil)
+    #expect(rollout.stage == 1)
+  }
+
   @Test func resumingMovesPastAStageThatCannotEnd() {
     var rollout = ReconcileRollout()
     _ = rollout.admit(site, population: 10, plan: plan)

@@ -63,6 +63,13 @@ extension ReconcileLoop {
     if let plan = firmware.rollout {
       chosen = await admitToRollout(
         chosen, plan: plan, firmware: firmware, profile: profile, site: site, state: &state)
+    } else if let site, !chosen.isEmpty, let hold = await siteRolloutHold(profile, firmware, site: site) {
+      for candidate in chosen where state.firstReport(candidate.address, hold) {
+        await output.emit(
+          .init(event: "skipped-rollout", address: candidate.address, profile: profile.path, reason: hold),
+          "\(candidate.address): firmware due, \(hold)")
+      }
+      return false
     }
     guard !chosen.isEmpty, let interrupts = signals.campaignInterrupts() else { return false }
     state.budget.spend(chosen.count, now: at)
@@ -108,14 +115,16 @@ extension ReconcileLoop {
       state.reported[address] = nil
       if await recordFirmware(outcome, address, profile, firmware, ledger: &state.ledger) { failed = true }
     }
-    if let plan = firmware.rollout {
-      await recordRollout(
-        summary.outcomes, plan: plan, firmware: firmware, profile: profile, site: site, state: &state)
-    }
+    var elsewhere: [String: Bool] = [:]
     if let site {
-      await learnFirmwareElsewhere(
+      elsewhere = await learnFirmwareElsewhere(
         due: addresses, visited: Set(summary.outcomes.keys), run: run, site: site, profile: profile,
         firmware: firmware, ledger: &state.ledger)
+    }
+    if let plan = firmware.rollout {
+      await recordRollout(
+        summary.outcomes, elsewhere: elsewhere, plan: plan, firmware: firmware, profile: profile, site: site,
+        state: &state)
     }
     return failed
   }

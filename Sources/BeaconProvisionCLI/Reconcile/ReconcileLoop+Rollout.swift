@@ -11,11 +11,15 @@ import JSON
 /// Where the rollout lives: this gateway's schedule (`reconcile.json`), or with a shared journal the site's
 /// row in it (`PostgresJournal.updateShared`, key `rollout` + the profile and source), changed under the row's
 /// lock, so every gateway admits into the same stages and a stage ends once, whichever gateway checked its
-/// devices [I: a journal that does not answer admits nobody this pass; outcomes it could not take are kept
-/// and recorded with the next ones].
+/// devices. The row holds the plan (a gateway started with another `--rollout` is refused; one started without
+/// it holds its devices while the site's rollout is under way: `siteRolloutHold`) and the largest population
+/// any gateway counted, which sizes the stages for all; outcomes of members another gateway settled are
+/// recorded from the firmware run's rows, so a gateway that died after an update does not leave its stage
+/// open [I: a journal that does not answer admits nobody this pass; outcomes it could not take are kept and
+/// recorded with the next ones].
 extension ReconcileLoop {
-  /// The devices the profile manages (the rollout's population): the addresses its inventory or `select`
-  /// names, or its converged devices this gateway knows, whichever is more.
+  /// The devices the profile manages as this gateway counts them (the rollout's population): the addresses its
+  /// inventory or `select` names, or its converged devices this gateway knows, whichever is more.
   static func rolloutPopulation(_ profile: ReconcileProfile, _ ledger: ReconcileLedger) -> Int {
     let converged = ledger.devices.values.filter { $0.fingerprint == profile.fingerprint && $0.verifiedAt != nil }
     return max(TargetSelection.namedAddresses(of: profile.loaded)?.count ?? 0, converged.count)
@@ -26,10 +30,11 @@ extension ReconcileLoop {
     profile.fingerprint + "\n" + firmware.source
   }
 
-  /// Runs `change` on the rollout under `key` — the site's with `site`, else the ledger's — and keeps the
-  /// result in the ledger too (what this gateway last saw). Throws when the site's journal does not answer.
+  /// Runs `change` on the rollout under `key` — the site's with `site` (refused when it runs another plan),
+  /// else the ledger's — and keeps the result in the ledger too (what this gateway last saw). Throws when the
+  /// site's journal does not answer.
   func changeRollout<T: Sendable>(
-    _ key: String, site: PostgresJournal?, state: inout PassState,
+    _ key: String, plan: RolloutPlan, site: PostgresJournal?, state: inout PassState,
     _ change: @escaping @Sendable (inout ReconcileRollout) -> T
   ) async throws -> T {
     guard let site else {
@@ -39,14 +44,21 @@ extension ReconcileLoop {
       return result
     }
     let (result, rollout) = try await site.updateShared("rollout\n" + key) { text in
-      var rollout =
-        try text.map { try JSONFileDecoder(file: "rollout").decode(ReconcileRollout.self, from: Array($0.utf8)) }
-        ?? ReconcileRollout()
+      var rollout = try text.map(Self.decodeRollout) ?? ReconcileRollout()
+      if let running = rollout.plan, running != plan.text {
+        throw CLIFailure(
+          "the site's rollout runs --rollout \(running); this gateway's is \(plan.text): start it with the same plan")
+      }
+      rollout.plan = plan.text
       let result = change(&rollout)
       return (try JSONValueEncoder().text(rollout), (result, rollout))
     }
     state.ledger.rollouts = (state.ledger.rollouts ?? [:]).merging([key: rollout]) { $1 }
     return result
+  }
+
+  static func decodeRollout(_ text: String) throws -> ReconcileRollout {
+    try JSONFileDecoder(file: "rollout").decode(ReconcileRollout.self, from: Array(text.utf8))
   }
 
   /// Which of `due` the rollout lets through now.
@@ -55,25 +67,23 @@ extension ReconcileLoop {
     site: PostgresJournal?, state: inout PassState
   ) async -> [ReconcileDue.Candidate] {
     let (addresses, population) = (due.map(\.address), Self.rolloutPopulation(profile, state.ledger))
-    let admitted: Set<String>
-    let held: (stage: Int, stopped: String?)
+    let seen: (admitted: [String], stage: Int, stopped: String?)
     do {
-      let key = Self.rolloutKey(profile, firmware)
-      let seen: ([String], Int, String?) = try await changeRollout(key, site: site, state: &state) { rollout in
-        let through = rollout.admit(addresses, population: population, plan: plan)
+      seen = try await changeRollout(Self.rolloutKey(profile, firmware), plan: plan, site: site, state: &state) {
+        rollout in
+        let through = rollout.admit(addresses, population: rollout.count(population), plan: plan)
         return (through, rollout.stage, rollout.stopped)
       }
-      admitted = Set(seen.0)
-      held = (seen.1, seen.2)
     } catch {
-      output.line(
-        "reconcile: shared journal: cannot read the rollout of \(profile.path), no firmware this pass: \(error)")
+      let reason = (error as? CLIFailure)?.message ?? "\(error)"
+      output.line("reconcile: cannot take part in the rollout of \(profile.path), no firmware this pass: \(reason)")
       return []
     }
+    let admitted = Set(seen.admitted)
     for candidate in due where !admitted.contains(candidate.address) {
       let why =
-        held.stopped ?? "held for a later stage of the rollout (the \(ReconcileRollout.name(held.stage)) is under way)"
-      if state.firstReport(candidate.address, "rollout \(held.stage) \(held.stopped != nil)") {
+        seen.stopped ?? "held for a later stage of the rollout (the \(ReconcileRollout.name(seen.stage)) is under way)"
+      if state.firstReport(candidate.address, "rollout \(seen.stage) \(seen.stopped != nil)") {
         await output.emit(
           .init(event: "skipped-rollout", address: candidate.address, profile: profile.path, reason: why),
           "\(candidate.address): firmware due, \(why)")
@@ -82,13 +92,14 @@ extension ReconcileLoop {
     return due.filter { admitted.contains($0.address) }
   }
 
-  /// Records the members' outcomes and ends the stage under way if it can.
+  /// Records the members' outcomes — this gateway's (`outcomes`) and those another gateway settled
+  /// (`elsewhere`: address → failed) — and ends the stage under way if it can.
   func recordRollout(
-    _ outcomes: [String: DeviceOutcome], plan: RolloutPlan, firmware: ReconcileFirmware, profile: ReconcileProfile,
-    site: PostgresJournal?, state: inout PassState
+    _ outcomes: [String: DeviceOutcome], elsewhere: [String: Bool], plan: RolloutPlan, firmware: ReconcileFirmware,
+    profile: ReconcileProfile, site: PostgresJournal?, state: inout PassState
   ) async {
     let key = Self.rolloutKey(profile, firmware)
-    var ended = state.rolloutOutcomesKept[key] ?? [:]
+    var ended = (state.rolloutOutcomesKept[key] ?? [:]).merging(elsewhere) { $1 }
     for (address, outcome) in outcomes {
       switch outcome {
       case .updated, .planned, .compliant, .skipped: ended[address] = false
@@ -98,33 +109,36 @@ extension ReconcileLoop {
       }
     }
     let population = Self.rolloutPopulation(profile, state.ledger)
-    let steps: [ReconcileRollout.Step]
+    let steps: [(step: ReconcileRollout.Step, next: Int)]
     do {
-      steps = try await changeRollout(key, site: site, state: &state) { [ended] rollout in
+      steps = try await changeRollout(key, plan: plan, site: site, state: &state) { [ended] rollout in
         for (address, failed) in ended { rollout.record(address, failed: failed) }
-        var steps: [ReconcileRollout.Step] = []
-        while let step = rollout.advance(population: population, plan: plan) { steps.append(step) }
+        let counted = rollout.count(population)
+        var steps: [(step: ReconcileRollout.Step, next: Int)] = []
+        while let step = rollout.advance(population: counted, plan: plan) {
+          // The stage that starts: past any empty one the next `admit` passes over.
+          var after = rollout
+          after.skipEmptyStages(population: counted, plan: plan)
+          steps.append((step, after.stage))
+        }
         return steps
       }
       state.rolloutOutcomesKept[key] = nil
     } catch {
       state.rolloutOutcomesKept[key] = ended
-      output.line(
-        "reconcile: shared journal: cannot record the rollout of \(profile.path), kept for the next pass: \(error)")
+      let reason = (error as? CLIFailure)?.message ?? "\(error)"
+      output.line("reconcile: cannot record the rollout of \(profile.path), kept for the next pass: \(reason)")
       return
     }
-    let complete = state.ledger.rollouts?[key]?.isComplete(plan) ?? false
-    for (index, step) in steps.enumerated() {
+    for (step, next) in steps {
       switch step {
       case .stageEnded(let stage, let devices, let failures):
-        let next =
-          complete && index == steps.count - 1
-          ? "the rollout is complete" : "the \(ReconcileRollout.name(stage + 1)) starts"
+        let starts = next > plan.waves.count ? "the rollout is complete" : "the \(ReconcileRollout.name(next)) starts"
         await output.emit(
           .init(
             event: "rollout-stage", profile: profile.path, reason: ReconcileRollout.name(stage), failures: failures),
           "rollout: the \(ReconcileRollout.name(stage)) ended: \(failures) of \(devices) failed, at or under "
-            + "--max-failures \(plan.maxFailures)%; \(next)")
+            + "--max-failures \(plan.maxFailures)%; \(starts)")
       case .stopped(_, _, let failures, let reason):
         await output.emit(
           .init(event: "rollout-stopped", profile: profile.path, reason: reason, failures: failures), reason)
@@ -133,8 +147,9 @@ extension ReconcileLoop {
   }
 
   /// `--resume-rollout` at start: this gateway's rollouts of the source, or with a shared journal the site's
-  /// rollout of each profile — there only one that stopped, so that gateways started with the flag one after
-  /// another resume it once, not a stage each [I: a shared stage that cannot end is not moved past].
+  /// rollout of each profile — there one that stopped only [I: a shared stage that cannot end is not moved
+  /// past; like `--resume-rollout` on one gateway, the flag resumes whatever stop it finds at each start, so
+  /// take it out of a unit file once used].
   func resumeRollouts(_ profiles: [ReconcileProfile], site: PostgresJournal?, state: inout PassState) async throws {
     guard let firmware = settings.firmware, firmware.resumeRollout, let plan = firmware.rollout else { return }
     guard site != nil else {
@@ -144,9 +159,33 @@ extension ReconcileLoop {
       return
     }
     for profile in profiles {
-      try await changeRollout(Self.rolloutKey(profile, firmware), site: site, state: &state) { rollout in
-        if rollout.stopped != nil { rollout.resume(plan: plan) }
+      do {
+        try await changeRollout(Self.rolloutKey(profile, firmware), plan: plan, site: site, state: &state) {
+          rollout in
+          if rollout.stopped != nil { rollout.resume(plan: plan) }
+        }
+      } catch {
+        throw CLIFailure(
+          "--resume-rollout: cannot resume the rollout of \(profile.path): "
+            + ((error as? CLIFailure)?.message ?? "\(error)"))
       }
     }
+  }
+
+  /// On a shared journal, for a gateway started without `--rollout`: why its due devices wait while the site's
+  /// rollout of this profile and source is under way or stopped; nil when there is none, or it is complete.
+  func siteRolloutHold(_ profile: ReconcileProfile, _ firmware: ReconcileFirmware, site: PostgresJournal) async
+    -> String?
+  {
+    let text: String?
+    do { text = try await site.shared("rollout\n" + Self.rolloutKey(profile, firmware)) } catch {
+      return "the site's rollout cannot be checked: the shared journal does not answer (\(error))"
+    }
+    guard let text, let rollout = try? Self.decodeRollout(text) else { return nil }
+    let parts = (rollout.plan ?? "").components(separatedBy: " --max-failures ")
+    guard parts.count == 2, let plan = try? RolloutPlan(rollout: parts[0], maxFailures: parts[1]),
+      rollout.stopped != nil || !rollout.isComplete(plan)
+    else { return nil }
+    return "the site's rollout (--rollout \(plan.text)) is under way on other gateways: start this one with it"
   }
 }

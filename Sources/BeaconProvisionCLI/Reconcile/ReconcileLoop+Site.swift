@@ -60,17 +60,21 @@ extension ReconcileLoop {
   }
 
   /// Puts the due devices whose firmware check another gateway settled in `run` into `ledger`, as that
-  /// gateway left them (`ReconcileSiteRuns.firmwareSettledElsewhere`).
+  /// gateway left them (`ReconcileSiteRuns.firmwareSettledElsewhere`). Returns their outcomes for a rollout
+  /// (address → failed; a shadowed device has none yet).
+  @discardableResult
   func learnFirmwareElsewhere(
     due: [String], visited: Set<String>, run: String, site: PostgresJournal, profile: ReconcileProfile,
     firmware: ReconcileFirmware, ledger: inout ReconcileLedger
-  ) async {
-    guard let rows = await readRows(run, site) else { return }
+  ) async -> [String: Bool] {
+    guard let rows = await readRows(run, site) else { return [:] }
+    var outcomes: [String: Bool] = [:]
     let (at, path) = (now(), profile.path)
     let settled = ReconcileSiteRuns.firmwareSettledElsewhere(due: due, visited: visited, rows: rows)
     for (address, how) in settled.sorted(by: { $0.key < $1.key }) {
       switch how {
       case .checked(let updated):
+        outcomes[address] = false
         ledger.firmwareChecked(address, source: firmware.source, now: at)
         await output.emit(
           .init(event: "firmware-elsewhere", address: address, profile: path),
@@ -81,17 +85,20 @@ extension ReconcileLoop {
           .init(event: "firmware-shadowed-elsewhere", address: address, profile: path, reason: detail, seconds: delay),
           "\(address): firmware shadowed on another gateway (\(detail)); next try here in \(Self.seconds(delay))")
       case .failed(true, let detail):
+        outcomes[address] = true
         ledger.failed(address, fingerprint: profile.fingerprint, wrongPassword: true, now: at)
         await output.emit(
           .init(event: "firmware-failed-elsewhere", address: address, profile: path, reason: detail),
           "\(address): firmware failed on another gateway (\(detail)); not retried until the profile changes")
       case .failed(false, let detail):
+        outcomes[address] = true
         let delay = ledger.firmwareFailed(address, now: at, base: settings.backoffBase)
         await output.emit(
           .init(event: "firmware-failed-elsewhere", address: address, profile: path, reason: detail, seconds: delay),
           "\(address): firmware failed on another gateway (\(detail)); next try here in \(Self.seconds(delay))")
       }
     }
+    return outcomes
   }
 
   /// The run's rows, or nil once it said that the journal did not answer (this pass's step is lost, not the loop).
