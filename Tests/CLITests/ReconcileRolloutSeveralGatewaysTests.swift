@@ -126,11 +126,18 @@ import Testing
         "reconcile", site.profile, "--adapter", "sim:\(site.fleet)", "--window", "1", "--recheck", "30d", "--state-dir",
         site.state, "--journal", url, "--gateway", "gw-3", "--lease", "3",
       ] + firmware)
-    let refused = await other.line { $0.contains("this gateway's is canary=2,waves=100%") }
-    let held = await none.line { $0.contains("firmware due, the site's rollout (--rollout canary=1,waves=100%") }
+    // Both watched at once (a line is only seen by a watch already waiting for it), for two minutes at most.
+    let watchdog = Task {
+      try await Task.sleep(for: .seconds(120))
+      for gateway in [other, none] { gateway.signal(SIGTERM) }
+    }
+    async let refused = other.line { $0.contains("this gateway's is canary=2,waves=100%") }
+    async let held = none.line { $0.contains("firmware due, the site's rollout (--rollout canary=1,waves=100%") }
+    let (wasRefused, wasHeld) = await (refused, held)
+    watchdog.cancel()
     try await Task.sleep(for: .seconds(3))
     let text = await Self.stop([other, none])
-    #expect(refused && held, "\(text)")
+    #expect(wasRefused && wasHeld, "\(text)")
     #expect(try site.writeLog.counts(what: "firmware") == [site.address(0): 1], "\(text)")
     await journal.connection.close()
     await server.stop()
