@@ -204,9 +204,9 @@ import Testing
     #expect(
       throws: Never.self,
       performing: {
-        try BeaconProvision.parseAsRoot(
+        _ = try BeaconProvision.parseAsRoot(
           ["reconcile", "p.json", "--firmware", "latest", "--catalog", "c/", "--journal", "postgresql://bp@db/site"])
-        try BeaconProvision.parseAsRoot(
+        _ = try BeaconProvision.parseAsRoot(
           [
             "reconcile", "p.json", "--firmware", "latest", "--catalog", "c/", "--rollout", "canary=1,waves=100%",
             "--journal", "postgresql://bp@db/site",
