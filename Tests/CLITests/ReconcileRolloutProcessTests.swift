@@ -51,7 +51,8 @@ import Testing
     let log = SimulatorStateStore(stateDirectory: site.state, fleetFile: site.fleet).writeLog
     try site.start(arguments)
     #expect(await site.exitStatus() == 1, "a device failed")
-    #expect(site.events("firmware-failed").compactMap(\.address).count == 1)
+    let canary = site.events("firmware-failed").compactMap(\.address)
+    #expect(canary.count == 1)
     let stopped = site.events("rollout-stopped")
     #expect(stopped.count == 1 && stopped.first?.reason?.contains("after the canary: 1 of 1 devices failed") == true)
 
@@ -63,13 +64,16 @@ import Testing
     #expect(site.events("skipped-rollout").allSatisfy { $0.reason?.hasPrefix("rollout stopped") == true })
     #expect(!site.events("skipped-rollout").isEmpty)
 
-    // The operator goes on: the next stage (the rest of the site) is tried.
+    // The operator goes on: the next stage (the rest of the site) is tried — each of its devices fails, or finds
+    // the canary's bootloader at its address (the canary, a member whose 0.5 s backoff ran out, is tried again
+    // beside them, and its failed update leaves its bootloader at its address + 1 for a while).
     site.clearEvents()
     try site.start(arguments + ["--resume-rollout"])
     _ = await site.exitStatus()
+    let rest = Set((0..<3).map(ReconcileProcess.address)).subtracting(canary)
+    let tried = Set((site.events("firmware-failed") + site.events("firmware-shadowed")).compactMap(\.address))
     #expect(
-      site.events("firmware-failed").compactMap(\.address).count == 2,
-      "\(site.errorLines.suffix(30).joined(separator: "\n"))")
+      rest.count == 2 && rest.isSubset(of: tried), "\(site.errorLines.suffix(30).joined(separator: "\n"))")
     #expect(try log.counts(what: "firmware").isEmpty, "no image was activated")
   }
 }
