@@ -144,10 +144,12 @@ vm_lines_at_least() {
   (( n >= $1 ))
 }
 
-# vm_start_btvirt N: N virtual LE-only controllers sharing one air (hci0 … hci<N-1>).
+# vm_start_btvirt N: N virtual LE-only controllers sharing one air (hci0 … hci<N-1>). The btvirt is VM_BTVIRT:
+# BlueZ 5.66's, built by scripts/vm/build-btvirt with the fix that lets one central hold several links
+# (docs/protocols/vm-e2e.md pitfall 8); Debian's own when that is unset (a scenario run by hand).
 vm_start_btvirt() {
   local n=$1
-  vm_bg btvirt btvirt -L -l"$n"
+  vm_bg btvirt "${VM_BTVIRT:-btvirt}" -L -l"$n"
   vm_wait_for 60 "$n btvirt controllers" vm_hci_at_least "$n"
   mapfile -t VM_CONTROLLERS < <(vm_hci_names)
   vm_log "btvirt: ${VM_CONTROLLERS[*]}"
@@ -204,6 +206,22 @@ vm_setup() {
 
 # vm_no_links hciN: true when the controller has no connection (hcitool's HCIGETCONNLIST ioctl).
 vm_no_links() { ! hcitool -i "$1" con | grep -q handle; }
+
+# vm_most_links hciN: the most links hciN held at once during the scenario so far, counted from btmon's text
+# log (each successful LE Connection Complete or LE Enhanced Connection Complete of hciN opens its handle,
+# each Disconnect Complete closes it). A scenario proves a campaign's links were really in parallel with it.
+vm_most_links() {
+  awk -v hci="[$1]" '
+    /^[<>@] / { event = ""; mine = index($0, hci) > 0 }
+    mine && /^> HCI Event: LE Meta Event/ { event = "meta" }
+    mine && /^> HCI Event: Disconnect Complete/ { event = "disconnect" }
+    event == "meta" && /LE (Enhanced )?Connection Complete/ { event = "connect" }
+    /Status:/ && event != "" && $0 !~ /Success/ { event = "" }
+    /^ +Handle: [0-9]+/ && event == "connect" { if (!($2 in open)) { open[$2] = 1; now++ }; if (now > most) most = now; event = "" }
+    /^ +Handle: [0-9]+/ && event == "disconnect" { if ($2 in open) { delete open[$2]; now-- }; event = "" }
+    END { print most + 0 }
+  ' "$VM_OUT/btmon.log"
+}
 
 # vm_address hciN: the controller's BD_ADDR (as `hciconfig` prints it).
 vm_address() { hciconfig "$1" | awk '/BD Address/ { print $3 }'; }
