@@ -88,7 +88,12 @@ public struct RolloutPlan: Sendable, Hashable {
   /// The rollout a run's recorded source names (`source(_:)`), or nil.
   public init?(recordedSource source: String) {
     guard let range = source.range(of: Self.marker, options: .backwards) else { return nil }
-    let parts = source[range.upperBound...].components(separatedBy: " --max-failures ")
+    self.init(text: String(source[range.upperBound...]))
+  }
+
+  /// The plan `text` wrote (`canary=2,waves=10%,100% --max-failures 5%`), or nil when it is not one.
+  public init?(text: String) {
+    let parts = text.components(separatedBy: " --max-failures ")
     guard parts.count == 2, let plan = try? RolloutPlan(rollout: parts[0], maxFailures: parts[1]) else { return nil }
     self = plan
   }

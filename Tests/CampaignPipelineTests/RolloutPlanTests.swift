@@ -63,6 +63,15 @@ import Testing
     #expect(RolloutPlan(recordedSource: "/tmp/app.zip") == nil)
   }
 
+  /// The plan's text, as the shared journal's rollout row keeps it, reads back; other text does not.
+  @Test func thePlanTextReadsBack() {
+    let plan = RolloutPlan(canary: 2, waves: [10, 25, 100], maxFailures: 5)
+    #expect(RolloutPlan(text: plan.text) == plan)
+    #expect(RolloutPlan(text: "canary=2,waves=10%,100%") == nil)
+    #expect(RolloutPlan(text: "canary=2,waves=10% --max-failures 5%") == nil)
+    #expect(RolloutPlan(text: "") == nil)
+  }
+
   @Test func theThresholdIsAtOrUnder() {
     let plan = RolloutPlan(canary: 1, waves: [100], maxFailures: 5)
     #expect(!plan.isOverThreshold(failures: 1, of: 20))  // 5% exactly: the next wave starts

@@ -182,9 +182,7 @@ extension ReconcileLoop {
       return "the site's rollout cannot be checked: the shared journal does not answer (\(error))"
     }
     guard let text, let rollout = try? Self.decodeRollout(text) else { return nil }
-    let parts = (rollout.plan ?? "").components(separatedBy: " --max-failures ")
-    guard parts.count == 2, let plan = try? RolloutPlan(rollout: parts[0], maxFailures: parts[1]),
-      rollout.stopped != nil || !rollout.isComplete(plan)
+    guard let plan = RolloutPlan(text: rollout.plan ?? ""), rollout.stopped != nil || !rollout.isComplete(plan)
     else { return nil }
     return "the site's rollout (--rollout \(plan.text)) is under way on other gateways: start this one with it"
   }
