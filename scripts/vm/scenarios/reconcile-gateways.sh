@@ -12,8 +12,8 @@
 # its wave each end once across the gateways. Both gateways then leave the site alone until SIGTERM stops
 # them with status 0.
 #
-# One link at a time per gateway (--parallel 1): btvirt cannot hold two links from one central at once
-# (docs/protocols/vm-e2e.md pitfall 8); two centrals with one link each is what this scenario adds.
+# One link at a time per gateway (--parallel 1): two centrals sharing the site is what this scenario adds
+# (several links from one central are dfu-consecutive's and audit's, docs/protocols/vm-e2e.md pitfall 8).
 # Run with bluetoothd only, as a gateway runs it.
 # vm-e2e-modes: bluetoothd
 # vm-e2e-requires: sim serve

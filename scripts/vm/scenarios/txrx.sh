@@ -3,8 +3,8 @@
 # CID 4 — MTU exchange, discovery of the Nordic UART Service, Tx notifications subscribed, commands written
 # with response — by `txrx` (one command, several with --json), then `plan` / `apply` / a second `apply` of a
 # `commands` profile (its reads through the GATT cache), and `txrx` again to read what apply set. One device
-# only: btvirt links a second peer unreliably within a run (docs/protocols/vm-e2e.md pitfall 8), so the reader
-# has its own scenario (txrx-reader.sh).
+# only (written when Debian's btvirt linked a second peer unreliably, docs/protocols/vm-e2e.md pitfall 8); the
+# reader has its own scenario (txrx-reader.sh).
 # vm-e2e-modes: bluetoothd
 # (With bluetoothd only, for the tier's time, as a gateway runs it: without bluetoothd, gatt.sh and
 # provision.sh cover the same kind of link.)
