@@ -64,6 +64,12 @@ struct TxrxCommand: AsyncParsableCommand, LoggingCommand {
   @Option(help: ArgumentHelp("Seconds of silence that end an answer (default 0.2).", valueName: "seconds"))
   var timeoutNext: Double?
 
+  @Option(
+    help: ArgumentHelp(
+      "Seconds to wait for the device to acknowledge each written fragment of a command (default 2 for the "
+        + "first, 1.5 for the rest).", valueName: "seconds"))
+  var timeoutAck: Double?
+
   @Flag(help: "Print JSON.")
   var json = false
 
@@ -73,6 +79,7 @@ struct TxrxCommand: AsyncParsableCommand, LoggingCommand {
   func validate() throws {
     try SecondsOption.validate(timeoutFirst, "--timeout-first")
     try SecondsOption.validate(timeoutNext, "--timeout-next")
+    try SecondsOption.validate(timeoutAck, "--timeout-ack")
     if let profile, TextStreamProfile.named(profile) == nil {
       throw ValidationError(
         "'\(profile)' is not a text-stream profile (\(TextStreamProfile.known.map(\.id).joined(separator: ", ")))")
@@ -86,10 +93,11 @@ struct TxrxCommand: AsyncParsableCommand, LoggingCommand {
 
   func run() async throws { try await execute { print($0) } }
 
-  /// The timeouts of every command: the profile's, with the receive timeouts given on the command line.
+  /// The timeouts of every command: the profile's, with those given on the command line.
   func timeouts(for profile: TextStreamProfile) -> TextStreamTimeouts {
     profile.timeouts.overriding(
-      firstPacket: timeoutFirst.map(SecondsOption.duration), interFragment: timeoutNext.map(SecondsOption.duration))
+      firstPacket: timeoutFirst.map(SecondsOption.duration), interFragment: timeoutNext.map(SecondsOption.duration),
+      send: timeoutAck.map(SecondsOption.duration))
   }
 
   /// Connects, sets the text stream up and returns the client, with the central to keep while it is used.

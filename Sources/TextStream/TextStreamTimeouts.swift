@@ -40,10 +40,16 @@ public struct TextStreamTimeouts: Sendable, Hashable {
   /// The library's defaults.
   public static let library = TextStreamTimeouts()
 
-  /// These timeouts with the receive timeouts replaced where given (the CLI's `--timeout-first` and
-  /// `--timeout-next`).
-  public func overriding(firstPacket: Duration? = nil, interFragment: Duration? = nil) -> TextStreamTimeouts {
+  /// These timeouts with those given replaced (the CLI's `--timeout-first`, `--timeout-next` and
+  /// `--timeout-ack`; `send` is every fragment's acknowledgement, the first's and the later ones').
+  public func overriding(firstPacket: Duration? = nil, interFragment: Duration? = nil, send: Duration? = nil)
+    -> TextStreamTimeouts
+  {
     var copy = self
+    if let send {
+      copy.firstFragmentSend = send
+      copy.laterFragmentSend = send
+    }
     if let firstPacket { copy.firstPacket = firstPacket }
     if let interFragment { copy.interFragment = interFragment }
     return copy

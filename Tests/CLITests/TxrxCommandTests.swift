@@ -4,6 +4,7 @@ import JSON
 import KBeacon
 import Simulator
 import Testing
+import TextStream
 
 @testable import BeaconProvisionCLI
 
@@ -14,9 +15,13 @@ import Testing
   static let uart = "6E:40:00:00:00:01"
 
   /// Runs `txrx`; without a `--timeout-next`, with 1 s, so a fragment a loaded machine delivers late does
-  /// not end an answer early (the timing itself is tested in TextStreamTests on a manual clock).
+  /// not end an answer early, and without a `--timeout-ack`, with 10 s (ThreadSanitizer on two busy cores
+  /// once kept a simulated device's Write Response past the default 2 s); the timing itself is tested in
+  /// TextStreamTests on a manual clock.
   func run(_ arguments: [String]) async throws -> [String] {
-    let patient = arguments.contains("--timeout-next") ? [] : ["--timeout-next", "1"]
+    let patient =
+      (arguments.contains("--timeout-next") ? [] : ["--timeout-next", "1"])
+      + (arguments.contains("--timeout-ack") ? [] : ["--timeout-ack", "10"])
     let command = try #require(try BeaconProvision.parseAsRoot(["txrx"] + arguments + patient) as? TxrxCommand)
     let out = KBeaconCommandTests.Lines()
     try await command.execute { out.append($0) }
@@ -97,9 +102,20 @@ import Testing
       [Self.reader], [Self.reader, "VER", "--profile", "nope"], [Self.reader, "VER", "--interactive"],
       [Self.reader, "--interactive", "--json"], [Self.reader, "VER", "--timeout-first", "0"],
       [Self.reader, "VER", "--terminator", "tab"], ["not-an-address", "VER"],
+      [Self.reader, "VER", "--timeout-ack", "-1"],
     ] {
       #expect(throws: (any Error).self, "\(bad)") { try BeaconProvision.parseAsRoot(["txrx"] + bad) }
     }
+  }
+
+  /// `--timeout-ack` sets every fragment's acknowledgement timeout; without it the profile's stay.
+  @Test func theAcknowledgementTimeoutIsTheOperators() throws {
+    let given = try #require(
+      try BeaconProvision.parseAsRoot(["txrx", Self.reader, "VER", "--timeout-ack", "7.5"]) as? TxrxCommand)
+    let timeouts = given.timeouts(for: .tertiumTxRx)
+    #expect(timeouts.firstFragmentSend == .milliseconds(7500) && timeouts.laterFragmentSend == .milliseconds(7500))
+    let plain = try #require(try BeaconProvision.parseAsRoot(["txrx", Self.reader, "VER"]) as? TxrxCommand)
+    #expect(plain.timeouts(for: .tertiumTxRx) == TextStreamProfile.tertiumTxRx.timeouts)
   }
 
   /// `scan` marks the devices that advertise a text-stream service.
