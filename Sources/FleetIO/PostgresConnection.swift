@@ -18,15 +18,20 @@ public final class PostgresConnection: Sendable {
   public let location: String
   /// How long a body keeps trying to reach a server that dropped the connection before its error is thrown.
   public let reconnectSeconds: Double
+  /// The server's bound on a transaction left idle (`PostgresReconnect.defaultIdleInTransactionSeconds`).
+  public let idleInTransactionSeconds: Double
   private let queue: SerialThread
   /// The libpq handle; `nil` once closed. The mutex is only ever taken on `queue`, so it never waits; it is
   /// what lets the non-Sendable pointer live in a Sendable class.
   private let handle: Mutex<OpaquePointer?>
 
-  private init(handle: sending OpaquePointer, location: String, reconnectSeconds: Double) {
+  private init(
+    handle: sending OpaquePointer, location: String, reconnectSeconds: Double, idleInTransactionSeconds: Double
+  ) {
     self.handle = Mutex(handle)
     self.location = location
     self.reconnectSeconds = reconnectSeconds
+    self.idleInTransactionSeconds = idleInTransactionSeconds
     queue = SerialThread(name: "beacon-provision.postgres")
   }
 
@@ -34,7 +39,8 @@ public final class PostgresConnection: Sendable {
   /// is passed to libpq as its own parameter and never becomes part of any text shown. Without one, libpq
   /// still reads `PGPASSWORD` and `~/.pgpass` itself.
   public static func connect(
-    _ url: PostgresURL, password: String? = nil, reconnectSeconds: Double = PostgresReconnect.defaultSeconds
+    _ url: PostgresURL, password: String? = nil, reconnectSeconds: Double = PostgresReconnect.defaultSeconds,
+    idleInTransactionSeconds: Double = PostgresReconnect.defaultIdleInTransactionSeconds
   ) async throws -> PostgresConnection {
     let location = url.redacted
     let text = url.text
@@ -54,8 +60,10 @@ public final class PostgresConnection: Sendable {
       }
       // The server's NOTICEs ("relation … already exists, skipping") would go to stderr: warnings and up only.
       // (A reconnect keeps the setting: `PQreset` reopens with the same parameters, and this is sent again.)
-      PostgresReconnect.configure(pointer)
-      return PostgresConnection(handle: pointer, location: location, reconnectSeconds: reconnectSeconds)
+      PostgresReconnect.configure(pointer, idleInTransactionSeconds: idleInTransactionSeconds)
+      return PostgresConnection(
+        handle: pointer, location: location, reconnectSeconds: reconnectSeconds,
+        idleInTransactionSeconds: idleInTransactionSeconds)
     }
   }
 
@@ -64,7 +72,7 @@ public final class PostgresConnection: Sendable {
   /// body must be one that may run twice: a transaction, or statements whose repetition changes nothing.
   @discardableResult
   public func session<T: Sendable>(_ body: @escaping @Sendable (PostgresSession) throws -> T) async throws -> T {
-    let (location, bound) = (location, reconnectSeconds)
+    let (location, bound, idle) = (location, reconnectSeconds, idleInTransactionSeconds)
     return try await withCheckedThrowingContinuation { continuation in
       queue.async {
         continuation.resume(
@@ -73,7 +81,9 @@ public final class PostgresConnection: Sendable {
               guard let pointer else {
                 throw PostgresError(location: location, message: "connection closed", sqlState: nil)
               }
-              return try PostgresReconnect.run(pointer, location: location, within: bound) {
+              return try PostgresReconnect.run(
+                pointer, location: location, within: bound, idleInTransactionSeconds: idle
+              ) {
                 try body(PostgresSession(pointer: pointer, location: location))
               }
             }

@@ -19,21 +19,35 @@ public enum PostgresReconnect {
   /// failover, and is short enough that an operator sees a dead server while the campaign is watched].
   public static let defaultSeconds = 60.0
 
+  /// How long the server lets a connection sit inside a transaction between two statements before it ends
+  /// the session (`idle_in_transaction_session_timeout`) [I: 10 s — a third of the default 30 s lease].
+  /// The journal's transactions run start to end on the connection's thread without waiting on anything
+  /// but the server (`PostgresConnection.session`), so only a stopped process gets near it: a gateway frozen
+  /// mid-transaction (SIGSTOP, a suspended VM) would otherwise hold the rows it locked — a device's lease,
+  /// the shared rollout's row — against every other gateway for as long as it stays frozen, and they would
+  /// stall with it. With the bound the server rolls the transaction back; the frozen gateway, resumed,
+  /// finds its connection gone and runs the transaction again from its start on a new one (`run`), where
+  /// its lease is checked as always (`LeaseFence`).
+  public static let defaultIdleInTransactionSeconds = 10.0
+
   /// Settings every connection gets, again after each reset.
-  static func configure(_ pointer: OpaquePointer) {
+  static func configure(_ pointer: OpaquePointer, idleInTransactionSeconds: Double) {
     PQclear(PQexec(pointer, "SET client_min_messages TO warning"))
+    let milliseconds = max(1, Int((idleInTransactionSeconds * 1000).rounded()))
+    PQclear(PQexec(pointer, "SET idle_in_transaction_session_timeout = \(milliseconds)"))
   }
 
-  static func run<T>(_ pointer: OpaquePointer, location: String, within bound: Double, _ body: () throws -> T) throws
-    -> T
-  {
+  static func run<T>(
+    _ pointer: OpaquePointer, location: String, within bound: Double, idleInTransactionSeconds: Double,
+    _ body: () throws -> T
+  ) throws -> T {
     var firstFailure: Date? = nil
     var delay = 0.05
     while true {
       var failure: PostgresError
       if PQstatus(pointer) != CONNECTION_OK {
         PQreset(pointer)
-        if PQstatus(pointer) == CONNECTION_OK { configure(pointer) }
+        if PQstatus(pointer) == CONNECTION_OK { configure(pointer, idleInTransactionSeconds: idleInTransactionSeconds) }
       }
       if PQstatus(pointer) == CONNECTION_OK {
         do { return try body() } catch let error as PostgresError where lost(error, pointer) { failure = error }
@@ -55,6 +69,7 @@ public enum PostgresReconnect {
   static func lost(_ error: PostgresError, _ pointer: OpaquePointer) -> Bool {
     if PQstatus(pointer) == CONNECTION_BAD { return true }
     guard let state = error.sqlState else { return false }
-    return state.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(state)
+    // 25P03: the server ended the session for idling in a transaction (`defaultIdleInTransactionSeconds`).
+    return state.hasPrefix("08") || ["57P01", "57P02", "57P03", "25P03"].contains(state)
   }
 }

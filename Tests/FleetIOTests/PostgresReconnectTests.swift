@@ -1,5 +1,6 @@
 import Fleet
 import Foundation
+import Synchronization
 import TestServers
 import Testing
 
@@ -30,6 +31,49 @@ import Testing
       let refused = Date()
       await #expect(throws: PostgresError.self) { try await journal.connection.session { try $0.query("SELEC 1") } }
       #expect(Date().timeIntervalSince(refused) < 30)
+    }
+  }
+
+  /// A gateway frozen inside a transaction (SIGSTOP, a suspended VM) does not hold the rows it locked
+  /// against the others: the server ends its session once it has idled in the transaction for the bound,
+  /// the other's update of the row goes through while it is still frozen, and the frozen one, resumed, runs
+  /// its transaction again from the start on a new connection. Without the bound the other's update waits
+  /// for the frozen one's commit, after its 8 s.
+  @Test func aTransactionLeftIdleReleasesItsRowsAndRunsAgain() async throws {
+    try await withPostgres { server in
+      let url = try PostgresURL(try await server.createDatabase(), origin: "test")
+      let frozen = try await PostgresConnection.connect(url, idleInTransactionSeconds: 1)
+      let other = try await PostgresConnection.connect(url)
+      try await other.session {
+        try $0.script("CREATE TABLE lease (id int PRIMARY KEY, holder text); INSERT INTO lease VALUES (1, 'nobody')")
+      }
+      let state = Mutex((runs: 0, locked: false, thawed: false))
+      let frozenWork = Task {
+        try await frozen.session { session in
+          let run = state.withLock { s in
+            s.runs += 1
+            return s.runs
+          }
+          try session.transaction {
+            _ = try session.query("UPDATE lease SET holder = 'frozen' WHERE id = 1")
+            guard run == 1 else { return }
+            state.withLock { $0.locked = true }
+            Thread.sleep(forTimeInterval: 8)  // idle in the transaction, as a stopped process is
+            state.withLock { $0.thawed = true }
+          }
+        }
+      }
+      while !state.withLock({ $0.locked }) { try await Task.sleep(for: .milliseconds(20)) }
+      try await other.session { _ = try $0.query("UPDATE lease SET holder = 'other' WHERE id = 1") }
+      #expect(!state.withLock { $0.thawed }, "the other's update waited for the frozen transaction to end")
+      try await frozenWork.value
+      #expect(state.withLock { $0.runs } == 2)
+      let holder = try await other.session { try $0.query("SELECT holder FROM lease WHERE id = 1").rows[0][0] }
+      #expect(holder == "frozen")
+      let bound = try await frozen.session { try $0.query("SHOW idle_in_transaction_session_timeout").rows[0][0] }
+      #expect(bound == "1s", "the bound is set again on the new connection")
+      await frozen.close()
+      await other.close()
     }
   }
 
