@@ -29,15 +29,9 @@ import Testing
     try await body("sim:\(file.path)")
   }
 
-  /// Runs `txrx` with 10 s for each fragment's acknowledgement (2 s by default): under ThreadSanitizer on two
-  /// busy cores a simulated Write Response once came later.
-  func run(_ arguments: [String]) async throws -> [String] {
-    let command = try #require(
-      try BeaconProvision.parseAsRoot(["txrx"] + arguments + ["--timeout-ack", "10"]) as? TxrxCommand)
-    let out = KBeaconCommandTests.Lines()
-    try await command.execute { out.append($0) }
-    return out.all
-  }
+  /// Runs `txrx` as `TxrxCommandTests` does (10 s for each fragment's acknowledgement; this test gives its
+  /// own `--timeout-next`).
+  func run(_ arguments: [String]) async throws -> [String] { try await TxrxCommandTests().run(arguments) }
 
   @Test func aGreetingAndALateTailAreShownAsUnsolicited() async throws {
     try await withFleet { adapter in
