@@ -33,43 +33,55 @@ Fuzzer.run { data, size in
 }
 
 /// Where libpq would take a password from in a URI, written as in the text (`written`: `:value@` or the
-/// whole `key=value` parameter); the model is independent of `PostgresURL.redact`.
+/// whole `key=value` parameter); the model is independent of `PostgresURL.redact`. It reads Unicode scalars,
+/// as libpq reads bytes: a combining mark after a `/` or `@` does not hide the delimiter (the harness once
+/// read Swift characters and took `/` plus U+0650 for part of a password: fuzz-postgres-url's own false alarm).
 enum LibpqModel {
   static func secrets(_ text: String) -> [(written: String, value: String)] {
-    guard let scheme = text.range(of: "://") else { return [] }
+    let scalars = Array(text.unicodeScalars)
+    guard let scheme = scalars.end(of: "://") else { return [] }
     var found: [(written: String, value: String)] = []
-    var rest = text[scheme.upperBound...]
+    var rest = scalars[scheme...]
     if let end = rest.firstIndex(where: { $0 == "@" || $0 == "/" }), rest[end] == "@" {
       let credentials = rest[..<end]
       if let colon = credentials.firstIndex(of: ":") {
-        let value = String(credentials[credentials.index(after: colon)...])
+        let value = String(String.UnicodeScalarView(credentials[(colon + 1)...]))
         found.append((":" + value + "@", value))
       }
-      rest = rest[rest.index(after: end)...]
+      rest = rest[(end + 1)...]
     }
     guard let query = rest.firstIndex(of: "?") else { return found }
-    for item in rest[rest.index(after: query)...].split(separator: "&") {
+    for item in rest[(query + 1)...].split(separator: "&") {
       let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
       guard parts.count == 2 else { continue }
-      let key = String(parts[0]).removingPercentEncodingOrSelf.lowercased()
+      let key = String(String.UnicodeScalarView(parts[0])).removingPercentEncodingOrSelf.lowercased()
       // As a whole parameter, `&`-terminated (the text gets a final `&`): `password=` must not be found
       // inside the redacted `password=***`.
-      if key == "password" || key == "sslpassword" { found.append((String(item) + "&", String(parts[1]))) }
+      if key == "password" || key == "sslpassword" {
+        found.append((String(String.UnicodeScalarView(item)) + "&", String(String.UnicodeScalarView(parts[1]))))
+      }
     }
     return found
   }
 }
 
+extension Array where Element == Unicode.Scalar {
+  /// The index just past the first occurrence of `needle`, nil if it does not occur.
+  func end(of needle: String) -> Int? {
+    let pattern = Array(needle.unicodeScalars)
+    guard !pattern.isEmpty, count >= pattern.count else { return nil }
+    return (0...(count - pattern.count)).first { self[$0..<($0 + pattern.count)].elementsEqual(pattern) }
+      .map { $0 + pattern.count }
+  }
+}
+
 extension String {
+  /// How many times `needle` occurs, overlapping, scalar by scalar (as libpq's bytes, not Swift characters).
   func occurrences(of needle: String) -> Int {
-    guard !needle.isEmpty else { return 0 }
-    var count = 0
-    var rest = self[...]
-    while let range = rest.range(of: needle) {
-      count += 1
-      rest = rest[range.lowerBound...].dropFirst()
-    }
-    return count
+    let scalars = Array(unicodeScalars)
+    let pattern = Array(needle.unicodeScalars)
+    guard !pattern.isEmpty, scalars.count >= pattern.count else { return 0 }
+    return (0...(scalars.count - pattern.count)).count { scalars[$0..<($0 + pattern.count)].elementsEqual(pattern) }
   }
 }
 
