@@ -13,11 +13,23 @@ public struct CampaignContext: Sendable {
   public let journal: any CampaignJournal
   let emit: @Sendable (CampaignEvent) -> Void
 
-  /// Throws `JournalWriteError` when the step cannot be journalled: the visit must not go on unrecorded.
-  public func step(_ address: String, _ step: VisitStep, attempt: Int) async throws {
+  /// Journals the step — with `changes`, the values about to be written, in the same record — and announces
+  /// it. Throws `JournalWriteError` when the step cannot be journalled: the visit must not go on unrecorded.
+  public func step(_ address: String, _ step: VisitStep, attempt: Int, changes: [JournalChange]? = nil) async throws {
     emit(.step(address: address, step, attempt: attempt))
     try await journal.record(
-      run: run, address: address, state: .working, step: step.rawValue, countAttempt: step == .connecting)
+      run: run, address: address, state: .working, step: step.rawValue, changes: changes,
+      countAttempt: step == .connecting)
+  }
+
+  /// Announces a step that the device's journal row already stands for, without a record of its own:
+  /// `.reading` (the row says `connecting` until a write is planned; nothing has been sent, and a resume
+  /// reads such a device again either way) and `.verifying` right after `written` (the row goes on saying
+  /// the write landed, which is what a resume needs to know). Each record is a commit that every link's
+  /// visit waits for, one at a time on the journal's connection [I: three of a visit's nine commits were
+  /// these and the duplicate `writing`; `step(_:_:attempt:changes:)` is the call where a step must be durable].
+  public func announce(_ address: String, _ step: VisitStep, attempt: Int) {
+    emit(.step(address: address, step, attempt: attempt))
   }
 
   public func progress(_ address: String, done: Int, total: Int, bytesPerSecond: Double) {

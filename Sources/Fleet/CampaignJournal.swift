@@ -5,8 +5,8 @@ import JSON
 /// The storage seam between the SQLite journal and the PostgreSQL one several gateways share: what a campaign (`Campaign`, `ApplyCampaign`, `FirmwareWork`) and the
 /// commands that start and resume runs need from a journal, whichever database holds it. `Journal` is the
 /// embedded default (SQLite through GRDB, one gateway); `FleetIO.PostgresJournal` puts the same rows
-/// on a PostgreSQL server that several gateways share. Both keep the same rules: every step recorded before
-/// it is taken, never a password.
+/// on a PostgreSQL server that several gateways share. Both keep the same rules: every write to a device
+/// recorded (with the values it replaces) before it is sent, never a password.
 public protocol CampaignJournal: AnyObject, Sendable {
   /// Where the journal lives, for messages (a file path, or a server URL without its password).
   var location: String { get }

@@ -54,7 +54,7 @@ struct ProfileWork: CampaignWork {
     let run = context.run
     let journal = context.journal
     let address = target.address.description
-    try await context.step(address, .reading, attempt: attempt)
+    context.announce(address, .reading, attempt: attempt)
     let sections = Self.sections(of: profile.profile.desired)
     let actual = try await session.readConfiguration(sections)
     await registry?.read(address: address, configuration: actual)
@@ -101,9 +101,7 @@ struct ProfileWork: CampaignWork {
       return .planned(changes.map(Self.masked))
     }
 
-    try await journal.record(
-      run: run, address: address, state: .working, step: VisitStep.writing.rawValue, changes: journalled)
-    try await context.step(address, .writing, attempt: attempt)
+    try await context.step(address, .writing, attempt: attempt, changes: journalled)
     let patch = ConfigDiff.patch(changes, desired: desired, actual: actual)
     try await session.write(patch)
     try await journal.record(run: run, address: address, state: .working, step: "written", countWrite: true)
@@ -119,7 +117,7 @@ struct ProfileWork: CampaignWork {
         return try await verifier.readConfiguration(sections)
       }
     } else {
-      try await context.step(address, .verifying, attempt: attempt)
+      context.announce(address, .verifying, attempt: attempt)
       readBack = try await session.readConfiguration(sections)
     }
     await registry?.read(address: address, configuration: readBack)

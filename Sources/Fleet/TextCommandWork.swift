@@ -50,7 +50,7 @@ struct TextCommandWork: CampaignWork {
     context: CampaignContext
   ) async throws -> DeviceOutcome {
     let (run, journal) = (context.run, context.journal)
-    try await context.step(address, .reading, attempt: attempt)
+    context.announce(address, .reading, attempt: attempt)
     var differing: [(item: ResolvedTextCommand, answer: [String])] = []
     for item in items {
       let answer = try await Self.send(item.query, of: item, on: session)
@@ -69,15 +69,13 @@ struct TextCommandWork: CampaignWork {
       return .planned(changes)
     }
 
-    try await journal.record(
-      run: run, address: address, state: .working, step: VisitStep.writing.rawValue, changes: journalled)
-    try await context.step(address, .writing, attempt: attempt)
+    try await context.step(address, .writing, attempt: attempt, changes: journalled)
     var setAnswers: [Int: [String]] = [:]
     for (item, _) in differing {
       setAnswers[item.index] = try await Self.send(item.set, of: item, on: session)
       try await journal.record(run: run, address: address, state: .working, step: "written", countWrite: true)
     }
-    try await context.step(address, .verifying, attempt: attempt)
+    context.announce(address, .verifying, attempt: attempt)
     var mismatches: [String] = []
     for (item, _) in differing {
       let answer = try await Self.send(item.query, of: item, on: session)

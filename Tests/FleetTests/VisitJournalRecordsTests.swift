@@ -1,0 +1,68 @@
+import BeaconCore
+import Foundation
+import Profiles
+import Synchronization
+import Testing
+
+@testable import Fleet
+
+/// What one `apply` visit commits to the journal: each record is a commit every link waits for (and, on the
+/// shared journal, a round trip to the server), so a visit records only what a resume or the lease fence
+/// needs — the attempt, the planned changes with the `writing` step just before the write, the write's
+/// landing, the end — while its events still announce every step (`CampaignContext.announce`).
+@Suite(.timeLimit(.minutes(1))) struct VisitJournalRecordsTests {
+  /// Forwards to a `Journal`, keeping every update it was given and, for each, the writes the device had then.
+  final class RecordingJournal: CampaignJournal {
+    let inner: Journal
+    let device: FakeDevice
+    let updates = Mutex<[(update: JournalUpdate, writesBefore: Int)]>([])
+    init(_ inner: Journal, device: FakeDevice) { (self.inner, self.device) = (inner, device) }
+
+    var location: String { inner.location }
+    func record(_ update: JournalUpdate) async throws {
+      let writes = await device.writes.count
+      updates.withLock { $0.append((update, writes)) }
+      try await inner.record(update)
+    }
+    func createRun(_ run: NewJournalRun) async throws -> String { try await inner.createRun(run) }
+    func finish(run: String, status: String) async throws { try await inner.finish(run: run, status: status) }
+    func run(_ id: String) async throws -> JournalRun? { try await inner.run(id) }
+    func runs() async throws -> [JournalRun] { try await inner.runs() }
+    func device(run: String, address: String) async throws -> JournalDevice? {
+      try await inner.device(run: run, address: address)
+    }
+    func devices(run: String) async throws -> [JournalDevice] { try await inner.devices(run: run) }
+  }
+
+  @Test func aVisitCommitsTheAttemptThePlannedWriteItsLandingAndTheEndAndAnnouncesEveryStep() async throws {
+    let address = BluetoothAddress("DD:34:02:06:D1:01")!
+    let device = ApplyCampaignTests.device()
+    let journal = RecordingJournal(try Journal(path: nil), device: device)
+    let run = try await journal.createRun(
+      kind: "apply", source: "p.json", adapter: "test", addresses: [address.description])
+    let campaign = ApplyCampaign(
+      profile: try ApplyCampaignTests.loaded(), targets: [Target(address: address)],
+      opener: FakeOpener(devices: [address: device]), journal: journal, run: run,
+      options: .init(parallel: 1, retry: RetryPolicy(maximumAttempts: 1, firstDelay: .zero)),
+      passwords: .init(current: Secret("0000000000000000")), resolver: DesiredResolver(urlCheck: { _ in nil }),
+      sleep: { _ in })
+    let steps = Task {
+      var seen: [VisitStep] = []
+      for await event in campaign.events { if case .step(_, let step, _) = event { seen.append(step) } }
+      return seen
+    }
+    let summary = await campaign.start()
+    #expect(summary.count(.verified) == 1)
+    #expect(await steps.value == [.connecting, .reading, .writing, .verifying])
+
+    let updates = journal.updates.withLock { $0 }
+    #expect(updates.map { $0.update.step } == ["connecting", "writing", "written", nil])
+    #expect(updates.map { $0.update.state } == [.working, .working, .working, .verified])
+    // The attempt is counted as the link opens; the changes are journalled in the `writing` record, before
+    // the device got anything; the write is counted once it landed.
+    #expect(updates[0].update.countAttempt && !updates[1].update.countAttempt)
+    #expect(updates[1].update.changes?.map(\.key).sorted() == ["minorID", "name"])
+    #expect(updates[1].writesBefore == 0 && updates[2].writesBefore == 1)
+    #expect(updates.map { $0.update.countWrite } == [false, false, true, false])
+  }
+}
