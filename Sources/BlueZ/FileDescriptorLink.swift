@@ -57,13 +57,10 @@ final class FileDescriptorLink: Sendable {
   private func sendWithoutWaiting(_ pdu: [UInt8]) throws -> Bool {
     try state.withLock { s in
       if s.queuedSends == 0 && !s.closedLocally && !s.descriptorClosed && !s.linkDown {
-        let sent = Interrupted.retry {
-          pdu.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
-        }
-        if sent == pdu.count { return true }
-        let code = errno
-        if sent >= 0 || (code != EAGAIN && code != EWOULDBLOCK) {
-          throw LinkError(.disconnected, peer: peer, detail: sent < 0 ? ErrnoText.message(code) : "short send")
+        switch sendOnce(pdu, flags: Int32(MSG_DONTWAIT)) {
+        case .sent: return true
+        case .full: break
+        case .failed(let detail): throw LinkError(.disconnected, peer: peer, detail: detail)
         }
       }
       s.queuedSends += 1
@@ -77,20 +74,35 @@ final class FileDescriptorLink: Sendable {
     if closed { throw LinkError(.closed, peer: peer) }
     if down { throw LinkError(.disconnected, peer: peer) }
     while true {
-      let sent = Interrupted.retry {
-        pdu.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-      }
-      if sent == pdu.count { return }
-      let code = errno
-      if sent < 0 && (code == EAGAIN || code == EWOULDBLOCK) {
+      switch sendOnce(pdu, flags: 0) {
+      case .sent: return
+      case .full:
         // A non-blocking socket (e.g. left so by a non-blocking connect): wait until it can take the PDU.
         var out = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
         _ = poll(&out, 1, -1)
-        continue
+      case .failed(let detail):
+        if state.withLock({ $0.closedLocally }) { throw LinkError(.closed, peer: peer) }
+        throw LinkError(.disconnected, peer: peer, detail: detail)
       }
-      if state.withLock({ $0.closedLocally }) { throw LinkError(.closed, peer: peer) }
-      throw LinkError(.disconnected, peer: peer, detail: sent < 0 ? ErrnoText.message(code) : "short send")
     }
+  }
+
+  /// What one `send(2)` of a whole PDU did: the kernel took it, the socket is full for now (`EAGAIN`), or the
+  /// link failed (the error's text, or "short send": a datagram is taken whole or not at all).
+  private enum SendAttempt {
+    case sent, full
+    case failed(String)
+  }
+
+  /// One `send(2)` of `pdu` (`MSG_NOSIGNAL` plus `flags`), retried on `EINTR`.
+  private func sendOnce(_ pdu: [UInt8], flags: Int32) -> SendAttempt {
+    let sent = Interrupted.retry {
+      pdu.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL) | flags) }
+    }
+    if sent == pdu.count { return .sent }
+    let code = errno
+    if sent < 0 && (code == EAGAIN || code == EWOULDBLOCK) { return .full }
+    return .failed(sent < 0 ? ErrnoText.message(code) : "short send")
   }
 
   /// Wakes the reader and unblocks a blocked send; the reader then closes the descriptor. Idempotent.

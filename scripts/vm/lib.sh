@@ -223,6 +223,15 @@ vm_most_links() {
   ' "$VM_OUT/btmon.log"
 }
 
+# vm_expect_links_at_once hciN N WHAT: fails unless btmon's record shows hciN holding at least N links at once
+# (vm_most_links); WHAT says what should have run them together, for the failure.
+vm_expect_links_at_once() {
+  local links
+  links=$(vm_most_links "$1")
+  (( links >= $2 )) || vm_fail "$1 held at most $links link(s) at once: $3 did not run its devices together"
+  vm_log "ok: $1 held $links links at once"
+}
+
 # vm_address hciN: the controller's BD_ADDR (as `hciconfig` prints it).
 vm_address() { hciconfig "$1" | awk '/BD Address/ { print $3 }'; }
 

@@ -80,9 +80,7 @@ for line in "hci1: DD:34:02:06:D1:41 left its DFU bootloader: new application fw
   grep -qF -- "$line" "$VM_OUT/sim-serve.log" || vm_fail "sim serve did not log '$line'"
 done
 vm_log "ok: each bootloader activated its own model's image; the legacy one answered at the Pro's address"
-links=$(vm_most_links hci0)
-(( links >= 2 )) || vm_fail "hci0 held at most $links link(s) at once: the campaign at --parallel 2 did not run both devices together"
-vm_log "ok: hci0 held $links links at once"
+vm_expect_links_at_once hci0 2 "the campaign at --parallel 2"
 
 expect_success 60 "$BP" read --adapter hci0 --scan-backend hci "$pro"
 expect_json "$VM_LAST_OUTPUT" <<CHECKS
