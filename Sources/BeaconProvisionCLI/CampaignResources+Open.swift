@@ -34,9 +34,11 @@ extension CampaignResources {
     if let place,
       let journal = try await place.openShared(gateway: shared?.gatewayName ?? ProcessInfo.processInfo.hostName)
     {
-      let registry = RegistryAccess.recorder(FleetRegistry(store: PostgresRegistryStore(journal: journal)))
+      var store = PostgresRegistryStore(journal: journal)
+      store.insideTransaction = try SimulatorPauseHook.registryPause(central: central)
+      let registry = RegistryAccess.recorder(FleetRegistry(store: store))
       // The coordinator keeps the journal itself; the campaign's records go through the test hook
-      // (`SimulatorPauseHook`, a simulated adapter only).
+      // (`SimulatorPauseHook`, a simulated adapter only), and so may the registry's transactions.
       return CampaignResources(
         journal: try SimulatorPauseHook.wrap(journal, central: central), central: central, registry: registry,
         coordinator: shared.map { GatewayCoordinator(journal: journal, settings: $0.coordination) })

@@ -14,6 +14,8 @@ import Synchronization
 /// `after-batch:K` stops it instead once the scheduler's K-th batch has recorded its end — in a staged
 /// rollout (`dfu update --rollout`) that is between wave K-1 and wave K (the canary is batch 1): the killed-
 /// between-waves test (`DFURolloutKillTests`) needs that exact point, which no log line gives it.
+/// `in-registry:ADDRESS` stops it inside the shared registry's transaction that records a read of that
+/// device, its rows locked (`SimulatorPauseHook+Registry`): a gateway frozen inside a transaction.
 ///
 /// It cannot act on a real adapter: `wrap` builds the hook only from a `SimulatedCentral` (the type
 /// `CentralFactory` returns for `--adapter sim` / `sim:FILE` and for nothing else; a live adapter's central
@@ -29,6 +31,8 @@ struct SimulatorPauseHook: Sendable, Hashable {
   let address: String?
   /// `after-batch:K`: K.
   let afterBatches: Int?
+  /// `in-registry:ADDRESS`: the stop is the registry's, not the journal's.
+  var insideRegistry = false
 
   /// The hook the variable asks for; nil when it is unset or empty. The central is the proof of a
   /// simulator: there is no way to build a hook without one.
@@ -39,11 +43,15 @@ struct SimulatorPauseHook: Sendable, Hashable {
       (step, address, afterBatches) = (nil, nil, batches)
       return
     }
+    if parts.count == 2, parts[0] == "in-registry", let address = BluetoothAddress(parts[1])?.description {
+      (step, self.address, afterBatches, insideRegistry) = (nil, address, nil, true)
+      return
+    }
     guard parts.count == 2, let step = Self.points[parts[0]], let address = BluetoothAddress(parts[1])?.description
     else {
       throw CLIFailure(
-        "\(Self.environmentVariable)=\(text): expected before-write:ADDRESS, before-transfer:ADDRESS or "
-          + "after-batch:K (a test hook)")
+        "\(Self.environmentVariable)=\(text): expected before-write:ADDRESS, before-transfer:ADDRESS, "
+          + "in-registry:ADDRESS or after-batch:K (a test hook)")
     }
     (self.step, self.address, self.afterBatches) = (step, address, nil)
   }
@@ -66,7 +74,7 @@ final class PausingJournal: CampaignJournal {
   let inner: any CampaignJournal
   let hook: SimulatorPauseHook
   let pause: @Sendable () -> Void
-  private let fired = Mutex(false)
+  private let fired = OnceFlag()
   private let batchesEnded = Mutex(0)
 
   init(_ inner: any CampaignJournal, hook: SimulatorPauseHook, pause: @escaping @Sendable () -> Void) {
@@ -77,10 +85,7 @@ final class PausingJournal: CampaignJournal {
 
   func record(_ update: JournalUpdate) async throws {
     if let step = hook.step, update.step == step.rawValue, update.address == hook.address,
-      fired.withLock({ f in
-        defer { f = true }
-        return !f
-      })
+      fired.take()
     {
       FileHandle.standardError.write(Data("test hook: stopped before \(step.rawValue) \(update.address)\n".utf8))
       pause()

@@ -1,7 +1,6 @@
 import BeaconCore
 import Foundation
 import Profiles
-import Synchronization
 
 /// Keeps the fleet registry current from a command or a campaign, best effort: the registry is a record
 /// of what was seen, not part of any device's work, so a registry write that fails never fails a scan, a
@@ -10,7 +9,7 @@ import Synchronization
 public struct RegistryRecorder: Sendable {
   public let registry: FleetRegistry
   let warn: @Sendable (String) -> Void
-  private let warned = Warned()
+  private let warned = OnceFlag()
 
   public init(registry: FleetRegistry, warn: @escaping @Sendable (String) -> Void) {
     self.registry = registry
@@ -36,19 +35,7 @@ public struct RegistryRecorder: Sendable {
     do {
       try await body()
     } catch {
-      if warned.first() { warn("cannot update the fleet registry in \(registry.location): \(error)") }
-    }
-  }
-
-  /// Whether a failure was already reported.
-  private final class Warned: Sendable {
-    private let state = Mutex(false)
-    /// True the first time only.
-    func first() -> Bool {
-      state.withLock { done in
-        defer { done = true }
-        return !done
-      }
+      if warned.take() { warn("cannot update the fleet registry in \(registry.location): \(error)") }
     }
   }
 }

@@ -29,6 +29,8 @@ public struct RegistryChange: Sendable, Hashable {
   public var at: Date { observation.at }
   /// The history point it adds, when it carries an RSSI or a battery value.
   public var reading: RegistryReading? { observation.reading }
+  /// Whether it records a configuration read over a link (not a sighting or an identity).
+  public var isConfigurationRead: Bool { observation.configurationHash != nil }
 
   /// The device after this change: `known` with what the change says folded in, or a new device.
   public func applied(to known: RegistryDevice?) -> RegistryDevice {

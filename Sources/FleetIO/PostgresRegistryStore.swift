@@ -13,6 +13,11 @@ import JSON
 public struct PostgresRegistryStore: RegistryStore {
   public let connection: PostgresConnection
   public var location: String { connection.location }
+  /// Called with the changes inside `apply`'s transaction, after their rows are locked and before the
+  /// commit; nil in the product. The several-gateways tests stop a gateway there (`SimulatorPauseHook`,
+  /// `in-registry:ADDRESS`) to prove that a process frozen holding rows does not stall the others for longer
+  /// than the server's idle-transaction bound (`PostgresReconnect.defaultIdleInTransactionSeconds`).
+  public var insideTransaction: (@Sendable ([RegistryChange]) -> Void)?
 
   public init(journal: PostgresJournal) { connection = journal.connection }
 
@@ -67,6 +72,7 @@ public struct PostgresRegistryStore: RegistryStore {
               (SELECT id FROM bp_registry_reading WHERE address = $1 ORDER BY at DESC, id DESC LIMIT $2::integer)
             """, [change.address, String(historyLimit)])
         }
+        insideTransaction?(changes)
       }
     }
   }
