@@ -26,8 +26,9 @@ public struct CampaignContext: Sendable {
   /// `.reading` (the row says `connecting` until a write is planned; nothing has been sent, and a resume
   /// reads such a device again either way) and `.verifying` right after `written` (the row goes on saying
   /// the write landed, which is what a resume needs to know). Each record is a commit that every link's
-  /// visit waits for, one at a time on the journal's connection [I: three of a visit's nine commits were
-  /// these and the duplicate `writing`; `step(_:_:attempt:changes:)` is the call where a step must be durable].
+  /// visit waits for, one at a time on the journal's connection [I: a visit made nine; these two steps and a
+  /// second `writing` record, now one record with the changes, were three of them]. `step(_:_:attempt:changes:)`
+  /// is the call for a step that must be durable.
   public func announce(_ address: String, _ step: VisitStep, attempt: Int) {
     emit(.step(address: address, step, attempt: attempt))
   }
