@@ -24,27 +24,49 @@ enum ScalingBenchmark {
         + (faulty ? "; the first 3 devices busy, with another password, dropping every link" : "")
         + "; \(ProcessInfo.processInfo.activeProcessorCount) CPUs, load \(loadAverage())")
     let one = try await measure(binary, count: smallest, links: 1, adapter: 5, faulty: faulty, arguments)
-    print(CLIScalingRun.line("\(smallest) devices, 1 link", one, devices: smallest, links: 1, baseline: nil))
-    let baseline = (whole: one.seconds / Double(smallest), campaign: one.campaignSeconds / Double(smallest))
+    print(
+      CLIScalingRun.line("\(smallest) devices, 1 link", one.median, devices: smallest, links: 1, baseline: nil)
+        + spread(one))
+    let baseline = (
+      whole: one.median.seconds / Double(smallest), campaign: one.median.campaignSeconds / Double(smallest)
+    )
     for count in counts {
       for (links, adapter) in [(5, 5), (16, 16)] {
         let r = try await measure(binary, count: count, links: links, adapter: adapter, faulty: faulty, arguments)
         print(
           CLIScalingRun.line(
-            "\(count) devices, --parallel \(links) on a \(adapter)-link adapter", r, devices: count, links: links,
-            baseline: baseline))
+            "\(count) devices, --parallel \(links) on a \(adapter)-link adapter", r.median, devices: count,
+            links: links, baseline: baseline) + spread(r))
       }
     }
     print("load after: \(loadAverage())")
   }
 
+  /// How many times each command runs (`PROVISION_BENCH_REPEAT`, default 1): a figure within a percent of its
+  /// goal moves with the machine by about that much from run to run, so the median run is the one reported.
+  static var repeats: Int { max(1, Int(ProcessInfo.processInfo.environment["PROVISION_BENCH_REPEAT"] ?? "") ?? 1) }
+
+  /// The command's runs (each on a fresh site) and the one with the median campaign.
   static func measure(
     _ binary: String, count: Int, links: Int, adapter: Int, faulty: Bool,
     _ arguments: (CLIScalingRun.Site, Int) -> [String]
-  ) async throws -> CLIScalingRun.Result {
-    let site = try CLIScalingRun.Site(count: count, adapterLinks: adapter, faulty: faulty)
-    defer { site.remove() }
-    return try await CLIScalingRun.run(binary, arguments(site, links))
+  ) async throws -> (median: CLIScalingRun.Result, campaigns: [Double]) {
+    var runs: [CLIScalingRun.Result] = []
+    for _ in 0..<repeats {
+      let site = try CLIScalingRun.Site(count: count, adapterLinks: adapter, faulty: faulty)
+      defer { site.remove() }
+      runs.append(try await CLIScalingRun.run(binary, arguments(site, links)))
+    }
+    runs.sort { $0.campaignSeconds < $1.campaignSeconds }
+    return (runs[runs.count / 2], runs.map(\.campaignSeconds))
+  }
+
+  /// With several runs, the range their campaigns took (the line above shows the median run).
+  static func spread(_ measured: (median: CLIScalingRun.Result, campaigns: [Double])) -> String {
+    guard let low = measured.campaigns.first, let high = measured.campaigns.last, measured.campaigns.count > 1 else {
+      return ""
+    }
+    return String(format: "\n    %d runs, the median shown: campaigns %.2f–%.2f s", measured.campaigns.count, low, high)
   }
 
   /// The 1-minute load average (`/proc/loadavg`).
