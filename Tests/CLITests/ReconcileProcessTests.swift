@@ -67,18 +67,28 @@ import Testing
     #expect(try site.writes() == [ReconcileProcess.address(0): 1, ReconcileProcess.address(1): 1])
   }
 
+  /// The stop lands while the first device is being written: the process stops itself just before that
+  /// device's `writing` record (`SimulatorPauseHook`), the test sends SIGTERM, then SIGCONT. (It used to send
+  /// SIGTERM on reading the `writing` line, which under ThreadSanitizer on a loaded machine came after the
+  /// whole fleet was done: "FLAKY under load".)
   @Test func aStopMidRunLeavesNoDeviceMidWriteAndARestartFinishesTheJob() async throws {
     let site = try ReconcileProcess(devices: Array(repeating: "", count: 8))
-    try site.start(["--parallel", "1"])
-    let writing = try await site.wait(seconds: 60) { site.errorLines.contains { $0.hasSuffix(": writing") } }
-    try #require(writing, "\(site.errorLines.joined(separator: "\n"))")
+    let first = ReconcileProcess.address(0)
+    try site.start(["--parallel", "1"], environment: [SimulatorPauseHook.environmentVariable: "before-write:\(first)"])
+    let stopped = try await site.wait(seconds: 60) {
+      site.errorLines.contains { $0.contains("test hook: stopped before writing \(first)") }
+    }
+    try #require(stopped, "\(site.errorLines.joined(separator: "\n"))")
     site.signal(SIGTERM)
+    site.signal(SIGCONT)
     #expect(await site.exitStatus() == 0)
     let journal = try Journal(path: site.state + "/journal.sqlite")
     let run = try #require(try await journal.runs().first?.id)
     let rows = try await journal.devices(run: run)
     #expect(rows.allSatisfy { [.verified, .compliant, .pending].contains($0.state) }, "\(rows.map(\.state))")
     #expect(rows.contains { $0.state == .pending }, "the stop came too late to leave anything for the restart")
+    // The device being written when the stop came was finished, not left mid-write.
+    #expect(rows.first { $0.address == first }?.state == .verified, "\(rows.map { ($0.address, $0.state) })")
     #expect(try site.writes().values.allSatisfy { $0 == 1 })
 
     try site.start(["--once"])
