@@ -46,9 +46,9 @@ extension Campaign {
     if !refused {
       lastAttemptEnd = .now
       if links.attemptEnded() {
-        if let raised = links.firstRaise() {
-          continuation.yield(.linkLimitRaised(links: raised, asked: options.parallel))
-        }
+        let (low, raised) = links.raiseAnnouncements()
+        if let low { continuation.yield(.linkLimit(links: low, asked: options.parallel)) }
+        if let raised { continuation.yield(.linkLimitRaised(links: raised, asked: options.parallel)) }
         grantPermits()
       }
     }

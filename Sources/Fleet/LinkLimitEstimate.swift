@@ -81,6 +81,15 @@ struct LinkLimitEstimate: Sendable {
     return lowest
   }
 
+  /// What to say once an attempt's end raised the limit: a low not yet said, then the first raise. A device
+  /// refused at the limit says the low only after it waits for its permit (`Campaign.waitAfterRefusal`), and
+  /// the limit can rise meanwhile; saying the low here first keeps the first raise said as the first one
+  /// (a loaded run had said "raised to 4" after a raise to 3 went unsaid, the low not yet out).
+  mutating func raiseAnnouncements() -> (low: Int?, raised: Int?) {
+    let low = newLow()
+    return (low, firstRaise())
+  }
+
   /// The first raise, to announce (once per campaign).
   mutating func firstRaise() -> Int? {
     guard !raiseAnnounced, limit > lowestAnnounced else { return nil }

@@ -158,4 +158,20 @@ import Testing
     let first = fresh.refused(inFlight: 5, sinceLastEnd: nil, teardownWaited: .zero)
     #expect(first == .limit && fresh.limit == 5)
   }
+
+  /// The limit rises before the refused device, still waiting for its permit, has said the low: the raise
+  /// says the low first, then itself, so the first raise is the one said (seen under ThreadSanitizer on a
+  /// loaded machine: the raise to 3 went unsaid and "raised to 4" came after the low).
+  @Test func aRaiseBeforeTheLowWasSaidSaysTheLowThenTheFirstRaise() {
+    var e = LinkLimitEstimate(asked: 4)
+    _ = e.refused(inFlight: 2, sinceLastEnd: nil, teardownWaited: .zero)
+    let raised = [e.attemptEnded(), e.attemptEnded()]
+    let said = e.raiseAnnouncements()
+    #expect(raised == [false, true] && e.limit == 3 && said.low == 2 && said.raised == 3)
+    // The waiting device then has no low left to say, and the next raise says nothing.
+    let waiting = e.newLow()
+    let again = [e.attemptEnded(), e.attemptEnded(), e.attemptEnded()]
+    let next = e.raiseAnnouncements()
+    #expect(waiting == nil && again == [false, false, true] && e.limit == 4 && next.low == nil && next.raised == nil)
+  }
 }
