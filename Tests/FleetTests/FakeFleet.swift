@@ -111,12 +111,21 @@ actor FakeLinkSlots {
 
   /// Starts counting `mostOpen` afresh.
   func resetMostOpen() { mostOpen = open }
+
+  /// Returns once `count` links are open at one time (polled every millisecond), or after `bound`: a visit
+  /// that holds its link here lets later connects overlap it, where the fake's visits would otherwise end at
+  /// once and seldom leave several links open together.
+  func waitUntilOpen(_ count: Int, atMost bound: Duration) async {
+    let deadline = ContinuousClock.now + bound
+    while mostOpen < count, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(1)) }
+  }
 }
 
 /// A condition a test raises once and fake devices wait for (polled every millisecond, at most 5 s).
 final class TestFlag: Sendable {
   private let raised = Mutex(false)
   func raise() { raised.withLock { $0 = true } }
+  var isRaised: Bool { raised.withLock { $0 } }
   func wait() async {
     for _ in 0..<5000 where !raised.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(1)) }
   }

@@ -113,12 +113,20 @@ import Testing
     let f = try Fleet(count: 40)
     // Another program holds 2 of the adapter's 4 links, then gives them back after 8 devices. The first two
     // links stay open until the campaign has taken in both refusals: the adapter's limit, not a teardown.
+    // Once the adapter holds 4 again and the campaign's limit is back to 4, each link is held until four are
+    // open together (at most 5 s), so the count shows what the campaign allows rather than how often four
+    // instant visits happen to overlap.
     let slots = FakeLinkSlots(limit: 2)
     let lowered = TestFlag()
-    let campaign = try await f.campaign(parallel: 4, slots: slots, connected: { await lowered.wait() })
+    let raisedToFour = TestFlag()
+    let campaign = try await f.campaign(parallel: 4, slots: slots) {
+      await lowered.wait()
+      if raisedToFour.isRaised { await slots.waitUntilOpen(4, atMost: .seconds(5)) }
+    }
     let finished = Mutex(0)
     let events = Self.gather(campaign) { event in
       if case .linksInUse(_, limit: 2) = event { lowered.raise() }
+      if lowered.isRaised, case .linksInUse(_, limit: 4) = event, await slots.limit == 4 { raisedToFour.raise() }
       guard case .finished = event else { return }
       if finished.withLock({
         $0 += 1
