@@ -49,44 +49,20 @@ import Testing
   /// `before-write:ADDRESS`): stopped from outside on a log line it could land after the record, where the
   /// write that follows is the fence's documented gap (which ASan's slowness hit: a double write).
   @Test func aGatewayPausedPastItsLeaseDoesNotWriteItsLostDevicesAgain() async throws {
-    let server = try await PostgresServer.start()
-    let url = try await server.createDatabase()
-    let site = try GatewaySite(count: 8, block: 2, heard: ["gw-1": -55, "gw-2": -70])
-    try await site.prepareState()
-    let target = site.address(2)
-    let options = ["--lease", "2", "--gateways", "2", "--settle", "60"]
-    // gw-1 hears every device clearly better (by more than the 6 dB margin), so it claims them all, one at a
-    // time, while it is alive: only `target` is in flight when it stops.
-    let paused = try GatewayProcess(
-      site.apply(journal: url, parallel: 1, options + ["--gateway", "gw-1"]),
-      environment: [SimulatorPauseHook.environmentVariable: "before-write:\(target)"])
-    let other = try GatewayProcess(site.apply(journal: url, options + ["--gateway", "gw-2"]))
-    let stopped = await paused.line { $0.contains("test hook: stopped before writing \(target)") }
-    if !stopped { Issue.record("gw-1 ended before it stopped at \(target): \(await paused.finish())") }
-    try #require(stopped)
-    #expect(await paused.isStopped(), "gw-1 said it stopped but is not")
+    let pair = try await PausedGatewayPair.start(
+      count: 8, block: 2, target: 2, hook: "before-write", said: "before writing"
+    ) { site, url, parallel, options in site.apply(journal: url, parallel: parallel, options) }
     let journal = try await PostgresJournal(
-      connection: try await PostgresConnection.connect(try PostgresURL(url, origin: "test")), gateway: "test")
+      connection: try await PostgresConnection.connect(try PostgresURL(pair.url, origin: "test")), gateway: "test")
     // gw-2 takes the device over once gw-1's lease has expired, and verifies it.
-    var taken = false
-    for _ in 0..<120 where !taken {
-      try await Task.sleep(for: .milliseconds(500))
-      taken = try await journal.device(run: "site", address: target)?.state == .verified
-    }
-    #expect(taken, "gw-2 did not verify \(target): \(other.tail.text)")
-    paused.signal(SIGCONT)
-    for gateway in [paused, other] {
-      let (status, text) = await gateway.finish()
-      #expect(status == 0, "\(text)")
-    }
-    #expect(try site.notWrittenOnce() == [:])
+    #expect(try await pair.targetVerified(in: journal), "gw-2 did not verify \(pair.target): \(pair.other.tail.text)")
+    await pair.resumeAndFinish()
+    #expect(try pair.site.notWrittenOnce() == [:])
     // The one write of the device is gw-2's.
-    let writes = try site.writeLog.writes().filter { $0.address == target && $0.what == "cfg" }
-    #expect(writes.map(\.pid) == [other.process.processIdentifier], "\(writes)")
-    try await Self.expectAllVerified(url, count: site.count)
+    try pair.expectTargetWrittenByTheOtherOnly(what: "cfg")
+    try await Self.expectAllVerified(pair.url, count: pair.site.count)
     await journal.connection.close()
-    await server.stop()
-    try? FileManager.default.removeItem(atPath: site.folder)
+    await pair.stop()
   }
 
   /// `pg_ctl restart` while two gateways work: each reconnects (`PostgresReconnect`) and goes on; before
