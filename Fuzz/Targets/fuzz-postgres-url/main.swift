@@ -66,23 +66,23 @@ enum LibpqModel {
 }
 
 extension Array where Element == Unicode.Scalar {
+  /// Where `needle` starts, every occurrence, overlapping (scalar by scalar, as libpq reads bytes rather than
+  /// Swift characters): the one scan both questions below ask.
+  func starts(of needle: String) -> [Int] {
+    let pattern = Array(needle.unicodeScalars)
+    guard !pattern.isEmpty, count >= pattern.count else { return [] }
+    return (0...(count - pattern.count)).filter { self[$0..<($0 + pattern.count)].elementsEqual(pattern) }
+  }
+
   /// The index just past the first occurrence of `needle`, nil if it does not occur.
   func end(of needle: String) -> Int? {
-    let pattern = Array(needle.unicodeScalars)
-    guard !pattern.isEmpty, count >= pattern.count else { return nil }
-    return (0...(count - pattern.count)).first { self[$0..<($0 + pattern.count)].elementsEqual(pattern) }
-      .map { $0 + pattern.count }
+    starts(of: needle).first.map { $0 + needle.unicodeScalars.count }
   }
 }
 
 extension String {
-  /// How many times `needle` occurs, overlapping, scalar by scalar (as libpq's bytes, not Swift characters).
-  func occurrences(of needle: String) -> Int {
-    let scalars = Array(unicodeScalars)
-    let pattern = Array(needle.unicodeScalars)
-    guard !pattern.isEmpty, scalars.count >= pattern.count else { return 0 }
-    return (0...(scalars.count - pattern.count)).count { scalars[$0..<($0 + pattern.count)].elementsEqual(pattern) }
-  }
+  /// How many times `needle` occurs, overlapping, scalar by scalar.
+  func occurrences(of needle: String) -> Int { Array(unicodeScalars).starts(of: needle).count }
 }
 
 extension String {
