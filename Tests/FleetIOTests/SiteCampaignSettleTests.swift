@@ -14,8 +14,9 @@ import Testing
     try await withPostgres { server in
       let url = try await server.createDatabase()
       let visits = SiteCampaignTests.Visits()
-      // A 3 s lease, renewed every second: a sanitizer's slowness cannot make a live gateway miss it.
-      let settings = CoordinationSettings(leaseSeconds: 3)
+      // A 5 s lease, renewed three times per lease: a sanitizer's slowness cannot make a live gateway miss it (3 s
+      // flaked once under ThreadSanitizer on two loaded cores).
+      let settings = CoordinationSettings(leaseSeconds: 5)
       let near = SiteCampaignTests.address(1)
       func site(_ name: String, rssi: Int) async throws -> (SiteCampaign, PostgresJournal) {
         let journal = try await PostgresJournal(connection: try await connect(server, database: url), gateway: name)
@@ -32,7 +33,7 @@ import Testing
       // gw-near joins and waits for a second gateway; gw-far joins more than three leases later.
       let (first, firstJournal) = try await site("gw-near", rssi: -50)
       let waiting = Task { try await first.start(batch: SiteCampaignTests.batch(firstJournal, "site", visits)) }
-      try await Task.sleep(for: .seconds(10))
+      try await Task.sleep(for: .seconds(16))
       let (second, secondJournal) = try await site("gw-far", rssi: -80)
       let late = try await second.start(batch: SiteCampaignTests.batch(secondJournal, "site", visits))
       let early = try await waiting.value
