@@ -52,7 +52,7 @@ struct ApplyInvocation {
       let auth = loaded.profile.auth
       let passwords = ApplyCampaign.Passwords(
         current: try Secrets.read(auth.password, profile: path),
-        new: try auth.newPassword.map { try Secrets.read($0, profile: path) })
+        new: try auth.newPassword.map { try Secrets.read($0, field: "newPassword", profile: path) })
       return (loaded, recipe, passwords)
     }
     return try await CampaignFailures.translated {

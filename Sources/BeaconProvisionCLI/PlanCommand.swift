@@ -13,10 +13,13 @@ struct PlanCommand: AsyncParsableCommand {
       (text-stream devices: AT commands over the Nordic UART Service, Tertium readers) sends each item's query \
       and lists the items whose answer differs, with the set that apply would send.
 
-      Exit status: 0 nothing to change, 1 error or a device failed; with --detailed-exitcode, 2 when something \
-      would change (as terraform plan -detailed-exitcode); \(ExitStatus.usage).
+      Exit status: 0 planned (whether or not something would change), 1 error or a device failed; with \
+      --detailed-exitcode, 0 nothing to change and 2 when something would change (as terraform plan \
+      -detailed-exitcode); \(ExitStatus.usage).
 
-      Example:  beacon-provision plan profiles/retail-ibeacon.json --adapter sim
+      Example (the example profile names the variable BEACON_PASSWORD; the simulated fleet has the factory \
+      password):
+        BEACON_PASSWORD=0000000000000000 beacon-provision plan profiles/retail-ibeacon.json --adapter sim
       """)
 
   @OptionGroup var options: ProvisionOptions

@@ -68,23 +68,33 @@ public enum StateDirectory {
   }
 }
 
-/// Reads passwords from where the profile says, relative to the profile's folder. Never prints them.
+/// Reads passwords from where the profile says, relative to the profile's folder. Never prints them. A failure
+/// names the profile and the JSON path of the `auth` key that said where (`field`: `password` or `newPassword`).
 enum Secrets {
-  static func read(_ source: SecretSource, profile: String) throws -> Secret {
+  static func read(_ source: SecretSource, field: String = "password", profile: String) throws -> Secret {
     switch source {
     case .factoryDefault:
       return Secret("0000000000000000")
     case .environment(let name):
       guard let value = ProcessInfo.processInfo.environment[name], !value.isEmpty else {
-        throw CLIFailure("\(profile): auth names the environment variable \(name), which is not set")
+        throw CLIFailure(
+          "\(profile): $.auth.\(field)Env names the environment variable \(name), which is not set (or is empty): "
+            + "export \(name) with the password before running")
       }
       return Secret(value)
     case .file(let path):
       let full =
         path.hasPrefix("/") ? path : (profile as NSString).deletingLastPathComponent.appendingPathComponent(path)
-      guard let data = try? InputFile.read(full, limit: .smallText),
-        let line = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).first
-      else { throw CLIFailure("\(profile): cannot read the password file \(full)") }
+      let at = "\(profile): $.auth.\(field)File"
+      let data: Data
+      do {
+        data = try InputFile.read(full, limit: .smallText)
+      } catch {
+        throw CLIFailure("\(at): cannot read the password file: \(error)")
+      }
+      guard let line = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).first else {
+        throw CLIFailure("\(at): the password file \(full) is empty (its first line is the password)")
+      }
       return Secret(String(line))
     }
   }

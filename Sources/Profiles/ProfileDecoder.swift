@@ -170,6 +170,14 @@ public struct ProfileDecoder {
       if e != nil, f != nil {
         me.report(m[file], path.appending(file), "give either \"\(env)\" or \"\(file)\", not both")
       }
+      if let e, !EnvironmentVariableName.isValid(e) {
+        // Never echoed: what is not a variable's name may be the password itself, pasted in its place.
+        me.report(
+          m[env], path.appending(env),
+          "is not an environment variable's name (the value is not shown: it may be the password itself)",
+          allowed: EnvironmentVariableName.allowed)
+        return nil
+      }
       if let e { return .environment(e) }
       return f.map { .file($0) }
     }

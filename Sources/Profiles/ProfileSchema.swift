@@ -64,7 +64,15 @@ public enum ProfileSchema {
       ], required: [])
     let text = object([("type", .string("string"))])
     let commands = commandsSchema()
-    let auth = ObjectSchema(properties: ProfileKeys.auth.map { ($0, text) }, required: [])
+    func variable(_ key: String) -> JSONValue {
+      let which = key.hasPrefix("new") ? "the new password" : "the password"
+      return object([
+        ("type", .string("string")), ("pattern", .string(EnvironmentVariableName.pattern)),
+        ("description", .string("The name of the environment variable that holds \(which) (not the password).")),
+      ])
+    }
+    let auth = ObjectSchema(
+      properties: ProfileKeys.auth.map { ($0, $0.hasSuffix("Env") ? variable($0) : text) }, required: [])
     let root = ObjectSchema(
       properties: [
         ("$schema", text),

@@ -158,6 +158,25 @@ func diagnostics(_ text: String) -> [String] {
       ])
   }
 
+  @Test func aPasswordPastedWhereItsVariablesNameBelongsIsRefusedWithoutBeingRepeated() {
+    let text = #"{"version": 1, "auth": {"newPasswordEnv": "S3cret Passw0rd!!"}, "desired": {}}"#
+    let found = diagnostics(text)
+    #expect(
+      found == [
+        "p.json:1:43: $.auth.newPasswordEnv: is not an environment variable's name (the value is not shown: it may be "
+          + "the password itself) (allowed: \(EnvironmentVariableName.allowed))"
+      ])
+    #expect(!found.joined().contains("S3cret"))
+    #expect(diagnostics(#"{"version": 1, "auth": {"passwordEnv": "SITE_PW_2"}, "desired": {}}"#) == [])
+  }
+
+  @Test func anEnvironmentVariableNameIsLettersDigitsAndUnderscoresNotStartingWithADigit() {
+    for name in ["A", "_", "BEACON_PASSWORD", "site2_pw", "_x9"] { #expect(EnvironmentVariableName.isValid(name)) }
+    for name in ["", "2FA", "A-B", "a b", "pw!", "ÄPW", "x\u{0}", "BEACON=PW"] {
+      #expect(!EnvironmentVariableName.isValid(name), "\(name)")
+    }
+  }
+
   @Test func bothPasswordSourcesAtOnceIsAnError() {
     let text = #"{"version": 1, "auth": {"passwordEnv": "A", "passwordFile": "b"}, "desired": {}}"#
     #expect(

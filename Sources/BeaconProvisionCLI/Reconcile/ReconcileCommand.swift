@@ -82,7 +82,7 @@ struct ReconcileCommand: AsyncParsableCommand, LoggingCommand {
       \(ExitStatus.paragraph("0 stopped by a signal, or with --once the pass ended with no device failed; 1 an error, or with --once a device failed; 130 a second signal"))
 
       Examples:
-        beacon-provision reconcile profiles/retail-ibeacon.json --adapter sim --once
+        BEACON_PASSWORD=0000000000000000 beacon-provision reconcile profiles/retail-ibeacon.json --adapter sim --once
         beacon-provision reconcile site.json --adapter hci0 --recheck 1d --parallel 3 --jsonl
         beacon-provision reconcile site.json --adapter hci0 --metrics 127.0.0.1:9464
         beacon-provision reconcile site.json --adapter hci0 --journal postgresql://bp@db/site --gateway hall-east

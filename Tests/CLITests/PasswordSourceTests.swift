@@ -1,0 +1,65 @@
+import Foundation
+import Profiles
+import Testing
+
+@testable import BeaconProvisionCLI
+
+/// Where a profile's `auth` points, as `plan`/`apply` read it and `profile check` warns about it: each failure names
+/// the profile and the `auth` key's JSON path, and says what to do; no password is ever in the text.
+@Suite("password sources", .timeLimit(.minutes(1)))
+struct PasswordSourceTests {
+  /// A fresh folder with `profile.json` (`auth` as given) and the other files named, with their contents.
+  func folder(auth: String, files: [String: String] = [:]) throws -> String {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bp-auth-\(UUID().uuidString)").path
+    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    try #"{"version": 1, "auth": \#(auth), "desired": {"name": "x"}}"#.write(
+      toFile: dir + "/profile.json", atomically: true, encoding: .utf8)
+    for (name, text) in files { try text.write(toFile: dir + "/" + name, atomically: true, encoding: .utf8) }
+    return dir
+  }
+
+  func failure(_ source: SecretSource, field: String = "password", profile: String) -> String? {
+    do {
+      _ = try Secrets.read(source, field: field, profile: profile)
+      return nil
+    } catch {
+      return "\(error)"
+    }
+  }
+
+  @Test func anUnsetVariableIsNamedWithItsKeysPath() {
+    let name = "BP_TEST_UNSET_\(UUID().uuidString.prefix(8))"
+    #expect(
+      failure(.environment(name), field: "newPassword", profile: "p.json")
+        == "p.json: $.auth.newPasswordEnv names the environment variable \(name), which is not set (or is empty): "
+        + "export \(name) with the password before running")
+  }
+
+  @Test func anEmptyPasswordFileIsCalledEmptyAndAMissingOneMissing() throws {
+    let dir = try folder(auth: #"{"passwordFile": "pw.txt"}"#, files: ["pw.txt": "\n\n"])
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let profile = dir + "/profile.json"
+    #expect(
+      failure(.file("pw.txt"), profile: profile)
+        == "\(profile): $.auth.passwordFile: the password file \(dir)/pw.txt is empty (its first line is the password)")
+    #expect(
+      failure(.file("gone.txt"), profile: profile)
+        == "\(profile): $.auth.passwordFile: cannot read the password file: no such file: \(dir)/gone.txt")
+    try "s3cret-from-file\nignored\n".write(toFile: dir + "/pw.txt", atomically: true, encoding: .utf8)
+    #expect(try Secrets.read(.file("pw.txt"), profile: profile).value == "s3cret-from-file")
+  }
+
+  @Test func profileCheckWarnsAboutAPasswordItCannotReadHereAndShowsNoneItCan() throws {
+    let dir = try folder(
+      auth: #"{"passwordFile": "pw.txt", "newPasswordFile": "new.txt"}"#, files: ["pw.txt": "s3cret-current\n"])
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let profile = dir + "/profile.json"
+    let warnings = ProfileCheckCommand.passwordWarnings(try ProfileFiles.load(profile).profile.auth, profile: profile)
+    #expect(
+      warnings == [
+        "  warning: \(profile): $.auth.newPasswordFile: cannot read the password file: no such file: \(dir)/new.txt "
+          + "(plan and apply on this machine would stop here)"
+      ])
+    #expect(!warnings.joined().contains("s3cret"))
+  }
+}
