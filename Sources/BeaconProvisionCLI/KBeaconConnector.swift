@@ -24,10 +24,12 @@ struct KBeaconConnector {
     now: { UInt32(clamping: Int(Date().timeIntervalSince1970)) })
 
   /// Connects and authenticates; errors are the library's own (`LinkError`, `KBeaconAuthenticationError`,
-  /// `KBeaconError`, `GATTError`), for callers that classify them (the fleet campaign).
+  /// `KBeaconError`, `GATTError`), for callers that classify them (the fleet campaign). The central comes back
+  /// too, for the caller to keep until the session is closed: the simulated adapter's fleet saves a device's
+  /// changes through it, and with the central let go once the link was up, a simulated `reset` was never saved.
   func connect(
     _ address: BluetoothAddress, sections: ConfigSections = [.common, .slots, .triggers]
-  ) async throws -> (KBeaconSession, KBeaconConfiguration) {
+  ) async throws -> (KBeaconSession, KBeaconConfiguration, any Central) {
     let central = try await CentralFactory.make(adapter, scanBackend: peer.scanBackend.value)
     let type = try await peer.resolve(address, on: central)
     let log = CLILog.logger("kbeacon")
@@ -43,7 +45,7 @@ struct KBeaconConnector {
         log.info("gatt cache", metadata: ["device": "\(address)", "outcome": "\(outcome.rawValue)"])
       }
       log.info("authenticated", metadata: ["device": "\(address)", "generation": "\(config.generation.rawValue)"])
-      return (session, config)
+      return (session, config, central)
     } catch {
       log.info("session failed", metadata: ["device": "\(address)", "error": "\(error)"])
       throw error
@@ -58,7 +60,7 @@ struct KBeaconConnector {
 
   /// `connect` for a command: every error becomes a one-line `CLIFailure` naming the device.
   func open(_ address: BluetoothAddress, sections: ConfigSections = [.common, .slots, .triggers]) async throws
-    -> (KBeaconSession, KBeaconConfiguration)
+    -> (KBeaconSession, KBeaconConfiguration, any Central)
   {
     do {
       return try await connect(address, sections: sections)
@@ -93,7 +95,9 @@ extension KBeaconConnector {
       adapter: adapter, password: try await passwordOptions.resolved(), peer: peer, gattCache: gattCache)
     CLILog.logger("kbeacon").debug(
       "password", metadata: ["device": "\(target)", "source": "\(passwordOptions.source())"])
-    let (session, config) = try await connector.open(target, sections: sections)
+    let (session, config, central) = try await connector.open(target, sections: sections)
+    // The central outlives the session (`connect`): the simulated fleet saves through it.
+    defer { withExtendedLifetime(central) {} }
     let result: T
     do {
       result = try await body(session, config)
@@ -109,7 +113,7 @@ extension KBeaconConnector {
 /// A command's argument naming one device.
 func parseAddress(_ text: String) throws -> BluetoothAddress {
   guard let address = BluetoothAddress(text) else {
-    throw CLIFailure("'\(text)' is not a Bluetooth address (AA:BB:CC:DD:EE:FF)")
+    throw CLIFailure("'\(text)' is not a Bluetooth address (AA:BB:CC:DD:EE:FF)", exitCode: ExitStatus.usageCode)
   }
   return address
 }

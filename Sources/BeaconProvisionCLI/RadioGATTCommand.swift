@@ -18,7 +18,9 @@ struct RadioGATTCommand: AsyncParsableCommand {
   func validate() throws { try SecondsOption.validate(timeout, "--timeout") }
 
   func run() async throws {
-    guard let peer = BluetoothAddress(address) else { throw CLIFailure("'\(address)' is not a Bluetooth address") }
+    guard let peer = BluetoothAddress(address) else {
+      throw CLIFailure("'\(address)' is not a Bluetooth address (AA:BB:CC:DD:EE:FF)", exitCode: ExitStatus.usageCode)
+    }
     do {
       let bearer = try await CentralFactory.bluezCentral(adapter).connect(
         to: peer, type: addressType, timeout: SecondsOption.duration(timeout))

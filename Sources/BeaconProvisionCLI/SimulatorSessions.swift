@@ -49,7 +49,9 @@ enum SimulatorSessions {
   /// Saves the fleet's state after every applied write. The saver reads the simulation weakly: the
   /// simulation holds the saver (its change handler), so a strong capture made a cycle that kept both, and
   /// every device of the fleet, alive for good — LeakSanitizer's finding under scripts/sanitizers. A save
-  /// that finds the simulation gone writes nothing (no change can come from it any more).
+  /// that finds the simulation gone writes nothing, so whoever uses the central keeps it while any of its links
+  /// is open: a device kept alive by a link outlives a simulation let go, and its change (a reset after the
+  /// command let go of the central) went unsaved (`KBeaconConnector.connect`).
   static func saveChanges(
     of kbeacons: KBeaconSimulation, to store: SimulatorStateStore,
     restored: [BluetoothAddress: SimulatedKBeaconSnapshot]

@@ -58,7 +58,7 @@ struct AddressTypeTests {
       try await right.execute { _ in }
       // As public, the device is never reached: the kernel (and the simulator) time the connect out.
       let wrong = try await run(
-        ["reset", random, "--adapter", adapter, "--address-type", "public"], as: ResetCommand.self)
+        ["reset", random, "--adapter", adapter, "--address-type", "public", "--yes"], as: ResetCommand.self)
       do {
         try await wrong.execute { _ in }
         Issue.record("a random-address device was reached as public")

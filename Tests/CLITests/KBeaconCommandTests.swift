@@ -101,7 +101,7 @@ import Testing
       ["ring", "DD:34:02:06:D1:04", "--adapter", "sim", "--milliseconds", "500"], as: RingCommand.self)
     let out = Lines()
     try await ring.execute { out.append($0) }
-    let reset = try parse(["reset", "DD:34:02:06:D1:04", "--adapter", "sim"], as: ResetCommand.self)
+    let reset = try parse(["reset", "DD:34:02:06:D1:04", "--adapter", "sim", "--yes"], as: ResetCommand.self)
     try await reset.execute { out.append($0) }
     #expect(
       out.all == ["DD:34:02:06:D1:04: ringing for 500 ms", "DD:34:02:06:D1:04: settings reset to factory defaults"])
