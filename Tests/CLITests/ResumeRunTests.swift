@@ -51,4 +51,22 @@ import Testing
         "interrupted: finish with  beacon-provision dfu update --package /srv/fw/app_v530.zip --adapter sim --state-dir /var/bp "
           + "--resume 20261127-101500-3fa2"), "\(DFUCampaignReport.table(result))")
   }
+
+  /// A catalogue run's hint names the catalogue and cache it was given (a resume without them found no catalogue:
+  /// "no firmware catalogue: give --catalog URL…"), the catalogue's credentials left out.
+  @Test func aCatalogueRunsHintNamesItsCatalogueWithoutItsPassword() throws {
+    let command = try DFUUpdateCommand.parse([
+      "--firmware", "latest", "--catalog", "https://ops:s3cret@fw.example/kbeacon/", "--firmware-dir", "/var/fw",
+      "--adapter", "sim",
+    ])
+    let finish = DFUInvocation(command: command, pace: .unpaced, central: nil).finishArguments
+    #expect(
+      ResumeRun.command(finish, run: "R")
+        == "beacon-provision dfu update --firmware latest --catalog https://fw.example/kbeacon/ "
+        + "--firmware-dir /var/fw --adapter sim --resume R")
+    let local = try DFUUpdateCommand.parse(["--firmware", "5.31", "--catalog", "firmware/example", "--adapter", "sim"])
+    #expect(
+      DFUInvocation(command: local, pace: .unpaced, central: nil).finishArguments
+        == ["dfu", "update", "--firmware", "5.31", "--catalog", "firmware/example", "--adapter", "sim"])
+  }
 }

@@ -18,12 +18,17 @@ struct DFUInvocation {
   /// Besides Ctrl-C, a condition on the events that stops the run the same way (tests).
   var stopWhen: (@Sendable (CampaignEvent) -> Bool)? = nil
 
-  /// `dfu update` with this run's package (its real path) or catalogue firmware, adapter and state
-  /// directory: with `--resume RUN`, it finishes the run.
+  /// `dfu update` with this run's package (its real path) or catalogue firmware (with the `--catalog` and
+  /// `--firmware-dir` given: without them a resume had no catalogue, unless the environment or the config
+  /// file names one), adapter and state directory: with `--resume RUN`, it finishes the run. A catalogue URL's
+  /// credentials and secret query values are left out (`RedactedURL`): the line is printed, and passwords never
+  /// are; such a catalogue is better named by the environment or the config file, which a resume reads again.
   var finishArguments: [String] {
     let c = command
     return ["dfu", "update"] + (c.package.map { ["--package", $0] } ?? [])
       + (c.firmware.map { ["--firmware", $0] } ?? [])
+      + (c.firmware == nil ? [] : c.firmwareSource.catalog.map { ["--catalog", RedactedURL($0).description] } ?? [])
+      + (c.firmware == nil ? [] : c.firmwareSource.firmwareDirectory.map { ["--firmware-dir", $0] } ?? [])
       + (c.adapterOptions.adapter.map { ["--adapter", $0.description] } ?? [])
       + (c.stateDir.map { ["--state-dir", $0] } ?? [])
   }
