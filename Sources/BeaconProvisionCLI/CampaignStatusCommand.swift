@@ -22,7 +22,7 @@ struct CampaignStatusCommand: AsyncParsableCommand, LoggingCommand {
         beacon-provision campaign status site-0412 --json | jq '.devices[] | select(.state != "verified")'
       """)
 
-  @Argument(help: "The run id.") var run: String
+  @Argument(help: "The run id, or \"last\" for the newest run of any kind.") var run: String
   @OptionGroup var location: JournalLocationOptions
   @Option(help: "Seconds without a heartbeat after which a gateway counts as gone (the gateways' --lease).")
   var lease: Double = 30
@@ -43,6 +43,7 @@ struct CampaignStatusCommand: AsyncParsableCommand, LoggingCommand {
   /// The run's status, and its recorded source on this machine's journal (a rollout's waves: `waves`).
   func load() async throws -> (SiteStatus, source: String?) {
     if let shared = try await location.openShared(gateway: ProcessInfo.processInfo.hostName) {
+      let run = try await Self.resolve(run, in: shared, place: shared.location)
       guard let status = try await shared.status(run: run, leaseSeconds: lease) else {
         throw CLIFailure("no run \(run) in \(shared.location)")
       }
@@ -51,6 +52,7 @@ struct CampaignStatusCommand: AsyncParsableCommand, LoggingCommand {
     }
     let state = StateDirectory.resolve(stateDir)
     let journal = try await BlockingIO.run { try Journal(path: CampaignResources.journalPath(state)) }
+    let run = try await Self.resolve(run, in: journal, place: journal.location)
     guard let head = try await journal.run(run) else { throw CLIFailure("no run \(run) in \(journal.location)") }
     let devices = try await journal.devices(run: run).map {
       SiteStatus.Device(
@@ -58,6 +60,15 @@ struct CampaignStatusCommand: AsyncParsableCommand, LoggingCommand {
         gateway: nil, leasedBy: nil, detail: $0.detail)
     }
     return (SiteStatus(run: run, kind: head.kind, status: head.status, gateways: [], devices: devices), head.source)
+  }
+
+  /// `given`, or for `last` (`ResumeRun.latest`, as `runs` and `--resume` take it) the newest run of any kind.
+  static func resolve(_ given: String, in journal: any CampaignJournal, place: String) async throws -> String {
+    guard given == ResumeRun.latest else { return given }
+    guard let newest = try await journal.runs().max(by: { $0.startedAt < $1.startedAt }) else {
+      throw CLIFailure("no runs in \(place)")
+    }
+    return newest.id
   }
 
   /// A staged rollout's status (`dfu update --rollout`, recorded in the run's source): its waves and

@@ -9,11 +9,11 @@ import Foundation
 /// printed (`--resume last` takes the newest of a kind).
 struct RunsCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
-    commandName: "runs", abstract: "List the recent apply and dfu runs of the journal, newest first.",
+    commandName: "runs", abstract: "List the recent runs of the journal (apply, plan, dfu…), newest first.",
     discussion: """
       Each run: its id, kind, when it started, its status (finished, interrupted, or running — a run killed \
-      before it could say so stays running), how many devices are finished, pending or failed, and what it was \
-      made from. Resume one with `apply PROFILE --resume ID` or `dfu update … --resume ID` (or `--resume last`).
+      before it could say so stays running), how many devices are finished, pending or failed — for a plan run, \
+      how many have changes planned — and what it was made from. Resume one with `apply PROFILE --resume ID` or `dfu update … --resume ID` (or `--resume last`).
 
       Exit status: 0 listed (also when there is no run); 1 the journal cannot be read; \(ExitStatus.usage).
 
@@ -39,6 +39,8 @@ struct RunsCommand: AsyncParsableCommand {
     var finished: Int
     var pending: Int
     var failed: Int
+    /// `plan` runs: devices with changes found (nothing written; not pending).
+    var planned: Int
     var source: String
   }
 
@@ -63,16 +65,19 @@ struct RunsCommand: AsyncParsableCommand {
         Row(
           id: run.id, kind: run.kind, startedAt: run.startedAt, status: run.status,
           finished: devices.filter(\.state.isFinal).count,
-          pending: devices.filter { !$0.state.isFinal && $0.state != .failed }.count,
+          pending: devices.filter { !$0.state.isFinal && $0.state != .failed && $0.state != .planned }.count,
           failed: devices.filter { $0.state == .failed }.count,
+          planned: devices.filter { $0.state == .planned }.count,
           source: run.source))
     }
     return rows
   }
 
   /// `20261127-153012-ab12  apply  2026-11-27T15:30:12Z  interrupted  12 done, 3 pending, 1 failed  site.json`
+  /// (a plan run with changes found: `…  finished  2 done, 5 planned, 0 pending, 0 failed  site.json`).
   static func line(_ row: Row) -> String {
-    "\(row.id)  \(row.kind)  \(row.startedAt.formatted(.iso8601))  \(row.status)  "
-      + "\(row.finished) done, \(row.pending) pending, \(row.failed) failed  \(row.source.terminalSafe)"
+    "\(row.id)  \(row.kind)  \(row.startedAt.formatted(.iso8601))  \(row.status)  \(row.finished) done, "
+      + (row.planned > 0 ? "\(row.planned) planned, " : "")
+      + "\(row.pending) pending, \(row.failed) failed  \(row.source.terminalSafe)"
   }
 }
