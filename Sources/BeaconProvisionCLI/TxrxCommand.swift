@@ -37,7 +37,7 @@ struct TxrxCommand: AsyncParsableCommand, LoggingCommand {
       terminal; notifications outside a command are printed as `(unsolicited) …`. Leave with .quit or \
       end of input (Ctrl-D).
 
-      \(ExitStatus.paragraph("0 every command was answered; 1 an error, or some command failed (the others still ran)"))
+      \(ExitStatus.paragraph("0 every command was answered (an answer is printed as the device gives it, its own error replies such as ERR… included: what they mean is the device's); 1 an error, or some command got no answer or could not be sent (the others still ran)"))
       """)
 
   @OptionGroup var connection: GATTConnectionOptions
