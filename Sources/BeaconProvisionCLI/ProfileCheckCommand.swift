@@ -15,11 +15,11 @@ struct ProfileCheckCommand: ParsableCommand {
   func run() throws {
     let loaded = try ProfileFiles.load(file)
     // Every templated value of the devices the profile names, as a campaign checks it before any radio work.
-    let problems = TemplatePreflight(
-      profile: loaded, resolver: DesiredResolver(urlCheck: ProfileFiles.eddystoneURLCheck)
-    )
-    .problems(addresses: TargetSelection.namedAddresses(of: loaded) ?? [])
-    guard problems.isEmpty else { throw CLIFailure(problems.joined(separator: "\n")) }
+    let preflight = TemplatePreflight(
+      profile: loaded, resolver: DesiredResolver(urlCheck: ProfileFiles.eddystoneURLCheck))
+    if let report = preflight.report(addresses: TargetSelection.namedAddresses(of: loaded) ?? []) {
+      throw CLIFailure(report)
+    }
     let p = loaded.profile
     print("\(file): valid profile version \(Profile.currentVersion)")
     if let commands = p.commands {

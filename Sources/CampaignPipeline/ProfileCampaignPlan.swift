@@ -71,7 +71,8 @@ public struct ProfileCampaignPlan: CampaignPlan {
 
   /// Every templated value of these devices, filled in and checked (`TemplatePreflight`); all problems at once.
   func check(_ addresses: [String]) throws {
-    let problems = TemplatePreflight(profile: profile, resolver: resolver).problems(addresses: addresses)
-    guard problems.isEmpty else { throw CampaignFailure(problems.joined(separator: "\n")) }
+    if let report = TemplatePreflight(profile: profile, resolver: resolver).report(addresses: addresses) {
+      throw CampaignFailure(report)
+    }
   }
 }

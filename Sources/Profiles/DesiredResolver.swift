@@ -19,29 +19,50 @@ public struct DesiredResolver: Sendable {
     public var description: String { "\(path): \(message)" + (allowed.map { " (allowed: \($0))" } ?? "") }
   }
 
+  /// The device's configuration, or the first field that could not be filled in or checked.
   public func resolve(_ desired: DesiredState, _ variables: TemplateVariables) -> Result<DeviceConfigView, Failure> {
-    var view = DeviceConfigView()
-    do {
-      view.common = try keys(desired.common, variables)
-      for (index, slot) in desired.slots { view.slots[index] = try keys(slot, variables) }
-      for (index, trigger) in desired.triggers { view.triggers[index] = try keys(trigger, variables) }
-      for (type, sensor) in desired.sensors { view.sensors[type] = try keys(sensor, variables) }
-    } catch {
-      return .failure(error)
-    }
+    var failures: [Failure] = []
+    let view = view(desired, variables, &failures)
+    if let first = failures.first { return .failure(first) }
     return .success(view)
   }
 
-  func keys(_ object: DesiredObject, _ variables: TemplateVariables) throws(Failure) -> [String: SettingValue] {
+  /// Every field that could not be filled in or checked for this device, in the profile's order: `resolve`
+  /// stops at the first, the preflight of `profile check` and of a campaign reports them all at once.
+  public func failures(_ desired: DesiredState, _ variables: TemplateVariables) -> [Failure] {
+    var failures: [Failure] = []
+    _ = view(desired, variables, &failures)
+    return failures
+  }
+
+  private func view(_ desired: DesiredState, _ variables: TemplateVariables, _ failures: inout [Failure])
+    -> DeviceConfigView
+  {
+    var view = DeviceConfigView()
+    view.common = keys(desired.common, variables, &failures)
+    for (index, slot) in desired.slots { view.slots[index] = keys(slot, variables, &failures) }
+    for (index, trigger) in desired.triggers { view.triggers[index] = keys(trigger, variables, &failures) }
+    for (type, sensor) in desired.sensors { view.sensors[type] = keys(sensor, variables, &failures) }
+    return view
+  }
+
+  /// `object`'s device keys; a field that cannot be filled in or checked is added to `failures` and left out.
+  func keys(_ object: DesiredObject, _ variables: TemplateVariables, _ failures: inout [Failure])
+    -> [String: SettingValue]
+  {
     var result: [String: SettingValue] = [:]
     for field in object.fields {
       var value = field.value
       if case .template(let text) = value {
         switch templates.template(text).render(variables) {
-        case .failure(let e): throw Failure(path: field.path, message: e.message)
+        case .failure(let e):
+          failures.append(Failure(path: field.path, message: e.message))
+          continue
         case .success(let rendered):
           switch FieldCheck.resolve(rendered, field.spec, urlCheck: urlCheck) {
-          case .failure(let f): throw Failure(path: field.path, message: f.message, allowed: f.allowed)
+          case .failure(let f):
+            failures.append(Failure(path: field.path, message: f.message, allowed: f.allowed))
+            continue
           case .success(let v): value = v
           }
         }

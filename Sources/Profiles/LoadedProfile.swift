@@ -61,10 +61,13 @@ public struct LoadedProfile: Sendable {
         if !missing.isEmpty {
           let list =
             missing.prefix(3).joined(separator: ", ") + (missing.count > 3 ? " and \(missing.count - 3) more" : "")
+          let names = builtIns.sorted() + Set(inventory.rows.flatMap(\.variables.keys)).sorted()
+          let hint = Suggestion.closest(to: name, in: names).map { " — did you mean {{\($0)}}?" } ?? ""
           problems.append(
             JSONDiagnostic(
               file: profile.file, position: position, path: path,
-              message: "{{\(name)}} is not an inventory column for \(list)"))
+              message: "{{\(name)}} is not an inventory column for \(list)\(hint)",
+              allowed: names.map { "{{\($0)}}" }.joined(separator: ", ")))
         }
       }
       if Template(text).variables.contains("index"), inventory == nil, profile.select.addresses == nil {

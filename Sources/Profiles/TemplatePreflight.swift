@@ -19,7 +19,20 @@ public struct TemplatePreflight: Sendable {
   }
 
   /// The problems for these addresses, one line each, in address order per field (empty: all resolve).
-  public func problems(addresses: [String]) -> [String] {
+  public func problems(addresses: [String]) -> [String] { lines(failures(addresses: addresses)) }
+
+  /// `problems` with the closing line a profile's own errors have (`ProfileDiagnostics`), nil when there are
+  /// none: `N values filled in for the devices cannot be used; nothing was sent to any device`.
+  public func report(addresses: [String]) -> String? {
+    let failures = failures(addresses: addresses)
+    guard !failures.isEmpty else { return nil }
+    let n = failures.count
+    return lines(failures).joined(separator: "\n")
+      + "\n\(n) value\(n == 1 ? "" : "s") filled in for the devices cannot be used; nothing was sent to any device"
+  }
+
+  /// Every field of every device that cannot be filled in or checked, by address.
+  func failures(addresses: [String]) -> [(address: String, failure: DesiredResolver.Failure)] {
     guard !profile.templatedStrings.isEmpty else { return [] }
     var failures: [(address: String, failure: DesiredResolver.Failure)] = []
     for address in addresses.map({ $0.uppercased() }).sorted() {
@@ -28,10 +41,15 @@ public struct TemplatePreflight: Sendable {
         if case .failure(let failure) = TextCommandResolver.resolve(commands, variables) {
           failures.append((address, failure))
         }
-      } else if case .failure(let failure) = resolver.resolve(profile.profile.desired, variables) {
-        failures.append((address, failure))
+      } else {
+        for failure in resolver.failures(profile.profile.desired, variables) { failures.append((address, failure)) }
       }
     }
+    return failures
+  }
+
+  /// One line per failure, grouped by field in the order fields first fail, at most `listedPerField` each.
+  func lines(_ failures: [(address: String, failure: DesiredResolver.Failure)]) -> [String] {
     var lines: [String] = []
     var order: [JSONPath] = []
     var byPath: [JSONPath: [(address: String, failure: DesiredResolver.Failure)]] = [:]
@@ -45,7 +63,7 @@ public struct TemplatePreflight: Sendable {
         lines.append(
           JSONDiagnostic(
             file: profile.profile.file, position: position(of: path), path: path,
-            message: "\(address): \(failure.message)",
+            message: "\(address)\(row(of: address)): \(failure.message)",
             allowed: failure.allowed
           ).description)
       }
@@ -54,6 +72,13 @@ public struct TemplatePreflight: Sendable {
       }
     }
     return lines
+  }
+
+  /// Where `address`'s inventory row is, for a message: ` (inventory.csv line 4)`; empty without one.
+  func row(of address: String) -> String {
+    guard let name = profile.profile.inventory, let line = profile.inventory?.row(for: address)?.position?.line
+    else { return "" }
+    return " (\(name) line \(line))"
   }
 
   /// Where the field at `path` is written in the profile.

@@ -46,10 +46,12 @@ import Testing
       .problems(addresses: ["DD:34:02:06:D1:01", "DD:34:02:06:D1:02", "DD:34:02:06:D1:03"])
     #expect(problems.count == 2, "\(problems)")
     #expect(
-      problems.first?.contains(#"DD:34:02:06:D1:01: "\u{1B}[2J" contains the control character U+001B"#) == true,
+      problems.first?.contains(
+        #"DD:34:02:06:D1:01 (i.csv line 2): "\u{1B}[2J" contains the control character U+001B"#) == true,
       "\(problems)")
     #expect(
-      problems.last?.contains("DD:34:02:06:D1:02: \"\(String(repeating: "é", count: 10))\" is 20 bytes long in UTF-8")
+      problems.last?.contains(
+        "DD:34:02:06:D1:02 (i.csv line 3): \"\(String(repeating: "é", count: 10))\" is 20 bytes long in UTF-8")
         == true, "\(problems)")
   }
 

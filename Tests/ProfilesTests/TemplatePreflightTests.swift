@@ -25,6 +25,30 @@ import Testing
     #expect(problems[5] == "p.json: $.desired.name: and 2 more devices")
   }
 
+  /// One inventory row with two bad values gets both (the first used to hide the second), each naming the
+  /// row's line; the report closes as a profile's own errors do, counting every value.
+  @Test func everyBadValueOfARowIsReportedWithItsInventoryLine() throws {
+    let text =
+      #"{"version": 1, "inventory": "i.csv", "desired": {"name": "{{room}}", "slots": [{"slot": 0, "type": "ibeacon", "major": 1, "minor": "{{minor}}"}]}}"#
+    let csv = "address,room,minor\nDD:34:02:06:D1:01,room-with-a-name-too-long,70000\nDD:34:02:06:D1:02,ok,70001\nDD:34:02:06:D1:03,ok,7\n"
+    let loaded = try LoadedProfile.load(
+      file: "p.json", read: { $0.hasSuffix(".csv") ? Array(csv.utf8) : Array(text.utf8) }, urlCheck: testURLCheck)
+    let preflight = TemplatePreflight(profile: loaded, resolver: DesiredResolver(urlCheck: testURLCheck))
+    let addresses = ["DD:34:02:06:D1:01", "DD:34:02:06:D1:02"]
+    let problems = preflight.problems(addresses: addresses)
+    #expect(problems.count == 3, "\(problems)")
+    #expect(problems[0].contains("$.desired.name: DD:34:02:06:D1:01 (i.csv line 2): "), "\(problems)")
+    #expect(
+      problems[1].contains("$.desired.slots[0].minor: DD:34:02:06:D1:01 (i.csv line 2): 70000 is out of range"),
+      "\(problems)")
+    #expect(problems[2].contains("DD:34:02:06:D1:02 (i.csv line 3): 70001 is out of range"), "\(problems)")
+    #expect(
+      preflight.report(addresses: addresses)
+        == (problems + ["3 values filled in for the devices cannot be used; nothing was sent to any device"])
+        .joined(separator: "\n"))
+    #expect(preflight.report(addresses: ["DD:34:02:06:D1:03"]) == nil)
+  }
+
   @Test func valuesEveryDeviceCanTakePass() throws {
     let preflight = TemplatePreflight(
       profile: try Self.loaded(name: "a-{{address_hex}}"), resolver: DesiredResolver(urlCheck: testURLCheck))

@@ -80,8 +80,8 @@ import Testing
     } catch let error as ProfileDiagnostics {
       #expect(
         error.all.map(\.description) == [
-          #"p.json:1:85: $.commands[0].expect: {{label}} is not an inventory column for 6E:40:00:00:00:01"#,
-          #"p.json:1:111: $.commands[0].set: {{label}} is not an inventory column for 6E:40:00:00:00:01"#,
+          #"p.json:1:85: $.commands[0].expect: {{label}} is not an inventory column for 6E:40:00:00:00:01 (allowed: {{address}}, {{address_hex}}, {{index}}, {{room}})"#,
+          #"p.json:1:111: $.commands[0].set: {{label}} is not an inventory column for 6E:40:00:00:00:01 (allowed: {{address}}, {{address_hex}}, {{index}}, {{room}})"#,
         ])
     }
   }
