@@ -131,7 +131,7 @@ public struct FirmwareCache: Sendable {
     guard let client else {
       throw FirmwareCacheError(
         "--offline: \(model) \(entry.appVersion) for hardware \(hardware) is not in the cache \(layout.root) "
-          + "(fetch it once online: beacon-provision firmware fetch \(model) --hver \(hardware) --version \(entry.appVersion))"
+          + "(fetch it once online: beacon-provision firmware fetch \(model) --hver \(hardware) --release \(entry.appVersion))"
       )
     }
     let part = path + ".part"

@@ -30,7 +30,8 @@ import Testing
   @Test func everyBadValueOfARowIsReportedWithItsInventoryLine() throws {
     let text =
       #"{"version": 1, "inventory": "i.csv", "desired": {"name": "{{room}}", "slots": [{"slot": 0, "type": "ibeacon", "major": 1, "minor": "{{minor}}"}]}}"#
-    let csv = "address,room,minor\nDD:34:02:06:D1:01,room-with-a-name-too-long,70000\nDD:34:02:06:D1:02,ok,70001\nDD:34:02:06:D1:03,ok,7\n"
+    let csv =
+      "address,room,minor\nDD:34:02:06:D1:01,room-with-a-name-too-long,70000\nDD:34:02:06:D1:02,ok,70001\nDD:34:02:06:D1:03,ok,7\n"
     let loaded = try LoadedProfile.load(
       file: "p.json", read: { $0.hasSuffix(".csv") ? Array(csv.utf8) : Array(text.utf8) }, urlCheck: testURLCheck)
     let preflight = TemplatePreflight(profile: loaded, resolver: DesiredResolver(urlCheck: testURLCheck))

@@ -79,7 +79,9 @@ struct DFUUpdateCommand: AsyncParsableCommand {
   @Option(help: ArgumentHelp("Only devices whose hardware version (hver) is this.", valueName: "hver"))
   var hardware: String?
 
+  /// `--package-version`, not `--version`, which every command keeps for the tool's own version.
   @Option(
+    name: .customLong("package-version"),
     help: ArgumentHelp(
       "The version the package installs (default: from its application's init packet).", valueName: "version"))
   var version: String?

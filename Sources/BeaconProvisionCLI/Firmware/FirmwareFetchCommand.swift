@@ -4,7 +4,7 @@ import FirmwareIO
 import Foundation
 import Profiles
 
-/// `beacon-provision firmware fetch MODEL --hver H [--version V|latest]`: downloads a release into the
+/// `beacon-provision firmware fetch MODEL --hver H [--release V|latest]`: downloads a release into the
 /// cache, verifies it (size, sha256, every `dfu inspect` check with the device facts given) and prints its
 /// path; a release already in the cache is verified again and not downloaded.
 struct FirmwareFetchCommand: AsyncParsableCommand {
@@ -22,7 +22,9 @@ struct FirmwareFetchCommand: AsyncParsableCommand {
   @Option(help: ArgumentHelp("The hardware version (the device's hver, e.g. V1.0).", valueName: "hver"))
   var hver: String
 
-  @Option(help: ArgumentHelp("A release version (e.g. V5.14) or latest.", valueName: "version"))
+  /// `--release`, not `--version`, which every command keeps for the tool's own version.
+  @Option(
+    name: .customLong("release"), help: ArgumentHelp("A release version (e.g. V5.14) or latest.", valueName: "version"))
   var version = "latest"
 
   @Flag(help: "Print the cached package's record as JSON.")
@@ -34,7 +36,7 @@ struct FirmwareFetchCommand: AsyncParsableCommand {
 
   func validate() throws {
     if FirmwareWanted(version) == nil {
-      throw ValidationError("--version \(version) is not latest or a version like V5.14")
+      throw ValidationError("--release \(version) is not latest or a version like V5.14")
     }
   }
 
