@@ -184,6 +184,17 @@ public enum ProfileSchema {
   /// A bound as the schema shows it: whole numbers without `.0` (`100`, not `100.0`).
   static func number(_ d: Double) -> JSONValue { Int(exactly: d).map(JSONValue.int) ?? .double(d) }
 
+  /// The JSON Schema pattern of a text format whose rule a regular expression says whole (the others — UTF-8
+  /// byte counts, Eddystone URL encoding — are checked by `profile check` only), so an editor flags what the
+  /// profile check would refuse: a UUID's 8-4-4-4-12 hex digits, an Eddystone id's hex digits.
+  static func textPattern(_ format: FieldSpec.TextFormat) -> String? {
+    switch format {
+    case .uuid: "^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$"
+    case .hex(let digits): "^(0[xX])?[0-9A-Fa-f]{\(digits)}$"
+    default: nil
+    }
+  }
+
   static func fieldsObject(_ specs: [FieldSpec], required: [String]) -> ObjectSchema {
     ObjectSchema(properties: specs.map { ($0.key, schema($0)) }, required: required)
   }
@@ -198,7 +209,9 @@ public enum ProfileSchema {
     case .number(let r, _):
       base = [("type", .string("number")), ("minimum", number(r.lowerBound)), ("maximum", number(r.upperBound))]
     case .boolean: base = [("type", .string("boolean"))]
-    case .text(let max, _): base = [("type", .string("string")), ("maxLength", .int(max))]
+    case .text(let max, let format):
+      base = [("type", .string("string")), ("maxLength", .int(max))]
+      if let pattern = textPattern(format) { base.append(("pattern", .string(pattern))) }
     case .choice(let names): base = [("enum", .array(names.map { .string($0.0) }))]
     case .flags(let names):
       base = [
