@@ -65,8 +65,33 @@ enum CampaignReport {
     var changes: [ChangeJSON]?
   }
 
+  /// One change with its values as JSON values — a number as a number, text as a string — as the device holds
+  /// them (`jq '.devices[].changes[] | select(.new > 1000)'`); before, each was a string of JSON text.
   struct ChangeJSON: Encodable {
-    var scope: String, key: String, old: String?, new: String
+    var scope: String, key: String, old: SettingValue?, new: SettingValue
+
+    enum CodingKeys: String, CodingKey { case scope, key, old, new }
+
+    func encode(to encoder: any Encoder) throws {
+      var container = encoder.container(keyedBy: CodingKeys.self)
+      try container.encode(scope, forKey: .scope)
+      try container.encode(key, forKey: .key)
+      try Self.encode(old, .old, in: &container)
+      try Self.encode(new, .new, in: &container)
+    }
+
+    static func encode(
+      _ value: SettingValue?, _ key: CodingKeys, in container: inout KeyedEncodingContainer<CodingKeys>
+    )
+      throws
+    {
+      switch value {
+      case nil: try container.encodeNil(forKey: key)
+      case .integer(let i): try container.encode(i, forKey: key)
+      case .number(let d): try container.encode(d, forKey: key)
+      case .text(let t): try container.encode(t, forKey: key)
+      }
+    }
   }
 
   struct RunJSON: Encodable {
@@ -81,7 +106,7 @@ enum CampaignReport {
     let devices = result.summary.outcomes.sorted { $0.key < $1.key }.map { address, outcome -> DeviceJSON in
       func changes(_ c: [ConfigChange]) -> [ChangeJSON] {
         c.map {
-          ChangeJSON(scope: $0.scope.description, key: $0.key, old: $0.old?.description, new: $0.new.description)
+          ChangeJSON(scope: $0.scope.description, key: $0.key, old: $0.old, new: $0.new)
         }
       }
       switch outcome {
