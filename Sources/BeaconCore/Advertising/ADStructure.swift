@@ -31,10 +31,11 @@ public enum ADIssue: Error, Sendable, Hashable, Codable, CustomStringConvertible
   public var description: String {
     switch self {
     case .lengthPastEnd(let declared, let available):
-      "AD length \(declared) runs past the end of the data (\(available) bytes left)"
-    case .payloadTooShort(let minimum, let actual): "payload of \(actual) bytes, at least \(minimum) needed"
+      "AD length \(declared) runs past the end of the data (\(available) byte\(available == 1 ? "" : "s") left)"
+    case .payloadTooShort(let minimum, let actual):
+      "payload of \(actual) byte\(actual == 1 ? "" : "s"), at least \(minimum) needed"
     case .notMultipleOfUUIDWidth(let width, let actual):
-      "UUID list of \(actual) bytes is not a multiple of \(width)"
+      "UUID list of \(actual) byte\(actual == 1 ? "" : "s") is not a multiple of \(width)"
     }
   }
 }

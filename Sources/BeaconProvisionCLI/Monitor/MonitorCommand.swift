@@ -20,7 +20,8 @@ struct MonitorCommand: AsyncParsableCommand, LoggingCommand {
       Without --events every device's enter, exit and proximity changes, every tag's session opening and closing \
       (tags from --inventory) and every health event (battery under 20 % or 2500 mV, silent 10 minutes, firmware \
       changed) are printed, one line each, or as JSON lines with --jsonl. --events FILE defines named events \
-      (see the README: targets, trigger, triggerOnce, minimum proximity, schedules, actions). Webhook deliveries \
+      (docs/guide/monitor.md, "The events file": targets, trigger, triggerOnce, minimum proximity, schedules, \
+      actions). Webhook deliveries \
       are spooled in the state directory and retried until the receiver answers 2xx; each carries an \
       Idempotency-Key, and a restarted monitor sends what is left; a redirect is followed with the same POST, and \
       --cacert trusts a private CA for https webhooks. A webhook URL must have a host (and a port 1-65535 if \
@@ -58,7 +59,8 @@ struct MonitorCommand: AsyncParsableCommand, LoggingCommand {
       valueName: "file"))
   var inventory: String?
 
-  @Option(help: ArgumentHelp("The event definitions (JSON; see the README).", valueName: "file"))
+  @Option(
+    help: ArgumentHelp("The event definitions (JSON; docs/guide/monitor.md, \"The events file\").", valueName: "file"))
   var events: String?
 
   @Flag(help: "Print every event as a JSON line (the webhook body).")
