@@ -1,5 +1,5 @@
 # The KBeacon protocol and the profile engine over the real kernel stack: `ring` and the main job —
-# `plan`, `apply`, a second `apply` that changes nothing, and `plan --detailed-exitcode` — on hci0
+# `plan`, `apply`, a second `apply` that changes nothing, and `plan --detailed-exitcode` — then `reset`, on hci0
 # against a simulated KBeacon Pro served on hci1 by `beacon-provision sim serve` (scripts/vm/fleet.json,
 # its first device), and a scan that shows the applied name and iBeacon on the air. Every step scans through
 # the kernel (raw HCI), connects an L2CAP LE socket on CID 4, authenticates with the MD5 challenge and
@@ -57,4 +57,23 @@ CHECKS
 
 expect_success 120 "$BP" plan "$profile" "${common[@]}" --detailed-exitcode
 vm_log "ok: plan --detailed-exitcode exits 0"
+
+# `reset` erases what apply wrote, so it is confirmed: without --yes and without a terminal it is refused (exit
+# 64) before any link; with --yes the device is back at its factory configuration, which plan shows as changes.
+set +e
+"$BP" reset "$kb" --adapter hci0 --scan-backend hci </dev/null >"$VM_OUT/reset-refused.txt" 2>&1
+rc=$?
+set -e
+sed 's/^/    | /' "$VM_OUT/reset-refused.txt"
+[[ $rc -eq 64 ]] || vm_fail "reset without --yes should exit 64, got $rc"
+grep -q "pass --yes to confirm" "$VM_OUT/reset-refused.txt" || vm_fail "the refused reset does not say how to confirm"
+expect_output_contains 60 "$kb: settings reset to factory defaults" "$BP" reset "$kb" --adapter hci0 --scan-backend hci --yes
+set +e
+"$BP" plan "$profile" "${common[@]}" --detailed-exitcode >"$VM_OUT/plan-after-reset.txt" 2>&1
+rc=$?
+set -e
+sed 's/^/    | /' "$VM_OUT/plan-after-reset.txt"
+[[ $rc -eq 2 ]] || vm_fail "plan after the reset should exit 2 (the profile's changes again), got $rc"
+grep -q 'device name: "KBPro_VM01" -> "vm-applied"' "$VM_OUT/plan-after-reset.txt" || vm_fail "the reset did not restore the name"
+vm_log "ok: reset refused without --yes, done with it, the factory configuration back"
 echo "PASS provision ($VM_MODE)"
