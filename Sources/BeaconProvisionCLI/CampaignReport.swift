@@ -88,6 +88,8 @@ enum CampaignReport {
       switch value {
       case nil: try container.encodeNil(forKey: key)
       case .integer(let i): try container.encode(i, forKey: key)
+      // A number JSON cannot hold (a device's `1e400` reads as infinity) as its text, not a failed report.
+      case .number(let d) where !d.isFinite: try container.encode(d.description, forKey: key)
       case .number(let d): try container.encode(d, forKey: key)
       case .text(let t): try container.encode(t, forKey: key)
       }

@@ -14,8 +14,8 @@ struct CampaignStatusCommand: AsyncParsableCommand, LoggingCommand {
       and the one holding it now. Without, it reads \
       this machine's SQLite journal.
 
-      Exit status: 0 every device finished (compliant, verified or skipped); 2 some device is not finished \
-      (pending, working, failed); 1 no such run, or the journal cannot be read; \(ExitStatus.usage).
+      Exit status: 0 every device finished (compliant, verified or skipped; in a plan run, planned too); 2 some \
+      device is not finished (pending, working, failed); 1 no such run, or the journal cannot be read; \(ExitStatus.usage).
 
       Examples:
         beacon-provision campaign status site-0412 --journal postgresql://ops@db.site/beacons

@@ -11,7 +11,9 @@ struct DecodeCommand: ParsableCommand {
       Example: beacon-provision decode 0201061AFF4C000215E2C56DB5DFFB48D2B060D0F5A71096E000070001C5
       Spaces, colons and dashes between bytes are ignored.
 
-      \(ExitStatus.paragraph("0 decoded (AD structures that do not parse are listed as malformed, with why); 1 the text is not hex bytes, or is empty"))
+      \(ExitStatus.paragraph(
+        "0 decoded (AD structures that do not parse are listed as malformed, with why); "
+        + "1 the text is not hex bytes, or is empty"))
       """)
 
   @Argument(help: ArgumentHelp("The AD structures as hex.", valueName: "hex"))

@@ -31,15 +31,18 @@ struct ResetCommand: AsyncParsableCommand, LoggingCommand {
     try await execute(confirm: { target in
       guard isatty(STDIN_FILENO) == 1 else { return nil }
       FileHandle.standardError.write(Data("Reset \(target) to factory defaults, erasing its settings? [y/N] ".utf8))
-      return readLine()
+      // Off the cooperative pool: reading a terminal blocks. End of input is no.
+      return (try? await BlockingIO.run { readLine() ?? "" }) ?? ""
     }) { print($0) }
   }
 
   /// `confirm(address)`: the operator's answer, or nil when nobody can be asked (no terminal).
-  func execute(confirm: (BluetoothAddress) -> String? = { _ in nil }, emit: @Sendable (String) -> Void) async throws {
+  func execute(
+    confirm: (BluetoothAddress) async -> String? = { _ in nil }, emit: @Sendable (String) -> Void
+  ) async throws {
     let target = try parseAddress(address)
     if !yes {
-      guard let answer = confirm(target) else {
+      guard let answer = await confirm(target) else {
         throw CLIFailure(
           "reset erases \(target)'s settings (slots, triggers, name): pass --yes to confirm",
           exitCode: ExitStatus.usageCode)

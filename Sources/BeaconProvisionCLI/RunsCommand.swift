@@ -13,7 +13,8 @@ struct RunsCommand: AsyncParsableCommand {
     discussion: """
       Each run: its id, kind, when it started, its status (finished, interrupted, or running — a run killed \
       before it could say so stays running), how many devices are finished, pending or failed — for a plan run, \
-      how many have changes planned — and what it was made from. Resume one with `apply PROFILE --resume ID` or `dfu update … --resume ID` (or `--resume last`).
+      how many have changes planned — and what it was made from. Resume one with `apply PROFILE --resume ID` or \
+      `dfu update … --resume ID` (or `--resume last`).
 
       Exit status: 0 listed (also when there is no run); 1 the journal cannot be read; \(ExitStatus.usage).
 

@@ -184,7 +184,7 @@ public struct FirmwareCampaignPlan: CampaignPlan {
     public var package: DFUPackage
     public var version: FirmwareVersion
 
-    /// Reads and validates the package at `path`; the version is `explicit` (`--version`), else the
+    /// Reads and validates the package at `path`; the version is `explicit` (`--package-version`), else the
     /// application image's `fw_version` through `KKMFirmwareVersion`.
     public init(path: String, expectations: DeviceExpectations, explicit: String?) throws {
       package = try DFUPackage.open(path: path)
@@ -201,7 +201,7 @@ public struct FirmwareCampaignPlan: CampaignPlan {
       {
         version = found
       } else {
-        throw CampaignFailure("\(path) has no application image with a firmware version; give --version")
+        throw CampaignFailure("\(path) has no application image with a firmware version; give --package-version")
       }
     }
   }

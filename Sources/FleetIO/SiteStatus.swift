@@ -52,7 +52,14 @@ public struct SiteStatus: Sendable, Codable, Hashable {
   /// Devices by state, over the whole site.
   public var totals: [String: Int] { devices.reduce(into: [:]) { $0[$1.state, default: 0] += 1 } }
   /// Every device finished for good (compliant, verified, skipped).
-  public var complete: Bool { devices.allSatisfy { DeviceState(rawValue: $0.state)?.isFinal ?? false } }
+  /// Every device finished: compliant, verified or skipped — or, in a `plan` run, planned (changes found is
+  /// where a plan ends).
+  public var complete: Bool {
+    devices.allSatisfy { device in
+      guard let state = DeviceState(rawValue: device.state) else { return false }
+      return state.isFinal || (kind == "plan" && state == .planned)
+    }
+  }
 }
 
 extension PostgresJournal {

@@ -39,10 +39,17 @@ public struct DesiredResolver: Sendable {
     -> DeviceConfigView
   {
     var view = DeviceConfigView()
+    // In order (slot 0 before slot 1…): the failures are listed as the profile reads, the same every run.
     view.common = keys(desired.common, variables, &failures)
-    for (index, slot) in desired.slots { view.slots[index] = keys(slot, variables, &failures) }
-    for (index, trigger) in desired.triggers { view.triggers[index] = keys(trigger, variables, &failures) }
-    for (type, sensor) in desired.sensors { view.sensors[type] = keys(sensor, variables, &failures) }
+    for (index, slot) in desired.slots.sorted(by: { $0.key < $1.key }) {
+      view.slots[index] = keys(slot, variables, &failures)
+    }
+    for (index, trigger) in desired.triggers.sorted(by: { $0.key < $1.key }) {
+      view.triggers[index] = keys(trigger, variables, &failures)
+    }
+    for (type, sensor) in desired.sensors.sorted(by: { $0.key < $1.key }) {
+      view.sensors[type] = keys(sensor, variables, &failures)
+    }
     return view
   }
 

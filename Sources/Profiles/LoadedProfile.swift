@@ -48,6 +48,8 @@ public struct LoadedProfile: Sendable {
   func templateProblems() -> [JSONDiagnostic] {
     var problems: [JSONDiagnostic] = []
     let builtIns: Set<String> = ["address", "address_hex", "index"]
+    // Every column some row has, for the messages (once, not per template: an inventory may have a million rows).
+    let columns = builtIns.sorted() + Set((inventory?.rows ?? []).flatMap(\.variables.keys)).sorted()
     for (text, position, path) in templatedStrings {
       for name in Template(text).variables where !builtIns.contains(name) {
         guard let inventory else {
@@ -61,13 +63,16 @@ public struct LoadedProfile: Sendable {
         if !missing.isEmpty {
           let list =
             missing.prefix(3).joined(separator: ", ") + (missing.count > 3 ? " and \(missing.count - 3) more" : "")
-          let names = builtIns.sorted() + Set(inventory.rows.flatMap(\.variables.keys)).sorted()
-          let hint = Suggestion.closest(to: name, in: names).map { " — did you mean {{\($0)}}?" } ?? ""
+          // A column only some rows have is named as such; an unknown one gets the closest known one, if any.
+          let message =
+            columns.contains(name)
+            ? "{{\(name)}} has no value in the inventory for \(list)"
+            : "{{\(name)}} is not an inventory column for \(list)"
+              + (Suggestion.closest(to: name, in: columns).map { " — did you mean {{\($0)}}?" } ?? "")
           problems.append(
             JSONDiagnostic(
-              file: profile.file, position: position, path: path,
-              message: "{{\(name)}} is not an inventory column for \(list)\(hint)",
-              allowed: names.map { "{{\($0)}}" }.joined(separator: ", ")))
+              file: profile.file, position: position, path: path, message: message,
+              allowed: columns.map { "{{\($0)}}" }.joined(separator: ", ")))
         }
       }
       if Template(text).variables.contains("index"), inventory == nil, profile.select.addresses == nil {

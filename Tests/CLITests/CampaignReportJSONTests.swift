@@ -28,4 +28,14 @@ import Testing
     #expect(new == [.string("aisle-01"), .double(1022.5), .int(100), .string("••••••••")])
     #expect(old == [.string("KBPro_1"), .int(800), .null, .null])
   }
+
+  /// A number JSON cannot hold (a device's `1e400` reads as infinity) is its text; the report is still written.
+  @Test func aNumberJSONCannotHoldIsWrittenAsItsText() throws {
+    let change = ConfigChange(scope: .slot(0), key: "advPrd", old: .number(.infinity), new: .number(1022.5))
+    let summary = CampaignSummary(run: "R", outcomes: ["DD:34:02:06:D1:01": .planned([change])], interrupted: false)
+    let json = try CampaignReport.json(CampaignResult(outcome: CampaignOutcome(summary: summary), finish: []))
+    let device = try #require(try JSONParser.parse(Array(json.utf8)).objectValue?["devices"]?.arrayValue?.first)
+    let listed = try #require(device.objectValue?["changes"]?.arrayValue?.first?.objectValue)
+    #expect(listed["old"] == .string("inf") && listed["new"] == .double(1022.5))
+  }
 }

@@ -96,6 +96,24 @@ import Testing
     #expect(out.all.last == "10 records")
   }
 
+  /// A malformed address is a usage error (64), as ArgumentParser's own are, before any link.
+  @Test func aMalformedAddressIsAUsageError() async throws {
+    for command in ["read", "ring", "reset", "history"] {
+      let parsed = try BeaconProvision.parseAsRoot([command, "DD:34:02:06:D1", "--adapter", "sim"])
+      await #expect("\(command)") {
+        switch parsed {
+        case let c as ReadCommand: try await c.execute { _ in }
+        case let c as RingCommand: try await c.execute { _ in }
+        case let c as ResetCommand: try await c.execute { _ in }
+        case let c as HistoryCommand: try await c.execute { _ in }
+        default: Issue.record("\(command) parsed as \(type(of: parsed))")
+        }
+      } throws: {
+        ($0 as? CLIFailure)?.exitCode == 64
+      }
+    }
+  }
+
   @Test func ringAndReset() async throws {
     let ring = try parse(
       ["ring", "DD:34:02:06:D1:04", "--adapter", "sim", "--milliseconds", "500"], as: RingCommand.self)

@@ -49,6 +49,18 @@ struct PasswordSourceTests {
     #expect(try Secrets.read(.file("pw.txt"), profile: profile).value == "s3cret-from-file")
   }
 
+  @Test func profileCheckWarnsAboutAVariableNotSetHere() throws {
+    let name = "BP_TEST_UNSET_\(UUID().uuidString.prefix(8))"
+    let dir = try folder(auth: #"{"passwordEnv": "\#(name)"}"#)
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let profile = dir + "/profile.json"
+    #expect(
+      ProfileCheckCommand.passwordWarnings(try ProfileFiles.load(profile).profile.auth, profile: profile) == [
+        "  warning: \(profile): $.auth.passwordEnv names the environment variable \(name), which is not set (or is "
+          + "empty): export \(name) with the password before running (plan and apply on this machine would stop here)"
+      ])
+  }
+
   @Test func profileCheckWarnsAboutAPasswordItCannotReadHereAndShowsNoneItCan() throws {
     let dir = try folder(
       auth: #"{"passwordFile": "pw.txt", "newPasswordFile": "new.txt"}"#, files: ["pw.txt": "s3cret-current\n"])

@@ -70,7 +70,9 @@ import Testing
   @Test func onlyAYesOnTheTerminalResets() async throws {
     try await withFleet { (adapter: String) async throws in
       for answer in ["", "n", "no", "yes please"] {
-        await #expect(throws: CLIFailure.self, "answer \(answer)") { _ = try await reset(adapter, answer: answer) }
+        await #expect("answer \(answer)") { _ = try await reset(adapter, answer: answer) } throws: {
+          ($0 as? CLIFailure)?.message == "\(Self.address) was not reset"
+        }
       }
       #expect(try await name(adapter) == "door-2")
       #expect(try await reset(adapter, answer: " Y ") == ["\(Self.address): settings reset to factory defaults"])
@@ -100,10 +102,8 @@ import Testing
           deviceJSON: try #require(root["configuration"]?.objectValue), generation: .pro
         ).common[CommonKey.name]
       }
-      // The processes have a state directory of their own, where the device starts as the fleet file has it.
-      let refused = try await run(["reset", Self.address])
-      #expect(refused.status == 64, "\(refused)")
-      #expect(refused.errors.contains("pass --yes to confirm"), "\(refused.errors)")
+      // The processes have a state directory of their own, where the device starts as the fleet file has it:
+      // renamed by an `apply` process first, so a reset has something to undo.
       #expect(try await name() == "Door")
       let apply = try await ChildProcess.run(
         ApplyCrashTests.binary,
@@ -115,6 +115,10 @@ import Testing
         environment: environment, inheriting: false, input: .none)
       #expect(apply.status == 0, "\(apply)")
       #expect(try await name() == "door-2")
+      let refused = try await run(["reset", Self.address])
+      #expect(refused.status == 64, "\(refused)")
+      #expect(refused.errors.contains("pass --yes to confirm"), "\(refused.errors)")
+      #expect(try await name() == "door-2", "the refused reset reached the device")
       let reset = try await run(["reset", Self.address, "--yes"])
       #expect(reset.status == 0, "\(reset)")
       #expect(try await name() == "Door")

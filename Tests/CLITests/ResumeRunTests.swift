@@ -52,21 +52,31 @@ import Testing
           + "--resume 20261127-101500-3fa2"), "\(DFUCampaignReport.table(result))")
   }
 
-  /// A catalogue run's hint names the catalogue and cache it was given (a resume without them found no catalogue:
-  /// "no firmware catalogue: give --catalog URL…"), the catalogue's credentials left out.
-  @Test func aCatalogueRunsHintNamesItsCatalogueWithoutItsPassword() throws {
-    let command = try DFUUpdateCommand.parse([
-      "--firmware", "latest", "--catalog", "https://ops:s3cret@fw.example/kbeacon/", "--firmware-dir", "/var/fw",
-      "--adapter", "sim",
-    ])
-    let finish = DFUInvocation(command: command, pace: .unpaced, central: nil).finishArguments
+  /// A catalogue run's hint names the catalogue and cache it was given, as absolute paths (a resume without them
+  /// found no catalogue: "no firmware catalogue: give --catalog URL…"); a catalogue URL with credentials is left
+  /// out (the environment or the config file names it); a package's given version is kept.
+  @Test func aCatalogueRunsHintNamesItsCatalogueButNeverItsPassword() throws {
+    func finish(_ arguments: [String]) throws -> [String] {
+      DFUInvocation(command: try DFUUpdateCommand.parse(arguments), pace: .unpaced, central: nil).finishArguments
+    }
+    let here = FileManager.default.currentDirectoryPath
     #expect(
-      ResumeRun.command(finish, run: "R")
-        == "beacon-provision dfu update --firmware latest --catalog https://fw.example/kbeacon/ "
-        + "--firmware-dir /var/fw --adapter sim --resume R")
-    let local = try DFUUpdateCommand.parse(["--firmware", "5.31", "--catalog", "firmware/example", "--adapter", "sim"])
+      try finish(["--firmware", "5.31", "--catalog", "firmware/example", "--firmware-dir", "fw", "--adapter", "sim"])
+        == [
+          "dfu", "update", "--firmware", "5.31", "--catalog", here + "/firmware/example", "--firmware-dir",
+          here + "/fw",
+          "--adapter", "sim",
+        ])
     #expect(
-      DFUInvocation(command: local, pace: .unpaced, central: nil).finishArguments
-        == ["dfu", "update", "--firmware", "5.31", "--catalog", "firmware/example", "--adapter", "sim"])
+      try finish(["--firmware", "latest", "--catalog", "https://fw.example/kbeacon/", "--offline", "--adapter", "sim"])
+        == [
+          "dfu", "update", "--firmware", "latest", "--catalog", "https://fw.example/kbeacon/", "--offline", "--adapter",
+          "sim",
+        ])
+    let secret = try finish(["--firmware", "latest", "--catalog", "https://ops:s3cret@fw.example/kbeacon/"])
+    #expect(secret == ["dfu", "update", "--firmware", "latest"])
+    #expect(
+      try finish(["--package", "/srv/fw/app.zip", "--package-version", "V5.30"])
+        == ["dfu", "update", "--package", "/srv/fw/app.zip", "--package-version", "V5.30"])
   }
 }

@@ -46,7 +46,11 @@ import Testing
     #expect(try await RunsCommand.parse(["--state-dir", state, "--limit", "1"]).load().map(\.id) == ["planned"])
     #expect(throws: (any Error).self) { try RunsCommand.parse(["--limit", "0"]) }
     // `campaign status last` is the newest run of any kind, as `runs` lists it first.
-    #expect(try await CampaignStatusCommand.parse(["last", "--state-dir", state]).load().0.run == "planned")
+    let last = try await CampaignStatusCommand.parse(["last", "--state-dir", state]).load().0
+    #expect(last.run == "planned")
+    // A plan ends where changes are found: its planned devices are finished (exit 0, not 2).
+    #expect(last.complete)
+    #expect(try await !CampaignStatusCommand.parse(["older", "--state-dir", state]).load().0.complete)
     #expect(try await CampaignStatusCommand.parse(["older", "--state-dir", state]).load().0.run == "older")
   }
 

@@ -33,6 +33,18 @@ import Testing
     #expect(lines.contains { $0.hasPrefix("  BlueZ not recorded (libbluetooth has no version call") })
   }
 
+  /// Every command's `--version` is the tool's own: `dfu update`'s package version is `--package-version`,
+  /// `firmware fetch`'s release `--release` (`dfu update --version` once asked for a value).
+  @Test func subcommandsVersionIsTheTools() async throws {
+    for command in [["dfu", "update"], ["firmware", "fetch"]] {
+      let run = try await CLIProcess.run(command + ["--version"])
+      #expect(run.status == 0 && run.output.hasPrefix("beacon-provision "), "\(command): \(run)")
+    }
+    let update = try DFUUpdateCommand.parse(["--package", "/srv/fw/app.zip", "--package-version", "V5.30"])
+    #expect(update.version == "V5.30")
+    #expect(try FirmwareFetchCommand.parse(["KBPro", "--hver", "V1.0", "--release", "V5.14"]).version == "V5.14")
+  }
+
   @Test func aStampedBuildSaysItsBlueZPackageVersionAndWhereItCameFrom() {
     var libraries = LibraryVersions.current()
     libraries.bluez = "5.66-1+deb12u2 (libbluetooth3 package at build time: libbluetooth has no version call)"

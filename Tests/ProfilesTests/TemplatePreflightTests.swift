@@ -50,6 +50,19 @@ import Testing
     #expect(preflight.report(addresses: ["DD:34:02:06:D1:03"]) == nil)
   }
 
+  /// Failures are listed in the profile's order, slot 0 before slot 1, the same every run (slots are kept by
+  /// number in a dictionary, whose order changes from process to process).
+  @Test func failuresOfSeveralSlotsAreInSlotOrder() throws {
+    let slots = (0..<4).map { #"{"slot": \#($0), "type": "ibeacon", "major": 1, "minor": "{{minor}}"}"# }
+    let text = #"{"version": 1, "inventory": "i.csv", "desired": {"slots": [\#(slots.joined(separator: ", "))]}}"#
+    let csv = "address,minor\nDD:34:02:06:D1:01,70000\n"
+    let loaded = try LoadedProfile.load(
+      file: "p.json", read: { $0.hasSuffix(".csv") ? Array(csv.utf8) : Array(text.utf8) }, urlCheck: testURLCheck)
+    let failures = DesiredResolver(urlCheck: testURLCheck).failures(
+      loaded.profile.desired, loaded.variables(for: "DD:34:02:06:D1:01"))
+    #expect(failures.map(\.path.description) == (0..<4).map { "$.desired.slots[\($0)].minor" })
+  }
+
   @Test func valuesEveryDeviceCanTakePass() throws {
     let preflight = TemplatePreflight(
       profile: try Self.loaded(name: "a-{{address_hex}}"), resolver: DesiredResolver(urlCheck: testURLCheck))

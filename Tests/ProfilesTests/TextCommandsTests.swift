@@ -86,6 +86,29 @@ import Testing
     }
   }
 
+  /// A column some rows have and this one lacks is named as such (no "did you mean" the same name); an unknown
+  /// column gets the closest known one.
+  @Test func aColumnSomeRowsLackIsToldFromAnUnknownOne() throws {
+    let text =
+      #"{"version": 1, "inventory": "inv.json", "commands": [{"query": "AT+NAME?", "expect": "+NAME:{{room}}", "set": "AT+NAME={{rooom}}"}]}"#
+    let inventory = #"[{"address": "6E:40:00:00:00:01", "room": "hall"}, {"address": "6E:40:00:00:00:02"}]"#
+    do {
+      _ = try LoadedProfile.load(
+        file: "p.json", read: { $0.hasSuffix("inv.json") ? Array(inventory.utf8) : Array(text.utf8) },
+        urlCheck: testURLCheck)
+      Issue.record("expected diagnostics")
+    } catch {
+      let allowed = "(allowed: {{address}}, {{address_hex}}, {{index}}, {{room}})"
+      #expect(
+        error.all.map(\.description) == [
+          #"p.json:1:86: $.commands[0].expect: {{room}} has no value in the inventory for 6E:40:00:00:00:02 "#
+            + allowed,
+          #"p.json:1:111: $.commands[0].set: {{rooom}} is not an inventory column for 6E:40:00:00:00:01, 6E:40:00:00:00:02 — did you mean {{room}}? "#
+            + allowed,
+        ])
+    }
+  }
+
   @Test func filledInPerDeviceWithRegexValuesEscaped() throws {
     let profile = try Self.loaded(Self.uart)
     let commands = try #require(profile.profile.commands)

@@ -18,19 +18,32 @@ struct DFUInvocation {
   /// Besides Ctrl-C, a condition on the events that stops the run the same way (tests).
   var stopWhen: (@Sendable (CampaignEvent) -> Bool)? = nil
 
-  /// `dfu update` with this run's package (its real path) or catalogue firmware (with the `--catalog` and
-  /// `--firmware-dir` given: without them a resume had no catalogue, unless the environment or the config
-  /// file names one), adapter and state directory: with `--resume RUN`, it finishes the run. A catalogue URL's
-  /// credentials and secret query values are left out (`RedactedURL`): the line is printed, and passwords never
-  /// are; such a catalogue is better named by the environment or the config file, which a resume reads again.
+  /// `dfu update` with this run's package (its real path) or catalogue firmware, adapter and state directory,
+  /// and what the package or catalogue needs to be read the same way again — `--package-version`; `--catalog`,
+  /// `--firmware-dir` and `--offline` (without them a resume found no catalogue unless the environment or the
+  /// config file names one) — with `--resume RUN` it finishes the run. A catalogue folder and the cache are
+  /// given as absolute paths (a resume may start elsewhere). A catalogue URL with credentials or secret query
+  /// values is left out: the line is printed and passwords never are, so such a catalogue is named by
+  /// `$BEACON_PROVISION_CATALOG` or the config file, which a resume reads again.
   var finishArguments: [String] {
     let c = command
-    return ["dfu", "update"] + (c.package.map { ["--package", $0] } ?? [])
-      + (c.firmware.map { ["--firmware", $0] } ?? [])
-      + (c.firmware == nil ? [] : c.firmwareSource.catalog.map { ["--catalog", RedactedURL($0).description] } ?? [])
-      + (c.firmware == nil ? [] : c.firmwareSource.firmwareDirectory.map { ["--firmware-dir", $0] } ?? [])
-      + (c.adapterOptions.adapter.map { ["--adapter", $0.description] } ?? [])
+    var arguments = ["dfu", "update"] + (c.package.map { ["--package", $0] } ?? [])
+    arguments += c.version.map { ["--package-version", $0] } ?? []
+    if let firmware = c.firmware {
+      arguments += ["--firmware", firmware]
+      if let catalog = c.firmwareSource.catalog, RedactedURL(catalog).secrets.isEmpty {
+        arguments += ["--catalog", catalog.contains("://") ? catalog : Self.absolute(catalog)]
+      }
+      arguments += c.firmwareSource.firmwareDirectory.map { ["--firmware-dir", Self.absolute($0)] } ?? []
+      if c.firmwareSource.offline { arguments.append("--offline") }
+    }
+    return arguments + (c.adapterOptions.adapter.map { ["--adapter", $0.description] } ?? [])
       + (c.stateDir.map { ["--state-dir", $0] } ?? [])
+  }
+
+  /// `path` from the current directory when it is relative.
+  static func absolute(_ path: String) -> String {
+    path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
   }
 
   func run() async throws -> CampaignResult {

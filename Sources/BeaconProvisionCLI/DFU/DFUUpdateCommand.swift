@@ -164,7 +164,8 @@ struct DFUUpdateCommand: AsyncParsableCommand {
       throw ValidationError("--firmware \(firmware) is not latest or a version like V5.14")
     }
     if firmware != nil, version != nil {
-      throw ValidationError("--version is for --package; with --firmware the catalogue says each package's version")
+      throw ValidationError(
+        "--package-version is for --package; with --firmware the catalogue says each package's version")
     }
     for a in addresses where BluetoothAddress(a) == nil {
       throw ValidationError("--address \(a) is not an address like C0:11:22:33:44:55")
@@ -178,7 +179,7 @@ struct DFUUpdateCommand: AsyncParsableCommand {
     try SecondsOption.validate(timeout, "--timeout")
     guard objectDelay >= 0 else { throw ValidationError("--object-delay must be ≥ 0") }
     if let version, FirmwareVersion(version) == nil {
-      throw ValidationError("--version \(version) is not a version like V5.30")
+      throw ValidationError("--package-version \(version) is not a version like V5.30")
     }
     _ = try rolloutPlan
     _ = try maxFailuresGiven

@@ -3,7 +3,7 @@
 ///
 /// [I] Neither spec states it; we take `fw_version` N ↔ `ver` "V<N/100>.<N%100, two digits>", so 530 ↔
 /// "V5.30" and 522 ↔ "V5.22" (the shape KKM's own version strings have). Change it here and the simulator
-/// (what a KBeacon reports after a DFU) and the CLI (`dfu update`'s default `--version`) follow.
+/// (what a KBeacon reports after a DFU) and the CLI (`dfu update`'s default `--package-version`) follow.
 public enum KKMFirmwareVersion {
   /// The `ver` text a device running application `fw_version` reports.
   public static func text(fwVersion: UInt32) -> String {
