@@ -28,12 +28,15 @@ struct ResetCommand: AsyncParsableCommand, LoggingCommand {
   @OptionGroup var logging: LoggingOptions
 
   func run() async throws {
-    try await execute(confirm: { target in
-      guard isatty(STDIN_FILENO) == 1 else { return nil }
-      FileHandle.standardError.write(Data("Reset \(target) to factory defaults, erasing its settings? [y/N] ".utf8))
-      // Off the cooperative pool: reading a terminal blocks. End of input is no.
-      return (try? await BlockingIO.run { readLine() ?? "" }) ?? ""
-    }) { print($0) }
+    try await execute(confirm: Self.askOnTheTerminal, emit: { print($0) })
+  }
+
+  /// The operator's answer on a terminal, nil without one (standard input is not a terminal).
+  static func askOnTheTerminal(_ target: BluetoothAddress) async -> String? {
+    guard isatty(STDIN_FILENO) == 1 else { return nil }
+    FileHandle.standardError.write(Data("Reset \(target) to factory defaults, erasing its settings? [y/N] ".utf8))
+    // Off the cooperative pool: reading a terminal blocks. End of input is no.
+    return (try? await BlockingIO.run { readLine() ?? "" }) ?? ""
   }
 
   /// `confirm(address)`: the operator's answer, or nil when nobody can be asked (no terminal).

@@ -49,7 +49,7 @@ import Testing
     let command = try #require(
       try BeaconProvision.parseAsRoot(["reset", Self.address, "--adapter", adapter] + extra) as? ResetCommand)
     let out = KBeaconCommandTests.Lines()
-    try await command.execute(confirm: { _ in answer }) { out.append($0) }
+    try await command.execute(confirm: { _ in answer }, emit: { out.append($0) })
     return out.all
   }
 
