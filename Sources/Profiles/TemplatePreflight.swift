@@ -38,9 +38,7 @@ public struct TemplatePreflight: Sendable {
     for address in addresses.map({ $0.uppercased() }).sorted() {
       let variables = profile.variables(for: address)
       if let commands = profile.profile.commands {
-        if case .failure(let failure) = TextCommandResolver.resolve(commands, variables) {
-          failures.append((address, failure))
-        }
+        for failure in TextCommandResolver.failures(commands, variables) { failures.append((address, failure)) }
       } else {
         for failure in resolver.failures(profile.profile.desired, variables) { failures.append((address, failure)) }
       }

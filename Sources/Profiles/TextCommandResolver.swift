@@ -44,57 +44,66 @@ public struct ResolvedTextCommand: Sendable, Hashable {
 
 /// Fills in every `commands` item for one device (`Template`, as `desired` is filled in).
 public enum TextCommandResolver {
+  /// Every item filled in, or the first field that cannot be.
   public static func resolve(_ commands: [TextCommand], _ variables: TemplateVariables)
     -> Result<[ResolvedTextCommand], DesiredResolver.Failure>
   {
     var resolved: [ResolvedTextCommand] = []
     for (index, command) in commands.enumerated() {
-      func fill(_ key: String, _ text: String, escaping: @escaping (String) -> String = { $0 })
-        -> Result<String, DesiredResolver.Failure>
-      {
-        Template(text).render(variables, escaping: escaping).mapError {
-          DesiredResolver.Failure(path: command.path.appending(key), message: $0.message)
-        }
+      let filled = item(command, index: index, variables)
+      guard let item = filled.resolved else { return .failure(filled.failures[0]) }
+      resolved.append(item)
+    }
+    return .success(resolved)
+  }
+
+  /// Every field of every item that cannot be filled in, in order: the preflight of `profile check` and of a
+  /// campaign reports them all at once, as for `desired` (`DesiredResolver.failures`).
+  public static func failures(_ commands: [TextCommand], _ variables: TemplateVariables) -> [DesiredResolver.Failure] {
+    commands.enumerated().flatMap { index, command in item(command, index: index, variables).failures }
+  }
+
+  /// One item filled in (expect, query, set), or each of its fields that cannot be.
+  static func item(_ command: TextCommand, index: Int, _ variables: TemplateVariables)
+    -> (resolved: ResolvedTextCommand?, failures: [DesiredResolver.Failure])
+  {
+    var failures: [DesiredResolver.Failure] = []
+    func fail(_ key: String, _ message: String) {
+      failures.append(DesiredResolver.Failure(path: command.path.appending(key), message: message))
+    }
+    func fill(_ key: String, _ text: String, escaping: @escaping (String) -> String = { $0 }) -> String? {
+      switch Template(text).render(variables, escaping: escaping) {
+      case .success(let filled): return filled
+      case .failure(let e):
+        fail(key, e.message)
+        return nil
       }
-      let expect: TextExpectation
-      switch command.expect {
-      case .text(let t):
-        switch fill("expect", t) {
-        case .failure(let f): return .failure(f)
-        case .success(let filled): expect = .text(filled)
-        }
-      case .regex(let r):
-        switch fill("expect", r, escaping: TextExpectationMatcher.escaped) {
-        case .failure(let f): return .failure(f)
-        case .success(let filled):
-          if let problem = TextExpectationMatcher.compileProblem(filled) {
-            return .failure(
-              DesiredResolver.Failure(
-                path: command.path.appending("expect"),
-                message: "invalid regular expression \"\(filled.echoed)\" once filled in: \(problem)"))
-          }
+    }
+    var expect: TextExpectation?
+    switch command.expect {
+    case .text(let t): expect = fill("expect", t).map { .text($0) }
+    case .regex(let r):
+      if let filled = fill("expect", r, escaping: TextExpectationMatcher.escaped) {
+        if let problem = TextExpectationMatcher.compileProblem(filled) {
+          fail("expect", "invalid regular expression \"\(filled.echoed)\" once filled in: \(problem)")
+        } else {
           expect = .regex(filled)
         }
       }
-      let query: String
-      let set: String
-      switch (fill("query", command.query), fill("set", command.set)) {
-      case (.failure(let f), _), (_, .failure(let f)): return .failure(f)
-      case (.success(let q), .success(let s)): (query, set) = (q, s)
-      }
-      for (key, text) in [("query", query), ("set", set)]
-      where text.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" }) {
-        return .failure(
-          DesiredResolver.Failure(
-            path: command.path.appending(key),
-            message: "once filled in, the command holds a line break, which would send two commands"))
-      }
-      resolved.append(
-        ResolvedTextCommand(
-          index: index, query: query, expect: expect, set: set, secret: command.secret,
-          timeoutFirst: command.timeoutFirst, timeoutNext: command.timeoutNext))
     }
-    return .success(resolved)
+    let query = fill("query", command.query)
+    let set = fill("set", command.set)
+    for (key, text) in [("query", query), ("set", set)]
+    where text?.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" }) == true {
+      fail(key, "once filled in, the command holds a line break, which would send two commands")
+    }
+    guard failures.isEmpty, let expect, let query, let set else { return (nil, failures) }
+    return (
+      ResolvedTextCommand(
+        index: index, query: query, expect: expect, set: set, secret: command.secret,
+        timeoutFirst: command.timeoutFirst, timeoutNext: command.timeoutNext),
+      []
+    )
   }
 }
 

@@ -109,6 +109,25 @@ import Testing
     }
   }
 
+  /// Every field of every item that cannot be filled in is reported, not only the first (as for `desired`).
+  @Test func thePreflightReportsEveryItemsEveryBadField() throws {
+    let text =
+      #"{"version": 1, "inventory": "inv.csv", "commands": [{"query": "AT+A={{v}}", "expect": "OK", "set": "AT+A={{v}}"}, {"query": "AT+B?", "expect": "OK", "set": "AT+B={{v}}"}]}"#
+    let profile = try Self.loaded(text, inventory: "address,v\n6E:40:00:00:00:01,\"two\nlines\"\n")
+    let variables = profile.variables(for: "6E:40:00:00:00:01")
+    let failures = TextCommandResolver.failures(try #require(profile.profile.commands), variables)
+    #expect(failures.map(\.path.description) == ["$.commands[0].query", "$.commands[0].set", "$.commands[1].set"])
+    guard case .failure(let first) = TextCommandResolver.resolve(try #require(profile.profile.commands), variables)
+    else {
+      Issue.record("resolved a command with a line break")
+      return
+    }
+    #expect(first == failures[0])
+    let problems = TemplatePreflight(profile: profile, resolver: DesiredResolver(urlCheck: testURLCheck))
+      .problems(addresses: ["6E:40:00:00:00:01"])
+    #expect(problems.count == 3, "\(problems)")
+  }
+
   @Test func filledInPerDeviceWithRegexValuesEscaped() throws {
     let profile = try Self.loaded(Self.uart)
     let commands = try #require(profile.profile.commands)
