@@ -30,14 +30,8 @@ cat >"$profile" <<JSON
 JSON
 common=(--adapter hci0 --scan-backend hci --scan 4 --retry-delay 1 --state-dir "$state")
 
-set +e
-"$BP" plan "$profile" "${common[@]}" --detailed-exitcode >"$VM_OUT/plan1.txt" 2>&1
-rc=$?
-set -e
-sed 's/^/    | /' "$VM_OUT/plan1.txt"
-[[ $rc -eq 2 ]] || vm_fail "plan should exit 2 (changes planned), got $rc"
-grep -q 'device name: "KBPro_VM01" -> "vm-applied"' "$VM_OUT/plan1.txt" || vm_fail "plan lacks the name change"
-vm_log "ok: plan shows the changes (exit 2)"
+expect_exit 2 180 "$BP" plan "$profile" "${common[@]}" --detailed-exitcode
+expect_last_has 'device name: "KBPro_VM01" -> "vm-applied"' "plan shows the changes"
 
 expect_success 180 "$BP" apply "$profile" "${common[@]}"
 grep -q "1 updated" <<<"$VM_LAST_OUTPUT" || vm_fail "apply did not update the device"
@@ -60,20 +54,10 @@ vm_log "ok: plan --detailed-exitcode exits 0"
 
 # `reset` erases what apply wrote, so it is confirmed: without --yes and without a terminal it is refused (exit
 # 64) before any link; with --yes the device is back at its factory configuration, which plan shows as changes.
-set +e
-"$BP" reset "$kb" --adapter hci0 --scan-backend hci </dev/null >"$VM_OUT/reset-refused.txt" 2>&1
-rc=$?
-set -e
-sed 's/^/    | /' "$VM_OUT/reset-refused.txt"
-[[ $rc -eq 64 ]] || vm_fail "reset without --yes should exit 64, got $rc"
-grep -q "pass --yes to confirm" "$VM_OUT/reset-refused.txt" || vm_fail "the refused reset does not say how to confirm"
+expect_exit 64 60 "$BP" reset "$kb" --adapter hci0 --scan-backend hci </dev/null
+expect_last_has "pass --yes to confirm" "the refused reset says how to confirm"
 expect_output_contains 60 "$kb: settings reset to factory defaults" "$BP" reset "$kb" --adapter hci0 --scan-backend hci --yes
-set +e
-"$BP" plan "$profile" "${common[@]}" --detailed-exitcode >"$VM_OUT/plan-after-reset.txt" 2>&1
-rc=$?
-set -e
-sed 's/^/    | /' "$VM_OUT/plan-after-reset.txt"
-[[ $rc -eq 2 ]] || vm_fail "plan after the reset should exit 2 (the profile's changes again), got $rc"
-grep -q 'device name: "KBPro_VM01" -> "vm-applied"' "$VM_OUT/plan-after-reset.txt" || vm_fail "the reset did not restore the name"
+expect_exit 2 180 "$BP" plan "$profile" "${common[@]}" --detailed-exitcode
+expect_last_has 'device name: "KBPro_VM01" -> "vm-applied"' "plan after the reset shows the factory name again"
 vm_log "ok: reset refused without --yes, done with it, the factory configuration back"
 echo "PASS provision ($VM_MODE)"
