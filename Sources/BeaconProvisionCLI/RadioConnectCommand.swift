@@ -20,9 +20,7 @@ struct RadioConnectCommand: AsyncParsableCommand {
   func validate() throws { try SecondsOption.validate(timeout, "--timeout") }
 
   func run() async throws {
-    guard let peer = BluetoothAddress(address) else {
-      throw CLIFailure("'\(address)' is not a Bluetooth address (AA:BB:CC:DD:EE:FF)", exitCode: ExitStatus.usageCode)
-    }
+    let peer = try parseAddress(address)
     guard let payload = Hex.decode(data) else { throw CLIFailure("the data must be hex") }
     let central = CentralFactory.bluezCentral(adapter)
     do {

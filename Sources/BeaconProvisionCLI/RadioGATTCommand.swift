@@ -18,9 +18,7 @@ struct RadioGATTCommand: AsyncParsableCommand {
   func validate() throws { try SecondsOption.validate(timeout, "--timeout") }
 
   func run() async throws {
-    guard let peer = BluetoothAddress(address) else {
-      throw CLIFailure("'\(address)' is not a Bluetooth address (AA:BB:CC:DD:EE:FF)", exitCode: ExitStatus.usageCode)
-    }
+    let peer = try parseAddress(address)
     do {
       let bearer = try await CentralFactory.bluezCentral(adapter).connect(
         to: peer, type: addressType, timeout: SecondsOption.duration(timeout))
