@@ -22,6 +22,46 @@ public struct CampaignContext: Sendable {
       countAttempt: step == .connecting)
   }
 
+  /// Journals and announces `step` while `body` runs beside the record (`record(_:alongside:discard:)`).
+  public func step<T: Sendable>(
+    _ address: String, _ step: VisitStep, attempt: Int, alongside body: () async throws -> T,
+    discard: (T) async -> Void = { _ in }
+  ) async throws -> T {
+    emit(.step(address: address, step, attempt: attempt))
+    let update = JournalUpdate(
+      run: run, address: address, state: .working, step: step.rawValue, countAttempt: step == .connecting,
+      countWrite: false)
+    return try await record(update, alongside: body, discard: discard)
+  }
+
+  /// Journals `update` while `body` runs beside the record, for radio work that needs no record before it
+  /// starts: `connecting` beside opening the link (nothing is sent to the device before the `writing`
+  /// record, and a resume reads a device again either way), `written` beside the read-back (a resume that
+  /// finds `writing` and the values on the device counts the write as landed: `LandedWrite`). The commit —
+  /// one at a time on the journal's connection, a server round trip on a shared journal — then costs the
+  /// visit nothing while the radio is slower. Both are done before this returns, and the journal's failure
+  /// wins over `body`'s (it stops the campaign); a value `body` made that is not returned goes to `discard`
+  /// (a link to close). A step that must be durable before the radio acts (`writing`) uses `step(_:_:attempt:changes:)`.
+  public func record<T: Sendable>(
+    _ update: JournalUpdate, alongside body: () async throws -> T, discard: (T) async -> Void = { _ in }
+  ) async throws -> T {
+    async let recorded: Void = journal.record(update)
+    let value: T
+    do {
+      value = try await body()
+    } catch {
+      try await recorded
+      throw error
+    }
+    do {
+      try await recorded
+    } catch {
+      await discard(value)
+      throw error
+    }
+    return value
+  }
+
   /// Announces a step that the device's journal row already stands for, without a record of its own:
   /// `.reading` (the row says `connecting` until a write is planned; nothing has been sent, and a resume
   /// reads such a device again either way) and `.verifying` right after `written` (the row goes on saying

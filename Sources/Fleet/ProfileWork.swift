@@ -26,8 +26,10 @@ struct ProfileWork: CampaignWork {
   /// One attempt: connect, read, plan, write, verify. Throws on failures worth classifying.
   func attempt(_ target: Target, attempt: Int, context: CampaignContext) async throws -> DeviceOutcome {
     let address = target.address.description
-    try await context.step(address, .connecting, attempt: attempt)
-    let (session, rotated) = try await openSession(target)
+    // The `connecting` record commits while the link opens: nothing is sent before `writing` is journalled.
+    let (session, rotated) = try await context.step(
+      address, .connecting, attempt: attempt, alongside: { try await openSession(target) },
+      discard: { await $0.0.close() })
     // The link is closed before the visit returns, so its controller slot is free for the next device.
     return try await Self.closing(session) {
       try await visit(target, session: session, rotated: rotated, attempt: attempt, context: context)
@@ -104,10 +106,12 @@ struct ProfileWork: CampaignWork {
     try await context.step(address, .writing, attempt: attempt, changes: journalled)
     let patch = ConfigDiff.patch(changes, desired: desired, actual: actual)
     try await session.write(patch)
-    try await journal.record(run: run, address: address, state: .working, step: "written", countWrite: true)
+    let written = JournalUpdate(
+      run: run, address: address, state: .working, step: "written", countAttempt: false, countWrite: true)
 
     let readBack: DeviceConfigView
     if let new = passwords.new, !rotated {
+      try await journal.record(written)
       // The password only counts as rotated once a new link authenticates with it.
       try await context.step(address, .reconnecting, attempt: attempt)
       await session.close()
@@ -117,8 +121,9 @@ struct ProfileWork: CampaignWork {
         return try await verifier.readConfiguration(sections)
       }
     } else {
+      // The `written` record commits while the values are read back (`CampaignContext.record(_:alongside:)`).
       context.announce(address, .verifying, attempt: attempt)
-      readBack = try await session.readConfiguration(sections)
+      readBack = try await context.record(written, alongside: { try await session.readConfiguration(sections) })
     }
     await registry?.read(address: address, configuration: readBack)
     desired.common["pwd"] = nil

@@ -33,8 +33,10 @@ struct TextCommandWork: CampaignWork {
     case .failure(let f): return .failed(f.description, .permanent)
     case .success(let resolved): items = resolved
     }
-    try await context.step(address, .connecting, attempt: attempt)
-    let session = try await opener.open(target)
+    // The `connecting` record commits while the link opens: nothing is sent before `writing` is journalled.
+    let session = try await context.step(
+      address, .connecting, attempt: attempt, alongside: { try await opener.open(target) },
+      discard: { await $0.close() })
     do {
       let outcome = try await visit(address, items, session: session, attempt: attempt, context: context)
       await session.close()

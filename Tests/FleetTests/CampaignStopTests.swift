@@ -50,7 +50,34 @@ import Testing
     #expect(failure.location == "(in memory)")
     #expect(failure.reason.contains("database or disk is full"))
     #expect(summary.interrupted && summary.count(.pending) == 4)
-    for d in f.devices.values { #expect(await d.writes.isEmpty) }
+    for d in f.devices.values {
+      #expect(await d.writes.isEmpty)
+      // The link opened beside the failed `connecting` record is closed again.
+      #expect(await d.openSessions.isEmpty)
+    }
+  }
+
+  @Test func aWrittenRecordThatFailsBesideTheReadBackStopsTheCampaignWithTheWriteLanded() async throws {
+    let f = try Fixture(count: 1)
+    let run = try await f.newRun()
+    // Only the record after the write fails; it commits while the values are read back.
+    try await f.journal.database.write { db in
+      try db.execute(
+        sql: """
+          CREATE TRIGGER full BEFORE UPDATE ON device WHEN NEW.step = 'written'
+          BEGIN SELECT RAISE(FAIL, 'database or disk is full'); END
+          """)
+    }
+    let summary = try await f.campaign(run: run, parallel: 1).start()
+    let failure = try #require(summary.journalFailure)
+    #expect(failure.reason.contains("database or disk is full"))
+    let device = try #require(f.devices.values.first)
+    #expect(await device.writes.count == 1)
+    #expect(await device.openSessions.isEmpty)
+    // The row still says `writing` with the values: a resume finds them on the device (`LandedWrite`).
+    let row = try #require(try await f.journal.devices(run: run).first)
+    #expect(row.step == "writing" && row.changes != nil)
+    #expect(summary.interrupted && summary.outcomes.values.first == .pending)
   }
 
   @Test func theVerifierSessionIsClosedWhenItsReadFails() async throws {
