@@ -1,0 +1,79 @@
+import BeaconCore
+import Profiles
+
+/// What a campaign does to one device in one attempt. Throwing a `ClassifiedFailure` of kind `transient`
+/// asks for another attempt; anything else ends the device's visit.
+public protocol CampaignWork: Sendable {
+  func attempt(_ target: Target, attempt: Int, context: CampaignContext) async throws -> DeviceOutcome
+}
+
+/// What work may tell the campaign while it runs: its steps and transfer progress, and journal rows.
+public struct CampaignContext: Sendable {
+  public let run: String
+  public let journal: any CampaignJournal
+  let emit: @Sendable (CampaignEvent) -> Void
+
+  /// Journals the step — with `changes`, the values about to be written, in the same record — and announces
+  /// it. Throws `JournalWriteError` when the step cannot be journalled: the visit must not go on unrecorded.
+  public func step(_ address: String, _ step: VisitStep, attempt: Int, changes: [JournalChange]? = nil) async throws {
+    emit(.step(address: address, step, attempt: attempt))
+    try await journal.record(
+      run: run, address: address, state: .working, step: step.rawValue, changes: changes,
+      countAttempt: step == .connecting)
+  }
+
+  /// Journals and announces `step` while `body` runs beside the record (`record(_:alongside:discard:)`).
+  public func step<T: Sendable>(
+    _ address: String, _ step: VisitStep, attempt: Int, alongside body: () async throws -> T,
+    discard: (T) async -> Void = { _ in }
+  ) async throws -> T {
+    emit(.step(address: address, step, attempt: attempt))
+    let update = JournalUpdate(
+      run: run, address: address, state: .working, step: step.rawValue, countAttempt: step == .connecting,
+      countWrite: false)
+    return try await record(update, alongside: body, discard: discard)
+  }
+
+  /// Journals `update` while `body` runs beside the record, for radio work that needs no record before it
+  /// starts: `connecting` beside opening the link (nothing is sent to the device before the `writing`
+  /// record, and a resume reads a device again either way), `written` beside the read-back (a resume that
+  /// finds `writing` and the values on the device counts the write as landed: `LandedWrite`). The commit —
+  /// one at a time on the journal's connection, a server round trip on a shared journal — then costs the
+  /// visit nothing while the radio is slower. Both are done before this returns, and the journal's failure
+  /// wins over `body`'s (it stops the campaign); a value `body` made that is not returned goes to `discard`
+  /// (a link to close). A step that must be durable before the radio acts (`writing`) uses `step(_:_:attempt:changes:)`.
+  public func record<T: Sendable>(
+    _ update: JournalUpdate, alongside body: () async throws -> T, discard: (T) async -> Void = { _ in }
+  ) async throws -> T {
+    async let recorded: Void = journal.record(update)
+    let value: T
+    do {
+      value = try await body()
+    } catch {
+      try await recorded
+      throw error
+    }
+    do {
+      try await recorded
+    } catch {
+      await discard(value)
+      throw error
+    }
+    return value
+  }
+
+  /// Announces a step that the device's journal row already stands for, without a record of its own:
+  /// `.reading` (the row says `connecting` until a write is planned; nothing has been sent, and a resume
+  /// reads such a device again either way) and `.verifying` right after `written` (the row goes on saying
+  /// the write landed, which is what a resume needs to know). Each record is a commit that every link's
+  /// visit waits for, one at a time on the journal's connection [I: a visit made nine; these two steps and a
+  /// second `writing` record, now one record with the changes, were three of them]. `step(_:_:attempt:changes:)`
+  /// is the call for a step that must be durable.
+  public func announce(_ address: String, _ step: VisitStep, attempt: Int) {
+    emit(.step(address: address, step, attempt: attempt))
+  }
+
+  public func progress(_ address: String, done: Int, total: Int, bytesPerSecond: Double) {
+    emit(.progress(address: address, done: done, total: total, bytesPerSecond: bytesPerSecond))
+  }
+}
