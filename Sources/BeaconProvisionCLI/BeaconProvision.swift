@@ -59,7 +59,8 @@ extension BeaconProvision {
   /// is printed with control characters escaped (`TerminalText`).
   public static func runAsRoot(_ arguments: [String]? = nil) async {
     do {
-      var command = try parseAsRoot(arguments)
+      var command = try parseAsRoot(
+        NegativeOptionValues.joined(arguments ?? Array(CommandLine.arguments.dropFirst())))
       if var asyncCommand = command as? any AsyncParsableCommand {
         // -v / --log-level: the command runs with its log records going to standard error.
         let logging = (command as? any LoggingCommand)?.logging
