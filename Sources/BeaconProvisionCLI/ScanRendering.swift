@@ -11,8 +11,8 @@ enum DeviceLine {
   static func row(_ d: DeviceRecord) -> String {
     let rssi = d.rssi.latest.map { latest in "\(latest) (\(d.rssi.min ?? latest)..\(d.rssi.max ?? latest))" } ?? "-"
     let kinds = d.reportKinds.map { $0.replacingOccurrences(of: "ADV_", with: "") }.joined(separator: ",")
-    return pad(d.address.description, 17) + "  " + pad(d.name?.terminalSafe ?? "-", 16) + "  " + pad(kinds, 24)
-      + "  " + pad(rssi, 14) + "  " + summary(d).terminalSafe
+    return pad(d.address.description, 17) + "  " + fit(d.name?.terminalSafe ?? "-", 16) + "  " + fit(kinds, 24)
+      + "  " + fit(rssi, 14) + "  " + summary(d).terminalSafe
   }
 
   /// A plain line for non-terminal output: the window index, then the row.
@@ -31,6 +31,12 @@ enum DeviceLine {
 
   static func pad(_ s: String, _ width: Int) -> String {
     s.count >= width ? s : s + String(repeating: " ", count: width - s.count)
+  }
+
+  /// `s` in exactly `width` characters: padded, or cut to `width - 1` and `…` so the columns after it stay
+  /// in line (a long name; `--json` and `--jsonl` keep the whole of it).
+  static func fit(_ s: String, _ width: Int) -> String {
+    s.count <= width ? pad(s, width) : String(s.prefix(width - 1)) + "…"
   }
 }
 

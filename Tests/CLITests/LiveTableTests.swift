@@ -38,6 +38,22 @@ import Testing
     #expect(table.final(devices).hasSuffix("2 devices"))
   }
 
+  /// A name longer than its column is cut with `…`, so every row's columns start where the header's do.
+  @Test func aLongNameKeepsTheColumnsInLine() throws {
+    var table = LiveTable()
+    let text = table.final([
+      Self.record("AC:23:3F:00:00:01", name: "Warehouse-North-Dock-Door-12"),
+      Self.record("AC:23:3F:00:00:02", name: "Dock"),
+    ])
+    let lines = text.split(separator: "\n").map(String.init)
+    let column = try #require(lines[0].range(of: "PDUS")).lowerBound.utf16Offset(in: lines[0])
+    for row in lines[1...2] {
+      let start = row.index(row.startIndex, offsetBy: column)
+      #expect(row[start...].hasPrefix("IND"), "\(row)")
+    }
+    #expect(lines[1].contains("Warehouse-North…  IND"), "\(lines[1])")
+  }
+
   @Test func rowsAreCutToTheTerminalWidth() {
     var table = LiveTable(width: 40)
     let text = table.final([Self.record("AC:23:3F:00:00:01", name: "Store-Entrance")])
