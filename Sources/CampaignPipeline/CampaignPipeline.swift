@@ -107,15 +107,23 @@ public struct CampaignPipeline: Sendable {
         run: resume, recordedSource: record.source, given: settings.rollout, maxFailures: settings.maxFailures)
     }
 
-    let records: [DeviceRecord]
-    if let given = self.records {
-      records = given
+    // The run is checked before the scan; a run on this machine's journal with no device left is not
+    // scanned for (its resume says so and ends).
+    let left = try await resume.asyncMap { try await checkResume(run: $0, plan: plan, resources: resources) }
+    var selection: CampaignSelection
+    if left == false, resources.coordinator == nil {
+      selection = CampaignSelection(targets: [])
     } else {
-      emit(.scanning(adapter: central.name, seconds: settings.scanSeconds))
-      records = try await scan(central, settings.scanSeconds, plan.completeWhenSeen)
-      await resources.registry.sightings(records)
+      let records: [DeviceRecord]
+      if let given = self.records {
+        records = given
+      } else {
+        emit(.scanning(adapter: central.name, seconds: settings.scanSeconds))
+        records = try await scan(central, settings.scanSeconds, plan.completeWhenSeen)
+        await resources.registry.sightings(records)
+      }
+      selection = try plan.select(records)
     }
-    var selection = try plan.select(records)
     if let resume {
       try await resumeSelection(&selection, run: resume, plan: plan, resources: resources)
     }
@@ -195,14 +203,10 @@ public struct CampaignPipeline: Sendable {
       rollout: rollout)
   }
 
-  /// `--resume RUN`: the run must exist, be of this kind and (on the local journal; the shared one checks it
-  /// when joining) be made from this plan's recipe; its unfinished devices are visited — those the scan heard,
-  /// and with `visitsUnheard` the others by address — and the ones it did not hear are otherwise not seen.
-  func resumeSelection(
-    _ selection: inout CampaignSelection, run: String, plan: some CampaignPlan, resources: CampaignResources
-  )
-    async throws
-  {
+  /// `--resume RUN`, before the scan: the run must exist, be of this kind and (on the local journal; the
+  /// shared one checks it when joining) be made from this plan's recipe. Returns whether any of its devices
+  /// is unfinished (a finished run on this machine's journal is then not scanned for).
+  func checkResume(run: String, plan: some CampaignPlan, resources: CampaignResources) async throws -> Bool {
     let journal = resources.journal
     guard let record = try await journal.run(run) else { throw CampaignFailure("no run \(run) in \(settings.place)") }
     guard record.kind == plan.kind else {
@@ -212,7 +216,18 @@ public struct CampaignPipeline: Sendable {
     if resources.coordinator == nil {
       try SharedRun.checkResume(record, journal: journal, recipe: try await plan.recipe())
     }
-    let unfinished = try await journal.devices(run: run).filter { !$0.state.isFinal }
+    return try await journal.devices(run: run).contains { !$0.state.isFinal }
+  }
+
+  /// `--resume RUN`, after the scan (`checkResume` passed): its unfinished devices are visited — those the
+  /// scan heard, and with `visitsUnheard` the others by address — and the ones it did not hear are otherwise
+  /// not seen.
+  func resumeSelection(
+    _ selection: inout CampaignSelection, run: String, plan: some CampaignPlan, resources: CampaignResources
+  )
+    async throws
+  {
+    let unfinished = try await resources.journal.devices(run: run).filter { !$0.state.isFinal }
     let open = Set(unfinished.map(\.address))
     let heard = selection.targets.filter { open.contains($0.address.description) }
     if plan.visitsUnheard {

@@ -77,6 +77,22 @@ import Testing
     #expect(resumed.summary.outcomes.isEmpty)
   }
 
+  /// `apply --resume last` of a run with nothing left says so without scanning first (it scanned for the
+  /// whole `--scan` and then found nothing to do); the CLI as a process, told to scan for ten minutes.
+  @Test func resumingAFinishedRunDoesNotScanFirst() async throws {
+    let site = try Site()
+    defer { try? FileManager.default.removeItem(atPath: site.folder) }
+    let first = try await site.apply(site.first)
+    #expect(first.summary.count(.verified) == 3)
+    let resumed = try await CLIProcess.run([
+      "apply", site.first, "--adapter", "sim:\(site.fleet)", "--state-dir", StateDirectory.resolve(nil), "--scan",
+      "600", "--resume", "last",
+    ])
+    #expect(resumed.status == 0, "\(resumed.errors)")
+    #expect(resumed.errors.contains("resuming \(first.summary.run): 0 devices not finished"), "\(resumed.errors)")
+    #expect(!resumed.errors.contains("scanning"), "\(resumed.errors)")
+  }
+
   /// `dfu update --resume` with another package is refused; the same package's bytes under another path go on.
   @Test func resumingADFURunWithAnotherPackageIsRefused() async throws {
     let fleet = try DFUFleetCampaignTests.fleet(count: 1)
