@@ -77,6 +77,12 @@ enum Secrets {
       return Secret("0000000000000000")
     case .environment(let name):
       guard let value = ProcessInfo.processInfo.environment[name], !value.isEmpty else {
+        guard SecretSourceName.mayShowVariable(name) else {
+          throw CLIFailure(
+            "\(profile): $.auth.\(field)Env names an environment variable that is not set (or is empty): export it "
+              + "with the password before running (its name is not shown: with lower-case letters it may be a "
+              + "password put there by mistake)")
+        }
         throw CLIFailure(
           "\(profile): $.auth.\(field)Env names the environment variable \(name), which is not set (or is empty): "
             + "export \(name) with the password before running")
@@ -90,6 +96,11 @@ enum Secrets {
       do {
         data = try InputFile.read(full, limit: .smallText)
       } catch {
+        if !SecretSourceName.mayShowFile(path), !FileManager.default.fileExists(atPath: full) {
+          throw CLIFailure(
+            "\(at): there is no such password file in \((full as NSString).deletingLastPathComponent) (its name "
+              + "is not shown: with no '/' and no extension it may be a password put there by mistake)")
+        }
         throw CLIFailure("\(at): cannot read the password file: \(error)")
       }
       guard let line = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).first else {
@@ -97,6 +108,27 @@ enum Secrets {
       }
       return Secret(String(line))
     }
+  }
+}
+
+/// Whether the value of an `auth` key that names a password's source may be repeated in a message. A
+/// password put where its variable's or file's name belongs is refused when it cannot be a name
+/// (`EnvironmentVariableName`), but it often can be (`Summer2024`). [I] A message repeats the value only when
+/// it looks like what belongs there — a variable name in capitals, digits and `_` (the usual convention), a
+/// file path with a `/` or a name with an extension of letters (`pw.txt`) — and otherwise points at the key
+/// and says why the value is left out. Easy to change: these two checks are the whole rule.
+enum SecretSourceName {
+  static func mayShowVariable(_ name: String) -> Bool {
+    !name.isEmpty
+      && name.unicodeScalars.allSatisfy { ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_" }
+  }
+
+  static func mayShowFile(_ path: String) -> Bool {
+    if path.contains("/") { return true }
+    guard let dot = path.lastIndex(of: "."), dot != path.startIndex else { return false }
+    let fileExtension = path[path.index(after: dot)...]
+    return !fileExtension.isEmpty
+      && fileExtension.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("A"..."Z").contains($0) }
   }
 }
 

@@ -35,6 +35,28 @@ struct PasswordSourceTests {
         + "export \(name) with the password before running")
   }
 
+  /// A password put where its variable's or file's name belongs passes the name check when it could be a
+  /// name; when it then names nothing, the message points at the key without repeating it.
+  @Test func aValueThatMayBeAPasswordIsNotRepeated() throws {
+    let dir = try folder(auth: #"{"passwordFile": "Summer2024"}"#)
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let profile = dir + "/profile.json"
+    let variable = try #require(failure(.environment("Summer2024x\(UUID().uuidString.prefix(4))"), profile: "p.json"))
+    #expect(
+      variable.hasPrefix("p.json: $.auth.passwordEnv names an environment variable that is not set (or is empty): "),
+      "\(variable)")
+    #expect(!variable.contains("Summer2024"), "\(variable)")
+    let file = try #require(failure(.file("Summer2024"), profile: profile))
+    #expect(file.hasPrefix("\(profile): $.auth.passwordFile: there is no such password file in \(dir) "), "\(file)")
+    #expect(!file.contains("Summer2024"), "\(file)")
+    // A file that exists is named whatever its name: it is no password.
+    try "\n".write(toFile: dir + "/Summer2024", atomically: true, encoding: .utf8)
+    #expect(failure(.file("Summer2024"), profile: profile)?.contains("\(dir)/Summer2024 is empty") == true)
+    #expect(SecretSourceName.mayShowVariable("BEACON_PASSWORD") && !SecretSourceName.mayShowVariable("beacon_pw"))
+    #expect(SecretSourceName.mayShowFile("pw.txt") && SecretSourceName.mayShowFile("secrets/x"))
+    #expect(!SecretSourceName.mayShowFile("Summer.2024") && !SecretSourceName.mayShowFile(".hidden"))
+  }
+
   @Test func anEmptyPasswordFileIsCalledEmptyAndAMissingOneMissing() throws {
     let dir = try folder(auth: #"{"passwordFile": "pw.txt"}"#, files: ["pw.txt": "\n\n"])
     defer { try? FileManager.default.removeItem(atPath: dir) }
