@@ -8,14 +8,17 @@ enum DeviceLine {
 
   /// One table row: address, name, PDU kinds, RSSI (latest and min..max), decoded summary. What the device
   /// sent (its name, a URL frame's text) has its control characters shown as `\u{XX}` (`TerminalText`).
-  static func row(_ d: DeviceRecord) -> String {
+  /// `fitted` (the terminal table) cuts a column too long for its width with `…`, so the columns after it
+  /// stay in line; plain lines (a log, a pipe) keep every value whole.
+  static func row(_ d: DeviceRecord, fitted: Bool = false) -> String {
     let rssi = d.rssi.latest.map { latest in "\(latest) (\(d.rssi.min ?? latest)..\(d.rssi.max ?? latest))" } ?? "-"
     let kinds = d.reportKinds.map { $0.replacingOccurrences(of: "ADV_", with: "") }.joined(separator: ",")
-    return pad(d.address.description, 17) + "  " + fit(d.name?.terminalSafe ?? "-", 16) + "  " + fit(kinds, 24)
-      + "  " + fit(rssi, 14) + "  " + summary(d).terminalSafe
+    func column(_ text: String, _ width: Int) -> String { fitted ? fit(text, width) : pad(text, width) }
+    return pad(d.address.description, 17) + "  " + column(d.name?.terminalSafe ?? "-", 16) + "  "
+      + column(kinds, 24) + "  " + column(rssi, 14) + "  " + summary(d).terminalSafe
   }
 
-  /// A plain line for non-terminal output: the window index, then the row.
+  /// A plain line for non-terminal output: the window index, then the row, every value whole.
   static func plain(_ d: DeviceRecord, window: Int) -> String { "window \(window)  " + row(d) }
 
   /// The frames heard; a text-stream device (one advertising a known text-stream service) is
@@ -68,7 +71,7 @@ struct LiveTable: Sendable {
 
   private mutating func draw(_ devices: [DeviceRecord], footer: String) -> String {
     let erase = linesDrawn > 0 ? "\u{1B}[\(linesDrawn)A\u{1B}[J" : ""
-    let lines = ([DeviceLine.header] + devices.map(DeviceLine.row) + [footer]).map { line in
+    let lines = ([DeviceLine.header] + devices.map { DeviceLine.row($0, fitted: true) } + [footer]).map { line in
       guard let width, width > 1, line.count >= width else { return line }
       return String(line.prefix(width - 1))
     }
