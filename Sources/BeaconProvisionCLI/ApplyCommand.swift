@@ -19,10 +19,13 @@ struct ApplyCommand: AsyncParsableCommand {
       \(ExitStatus.usage).
 
       Examples:
-        BEACON_PASSWORD=0000000000000000 beacon-provision apply profiles/retail-ibeacon.json --adapter sim
+        BEACON_PASSWORD=0000000000000000 beacon-provision apply \\
+            profiles/retail-ibeacon.json --adapter sim
         beacon-provision apply profiles/at-uart-devices.json --adapter sim
-        BEACON_PASSWORD=… beacon-provision apply site.json --adapter hci0 --parallel 3
-        beacon-provision apply site.json --adapter hci0 --resume 20261122-101500-3fa2
+        BEACON_PASSWORD=… beacon-provision apply site.json --adapter hci0 \\
+            --parallel 3
+        beacon-provision apply site.json --adapter hci0 \\
+            --resume 20261122-101500-3fa2
       """)
 
   @OptionGroup var options: ProvisionOptions

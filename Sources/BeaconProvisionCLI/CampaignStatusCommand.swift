@@ -18,8 +18,10 @@ struct CampaignStatusCommand: AsyncParsableCommand, LoggingCommand {
       device is not finished (pending, working, failed); 1 no such run, or the journal cannot be read; \(ExitStatus.usage).
 
       Examples:
-        beacon-provision campaign status site-0412 --journal postgresql://ops@db.site/beacons
-        beacon-provision campaign status site-0412 --json | jq '.devices[] | select(.state != "verified")'
+        beacon-provision campaign status site-0412 \\
+            --journal postgresql://ops@db.site/beacons
+        beacon-provision campaign status site-0412 --json \\
+            | jq '.devices[] | select(.state != "verified")'
       """)
 
   @Argument(help: "The run id, or \"last\" for the newest run of any kind.") var run: String

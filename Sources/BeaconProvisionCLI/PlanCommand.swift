@@ -19,7 +19,8 @@ struct PlanCommand: AsyncParsableCommand {
 
       Example (the example profile names the variable BEACON_PASSWORD; the simulated fleet has the factory \
       password):
-        BEACON_PASSWORD=0000000000000000 beacon-provision plan profiles/retail-ibeacon.json --adapter sim
+        BEACON_PASSWORD=0000000000000000 beacon-provision plan \\
+            profiles/retail-ibeacon.json --adapter sim
       """)
 
   @OptionGroup var options: ProvisionOptions

@@ -32,9 +32,12 @@ struct AuditCommand: AsyncParsableCommand, LoggingCommand {
       \(ExitStatus.usage).
 
       Examples:
-        beacon-provision audit profiles/retail-ibeacon.json --adapter sim --format html --output audit.html
-        beacon-provision audit site.json --inventory site.csv --adapter hci0 --connect --format json
-        beacon-provision audit site.json --adapter hci0 --format csv --output fleet.csv --detailed-exitcode
+        beacon-provision audit profiles/retail-ibeacon.json --adapter sim \\
+            --format html --output audit.html
+        beacon-provision audit site.json --inventory site.csv --adapter hci0 \\
+            --connect --format json
+        beacon-provision audit site.json --adapter hci0 --format csv \\
+            --output fleet.csv --detailed-exitcode
       """)
 
   @Argument(help: "Profiles (JSON) that say what the devices should be; a device goes to the first that selects it.")

@@ -45,9 +45,12 @@ struct DFUUpdateCommand: AsyncParsableCommand {
 
       Examples:
         beacon-provision dfu --package app_v530.zip --adapter sim
-        beacon-provision dfu update --firmware latest --catalog firmware/example --adapter sim
-        beacon-provision dfu update --package app.zip --adapter sim --rollout canary=2,waves=10%,25%,100% --max-failures 5%
-        BEACON_PASSWORD=… beacon-provision dfu update --package app.zip --adapter hci0 --model 'KBPro*' --hardware V1.0
+        beacon-provision dfu update --firmware latest \\
+            --catalog firmware/example --adapter sim
+        beacon-provision dfu update --package app.zip --adapter sim \\
+            --rollout canary=2,waves=10%,25%,100% --max-failures 5%
+        BEACON_PASSWORD=… beacon-provision dfu update --package app.zip \\
+            --adapter hci0 --model 'KBPro*' --hardware V1.0
       """)
 
   @Option(help: ArgumentHelp("The DFU package (.zip); or use --firmware.", valueName: "zip"))

@@ -12,8 +12,10 @@ struct FirmwareCommand: AsyncParsableCommand {
       runs a campaign from the catalogue.
 
       Examples:
-        beacon-provision firmware catalog KBPro_SIM --catalog firmware/example --current V5.12
-        beacon-provision firmware fetch KBPro_SIM --hver V1.0 --catalog firmware/example
+        beacon-provision firmware catalog KBPro_SIM \\
+            --catalog firmware/example --current V5.12
+        beacon-provision firmware fetch KBPro_SIM --hver V1.0 \\
+            --catalog firmware/example
         beacon-provision firmware list
 
       \(ExitStatus.group)

@@ -17,7 +17,8 @@ struct MonitorSpoolCommand: AsyncParsableCommand {
 
       Examples:
         beacon-provision monitor spool list
-        beacon-provision monitor spool retry --webhook-header-file /etc/beacon/hook-headers
+        beacon-provision monitor spool retry \\
+            --webhook-header-file /etc/beacon/hook-headers
         beacon-provision monitor spool drop --id 17 --id 18
         beacon-provision monitor spool drop --all
 

@@ -82,11 +82,14 @@ struct ReconcileCommand: AsyncParsableCommand, LoggingCommand {
       \(ExitStatus.paragraph("0 stopped by a signal, or with --once the pass ended with no device failed; 1 an error, or with --once a device failed; 130 a second signal"))
 
       Examples:
-        BEACON_PASSWORD=0000000000000000 beacon-provision reconcile profiles/retail-ibeacon.json --adapter sim --once
-        beacon-provision reconcile site.json --adapter hci0 --recheck 1d --parallel 3 --jsonl
-        beacon-provision reconcile site.json --adapter hci0 --metrics 127.0.0.1:9464
-        beacon-provision reconcile site.json --adapter hci0 --journal postgresql://bp@db/site --gateway hall-east
-        beacon-provision reconcile site.json --adapter hci0 --firmware latest --catalog https://fw.example/ --maintenance-window 01:00-05:00
+        BEACON_PASSWORD=0000000000000000 beacon-provision reconcile \\
+            profiles/retail-ibeacon.json --adapter sim --once
+        beacon-provision reconcile site.json --adapter hci0 --recheck 1d \\
+            --parallel 3 --jsonl --metrics 127.0.0.1:9464
+        beacon-provision reconcile site.json --adapter hci0 \\
+            --journal postgresql://bp@db/site --gateway hall-east
+        beacon-provision reconcile site.json --adapter hci0 --firmware latest \\
+            --catalog https://fw.example/ --maintenance-window 01:00-05:00
       """)
 
   @Argument(help: "The profiles (JSON); a device belongs to the first that selects it.")
@@ -221,14 +224,10 @@ struct ReconcileCommand: AsyncParsableCommand, LoggingCommand {
   /// `--recheck` in seconds: a positive number with an optional s, m, h or d suffix.
   var recheckSeconds: Double? {
     let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86400]
-    var text = Substring(recheck)
-    var unit = 1.0
-    if let last = text.last, let factor = units[last] {
-      unit = factor
-      text = text.dropLast()
-    }
-    guard let value = Double(text), value > 0, value.isFinite else { return nil }
-    return value * unit
+    let unit = recheck.last.flatMap { units[$0] }
+    guard let value = Double(unit == nil ? Substring(recheck) : recheck.dropLast()), value > 0, value.isFinite
+    else { return nil }
+    return value * (unit ?? 1)
   }
 
   func run() async throws {
