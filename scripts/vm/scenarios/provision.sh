@@ -1,5 +1,6 @@
 # The KBeacon protocol and the profile engine over the real kernel stack: `ring` and the main job —
-# `plan`, `apply`, a second `apply` that changes nothing, and `plan --detailed-exitcode` — then `reset`, on hci0
+# `plan`, `apply`, a second `apply` that changes nothing, `apply --resume last` of that finished run (no scan),
+# and `plan --detailed-exitcode` — then `reset`, on hci0
 # against a simulated KBeacon Pro served on hci1 by `beacon-provision sim serve` (scripts/vm/fleet.json,
 # its first device), and a scan that shows the applied name and iBeacon on the air. Every step scans through
 # the kernel (raw HCI), connects an L2CAP LE socket on CID 4, authenticates with the MD5 challenge and
@@ -40,6 +41,12 @@ vm_log "ok: apply wrote and verified the device"
 expect_success 180 "$BP" apply "$profile" "${common[@]}"
 grep -q "1 compliant" <<<"$VM_LAST_OUTPUT" || vm_fail "the second apply should find the device compliant"
 vm_log "ok: the second apply changes nothing"
+
+# Resuming the newest run, which has nothing left, says so without scanning the air first.
+expect_success 60 "$BP" apply "$profile" "${common[@]}" --resume last
+expect_last_has "0 devices not finished" "apply --resume last of a finished run finds nothing left"
+[[ $VM_LAST_OUTPUT != *"scanning"* ]] || vm_fail "apply --resume last of a finished run scanned first"
+vm_log "ok: and does not scan for it"
 
 # The served KBeacon advertises its configuration: after apply, its name and slot 0's iBeacon are the profile's
 # (slot 1, its System frame, is switched off, so the one report a btvirt scan gets is the iBeacon).
