@@ -42,6 +42,7 @@ struct CampaignConsole: Sendable {
     case .scanning(let adapter, let seconds):
       return "scanning \(adapter) for \(FieldSpec.Kind.plain(seconds)) s …"
     case .resuming(let run, let unfinished, let inRange):
+      guard unfinished > 0 else { return "resuming \(run): every device of the run has finished; nothing left to do" }
       return "resuming \(run): \(unfinished) devices not finished, \(inRange) in range"
     case .shared(let run, let gateway, let location):
       return "run \(run) shared as gateway \(gateway) in \(location)"
