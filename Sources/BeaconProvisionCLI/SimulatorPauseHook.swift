@@ -82,6 +82,7 @@ final class PausingJournal: CampaignJournal {
   }
 
   var location: String { inner.location }
+  var fencesDevices: Bool { inner.fencesDevices }
 
   func record(_ update: JournalUpdate) async throws {
     if let step = hook.step, update.step == step.rawValue, update.address == hook.address,

@@ -22,7 +22,10 @@ public struct CampaignContext: Sendable {
       countAttempt: step == .connecting)
   }
 
-  /// Journals and announces `step` while `body` runs beside the record (`record(_:alongside:discard:)`).
+  /// Journals and announces `step` while `body` runs beside the record (`record(_:alongside:discard:)`) —
+  /// except on a journal whose records prove the lease (`CampaignJournal.fencesDevices`): there the record
+  /// comes first, so a gateway that lost the device never opens a link to it (a KBeacon takes one link,
+  /// and authenticating sets its clock).
   public func step<T: Sendable>(
     _ address: String, _ step: VisitStep, attempt: Int, alongside body: () async throws -> T,
     discard: (T) async -> Void = { _ in }
@@ -31,12 +34,16 @@ public struct CampaignContext: Sendable {
     let update = JournalUpdate(
       run: run, address: address, state: .working, step: step.rawValue, countAttempt: step == .connecting,
       countWrite: false)
+    if journal.fencesDevices {
+      try await journal.record(update)
+      return try await body()
+    }
     return try await record(update, alongside: body, discard: discard)
   }
 
   /// Journals `update` while `body` runs beside the record, for radio work that needs no record before it
-  /// starts: `connecting` beside opening the link (nothing is sent to the device before the `writing`
-  /// record, and a resume reads a device again either way), `written` beside the read-back (a resume that
+  /// starts: `connecting` beside opening the link (no configuration is written to the device before the
+  /// `writing` record, and a resume reads a device again either way), `written` beside the read-back (a resume that
   /// finds `writing` and the values on the device counts the write as landed: `LandedWrite`). The commit —
   /// one at a time on the journal's connection, a server round trip on a shared journal — then costs the
   /// visit nothing while the radio is slower. Both are done before this returns, and the journal's failure

@@ -20,6 +20,14 @@ public protocol CampaignJournal: AnyObject, Sendable {
   func runs() async throws -> [JournalRun]
   func device(run: String, address: String) async throws -> JournalDevice?
   func devices(run: String) async throws -> [JournalDevice]
+  /// Whether a record for a device proves this gateway still holds it (a shared journal's lease fence):
+  /// then a visit's `connecting` record is made before its link opens, so a gateway that lost the device
+  /// never connects to it (`CampaignContext.step(_:_:attempt:alongside:discard:)`). False by default.
+  var fencesDevices: Bool { get }
+}
+
+extension CampaignJournal {
+  public var fencesDevices: Bool { false }
 }
 
 /// A run about to start: what it does, from what, on which adapter, and its targets.

@@ -26,7 +26,8 @@ struct ProfileWork: CampaignWork {
   /// One attempt: connect, read, plan, write, verify. Throws on failures worth classifying.
   func attempt(_ target: Target, attempt: Int, context: CampaignContext) async throws -> DeviceOutcome {
     let address = target.address.description
-    // The `connecting` record commits while the link opens: nothing is sent before `writing` is journalled.
+    // The `connecting` record commits while the link opens (first on a fenced journal): no configuration is
+    // written before `writing` is journalled.
     let (session, rotated) = try await context.step(
       address, .connecting, attempt: attempt, alongside: { try await openSession(target) },
       discard: { await $0.0.close() })

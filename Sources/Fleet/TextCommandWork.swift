@@ -33,7 +33,8 @@ struct TextCommandWork: CampaignWork {
     case .failure(let f): return .failed(f.description, .permanent)
     case .success(let resolved): items = resolved
     }
-    // The `connecting` record commits while the link opens: nothing is sent before `writing` is journalled.
+    // The `connecting` record commits while the link opens (first on a fenced journal): no configuration is
+    // written before `writing` is journalled.
     let session = try await context.step(
       address, .connecting, attempt: attempt, alongside: { try await opener.open(target) },
       discard: { await $0.close() })

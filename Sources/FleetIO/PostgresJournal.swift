@@ -23,6 +23,8 @@ public final class PostgresJournal: CampaignJournal {
   /// gateway name are two holders and cannot retake each other's leases [I: both run; the name still groups their sightings and rows].
   public let instance: String
   public var location: String { connection.location }
+  /// A claimed device's records are fenced by its lease (`LeaseFence`).
+  public var fencesDevices: Bool { true }
   let fences = LeaseFences()
 
   /// Uses `connection`, migrating its schema first (`PostgresSchema.migrate`).

@@ -16,12 +16,22 @@ import Testing
     let inner: Journal
     let device: FakeDevice
     let updates = Mutex<[(update: JournalUpdate, writesBefore: Int)]>([])
-    init(_ inner: Journal, device: FakeDevice) { (self.inner, self.device) = (inner, device) }
+    /// As a shared journal's lease fence: records prove the device is still held.
+    let fencesDevices: Bool
+    /// Refuses the `connecting` record, as a fence refuses a lease another gateway took.
+    let refusesConnecting: Bool
+    init(_ inner: Journal, device: FakeDevice, fencesDevices: Bool = false, refusesConnecting: Bool = false) {
+      (self.inner, self.device, self.fencesDevices, self.refusesConnecting) =
+        (inner, device, fencesDevices, refusesConnecting)
+    }
 
     var location: String { inner.location }
     func record(_ update: JournalUpdate) async throws {
       let writes = await device.writes.count
       updates.withLock { $0.append((update, writes)) }
+      if refusesConnecting, update.step == VisitStep.connecting.rawValue {
+        throw JournalWriteError(location: location, reason: "the lease was taken by another gateway")
+      }
       try await inner.record(update)
     }
     func createRun(_ run: NewJournalRun) async throws -> String { try await inner.createRun(run) }
@@ -64,5 +74,28 @@ import Testing
     #expect(updates[1].update.changes?.map(\.key).sorted() == ["minorID", "name"])
     #expect(updates[1].writesBefore == 0 && updates[2].writesBefore == 1)
     #expect(updates.map { $0.update.countWrite } == [false, false, true, false])
+  }
+
+  /// The `connecting` record commits beside the link's opening, except on a journal whose records prove the
+  /// lease: there a refused record means no link at all (a KBeacon takes one link, and authenticating sets
+  /// its clock). Either way the refusal stops the visit with nothing written and no link left open.
+  @Test(arguments: [false, true]) func aRefusedConnectingRecordOpensNoLinkOnAFencedJournal(fenced: Bool) async throws {
+    let address = BluetoothAddress("DD:34:02:06:D1:02")!
+    let device = ApplyCampaignTests.device()
+    let journal = RecordingJournal(
+      try Journal(path: nil), device: device, fencesDevices: fenced, refusesConnecting: true)
+    let run = try await journal.createRun(
+      kind: "apply", source: "p.json", adapter: "test", addresses: [address.description])
+    let campaign = ApplyCampaign(
+      profile: try ApplyCampaignTests.loaded(), targets: [Target(address: address)],
+      opener: FakeOpener(devices: [address: device]), journal: journal, run: run,
+      options: .init(parallel: 1, retry: RetryPolicy(maximumAttempts: 1, firstDelay: .zero)),
+      passwords: .init(current: Secret("0000000000000000")), resolver: DesiredResolver(urlCheck: { _ in nil }),
+      sleep: { _ in })
+    let summary = await campaign.start()
+    #expect(summary.journalFailure != nil && summary.count(.pending) == 1)
+    #expect(await device.opens == (fenced ? 0 : 1))
+    #expect(await device.writes.isEmpty)
+    #expect(await device.openSessions.isEmpty)
   }
 }
