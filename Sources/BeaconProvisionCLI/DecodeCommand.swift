@@ -8,8 +8,11 @@ struct DecodeCommand: ParsableCommand {
     commandName: "decode",
     abstract: "Decode one raw advertising payload (AD structures in hex) to JSON.",
     discussion: """
-      Example: beacon-provision decode 0201061AFF4C000215E2C56DB5DFFB48D2B060D0F5A71096E000070001C5
       Spaces, colons and dashes between bytes are ignored.
+
+      Example:
+        beacon-provision decode \\
+            0201061AFF4C000215E2C56DB5DFFB48D2B060D0F5A71096E000070001C5
 
       \(ExitStatus.paragraph(
         "0 decoded (AD structures that do not parse are listed as malformed, with why); "

@@ -97,9 +97,10 @@ enum Secrets {
         data = try InputFile.read(full, limit: .smallText)
       } catch {
         if !SecretSourceName.mayShowFile(path), !FileManager.default.fileExists(atPath: full) {
+          let folder = (full as NSString).deletingLastPathComponent
           throw CLIFailure(
-            "\(at): there is no such password file in \((full as NSString).deletingLastPathComponent) (its name "
-              + "is not shown: with no '/' and no extension it may be a password put there by mistake)")
+            "\(at): there is no such password file in \(folder.isEmpty ? "the current directory" : folder) (its "
+              + "name is not shown: with no '/' and no extension it may be a password put there by mistake)")
         }
         throw CLIFailure("\(at): cannot read the password file: \(error)")
       }

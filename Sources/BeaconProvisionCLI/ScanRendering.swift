@@ -4,7 +4,7 @@ import TextStream
 /// Human-readable device lines and the live terminal table of `scan`.
 enum DeviceLine {
   static let header =
-    pad("ADDRESS", 17) + "  " + pad("NAME", 16) + "  " + pad("PDUS", 24) + "  " + pad("RSSI", 14) + "  FRAMES"
+    pad("ADDRESS", 17) + "  " + pad("NAME", 16) + "  " + pad("PDUS", 24) + "  " + pad("RSSI", 17) + "  FRAMES"
 
   /// One table row: address, name, PDU kinds, RSSI (latest and min..max), decoded summary. What the device
   /// sent (its name, a URL frame's text) has its control characters shown as `\u{XX}` (`TerminalText`).
@@ -15,7 +15,7 @@ enum DeviceLine {
     let kinds = d.reportKinds.map { $0.replacingOccurrences(of: "ADV_", with: "") }.joined(separator: ",")
     func column(_ text: String, _ width: Int) -> String { fitted ? fit(text, width) : pad(text, width) }
     return pad(d.address.description, 17) + "  " + column(d.name?.terminalSafe ?? "-", 16) + "  "
-      + column(kinds, 24) + "  " + column(rssi, 14) + "  " + summary(d).terminalSafe
+      + column(kinds, 24) + "  " + column(rssi, 17) + "  " + summary(d).terminalSafe
   }
 
   /// A plain line for non-terminal output: the window index, then the row, every value whole.

@@ -49,6 +49,10 @@ struct PasswordSourceTests {
     let file = try #require(failure(.file("Summer2024"), profile: profile))
     #expect(file.hasPrefix("\(profile): $.auth.passwordFile: there is no such password file in \(dir) "), "\(file)")
     #expect(!file.contains("Summer2024"), "\(file)")
+    // A profile named without a folder (`apply site.json`) looks beside it: in the current directory.
+    #expect(
+      failure(.file("Summer2024"), profile: "site.json")?.hasPrefix(
+        "site.json: $.auth.passwordFile: there is no such password file in the current directory ") == true)
     // A file that exists is named whatever its name: it is no password.
     try "\n".write(toFile: dir + "/Summer2024", atomically: true, encoding: .utf8)
     #expect(failure(.file("Summer2024"), profile: profile)?.contains("\(dir)/Summer2024 is empty") == true)

@@ -27,7 +27,9 @@ struct ResolveCommand: AsyncParsableCommand, LoggingCommand {
       (see the README). Exit status: 0 when every ID got an answer (cached included), 3 when some are \
       UNRESOLVED, 1 on an error (a refused request, a malformed answer, bad configuration); \(ExitStatus.usage).
 
-      Example:  beacon-provision resolve --scan 25 --adapter sim --info-manager http://127.0.0.1:8080
+      Example:
+        beacon-provision resolve --scan 25 --adapter sim \\
+            --info-manager http://127.0.0.1:8080
       """)
 
   @Argument(help: ArgumentHelp("IDs to resolve.", valueName: "id"))
