@@ -57,6 +57,23 @@ import Testing
     }
   }
 
+  /// The `connecting` record fails while the connect beside it fails too: the journal's failure wins (the
+  /// campaign stops; no retry is scheduled for a device whose attempt was never recorded).
+  @Test func aJournalFailureWinsOverAConnectThatFailedBesideIt() async throws {
+    let f = try Fixture(count: 1)
+    let device = try #require(f.devices.values.first)
+    await device.setDrops(10)
+    let run = try await f.newRun()
+    try await f.journal.database.write { db in
+      try db.execute(
+        sql: "CREATE TRIGGER full BEFORE UPDATE ON device BEGIN SELECT RAISE(FAIL, 'database or disk is full'); END")
+    }
+    let summary = try await f.campaign(run: run, parallel: 1).start()
+    #expect(try #require(summary.journalFailure).reason.contains("database or disk is full"))
+    #expect(summary.interrupted && summary.outcomes.values.first == .pending)
+    #expect(await device.opens == 1)
+  }
+
   @Test func aWrittenRecordThatFailsBesideTheReadBackStopsTheCampaignWithTheWriteLanded() async throws {
     let f = try Fixture(count: 1)
     let run = try await f.newRun()
