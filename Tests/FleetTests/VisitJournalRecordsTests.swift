@@ -44,18 +44,25 @@ import Testing
     func devices(run: String) async throws -> [JournalDevice] { try await inner.devices(run: run) }
   }
 
-  @Test func aVisitCommitsTheAttemptThePlannedWriteItsLandingAndTheEndAndAnnouncesEveryStep() async throws {
-    let address = BluetoothAddress("DD:34:02:06:D1:01")!
-    let device = ApplyCampaignTests.device()
-    let journal = RecordingJournal(try Journal(path: nil), device: device)
+  /// An `apply` of one device, one attempt, in a new run of `journal`.
+  static func campaign(_ address: BluetoothAddress, device: FakeDevice, journal: RecordingJournal) async throws
+    -> ApplyCampaign
+  {
     let run = try await journal.createRun(
       kind: "apply", source: "p.json", adapter: "test", addresses: [address.description])
-    let campaign = ApplyCampaign(
+    return ApplyCampaign(
       profile: try ApplyCampaignTests.loaded(), targets: [Target(address: address)],
       opener: FakeOpener(devices: [address: device]), journal: journal, run: run,
       options: .init(parallel: 1, retry: RetryPolicy(maximumAttempts: 1, firstDelay: .zero)),
       passwords: .init(current: Secret("0000000000000000")), resolver: DesiredResolver(urlCheck: { _ in nil }),
       sleep: { _ in })
+  }
+
+  @Test func aVisitCommitsTheAttemptThePlannedWriteItsLandingAndTheEndAndAnnouncesEveryStep() async throws {
+    let address = BluetoothAddress("DD:34:02:06:D1:01")!
+    let device = ApplyCampaignTests.device()
+    let journal = RecordingJournal(try Journal(path: nil), device: device)
+    let campaign = try await Self.campaign(address, device: device, journal: journal)
     let steps = Task {
       var seen: [VisitStep] = []
       for await event in campaign.events { if case .step(_, let step, _) = event { seen.append(step) } }
@@ -84,14 +91,7 @@ import Testing
     let device = ApplyCampaignTests.device()
     let journal = RecordingJournal(
       try Journal(path: nil), device: device, fencesDevices: fenced, refusesConnecting: true)
-    let run = try await journal.createRun(
-      kind: "apply", source: "p.json", adapter: "test", addresses: [address.description])
-    let campaign = ApplyCampaign(
-      profile: try ApplyCampaignTests.loaded(), targets: [Target(address: address)],
-      opener: FakeOpener(devices: [address: device]), journal: journal, run: run,
-      options: .init(parallel: 1, retry: RetryPolicy(maximumAttempts: 1, firstDelay: .zero)),
-      passwords: .init(current: Secret("0000000000000000")), resolver: DesiredResolver(urlCheck: { _ in nil }),
-      sleep: { _ in })
+    let campaign = try await Self.campaign(address, device: device, journal: journal)
     let summary = await campaign.start()
     #expect(summary.journalFailure != nil && summary.count(.pending) == 1)
     #expect(await device.opens == (fenced ? 0 : 1))
