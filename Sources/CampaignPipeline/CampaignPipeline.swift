@@ -221,7 +221,8 @@ public struct CampaignPipeline: Sendable {
 
   /// `--resume RUN`, after the scan (`checkResume` passed): its unfinished devices are visited — those the
   /// scan heard, and with `visitsUnheard` the others by address — and the ones it did not hear are otherwise
-  /// not seen.
+  /// not seen. The devices are read again, not taken from `checkResume`: on a shared journal other gateways
+  /// finish devices while this one scans.
   func resumeSelection(
     _ selection: inout CampaignSelection, run: String, plan: some CampaignPlan, resources: CampaignResources
   )

@@ -225,10 +225,9 @@ struct ReconcileCommand: AsyncParsableCommand, LoggingCommand {
   var recheckSeconds: Double? {
     let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86400]
     let unit = recheck.last.flatMap { units[$0] }
-    guard let value = Double(unit == nil ? Substring(recheck) : recheck.dropLast()), value > 0,
-      (value * (unit ?? 1)).isFinite
-    else { return nil }
-    return value * (unit ?? 1)
+    guard let value = Double(unit == nil ? Substring(recheck) : recheck.dropLast()), value > 0 else { return nil }
+    let seconds = value * (unit ?? 1)
+    return seconds.isFinite ? seconds : nil
   }
 
   func run() async throws {
