@@ -9,8 +9,11 @@ import Glibc
 ///
 /// Two tasks serve the device end: a reader that applies faults, paces Write Commands (so many per
 /// connection event), routes Handle Value Confirmations straight to the connection (so a handler waiting
-/// on an indication never blocks the request queue), and queues everything else; and a server that
-/// answers queued PDUs in order, one connection interval per request. When the device drops the link
+/// on an indication never blocks the request queue), and queues everything else, stamped with the instant it
+/// arrived; and a server that answers queued PDUs in order, one connection interval per request. The
+/// interval is counted from the request's arrival (or from the previous answer, when the device was still
+/// busy with it), as a device answers at the connection event after the one that brought the request: the
+/// time the simulator's own tasks take to pick the request up is inside the interval, not added to it. When the device drops the link
 /// (`disconnect()`, a reboot, a DFU target's drop fault), PDUs still in that queue are discarded: a drop at
 /// byte N means the device never sees byte N + 1.
 public final class SimulatedLink: Sendable {
@@ -97,7 +100,7 @@ public final class SimulatedLink: Sendable {
           if case .handleValueConfirmation = decoded {
             await connection.confirmationReceived()
           } else {
-            queued.yield(ATTPDUEnvelope(bytes: bytes, opcode: bytes.first ?? 0))
+            queued.yield(ATTPDUEnvelope(bytes: bytes, opcode: bytes.first ?? 0, arrived: .now))
           }
         }
       } catch {}
@@ -110,9 +113,11 @@ public final class SimulatedLink: Sendable {
     }
     return Task {
       var answered = 0
+      var lastAnswer = ContinuousClock.now
       for await envelope in queue {
         if !ATTOpcode.isCommand(envelope.opcode) && model.roundTripLatency > .zero {
-          try? await Task.sleep(for: model.roundTripLatency)
+          try? await Task.sleep(until: max(envelope.arrived, lastAnswer) + model.roundTripLatency, clock: .continuous)
+          lastAnswer = .now
         }
         var response: [UInt8]?
         if let refuse = faults.refuse, let pdu = try? ATTPDU(envelope.bytes), pdu.opcode.isRequest,
@@ -155,4 +160,6 @@ extension ATTPDU {
 struct ATTPDUEnvelope: Sendable {
   var bytes: [UInt8]
   var opcode: UInt8
+  /// When the device's reader took it off the link: its answer is due one interval later.
+  var arrived: ContinuousClock.Instant
 }
