@@ -31,7 +31,9 @@ public actor GATTClient {
 
   let preferredMTU: Int
   let transactionTimeout: Duration
-  let clock: any Clock<Duration>
+  let timer: TransactionTimer
+  /// The transaction timeout's sleeping task while a request may be outstanding (`watchTransactions()`).
+  var watchdog: Task<Void, Never>?
   var mtuExchanged = false
 
   private var busy = false
@@ -48,7 +50,8 @@ public actor GATTClient {
     var opcode: ATTOpcode
     var result: Result<ATTPDU, any Error>?
     var continuation: CheckedContinuation<ATTPDU, any Error>?
-    var timer: Task<Void, Never>?
+    /// When it times out: `timer.elapsed()` at the send plus `transactionTimeout`.
+    var deadline: Duration
   }
 
   /// - Parameters:
@@ -62,7 +65,7 @@ public actor GATTClient {
     self.bearer = bearer
     self.preferredMTU = max(ATTLimits.defaultMTU, min(preferredMTU, 517))
     self.transactionTimeout = transactionTimeout
-    self.clock = clock
+    self.timer = TransactionTimer(clock)
     Task { await self.readLoop() }
   }
 
@@ -81,18 +84,12 @@ public actor GATTClient {
     nextTransaction += 1
     let id = nextTransaction
     roundTrips += 1
-    let timer = Task { [clock, transactionTimeout] in
-      do { try await clock.sleep(for: transactionTimeout) } catch { return }
-      await self.transactionTimedOut(id)
-    }
-    pending = PendingRequest(id: id, opcode: opcode, timer: timer)
+    pending = PendingRequest(id: id, opcode: opcode, deadline: timer.elapsed() + transactionTimeout)
+    if watchdog == nil { watchdog = Task { await self.watchTransactions() } }
     do {
       try await bearer.send(request.bytes)
     } catch {
-      if pending?.id == id {
-        pending?.timer?.cancel()
-        pending = nil
-      }
+      if pending?.id == id { pending = nil }
       throw terminationError ?? error
     }
     let answer = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ATTPDU, any Error>) in
@@ -138,7 +135,6 @@ public actor GATTClient {
 
   private func complete(_ result: Result<ATTPDU, any Error>) {
     guard var current = pending, current.result == nil else { return }
-    current.timer?.cancel()
     if let continuation = current.continuation {
       pending = nil
       continuation.resume(with: result)
@@ -148,7 +144,15 @@ public actor GATTClient {
     }
   }
 
-  private func transactionTimedOut(_ id: Int) async {
+  /// The outstanding request's number and deadline, while one waits for its answer.
+  func outstandingDeadline() -> (id: Int, deadline: Duration)? {
+    guard terminationError == nil, let current = pending, current.result == nil else { return nil }
+    return (current.id, current.deadline)
+  }
+
+  func watchdogStopped() { watchdog = nil }
+
+  func transactionTimedOut(_ id: Int) async {
     guard let current = pending, current.id == id, current.result == nil else { return }
     let error = GATTError.transactionTimeout(request: current.opcode, after: transactionTimeout)
     terminate(error)
@@ -158,6 +162,7 @@ public actor GATTClient {
   /// Ends the client: every queued and outstanding request fails with `error`, streams finish.
   private func terminate(_ error: any Error) {
     if terminationError == nil { terminationError = error }
+    watchdog?.cancel()
     complete(.failure(terminationError ?? error))
     let waiters = turnWaiters
     turnWaiters = []
