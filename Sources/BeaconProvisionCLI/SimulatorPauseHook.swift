@@ -4,12 +4,14 @@ import Foundation
 import Simulator
 import Synchronization
 
-/// A test-only hook for the several-gateways fault tests (a gateway paused past its lease must not write again): with
-/// `BEACON_PROVISION_TEST_PAUSE_AT=before-write:ADDRESS` (or `before-transfer:ADDRESS`) a campaign on a
+/// A test-only hook for the several-gateways fault tests (a gateway paused past its lease must not write again):
+/// with `BEACON_PROVISION_TEST_PAUSE_AT=before-write:ADDRESS` (or `before-transfer:ADDRESS`) a campaign on a
 /// simulated adapter stops its own process (`raise(SIGSTOP)`) just before it journals the `writing` (`dfu
 /// update`: `transferring`) step of that device — before the fenced pre-write record (`LeaseFence`), at that
-/// exact step, once. A test stopping a gateway from outside on a log line could land after that record,
-/// where the write that follows is the fence's documented gap; this one cannot. The line
+/// exact step, once; `before-connect:ADDRESS` stops it before the `connecting` record, which on a fenced
+/// journal comes before the link opens (`CampaignJournal.fencesDevices`). A test stopping a gateway from
+/// outside on a log line could land after that record, where the write that follows is the fence's
+/// documented gap; this one cannot. The line
 /// `test hook: stopped before …` goes to standard error first, so the test knows it has stopped.
 /// `after-batch:K` stops it instead once the scheduler's K-th batch has recorded its end — in a staged
 /// rollout (`dfu update --rollout`) that is between wave K-1 and wave K (the canary is batch 1): the killed-
@@ -24,7 +26,9 @@ import Synchronization
 struct SimulatorPauseHook: Sendable, Hashable {
   static let environmentVariable = "BEACON_PROVISION_TEST_PAUSE_AT"
   /// The forms of the variable's value and the step each stops before.
-  static let points: [String: VisitStep] = ["before-write": .writing, "before-transfer": .transferring]
+  static let points: [String: VisitStep] = [
+    "before-write": .writing, "before-transfer": .transferring, "before-connect": .connecting,
+  ]
 
   /// `before-…:ADDRESS`: the step and the device; nil for `after-batch:K`.
   let step: VisitStep?
@@ -51,7 +55,7 @@ struct SimulatorPauseHook: Sendable, Hashable {
     else {
       throw CLIFailure(
         "\(Self.environmentVariable)=\(text): expected before-write:ADDRESS, before-transfer:ADDRESS, "
-          + "in-registry:ADDRESS or after-batch:K (a test hook)")
+          + "before-connect:ADDRESS, in-registry:ADDRESS or after-batch:K (a test hook)")
     }
     (self.step, self.address, self.afterBatches) = (step, address, nil)
   }

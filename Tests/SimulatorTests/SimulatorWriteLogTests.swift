@@ -42,14 +42,17 @@ import Testing
     try await Self.write(name: "from-first", to: address, through: first)
     try await Self.write(name: "from-second", to: address, through: second)
     try await Self.write(name: "again-first", to: address, through: first)
-    let writes = try log.writes()
+    // Each link authenticated (the device set its clock: a line too, without keys), then wrote.
+    #expect(try log.writes().map(\.what) == ["auth", "cfg", "auth", "cfg", "auth", "cfg"])
+    #expect(try log.writes().filter { $0.what == "auth" }.allSatisfy { $0.keys.isEmpty && $0.state == nil })
+    let writes = try log.writes().filter { $0.what == "cfg" }
     #expect(try log.counts() == [address.description: 3])
     #expect(writes.map(\.link) == [1, 1, 2])  // each simulation's own links to the device
     #expect(writes.allSatisfy { $0.pid == getpid() && $0.what == "cfg" && $0.keys == ["name"] })
     // One JSON line each; the keys name what was written, and the device's state after the write rides along
     // (the log is written ahead of the state file).
     let text = try String(contentsOfFile: log.path, encoding: .utf8)
-    #expect(text.split(separator: "\n").count == 3)
+    #expect(text.split(separator: "\n").count == 6)
     #expect(writes.map { $0.state?.contains("\"from-first\"") == true } == [true, false, false])
     #expect(writes.map { $0.state?.contains("\"again-first\"") == true } == [false, false, true])
     try log.remove()

@@ -117,7 +117,13 @@ public actor SimulatedKBeacon {
       device.updateMTU(mtu)
     }
     let (before, configurationBefore) = (device.configurationWrites, device.configuration)
+    let wasAuthenticated = device.isAuthenticated
     let output = device.receive(bytes, now: now())
+    if !wasAuthenticated && device.isAuthenticated {
+      // The link authenticated (the device took its clock from it): logged too, so a test can prove a
+      // gateway that lost a device never reached it (`SimulatedWrite.what`).
+      await onWrite?(SimulatedWrite(link: links, address: address.description, what: "auth", keys: []))
+    }
     if device.configurationWrites == before, device.configuration != configurationBefore {
       // A reset command: the flash changes with no `cfg` written — saved, not logged as a write.
       await onChange?()

@@ -1,8 +1,9 @@
 import Foundation
 import JSON
 
-/// One write a simulated device accepted: a `cfg` message applied (docs/protocols/kbeacon.md §6.2) or a firmware
-/// image installed by a DFU (docs/protocols/nordic-dfu.md §2), as the shared write log records it.
+/// One write a simulated device accepted: a `cfg` message applied (docs/protocols/kbeacon.md §6.2), a firmware
+/// image installed by a DFU (docs/protocols/nordic-dfu.md §2), or a link authenticated (§5: the device sets its
+/// clock from the app's), as the shared write log records it.
 public struct SimulatedWrite: Sendable, Hashable, Codable {
   /// The process that served the link (a gateway process on a shared simulated site).
   public var pid: Int32
@@ -10,7 +11,7 @@ public struct SimulatedWrite: Sendable, Hashable, Codable {
   /// connection; an object address would be reused after the link ends].
   public var link: Int
   public var address: String
-  /// "cfg" or "firmware".
+  /// "cfg", "firmware" or "auth" (no keys).
   public var what: String
   /// The keys the write carried (never their values: a `pwd` key is named, its password is not), sorted.
   public var keys: [String]
