@@ -49,8 +49,32 @@ import Testing
   /// `before-write:ADDRESS`): stopped from outside on a log line it could land after the record, where the
   /// write that follows is the fence's documented gap (which ASan's slowness hit: a double write).
   @Test func aGatewayPausedPastItsLeaseDoesNotWriteItsLostDevicesAgain() async throws {
+    try await Self.applyPausedPastItsLease(count: 8, hook: "before-write", said: "before writing") { _ in }
+  }
+
+  /// A gateway stopped just before a device's `connecting` record for longer than its lease: on the shared
+  /// journal that record proves the lease and comes before the link (`CampaignJournal.fencesDevices`), so
+  /// resumed, the gateway finds the device taken there and never links to it — not even to authenticate,
+  /// which sets a KBeacon's clock. Proof from the shared write log, where each authentication is a line
+  /// (`SimulatedWrite.what` "auth"): every link that reached the device was gw-2's.
+  @Test func aGatewayPausedPastItsLeaseBeforeConnectingNeverLinksToItsLostDevice() async throws {
+    try await Self.applyPausedPastItsLease(count: 6, hook: "before-connect", said: "before connecting") { pair in
+      let links = try pair.site.writeLog.writes().filter { $0.address == pair.target && $0.what == "auth" }
+      #expect(!links.isEmpty && links.allSatisfy { $0.pid == pair.other.process.processIdentifier }, "\(links)")
+      // gw-1 did link to the devices it kept: the log's authentications are not gw-2's alone.
+      let gw1 = pair.paused.process.processIdentifier
+      #expect(try pair.site.writeLog.writes().contains { $0.what == "auth" && $0.pid == gw1 })
+    }
+  }
+
+  /// Two `apply` gateways, gw-1 stopped at `hook` for the site's third device past its lease
+  /// (`PausedGatewayPair`): gw-2 takes the device over and verifies it; both resumed and ended, every device
+  /// was written once, the lost device by gw-2 alone, and all are verified; then `check` looks further.
+  static func applyPausedPastItsLease(
+    count: Int, hook: String, said: String, check: (PausedGatewayPair) throws -> Void
+  ) async throws {
     let pair = try await PausedGatewayPair.start(
-      count: 8, block: 2, target: 2, hook: "before-write", said: "before writing"
+      count: count, block: 2, target: 2, hook: hook, said: said
     ) { site, url, parallel, options in site.apply(journal: url, parallel: parallel, options) }
     let journal = try await PostgresJournal(
       connection: try await PostgresConnection.connect(try PostgresURL(pair.url, origin: "test")), gateway: "test")
@@ -60,31 +84,7 @@ import Testing
     #expect(try pair.site.notWrittenOnce() == [:])
     // The one write of the device is gw-2's.
     try pair.expectTargetWrittenByTheOtherOnly(what: "cfg")
-    try await Self.expectAllVerified(pair.url, count: pair.site.count)
-    await journal.connection.close()
-    await pair.stop()
-  }
-
-  /// A gateway stopped just before a device's `connecting` record for longer than its lease: on the shared
-  /// journal that record proves the lease and comes before the link (`CampaignJournal.fencesDevices`), so
-  /// resumed, the gateway finds the device taken there and never links to it — not even to authenticate,
-  /// which sets a KBeacon's clock. Proof from the shared write log, where each authentication is a line
-  /// (`SimulatedWrite.what` "auth"): every link that reached the device was gw-2's.
-  @Test func aGatewayPausedPastItsLeaseBeforeConnectingNeverLinksToItsLostDevice() async throws {
-    let pair = try await PausedGatewayPair.start(
-      count: 6, block: 2, target: 2, hook: "before-connect", said: "before connecting"
-    ) { site, url, parallel, options in site.apply(journal: url, parallel: parallel, options) }
-    let journal = try await PostgresJournal(
-      connection: try await PostgresConnection.connect(try PostgresURL(pair.url, origin: "test")), gateway: "test")
-    #expect(try await pair.targetVerified(in: journal), "gw-2 did not verify \(pair.target): \(pair.other.tail.text)")
-    await pair.resumeAndFinish()
-    #expect(try pair.site.notWrittenOnce() == [:])
-    try pair.expectTargetWrittenByTheOtherOnly(what: "cfg")
-    let links = try pair.site.writeLog.writes().filter { $0.address == pair.target && $0.what == "auth" }
-    #expect(!links.isEmpty && links.allSatisfy { $0.pid == pair.other.process.processIdentifier }, "\(links)")
-    // gw-1 did link to the devices it kept: the log's authentications are not gw-2's alone.
-    let gw1 = pair.paused.process.processIdentifier
-    #expect(try pair.site.writeLog.writes().contains { $0.what == "auth" && $0.pid == gw1 })
+    try check(pair)
     try await Self.expectAllVerified(pair.url, count: pair.site.count)
     await journal.connection.close()
     await pair.stop()
