@@ -21,6 +21,8 @@ import Testing
     #expect(clock.sleeperCount == 1)
     #expect(clock.deadlines == [.seconds(30)])
     #expect(await client.terminationError == nil)
+    await client.close()
+    await clock.signal.wait { clock.sleeperCount == 0 }
   }
 
   @Test func aLaterRequestTimesOutThirtySecondsAfterItsOwnSend() async throws {

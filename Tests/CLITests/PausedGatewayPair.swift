@@ -25,8 +25,8 @@ struct PausedGatewayPair {
   /// parallelism (gw-1 1, gw-2 the site's default of 2) and extra options.
   typealias Command = (GatewaySite, String, Int, [String]) -> [String]
 
-  /// `hook`: the pause hook's step (`before-write`, `before-transfer`, `in-registry`); `said`: what gw-1's
-  /// line on stopping contains before the address.
+  /// `hook`: the pause hook's step (`before-write`, `before-transfer`, `before-connect`, `in-registry`);
+  /// `said`: what gw-1's line on stopping contains before the address.
   static func start(
     count: Int, block: Int, target index: Int, hook: String, said: String, command: Command
   ) async throws -> PausedGatewayPair {

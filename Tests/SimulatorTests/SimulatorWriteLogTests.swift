@@ -46,6 +46,7 @@ import Testing
     #expect(try log.writes().map(\.what) == ["auth", "cfg", "auth", "cfg", "auth", "cfg"])
     #expect(try log.writes().filter { $0.what == "auth" }.allSatisfy { $0.keys.isEmpty && $0.state == nil })
     let writes = try log.writes().filter { $0.what == "cfg" }
+    #expect(try log.savedStates() == writes)  // what a new link restores from: the writes, not the links
     #expect(try log.counts() == [address.description: 3])
     #expect(writes.map(\.link) == [1, 1, 2])  // each simulation's own links to the device
     #expect(writes.allSatisfy { $0.pid == getpid() && $0.what == "cfg" && $0.keys == ["name"] })

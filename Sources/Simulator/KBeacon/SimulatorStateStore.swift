@@ -75,7 +75,7 @@ public struct SimulatorStateStore: Sendable {
   /// the state file (see `SimulatedWrite.state`).
   public func newest(_ address: BluetoothAddress) throws -> SimulatedKBeaconSnapshot? {
     let saved = try load()[address]
-    let logged = try writeLog.writes().last { $0.address == address.description && $0.state != nil }
+    let logged = try writeLog.savedStates().last { $0.address == address.description }
       .flatMap { write in write.state.flatMap { try? JSONParser.parse(Array($0.utf8)) }.flatMap(Self.snapshot) }
     guard let logged else { return saved }
     guard let saved else { return logged }
@@ -88,7 +88,7 @@ public struct SimulatorStateStore: Sendable {
   /// matrix's `kill -9` of `apply` found it: two `cfg` in the log for one device).
   public func loadNewest() throws -> [BluetoothAddress: SimulatedKBeaconSnapshot] {
     var devices = try load()
-    for write in try writeLog.writes() {
+    for write in try writeLog.savedStates() {
       guard let text = write.state, let address = BluetoothAddress(write.address),
         let logged = (try? JSONParser.parse(Array(text.utf8))).flatMap(Self.snapshot)
       else { continue }

@@ -61,10 +61,22 @@ public struct SimulatorWriteLog: Sendable {
 
   /// Every write logged so far, in the order appended; none when there is no log. A line that is not a
   /// write (a torn last line cannot happen with one `write(2)`, but a hand-edited file can) is refused.
-  public func writes() throws -> [SimulatedWrite] {
+  public func writes() throws -> [SimulatedWrite] { try decodedLines { _ in true } }
+
+  /// The writes that carry the device's state (`SimulatedWrite.state`, every `cfg`), in the order appended.
+  /// Only lines that name a state are decoded: the log also holds a line for every link's authentication,
+  /// and `SimulatorStateStore.newest` reads the log before each link of a shared site.
+  public func savedStates() throws -> [SimulatedWrite] {
+    let key = Data(#""state""#.utf8)
+    return try decodedLines { $0.range(of: key) != nil }.filter { $0.state != nil }
+  }
+
+  /// The log's lines that `keep` accepts (as raw bytes), decoded.
+  private func decodedLines(where keep: (Data) -> Bool) throws -> [SimulatedWrite] {
     guard let data = FileManager.default.contents(atPath: path) else { return [] }
     let decoder = JSONFileDecoder(file: path)
-    return try data.split(separator: UInt8(ascii: "\n")).enumerated().map { index, line in
+    return try data.split(separator: UInt8(ascii: "\n")).enumerated().compactMap { index, line in
+      guard keep(line) else { return nil }
       do { return try decoder.decode(SimulatedWrite.self, from: line) } catch {
         throw SimulatorStateStore.StateError("line \(index + 1) is not a simulated write: \(error)")
       }
