@@ -43,10 +43,10 @@ public struct CampaignContext: Sendable {
 
   /// Journals `update` while `body` runs beside the record, for radio work that needs no record before it
   /// starts: `connecting` beside opening the link (no configuration is written to the device before the
-  /// `writing` record, and a resume reads a device again either way), `written` beside the read-back (a resume that
-  /// finds `writing` and the values on the device counts the write as landed: `LandedWrite`). The commit —
-  /// one at a time on the journal's connection, a server round trip on a shared journal — then costs the
-  /// visit nothing while the radio is slower. Both are done before this returns, and the journal's failure
+  /// `writing` record, and a resume reads a device again either way), `written` beside the read-back (a
+  /// resume that finds `writing` and the values on the device counts the write as landed: `LandedWrite`). The
+  /// commit — one at a time on the journal's connection, a server round trip on a shared journal — then costs
+  /// the visit nothing while the radio is slower. Both are done before this returns, and the journal's failure
   /// wins over `body`'s (it stops the campaign); a value `body` made that is not returned goes to `discard`
   /// (a link to close). A step that must be durable before the radio acts (`writing`) uses `step(_:_:attempt:changes:)`.
   public func record<T: Sendable>(

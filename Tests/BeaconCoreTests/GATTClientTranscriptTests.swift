@@ -208,24 +208,6 @@ import Testing
     await #expect(throws: GATTError.self) { try await client.read(3) }
   }
 
-  @Test func thirtySecondTimeoutOnAnInjectedClock() async throws {
-    let clock = ManualClock()
-    let bearer = ScriptedBearer([.init(request: [0x0A, 0x03, 0x00], answers: [])])  // → 0A 0300, never answered
-    let client = GATTClient(bearer: bearer, clock: clock)
-    let read = Task { try await client.read(3) }
-    await clock.signal.wait { clock.sleeperCount > 0 }
-    clock.advance(by: .seconds(29))
-    // Not due: the advance resumed nobody, the timeout is still asleep.
-    #expect(clock.sleeperCount == 1)
-    #expect(await client.terminationError == nil)
-    #expect(!bearer.isClosed)
-    clock.advance(by: .seconds(1))
-    await #expect(throws: GATTError.transactionTimeout(request: .readRequest, after: .seconds(30))) {
-      try await read.value
-    }
-    #expect(bearer.isClosed)
-  }
-
   @Test func characteristicDiscoveryContinuesWhileTheServiceHasRoom() async throws {
     let service = GATTService(uuid: BluetoothUUID(0x180A), startHandle: 1, endHandle: 8)
     let (client, bearer) = client([

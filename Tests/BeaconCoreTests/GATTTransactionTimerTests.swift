@@ -10,6 +10,18 @@ import Testing
   /// → 0A 0300 (Read Request, handle 3) ← 0B 01 (Read Response, value 01).
   static let answeredRead = ScriptedBearer.Exchange(request: [0x0A, 0x03, 0x00], answers: [[0x0B, 0x01]])
 
+  @Test func thirtySecondTimeoutOnAnInjectedClock() async throws {
+    let clock = ManualClock()
+    let bearer = ScriptedBearer([.init(request: [0x0A, 0x03, 0x00], answers: [])])  // → 0A 0300, never answered
+    let client = GATTClient(bearer: bearer, clock: clock)
+    let read = Task { try await client.read(3) }
+    await clock.signal.wait { clock.sleeperCount > 0 }
+    clock.advance(by: .seconds(29))
+    // Not due: the advance resumed nobody, the timeout is still asleep.
+    #expect(clock.sleeperCount == 1)
+    await Self.expectTimeoutAfterOneMoreSecond(of: read, client: client, bearer: bearer, clock: clock)
+  }
+
   @Test func answeredRequestsLeaveOneTimerForTheLink() async throws {
     let clock = ManualClock()
     let bearer = ScriptedBearer(Array(repeating: Self.answeredRead, count: 5))
@@ -40,13 +52,7 @@ import Testing
     clock.advance(by: .seconds(10))
     await clock.signal.wait { clock.deadlines == [.seconds(50)] }
     clock.advance(by: .seconds(19))
-    #expect(await client.terminationError == nil)
-    #expect(!bearer.isClosed)
-    clock.advance(by: .seconds(1))
-    await #expect(throws: GATTError.transactionTimeout(request: .readRequest, after: .seconds(30))) {
-      try await late.value
-    }
-    #expect(bearer.isClosed)
+    await Self.expectTimeoutAfterOneMoreSecond(of: late, client: client, bearer: bearer, clock: clock)
   }
 
   @Test func closingTheClientEndsItsWatchdog() async throws {
@@ -58,5 +64,19 @@ import Testing
     // Cancelled, the sleeper leaves the manual clock at once.
     await clock.signal.wait { clock.sleeperCount == 0 }
     #expect(clock.deadlines.isEmpty)
+  }
+
+  /// `read` (a Read Request the peer never answers) has not timed out yet: the client is alive, its bearer
+  /// open; one second more on `clock` and it fails with the 30 s transaction timeout, the bearer closed.
+  static func expectTimeoutAfterOneMoreSecond(
+    of read: Task<[UInt8], any Error>, client: GATTClient, bearer: ScriptedBearer, clock: ManualClock
+  ) async {
+    #expect(await client.terminationError == nil)
+    #expect(!bearer.isClosed)
+    clock.advance(by: .seconds(1))
+    await #expect(throws: GATTError.transactionTimeout(request: .readRequest, after: .seconds(30))) {
+      try await read.value
+    }
+    #expect(bearer.isClosed)
   }
 }

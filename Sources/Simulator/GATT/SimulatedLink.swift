@@ -13,9 +13,9 @@ import Glibc
 /// arrived; and a server that answers queued PDUs in order, one connection interval per request. The
 /// interval is counted from the request's arrival (or from the previous answer, when the device was still
 /// busy with it), as a device answers at the connection event after the one that brought the request: the
-/// time the simulator's own tasks take to pick the request up is inside the interval, not added to it. When the device drops the link
-/// (`disconnect()`, a reboot, a DFU target's drop fault), PDUs still in that queue are discarded: a drop at
-/// byte N means the device never sees byte N + 1.
+/// time the simulator's own tasks take to pick the request up is inside the interval, not added to it. When
+/// the device drops the link (`disconnect()`, a reboot, a DFU target's drop fault), PDUs still in that queue
+/// are discarded: a drop at byte N means the device never sees byte N + 1.
 public final class SimulatedLink: Sendable {
   public let connection: GATTServerConnection
   /// The server task: ends once the link has ended and every queued PDU is answered or discarded.
