@@ -21,17 +21,28 @@ public enum InboxMiss: Error, Sendable {
 ///   when a message or the end arrives (every user passes a finite timeout).
 public actor MessageInbox<Message: Sendable> {
   private var messages: [Message] = []
-  private var waiter: (id: Int, continuation: CheckedContinuation<Result<Message, InboxMiss>, Never>)?
-  private var nextID = 0
+  /// The caller waiting in `receive`, and when its timeout falls due (on `clock`, since the inbox was made).
+  private var waiter: (deadline: Duration, continuation: CheckedContinuation<Result<Message, InboxMiss>, Never>)?
   private var ending: (any Error)?
   private var pump: Task<Void, Never>?
+  private let clock: WatchdogClock
+  /// The receive timeout's one sleeping task (`armWatchdog`), when it will wake, and which one it is: a
+  /// watchdog replaced by an earlier one finds its number stale and ends.
+  private var watchdog: (task: Task<Void, Never>, wakes: Duration, number: Int)?
+  private var watchdogsStarted = 0
 
-  public init() {}
+  public init() { clock = WatchdogClock(ContinuousClock()) }
+
+  /// An inbox whose timeouts run on `clock` (tests: a manual clock).
+  init<C: Clock<Duration>>(clock: C) { self.clock = WatchdogClock(clock) }
 
   /// A released inbox stops its pump: a stream that never ends (from a link its owner let go of without
   /// closing it) would otherwise keep the pump task, and the stream, suspended for the rest of the process
   /// — LeakSanitizer's finding under scripts/sanitizers.
-  deinit { pump?.cancel() }
+  deinit {
+    pump?.cancel()
+    watchdog?.task.cancel()
+  }
 
   /// Starts reading `stream`; the inbox ends with `LinkError(.disconnected)` when the stream finishes.
   public func start(_ stream: AsyncStream<Message>) {
@@ -74,6 +85,9 @@ public actor MessageInbox<Message: Sendable> {
       waiter = nil
       w.continuation.resume(returning: .failure(.ended(ending)))
     }
+    // Nobody waits on an ended inbox (a call returns at once), so its watchdog has nothing left to time.
+    watchdog?.task.cancel()
+    watchdog = nil
   }
 
   /// Drops the queued messages (ones that arrived late for an exchange that already ended).
@@ -83,14 +97,9 @@ public actor MessageInbox<Message: Sendable> {
   public func receive(timeout: Duration) async -> Result<Message, InboxMiss> {
     if !messages.isEmpty { return .success(messages.removeFirst()) }
     if let ending { return .failure(.ended(ending)) }
-    nextID += 1
-    let id = nextID
-    let timer = Task { [weak self] in
-      guard (try? await Task.sleep(for: timeout)) != nil else { return }
-      await self?.expire(id)
-    }
-    defer { timer.cancel() }
-    return await withCheckedContinuation { waiter = (id, $0) }
+    let deadline = clock.elapsed() + timeout
+    armWatchdog(for: deadline)
+    return await withCheckedContinuation { waiter = (deadline, $0) }
   }
 
   /// The next message, or nil after `timeout` or once the inbox has ended (the DFU links report nil as an
@@ -99,9 +108,47 @@ public actor MessageInbox<Message: Sendable> {
     try? await receive(timeout: timeout).get()
   }
 
-  private func expire(_ id: Int) {
-    guard let w = waiter, w.id == id else { return }
-    waiter = nil
-    w.continuation.resume(returning: .failure(.timedOut))
+  /// Makes sure a watchdog wakes by `deadline`. The receive timeout's one sleeping task per inbox (not one
+  /// per message, the same shape as `GATTClient.watchTransactions`): a message that arrives in time leaves it
+  /// asleep; when it wakes it times out the waiter whose deadline has passed, or sleeps on to the current
+  /// waiter's deadline, or ends when nobody waits. Only a deadline earlier than its wake (a shorter timeout
+  /// than the last) replaces it. A timer task started and cancelled per message was a pool job, a wake of
+  /// libdispatch's timer thread and a cancellation job for every KBeacon frame and DFU notification.
+  private func armWatchdog(for deadline: Duration) {
+    if let watchdog, watchdog.wakes <= deadline { return }
+    watchdog?.task.cancel()
+    watchdogsStarted += 1
+    let (number, clock) = (watchdogsStarted, clock)
+    let task = Task { [weak self] in
+      var wakes = deadline
+      while true {
+        do { try await clock.sleepUntil(wakes) } catch { return }  // cancelled: replaced, or the inbox is gone
+        guard let next = await self?.watchdogWoke(number) else { return }
+        wakes = next
+      }
+    }
+    watchdog = (task, deadline, number)
   }
+
+  /// Watchdog `number` woke: times out a waiter whose deadline has passed; returns when to wake next, or nil
+  /// to end (nobody waits, or a newer watchdog replaced this one).
+  private func watchdogWoke(_ number: Int) -> Duration? {
+    guard let current = watchdog, current.number == number else { return nil }
+    if let w = waiter {
+      if clock.elapsed() < w.deadline {
+        watchdog = (current.task, w.deadline, number)
+        return w.deadline
+      }
+      waiter = nil
+      w.continuation.resume(returning: .failure(.timedOut))
+    }
+    watchdog = nil
+    return nil
+  }
+
+  /// Watchdogs started so far (tests: one serves many messages).
+  var watchdogCount: Int { watchdogsStarted }
+
+  /// Whether a caller waits in `receive` (tests).
+  var hasWaiter: Bool { waiter != nil }
 }

@@ -31,7 +31,7 @@ public actor GATTClient {
 
   let preferredMTU: Int
   let transactionTimeout: Duration
-  let timer: TransactionTimer
+  let timer: WatchdogClock
   /// The transaction timeout's sleeping task while a request may be outstanding (`watchTransactions()`).
   var watchdog: Task<Void, Never>?
   var mtuExchanged = false
@@ -65,7 +65,7 @@ public actor GATTClient {
     self.bearer = bearer
     self.preferredMTU = max(ATTLimits.defaultMTU, min(preferredMTU, 517))
     self.transactionTimeout = transactionTimeout
-    self.timer = TransactionTimer(clock)
+    self.timer = WatchdogClock(clock)
     Task { await self.readLoop() }
   }
 

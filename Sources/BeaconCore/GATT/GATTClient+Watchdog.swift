@@ -1,20 +1,3 @@
-/// The clock that measures a `GATTClient`'s transaction timeout (Core v5.4 Vol 3 Part F §3.3.3), reduced to
-/// what the client's one watchdog needs: the time since the client was made, and a sleep until a given
-/// time since then. It hides the clock's own `Instant` type, so the client can hold any `Clock<Duration>`
-/// (the continuous clock, or a test's manual one) without being generic over it.
-struct TransactionTimer: Sendable {
-  /// Time since the client was made, on the clock.
-  let elapsed: @Sendable () -> Duration
-  /// Sleeps until `elapsed()` reaches the value; throws `CancellationError` when the task is cancelled.
-  let sleepUntil: @Sendable (Duration) async throws -> Void
-
-  init<C: Clock<Duration>>(_ clock: C) {
-    let origin = clock.now
-    elapsed = { origin.duration(to: clock.now) }
-    sleepUntil = { deadline in try await clock.sleep(until: origin.advanced(by: deadline), tolerance: nil) }
-  }
-}
-
 extension GATTClient {
   /// The transaction timeout's one sleeping task per link (not one per request): it sleeps until the
   /// outstanding request's deadline, then looks again. A request answered in time leaves it asleep; when it
