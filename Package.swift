@@ -144,7 +144,8 @@ let package = Package(
     .testTarget(
       name: "FleetTests",
       dependencies: [
-        "Fleet", "JSON", "KBeacon", "OwnThreads", "Profiles", .product(name: "GRDB", package: "GRDB.swift"),
+        "Fleet", "JSON", "KBeacon", "OwnThreads", "Profiles", "TestClocks",
+        .product(name: "GRDB", package: "GRDB.swift"),
       ],
       swiftSettings: strict),
     .testTarget(

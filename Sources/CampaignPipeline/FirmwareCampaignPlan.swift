@@ -56,6 +56,9 @@ public struct FirmwareCampaignPlan: CampaignPlan {
   public var hardware: String?
   public var minimumBattery: Int
   public var transfer: Transfer
+  /// How long a device's neighbours wait after its update failed past the jump (`FirmwareWork.bootloaderQuarantine`);
+  /// nil for reconcile, whose ledger defers a shadowed neighbour to a later pass instead of holding a link.
+  public var bootloaderQuarantine: Duration? = .seconds(130)
 
   public init(
     firmware: Firmware, expectations: DeviceExpectations, password: Secret, addresses: [String] = [],
@@ -160,6 +163,7 @@ public struct FirmwareCampaignPlan: CampaignPlan {
         plan: plan, identifier: updater([]), route: resolved.route, batteries: selection.batteries, reports: reports)
     }
     work.registry = resources.registry
+    work.bootloaderQuarantine = bootloaderQuarantine
     // Neighbouring addresses never run together (`AddressNeighbourhood`): start them apart.
     return PreparedWork(
       work: work, order: { AddressNeighbourhood.spread($0) }, reports: reports, version: version, packages: packages)

@@ -14,29 +14,84 @@ import BeaconCore
 /// modulo 256 (the bootloader's +1 wraps FF to 00). Only devices in this campaign are held; one merely
 /// heard is not updated by it, and a device that cannot name its bootloader checks that nothing
 /// advertised as a bootloader at its address + 1 before it jumped (`BLEDFULinkFactory`).
+///
+/// A visit that fails after its device may have jumped can leave the device in its bootloader, advertising
+/// at address + 1 until the bootloader gives up and starts the application again. Its address then stays
+/// held for a bounded quarantine (`leave(_:quarantine:)`): a neighbour that came in meanwhile would reach
+/// that bootloader instead of its own application and fail for nothing (`BootloaderAtAddress`), spending
+/// its attempts. The device's own retry takes its hold back at once. The bound is
+/// `FirmwareWork.bootloaderQuarantine` ([I] 130 s: the Nordic SDK's default bootloader inactivity timeout,
+/// `NRF_BL_DFU_INACTIVITY_TIMEOUT_MS` 120 s, docs/protocols/nordic-dfu.md §2.6 "drop mid-transfer", and a margin),
+/// after which the bootloader has gone back to a valid application.
 public actor AddressNeighbourhood {
   private var held: Set<BluetoothAddress> = []
-  private var waiting: [(address: BluetoothAddress, continuation: CheckedContinuation<Void, Never>)] = []
+  private var waiting: [(address: BluetoothAddress, continuation: CheckedContinuation<Bool, Never>)] = []
+  /// Held addresses whose visit failed past the jump, each with the number of its quarantine (a later
+  /// quarantine of the same address, or its own retry, makes an earlier one's expiry stale).
+  private var quarantined: [BluetoothAddress: Int] = [:]
+  private var quarantines = 0
+  private var stopped = false
+  private let sleep: @Sendable (Duration) async throws -> Void
 
-  public init() {}
+  public init() { self.init(clock: ContinuousClock()) }
 
-  /// Waits until no held address neighbours `address` (or is `address`), then holds it.
-  public func enter(_ address: BluetoothAddress) async {
+  /// A neighbourhood whose quarantines run on `clock` (tests: a manual clock).
+  init<C: Clock<Duration>>(clock: C) { sleep = { try await clock.sleep(for: $0) } }
+
+  /// Waits until no held address neighbours `address` (or is `address`), then holds it and returns true;
+  /// false, holding nothing, when `stopWaiting()` ended the wait (Ctrl-C: the device stays pending). A
+  /// device whose own address is quarantined takes its hold back at once.
+  @discardableResult
+  public func enter(_ address: BluetoothAddress) async -> Bool {
+    if quarantined.removeValue(forKey: address) != nil { held.remove(address) }
     if isFree(address) {
       held.insert(address)
-      return
+      return true
     }
-    await withCheckedContinuation { waiting.append((address, $0)) }
+    if stopped { return false }
+    return await withCheckedContinuation { waiting.append((address, $0)) }
   }
 
-  /// Releases `address` and admits, in order of arrival, the waiting devices it no longer blocks.
-  public func leave(_ address: BluetoothAddress) {
+  /// Releases `address` and admits, in order of arrival, the waiting devices it no longer blocks. With a
+  /// `quarantine`, the address stays held that long more (its device may be in its bootloader), unless its
+  /// own device enters again first.
+  public func leave(_ address: BluetoothAddress, quarantine: Duration? = nil) {
+    if let quarantine {
+      quarantines += 1
+      let number = quarantines
+      quarantined[address] = number
+      let sleep = sleep
+      Task { [weak self] in
+        guard (try? await sleep(quarantine)) != nil else { return }
+        await self?.quarantineEnded(address, number)
+      }
+      return
+    }
     held.remove(address)
-    var still: [(address: BluetoothAddress, continuation: CheckedContinuation<Void, Never>)] = []
+    admitWaiters()
+  }
+
+  /// Ctrl-C: devices waiting for a neighbour stop waiting (their `enter` returns false) and no new wait
+  /// begins; holds and quarantines stay as they are.
+  public func stopWaiting() {
+    stopped = true
+    for waiter in waiting { waiter.continuation.resume(returning: false) }
+    waiting = []
+  }
+
+  private func quarantineEnded(_ address: BluetoothAddress, _ number: Int) {
+    guard quarantined[address] == number else { return }
+    quarantined[address] = nil
+    held.remove(address)
+    admitWaiters()
+  }
+
+  private func admitWaiters() {
+    var still: [(address: BluetoothAddress, continuation: CheckedContinuation<Bool, Never>)] = []
     for waiter in waiting {
       if isFree(waiter.address) {
         held.insert(waiter.address)
-        waiter.continuation.resume()
+        waiter.continuation.resume(returning: true)
       } else {
         still.append(waiter)
       }
@@ -46,6 +101,12 @@ public actor AddressNeighbourhood {
 
   /// Addresses held now (for tests).
   public var holders: Set<BluetoothAddress> { held }
+
+  /// Devices waiting to enter now (for tests).
+  var waiterCount: Int { waiting.count }
+
+  /// Addresses held in quarantine now (for tests).
+  var quarantinedAddresses: Set<BluetoothAddress> { Set(quarantined.keys) }
 
   private func isFree(_ address: BluetoothAddress) -> Bool {
     !held.contains { Self.neighbours($0, address) }

@@ -66,11 +66,13 @@ public actor Campaign {
   }
 
   /// Ctrl-C: no new device is started and no retry waits (a pause in progress ends now, leaving its device
-  /// pending); links in flight finish their device.
+  /// pending); links in flight finish their device; the work is told (`CampaignWork.stopRequested`).
   public func requestStop() {
     stopRequested = true
     for backoff in backoffs.values { backoff.cancel() }
     grantPermits()
+    let work = work
+    Task { await work.stopRequested() }
   }
 
   /// A journal write failed: remember the first failure and stop as for Ctrl-C.

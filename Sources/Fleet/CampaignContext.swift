@@ -5,6 +5,13 @@ import Profiles
 /// asks for another attempt; anything else ends the device's visit.
 public protocol CampaignWork: Sendable {
   func attempt(_ target: Target, attempt: Int, context: CampaignContext) async throws -> DeviceOutcome
+  /// The campaign was asked to stop (Ctrl-C): an attempt still waiting on something of the work's own (not
+  /// a link) should give up and return `.pending`.
+  func stopRequested() async
+}
+
+extension CampaignWork {
+  public func stopRequested() async {}
 }
 
 /// What work may tell the campaign while it runs: its steps and transfer progress, and journal rows.

@@ -95,6 +95,11 @@ public struct FirmwareWork: CampaignWork {
   public var registry: RegistryRecorder? = nil
   /// The addresses of the devices being visited now, shared by every attempt of the campaign.
   public var neighbourhood = AddressNeighbourhood()
+  /// How long a device's neighbours stay out after its visit failed past the jump (`AddressNeighbourhood`),
+  /// or nil for not at all (reconcile, whose ledger defers a shadowed neighbour to a later pass instead).
+  /// [I] 130 s: Nordic's SDK bootloaders give up after 120 s without a connection or a write, and 10 s more
+  /// for the last activity's own time (as reconcile's `--bootloader-timeout`).
+  public var bootloaderQuarantine: Duration? = .seconds(130)
   let clock = ContinuousClock()
 
   public init(
@@ -131,21 +136,30 @@ public struct FirmwareWork: CampaignWork {
       }
       if battery < floor { return .skipped("battery \(battery)% is below the floor of \(floor)%") }
     }
-    await neighbourhood.enter(target.address)
+    guard await neighbourhood.enter(target.address) else { return .pending }
+    // Past the `transferring` record the device may be in its bootloader (at address + 1) when the visit
+    // fails: its neighbours stay out for the quarantine (`AddressNeighbourhood`).
+    let mayBeInBootloader = Mutex(interrupted)
     do {
       let outcome = try await visit(
-        target, attempt: attempt, context: context, previous: previous, interrupted: interrupted)
+        target, attempt: attempt, context: context, previous: previous, interrupted: interrupted,
+        jumping: { mayBeInBootloader.withLock { $0 = true } })
       await neighbourhood.leave(target.address)
       return outcome
     } catch {
-      await neighbourhood.leave(target.address)
+      let quarantine = mayBeInBootloader.withLock { $0 } ? bootloaderQuarantine : nil
+      await neighbourhood.leave(target.address, quarantine: quarantine)
       throw error
     }
   }
 
+  /// Ctrl-C: devices waiting for a neighbour's address stay pending (`Campaign.requestStop`).
+  public func stopRequested() async { await neighbourhood.stopWaiting() }
+
   /// The visit proper, while the device holds its address in `neighbourhood`.
   func visit(
-    _ target: Target, attempt: Int, context: CampaignContext, previous: JournalDevice?, interrupted: Bool
+    _ target: Target, attempt: Int, context: CampaignContext, previous: JournalDevice?, interrupted: Bool,
+    jumping: @Sendable () -> Void
   ) async throws -> DeviceOutcome {
     let address = target.address.description
     var before: DeviceIdentity? = nil
@@ -174,6 +188,7 @@ public struct FirmwareWork: CampaignWork {
       run: context.run, address: address, state: .working,
       changes: [JournalChange(scope: "device", key: "ver", old: from?.description, new: install.version.description)])
     try await context.step(address, .transferring, attempt: attempt)
+    jumping()
     let start = clock.now
     let totalBytes = Mutex(0)
     let transfer = try await install.updater.update(target) { done, total in

@@ -59,10 +59,14 @@ struct ReconcileFirmware: Sendable {
   var source: String { "\(location)\nfirmware \(firmware)" }
 
   /// The campaign for these devices of one profile.
+  /// A neighbour shadowed by a failed device's bootloader is deferred by the ledger
+  /// (`ReconcileLedger.firmwareShadowed`), not held inside the pass: no quarantine.
   func plan(addresses: [String], passwords: ApplyCampaign.Passwords, minimumBattery: Int?) -> FirmwareCampaignPlan {
-    FirmwareCampaignPlan(
+    var plan = FirmwareCampaignPlan(
       firmware: .catalogue(firmware: firmware, wanted: wanted, location: location, cache: cache, offline: offline),
       expectations: expectations, password: passwords.new ?? passwords.current, addresses: addresses,
       minimumBattery: minimumBattery ?? Self.defaultMinimumBattery)
+    plan.bootloaderQuarantine = nil
+    return plan
   }
 }

@@ -1,0 +1,121 @@
+import BeaconCore
+import Profiles
+import Synchronization
+import TestClocks
+import Testing
+
+@testable import Fleet
+
+/// `AddressNeighbourhood`'s quarantine: a device whose visit failed after it may have jumped to its bootloader
+/// (at its address + 1, docs/protocols/nordic-dfu.md §2.2) keeps its neighbours out for a bounded time, unless
+/// its own retry comes first; Ctrl-C ends the waits.
+@Suite(.timeLimit(.minutes(1))) struct AddressNeighbourhoodQuarantineTests {
+  static func a(_ last: Int) -> BluetoothAddress { BluetoothAddress(String(format: "C0:00:00:00:00:%02X", last))! }
+
+  /// Enters `address` in a task (true once admitted).
+  private func entering(_ hood: AddressNeighbourhood, _ address: BluetoothAddress) -> Task<Bool, Never> {
+    Task { await hood.enter(address) }
+  }
+
+  @Test func aNeighbourWaitsOutTheQuarantine() async {
+    let clock = ManualClock()
+    let hood = AddressNeighbourhood(clock: clock)
+    await hood.enter(Self.a(0x10))
+    await hood.leave(Self.a(0x10), quarantine: .seconds(120))
+    let neighbour = entering(hood, Self.a(0x11))
+    while await hood.waiterCount == 0 { await Task.yield() }
+    await clock.signal.wait { clock.sleeperCount == 1 }
+    clock.advance(by: .seconds(119))
+    try? await Task.sleep(for: .milliseconds(50))
+    #expect(await hood.waiterCount == 1)  // not admitted yet
+    #expect(await hood.quarantinedAddresses == [Self.a(0x10)])
+    clock.advance(by: .seconds(1))
+    #expect(await neighbour.value)
+    #expect(await hood.holders == [Self.a(0x11)])
+    #expect(await hood.quarantinedAddresses.isEmpty)
+  }
+
+  @Test func theDevicesOwnRetryTakesItsHoldBack() async {
+    let clock = ManualClock()
+    let hood = AddressNeighbourhood(clock: clock)
+    await hood.enter(Self.a(0x10))
+    await hood.leave(Self.a(0x10), quarantine: .seconds(120))
+    #expect(await hood.enter(Self.a(0x10)))  // at once: its own quarantine does not hold it back
+    let neighbour = entering(hood, Self.a(0x0F))
+    await hood.leave(Self.a(0x10))  // the retry succeeded
+    #expect(await neighbour.value)
+    // The first quarantine's expiry, stale now, releases nothing the neighbour holds.
+    await clock.signal.wait { clock.sleeperCount == 1 }
+    clock.advance(by: .seconds(120))
+    await clock.signal.wait { clock.sleeperCount == 0 }
+    #expect(await hood.holders == [Self.a(0x0F)])
+  }
+
+  @Test func stopWaitingReleasesWaitersWithoutAHold() async {
+    let hood = AddressNeighbourhood()
+    await hood.enter(Self.a(0x10))
+    let neighbour = entering(hood, Self.a(0x11))
+    while await hood.waiterCount == 0 { await Task.yield() }
+    await hood.stopWaiting()
+    #expect(await neighbour.value == false)
+    #expect(await hood.enter(Self.a(0x0F)) == false)  // no new wait begins
+    #expect(await hood.holders == [Self.a(0x10)])
+  }
+
+  /// Two consecutive devices at parallelism 2: the first fails its transfer once (after the jump), is retried
+  /// at once and succeeds. Its neighbour is not identified until that retry has ended — without the
+  /// quarantine it came in between and, at a real site, would have reached the first one's bootloader.
+  @Test func aFailedTransferKeepsTheNeighbourOutUntilItsRetry() async throws {
+    let targets = [Target(address: Self.a(0x20)), Target(address: Self.a(0x21))]
+    let journal = try Journal(path: nil)
+    let run = try await journal.createRun(
+      kind: "dfu", source: "app.zip", adapter: "test", addresses: targets.map(\.address.description))
+    let updater = FailsOnce(failing: Self.a(0x20))
+    let version = FirmwareVersion("5.00")!
+    let work = FirmwareWork(
+      plan: FirmwarePlan(version: version, minimumBattery: nil), identifier: updater,
+      route: SinglePackageRoute(FirmwareInstall(version: version, updater: updater)), batteries: [:])
+    let campaign = Campaign(
+      work: work, targets: targets, journal: journal, run: run, options: .init(parallel: 2), sleep: { _ in })
+    let summary = await campaign.start()
+    #expect(summary.outcomes.values.allSatisfy { $0.state == .verified }, "\(summary.outcomes)")
+    let events = updater.events.withLock { $0 }
+    let retried = try #require(events.lastIndex(of: "update 20"))
+    let neighbourStart = try #require(events.firstIndex(of: "identify 21"))
+    #expect(events.filter { $0 == "update 20" }.count == 2)
+    #expect(neighbourStart > retried, "\(events)")
+  }
+
+  /// Identifies every device as 4.00 until updated; the first transfer to `failing` fails (transient).
+  final class FailsOnce: FirmwareUpdater {
+    let failing: BluetoothAddress
+    let events = Mutex<[String]>([])
+    let updated = Mutex<Set<BluetoothAddress>>([])
+    init(failing: BluetoothAddress) { self.failing = failing }
+
+    struct DroppedInBootloader: Error, ClassifiedFailure {
+      var failureKind: FailureKind { .transient }
+    }
+
+    private func last(_ address: BluetoothAddress) -> String { String(format: "%02X", address.bytes[5]) }
+
+    func identify(_ target: Target) async throws -> DeviceIdentity {
+      events.withLock { $0.append("identify \(last(target.address))") }
+      let done = updated.withLock { $0.contains(target.address) }
+      return DeviceIdentity(model: "KBPro", hardware: "V1.0", firmware: FirmwareVersion(done ? "5.00" : "4.00"))
+    }
+
+    func update(_ target: Target, progress: @escaping @Sendable (Int, Int) -> Void) async throws
+      -> FirmwareTransferResult
+    {
+      let first = events.withLock { events in
+        events.append("update \(last(target.address))")
+        return events.filter { $0 == "update \(last(target.address))" }.count == 1
+      }
+      try await Task.sleep(for: .milliseconds(20))
+      if first && target.address == failing { throw DroppedInBootloader() }
+      _ = updated.withLock { $0.insert(target.address) }
+      return FirmwareTransferResult()
+    }
+  }
+}
