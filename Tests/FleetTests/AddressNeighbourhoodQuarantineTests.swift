@@ -67,17 +67,8 @@ import Testing
   /// quarantine it came in between and, at a real site, would have reached the first one's bootloader.
   @Test func aFailedTransferKeepsTheNeighbourOutUntilItsRetry() async throws {
     let targets = [Target(address: Self.a(0x20)), Target(address: Self.a(0x21))]
-    let journal = try Journal(path: nil)
-    let run = try await journal.createRun(
-      kind: "dfu", source: "app.zip", adapter: "test", addresses: targets.map(\.address.description))
     let updater = FailsOnce(failing: Self.a(0x20))
-    let version = FirmwareVersion("5.00")!
-    let work = FirmwareWork(
-      plan: FirmwarePlan(version: version, minimumBattery: nil), identifier: updater,
-      route: SinglePackageRoute(FirmwareInstall(version: version, updater: updater)), batteries: [:])
-    let campaign = Campaign(
-      work: work, targets: targets, journal: journal, run: run, options: .init(parallel: 2), sleep: { _ in })
-    let summary = await campaign.start()
+    let summary = try await AddressNeighbourhoodTests.updateTo500(targets, with: updater, parallel: 2)
     #expect(summary.outcomes.values.allSatisfy { $0.state == .verified }, "\(summary.outcomes)")
     let events = updater.events.withLock { $0 }
     let retried = try #require(events.lastIndex(of: "update 20"))

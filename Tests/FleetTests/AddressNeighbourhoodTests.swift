@@ -86,21 +86,28 @@ import Testing
   @Test func aFirmwareCampaignNeverTransfersToTwoNeighboursAtOnce() async throws {
     let inOrder = (0..<12).map { Target(address: Self.a(String(format: "DD:34:02:06:D1:%02X", $0))) }
     for (targets, most) in [(inOrder, 2), (AddressNeighbourhood.spread(inOrder), 4)] {
-      let journal = try Journal(path: nil)
-      let run = try await journal.createRun(
-        kind: "dfu", source: "app.zip", adapter: "test", addresses: targets.map(\.address.description))
       let updater = Overlaps(together: most)
-      let version = FirmwareVersion("5.00")!
-      let work = FirmwareWork(
-        plan: FirmwarePlan(version: version, minimumBattery: nil), identifier: updater,
-        route: SinglePackageRoute(FirmwareInstall(version: version, updater: updater)), batteries: [:])
-      let campaign = Campaign(
-        work: work, targets: targets, journal: journal, run: run, options: .init(parallel: 4), sleep: { _ in })
-      let summary = await campaign.start()
+      let summary = try await Self.updateTo500(targets, with: updater, parallel: 4)
       let state = updater.inside.withLock { $0 }
       #expect(state.neighboursTogether.isEmpty, "\(state.neighboursTogether)")
       #expect(state.most >= most)
       #expect(summary.outcomes.values.allSatisfy { $0.state == .verified }, "\(summary.outcomes)")
     }
+  }
+
+  /// A `dfu update` campaign to 5.00 over `targets` with `updater` (identify and transfer), retries at once.
+  static func updateTo500(_ targets: [Target], with updater: any FirmwareUpdater, parallel: Int) async throws
+    -> CampaignSummary
+  {
+    let journal = try Journal(path: nil)
+    let run = try await journal.createRun(
+      kind: "dfu", source: "app.zip", adapter: "test", addresses: targets.map(\.address.description))
+    let version = FirmwareVersion("5.00")!
+    let work = FirmwareWork(
+      plan: FirmwarePlan(version: version, minimumBattery: nil), identifier: updater,
+      route: SinglePackageRoute(FirmwareInstall(version: version, updater: updater)), batteries: [:])
+    let campaign = Campaign(
+      work: work, targets: targets, journal: journal, run: run, options: .init(parallel: parallel), sleep: { _ in })
+    return await campaign.start()
   }
 }
