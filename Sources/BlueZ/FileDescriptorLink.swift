@@ -165,14 +165,25 @@ final class FileDescriptorLink: Sendable {
     if state.withLock({ $0.closedLocally }) { ending = LinkError(.closed, peer: peer) }
     state.withLock { $0.linkDown = true }
     inbox.finish(ending)
-    // Close on the send queue so that a send already running finishes (shutdown has unblocked it) first.
-    sendQueue.async { [self] in
-      state.withLock { s in
-        s.descriptorClosed = true
-        _ = Glibc.close(fd)
-        wakePipe.close()
-      }
+    // With no send queued, close here: a send made at once holds the state lock, and one made after this sees
+    // the descriptor closed. Otherwise close on the send queue, so that a send already running there
+    // finishes (shutdown has unblocked it) first. Most links never queue a send, so their send thread is
+    // never started (`SerialThread`).
+    let closedHere = state.withLock { s -> Bool in
+      guard s.queuedSends == 0 else { return false }
+      closeDescriptor(&s)
+      return true
+    }
+    if !closedHere {
+      sendQueue.async { [self] in state.withLock { closeDescriptor(&$0) } }
     }
     sendQueue.finish()
+  }
+
+  /// Closes the descriptor and the wake pipe; under the state lock, so no send is using the descriptor.
+  private func closeDescriptor(_ s: inout State) {
+    s.descriptorClosed = true
+    _ = Glibc.close(fd)
+    wakePipe.close()
   }
 }

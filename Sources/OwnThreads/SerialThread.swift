@@ -3,8 +3,10 @@ import Synchronization
 
 /// A dedicated thread that runs the jobs given to it one at a time, in order: a private serial
 /// `DispatchQueue` for blocking work whose thread is its own, named in `top -H` and gdb, whatever libdispatch
-/// decides about its workers (see `OwnThread`). The thread ends after the jobs queued before `finish()`; a job given after that runs on
-/// a thread of its own, so no caller waits for ever.
+/// decides about its workers (see `OwnThread`). The thread starts with the first job, so one that is never
+/// given a job costs no thread (each link's send thread, which a link whose sends all go out at once never
+/// needs). The thread ends after the jobs queued before `finish()`; a job given after that runs on a thread
+/// of its own, so no caller waits for ever.
 public final class SerialThread: Sendable {
   public let name: String
   /// Shared with the thread, which must not keep `self` alive (`deinit` ends it).
@@ -19,29 +21,35 @@ public final class SerialThread: Sendable {
   private struct Queue {
     var jobs: [@Sendable () -> Void] = []
     var finished = false
+    var started = false
   }
 
   public init(name: String) {
     self.name = name
-    OwnThread.start(name) { [shared] in
-      while true {
-        shared.wake.wait()
-        let (job, done) = shared.queue.withLock { queue -> ((@Sendable () -> Void)?, Bool) in
-          queue.jobs.isEmpty ? (nil, queue.finished) : (queue.jobs.removeFirst(), false)
-        }
-        if let job { job() } else if done { return }
+  }
+
+  /// The thread: runs jobs as they are signalled, until `finish()` with none left.
+  private static func serve(_ shared: Shared) {
+    while true {
+      shared.wake.wait()
+      let (job, done) = shared.queue.withLock { queue -> ((@Sendable () -> Void)?, Bool) in
+        queue.jobs.isEmpty ? (nil, queue.finished) : (queue.jobs.removeFirst(), false)
       }
+      if let job { job() } else if done { return }
     }
   }
 
-  /// Queues `job`; returns at once.
+  /// Queues `job` (starting the thread with the first one); returns at once.
   public func async(_ job: @escaping @Sendable () -> Void) {
-    let queued = shared.queue.withLock { queue in
-      guard !queue.finished else { return false }
+    let (queued, start) = shared.queue.withLock { queue -> (Bool, Bool) in
+      guard !queue.finished else { return (false, false) }
       queue.jobs.append(job)
-      return true
+      defer { queue.started = true }
+      return (true, !queue.started)
     }
-    if queued { shared.wake.signal() } else { OwnThread.start(name, job) }
+    guard queued else { return OwnThread.start(name, job) }
+    if start { OwnThread.start(name) { [shared] in Self.serve(shared) } }
+    shared.wake.signal()
   }
 
   /// Runs `body` on the thread, after the jobs queued before it, and returns its result.

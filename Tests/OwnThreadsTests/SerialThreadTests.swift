@@ -62,6 +62,36 @@ import Testing
     #expect(names.withLock { $0 } == Set((0..<count).map { String("test-barrier-\($0)".prefix(15)) }))
   }
 
+  /// The thread starts with the first job: one given none (a link whose sends all went out at once) costs
+  /// no thread, before or after `finish()`.
+  @Test func aSerialThreadGivenNoJobStartsNoThread() async throws {
+    let name = "test-lazy-\(getpid() % 1000)"
+    let idle = SerialThread(name: name)
+    #expect(Self.threadsNamed(name) == 0)
+    idle.finish()
+    #expect(Self.threadsNamed(name) == 0)
+    let busy = SerialThread(name: name)
+    let started = DispatchSemaphore(value: 0)
+    let gate = DispatchSemaphore(value: 0)
+    busy.async {
+      started.signal()
+      gate.wait()
+    }
+    try await BlockingIO.run { started.wait() }
+    #expect(Self.threadsNamed(name) == 1)
+    gate.signal()
+    busy.finish()
+  }
+
+  /// Threads of this process whose kernel name is `name` (/proc/self/task/*/comm).
+  static func threadsNamed(_ name: String) -> Int {
+    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+    return tasks.filter {
+      ((try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8)) ?? "")
+        .trimmingCharacters(in: .newlines) == name
+    }.count
+  }
+
   /// The calling thread's name as the kernel keeps it (at most 15 bytes): /proc/thread-self/comm.
   static func currentThreadName() -> String {
     ((try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "")
