@@ -12,7 +12,8 @@ final class FileDescriptorLink: Sendable {
   private let fd: Int32
   /// Wakes the reader thread on `close()`.
   let wakePipe: WakePipe
-  /// Sends (which may block in `send(2)`) and the final close, in order, on a thread of their own.
+  /// Sends that must wait (`send(2)` may block) and, when one was queued, the final close after them, in
+  /// order, on a thread of their own (started only if needed).
   private let sendQueue: SerialThread
   let inbox: ReceivedPDUs
   /// True once `close()` ran or the link dropped; guarded by the mutex, read from every thread.

@@ -58,7 +58,7 @@ public struct FirmwareCampaignPlan: CampaignPlan {
   public var transfer: Transfer
   /// How long a device's neighbours wait after its update failed past the jump (`FirmwareWork.bootloaderQuarantine`);
   /// nil for reconcile, whose ledger defers a shadowed neighbour to a later pass instead of holding a link.
-  public var bootloaderQuarantine: Duration? = .seconds(130)
+  public var bootloaderQuarantine: Duration? = FirmwareWork.defaultBootloaderQuarantine
 
   public init(
     firmware: Firmware, expectations: DeviceExpectations, password: Secret, addresses: [String] = [],

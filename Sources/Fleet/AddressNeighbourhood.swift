@@ -17,9 +17,12 @@ import BeaconCore
 ///
 /// A visit that fails after its device may have jumped can leave the device in its bootloader, advertising
 /// at address + 1 until the bootloader gives up and starts the application again. Its address then stays
-/// held for a bounded quarantine (`leave(_:quarantine:)`): a neighbour that came in meanwhile would reach
-/// that bootloader instead of its own application and fail for nothing (`BootloaderAtAddress`), spending
-/// its attempts. The device's own retry takes its hold back at once. The bound is
+/// held for a bounded quarantine (`leave(_:quarantine:)`) against the device above it — whose application
+/// address is where that bootloader answers, so it would reach the bootloader and fail for nothing
+/// (`BootloaderAtAddress`), spending its attempts; the device below is not kept out (its addresses meet
+/// only this device's application, which is not running). The device's own retry takes its hold back at
+/// once. A device waiting here holds its link permit meanwhile: at `--parallel 1` a failed device's retry
+/// can wait behind its neighbour above for the rest of the quarantine. The bound is
 /// `FirmwareWork.bootloaderQuarantine` ([I] 130 s: the Nordic SDK's default bootloader inactivity timeout,
 /// `NRF_BL_DFU_INACTIVITY_TIMEOUT_MS` 120 s, docs/protocols/nordic-dfu.md §2.6 "drop mid-transfer", and a margin),
 /// after which the bootloader has gone back to a valid application.
@@ -30,6 +33,10 @@ public actor AddressNeighbourhood {
   /// quarantine of the same address, or its own retry, makes an earlier one's expiry stale).
   private var quarantined: [BluetoothAddress: Int] = [:]
   private var quarantines = 0
+  /// Each quarantine's sleeping expiry, cancelled when the neighbourhood goes.
+  private var expiries: [Int: Task<Void, Never>] = [:]
+  /// Expiries that have run, stale or not (tests).
+  private(set) var expiriesHandled = 0
   private var stopped = false
   private let sleep: @Sendable (Duration) async throws -> Void
 
@@ -37,6 +44,8 @@ public actor AddressNeighbourhood {
 
   /// A neighbourhood whose quarantines run on `clock` (tests: a manual clock).
   init<C: Clock<Duration>>(clock: C) { sleep = { try await clock.sleep(for: $0) } }
+
+  deinit { for expiry in expiries.values { expiry.cancel() } }
 
   /// Waits until no held address neighbours `address` (or is `address`), then holds it and returns true;
   /// false, holding nothing, when `stopWaiting()` ended the wait (Ctrl-C: the device stays pending). A
@@ -61,7 +70,7 @@ public actor AddressNeighbourhood {
       let number = quarantines
       quarantined[address] = number
       let sleep = sleep
-      Task { [weak self] in
+      expiries[number] = Task { [weak self] in
         guard (try? await sleep(quarantine)) != nil else { return }
         await self?.quarantineEnded(address, number)
       }
@@ -80,6 +89,8 @@ public actor AddressNeighbourhood {
   }
 
   private func quarantineEnded(_ address: BluetoothAddress, _ number: Int) {
+    expiries[number] = nil
+    expiriesHandled += 1
     guard quarantined[address] == number else { return }
     quarantined[address] = nil
     held.remove(address)
@@ -108,8 +119,18 @@ public actor AddressNeighbourhood {
   /// Addresses held in quarantine now (for tests).
   var quarantinedAddresses: Set<BluetoothAddress> { Set(quarantined.keys) }
 
+  /// No holder is `address` or next to it — or, for a quarantined holder, answers at it from its bootloader.
   private func isFree(_ address: BluetoothAddress) -> Bool {
-    !held.contains { Self.neighbours($0, address) }
+    !held.contains { holder in
+      quarantined[holder] == nil ? Self.neighbours(holder, address) : Self.bootloader(of: holder) == address
+    }
+  }
+
+  /// Where a no-bond bootloader entered from `application` advertises: the last octet + 1, wrapping FF to 00
+  /// without a carry (docs/protocols/nordic-dfu.md §2.2).
+  static func bootloader(of application: BluetoothAddress) -> BluetoothAddress {
+    BluetoothAddress(
+      rawValue: application.rawValue & ~0xFF | UInt64(UInt8(truncatingIfNeeded: application.rawValue) &+ 1))
   }
 
   /// True when the two addresses are one apart in the last octet (wrapping) with the rest equal — the

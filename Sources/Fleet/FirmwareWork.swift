@@ -80,7 +80,9 @@ public struct FirmwareUpdateReport: Sendable, Hashable {
 /// it), transfer with progress, identify again and check the new version. A device the journal left mid-transfer goes straight back to the transfer, since
 /// it may now be waiting in its bootloader rather than running its application. From identify to the
 /// version read back, the device holds its address in `neighbourhood`: no device one address above or
-/// below is visited meanwhile (its application would share an address with this one's bootloader).
+/// below is visited meanwhile (its application would share an address with this one's bootloader). A visit
+/// that fails between the jump and its application answering again keeps the device above out for
+/// `bootloaderQuarantine` more (`AddressNeighbourhood`).
 public struct FirmwareWork: CampaignWork {
   public var plan: FirmwarePlan
   /// Reads who a device is (and, for a single-package campaign, updates it).
@@ -99,7 +101,8 @@ public struct FirmwareWork: CampaignWork {
   /// or nil for not at all (reconcile, whose ledger defers a shadowed neighbour to a later pass instead).
   /// [I] 130 s: Nordic's SDK bootloaders give up after 120 s without a connection or a write, and 10 s more
   /// for the last activity's own time (as reconcile's `--bootloader-timeout`).
-  public var bootloaderQuarantine: Duration? = .seconds(130)
+  public var bootloaderQuarantine: Duration? = Self.defaultBootloaderQuarantine
+  public static let defaultBootloaderQuarantine: Duration = .seconds(130)
   let clock = ContinuousClock()
 
   public init(
@@ -143,7 +146,7 @@ public struct FirmwareWork: CampaignWork {
     do {
       let outcome = try await visit(
         target, attempt: attempt, context: context, previous: previous, interrupted: interrupted,
-        jumping: { mayBeInBootloader.withLock { $0 = true } })
+        inBootloader: { now in mayBeInBootloader.withLock { $0 = now } })
       await neighbourhood.leave(target.address)
       return outcome
     } catch {
@@ -159,7 +162,7 @@ public struct FirmwareWork: CampaignWork {
   /// The visit proper, while the device holds its address in `neighbourhood`.
   func visit(
     _ target: Target, attempt: Int, context: CampaignContext, previous: JournalDevice?, interrupted: Bool,
-    jumping: @Sendable () -> Void
+    inBootloader: @Sendable (Bool) -> Void
   ) async throws -> DeviceOutcome {
     let address = target.address.description
     var before: DeviceIdentity? = nil
@@ -188,7 +191,7 @@ public struct FirmwareWork: CampaignWork {
       run: context.run, address: address, state: .working,
       changes: [JournalChange(scope: "device", key: "ver", old: from?.description, new: install.version.description)])
     try await context.step(address, .transferring, attempt: attempt)
-    jumping()
+    inBootloader(true)
     let start = clock.now
     let totalBytes = Mutex(0)
     let transfer = try await install.updater.update(target) { done, total in
@@ -204,6 +207,7 @@ public struct FirmwareWork: CampaignWork {
 
     try await context.step(address, .verifying, attempt: attempt)
     let after = try await updater.identify(target)
+    inBootloader(false)  // its application answered: a failure from here leaves no bootloader behind
     await registry?.identity(address: address, after)
     guard after.firmware == install.version else {
       throw VersionMismatch(expected: install.version, found: after.firmware)

@@ -59,6 +59,9 @@ public final class SerialThread: Sendable {
     }
   }
 
+  /// Whether the thread has been started (tests).
+  var threadStarted: Bool { shared.queue.withLock { $0.started } }
+
   /// Lets the thread end once the jobs queued so far have run.
   public func finish() {
     shared.queue.withLock { $0.finished = true }

@@ -29,9 +29,11 @@ import Testing
     try? await Task.sleep(for: .milliseconds(50))
     #expect(await hood.waiterCount == 1)  // not admitted yet
     #expect(await hood.quarantinedAddresses == [Self.a(0x10)])
+    // The device below is not kept out: its addresses meet only 0x10's application, which is not running.
+    #expect(await hood.enter(Self.a(0x0F)))
     clock.advance(by: .seconds(1))
     #expect(await neighbour.value)
-    #expect(await hood.holders == [Self.a(0x11)])
+    #expect(await hood.holders == [Self.a(0x0F), Self.a(0x11)])
     #expect(await hood.quarantinedAddresses.isEmpty)
   }
 
@@ -41,14 +43,17 @@ import Testing
     await hood.enter(Self.a(0x10))
     await hood.leave(Self.a(0x10), quarantine: .seconds(120))
     #expect(await hood.enter(Self.a(0x10)))  // at once: its own quarantine does not hold it back
-    let neighbour = entering(hood, Self.a(0x0F))
-    await hood.leave(Self.a(0x10))  // the retry succeeded
-    #expect(await neighbour.value)
-    // The first quarantine's expiry, stale now, releases nothing the neighbour holds.
+    let neighbour = entering(hood, Self.a(0x11))
+    while await hood.waiterCount == 0 { await Task.yield() }
+    // The first quarantine's expiry, stale now, releases nothing: the retry still holds, the neighbour waits.
     await clock.signal.wait { clock.sleeperCount == 1 }
     clock.advance(by: .seconds(120))
-    await clock.signal.wait { clock.sleeperCount == 0 }
-    #expect(await hood.holders == [Self.a(0x0F)])
+    while await hood.expiriesHandled == 0 { await Task.yield() }
+    #expect(await hood.holders == [Self.a(0x10)])
+    #expect(await hood.waiterCount == 1)
+    await hood.leave(Self.a(0x10))  // the retry succeeded
+    #expect(await neighbour.value)
+    #expect(await hood.holders == [Self.a(0x11)])
   }
 
   @Test func stopWaitingReleasesWaitersWithoutAHold() async {
@@ -71,21 +76,50 @@ import Testing
     let summary = try await AddressNeighbourhoodTests.updateTo500(targets, with: updater, parallel: 2)
     #expect(summary.outcomes.values.allSatisfy { $0.state == .verified }, "\(summary.outcomes)")
     let events = updater.events.withLock { $0 }
+    let failed = try #require(events.firstIndex(of: "update 20"))
     let retried = try #require(events.lastIndex(of: "update 20"))
-    let neighbourStart = try #require(events.firstIndex(of: "identify 21"))
-    #expect(events.filter { $0 == "update 20" }.count == 2)
-    #expect(neighbourStart > retried, "\(events)")
+    #expect(retried > failed)
+    // Whichever started first, nothing of the neighbour's ran between the failed transfer and its retry.
+    #expect(!events[failed...retried].contains { $0.hasSuffix(" 21") }, "\(events)")
   }
 
-  /// Identifies every device as 4.00 until updated; the first transfer to `failing` fails (transient).
+  /// Ctrl-C while the device above a failed one waits out its quarantine: the wait ends at once and that
+  /// device is left pending (`Campaign.requestStop` → `FirmwareWork.stopRequested`), not failed or hung.
+  @Test func ctrlCEndsAQuarantineWaitLeavingTheDevicePending() async throws {
+    let targets = [Target(address: Self.a(0x30)), Target(address: Self.a(0x31))]
+    let journal = try Journal(path: nil)
+    let run = try await journal.createRun(
+      kind: "dfu", source: "app.zip", adapter: "test", addresses: targets.map(\.address.description))
+    let updater = FailsOnce(failing: Self.a(0x30), kind: .permanent)
+    let version = FirmwareVersion("5.00")!
+    var work = FirmwareWork(
+      plan: FirmwarePlan(version: version, minimumBattery: nil), identifier: updater,
+      route: SinglePackageRoute(FirmwareInstall(version: version, updater: updater)), batteries: [:])
+    work.neighbourhood = AddressNeighbourhood(clock: ManualClock())  // the quarantine never ends by itself
+    let campaign = Campaign(
+      work: work, targets: targets, journal: journal, run: run, options: .init(parallel: 1), sleep: { _ in })
+    let summary = Task { await campaign.start() }
+    while await work.neighbourhood.waiterCount == 0 { try await Task.sleep(for: .milliseconds(5)) }
+    await campaign.requestStop()
+    let outcomes = await summary.value.outcomes
+    #expect(outcomes[Self.a(0x30).description]?.state == .failed, "\(outcomes)")
+    #expect(outcomes[Self.a(0x31).description]?.state == .pending, "\(outcomes)")
+    #expect(!updater.events.withLock { $0 }.contains("identify 31"))
+  }
+
+  /// Identifies every device as 4.00 until updated; the first transfer to `failing` fails (`kind`).
   final class FailsOnce: FirmwareUpdater {
     let failing: BluetoothAddress
+    let kind: FailureKind
     let events = Mutex<[String]>([])
     let updated = Mutex<Set<BluetoothAddress>>([])
-    init(failing: BluetoothAddress) { self.failing = failing }
+    init(failing: BluetoothAddress, kind: FailureKind = .transient) {
+      self.failing = failing
+      self.kind = kind
+    }
 
     struct DroppedInBootloader: Error, ClassifiedFailure {
-      var failureKind: FailureKind { .transient }
+      let failureKind: FailureKind
     }
 
     private func last(_ address: BluetoothAddress) -> String { String(format: "%02X", address.bytes[5]) }
@@ -104,7 +138,7 @@ import Testing
         return events.filter { $0 == "update \(last(target.address))" }.count == 1
       }
       try await Task.sleep(for: .milliseconds(20))
-      if first && target.address == failing { throw DroppedInBootloader() }
+      if first && target.address == failing { throw DroppedInBootloader(failureKind: kind) }
       _ = updated.withLock { $0.insert(target.address) }
       return FirmwareTransferResult()
     }

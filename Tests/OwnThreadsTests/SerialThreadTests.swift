@@ -1,8 +1,9 @@
 import Dispatch
 import Foundation
-import OwnThreads
 import Synchronization
 import Testing
+
+@testable import OwnThreads
 
 /// `SerialThread` and `OwnThread`: jobs in order on one thread, nothing lost around `finish()`, and blocked
 /// jobs that do not hold Swift's tasks back (the reason the module exists: on Linux a blocked libdispatch
@@ -65,31 +66,14 @@ import Testing
   /// The thread starts with the first job: one given none (a link whose sends all went out at once) costs
   /// no thread, before or after `finish()`.
   @Test func aSerialThreadGivenNoJobStartsNoThread() async throws {
-    let name = "test-lazy-\(getpid() % 1000)"
-    let idle = SerialThread(name: name)
-    #expect(Self.threadsNamed(name) == 0)
+    let idle = SerialThread(name: "test-lazy")
+    #expect(!idle.threadStarted)
     idle.finish()
-    #expect(Self.threadsNamed(name) == 0)
-    let busy = SerialThread(name: name)
-    let started = DispatchSemaphore(value: 0)
-    let gate = DispatchSemaphore(value: 0)
-    busy.async {
-      started.signal()
-      gate.wait()
-    }
-    try await BlockingIO.run { started.wait() }
-    #expect(Self.threadsNamed(name) == 1)
-    gate.signal()
+    #expect(!idle.threadStarted)
+    let busy = SerialThread(name: "test-lazy")
+    #expect(try await busy.run { Self.currentThreadName() } == "test-lazy")
+    #expect(busy.threadStarted)
     busy.finish()
-  }
-
-  /// Threads of this process whose kernel name is `name` (/proc/self/task/*/comm).
-  static func threadsNamed(_ name: String) -> Int {
-    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
-    return tasks.filter {
-      ((try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8)) ?? "")
-        .trimmingCharacters(in: .newlines) == name
-    }.count
   }
 
   /// The calling thread's name as the kernel keeps it (at most 15 bytes): /proc/thread-self/comm.
