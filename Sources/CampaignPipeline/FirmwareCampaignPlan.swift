@@ -56,7 +56,7 @@ public struct FirmwareCampaignPlan: CampaignPlan {
   public var hardware: String?
   public var minimumBattery: Int
   public var transfer: Transfer
-  /// How long a device's neighbours wait after its update failed past the jump (`FirmwareWork.bootloaderQuarantine`);
+  /// How long the device above waits after an update failed past the jump (`FirmwareWork.bootloaderQuarantine`);
   /// nil for reconcile, whose ledger defers a shadowed neighbour to a later pass instead of holding a link.
   public var bootloaderQuarantine: Duration? = FirmwareWork.defaultBootloaderQuarantine
 

@@ -97,7 +97,7 @@ public struct FirmwareWork: CampaignWork {
   public var registry: RegistryRecorder? = nil
   /// The addresses of the devices being visited now, shared by every attempt of the campaign.
   public var neighbourhood = AddressNeighbourhood()
-  /// How long a device's neighbours stay out after its visit failed past the jump (`AddressNeighbourhood`),
+  /// How long the device above stays out after a visit failed past the jump (`AddressNeighbourhood`),
   /// or nil for not at all (reconcile, whose ledger defers a shadowed neighbour to a later pass instead).
   /// [I] 130 s: Nordic's SDK bootloaders give up after 120 s without a connection or a write, and 10 s more
   /// for the last activity's own time (as reconcile's `--bootloader-timeout`).
@@ -140,8 +140,8 @@ public struct FirmwareWork: CampaignWork {
       if battery < floor { return .skipped("battery \(battery)% is below the floor of \(floor)%") }
     }
     guard await neighbourhood.enter(target.address) else { return .pending }
-    // Past the `transferring` record the device may be in its bootloader (at address + 1) when the visit
-    // fails: its neighbours stay out for the quarantine (`AddressNeighbourhood`).
+    // Past the `transferring` record, until its application answers, the device may be in its bootloader
+    // (at address + 1) when the visit fails: the device above stays out for the quarantine.
     let mayBeInBootloader = Mutex(interrupted)
     do {
       let outcome = try await visit(
