@@ -1,4 +1,5 @@
 import BeaconCore
+import NordicDFU
 
 /// Keeps devices whose addresses are neighbours out of a firmware campaign's flight together
 /// (docs/protocols/nordic-dfu.md §2.2). A no-bond Secure DFU bootloader comes up at its application's address with the
@@ -122,15 +123,9 @@ public actor AddressNeighbourhood {
   /// No holder is `address` or next to it — or, for a quarantined holder, answers at it from its bootloader.
   private func isFree(_ address: BluetoothAddress) -> Bool {
     !held.contains { holder in
-      quarantined[holder] == nil ? Self.neighbours(holder, address) : Self.bootloader(of: holder) == address
+      quarantined[holder] == nil
+        ? Self.neighbours(holder, address) : BootloaderLocator.noBondAddress(for: holder) == address
     }
-  }
-
-  /// Where a no-bond bootloader entered from `application` advertises: the last octet + 1, wrapping FF to 00
-  /// without a carry (docs/protocols/nordic-dfu.md §2.2).
-  static func bootloader(of application: BluetoothAddress) -> BluetoothAddress {
-    BluetoothAddress(
-      rawValue: application.rawValue & ~0xFF | UInt64(UInt8(truncatingIfNeeded: application.rawValue) &+ 1))
   }
 
   /// True when the two addresses are one apart in the last octet (wrapping) with the rest equal — the

@@ -9,9 +9,14 @@ import BeaconCore
 public enum BootloaderLocator {
   /// The addresses to try, in order: last octet +1 without carry, then the same address.
   public static func candidateAddresses(for application: BluetoothAddress) -> [BluetoothAddress] {
+    [noBondAddress(for: application), application]
+  }
+
+  /// Where a no-bond bootloader entered from `application` advertises: the last octet +1, FF wrapping to 00
+  /// without a carry.
+  public static func noBondAddress(for application: BluetoothAddress) -> BluetoothAddress {
     let raw = application.rawValue
-    let incremented = BluetoothAddress(rawValue: (raw & ~0xFF) | ((raw &+ 1) & 0xFF))
-    return [incremented, application]
+    return BluetoothAddress(rawValue: (raw & ~0xFF) | ((raw &+ 1) & 0xFF))
   }
 
   /// Where to connect, in order, for an application at `application` of type `type`: the last octet +1

@@ -33,7 +33,7 @@ public actor SimulatedDFUPeripheral {
   }
 
   /// The bootloader's address: last octet +1, no carry (§2.2).
-  public nonisolated var bootloaderAddress: BluetoothAddress { BootloaderLocator.candidateAddresses(for: address)[0] }
+  public nonisolated var bootloaderAddress: BluetoothAddress { BootloaderLocator.noBondAddress(for: address) }
 
   public func setFaults(_ faults: DFUTargetFaults, dropEveryDataWriteAfterwards: Bool = false) {
     target.faults = faults
