@@ -3,7 +3,8 @@
 /// `LinkCapacity`'s cap): `--parallel` at first, lowered when the adapter refuses a connect at its limit,
 /// raised again by one link after as many attempts as links ended without such a refusal — additive
 /// increase, as TCP's congestion window grows after a loss (RFC 5681 §3.1) [I: the step and the count are a
-/// choice]. A raise above the limit the adapter was seen to hold is a probe: one refusal takes it back.
+/// choice]. A raise above the limit the adapter was seen to hold is a probe: one refusal takes it back to that
+/// limit.
 ///
 /// A refused connect (`LinkError(.tooManyLinks)`) is one of two things, told apart here:
 /// - one of this campaign's links still being torn down: the kernel frees a link's slot some time after its
@@ -46,10 +47,14 @@ struct LinkLimitEstimate: Sendable {
   /// attempt of ours last ended (nil: none has); `teardownWaited`: how long this device has paused on
   /// refusals taken for a teardown since its last link.
   mutating func refused(inFlight: Int, sinceLastEnd: Duration?, teardownWaited: Duration) -> Refusal {
-    let probing = measured.map { limit > $0 } ?? false
-    if !probing, let since = sinceLastEnd, since < Self.teardownGrace, inFlight < limit,
-      teardownWaited < Self.teardownGrace
-    {
+    if let measured, limit > measured {
+      // A probe refused: back to what the adapter was seen to hold. Not down to `inFlight`: another attempt
+      // can end between the refusal and this call (a loaded run lowered the limit to 1 that way).
+      limit = measured
+      successes = 0
+      return .limit
+    }
+    if let since = sinceLastEnd, since < Self.teardownGrace, inFlight < limit, teardownWaited < Self.teardownGrace {
       return .teardown
     }
     let bound = max(1, min(limit, inFlight))

@@ -161,6 +161,11 @@ import Testing
     let probe = e.refused(inFlight: 4, sinceLastEnd: .milliseconds(1), teardownWaited: .zero)
     let low = e.newLow()
     #expect(probe == .limit && e.limit == 4 && low == nil)
+    // ... back to the limit it was seen to hold, even when another attempt ended between the refusal and
+    // its report (in flight: 1) — not down to the attempts in flight.
+    _ = [e.attemptEnded(), e.attemptEnded(), e.attemptEnded(), e.attemptEnded()]
+    let racedProbe = e.refused(inFlight: 1, sinceLastEnd: .milliseconds(1), teardownWaited: .zero)
+    #expect(racedProbe == .limit && e.limit == 4 && e.newLow() == nil)
     // Nothing of ours ended lately: the adapter's limit.
     var fresh = LinkLimitEstimate(asked: 16)
     let first = fresh.refused(inFlight: 5, sinceLastEnd: nil, teardownWaited: .zero)
