@@ -47,6 +47,9 @@ final class CampaignProgress: Sendable {
       case .retrying(let address, let attempt, let after, let reason):
         s.working[address] = "waiting \(after) before attempt \(attempt): \(reason)"
         guard isTerminal else { return "\(address)  retry \(attempt) in \(after): \(reason)" }
+      case .waiting(let address, let reason):
+        s.working[address] = reason
+        guard isTerminal else { return "\(address)  \(reason)" }
       case .linkLimit(let links, let asked):
         let line =
           "the adapter holds \(links) link\(links == 1 ? "" : "s") at once: running \(links) devices at a time instead of \(asked)"

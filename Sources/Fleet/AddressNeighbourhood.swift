@@ -22,17 +22,17 @@ import NordicDFU
 /// address is where that bootloader answers, so it would reach the bootloader and fail for nothing
 /// (`BootloaderAtAddress`), spending its attempts; the device below is not kept out (its addresses meet
 /// only this device's application, which is not running). The device's own retry takes its hold back at
-/// once. A device waiting here holds its link permit meanwhile: at `--parallel 1` a failed device's retry
-/// can wait behind its neighbour above for the rest of the quarantine. The bound is
+/// once. `FirmwareWork` waits here off its link (`CampaignContext.waitOffLink`): the wait is announced with
+/// what keeps the device out (`Block`), and its link permit serves other devices meanwhile. The bound is
 /// `FirmwareWork.bootloaderQuarantine` ([I] 130 s: the Nordic SDK's default bootloader inactivity timeout,
 /// `NRF_BL_DFU_INACTIVITY_TIMEOUT_MS` 120 s, docs/protocols/nordic-dfu.md §2.6 "drop mid-transfer", and a margin),
 /// after which the bootloader has gone back to a valid application.
 public actor AddressNeighbourhood {
   private var held: Set<BluetoothAddress> = []
   private var waiting: [(address: BluetoothAddress, continuation: CheckedContinuation<Bool, Never>)] = []
-  /// Held addresses whose visit failed past the jump, each with the number of its quarantine (a later
-  /// quarantine of the same address, or its own retry, makes an earlier one's expiry stale).
-  private var quarantined: [BluetoothAddress: Int] = [:]
+  /// Held addresses whose visit failed past the jump, each with the number and length of its quarantine (a
+  /// later quarantine of the same address, or its own retry, makes an earlier one's expiry stale).
+  private var quarantined: [BluetoothAddress: (number: Int, length: Duration)] = [:]
   private var quarantines = 0
   /// Each quarantine's sleeping expiry, cancelled when the neighbourhood goes.
   private var expiries: [Int: Task<Void, Never>] = [:]
@@ -53,13 +53,35 @@ public actor AddressNeighbourhood {
   /// device whose own address is quarantined takes its hold back at once.
   @discardableResult
   public func enter(_ address: BluetoothAddress) async -> Bool {
-    if quarantined.removeValue(forKey: address) != nil { held.remove(address) }
-    if isFree(address) {
-      held.insert(address)
-      return true
-    }
+    if enterAtOnce(address) == nil { return true }
     if stopped { return false }
     return await withCheckedContinuation { waiting.append((address, $0)) }
+  }
+
+  /// Holds `address` and returns nil when nothing keeps it out (its own quarantine neither); otherwise holds
+  /// nothing and returns what keeps it out, for the caller to say why it waits before calling `enter`.
+  public func enterAtOnce(_ address: BluetoothAddress) -> Block? {
+    if quarantined.removeValue(forKey: address) != nil { held.remove(address) }
+    if let block = block(of: address) { return block }
+    held.insert(address)
+    return nil
+  }
+
+  /// What keeps an address out of the neighbourhood.
+  public enum Block: Sendable, Hashable, CustomStringConvertible {
+    /// A device at this address or next to it is being visited.
+    case visited(BluetoothAddress)
+    /// The device below failed after its jump; its bootloader may answer at this address until the
+    /// quarantine ends.
+    case quarantined(BluetoothAddress, for: Duration)
+
+    public var description: String {
+      switch self {
+      case .visited(let holder): "waiting for \(holder), a neighbour being visited, to finish"
+      case .quarantined(let holder, let bound):
+        "waiting for \(holder) to leave its bootloader, which answers at this address (up to \(bound) after it failed)"
+      }
+    }
   }
 
   /// Releases `address` and admits, in order of arrival, the waiting devices it no longer blocks. With a
@@ -69,7 +91,7 @@ public actor AddressNeighbourhood {
     if let quarantine {
       quarantines += 1
       let number = quarantines
-      quarantined[address] = number
+      quarantined[address] = (number, quarantine)
       let sleep = sleep
       expiries[number] = Task { [weak self] in
         guard (try? await sleep(quarantine)) != nil else { return }
@@ -92,7 +114,7 @@ public actor AddressNeighbourhood {
   private func quarantineEnded(_ address: BluetoothAddress, _ number: Int) {
     expiries[number] = nil
     expiriesHandled += 1
-    guard quarantined[address] == number else { return }
+    guard quarantined[address]?.number == number else { return }
     quarantined[address] = nil
     held.remove(address)
     admitWaiters()
@@ -101,7 +123,7 @@ public actor AddressNeighbourhood {
   private func admitWaiters() {
     var still: [(address: BluetoothAddress, continuation: CheckedContinuation<Bool, Never>)] = []
     for waiter in waiting {
-      if isFree(waiter.address) {
+      if block(of: waiter.address) == nil {
         held.insert(waiter.address)
         waiter.continuation.resume(returning: true)
       } else {
@@ -120,12 +142,19 @@ public actor AddressNeighbourhood {
   /// Addresses held in quarantine now (for tests).
   var quarantinedAddresses: Set<BluetoothAddress> { Set(quarantined.keys) }
 
-  /// No holder is `address` or next to it — or, for a quarantined holder, answers at it from its bootloader.
-  private func isFree(_ address: BluetoothAddress) -> Bool {
-    !held.contains { holder in
-      quarantined[holder] == nil
-        ? Self.neighbours(holder, address) : BootloaderLocator.noBondAddress(for: holder) == address
+  /// The holder that is `address` or next to it — or, for a quarantined holder, answers at it from its
+  /// bootloader — if any.
+  private func block(of address: BluetoothAddress) -> Block? {
+    for holder in held {
+      if let quarantine = quarantined[holder] {
+        if BootloaderLocator.noBondAddress(for: holder) == address {
+          return .quarantined(holder, for: quarantine.length)
+        }
+      } else if Self.neighbours(holder, address) {
+        return .visited(holder)
+      }
     }
+    return nil
   }
 
   /// True when the two addresses are one apart in the last octet (wrapping) with the rest equal — the

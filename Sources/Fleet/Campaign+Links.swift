@@ -32,6 +32,8 @@ extension Campaign {
     inFlight += 1
     reportLinks()
     do {
+      var context = context
+      context.offLink = { [self] address, reason, wait in await waitOffLink(address, reason: reason, wait) }
       let outcome = try await work.attempt(target, attempt: attempt, context: context)
       attemptEnded(refused: false)
       return outcome
@@ -53,6 +55,21 @@ extension Campaign {
       }
     }
     reportLinks()
+  }
+
+  /// `CampaignContext.waitOffLink`: while `wait` runs, the attempt is out of flight and its permit is free for
+  /// another device (the start loop may start one); then it queues for a permit as a retry does. False when
+  /// `wait` said so or the campaign was stopped meanwhile.
+  func waitOffLink(_ address: String, reason: String, _ wait: @Sendable () async -> Bool) async -> Bool {
+    continuation.yield(.waiting(address: address, reason: reason))
+    inFlight -= 1
+    reportLinks()
+    releasePermit()
+    let result = await wait()
+    await takePermit()
+    inFlight += 1
+    reportLinks()
+    return result && !stopRequested
   }
 
   /// After a refused connect: a short pause for a teardown, or the lowered limit's permit for the limit.

@@ -19,6 +19,8 @@ public struct CampaignContext: Sendable {
   public let run: String
   public let journal: any CampaignJournal
   let emit: @Sendable (CampaignEvent) -> Void
+  /// The campaign's `waitOffLink` for this attempt (nil: the wait just runs, as in a context of no campaign).
+  var offLink: (@Sendable (String, String, @Sendable () async -> Bool) async -> Bool)? = nil
 
   /// Journals the step — with `changes`, the values about to be written, in the same record — and announces
   /// it. Throws `JournalWriteError` when the step cannot be journalled: the visit must not go on unrecorded.
@@ -85,6 +87,20 @@ public struct CampaignContext: Sendable {
   /// is the call for a step that must be durable.
   public func announce(_ address: String, _ step: VisitStep, attempt: Int) {
     emit(.step(address: address, step, attempt: attempt))
+  }
+
+  /// Runs `wait` — a wait of the work's own that may be long, before the attempt opens a link — as a wait
+  /// that holds none: it is announced (`CampaignEvent.waiting` with `reason`), the attempt's link permit goes
+  /// to another device meanwhile, and afterwards the attempt queues for a permit again. False when `wait`
+  /// returned false or the campaign was stopped meanwhile (Ctrl-C: the device should end pending).
+  public func waitOffLink(_ address: String, reason: String, _ wait: @escaping @Sendable () async -> Bool) async
+    -> Bool
+  {
+    guard let offLink else {
+      emit(.waiting(address: address, reason: reason))
+      return await wait()
+    }
+    return await offLink(address, reason, wait)
   }
 
   public func progress(_ address: String, done: Int, total: Int, bytesPerSecond: Double) {

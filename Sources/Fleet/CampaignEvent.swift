@@ -37,6 +37,9 @@ public enum VisitStep: String, Sendable {
 public enum CampaignEvent: Sendable, Hashable {
   case step(address: String, VisitStep, attempt: Int)
   case retrying(address: String, attempt: Int, after: Duration, reason: String)
+  /// The device waits for something of the work's own, not a link (a firmware campaign: a neighbouring
+  /// address, `AddressNeighbourhood`), holding no link meanwhile; `reason` says what for.
+  case waiting(address: String, reason: String)
   case finished(address: String, DeviceOutcome)
   /// The adapter holds only `links` links at once, fewer than the `asked` parallelism: devices wait for a
   /// free link, and the campaign runs `links` at once from here on.

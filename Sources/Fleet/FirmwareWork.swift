@@ -139,7 +139,16 @@ public struct FirmwareWork: CampaignWork {
       }
       if battery < floor { return .skipped("battery \(battery)% is below the floor of \(floor)%") }
     }
-    guard await neighbourhood.enter(target.address) else { return .pending }
+    if let block = await neighbourhood.enterAtOnce(target.address) {
+      let neighbourhood = neighbourhood
+      let goOn = await context.waitOffLink(address, reason: block.description) {
+        await neighbourhood.enter(target.address)
+      }
+      guard goOn else {
+        await neighbourhood.leave(target.address)  // held, if admitted just as the campaign stopped
+        return .pending
+      }
+    }
     // Past the `transferring` record, until its application answers, the device may be in its bootloader
     // (at address + 1) when the visit fails: the device above stays out for the quarantine.
     let mayBeInBootloader = Mutex(interrupted)

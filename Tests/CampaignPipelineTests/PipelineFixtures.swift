@@ -111,6 +111,7 @@ final class EventLog: Sendable {
         case .finished: "campaign.finished"
         case .step, .progress, .linksInUse: nil
         case .retrying: "campaign.retrying"
+        case .waiting: "campaign.waiting"
         case .linkLimit: "campaign.linkLimit"
         case .linkLimitRaised: "campaign.linkLimitRaised"
         }

@@ -22,6 +22,7 @@ import Testing
     let hood = AddressNeighbourhood(clock: clock)
     await hood.enter(Self.a(0x10))
     await hood.leave(Self.a(0x10), quarantine: .seconds(120))
+    #expect(await hood.enterAtOnce(Self.a(0x11)) == .quarantined(Self.a(0x10), for: .seconds(120)))
     let neighbour = entering(hood, Self.a(0x11))
     while await hood.waiterCount == 0 { await Task.yield() }
     await clock.signal.wait { clock.sleeperCount == 1 }
@@ -59,6 +60,8 @@ import Testing
   @Test func stopWaitingReleasesWaitersWithoutAHold() async {
     let hood = AddressNeighbourhood()
     await hood.enter(Self.a(0x10))
+    #expect(await hood.enterAtOnce(Self.a(0x11)) == .visited(Self.a(0x10)))
+    #expect(await hood.enterAtOnce(Self.a(0x0F)) == .visited(Self.a(0x10)))
     let neighbour = entering(hood, Self.a(0x11))
     while await hood.waiterCount == 0 { await Task.yield() }
     await hood.stopWaiting()
@@ -105,6 +108,42 @@ import Testing
     #expect(outcomes[Self.a(0x30).description]?.state == .failed, "\(outcomes)")
     #expect(outcomes[Self.a(0x31).description]?.state == .pending, "\(outcomes)")
     #expect(!updater.events.withLock { $0 }.contains("identify 31"))
+  }
+
+  /// At parallelism 1, the device above a failed one waits out the quarantine off its link: an unrelated
+  /// device is updated meanwhile (before, the waiting device kept the only link for the whole quarantine),
+  /// the wait is announced with the device that keeps it out, and no more than one link is ever in use.
+  @Test func aQuarantineWaitHoldsNoLink() async throws {
+    let targets = [Target(address: Self.a(0x40)), Target(address: Self.a(0x41)), Target(address: Self.a(0x50))]
+    let journal = try Journal(path: nil)
+    let run = try await journal.createRun(
+      kind: "dfu", source: "app.zip", adapter: "test", addresses: targets.map(\.address.description))
+    let updater = FailsOnce(failing: Self.a(0x40), kind: .permanent)
+    let version = FirmwareVersion("5.00")!
+    var work = FirmwareWork(
+      plan: FirmwarePlan(version: version, minimumBattery: nil), identifier: updater,
+      route: SinglePackageRoute(FirmwareInstall(version: version, updater: updater)), batteries: [:])
+    work.neighbourhood = AddressNeighbourhood(clock: ManualClock())  // the quarantine never ends by itself
+    let campaign = Campaign(
+      work: work, targets: targets, journal: journal, run: run, options: .init(parallel: 1), sleep: { _ in })
+    let events = Task { await campaign.events.reduce(into: [CampaignEvent]()) { $0.append($1) } }
+    let summary = Task { await campaign.start() }
+    let deadline = ContinuousClock.now + .seconds(20)
+    while !updater.updated.withLock({ $0.contains(Self.a(0x50)) }), ContinuousClock.now < deadline {
+      try await Task.sleep(for: .milliseconds(5))
+    }
+    #expect(await work.neighbourhood.waiterCount == 1)  // 0x41, still out
+    await campaign.requestStop()
+    let outcomes = await summary.value.outcomes
+    #expect(outcomes[Self.a(0x50).description]?.state == .verified, "\(outcomes)")
+    #expect(outcomes[Self.a(0x41).description]?.state == .pending, "\(outcomes)")
+    #expect(outcomes[Self.a(0x40).description]?.state == .failed, "\(outcomes)")
+    let all = await events.value
+    let waits = all.compactMap { if case .waiting(let address, let reason) = $0 { [address, reason] } else { nil } }
+    #expect(waits.map { $0[0] } == [Self.a(0x41).description], "\(waits)")
+    #expect(waits.first?[1].contains("\(Self.a(0x40)) to leave its bootloader") == true, "\(waits)")
+    let inUse = all.compactMap { if case .linksInUse(let n, _) = $0 { n } else { nil } }
+    #expect(inUse.max() == 1, "\(inUse)")
   }
 
   /// Identifies every device as 4.00 until updated; the first transfer to `failing` fails (`kind`).

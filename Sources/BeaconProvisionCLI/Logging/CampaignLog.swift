@@ -2,7 +2,7 @@ import Fleet
 import Logging
 
 /// Log records of a `plan`/`apply` campaign's steps (`CampaignEvent`): each visit step, the links in use and
-/// transfer progress at debug, retries and each device's outcome at info, the adapter's link limit at notice. Only addresses, steps, states, counts
+/// transfer progress at debug, retries, waits and each device's outcome at info, the adapter's link limit at notice. Only addresses, steps, states, counts
 /// and failure reasons are logged — never a changed value, since a password rotation is a change.
 enum CampaignLog {
   static let logger = CLILog.logger("campaign")
@@ -15,6 +15,8 @@ enum CampaignLog {
       logger.info(
         "retrying",
         metadata: ["device": "\(address)", "attempt": "\(attempt)", "after": "\(after)", "reason": "\(reason)"])
+    case .waiting(let address, let reason):
+      logger.info("waiting", metadata: ["device": "\(address)", "reason": "\(reason)"])
     case .finished(let address, let outcome):
       var metadata: Logger.Metadata = ["device": "\(address)", "state": "\(outcome.state)"]
       switch outcome {
