@@ -6,7 +6,7 @@ import Profiles
 import Synchronization
 
 /// Progress of a campaign on standard error: on a terminal, a block redrawn in place (counts, then one line
-/// per link in flight with its step); otherwise retries, the link limit and the counts at every tenth of
+/// per link in flight with its step); otherwise retries, waits, the link limit and the counts at every tenth of
 /// the devices — not each finished device, which the summary on standard output (or `--json`) lists, so
 /// a log shows every device once.
 final class CampaignProgress: Sendable {

@@ -49,8 +49,9 @@ public actor AddressNeighbourhood {
   deinit { for expiry in expiries.values { expiry.cancel() } }
 
   /// Waits until no held address neighbours `address` (or is `address`), then holds it and returns true;
-  /// false, holding nothing, when `stopWaiting()` ended the wait (Ctrl-C: the device stays pending). A
-  /// device whose own address is quarantined takes its hold back at once.
+  /// false, holding nothing of its own, when `stopWaiting()` ended the wait (Ctrl-C: the device stays pending).
+  /// A device whose own address is quarantined takes its hold back as it enters (at once, unless a
+  /// neighbour keeps it out; until then its quarantine goes on keeping the device above out).
   @discardableResult
   public func enter(_ address: BluetoothAddress) async -> Bool {
     if enterAtOnce(address) == nil { return true }
@@ -58,13 +59,18 @@ public actor AddressNeighbourhood {
     return await withCheckedContinuation { waiting.append((address, $0)) }
   }
 
-  /// Holds `address` and returns nil when nothing keeps it out (its own quarantine neither); otherwise holds
-  /// nothing and returns what keeps it out, for the caller to say why it waits before calling `enter`.
+  /// Holds `address` and returns nil when nothing keeps it out (its own quarantine never does); otherwise
+  /// changes nothing and returns what keeps it out, for the caller to say why it waits before calling `enter`.
   public func enterAtOnce(_ address: BluetoothAddress) -> Block? {
-    if quarantined.removeValue(forKey: address) != nil { held.remove(address) }
     if let block = block(of: address) { return block }
-    held.insert(address)
+    hold(address)
     return nil
+  }
+
+  /// Holds `address` for a visit; a quarantine of its own ends here (its expiry, left to run, finds it stale).
+  private func hold(_ address: BluetoothAddress) {
+    quarantined[address] = nil
+    held.insert(address)
   }
 
   /// What keeps an address out of the neighbourhood.
@@ -124,7 +130,7 @@ public actor AddressNeighbourhood {
     var still: [(address: BluetoothAddress, continuation: CheckedContinuation<Bool, Never>)] = []
     for waiter in waiting {
       if block(of: waiter.address) == nil {
-        held.insert(waiter.address)
+        hold(waiter.address)
         waiter.continuation.resume(returning: true)
       } else {
         still.append(waiter)

@@ -6,7 +6,8 @@ import BeaconCore
 /// device no attempt. `LinkLimitEstimate` tells a link of ours still being torn down from the adapter's limit:
 /// - a teardown: the device pauses (`firstTeardownPause`, doubling up to `lastTeardownPause`) and tries again;
 ///   the limit stays;
-/// - the limit: the campaign lowers its links at once to the attempts in flight and says so
+/// - the limit: the campaign lowers its links at once to the attempts in flight (those that ended while the
+///   refusal was on its way counted in; a refused probe goes back to the limit last seen) and says so
 ///   (`CampaignEvent.linkLimit`, once per new low); the device gives back its link permit and waits for
 ///   one. While none of ours is in flight (another program holds the links) it pauses `idleLinkWait`
 ///   instead, up to `idleLinkWaitLimit` times [I: 20 × 250 ms, past a typical 2 s disconnect timeout],
@@ -47,6 +48,7 @@ extension Campaign {
     inFlight -= 1
     if !refused {
       lastAttemptEnd = .now
+      attemptsEnded += 1
       if links.attemptEnded() {
         let (low, raised) = links.raiseAnnouncements()
         if let low { continuation.yield(.linkLimit(links: low, asked: options.parallel)) }
@@ -61,6 +63,7 @@ extension Campaign {
   /// another device (the start loop may start one); then it queues for a permit as a retry does. False when
   /// `wait` said so or the campaign was stopped meanwhile.
   func waitOffLink(_ address: String, reason: String, _ wait: @Sendable () async -> Bool) async -> Bool {
+    if stopRequested { return false }
     continuation.yield(.waiting(address: address, reason: reason))
     inFlight -= 1
     reportLinks()
@@ -73,12 +76,16 @@ extension Campaign {
   }
 
   /// After a refused connect: a short pause for a teardown, or the lowered limit's permit for the limit.
-  /// `endBefore`: the last end of an attempt of ours before the refused one started.
+  /// `endBefore`: the last end of an attempt of ours before the refused one started; `endedMeanwhile`: the
+  /// attempts that ended since it started.
   func waitAfterRefusal(
-    _ address: String, endBefore: ContinuousClock.Instant?, teardown: inout TeardownWait, idleLinkWaits: inout Int
+    _ address: String, endBefore: ContinuousClock.Instant?, endedMeanwhile: Int, teardown: inout TeardownWait,
+    idleLinkWaits: inout Int
   ) async {
     let since = endBefore.map { ContinuousClock.now - $0 }
-    switch links.refused(inFlight: inFlight, sinceLastEnd: since, teardownWaited: teardown.waited) {
+    switch links.refused(
+      inFlight: inFlight, endedMeanwhile: endedMeanwhile, sinceLastEnd: since, teardownWaited: teardown.waited)
+    {
     case .teardown:
       let delay = teardown.next
       teardown.waited += delay

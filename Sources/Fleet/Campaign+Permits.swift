@@ -1,5 +1,6 @@
 /// Link permits: how a campaign keeps at most `links.limit` visits attempting at once (Campaign+Links).
-/// A visit holds a permit from its start to its end, except while it pauses before a retry; a visit that
+/// A visit holds a permit from its start to its end, except while it pauses before a retry or waits off its
+/// link (`CampaignContext.waitOffLink`); a visit that
 /// found the adapter at its limit gives its permit back and queues for one. Waiting visits are served
 /// first come first served, before the start loop starts another device; a stop lets them all through
 /// (each sees the stop and ends pending).

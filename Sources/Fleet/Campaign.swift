@@ -37,8 +37,12 @@ public actor Campaign {
   /// soon after and refused may have met that link's teardown).
   var inFlight = 0
   var lastAttemptEnd: ContinuousClock.Instant?
+  /// Attempts that have ended having held (or opened) a link, ever: a refusal counts those that ended while
+  /// it was on its way (`LinkLimitEstimate.refused`).
+  var attemptsEnded = 0
   /// Link permits: a visit holds one while it attempts (or is about to), not while it pauses before a
-  /// retry, so a busy device's backoff leaves its link to another device. At most `links.limit` are held,
+  /// retry or waits off its link (`CampaignContext.waitOffLink`), so a busy device's backoff leaves its link
+  /// to another device. At most `links.limit` are held,
   /// except that visits already holding one keep it when the limit drops.
   var permitsHeld = 0
   /// Visits waiting for a permit, first come first served (before any new device is started).
@@ -82,8 +86,8 @@ public actor Campaign {
   }
 
   /// Starts devices in order while a link permit is free, until every device has ended or a stop leaves
-  /// the rest pending. Besides a visit's end, a permit freed by a retry pause or a raised limit starts the
-  /// next device (`launcherNap`).
+  /// the rest pending. Besides a visit's end, a permit freed by a retry pause, an off-link wait or a raised
+  /// limit starts the next device (`launcherNap`).
   public func start() async -> CampaignSummary {
     var outcomes: [String: DeviceOutcome] = [:]
     await withTaskGroup(of: (String, DeviceOutcome)?.self) { group in
@@ -128,7 +132,7 @@ public actor Campaign {
   }
 
   /// One device, with retries for transient failures. Started holding a link permit, which it gives back
-  /// at its end and during a retry pause.
+  /// at its end, during a retry pause and during an off-link wait.
   func visit(_ target: Target) async -> DeviceOutcome {
     let outcome = await visitHoldingPermit(target)
     releasePermit()
@@ -143,6 +147,7 @@ public actor Campaign {
     while true {
       // A refusal can be the teardown of a link of ours only if that link ended before this connect.
       let endBefore = lastAttemptEnd
+      let endedBefore = attemptsEnded
       do {
         return await finish(address, try await attemptOnce(target, attempt: attempt))
       } catch let error as LinkError
@@ -150,7 +155,9 @@ public actor Campaign {
         && (inFlight > 0 || idleLinkWaits < Self.idleLinkWaitLimit)
       {
         // A link of ours still closing, or the adapter's link limit: a reason to wait, not a device failure.
-        await waitAfterRefusal(address, endBefore: endBefore, teardown: &teardown, idleLinkWaits: &idleLinkWaits)
+        await waitAfterRefusal(
+          address, endBefore: endBefore, endedMeanwhile: attemptsEnded - endedBefore, teardown: &teardown,
+          idleLinkWaits: &idleLinkWaits)
         if stopRequested { return await finish(address, .pending, detail: error.description) }
         continue
       } catch let error as JournalWriteError {

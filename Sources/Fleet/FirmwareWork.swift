@@ -141,11 +141,16 @@ public struct FirmwareWork: CampaignWork {
     }
     if let block = await neighbourhood.enterAtOnce(target.address) {
       let neighbourhood = neighbourhood
+      let admitted = Mutex(false)
       let goOn = await context.waitOffLink(address, reason: block.description) {
-        await neighbourhood.enter(target.address)
+        let entered = await neighbourhood.enter(target.address)
+        admitted.withLock { $0 = entered }
+        return entered
       }
       guard goOn else {
-        await neighbourhood.leave(target.address)  // held, if admitted just as the campaign stopped
+        // Admitted just as the campaign stopped: the hold goes (a wait that ended unadmitted holds nothing,
+        // and a quarantine of the device's own stays).
+        if admitted.withLock({ $0 }) { await neighbourhood.leave(target.address) }
         return .pending
       }
     }

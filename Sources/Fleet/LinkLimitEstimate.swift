@@ -13,8 +13,9 @@
 ///   while an attempt of ours ended less than `teardownGrace` ago, fewer attempts are in flight than the
 ///   limit, the limit is not a probe, and the device has not yet paused `teardownGrace` in all on such
 ///   refusals. The device pauses briefly and tries again; the limit stays.
-/// - the adapter's limit (or another program's links): the limit drops to the attempts in flight, an upper
-///   bound on the links the adapter holds for this campaign.
+/// - the adapter's limit (or another program's links): the limit drops to the attempts in flight when the
+///   refusal happened, an upper bound on the links the adapter holds for this campaign — or, for a refused
+///   probe, back to the limit last seen.
 ///
 /// A device's own failure — busy, a wrong password, a dropped link — is neither: it ends an attempt like a
 /// success does and never lowers the limit.
@@ -43,10 +44,15 @@ struct LinkLimitEstimate: Sendable {
     self.lowestAnnounced = self.asked
   }
 
-  /// A connect refused. `inFlight`: the other attempts in flight; `sinceLastEnd`: the time since an
-  /// attempt of ours last ended (nil: none has); `teardownWaited`: how long this device has paused on
-  /// refusals taken for a teardown since its last link.
-  mutating func refused(inFlight: Int, sinceLastEnd: Duration?, teardownWaited: Duration) -> Refusal {
+  /// A connect refused. `inFlight`: the other attempts in flight; `endedMeanwhile`: attempts that ended
+  /// (having held a link) since the refused one started — the refusal is reported after it happened, and
+  /// those may have held links when it did, so the limit is not lowered below `inFlight + endedMeanwhile`;
+  /// `sinceLastEnd`: the time since an attempt of ours last ended before the refused one started (nil: none
+  /// had); `teardownWaited`: how long this device has paused on refusals taken for a teardown since its
+  /// last link.
+  mutating func refused(
+    inFlight: Int, endedMeanwhile: Int = 0, sinceLastEnd: Duration?, teardownWaited: Duration
+  ) -> Refusal {
     if let measured, limit > measured {
       // A probe refused: back to what the adapter was seen to hold. Not down to `inFlight`: another attempt
       // can end between the refusal and this call (a loaded run lowered the limit to 1 that way).
@@ -57,7 +63,7 @@ struct LinkLimitEstimate: Sendable {
     if let since = sinceLastEnd, since < Self.teardownGrace, inFlight < limit, teardownWaited < Self.teardownGrace {
       return .teardown
     }
-    let bound = max(1, min(limit, inFlight))
+    let bound = max(1, min(limit, inFlight + endedMeanwhile))
     measured = bound
     successes = 0
     limit = bound

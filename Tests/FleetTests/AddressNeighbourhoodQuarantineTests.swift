@@ -57,6 +57,30 @@ import Testing
     #expect(await hood.holders == [Self.a(0x11)])
   }
 
+  /// A failed device's retry that a neighbour below keeps out (that one failed after its jump too) keeps its
+  /// own quarantine while it waits: the device above stays out until the retry is let in.
+  @Test func aRetryKeptOutKeepsItsOwnQuarantine() async {
+    let clock = ManualClock()
+    let hood = AddressNeighbourhood(clock: clock)
+    for last in [0x10, 0x0F] {
+      await hood.enter(Self.a(last))
+      await hood.leave(Self.a(last), quarantine: .seconds(120))
+    }
+    #expect(await hood.enterAtOnce(Self.a(0x10)) == .quarantined(Self.a(0x0F), for: .seconds(120)))
+    #expect(await hood.enterAtOnce(Self.a(0x11)) == .quarantined(Self.a(0x10), for: .seconds(120)))
+    let retry = entering(hood, Self.a(0x10))
+    while await hood.waiterCount == 0 { await Task.yield() }
+    #expect(await hood.enterAtOnce(Self.a(0x11)) != nil)
+    #expect(await hood.enter(Self.a(0x0F)))  // 0x0F's own retry; once it holds normally, 0x10 still waits
+    await hood.leave(Self.a(0x0F))
+    let deadline = ContinuousClock.now + .seconds(5)
+    while await hood.waiterCount > 0, ContinuousClock.now < deadline { await Task.yield() }
+    await hood.stopWaiting()  // a retry still waiting (the test failed) ends here rather than hanging
+    #expect(await retry.value)
+    #expect(await hood.quarantinedAddresses.isEmpty)
+    #expect(await hood.enterAtOnce(Self.a(0x11)) == .visited(Self.a(0x10)))
+  }
+
   @Test func stopWaitingReleasesWaitersWithoutAHold() async {
     let hood = AddressNeighbourhood()
     await hood.enter(Self.a(0x10))
@@ -112,7 +136,8 @@ import Testing
 
   /// At parallelism 1, the device above a failed one waits out the quarantine off its link: an unrelated
   /// device is updated meanwhile (before, the waiting device kept the only link for the whole quarantine),
-  /// the wait is announced with the device that keeps it out, and no more than one link is ever in use.
+  /// the wait is announced with the device that keeps it out, no more than one link is ever in use, and once
+  /// the quarantine ends the waiting device takes a link again and is updated.
   @Test func aQuarantineWaitHoldsNoLink() async throws {
     let targets = [Target(address: Self.a(0x40)), Target(address: Self.a(0x41)), Target(address: Self.a(0x50))]
     let journal = try Journal(path: nil)
@@ -123,7 +148,8 @@ import Testing
     var work = FirmwareWork(
       plan: FirmwarePlan(version: version, minimumBattery: nil), identifier: updater,
       route: SinglePackageRoute(FirmwareInstall(version: version, updater: updater)), batteries: [:])
-    work.neighbourhood = AddressNeighbourhood(clock: ManualClock())  // the quarantine never ends by itself
+    let clock = ManualClock()
+    work.neighbourhood = AddressNeighbourhood(clock: clock)
     let campaign = Campaign(
       work: work, targets: targets, journal: journal, run: run, options: .init(parallel: 1), sleep: { _ in })
     let events = Task { await campaign.events.reduce(into: [CampaignEvent]()) { $0.append($1) } }
@@ -132,12 +158,16 @@ import Testing
     while !updater.updated.withLock({ $0.contains(Self.a(0x50)) }), ContinuousClock.now < deadline {
       try await Task.sleep(for: .milliseconds(5))
     }
+    #expect(updater.updated.withLock { $0.contains(Self.a(0x50)) }, "0x50 is updated while 0x41 waits")
     #expect(await work.neighbourhood.waiterCount == 1)  // 0x41, still out
-    await campaign.requestStop()
+    #expect(!updater.events.withLock { $0 }.contains("identify 41"))
+    await clock.signal.wait { clock.sleeperCount == 1 }
+    clock.advance(by: FirmwareWork.defaultBootloaderQuarantine)
     let outcomes = await summary.value.outcomes
     #expect(outcomes[Self.a(0x50).description]?.state == .verified, "\(outcomes)")
-    #expect(outcomes[Self.a(0x41).description]?.state == .pending, "\(outcomes)")
+    #expect(outcomes[Self.a(0x41).description]?.state == .verified, "\(outcomes)")
     #expect(outcomes[Self.a(0x40).description]?.state == .failed, "\(outcomes)")
+    #expect(await work.neighbourhood.holders.isEmpty)  // the quarantine's hold ended with it
     let all = await events.value
     let waits = all.compactMap { if case .waiting(let address, let reason) = $0 { [address, reason] } else { nil } }
     #expect(waits.map { $0[0] } == [Self.a(0x41).description], "\(waits)")

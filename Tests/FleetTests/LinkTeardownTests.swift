@@ -170,6 +170,10 @@ import Testing
     var fresh = LinkLimitEstimate(asked: 16)
     let first = fresh.refused(inFlight: 5, sinceLastEnd: nil, teardownWaited: .zero)
     #expect(first == .limit && fresh.limit == 5)
+    // Two attempts ended while the refusal was on its way: they may have held links when it happened.
+    var raced = LinkLimitEstimate(asked: 16)
+    _ = raced.refused(inFlight: 3, endedMeanwhile: 2, sinceLastEnd: nil, teardownWaited: .zero)
+    #expect(raced.limit == 5)
   }
 
   /// The limit rises before the refused device, still waiting for its permit, has said the low: the raise
