@@ -115,21 +115,32 @@ enum Secrets {
 /// Whether the value of an `auth` key that names a password's source may be repeated in a message. A
 /// password put where its variable's or file's name belongs is refused when it cannot be a name
 /// (`EnvironmentVariableName`), but it often can be (`Summer2024`). [I] A message repeats the value only when
-/// it looks like what belongs there — a variable name in capitals, digits and `_` (the usual convention), a
-/// file path with a `/` or a name with an extension of letters (`pw.txt`) — and otherwise points at the key
-/// and says why the value is left out. Easy to change: these two checks are the whole rule.
+/// it looks like what belongs there and unlike a password: a variable name in capitals and `_` (the usual
+/// convention) whose digits, if any, come with a `_` (`SITE_2_PW`, not a KBeacon-style `A1B2C3D4E5F6A7B8` or
+/// `SUMMER2024`); a file path that is absolute, whose name has an extension of letters (`pw.txt`), or that has
+/// a `/` and no digit (`secrets/site`, not `k9/Xa2bQ`). Otherwise it points at the key and says why the value
+/// is left out. Easy to change: these two checks are the whole rule.
 enum SecretSourceName {
   static func mayShowVariable(_ name: String) -> Bool {
-    !name.isEmpty
-      && name.unicodeScalars.allSatisfy { ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_" }
+    let scalars = name.unicodeScalars
+    guard let first = scalars.first, ("A"..."Z").contains(first) || first == "_" else { return false }
+    let conventional = scalars.allSatisfy { ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_" }
+    let hasDigit = scalars.contains { ("0"..."9").contains($0) }
+    return conventional && (!hasDigit || name.contains("_"))
   }
 
   static func mayShowFile(_ path: String) -> Bool {
-    if path.contains("/") { return true }
-    guard let dot = path.lastIndex(of: "."), dot != path.startIndex else { return false }
-    let fileExtension = path[path.index(after: dot)...]
-    return !fileExtension.isEmpty
-      && fileExtension.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("A"..."Z").contains($0) }
+    if path.hasPrefix("/") { return true }
+    let name = path.split(separator: "/").last.map(String.init) ?? path
+    if let dot = name.lastIndex(of: "."), dot != name.startIndex {
+      let fileExtension = name[name.index(after: dot)...]
+      if !fileExtension.isEmpty,
+        fileExtension.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("A"..."Z").contains($0) })
+      {
+        return true
+      }
+    }
+    return path.contains("/") && !path.unicodeScalars.contains { ("0"..."9").contains($0) }
   }
 }
 

@@ -57,8 +57,13 @@ struct PasswordSourceTests {
     try "\n".write(toFile: dir + "/Summer2024", atomically: true, encoding: .utf8)
     #expect(failure(.file("Summer2024"), profile: profile)?.contains("\(dir)/Summer2024 is empty") == true)
     #expect(SecretSourceName.mayShowVariable("BEACON_PASSWORD") && !SecretSourceName.mayShowVariable("beacon_pw"))
+    #expect(SecretSourceName.mayShowVariable("SITE_2_PW") && SecretSourceName.mayShowVariable("PASSWORD"))
+    // Capitals and digits without a `_`: as likely a password (a KBeacon's is 16 such characters) as a name.
+    #expect(!SecretSourceName.mayShowVariable("A1B2C3D4E5F6A7B8") && !SecretSourceName.mayShowVariable("SUMMER2024"))
     #expect(SecretSourceName.mayShowFile("pw.txt") && SecretSourceName.mayShowFile("secrets/x"))
+    #expect(SecretSourceName.mayShowFile("/etc/bp/site2") && SecretSourceName.mayShowFile("keys/site2.txt"))
     #expect(!SecretSourceName.mayShowFile("Summer.2024") && !SecretSourceName.mayShowFile(".hidden"))
+    #expect(!SecretSourceName.mayShowFile("k9/Xa2bQ"))  // a `/` is no proof of a path: base64 passwords have them
   }
 
   @Test func anEmptyPasswordFileIsCalledEmptyAndAMissingOneMissing() throws {
