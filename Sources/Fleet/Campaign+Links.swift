@@ -68,8 +68,10 @@ extension Campaign {
     inFlight -= 1
     reportLinks()
     releasePermit()
+    waitsOffLink[address] = reason
     let result = await wait()
     await takePermit()
+    if result, !stopRequested { waitsOffLink[address] = nil }
     inFlight += 1
     reportLinks()
     return result && !stopRequested

@@ -37,6 +37,8 @@ public actor Campaign {
   /// soon after and refused may have met that link's teardown).
   var inFlight = 0
   var lastAttemptEnd: ContinuousClock.Instant?
+  /// What each device waiting off its link waits for (`CampaignContext.waitOffLink`), while it waits.
+  var waitsOffLink: [String: String] = [:]
   /// Attempts that have ended having held (or opened) a link, ever: a refusal counts those that ended while
   /// it was on its way (`LinkLimitEstimate.refused`).
   var attemptsEnded = 0
@@ -149,7 +151,10 @@ public actor Campaign {
       let endBefore = lastAttemptEnd
       let endedBefore = attemptsEnded
       do {
-        return await finish(address, try await attemptOnce(target, attempt: attempt))
+        let outcome = try await attemptOnce(target, attempt: attempt)
+        // A device left pending by a stop during an off-link wait: the journal says what it waited for.
+        let waited = outcome == .pending ? waitsOffLink[address].map { "stopped while \($0)" } : nil
+        return await finish(address, outcome, detail: waited)
       } catch let error as LinkError
         where error.code == .tooManyLinks && !stopRequested
         && (inFlight > 0 || idleLinkWaits < Self.idleLinkWaitLimit)

@@ -132,6 +132,11 @@ import Testing
     #expect(outcomes[Self.a(0x30).description]?.state == .failed, "\(outcomes)")
     #expect(outcomes[Self.a(0x31).description]?.state == .pending, "\(outcomes)")
     #expect(!updater.events.withLock { $0 }.contains("identify 31"))
+    // The journal says why it is pending (`runs show`, `--resume`).
+    let row = try await journal.device(run: run, address: Self.a(0x31).description)
+    #expect(
+      row?.detail?.hasPrefix("stopped while waiting for \(Self.a(0x30)) to leave its bootloader") == true,
+      "\(row?.detail ?? "nil")")
   }
 
   /// At parallelism 1, the device above a failed one waits out the quarantine off its link: an unrelated
