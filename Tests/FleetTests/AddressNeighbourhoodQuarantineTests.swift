@@ -113,18 +113,9 @@ import Testing
   /// Ctrl-C while the device above a failed one waits out its quarantine: the wait ends at once and that
   /// device is left pending (`Campaign.requestStop` → `FirmwareWork.stopRequested`), not failed or hung.
   @Test func ctrlCEndsAQuarantineWaitLeavingTheDevicePending() async throws {
-    let targets = [Target(address: Self.a(0x30)), Target(address: Self.a(0x31))]
-    let journal = try Journal(path: nil)
-    let run = try await journal.createRun(
-      kind: "dfu", source: "app.zip", adapter: "test", addresses: targets.map(\.address.description))
-    let updater = FailsOnce(failing: Self.a(0x30), kind: .permanent)
-    let version = FirmwareVersion("5.00")!
-    var work = FirmwareWork(
-      plan: FirmwarePlan(version: version, minimumBattery: nil), identifier: updater,
-      route: SinglePackageRoute(FirmwareInstall(version: version, updater: updater)), batteries: [:])
-    work.neighbourhood = AddressNeighbourhood(clock: ManualClock())  // the quarantine never ends by itself
-    let campaign = Campaign(
-      work: work, targets: targets, journal: journal, run: run, options: .init(parallel: 1), sleep: { _ in })
+    // The quarantine never ends by itself: the manual clock is never advanced.
+    let (campaign, work, updater, journal, run) = try await Self.failingFirstAtParallel1(
+      [0x30, 0x31], clock: ManualClock())
     let summary = Task { await campaign.start() }
     while await work.neighbourhood.waiterCount == 0 { try await Task.sleep(for: .milliseconds(5)) }
     await campaign.requestStop()
@@ -144,19 +135,8 @@ import Testing
   /// the wait is announced with the device that keeps it out, no more than one link is ever in use, and once
   /// the quarantine ends the waiting device takes a link again and is updated.
   @Test func aQuarantineWaitHoldsNoLink() async throws {
-    let targets = [Target(address: Self.a(0x40)), Target(address: Self.a(0x41)), Target(address: Self.a(0x50))]
-    let journal = try Journal(path: nil)
-    let run = try await journal.createRun(
-      kind: "dfu", source: "app.zip", adapter: "test", addresses: targets.map(\.address.description))
-    let updater = FailsOnce(failing: Self.a(0x40), kind: .permanent)
-    let version = FirmwareVersion("5.00")!
-    var work = FirmwareWork(
-      plan: FirmwarePlan(version: version, minimumBattery: nil), identifier: updater,
-      route: SinglePackageRoute(FirmwareInstall(version: version, updater: updater)), batteries: [:])
     let clock = ManualClock()
-    work.neighbourhood = AddressNeighbourhood(clock: clock)
-    let campaign = Campaign(
-      work: work, targets: targets, journal: journal, run: run, options: .init(parallel: 1), sleep: { _ in })
+    let (campaign, work, updater, _, _) = try await Self.failingFirstAtParallel1([0x40, 0x41, 0x50], clock: clock)
     let events = Task { await campaign.events.reduce(into: [CampaignEvent]()) { $0.append($1) } }
     let summary = Task { await campaign.start() }
     let deadline = ContinuousClock.now + .seconds(20)
@@ -179,6 +159,26 @@ import Testing
     #expect(waits.first?[1].contains("\(Self.a(0x40)) to leave its bootloader") == true, "\(waits)")
     let inUse = all.compactMap { if case .linksInUse(let n, _) = $0 { n } else { nil } }
     #expect(inUse.max() == 1, "\(inUse)")
+  }
+
+  /// A campaign at parallelism 1 over the devices with these last octets, in order, whose first device's first
+  /// transfer fails for good after its jump; quarantines run on `clock`, retries do not pause.
+  static func failingFirstAtParallel1(_ lastOctets: [Int], clock: ManualClock) async throws -> (
+    Campaign, FirmwareWork, FailsOnce, Journal, String
+  ) {
+    let targets = lastOctets.map { Target(address: a($0)) }
+    let journal = try Journal(path: nil)
+    let run = try await journal.createRun(
+      kind: "dfu", source: "app.zip", adapter: "test", addresses: targets.map(\.address.description))
+    let updater = FailsOnce(failing: targets[0].address, kind: .permanent)
+    let version = FirmwareVersion("5.00")!
+    var work = FirmwareWork(
+      plan: FirmwarePlan(version: version, minimumBattery: nil), identifier: updater,
+      route: SinglePackageRoute(FirmwareInstall(version: version, updater: updater)), batteries: [:])
+    work.neighbourhood = AddressNeighbourhood(clock: clock)
+    let campaign = Campaign(
+      work: work, targets: targets, journal: journal, run: run, options: .init(parallel: 1), sleep: { _ in })
+    return (campaign, work, updater, journal, run)
   }
 
   /// Identifies every device as 4.00 until updated; the first transfer to `failing` fails (`kind`).
