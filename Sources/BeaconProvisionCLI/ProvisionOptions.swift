@@ -80,8 +80,8 @@ enum Secrets {
         guard SecretSourceName.mayShowVariable(name) else {
           throw CLIFailure(
             "\(profile): $.auth.\(field)Env names an environment variable that is not set (or is empty): export it "
-              + "with the password before running (its name is not shown: with lower-case letters it may be a "
-              + "password put there by mistake)")
+              + "with the password before running (its name is not shown: it is not in capitals and '_' with any "
+              + "digit beside a '_', so it may be a password put there by mistake)")
         }
         throw CLIFailure(
           "\(profile): $.auth.\(field)Env names the environment variable \(name), which is not set (or is empty): "
@@ -97,10 +97,12 @@ enum Secrets {
         data = try InputFile.read(full, limit: .smallText)
       } catch {
         if !SecretSourceName.mayShowFile(path), !FileManager.default.fileExists(atPath: full) {
-          let folder = (full as NSString).deletingLastPathComponent
+          // The profile's folder, not the file's: a folder taken from the value would show part of it.
+          let folder = (profile as NSString).deletingLastPathComponent
           throw CLIFailure(
             "\(at): there is no such password file in \(folder.isEmpty ? "the current directory" : folder) (its "
-              + "name is not shown: with no '/' and no extension it may be a password put there by mistake)")
+              + "name is not shown: with no extension of letters, and digits or no '/', it may be a password put "
+              + "there by mistake)")
         }
         throw CLIFailure("\(at): cannot read the password file: \(error)")
       }
@@ -117,9 +119,10 @@ enum Secrets {
 /// (`EnvironmentVariableName`), but it often can be (`Summer2024`). [I] A message repeats the value only when
 /// it looks like what belongs there and unlike a password: a variable name in capitals and `_` (the usual
 /// convention) whose digits, if any, come with a `_` (`SITE_2_PW`, not a KBeacon-style `A1B2C3D4E5F6A7B8` or
-/// `SUMMER2024`); a file path that is absolute, whose name has an extension of letters (`pw.txt`), or that has
-/// a `/` and no digit (`secrets/site`, not `k9/Xa2bQ`). Otherwise it points at the key and says why the value
-/// is left out. Easy to change: these two checks are the whole rule.
+/// `SUMMER2024`); a file path with no `+`, `=` or space (base64 and passphrases have them) that is absolute,
+/// whose name has an extension of letters (`pw.txt`), or that has a `/` and no digit (`secrets/site`, not
+/// `k9/Xa2bQ`). Otherwise it points at the key and says why the value is left out. Easy to change: these two
+/// checks are the whole rule.
 enum SecretSourceName {
   static func mayShowVariable(_ name: String) -> Bool {
     let scalars = name.unicodeScalars
@@ -130,6 +133,7 @@ enum SecretSourceName {
   }
 
   static func mayShowFile(_ path: String) -> Bool {
+    if path.contains(where: { "+= ".contains($0) }) { return false }
     if path.hasPrefix("/") { return true }
     let name = path.split(separator: "/").last.map(String.init) ?? path
     if let dot = name.lastIndex(of: "."), dot != name.startIndex {

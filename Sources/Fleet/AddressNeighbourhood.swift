@@ -29,7 +29,7 @@ import NordicDFU
 /// after which the bootloader has gone back to a valid application.
 public actor AddressNeighbourhood {
   private var held: Set<BluetoothAddress> = []
-  private var waiting: [(address: BluetoothAddress, continuation: CheckedContinuation<Bool, Never>)] = []
+  private var waiting: [Waiter] = []
   /// Held addresses whose visit failed past the jump, each with the number and length of its quarantine (a
   /// later quarantine of the same address, or its own retry, makes an earlier one's expiry stale).
   private var quarantined: [BluetoothAddress: (number: Int, length: Duration)] = [:]
@@ -52,11 +52,23 @@ public actor AddressNeighbourhood {
   /// false, holding nothing of its own, when `stopWaiting()` ended the wait (Ctrl-C: the device stays pending).
   /// A device whose own address is quarantined takes its hold back as it enters (at once, unless a
   /// neighbour keeps it out; until then its quarantine goes on keeping the device above out).
+  /// `onChange` hears each new reason the wait goes on for (the quarantined device's retry now being visited,
+  /// another neighbour): what the caller announced when it began waiting may no longer hold.
   @discardableResult
-  public func enter(_ address: BluetoothAddress) async -> Bool {
-    if enterAtOnce(address) == nil { return true }
+  public func enter(_ address: BluetoothAddress, onChange: (@Sendable (Block) -> Void)? = nil) async -> Bool {
+    guard let block = enterAtOnce(address) else { return true }
     if stopped { return false }
-    return await withCheckedContinuation { waiting.append((address, $0)) }
+    return await withCheckedContinuation {
+      waiting.append(Waiter(address: address, continuation: $0, block: block, onChange: onChange))
+    }
+  }
+
+  /// A device waiting to enter, and what kept it out when last looked at.
+  private struct Waiter {
+    let address: BluetoothAddress
+    let continuation: CheckedContinuation<Bool, Never>
+    var block: Block
+    let onChange: (@Sendable (Block) -> Void)?
   }
 
   /// Holds `address` and returns nil when nothing keeps it out (its own quarantine never does); otherwise
@@ -64,6 +76,7 @@ public actor AddressNeighbourhood {
   public func enterAtOnce(_ address: BluetoothAddress) -> Block? {
     if let block = block(of: address) { return block }
     hold(address)
+    admitWaiters()  // admits no one (a hold only widens), but a waiter's reason may have changed
     return nil
   }
 
@@ -91,8 +104,8 @@ public actor AddressNeighbourhood {
   }
 
   /// Releases `address` and admits, in order of arrival, the waiting devices it no longer blocks. With a
-  /// `quarantine`, the address stays held that long more (its device may be in its bootloader), unless its
-  /// own device enters again first.
+  /// `quarantine`, the address stays held that long more against the device above (its device may be in its
+  /// bootloader), unless its own device enters again first; the device below is let in now.
   public func leave(_ address: BluetoothAddress, quarantine: Duration? = nil) {
     if let quarantine {
       quarantines += 1
@@ -103,9 +116,9 @@ public actor AddressNeighbourhood {
         guard (try? await sleep(quarantine)) != nil else { return }
         await self?.quarantineEnded(address, number)
       }
-      return
+    } else {
+      held.remove(address)
     }
-    held.remove(address)
     admitWaiters()
   }
 
@@ -126,14 +139,20 @@ public actor AddressNeighbourhood {
     admitWaiters()
   }
 
+  /// Admits the waiting devices nothing keeps out any more, in order of arrival, and tells each one still
+  /// waiting whose reason changed (`enter(_:onChange:)`).
   private func admitWaiters() {
-    var still: [(address: BluetoothAddress, continuation: CheckedContinuation<Bool, Never>)] = []
-    for waiter in waiting {
-      if block(of: waiter.address) == nil {
+    var still: [Waiter] = []
+    for var waiter in waiting {
+      if let block = block(of: waiter.address) {
+        if block != waiter.block {
+          waiter.block = block
+          waiter.onChange?(block)
+        }
+        still.append(waiter)
+      } else {
         hold(waiter.address)
         waiter.continuation.resume(returning: true)
-      } else {
-        still.append(waiter)
       }
     }
     waiting = still

@@ -72,6 +72,7 @@ extension Campaign {
     let result = await wait()
     await takePermit()
     if result, !stopRequested { waitsOffLink[address] = nil }
+    connectBaselines[address] = (lastAttemptEnd, attemptsEnded)
     inFlight += 1
     reportLinks()
     return result && !stopRequested

@@ -39,6 +39,9 @@ public actor Campaign {
   var lastAttemptEnd: ContinuousClock.Instant?
   /// What each device waiting off its link waits for (`CampaignContext.waitOffLink`), while it waits.
   var waitsOffLink: [String: String] = [:]
+  /// For an attempt back from an off-link wait: the last end and the count of ends when the wait ended, which
+  /// a refused connect after it measures from (not from the attempt's start, perhaps minutes before).
+  var connectBaselines: [String: (end: ContinuousClock.Instant?, ended: Int)] = [:]
   /// Attempts that have ended having held (or opened) a link, ever: a refusal counts those that ended while
   /// it was on its way (`LinkLimitEstimate.refused`).
   var attemptsEnded = 0
@@ -150,6 +153,7 @@ public actor Campaign {
       // A refusal can be the teardown of a link of ours only if that link ended before this connect.
       let endBefore = lastAttemptEnd
       let endedBefore = attemptsEnded
+      connectBaselines[address] = nil
       do {
         let outcome = try await attemptOnce(target, attempt: attempt)
         // A device left pending by a stop during an off-link wait: the journal says what it waited for.
@@ -160,8 +164,10 @@ public actor Campaign {
         && (inFlight > 0 || idleLinkWaits < Self.idleLinkWaitLimit)
       {
         // A link of ours still closing, or the adapter's link limit: a reason to wait, not a device failure.
+        // After an off-link wait, what ended before the connect is counted from the wait's end.
+        let (end, ended) = connectBaselines.removeValue(forKey: address) ?? (endBefore, endedBefore)
         await waitAfterRefusal(
-          address, endBefore: endBefore, endedMeanwhile: attemptsEnded - endedBefore, teardown: &teardown,
+          address, endBefore: end, endedMeanwhile: attemptsEnded - ended, teardown: &teardown,
           idleLinkWaits: &idleLinkWaits)
         if stopRequested { return await finish(address, .pending, detail: error.description) }
         continue

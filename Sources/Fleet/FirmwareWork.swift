@@ -143,7 +143,9 @@ public struct FirmwareWork: CampaignWork {
       let neighbourhood = neighbourhood
       let admitted = Mutex(false)
       let goOn = await context.waitOffLink(address, reason: block.description) {
-        let entered = await neighbourhood.enter(target.address)
+        let entered = await neighbourhood.enter(target.address) { changed in
+          context.emit(.waiting(address: address, reason: changed.description))
+        }
         admitted.withLock { $0 = entered }
         return entered
       }

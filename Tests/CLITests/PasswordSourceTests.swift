@@ -64,6 +64,11 @@ struct PasswordSourceTests {
     #expect(SecretSourceName.mayShowFile("/etc/bp/site2") && SecretSourceName.mayShowFile("keys/site2.txt"))
     #expect(!SecretSourceName.mayShowFile("Summer.2024") && !SecretSourceName.mayShowFile(".hidden"))
     #expect(!SecretSourceName.mayShowFile("k9/Xa2bQ"))  // a `/` is no proof of a path: base64 passwords have them
+    #expect(!SecretSourceName.mayShowFile("xQ/vTzkLpW+aBcDe") && !SecretSourceName.mayShowFile("open sesame.now"))
+    // A hidden name leaves no part of itself in the message either: the folder named is the profile's.
+    let nested = try #require(failure(.file("k9/Xa2bQ"), profile: profile))
+    #expect(nested.hasPrefix("\(profile): $.auth.passwordFile: there is no such password file in \(dir) "), "\(nested)")
+    #expect(!nested.contains("k9"), "\(nested)")
   }
 
   @Test func anEmptyPasswordFileIsCalledEmptyAndAMissingOneMissing() throws {

@@ -81,6 +81,36 @@ import Testing
     #expect(await hood.enterAtOnce(Self.a(0x11)) == .visited(Self.a(0x10)))
   }
 
+  /// The device below a failed one, already waiting for it, is let in as the failed one leaves: the quarantine
+  /// keeps out only the device above.
+  @Test func theDeviceBelowAlreadyWaitingIsLetInAtOnce() async {
+    let hood = AddressNeighbourhood(clock: ManualClock())
+    await hood.enter(Self.a(0x10))
+    let below = entering(hood, Self.a(0x0F))
+    while await hood.waiterCount == 0 { await Task.yield() }
+    await hood.leave(Self.a(0x10), quarantine: .seconds(120))
+    let deadline = ContinuousClock.now + .seconds(5)
+    while await hood.waiterCount > 0, ContinuousClock.now < deadline { await Task.yield() }
+    await hood.stopWaiting()  // one still waiting (the test failed) ends here rather than hanging
+    #expect(await below.value)
+  }
+
+  /// A waiter hears its reason change: 0x11 waits for 0x10's bootloader, then — once 0x10's retry is let in —
+  /// for 0x10 being visited, until it leaves.
+  @Test func aWaiterHearsItsReasonChange() async {
+    let hood = AddressNeighbourhood(clock: ManualClock())
+    await hood.enter(Self.a(0x10))
+    await hood.leave(Self.a(0x10), quarantine: .seconds(120))
+    let heard = Mutex<[AddressNeighbourhood.Block]>([])
+    let above = Task { await hood.enter(Self.a(0x11)) { block in heard.withLock { $0.append(block) } } }
+    while await hood.waiterCount == 0 { await Task.yield() }
+    #expect(await hood.enterAtOnce(Self.a(0x10)) == nil)  // the retry
+    #expect(heard.withLock { $0 } == [.visited(Self.a(0x10))])
+    await hood.leave(Self.a(0x10))
+    #expect(await above.value)
+    #expect(heard.withLock { $0 } == [.visited(Self.a(0x10))])
+  }
+
   @Test func stopWaitingReleasesWaitersWithoutAHold() async {
     let hood = AddressNeighbourhood()
     await hood.enter(Self.a(0x10))
