@@ -1,4 +1,5 @@
 import BeaconCore
+import Synchronization
 
 /// The adapter's link limit (docs/protocols/linux-ble.md §4 item 6: controllers hold 3–7 links). A connect the adapter
 /// refuses because every link it can hold is open — `LinkError(.tooManyLinks)`: the simulator's link cap,
@@ -62,16 +63,22 @@ extension Campaign {
   /// `CampaignContext.waitOffLink`: while `wait` runs, the attempt is out of flight and its permit is free for
   /// another device (the start loop may start one); then it queues for a permit as a retry does. False when
   /// `wait` said so or the campaign was stopped meanwhile.
-  func waitOffLink(_ address: String, reason: String, _ wait: @Sendable () async -> Bool) async -> Bool {
+  func waitOffLink(
+    _ address: String, reason: String, _ wait: CampaignContext.OffLinkWait
+  ) async -> Bool {
     if stopRequested { return false }
-    continuation.yield(.waiting(address: address, reason: reason))
+    let latest = Mutex(reason)
+    let say: @Sendable (String) -> Void = { [continuation] reason in
+      latest.withLock { $0 = reason }
+      continuation.yield(.waiting(address: address, reason: reason))
+    }
+    say(reason)
     inFlight -= 1
     reportLinks()
     releasePermit()
-    waitsOffLink[address] = reason
-    let result = await wait()
+    let result = await wait(say)
     await takePermit()
-    if result, !stopRequested { waitsOffLink[address] = nil }
+    if !result || stopRequested { waitsOffLink[address] = latest.withLock { $0 } }
     connectBaselines[address] = (lastAttemptEnd, attemptsEnded)
     inFlight += 1
     reportLinks()

@@ -37,7 +37,7 @@ public actor Campaign {
   /// soon after and refused may have met that link's teardown).
   var inFlight = 0
   var lastAttemptEnd: ContinuousClock.Instant?
-  /// What each device waiting off its link waits for (`CampaignContext.waitOffLink`), while it waits.
+  /// What a device whose off-link wait a stop ended was last waiting for (`CampaignContext.waitOffLink`).
   var waitsOffLink: [String: String] = [:]
   /// For an attempt back from an off-link wait: the last end and the count of ends when the wait ended, which
   /// a refused connect after it measures from (not from the attempt's start, perhaps minutes before).

@@ -20,7 +20,10 @@ public struct CampaignContext: Sendable {
   public let journal: any CampaignJournal
   let emit: @Sendable (CampaignEvent) -> Void
   /// The campaign's `waitOffLink` for this attempt (nil: the wait just runs, as in a context of no campaign).
-  var offLink: (@Sendable (String, String, @Sendable () async -> Bool) async -> Bool)? = nil
+  var offLink: (@Sendable (String, String, @escaping OffLinkWait) async -> Bool)? = nil
+
+  /// A wait of the work's own, given how to say a new reason for it (`waitOffLink`).
+  public typealias OffLinkWait = @Sendable (_ reasonChanged: @escaping @Sendable (String) -> Void) async -> Bool
 
   /// Journals the step — with `changes`, the values about to be written, in the same record — and announces
   /// it. Throws `JournalWriteError` when the step cannot be journalled: the visit must not go on unrecorded.
@@ -90,15 +93,14 @@ public struct CampaignContext: Sendable {
   }
 
   /// Runs `wait` — a wait of the work's own that may be long, before the attempt opens a link — as a wait
-  /// that holds none: it is announced (`CampaignEvent.waiting` with `reason`), the attempt's link permit goes
-  /// to another device meanwhile, and afterwards the attempt queues for a permit again. False when `wait`
-  /// returned false or the campaign was stopped meanwhile (Ctrl-C: the device should end pending).
-  public func waitOffLink(_ address: String, reason: String, _ wait: @escaping @Sendable () async -> Bool) async
-    -> Bool
-  {
+  /// that holds none: it is announced (`CampaignEvent.waiting` with `reason`, and again with each reason
+  /// `wait` passes to its `reasonChanged`), the attempt's link permit goes to another device meanwhile, and
+  /// afterwards the attempt queues for a permit again. False when `wait` returned false or the campaign was
+  /// stopped meanwhile (Ctrl-C: the device should end pending).
+  public func waitOffLink(_ address: String, reason: String, _ wait: @escaping OffLinkWait) async -> Bool {
     guard let offLink else {
       emit(.waiting(address: address, reason: reason))
-      return await wait()
+      return await wait { emit(.waiting(address: address, reason: $0)) }
     }
     return await offLink(address, reason, wait)
   }

@@ -142,10 +142,8 @@ public struct FirmwareWork: CampaignWork {
     if let block = await neighbourhood.enterAtOnce(target.address) {
       let neighbourhood = neighbourhood
       let admitted = Mutex(false)
-      let goOn = await context.waitOffLink(address, reason: block.description) {
-        let entered = await neighbourhood.enter(target.address) { changed in
-          context.emit(.waiting(address: address, reason: changed.description))
-        }
+      let goOn = await context.waitOffLink(address, reason: block.description) { reasonChanged in
+        let entered = await neighbourhood.enter(target.address) { reasonChanged($0.description) }
         admitted.withLock { $0 = entered }
         return entered
       }
