@@ -44,27 +44,46 @@ public final class PostgresConnection: Sendable {
   ) async throws -> PostgresConnection {
     let location = url.redacted
     let text = url.text
-    return try await onOwnThread {
-      var keys = ["dbname", "application_name"]
-      var values = [text, "beacon-provision"]
-      if let password {
-        keys.append("password")
-        values.append(password)
+    // Only the libpq handle crosses from the connect thread (`sending`: that thread keeps no copy); the
+    // connection object is made here, on the awaiting side, so everything `session` reads was written by
+    // this task and not published from another thread.
+    let pointer: OpaquePointer = try await withCheckedThrowingContinuation { continuation in
+      OwnThread.start("beacon-provision.postgres-connect") {
+        do {
+          continuation.resume(
+            returning: try open(
+              text, password: password, location: location, idleInTransactionSeconds: idleInTransactionSeconds))
+        } catch {
+          continuation.resume(throwing: error)
+        }
       }
-      let pointer = withCStrings(keys) { k in withCStrings(values) { v in PQconnectdbParams(k, v, 1) } }
-      guard let pointer else { throw PostgresError(location: location, message: "out of memory", sqlState: nil) }
-      guard PQstatus(pointer) == CONNECTION_OK else {
-        let message = String(cString: PQerrorMessage(pointer))
-        PQfinish(pointer)
-        throw PostgresError(location: location, message: message, sqlState: nil)
-      }
-      // The server's NOTICEs ("relation … already exists, skipping") would go to stderr: warnings and up only.
-      // (A reconnect keeps the setting: `PQreset` reopens with the same parameters, and this is sent again.)
-      PostgresReconnect.configure(pointer, idleInTransactionSeconds: idleInTransactionSeconds)
-      return PostgresConnection(
-        handle: pointer, location: location, reconnectSeconds: reconnectSeconds,
-        idleInTransactionSeconds: idleInTransactionSeconds)
     }
+    return PostgresConnection(
+      handle: pointer, location: location, reconnectSeconds: reconnectSeconds,
+      idleInTransactionSeconds: idleInTransactionSeconds)
+  }
+
+  /// Opens libpq's connection to `text` and configures it (blocking: runs on the connect thread).
+  private static func open(
+    _ text: String, password: String?, location: String, idleInTransactionSeconds: Double
+  ) throws -> OpaquePointer {
+    var keys = ["dbname", "application_name"]
+    var values = [text, "beacon-provision"]
+    if let password {
+      keys.append("password")
+      values.append(password)
+    }
+    let pointer = withCStrings(keys) { k in withCStrings(values) { v in PQconnectdbParams(k, v, 1) } }
+    guard let pointer else { throw PostgresError(location: location, message: "out of memory", sqlState: nil) }
+    guard PQstatus(pointer) == CONNECTION_OK else {
+      let message = String(cString: PQerrorMessage(pointer))
+      PQfinish(pointer)
+      throw PostgresError(location: location, message: message, sqlState: nil)
+    }
+    // The server's NOTICEs ("relation … already exists, skipping") would go to stderr: warnings and up only.
+    // (A reconnect keeps the setting: `PQreset` reopens with the same parameters, and this is sent again.)
+    PostgresReconnect.configure(pointer, idleInTransactionSeconds: idleInTransactionSeconds)
+    return pointer
   }
 
   /// Runs `body` on the connection's queue with the connection; its result or error comes back here.
@@ -107,13 +126,6 @@ public final class PostgresConnection: Sendable {
   }
 
   deinit { handle.withLock { pointer in if let p = pointer { PQfinish(p) } } }
-
-  /// Runs blocking start-up work on a thread outside the cooperative pool.
-  static func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-      OwnThread.start("beacon-provision.postgres-connect") { continuation.resume(with: Result { try body() }) }
-    }
-  }
 }
 
 /// C strings for libpq's parallel keyword/value arrays (NULL-terminated), alive during `body`.
