@@ -28,34 +28,41 @@ extension Campaign {
     var next = Campaign.firstTeardownPause
   }
 
-  /// One attempt, counted in flight while it runs. An attempt the adapter refused a link did not hold one:
-  /// its end is no teardown and no success.
+  /// One attempt, counted in flight while it runs. An attempt the adapter refused its first link did not hold
+  /// one: its end is no teardown and no success. One refused a later link — a DFU bootloader after the jump,
+  /// the version check after the transfer — held links of its own, the last closed just before that connect,
+  /// so its end counts as an end and the refusal may be that link's teardown (`refusedAfterOwnLink`).
   func attemptOnce(_ target: Target, attempt: Int) async throws -> DeviceOutcome {
     inFlight += 1
     reportLinks()
+    let heldLink = Mutex(false)
     do {
       var context = context
       context.offLink = { [self] address, reason, wait in await waitOffLink(address, reason: reason, wait) }
+      context.steppedPastConnect = { heldLink.withLock { $0 = true } }
       let outcome = try await work.attempt(target, attempt: attempt, context: context)
-      attemptEnded(refused: false)
+      attemptEnded(heldLink: true, refused: false)
       return outcome
     } catch {
-      attemptEnded(refused: (error as? LinkError)?.code == .tooManyLinks)
+      let refused = (error as? LinkError)?.code == .tooManyLinks
+      let held = heldLink.withLock { $0 }
+      if refused && held { refusedAfterOwnLink.insert(target.address.description) }
+      attemptEnded(heldLink: held || !refused, refused: refused)
       throw error
     }
   }
 
-  private func attemptEnded(refused: Bool) {
+  private func attemptEnded(heldLink: Bool, refused: Bool) {
     inFlight -= 1
-    if !refused {
+    if heldLink {
       lastAttemptEnd = .now
       attemptsEnded += 1
-      if links.attemptEnded() {
-        let (low, raised) = links.raiseAnnouncements()
-        if let low { continuation.yield(.linkLimit(links: low, asked: options.parallel)) }
-        if let raised { continuation.yield(.linkLimitRaised(links: raised, asked: options.parallel)) }
-        grantPermits()
-      }
+    }
+    if !refused, links.attemptEnded() {
+      let (low, raised) = links.raiseAnnouncements()
+      if let low { continuation.yield(.linkLimit(links: low, asked: options.parallel)) }
+      if let raised { continuation.yield(.linkLimitRaised(links: raised, asked: options.parallel)) }
+      grantPermits()
     }
     reportLinks()
   }

@@ -42,6 +42,9 @@ public actor Campaign {
   /// For an attempt back from an off-link wait: the last end and the count of ends when the wait ended, which
   /// a refused connect after it measures from (not from the attempt's start, perhaps minutes before).
   var connectBaselines: [String: (end: ContinuousClock.Instant?, ended: Int)] = [:]
+  /// Devices whose last attempt was refused a link after holding one of its own (`attemptOnce`): the refusal
+  /// is measured as coming right after an end of ours.
+  var refusedAfterOwnLink: Set<String> = []
   /// Attempts that have ended having held (or opened) a link, ever: a refusal counts those that ended while
   /// it was on its way (`LinkLimitEstimate.refused`).
   var attemptsEnded = 0
@@ -154,6 +157,7 @@ public actor Campaign {
       let endBefore = lastAttemptEnd
       let endedBefore = attemptsEnded
       connectBaselines[address] = nil
+      refusedAfterOwnLink.remove(address)
       do {
         let outcome = try await attemptOnce(target, attempt: attempt)
         // A device left pending by a stop during an off-link wait: the journal says what it waited for.
@@ -165,9 +169,11 @@ public actor Campaign {
       {
         // A link of ours still closing, or the adapter's link limit: a reason to wait, not a device failure.
         // After an off-link wait, what ended before the connect is counted from the wait's end.
+        // After the attempt's own link, that link ended just before the refused connect.
         let (end, ended) = connectBaselines.removeValue(forKey: address) ?? (endBefore, endedBefore)
+        let ownLinkEnded = refusedAfterOwnLink.remove(address) != nil
         await waitAfterRefusal(
-          address, endBefore: end, endedMeanwhile: attemptsEnded - ended, teardown: &teardown,
+          address, endBefore: ownLinkEnded ? .now : end, endedMeanwhile: attemptsEnded - ended, teardown: &teardown,
           idleLinkWaits: &idleLinkWaits)
         if stopRequested { return await finish(address, .pending, detail: error.description) }
         continue

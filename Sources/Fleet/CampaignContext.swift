@@ -21,6 +21,9 @@ public struct CampaignContext: Sendable {
   let emit: @Sendable (CampaignEvent) -> Void
   /// The campaign's `waitOffLink` for this attempt (nil: the wait just runs, as in a context of no campaign).
   var offLink: (@Sendable (String, String, @escaping OffLinkWait) async -> Bool)? = nil
+  /// Told when the attempt announces a step past `connecting`: from then on it has held a link of its own, so
+  /// a connect it makes later follows that link's close (`Campaign.attemptOnce`).
+  var steppedPastConnect: (@Sendable () -> Void)? = nil
 
   /// A wait of the work's own, given how to say a new reason for it (`waitOffLink`).
   public typealias OffLinkWait = @Sendable (_ reasonChanged: @escaping @Sendable (String) -> Void) async -> Bool
@@ -28,7 +31,7 @@ public struct CampaignContext: Sendable {
   /// Journals the step — with `changes`, the values about to be written, in the same record — and announces
   /// it. Throws `JournalWriteError` when the step cannot be journalled: the visit must not go on unrecorded.
   public func step(_ address: String, _ step: VisitStep, attempt: Int, changes: [JournalChange]? = nil) async throws {
-    emit(.step(address: address, step, attempt: attempt))
+    say(address, step, attempt: attempt)
     try await journal.record(
       run: run, address: address, state: .working, step: step.rawValue, changes: changes,
       countAttempt: step == .connecting)
@@ -42,7 +45,7 @@ public struct CampaignContext: Sendable {
     _ address: String, _ step: VisitStep, attempt: Int, alongside body: () async throws -> T,
     discard: (T) async -> Void = { _ in }
   ) async throws -> T {
-    emit(.step(address: address, step, attempt: attempt))
+    say(address, step, attempt: attempt)
     let update = JournalUpdate(
       run: run, address: address, state: .working, step: step.rawValue, countAttempt: step == .connecting,
       countWrite: false)
@@ -89,6 +92,11 @@ public struct CampaignContext: Sendable {
   /// second `writing` record, now one record with the changes, were three of them]. `step(_:_:attempt:changes:)`
   /// is the call for a step that must be durable.
   public func announce(_ address: String, _ step: VisitStep, attempt: Int) {
+    say(address, step, attempt: attempt)
+  }
+
+  private func say(_ address: String, _ step: VisitStep, attempt: Int) {
+    if step != .connecting { steppedPastConnect?() }
     emit(.step(address: address, step, attempt: attempt))
   }
 

@@ -145,6 +145,52 @@ import Testing
     #expect(raised == [[3, 4]], "the raise is said once")
   }
 
+  /// Work whose attempt opens a link, closes it and opens a second, as a DFU attempt reaches the bootloader
+  /// after the jump: each device's first second connect is refused, as when its first link's slot is still
+  /// being freed.
+  struct TwoLinkWork: CampaignWork {
+    actor Refusals {
+      var refused: Set<String> = []
+      /// True the first time for each device.
+      func refuse(_ address: String) -> Bool { refused.insert(address).inserted }
+    }
+    let refusals = Refusals()
+
+    func attempt(_ target: Target, attempt: Int, context: CampaignContext) async throws -> DeviceOutcome {
+      let address = target.address.description
+      try await context.step(address, .connecting, attempt: attempt)
+      try await Task.sleep(for: .milliseconds(20))
+      try await context.step(address, .transferring, attempt: attempt)
+      if await refusals.refuse(address) {
+        throw LinkError(.tooManyLinks, peer: target.address, detail: "its own first link is still being torn down")
+      }
+      try await Task.sleep(for: .milliseconds(20))
+      return .updated([])
+    }
+  }
+
+  /// With every link busy and with links to spare (two devices at `--parallel 4`: counting the attempt's own
+  /// link as an end is not enough there).
+  @Test(arguments: [12, 2]) func aLinkRefusedRightAfterTheAttemptsOwnLinkIsATeardown(devices: Int) async throws {
+    let f = try Fleet(count: devices)
+    let run = try await f.journal.createRun(
+      kind: "dfu", source: "app.zip", adapter: "test", addresses: f.targets.map(\.address.description))
+    let work = TwoLinkWork()
+    let campaign = Campaign(
+      work: work, targets: f.targets, journal: f.journal, run: run,
+      options: .init(parallel: 4, retry: RetryPolicy(maximumAttempts: 1, firstDelay: .zero)))
+    let events = Task {
+      var all: [CampaignEvent] = []
+      for await event in campaign.events { all.append(event) }
+      return all
+    }
+    let summary = await campaign.start()
+    let all = await events.value
+    #expect(summary.count(.verified) == devices && !summary.failed, "a refusal costs no attempt")
+    #expect(await work.refusals.refused.count == devices)
+    #expect(Self.lowered(all) == [], "the adapter's limit was never met: each refusal came after the device's own link")
+  }
+
   @Test func theEstimateTellsATeardownFromTheLimitAndProbesAfterSuccesses() {
     var e = LinkLimitEstimate(asked: 5)
     // Refused soon after an end of ours, with a link to spare: a teardown.
