@@ -80,8 +80,8 @@ enum Secrets {
         guard SecretSourceName.mayShowVariable(name) else {
           throw CLIFailure(
             "\(profile): $.auth.\(field)Env names an environment variable that is not set (or is empty): export it "
-              + "with the password before running (its name is not shown: it is not in capitals and '_' with any "
-              + "digit beside a '_', so it may be a password put there by mistake)")
+              + "with the password before running (its name is not shown: it is not in capitals, digits and '_', or "
+              + "it has 8 to 16 characters and no '_', as a password may, so it may be a password put there by mistake)")
         }
         throw CLIFailure(
           "\(profile): $.auth.\(field)Env names the environment variable \(name), which is not set (or is empty): "
@@ -101,8 +101,8 @@ enum Secrets {
           let folder = (profile as NSString).deletingLastPathComponent
           throw CLIFailure(
             "\(at): there is no such password file in \(folder.isEmpty ? "the current directory" : folder) (its "
-              + "name is not shown: with no extension of letters, and digits or no '/', it may be a password put "
-              + "there by mistake)")
+              + "name is not shown: with 8 to 16 characters, no extension of letters, and digits or no '/', it may "
+              + "be a password put there by mistake)")
         }
         throw CLIFailure("\(at): cannot read the password file: \(error)")
       }
@@ -117,24 +117,28 @@ enum Secrets {
 /// Whether the value of an `auth` key that names a password's source may be repeated in a message. A
 /// password put where its variable's or file's name belongs is refused when it cannot be a name
 /// (`EnvironmentVariableName`), but it often can be (`Summer2024`). [I] A message repeats the value only when
-/// it looks like what belongs there and unlike a password: a variable name in capitals and `_` (the usual
-/// convention) whose digits, if any, come with a `_` (`SITE_2_PW`, not a KBeacon-style `A1B2C3D4E5F6A7B8` or
-/// `SUMMER2024`); a file path with no `+`, `=` or space (base64 and passphrases have them) that is absolute,
-/// whose name has an extension of letters (`pw.txt`), or that has a `/` and no digit (`secrets/site`, not
-/// `k9/Xa2bQ`). Otherwise it points at the key and says why the value is left out. Easy to change: these two
-/// checks are the whole rule.
+/// it looks like what belongs there and unlike a KBeacon password, which is 8 to 16 characters
+/// (docs/protocols/kbeacon.md §5): a variable name in capitals, digits and `_` (the usual
+/// convention) that is shorter or longer than that or has a `_` (`SITE_2_PW`, `PW`, `SITE2PW`, not
+/// `A1B2C3D4E5F6A7B8`, `KBEACONSECUREKEY` or `PASSWORD`, each of which can be the password itself); a file path
+/// with no `+`, `=` or space (base64 and passphrases have them) that is shorter or longer than a password, is
+/// absolute, has a name with an extension of letters (`pw.txt`), or has a `/` and no digit (`secrets/site`,
+/// not `k9/Xa2bQ`). Otherwise it points at the key and says why the value is left out. Easy to change: these
+/// two checks are the whole rule.
 enum SecretSourceName {
+  /// A KBeacon password's length in characters; a value of another length cannot be one.
+  static let passwordLengths = 8...16
+
   static func mayShowVariable(_ name: String) -> Bool {
     let scalars = name.unicodeScalars
     guard let first = scalars.first, ("A"..."Z").contains(first) || first == "_" else { return false }
     let conventional = scalars.allSatisfy { ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_" }
-    let hasDigit = scalars.contains { ("0"..."9").contains($0) }
-    return conventional && (!hasDigit || name.contains("_"))
+    return conventional && (!passwordLengths.contains(name.count) || name.contains("_"))
   }
 
   static func mayShowFile(_ path: String) -> Bool {
     if path.contains(where: { "+= ".contains($0) }) { return false }
-    if path.hasPrefix("/") { return true }
+    if path.hasPrefix("/") || !passwordLengths.contains(path.count) { return true }
     let name = path.split(separator: "/").last.map(String.init) ?? path
     if let dot = name.lastIndex(of: "."), dot != name.startIndex {
       let fileExtension = name[name.index(after: dot)...]

@@ -57,12 +57,16 @@ struct PasswordSourceTests {
     try "\n".write(toFile: dir + "/Summer2024", atomically: true, encoding: .utf8)
     #expect(failure(.file("Summer2024"), profile: profile)?.contains("\(dir)/Summer2024 is empty") == true)
     #expect(SecretSourceName.mayShowVariable("BEACON_PASSWORD") && !SecretSourceName.mayShowVariable("beacon_pw"))
-    #expect(SecretSourceName.mayShowVariable("SITE_2_PW") && SecretSourceName.mayShowVariable("PASSWORD"))
-    // Capitals and digits without a `_`: as likely a password (a KBeacon's is 16 such characters) as a name.
+    #expect(SecretSourceName.mayShowVariable("SITE_2_PW") && SecretSourceName.mayShowVariable("SITE2PW"))
+    // Capitals and digits of a KBeacon password's 8 to 16 characters without a `_`: as likely a password as a name.
     #expect(!SecretSourceName.mayShowVariable("A1B2C3D4E5F6A7B8") && !SecretSourceName.mayShowVariable("SUMMER2024"))
+    #expect(!SecretSourceName.mayShowVariable("KBEACONSECUREKEY") && !SecretSourceName.mayShowVariable("PASSWORD"))
+    #expect(SecretSourceName.mayShowVariable("PW") && SecretSourceName.mayShowVariable("KBEACONSITEPASSWORD"))
     #expect(SecretSourceName.mayShowFile("pw.txt") && SecretSourceName.mayShowFile("secrets/x"))
     #expect(SecretSourceName.mayShowFile("/etc/bp/site2") && SecretSourceName.mayShowFile("keys/site2.txt"))
-    #expect(!SecretSourceName.mayShowFile("Summer.2024") && !SecretSourceName.mayShowFile(".hidden"))
+    #expect(!SecretSourceName.mayShowFile("Summer.2024") && !SecretSourceName.mayShowFile("keys/pw.b64"))
+    // Too short or too long for a KBeacon password: a name, shown.
+    #expect(SecretSourceName.mayShowFile(".hidden") && SecretSourceName.mayShowFile("keys/kbeacon-pw.b64"))
     #expect(!SecretSourceName.mayShowFile("k9/Xa2bQ"))  // a `/` is no proof of a path: base64 passwords have them
     #expect(!SecretSourceName.mayShowFile("xQ/vTzkLpW+aBcDe") && !SecretSourceName.mayShowFile("open sesame.now"))
     // A hidden name leaves no part of itself in the message either: the folder named is the profile's.
