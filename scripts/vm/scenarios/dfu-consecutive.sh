@@ -8,8 +8,10 @@
 # and by a separate `read` of each — and each bootloader must have activated the image meant for it, as the
 # served devices themselves log.
 #
-# Both at once (--parallel 2, one adapter): the campaign holds a link to each device at the same time, and the
-# scenario checks in btmon's record that hci0 really held two. Debian's btvirt (BlueZ 5.66) could not — a
+# Both at once (--parallel 2, one adapter): the survey before the campaign holds a link to each device at the
+# same time, and the scenario checks in btmon's record that hci0 really held two. The campaign itself keeps the
+# two neighbours apart (AddressNeighbourhood): one waits, holding no link, while the other is updated, and says
+# so on its progress line, which the scenario checks too. Debian's btvirt (BlueZ 5.66) could not — a
 # central's second link got a connection handle its peripheral's controller did not know, and carried nothing
 # (docs/protocols/vm-e2e.md pitfall 8) — so the tier runs BlueZ's btvirt built with our fix
 # (scripts/vm/build-btvirt). Larger parallel campaigns on consecutive addresses are proven in the simulated
@@ -80,7 +82,10 @@ for line in "hci1: DD:34:02:06:D1:41 left its DFU bootloader: new application fw
   grep -qF -- "$line" "$VM_OUT/sim-serve.log" || vm_fail "sim serve did not log '$line'"
 done
 vm_log "ok: each bootloader activated its own model's image; the legacy one answered at the Pro's address"
-vm_expect_links_at_once hci0 2 "the campaign at --parallel 2"
+grep -qE -- "^($pro  waiting for $legacy|$legacy  waiting for $pro), a neighbour being visited, to finish\$" "$VM_OUT/dfu.log" ||
+  vm_fail "dfu update did not say that one neighbour waited for the other"
+vm_log "ok: one neighbour waited for the other, and said so"
+vm_expect_links_at_once hci0 2 "the survey of dfu update at --parallel 2"
 
 expect_success 60 "$BP" read --adapter hci0 --scan-backend hci "$pro"
 expect_json "$VM_LAST_OUTPUT" <<CHECKS
