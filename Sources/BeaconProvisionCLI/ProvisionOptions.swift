@@ -81,7 +81,8 @@ enum Secrets {
           throw CLIFailure(
             "\(profile): $.auth.\(field)Env names an environment variable that is not set (or is empty): export it "
               + "with the password before running (its name is not shown: it is not in capitals, digits and '_', or "
-              + "it has 8 to 16 characters and no '_', as a password may, so it may be a password put there by mistake)")
+              + "it has 8 to 16 characters and no '_', as a password may, so it may be a password put there by "
+              + "mistake)")
         }
         throw CLIFailure(
           "\(profile): $.auth.\(field)Env names the environment variable \(name), which is not set (or is empty): "
