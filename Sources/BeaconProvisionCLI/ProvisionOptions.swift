@@ -102,8 +102,8 @@ enum Secrets {
           let folder = (profile as NSString).deletingLastPathComponent
           throw CLIFailure(
             "\(at): there is no such password file in \(folder.isEmpty ? "the current directory" : folder) (its "
-              + "name is not shown: with 8 to 16 characters, no extension of letters, and digits or no '/', it may "
-              + "be a password put there by mistake)")
+              + "name is not shown: it has a '+', '=' or space, or a password's 8 to 16 characters with no extension "
+              + "of letters and either no '/' or a digit, so it may be a password put there by mistake)")
         }
         throw CLIFailure("\(at): cannot read the password file: \(error)")
       }
@@ -130,16 +130,22 @@ enum SecretSourceName {
   /// A KBeacon password's length in characters; a value of another length cannot be one.
   static let passwordLengths = 8...16
 
+  /// Whether `value` has a password's length, counted as characters, UTF-16 units (as Android's SDK counts)
+  /// or UTF-8 bytes (as the device stores it): any of the three may be the one a device goes by.
+  static func mayBePassword(length value: String) -> Bool {
+    [value.count, value.utf16.count, value.utf8.count].contains(where: passwordLengths.contains)
+  }
+
   static func mayShowVariable(_ name: String) -> Bool {
     let scalars = name.unicodeScalars
     guard let first = scalars.first, ("A"..."Z").contains(first) || first == "_" else { return false }
     let conventional = scalars.allSatisfy { ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_" }
-    return conventional && (!passwordLengths.contains(name.count) || name.contains("_"))
+    return conventional && (!mayBePassword(length: name) || name.contains("_"))
   }
 
   static func mayShowFile(_ path: String) -> Bool {
     if path.contains(where: { "+= ".contains($0) }) { return false }
-    if path.hasPrefix("/") || !passwordLengths.contains(path.count) { return true }
+    if path.hasPrefix("/") || !mayBePassword(length: path) { return true }
     let name = path.split(separator: "/").last.map(String.init) ?? path
     if let dot = name.lastIndex(of: "."), dot != name.startIndex {
       let fileExtension = name[name.index(after: dot)...]

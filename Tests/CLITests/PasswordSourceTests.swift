@@ -67,6 +67,8 @@ struct PasswordSourceTests {
     #expect(!SecretSourceName.mayShowFile("Summer.2024") && !SecretSourceName.mayShowFile("keys/pw.b64"))
     // Too short or too long for a KBeacon password: a name, shown.
     #expect(SecretSourceName.mayShowFile(".hidden") && SecretSourceName.mayShowFile("keys/kbeacon-pw.b64"))
+    // Four characters, but 8 UTF-16 units and 16 UTF-8 bytes: a password's length as a device may count it.
+    #expect(!SecretSourceName.mayShowFile("👍👍👍👍"))
     #expect(!SecretSourceName.mayShowFile("k9/Xa2bQ"))  // a `/` is no proof of a path: base64 passwords have them
     #expect(!SecretSourceName.mayShowFile("xQ/vTzkLpW+aBcDe") && !SecretSourceName.mayShowFile("open sesame.now"))
     // A hidden name leaves no part of itself in the message either: the folder named is the profile's.
