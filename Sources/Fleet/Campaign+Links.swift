@@ -29,9 +29,11 @@ extension Campaign {
   }
 
   /// One attempt, counted in flight while it runs. An attempt the adapter refused its first link did not hold
-  /// one: its end is no teardown and no success. One refused a later link — a DFU bootloader after the jump,
-  /// the version check after the transfer — held links of its own, the last closed just before that connect,
-  /// so its end counts as an end and the refusal may be that link's teardown (`refusedAfterOwnLink`).
+  /// one: its end is no teardown and no success. One refused a later link — the version check after a
+  /// firmware transfer, the link that proves a new password — held a link of its own, closed just before that
+  /// connect, so its end counts as an end and the refusal may be that link's teardown (`refusedAfterOwnLink`).
+  /// (A DFU bootloader's refused connect does not come here: the transfer counts it as a lost link of its own,
+  /// `DFUTransfer`.)
   func attemptOnce(_ target: Target, attempt: Int) async throws -> DeviceOutcome {
     inFlight += 1
     reportLinks()

@@ -169,7 +169,8 @@ public actor Campaign {
       {
         // A link of ours still closing, or the adapter's link limit: a reason to wait, not a device failure.
         // After an off-link wait, what ended before the connect is counted from the wait's end.
-        // After the attempt's own link, that link ended just before the refused connect.
+        // After the attempt's own link, that link ended just before the refused connect; its end is counted
+        // among those meanwhile, as its slot may still have been taken (the bound stays an upper one).
         let (end, ended) = connectBaselines.removeValue(forKey: address) ?? (endBefore, endedBefore)
         let ownLinkEnded = refusedAfterOwnLink.remove(address) != nil
         await waitAfterRefusal(

@@ -10,7 +10,7 @@
 /// - one of this campaign's links still being torn down: the kernel frees a link's slot some time after its
 ///   socket closes, and the simulator's `LinkCapacity` after the close has returned, so the next device's
 ///   connect, made as soon as the previous attempt ended, can find the slot still taken — as can an attempt's
-///   own next connect after its link closed (a DFU bootloader's, after the jump). Taken to be so
+///   own next connect after its link closed (the version check after a firmware transfer). Taken to be so
 ///   while an attempt of ours ended less than `teardownGrace` ago, fewer attempts are in flight than the
 ///   limit, the limit is not a probe, and the device has not yet paused `teardownGrace` in all on such
 ///   refusals. The device pauses briefly and tries again; the limit stays.

@@ -145,26 +145,34 @@ import Testing
     #expect(raised == [[3, 4]], "the raise is said once")
   }
 
-  /// Work whose attempt opens a link, closes it and opens a second, as a DFU attempt reaches the bootloader
-  /// after the jump: each device's first second connect is refused, as when its first link's slot is still
-  /// being freed.
+  /// Work whose attempt opens a link, closes it and opens a second, as a firmware update reads the version
+  /// back after the transfer, or `apply` proves a new password: each device's first second connect is
+  /// refused (`refusalsEach`), as when its first link's slot is still being freed (once) or the adapter holds
+  /// no more links (always).
   struct TwoLinkWork: CampaignWork {
     actor Refusals {
-      var refused: Set<String> = []
-      /// True the first time for each device.
-      func refuse(_ address: String) -> Bool { refused.insert(address).inserted }
+      var refused: [String: Int] = [:]
+      /// True the first `times` times for each device.
+      func refuse(_ address: String, times: Int) -> Bool {
+        refused[address, default: 0] += 1
+        return refused[address]! <= times
+      }
     }
     let refusals = Refusals()
+    /// Refusals of the second connect for a device (1 for a device not named).
+    var refusalsEach: [String: Int] = [:]
+    /// How long each link is held.
+    var linkTime = Duration.milliseconds(20)
 
     func attempt(_ target: Target, attempt: Int, context: CampaignContext) async throws -> DeviceOutcome {
       let address = target.address.description
       try await context.step(address, .connecting, attempt: attempt)
-      try await Task.sleep(for: .milliseconds(20))
+      try await Task.sleep(for: linkTime)
       try await context.step(address, .transferring, attempt: attempt)
-      if await refusals.refuse(address) {
+      if await refusals.refuse(address, times: refusalsEach[address] ?? 1) {
         throw LinkError(.tooManyLinks, peer: target.address, detail: "its own first link is still being torn down")
       }
-      try await Task.sleep(for: .milliseconds(20))
+      try await Task.sleep(for: linkTime)
       return .updated([])
     }
   }
@@ -189,6 +197,30 @@ import Testing
     #expect(summary.count(.verified) == devices && !summary.failed, "a refusal costs no attempt")
     #expect(await work.refusals.refused.count == devices)
     #expect(Self.lowered(all) == [], "the adapter's limit was never met: each refusal came after the device's own link")
+  }
+
+  /// Refusals after the device's own link that go on past the teardown grace are the adapter's limit after all:
+  /// a device refused every time ends failed once no other attempt is in flight and the idle waits ran out,
+  /// rather than pausing for a teardown forever; the others are updated.
+  @Test func refusalsAfterTheAttemptsOwnLinkThatNeverEndEndTheDevice() async throws {
+    let f = try Fleet(count: 4)
+    let run = try await f.journal.createRun(
+      kind: "dfu", source: "app.zip", adapter: "test", addresses: f.targets.map(\.address.description))
+    let refused = f.targets[0].address.description
+    let work = TwoLinkWork(refusalsEach: [refused: .max], linkTime: .milliseconds(1))
+    // Pauses take no time: the teardown grace is counted in the pauses asked for, not in time passed.
+    let campaign = Campaign(
+      work: work, targets: f.targets, journal: f.journal, run: run,
+      options: .init(parallel: 4, retry: RetryPolicy(maximumAttempts: 1, firstDelay: .zero)),
+      sleep: { _ in await Task.yield() })
+    let summary = await campaign.start()
+    #expect(summary.count(.verified) == 3, "\(summary.outcomes)")
+    guard case .failed(let reason, _) = summary.outcomes[refused] else {
+      Issue.record("\(summary.outcomes)")
+      return
+    }
+    #expect(reason.contains("its own first link is still being torn down"), "\(reason)")
+    #expect(await work.refusals.refused[refused]! > 20, "it paused for teardowns before taking it for the limit")
   }
 
   @Test func theEstimateTellsATeardownFromTheLimitAndProbesAfterSuccesses() {
