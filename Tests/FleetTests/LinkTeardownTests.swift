@@ -199,28 +199,34 @@ import Testing
     #expect(Self.lowered(all) == [], "the adapter's limit was never met: each refusal came after the device's own link")
   }
 
-  /// Refusals after the device's own link that go on past the teardown grace are the adapter's limit after all:
-  /// a device refused every time ends failed once no other attempt is in flight and the idle waits ran out,
-  /// rather than pausing for a teardown forever; the others are updated.
-  @Test func refusalsAfterTheAttemptsOwnLinkThatNeverEndEndTheDevice() async throws {
-    let f = try Fleet(count: 4)
+  /// Refusals after the device's own link that go on past the teardown grace are the adapter's limit after all,
+  /// not a teardown paused for forever: one device alone is refused 22 times — 21 short pauses for a teardown
+  /// (2 ms doubling to 128 ms, 2 s in all), then the limit: lowered to its own link, said, and a wait for a
+  /// link held by no attempt of ours (`idleLinkWait`) — and then connects.
+  @Test func refusalsAfterTheAttemptsOwnLinkThatGoOnAreTheLimit() async throws {
+    let f = try Fleet(count: 1)
     let run = try await f.journal.createRun(
       kind: "dfu", source: "app.zip", adapter: "test", addresses: f.targets.map(\.address.description))
-    let refused = f.targets[0].address.description
-    let work = TwoLinkWork(refusalsEach: [refused: .max], linkTime: .milliseconds(1))
-    // Pauses take no time: the teardown grace is counted in the pauses asked for, not in time passed.
+    let address = f.targets[0].address.description
+    let work = TwoLinkWork(refusalsEach: [address: 22], linkTime: .milliseconds(1))
+    // Pauses take no time (they are counted as asked for, as the teardown grace is), and are recorded.
+    let pauses = Mutex<[Duration]>([])
     let campaign = Campaign(
       work: work, targets: f.targets, journal: f.journal, run: run,
       options: .init(parallel: 4, retry: RetryPolicy(maximumAttempts: 1, firstDelay: .zero)),
-      sleep: { _ in await Task.yield() })
-    let summary = await campaign.start()
-    #expect(summary.count(.verified) == 3, "\(summary.outcomes)")
-    guard case .failed(let reason, _) = summary.outcomes[refused] else {
-      Issue.record("\(summary.outcomes)")
-      return
+      sleep: { delay in pauses.withLock { $0.append(delay) } })
+    let events = Task {
+      var all: [CampaignEvent] = []
+      for await event in campaign.events { all.append(event) }
+      return all
     }
-    #expect(reason.contains("its own first link is still being torn down"), "\(reason)")
-    #expect(await work.refusals.refused[refused]! > 20, "it paused for teardowns before taking it for the limit")
+    let summary = await campaign.start()
+    let all = await events.value
+    #expect(summary.count(.verified) == 1, "\(summary.outcomes)")
+    let asked = pauses.withLock { $0 }
+    #expect(asked.filter { $0 <= Campaign.lastTeardownPause }.count == 21, "\(asked)")
+    #expect(asked.filter { $0 == Campaign.idleLinkWait }.count == 1, "\(asked)")
+    #expect(Self.lowered(all) == [1])
   }
 
   @Test func theEstimateTellsATeardownFromTheLimitAndProbesAfterSuccesses() {
