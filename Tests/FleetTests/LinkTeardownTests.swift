@@ -49,9 +49,15 @@ import Testing
   static func gather(_ campaign: ApplyCampaign, onEvent: @escaping @Sendable (CampaignEvent) async -> Void = { _ in })
     -> Task<[CampaignEvent], Never>
   {
+    gather(campaign.events, onEvent: onEvent)
+  }
+
+  static func gather(
+    _ events: AsyncStream<CampaignEvent>, onEvent: @escaping @Sendable (CampaignEvent) async -> Void = { _ in }
+  ) -> Task<[CampaignEvent], Never> {
     Task {
       var all: [CampaignEvent] = []
-      for await event in campaign.events {
+      for await event in events {
         all.append(event)
         await onEvent(event)
       }
@@ -177,21 +183,25 @@ import Testing
     }
   }
 
+  /// A firmware-kind campaign of `work` over `f`'s devices at `--parallel 4`, one attempt each.
+  static func campaign(
+    of work: TwoLinkWork, over f: Fleet,
+    sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+  ) async throws -> Campaign {
+    let run = try await f.journal.createRun(
+      kind: "dfu", source: "app.zip", adapter: "test", addresses: f.targets.map(\.address.description))
+    return Campaign(
+      work: work, targets: f.targets, journal: f.journal, run: run,
+      options: .init(parallel: 4, retry: RetryPolicy(maximumAttempts: 1, firstDelay: .zero)), sleep: sleep)
+  }
+
   /// With every link busy and with links to spare (two devices at `--parallel 4`: counting the attempt's own
   /// link as an end is not enough there).
   @Test(arguments: [12, 2]) func aLinkRefusedRightAfterTheAttemptsOwnLinkIsATeardown(devices: Int) async throws {
     let f = try Fleet(count: devices)
-    let run = try await f.journal.createRun(
-      kind: "dfu", source: "app.zip", adapter: "test", addresses: f.targets.map(\.address.description))
     let work = TwoLinkWork()
-    let campaign = Campaign(
-      work: work, targets: f.targets, journal: f.journal, run: run,
-      options: .init(parallel: 4, retry: RetryPolicy(maximumAttempts: 1, firstDelay: .zero)))
-    let events = Task {
-      var all: [CampaignEvent] = []
-      for await event in campaign.events { all.append(event) }
-      return all
-    }
+    let campaign = try await Self.campaign(of: work, over: f)
+    let events = Self.gather(campaign.events)
     let summary = await campaign.start()
     let all = await events.value
     #expect(summary.count(.verified) == devices && !summary.failed, "a refusal costs no attempt")
@@ -205,21 +215,12 @@ import Testing
   /// link held by no attempt of ours (`idleLinkWait`) — and then connects.
   @Test func refusalsAfterTheAttemptsOwnLinkThatGoOnAreTheLimit() async throws {
     let f = try Fleet(count: 1)
-    let run = try await f.journal.createRun(
-      kind: "dfu", source: "app.zip", adapter: "test", addresses: f.targets.map(\.address.description))
     let address = f.targets[0].address.description
     let work = TwoLinkWork(refusalsEach: [address: 22], linkTime: .milliseconds(1))
     // Pauses take no time (they are counted as asked for, as the teardown grace is), and are recorded.
     let pauses = Mutex<[Duration]>([])
-    let campaign = Campaign(
-      work: work, targets: f.targets, journal: f.journal, run: run,
-      options: .init(parallel: 4, retry: RetryPolicy(maximumAttempts: 1, firstDelay: .zero)),
-      sleep: { delay in pauses.withLock { $0.append(delay) } })
-    let events = Task {
-      var all: [CampaignEvent] = []
-      for await event in campaign.events { all.append(event) }
-      return all
-    }
+    let campaign = try await Self.campaign(of: work, over: f) { delay in pauses.withLock { $0.append(delay) } }
+    let events = Self.gather(campaign.events)
     let summary = await campaign.start()
     let all = await events.value
     #expect(summary.count(.verified) == 1, "\(summary.outcomes)")
