@@ -46,7 +46,8 @@ public final class PostgresConnection: Sendable {
     let text = url.text
     // Only the libpq handle crosses from the connect thread (`sending`: that thread keeps no copy); the
     // connection object is made here, on the awaiting side, so everything `session` reads was written by
-    // this task and not published from another thread.
+    // this task and not published from another thread. (Not `OwnThread.run`: its result must be `Sendable`,
+    // and a libpq handle is not.)
     let pointer: OpaquePointer = try await withCheckedThrowingContinuation { continuation in
       OwnThread.start("beacon-provision.postgres-connect") {
         do {
