@@ -128,11 +128,13 @@ public actor Campaign {
       endLauncherNaps()
       for target in queue { outcomes[target.address.description] = .pending }
     }
-    let interrupted = outcomes.values.contains(.pending)
+    var interrupted = outcomes.values.contains(.pending)
     do {
       try await context.journal.finish(run: context.run, status: interrupted ? "interrupted" : "finished")
     } catch let error as JournalWriteError {
       journalFailed(error)
+      // The run's end is not journalled: it is not finished as far as `--resume` knows.
+      interrupted = true
     } catch {}
     continuation.finish()
     return CampaignSummary(
@@ -148,6 +150,9 @@ public actor Campaign {
   }
 
   private func visitHoldingPermit(_ target: Target) async -> DeviceOutcome {
+    // A stop that came between this visit's launch and its start (the start loop launches several visits
+    // at once; each reaches the actor later): the device is left as one never started — pending, untouched.
+    if stopRequested { return .pending }
     let address = target.address.description
     var attempt = 1
     var idleLinkWaits = 0
@@ -178,6 +183,10 @@ public actor Campaign {
           idleLinkWaits: &idleLinkWaits)
         if stopRequested { return await finish(address, .pending, detail: error.description) }
         continue
+      } catch let error as LinkError where error.code == .tooManyLinks && stopRequested {
+        // Refused a link after a stop: the device was not reached this attempt, so it is left pending for
+        // `--resume`, not failed.
+        return await finish(address, .pending, detail: error.description)
       } catch let error as JournalWriteError {
         // Where this device stands is unknown to the journal: it stays pending, and nothing more starts.
         journalFailed(error)

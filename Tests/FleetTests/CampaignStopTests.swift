@@ -2,6 +2,7 @@ import BeaconCore
 import Foundation
 import GRDB
 import Profiles
+import Synchronization
 import Testing
 
 @testable import Fleet
@@ -106,6 +107,59 @@ import Testing
     #expect(summary.failed)
     #expect(await device.opens >= 2)
     #expect(await device.openSessions.isEmpty)
+  }
+}
+
+extension CampaignStopTests {
+  /// The start loop launches several visits at once, and each reaches the campaign later: a stop that came in
+  /// between (Ctrl-C, a journal failure) leaves such a visit's device as one never started — pending, and
+  /// not connected to. Driven as the start loop's launch would: a permit taken, the stop, then the visit.
+  @Test func aVisitThatStartsAfterAStopLeavesItsDeviceUntouched() async throws {
+    let f = try Fixture(count: 1)
+    let campaign = try f.campaign(run: try await f.newRun(), parallel: 2).campaign
+    #expect(await campaign.takeFreePermit())
+    await campaign.requestStop()
+    #expect(await campaign.visit(try #require(f.targets.first)) == .pending)
+    #expect(await f.devices.values.first!.opens == 0)
+  }
+
+  /// Asks the campaign to stop, then is refused a link: a connect that met the adapter's limit (or one of our
+  /// links' teardown) right after Ctrl-C.
+  final class RefusedAfterStop: CampaignWork {
+    let campaign = Mutex<Campaign?>(nil)
+    func attempt(_ target: Target, attempt: Int, context: CampaignContext) async throws -> DeviceOutcome {
+      await campaign.withLock { $0 }?.requestStop()
+      throw LinkError(.tooManyLinks, peer: target.address, detail: "5 link(s) already open on this adapter")
+    }
+  }
+
+  /// The device was not reached: it is left pending for `--resume`, not failed.
+  @Test func aLinkRefusedAfterAStopLeavesTheDevicePendingNotFailed() async throws {
+    let journal = try Journal(path: nil)
+    let address = "DD:34:02:06:D1:01"
+    let run = try await journal.createRun(kind: "apply", source: "p.json", adapter: "test", addresses: [address])
+    let work = RefusedAfterStop()
+    let campaign = Campaign(
+      work: work, targets: [Target(address: BluetoothAddress(address)!)], journal: journal, run: run,
+      options: .init(parallel: 2), sleep: { _ in })
+    work.campaign.withLock { $0 = campaign }
+    let summary = await campaign.start()
+    #expect(summary.interrupted && summary.outcomes[address] == .pending)
+    #expect(try await journal.device(run: run, address: address)?.state == .pending)
+  }
+
+  /// Every device ended, but the run's end could not be journalled: the summary says interrupted, as the
+  /// journal failure it carries does (and `--resume` finds the run unfinished).
+  @Test func aRunWhoseEndCannotBeJournalledIsInterrupted() async throws {
+    let f = try Fixture(count: 2)
+    let run = try await f.newRun()
+    try await f.journal.database.write { db in
+      try db.execute(
+        sql: "CREATE TRIGGER full BEFORE UPDATE ON run BEGIN SELECT RAISE(FAIL, 'database or disk is full'); END")
+    }
+    let summary = try await f.campaign(run: run).start()
+    #expect(summary.count(.verified) + summary.count(.compliant) == 2)
+    #expect(summary.journalFailure != nil && summary.interrupted)
   }
 }
 
