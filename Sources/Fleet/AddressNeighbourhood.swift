@@ -122,6 +122,14 @@ public actor AddressNeighbourhood {
     admitWaiters()
   }
 
+  /// Quarantines `address` as if its visit had just failed past the jump (`leave(_:quarantine:)`): a resumed
+  /// run's device journalled mid-transfer may be waiting in its bootloader, at the address of the device
+  /// above, before this process has visited it. Its own visit takes the hold back.
+  public func quarantine(_ address: BluetoothAddress, for length: Duration) {
+    held.insert(address)
+    leave(address, quarantine: length)
+  }
+
   /// Ctrl-C: devices waiting for a neighbour stop waiting (their `enter` returns false) and no new wait
   /// begins; holds and quarantines stay as they are.
   public func stopWaiting() {

@@ -97,6 +97,7 @@ public actor Campaign {
   /// the rest pending. Besides a visit's end, a permit freed by a retry pause, an off-link wait or a raised
   /// limit starts the next device (`launcherNap`).
   public func start() async -> CampaignSummary {
+    await work.prepare(targets, context: context)
     var outcomes: [String: DeviceOutcome] = [:]
     await withTaskGroup(of: (String, DeviceOutcome)?.self) { group in
       var queue = targets[...]

@@ -4,6 +4,9 @@ import Profiles
 /// What a campaign does to one device in one attempt. Throwing a `ClassifiedFailure` of kind `transient`
 /// asks for another attempt; anything else ends the device's visit.
 public protocol CampaignWork: Sendable {
+  /// Before the campaign starts any of `targets`: what the work must know of the run's journal first (a
+  /// resumed firmware run's devices left in their bootloader). Nothing by default.
+  func prepare(_ targets: [Target], context: CampaignContext) async
   func attempt(_ target: Target, attempt: Int, context: CampaignContext) async throws -> DeviceOutcome
   /// The campaign was asked to stop (Ctrl-C): an attempt still waiting on something of the work's own (not
   /// a link) should give up and return `.pending`.
@@ -11,6 +14,7 @@ public protocol CampaignWork: Sendable {
 }
 
 extension CampaignWork {
+  public func prepare(_ targets: [Target], context: CampaignContext) async {}
   public func stopRequested() async {}
 }
 
