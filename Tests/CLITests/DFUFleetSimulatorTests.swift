@@ -189,3 +189,33 @@ extension DFUFleetSimulatorTests {
     #expect(noFloor.summary.outcomes[a[2]]?.state == .verified)
   }
 }
+
+extension DFUFleetSimulatorTests {
+  /// A factory that found the device already in its bootloader (a resumed run: no jump of its own) and then
+  /// lost that bootloader — it ran the image and left, the link lost right after the last Execute; here its
+  /// inactivity timeout — does not make the application jump again, which would send the whole image a
+  /// second time: the reopen fails, and the visit's next attempt reads what the device runs.
+  @Test func aFactoryThatFoundTheBootloaderWithoutAJumpNeverJumpsLater() async throws {
+    let fleet = try DFUFleetCampaignTests.fleet(
+      count: 1,
+      extra: [
+        0: #""system": {"model": 12, "batteryPercent": 90, "firmware": "5.22"}, "dfu": {"inactivityTimeoutMs": 2000}"#
+      ])
+    defer { try? FileManager.default.removeItem(atPath: fleet) }
+    let central = try DFUFleetCampaignTests.central(fleet)
+    let application = BluetoothAddress("DD:34:02:06:F0:00")!
+    try await Self.jump(application, central: central)
+    let factory = BLEDFULinkFactory(
+      central: central, device: application, addressType: .public, connectTimeout: .seconds(1),
+      scanTimeout: .milliseconds(500), silenceWindow: .milliseconds(100))
+    try await factory.open(image: 0).close()
+    #expect(await factory.bootloaderAddress == BluetoothAddress("DD:34:02:06:F0:01"))
+    for _ in 0..<300 where central.bootloaders.isInBootloader(application) {
+      try await Task.sleep(for: .milliseconds(50))
+    }
+    #expect(!central.bootloaders.isInBootloader(application))
+    await #expect(throws: (any Error).self) { _ = try await factory.open(image: 0) }
+    #expect(central.bootloaders.entered == [application])
+    #expect(await !factory.jumped)
+  }
+}

@@ -68,7 +68,11 @@ public actor BLEDFULinkFactory: DFULinkFactory {
 
   public func open(image: Int) async throws -> any DFULink {
     if let known = bootloader, let link = try? await bootloaderLink(at: known) { return link }
-    if entry == .none { try await enterBootloaderIfNeeded() }
+    // Only before any bootloader was found: once one was, the application answering again means that
+    // bootloader ran the image and left (a link lost right after the last Execute), and a jump now would
+    // send the whole image a second time. The lookup below then fails, and the visit's next attempt finds
+    // the new version (`FirmwareWork.installedEarlier`).
+    if entry == .none, bootloader == nil { try await enterBootloaderIfNeeded() }
     return try await locate()
   }
 
