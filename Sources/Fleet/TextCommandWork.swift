@@ -74,7 +74,12 @@ struct TextCommandWork: CampaignWork {
 
     try await context.step(address, .writing, attempt: attempt, changes: journalled)
     var setAnswers: [Int: [String]] = [:]
-    for (item, _) in differing {
+    for (number, (item, _)) in differing.enumerated() {
+      // Each set is a write of its own: on a shared journal the `writing` record before it proves the lease
+      // still has its margin (`LeaseFence`), so a gateway paused between two sets past its lease sends no more.
+      if number > 0 {
+        try await journal.record(run: run, address: address, state: .working, step: VisitStep.writing.rawValue)
+      }
       setAnswers[item.index] = try await Self.send(item.set, of: item, on: session)
       try await journal.record(run: run, address: address, state: .working, step: "written", countWrite: true)
     }

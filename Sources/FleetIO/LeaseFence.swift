@@ -10,7 +10,7 @@ import Synchronization
 /// another gateway then took, finds its next write refused (`LeaseLostError`) and leaves the device alone.
 ///
 /// The writes to the device itself are fenced through the journal: `apply` records `writing` (and `dfu
-/// update` `transferring`) just before it sends the `cfg` message or the image, after reading the device
+/// update` `transferring`) just before it sends the `cfg` message, each text command's set or the image, after reading the device
 /// in the same visit, so a read made before a pause is never written from — the write is refused, or the
 /// lease was never lost and nobody else touched the device. That pre-write record also demands that the
 /// lease has `writeMargin` seconds left (a third of the lease: renewals come every third, so a healthy

@@ -1,5 +1,6 @@
 import BeaconCore
 import Profiles
+import Synchronization
 import Testing
 
 @testable import Fleet
@@ -82,7 +83,9 @@ struct FakeATOpener: TextCommandOpener {
       ]
     }
 
-    func run(dryRun: Bool) async throws -> (CampaignSummary, String) {
+    /// `recorder`, when given, is the journal the campaign writes to (it forwards to `journal`).
+    func run(dryRun: Bool, through recorder: (any CampaignJournal)? = nil) async throws -> (CampaignSummary, String) {
+      let journal: any CampaignJournal = recorder ?? self.journal
       let loaded = try LoadedProfile.load(file: "p.json", read: { _ in Array(profile.utf8) }, urlCheck: { _ in nil })
       let run = try await journal.createRun(
         kind: dryRun ? "plan" : "apply", source: "p.json", adapter: "test", addresses: addresses.map(\.description))
@@ -131,6 +134,20 @@ struct FakeATOpener: TextCommandOpener {
     let (again, _) = try await f.run(dryRun: false)
     #expect(again.count(.compliant) == 2 && !again.changedSomething)
     #expect(await first.sets.count == 3, "a second apply sent a set")
+  }
+
+  /// On a shared journal a `writing` record proves the lease still has a third of its time (`LeaseFence`):
+  /// every set has one just before it, not only the first, so a gateway paused between two sets past its
+  /// lease sends no more (the record is refused).
+  @Test func everySetIsPrecededByAWritingRecord() async throws {
+    let f = try Fixture()
+    let device = f.devices[Self.addresses[0]]!
+    let journal = VisitJournalRecordsTests.RecordingJournal(f.journal, writes: { await device.sets.count })
+    let (summary, _) = try await f.run(dryRun: false, through: journal)
+    #expect(summary.count(.verified) == 1)
+    let records = journal.updates.withLock { $0 }.filter { $0.update.address == Self.addresses[0].description }
+    #expect(records.filter { $0.update.step == VisitStep.writing.rawValue }.map(\.writesBefore) == [0, 1, 2])
+    #expect(records.filter { $0.update.step == "written" }.map(\.writesBefore) == [1, 2, 3])
   }
 
   @Test func aSetThatDoesNotHoldFailsTheDeviceNamingBothAnswers() async throws {

@@ -11,23 +11,34 @@ import Testing
 /// needs — the attempt, the planned changes with the `writing` step just before the write, the write's
 /// landing, the end — while its events still announce every step (`CampaignContext.announce`).
 @Suite(.timeLimit(.minutes(1))) struct VisitJournalRecordsTests {
-  /// Forwards to a `Journal`, keeping every update it was given and, for each, the writes the device had then.
+  /// Forwards to a `Journal`, keeping every update it was given and, for each, the writes the device had then
+  /// (`writes`: a KBeacon's `cfg` writes, a text device's sets).
   final class RecordingJournal: CampaignJournal {
     let inner: Journal
-    let device: FakeDevice
+    let writes: @Sendable () async -> Int
     let updates = Mutex<[(update: JournalUpdate, writesBefore: Int)]>([])
     /// As a shared journal's lease fence: records prove the device is still held.
     let fencesDevices: Bool
     /// Refuses the `connecting` record, as a fence refuses a lease another gateway took.
     let refusesConnecting: Bool
-    init(_ inner: Journal, device: FakeDevice, fencesDevices: Bool = false, refusesConnecting: Bool = false) {
-      (self.inner, self.device, self.fencesDevices, self.refusesConnecting) =
-        (inner, device, fencesDevices, refusesConnecting)
+    init(
+      _ inner: Journal, writes: @escaping @Sendable () async -> Int, fencesDevices: Bool = false,
+      refusesConnecting: Bool = false
+    ) {
+      (self.inner, self.writes, self.fencesDevices, self.refusesConnecting) =
+        (inner, writes, fencesDevices, refusesConnecting)
+    }
+
+    convenience init(_ inner: Journal, device: FakeDevice, fencesDevices: Bool = false, refusesConnecting: Bool = false)
+    {
+      self.init(
+        inner, writes: { await device.writes.count }, fencesDevices: fencesDevices,
+        refusesConnecting: refusesConnecting)
     }
 
     var location: String { inner.location }
     func record(_ update: JournalUpdate) async throws {
-      let writes = await device.writes.count
+      let writes = await writes()
       updates.withLock { $0.append((update, writes)) }
       if refusesConnecting, update.step == VisitStep.connecting.rawValue {
         throw JournalWriteError(location: location, reason: "the lease was taken by another gateway")
