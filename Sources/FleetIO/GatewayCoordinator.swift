@@ -28,7 +28,8 @@ public struct GatewayCoordinator: Sendable {
 
   public enum Claim: Sendable, Hashable {
     case claimed
-    /// The journal records the device finished (compliant, verified or skipped), or planned (`plan`).
+    /// The journal records the device finished (compliant, verified or skipped), failed (a failure is not
+    /// retried by another gateway: `SiteCampaign.settled`) or planned (`plan`).
     case done
     /// Another live gateway's lease holds it.
     case held(by: String)
@@ -113,7 +114,15 @@ public struct GatewayCoordinator: Sendable {
           r["rssi"].flatMap(Int.init).map { NearestGatewayRule.Sighting(gateway: g, rssi: $0) }
         }
       }
-      switch settings.rule.decide(gateway: gateway, sightings: sightings) {
+      let decision = settings.rule.decide(gateway: gateway, sightings: sightings)
+      if decision != .take {
+        // This process holds no lease on a device it claims, unless this is a retry after a reconnect whose
+        // first run took the lease and lost the reply: a lease kept then would be renewed by every heartbeat
+        // and hold the device from the gateway it is left to, for good.
+        try s.query(
+          "DELETE FROM bp_lease WHERE run_id = $1 AND address = $2 AND instance = $3", [run, address, instance])
+      }
+      switch decision {
       case .notHeard: return (.notHeard, nil)
       case .leave(let other, let rssi): return (.left(to: other, rssi: rssi), nil)
       case .take: break
@@ -122,7 +131,7 @@ public struct GatewayCoordinator: Sendable {
         """
         INSERT INTO bp_lease (run_id, address, gateway, expires_at, instance, generation)
           SELECT $1, $2, $3, now() + make_interval(secs => $4::float8), $5, nextval('bp_lease_generation') FROM bp_device d
-          WHERE d.run_id = $1 AND d.address = $2 AND d.state NOT IN ('compliant', 'verified', 'skipped', 'planned')
+          WHERE d.run_id = $1 AND d.address = $2 AND d.state NOT IN ('compliant', 'verified', 'skipped', 'failed', 'planned')
         ON CONFLICT (run_id, address) DO UPDATE SET gateway = EXCLUDED.gateway, expires_at = EXCLUDED.expires_at,
             instance = EXCLUDED.instance, generation = EXCLUDED.generation
           WHERE bp_lease.expires_at <= now() OR bp_lease.instance = EXCLUDED.instance
@@ -136,7 +145,7 @@ public struct GatewayCoordinator: Sendable {
         """, [run, address]
       ).records.first
       guard let row else { return (.notInRun, nil) }
-      if let state = row["state"].flatMap(DeviceState.init(rawValue:)), state.isFinal || state == .planned {
+      if let state = row["state"].flatMap(DeviceState.init(rawValue:)), SiteCampaign.settled(state) {
         return (.done, nil)
       }
       return (.held(by: row["gateway"] ?? "?"), nil)

@@ -58,13 +58,16 @@ import Testing
       try await gw[0].journal.record(run: "site", address: Self.a, state: .verified, countWrite: true)
       try await gw[0].release(run: "site", address: Self.a)
       #expect(try await gw[1].claim(run: "site", address: Self.a) == .done)
-      // Failed is not done: another gateway may try it.
-      try await gw[0].journal.record(
-        run: "site", address: Self.b, state: .failed, detail: "timeout", failureKind: .transient)
-      #expect(try await gw[1].claim(run: "site", address: Self.b) == .claimed)
       // A `plan` run's planned device is done too: one gateway's read is enough.
+      #expect(try await gw[1].claim(run: "site", address: Self.b) == .claimed)
       try await gw[1].journal.record(run: "site", address: Self.b, state: .planned)
       try await gw[1].release(run: "site", address: Self.b)
+      #expect(try await gw[2].claim(run: "site", address: Self.b) == .done)
+      // So is a failed one: no other gateway retries it (`SiteCampaign.settled`; `--resume` does). A gateway
+      // that had read the device while it was worked on, and claimed it once the failing one let it go, wrote
+      // it a second time when the claim took failed devices.
+      try await gw[1].journal.record(
+        run: "site", address: Self.b, state: .failed, detail: "timeout", failureKind: .transient)
       #expect(try await gw[2].claim(run: "site", address: Self.b) == .done)
       #expect(try await gw[1].claim(run: "site", address: "C2:00:00:00:00:99") == .notHeard)
       try await gw[1].recordSightings(["C2:00:00:00:00:99": -50])
@@ -96,6 +99,21 @@ import Testing
         try s.query("DELETE FROM bp_lease")
       }
       #expect(try await gw[0].claim(run: "site", address: Self.a) == .left(to: "gw-3", rssi: -66))
+    }
+  }
+
+  /// A claim run again after a reconnect (its first run took the lease, and the reply was lost) may decide
+  /// the second time to leave the device: a better sighting came meanwhile. The lease it took is dropped;
+  /// kept, every heartbeat would renew it, and the gateway the device is left to would wait for it for good.
+  @Test func aClaimThatLeavesTheDeviceDropsALeaseOfItsOwn() async throws {
+    try await withPostgres { server in
+      let gw = try await Self.site(server)
+      try await gw[0].recordSightings([Self.a: -70])
+      #expect(try await gw[0].claim(run: "site", address: Self.a) == .claimed)
+      try await gw[1].recordSightings([Self.a: -40])
+      #expect(try await gw[0].claim(run: "site", address: Self.a) == .left(to: "gw-2", rssi: -40))
+      try await gw[0].heartbeat(run: "site")
+      #expect(try await gw[1].claim(run: "site", address: Self.a) == .claimed)
     }
   }
 
