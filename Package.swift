@@ -149,7 +149,7 @@ let package = Package(
       ],
       swiftSettings: strict),
     .testTarget(
-      name: "FleetIOTests", dependencies: ["FleetIO", "Fleet", "BeaconCore", "Profiles", "TestServers"],
+      name: "FleetIOTests", dependencies: ["FleetIO", "Fleet", "BeaconCore", "CLibPQ", "Profiles", "TestServers"],
       swiftSettings: strict),
     .testTarget(
       name: "HTTPTests", dependencies: ["HTTP", "TestServers"], exclude: ["Fixtures"], swiftSettings: strict),

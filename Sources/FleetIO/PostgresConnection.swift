@@ -64,12 +64,19 @@ public final class PostgresConnection: Sendable {
       idleInTransactionSeconds: idleInTransactionSeconds)
   }
 
+  /// How long one connect (and each reconnect's `PQreset`) may wait for a server host that does not answer
+  /// (a failover, a cut network) [I: 10 s; libpq's default is none, leaving it to the system's TCP connect
+  /// timeout of about two minutes, which would overrun `PostgresReconnect.defaultSeconds`]. A
+  /// `connect_timeout` in `--journal` wins.
+  static let connectTimeoutSeconds = 10
+
   /// Opens libpq's connection to `text` and configures it (blocking: runs on the connect thread).
   private static func open(
     _ text: String, password: String?, location: String, idleInTransactionSeconds: Double
   ) throws -> OpaquePointer {
-    var keys = ["dbname", "application_name"]
-    var values = [text, "beacon-provision"]
+    // `connect_timeout` comes before `dbname`, so a value in the URL or keyword string overrides it.
+    var keys = ["connect_timeout", "dbname", "application_name"]
+    var values = [String(Self.connectTimeoutSeconds), text, "beacon-provision"]
     if let password {
       keys.append("password")
       values.append(password)

@@ -1,3 +1,4 @@
+import CLibPQ
 import Fleet
 import Foundation
 import Synchronization
@@ -32,6 +33,33 @@ import Testing
       await #expect(throws: PostgresError.self) { try await journal.connection.session { try $0.query("SELEC 1") } }
       #expect(Date().timeIntervalSince(refused) < 30)
     }
+  }
+
+  /// A server host that does not answer (a failover, a cut network) is given 10 s a connect and a reconnect,
+  /// not the system's TCP timeout of about two minutes, which would overrun the 60 s reconnect bound; a
+  /// `connect_timeout` in the journal's URL wins.
+  @Test func eachConnectWaitsAtMostTheConnectTimeoutUnlessTheURLSaysOtherwise() async throws {
+    try await withPostgres { server in
+      let url = try await server.createDatabase()
+      let plain = try await connect(server, database: url)
+      #expect(try await plain.session { Self.option("connect_timeout", of: $0) } == "10")
+      let given = try await connect(server, database: url + "&connect_timeout=3")
+      #expect(try await given.session { Self.option("connect_timeout", of: $0) } == "3")
+      await plain.close()
+      await given.close()
+    }
+  }
+
+  /// A connection option as libpq holds it (`PQconninfo`).
+  static func option(_ keyword: String, of session: PostgresSession) -> String? {
+    guard let options = PQconninfo(session.pointer) else { return nil }
+    defer { PQconninfoFree(options) }
+    var index = 0
+    while let key = options[index].keyword {
+      if String(cString: key) == keyword { return options[index].val.map { String(cString: $0) } }
+      index += 1
+    }
+    return nil
   }
 
   /// A gateway frozen inside a transaction (SIGSTOP, a suspended VM) does not hold the rows it locked
