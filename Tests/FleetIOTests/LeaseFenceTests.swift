@@ -78,11 +78,12 @@ import Testing
   {
     try await withPostgres { server in
       let url = try await server.createDatabase()
-      let g = try await Self.gateway(server, url, name: "gw-1", lease: 6)
+      let g = try await Self.gateway(server, url, name: "gw-1", lease: 9)
       #expect(try await g.claim(run: "site", address: Self.a) == .claimed)
       try await g.journal.record(run: "site", address: Self.a, state: .working, step: step)
-      // Unrenewed for 4.8 s: 1.2 s left, less than the 2 s a write needs, more than a plain record needs.
-      try await Task.sleep(for: .milliseconds(4800))
+      // Unrenewed for at least 6.1 s (the sleep is a lower bound, however loaded the machine): at most 2.9 s
+      // left, less than the 3 s a write needs, and a plain record still has 2.9 s of stalls to spare.
+      try await Task.sleep(for: .milliseconds(6100))
       try await g.journal.record(run: "site", address: Self.a, state: .working, step: "reading")
       await #expect(throws: LeaseLostError.self) {
         try await g.journal.record(run: "site", address: Self.a, state: .working, step: step)
