@@ -25,6 +25,16 @@ import Testing
     await client.close()
   }
 
+  /// A fleet file of one KBeacon Pro on V5.22 whose bootloader gives up after `bootloaderInactivityMs`.
+  static func oneV522Device(bootloaderInactivityMs: Int) throws -> String {
+    try DFUFleetCampaignTests.fleet(
+      count: 1,
+      extra: [
+        0: #""system": {"model": 12, "batteryPercent": 90, "firmware": "5.22"}, "#
+          + #""dfu": {"inactivityTimeoutMs": \#(bootloaderInactivityMs)}"#
+      ])
+  }
+
   static func reports(_ central: SimulatedCentral, count: Int) async throws -> [AdvertisingReport] {
     var seen: [AdvertisingReport] = []
     for try await report in central.scan(ScanParameters(active: false)) {
@@ -35,13 +45,9 @@ import Testing
   }
 
   @Test func theBootloaderAdvertisesAtAddressPlusOneThenIdlesOutToTheOldApplication() async throws {
-    let fleet = try DFUFleetCampaignTests.fleet(
-      count: 1,
-      extra: [
-        // 8 s: long enough that the bootloader does not idle out between the discovery's requests on a loaded
-        // machine (3 s did, under ThreadSanitizer: the link closed mid-discovery), short enough to wait for.
-        0: #""system": {"model": 12, "batteryPercent": 90, "firmware": "5.22"}, "dfu": {"inactivityTimeoutMs": 8000}"#
-      ])
+    // 8 s: long enough that the bootloader does not idle out between the discovery's requests on a loaded
+    // machine (3 s did, under ThreadSanitizer: the link closed mid-discovery), short enough to wait for.
+    let fleet = try Self.oneV522Device(bootloaderInactivityMs: 8000)
     defer { try? FileManager.default.removeItem(atPath: fleet) }
     let central = try DFUFleetCampaignTests.central(fleet)
     let application = BluetoothAddress("DD:34:02:06:F0:00")!
@@ -132,11 +138,7 @@ extension DFUFleetSimulatorTests {
   @Test func resumeFinishesADeviceLeftWaitingInItsBootloader() async throws {
     // a run that stopped mid-transfer: the journal says "transferring", the device sits in its bootloader
     // (its application silent, so the resume's scan does not hear it)
-    let fleet = try DFUFleetCampaignTests.fleet(
-      count: 1,
-      extra: [
-        0: #""system": {"model": 12, "batteryPercent": 90, "firmware": "5.22"}, "dfu": {"inactivityTimeoutMs": 600000}"#
-      ])
+    let fleet = try Self.oneV522Device(bootloaderInactivityMs: 600_000)
     let package = try DFUFleetPackages.application(version: 530)
     defer { for path in [fleet, package] { try? FileManager.default.removeItem(atPath: path) } }
     let central = try DFUFleetCampaignTests.central(fleet)
@@ -196,11 +198,8 @@ extension DFUFleetSimulatorTests {
   /// inactivity timeout — does not make the application jump again, which would send the whole image a
   /// second time: the reopen fails, and the visit's next attempt reads what the device runs.
   @Test func aFactoryThatFoundTheBootloaderWithoutAJumpNeverJumpsLater() async throws {
-    let fleet = try DFUFleetCampaignTests.fleet(
-      count: 1,
-      extra: [
-        0: #""system": {"model": 12, "batteryPercent": 90, "firmware": "5.22"}, "dfu": {"inactivityTimeoutMs": 2000}"#
-      ])
+    // 8 s, as above: a bootloader that idled out before the first open would be jumped into by that open.
+    let fleet = try Self.oneV522Device(bootloaderInactivityMs: 8000)
     defer { try? FileManager.default.removeItem(atPath: fleet) }
     let central = try DFUFleetCampaignTests.central(fleet)
     let application = BluetoothAddress("DD:34:02:06:F0:00")!
@@ -210,7 +209,7 @@ extension DFUFleetSimulatorTests {
       scanTimeout: .milliseconds(500), silenceWindow: .milliseconds(100))
     try await factory.open(image: 0).close()
     #expect(await factory.bootloaderAddress == BluetoothAddress("DD:34:02:06:F0:01"))
-    for _ in 0..<300 where central.bootloaders.isInBootloader(application) {
+    for _ in 0..<600 where central.bootloaders.isInBootloader(application) {
       try await Task.sleep(for: .milliseconds(50))
     }
     #expect(!central.bootloaders.isInBootloader(application))

@@ -42,10 +42,7 @@ import Testing
     let f = try Fixture(count: 4)
     let run = try await f.newRun()
     // From here on every device row update fails, as on a full or read-only disk.
-    try await f.journal.database.write { db in
-      try db.execute(
-        sql: "CREATE TRIGGER full BEFORE UPDATE ON device BEGIN SELECT RAISE(FAIL, 'database or disk is full'); END")
-    }
+    try await f.failUpdates(of: "device")
     let summary = try await f.campaign(run: run, parallel: 1).start()
     let failure = try #require(summary.journalFailure)
     #expect(failure.location == "(in memory)")
@@ -65,10 +62,7 @@ import Testing
     let device = try #require(f.devices.values.first)
     await device.setDrops(10)
     let run = try await f.newRun()
-    try await f.journal.database.write { db in
-      try db.execute(
-        sql: "CREATE TRIGGER full BEFORE UPDATE ON device BEGIN SELECT RAISE(FAIL, 'database or disk is full'); END")
-    }
+    try await f.failUpdates(of: "device")
     let summary = try await f.campaign(run: run, parallel: 1).start()
     #expect(try #require(summary.journalFailure).reason.contains("database or disk is full"))
     #expect(summary.interrupted && summary.outcomes.values.first == .pending)
@@ -153,13 +147,20 @@ extension CampaignStopTests {
   @Test func aRunWhoseEndCannotBeJournalledIsInterrupted() async throws {
     let f = try Fixture(count: 2)
     let run = try await f.newRun()
-    try await f.journal.database.write { db in
-      try db.execute(
-        sql: "CREATE TRIGGER full BEFORE UPDATE ON run BEGIN SELECT RAISE(FAIL, 'database or disk is full'); END")
-    }
+    try await f.failUpdates(of: "run")
     let summary = try await f.campaign(run: run).start()
     #expect(summary.count(.verified) + summary.count(.compliant) == 2)
     #expect(summary.journalFailure != nil && summary.interrupted)
+  }
+}
+
+extension ApplyCampaignTests.Fixture {
+  /// From here on every update of `table`'s rows fails, as on a full or read-only disk.
+  func failUpdates(of table: String) async throws {
+    try await journal.database.write { db in
+      try db.execute(
+        sql: "CREATE TRIGGER full BEFORE UPDATE ON \(table) BEGIN SELECT RAISE(FAIL, 'database or disk is full'); END")
+    }
   }
 }
 
