@@ -74,6 +74,12 @@ public final class PostgresJournal: CampaignJournal {
   /// a write to the device), in the same statement: otherwise nothing changes and `LeaseLostError` is
   /// thrown.
   public func record(_ u: JournalUpdate) async throws {
+    try await record(u, id: UUID().uuidString)
+  }
+
+  /// `record(_:)` as one call named `id`: run again on a new connection after a COMMIT whose reply was lost
+  /// (`PostgresReconnect`), the update finds its own id on the row and counts the attempt and write once.
+  func record(_ u: JournalUpdate, id: String) async throws {
     let changes = try u.changesJSON
     let (gateway, instance) = (gateway, instance)
     let fence = fences.fence(run: u.run, address: u.address)
@@ -82,14 +88,15 @@ public final class PostgresJournal: CampaignJournal {
       try s.query(
         """
         UPDATE bp_device SET state = $1, step = COALESCE($2, step), changes = COALESCE($3, changes), detail = $4,
-          failure_kind = $5, attempts = attempts + $6::integer, writes = writes + $7::integer, updated_at = now(),
-          gateway = $8 WHERE run_id = $9 AND address = $10 AND ($11::bigint IS NULL OR EXISTS (
+          failure_kind = $5, attempts = attempts + CASE WHEN last_update IS DISTINCT FROM $14 THEN $6::integer ELSE 0 END,
+          writes = writes + CASE WHEN last_update IS DISTINCT FROM $14 THEN $7::integer ELSE 0 END, last_update = $14,
+          updated_at = now(), gateway = $8 WHERE run_id = $9 AND address = $10 AND ($11::bigint IS NULL OR EXISTS (
             SELECT 1 FROM bp_lease l WHERE l.run_id = $9 AND l.address = $10 AND l.instance = $12
               AND l.generation = $11::bigint AND l.expires_at > now() + make_interval(secs => $13::float8)))
         """,
         [
           u.state.rawValue, u.step, changes, u.detail, u.failureKind?.rawValue, u.countAttempt ? "1" : "0",
-          u.countWrite ? "1" : "0", gateway, u.run, u.address, fence?.generation, instance, String(margin),
+          u.countWrite ? "1" : "0", gateway, u.run, u.address, fence?.generation, instance, String(margin), id,
         ]
       ).affected
     }

@@ -11,9 +11,10 @@ import Foundation
 /// Runs on the connection's own thread (`PostgresConnection`): the waits block that thread, never the
 /// cooperative pool. A body the connection dropped in the middle is run again from its start. The server
 /// rolls back a transaction whose connection died, so a transaction runs once; the one ambiguity is a
-/// COMMIT whose reply was lost — applied, yet run again — which for the journal means an `attempts` or
-/// `writes` counter one too high, never a device state wrong [I: the journal's counters are reports; the
-/// device's writes are proved by the writes themselves].
+/// COMMIT whose reply was lost — applied, yet run again — so what runs through here is written to be
+/// harmless twice: a device record carries its own id and counts its attempt and write once
+/// (`PostgresJournal.record(_:id:)`), and a claim run again drops a lease its first run took when it now
+/// leaves the device (`GatewayCoordinator.claim`).
 public enum PostgresReconnect {
   /// The bound before a gateway gives up on an unreachable server [I: a minute outlasts a restart or a
   /// failover, and is short enough that an operator sees a dead server while the campaign is watched].

@@ -72,6 +72,11 @@ enum PostgresSchema {
     """
     CREATE TABLE bp_shared_state (key text PRIMARY KEY, value text NOT NULL, updated_at timestamptz NOT NULL);
     """,
+    // 8: the id of the last record made to each device row (`PostgresJournal.record(_:id:)`), so a record run
+    // again after a COMMIT whose reply was lost counts its attempt and its write once.
+    """
+    ALTER TABLE bp_device ADD COLUMN last_update text;
+    """,
   ]
 
   /// The schema version this tool writes and reads.

@@ -1,10 +1,10 @@
 import CLibPQ
-import Fleet
 import Foundation
 import Synchronization
 import TestServers
 import Testing
 
+@testable import Fleet
 @testable import FleetIO
 
 /// A server restart under a connection (a PostgreSQL restart of 0.6 s once stopped every gateway).
@@ -47,6 +47,31 @@ import Testing
       #expect(try await given.session { Self.option("connect_timeout", of: $0) } == "3")
       await plain.close()
       await given.close()
+    }
+  }
+
+  /// A record run again on a new connection after its COMMIT's reply was lost — the same call, so the same
+  /// id — counts its attempt and its write once; the next call counts again.
+  @Test func aRecordRunAgainAfterALostReplyCountsItsAttemptAndWriteOnce() async throws {
+    try await withPostgres { server in
+      let journal = try await PostgresJournal(connection: try await connect(server), gateway: "gw-1")
+      let address = "C4:00:00:00:00:02"
+      let run = try await journal.createRun(kind: "apply", source: "p.json", adapter: "hci0", addresses: [address])
+      let update = JournalUpdate(
+        run: run, address: address, state: .working, step: "written", changes: nil, detail: nil, failureKind: nil,
+        countAttempt: true, countWrite: true)
+      func counts() async throws -> [Int?] {
+        let row = try await journal.device(run: run, address: address)
+        return [row?.attempts, row?.writes]
+      }
+      try await journal.record(update, id: "first")
+      try await journal.record(update, id: "first")
+      #expect(try await counts() == [1, 1])
+      try await journal.record(update, id: "second")
+      #expect(try await counts() == [2, 2])
+      try await journal.record(update)
+      try await journal.record(update)
+      #expect(try await counts() == [4, 4])
     }
   }
 
