@@ -111,10 +111,10 @@ public struct CampaignPipeline: Sendable {
     // scanned for (its resume says so and ends).
     let left = try await resume.asyncMap { try await checkResume(run: $0, plan: plan, resources: resources) }
     var selection: CampaignSelection
+    var records: [DeviceRecord] = []
     if left == false, resources.coordinator == nil {
       selection = CampaignSelection(targets: [])
     } else {
-      let records: [DeviceRecord]
       if let given = self.records {
         records = given
       } else {
@@ -125,7 +125,7 @@ public struct CampaignPipeline: Sendable {
       selection = try plan.select(records)
     }
     if let resume {
-      try await resumeSelection(&selection, run: resume, plan: plan, resources: resources)
+      try await resumeSelection(&selection, run: resume, plan: plan, resources: resources, heard: records)
     }
     emit(.selected(count: selection.targets.count, notSeen: selection.notSeen.count))
     selection.sharedRun = resume ?? settings.shared.run
@@ -222,18 +222,28 @@ public struct CampaignPipeline: Sendable {
   /// `--resume RUN`, after the scan (`checkResume` passed): its unfinished devices are visited — those the
   /// scan heard, and with `visitsUnheard` the others by address — and the ones it did not hear are otherwise
   /// not seen. The devices are read again, not taken from `checkResume`: on a shared journal other gateways
-  /// finish devices while this one scans.
+  /// finish devices while this one scans. Without `visitsUnheard` (`apply`, `plan`), a connectable device the
+  /// scan heard (`heard`) that the profile's rules would not choose now is still the run's: its name may be the
+  /// one this run wrote before it was cut short, or its signal dipped under the floor.
   func resumeSelection(
-    _ selection: inout CampaignSelection, run: String, plan: some CampaignPlan, resources: CampaignResources
+    _ selection: inout CampaignSelection, run: String, plan: some CampaignPlan, resources: CampaignResources,
+    heard records: [DeviceRecord]
   )
     async throws
   {
     let unfinished = try await resources.journal.devices(run: run).filter { !$0.state.isFinal }
     let open = Set(unfinished.map(\.address))
-    let heard = selection.targets.filter { open.contains($0.address.description) }
+    var heard = selection.targets.filter { open.contains($0.address.description) }
     if plan.visitsUnheard {
       selection.targets = Self.resumeTargets(unfinished: unfinished, heard: selection.targets)
     } else {
+      let chosen = Set(heard.map(\.address.description))
+      let kept = records.filter {
+        $0.connectable == true && open.contains($0.address.description) && !chosen.contains($0.address.description)
+      }
+      heard += kept.map { Target(heard: $0) }
+      let keptAddresses = Set(kept.map(\.address.description))
+      selection.notSelected.removeAll { keptAddresses.contains($0.address) }
       selection.targets = heard
       selection.notSeen = open.subtracting(heard.map(\.address.description)).sorted()
     }

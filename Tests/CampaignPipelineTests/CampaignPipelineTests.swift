@@ -3,6 +3,7 @@ import CampaignPipeline
 import Fleet
 import Foundation
 import KBeacon
+import Profiles
 import Simulator
 import Testing
 
@@ -81,6 +82,30 @@ import Testing
     #expect(resumed.summary.run == stopped.summary.run)
     #expect(resumed.summary.outcomes.count == 2 && resumed.summary.outcomes.values.allSatisfy { $0.state == .verified })
     #expect(fixture.events.all.contains { if case .resuming(_, 2, 2) = $0 { true } else { false } })
+  }
+
+  /// The run's devices were chosen when it began. A device this run renamed, cut short after the write and
+  /// before its end was journalled (kill -9), no longer matches the profile's name glob when the resume's
+  /// scan hears it — it is still the run's, and the resume finishes it rather than calling it not seen.
+  @Test func aResumeFinishesADeviceTheRunRenamedPastTheProfilesNameGlob() async throws {
+    let fixture = try PipelineFixture(count: 3)
+    let text = #"{"version": 1, "select": {"name": "KBPro_P*"}, "desired": {"name": "aisle"}}"#
+    let loaded = try LoadedProfile.load(file: "glob.json", read: { _ in Array(text.utf8) }, urlCheck: { _ in nil })
+    let plan = try ProfileCampaignPlan(
+      profile: loaded, path: "glob.json", recipe: RunRecipe("profile", content: Array(text.utf8)),
+      passwords: .init(current: Secret("0000000000000000")), resolver: DesiredResolver(urlCheck: { _ in nil }),
+      dryRun: false)
+    var first = fixture.pipeline(parallel: 1)
+    first.stopWhen = { if case .finished = $0 { true } else { false } }
+    let stopped = try await first.run(plan)
+    let renamed = try #require(stopped.summary.outcomes.first { $0.value.state == .verified }?.key)
+    // As if killed after the write landed, before the device's end was journalled.
+    try await fixture.journal.record(run: stopped.summary.run, address: renamed, state: .working, step: "written")
+
+    let resumed = try await fixture.pipeline(resume: "last").run(plan)
+    #expect(resumed.summary.outcomes.count == 3 && resumed.notSeen.isEmpty, "\(resumed.summary.outcomes)")
+    #expect(resumed.summary.outcomes[renamed]?.state == .verified)
+    #expect(fixture.events.all.contains { if case .resuming(_, 3, 3) = $0 { true } else { false } })
   }
 
   /// `audit --connect`'s reads: a device goes to the first profile that selects it, and the next profile's
