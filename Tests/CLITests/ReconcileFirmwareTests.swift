@@ -77,6 +77,25 @@ import Testing
   /// Outside `--maintenance-window` (a span two hours from now on this machine's clock) the devices are
   /// configured but no firmware is installed, and each is reported once; a start without the window then
   /// updates them: they were left due, not forgotten.
+  /// A second stop during a firmware pass abandons it, as during a configuration pass: status 130, and no
+  /// `firmware-error` (the quit is not the catalogue's failure). The process stops itself before a transfer;
+  /// SIGTERM and SIGINT, both pending, arrive together once it is continued.
+  @Test func aSecondStopDuringAFirmwarePassQuitsWithStatus130() async throws {
+    let (site, catalogue, cache) = try Self.site()
+    let older = ReconcileProcess.address(2)
+    let firmware = ["--firmware", "latest", "--catalog", catalogue, "--firmware-dir", cache, "--parallel", "1"]
+    try site.start(firmware, environment: [SimulatorPauseHook.environmentVariable: "before-transfer:\(older)"])
+    let stopped = try await site.wait(seconds: 120) {
+      site.errorLines.contains { $0.hasPrefix("test hook: stopped before transferring \(older)") }
+    }
+    try #require(stopped, "\(site.errorLines.suffix(30).joined(separator: "\n"))")
+    site.signal(SIGTERM)
+    site.signal(SIGINT)
+    site.signal(SIGCONT)
+    #expect(await site.exitStatus() == 130, "\(site.errorLines.suffix(30).joined(separator: "\n"))")
+    #expect(site.events("firmware-error").isEmpty)
+  }
+
   @Test func outsideTheMaintenanceWindowNoFirmwareIsInstalledAndTheDevicesStayDue() async throws {
     let (site, catalogue, cache) = try Self.site()
     let minutes = Calendar.current.dateComponents([.hour, .minute], from: Date())

@@ -1,3 +1,4 @@
+import ArgumentParser
 import BeaconCore
 import CampaignPipeline
 import Fleet
@@ -15,7 +16,7 @@ extension ReconcileLoop {
   func firmwarePass(
     _ firmware: ReconcileFirmware, profile: ReconcileProfile, candidates: [ReconcileDue.Candidate],
     resources: CampaignResources, signals: ReconcileSignals, quiet: Bool, windowStart: Double, state: inout PassState
-  ) async -> Bool {
+  ) async throws -> Bool {
     let at = now()
     if state.firmwareHoldUntil > at { return false }
     let floor = ReconcileFirmware.batteryFloor(settings.minBattery)
@@ -93,6 +94,11 @@ extension ReconcileLoop {
         chosen.map(\.record), resources: resources, interrupts: interrupts,
         shared: SharedRunSettings(run: site == nil ? nil : run, gateways: waitFor, settle: settings.shared?.settle ?? 0)
       )
+    } catch let exit as ExitCode {
+      // A second stop signal abandoned the campaign (status 130), as it does a configuration pass: not the
+      // catalogue's failure, and the service ends now.
+      signals.campaignEnded()
+      throw exit
     } catch {
       signals.campaignEnded()
       // The catalogue or a package could not be had: firmware waits, backing off as a device does, so an

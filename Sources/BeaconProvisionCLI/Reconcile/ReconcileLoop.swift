@@ -108,7 +108,7 @@ struct ReconcileLoop {
           failed = true
         }
         if let firmware = settings.firmware, !signals.stopRequested {
-          let firmwareFailed = await firmwarePass(
+          let firmwareFailed = try await firmwarePass(
             firmware, profile: profile, candidates: list, resources: resources, signals: signals, quiet: quiet,
             windowStart: windowStart, state: &pass)
           if firmwareFailed { failed = true }
