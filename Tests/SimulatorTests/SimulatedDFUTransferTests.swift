@@ -81,15 +81,21 @@ import Testing
     }
   }
 
-  @Test func olderApplicationIsRefusedByTheTarget() async throws {
+  /// Marked `is_debug` or not: a release bootloader, as the devices this tool updates run, skips no check for it.
+  @Test(arguments: [false, true]) func olderApplicationIsRefusedByTheTarget(debug: Bool) async throws {
     var config = DFUTargetConfiguration()
     config.applicationVersion = 9
     let host = DFUTargetHost(target: SimulatedDFUTarget(configuration: config))
+    let firmware = DFUTestPackages.bytes(100, seed: 42)
+    var command = DFUTestPackages.command(.application, firmware: firmware, version: 8)
+    command.isDebug = debug
+    let image = DFUTransferImage(name: "application", initPacket: InitPacket.serialize(command), firmware: firmware)
     await #expect(
       throws: DFUFailure.rejected(image: "application", request: 0x04, .extendedError, .firmwareVersionFailure)
     ) {
-      try await transfer(host).run([DFUTestPackages.application(100, version: 8)])
+      try await transfer(host).run([image])
     }
+    #expect(await host.target.activated.isEmpty)
   }
 
   @Test func softDeviceBootloaderThenApplicationInTwoConnections() async throws {

@@ -29,14 +29,15 @@ extension SimulatedDFUTarget {
       return ext(.softDeviceVersionFailure)
     }
 
-    // fw_version_ok: applications not older (equal accepted); bootloaders strictly newer.
+    // fw_version_ok: applications not older (equal accepted); bootloaders strictly newer. A release bootloader,
+    // as the devices this tool updates run, checks whatever `is_debug` says (only debug builds skip).
     switch type {
     case .application, .externalApplication:
-      if let current = configuration.applicationVersion, let v = c.firmwareVersion, v < current, c.isDebug != true {
+      if let current = configuration.applicationVersion, let v = c.firmwareVersion, v < current {
         return ext(.firmwareVersionFailure)
       }
     case .bootloader, .softDeviceBootloader:
-      if let v = c.firmwareVersion, v <= configuration.bootloaderVersion, c.isDebug != true {
+      if let v = c.firmwareVersion, v <= configuration.bootloaderVersion {
         return ext(.firmwareVersionFailure)
       }
     default: break
