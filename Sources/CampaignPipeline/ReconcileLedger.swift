@@ -6,7 +6,9 @@ import JSON
 /// profile and its inventory); drift visible on the air (`AirDrift`); its last connected check older than
 /// `--recheck`. A device that failed waits out an exponential backoff (`backoff(failures:)`); one that refused
 /// the password is never retried while the profile's content is the same (devices may lock out,
-/// docs/protocols/kbeacon.md §14).
+/// docs/protocols/kbeacon.md §14). One the profile turned out not to select once connected to (its model or
+/// firmware: `Selection.rejection(model:firmware:)`) waits for the next `--recheck`, or for a change of the
+/// profile's content, rather than being connected to again every window.
 ///
 /// Air drift that a connected check found nothing to repair (the device was compliant while the air showed
 /// it: a name the scan response did not carry, an interval class judged on few reports) is remembered as
@@ -28,6 +30,11 @@ public struct ReconcileLedger: Sendable, Codable, Equatable {
     public var retryAt: Double?
     /// The profile content a wrong password was refused under: never retried while it is unchanged.
     public var refusedUnder: String?
+    /// The profile content under which a connected check found the device not selected (its model or
+    /// firmware), and when: not due again until `--recheck` has passed or the content changed. Optional, so a
+    /// schedule written before it still reads.
+    public var skippedUnder: String?
+    public var skippedAt: Double?
     /// `--firmware` (`ReconcileLedger+Firmware`): the firmware source the device was last checked under, when,
     /// and the firmware failures in a row with the time of the next try. Optional, so a schedule written
     /// before them still reads.
@@ -48,11 +55,13 @@ public struct ReconcileLedger: Sendable, Codable, Equatable {
     case upToDate
     case backingOff(until: Double)
     case wrongPassword
+    /// Not selected by the profile once connected to (its model or firmware), until this time.
+    case notSelected(until: Double)
 
     public var isDue: Bool {
       switch self {
       case .neverVerified, .contentChanged, .airDrift, .recheck: true
-      case .upToDate, .backingOff, .wrongPassword: false
+      case .upToDate, .backingOff, .wrongPassword, .notSelected: false
       }
     }
   }
@@ -80,6 +89,9 @@ public struct ReconcileLedger: Sendable, Codable, Equatable {
   {
     let entry = devices[address] ?? Entry()
     if entry.refusedUnder == fingerprint { return .wrongPassword }
+    if entry.skippedUnder == fingerprint, let skippedAt = entry.skippedAt, now - skippedAt < recheck {
+      return .notSelected(until: skippedAt + recheck)
+    }
     if let retryAt = entry.retryAt, retryAt > now { return .backingOff(until: retryAt) }
     guard let verifiedAt = entry.verifiedAt, let verified = entry.fingerprint else { return .neverVerified }
     if verified != fingerprint { return .contentChanged }
@@ -95,8 +107,17 @@ public struct ReconcileLedger: Sendable, Codable, Equatable {
     var entry = devices[address] ?? Entry()
     (entry.fingerprint, entry.verifiedAt) = (fingerprint, now)
     (entry.failures, entry.retryAt, entry.refusedUnder) = (0, nil, nil)
+    (entry.skippedUnder, entry.skippedAt) = (nil, nil)
     // A write repairs what the air showed; drift still seen on a compliant device is not the device's to repair.
     entry.acceptedDrift = wrote || drift.isEmpty ? nil : drift.sorted()
+    devices[address] = entry
+  }
+
+  /// A connected check found the device not selected by the profile content `fingerprint` (its model or
+  /// firmware): it is not due again before `--recheck` has passed, unless the content changes.
+  public mutating func notSelected(_ address: String, fingerprint: String, now: Double) {
+    var entry = devices[address] ?? Entry()
+    (entry.skippedUnder, entry.skippedAt) = (fingerprint, now)
     devices[address] = entry
   }
 

@@ -83,10 +83,13 @@ public enum ReconcileSiteRuns {
     /// Compliant, or written and verified (`wrote`).
     case converged(wrote: Bool)
     case failed(wrongPassword: Bool, detail: String)
+    /// Found not selected by the profile once connected to (its model or firmware).
+    case notSelected
   }
 
   /// The due devices (`due`) this gateway did not visit (`visited`) that the run's rows show settled by
-  /// another gateway. Skipped and still-open devices are left out: the next pass finds them again.
+  /// another gateway, skipped ones included (not selected once connected to). Still-open devices are left
+  /// out: the next pass finds them again.
   public static func settledElsewhere(due: [String], visited: Set<String>, rows: [String: JournalDevice])
     -> [String: Elsewhere]
   {
@@ -98,7 +101,8 @@ public enum ReconcileSiteRuns {
       case .verified: result[address] = .converged(wrote: true)
       case .failed:
         result[address] = .failed(wrongPassword: row.failureKind == .wrongPassword, detail: row.detail ?? "failed")
-      case .pending, .working, .planned, .skipped: break
+      case .skipped: result[address] = .notSelected
+      case .pending, .working, .planned: break
       }
     }
     return result

@@ -158,4 +158,22 @@ extension ISO8601DateFormatter {
     formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
     return formatter
   }
+
+  /// A device the profile does not select once connected to (`select.models`) is connected to once and then
+  /// waits for `--recheck` (a day by default), not every window of 1 s: it took a connection, and the hourly
+  /// budget, every window before.
+  @Test func aDeviceOfAnotherModelIsConnectedToOncePerRecheckNotEveryWindow() async throws {
+    let site = try ReconcileProcess(devices: [""])
+    let address = ReconcileProcess.address(0)
+    try #"{"version": 1, "select": {"addresses": ["\#(address)"], "models": ["KBN52_*"]}, "desired": {"name": "x"}}"#
+      .write(toFile: site.profile, atomically: true, encoding: .utf8)
+    try site.start()
+    let skipped = { site.errorLines.filter { $0.contains("\(address): skipped: model") }.count }
+    let once = try await site.wait(seconds: 60) { skipped() > 0 }
+    try #require(once, "\(site.errorLines.suffix(20).joined(separator: "\n"))")
+    try await Task.sleep(for: .seconds(5))
+    site.signal(SIGTERM)
+    #expect(await site.exitStatus() == 0)
+    #expect(skipped() == 1, "\(site.errorLines.suffix(20).joined(separator: "\n"))")
+  }
 }

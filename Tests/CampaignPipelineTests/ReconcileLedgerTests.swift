@@ -43,6 +43,22 @@ import Testing
     #expect(ledger.devices[a]?.failures == 0)
   }
 
+  /// A device the profile turned out not to select once connected to (its model or firmware) was connected to
+  /// again every window, spending the hourly budget: it now waits for the recheck or a change of the profile.
+  @Test func aDeviceNotSelectedOnceConnectedToWaitsForTheRecheckOrAProfileChange() {
+    var ledger = ReconcileLedger()
+    ledger.notSelected(a, fingerprint: "p1", now: 100)
+    #expect(
+      ledger.decision(a, fingerprint: "p1", drift: ["device name"], now: 150, recheck: 60) == .notSelected(until: 160))
+    #expect(!ledger.decision(a, fingerprint: "p1", drift: [], now: 150, recheck: 60).isDue)
+    #expect(ledger.decision(a, fingerprint: "p1", drift: [], now: 160, recheck: 60) == .neverVerified)
+    #expect(ledger.decision(a, fingerprint: "p2", drift: [], now: 150, recheck: 60) == .neverVerified)
+    // Selected and verified later (its firmware changed): the skip is forgotten.
+    ledger.verified(a, fingerprint: "p1", drift: [], now: 170, wrote: false)
+    #expect(ledger.devices[a]?.skippedUnder == nil)
+    #expect(ledger.decision(a, fingerprint: "p1", drift: [], now: 180, recheck: 60) == .upToDate)
+  }
+
   @Test func aWrongPasswordIsNeverRetriedUntilTheProfileChanges() {
     var ledger = ReconcileLedger()
     #expect(ledger.failed(a, fingerprint: "p1", wrongPassword: true, now: 0) == nil)

@@ -58,13 +58,13 @@ import Testing
   @Test func devicesSettledByAnotherGatewayAreLearnedAsThatGatewayLeftThem() {
     let rows = [
       a: row(a, .compliant), b: row(b, .verified), c: row(c, .failed, .transient, detail: "busy"),
-      d: row(d, .failed, .wrongPassword, detail: "wrong password"), "E": row("E", .pending),
+      d: row(d, .failed, .wrongPassword, detail: "wrong password"), "E": row("E", .pending), "G": row("G", .skipped),
     ]
-    let found = ReconcileSiteRuns.settledElsewhere(due: [a, b, c, d, "E", "F"], visited: [b], rows: rows)
+    let found = ReconcileSiteRuns.settledElsewhere(due: [a, b, c, d, "E", "F", "G"], visited: [b], rows: rows)
     #expect(
       found == [
         a: .converged(wrote: false), c: .failed(wrongPassword: false, detail: "busy"),
-        d: .failed(wrongPassword: true, detail: "wrong password"),
+        d: .failed(wrongPassword: true, detail: "wrong password"), "G": .notSelected,
       ])
   }
 }

@@ -176,7 +176,9 @@ extension ReconcileLoop {
         "\(address): failure \(failures) in a row, next try in \(ReconcileLoop.seconds(delay))")
       return true
     case .skipped(let reason):
-      output.line("reconcile: \(address): skipped: \(reason)")
+      // The profile's rules once connected to (model, firmware): not connected to again before the recheck.
+      ledger.notSelected(address, fingerprint: fingerprint, now: at)
+      output.line("reconcile: \(address): skipped: \(reason); checked again after --recheck or a profile change")
     case .pending:
       await output.emit(
         .init(event: "interrupted", address: address, profile: path), "\(address): stopped before it was visited")

@@ -55,6 +55,8 @@ extension ReconcileLoop {
           .init(event: "failed-elsewhere", address: address, profile: profile.path, reason: detail, seconds: delay),
           "\(address): failed on another gateway (\(detail)); "
             + (delay.map { "next try here in \(Int($0)) s" } ?? "not retried until the profile changes"))
+      case .notSelected:
+        ledger.notSelected(address, fingerprint: profile.fingerprint, now: at)
       }
     }
   }

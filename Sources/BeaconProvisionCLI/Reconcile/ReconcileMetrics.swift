@@ -84,6 +84,7 @@ final class ReconcileMetrics: Sendable {
       case .airDrift: (counts.pending, counts.drifted) = (counts.pending + 1, counts.drifted + 1)
       case .neverVerified, .contentChanged: counts.pending += 1
       case .backingOff, .wrongPassword: counts.failing += 1
+      case .notSelected: break
       }
     }
     registry.set(Self.prefix + "devices_heard", Double(heard))
