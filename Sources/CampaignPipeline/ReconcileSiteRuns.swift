@@ -70,7 +70,7 @@ public enum ReconcileSiteRuns {
       switch (decision, row.state) {
       case (.airDrift(let keys), .compliant), (.airDrift(let keys), .verified):
         result[address] = .drift(keys)
-      case (_, .failed) where row.failureKind != .wrongPassword && (ledger.devices[address]?.failures ?? 0) > 0:
+      case (_, .failed) where row.failureKind != .wrongPassword && Self.knowsFailure(of: address, row, ledger):
         result[address] = .retry
       default: break
       }
@@ -78,11 +78,20 @@ public enum ReconcileSiteRuns {
     return result
   }
 
+  /// Whether this gateway's schedule knows the failure a failed row records, so the device is due because
+  /// its wait ran out: failures in a row, or a wait for a neighbour's bootloader (`shadowed`, no failure).
+  static func knowsFailure(of address: String, _ row: JournalDevice, _ ledger: ReconcileLedger) -> Bool {
+    guard let entry = ledger.devices[address] else { return false }
+    return entry.failures > 0 || (row.failureKind == .bootloaderAtAddress && entry.retryAt != nil)
+  }
+
   /// How another gateway left a device.
   public enum Elsewhere: Sendable, Equatable {
     /// Compliant, or written and verified (`wrote`).
     case converged(wrote: Bool)
     case failed(wrongPassword: Bool, detail: String)
+    /// Its link reached a neighbour's DFU bootloader: not the device's failure (`ReconcileLedger.shadowed`).
+    case shadowed(detail: String)
     /// Found not selected by the profile once connected to (its model or firmware).
     case notSelected
   }
@@ -99,6 +108,8 @@ public enum ReconcileSiteRuns {
       switch row.state {
       case .compliant: result[address] = .converged(wrote: false)
       case .verified: result[address] = .converged(wrote: true)
+      case .failed where row.failureKind == .bootloaderAtAddress:
+        result[address] = .shadowed(detail: row.detail ?? "a DFU bootloader answers at this address")
       case .failed:
         result[address] = .failed(wrongPassword: row.failureKind == .wrongPassword, detail: row.detail ?? "failed")
       case .skipped: result[address] = .notSelected

@@ -55,6 +55,22 @@ import Testing
     #expect(ReconcileSiteRuns.reopenings(due: [(c, .neverVerified)], rows: rows, ledger: ReconcileLedger()) == [:])
   }
 
+  /// A configuration visit that reached a neighbour's bootloader (`shadowed`) waits without counting a
+  /// failure; once its wait ran out it is reopened like a failure whose backoff did (it was left failed, then
+  /// learned as "failed on another gateway", its count raised). Another gateway's shadowed row is learned as
+  /// shadowed.
+  @Test func aShadowedDeviceIsReopenedAfterItsWaitAndLearnedAsShadowed() {
+    var ledger = ReconcileLedger()
+    _ = ledger.shadowed(a, now: 0, timeout: 130)
+    let shadowed = row(a, .failed, .bootloaderAtAddress, detail: "a Secure DFU bootloader answers at this address")
+    let rows = [a: shadowed, b: row(b, .failed, .bootloaderAtAddress)]
+    let due: [(address: String, decision: ReconcileLedger.Decision)] = [(a, .neverVerified), (b, .neverVerified)]
+    #expect(ReconcileSiteRuns.reopenings(due: due, rows: rows, ledger: ledger) == [a: .retry])
+    #expect(
+      ReconcileSiteRuns.settledElsewhere(due: [a], visited: [], rows: rows)
+        == [a: .shadowed(detail: "a Secure DFU bootloader answers at this address")])
+  }
+
   @Test func devicesSettledByAnotherGatewayAreLearnedAsThatGatewayLeftThem() {
     let rows = [
       a: row(a, .compliant), b: row(b, .verified), c: row(c, .failed, .transient, detail: "busy"),
