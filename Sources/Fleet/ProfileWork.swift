@@ -89,8 +89,11 @@ struct ProfileWork: CampaignWork {
     let journalled = changes.map(Self.journalChange)
     if changes.isEmpty {
       // Compliant because an earlier attempt of this run wrote it, its acknowledgement lost (`LandedWrite`)?
+      // The new password that let this session in counts among what it wrote.
+      var wrote = desired
+      if rotated, let new = passwords.new { wrote.common["pwd"] = .text(new.value) }
       guard !dryRun,
-        let landed = try await LandedWrite.find(journal: journal, run: run, address: address, desired: desired)
+        let landed = try await LandedWrite.find(journal: journal, run: run, address: address, desired: wrote)
       else {
         return .compliant
       }

@@ -30,6 +30,25 @@ import Testing
     #expect(row.state == .verified && row.writes == 1 && row.attempts == 2)
   }
 
+  /// Only the password to rotate differs; the write lands and its acknowledgement is lost. The retry gets in
+  /// with the new password (so plans no `pwd` change) and finds the rest compliant: the run still says it
+  /// rotated the password — updated, one write — not "compliant, nothing written".
+  @Test func aPasswordRotationWhoseAckWasLostIsReportedAsTheUpdateItWas() async throws {
+    let f = try ApplyCampaignTests.Fixture(count: 1, compliant: [0])
+    let device = try #require(f.devices[f.targets[0].address])
+    await device.setDropAfterWrites(1)
+    let run = try await f.newRun()
+    let passwords = ApplyCampaign.Passwords(current: Secret("0000000000000000"), new: Secret("n3w-Secret-pw"))
+    let summary = try await f.campaign(run: run, passwords: passwords).start()
+    #expect(await device.writes.count == 1)
+    #expect(await device.password == "n3w-Secret-pw")
+    #expect(
+      summary.outcomes[f.targets[0].address.description]
+        == .updated([ConfigChange(scope: .common, key: "pwd", old: nil, new: .text("••••••••"))]))
+    let row = try #require(try await f.journal.device(run: run, address: f.targets[0].address.description))
+    #expect(row.state == .verified && row.writes == 1)
+  }
+
   @Test func aDeviceAlreadyCompliantBeforeTheRunIsStillCompliant() async throws {
     let f = try ApplyCampaignTests.Fixture(count: 1, compliant: [0])
     let run = try await f.newRun()
