@@ -66,13 +66,18 @@ struct TextCommandWork: CampaignWork {
       }
       return landed
     }
-    let journalled = changes.map(ProfileWork.journalChange)
     if dryRun {
-      try await journal.record(run: run, address: address, state: .planned, changes: journalled)
+      try await journal.record(
+        run: run, address: address, state: .planned, changes: changes.map(ProfileWork.journalChange))
       return .planned(changes)
     }
 
-    try await context.step(address, .writing, attempt: attempt, changes: journalled)
+    // Sets an earlier attempt of this run sent before its link dropped answer as expected now, so they are not
+    // among `changes`; this run wrote them, and they stay in the journal (with the values they replaced) and
+    // in the report.
+    let earlier = try await journal.device(run: run, address: address).map(Self.journalledChanges) ?? []
+    let written = Self.merged(earlier: earlier, now: changes)
+    try await context.step(address, .writing, attempt: attempt, changes: written.map(ProfileWork.journalChange))
     var setAnswers: [Int: [String]] = [:]
     for (number, (item, _)) in differing.enumerated() {
       // Each set is a write of its own: on a shared journal the `writing` record before it proves the lease
@@ -94,7 +99,7 @@ struct TextCommandWork: CampaignWork {
           + "(\(item.shownSet) answered \"\(item.shown(setAnswers[item.index] ?? []))\")")
     }
     guard mismatches.isEmpty else { throw VerificationFailure(mismatches: mismatches) }
-    return .updated(changes)
+    return .updated(written)
   }
 
   static func send(_ command: String, of item: ResolvedTextCommand, on session: any TextCommandSession) async throws
@@ -111,15 +116,34 @@ struct TextCommandWork: CampaignWork {
   /// comment); their write is counted if the journal missed it.
   static func landed(journal: any CampaignJournal, run: String, address: String) async throws -> DeviceOutcome? {
     guard let row = try await journal.device(run: run, address: address), !row.changeList.isEmpty else { return nil }
-    let changes = row.changeList.map { entry in
+    let changes = journalledChanges(row)
+    if row.writes == 0 {
+      try await journal.record(run: run, address: address, state: .working, step: "written", countWrite: true)
+    }
+    return .updated(changes)
+  }
+
+  /// The changes a journal row holds, as the items' changes (command index, query, answers).
+  static func journalledChanges(_ row: JournalDevice) -> [ConfigChange] {
+    row.changeList.map { entry in
       let index = Int(entry.scope.split(separator: " ").last ?? "") ?? 0
       return ConfigChange(
         scope: .command(index), key: entry.key, old: entry.old.map(LandedWrite.value), new: LandedWrite.value(entry.new)
       )
     }
-    if row.writes == 0 {
-      try await journal.record(run: run, address: address, state: .working, step: "written", countWrite: true)
+  }
+
+  /// `now`'s changes with the items only `earlier` holds; an item in both keeps the value it had before the
+  /// run (`earlier`'s `old`). In command order.
+  static func merged(earlier: [ConfigChange], now: [ConfigChange]) -> [ConfigChange] {
+    let before = Dictionary(earlier.map { ("\($0.scope)/\($0.key)", $0) }, uniquingKeysWith: { a, _ in a })
+    let current = Set(now.map { "\($0.scope)/\($0.key)" })
+    let kept = earlier.filter { !current.contains("\($0.scope)/\($0.key)") }
+    let updated = now.map { change in
+      var change = change
+      if let first = before["\(change.scope)/\(change.key)"] { change.old = first.old }
+      return change
     }
-    return .updated(changes)
+    return (kept + updated).sorted()
   }
 }

@@ -167,7 +167,9 @@ struct FakeATOpener: TextCommandOpener {
   }
 
   /// The link drops right after the first set lands: the next attempt finds that item compliant and the
-  /// others still to set; the run reports the device updated, and the journal counts every set sent.
+  /// others still to set, and sends only those; the run reports the device updated with all three changes,
+  /// and the journal keeps the first one with the value it replaced (the retry's `writing` record replaced
+  /// the changes with the two still to set).
   @Test func aSetThatLandedBeforeTheLinkDroppedIsNotSentAgain() async throws {
     let f = try Fixture()
     let device = f.devices[Self.addresses[0]]!
@@ -177,9 +179,11 @@ struct FakeATOpener: TextCommandOpener {
       Issue.record("expected updated, got \(String(describing: summary.outcomes[Self.addresses[0].description]))")
       return
     }
-    #expect(changes.map(\.key) == ["AT+INTERVAL?", "AT+PIN?"])
+    #expect(changes.map(\.key) == ["AT+NAME?", "AT+INTERVAL?", "AT+PIN?"])
     #expect(await device.sets == ["AT+NAME=dock-0", "AT+INTERVAL=500", "AT+PIN=4321"])
     let row = try #require(try await f.journal.device(run: run, address: Self.addresses[0].description))
     #expect(row.attempts == 2 && row.state == .verified)
+    let name = try #require(row.changeList.first { $0.key == "AT+NAME?" })
+    #expect(name.old?.contains("+NAME:old") == true && !(row.changes ?? "").contains("4321"))
   }
 }
