@@ -82,6 +82,22 @@ import Testing
     #expect(restored.writes == 1 && restored.configuration.common[CommonKey.name] == "logged-only")
   }
 
+  /// An image activated is logged with the device's state too: a process killed after that line and before
+  /// it saved the state file leaves a device the next process finds on the new version — as a real device's
+  /// flash keeps it — not one it would update a second time.
+  @Test func aFirmwareInstallIsLoggedWithTheStateItLeaves() async throws {
+    let folder = NSTemporaryDirectory() + "bp-firmware-\(UUID().uuidString.prefix(8))"
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let store = SimulatorStateStore(stateDirectory: folder, fleetFile: nil)
+    let (_, kbeacons) = SimulatedCentral.withKBeacons(fleet: DemoFleet.fleet, pace: .unpaced)
+    kbeacons.setWriteObserver { write in try? store.writeLog.append(write) }
+    let address = BluetoothAddress("DD:34:02:06:D1:02")!
+    try await #require(kbeacons.kbeacon(address)).installFirmware(version: "V9.99")
+    let line = try #require(try store.writeLog.writes().last)
+    #expect(line.what == "firmware" && line.state?.contains("V9.99") == true)
+    #expect(try store.loadNewest()[address]?.configuration.common[CommonKey.ver] == "V9.99")
+  }
+
   @Test func appendsFromManyThreadsAtOnceAreWholeLines() throws {
     let log = Self.temporaryLog()
     DispatchQueue.concurrentPerform(iterations: 8) { thread in

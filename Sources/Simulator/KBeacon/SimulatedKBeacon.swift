@@ -161,12 +161,17 @@ public actor SimulatedKBeacon {
     bootloaderHook = hook
   }
 
-  /// The new application a DFU installed now runs: `ver` becomes `version`, saved like a configuration write.
+  /// The new application a DFU installed now runs: `ver` becomes `version`, saved and logged like a
+  /// configuration write.
   /// [I] The table stays as it was (the same application layout in a newer version); an update that lays
   /// the table out anew is `changeDatabase()` after this.
   public func installFirmware(version: String) async {
     device.installFirmware(version: version)
-    await onWrite?(SimulatedWrite(link: links, address: address.description, what: "firmware", keys: ["ver"]))
+    // With the device's state, as a `cfg` line has: a process killed after this line and before it saved the
+    // state file leaves a device that runs the new image, not one a next process would update again.
+    let state = String(decoding: SimulatorStateStore.entry(snapshot()), as: UTF8.self)
+    await onWrite?(
+      SimulatedWrite(link: links, address: address.description, what: "firmware", keys: ["ver"], state: state))
     if let onChange { await onChange() }
   }
 
