@@ -19,6 +19,12 @@ public struct RedactedURL: Sendable, Hashable, CustomStringConvertible {
   public init(_ url: String) {
     var secrets: [String] = []
     var rest = Substring(url)
+    // The userinfo first, on the whole URL: a password may hold `?`, `#` or `/`, which would otherwise cut the
+    // URL before its `@` and leave the password in the text (`userinfo(in:)`).
+    if let (start, at) = Self.userinfo(in: rest) {
+      secrets += rest[start..<at].split(separator: ":").map(String.init).filter { !$0.isEmpty }
+      rest = Substring(String(rest[..<start]) + String(rest[rest.index(after: at)...]))
+    }
     if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
     var query: Substring?
     if let question = rest.firstIndex(of: "?") {
@@ -26,17 +32,6 @@ public struct RedactedURL: Sendable, Hashable, CustomStringConvertible {
       rest = rest[..<question]
     }
     var text = String(rest)
-    if let schemeEnd = rest.firstRange(of: "://") {
-      let authorityStart = schemeEnd.upperBound
-      let authorityEnd = rest[authorityStart...].firstIndex(of: "/") ?? rest.endIndex
-      let authority = rest[authorityStart..<authorityEnd]
-      if let at = authority.lastIndex(of: "@") {
-        secrets += authority[..<at].split(separator: ":").map(String.init).filter { !$0.isEmpty }
-        text =
-          String(rest[..<authorityStart]) + String(authority[authority.index(after: at)...])
-          + String(rest[authorityEnd...])
-      }
-    }
     if let query {
       let parameters = query.split(separator: "&", omittingEmptySubsequences: false).map { parameter -> String in
         guard let equals = parameter.firstIndex(of: "=") else { return String(parameter) }
@@ -50,6 +45,28 @@ public struct RedactedURL: Sendable, Hashable, CustomStringConvertible {
     }
     description = text
     self.secrets = secrets
+  }
+
+  /// Where the userinfo (`user:password`) of `url` lies, from just after `://` to its `@`, if it has one.
+  /// Choice [I], more hidden rather than less: there is one when the text after `://` has an `@`, the user name
+  /// before it (up to a `:`) holds no `/`, `?` or `#`, and — when a `/` comes before that `@` — the text after
+  /// the `:` up to the next `/` is not a port (all digits): a password may hold `/`, `?`, `#`, even `@`. It
+  /// ends at the last `@` before the first `/` that follows the first `@`. So `https://host:8443?q=a@b` hides
+  /// `host:8443?q=a`: a port followed by a query holding `@` reads as a password beginning with digits.
+  static func userinfo(in url: Substring) -> (start: Substring.Index, at: Substring.Index)? {
+    guard let scheme = url.firstRange(of: "://") else { return nil }
+    let after = url[scheme.upperBound...]
+    guard let firstAt = after.firstIndex(of: "@") else { return nil }
+    let head = after[..<firstAt]
+    let colon = head.firstIndex(of: ":")
+    guard !(colon.map { head[..<$0] } ?? head).contains(where: { "/?#".contains($0) }) else { return nil }
+    if let colon, head.contains("/") {
+      let portLike = after[after.index(after: colon)...].prefix { $0 != "/" }
+      if !portLike.isEmpty, portLike.allSatisfy({ $0.isASCII && $0.isNumber }) { return nil }
+    }
+    let slash = after[firstAt...].firstIndex(of: "/") ?? after.endIndex
+    guard let at = after[..<slash].lastIndex(of: "@") else { return nil }
+    return (after.startIndex, at)
   }
 
   /// `message` with every secret of this URL replaced by `REDACTED`.

@@ -55,8 +55,8 @@ public struct PostgresURL: Sendable, Hashable {
   /// Read as libpq reads a URI (fe-connect.c, `conninfo_uri_parse_options`): the credentials run to the
   /// first `@` before any `/` — a `?` does not end them, so in `postgresql://u:pw?x@h` the password is
   /// `pw?x` — and query keys are percent-decoded (`?pass%77ord=` is `password=`). Where libpq and a reader
-  /// could differ (several `@`), more is hidden, never less: everything from the first `:` before the first
-  /// `@` to the last `@`.
+  /// could differ (several `@`, a `/` in the password), more is hidden, never less: everything from the
+  /// `:` after the user name to the last `@` before the query.
   public static func redact(_ text: String) -> String {
     guard isPostgres(text) else { return redactKeywordValues(text) }
     // Unicode scalars, not characters: libpq reads bytes, and a combining mark after a delimiter (`/`, `@`,
@@ -71,6 +71,17 @@ public struct PostgresURL: Sendable, Hashable {
       if let firstAt = authority.firstIndex(of: "@"), let lastAt = authority.lastIndex(of: "@"),
         let colon = scalars[scheme..<firstAt].firstIndex(of: ":")
       {
+        scalars.replaceSubrange((colon + 1)..<lastAt, with: "***".unicodeScalars)
+        rest = colon
+      } else if let colon = authority.firstIndex(of: ":"),
+        !scalars[scheme..<colon].contains(where: { $0 == "?" || $0 == "#" || $0 == "&" }),
+        let firstAt = scalars[authorityEnd...].firstIndex(of: "@")
+      {
+        // A password holding `/` (base64 does): libpq ends the credentials at that `/` and reads the password as
+        // a host and port, which its error then shows. A plain `user:` before the first `/` is taken to begin
+        // credentials that run to the last `@` before the first `?` after that `@`.
+        let queryEnd = scalars[firstAt...].firstIndex(of: "?") ?? scalars.count
+        let lastAt = scalars[firstAt..<queryEnd].lastIndex(of: "@") ?? firstAt
         scalars.replaceSubrange((colon + 1)..<lastAt, with: "***".unicodeScalars)
         rest = colon
       }

@@ -29,15 +29,23 @@ import Testing
     #expect(throws: PostgresURLError.self) { try PostgresURL(text, origin: "--journal") }
   }
 
-  /// libpq's credentials end at the first `@` before any `/`, byte by byte: in
-  /// `postgresql://h:/\u{650}x@db/x` the `/` (followed by a combining mark, one Swift character with it) ends
-  /// the authority, so there is no password and nothing to hide (fuzz-postgres-url's model once read characters
-  /// and saw `:/\u{650}x@` as one; this pins down the reading it was corrected to).
-  @Test func aSlashBeforeTheAtEndsTheAuthorityEvenWithACombiningMark() throws {
-    let text = "postgresql://postgresql:/\u{650}ther@db/x"
-    #expect(PostgresURL.redact(text) == text)
-    #expect(try PostgresURL(text, origin: "--journal").text == text)
-    #expect(PostgresURL.redact("postgresql://u:pw@\u{650}db/x") == "postgresql://u:***@\u{650}db/x")
+  /// libpq's credentials end at the first `@` before any `/`, byte by byte, so in
+  /// `postgresql://bp:Zm9v/YmFy@db/site` it reads a host `bp` and a port `Zm9v` and shows them in its error.
+  /// A `user:` before any `/` is taken to begin credentials that run to the last `@` before the query: the
+  /// password is hidden and the URL refused (more hidden, never less), a combining mark after the `/` or not.
+  @Test func aPasswordHoldingASlashIsHiddenAndRefused() throws {
+    for (text, shown) in [
+      ("postgresql://bp:Zm9v/YmFy@db/site", "postgresql://bp:***@db/site"),
+      ("postgresql://postgresql:/\u{650}ther@db/x", "postgresql://postgresql:***@db/x"),
+      ("postgresql://u:pw@\u{650}db/x", "postgresql://u:***@\u{650}db/x"),
+    ] {
+      #expect(PostgresURL.redact(text) == shown)
+      #expect(throws: PostgresURLError.self) { try PostgresURL(text, origin: "--journal") }
+    }
+    // No user name before the first `/`: an `@` and a `:` in the query are not credentials.
+    let plain = "postgresql:///site?host=/run/postgresql&application_name=a:b@c"
+    #expect(PostgresURL.redact(plain) == plain)
+    #expect(try PostgresURL(plain, origin: "--journal").text == plain)
   }
 
   @Test func redactsWhatLibpqWouldTakeForAPassword() {

@@ -1,0 +1,40 @@
+import BeaconCore
+import Testing
+
+/// What a URL shows in messages (`RedactedURL`) and which webhook URLs are refused (`WebhookURL`) when the
+/// password itself holds `?`, `#`, `/` or `@`: cutting the URL at its query or path first left such a
+/// password in the text.
+@Suite struct RedactedURLTests {
+  @Test(arguments: [
+    ("https://hook:S3c?ret@recv.example/in", "https://recv.example/in", ["hook", "S3c?ret"]),
+    ("https://hook:S3c#ret@recv.example/in", "https://recv.example/in", ["hook", "S3c#ret"]),
+    ("https://hook:8443?x@recv.example/in", "https://recv.example/in", ["hook", "8443?x"]),
+    ("https://user:pa/ss@host/path", "https://host/path", ["user", "pa/ss"]),
+    ("https://user:p@ss@host/path", "https://host/path", ["user", "p@ss"]),
+    ("https://user:pw@host/p?token=abc", "https://host/p?token=REDACTED", ["user", "pw", "abc"]),
+  ])
+  func aPasswordHoldingURLCharactersIsHidden(url: String, shown: String, secrets: [String]) {
+    let redacted = RedactedURL(url)
+    #expect(redacted.description == shown)
+    #expect(redacted.secrets == secrets)
+  }
+
+  /// An `@` that is not in a userinfo stays: in a path or a query after one, or after a port and a path.
+  @Test(arguments: [
+    "https://host/path?email=a@b.example", "https://host:8443/p?e=a@b", "https://host?e=a@b",
+    "https://catalogue.example/kkm/", "http://[::1]:8080/x",
+  ])
+  func aURLWithoutUserinfoIsShownAsItIs(url: String) {
+    #expect(RedactedURL(url).description == url)
+    #expect(RedactedURL(url).secrets.isEmpty)
+  }
+
+  @Test(arguments: [
+    "https://hook:S3c?ret@recv.example/in", "https://hook:8443?x@recv.example/in", "https://hook:S3c#ret@recv/in",
+  ])
+  func aWebhookWithAPasswordIsRefusedWithoutShowingIt(url: String) throws {
+    let problem = try #require(WebhookURL.problem(url))
+    #expect(problem.contains("user or password"), "\(problem)")
+    #expect(!problem.contains("S3c") && !problem.contains("?x@") && !problem.contains("ret"), "\(problem)")
+  }
+}
