@@ -17,10 +17,12 @@ enum DurableFile {
     }
   }
 
-  /// Writes `bytes` to `path` atomically and durably.
+  /// Writes `bytes` to `path` atomically and durably. The temporary file's name is this writer's alone
+  /// (`O_EXCL`, a random part besides the pid): gateways on other hosts or in containers sharing the cache
+  /// may have the same pid, and one would otherwise truncate or rename the other's half-written file.
   static func write(_ bytes: [UInt8], to path: String) throws {
-    let temporary = path + ".tmp-\(getpid())"
-    let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    let temporary = path + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
     guard fd >= 0 else { throw failure("cannot write", temporary) }
     guard Interrupted.writeAll(fd, bytes) else {
       let error = failure("cannot write", temporary)

@@ -44,7 +44,8 @@ public struct ResolveCacheFile: Sendable, Hashable {
     defer { lock.unlock() }
     var current = load()
     current.apply(changesFrom: before, to: cache)
-    let temporary = path + ".tmp-\(getpid())"
+    // Its own name (a random part besides the pid: another host or container sharing the folder may reuse it).
+    let temporary = path + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
     try Data(try JSONValueEncoder().text(current).utf8).write(to: URL(fileURLWithPath: temporary))
     guard rename(temporary, path) == 0 else {
       let error = Self.failure("cannot replace \(path)")
