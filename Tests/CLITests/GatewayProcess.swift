@@ -168,11 +168,23 @@ struct GatewaySite {
   /// The shared write log of the site's simulated devices: every write each gateway process made them accept.
   var writeLog: SimulatorWriteLog { SimulatorStateStore(stateDirectory: state, fleetFile: fleet).writeLog }
 
-  /// Devices not written exactly once, by address (missing ones as 0): empty when every device was.
+  /// Devices not written exactly once, by address (missing ones as 0), or written once with another
+  /// device's values (-1: the state its `cfg` line logged does not name it `hall-<its minor>`, so the right
+  /// number of writes went to the wrong devices): empty when every device got its own write, once.
   func notWrittenOnce() throws -> [String: Int] {
     let counts = try writeLog.counts()
+    let states = Dictionary(
+      try writeLog.writes().filter { $0.what == "cfg" }.map { ($0.address, $0.state ?? "") },
+      uniquingKeysWith: { a, _ in a })
     var wrong: [String: Int] = [:]
-    for i in 0..<count where counts[address(i)] != 1 { wrong[address(i)] = counts[address(i)] ?? 0 }
+    for i in 0..<count {
+      let a = address(i)
+      if counts[a] != 1 {
+        wrong[a] = counts[a] ?? 0
+      } else if states[a]?.contains("\"hall-\(3000 + i)\"") != true {
+        wrong[a] = -1
+      }
+    }
     for (a, n) in counts where !(0..<count).map(address).contains(a) { wrong[a] = n }
     return wrong
   }
