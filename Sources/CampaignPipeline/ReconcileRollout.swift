@@ -143,3 +143,22 @@ public struct ReconcileRollout: Sendable, Codable, Equatable {
     stage += 1
   }
 }
+
+extension ReconcileRollout {
+  /// Why a rollout of `source` kept under another key than `key` stopped, if one did. The key holds the
+  /// profile's content (`ReconcileLoop.rolloutKey`), so editing the profile gives the rollout a new key; the
+  /// release that stopped the old one must not get a new canary for it [I: any stopped rollout of the source
+  /// counts, another profile's too — the release is the same].
+  public static func stopOfSource(_ source: String, otherThan key: String, in rollouts: [String: ReconcileRollout])
+    -> String?
+  {
+    rollouts.filter { $0.key != key && $0.key.hasSuffix("\n" + source) }.compactMap(\.value.stopped).sorted().first
+  }
+
+  /// A rollout that has not begun (no member, the canary under way) starts stopped for `reason`
+  /// (`stopOfSource`); `--resume-rollout` moves it on as any stopped rollout.
+  public mutating func inheritStop(_ reason: String?) {
+    guard let reason, stopped == nil, stage == 0, members.isEmpty else { return }
+    stopped = reason + " (before the profile changed; start reconcile with --resume-rollout to go on)"
+  }
+}

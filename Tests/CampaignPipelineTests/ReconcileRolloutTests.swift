@@ -28,6 +28,36 @@ import Testing
     #expect(rollout.admit(["D10", "D11"], population: 12, plan: plan) == ["D10", "D11"])
   }
 
+  /// The rollout is kept per profile content and source: an edit of the profile gives it a new key. A stop of
+  /// the source under the old key carries over to the new rollout before it admits anyone (it admitted a new
+  /// canary of the release that had failed); `--resume-rollout` moves it on, and it is not stopped again.
+  @Test func aStopCarriesOverToTheRolloutOfTheEditedProfile() {
+    var old = ReconcileRollout()
+    _ = old.admit(site, population: 10, plan: plan)
+    old.record("D0", failed: true)
+    old.record("D1", failed: false)
+    guard case .stopped? = old.advance(population: 10, plan: plan) else {
+      Issue.record("the canary with a failure did not stop the rollout (max failures 0)")
+      return
+    }
+    let rollouts = ["p1\nlatest": old, "p1\nV5.14": ReconcileRollout()]
+    let reason = ReconcileRollout.stopOfSource("latest", otherThan: "p2\nlatest", in: rollouts)
+    #expect(reason == old.stopped)
+    #expect(ReconcileRollout.stopOfSource("V5.14", otherThan: "p2\nV5.14", in: rollouts) == nil)
+    var edited = ReconcileRollout()
+    edited.inheritStop(reason)
+    #expect(
+      edited.admit(site, population: 10, plan: plan).isEmpty && edited.stopped?.contains("--resume-rollout") == true)
+    edited.resume(plan: plan)
+    edited.inheritStop(reason)
+    #expect(edited.stopped == nil && edited.stage == 1)
+    // One that has begun keeps going: its own stop or not is its own.
+    var begun = ReconcileRollout()
+    _ = begun.admit(site, population: 10, plan: plan)
+    begun.inheritStop(reason)
+    #expect(begun.stopped == nil)
+  }
+
   @Test func aStageOverTheThresholdStopsTheRolloutUntilResumed() {
     var rollout = ReconcileRollout()
     let lenient = plan.with(maxFailures: 50)

@@ -67,10 +67,12 @@ extension ReconcileLoop {
     site: PostgresJournal?, state: inout PassState
   ) async -> [ReconcileDue.Candidate] {
     let (addresses, population) = (due.map(\.address), Self.rolloutPopulation(profile, state.ledger))
+    let key = Self.rolloutKey(profile, firmware)
+    let earlierStop = ReconcileRollout.stopOfSource(firmware.source, otherThan: key, in: state.ledger.rollouts ?? [:])
     let seen: (admitted: [String], stage: Int, stopped: String?)
     do {
-      seen = try await changeRollout(Self.rolloutKey(profile, firmware), plan: plan, site: site, state: &state) {
-        rollout in
+      seen = try await changeRollout(key, plan: plan, site: site, state: &state) { rollout in
+        rollout.inheritStop(earlierStop)
         let through = rollout.admit(addresses, population: rollout.count(population), plan: plan)
         return (through, rollout.stage, rollout.stopped)
       }
