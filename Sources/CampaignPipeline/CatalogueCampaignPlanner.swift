@@ -103,12 +103,17 @@ struct CatalogueCampaignPlanner: Sendable {
       let needed = choices.compactMap { if case .install(let e) = $0 { e } else { nil } }.first
       if let entry = needed {
         let url = location.packageURL(entry)
-        if let install = byURL[url] {
+        // One download per package, shared by the (model, hardware) pairs whose entries name the same file the
+        // same way: an entry that names it with another version, hash or size is fetched and checked on its
+        // own (it was given the first entry's package unchecked — another model's firmware).
+        let reuse = [url, entry.appVersion, entry.sha256.map(Hex.encode) ?? "", entry.size.map(String.init) ?? ""]
+          .joined(separator: "\n")
+        if let install = byURL[reuse] {
           plans[key] = .install(install)
           continue
         }
         let (install, source) = try await fetch(entry, key: key, url: url)
-        byURL[url] = install
+        byURL[reuse] = install
         packages[source] = (entry.version, install.packageSHA256 ?? "")
         plans[key] = .install(install)
       } else if case .unavailable(let reason) = choices.first {

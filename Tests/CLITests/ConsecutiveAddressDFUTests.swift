@@ -120,6 +120,31 @@ import Testing
     #expect(failures.isEmpty, "\(failures.count) failures: \(failures.prefix(10))")
   }
 
+  /// Two models' catalogues name one file, each with its own hash: the legacy model's package, which the
+  /// Pros' catalogue names with the Pros' V5.14 hash. The Pros' entry is checked on its own — the file is not
+  /// what it says, and nothing is updated — rather than given the package fetched for the other model (a Pro
+  /// was sent the legacy model's firmware).
+  @Test func oneFileNamedByTwoModelsWithTwoHashesIsCheckedForEach() async throws {
+    let root = NSTemporaryDirectory() + "consecutive-\(UUID().uuidString)"
+    let folder = try Self.catalogue(root: root)
+    let path = try Self.fleet(prefix: "DD:34:02:0E:F0", count: 2)
+    defer { for p in [root, path] { try? FileManager.default.removeItem(atPath: p) } }
+    try #"""
+    {"V1.0": [{"appVersion": "V5.14", "appFileName": "KBN52_SIM_V320.zip", "note": "names the legacy package",
+      "sha256": "5aeee5c44ffa910a3e6641526c992fcdb47a0b87a3663713a54690cf74e8f92e", "size": 4619}]}
+    """#.write(toFile: folder + "/KBPro_SIM.json", atomically: true, encoding: .utf8)
+    let simulation = try Self.simulation(path)
+    do {
+      _ = try await Self.update(
+        ["--firmware", "latest", "--catalog", folder, "--firmware-dir", root + "/cache", "--parallel", "2"],
+        fleet: path, central: simulation.central)
+      Issue.record("the campaign ran with a package whose hash is not the catalogue's")
+    } catch let failure as CLIFailure {
+      #expect(failure.message.hasPrefix("no device was updated"), "\(failure.message)")
+    }
+    #expect(simulation.central.bootloaders.entered.isEmpty)
+  }
+
   /// SDK 13 devices answer Set Advertisement Name "op code not supported": each bootloader keeps the
   /// default name and is reached at its address + 1, checked silent before the jump, with no neighbour in
   /// flight — on consecutive addresses of two models at `--parallel 2`.
