@@ -55,7 +55,8 @@ struct CatalogueEntryDecoder {
 }
 
 /// A catalogue's `appFileName` is appended to the base URL, so it must be one file name: no path
-/// separators, no `..`, nothing that would leave the catalogue's folder or make a query.
+/// separators, no `..`, nothing that would leave the catalogue's folder or make a query — and not a name the
+/// firmware cache gives its own files in the package's folder.
 ///
 /// Checked scalar by scalar, not by `Character`: a combining mark after a `/` makes one grapheme that is not
 /// equal to "/", yet the URL still holds the `/` byte.
@@ -72,6 +73,10 @@ public enum PackageFileName {
       $0.properties.isWhitespace || "?#%".unicodeScalars.contains($0) || $0.value < 0x20 || $0.value == 0x7F
     }) {
       return "is not a plain file name (it has a space, '?', '#', '%' or a control character)"
+    }
+    // The cache keeps the package beside its record and lock, and writes through `.part` and `.tmp-` files.
+    if ["package.json", ".lock"].contains(name) || name.hasSuffix(".part") || name.contains(".tmp-") {
+      return "is a name the firmware cache keeps for itself (package.json, .lock, *.part, *.tmp-*)"
     }
     return nil
   }

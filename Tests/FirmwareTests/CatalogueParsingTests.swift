@@ -71,6 +71,10 @@ import Testing
     (#"{"V1.0": [{"appVersion": "V5.1", "appFileName": "a/\u0301b.zip"}]}"#, "has a path separator"),
     (#"{"V1.0": [{"appVersion": "V5.1", "appFileName": "..\u0301"}]}"#, "has \"..\""),
     (#"{"V1.0": [{"appVersion": "V5.1", "appFileName": "a\u00a0b.zip"}]}"#, "has a space"),
+    // the cache's own files beside the package: its record would overwrite it, or the lock be replaced
+    (#"{"V1.0": [{"appVersion": "V5.1", "appFileName": "package.json"}]}"#, "keeps for itself"),
+    (#"{"V1.0": [{"appVersion": "V5.1", "appFileName": ".lock"}]}"#, "keeps for itself"),
+    (#"{"V1.0": [{"appVersion": "V5.1", "appFileName": "a.zip.part"}]}"#, "keeps for itself"),
     (#"{"V1.0": [{"appVersion": "V5.1", "appFileName": "a.zip", "sha256": "abc"}]}"#, "expected 64 hex digits"),
     (#"{"V1.0": [{"appVersion": "V5.1", "appFileName": "a.zip", "size": -1}]}"#, "expected a whole number of bytes"),
     (
