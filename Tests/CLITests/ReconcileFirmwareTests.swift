@@ -19,6 +19,21 @@ import Testing
     return (site, catalogue, site.folder + "/firmware")
   }
 
+  /// `reconcile` on `site()` with the catalogue at one link, stopped by itself (`SimulatorPauseHook`) just before
+  /// the transfer to device 2: the visits go in `AddressNeighbourhood.spread`'s order, even addresses first (0,
+  /// then 2), so device 0 is updated by then. Returns the site and the firmware options.
+  static func stoppedBeforeTheLastTransfer() async throws -> (ReconcileProcess, firmware: [String]) {
+    let (site, catalogue, cache) = try Self.site()
+    let older = ReconcileProcess.address(2)
+    let firmware = ["--firmware", "latest", "--catalog", catalogue, "--firmware-dir", cache, "--parallel", "1"]
+    try site.start(firmware, environment: [SimulatorPauseHook.environmentVariable: "before-transfer:\(older)"])
+    let stopped = try await site.wait(seconds: 120) {
+      site.errorLines.contains { $0.hasPrefix("test hook: stopped before transferring \(older)") }
+    }
+    try #require(stopped, "\(site.errorLines.suffix(30).joined(separator: "\n"))")
+    return (site, firmware)
+  }
+
   /// The outdated devices are configured, then updated to 5.14 once each and read back; the current one is
   /// checked and left as it is; a second start finds nothing due (no write, no install).
   @Test func outdatedDevicesAreUpdatedOnceAfterTheyConvergeAndNothingIsDueAfter() async throws {
@@ -52,15 +67,8 @@ import Testing
   /// the simulator's write log — the one updated before the kill is found current, not updated again — the
   /// current device is not touched, and no device is configured twice.
   @Test func aKillNineBeforeATransferLosesNothingAndARestartInstallsEachImageOnce() async throws {
-    let (site, catalogue, cache) = try Self.site()
+    let (site, firmware) = try await Self.stoppedBeforeTheLastTransfer()
     let (old, current, older) = (ReconcileProcess.address(0), ReconcileProcess.address(1), ReconcileProcess.address(2))
-    // One link: the visits go in `AddressNeighbourhood.spread`'s order, even addresses first (0, then 2).
-    let firmware = ["--firmware", "latest", "--catalog", catalogue, "--firmware-dir", cache, "--parallel", "1"]
-    try site.start(firmware, environment: [SimulatorPauseHook.environmentVariable: "before-transfer:\(older)"])
-    let stopped = try await site.wait(seconds: 120) {
-      site.errorLines.contains { $0.hasPrefix("test hook: stopped before transferring \(older)") }
-    }
-    try #require(stopped, "\(site.errorLines.suffix(30).joined(separator: "\n"))")
     site.signal(SIGKILL)
     #expect(await site.exitStatus() == SIGKILL)
     let log = SimulatorStateStore(stateDirectory: site.state, fleetFile: site.fleet).writeLog
@@ -74,21 +82,11 @@ import Testing
     #expect(try log.counts() == [old: 1, current: 1, older: 1])
   }
 
-  /// Outside `--maintenance-window` (a span two hours from now on this machine's clock) the devices are
-  /// configured but no firmware is installed, and each is reported once; a start without the window then
-  /// updates them: they were left due, not forgotten.
   /// A second stop during a firmware pass abandons it, as during a configuration pass: status 130, and no
   /// `firmware-error` (the quit is not the catalogue's failure). The process stops itself before a transfer;
   /// SIGTERM and SIGINT, both pending, arrive together once it is continued.
   @Test func aSecondStopDuringAFirmwarePassQuitsWithStatus130() async throws {
-    let (site, catalogue, cache) = try Self.site()
-    let older = ReconcileProcess.address(2)
-    let firmware = ["--firmware", "latest", "--catalog", catalogue, "--firmware-dir", cache, "--parallel", "1"]
-    try site.start(firmware, environment: [SimulatorPauseHook.environmentVariable: "before-transfer:\(older)"])
-    let stopped = try await site.wait(seconds: 120) {
-      site.errorLines.contains { $0.hasPrefix("test hook: stopped before transferring \(older)") }
-    }
-    try #require(stopped, "\(site.errorLines.suffix(30).joined(separator: "\n"))")
+    let (site, _) = try await Self.stoppedBeforeTheLastTransfer()
     site.signal(SIGTERM)
     site.signal(SIGINT)
     site.signal(SIGCONT)
@@ -96,6 +94,9 @@ import Testing
     #expect(site.events("firmware-error").isEmpty)
   }
 
+  /// Outside `--maintenance-window` (a span two hours from now on this machine's clock) the devices are
+  /// configured but no firmware is installed, and each is reported once; a start without the window then
+  /// updates them: they were left due, not forgotten.
   @Test func outsideTheMaintenanceWindowNoFirmwareIsInstalledAndTheDevicesStayDue() async throws {
     let (site, catalogue, cache) = try Self.site()
     let minutes = Calendar.current.dateComponents([.hour, .minute], from: Date())
