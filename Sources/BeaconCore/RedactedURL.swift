@@ -58,7 +58,9 @@ public struct RedactedURL: Sendable, Hashable, CustomStringConvertible {
     let after = url[scheme.upperBound...]
     guard let firstAt = after.firstIndex(of: "@") else { return nil }
     let head = after[..<firstAt]
-    let colon = head.firstIndex(of: ":")
+    // A bracketed IPv6 host's colons are not a user's.
+    let hostStart = head.hasPrefix("[") ? head.firstIndex(of: "]") ?? head.startIndex : head.startIndex
+    let colon = head[hostStart...].firstIndex(of: ":")
     guard !(colon.map { head[..<$0] } ?? head).contains(where: { "/?#".contains($0) }) else { return nil }
     if let colon, head.contains("/") {
       let portLike = after[after.index(after: colon)...].prefix { $0 != "/" }

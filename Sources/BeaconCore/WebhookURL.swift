@@ -22,8 +22,8 @@ public enum WebhookURL {
     if url.contains(" ") { return "\"\(shown)\" contains a space (write it %20)" }
     let rest = url.dropFirst(schemeEnd)
     let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-    // Any `@` before the path: a password may hold `?` or `#`, which would end the authority above early.
-    if rest.prefix(while: { $0 != "/" }).contains("@") || RedactedURL.userinfo(in: Substring(url)) != nil {
+    // Or a userinfo whose password holds `?` or `#`, which end the authority above early (`RedactedURL`).
+    if authority.contains("@") || RedactedURL.userinfo(in: Substring(url)) != nil {
       return "\"\(shown)\" has a user or password in it, which would be stored in the spool with every event: "
         + "give the credential as a header instead (--webhook-header-file FILE with a line 'Authorization: …')"
     }

@@ -30,20 +30,21 @@ extension FirmwareWork {
 }
 
 extension FirmwareWork {
-  /// A resumed run: each target the journal left mid-transfer (step `transferring`, not finished) may be waiting
+  /// A resumed run: each device the journal left mid-transfer (step `transferring`, not finished) may be waiting
   /// in its bootloader at the address of the device above, before this process has visited it. It is
   /// quarantined as a visit that failed past the jump would be (`bootloaderQuarantine`), so the device above
   /// — started first when the order puts even addresses first — waits for it rather than meeting its
-  /// bootloader and spending attempts on `BootloaderAtAddress`. Its own visit takes the hold back. A
-  /// journal that cannot be read quarantines nothing: the visits find out as before.
+  /// bootloader and spending attempts on `BootloaderAtAddress`. Every such device of the run, not only this
+  /// batch's targets: on a shared run a batch holds a few claimed devices, and the one in its bootloader may
+  /// come in a later batch, or be another gateway's. Its own visit takes the hold back; the quarantine ends
+  /// on its own otherwise. A journal that cannot be read quarantines nothing: the visits find out as before.
   public func prepare(_ targets: [Target], context: CampaignContext) async {
     guard let quarantine = bootloaderQuarantine,
       let rows = try? await context.journal.devices(run: context.run)
     else { return }
-    let left = Set(
-      rows.filter { $0.step == VisitStep.transferring.rawValue && !$0.state.isFinal }.map(\.address))
-    for target in targets where left.contains(target.address.description) {
-      await neighbourhood.quarantine(target.address, for: quarantine)
+    let left = rows.filter { $0.step == VisitStep.transferring.rawValue && !$0.state.isFinal }
+    for address in left.compactMap({ BluetoothAddress($0.address) }) {
+      await neighbourhood.quarantine(address, for: quarantine)
     }
   }
 }

@@ -67,16 +67,18 @@ public final class PostgresConnection: Sendable {
   /// How long one connect (and each reconnect's `PQreset`) may wait for a server host that does not answer
   /// (a failover, a cut network) [I: 10 s; libpq's default is none, leaving it to the system's TCP connect
   /// timeout of about two minutes, which would overrun `PostgresReconnect.defaultSeconds`]. A
-  /// `connect_timeout` in `--journal` wins.
+  /// `connect_timeout` in `--journal`, or PGCONNECT_TIMEOUT, wins.
   static let connectTimeoutSeconds = 10
 
   /// Opens libpq's connection to `text` and configures it (blocking: runs on the connect thread).
   private static func open(
     _ text: String, password: String?, location: String, idleInTransactionSeconds: Double
   ) throws -> OpaquePointer {
-    // `connect_timeout` comes before `dbname`, so a value in the URL or keyword string overrides it.
-    var keys = ["connect_timeout", "dbname", "application_name"]
-    var values = [String(Self.connectTimeoutSeconds), text, "beacon-provision"]
+    // `connect_timeout` comes before `dbname`, so a value in the URL or keyword string overrides it; one in
+    // PGCONNECT_TIMEOUT is left to libpq.
+    let timeout = getenv("PGCONNECT_TIMEOUT") == nil ? [("connect_timeout", String(Self.connectTimeoutSeconds))] : []
+    var keys = timeout.map(\.0) + ["dbname", "application_name"]
+    var values = timeout.map(\.1) + [text, "beacon-provision"]
     if let password {
       keys.append("password")
       values.append(password)

@@ -75,13 +75,13 @@ public struct PostgresURL: Sendable, Hashable {
         rest = colon
       } else if let colon = authority.firstIndex(of: ":"),
         !scalars[scheme..<colon].contains(where: { $0 == "?" || $0 == "#" || $0 == "&" }),
-        let firstAt = scalars[authorityEnd...].firstIndex(of: "@")
+        case let port = authority[(colon + 1)...], port.isEmpty || !port.allSatisfy({ ("0"..."9").contains($0) }),
+        case let queryEnd = scalars[authorityEnd...].firstIndex(of: "?") ?? scalars.count,
+        let lastAt = scalars[authorityEnd..<queryEnd].lastIndex(of: "@")
       {
         // A password holding `/` (base64 does): libpq ends the credentials at that `/` and reads the password as
-        // a host and port, which its error then shows. A plain `user:` before the first `/` is taken to begin
-        // credentials that run to the last `@` before the first `?` after that `@`.
-        let queryEnd = scalars[firstAt...].firstIndex(of: "?") ?? scalars.count
-        let lastAt = scalars[firstAt..<queryEnd].lastIndex(of: "@") ?? firstAt
+        // a host and port, which its error then shows. A plain `user:` before the first `/`, not followed by a
+        // port, is taken to begin credentials that run to the last `@` before the query.
         scalars.replaceSubrange((colon + 1)..<lastAt, with: "***".unicodeScalars)
         rest = colon
       }

@@ -22,11 +22,17 @@ import Testing
   /// An `@` that is not in a userinfo stays: in a path or a query after one, or after a port and a path.
   @Test(arguments: [
     "https://host/path?email=a@b.example", "https://host:8443/p?e=a@b", "https://host?e=a@b",
-    "https://catalogue.example/kkm/", "http://[::1]:8080/x",
+    "https://catalogue.example/kkm/", "http://[::1]:8080/x", "http://[fd00::1]:8080/hook@v2",
   ])
   func aURLWithoutUserinfoIsShownAsItIs(url: String) {
     #expect(RedactedURL(url).description == url)
     #expect(RedactedURL(url).secrets.isEmpty)
+  }
+
+  /// An `@` in a query after the host is an address, not a password: the webhook is accepted.
+  @Test(arguments: ["https://hooks.example?to=ops@example.com", "https://hooks.example/in?to=ops@example.com"])
+  func aWebhookWithAnAddressInItsQueryIsAccepted(url: String) {
+    #expect(WebhookURL.problem(url) == nil)
   }
 
   @Test(arguments: [

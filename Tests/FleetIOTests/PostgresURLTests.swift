@@ -42,10 +42,15 @@ import Testing
       #expect(PostgresURL.redact(text) == shown)
       #expect(throws: PostgresURLError.self) { try PostgresURL(text, origin: "--journal") }
     }
-    // No user name before the first `/`: an `@` and a `:` in the query are not credentials.
-    let plain = "postgresql:///site?host=/run/postgresql&application_name=a:b@c"
-    #expect(PostgresURL.redact(plain) == plain)
-    #expect(try PostgresURL(plain, origin: "--journal").text == plain)
+    // No user name before the first `/` (none, or a host and its port): an `@` in the path or query is not
+    // the end of credentials.
+    for plain in [
+      "postgresql:///site?host=/run/postgresql&application_name=a:b@c",
+      "postgresql://db.example:5432/beacons?user=svc@tenant", "postgresql://db.example:5432/team@site",
+    ] {
+      #expect(PostgresURL.redact(plain) == plain)
+      #expect(try PostgresURL(plain, origin: "--journal").text == plain)
+    }
   }
 
   @Test func redactsWhatLibpqWouldTakeForAPassword() {

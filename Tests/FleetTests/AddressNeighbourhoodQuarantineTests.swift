@@ -211,6 +211,18 @@ import Testing
     return (campaign, work, updater, journal, run)
   }
 
+  /// A resumed run quarantines every device its journal left mid-transfer before any visit, also one that is
+  /// not among this campaign's targets: on a shared run a batch holds a few claimed devices, and the one in its
+  /// bootloader may come in a later batch, or be another gateway's.
+  @Test func aResumeQuarantinesEveryDeviceTheRunLeftMidTransfer() async throws {
+    let (_, work, _, journal, run) = try await Self.failingFirstAtParallel1([0x10, 0x20, 0x30], clock: ManualClock())
+    try await journal.record(run: run, address: Self.a(0x20).description, state: .working, step: "transferring")
+    try await journal.record(run: run, address: Self.a(0x30).description, state: .verified, step: "transferring")
+    await work.prepare(
+      [Target(address: Self.a(0x10))], context: CampaignContext(run: run, journal: journal, emit: { _ in }))
+    #expect(await work.neighbourhood.quarantinedAddresses == [Self.a(0x20)])
+  }
+
   /// Identifies every device as 4.00 until updated; the first transfer to `failing` fails (`kind`).
   final class FailsOnce: FirmwareUpdater {
     let failing: BluetoothAddress

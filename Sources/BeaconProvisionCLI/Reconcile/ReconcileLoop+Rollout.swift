@@ -68,7 +68,13 @@ extension ReconcileLoop {
   ) async -> [ReconcileDue.Candidate] {
     let (addresses, population) = (due.map(\.address), Self.rolloutPopulation(profile, state.ledger))
     let key = Self.rolloutKey(profile, firmware)
-    let earlierStop = ReconcileRollout.stopOfSource(firmware.source, otherThan: key, in: state.ledger.rollouts ?? [:])
+    // This gateway's own schedule only: `--resume-rollout` resumes every rollout of the source there, so a stop
+    // it carries over is one nobody resumed. A site's rollouts are resumed key by key, and the copies an older
+    // key left in a gateway's schedule would hold later edits back for good [I: on a shared journal an edit of
+    // the profile starts its rollout afresh].
+    let earlierStop =
+      site == nil
+      ? ReconcileRollout.stopOfSource(firmware.source, otherThan: key, in: state.ledger.rollouts ?? [:]) : nil
     let seen: (admitted: [String], stage: Int, stopped: String?)
     do {
       seen = try await changeRollout(key, plan: plan, site: site, state: &state) { rollout in
