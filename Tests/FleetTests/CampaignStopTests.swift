@@ -120,9 +120,11 @@ extension CampaignStopTests {
   /// Asks the campaign to stop, then is refused a link: a connect that met the adapter's limit (or one of our
   /// links' teardown) right after Ctrl-C.
   final class RefusedAfterStop: CampaignWork {
-    let campaign = Mutex<Campaign?>(nil)
+    /// Held weakly: the campaign holds this work (a strong reference made a cycle LeakSanitizer reported).
+    struct Weak { weak var campaign: Campaign? }
+    let campaign = Mutex(Weak())
     func attempt(_ target: Target, attempt: Int, context: CampaignContext) async throws -> DeviceOutcome {
-      await campaign.withLock { $0 }?.requestStop()
+      await campaign.withLock { $0.campaign }?.requestStop()
       throw LinkError(.tooManyLinks, peer: target.address, detail: "5 link(s) already open on this adapter")
     }
   }
@@ -136,7 +138,7 @@ extension CampaignStopTests {
     let campaign = Campaign(
       work: work, targets: [Target(address: BluetoothAddress(address)!)], journal: journal, run: run,
       options: .init(parallel: 2), sleep: { _ in })
-    work.campaign.withLock { $0 = campaign }
+    work.campaign.withLock { $0.campaign = campaign }
     let summary = await campaign.start()
     #expect(summary.interrupted && summary.outcomes[address] == .pending)
     #expect(try await journal.device(run: run, address: address)?.state == .pending)
