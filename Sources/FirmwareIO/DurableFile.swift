@@ -1,3 +1,4 @@
+import BeaconCore
 import Foundation
 import OwnThreads
 
@@ -17,11 +18,11 @@ enum DurableFile {
     }
   }
 
-  /// Writes `bytes` to `path` atomically and durably. The temporary file's name is this writer's alone
-  /// (`O_EXCL`, a random part besides the pid): gateways on other hosts or in containers sharing the cache
-  /// may have the same pid, and one would otherwise truncate or rename the other's half-written file.
+  /// Writes `bytes` to `path` atomically and durably. The temporary file is this writer's alone
+  /// (`TemporaryFileName`, created `O_EXCL`): gateways on other hosts or in containers sharing the cache may
+  /// have the same pid, and one would otherwise truncate or rename the other's half-written file.
   static func write(_ bytes: [UInt8], to path: String) throws {
-    let temporary = path + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    let temporary = TemporaryFileName.beside(path)
     let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
     guard fd >= 0 else { throw failure("cannot write", temporary) }
     guard Interrupted.writeAll(fd, bytes) else {

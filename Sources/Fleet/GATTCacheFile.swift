@@ -157,7 +157,7 @@ public actor GATTCacheFile: GATTCacheStore {
   static func write(_ entries: [GATTCacheKey: GATTCacheEntry], to path: String) throws {
     try FileManager.default.createDirectory(
       atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-    let temporary = path + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    let temporary = TemporaryFileName.beside(path)
     guard
       FileManager.default.createFile(
         atPath: temporary, contents: Data(try GATTCacheFileFormat.encode(entries)),

@@ -1,3 +1,4 @@
+import BeaconCore
 import Foundation
 import InfoManager
 import JSON
@@ -44,8 +45,7 @@ public struct ResolveCacheFile: Sendable, Hashable {
     defer { lock.unlock() }
     var current = load()
     current.apply(changesFrom: before, to: cache)
-    // Its own name (a random part besides the pid: another host or container sharing the folder may reuse it).
-    let temporary = path + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    let temporary = TemporaryFileName.beside(path)
     try Data(try JSONValueEncoder().text(current).utf8).write(to: URL(fileURLWithPath: temporary))
     guard rename(temporary, path) == 0 else {
       let error = Self.failure("cannot replace \(path)")

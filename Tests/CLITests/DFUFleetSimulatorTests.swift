@@ -209,9 +209,7 @@ extension DFUFleetSimulatorTests {
       scanTimeout: .milliseconds(500), silenceWindow: .milliseconds(100))
     try await factory.open(image: 0).close()
     #expect(await factory.bootloaderAddress == BluetoothAddress("DD:34:02:06:F0:01"))
-    for _ in 0..<600 where central.bootloaders.isInBootloader(application) {
-      try await Task.sleep(for: .milliseconds(50))
-    }
+    await central.bootloaders.waitUntilLeft(application)
     #expect(!central.bootloaders.isInBootloader(application))
     await #expect(throws: (any Error).self) { _ = try await factory.open(image: 0) }
     #expect(central.bootloaders.entered == [application])

@@ -25,6 +25,10 @@ public actor SimulatedKBeacon {
   /// Called when the buttonless DFU characteristic is told to enter the bootloader (`01`), with the name
   /// set by `02` if any. The DFU engineer connects the simulated bootloader here.
   public private(set) var bootloaderHook: (@Sendable (BluetoothAddress, String?) async -> Void)?
+  /// The device's state as a write-log line carries it (`SimulatedWrite.state`): what a process killed after
+  /// the line and before saving the state file leaves for the next one.
+  private func loggedState() -> String { String(decoding: SimulatorStateStore.entry(snapshot()), as: UTF8.self) }
+
   /// The GATT table's layout revision (`SimulatedKBeacon+GATTServer`) and the servers made for this device, held
   /// weakly (a server's handlers hold the device), which `changeDatabase()` lays out anew.
   nonisolated let layout: Mutex<DatabaseLayout>
@@ -128,10 +132,9 @@ public actor SimulatedKBeacon {
       // A reset command: the flash changes with no `cfg` written — saved, not logged as a write.
       await onChange?()
     } else if device.configurationWrites != before {
-      let state = String(decoding: SimulatorStateStore.entry(snapshot()), as: UTF8.self)
       await onWrite?(
         SimulatedWrite(
-          link: links, address: address.description, what: "cfg", keys: device.lastWrittenKeys, state: state))
+          link: links, address: address.description, what: "cfg", keys: device.lastWrittenKeys, state: loggedState()))
       await onChange?()
     }
     return output
@@ -169,9 +172,8 @@ public actor SimulatedKBeacon {
     device.installFirmware(version: version)
     // With the device's state, as a `cfg` line has: a process killed after this line and before it saved the
     // state file leaves a device that runs the new image, not one a next process would update again.
-    let state = String(decoding: SimulatorStateStore.entry(snapshot()), as: UTF8.self)
     await onWrite?(
-      SimulatedWrite(link: links, address: address.description, what: "firmware", keys: ["ver"], state: state))
+      SimulatedWrite(link: links, address: address.description, what: "firmware", keys: ["ver"], state: loggedState()))
     if let onChange { await onChange() }
   }
 
