@@ -155,7 +155,7 @@ let package = Package(
       name: "HTTPTests", dependencies: ["HTTP", "TestServers"], exclude: ["Fixtures"], swiftSettings: strict),
     .testTarget(
       name: "FirmwareTests",
-      dependencies: ["Firmware", "FirmwareIO", "HTTP", "JSON", "KBeacon", "NordicDFU", "Profiles"],
+      dependencies: ["Firmware", "FirmwareIO", "HTTP", "JSON", "KBeacon", "NordicDFU", "OwnThreads", "Profiles"],
       swiftSettings: strict),
     .testTarget(
       name: "InfoManagerTests",

@@ -25,23 +25,41 @@ extension FirmwareCache {
   }
 
   /// Removes unfinished downloads (`.part` files and folders without a record) and, per model and
-  /// hardware version, every package but the `keep` newest (0: all of them). Each package folder is
-  /// removed under its lock, so a fetch in progress is waited for, not cut. Returns what was removed.
+  /// hardware version, every package but the `keep` newest (0: all of them). Returns what was removed.
+  ///
+  /// Several processes share the cache, so each folder is judged again under its lock, not from the listing
+  /// taken before: a fetch in progress is waited for, not cut, and a package it completed since the listing
+  /// is newer than any listed one, so it stays. A folder is removed by first renaming it out of the package
+  /// tree (to `<root>/.pruned-<random>`, taking its `.lock` with it), so a process waiting on that lock finds
+  /// the path empty and starts a new folder (`FileLock`), and a newcomer never writes into a folder being
+  /// deleted. A `.pruned-` folder left by a prune that was killed is removed by the next one.
   public func prune(keep: Int) async throws -> [String] {
     let root = layout.packagesDirectory
+    let trashRoot = layout.root
+    let listed = try await list()
+    let folderOf = { (p: CachedPackage) in (p.path as NSString).deletingLastPathComponent }
+    let seen = Set(listed.map(folderOf))
     let kept = Set(
-      try await list().reduce(into: [String: [CachedPackage]]()) { groups, p in
+      listed.reduce(into: [String: [CachedPackage]]()) { groups, p in
         groups["\(p.model)\u{0}\(p.hardware)", default: []].append(p)
-      }.values.flatMap { $0.suffix(keep).map { ($0.path as NSString).deletingLastPathComponent } })
+      }.values.flatMap { $0.suffix(keep).map(folderOf) })
+    try await CacheIO.run { Self.removeTrash(trashRoot) }
     var removed: [String] = []
     for folder in try await CacheIO.run({ Self.versionFolders(root) }) {
-      let lock = try await FileLock.acquire(folder + "/.lock")
+      // Another prune may have removed the folder since the listing: nothing left to judge.
+      guard let lock = try? await FileLock.acquire(folder + "/.lock") else { continue }
       let gone = try await CacheIO.run { () -> [String] in
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-        if !kept.contains(folder) {
-          try? FileManager.default.removeItem(atPath: folder)
+        let complete =
+          RecordCoding.decode(CachedPackage.self, path: folder + "/package.json").map {
+            DurableFile.exists(folder + "/" + $0.appFileName)
+          } ?? false
+        if !complete || (seen.contains(folder) && !kept.contains(folder)) {
+          let trash = trashRoot + "/.pruned-\(UInt64.random(in: 0...UInt64.max))"
+          guard (try? FileManager.default.moveItem(atPath: folder, toPath: trash)) != nil else { return [] }
+          try? FileManager.default.removeItem(atPath: trash)
           return [folder]
         }
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
         return names.filter { $0.hasSuffix(".part") || $0.contains(".tmp-") }.map { folder + "/" + $0 }.filter {
           (try? FileManager.default.removeItem(atPath: $0)) != nil
         }
@@ -50,6 +68,13 @@ extension FirmwareCache {
       removed += gone
     }
     return removed
+  }
+
+  /// Removes the `.pruned-` folders a killed prune left in `root`.
+  static func removeTrash(_ root: String) {
+    for name in (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? [] where name.hasPrefix(".pruned-") {
+      try? FileManager.default.removeItem(atPath: root + "/" + name)
+    }
   }
 
   /// `packages/<model>/<hver>/<version>` folders.

@@ -112,7 +112,9 @@ public struct FirmwareCache: Sendable {
     try await CacheIO.run { try DurableFile.makeDirectory(directory) }
     var whenWaiting: (@Sendable () -> Void)?
     if let lockWait = self.lockWait { whenWaiting = { lockWait(directory) } }
-    let lock = try await FileLock.acquire(directory + "/.lock", whenWaiting: whenWaiting)
+    // A prune may remove the folder, lock file and all, while this waits: the lock is then taken on a new one.
+    let lock = try await FileLock.acquire(
+      directory + "/.lock", makeParent: { try DurableFile.makeDirectory(directory) }, whenWaiting: whenWaiting)
     defer { lock.unlock() }
 
     let verifier = self.verifier

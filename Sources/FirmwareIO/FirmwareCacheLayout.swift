@@ -10,6 +10,7 @@ import Foundation
 ///     packages/<model>/<hver>/<version>/package.json    {url, sha256, size, appVersion, fetchedAt}
 ///     packages/<model>/<hver>/<version>/.lock           held while the package is fetched
 ///     packages/…/<appFileName>.part                      a download in progress (never used as a package)
+///     .pruned-<random>/                                  a package folder `firmware prune` is removing
 ///
 /// Device-reported text (model, hver) becomes one path component: characters other than letters, digits,
 /// `.`, `_` and `-` turn into `_`, and a component made only of dots gets a leading `_`, so nothing a

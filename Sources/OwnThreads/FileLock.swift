@@ -26,26 +26,58 @@ public final class FileLock: Sendable {
   /// Opens (creating, with `mode`) `path` and waits for the exclusive lock on a thread of its own;
   /// `whenWaiting` is called (on that thread) when another holder makes it wait, before it blocks.
   public static func acquire(
-    _ path: String, mode: mode_t = 0o644, whenWaiting: (@Sendable () -> Void)? = nil
+    _ path: String, mode: mode_t = 0o644, makeParent: (@Sendable () throws -> Void)? = nil,
+    whenWaiting: (@Sendable () -> Void)? = nil
   ) async throws -> FileLock {
-    try await OwnThread.run("file-lock") { try lock(path, mode: mode, whenWaiting: whenWaiting) }
+    try await OwnThread.run("file-lock") {
+      try lock(path, mode: mode, makeParent: makeParent, whenWaiting: whenWaiting)
+    }
   }
 
   /// Opens (creating, with `mode`) `path` and takes the exclusive lock, blocking this thread while another
   /// holder has it (a signal's EINTR waits again).
+  ///
+  /// A holder may remove the lock file with what it guards (`firmware prune` removes a package folder with
+  /// its `.lock`). A waiter then wakes holding a lock on a file no path names any more, while a newcomer
+  /// creates a new file at the path and locks that one: two holders. So a lock counts only if, once taken,
+  /// `path` still names the file that was locked; otherwise it is let go and taken again on the file the
+  /// path names now. `makeParent` recreates the lock file's folder when that holder removed it too.
   public static func lock(
-    _ path: String, mode: mode_t = 0o644, whenWaiting: (@Sendable () -> Void)? = nil
+    _ path: String, mode: mode_t = 0o644, makeParent: (() throws -> Void)? = nil,
+    whenWaiting: (@Sendable () -> Void)? = nil
   ) throws -> FileLock {
-    let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, mode)
-    guard fd >= 0 else { throw FileLockError("cannot open the lock file \(path): \(String(cString: strerror(errno)))") }
-    if flock(fd, LOCK_EX | LOCK_NB) == 0 { return FileLock(fd: fd, path: path) }
-    if errno == EWOULDBLOCK { whenWaiting?() }
-    if Interrupted.retry({ flock(fd, LOCK_EX) }) != 0 {
-      let message = String(cString: strerror(errno))
+    var toldWaiting = false
+    while true {
+      var fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, mode)
+      if fd < 0, errno == ENOENT, let makeParent {
+        try makeParent()
+        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, mode)
+      }
+      guard fd >= 0 else {
+        throw FileLockError("cannot open the lock file \(path): \(String(cString: strerror(errno)))")
+      }
+      if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+        if errno == EWOULDBLOCK, !toldWaiting {
+          toldWaiting = true
+          whenWaiting?()
+        }
+        if Interrupted.retry({ flock(fd, LOCK_EX) }) != 0 {
+          let message = String(cString: strerror(errno))
+          close(fd)
+          throw FileLockError("cannot lock \(path): \(message)")
+        }
+      }
+      if namesSameFile(fd, path) { return FileLock(fd: fd, path: path) }
       close(fd)
-      throw FileLockError("cannot lock \(path): \(message)")
     }
-    return FileLock(fd: fd, path: path)
+  }
+
+  /// Whether `path` names the file open on `fd` (same device and inode).
+  private static func namesSameFile(_ fd: Int32, _ path: String) -> Bool {
+    var open = stat()
+    var named = stat()
+    guard fstat(fd, &open) == 0, stat(path, &named) == 0 else { return false }
+    return open.st_dev == named.st_dev && open.st_ino == named.st_ino
   }
 
   /// Whether another open file description holds the lock now (for tests and `firmware list`).

@@ -4,6 +4,7 @@ import Foundation
 import HTTP
 import JSON
 import NordicDFU
+import OwnThreads
 import Synchronization
 import Testing
 
@@ -249,5 +250,33 @@ import Testing
     #expect(try await cache.list().map(\.appVersion) == ["V5.14"])
     _ = try await cache.prune(keep: 0)
     #expect(try await cache.list().isEmpty)
+    let left = try FileManager.default.contentsOfDirectory(atPath: root)
+    #expect(!left.contains { $0.hasPrefix(".pruned-") }, "\(left)")
+  }
+
+  /// Another process's fetch holds a package folder's lock while `prune` runs: prune waits for it, and a package
+  /// that fetch completed is newer than the listing prune started from, so it stays.
+  @Test func pruneKeepsAPackageAFetchCompletedWhilePruneWaited() async throws {
+    let (client, catalogue, location) = try Self.setUp()
+    let root = Self.temporaryRoot()
+    defer { try? FileManager.default.removeItem(atPath: root) }
+    let cache = FirmwareCache(layout: FirmwareCacheLayout(root: root), client: client)
+    for entry in catalogue.entries(hardware: "V1.0") {
+      _ = try await cache.package(model: "KBPro_SIM", hardware: "V1.0", entry: entry, location: location)
+    }
+    let base = root + "/packages/KBPro_SIM/V1.0/"
+    try FileManager.default.createDirectory(atPath: base + "5.15", withIntermediateDirectories: true)
+    let fetch = try FileLock.lock(base + "5.15/.lock")
+    let prune = Task { try await cache.prune(keep: 1) }
+    while FileManager.default.fileExists(atPath: base + "5.13") { try await Task.sleep(for: .milliseconds(5)) }
+    try await Task.sleep(for: .milliseconds(100))
+    for name in ["package.json", "KBPro_SIM_V514.zip"] {
+      try FileManager.default.copyItem(atPath: base + "5.14/" + name, toPath: base + "5.15/" + name)
+    }
+    fetch.unlock()
+    let removed = try await prune.value
+    #expect(removed == [base + "5.13"])
+    #expect(
+      FileManager.default.fileExists(atPath: base + "5.15/KBPro_SIM_V514.zip"), "a just-fetched package was pruned")
   }
 }

@@ -36,6 +36,31 @@ import Testing
     #expect(!FileLock.isHeld(path))
   }
 
+  /// A holder that removes the lock file (a prune removing a package folder) must not leave two holders: the
+  /// waiter it released and a newcomer that created a new file at the path. The waiter takes the lock again
+  /// on the file the path names now, so the newcomer is the one that waits.
+  @Test func aWaiterWhoseLockFileWasRemovedLocksTheFileThePathNamesNow() async throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("file-lock-\(UUID().uuidString)").path
+    let path = folder + "/.lock"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let first = try FileLock.lock(path)
+    let waiting = Flag()
+    let second = Task {
+      try await FileLock.acquire(
+        path,
+        makeParent: { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) },
+        whenWaiting: { waiting.set() })
+    }
+    while !waiting.isSet { try await Task.sleep(for: .milliseconds(5)) }
+    try FileManager.default.removeItem(atPath: folder)
+    first.unlock()
+    let lock = try await second.value
+    #expect(FileManager.default.fileExists(atPath: path), "the waiter did not make the removed folder again")
+    #expect(FileLock.isHeld(path), "the waiter holds a lock no path names: a newcomer would take the lock too")
+    lock.unlock()
+  }
+
   @Test func aLockFileThatCannotBeMadeIsNamedInTheError() {
     #expect(throws: FileLockError.self) { try FileLock.lock("/nonexistent-\(UUID().uuidString)/x.lock") }
   }
