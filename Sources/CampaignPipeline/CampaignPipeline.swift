@@ -48,6 +48,9 @@ public struct CampaignPipeline: Sendable {
     /// `--max-failures` as given (nil: not given; a new rollout then has 0%). With `--resume` of a rollout it
     /// replaces the recorded threshold (`RolloutResume`).
     public var maxFailures: Int?
+    /// Asked before each new device is started: false leaves the rest pending and lets the started ones end
+    /// (`Campaign.Options.mayStart`; `reconcile --maintenance-window`). Nil: always.
+    public var mayStart: (@Sendable () -> Bool)?
 
     public init(
       parallel: Int, attempts: Int, retryDelay: Duration, scanSeconds: Double, place: String, resume: String? = nil,
@@ -163,7 +166,8 @@ public struct CampaignPipeline: Sendable {
     let total = selection.targets.count
     let options = Campaign.Options(
       parallel: settings.parallel,
-      retry: RetryPolicy(maximumAttempts: settings.attempts, firstDelay: settings.retryDelay))
+      retry: RetryPolicy(maximumAttempts: settings.attempts, firstDelay: settings.retryDelay),
+      mayStart: settings.mayStart)
     let (emit, stopWhen, interrupts) = (self.emit, self.stopWhen, self.interrupts)
     let batch: @Sendable ([Target]) async throws -> CampaignSummary = { targets in
       let campaign = Campaign(

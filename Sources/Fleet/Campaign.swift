@@ -11,10 +11,16 @@ public actor Campaign {
     /// Links at once on the adapter.
     public var parallel: Int
     public var retry: RetryPolicy
+    /// Asked before each new device is started; false starts no more (they stay pending) while the devices
+    /// already started go on to their end, retries included. Unlike `requestStop()` nothing in flight is cut
+    /// short: `reconcile --maintenance-window` closing mid-pass, where a transfer's retry pause must not leave a
+    /// device in its bootloader until the next window. Nil: always.
+    public var mayStart: (@Sendable () -> Bool)?
 
-    public init(parallel: Int = 4, retry: RetryPolicy = RetryPolicy()) {
+    public init(parallel: Int = 4, retry: RetryPolicy = RetryPolicy(), mayStart: (@Sendable () -> Bool)? = nil) {
       self.parallel = max(1, parallel)
       self.retry = retry
+      self.mayStart = mayStart
     }
   }
 
@@ -103,7 +109,7 @@ public actor Campaign {
       var queue = targets[...]
       var visits = 0
       func launch() -> Bool {
-        guard !stopRequested, !queue.isEmpty, takeFreePermit() else { return false }
+        guard !stopRequested, !queue.isEmpty, options.mayStart?() ?? true, takeFreePermit() else { return false }
         let target = queue.removeFirst()
         group.addTask { (target.address.description, await self.visit(target)) }
         visits += 1

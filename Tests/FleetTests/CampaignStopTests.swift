@@ -38,6 +38,36 @@ import Testing
     #expect(await f.devices.values.first!.opens == 1)
   }
 
+  /// `Campaign.Options.mayStart` (`reconcile --maintenance-window` closing mid-pass): once it says no, no
+  /// further device is started — they stay pending, never connected to — while the device already started goes
+  /// on to its end, its retry after a dropped link included (a stop would have cut that pause short).
+  @Test func aClosedStartLeavesTheRestPendingAndTheStartedDeviceRetriesToItsEnd() async throws {
+    let f = try Fixture(count: 3)
+    let first = f.targets[0].address
+    await f.devices[first]!.setDrops(1)
+    let asked = Mutex(0)
+    let work = ApplyCampaign.work(
+      profile: try ApplyCampaignTests.loaded(), opener: FakeOpener(devices: f.devices),
+      passwords: .init(current: Secret("0000000000000000")), resolver: DesiredResolver(urlCheck: { _ in nil }),
+      dryRun: false)
+    let campaign = Campaign(
+      work: work, targets: f.targets, journal: f.journal, run: try await f.newRun(),
+      options: .init(
+        parallel: 1, retry: RetryPolicy(maximumAttempts: 3, firstDelay: .zero),
+        mayStart: {
+          asked.withLock {
+            $0 += 1
+            return $0 == 1
+          }
+        }),
+      sleep: { _ in })
+    let summary = await campaign.start()
+    #expect(summary.outcomes[first.description]?.state == .verified, "\(summary.outcomes)")
+    #expect(summary.count(.pending) == 2 && summary.interrupted)
+    #expect(await f.devices[first]!.opens == 2, "the started device's retry did not run")
+    for target in f.targets.dropFirst() { #expect(await f.devices[target.address]!.opens == 0) }
+  }
+
   @Test func aJournalThatCannotBeWrittenStopsTheCampaignBeforeAnyDeviceIsWritten() async throws {
     let f = try Fixture(count: 4)
     let run = try await f.newRun()

@@ -51,7 +51,7 @@ struct ReconcileCommand: AsyncParsableCommand, LoggingCommand {
       backing off), firmware-shadowed (the device's link reached its neighbour's bootloader, left by a failed \
       update: it waits --bootloader-timeout, and that neighbour waits for its turn), skipped-maintenance. \
       --maintenance-window 01:00-05:00 installs firmware only \
-      inside that daily span; --min-battery (default 30 for firmware) holds back devices under it. \
+      inside that daily span (a transfer under way when it closes finishes; no other starts); --min-battery (default 30 for firmware) holds back devices under it. \
       --rollout canary=N,waves=P%,…,100% stages the firmware over the site, as dfu update --rollout does: the \
       canary's devices first, then each wave's cumulative share of the rest, a stage starting only once the one \
       before ended (every member updated, current or failed) at or under --max-failures (default 0%); the others \

@@ -21,7 +21,10 @@ import NordicDFU
 /// - a catalogue or package that cannot be had (`firmware-error`) holds every firmware pass back, backing off
 ///   as a failing device does;
 /// - `--maintenance-window HH:MM-HH:MM` (a `DailySpan`): firmware only inside it; without it, firmware
-///   whenever a device is due. `--quiet-hours` holds firmware back as it holds every link back;
+///   whenever a device is due. The window is asked before each device's turn, so one that closes mid-pass
+///   starts nothing more (those devices are `skipped-maintenance`, still due), while a transfer under way
+///   finishes: cut short, it would leave its device in the bootloader until the next window.
+///   `--quiet-hours` holds firmware back as it holds every link back;
 /// - a device whose check found its neighbour's bootloader at its address (the neighbour below failed after
 ///   its jump) is not failing: it waits `--bootloader-timeout` (130 s), and the neighbour waits for its turn
 ///   (`ReconcileLedger.firmwareShadowed`).

@@ -87,13 +87,21 @@ extension ReconcileLoop {
         ReconcileSiteRuns.firmwareReopenings(due: addresses, rows: rows, ledger: ledger)
       }
     }
+    // The window is asked again before each device: one that closes mid-pass starts no more transfers, and
+    // the devices started finish theirs (a transfer is never cut for the clock).
+    var windowOpen: (@Sendable () -> Bool)?
+    if let window = firmware.maintenance {
+      let clock = now
+      windowOpen = { window.contains(Date(timeIntervalSince1970: clock())) }
+    }
     let summary: CampaignSummary
     do {
       summary = try await firmwareCampaign(
         firmware.plan(addresses: addresses, passwords: profile.plan.passwords, minimumBattery: settings.minBattery),
         chosen.map(\.record), resources: resources, interrupts: interrupts,
-        shared: SharedRunSettings(run: site == nil ? nil : run, gateways: waitFor, settle: settings.shared?.settle ?? 0)
-      )
+        shared: SharedRunSettings(
+          run: site == nil ? nil : run, gateways: waitFor, settle: settings.shared?.settle ?? 0),
+        mayStart: windowOpen)
     } catch let exit as ExitCode {
       // A second stop signal abandoned the campaign (status 130), as it does a configuration pass: not the
       // catalogue's failure, and the service ends now.
@@ -138,9 +146,12 @@ extension ReconcileLoop {
   /// One catalogue campaign over `records` (the window's, so the pipeline does not scan again).
   func firmwareCampaign(
     _ plan: FirmwareCampaignPlan, _ records: [DeviceRecord], resources: CampaignResources,
-    interrupts: AsyncStream<Void>, shared: SharedRunSettings = SharedRunSettings()
+    interrupts: AsyncStream<Void>, shared: SharedRunSettings = SharedRunSettings(),
+    mayStart: (@Sendable () -> Bool)? = nil
   ) async throws -> CampaignSummary {
-    try await passCampaign(plan, records, resources: resources, interrupts: interrupts, shared: shared) {
+    try await passCampaign(
+      plan, records, resources: resources, interrupts: interrupts, shared: shared, mayStart: mayStart
+    ) {
       switch $0 {
       case .campaign(.step(let address, .transferring, _), _): "\(address): installing firmware"
       case .surveyLeft(let left):
@@ -196,9 +207,16 @@ extension ReconcileLoop {
         "\(address): firmware failure \(failures) in a row, next try in \(ReconcileLoop.seconds(delay))")
       return true
     case .pending:
-      await output.emit(
-        .init(event: "interrupted", address: address, profile: path),
-        "\(address): stopped before its firmware was checked")
+      if let window = firmware.maintenance, !window.contains(Date(timeIntervalSince1970: at)) {
+        // The window closed before its turn (`firmwarePass`'s `mayStart`): still due, for the next window.
+        await output.emit(
+          .init(event: "skipped-maintenance", address: address, profile: path),
+          "\(address): firmware due, --maintenance-window \(window) closed before its turn, waits for the next")
+      } else {
+        await output.emit(
+          .init(event: "interrupted", address: address, profile: path),
+          "\(address): stopped before its firmware was checked")
+      }
     }
     return false
   }

@@ -113,18 +113,20 @@ extension ReconcileLoop {
 
   /// One campaign of a pass on the window's `records` (the pipeline does not scan again), as `apply` and
   /// `dfu update` run theirs: `line` says what an event prints on standard error (nil: nothing); the links in
-  /// use go to the metrics.
+  /// use go to the metrics; `mayStart` false starts no more devices (`Campaign.Options.mayStart`).
   func passCampaign(
     _ plan: some CampaignPlan, _ records: [DeviceRecord], resources: CampaignResources,
     interrupts: AsyncStream<Void>, shared: SharedRunSettings = SharedRunSettings(),
-    line: @escaping @Sendable (PipelineEvent) -> String?
+    mayStart: (@Sendable () -> Bool)? = nil, line: @escaping @Sendable (PipelineEvent) -> String?
   ) async throws -> CampaignSummary {
     let (output, metrics) = (output, metrics)
     defer { metrics?.links(0) }
+    var pipelineSettings = CampaignPipeline.Settings(
+      parallel: settings.parallel, attempts: 2, retryDelay: .seconds(1), scanSeconds: 0,
+      place: settings.stateDirectory, shared: shared)
+    pipelineSettings.mayStart = mayStart
     let pipeline = CampaignPipeline(
-      settings: .init(
-        parallel: settings.parallel, attempts: 2, retryDelay: .seconds(1), scanSeconds: 0,
-        place: settings.stateDirectory, shared: shared),
+      settings: pipelineSettings,
       resources: { resources }, scan: ScanRunner.campaignScan,
       emit: { event in
         if case .campaign(.linksInUse(let links, _), _) = event { metrics?.links(links) }

@@ -1,0 +1,57 @@
+import Foundation
+import Simulator
+import Testing
+
+@testable import BeaconProvisionCLI
+
+/// `reconcile --maintenance-window` closing while a firmware pass runs, on `ReconcileFirmwareTests.site()` at one
+/// link: the window is the current minute of this machine's clock. The process stops itself just before the
+/// first transfer (`SimulatorPauseHook` `before-transfer`) and is continued only once the minute has turned, so
+/// the window is closed by the time that transfer runs. The transfer under way finishes (never cut for the
+/// clock); no device after it is started, each is reported `skipped-maintenance` and stays due, and a start
+/// without the window updates it. Installs are counted from the simulator's write log.
+@Suite(.serialized, .timeLimit(.minutes(4))) struct ReconcileMaintenanceWindowTests {
+  /// Seconds into the current minute, and the minute as minutes after midnight, on this machine's clock.
+  static func clock() -> (second: Int, minute: Int) {
+    let parts = Calendar.current.dateComponents([.hour, .minute, .second], from: Date())
+    return (parts.second ?? 0, (parts.hour ?? 0) * 60 + (parts.minute ?? 0))
+  }
+
+  @Test func aWindowThatClosesMidPassStartsNoMoreTransfersAndLetsTheStartedOneFinish() async throws {
+    let (site, catalogue, cache) = try ReconcileFirmwareTests.site()
+    let (old, older) = (ReconcileProcess.address(0), ReconcileProcess.address(2))
+    // At least 30 s of the minute left for the configuration pass and the way to the first transfer.
+    while Self.clock().second >= 30 { try await Task.sleep(for: .milliseconds(200)) }
+    let minute = Self.clock().minute
+    let text = { (m: Int) in String(format: "%02d:%02d", m / 60, m % 60) }
+    let window = "\(text(minute))-\(text((minute + 1) % 1440))"
+    let firmware = [
+      "--once", "--firmware", "latest", "--catalog", catalogue, "--firmware-dir", cache, "--parallel", "1",
+    ]
+    try site.start(
+      firmware + ["--maintenance-window", window],
+      environment: [SimulatorPauseHook.environmentVariable: "before-transfer:\(old)"])
+    let stopped = try await site.wait(seconds: 60) {
+      site.errorLines.contains { $0.hasPrefix("test hook: stopped before transferring \(old)") }
+    }
+    try #require(stopped, "\(site.errorLines.suffix(30).joined(separator: "\n"))")
+    try #require(Self.clock().minute == minute, "the pass reached its first transfer after the window closed")
+    while Self.clock().minute == minute { try await Task.sleep(for: .milliseconds(200)) }
+    site.signal(SIGCONT)
+    #expect(await site.exitStatus() == 0, "\(site.errorLines.suffix(30).joined(separator: "\n"))")
+
+    #expect(site.events("firmware-updated").compactMap(\.address) == [old])
+    #expect(
+      site.events("skipped-maintenance", older).count == 1, "\(site.errorLines.suffix(30).joined(separator: "\n"))")
+    #expect(site.events("interrupted").isEmpty && site.events("firmware-failed").isEmpty)
+    let log = SimulatorStateStore(stateDirectory: site.state, fleetFile: site.fleet).writeLog
+    #expect(try log.counts(what: "firmware") == [old: 1])
+
+    // Left due, not forgotten: without the window the next start updates the device the closed window held back.
+    site.clearEvents()
+    try site.start(Array(firmware.dropLast(2)))
+    #expect(await site.exitStatus() == 0, "\(site.errorLines.suffix(30).joined(separator: "\n"))")
+    #expect(site.events("firmware-updated").compactMap(\.address) == [older])
+    #expect(try log.counts(what: "firmware") == [old: 1, older: 1])
+  }
+}
