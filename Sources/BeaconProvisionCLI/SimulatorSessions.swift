@@ -31,16 +31,22 @@ enum SimulatorSessions {
   }
 
   /// Appends every write a device accepts to the fleet's shared write log (`SimulatorWriteLog`, the proof
-  /// that no device was written twice), on a thread of its own (a file write blocks), before the device acknowledges it.
+  /// that no device was written twice), on a thread of its own (a file write blocks), before the device
+  /// acknowledges it. A write that cannot be appended is undone by the device, which drops the link unanswered
+  /// (`SimulatedKBeacon.record`), and the warning says so.
   static func logWrites(of kbeacons: KBeaconSimulation, to log: SimulatorWriteLog) {
     let io = SerialThread(name: "beacon-provision.simulator-write-log")
     kbeacons.setWriteObserver { write in
-      await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+      await withCheckedContinuation { (done: CheckedContinuation<Bool, Never>) in
         io.async {
-          do { try log.append(write) } catch {
-            FileHandleOutput.standardError("warning: could not log a simulated device's write: \(error)")
+          do {
+            try log.append(write)
+            done.resume(returning: true)
+          } catch {
+            FileHandleOutput.standardError(
+              "warning: could not log a simulated device's write, so the device undid it: \(error)")
+            done.resume(returning: false)
           }
-          done.resume()
         }
       }
     }

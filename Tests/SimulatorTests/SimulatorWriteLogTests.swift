@@ -1,6 +1,7 @@
 import BeaconCore
 import Foundation
 import KBeacon
+import Synchronization
 import TestServers
 import Testing
 
@@ -21,7 +22,7 @@ import Testing
   /// A simulation of the demo fleet whose devices' writes go to `log`, as the CLI wires it.
   static func simulation(logging log: SimulatorWriteLog) -> SimulatedCentral {
     let (central, kbeacons) = SimulatedCentral.withKBeacons(fleet: DemoFleet.fleet, pace: .unpaced)
-    kbeacons.setWriteObserver { write in try? log.append(write) }
+    kbeacons.setWriteObserver { write in (try? log.append(write)) != nil }
     return central
   }
 
@@ -90,12 +91,38 @@ import Testing
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let store = SimulatorStateStore(stateDirectory: folder, fleetFile: nil)
     let (_, kbeacons) = SimulatedCentral.withKBeacons(fleet: DemoFleet.fleet, pace: .unpaced)
-    kbeacons.setWriteObserver { write in try? store.writeLog.append(write) }
+    kbeacons.setWriteObserver { write in (try? store.writeLog.append(write)) != nil }
     let address = BluetoothAddress("DD:34:02:06:D1:02")!
     try await #require(kbeacons.kbeacon(address)).installFirmware(version: "V9.99")
     let line = try #require(try store.writeLog.writes().last)
     #expect(line.what == "firmware" && line.state?.contains("V9.99") == true)
     #expect(try store.loadNewest()[address]?.configuration.common[CommonKey.ver] == "V9.99")
+  }
+
+  /// A write the log cannot record did not happen: the device undoes it and drops the link unanswered, so the
+  /// log never undercounts what devices accepted (a `cfg`, an image, a link's authentication).
+  @Test func aWriteTheLogCannotRecordIsUndoneAndTheLinkDropped() async throws {
+    let (central, kbeacons) = SimulatedCentral.withKBeacons(fleet: DemoFleet.fleet, pace: .unpaced)
+    let refused = Mutex<Set<String>>(["cfg", "firmware"])
+    kbeacons.setWriteObserver { write in !refused.withLock { $0.contains(write.what) } }
+    let address = BluetoothAddress("DD:34:02:06:D1:02")!
+    await #expect(throws: (any Error).self) { try await Self.write(name: "not-logged", to: address, through: central) }
+    let device = try #require(kbeacons.kbeacon(address))
+    let name = await device.configuration.common[CommonKey.name]
+    #expect(name != "not-logged" && name != nil)
+    #expect(await device.configurationWrites == 0)
+    let version = await device.firmwareVersion
+    await device.installFirmware(version: "V9.99")
+    #expect(await device.firmwareVersion == version && version != "V9.99")
+    #expect(await device.configurationWrites == 0)
+
+    refused.withLock { $0 = ["auth"] }
+    await #expect(throws: (any Error).self) { try await Self.write(name: "no-auth", to: address, through: central) }
+    #expect(await device.configuration.common[CommonKey.name] == name)
+    refused.withLock { $0 = [] }
+    try await Self.write(name: "logged", to: address, through: central)
+    #expect(await device.configuration.common[CommonKey.name] == "logged")
+    #expect(await device.configurationWrites == 1)
   }
 
   @Test func appendsFromManyThreadsAtOnceAreWholeLines() throws {

@@ -32,7 +32,7 @@ extension KBeaconSimulation {
 
   static func make(
     _ entry: SimulatedDevice, restored: SimulatedKBeaconSnapshot? = nil, now: @escaping @Sendable () -> UInt32,
-    onChange: (@Sendable () async -> Void)? = nil, onWrite: (@Sendable (SimulatedWrite) async -> Void)? = nil,
+    onChange: (@Sendable () async -> Void)? = nil, onWrite: (@Sendable (SimulatedWrite) async -> Bool)? = nil,
     hook: (@Sendable (BluetoothAddress, String?) async -> Void)? = nil,
     dropLinks: @escaping @Sendable (BluetoothAddress) async -> Void
   ) -> SimulatedKBeacon {

@@ -86,11 +86,12 @@ public final class KBeaconSimulation: Sendable {
     textDevices.setChangeHandler(handler)
   }
 
-  private let writeObserver = Mutex<(@Sendable (SimulatedWrite) async -> Void)?>(nil)
+  private let writeObserver = Mutex<(@Sendable (SimulatedWrite) async -> Bool)?>(nil)
 
   /// Called with every write a KBeacon of this fleet accepts, before it is acknowledged (the shared write
-  /// log, `SimulatorWriteLog`). Applies to devices made after the call; devices are made on first connect.
-  public func setWriteObserver(_ observer: @escaping @Sendable (SimulatedWrite) async -> Void) {
+  /// log, `SimulatorWriteLog`); false (it could not be recorded) undoes the write (`SimulatedKBeacon.record`).
+  /// Applies to devices made after the call; devices are made on first connect.
+  public func setWriteObserver(_ observer: @escaping @Sendable (SimulatedWrite) async -> Bool) {
     writeObserver.withLock { $0 = observer }
   }
 

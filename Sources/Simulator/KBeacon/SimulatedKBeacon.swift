@@ -48,7 +48,7 @@ public actor SimulatedKBeacon {
     faults: KBeaconFaults = KBeaconFaults(), buttonless: ButtonlessDFUResponder = ButtonlessDFUResponder(),
     configuration: KBeaconConfiguration? = nil, writes: Int = 0, databaseRevision: Int = 0,
     onChange: (@Sendable () async -> Void)? = nil,
-    onWrite: (@Sendable (SimulatedWrite) async -> Void)? = nil,
+    onWrite: (@Sendable (SimulatedWrite) async -> Bool)? = nil,
     dropLinks: (@Sendable (BluetoothAddress) async -> Void)? = nil,
     bootloaderHook: (@Sendable (BluetoothAddress, String?) async -> Void)? = nil, now: @escaping @Sendable () -> UInt32
   ) {
@@ -91,7 +91,7 @@ public actor SimulatedKBeacon {
   private let onChange: (@Sendable () async -> Void)?
   /// Called with every write the device accepts, before `onChange` and before the acknowledgement (the
   /// shared write log, `SimulatorWriteLog`).
-  private let onWrite: (@Sendable (SimulatedWrite) async -> Void)?
+  private let onWrite: (@Sendable (SimulatedWrite) async -> Bool)?
 
   /// The configuration changes on its own (`KBeaconDrift`): `overlay` merged over the configuration, the
   /// password and write count kept, saved like a write but not logged as one (no `cfg` came over the air).
@@ -121,23 +121,41 @@ public actor SimulatedKBeacon {
       device.updateMTU(mtu)
     }
     let (before, configurationBefore) = (device.configurationWrites, device.configuration)
+    let passwordBefore = device.currentPassword
     let wasAuthenticated = device.isAuthenticated
     let output = device.receive(bytes, now: now())
+    let undo = { (device: inout SimulatedKBeaconDevice) in
+      device.restore(configuration: configurationBefore, password: passwordBefore, writes: before)
+    }
     if !wasAuthenticated && device.isAuthenticated {
       // The link authenticated (the device took its clock from it): logged too, so a test can prove a
       // gateway that lost a device never reached it (`SimulatedWrite.what`).
-      await onWrite?(SimulatedWrite(link: links, address: address.description, what: "auth", keys: []))
+      guard await record(SimulatedWrite(link: links, address: address.description, what: "auth", keys: [])) else {
+        undo(&device)
+        return SimulatedKBeaconDevice.Output(disconnect: true)
+      }
     }
     if device.configurationWrites == before, device.configuration != configurationBefore {
       // A reset command: the flash changes with no `cfg` written — saved, not logged as a write.
       await onChange?()
     } else if device.configurationWrites != before {
-      await onWrite?(
-        SimulatedWrite(
-          link: links, address: address.description, what: "cfg", keys: device.lastWrittenKeys, state: loggedState()))
+      let write = SimulatedWrite(
+        link: links, address: address.description, what: "cfg", keys: device.lastWrittenKeys, state: loggedState())
+      guard await record(write) else {
+        undo(&device)
+        return SimulatedKBeaconDevice.Output(disconnect: true)
+      }
       await onChange?()
     }
     return output
+  }
+
+  /// Hands `write` to the shared write log (`onWrite`); false when the log could not record it. A write the log
+  /// does not hold must not have happened, or the log would undercount and two writes could pass for one: the
+  /// caller undoes it and drops the link without an answer, as a device that reset during its flash write
+  /// [I: the simulator's rule for its own proof; the client sees a lost link and retries].
+  private func record(_ write: SimulatedWrite) async -> Bool {
+    await onWrite?(write) ?? true
   }
 
   /// Lets the device drop a simulated link itself (after a wrong password, power off, bootloader entry).
@@ -169,11 +187,18 @@ public actor SimulatedKBeacon {
   /// [I] The table stays as it was (the same application layout in a newer version); an update that lays
   /// the table out anew is `changeDatabase()` after this.
   public func installFirmware(version: String) async {
+    let (before, configurationBefore, passwordBefore) =
+      (device.configurationWrites, device.configuration, device.currentPassword)
     device.installFirmware(version: version)
     // With the device's state, as a `cfg` line has: a process killed after this line and before it saved the
-    // state file leaves a device that runs the new image, not one a next process would update again.
-    await onWrite?(
-      SimulatedWrite(link: links, address: address.description, what: "firmware", keys: ["ver"], state: loggedState()))
+    // state file leaves a device that runs the new image, not one a next process would update again. An
+    // install the log could not record did not happen (`record`): the old image runs on.
+    let write = SimulatedWrite(
+      link: links, address: address.description, what: "firmware", keys: ["ver"], state: loggedState())
+    guard await record(write) else {
+      device.restore(configuration: configurationBefore, password: passwordBefore, writes: before)
+      return
+    }
     if let onChange { await onChange() }
   }
 
