@@ -91,9 +91,14 @@ import Testing
     let store = SimulatorStateStore(stateDirectory: StateDirectory.resolve(nil), fleetFile: nil)
     let saved = try #require(try store.loadTextDevices()[BluetoothAddress(Self.uart)!])
     #expect(saved.name == "dock-01" && saved.intervalMs == 500 && saved.txPower == -4 && saved.writes == 3)
+    // Each set is in the shared write log too, keyed by the setting it changed.
+    let logged = try store.writeLog.writes().filter { $0.what == "at" }
+    #expect(
+      logged.map(\.keys) == [["name"], ["interval"], ["txPower"]] && logged.allSatisfy { $0.address == Self.uart })
     let again = try await Self.run(Self.example, dryRun: false)
     #expect(again.summary.outcomes[Self.uart] == .compliant)
     #expect(try store.loadTextDevices()[BluetoothAddress(Self.uart)!]?.writes == 3)
+    #expect(try store.writeLog.counts(what: "at") == [Self.uart: 3])
   }
 
   /// A bare `commands` profile selects only devices that advertise a text-stream service — never a KBeacon —

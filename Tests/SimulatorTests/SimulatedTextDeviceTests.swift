@@ -1,6 +1,7 @@
 import BeaconCore
 import Foundation
 import JSON
+import Synchronization
 import Testing
 
 @testable import Simulator
@@ -119,6 +120,31 @@ import Testing
     #expect(settings == SimulatedATCommands(name: "Dock-3", intervalMs: 250, txPower: -4, writes: 3))
     let advertised = await simulation.advertisedDevice(Self.fleet().devices[1])
     #expect(advertised.name == "Dock-3" && advertised.intervalMs == 250)
+  }
+
+  /// Each set that changes a setting is handed to the write log first, keyed by the setting, on the device's
+  /// link count; a set the log refuses is undone and the link dropped unanswered.
+  @Test func anATSetGoesToTheWriteLogAndOneItCannotRecordIsUndone() async throws {
+    let simulation = KBeaconSimulation(fleet: Self.fleet(), now: { 0 })
+    let logged = Mutex<[SimulatedWrite]>([])
+    let refuse = Mutex(false)
+    simulation.setWriteObserver { write in
+      guard !refuse.withLock({ $0 }) else { return false }
+      logged.withLock { $0.append(write) }
+      return true
+    }
+    let client = try await Self.open(simulation, Self.uart)
+    #expect(try await client.send("AT+NAME=Dock-3").trimmedText == "OK")
+    #expect(try await client.send("AT+NAME=Dock-3").trimmedText == "OK")  // the same value: no write
+    #expect(try await client.send("AT+INTERVAL=250").trimmedText == "OK")
+    refuse.withLock { $0 = true }
+    await #expect(throws: (any Error).self) { try await client.send("AT+TXPOWER=-4") }
+    await client.close()
+    #expect(logged.withLock { $0.map(\.keys) } == [["name"], ["interval"]])
+    #expect(
+      logged.withLock { $0.allSatisfy { $0.what == "at" && $0.link == 1 && $0.address == Self.uart.description } })
+    let settings = try #require(await simulation.textDevices.snapshots()[Self.uart])
+    #expect(settings == SimulatedATCommands(name: "Dock-3", intervalMs: 250, txPower: 0, writes: 2))
   }
 
   /// The advertising names the service, so a scan can tell a text-stream device before connecting.

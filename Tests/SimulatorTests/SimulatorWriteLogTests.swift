@@ -99,6 +99,29 @@ import Testing
     #expect(try store.loadNewest()[address]?.configuration.common[CommonKey.ver] == "V9.99")
   }
 
+  /// A reset command is logged with the factory state it leaves (not as a `cfg` write): a process killed before
+  /// its next save leaves the next one a device on factory settings, as the device's flash has it.
+  @Test func aResetIsLoggedWithTheStateItLeaves() async throws {
+    let folder = NSTemporaryDirectory() + "bp-reset-\(UUID().uuidString.prefix(8))"
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let store = SimulatorStateStore(stateDirectory: folder, fleetFile: nil)
+    let (central, kbeacons) = SimulatedCentral.withKBeacons(fleet: DemoFleet.fleet, pace: .unpaced)
+    kbeacons.setWriteObserver { write in (try? store.writeLog.append(write)) != nil }
+    let address = BluetoothAddress("DD:34:02:06:D1:02")!
+    let factory = try #require(await kbeacons.kbeacon(address)?.configuration.common[CommonKey.name])
+    let client = GATTClient(bearer: try await central.connect(to: address, type: .public, timeout: .seconds(1)))
+    let (session, _) = try await KBeaconSession.connect(
+      client: client, password: .factoryDefault, environment: Self.environment, timeouts: .all(.seconds(2)))
+    var changes = KBeaconConfiguration()
+    changes.common[CommonKey.name] = "renamed"
+    try await session.write(changes)
+    try await session.send(.factoryReset)
+    await session.close()
+    #expect(try store.writeLog.writes().map(\.what) == ["auth", "cfg", "reset"])
+    #expect(try store.writeLog.counts() == [address.description: 1])
+    #expect(try store.loadNewest()[address]?.configuration.common[CommonKey.name] == factory)
+  }
+
   /// A write the log cannot record did not happen: the device undoes it and drops the link unanswered, so the
   /// log never undercounts what devices accepted (a `cfg`, an image, a link's authentication).
   @Test func aWriteTheLogCannotRecordIsUndoneAndTheLinkDropped() async throws {

@@ -88,11 +88,12 @@ public final class KBeaconSimulation: Sendable {
 
   private let writeObserver = Mutex<(@Sendable (SimulatedWrite) async -> Bool)?>(nil)
 
-  /// Called with every write a KBeacon of this fleet accepts, before it is acknowledged (the shared write
-  /// log, `SimulatorWriteLog`); false (it could not be recorded) undoes the write (`SimulatedKBeacon.record`).
-  /// Applies to devices made after the call; devices are made on first connect.
+  /// Called with every write a device of this fleet accepts (a KBeacon's, an AT device's setting), before it is
+  /// acknowledged (the shared write log, `SimulatorWriteLog`); false (it could not be recorded) undoes the write
+  /// (`SimulatedKBeacon.record`). Applies to devices made after the call; devices are made on first connect.
   public func setWriteObserver(_ observer: @escaping @Sendable (SimulatedWrite) async -> Bool) {
     writeObserver.withLock { $0 = observer }
+    textDevices.setWriteObserver(observer)
   }
 
   /// Makes devices from state read back at their first connect (`refresh(_:)`) rather than at the start.

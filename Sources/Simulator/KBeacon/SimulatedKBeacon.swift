@@ -136,7 +136,14 @@ public actor SimulatedKBeacon {
       }
     }
     if device.configurationWrites == before, device.configuration != configurationBefore {
-      // A reset command: the flash changes with no `cfg` written — saved, not logged as a write.
+      // A reset command: the flash changes with no `cfg` written. Logged with the state it leaves (not counted
+      // as a `cfg` write), so a process killed before its next save does not bring the old settings back.
+      let write = SimulatedWrite(
+        link: links, address: address.description, what: "reset", keys: [], state: loggedState())
+      guard await record(write) else {
+        undo(&device)
+        return SimulatedKBeaconDevice.Output(disconnect: true)
+      }
       await onChange?()
     } else if device.configurationWrites != before {
       let write = SimulatedWrite(

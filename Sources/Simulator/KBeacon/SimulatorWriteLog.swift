@@ -2,8 +2,9 @@ import Foundation
 import JSON
 
 /// One write a simulated device accepted: a `cfg` message applied (docs/protocols/kbeacon.md §6.2), a firmware
-/// image installed by a DFU (docs/protocols/nordic-dfu.md §2), or a link authenticated (§5: the device sets its
-/// clock from the app's), as the shared write log records it.
+/// image installed by a DFU (docs/protocols/nordic-dfu.md §2), a link authenticated (§5: the device sets its
+/// clock from the app's), a reset command's return to factory settings, or an AT device's setting changed by a
+/// set command (`SimulatedATCommands`), as the shared write log records it.
 public struct SimulatedWrite: Sendable, Hashable, Codable {
   /// The process that served the link (a gateway process on a shared simulated site).
   public var pid: Int32
@@ -11,7 +12,8 @@ public struct SimulatedWrite: Sendable, Hashable, Codable {
   /// connection; an object address would be reused after the link ends].
   public var link: Int
   public var address: String
-  /// "cfg", "firmware" or "auth" (no keys).
+  /// "cfg", "firmware", "reset" (a reset command: factory settings, no keys), "auth" (no keys) or "at" (the
+  /// settings a set changed: `name`, `interval`, `txPower`).
   public var what: String
   /// The keys the write carried (never their values: a `pwd` key is named, its password is not), sorted.
   public var keys: [String]

@@ -57,6 +57,12 @@ public struct SimulatedATCommands: Sendable, Hashable, Codable {
     return "ERROR\r\n"
   }
 
+  /// The settings that differ in `other`, by the names the write log gives them (`name`, `interval`, `txPower`).
+  func changedKeys(to other: SimulatedATCommands) -> [String] {
+    [("name", name != other.name), ("interval", intervalMs != other.intervalMs), ("txPower", txPower != other.txPower)]
+      .filter(\.1).map(\.0)
+  }
+
   private mutating func set<V: Equatable>(_ key: WritableKeyPath<Self, V>, _ value: V) -> String {
     if self[keyPath: key] != value {
       self[keyPath: key] = value

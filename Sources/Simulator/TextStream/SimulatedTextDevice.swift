@@ -15,6 +15,9 @@ import TextStream
 /// - While an answer is still going out, a write is refused with «Procedure Already in Progress» (0xFE),
 ///   the busy refusal the client reports as `TextStreamError.deviceBusy`; with `alwaysBusy` every write is.
 /// - State (an AT device's settings) lives here, across links; `onChange` saves it (the simulator's flash).
+///   Each set that changes a setting goes to the shared write log first (`onWrite`, `SimulatedWrite.what`
+///   `at`, keyed by the setting); one the log could not record is undone and the link dropped unanswered, as
+///   a KBeacon does (`SimulatedKBeacon.record`).
 /// - With a `greeting`, the device notifies it (plus CRLF) as soon as a client turns Tx notifications on, as
 ///   a module that reports `+EVENT:CONNECTED` does; with a `lateFragment`, every answer is followed
 ///   `lateFragmentDelay` after its last notification by that text (plus CRLF), an answer's tail later than
@@ -42,12 +45,18 @@ public actor SimulatedTextDevice {
   private var line: [UInt8] = []
   private var answering = false
   private let onChange: (@Sendable () async -> Void)?
+  private let onWrite: (@Sendable (SimulatedWrite) async -> Bool)?
+  /// The link that wrote last, and the device's links so far (the write log's `link`).
+  private var currentLink: ObjectIdentifier?
+  private var links = 0
 
   public init(
     address: BluetoothAddress, profile: TextStreamProfile, commands: Commands, answerDelay: Duration,
     fragmentGap: Duration, alwaysBusy: Bool = false, dropLinkMidAnswers: Int = 0, greeting: String? = nil,
-    lateFragment: (text: String, delay: Duration)? = nil, onChange: (@Sendable () async -> Void)? = nil
+    lateFragment: (text: String, delay: Duration)? = nil, onChange: (@Sendable () async -> Void)? = nil,
+    onWrite: (@Sendable (SimulatedWrite) async -> Bool)? = nil
   ) {
+    self.onWrite = onWrite
     self.dropsLeft = dropLinkMidAnswers
     self.greeting = greeting
     self.lateFragment = lateFragment
@@ -94,6 +103,10 @@ public actor SimulatedTextDevice {
       busyRefusals += 1
       throw ATTErrorCode.procedureAlreadyInProgress
     }
+    if currentLink != ObjectIdentifier(write.connection) {
+      currentLink = ObjectIdentifier(write.connection)
+      links += 1
+    }
     line += write.value
     var answer = ""
     var changed = false
@@ -106,9 +119,18 @@ public actor SimulatedTextDevice {
       case .reader(let reader):
         answer += reader.answer(text)
       case .at(var at):
-        let before = at.writes
+        let before = at
         answer += at.answer(text)
-        changed = changed || at.writes != before
+        guard at.writes != before.writes else { continue }
+        let keys = before.changedKeys(to: at)
+        guard await onWrite?(SimulatedWrite(link: links, address: address.description, what: "at", keys: keys)) ?? true
+        else {
+          // Not in the log, so not done: the setting stays as it was and the link drops unanswered.
+          line = []
+          await write.connection.disconnect()
+          return
+        }
+        changed = true
         commands = .at(at)
       }
     }

@@ -12,6 +12,7 @@ public final class TextDeviceSimulation: Sendable {
   private let devices = Mutex<[BluetoothAddress: SimulatedTextDevice]>([:])
   private let servers = Mutex<[BluetoothAddress: GATTServer]>([:])
   private let changeHandler = Mutex<(@Sendable () async -> Void)?>(nil)
+  private let writeObserver = Mutex<(@Sendable (SimulatedWrite) async -> Bool)?>(nil)
 
   public init(fleet: SimulatedFleet, restored: [BluetoothAddress: SimulatedATCommands] = [:]) {
     self.fleet = fleet
@@ -21,6 +22,12 @@ public final class TextDeviceSimulation: Sendable {
   /// Called after an AT device changes a setting.
   public func setChangeHandler(_ handler: @escaping @Sendable () async -> Void) {
     changeHandler.withLock { $0 = handler }
+  }
+
+  /// Called with every setting change an AT device accepts, before it answers (the shared write log); false
+  /// undoes it. Applies to devices made after the call; devices are made on first use.
+  public func setWriteObserver(_ observer: @escaping @Sendable (SimulatedWrite) async -> Bool) {
+    writeObserver.withLock { $0 = observer }
   }
 
   /// The text-stream device at `address`, or nil when the fleet has none there.
@@ -94,7 +101,7 @@ public final class TextDeviceSimulation: Sendable {
       answerDelay: .milliseconds(section.answerDelayMs ?? 30), fragmentGap: .milliseconds(section.fragmentGapMs ?? 20),
       alwaysBusy: section.busy ?? false, dropLinkMidAnswers: section.dropLinkMidAnswer ?? 0, greeting: section.greeting,
       lateFragment: section.lateFragment.map { ($0, .milliseconds(section.lateFragmentMs ?? 500)) },
-      onChange: { [weak self] in await self?.currentChangeHandler()?() })
+      onChange: { [weak self] in await self?.currentChangeHandler()?() }, onWrite: writeObserver.withLock { $0 })
   }
 
   private func currentChangeHandler() -> (@Sendable () async -> Void)? { changeHandler.withLock { $0 } }
