@@ -136,6 +136,20 @@ extension ReconcileLoop {
     return try await CampaignFailures.translated { try await pipeline.run(plan).summary }
   }
 
+  /// A neighbour's bootloader, left by its failed update, answered at `address` (here, or on another gateway:
+  /// `elsewhere`) until its inactivity timeout: not this device's failure (as `firmware-shadowed` in the
+  /// firmware pass). It waits `--bootloader-timeout` in `ledger`, and that is reported.
+  func shadowed(
+    _ address: String, _ profile: ReconcileProfile, reason: String, elsewhere: Bool = false,
+    ledger: inout ReconcileLedger
+  ) async {
+    let delay = ledger.shadowed(address, now: now(), timeout: settings.bootloaderTimeout)
+    await output.emit(
+      .init(event: "shadowed", address: address, profile: profile.path, reason: reason, seconds: delay),
+      "\(address): \(reason)\(elsewhere ? " (on another gateway)" : ""); next try in \(ReconcileLoop.seconds(delay)), "
+        + "not counted as a failure")
+  }
+
   /// Records one device's outcome in the ledger and reports it; returns whether it failed.
   func record(
     _ outcome: DeviceOutcome, _ address: String, _ profile: ReconcileProfile, drift: [String],
@@ -159,12 +173,7 @@ extension ReconcileLoop {
         "\(address): \(reason); not retried until the profile changes")
       return true
     case .failed(let reason, .bootloaderAtAddress):
-      // A neighbour's bootloader, left by its failed update, answers at this address until its inactivity
-      // timeout: not this device's failure (as `firmware-shadowed` in the firmware pass).
-      let delay = ledger.shadowed(address, now: at, timeout: settings.bootloaderTimeout)
-      await output.emit(
-        .init(event: "shadowed", address: address, profile: path, reason: reason, seconds: delay),
-        "\(address): \(reason); next try in \(ReconcileLoop.seconds(delay)), not counted as a failure")
+      await shadowed(address, profile, reason: reason, ledger: &ledger)
       return true
     case .failed(let reason, _):
       let delay =

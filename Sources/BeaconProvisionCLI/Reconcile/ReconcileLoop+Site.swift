@@ -56,11 +56,7 @@ extension ReconcileLoop {
           "\(address): failed on another gateway (\(detail)); "
             + (delay.map { "next try here in \(Int($0)) s" } ?? "not retried until the profile changes"))
       case .shadowed(let detail):
-        let delay = ledger.shadowed(address, now: at, timeout: settings.bootloaderTimeout)
-        await output.emit(
-          .init(event: "shadowed", address: address, profile: profile.path, reason: detail, seconds: delay),
-          "\(address): \(detail) (on another gateway); next try in \(ReconcileLoop.seconds(delay)), not counted as a failure"
-        )
+        await shadowed(address, profile, reason: detail, elsewhere: true, ledger: &ledger)
       case .notSelected:
         ledger.notSelected(address, fingerprint: profile.fingerprint, now: at)
       }
