@@ -38,7 +38,9 @@ extension FirmwareCache {
     let trashRoot = layout.root
     let listed = try await list()
     let folderOf = { (p: CachedPackage) in (p.path as NSString).deletingLastPathComponent }
-    let seen = Set(listed.map(folderOf))
+    // Each listed package by its folder and its record's fetch time: a folder removed and fetched again since
+    // the listing (by other processes) holds another package, which is not judged by the old one.
+    let seen = Dictionary(listed.map { (folderOf($0), $0.fetchedAt) }, uniquingKeysWith: { a, _ in a })
     let kept = Set(
       listed.reduce(into: [String: [CachedPackage]]()) { groups, p in
         groups["\(p.model)\u{0}\(p.hardware)", default: []].append(p)
@@ -46,16 +48,25 @@ extension FirmwareCache {
     try await CacheIO.run { Self.removeTrash(trashRoot) }
     var removed: [String] = []
     for folder in try await CacheIO.run({ Self.versionFolders(root) }) {
-      // Another prune may have removed the folder since the listing: nothing left to judge.
-      guard let lock = try? await FileLock.acquire(folder + "/.lock") else { continue }
+      let lock: FileLock
+      do {
+        lock = try await FileLock.acquire(folder + "/.lock")
+      } catch {
+        // Another prune removed the folder since the listing: nothing left to judge.
+        if !DurableFile.exists(folder) { continue }
+        throw error
+      }
       let gone = try await CacheIO.run { () -> [String] in
-        let complete =
-          RecordCoding.decode(CachedPackage.self, path: folder + "/package.json").map {
-            DurableFile.exists(folder + "/" + $0.appFileName)
-          } ?? false
-        if !complete || (seen.contains(folder) && !kept.contains(folder)) {
+        let record = RecordCoding.decode(CachedPackage.self, path: folder + "/package.json")
+        let complete = record.map { DurableFile.exists(folder + "/" + $0.appFileName) } ?? false
+        let listedAndDropped = seen[folder] != nil && seen[folder] == record?.fetchedAt && !kept.contains(folder)
+        if !complete || listedAndDropped {
           let trash = trashRoot + "/.pruned-\(UInt64.random(in: 0...UInt64.max))"
-          guard (try? FileManager.default.moveItem(atPath: folder, toPath: trash)) != nil else { return [] }
+          do {
+            try FileManager.default.moveItem(atPath: folder, toPath: trash)
+          } catch {
+            throw FirmwareCacheError("cannot remove \(folder): \(error.localizedDescription)")
+          }
           try? FileManager.default.removeItem(atPath: trash)
           return [folder]
         }

@@ -48,10 +48,11 @@ public final class FileLock: Sendable {
   ) throws -> FileLock {
     var toldWaiting = false
     while true {
-      var fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, mode)
+      let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, mode)
       if fd < 0, errno == ENOENT, let makeParent {
+        // Made again, and opened on the next turn (another remover may be quicker still).
         try makeParent()
-        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, mode)
+        continue
       }
       guard fd >= 0 else {
         throw FileLockError("cannot open the lock file \(path): \(String(cString: strerror(errno)))")

@@ -89,10 +89,11 @@ extension ReconcileLoop {
     }
     // The window is asked again before each device: one that closes mid-pass starts no more transfers, and
     // the devices started finish theirs (a transfer is never cut for the clock).
-    var windowOpen: (@Sendable () -> Bool)?
+    var gate: MaintenanceGate?
+    var mayStart: (@Sendable () -> Bool)?
     if let window = firmware.maintenance {
-      let clock = now
-      windowOpen = { window.contains(Date(timeIntervalSince1970: clock())) }
+      let opened = MaintenanceGate(window: window, clock: now)
+      (gate, mayStart) = (opened, { opened.mayStart() })
     }
     let summary: CampaignSummary
     do {
@@ -101,7 +102,7 @@ extension ReconcileLoop {
         chosen.map(\.record), resources: resources, interrupts: interrupts,
         shared: SharedRunSettings(
           run: site == nil ? nil : run, gateways: waitFor, settle: settings.shared?.settle ?? 0),
-        mayStart: windowOpen)
+        mayStart: mayStart)
     } catch let exit as ExitCode {
       // A second stop signal abandoned the campaign (status 130), as it does a configuration pass: not the
       // catalogue's failure, and the service ends now.
@@ -125,7 +126,12 @@ extension ReconcileLoop {
     signals.campaignEnded()
     state.firmwareErrors = 0
     var failed = false
+    let closedOn = gate.flatMap { $0.turnedAway ? $0.window : nil }
     for (address, outcome) in summary.outcomes.sorted(by: { $0.key < $1.key }) {
+      if outcome == .pending, let closedOn {
+        await windowClosed(address, closedOn, profile, state: &state)
+        continue
+      }
       state.reported[address] = nil
       if await recordFirmware(outcome, address, profile, firmware, ledger: &state.ledger) { failed = true }
     }
@@ -134,6 +140,12 @@ extension ReconcileLoop {
       elsewhere = await learnFirmwareElsewhere(
         due: addresses, visited: Set(summary.outcomes.keys), run: run, site: site, profile: profile,
         firmware: firmware, ledger: &state.ledger)
+    }
+    // On a shared journal the devices this gateway never claimed before the window closed have no outcome here.
+    if let closedOn {
+      for address in addresses where summary.outcomes[address] == nil && elsewhere[address] == nil {
+        await windowClosed(address, closedOn, profile, state: &state)
+      }
     }
     if let plan = firmware.rollout {
       await recordRollout(
@@ -207,18 +219,19 @@ extension ReconcileLoop {
         "\(address): firmware failure \(failures) in a row, next try in \(ReconcileLoop.seconds(delay))")
       return true
     case .pending:
-      if let window = firmware.maintenance, !window.contains(Date(timeIntervalSince1970: at)) {
-        // The window closed before its turn (`firmwarePass`'s `mayStart`): still due, for the next window.
-        await output.emit(
-          .init(event: "skipped-maintenance", address: address, profile: path),
-          "\(address): firmware due, --maintenance-window \(window) closed before its turn, waits for the next")
-      } else {
-        await output.emit(
-          .init(event: "interrupted", address: address, profile: path),
-          "\(address): stopped before its firmware was checked")
-      }
+      await output.emit(
+        .init(event: "interrupted", address: address, profile: path),
+        "\(address): stopped before its firmware was checked")
     }
     return false
+  }
+
+  /// `window` closed before `address`'s turn (`MaintenanceGate`): still due, for the next window; said once.
+  func windowClosed(_ address: String, _ window: DailySpan, _ profile: ReconcileProfile, state: inout PassState) async {
+    guard state.firstReport(address, "maintenance") else { return }
+    await output.emit(
+      .init(event: "skipped-maintenance", address: address, profile: profile.path),
+      "\(address): firmware due, --maintenance-window \(window) closed before its turn, waits for the next")
   }
 
   /// A backoff's length as a line shows it: whole seconds, or one decimal under ten ("0.5 s", not "0 s").

@@ -136,10 +136,10 @@ public actor SimulatedKBeacon {
       }
     }
     if device.configurationWrites == before, device.configuration != configurationBefore {
-      // A reset command: the flash changes with no `cfg` written. Logged with the state it leaves (not counted
-      // as a `cfg` write), so a process killed before its next save does not bring the old settings back.
-      let write = SimulatedWrite(
-        link: links, address: address.description, what: "reset", keys: [], state: loggedState())
+      // A reset command: the flash changes with no `cfg` written. Logged as a change the device accepted, without
+      // its state [I]: a state line is restored only when it has more `cfg` writes than the state file, and a reset
+      // adds none; the state file keeps it (a process killed before that save loses it, as before).
+      let write = SimulatedWrite(link: links, address: address.description, what: "reset", keys: [])
       guard await record(write) else {
         undo(&device)
         return SimulatedKBeaconDevice.Output(disconnect: true)
@@ -159,8 +159,10 @@ public actor SimulatedKBeacon {
 
   /// Hands `write` to the shared write log (`onWrite`); false when the log could not record it. A write the log
   /// does not hold must not have happened, or the log would undercount and two writes could pass for one: the
-  /// caller undoes it and drops the link without an answer, as a device that reset during its flash write
-  /// [I: the simulator's rule for its own proof; the client sees a lost link and retries].
+  /// caller undoes it (configuration, password and write count as they were before the write) and drops the
+  /// link without an answer, as a device that reset during its flash write [I: the simulator's rule for its own
+  /// proof; the client sees a lost link and retries]. An image is undone without a dropped link: the DFU
+  /// client saw its Execute succeed and finds the old version when it reads `ver` back.
   private func record(_ write: SimulatedWrite) async -> Bool {
     await onWrite?(write) ?? true
   }

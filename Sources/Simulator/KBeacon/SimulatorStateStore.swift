@@ -71,23 +71,15 @@ public struct SimulatorStateStore: Sendable {
   }
 
   /// The device at `address` as it was last written: the state file's entry, or the write log's last entry
-  /// for it when that one is not older (`isNotOlder`) — a process killed after logging a write and before
-  /// saving the state file (see `SimulatedWrite.state`).
+  /// for it when that one is newer (more writes) — a process killed after logging a write and before saving
+  /// the state file (see `SimulatedWrite.state`).
   public func newest(_ address: BluetoothAddress) throws -> SimulatedKBeaconSnapshot? {
     let saved = try load()[address]
     let logged = try writeLog.savedStates().last { $0.address == address.description }
       .flatMap { write in write.state.flatMap { try? JSONParser.parse(Array($0.utf8)) }.flatMap(Self.snapshot) }
     guard let logged else { return saved }
     guard let saved else { return logged }
-    return Self.isNotOlder(logged, than: saved) ? logged : saved
-  }
-
-  /// Whether a logged state is at least as new as `other`: more `cfg` writes, or as many and a table layout
-  /// at least as new. A reset is logged without a write of its own, so on a tie the log (written first) wins;
-  /// a layout change is saved but not logged, so a newer layout in the state file wins over an older line.
-  static func isNotOlder(_ logged: SimulatedKBeaconSnapshot, than other: SimulatedKBeaconSnapshot?) -> Bool {
-    guard let other else { return true }
-    return (logged.writes, logged.databaseRevision) >= (other.writes, other.databaseRevision)
+    return logged.writes > saved.writes ? logged : saved
   }
 
   /// Every saved device as it was last written (`newest(_:)` for all of them, reading the log once): what a
@@ -100,7 +92,7 @@ public struct SimulatorStateStore: Sendable {
       guard let text = write.state, let address = BluetoothAddress(write.address),
         let logged = (try? JSONParser.parse(Array(text.utf8))).flatMap(Self.snapshot)
       else { continue }
-      if Self.isNotOlder(logged, than: devices[address]) { devices[address] = logged }
+      if logged.writes > devices[address]?.writes ?? -1 { devices[address] = logged }
     }
     return devices
   }

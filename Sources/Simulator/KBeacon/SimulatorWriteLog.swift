@@ -12,8 +12,9 @@ public struct SimulatedWrite: Sendable, Hashable, Codable {
   /// connection; an object address would be reused after the link ends].
   public var link: Int
   public var address: String
-  /// "cfg", "firmware", "reset" (a reset command: factory settings, no keys), "auth" (no keys) or "at" (the
-  /// settings a set changed: `name`, `interval`, `txPower`).
+  /// "cfg", "firmware", "reset" (a reset command: factory settings; no keys, no state), "auth" (no keys) or "at"
+  /// (the settings a set changed: `name`, `interval`, `txPower`; no state: an AT device's settings are kept in
+  /// the state file only).
   public var what: String
   /// The keys the write carried (never their values: a `pwd` key is named, its password is not), sorted.
   public var keys: [String]

@@ -103,6 +103,9 @@ public actor SimulatedTextDevice {
       busyRefusals += 1
       throw ATTErrorCode.procedureAlreadyInProgress
     }
+    // Busy from here: a write that reaches the actor while this one waits on the write log or the save is refused,
+    // as one while the answer goes out is (each works from the settings as they are).
+    answering = true
     if currentLink != ObjectIdentifier(write.connection) {
       currentLink = ObjectIdentifier(write.connection)
       links += 1
@@ -127,6 +130,7 @@ public actor SimulatedTextDevice {
         else {
           // Not in the log, so not done: the setting stays as it was and the link drops unanswered.
           line = []
+          answering = false
           await write.connection.disconnect()
           return
         }
@@ -134,9 +138,11 @@ public actor SimulatedTextDevice {
         commands = .at(at)
       }
     }
-    guard !answer.isEmpty else { return }
+    guard !answer.isEmpty else {
+      answering = false
+      return
+    }
     if changed, let onChange { await onChange() }
-    answering = true
     let connection = write.connection
     // Started after the Write Response goes out, in its own task: the link goes on serving requests while
     // the answer trickles out (so a write meanwhile meets the busy refusal).
@@ -173,5 +179,9 @@ public actor SimulatedTextDevice {
   }
 
   /// A link ended: a half-received line is dropped.
-  func linkEnded() { line = [] }
+  func linkEnded() {
+    line = []
+    // A new connection object may reuse the ended one's identity: the next link is counted as new.
+    currentLink = nil
+  }
 }
