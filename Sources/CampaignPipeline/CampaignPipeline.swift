@@ -48,8 +48,7 @@ public struct CampaignPipeline: Sendable {
     /// `--max-failures` as given (nil: not given; a new rollout then has 0%). With `--resume` of a rollout it
     /// replaces the recorded threshold (`RolloutResume`).
     public var maxFailures: Int?
-    /// Asked before each new device is started: false leaves the rest pending and lets the started ones end
-    /// (`Campaign.Options.mayStart`; `reconcile --maintenance-window`). Nil: always.
+    /// Asked before each new device is started (`Campaign.Options.mayStart`; `reconcile --maintenance-window`).
     public var mayStart: (@Sendable () -> Bool)?
 
     public init(

@@ -42,6 +42,9 @@ public struct ReconcileLedger: Sendable, Codable, Equatable {
     public var firmwareCheckedAt: Double?
     public var firmwareFailures: Int?
     public var firmwareRetryAt: Double?
+    /// When the device was last heard, to the hour (`ReconcileLedger+Departures`). Optional, so a schedule
+    /// written before it still reads.
+    public var heardAt: Double?
 
     public init() {}
   }

@@ -1,3 +1,4 @@
+import CampaignPipeline
 import Fleet
 import Foundation
 import Testing
@@ -175,5 +176,23 @@ extension ISO8601DateFormatter {
     site.signal(SIGTERM)
     #expect(await site.exitStatus() == 0)
     #expect(skipped() == 1, "\(site.errorLines.suffix(20).joined(separator: "\n"))")
+  }
+  /// A device that leaves the site (its presence ends) is dropped from the schedule once it has not been heard for
+  /// `--forget-after`, reported `forgotten` once; the device heard all along stays, its hearing moved on often
+  /// enough that it is never taken for gone.
+  @Test func aDeviceThatLeftTheSiteIsForgottenAndOneStillHeardIsKept() async throws {
+    let site = try ReconcileProcess(devices: ["", #""presence": [{"from": 0, "to": 4, "clock": "simulation"}]"#])
+    let (stays, leaves) = (ReconcileProcess.address(0), ReconcileProcess.address(1))
+    try site.start(["--forget-after", "3s"])
+    let forgotten = try await site.wait(seconds: 60) { !site.events("forgotten", leaves).isEmpty }
+    try await Task.sleep(for: .seconds(4))  // four more windows: the device still heard is not forgotten
+    site.signal(SIGTERM)
+    #expect(await site.exitStatus() == 0)
+    #expect(forgotten, "\(site.errorLines.suffix(20).joined(separator: "\n"))")
+    #expect(site.events("forgotten", leaves).count == 1 && site.events("forgotten", leaves).first?.seconds == 3)
+    #expect(site.events("forgotten", stays).isEmpty)
+    #expect(site.events("converged", leaves).count == 1, "it converged before it left")
+    let ledger = try ReconcileLedger.load(stateDirectory: site.state)
+    #expect(ledger.devices[leaves] == nil && ledger.devices[stays]?.heardAt != nil)
   }
 }

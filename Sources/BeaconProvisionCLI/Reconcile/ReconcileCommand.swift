@@ -23,11 +23,12 @@ struct ReconcileCommand: AsyncParsableCommand, LoggingCommand {
       while the profile is unchanged; a device whose link reached a neighbour's DFU bootloader (left at its \
       address by that neighbour's failed update) is not counted as failing and is tried again after \
       --bootloader-timeout (shadowed). The schedule is kept in reconcile.json in the state directory, every visit \
-      in the journal (as apply runs).
+      in the journal (as apply runs); a device not heard for --forget-after (30d) leaves it (forgotten), so devices \
+      that left the site do not count towards a rollout's stages.
 
       One line per action on standard error; with --jsonl one JSON object per event on standard output \
       ("event": converged, drift-seen, write-failed, backoff, shadowed, skipped-battery, skipped-budget, skipped-quiet, \
-      wrong-password; with a \
+      wrong-password, forgotten; with a \
       shared journal also converged-elsewhere, failed-elsewhere, reopened). \
       SIGTERM or Ctrl-C stop cleanly: links in flight finish their device, the rest of the pass is journalled as \
       interrupted, and the next start finishes the job; a second signal abandons links in flight (status 130). \
@@ -107,6 +108,12 @@ struct ReconcileCommand: AsyncParsableCommand, LoggingCommand {
       "Check a verified device by connecting again after this long (s, m, h or d suffix; default 1d).",
       valueName: "duration"))
   var recheck: String = "1d"
+
+  @Option(
+    help: ArgumentHelp(
+      "Drop a device from the schedule once it has not been heard for this long (s, m, h or d suffix, or never).",
+      valueName: "duration"))
+  var forgetAfter: String = "30d"
 
   @Option(help: "Links at once on the adapter (controllers hold 3–7 connections).")
   var parallel: Int = 2
@@ -195,6 +202,10 @@ struct ReconcileCommand: AsyncParsableCommand, LoggingCommand {
     guard recheckSeconds != nil else {
       throw ValidationError("--recheck: '\(recheck)' is not a duration: a number with s, m, h or d (e.g. 12h, 1d)")
     }
+    guard forgetAfter == "never" || DurationText.seconds(forgetAfter) != nil else {
+      throw ValidationError(
+        "--forget-after: '\(forgetAfter)' is not a duration: a number with s, m, h or d (e.g. 30d), or never")
+    }
     if let n = maxConnectionsPerHour, n < 1 { throw ValidationError("--max-connections-per-hour must be at least 1") }
     if let p = minBattery, !(0...100).contains(p) { throw ValidationError("--min-battery must be 0…100") }
     if let metrics {
@@ -221,14 +232,8 @@ struct ReconcileCommand: AsyncParsableCommand, LoggingCommand {
     }
   }
 
-  /// `--recheck` in seconds: a positive number with an optional s, m, h or d suffix.
-  var recheckSeconds: Double? {
-    let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86400]
-    let unit = recheck.last.flatMap { units[$0] }
-    guard let value = Double(unit == nil ? Substring(recheck) : recheck.dropLast()), value > 0 else { return nil }
-    let seconds = value * (unit ?? 1)
-    return seconds.isFinite ? seconds : nil
-  }
+  /// `--recheck` in seconds (`DurationText`).
+  var recheckSeconds: Double? { DurationText.seconds(recheck) }
 
   func run() async throws {
     var output = ReconcileOutput(jsonl: jsonl)
@@ -241,7 +246,7 @@ struct ReconcileCommand: AsyncParsableCommand, LoggingCommand {
         parallel: parallel, maxConnectionsPerHour: maxConnectionsPerHour, minBattery: minBattery, once: once,
         backoffBase: backoffBase, metrics: metrics, shared: shared,
         quietHours: try quietHours.map { text in try DailySpan(text) }, firmware: try firmwareSettings(),
-        bootloaderTimeout: bootloaderTimeout),
+        bootloaderTimeout: bootloaderTimeout, forgetAfter: DurationText.seconds(forgetAfter)),
       output: output)
     let failed: Bool
     do { failed = try await loop.run() } catch {
@@ -263,36 +268,5 @@ struct ReconcileCommand: AsyncParsableCommand, LoggingCommand {
       offline: firmwareSource.offline, expectations: expectations,
       maintenance: try maintenanceWindow.map { text in try DailySpan(text) }, bootloaderTimeout: bootloaderTimeout,
       rollout: try staging.plan(firmware: firmware), resumeRollout: staging.resumeRollout)
-  }
-
-  /// `--webhook`: the monitor's spool (in this state directory's journal) and delivery workers; nil without.
-  func webhooks() async throws -> WebhookDispatch? {
-    guard !webhook.isEmpty else { return nil }
-    let state = StateDirectory.resolve(stateDir)
-    let journal: Journal
-    do { journal = try await BlockingIO.run { try Journal(path: CampaignResources.journalPath(state)) } } catch {
-      throw CLIFailure("cannot open the journal in \(state) for the webhook spool: \(error)")
-    }
-    let headers = try await BlockingIO.run {
-      try webhookHeaderFile.map { try WebhookHeaderFile.load($0) } ?? WebhookHeaders()
-    }
-    let dispatch = WebhookDispatch(
-      spool: WebhookSpool(journal: journal),
-      poster: CurlWebhookPoster(
-        caFile: firmwareSource.network.tls.caFile,
-        insecureSkipTLSVerify: firmwareSource.network.tls.insecureSkipTLSVerify, extraHeaders: headers),
-      warn: { FileHandleOutput.standardError("reconcile: \($0)") })
-    await dispatch.start(urls: webhook)
-    return dispatch
-  }
-
-  /// Lets the webhooks deliver what is spooled for up to 5 s, then says what waits for the next start.
-  func drain(_ dispatch: WebhookDispatch?) async {
-    guard let dispatch else { return }
-    let left = await dispatch.finish(grace: .seconds(5))
-    if left > 0 {
-      FileHandleOutput.standardError(
-        "reconcile: \(left) webhook event\(left == 1 ? "" : "s") stay spooled for the next start")
-    }
   }
 }

@@ -44,6 +44,8 @@ struct ReconcileLoop {
     var firmware: ReconcileFirmware? = nil
     /// `--bootloader-timeout`: how long a device shadowed by a neighbour's bootloader waits (`shadowed`).
     var bootloaderTimeout = ReconcileFirmware.defaultBootloaderTimeout
+    /// `--forget-after`: a device not heard for this many seconds leaves the schedule (`forgotten`); nil: never.
+    var forgetAfter: Double? = 30 * 86400
   }
 
   var settings: Settings
@@ -96,6 +98,7 @@ struct ReconcileLoop {
       registryWrites.start { await registry.sightings(records, at: seen) }
       if signals.stopRequested { break }
       failed = false
+      await noteDepartures(records, ledger: &pass.ledger)
       let quiet = settings.quietHours.map { $0.contains(Date(timeIntervalSince1970: now())) } ?? false
       let candidates = ReconcileDue.candidates(
         profiles: profiles, records: records, ledger: pass.ledger, now: now(), recheck: settings.recheck)
@@ -158,6 +161,22 @@ struct ReconcileLoop {
       guard reported[address] != reason else { return false }
       reported[address] = reason
       return true
+    }
+  }
+
+  /// The window's devices were heard; those the schedule has not heard for `--forget-after` leave it, each
+  /// reported `forgotten` (`ReconcileLedger+Departures`).
+  func noteDepartures(_ records: [DeviceRecord], ledger: inout ReconcileLedger) async {
+    let at = now()
+    ledger.heard(
+      records.map(\.address.description), now: at,
+      resolution: ReconcileLedger.heardResolution(forgetAfter: settings.forgetAfter))
+    guard let after = settings.forgetAfter else { return }
+    for address in ledger.forget(notHeardFor: after, now: at) {
+      await output.emit(
+        .init(event: "forgotten", address: address, seconds: after),
+        "\(address): not heard for \(Self.seconds(after)), left the schedule (a check finds it afresh if it comes back)"
+      )
     }
   }
 
