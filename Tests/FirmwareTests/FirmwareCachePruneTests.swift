@@ -12,14 +12,20 @@ import Testing
   }
   static func temporaryRoot() -> String { FirmwareCacheTests.temporaryRoot() }
 
-  @Test func pruneKeepsTheNewestAndRemovesLeftovers() async throws {
+  /// A cache in a new folder (`root`, the caller's to remove) holding both V1.0 packages of the test catalogue.
+  static func filled() async throws -> (FirmwareCache, root: String) {
     let (client, catalogue, location) = try Self.setUp()
     let root = Self.temporaryRoot()
-    defer { try? FileManager.default.removeItem(atPath: root) }
     let cache = FirmwareCache(layout: FirmwareCacheLayout(root: root), client: client)
     for entry in catalogue.entries(hardware: "V1.0") {
       _ = try await cache.package(model: "KBPro_SIM", hardware: "V1.0", entry: entry, location: location)
     }
+    return (cache, root)
+  }
+
+  @Test func pruneKeepsTheNewestAndRemovesLeftovers() async throws {
+    let (cache, root) = try await Self.filled()
+    defer { try? FileManager.default.removeItem(atPath: root) }
     try Data([1, 2, 3]).write(to: URL(fileURLWithPath: root + "/packages/KBPro_SIM/V1.0/5.14/KBPro_SIM_V514.zip.part"))
     #expect(try await cache.list().map(\.appVersion) == ["V5.13", "V5.14"])
     let removed = try await cache.prune(keep: 1)
@@ -37,13 +43,8 @@ import Testing
   /// Another process's fetch holds a package folder's lock while `prune` runs: prune waits for it, and a package
   /// that fetch completed is newer than the listing prune started from, so it stays.
   @Test func pruneKeepsAPackageAFetchCompletedWhilePruneWaited() async throws {
-    let (client, catalogue, location) = try Self.setUp()
-    let root = Self.temporaryRoot()
+    let (cache, root) = try await Self.filled()
     defer { try? FileManager.default.removeItem(atPath: root) }
-    let cache = FirmwareCache(layout: FirmwareCacheLayout(root: root), client: client)
-    for entry in catalogue.entries(hardware: "V1.0") {
-      _ = try await cache.package(model: "KBPro_SIM", hardware: "V1.0", entry: entry, location: location)
-    }
     let base = root + "/packages/KBPro_SIM/V1.0/"
     try FileManager.default.createDirectory(atPath: base + "5.15", withIntermediateDirectories: true)
     let fetch = try FileLock.lock(base + "5.15/.lock")
@@ -64,13 +65,8 @@ import Testing
   /// (another fetch time): it stays, though the one listed there was to go. The folder before it (removed
   /// first) shows that prune has listed and reached the held lock.
   @Test func pruneKeepsAFolderFetchedAgainSinceItsListing() async throws {
-    let (client, catalogue, location) = try Self.setUp()
-    let root = Self.temporaryRoot()
+    let (cache, root) = try await Self.filled()
     defer { try? FileManager.default.removeItem(atPath: root) }
-    let cache = FirmwareCache(layout: FirmwareCacheLayout(root: root), client: client)
-    for entry in catalogue.entries(hardware: "V1.0") {
-      _ = try await cache.package(model: "KBPro_SIM", hardware: "V1.0", entry: entry, location: location)
-    }
     let base = root + "/packages/KBPro_SIM/V1.0/"
     try FileManager.default.copyItem(atPath: base + "5.13", toPath: base + "5.12")
     let fetch = try FileLock.lock(base + "5.13/.lock")
