@@ -26,6 +26,8 @@ public struct ReconcileRollout: Sendable, Codable, Equatable {
     public var stage: Int
     /// nil until its check ended; true when it failed.
     public var failed: Bool?
+
+    public init(stage: Int, failed: Bool? = nil) { (self.stage, self.failed) = (stage, failed) }
   }
 
   /// The stage under way: 0 the canary, k the k-th wave; past the last, the rollout is complete.

@@ -47,10 +47,13 @@ public final class FileLock: Sendable {
     whenWaiting: (@Sendable () -> Void)? = nil
   ) throws -> FileLock {
     var toldWaiting = false
+    var remade = 0
     while true {
       let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, mode)
-      if fd < 0, errno == ENOENT, let makeParent {
-        // Made again, and opened on the next turn (another remover may be quicker still).
+      if fd < 0, errno == ENOENT, let makeParent, remade < 100 {
+        // Made again, and opened on the next turn (another remover may be quicker still; 100 turns bound a path
+        // that cannot be opened however often its folder is made, such as a dangling symbolic link).
+        remade += 1
         try makeParent()
         continue
       }

@@ -128,7 +128,8 @@ extension ReconcileLoop {
     var failed = false
     let closedOn = gate.flatMap { $0.turnedAway ? $0.window : nil }
     for (address, outcome) in summary.outcomes.sorted(by: { $0.key < $1.key }) {
-      if outcome == .pending, let closedOn {
+      // Pending because the window closed, not because a stop came (that one is `interrupted`).
+      if outcome == .pending, let closedOn, !signals.stopRequested {
         await windowClosed(address, closedOn, profile, state: &state)
         continue
       }
@@ -141,12 +142,7 @@ extension ReconcileLoop {
         due: addresses, visited: Set(summary.outcomes.keys), run: run, site: site, profile: profile,
         firmware: firmware, ledger: &state.ledger)
     }
-    // On a shared journal the devices this gateway never claimed before the window closed have no outcome here.
-    if let closedOn {
-      for address in addresses where summary.outcomes[address] == nil && elsewhere[address] == nil {
-        await windowClosed(address, closedOn, profile, state: &state)
-      }
-    }
+
     if let plan = firmware.rollout {
       await recordRollout(
         summary.outcomes, elsewhere: elsewhere, plan: plan, firmware: firmware, profile: profile, site: site,

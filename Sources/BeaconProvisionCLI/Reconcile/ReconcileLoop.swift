@@ -98,7 +98,7 @@ struct ReconcileLoop {
       registryWrites.start { await registry.sightings(records, at: seen) }
       if signals.stopRequested { break }
       failed = false
-      await noteDepartures(records, ledger: &pass.ledger)
+      await noteDepartures(records, firstWindow: passes == 0, ledger: &pass.ledger)
       let quiet = settings.quietHours.map { $0.contains(Date(timeIntervalSince1970: now())) } ?? false
       let candidates = ReconcileDue.candidates(
         profiles: profiles, records: records, ledger: pass.ledger, now: now(), recheck: settings.recheck)
@@ -164,14 +164,14 @@ struct ReconcileLoop {
     }
   }
 
-  /// The window's devices were heard; those the schedule has not heard for `--forget-after` leave it, each
-  /// reported `forgotten` (`ReconcileLedger+Departures`).
-  func noteDepartures(_ records: [DeviceRecord], ledger: inout ReconcileLedger) async {
-    let at = now()
-    ledger.heard(
-      records.map(\.address.description), now: at,
-      resolution: ReconcileLedger.heardResolution(forgetAfter: settings.forgetAfter))
+  /// With `--forget-after`: the window's devices were heard; those the schedule has not heard for that long
+  /// leave it, each reported `forgotten` (`ReconcileLedger+Departures`). The process's first window discounts the
+  /// time the service was not running.
+  func noteDepartures(_ records: [DeviceRecord], firstWindow: Bool, ledger: inout ReconcileLedger) async {
     guard let after = settings.forgetAfter else { return }
+    let (at, resolution) = (now(), ReconcileLedger.heardResolution(forgetAfter: after))
+    if firstWindow { ledger.discountDowntime(now: at, resolution: resolution) }
+    ledger.heard(records.map(\.address.description), now: at, resolution: resolution)
     for address in ledger.forget(notHeardFor: after, now: at) {
       await output.emit(
         .init(event: "forgotten", address: address, seconds: after),

@@ -181,6 +181,9 @@ public actor SimulatedTextDevice {
   /// A link ended: a half-received line is dropped.
   func linkEnded() {
     line = []
+    // An answer cut off with its link (its send may never run: the link ended before the Write Response went
+    // out) must not leave the device busy for every later link.
+    answering = false
     // A new connection object may reuse the ended one's identity: the next link is counted as new.
     currentLink = nil
   }
