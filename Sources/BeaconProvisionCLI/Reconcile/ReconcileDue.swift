@@ -57,4 +57,12 @@ struct ConnectionBudget: Sendable {
   }
 
   mutating func spend(_ count: Int, now: Double) { started += Array(repeating: now, count: count) }
+
+  /// Gives back `count` of the connections spent at `at` that never started (a maintenance window closed first).
+  mutating func refund(_ count: Int, spentAt at: Double) {
+    for _ in 0..<count {
+      guard let index = started.lastIndex(of: at) else { return }
+      started.remove(at: index)
+    }
+  }
 }

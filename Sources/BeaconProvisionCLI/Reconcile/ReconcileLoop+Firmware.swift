@@ -128,8 +128,10 @@ extension ReconcileLoop {
     var failed = false
     let closedOn = gate.flatMap { $0.turnedAway ? $0.window : nil }
     for (address, outcome) in summary.outcomes.sorted(by: { $0.key < $1.key }) {
-      // Pending because the window closed, not because a stop came (that one is `interrupted`).
+      // Pending because the window closed, not because a stop came (that one is `interrupted`): never connected
+      // to, so its connection goes back to the hourly budget.
       if outcome == .pending, let closedOn, !signals.stopRequested {
+        state.budget.refund(1, spentAt: at)
         await windowClosed(address, closedOn, profile, state: &state)
         continue
       }
