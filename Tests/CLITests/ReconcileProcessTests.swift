@@ -181,10 +181,10 @@ extension ISO8601DateFormatter {
   /// `--forget-after`, reported `forgotten` once; the device heard all along stays, its hearing moved on often
   /// enough that it is never taken for gone.
   @Test func aDeviceThatLeftTheSiteIsForgottenAndOneStillHeardIsKept() async throws {
-    let site = try ReconcileProcess(devices: ["", #""presence": [{"from": 0, "to": 4, "clock": "simulation"}]"#])
+    let site = try ReconcileProcess(devices: ["", #""presence": [{"from": 0, "to": 8, "clock": "simulation"}]"#])
     let (stays, leaves) = (ReconcileProcess.address(0), ReconcileProcess.address(1))
     try site.start(["--forget-after", "3s"])
-    let forgotten = try await site.wait(seconds: 60) { !site.events("forgotten", leaves).isEmpty }
+    let forgotten = try await site.wait(seconds: 90) { !site.events("forgotten", leaves).isEmpty }
     try await Task.sleep(for: .seconds(4))  // four more windows: the device still heard is not forgotten
     site.signal(SIGTERM)
     #expect(await site.exitStatus() == 0)
