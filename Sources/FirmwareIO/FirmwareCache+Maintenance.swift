@@ -56,29 +56,44 @@ extension FirmwareCache {
         if !DurableFile.exists(folder) { continue }
         throw error
       }
-      let gone = try await CacheIO.run { () -> [String] in
-        let record = RecordCoding.decode(CachedPackage.self, path: folder + "/package.json")
-        let complete = record.map { DurableFile.exists(folder + "/" + $0.appFileName) } ?? false
-        let listedAndDropped = seen[folder] != nil && seen[folder] == record?.fetchedAt && !kept.contains(folder)
-        if !complete || listedAndDropped {
-          let trash = trashRoot + "/.pruned-\(UInt64.random(in: 0...UInt64.max))"
-          do {
-            try FileManager.default.moveItem(atPath: folder, toPath: trash)
-          } catch {
-            throw FirmwareCacheError("cannot remove \(folder): \(error.localizedDescription)")
-          }
-          try? FileManager.default.removeItem(atPath: trash)
-          return [folder]
-        }
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-        return names.filter { $0.hasSuffix(".part") || $0.contains(".tmp-") }.map { folder + "/" + $0 }.filter {
-          (try? FileManager.default.removeItem(atPath: $0)) != nil
-        }
+      let gone: [String]
+      do { gone = try await judgeFolder(folder, seen: seen, kept: kept, trashRoot: trashRoot) } catch {
+        lock.unlock()
+        // What was removed before the folder that could not be is said too, not lost with the error.
+        if removed.isEmpty { throw error }
+        throw FirmwareCacheError("\(error) (removed before it: \(removed.joined(separator: ", ")))")
       }
       lock.unlock()
       removed += gone
     }
     return removed
+  }
+
+  /// One folder under its lock: removed (renamed out of the tree first) when unfinished, or listed and not
+  /// kept; else only its leftovers (`.part`, `.tmp-`) go. Returns what was removed.
+  /// `seen`, `kept`, `trashRoot`: as `prune` computed them.
+  private func judgeFolder(
+    _ folder: String, seen: [String: Date], kept: Set<String>, trashRoot: String
+  ) async throws -> [String] {
+    try await CacheIO.run { () -> [String] in
+      let record = RecordCoding.decode(CachedPackage.self, path: folder + "/package.json")
+      let complete = record.map { DurableFile.exists(folder + "/" + $0.appFileName) } ?? false
+      let listedAndDropped = seen[folder] != nil && seen[folder] == record?.fetchedAt && !kept.contains(folder)
+      if !complete || listedAndDropped {
+        let trash = trashRoot + "/.pruned-\(UInt64.random(in: 0...UInt64.max))"
+        do {
+          try FileManager.default.moveItem(atPath: folder, toPath: trash)
+        } catch {
+          throw FirmwareCacheError("cannot remove \(folder): \(error.localizedDescription)")
+        }
+        try? FileManager.default.removeItem(atPath: trash)
+        return [folder]
+      }
+      let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+      return names.filter { $0.hasSuffix(".part") || $0.contains(".tmp-") }.map { folder + "/" + $0 }.filter {
+        (try? FileManager.default.removeItem(atPath: $0)) != nil
+      }
+    }
   }
 
   /// Removes the `.pruned-` folders a killed prune left in `root`.
