@@ -8,7 +8,9 @@
 ///   password known to be wrong (devices may lock out);
 /// - time the service was not running does not count as absence (`discountDowntime`);
 /// - a rollout of this gateway's schedule drops its forgotten members that have no outcome yet (their stage
-///   would wait for them for good) and counts its population afresh from the devices left.
+///   would wait for them for good) and counts its population afresh from the devices left. A profile that names
+///   its devices (`select.addresses`, an inventory) counts them by name, gone or not; a shared journal's rollout
+///   is the site's (its stage moves past a device nobody hears with `--resume-rollout`).
 extension ReconcileLedger {
   /// How stale `heardAt` may get before a hearing moves it on: a day, or a quarter of `forgetAfter` when that is
   /// shorter, so a device heard all along is never taken for gone. The schedule is written only when it
@@ -40,9 +42,9 @@ extension ReconcileLedger {
 
   /// Drops the entries not heard for more than `seconds` before `now`, and returns their addresses, sorted. An
   /// entry with no `heardAt` (kept by a version before it, or made since the last hearing) counts as heard now;
-  /// one that refused the password is kept. The local rollouts drop the forgotten members without an outcome
-  /// and count their population afresh.
-  public mutating func forget(notHeardFor seconds: Double, now: Double) -> [String] {
+  /// one that refused the password is kept. With `localRollouts` (this gateway's own schedule, no shared
+  /// journal) the rollouts drop the forgotten members without an outcome and count their population afresh.
+  public mutating func forget(notHeardFor seconds: Double, now: Double, localRollouts: Bool = true) -> [String] {
     var forgotten: [String] = []
     for (address, entry) in devices where entry.refusedUnder == nil {
       guard let heardAt = entry.heardAt else {
@@ -53,6 +55,7 @@ extension ReconcileLedger {
     }
     guard !forgotten.isEmpty else { return [] }
     for address in forgotten { devices[address] = nil }
+    guard localRollouts else { return forgotten.sorted() }
     rollouts = rollouts?.mapValues { rollout in
       var rollout = rollout
       rollout.members = rollout.members.filter { !forgotten.contains($0.key) || $0.value.failed != nil }

@@ -42,8 +42,8 @@ public struct ReconcileLedger: Sendable, Codable, Equatable {
     public var firmwareCheckedAt: Double?
     public var firmwareFailures: Int?
     public var firmwareRetryAt: Double?
-    /// When the device was last heard, to the hour (`ReconcileLedger+Departures`). Optional, so a schedule
-    /// written before it still reads.
+    /// When the device was last heard, to within `heardResolution` (`ReconcileLedger+Departures`). Optional, so
+    /// a schedule written before it still reads.
     public var heardAt: Double?
 
     public init() {}

@@ -195,4 +195,32 @@ extension ISO8601DateFormatter {
     let ledger = try ReconcileLedger.load(stateDirectory: site.state)
     #expect(ledger.devices[leaves] == nil && ledger.devices[stays]?.heardAt != nil)
   }
+  /// A service stopped for longer than `--forget-after` does not, at its first window, forget a device that
+  /// window misses: the time it was stopped is not absence (`ReconcileLedger.discountDowntime`).
+  @Test func theTimeTheServiceWasStoppedIsNotCountedAsAbsence() async throws {
+    let site = try ReconcileProcess(devices: ["", ""])
+    let late = ReconcileProcess.address(1)
+    try site.start()
+    let heard = try await site.wait(seconds: 60) {
+      site.events("converged").count >= 2
+        && (try? ReconcileLedger.load(stateDirectory: site.state))?.devices[late]?.heardAt != nil
+    }
+    site.signal(SIGTERM)
+    #expect(await site.exitStatus() == 0)
+    try #require(heard, "\(site.errorLines.suffix(20).joined(separator: "\n"))")
+    try await Task.sleep(for: .seconds(5))  // stopped longer than the --forget-after below
+    // Back on the air only 4 s after the next start: its first windows miss it.
+    let fleet = try String(contentsOfFile: site.fleet, encoding: .utf8)
+    try fleet.replacingOccurrences(
+      of: #""name": "KBPro_1", "intervalMs": 200"#,
+      with: #""name": "KBPro_1", "intervalMs": 200, "presence": [{"from": 4, "clock": "simulation"}]"#
+    ).write(toFile: site.fleet, atomically: true, encoding: .utf8)
+    site.clearEvents()
+    try site.start(["--forget-after", "3s"])
+    try await Task.sleep(for: .seconds(6))
+    site.signal(SIGTERM)
+    #expect(await site.exitStatus() == 0)
+    #expect(site.events("forgotten", late).isEmpty, "\(site.errorLines.suffix(20).joined(separator: "\n"))")
+    #expect(try ReconcileLedger.load(stateDirectory: site.state).devices[late] != nil)
+  }
 }

@@ -91,7 +91,7 @@ import Testing
     let store = SimulatorStateStore(stateDirectory: StateDirectory.resolve(nil), fleetFile: nil)
     let saved = try #require(try store.loadTextDevices()[BluetoothAddress(Self.uart)!])
     #expect(saved.name == "dock-01" && saved.intervalMs == 500 && saved.txPower == -4 && saved.writes == 3)
-    // Each set is in the shared write log too, keyed by the setting it changed.
+    // Each set is in the shared write log too, keyed by the setting it names; the second apply sends none.
     let logged = try store.writeLog.writes().filter { $0.what == "at" }
     #expect(
       logged.map(\.keys) == [["name"], ["interval"], ["txPower"]] && logged.allSatisfy { $0.address == Self.uart })

@@ -24,7 +24,7 @@ struct ReconcileCommand: AsyncParsableCommand, LoggingCommand {
       address by that neighbour's failed update) is not counted as failing and is tried again after \
       --bootloader-timeout (shadowed). The schedule is kept in reconcile.json in the state directory, every visit \
       in the journal (as apply runs); a device not heard for --forget-after (30d) leaves it (forgotten), so devices \
-      that left the site do not count towards a rollout's stages.
+      that left the site stop counting towards a rollout of this gateway's own schedule.
 
       One line per action on standard error; with --jsonl one JSON object per event on standard output \
       ("event": converged, drift-seen, write-failed, backoff, shadowed, skipped-battery, skipped-budget, skipped-quiet, \

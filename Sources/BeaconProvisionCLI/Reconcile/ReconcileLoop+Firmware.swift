@@ -138,6 +138,11 @@ extension ReconcileLoop {
       state.reported[address] = nil
       if await recordFirmware(outcome, address, profile, firmware, ledger: &state.ledger) { failed = true }
     }
+    // On a shared journal the due devices this gateway never claimed before the window closed were not connected
+    // to either: their connections go back to the budget too (they are not reported: another gateway may have them).
+    if closedOn != nil, !signals.stopRequested {
+      state.budget.refund(addresses.filter { summary.outcomes[$0] == nil }.count, spentAt: at)
+    }
     var elsewhere: [String: Bool] = [:]
     if let site {
       elsewhere = await learnFirmwareElsewhere(

@@ -98,7 +98,8 @@ struct ReconcileLoop {
       registryWrites.start { await registry.sightings(records, at: seen) }
       if signals.stopRequested { break }
       failed = false
-      await noteDepartures(records, firstWindow: passes == 0, ledger: &pass.ledger)
+      await noteDepartures(
+        records, firstWindow: passes == 0 && !settings.once, shared: resources.coordinator != nil, state: &pass)
       let quiet = settings.quietHours.map { $0.contains(Date(timeIntervalSince1970: now())) } ?? false
       let candidates = ReconcileDue.candidates(
         profiles: profiles, records: records, ledger: pass.ledger, now: now(), recheck: settings.recheck)
@@ -165,14 +166,16 @@ struct ReconcileLoop {
   }
 
   /// With `--forget-after`: the window's devices were heard; those the schedule has not heard for that long
-  /// leave it, each reported `forgotten` (`ReconcileLedger+Departures`). The process's first window discounts the
-  /// time the service was not running.
-  func noteDepartures(_ records: [DeviceRecord], firstWindow: Bool, ledger: inout ReconcileLedger) async {
+  /// leave it, each reported `forgotten` (`ReconcileLedger+Departures`). A service's first window discounts the
+  /// time it was not running (not with `--once`: under cron the runs are the schedule, and the time between
+  /// them counts). On a shared journal the site's rollout is the journal's, not the schedule's to change.
+  func noteDepartures(_ records: [DeviceRecord], firstWindow: Bool, shared: Bool, state: inout PassState) async {
     guard let after = settings.forgetAfter else { return }
     let (at, resolution) = (now(), ReconcileLedger.heardResolution(forgetAfter: after))
-    if firstWindow { ledger.discountDowntime(now: at, resolution: resolution) }
-    ledger.heard(records.map(\.address.description), now: at, resolution: resolution)
-    for address in ledger.forget(notHeardFor: after, now: at) {
+    if firstWindow { state.ledger.discountDowntime(now: at, resolution: resolution) }
+    state.ledger.heard(records.map(\.address.description), now: at, resolution: resolution)
+    for address in state.ledger.forget(notHeardFor: after, now: at, localRollouts: !shared) {
+      state.reported[address] = nil  // back one day, it is reported afresh
       await output.emit(
         .init(event: "forgotten", address: address, seconds: after),
         "\(address): not heard for \(Self.seconds(after)), left the schedule (a check finds it afresh if it comes back)"

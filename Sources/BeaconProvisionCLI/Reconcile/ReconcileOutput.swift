@@ -5,7 +5,8 @@ import Synchronization
 
 /// What `reconcile` reports: one line per action on standard error, and with `--jsonl` the same action as a
 /// JSON object on standard output, one a line (`event`: converged, drift-seen, write-failed, backoff,
-/// skipped-battery, skipped-budget, skipped-quiet, wrong-password, interrupted, profile-error, pass-error, reloaded;
+/// skipped-battery, skipped-budget, skipped-quiet, wrong-password, interrupted, profile-error, pass-error, reloaded,
+/// forgotten;
 /// with --firmware firmware-updated, firmware-current, firmware-failed, firmware-error, skipped-maintenance; with a shared journal
 /// converged-elsewhere, failed-elsewhere, reopened). Fields a line
 /// does not need are left out; passwords never appear (changes are named by key, never by value).

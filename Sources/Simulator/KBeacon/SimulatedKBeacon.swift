@@ -90,7 +90,7 @@ public actor SimulatedKBeacon {
   /// Called after every applied `cfg` message (the simulator's flash write).
   private let onChange: (@Sendable () async -> Void)?
   /// Called with every write the device accepts, before `onChange` and before the acknowledgement (the
-  /// shared write log, `SimulatorWriteLog`).
+  /// shared write log, `SimulatorWriteLog`); false (not recorded) undoes the write (`record`).
   private let onWrite: (@Sendable (SimulatedWrite) async -> Bool)?
 
   /// The configuration changes on its own (`KBeaconDrift`): `overlay` merged over the configuration, the

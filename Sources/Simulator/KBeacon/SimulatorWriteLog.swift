@@ -3,8 +3,8 @@ import JSON
 
 /// One write a simulated device accepted: a `cfg` message applied (docs/protocols/kbeacon.md §6.2), a firmware
 /// image installed by a DFU (docs/protocols/nordic-dfu.md §2), a link authenticated (§5: the device sets its
-/// clock from the app's), a reset command's return to factory settings, or an AT device's setting changed by a
-/// set command (`SimulatedATCommands`), as the shared write log records it.
+/// clock from the app's), a reset command's return to factory settings, or an AT device's set command
+/// (`SimulatedATCommands`), as the shared write log records it.
 public struct SimulatedWrite: Sendable, Hashable, Codable {
   /// The process that served the link (a gateway process on a shared simulated site).
   public var pid: Int32
@@ -13,8 +13,8 @@ public struct SimulatedWrite: Sendable, Hashable, Codable {
   public var link: Int
   public var address: String
   /// "cfg", "firmware", "reset" (a reset command: factory settings; no keys, no state), "auth" (no keys) or "at"
-  /// (the settings a set changed: `name`, `interval`, `txPower`; no state: an AT device's settings are kept in
-  /// the state file only).
+  /// (a set command accepted, changed or not: the setting it names, `name`, `interval` or `txPower`; no state:
+  /// an AT device's settings are kept in the state file only).
   public var what: String
   /// The keys the write carried (never their values: a `pwd` key is named, its password is not), sorted.
   public var keys: [String]

@@ -57,10 +57,12 @@ public struct SimulatedATCommands: Sendable, Hashable, Codable {
     return "ERROR\r\n"
   }
 
-  /// The settings that differ in `other`, by the names the write log gives them (`name`, `interval`, `txPower`).
-  func changedKeys(to other: SimulatedATCommands) -> [String] {
-    [("name", name != other.name), ("interval", intervalMs != other.intervalMs), ("txPower", txPower != other.txPower)]
-      .filter(\.1).map(\.0)
+  /// The setting a set command names, by the name the write log gives it (`name`, `interval`, `txPower`); nil for
+  /// a command that sets nothing.
+  static func setting(of line: String) -> String? {
+    let command = line.trimmingSpaces
+    return [("AT+NAME=", "name"), ("AT+INTERVAL=", "interval"), ("AT+TXPOWER=", "txPower")]
+      .first { command.hasPrefix($0.0) }?.1
   }
 
   private mutating func set<V: Equatable>(_ key: WritableKeyPath<Self, V>, _ value: V) -> String {

@@ -15,9 +15,10 @@ import TextStream
 /// - While an answer is still going out, a write is refused with «Procedure Already in Progress» (0xFE),
 ///   the busy refusal the client reports as `TextStreamError.deviceBusy`; with `alwaysBusy` every write is.
 /// - State (an AT device's settings) lives here, across links; `onChange` saves it (the simulator's flash).
-///   Each set that changes a setting goes to the shared write log first (`onWrite`, `SimulatedWrite.what`
-///   `at`, keyed by the setting); one the log could not record is undone and the link dropped unanswered, as
-///   a KBeacon does (`SimulatedKBeacon.record`).
+///   Each set command it accepts goes to the shared write log first (`onWrite`, `SimulatedWrite.what` `at`,
+///   keyed by the setting it names, whether or not the value changed: a set sent twice shows twice); one the
+///   log could not record is undone and the link dropped unanswered, as a KBeacon does
+///   (`SimulatedKBeacon.record`).
 /// - With a `greeting`, the device notifies it (plus CRLF) as soon as a client turns Tx notifications on, as
 ///   a module that reports `+EVENT:CONNECTED` does; with a `lateFragment`, every answer is followed
 ///   `lateFragmentDelay` after its last notification by that text (plus CRLF), an answer's tail later than
@@ -44,6 +45,10 @@ public actor SimulatedTextDevice {
   private var dropsLeft: Int
   private var line: [UInt8] = []
   private var answering = false
+  /// Which write made the device busy (`answering`): an ended answer clears the flag only if it is still its own.
+  private var busyToken = 0
+  /// The link whose write made the device busy: its end clears the flag (its answer may never go out).
+  private var busyLink: ObjectIdentifier?
   private let onChange: (@Sendable () async -> Void)?
   private let onWrite: (@Sendable (SimulatedWrite) async -> Bool)?
   /// The link that wrote last, and the device's links so far (the write log's `link`).
@@ -95,7 +100,7 @@ public actor SimulatedTextDevice {
     let service = SimulatedService(uuid: profile.service, characteristics: characteristics)
     return GATTServer(
       services: GenericDeviceDatabase.standardServices(name: name) + [service],
-      onDisconnect: { _ in await device.linkEnded() })
+      onDisconnect: { connection in await device.linkEnded(connection) })
   }
 
   func receive(_ write: GATTWrite) async throws {
@@ -106,6 +111,9 @@ public actor SimulatedTextDevice {
     // Busy from here: a write that reaches the actor while this one waits on the write log or the save is refused,
     // as one while the answer goes out is (each works from the settings as they are).
     answering = true
+    busyToken += 1
+    let token = busyToken
+    busyLink = ObjectIdentifier(write.connection)
     if currentLink != ObjectIdentifier(write.connection) {
       currentLink = ObjectIdentifier(write.connection)
       links += 1
@@ -123,18 +131,20 @@ public actor SimulatedTextDevice {
         answer += reader.answer(text)
       case .at(var at):
         let before = at
-        answer += at.answer(text)
-        guard at.writes != before.writes else { continue }
-        let keys = before.changedKeys(to: at)
-        guard await onWrite?(SimulatedWrite(link: links, address: address.description, what: "at", keys: keys)) ?? true
+        let reply = at.answer(text)
+        answer += reply
+        guard reply == "OK\r\n", let key = SimulatedATCommands.setting(of: text) else { continue }
+        guard await onWrite?(SimulatedWrite(link: links, address: address.description, what: "at", keys: [key])) ?? true
         else {
-          // Not in the log, so not done: the setting stays as it was and the link drops unanswered.
+          // Not in the log, so not done: the setting stays as it was and the link drops unanswered (an earlier
+          // set of this write, logged, is kept and saved).
           line = []
           answering = false
+          if changed, let onChange { await onChange() }
           await write.connection.disconnect()
           return
         }
-        changed = true
+        changed = changed || at.writes != before.writes
         commands = .at(at)
       }
     }
@@ -147,11 +157,12 @@ public actor SimulatedTextDevice {
     // Started after the Write Response goes out, in its own task: the link goes on serving requests while
     // the answer trickles out (so a write meanwhile meets the busy refusal).
     let bytes = Array(answer.utf8)
-    await connection.afterResponse { Task { await self.send(bytes, on: connection) } }
+    await connection.afterResponse { Task { await self.send(bytes, on: connection, token: token) } }
   }
 
-  private func send(_ answer: [UInt8], on connection: GATTServerConnection) async {
-    defer { answering = false }
+  private func send(_ answer: [UInt8], on connection: GATTServerConnection, token: Int) async {
+    // A later write (on a new link, after this one's ended) made the device busy for itself: not this answer's.
+    defer { if busyToken == token { answering = false } }
     let size = profile.fragmentSize(attMTU: await connection.mtu)
     if answerDelay > .zero { try? await Task.sleep(for: answerDelay) }
     var answer = answer
@@ -179,11 +190,11 @@ public actor SimulatedTextDevice {
   }
 
   /// A link ended: a half-received line is dropped.
-  func linkEnded() {
+  func linkEnded(_ connection: GATTServerConnection) {
     line = []
     // An answer cut off with its link (its send may never run: the link ended before the Write Response went
     // out) must not leave the device busy for every later link.
-    answering = false
+    if busyLink == ObjectIdentifier(connection) { answering = false }
     // A new connection object may reuse the ended one's identity: the next link is counted as new.
     currentLink = nil
   }
