@@ -120,48 +120,43 @@ public actor SimulatedKBeacon {
     } else {
       device.updateMTU(mtu)
     }
-    let (before, configurationBefore) = (device.configurationWrites, device.configuration)
-    let passwordBefore = device.currentPassword
-    let wasAuthenticated = device.isAuthenticated
+    // The device before this write: what a write the log cannot record is undone to (`record`).
+    let saved = device
     let output = device.receive(bytes, now: now())
-    let undo = { (device: inout SimulatedKBeaconDevice) in
-      device.restore(configuration: configurationBefore, password: passwordBefore, writes: before)
-    }
-    if !wasAuthenticated && device.isAuthenticated {
+    if !saved.isAuthenticated && device.isAuthenticated {
       // The link authenticated (the device took its clock from it): logged too, so a test can prove a
       // gateway that lost a device never reached it (`SimulatedWrite.what`).
       guard await record(SimulatedWrite(link: links, address: address.description, what: "auth", keys: [])) else {
-        undo(&device)
-        return SimulatedKBeaconDevice.Output(disconnect: true)
+        return undone(to: saved)
       }
     }
-    if device.configurationWrites == before, device.configuration != configurationBefore {
+    if device.configurationWrites == saved.configurationWrites, device.configuration != saved.configuration {
       // A reset command: the flash changes with no `cfg` written. Logged as a change the device accepted, without
       // its state [I]: a state line is restored only when it has more `cfg` writes than the state file, and a reset
       // adds none; the state file keeps it (a process killed before that save loses it, as before).
       let write = SimulatedWrite(link: links, address: address.description, what: "reset", keys: [])
-      guard await record(write) else {
-        undo(&device)
-        return SimulatedKBeaconDevice.Output(disconnect: true)
-      }
+      guard await record(write) else { return undone(to: saved) }
       await onChange?()
-    } else if device.configurationWrites != before {
+    } else if device.configurationWrites != saved.configurationWrites {
       let write = SimulatedWrite(
         link: links, address: address.description, what: "cfg", keys: device.lastWrittenKeys, state: loggedState())
-      guard await record(write) else {
-        undo(&device)
-        return SimulatedKBeaconDevice.Output(disconnect: true)
-      }
+      guard await record(write) else { return undone(to: saved) }
       await onChange?()
     }
     return output
   }
 
+  /// A write the log could not record: the device is put back as it was before it, and drops the link unanswered.
+  private func undone(to saved: SimulatedKBeaconDevice) -> SimulatedKBeaconDevice.Output {
+    device = saved
+    return SimulatedKBeaconDevice.Output(disconnect: true)
+  }
+
   /// Hands `write` to the shared write log (`onWrite`); false when the log could not record it. A write the log
   /// does not hold must not have happened, or the log would undercount and two writes could pass for one: the
-  /// caller undoes it (configuration, password and write count as they were before the write) and drops the
-  /// link without an answer, as a device that reset during its flash write [I: the simulator's rule for its own
-  /// proof; the client sees a lost link and retries]. An image is undone without a dropped link: the DFU
+  /// caller puts the device back as it was before the write (`undone`) and drops the link without an answer, as
+  /// a device that reset during its flash write [I: the simulator's rule for its own proof; the client sees a
+  /// lost link and retries]. An image is undone without a dropped link: the DFU
   /// client saw its Execute succeed and finds the old version when it reads `ver` back.
   private func record(_ write: SimulatedWrite) async -> Bool {
     await onWrite?(write) ?? true
@@ -196,8 +191,7 @@ public actor SimulatedKBeacon {
   /// [I] The table stays as it was (the same application layout in a newer version); an update that lays
   /// the table out anew is `changeDatabase()` after this.
   public func installFirmware(version: String) async {
-    let (before, configurationBefore, passwordBefore) =
-      (device.configurationWrites, device.configuration, device.currentPassword)
+    let saved = device
     device.installFirmware(version: version)
     // With the device's state, as a `cfg` line has: a process killed after this line and before it saved the
     // state file leaves a device that runs the new image, not one a next process would update again. An
@@ -205,7 +199,7 @@ public actor SimulatedKBeacon {
     let write = SimulatedWrite(
       link: links, address: address.description, what: "firmware", keys: ["ver"], state: loggedState())
     guard await record(write) else {
-      device.restore(configuration: configurationBefore, password: passwordBefore, writes: before)
+      device = saved
       return
     }
     if let onChange { await onChange() }

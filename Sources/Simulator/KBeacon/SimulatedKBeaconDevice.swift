@@ -78,8 +78,6 @@ public struct SimulatedKBeaconDevice: Sendable {
 
   /// The device's password, for saving the simulated fleet's state between runs.
   package var passwordText: String { password.text }
-  /// The password as it is now, to put back with `restore` (a write undone).
-  package var currentPassword: KBeaconPassword { password }
 
   /// Takes saved state another process wrote (several gateways on one simulated site): configuration,
   /// password and write count, as a restart would.
