@@ -47,11 +47,10 @@ public actor SimulatedTextDevice {
   private var answering = false
   /// Which write made the device busy (`answering`): an ended answer clears the flag only if it is still its own.
   private var busyToken = 0
-  /// The link whose write made the device busy: its end clears the flag (its answer may never go out).
-  private var busyLink: ObjectIdentifier?
   private let onChange: (@Sendable () async -> Void)?
   private let onWrite: (@Sendable (SimulatedWrite) async -> Bool)?
-  /// The link that wrote last, and the device's links so far (the write log's `link`).
+  /// The link that wrote last (the one whose end clears `answering`: its answer may never go out), and the
+  /// device's links so far (the write log's `link`).
   private var currentLink: ObjectIdentifier?
   private var links = 0
 
@@ -113,7 +112,6 @@ public actor SimulatedTextDevice {
     answering = true
     busyToken += 1
     let token = busyToken
-    busyLink = ObjectIdentifier(write.connection)
     if currentLink != ObjectIdentifier(write.connection) {
       currentLink = ObjectIdentifier(write.connection)
       links += 1
@@ -193,9 +191,10 @@ public actor SimulatedTextDevice {
   func linkEnded(_ connection: GATTServerConnection) {
     line = []
     // An answer cut off with its link (its send may never run: the link ended before the Write Response went
-    // out) must not leave the device busy for every later link.
-    if busyLink == ObjectIdentifier(connection) { answering = false }
-    // A new connection object may reuse the ended one's identity: the next link is counted as new.
+    // out) must not leave the device busy for every later link. A new connection object may reuse the ended
+    // one's identity: the next link is counted as new.
+    guard currentLink == ObjectIdentifier(connection) else { return }
+    answering = false
     currentLink = nil
   }
 }
