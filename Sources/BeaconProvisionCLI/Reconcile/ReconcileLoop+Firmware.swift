@@ -126,22 +126,20 @@ extension ReconcileLoop {
     signals.campaignEnded()
     state.firmwareErrors = 0
     var failed = false
-    let closedOn = gate.flatMap { $0.turnedAway ? $0.window : nil }
+    // The window closed, and no stop came (a stop's pending devices are `interrupted`).
+    let closedOn = signals.stopRequested ? nil : gate.flatMap { $0.turnedAway ? $0.window : nil }
+    if closedOn != nil {
+      // Never connected to, the pending devices and (on a shared journal) those this gateway never claimed give
+      // their connections back to the hourly budget; the latter are not reported: another gateway may have them.
+      state.budget.refund(addresses.filter { (summary.outcomes[$0] ?? .pending) == .pending }.count, spentAt: at)
+    }
     for (address, outcome) in summary.outcomes.sorted(by: { $0.key < $1.key }) {
-      // Pending because the window closed, not because a stop came (that one is `interrupted`): never connected
-      // to, so its connection goes back to the hourly budget.
-      if outcome == .pending, let closedOn, !signals.stopRequested {
-        state.budget.refund(1, spentAt: at)
+      if outcome == .pending, let closedOn {
         await windowClosed(address, closedOn, profile, state: &state)
         continue
       }
       state.reported[address] = nil
       if await recordFirmware(outcome, address, profile, firmware, ledger: &state.ledger) { failed = true }
-    }
-    // On a shared journal the due devices this gateway never claimed before the window closed were not connected
-    // to either: their connections go back to the budget too (they are not reported: another gateway may have them).
-    if closedOn != nil, !signals.stopRequested {
-      state.budget.refund(addresses.filter { summary.outcomes[$0] == nil }.count, spentAt: at)
     }
     var elsewhere: [String: Bool] = [:]
     if let site {
