@@ -20,16 +20,29 @@ import Testing
   }
 
   /// A simulation of the demo fleet whose devices' writes go to `log`, as the CLI wires it.
-  static func simulation(logging log: SimulatorWriteLog) -> SimulatedCentral {
+  static func simulation(logging log: SimulatorWriteLog) -> (central: SimulatedCentral, kbeacons: KBeaconSimulation) {
     let (central, kbeacons) = SimulatedCentral.withKBeacons(fleet: DemoFleet.fleet, pace: .unpaced)
     kbeacons.setWriteObserver { write in (try? log.append(write)) != nil }
-    return central
+    return (central, kbeacons)
+  }
+
+  /// A state store in a new temporary folder (removed when the test process exits).
+  static func temporaryStore(_ label: String) -> SimulatorStateStore {
+    let folder = NSTemporaryDirectory() + "bp-\(label)-\(UUID().uuidString.prefix(8))"
+    TemporaryFolders.removeAtExit(folder)
+    return SimulatorStateStore(stateDirectory: folder, fleetFile: nil)
+  }
+
+  /// An authenticated session with the device at `address`, on its factory password.
+  static func session(to address: BluetoothAddress, through central: SimulatedCentral) async throws -> KBeaconSession {
+    let client = GATTClient(bearer: try await central.connect(to: address, type: .public, timeout: .seconds(1)))
+    return try await KBeaconSession.connect(
+      client: client, password: .factoryDefault, environment: Self.environment, timeouts: .all(.seconds(2))
+    ).0
   }
 
   static func write(name: String, to address: BluetoothAddress, through central: SimulatedCentral) async throws {
-    let client = GATTClient(bearer: try await central.connect(to: address, type: .public, timeout: .seconds(1)))
-    let (session, _) = try await KBeaconSession.connect(
-      client: client, password: .factoryDefault, environment: Self.environment, timeouts: .all(.seconds(2)))
+    let session = try await Self.session(to: address, through: central)
     var changes = KBeaconConfiguration()
     changes.common[CommonKey.name] = name
     try await session.write(changes)
@@ -39,7 +52,7 @@ import Testing
   @Test func twoSimulationsOfOneSiteEachLogTheirWriteOfADevice() async throws {
     let log = Self.temporaryLog()
     let address = BluetoothAddress("DD:34:02:06:D1:02")!
-    let (first, second) = (Self.simulation(logging: log), Self.simulation(logging: log))
+    let (first, second) = (Self.simulation(logging: log).central, Self.simulation(logging: log).central)
     try await Self.write(name: "from-first", to: address, through: first)
     try await Self.write(name: "from-second", to: address, through: second)
     try await Self.write(name: "again-first", to: address, through: first)
@@ -64,11 +77,9 @@ import Testing
   /// the device reads the write back from the log (the device keeps its flash write when a gateway dies),
   /// so a gateway taking over does not write the device again from the older state file.
   @Test func theNewestStateIsTheLogsWhenTheStateFileMissedAWrite() async throws {
-    let folder = NSTemporaryDirectory() + "bp-newest-\(UUID().uuidString.prefix(8))"
-    defer { try? FileManager.default.removeItem(atPath: folder) }
-    let store = SimulatorStateStore(stateDirectory: folder, fleetFile: nil)
+    let store = Self.temporaryStore("newest")
     let address = BluetoothAddress("DD:34:02:06:D1:02")!
-    let central = Self.simulation(logging: store.writeLog)
+    let central = Self.simulation(logging: store.writeLog).central
     try await Self.write(name: "logged-only", to: address, through: central)
     // The state file as an earlier save left it: the device before that write.
     var before = try #require(try store.newest(address))
@@ -87,11 +98,8 @@ import Testing
   /// it saved the state file leaves a device the next process finds on the new version — as a real device's
   /// flash keeps it — not one it would update a second time.
   @Test func aFirmwareInstallIsLoggedWithTheStateItLeaves() async throws {
-    let folder = NSTemporaryDirectory() + "bp-firmware-\(UUID().uuidString.prefix(8))"
-    defer { try? FileManager.default.removeItem(atPath: folder) }
-    let store = SimulatorStateStore(stateDirectory: folder, fleetFile: nil)
-    let (_, kbeacons) = SimulatedCentral.withKBeacons(fleet: DemoFleet.fleet, pace: .unpaced)
-    kbeacons.setWriteObserver { write in (try? store.writeLog.append(write)) != nil }
+    let store = Self.temporaryStore("firmware")
+    let kbeacons = Self.simulation(logging: store.writeLog).kbeacons
     let address = BluetoothAddress("DD:34:02:06:D1:02")!
     try await #require(kbeacons.kbeacon(address)).installFirmware(version: "V9.99")
     let line = try #require(try store.writeLog.writes().last)
@@ -102,16 +110,11 @@ import Testing
   /// A reset command is logged as a change the device accepted (not as a `cfg` write, and without a state: the
   /// state file keeps the factory settings it leaves).
   @Test func aResetIsLogged() async throws {
-    let folder = NSTemporaryDirectory() + "bp-reset-\(UUID().uuidString.prefix(8))"
-    defer { try? FileManager.default.removeItem(atPath: folder) }
-    let store = SimulatorStateStore(stateDirectory: folder, fleetFile: nil)
-    let (central, kbeacons) = SimulatedCentral.withKBeacons(fleet: DemoFleet.fleet, pace: .unpaced)
-    kbeacons.setWriteObserver { write in (try? store.writeLog.append(write)) != nil }
+    let store = Self.temporaryStore("reset")
+    let (central, kbeacons) = Self.simulation(logging: store.writeLog)
     let address = BluetoothAddress("DD:34:02:06:D1:02")!
     let factory = try #require(await kbeacons.kbeacon(address)?.configuration.common[CommonKey.name])
-    let client = GATTClient(bearer: try await central.connect(to: address, type: .public, timeout: .seconds(1)))
-    let (session, _) = try await KBeaconSession.connect(
-      client: client, password: .factoryDefault, environment: Self.environment, timeouts: .all(.seconds(2)))
+    let session = try await Self.session(to: address, through: central)
     var changes = KBeaconConfiguration()
     changes.common[CommonKey.name] = "renamed"
     try await session.write(changes)
