@@ -161,6 +161,8 @@ extension ReconcileRollout {
   /// (`stopOfSource`); `--resume-rollout` moves it on as any stopped rollout.
   public mutating func inheritStop(_ reason: String?) {
     guard let reason, stopped == nil, stage == 0, members.isEmpty else { return }
-    stopped = reason + " (before the profile changed; start reconcile with --resume-rollout to go on)"
+    let note = " (before the profile changed; start reconcile with --resume-rollout to go on)"
+    // A stop carried over before (a second edit) says so once.
+    stopped = reason.hasSuffix(note) ? reason : reason + note
   }
 }

@@ -33,4 +33,19 @@ extension PostgresJournal {
       return value.flatMap { $0.isEmpty ? nil : $0 }
     }
   }
+
+  /// Every value whose key starts with `prefix`, by key (a key made but never given a value is left out): a
+  /// site's rollouts of every profile, to carry a stopped rollout's stop over to a new one of its source.
+  public func sharedValues(withPrefix prefix: String) async throws -> [String: String] {
+    try await connection.session { s in
+      var values: [String: String] = [:]
+      // `left` compares the prefix as text: `LIKE` would read a `%` or `_` in a firmware source as a pattern.
+      for row in try s.query(
+        "SELECT key, value FROM bp_shared_state WHERE left(key, length($1)) = $1 AND value <> ''", [prefix]
+      ).rows {
+        if let key = row[0], let value = row[1] { values[key] = value }
+      }
+      return values
+    }
+  }
 }

@@ -175,4 +175,83 @@ import Testing
     await server.stop()
     try? FileManager.default.removeItem(atPath: site.folder)
   }
+
+  /// The rollout is keyed by the profile's content. After the site's canary failed and the profile was edited,
+  /// the stop carries over: a gateway without `--rollout` holds its due devices and one with it admits no new
+  /// canary — counted as the devices the firmware runs tried, from the journal — until `--resume-rollout`,
+  /// which goes on to the next wave. (Before, the edited profile's rollout started afresh with a new canary of
+  /// the release that had failed, and a gateway without `--rollout` sent it to every device.)
+  @Test func aStopCarriesOverToTheRolloutOfTheEditedProfileUntilResumed() async throws {
+    let server = try await PostgresServer.start()
+    let url = try await server.createDatabase()
+    let failing = #"{"inactivityTimeoutMs": 500, "faults": {"dropLinkAtByte": 1000, "always": true}}"#
+    let site = try GatewaySite(count: 3, block: 0x2B, gateways: ["gw-1"], firmware: "5.12", dfu: failing) { _, _ in
+      -55
+    }
+    let catalogue = site.folder + "/catalogue"
+    try FileManager.default.copyItem(atPath: CatalogueFolderCampaignTests.example, toPath: catalogue)
+    let firmware = [
+      "--firmware", "latest", "--catalog", catalogue, "--firmware-dir", site.folder + "/firmware", "--backoff-base",
+      "30",
+    ]
+    let rollout = ["--rollout", "canary=1,waves=100%"]
+    let journal = try await ReconcileSeveralGatewaysTests.journal(url)
+    /// Devices the site's firmware runs tried (one row each per run).
+    let tried = { @Sendable () async throws -> Int in
+      var rows = 0
+      for run in try await journal.runs().map(\.id) where run.hasPrefix("reconcile-firmware-") {
+        rows += try await journal.devices(run: run).count
+      }
+      return rows
+    }
+    let first = try await ReconcileSeveralGatewaysTests.start(site, ["gw-1"], journal: url, extra: firmware + rollout)
+    var stopped = false
+    for _ in 0..<240 where !stopped {
+      try await Task.sleep(for: .milliseconds(500))
+      stopped = try await Self.rollout(journal)?.stopped != nil
+    }
+    let firstText = await Self.stop(first)
+    try #require(stopped, "the canary did not stop the rollout:\n\(firstText)")
+    #expect(try await tried() == 1)
+    let before = try #require(try await journal.sharedValues(withPrefix: "rollout\n").keys.first)
+
+    // The edit: another major number, so a new profile fingerprint and a new rollout key.
+    let profile = try String(contentsOfFile: site.profile, encoding: .utf8)
+    try profile.replacingOccurrences(of: #""major": 8"#, with: #""major": 9"#).write(
+      toFile: site.profile, atomically: true, encoding: .utf8)
+    for (extra, said) in [
+      ([], "firmware due, the site's rollout of this firmware stopped"),
+      (rollout, "(before the profile changed; start reconcile with --resume-rollout to go on)"),
+    ] {
+      let gateway = try await ReconcileSeveralGatewaysTests.start(site, ["gw-1"], journal: url, extra: firmware + extra)
+      let watchdog = Task {
+        try await Task.sleep(for: .seconds(120))
+        for process in gateway { process.signal(SIGTERM) }
+      }
+      let held = await gateway[0].line { $0.contains(said) }
+      watchdog.cancel()
+      // Windows more, in which a gateway that went on would try a device.
+      try await Task.sleep(for: .seconds(3))
+      let text = await Self.stop(gateway)
+      #expect(held, "\(extra): \(text)")
+      #expect(try await tried() == 1, "\(extra): no device tried after the edit:\n\(text)")
+    }
+
+    let resumed = try await ReconcileSeveralGatewaysTests.start(
+      site, ["gw-1"], journal: url, extra: firmware + rollout + ["--resume-rollout"])
+    var wentOn = false
+    for _ in 0..<240 where !wentOn {
+      try await Task.sleep(for: .milliseconds(500))
+      wentOn = try await tried() > 1
+    }
+    let text = await Self.stop(resumed)
+    #expect(wentOn, "--resume-rollout did not go on to the next wave:\n\(text)")
+    // The rollout from before the edit was resumed too, so its stop holds no later edit back.
+    let old = try await journal.sharedValues(withPrefix: before)[before]
+    #expect(try old.map(ReconcileLoop.decodeRollout)?.stopped == nil, "\(old ?? "no row")")
+    #expect(try site.writeLog.counts(what: "firmware").isEmpty)
+    await journal.connection.close()
+    await server.stop()
+    try? FileManager.default.removeItem(atPath: site.folder)
+  }
 }

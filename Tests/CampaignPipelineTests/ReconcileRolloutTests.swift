@@ -48,6 +48,10 @@ import Testing
     edited.inheritStop(reason)
     #expect(
       edited.admit(site, population: 10, plan: plan).isEmpty && edited.stopped?.contains("--resume-rollout") == true)
+    // Edited again before anyone resumed: the stop carries over once more, and says where it came from once.
+    var twice = ReconcileRollout()
+    twice.inheritStop(edited.stopped)
+    #expect(twice.stopped == edited.stopped)
     edited.resume(plan: plan)
     edited.inheritStop(reason)
     #expect(edited.stopped == nil && edited.stage == 1)

@@ -30,6 +30,24 @@ import Testing
       await two.connection.close()
     }
   }
+
+  /// `sharedValues(withPrefix:)` gives the values under keys starting with the prefix, taken as text: a `%` or
+  /// `_` in it matches only itself, and a key made without a value yet is left out.
+  @Test func valuesUnderAPrefixAreFoundByTextNotByPattern() async throws {
+    try await withPostgres { server in
+      let url = try await server.createDatabase()
+      let journal = try await PostgresJournal(connection: try await connect(server, database: url), gateway: "gw-1")
+      for (key, value) in [("rollout\np1\nV5%", "a"), ("rollout\np2\nV5_", "b"), ("rolloutX", "c"), ("other", "d")] {
+        _ = try await journal.updateShared(key) { _ in (value, ()) }
+      }
+      _ = try await journal.updateShared("rollout\nnone") { _ in (nil, ()) }
+      #expect(
+        try await journal.sharedValues(withPrefix: "rollout\n") == ["rollout\np1\nV5%": "a", "rollout\np2\nV5_": "b"])
+      #expect(try await journal.sharedValues(withPrefix: "rollout\np1\nV5%") == ["rollout\np1\nV5%": "a"])
+      #expect(try await journal.sharedValues(withPrefix: "rollout\np_\n").isEmpty, "_ is no wildcard")
+      await journal.connection.close()
+    }
+  }
 }
 
 extension Range where Bound == Int {

@@ -16,7 +16,9 @@ import JSON
 /// any gateway counted, which sizes the stages for all; outcomes of members another gateway settled are
 /// recorded from the firmware run's rows, so a gateway that died after an update does not leave its stage
 /// open [I: a journal that does not answer admits nobody this pass; outcomes it could not take are kept and
-/// recorded with the next ones].
+/// recorded with the next ones]. The rollout is keyed by the profile's content, so an edit of the profile starts a
+/// new one: a stop of the source under another key carries over to it until `--resume-rollout`, on a gateway's
+/// schedule and on the site alike (`ReconcileRollout.inheritStop`).
 extension ReconcileLoop {
   /// The devices the profile manages as this gateway counts them (the rollout's population): the addresses its
   /// inventory or `select` names, or its converged devices this gateway knows, whichever is more.
@@ -68,15 +70,14 @@ extension ReconcileLoop {
   ) async -> [ReconcileDue.Candidate] {
     let (addresses, population) = (due.map(\.address), Self.rolloutPopulation(profile, state.ledger))
     let key = Self.rolloutKey(profile, firmware)
-    // This gateway's own schedule only: `--resume-rollout` resumes every rollout of the source there, so a stop
-    // it carries over is one nobody resumed. A site's rollouts are resumed key by key, and the copies an older
-    // key left in a gateway's schedule would hold later edits back for good [I: on a shared journal an edit of
-    // the profile starts its rollout afresh].
-    let earlierStop =
-      site == nil
-      ? ReconcileRollout.stopOfSource(firmware.source, otherThan: key, in: state.ledger.rollouts ?? [:]) : nil
     let seen: (admitted: [String], stage: Int, stopped: String?)
     do {
+      // Where the rollouts live: `--resume-rollout` resumes every rollout of the source there, so a stop this
+      // carries over is one nobody resumed. (A gateway's schedule keeps copies of the site's rollouts it saw;
+      // those are never resumed, so with a shared journal only the site's rows count.)
+      var rollouts = state.ledger.rollouts ?? [:]
+      if let site { rollouts = try await Self.siteRollouts(site) }
+      let earlierStop = ReconcileRollout.stopOfSource(firmware.source, otherThan: key, in: rollouts)
       seen = try await changeRollout(key, plan: plan, site: site, state: &state) { rollout in
         rollout.inheritStop(earlierStop)
         let through = rollout.admit(addresses, population: rollout.count(population), plan: plan)
@@ -178,6 +179,40 @@ extension ReconcileLoop {
             + ((error as? CLIFailure)?.message ?? "\(error)"))
       }
     }
+    guard let site else { return }
+    // The site's other stopped rollouts of the source too — an older edit of a profile, another profile — as on
+    // one gateway's schedule: their stop carries over to a new rollout of the source (`admitToRollout`), so one
+    // left stopped would hold every later edit back for good. Each is resumed on its own plan.
+    do {
+      let others = try await Self.siteRollouts(site).filter {
+        $0.key.hasSuffix("\n" + firmware.source) && $0.value.stopped != nil
+      }
+      for key in others.keys.sorted() {
+        _ = try await site.updateShared("rollout\n" + key) { text in
+          guard var rollout = try text.map(Self.decodeRollout), rollout.stopped != nil else { return (nil, ()) }
+          rollout.resume(plan: rollout.plan.flatMap { RolloutPlan(text: $0) } ?? plan)
+          return (try JSONValueEncoder().text(rollout), ())
+        }
+      }
+    } catch {
+      throw CLIFailure(
+        "--resume-rollout: cannot resume the site's earlier rollouts of \(firmware.source): "
+          + ((error as? CLIFailure)?.message ?? "\(error)"))
+    }
+  }
+
+  /// The site's rollouts (shared journal rows `rollout` + key), by the key a gateway's schedule keeps them under:
+  /// the profile's fingerprint and the firmware source. Throws when the journal does not answer or a row does
+  /// not decode (a rollout that cannot be read holds its firmware back rather than being passed over).
+  static func siteRollouts(_ site: PostgresJournal) async throws -> [String: ReconcileRollout] {
+    let prefix = "rollout\n"
+    var rollouts: [String: ReconcileRollout] = [:]
+    for (key, text) in try await site.sharedValues(withPrefix: prefix) {
+      do { rollouts[String(key.dropFirst(prefix.count))] = try decodeRollout(text) } catch {
+        throw CLIFailure("the shared journal's rollout row \(key.debugDescription) cannot be read: \(error)")
+      }
+    }
+    return rollouts
   }
 
   /// On a shared journal, for a gateway started without `--rollout`: why its due devices wait while the site's
@@ -185,11 +220,18 @@ extension ReconcileLoop {
   func siteRolloutHold(_ profile: ReconcileProfile, _ firmware: ReconcileFirmware, site: PostgresJournal) async
     -> String?
   {
-    let text: String?
-    do { text = try await site.shared("rollout\n" + Self.rolloutKey(profile, firmware)) } catch {
-      return "the site's rollout cannot be checked: the shared journal does not answer (\(error))"
+    let key = Self.rolloutKey(profile, firmware)
+    let rollouts: [String: ReconcileRollout]
+    do { rollouts = try await Self.siteRollouts(site) } catch {
+      return "the site's rollout cannot be checked (\((error as? CLIFailure)?.message ?? "\(error)"))"
     }
-    guard let text, let rollout = try? Self.decodeRollout(text) else { return nil }
+    guard let rollout = rollouts[key] else {
+      // No rollout of this profile yet, but one of the source stopped (before the profile was edited): the
+      // release that stopped it does not go to the whole site instead.
+      guard let stop = ReconcileRollout.stopOfSource(firmware.source, otherThan: key, in: rollouts) else { return nil }
+      return
+        "the site's rollout of this firmware stopped (\(stop)); to go on, start a gateway with --rollout and --resume-rollout"
+    }
     guard let plan = RolloutPlan(text: rollout.plan ?? ""), rollout.stopped != nil || !rollout.isComplete(plan)
     else { return nil }
     return "the site's rollout (--rollout \(plan.text)) is under way on other gateways: start this one with it"
