@@ -34,6 +34,7 @@ public final class Journal: CampaignJournal {
     if let path {
       let folder = (path as NSString).deletingLastPathComponent
       try JournalOpenError.makeFolder(folder, path: path)
+      Self.createPrivately(path)
       var configuration = Configuration()
       storageMode = JournalStorageMode.probe(folder: folder)
       storageMode.configure(&configuration)
@@ -49,6 +50,16 @@ public final class Journal: CampaignJournal {
       database = try DatabaseQueue()
       try Self.migrate(database)
     }
+  }
+
+  /// Creates an empty journal file (an empty file is an empty SQLite database) readable by its owner only, when
+  /// there is none: it holds the webhook spool, whose URLs may carry a receiver's token in their query, and
+  /// SQLite would create it readable by everyone (0644 under the usual umask). SQLite gives the write-ahead log
+  /// and its index the database file's mode. A file that exists keeps the mode it has [I: an operator may
+  /// have opened it to a group on purpose].
+  static func createPrivately(_ path: String) {
+    let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+    if descriptor >= 0 { close(descriptor) }
   }
 
   /// How long opening a file another process is opening at the same moment keeps retrying.

@@ -26,6 +26,25 @@ import Testing
     #expect(try await other.device(run: run, address: "DD:34:02:06:D1:01")?.state == .verified)
   }
 
+  /// A new journal file, and the write-ahead log and index SQLite makes beside it, are readable by their owner
+  /// only (the webhook spool in it may hold a receiver's token), whatever the umask lets SQLite create; a file
+  /// that exists keeps its mode.
+  @Test func aNewJournalIsReadableByItsOwnerOnly() async throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("journal-\(UUID().uuidString)").path
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let journal = try Journal(path: folder + "/journal.sqlite")
+    _ = try await journal.createRun(kind: "apply", source: "p.json", adapter: "sim", addresses: ["DD:34:02:06:D1:01"])
+    func mode(_ name: String) throws -> Int {
+      try #require(FileManager.default.attributesOfItem(atPath: folder + "/" + name)[.posixPermissions] as? Int)
+    }
+    for name in ["journal.sqlite", "journal.sqlite-wal", "journal.sqlite-shm"] {
+      #expect(try mode(name) == 0o600, "\(name)")
+    }
+    try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: folder + "/journal.sqlite")
+    _ = try Journal(path: folder + "/journal.sqlite")
+    #expect(try mode("journal.sqlite") == 0o640)
+  }
+
   /// Where the filesystem cannot map WAL's shared memory (9p in the VM tier, network filesystems), the
   /// journal keeps SQLite's rollback journal and syncs every commit (sqlite.org/pragma.html#pragma_synchronous:
   /// FULL = 2). The VM tier's provision and dfu scenarios run it on 9p for real.
