@@ -12,7 +12,8 @@ import OwnThreads
 /// verified again before it is used. With no client (`--offline`) only the cache is used.
 ///
 /// [I] A transfer that breaks off leaves its `.part` (the HTTP client resumes it with a Range request next
-/// time; `firmware prune` removes it); a `.part` is never mistaken for a package.
+/// time; `firmware prune` removes it); a `.part` is never mistaken for a package, and a resumed one that fails
+/// verification is fetched once more from the start.
 public struct FirmwareCache: Sendable {
   public var layout: FirmwareCacheLayout
   /// The network; nil = offline (cache only).
@@ -130,13 +131,44 @@ public struct FirmwareCache: Sendable {
       for warning in warnings { warn?(warning) }
       return record
     }
-    guard let client else {
+    guard client != nil else {
       throw FirmwareCacheError(
         "--offline: \(model) \(entry.appVersion) for hardware \(hardware) is not in the cache \(layout.root) "
           + "(fetch it once online: beacon-provision firmware fetch \(model) --hver \(hardware) --release \(entry.appVersion))"
       )
     }
     let part = path + ".part"
+    // What an earlier transfer that broke off left is resumed (the client's Range request). Should the server's
+    // file have changed since, the result is the old file's start and the new one's rest: it fails verification,
+    // and is fetched once more from the start [I: rather than sending If-Range, which needs the first response's
+    // validator kept beside the `.part`; the catalogue's size and SHA-256 and the package's own checks catch the
+    // splice, at the cost of a second download then].
+    let resumed = try await CacheIO.run { DurableFile.size(part) > 0 }
+    var verified = try await downloadAndVerify(url, to: part, entry: entry)
+    if case .failure = verified, resumed { verified = try await downloadAndVerify(url, to: part, entry: entry) }
+    let checked = try verified.get()
+    let (record, warnings) = try await CacheIO.run { () -> (CachedPackage, [String]) in
+      DurableFile.remove(directory + "/package.json")
+      try DurableFile.commit(part, to: path)
+      let record = CachedPackage(
+        model: model, hardware: hardware, appVersion: entry.appVersion, appFileName: entry.appFileName,
+        url: RedactedURL(url).description,
+        sha256: Hex.string(checked.sha256), size: checked.size, fetchedAt: Date(), path: path, downloaded: true)
+      try DurableFile.write(try RecordCoding.encode(record), to: directory + "/package.json")
+      return (record, checked.warnings)
+    }
+    for warning in warnings { warn?(warning) }
+    return record
+  }
+}
+
+extension FirmwareCache {
+  /// Downloads `url` into `part`, resuming what it holds, and verifies it. A transfer that fails throws; a package
+  /// that arrived but does not verify is deleted and its refusal returned, so the caller may fetch it afresh.
+  fileprivate func downloadAndVerify(_ url: String, to part: String, entry: CatalogueEntry) async throws
+    -> Result<PackageVerifier.Verified, any Error>
+  {
+    guard let client else { throw FirmwareCacheError("--offline: no download of \(RedactedURL(url))") }
     let cap = entry.size ?? Self.maximumPackageBytes
     let hash = DownloadHash()
     do {
@@ -148,26 +180,14 @@ public struct FirmwareCache: Sendable {
       try? await CacheIO.run { DurableFile.removeIfEmpty(part) }
       throw error
     }
-    let (record, warnings) = try await CacheIO.run { () -> (CachedPackage, [String]) in
-      let verified: PackageVerifier.Verified
-      do {
-        let size = (try? FileManager.default.attributesOfItem(atPath: part)[.size] as? Int).flatMap { $0 }
-        verified = try verifier.verify(
-          path: part, entry: entry, hashed: size.flatMap { hash.digest(fileSize: Int64($0)) })
-      } catch {
-        DurableFile.remove(part)
-        throw error
+    let verifier = self.verifier
+    return try await CacheIO.run { () -> Result<PackageVerifier.Verified, any Error> in
+      let size = (try? FileManager.default.attributesOfItem(atPath: part)[.size] as? Int).flatMap { $0 }
+      let verified = Result {
+        try verifier.verify(path: part, entry: entry, hashed: size.flatMap { hash.digest(fileSize: Int64($0)) })
       }
-      DurableFile.remove(directory + "/package.json")
-      try DurableFile.commit(part, to: path)
-      let record = CachedPackage(
-        model: model, hardware: hardware, appVersion: entry.appVersion, appFileName: entry.appFileName,
-        url: RedactedURL(url).description,
-        sha256: Hex.string(verified.sha256), size: verified.size, fetchedAt: Date(), path: path, downloaded: true)
-      try DurableFile.write(try RecordCoding.encode(record), to: directory + "/package.json")
-      return (record, verified.warnings)
+      if case .failure = verified { DurableFile.remove(part) }
+      return verified
     }
-    for warning in warnings { warn?(warning) }
-    return record
   }
 }

@@ -4,7 +4,9 @@ import Synchronization
 
 /// A stand-in for the small `HTTPClient` protocol, for tests of the cache's own logic (the live libcurl
 /// client is tested against real servers in CLITests): serves fixed bodies by URL, answers 304 when the
-/// request's ETag matches, and counts requests.
+/// request's ETag matches, and counts requests. A download into a file that holds part of the body's length
+/// gets the rest appended, as the live client's Range request to a server that honours it does, whatever the
+/// file holds.
 final class FakeHTTPClient: HTTPClient {
   struct Resource: Sendable {
     var body: [UInt8]
@@ -40,6 +42,13 @@ final class FakeHTTPClient: HTTPClient {
     async throws -> HTTPResponse
   {
     let resource = try answer(request)
+    let held = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int).flatMap { $0 } ?? 0
+    if held > 0, held < resource.body.count, let file = FileHandle(forWritingAtPath: path) {
+      defer { try? file.close() }
+      try file.seekToEnd()
+      try file.write(contentsOf: Data(resource.body[held...]))
+      return HTTPResponse(status: 206, effectiveURL: request.url, bytesWritten: Int64(resource.body.count))
+    }
     try Data(resource.body).write(to: URL(fileURLWithPath: path))
     return HTTPResponse(status: 200, effectiveURL: request.url, bytesWritten: Int64(resource.body.count))
   }

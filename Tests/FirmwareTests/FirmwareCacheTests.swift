@@ -105,6 +105,47 @@ import Testing
     )
   }
 
+  /// A `.part` an earlier transfer left is resumed. When the server's file changed since, the resumed file is
+  /// two files spliced: it fails verification and is fetched once more from the start, so the right package is
+  /// cached. A package that fails again is refused after that second fetch; a fresh download is fetched once.
+  @Test func aResumedPartThatDoesNotVerifyIsFetchedOnceMoreFromTheStart() async throws {
+    let entry = try #require(try Self.setUp().1.latest(hardware: "V1.0"))
+    let url = Self.base + "KBPro_SIM_V514.zip"
+    for (left, requests) in [("KBPro_SIM_V514.zip", 1), ("KBPro_SIM_V513.zip", 2)] {
+      let (client, _, location) = try Self.setUp()
+      let root = Self.temporaryRoot()
+      defer { try? FileManager.default.removeItem(atPath: root) }
+      let folder = root + "/packages/KBPro_SIM/V1.0/5.14"
+      try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+      try Data(Self.bytes(Self.example + left).prefix(1000)).write(
+        to: URL(fileURLWithPath: folder + "/KBPro_SIM_V514.zip.part"))
+      let cache = FirmwareCache(layout: FirmwareCacheLayout(root: root), client: client)
+      let package = try await cache.package(model: "KBPro_SIM", hardware: "V1.0", entry: entry, location: location)
+      #expect(package.sha256 == "5aeee5c44ffa910a3e6641526c992fcdb47a0b87a3663713a54690cf74e8f92e", "\(left)")
+      #expect(client.count(url) == requests, "\(left)")
+      #expect(Self.files(root).filter { $0.hasSuffix(".part") }.isEmpty)
+    }
+    // The server's file itself is not the catalogue's: refused after the second fetch, not fetched again.
+    for leftOver in [true, false] {
+      let (client, _, location) = try Self.setUp()
+      client.serve(url, Self.bytes(Self.example + "KBPro_SIM_V513.zip"))
+      let root = Self.temporaryRoot()
+      defer { try? FileManager.default.removeItem(atPath: root) }
+      let folder = root + "/packages/KBPro_SIM/V1.0/5.14"
+      try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+      if leftOver {
+        try Data(Self.bytes(Self.example + "KBPro_SIM_V514.zip").prefix(1000)).write(
+          to: URL(fileURLWithPath: folder + "/KBPro_SIM_V514.zip.part"))
+      }
+      let cache = FirmwareCache(layout: FirmwareCacheLayout(root: root), client: client)
+      await #expect(throws: (any Error).self) {
+        try await cache.package(model: "KBPro_SIM", hardware: "V1.0", entry: entry, location: location)
+      }
+      #expect(client.count(url) == (leftOver ? 2 : 1))
+      #expect(Self.files(root).filter { !$0.hasSuffix(".lock") }.isEmpty)
+    }
+  }
+
   @Test func aSizeMismatchIsRefused() async throws {
     var entry = try #require(try Self.setUp().1.latest(hardware: "V1.0"))
     entry.size = 4620
