@@ -34,18 +34,45 @@ extension PostgresJournal {
     }
   }
 
-  /// Every value whose key starts with `prefix`, by key (a key made but never given a value is left out): a
-  /// site's rollouts of every profile, to carry a stopped rollout's stop over to a new one of its source.
-  public func sharedValues(withPrefix prefix: String) async throws -> [String: String] {
-    try await connection.session { s in
-      var values: [String: String] = [:]
-      // `left` compares the prefix as text: `LIKE` would read a `%` or `_` in a firmware source as a pattern.
-      for row in try s.query(
-        "SELECT key, value FROM bp_shared_state WHERE left(key, length($1)) = $1 AND value <> ''", [prefix]
-      ).rows {
-        if let key = row[0], let value = row[1] { values[key] = value }
+  /// Every value under a key that starts with `prefix` and ends with `suffix`, by key (a key made but never
+  /// given a value is left out): a snapshot, read without a lock.
+  public func sharedValues(prefix: String, suffix: String = "") async throws -> [String: String] {
+    try await connection.session { s in try Self.values(s, prefix: prefix, suffix: suffix) }
+  }
+
+  /// Runs `change` on every value under a key that starts with `prefix` and ends with `suffix` (key → value)
+  /// while holding the transaction's advisory lock named `group`, and writes back the values it returns (keys it
+  /// leaves out are unchanged). Every change of those keys goes through here under the same `group`, so each
+  /// sees the others' whole: a site's rollouts of one firmware source, where a stop under one key must carry
+  /// over to a new key admitting its first devices. `change` may run twice, as in `updateShared`.
+  public func updateSharedGroup<T: Sendable>(
+    _ group: String, prefix: String, suffix: String,
+    _ change: @escaping @Sendable ([String: String]) throws -> (changed: [String: String], result: T)
+  ) async throws -> T {
+    try await write { s in
+      try s.transaction {
+        _ = try s.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [group])
+        let (changed, result) = try change(try Self.values(s, prefix: prefix, suffix: suffix))
+        for (key, value) in changed.sorted(by: { $0.key < $1.key }) {
+          try s.query(
+            "INSERT INTO bp_shared_state (key, value, updated_at) VALUES ($1, $2, now()) "
+              + "ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = now()", [key, value])
+        }
+        return result
       }
-      return values
     }
+  }
+
+  /// The values under keys from `prefix` to `suffix`, compared as text (`LIKE` would read a `%` or `_` in a
+  /// firmware source as a pattern).
+  private static func values(_ s: PostgresSession, prefix: String, suffix: String) throws -> [String: String] {
+    var values: [String: String] = [:]
+    for row in try s.query(
+      "SELECT key, value FROM bp_shared_state WHERE left(key, length($1)) = $1 AND right(key, length($2)) = $2 "
+        + "AND value <> ''", [prefix, suffix]
+    ).rows {
+      if let key = row[0], let value = row[1] { values[key] = value }
+    }
+    return values
   }
 }

@@ -3,6 +3,7 @@ import Fleet
 import FleetIO
 import Foundation
 import JSON
+import Simulator
 import TestServers
 import Testing
 
@@ -176,17 +177,19 @@ import Testing
     try? FileManager.default.removeItem(atPath: site.folder)
   }
 
-  /// The rollout is keyed by the profile's content. After the site's canary failed and the profile was edited,
-  /// the stop carries over: a gateway without `--rollout` holds its due devices and one with it admits no new
-  /// canary — counted as the devices the firmware runs tried, from the journal — until `--resume-rollout`,
-  /// which goes on to the next wave. (Before, the edited profile's rollout started afresh with a new canary of
-  /// the release that had failed, and a gateway without `--rollout` sent it to every device.)
+  /// The rollout is keyed by the profile's content. After the site's canary failed (on gw-1) and the profile was
+  /// edited, the stop carries over to gw-2, which has a state directory of its own, so what it knows of the stop
+  /// is the site's: without `--rollout` it holds its due devices, with it it admits no new canary, and without it
+  /// again it holds them for the new rollout's stop — counted as the devices the firmware runs tried, from the
+  /// journal — until `--resume-rollout`, which goes on to the next wave and resumes the rollout from before the
+  /// edit too. (Before, the edited profile's rollout started afresh with a new canary of the release that had
+  /// failed, and a gateway without `--rollout` sent it to every device.)
   @Test func aStopCarriesOverToTheRolloutOfTheEditedProfileUntilResumed() async throws {
     let server = try await PostgresServer.start()
     let url = try await server.createDatabase()
     let failing = #"{"inactivityTimeoutMs": 500, "faults": {"dropLinkAtByte": 1000, "always": true}}"#
-    let site = try GatewaySite(count: 3, block: 0x2B, gateways: ["gw-1"], firmware: "5.12", dfu: failing) { _, _ in
-      -55
+    let site = try GatewaySite(count: 3, block: 0x2B, gateways: ["gw-1", "gw-2"], firmware: "5.12", dfu: failing) {
+      _, _ in -55
     }
     let catalogue = site.folder + "/catalogue"
     try FileManager.default.copyItem(atPath: CatalogueFolderCampaignTests.example, toPath: catalogue)
@@ -213,43 +216,53 @@ import Testing
     let firstText = await Self.stop(first)
     try #require(stopped, "the canary did not stop the rollout:\n\(firstText)")
     #expect(try await tried() == 1)
-    let before = try #require(try await journal.sharedValues(withPrefix: "rollout\n").keys.first)
+    let before = try #require(try await journal.sharedValues(prefix: "rollout\n").keys.first)
 
     // The edit: another major number, so a new profile fingerprint and a new rollout key.
     let profile = try String(contentsOfFile: site.profile, encoding: .utf8)
     try profile.replacingOccurrences(of: #""major": 8"#, with: #""major": 9"#).write(
       toFile: site.profile, atomically: true, encoding: .utf8)
+    let other = site.folder + "/gw-2-state"
+    let gw2 = { (extra: [String]) throws -> GatewayProcess in
+      try GatewayProcess(
+        [
+          "reconcile", site.profile, "--adapter", "sim:\(site.fleet)", "--window", "1", "--recheck", "30d",
+          "--state-dir", other, "--journal", url, "--gateway", "gw-2", "--lease", "3",
+        ] + firmware + extra)
+    }
     for (extra, said) in [
-      ([], "firmware due, the site's rollout of this firmware stopped"),
+      ([], "firmware due, the site's rollout of this firmware stopped (rollout stopped after the canary"),
       (rollout, "(before the profile changed; start reconcile with --resume-rollout to go on)"),
+      ([], "firmware due, the site's rollout stopped (rollout stopped after the canary"),
     ] {
-      let gateway = try await ReconcileSeveralGatewaysTests.start(site, ["gw-1"], journal: url, extra: firmware + extra)
+      let gateway = try gw2(extra)
       let watchdog = Task {
         try await Task.sleep(for: .seconds(120))
-        for process in gateway { process.signal(SIGTERM) }
+        gateway.signal(SIGTERM)
       }
-      let held = await gateway[0].line { $0.contains(said) }
+      let held = await gateway.line { $0.contains(said) }
       watchdog.cancel()
       // Windows more, in which a gateway that went on would try a device.
       try await Task.sleep(for: .seconds(3))
-      let text = await Self.stop(gateway)
+      let text = await Self.stop([gateway])
       #expect(held, "\(extra): \(text)")
       #expect(try await tried() == 1, "\(extra): no device tried after the edit:\n\(text)")
     }
 
-    let resumed = try await ReconcileSeveralGatewaysTests.start(
-      site, ["gw-1"], journal: url, extra: firmware + rollout + ["--resume-rollout"])
+    let resumed = try gw2(rollout + ["--resume-rollout"])
     var wentOn = false
     for _ in 0..<240 where !wentOn {
       try await Task.sleep(for: .milliseconds(500))
       wentOn = try await tried() > 1
     }
-    let text = await Self.stop(resumed)
+    let text = await Self.stop([resumed])
     #expect(wentOn, "--resume-rollout did not go on to the next wave:\n\(text)")
     // The rollout from before the edit was resumed too, so its stop holds no later edit back.
-    let old = try await journal.sharedValues(withPrefix: before)[before]
+    let old = try await journal.sharedValues(prefix: before)[before]
     #expect(try old.map(ReconcileLoop.decodeRollout)?.stopped == nil, "\(old ?? "no row")")
     #expect(try site.writeLog.counts(what: "firmware").isEmpty)
+    #expect(
+      try SimulatorStateStore(stateDirectory: other, fleetFile: site.fleet).writeLog.counts(what: "firmware").isEmpty)
     await journal.connection.close()
     await server.stop()
     try? FileManager.default.removeItem(atPath: site.folder)

@@ -31,9 +31,9 @@ import Testing
     }
   }
 
-  /// `sharedValues(withPrefix:)` gives the values under keys starting with the prefix, taken as text: a `%` or
-  /// `_` in it matches only itself, and a key made without a value yet is left out.
-  @Test func valuesUnderAPrefixAreFoundByTextNotByPattern() async throws {
+  /// `sharedValues(prefix:suffix:)` gives the values under keys from the prefix to the suffix, taken as text: a
+  /// `%` or `_` in them matches only itself, and a key made without a value yet is left out.
+  @Test func valuesUnderAPrefixAndSuffixAreFoundByTextNotByPattern() async throws {
     try await withPostgres { server in
       let url = try await server.createDatabase()
       let journal = try await PostgresJournal(connection: try await connect(server, database: url), gateway: "gw-1")
@@ -42,10 +42,41 @@ import Testing
       }
       _ = try await journal.updateShared("rollout\nnone") { _ in (nil, ()) }
       #expect(
-        try await journal.sharedValues(withPrefix: "rollout\n") == ["rollout\np1\nV5%": "a", "rollout\np2\nV5_": "b"])
-      #expect(try await journal.sharedValues(withPrefix: "rollout\np1\nV5%") == ["rollout\np1\nV5%": "a"])
-      #expect(try await journal.sharedValues(withPrefix: "rollout\np_\n").isEmpty, "_ is no wildcard")
+        try await journal.sharedValues(prefix: "rollout\n") == ["rollout\np1\nV5%": "a", "rollout\np2\nV5_": "b"])
+      #expect(try await journal.sharedValues(prefix: "rollout\n", suffix: "\nV5%") == ["rollout\np1\nV5%": "a"])
+      #expect(try await journal.sharedValues(prefix: "rollout\np_\n").isEmpty, "_ is no wildcard")
+      #expect(try await journal.sharedValues(prefix: "rollout\n", suffix: "V5.").isEmpty)
       await journal.connection.close()
+    }
+  }
+
+  /// `updateSharedGroup`: two gateways each changing their own key of one group, 40 times at once, where each
+  /// change writes one more than the sum of the group's values it read. The group's lock makes each see the
+  /// other's last change (row locks alone would not: the keys differ), so no two changes read the same sum;
+  /// a key outside the group is neither read nor changed.
+  @Test func changesOfOneGroupSeeEachOthersKeys() async throws {
+    try await withPostgres { server in
+      let url = try await server.createDatabase()
+      let one = try await PostgresJournal(connection: try await connect(server, database: url), gateway: "gw-1")
+      let two = try await PostgresJournal(connection: try await connect(server, database: url), gateway: "gw-2")
+      _ = try await one.updateShared("g\noutside") { _ in ("1000", ()) }
+      let add = { @Sendable (own: String) in
+        { @Sendable (values: [String: String]) -> (changed: [String: String], result: Int) in
+          let next = values.values.compactMap { Int($0) }.reduce(0, +) + 1
+          return (["g\n" + own + "\nsource": String(next)], next)
+        }
+      }
+      async let first = (0..<40).asyncMap { _ in
+        try await one.updateSharedGroup("group", prefix: "g\n", suffix: "\nsource", add("a"))
+      }
+      async let second = (0..<40).asyncMap { _ in
+        try await two.updateSharedGroup("group", prefix: "g\n", suffix: "\nsource", add("b"))
+      }
+      let seen = try await first + second
+      #expect(Set(seen).count == 80, "each change saw the others: \(seen.sorted())")
+      #expect(try await one.sharedValues(prefix: "g\n", suffix: "\noutside") == ["g\noutside": "1000"])
+      await one.connection.close()
+      await two.connection.close()
     }
   }
 }

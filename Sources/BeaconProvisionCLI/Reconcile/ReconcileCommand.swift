@@ -58,10 +58,11 @@ struct ReconcileCommand: AsyncParsableCommand, LoggingCommand {
       before ended (every member updated, current or failed) at or under --max-failures (default 0%); the others \
       wait (skipped-rollout; rollout-stage as a stage ends). Over the threshold the rollout stops (rollout-stopped) \
       and no device is connected to for that firmware, across restarts, until a start with --resume-rollout \
-      (which also moves past a stage that cannot end). Kept per profile and firmware in reconcile.json, or with a \
-      shared journal in the journal, one rollout for the whole site that every gateway admits into (there \
-      --resume-rollout resumes a rollout that stopped, once); pin the version (--firmware V5.14) to stage each \
-      release.
+      (which also moves past a stage that cannot end); the stop carries over to a new rollout of the same \
+      firmware after an edit of the profile or for another profile. Kept per profile and firmware in \
+      reconcile.json, or with a shared journal in the journal, one rollout for the whole site that every gateway \
+      admits into (there --resume-rollout resumes every stopped rollout of the firmware, once); pin the version \
+      (--firmware V5.14) to stage each release.
 
       Several gateways: with --journal postgresql://… every gateway reconciling the site visits its due devices \
       through one shared run per profile and --recheck period (reconcile-<content>-<period>), with the leases and \

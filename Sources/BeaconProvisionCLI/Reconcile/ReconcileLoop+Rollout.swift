@@ -33,28 +33,20 @@ extension ReconcileLoop {
   }
 
   /// Runs `change` on the rollout under `key` — the site's with `site` (refused when it runs another plan),
-  /// else the ledger's — and keeps the result in the ledger too (what this gateway last saw). Throws when the
-  /// site's journal does not answer.
+  /// else the ledger's — with the other rollouts (by ledger key: with `site`, the source's on the site, read in
+  /// the same transaction), and keeps the result in the ledger too (what this gateway last saw). Throws when
+  /// the site's journal does not answer.
   func changeRollout<T: Sendable>(
-    _ key: String, plan: RolloutPlan, site: PostgresJournal?, state: inout PassState,
-    _ change: @escaping @Sendable (inout ReconcileRollout) -> T
+    _ key: String, source: String, plan: RolloutPlan, site: PostgresJournal?, state: inout PassState,
+    _ change: @escaping @Sendable (inout ReconcileRollout, _ others: [String: ReconcileRollout]) -> T
   ) async throws -> T {
     guard let site else {
       var rollout = state.ledger.rollouts?[key] ?? ReconcileRollout()
-      let result = change(&rollout)
+      let result = change(&rollout, (state.ledger.rollouts ?? [:]).filter { $0.key != key })
       state.ledger.rollouts = (state.ledger.rollouts ?? [:]).merging([key: rollout]) { $1 }
       return result
     }
-    let (result, rollout) = try await site.updateShared("rollout\n" + key) { text in
-      var rollout = try text.map(Self.decodeRollout) ?? ReconcileRollout()
-      if let running = rollout.plan, running != plan.text {
-        throw CLIFailure(
-          "the site's rollout runs --rollout \(running); this gateway's is \(plan.text): start it with the same plan")
-      }
-      rollout.plan = plan.text
-      let result = change(&rollout)
-      return (try JSONValueEncoder().text(rollout), (result, rollout))
-    }
+    let (result, rollout) = try await Self.changeSiteRollout(key, source: source, plan: plan, site: site, change)
     state.ledger.rollouts = (state.ledger.rollouts ?? [:]).merging([key: rollout]) { $1 }
     return result
   }
@@ -72,14 +64,12 @@ extension ReconcileLoop {
     let key = Self.rolloutKey(profile, firmware)
     let seen: (admitted: [String], stage: Int, stopped: String?)
     do {
-      // Where the rollouts live: `--resume-rollout` resumes every rollout of the source there, so a stop this
-      // carries over is one nobody resumed. (A gateway's schedule keeps copies of the site's rollouts it saw;
-      // those are never resumed, so with a shared journal only the site's rows count.)
-      var rollouts = state.ledger.rollouts ?? [:]
-      if let site { rollouts = try await Self.siteRollouts(site) }
-      let earlierStop = ReconcileRollout.stopOfSource(firmware.source, otherThan: key, in: rollouts)
-      seen = try await changeRollout(key, plan: plan, site: site, state: &state) { rollout in
-        rollout.inheritStop(earlierStop)
+      // A stop of the source under another key carries over, from where the rollouts live (`--resume-rollout`
+      // resumes every rollout of the source there, so it is one nobody resumed): with a shared journal the
+      // site's, read under the source's lock, not the copies a gateway's schedule keeps.
+      let source = firmware.source
+      seen = try await changeRollout(key, source: source, plan: plan, site: site, state: &state) { rollout, others in
+        rollout.inheritStop(ReconcileRollout.stopOfSource(source, otherThan: key, in: others))
         let through = rollout.admit(addresses, population: rollout.count(population), plan: plan)
         return (through, rollout.stage, rollout.stopped)
       }
@@ -120,7 +110,8 @@ extension ReconcileLoop {
     let population = Self.rolloutPopulation(profile, state.ledger)
     let steps: [(step: ReconcileRollout.Step, next: Int)]
     do {
-      steps = try await changeRollout(key, plan: plan, site: site, state: &state) { [ended] rollout in
+      steps = try await changeRollout(key, source: firmware.source, plan: plan, site: site, state: &state) {
+        [ended] rollout, _ in
         for (address, failed) in ended { rollout.record(address, failed: failed) }
         let counted = rollout.count(population)
         var steps: [(step: ReconcileRollout.Step, next: Int)] = []
@@ -156,84 +147,23 @@ extension ReconcileLoop {
   }
 
   /// `--resume-rollout` at start: this gateway's rollouts of the source, or with a shared journal the site's
-  /// rollout of each profile — there one that stopped only [I: a shared stage that cannot end is not moved
-  /// past; like `--resume-rollout` on one gateway, the flag resumes whatever stop it finds at each start, so
-  /// take it out of a unit file once used].
+  /// stopped rollouts of the source (`resumeSiteRollouts`) — there one that stopped only [I: a shared stage that
+  /// cannot end is not moved past; like `--resume-rollout` on one gateway, the flag resumes whatever stop it
+  /// finds at each start, so take it out of a unit file once used].
   func resumeRollouts(_ profiles: [ReconcileProfile], site: PostgresJournal?, state: inout PassState) async throws {
     guard let firmware = settings.firmware, firmware.resumeRollout, let plan = firmware.rollout else { return }
-    guard site != nil else {
+    guard let site else {
       for key in (state.ledger.rollouts ?? [:]).keys where key.hasSuffix("\n" + firmware.source) {
         state.ledger.rollouts?[key]?.resume(plan: plan)
       }
       return
     }
-    for profile in profiles {
-      do {
-        try await changeRollout(Self.rolloutKey(profile, firmware), plan: plan, site: site, state: &state) {
-          rollout in
-          if rollout.stopped != nil { rollout.resume(plan: plan) }
-        }
-      } catch {
-        throw CLIFailure(
-          "--resume-rollout: cannot resume the rollout of \(profile.path): "
-            + ((error as? CLIFailure)?.message ?? "\(error)"))
-      }
-    }
-    guard let site else { return }
-    // The site's other stopped rollouts of the source too — an older edit of a profile, another profile — as on
-    // one gateway's schedule: their stop carries over to a new rollout of the source (`admitToRollout`), so one
-    // left stopped would hold every later edit back for good. Each is resumed on its own plan.
     do {
-      let others = try await Self.siteRollouts(site).filter {
-        $0.key.hasSuffix("\n" + firmware.source) && $0.value.stopped != nil
-      }
-      for key in others.keys.sorted() {
-        _ = try await site.updateShared("rollout\n" + key) { text in
-          guard var rollout = try text.map(Self.decodeRollout), rollout.stopped != nil else { return (nil, ()) }
-          rollout.resume(plan: rollout.plan.flatMap { RolloutPlan(text: $0) } ?? plan)
-          return (try JSONValueEncoder().text(rollout), ())
-        }
-      }
+      let keys = Set(profiles.map { Self.rolloutKey($0, firmware) })
+      let resumed = try await Self.resumeSiteRollouts(keys, source: firmware.source, plan: plan, site: site)
+      state.ledger.rollouts = (state.ledger.rollouts ?? [:]).merging(resumed) { $1 }
     } catch {
-      throw CLIFailure(
-        "--resume-rollout: cannot resume the site's earlier rollouts of \(firmware.source): "
-          + ((error as? CLIFailure)?.message ?? "\(error)"))
+      throw CLIFailure("--resume-rollout: " + ((error as? CLIFailure)?.message ?? "\(error)"))
     }
-  }
-
-  /// The site's rollouts (shared journal rows `rollout` + key), by the key a gateway's schedule keeps them under:
-  /// the profile's fingerprint and the firmware source. Throws when the journal does not answer or a row does
-  /// not decode (a rollout that cannot be read holds its firmware back rather than being passed over).
-  static func siteRollouts(_ site: PostgresJournal) async throws -> [String: ReconcileRollout] {
-    let prefix = "rollout\n"
-    var rollouts: [String: ReconcileRollout] = [:]
-    for (key, text) in try await site.sharedValues(withPrefix: prefix) {
-      do { rollouts[String(key.dropFirst(prefix.count))] = try decodeRollout(text) } catch {
-        throw CLIFailure("the shared journal's rollout row \(key.debugDescription) cannot be read: \(error)")
-      }
-    }
-    return rollouts
-  }
-
-  /// On a shared journal, for a gateway started without `--rollout`: why its due devices wait while the site's
-  /// rollout of this profile and source is under way or stopped; nil when there is none, or it is complete.
-  func siteRolloutHold(_ profile: ReconcileProfile, _ firmware: ReconcileFirmware, site: PostgresJournal) async
-    -> String?
-  {
-    let key = Self.rolloutKey(profile, firmware)
-    let rollouts: [String: ReconcileRollout]
-    do { rollouts = try await Self.siteRollouts(site) } catch {
-      return "the site's rollout cannot be checked (\((error as? CLIFailure)?.message ?? "\(error)"))"
-    }
-    guard let rollout = rollouts[key] else {
-      // No rollout of this profile yet, but one of the source stopped (before the profile was edited): the
-      // release that stopped it does not go to the whole site instead.
-      guard let stop = ReconcileRollout.stopOfSource(firmware.source, otherThan: key, in: rollouts) else { return nil }
-      return
-        "the site's rollout of this firmware stopped (\(stop)); to go on, start a gateway with --rollout and --resume-rollout"
-    }
-    guard let plan = RolloutPlan(text: rollout.plan ?? ""), rollout.stopped != nil || !rollout.isComplete(plan)
-    else { return nil }
-    return "the site's rollout (--rollout \(plan.text)) is under way on other gateways: start this one with it"
   }
 }

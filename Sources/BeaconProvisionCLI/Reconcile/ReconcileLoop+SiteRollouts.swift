@@ -1,0 +1,95 @@
+import CampaignPipeline
+import FleetIO
+import JSON
+
+/// A site's rollouts on a shared journal: rows of `bp_shared_state` under `rollout` + the ledger's key (the
+/// profile's fingerprint, then the firmware source). Every change of a source's rollouts runs in one
+/// transaction that holds the source's advisory lock and reads all of them (`PostgresJournal.updateSharedGroup`),
+/// so a stop another key carries over (`ReconcileRollout.inheritStop`) is read where the new rollout admits its
+/// first devices, and a stop or a resume by another gateway falls wholly before or after it. Only the source's
+/// own rows are read: a row another source or a newer release wrote holds nothing back here.
+extension ReconcileLoop {
+  static let siteRolloutPrefix = "rollout\n"
+
+  /// Runs `change` on the site's rollout under `key` with the source's other rollouts (by ledger key), refused
+  /// when it runs another plan than `plan`; returns `change`'s result and the rollout as written.
+  static func changeSiteRollout<T: Sendable>(
+    _ key: String, source: String, plan: RolloutPlan, site: PostgresJournal,
+    _ change: @escaping @Sendable (inout ReconcileRollout, _ others: [String: ReconcileRollout]) -> T
+  ) async throws -> (T, ReconcileRollout) {
+    try await site.updateSharedGroup(siteRolloutPrefix + source, prefix: siteRolloutPrefix, suffix: "\n" + source) {
+      rows in
+      var others = try decodeSiteRollouts(rows)
+      var rollout = others.removeValue(forKey: key) ?? ReconcileRollout()
+      if let running = rollout.plan, running != plan.text {
+        throw CLIFailure(
+          "the site's rollout runs --rollout \(running); this gateway's is \(plan.text): start it with the same plan")
+      }
+      rollout.plan = plan.text
+      let result = change(&rollout, others)
+      return ([siteRolloutPrefix + key: try JSONValueEncoder().text(rollout)], (result, rollout))
+    }
+  }
+
+  /// `--resume-rollout` with a shared journal, in one transaction: every stopped rollout of `source` on the site.
+  /// This gateway's profiles' (`keys`) go on with `plan` (refused when one runs another); the others — a profile
+  /// before an edit, another profile — each with its own, since their stop carries over to a new rollout of the
+  /// source and one left stopped would hold every later edit back. Returns the rollouts resumed, by ledger key.
+  static func resumeSiteRollouts(_ keys: Set<String>, source: String, plan: RolloutPlan, site: PostgresJournal)
+    async throws -> [String: ReconcileRollout]
+  {
+    try await site.updateSharedGroup(siteRolloutPrefix + source, prefix: siteRolloutPrefix, suffix: "\n" + source) {
+      rows in
+      var resumed: [String: ReconcileRollout] = [:]
+      for (key, var rollout) in try decodeSiteRollouts(rows) where rollout.stopped != nil {
+        if keys.contains(key), let running = rollout.plan, running != plan.text {
+          throw CLIFailure(
+            "the site's rollout runs --rollout \(running); this gateway's is \(plan.text): start it with the same plan")
+        }
+        rollout.resume(plan: keys.contains(key) ? plan : rollout.plan.flatMap { RolloutPlan(text: $0) } ?? plan)
+        resumed[key] = rollout
+      }
+      let changed = try resumed.map { (siteRolloutPrefix + $0.key, try JSONValueEncoder().text($0.value)) }
+      return (Dictionary(uniqueKeysWithValues: changed), resumed)
+    }
+  }
+
+  /// The source's rollouts on the site, read without its lock (a snapshot).
+  static func siteRollouts(of source: String, _ site: PostgresJournal) async throws -> [String: ReconcileRollout] {
+    try decodeSiteRollouts(try await site.sharedValues(prefix: siteRolloutPrefix, suffix: "\n" + source))
+  }
+
+  /// Rows by ledger key. Throws when one does not decode: a rollout that cannot be read holds its source's
+  /// firmware back rather than being passed over.
+  static func decodeSiteRollouts(_ rows: [String: String]) throws -> [String: ReconcileRollout] {
+    var rollouts: [String: ReconcileRollout] = [:]
+    for (key, text) in rows {
+      do { rollouts[String(key.dropFirst(siteRolloutPrefix.count))] = try decodeRollout(text) } catch {
+        throw CLIFailure("the shared journal's rollout row \(key.debugDescription) cannot be read: \(error)")
+      }
+    }
+    return rollouts
+  }
+
+  /// On a shared journal, for a gateway started without `--rollout`: why its due devices wait while the site's
+  /// rollout of this profile and source is under way or stopped, or — before any rollout of this profile — one
+  /// of the source under another key stopped (the profile was edited after it); nil when none holds them.
+  func siteRolloutHold(_ profile: ReconcileProfile, _ firmware: ReconcileFirmware, site: PostgresJournal) async
+    -> String?
+  {
+    let key = Self.rolloutKey(profile, firmware)
+    let rollouts: [String: ReconcileRollout]
+    do { rollouts = try await Self.siteRollouts(of: firmware.source, site) } catch {
+      return "the site's rollout cannot be checked (\((error as? CLIFailure)?.message ?? "\(error)"))"
+    }
+    let resume = "start a gateway with --rollout and --resume-rollout to go on"
+    guard let rollout = rollouts[key] else {
+      guard let stop = ReconcileRollout.stopOfSource(firmware.source, otherThan: key, in: rollouts) else { return nil }
+      return "the site's rollout of this firmware stopped (\(stop)); \(resume)"
+    }
+    guard let plan = RolloutPlan(text: rollout.plan ?? "") else { return nil }
+    if let stop = rollout.stopped { return "the site's rollout stopped (\(stop)); \(resume)" }
+    guard !rollout.isComplete(plan) else { return nil }
+    return "the site's rollout (--rollout \(plan.text)) is under way on other gateways: start this one with it"
+  }
+}
