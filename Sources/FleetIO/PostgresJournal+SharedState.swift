@@ -1,41 +1,11 @@
-/// State that the gateways of a site change together (`bp_shared_state`): a text value under a key — a
-/// reconcile rollout's stages, as JSON — read and written back in one transaction holding the row's lock, so
-/// two gateways' changes apply one after the other, each to what the other left.
+/// State that the gateways of a site change together (`bp_shared_state`): text values under keys — a reconcile
+/// rollout's stages, as JSON, under `rollout` + the profile and the firmware source. A group of keys (one firmware
+/// source's rollouts) is read and written back in one transaction holding the group's advisory lock, so two
+/// gateways' changes apply one after the other, each to what the other left, whichever of the group's keys each
+/// changes.
 extension PostgresJournal {
-  /// Runs `change` on the value under `key` (nil when there is none yet) holding its row locked, and writes
-  /// back the value it returns (nil: unchanged). Returns `change`'s result. `change` may run twice when the
-  /// connection is lost on the way (`PostgresConnection.session`): a pure function of the value it is given.
-  public func updateShared<T: Sendable>(
-    _ key: String, _ change: @escaping @Sendable (String?) throws -> (value: String?, result: T)
-  ) async throws -> T {
-    try await write { s in
-      try s.transaction {
-        // The row exists before it is locked, so a first change by two gateways at once is serialised too.
-        try s.query(
-          "INSERT INTO bp_shared_state (key, value, updated_at) VALUES ($1, '', now()) ON CONFLICT (key) DO NOTHING",
-          [key])
-        let stored =
-          try s.query("SELECT value FROM bp_shared_state WHERE key = $1 FOR UPDATE", [key]).rows
-          .first?[0] ?? nil
-        let (value, result) = try change(stored.flatMap { $0.isEmpty ? nil : $0 })
-        if let value {
-          try s.query("UPDATE bp_shared_state SET value = $2, updated_at = now() WHERE key = $1", [key, value])
-        }
-        return result
-      }
-    }
-  }
-
-  /// The value under `key`, or nil.
-  public func shared(_ key: String) async throws -> String? {
-    try await connection.session { s in
-      let value = try s.query("SELECT value FROM bp_shared_state WHERE key = $1", [key]).rows.first?[0] ?? nil
-      return value.flatMap { $0.isEmpty ? nil : $0 }
-    }
-  }
-
-  /// Every value under a key that starts with `prefix` and ends with `suffix`, by key (a key made but never
-  /// given a value is left out): a snapshot, read without a lock.
+  /// Every value under a key that starts with `prefix` and ends with `suffix`, by key: a snapshot, read without
+  /// a lock.
   public func sharedValues(prefix: String, suffix: String = "") async throws -> [String: String] {
     try await connection.session { s in try Self.values(s, prefix: prefix, suffix: suffix) }
   }
@@ -44,9 +14,10 @@ extension PostgresJournal {
   /// while holding the transaction's advisory lock named `group`, and writes back the values it returns (keys it
   /// leaves out are unchanged). Every change of those keys goes through here under the same `group`, so each
   /// sees the others' whole: a site's rollouts of one firmware source, where a stop under one key must carry
-  /// over to a new key admitting its first devices. `change` may run twice, as in `updateShared`.
+  /// over to a new key admitting its first devices. `change` may run twice when the connection is lost on the
+  /// way (`PostgresConnection.session`): a pure function of the values it is given.
   public func updateSharedGroup<T: Sendable>(
-    _ group: String, prefix: String, suffix: String,
+    _ group: String, prefix: String, suffix: String = "",
     _ change: @escaping @Sendable ([String: String]) throws -> (changed: [String: String], result: T)
   ) async throws -> T {
     try await write { s in
@@ -64,7 +35,7 @@ extension PostgresJournal {
   }
 
   /// The values under keys from `prefix` to `suffix`, compared as text (`LIKE` would read a `%` or `_` in a
-  /// firmware source as a pattern).
+  /// firmware source as a pattern); an empty value (a row an earlier release made before writing it) is left out.
   private static func values(_ s: PostgresSession, prefix: String, suffix: String) throws -> [String: String] {
     var values: [String: String] = [:]
     for row in try s.query(

@@ -67,7 +67,7 @@ enum PostgresSchema {
     """
     ALTER TABLE bp_registry_device ADD COLUMN identities text;
     """,
-    // 7: state several gateways change together, as JSON text under a key (`PostgresJournal.updateShared`):
+    // 7: state several gateways change together, as JSON text under a key (`PostgresJournal.updateSharedGroup`):
     // a site's staged firmware rollouts (`reconcile --rollout` with a shared journal).
     """
     CREATE TABLE bp_shared_state (key text PRIMARY KEY, value text NOT NULL, updated_at timestamptz NOT NULL);
@@ -76,6 +76,12 @@ enum PostgresSchema {
     // again after a COMMIT whose reply was lost counts its attempt and its write once.
     """
     ALTER TABLE bp_device ADD COLUMN last_update text;
+    """,
+    // 9: no new table: a firmware source's rollouts in bp_shared_state are changed together under the source's
+    // advisory lock (`PostgresJournal.updateSharedGroup`), no longer under one row's lock, so a release that
+    // takes only the row's lock must not share the database; as an older tool, it is refused.
+    """
+    COMMENT ON TABLE bp_shared_state IS 'beacon-provision: a group of keys is changed under its advisory lock';
     """,
   ]
 

@@ -9,8 +9,8 @@ import JSON
 /// the threshold (rollout-stopped) and no later device is connected to for this source.
 ///
 /// Where the rollout lives: this gateway's schedule (`reconcile.json`), or with a shared journal the site's
-/// row in it (`PostgresJournal.updateShared`, key `rollout` + the profile and source), changed under the row's
-/// lock, so every gateway admits into the same stages and a stage ends once, whichever gateway checked its
+/// row in it (key `rollout` + the profile and source), changed under the source's lock
+/// (`changeSiteRollout`), so every gateway admits into the same stages and a stage ends once, whichever gateway checked its
 /// devices. The row holds the plan (a gateway started with another `--rollout` is refused; one started without
 /// it holds its devices while the site's rollout is under way: `siteRolloutHold`) and the largest population
 /// any gateway counted, which sizes the stages for all; outcomes of members another gateway settled are
