@@ -20,17 +20,30 @@ extension PostgresJournal {
     _ group: String, prefix: String, suffix: String = "",
     _ change: @escaping @Sendable ([String: String]) throws -> (changed: [String: String], result: T)
   ) async throws -> T {
-    try await write { s in
-      try s.transaction {
-        _ = try s.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [group])
-        let (changed, result) = try change(try Self.values(s, prefix: prefix, suffix: suffix))
-        for (key, value) in changed.sorted(by: { $0.key < $1.key }) {
-          try s.query(
-            "INSERT INTO bp_shared_state (key, value, updated_at) VALUES ($1, $2, now()) "
-              + "ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = now()", [key, value])
-        }
-        return result
+    do {
+      return try await write { s in try Self.change(s, group: group, prefix: prefix, suffix: suffix, change) }
+    } catch let refusal as SharedChangeRefusal {
+      throw refusal.error
+    }
+  }
+
+  /// `updateSharedGroup`'s transaction; an error `change` throws comes out as a `SharedChangeRefusal`.
+  private static func change<T: Sendable>(
+    _ s: PostgresSession, group: String, prefix: String, suffix: String,
+    _ change: ([String: String]) throws -> (changed: [String: String], result: T)
+  ) throws -> T {
+    try s.transaction {
+      _ = try s.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [group])
+      let values = try Self.values(s, prefix: prefix, suffix: suffix)
+      let changed: [String: String]
+      let result: T
+      do { (changed, result) = try change(values) } catch { throw SharedChangeRefusal(error: error) }
+      for (key, value) in changed.sorted(by: { $0.key < $1.key }) {
+        try s.query(
+          "INSERT INTO bp_shared_state (key, value, updated_at) VALUES ($1, $2, now()) "
+            + "ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = now()", [key, value])
       }
+      return result
     }
   }
 
@@ -46,4 +59,10 @@ extension PostgresJournal {
     }
     return values
   }
+}
+
+/// What a shared change's closure threw (a refused plan, a row it cannot read): handed back to the caller as it
+/// was, not as a journal that cannot be written.
+struct SharedChangeRefusal: Error {
+  let error: any Error
 }

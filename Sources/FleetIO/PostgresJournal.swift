@@ -154,13 +154,16 @@ public final class PostgresJournal: CampaignJournal {
   }
 
   /// Every write goes through here, so a failure reaches the campaign as a `JournalWriteError` (a refused
-  /// `RunRecipeMismatch` stays itself: the journal is fine, the run is another one).
+  /// `RunRecipeMismatch` stays itself: the journal is fine, the run is another one; so does an error a shared
+  /// change's own closure threw, `SharedChangeRefusal`).
   @discardableResult
   func write<T: Sendable>(_ body: @escaping @Sendable (PostgresSession) throws -> T) async throws -> T {
     do {
       return try await connection.session(body)
     } catch let mismatch as RunRecipeMismatch {
       throw mismatch
+    } catch let refusal as SharedChangeRefusal {
+      throw refusal
     } catch {
       throw JournalWriteError(location: location, reason: String(describing: error))
     }

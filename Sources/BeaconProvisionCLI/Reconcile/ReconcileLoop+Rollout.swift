@@ -9,9 +9,8 @@ import JSON
 /// the threshold (rollout-stopped) and no later device is connected to for this source.
 ///
 /// Where the rollout lives: this gateway's schedule (`reconcile.json`), or with a shared journal the site's
-/// row in it (key `rollout` + the profile and source), changed under the source's lock
-/// (`changeSiteRollout`), so every gateway admits into the same stages and a stage ends once, whichever gateway checked its
-/// devices. The row holds the plan (a gateway started with another `--rollout` is refused; one started without
+/// row in it (key `rollout` + the profile and source), changed under the source's lock (`changeSiteRollout`),
+/// so every gateway admits into the same stages and a stage ends once, whichever gateway checked its devices. The row holds the plan (a gateway started with another `--rollout` is refused; one started without
 /// it holds its devices while the site's rollout is under way: `siteRolloutHold`) and the largest population
 /// any gateway counted, which sizes the stages for all; outcomes of members another gateway settled are
 /// recorded from the firmware run's rows, so a gateway that died after an update does not leave its stage
@@ -159,9 +158,9 @@ extension ReconcileLoop {
       return
     }
     do {
-      let keys = Set(profiles.map { Self.rolloutKey($0, firmware) })
-      let resumed = try await Self.resumeSiteRollouts(keys, source: firmware.source, plan: plan, site: site)
-      state.ledger.rollouts = (state.ledger.rollouts ?? [:]).merging(resumed) { $1 }
+      let paths = Dictionary(profiles.map { (Self.rolloutKey($0, firmware), $0.path) }) { first, _ in first }
+      let written = try await Self.resumeSiteRollouts(paths, source: firmware.source, plan: plan, site: site)
+      state.ledger.rollouts = (state.ledger.rollouts ?? [:]).merging(written) { $1 }
     } catch {
       throw CLIFailure("--resume-rollout: " + ((error as? CLIFailure)?.message ?? "\(error)"))
     }

@@ -31,26 +31,37 @@ extension ReconcileLoop {
     }
   }
 
-  /// `--resume-rollout` with a shared journal, in one transaction: every stopped rollout of `source` on the site.
-  /// This gateway's profiles' (`keys`) go on with `plan` (refused when one runs another); the others — a profile
-  /// before an edit, another profile — each with its own, since their stop carries over to a new rollout of the
-  /// source and one left stopped would hold every later edit back. Returns the rollouts resumed, by ledger key.
-  static func resumeSiteRollouts(_ keys: Set<String>, source: String, plan: RolloutPlan, site: PostgresJournal)
-    async throws -> [String: ReconcileRollout]
-  {
+  /// `--resume-rollout` with a shared journal, in one transaction. This gateway's profiles' rollouts (`profiles`:
+  /// ledger key → profile path) take `plan` — refused when one runs another, as a start with another plan is —
+  /// and go on if they stopped; a profile with none yet gets its row, so gateways without `--rollout` hold their
+  /// devices for it from now on, as they would once this gateway admits its first. Every other stopped rollout of
+  /// `source` on the site — a profile before an edit, another profile — goes on with its own plan, since its stop
+  /// carries over to new rollouts of the source and one left stopped would hold every later edit back. Returns
+  /// the rollouts written, by ledger key.
+  static func resumeSiteRollouts(
+    _ profiles: [String: String], source: String, plan: RolloutPlan, site: PostgresJournal
+  ) async throws -> [String: ReconcileRollout] {
     try await site.updateSharedGroup(siteRolloutPrefix + source, prefix: siteRolloutPrefix, suffix: "\n" + source) {
       rows in
-      var resumed: [String: ReconcileRollout] = [:]
-      for (key, var rollout) in try decodeSiteRollouts(rows) where rollout.stopped != nil {
-        if keys.contains(key), let running = rollout.plan, running != plan.text {
+      let found = try decodeSiteRollouts(rows)
+      var written: [String: ReconcileRollout] = [:]
+      for (key, path) in profiles.sorted(by: { $0.key < $1.key }) {
+        var rollout = found[key] ?? ReconcileRollout()
+        if let running = rollout.plan, running != plan.text {
           throw CLIFailure(
-            "the site's rollout runs --rollout \(running); this gateway's is \(plan.text): start it with the same plan")
+            "the site's rollout of \(path) runs --rollout \(running); this gateway's is \(plan.text): start it with "
+              + "the same plan")
         }
-        rollout.resume(plan: keys.contains(key) ? plan : rollout.plan.flatMap { RolloutPlan(text: $0) } ?? plan)
-        resumed[key] = rollout
+        rollout.plan = plan.text
+        if rollout.stopped != nil { rollout.resume(plan: plan) }
+        written[key] = rollout
       }
-      let changed = try resumed.map { (siteRolloutPrefix + $0.key, try JSONValueEncoder().text($0.value)) }
-      return (Dictionary(uniqueKeysWithValues: changed), resumed)
+      for (key, var rollout) in found where profiles[key] == nil && rollout.stopped != nil {
+        rollout.resume(plan: rollout.plan.flatMap { RolloutPlan(text: $0) } ?? plan)
+        written[key] = rollout
+      }
+      let changed = try written.map { (siteRolloutPrefix + $0.key, try JSONValueEncoder().text($0.value)) }
+      return (Dictionary(uniqueKeysWithValues: changed), written)
     }
   }
 
