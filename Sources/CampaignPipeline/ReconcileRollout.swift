@@ -41,6 +41,9 @@ public struct ReconcileRollout: Sendable, Codable, Equatable {
   /// written before they existed.
   public var plan: String?
   public var population: Int?
+  /// The last `settle` that ended a stage: its token and what it did (nil before any, and in a schedule written
+  /// before it existed).
+  public var settled: Settled?
 
   public init() {}
 
@@ -89,7 +92,7 @@ public struct ReconcileRollout: Sendable, Codable, Equatable {
   }
 
   /// What ending a stage did.
-  public enum Step: Sendable, Equatable {
+  public enum Step: Sendable, Codable, Equatable {
     /// The stage ended at or under the threshold; the next one starts (or the rollout is complete).
     case stageEnded(stage: Int, devices: Int, failures: Int)
     /// The stage ended over the threshold: the rollout stopped.
@@ -164,5 +167,43 @@ extension ReconcileRollout {
     let note = " (before the profile changed; start reconcile with --resume-rollout to go on)"
     // A stop carried over before (a second edit) says so once.
     stopped = reason.hasSuffix(note) ? reason : reason + note
+  }
+}
+
+extension ReconcileRollout {
+  /// A stage that `settle` ended, and the stage that starts after it (past any empty one).
+  public struct SettledStep: Sendable, Codable, Equatable {
+    public var step: Step
+    public var next: Int
+
+    public init(step: Step, next: Int) { (self.step, self.next) = (step, next) }
+  }
+
+  /// What one `settle` did, under the token its caller gave.
+  public struct Settled: Sendable, Codable, Equatable {
+    public var token: String
+    public var steps: [SettledStep]
+  }
+
+  /// Records the members' outcomes (`ended`: address → failed) and ends every stage that can end, at
+  /// `population` (the largest counted). Returns the stages it ended. `token` names this settling, so that run
+  /// again on the rollout it left — a shared journal's transaction run a second time because its COMMIT's reply
+  /// was lost on the way, though the COMMIT was made — it returns the same steps instead of none, and the stage's
+  /// end is still reported [I: if another gateway settled in between, its token replaced this one and the end is
+  /// reported by nobody; that takes a lost reply and a second gateway within the same moment].
+  public mutating func settle(_ ended: [String: Bool], population: Int, plan: RolloutPlan, token: String)
+    -> [SettledStep]
+  {
+    if let settled, settled.token == token { return settled.steps }
+    for (address, failed) in ended { record(address, failed: failed) }
+    let counted = count(population)
+    var steps: [SettledStep] = []
+    while let step = advance(population: counted, plan: plan) {
+      var after = self
+      after.skipEmptyStages(population: counted, plan: plan)
+      steps.append(SettledStep(step: step, next: after.stage))
+    }
+    if !steps.isEmpty { settled = Settled(token: token, steps: steps) }
+    return steps
   }
 }

@@ -1,4 +1,5 @@
 import CampaignPipeline
+import JSON
 import Testing
 
 /// `reconcile --rollout`'s stages over a site heard a few devices at a time (`ReconcileRollout`): the canary's
@@ -60,6 +61,24 @@ import Testing
     _ = begun.admit(site, population: 10, plan: plan)
     begun.inheritStop(reason)
     #expect(begun.stopped == nil)
+  }
+
+  /// `settle` records outcomes and ends the stages that can end. Run again with its token on the rollout it left
+  /// (a shared journal's transaction run twice because its COMMIT's reply was lost) it returns the same steps,
+  /// so the stage's end is still reported; another settling finds nothing more to end. The record survives a
+  /// round trip through JSON, as the journal keeps it.
+  @Test func aSettlingRunTwiceReportsTheStageItEndedBothTimes() throws {
+    var rollout = ReconcileRollout()
+    _ = rollout.admit(site, population: 10, plan: plan)
+    let ended = ["D0": false, "D1": false]
+    let steps = rollout.settle(ended, population: 10, plan: plan, token: "t1")
+    #expect(steps == [ReconcileRollout.SettledStep(step: .stageEnded(stage: 0, devices: 2, failures: 0), next: 1)])
+    let saved = try JSONFileDecoder(file: "row").decode(
+      ReconcileRollout.self, from: Array(try JSONValueEncoder().text(rollout).utf8))
+    var again = saved
+    #expect(again.settle(ended, population: 10, plan: plan, token: "t1") == steps)
+    #expect(again == saved, "the second run changed nothing")
+    #expect(again.settle(ended, population: 10, plan: plan, token: "t2").isEmpty)
   }
 
   @Test func aStageOverTheThresholdStopsTheRolloutUntilResumed() {

@@ -1,6 +1,7 @@
 import CampaignPipeline
 import Fleet
 import FleetIO
+import Foundation
 import JSON
 
 /// `--rollout` in a firmware pass (`ReconcileRollout`): the due devices the stage under way admits go on to
@@ -107,20 +108,11 @@ extension ReconcileLoop {
       }
     }
     let population = Self.rolloutPopulation(profile, state.ledger)
-    let steps: [(step: ReconcileRollout.Step, next: Int)]
+    let steps: [ReconcileRollout.SettledStep]
+    let token = UUID().uuidString
     do {
       steps = try await changeRollout(key, source: firmware.source, plan: plan, site: site, state: &state) {
-        [ended] rollout, _ in
-        for (address, failed) in ended { rollout.record(address, failed: failed) }
-        let counted = rollout.count(population)
-        var steps: [(step: ReconcileRollout.Step, next: Int)] = []
-        while let step = rollout.advance(population: counted, plan: plan) {
-          // The stage that starts: past any empty one the next `admit` passes over.
-          var after = rollout
-          after.skipEmptyStages(population: counted, plan: plan)
-          steps.append((step, after.stage))
-        }
-        return steps
+        [ended] rollout, _ in rollout.settle(ended, population: population, plan: plan, token: token)
       }
       state.rolloutOutcomesKept[key] = nil
     } catch {
@@ -129,7 +121,7 @@ extension ReconcileLoop {
       output.line("reconcile: cannot record the rollout of \(profile.path), kept for the next pass: \(reason)")
       return
     }
-    for (step, next) in steps {
+    for (step, next) in steps.map({ ($0.step, $0.next) }) {
       switch step {
       case .stageEnded(let stage, let devices, let failures):
         let starts = next > plan.waves.count ? "the rollout is complete" : "the \(ReconcileRollout.name(next)) starts"
