@@ -188,16 +188,16 @@ extension ReconcileRollout {
   /// Records the members' outcomes (`ended`: address → failed) and ends every stage that can end, at
   /// `population` (the largest counted). Returns the stages it ended. `token` names this settling, so that run
   /// again on the rollout it left — a shared journal's transaction run a second time because its COMMIT's reply
-  /// was lost on the way, though the COMMIT was made — it returns the same steps instead of none, and the stage's
-  /// end is still reported [I: if another gateway settled in between, its token replaced this one and the end is
+  /// was lost on the way, though the COMMIT was made, or on a later pass with more outcomes when the journal did
+  /// not answer at all — it returns the steps the first run took as well as any new ones, and each stage's end is
+  /// still reported [I: if another gateway settled in between, its token replaced this one and the end is
   /// reported by nobody; that takes a lost reply and a second gateway within the same moment].
   public mutating func settle(_ ended: [String: Bool], population: Int, plan: RolloutPlan, token: String)
     -> [SettledStep]
   {
-    if let settled, settled.token == token { return settled.steps }
     for (address, failed) in ended { record(address, failed: failed) }
     let counted = count(population)
-    var steps: [SettledStep] = []
+    var steps = settled?.token == token ? settled?.steps ?? [] : []
     while let step = advance(population: counted, plan: plan) {
       var after = self
       after.skipEmptyStages(population: counted, plan: plan)

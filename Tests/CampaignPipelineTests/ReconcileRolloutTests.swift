@@ -79,6 +79,14 @@ import Testing
     #expect(again.settle(ended, population: 10, plan: plan, token: "t1") == steps)
     #expect(again == saved, "the second run changed nothing")
     #expect(again.settle(ended, population: 10, plan: plan, token: "t2").isEmpty)
+    // Run again later with the same token and more outcomes (the journal never answered the first time): the
+    // first run's end and the wave's that the new outcomes end.
+    var later = saved
+    _ = later.admit(site, population: 10, plan: plan)
+    let wave = Dictionary(uniqueKeysWithValues: ["D2", "D3", "D4", "D5"].map { ($0, false) })
+    #expect(
+      later.settle(ended.merging(wave) { $1 }, population: 10, plan: plan, token: "t1")
+        == steps + [ReconcileRollout.SettledStep(step: .stageEnded(stage: 1, devices: 4, failures: 0), next: 2)])
   }
 
   @Test func aStageOverTheThresholdStopsTheRolloutUntilResumed() {

@@ -98,7 +98,8 @@ extension ReconcileLoop {
     profile: ReconcileProfile, site: PostgresJournal?, state: inout PassState
   ) async {
     let key = Self.rolloutKey(profile, firmware)
-    var ended = (state.rolloutOutcomesKept[key] ?? [:]).merging(elsewhere) { $1 }
+    let kept = state.rolloutOutcomesKept[key]
+    var ended = (kept?.ended ?? [:]).merging(elsewhere) { $1 }
     for (address, outcome) in outcomes {
       switch outcome {
       case .updated, .planned, .compliant, .skipped: ended[address] = false
@@ -109,20 +110,21 @@ extension ReconcileLoop {
     }
     let population = Self.rolloutPopulation(profile, state.ledger)
     let steps: [ReconcileRollout.SettledStep]
-    let token = UUID().uuidString
+    let token = kept?.token ?? UUID().uuidString
     do {
       steps = try await changeRollout(key, source: firmware.source, plan: plan, site: site, state: &state) {
         [ended] rollout, _ in rollout.settle(ended, population: population, plan: plan, token: token)
       }
       state.rolloutOutcomesKept[key] = nil
     } catch {
-      state.rolloutOutcomesKept[key] = ended
+      state.rolloutOutcomesKept[key] = (ended, token)
       let reason = (error as? CLIFailure)?.message ?? "\(error)"
       output.line("reconcile: cannot record the rollout of \(profile.path), kept for the next pass: \(reason)")
       return
     }
-    for (step, next) in steps.map({ ($0.step, $0.next) }) {
-      switch step {
+    for settled in steps {
+      let next = settled.next
+      switch settled.step {
       case .stageEnded(let stage, let devices, let failures):
         let starts = next > plan.waves.count ? "the rollout is complete" : "the \(ReconcileRollout.name(next)) starts"
         await output.emit(

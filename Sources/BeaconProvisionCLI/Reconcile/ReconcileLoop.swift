@@ -153,8 +153,9 @@ struct ReconcileLoop {
     var firmwareHoldUntil = 0.0
     /// The shared firmware runs this process took part in: `--gateways`/`--settle` wait on its first one only.
     var firmwareRunsJoined: Set<String> = []
-    /// Rollout outcomes (rollout key → address → failed) a shared journal could not take: recorded with the next.
-    var rolloutOutcomesKept: [String: [String: Bool]] = [:]
+    /// Rollout outcomes (rollout key → address → failed) a shared journal could not take: recorded with the next,
+    /// under the same settling token (its COMMIT may have been made though the journal never answered).
+    var rolloutOutcomesKept: [String: (ended: [String: Bool], token: String)] = [:]
 
     /// Whether `reason` is new for `address` (then remembered): a device left alone for one reason is
     /// reported once, not every window; a visit's outcome clears it.
