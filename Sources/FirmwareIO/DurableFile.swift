@@ -74,10 +74,10 @@ enum DurableFile {
 
   static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
 
-  /// The file's size in bytes; 0 when there is none.
-  static func size(_ path: String) -> Int64 {
+  /// The file's size in bytes; nil when there is none.
+  static func size(_ path: String) -> Int64? {
     var info = stat()
-    return stat(path, &info) == 0 ? Int64(info.st_size) : 0
+    return stat(path, &info) == 0 ? Int64(info.st_size) : nil
   }
 
   private static func failure(_ what: String, _ path: String) -> FirmwareCacheError {

@@ -143,7 +143,7 @@ public struct FirmwareCache: Sendable {
     // and is fetched once more from the start [I: rather than sending If-Range, which needs the first response's
     // validator kept beside the `.part`; the catalogue's size and SHA-256 and the package's own checks catch the
     // splice, at the cost of a second download then].
-    let resumed = try await CacheIO.run { DurableFile.size(part) > 0 }
+    let resumed = try await CacheIO.run { (DurableFile.size(part) ?? 0) > 0 }
     var verified = try await downloadAndVerify(url, to: part, entry: entry)
     if case .failure = verified, resumed { verified = try await downloadAndVerify(url, to: part, entry: entry) }
     let checked = try verified.get()
@@ -182,9 +182,9 @@ extension FirmwareCache {
     }
     let verifier = self.verifier
     return try await CacheIO.run { () -> Result<PackageVerifier.Verified, any Error> in
-      let size = (try? FileManager.default.attributesOfItem(atPath: part)[.size] as? Int).flatMap { $0 }
+      let size = DurableFile.size(part)
       let verified = Result {
-        try verifier.verify(path: part, entry: entry, hashed: size.flatMap { hash.digest(fileSize: Int64($0)) })
+        try verifier.verify(path: part, entry: entry, hashed: size.flatMap { hash.digest(fileSize: $0) })
       }
       if case .failure = verified { DurableFile.remove(part) }
       return verified

@@ -9,16 +9,16 @@ import JSON
 /// member's outcome is recorded and a stage that ended is reported (rollout-stage), or the rollout stops over
 /// the threshold (rollout-stopped) and no later device is connected to for this source.
 ///
-/// Where the rollout lives: this gateway's schedule (`reconcile.json`), or with a shared journal the site's
-/// row in it (key `rollout` + the profile and source), changed under the source's lock (`changeSiteRollout`),
-/// so every gateway admits into the same stages and a stage ends once, whichever gateway checked its devices. The row holds the plan (a gateway started with another `--rollout` is refused; one started without
-/// it holds its devices while the site's rollout is under way: `siteRolloutHold`) and the largest population
-/// any gateway counted, which sizes the stages for all; outcomes of members another gateway settled are
-/// recorded from the firmware run's rows, so a gateway that died after an update does not leave its stage
-/// open [I: a journal that does not answer admits nobody this pass; outcomes it could not take are kept and
-/// recorded with the next ones]. The rollout is keyed by the profile's content, so an edit of the profile starts a
-/// new one: a stop of the source under another key carries over to it until `--resume-rollout`, on a gateway's
-/// schedule and on the site alike (`ReconcileRollout.inheritStop`).
+/// Where the rollout lives: this gateway's schedule (`reconcile.json`), or with a shared journal the site's row in it
+/// (key `rollout` + the profile and source), changed under the source's lock (`changeSiteRollout`), so every gateway
+/// admits into the same stages and a stage ends once, whichever gateway checked its devices. The row holds the plan (a
+/// gateway started with another `--rollout` is refused; one started without it holds its devices while the site's
+/// rollout is under way: `siteRolloutHold`) and the largest population any gateway counted, which sizes the stages for
+/// all; outcomes of members another gateway settled are recorded from the firmware run's rows, so a gateway that died
+/// after an update does not leave its stage open [I: a journal that does not answer admits nobody this pass; outcomes
+/// it could not take are kept and recorded with the next ones]. The rollout is keyed by the profile's content, so an
+/// edit of the profile starts a new one: a stop of the source under another key carries over to it until
+/// `--resume-rollout`, on a gateway's schedule and on the site alike (`ReconcileRollout.inheritStop`).
 extension ReconcileLoop {
   /// The devices the profile manages as this gateway counts them (the rollout's population): the addresses its
   /// inventory or `select` names, or its converged devices this gateway knows, whichever is more.

@@ -17,17 +17,12 @@ extension ReconcileLoop {
     _ key: String, source: String, plan: RolloutPlan, site: PostgresJournal,
     _ change: @escaping @Sendable (inout ReconcileRollout, _ others: [String: ReconcileRollout]) -> T
   ) async throws -> (T, ReconcileRollout) {
-    try await site.updateSharedGroup(siteRolloutPrefix + source, prefix: siteRolloutPrefix, suffix: "\n" + source) {
-      rows in
-      var others = try decodeSiteRollouts(rows)
+    try await withSourceRollouts(source, site: site) { found in
+      var others = found
       var rollout = others.removeValue(forKey: key) ?? ReconcileRollout()
-      if let running = rollout.plan, running != plan.text {
-        throw CLIFailure(
-          "the site's rollout runs --rollout \(running); this gateway's is \(plan.text): start it with the same plan")
-      }
-      rollout.plan = plan.text
+      try rollout.takePlan(plan, profile: nil)
       let result = change(&rollout, others)
-      return ([siteRolloutPrefix + key: try JSONValueEncoder().text(rollout)], (result, rollout))
+      return ([key: rollout], (result, rollout))
     }
   }
 
@@ -41,18 +36,11 @@ extension ReconcileLoop {
   static func resumeSiteRollouts(
     _ profiles: [String: String], source: String, plan: RolloutPlan, site: PostgresJournal
   ) async throws -> [String: ReconcileRollout] {
-    try await site.updateSharedGroup(siteRolloutPrefix + source, prefix: siteRolloutPrefix, suffix: "\n" + source) {
-      rows in
-      let found = try decodeSiteRollouts(rows)
+    try await withSourceRollouts(source, site: site) { found in
       var written: [String: ReconcileRollout] = [:]
       for (key, path) in profiles.sorted(by: { $0.key < $1.key }) {
         var rollout = found[key] ?? ReconcileRollout()
-        if let running = rollout.plan, running != plan.text {
-          throw CLIFailure(
-            "the site's rollout of \(path) runs --rollout \(running); this gateway's is \(plan.text): start it with "
-              + "the same plan")
-        }
-        rollout.plan = plan.text
+        try rollout.takePlan(plan, profile: path)
         if rollout.stopped != nil { rollout.resume(plan: plan) }
         written[key] = rollout
       }
@@ -60,14 +48,37 @@ extension ReconcileLoop {
         rollout.resume(plan: rollout.plan.flatMap { RolloutPlan(text: $0) } ?? plan)
         written[key] = rollout
       }
-      let changed = try written.map { (siteRolloutPrefix + $0.key, try JSONValueEncoder().text($0.value)) }
-      return (Dictionary(uniqueKeysWithValues: changed), written)
+      return (written, written)
     }
   }
 
   /// The source's rollouts on the site, read without its lock (a snapshot).
   static func siteRollouts(of source: String, _ site: PostgresJournal) async throws -> [String: ReconcileRollout] {
-    try decodeSiteRollouts(try await site.sharedValues(prefix: siteRolloutPrefix, suffix: "\n" + source))
+    let (prefix, suffix) = siteRolloutRows(of: source)
+    return try decodeSiteRollouts(try await site.sharedValues(prefix: prefix, suffix: suffix))
+  }
+
+  /// Runs `change` on the source's rollouts on the site (by ledger key) in one transaction under the source's
+  /// lock, and writes the rollouts it returns (by ledger key; the others are left as they are).
+  private static func withSourceRollouts<T: Sendable>(
+    _ source: String, site: PostgresJournal,
+    _ change:
+      @escaping @Sendable ([String: ReconcileRollout]) throws -> (
+        written: [String: ReconcileRollout], result: T
+      )
+  ) async throws -> T {
+    let (prefix, suffix) = siteRolloutRows(of: source)
+    return try await site.updateSharedGroup(prefix + source, prefix: prefix, suffix: suffix) { rows in
+      let (written, result) = try change(try decodeSiteRollouts(rows))
+      let encoder = JSONValueEncoder()
+      let changed = try written.map { (prefix + $0.key, try encoder.text($0.value)) }
+      return (Dictionary(uniqueKeysWithValues: changed), result)
+    }
+  }
+
+  /// The rows that hold a source's rollouts: keys `rollout\n<fingerprint>\n<source>`.
+  private static func siteRolloutRows(of source: String) -> (prefix: String, suffix: String) {
+    (siteRolloutPrefix, "\n" + source)
   }
 
   /// Rows by ledger key. Throws when one does not decode: a rollout that cannot be read holds its source's
@@ -102,5 +113,18 @@ extension ReconcileLoop {
     if let stop = rollout.stopped { return "the site's rollout stopped (\(stop)); \(resume)" }
     guard !rollout.isComplete(plan) else { return nil }
     return "the site's rollout (--rollout \(plan.text)) is under way on other gateways: start this one with it"
+  }
+}
+
+extension ReconcileRollout {
+  /// Sets the plan this gateway runs the site's rollout with; throws when the rollout (of the profile at `path`,
+  /// when named) already runs another: every gateway admits into the same stages.
+  fileprivate mutating func takePlan(_ plan: RolloutPlan, profile path: String?) throws {
+    if let running = self.plan, running != plan.text {
+      let rollout = path.map { "the site's rollout of \($0)" } ?? "the site's rollout"
+      throw CLIFailure(
+        "\(rollout) runs --rollout \(running); this gateway's is \(plan.text): start it with the same plan")
+    }
+    self.plan = plan.text
   }
 }
