@@ -88,22 +88,21 @@ extension Campaign {
     let result = await wait(say)
     await takePermit()
     if !result || stopRequested { waitsOffLink[address] = latest.withLock { $0 } }
-    connectBaselines[address] = (lastAttemptEnd, attemptsEnded)
+    connectBaselines[address] = ConnectBaseline(end: lastAttemptEnd, ended: attemptsEnded, at: .now)
     inFlight += 1
     reportLinks()
     return result && !stopRequested
   }
 
   /// After a refused connect: a short pause for a teardown, or the lowered limit's permit for the limit.
-  /// `endBefore`: the last end of an attempt of ours before the refused one started; `endedMeanwhile`: the
-  /// attempts that ended since it started.
+  /// `sinceLastEnd`: from the last end of an attempt of ours to the refused connect (nil: none had ended);
+  /// `endedMeanwhile`: the attempts that ended since that connect.
   func waitAfterRefusal(
-    _ address: String, endBefore: ContinuousClock.Instant?, endedMeanwhile: Int, teardown: inout TeardownWait,
+    _ address: String, sinceLastEnd: Duration?, endedMeanwhile: Int, teardown: inout TeardownWait,
     idleLinkWaits: inout Int
   ) async {
-    let since = endBefore.map { ContinuousClock.now - $0 }
     switch links.refused(
-      inFlight: inFlight, endedMeanwhile: endedMeanwhile, sinceLastEnd: since, teardownWaited: teardown.waited)
+      inFlight: inFlight, endedMeanwhile: endedMeanwhile, sinceLastEnd: sinceLastEnd, teardownWaited: teardown.waited)
     {
     case .teardown:
       let delay = teardown.next
@@ -140,6 +139,19 @@ extension Campaign {
     _ = await backoff.result
     backoffs[address] = nil
   }
+}
+
+/// Where a connect stood when it was made (an attempt's start, or the end of its off-link wait): the last end
+/// of an attempt of ours, the count of ends, and the time. A refusal is measured from the connect, not from
+/// when it is handled: on a loaded machine the two can be seconds apart, and a refusal right after a link of
+/// ours closed would then be taken for the adapter's limit (a sanitizer run lowered the limit that way).
+struct ConnectBaseline {
+  var end: ContinuousClock.Instant?
+  var ended: Int
+  var at: ContinuousClock.Instant
+
+  /// From the last end of ours to the connect; nil when none had ended.
+  var sinceLastEnd: Duration? { end.map { at - $0 } }
 }
 
 /// The attempts in flight and the link limit, as last reported.

@@ -45,9 +45,9 @@ public actor Campaign {
   var lastAttemptEnd: ContinuousClock.Instant?
   /// What a device whose off-link wait a stop ended was last waiting for (`CampaignContext.waitOffLink`).
   var waitsOffLink: [String: String] = [:]
-  /// For an attempt back from an off-link wait: the last end and the count of ends when the wait ended, which
-  /// a refused connect after it measures from (not from the attempt's start, perhaps minutes before).
-  var connectBaselines: [String: (end: ContinuousClock.Instant?, ended: Int)] = [:]
+  /// For an attempt back from an off-link wait: the last end, the count of ends and the time when the wait
+  /// ended, which a refused connect after it measures from (not from the attempt's start, perhaps minutes before).
+  var connectBaselines: [String: ConnectBaseline] = [:]
   /// Devices whose last attempt was refused a link after holding one of its own (`attemptOnce`): the refusal
   /// is measured as coming right after an end of ours.
   var refusedAfterOwnLink: Set<String> = []
@@ -166,8 +166,7 @@ public actor Campaign {
     var teardown = TeardownWait()
     while true {
       // A refusal can be the teardown of a link of ours only if that link ended before this connect.
-      let endBefore = lastAttemptEnd
-      let endedBefore = attemptsEnded
+      let baseline = ConnectBaseline(end: lastAttemptEnd, ended: attemptsEnded, at: .now)
       connectBaselines[address] = nil
       refusedAfterOwnLink.remove(address)
       do {
@@ -183,11 +182,12 @@ public actor Campaign {
         // After an off-link wait, what ended before the connect is counted from the wait's end.
         // After the attempt's own link, that link ended just before the refused connect; its end is counted
         // among those meanwhile, as its slot may still have been taken (the bound stays an upper one).
-        let (end, ended) = connectBaselines.removeValue(forKey: address) ?? (endBefore, endedBefore)
+        let connect = connectBaselines.removeValue(forKey: address) ?? baseline
         let ownLinkEnded = refusedAfterOwnLink.remove(address) != nil
         await waitAfterRefusal(
-          address, endBefore: ownLinkEnded ? .now : end, endedMeanwhile: attemptsEnded - ended, teardown: &teardown,
-          idleLinkWaits: &idleLinkWaits)
+          address, sinceLastEnd: ownLinkEnded ? .zero : connect.sinceLastEnd,
+          endedMeanwhile: attemptsEnded - connect.ended,
+          teardown: &teardown, idleLinkWaits: &idleLinkWaits)
         if stopRequested { return await finish(address, .pending, detail: error.description) }
         continue
       } catch let error as LinkError where error.code == .tooManyLinks && stopRequested {

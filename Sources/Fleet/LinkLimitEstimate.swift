@@ -48,9 +48,8 @@ struct LinkLimitEstimate: Sendable {
   /// A connect refused. `inFlight`: the other attempts in flight; `endedMeanwhile`: attempts that ended
   /// (having held a link) since the refused one started — the refusal is reported after it happened, and
   /// those may have held links when it did, so the limit is not lowered below `inFlight + endedMeanwhile`;
-  /// `sinceLastEnd`: the time since an attempt of ours last ended before the refused one started (nil: none
-  /// had); `teardownWaited`: how long this device has paused on refusals taken for a teardown since its
-  /// last link.
+  /// `sinceLastEnd`: from the last end of an attempt of ours to the refused connect (nil: none had ended);
+  /// `teardownWaited`: how long this device has paused on refusals taken for a teardown since its last link.
   mutating func refused(
     inFlight: Int, endedMeanwhile: Int = 0, sinceLastEnd: Duration?, teardownWaited: Duration
   ) -> Refusal {

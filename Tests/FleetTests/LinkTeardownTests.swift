@@ -230,50 +230,52 @@ import Testing
     #expect(Self.lowered(all) == [1])
   }
 
-  @Test func theEstimateTellsATeardownFromTheLimitAndProbesAfterSuccesses() {
-    var e = LinkLimitEstimate(asked: 5)
-    // Refused soon after an end of ours, with a link to spare: a teardown.
-    let soon = e.refused(inFlight: 4, sinceLastEnd: .milliseconds(1), teardownWaited: .zero)
-    // ... unless the device already waited out the grace.
-    let waitedOut = e.refused(inFlight: 4, sinceLastEnd: .milliseconds(1), teardownWaited: .seconds(2))
-    #expect([soon, waitedOut] == [.teardown, .limit])
-    let lows = [e.newLow(), e.newLow()]
-    #expect(e.limit == 4 && lows == [4, nil])
-    let raises = [e.attemptEnded(), e.attemptEnded(), e.attemptEnded(), e.attemptEnded()]
-    let said = [e.firstRaise(), e.firstRaise()]
-    #expect(raises == [false, false, false, true] && e.limit == 5 && said == [5, nil])
-    // A probe above the measured limit that the adapter refuses is taken back at once, unannounced.
-    let probe = e.refused(inFlight: 4, sinceLastEnd: .milliseconds(1), teardownWaited: .zero)
-    let low = e.newLow()
-    #expect(probe == .limit && e.limit == 4 && low == nil)
-    // ... back to the limit it was seen to hold, even when another attempt ended between the refusal and
-    // its report (in flight: 1) — not down to the attempts in flight.
-    _ = [e.attemptEnded(), e.attemptEnded(), e.attemptEnded(), e.attemptEnded()]
-    let racedProbe = e.refused(inFlight: 1, sinceLastEnd: .milliseconds(1), teardownWaited: .zero)
-    #expect(racedProbe == .limit && e.limit == 4 && e.newLow() == nil)
-    // Nothing of ours ended lately: the adapter's limit.
-    var fresh = LinkLimitEstimate(asked: 16)
-    let first = fresh.refused(inFlight: 5, sinceLastEnd: nil, teardownWaited: .zero)
-    #expect(first == .limit && fresh.limit == 5)
-    // Two attempts ended while the refusal was on its way: they may have held links when it happened.
-    var raced = LinkLimitEstimate(asked: 16)
-    _ = raced.refused(inFlight: 3, endedMeanwhile: 2, sinceLastEnd: nil, teardownWaited: .zero)
-    #expect(raced.limit == 5)
+  /// Work whose first connect to `stalled` is refused, the refusal reaching the campaign `stall` later — as on a
+  /// loaded machine, where the process may not run for seconds between a connect and the handling of its
+  /// error; every other link is held `linkTime`.
+  struct StalledRefusalWork: CampaignWork {
+    let stalled: String
+    var stall = Duration.milliseconds(2500)
+    var linkTime = Duration.milliseconds(20)
+    /// Connects to `stalled` so far (a refusal costs no attempt: the retry is attempt 1 again).
+    final class Connects: Sendable {
+      let count = Mutex(0)
+      func next() -> Int {
+        count.withLock {
+          $0 += 1
+          return $0
+        }
+      }
+    }
+    let connects = Connects()
+
+    func attempt(_ target: Target, attempt: Int, context: CampaignContext) async throws -> DeviceOutcome {
+      let address = target.address.description
+      try await context.step(address, .connecting, attempt: attempt)
+      if address == stalled, connects.next() == 1 {
+        try await Task.sleep(for: stall)
+        throw LinkError(.tooManyLinks, peer: target.address, detail: "a link of ours was still being torn down")
+      }
+      try await context.step(address, .transferring, attempt: attempt)
+      try await Task.sleep(for: linkTime)
+      return .updated([])
+    }
   }
 
-  /// The limit rises before the refused device, still waiting for its permit, has said the low: the raise
-  /// says the low first, then itself, so the first raise is the one said (seen under ThreadSanitizer on a
-  /// loaded machine: the raise to 3 went unsaid and "raised to 4" came after the low).
-  @Test func aRaiseBeforeTheLowWasSaidSaysTheLowThenTheFirstRaise() {
-    var e = LinkLimitEstimate(asked: 4)
-    _ = e.refused(inFlight: 2, sinceLastEnd: nil, teardownWaited: .zero)
-    let raised = [e.attemptEnded(), e.attemptEnded()]
-    let said = e.raiseAnnouncements()
-    #expect(raised == [false, true] && e.limit == 3 && said.low == 2 && said.raised == 3)
-    // The waiting device then has no low left to say, and the next raise says nothing.
-    let waiting = e.newLow()
-    let again = [e.attemptEnded(), e.attemptEnded(), e.attemptEnded()]
-    let next = e.raiseAnnouncements()
-    #expect(waiting == nil && again == [false, false, true] && e.limit == 4 && next.low == nil && next.raised == nil)
+  /// A refusal is measured from its connect, made right after a link of ours ended, not from when the campaign
+  /// handles it, past the teardown grace: a teardown, and the limit stays.
+  @Test func aRefusalHandledLateIsMeasuredFromItsConnect() async throws {
+    let f = try Fleet(count: 3)
+    let work = StalledRefusalWork(stalled: f.targets[2].address.description)
+    let run = try await f.journal.createRun(
+      kind: "dfu", source: "app.zip", adapter: "test", addresses: f.targets.map(\.address.description))
+    let campaign = Campaign(
+      work: work, targets: f.targets, journal: f.journal, run: run,
+      options: .init(parallel: 2, retry: RetryPolicy(maximumAttempts: 1, firstDelay: .zero)))
+    let events = Self.gather(campaign.events)
+    let summary = await campaign.start()
+    #expect(summary.count(.verified) == 3 && !summary.failed, "a refusal costs no attempt")
+    #expect(Self.lowered(await events.value) == [])
+    #expect(work.connects.count.withLock { $0 } == 2, "refused once, then connected")
   }
 }
