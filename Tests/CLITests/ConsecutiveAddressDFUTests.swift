@@ -59,7 +59,7 @@ import Testing
     let command = try DFUUpdateCommand.parse(
       arguments + [
         "--adapter", "sim:\(fleet)", "--scan", "5", "--retry-delay", "0",
-        "--reconnect-delay", "0", "--object-delay", "0", "--timeout", "2", "--min-battery", "0",
+        "--reconnect-delay", "0", "--object-delay", "0", "--timeout", "30", "--min-battery", "0",
       ])
     return try await DFUInvocation(command: command, pace: .unpaced, central: central).run()
   }
