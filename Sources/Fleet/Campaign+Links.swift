@@ -38,10 +38,15 @@ extension Campaign {
     inFlight += 1
     reportLinks()
     let heldLink = Mutex(false)
+    let connectMade = Mutex<ConnectMade?>(nil)
     do {
       var context = context
       context.offLink = { [self] address, reason, wait in await waitOffLink(address, reason: reason, wait) }
       context.steppedPastConnect = { heldLink.withLock { $0 = true } }
+      context.connectStarting = { [self] in
+        let end = lastAttemptEnd.withLock { $0 }
+        connectMade.withLock { $0 = ConnectMade(end: end, at: .now) }
+      }
       let outcome = try await work.attempt(target, attempt: attempt, context: context)
       attemptEnded(heldLink: true, refused: false)
       return outcome
@@ -49,6 +54,7 @@ extension Campaign {
       let refused = (error as? LinkError)?.code == .tooManyLinks
       let held = heldLink.withLock { $0 }
       if refused && held { refusedAfterOwnLink.insert(target.address.description) }
+      if refused, let made = connectMade.withLock({ $0 }) { refusedConnects[target.address.description] = made }
       attemptEnded(heldLink: held || !refused, refused: refused)
       throw error
     }
@@ -57,7 +63,7 @@ extension Campaign {
   private func attemptEnded(heldLink: Bool, refused: Bool) {
     inFlight -= 1
     if heldLink {
-      lastAttemptEnd = .now
+      lastAttemptEnd.withLock { $0 = .now }
       attemptsEnded += 1
     }
     if !refused, links.attemptEnded() {
@@ -88,7 +94,7 @@ extension Campaign {
     let result = await wait(say)
     await takePermit()
     if !result || stopRequested { waitsOffLink[address] = latest.withLock { $0 } }
-    connectBaselines[address] = ConnectBaseline(end: lastAttemptEnd, ended: attemptsEnded, at: .now)
+    connectBaselines[address] = ConnectBaseline(end: lastAttemptEnd.withLock { $0 }, ended: attemptsEnded, at: .now)
     inFlight += 1
     reportLinks()
     return result && !stopRequested
@@ -141,17 +147,30 @@ extension Campaign {
   }
 }
 
-/// Where a connect stood when it was made (an attempt's start, or the end of its off-link wait): the last end
-/// of an attempt of ours, the count of ends, and the time. A refusal is measured from the connect, not from
-/// when it is handled: on a loaded machine the two can be seconds apart, and a refusal right after a link of
-/// ours closed would then be taken for the adapter's limit (a sanitizer run lowered the limit that way).
+/// Where a device's attempt stood before its connect: the last end of an attempt of ours, the count of ends,
+/// and the time — taken at the attempt's start, or at the end of its off-link wait. The count bounds the limit
+/// (`endedMeanwhile`); the time since the last end tells a teardown, measured up to the connect itself where the
+/// work said when it made it (`ConnectMade`), else up to this baseline's time. Not up to when the refusal is
+/// handled: on a loaded machine that can be seconds later, and a refusal right after a link of ours closed would
+/// then be taken for the adapter's limit (an AddressSanitizer run lowered the limit that way).
 struct ConnectBaseline {
   var end: ContinuousClock.Instant?
   var ended: Int
   var at: ContinuousClock.Instant
 
-  /// From the last end of ours to the connect; nil when none had ended.
-  var sinceLastEnd: Duration? { end.map { at - $0 } }
+  /// From the last end of ours to the connect (nil: none had ended): to `made` when it came after this
+  /// baseline (the connect followed the wait or the attempt's start), else to this baseline's time.
+  func sinceLastEnd(_ made: ConnectMade?) -> Duration? {
+    if let made, made.at >= at { return made.end.map { made.at - $0 } }
+    return end.map { at - $0 }
+  }
+}
+
+/// A connect as its work was about to make it (`CampaignContext.connectStarting`): the last end of an attempt of
+/// ours then, and the time.
+struct ConnectMade: Sendable {
+  var end: ContinuousClock.Instant?
+  var at: ContinuousClock.Instant
 }
 
 /// The attempts in flight and the link limit, as last reported.

@@ -1,5 +1,6 @@
 import BeaconCore
 import Profiles
+import Synchronization
 
 /// The scheduler every fleet campaign (`apply`, `plan`, `dfu`) shares: a bounded number of links at once,
 /// transient failures retried with backoff (`RetryPolicy`), a wrong password never retried, each device's
@@ -42,7 +43,8 @@ public actor Campaign {
   /// Attempts running now (each holds or is opening a link), and when the last one ended (a connect made
   /// soon after and refused may have met that link's teardown).
   var inFlight = 0
-  var lastAttemptEnd: ContinuousClock.Instant?
+  /// Behind a lock, not the actor, so that a connect reads it where it is made (`CampaignContext.connectStarting`).
+  let lastAttemptEnd = Mutex<ContinuousClock.Instant?>(nil)
   /// What a device whose off-link wait a stop ended was last waiting for (`CampaignContext.waitOffLink`).
   var waitsOffLink: [String: String] = [:]
   /// For an attempt back from an off-link wait: the last end, the count of ends and the time when the wait
@@ -51,6 +53,8 @@ public actor Campaign {
   /// Devices whose last attempt was refused a link after holding one of its own (`attemptOnce`): the refusal
   /// is measured as coming right after an end of ours.
   var refusedAfterOwnLink: Set<String> = []
+  /// Where a device's last refused connect was made, when its work said so (`CampaignContext.connectStarting`).
+  var refusedConnects: [String: ConnectMade] = [:]
   /// Attempts that have ended having held (or opened) a link, ever: a refusal counts those that ended while
   /// it was on its way (`LinkLimitEstimate.refused`).
   var attemptsEnded = 0
@@ -166,9 +170,10 @@ public actor Campaign {
     var teardown = TeardownWait()
     while true {
       // A refusal can be the teardown of a link of ours only if that link ended before this connect.
-      let baseline = ConnectBaseline(end: lastAttemptEnd, ended: attemptsEnded, at: .now)
+      let baseline = ConnectBaseline(end: lastAttemptEnd.withLock { $0 }, ended: attemptsEnded, at: .now)
       connectBaselines[address] = nil
       refusedAfterOwnLink.remove(address)
+      refusedConnects[address] = nil
       do {
         let outcome = try await attemptOnce(target, attempt: attempt)
         // A device left pending by a stop during an off-link wait: the journal says what it waited for.
@@ -183,9 +188,10 @@ public actor Campaign {
         // After the attempt's own link, that link ended just before the refused connect; its end is counted
         // among those meanwhile, as its slot may still have been taken (the bound stays an upper one).
         let connect = connectBaselines.removeValue(forKey: address) ?? baseline
+        let made = refusedConnects.removeValue(forKey: address)
         let ownLinkEnded = refusedAfterOwnLink.remove(address) != nil
         await waitAfterRefusal(
-          address, sinceLastEnd: ownLinkEnded ? .zero : connect.sinceLastEnd,
+          address, sinceLastEnd: ownLinkEnded ? .zero : connect.sinceLastEnd(made),
           endedMeanwhile: attemptsEnded - connect.ended,
           teardown: &teardown, idleLinkWaits: &idleLinkWaits)
         if stopRequested { return await finish(address, .pending, detail: error.description) }

@@ -28,6 +28,9 @@ public struct CampaignContext: Sendable {
   /// Told when the attempt announces a step past `connecting`: from then on it has held a link of its own, so
   /// a connect it makes later follows that link's close (`Campaign.attemptOnce`).
   var steppedPastConnect: (@Sendable () -> Void)? = nil
+  /// Told as the attempt is about to open its link: its `connecting` step said and, where the record comes first,
+  /// recorded. A refused connect is measured from here (`ConnectMade`).
+  var connectStarting: (@Sendable () -> Void)? = nil
 
   /// A wait of the work's own, given how to say a new reason for it (`waitOffLink`).
   public typealias OffLinkWait = @Sendable (_ reasonChanged: @escaping @Sendable (String) -> Void) async -> Bool
@@ -39,6 +42,7 @@ public struct CampaignContext: Sendable {
     try await journal.record(
       run: run, address: address, state: .working, step: step.rawValue, changes: changes,
       countAttempt: step == .connecting)
+    if step == .connecting { connectStarting?() }
   }
 
   /// Journals and announces `step` while `body` runs beside the record (`record(_:alongside:discard:)`) —
@@ -55,8 +59,10 @@ public struct CampaignContext: Sendable {
       countWrite: false)
     if journal.fencesDevices {
       try await journal.record(update)
+      if step == .connecting { connectStarting?() }
       return try await body()
     }
+    if step == .connecting { connectStarting?() }
     return try await record(update, alongside: body, discard: discard)
   }
 
