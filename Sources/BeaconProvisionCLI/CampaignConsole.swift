@@ -54,6 +54,8 @@ struct CampaignConsole: Sendable {
       return "read \(read) of \(of) devices: " + groups.map { "\($1)× \($0)" }.sorted().joined(separator: ", ")
     case .surveyLeft(let left):
       return "not read, left to nearer gateways: " + PipelineEvent.text(left: left)
+    case .recalledLeftMidTransfer(let recalled, let unknown):
+      return PipelineEvent.text(recalled: recalled, unknown: unknown)
     case .catalogueRead(let url, let origin):
       let how =
         switch origin {

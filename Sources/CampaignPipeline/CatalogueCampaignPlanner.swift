@@ -19,6 +19,15 @@ import Profiles
 /// Any catalogue or package failure ends the run here, before any device is touched beyond that read;
 /// and before even that, `checkReachable` makes an online run whose catalogue is not there at all fail
 /// before the scan.
+///
+/// A device the run's journal left mid-transfer (`leftMidTransfer`: a resume, or a shared run another gateway
+/// died in) may be waiting in its bootloader, which advertises no battery and has no configuration service to
+/// read. It is surveyed whatever its battery (its application may be back), and when it does not answer, its
+/// model and hardware version are taken from the fleet registry, where the interrupted visit recorded what it
+/// read before the jump (`recall`), and the version it was being updated from from the journal's `ver` change
+/// (`transferredFrom`) — so its package is resolved, and the transfer the bootloader holds part of goes on. The
+/// --model/--hardware filters are not applied to it: a device left in its bootloader is finished, as a
+/// `--package` resume finishes it (its old application may be gone).
 struct CatalogueCampaignPlanner: Sendable {
   var cache: FirmwareCache
   var location: CatalogueLocation
@@ -33,6 +42,12 @@ struct CatalogueCampaignPlanner: Sendable {
   var parallel: Int
   /// Where the survey, the catalogues and the packages are reported.
   var emit: @Sendable (PipelineEvent) -> Void
+  /// The targets the run's journal left mid-transfer (by address), and the version each was being updated
+  /// from, where the journal has it.
+  var leftMidTransfer: Set<String> = []
+  var transferredFrom: [String: FirmwareVersion] = [:]
+  /// What the fleet registry last knew of a device (nil: nothing, or the registry cannot be read).
+  var recall: @Sendable (String) async -> DeviceIdentity? = { _ in nil }
 
   /// The packages resolved for this campaign, for its report.
   struct Resolved {
@@ -73,12 +88,13 @@ struct CatalogueCampaignPlanner: Sendable {
   }
 
   func resolve(_ targets: [Target]) async throws -> Resolved {
-    let surveyed = await survey(targets)
+    var surveyed = await survey(targets)
     emit(
       .surveyed(
         read: surveyed.count, of: targets.count,
         groups: Dictionary(grouping: surveyed.values, by: { "\($0.model ?? "?") \($0.hardware ?? "?")" }).mapValues(
           \.count)))
+    surveyed.merge(await recallLeftMidTransfer(targets, answered: surveyed)) { read, _ in read }
     var catalogues: [String: FirmwareCatalogue] = [:]
     for model in Set(surveyed.values.compactMap(\.model)).sorted() {
       do {
@@ -166,7 +182,7 @@ struct CatalogueCampaignPlanner: Sendable {
   func survey(_ targets: [Target]) async -> [String: DeviceIdentity] {
     let work = FirmwareWork(plan: plan, updater: identifier, batteries: batteries)
     let eligible = targets.filter { t in
-      guard let floor = plan.minimumBattery else { return true }
+      guard let floor = plan.minimumBattery, !leftMidTransfer.contains(t.address.description) else { return true }
       return (batteries[t.address.description] ?? -1) >= floor
     }
     var found: [String: DeviceIdentity] = [:]
@@ -183,5 +199,29 @@ struct CatalogueCampaignPlanner: Sendable {
       }
     }
     return found
+  }
+}
+
+extension CatalogueCampaignPlanner {
+  /// The identities of the targets left mid-transfer that did not answer the survey: model and hardware version
+  /// from the fleet registry, the firmware the journal says the transfer started from (else the registry's);
+  /// said in one line, with those the registry has no model and hardware version for (their visit fails: no
+  /// package can be chosen without them).
+  func recallLeftMidTransfer(_ targets: [Target], answered: [String: DeviceIdentity]) async -> [String: DeviceIdentity]
+  {
+    let silent = targets.map(\.address.description).filter { leftMidTransfer.contains($0) && answered[$0] == nil }
+    guard !silent.isEmpty else { return [:] }
+    var recalled: [String: DeviceIdentity] = [:]
+    var unknown: [String] = []
+    for address in silent {
+      guard var identity = await recall(address), identity.model != nil, identity.hardware != nil else {
+        unknown.append(address)
+        continue
+      }
+      if let from = transferredFrom[address] { identity.firmware = from }
+      recalled[address] = identity
+    }
+    emit(.recalledLeftMidTransfer(recalled: recalled.keys.sorted(), unknown: unknown))
+    return recalled
   }
 }

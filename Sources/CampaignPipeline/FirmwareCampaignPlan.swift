@@ -150,10 +150,18 @@ public struct FirmwareCampaignPlan: CampaignPlan {
       work = FirmwareWork(
         plan: plan, updater: updater(single.package.transferImages), batteries: selection.batteries, reports: reports)
     case .catalogue(_, let wanted, let location, let cache, _):
-      let planner = CatalogueCampaignPlanner(
+      var planner = CatalogueCampaignPlanner(
         cache: cache, location: location, wanted: wanted, identifier: updater([]), expectations: expectations,
         updater: { updater($0.transferImages) }, plan: plan, batteries: selection.batteries, parallel: parallel,
         emit: emit)
+      (planner.leftMidTransfer, planner.transferredFrom) = await Self.leftMidTransfer(selection, resources)
+      let registry = resources.registry.registry
+      planner.recall = { address in
+        guard let device = try? await registry.device(address) else { return nil }
+        return DeviceIdentity(
+          model: device.model, hardware: device.hardwareVersion,
+          firmware: device.firmwareVersion.flatMap(FirmwareVersion.init))
+      }
       let resolved = try await planner.resolve(await Self.surveyTargets(selection, resources, emit))
       packages = resolved.packages.map {
         ResolvedPackage(url: $0.key, version: "V\($0.value.version)", sha256: $0.value.sha256)
@@ -167,6 +175,26 @@ public struct FirmwareCampaignPlan: CampaignPlan {
     // Neighbouring addresses never run together (`AddressNeighbourhood`): start them apart.
     return PreparedWork(
       work: work, order: { AddressNeighbourhood.spread($0) }, reports: reports, version: version, packages: packages)
+  }
+
+  /// The targets the run's journal left mid-transfer (step `transferring`, not finished) — on a resume, or on a
+  /// named shared run where another gateway's visit broke off — and the version each transfer started from (its
+  /// `ver` change). None for a new run, or when the journal does not answer (their visits then find out as
+  /// before).
+  static func leftMidTransfer(_ selection: CampaignSelection, _ resources: CampaignResources) async -> (
+    Set<String>, [String: FirmwareVersion]
+  ) {
+    guard let run = selection.sharedRun, let rows = try? await resources.journal.devices(run: run) else {
+      return ([], [:])
+    }
+    let targets = Set(selection.targets.map(\.address.description))
+    let left = rows.filter {
+      $0.step == VisitStep.transferring.rawValue && !$0.state.isFinal && targets.contains($0.address)
+    }
+    let from = left.compactMap { row in
+      row.changeList.first { $0.key == "ver" }?.old.flatMap(FirmwareVersion.init).map { (row.address, $0) }
+    }
+    return (Set(left.map(\.address)), Dictionary(from, uniquingKeysWith: { a, _ in a }))
   }
 
   /// The targets a catalogue campaign surveys: all of them, or on a named shared run those the nearest-gateway

@@ -27,6 +27,9 @@ public enum PipelineEvent: Sendable {
   /// On a shared run, the targets the survey leaves out: another gateway heard them clearly better lately
   /// (address → that gateway, `GatewayCoordinator.leftToNearer`).
   case surveyLeft([String: String])
+  /// A catalogue campaign's devices left mid-transfer that did not answer its survey (in their bootloaders,
+  /// perhaps): those whose identity the fleet registry gave, and those it knows nothing of.
+  case recalledLeftMidTransfer(recalled: [String], unknown: [String])
   /// A model's catalogue, downloaded, not modified since the cached copy, or from the cache (offline).
   case catalogueRead(url: String, origin: CatalogueSnapshot.Origin)
   /// A package download begins (the download's own progress is the cache's).
@@ -49,5 +52,19 @@ extension PipelineEvent {
   /// `surveyLeft`'s addresses as a line shows them: "DD:… (gw-2), …", by address.
   public static func text(left: [String: String]) -> String {
     left.sorted { $0.key < $1.key }.map { "\($0.key) (\($0.value))" }.joined(separator: ", ")
+  }
+
+  /// `recalledLeftMidTransfer` in words.
+  public static func text(recalled: [String], unknown: [String]) -> String {
+    var parts = ["left mid-transfer and not read (in their bootloaders, perhaps)"]
+    if !recalled.isEmpty {
+      parts.append("model and hardware from the fleet registry: " + recalled.joined(separator: ", "))
+    }
+    if !unknown.isEmpty {
+      parts.append(
+        "the fleet registry has no model and hardware version for them (or cannot be read), so no package can be "
+          + "chosen: " + unknown.sorted().joined(separator: ", "))
+    }
+    return parts.joined(separator: "; ")
   }
 }

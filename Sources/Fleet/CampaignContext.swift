@@ -37,10 +37,14 @@ public struct CampaignContext: Sendable {
 
   /// Journals the step — with `changes`, the values about to be written, in the same record — and announces
   /// it. Throws `JournalWriteError` when the step cannot be journalled: the visit must not go on unrecorded.
-  public func step(_ address: String, _ step: VisitStep, attempt: Int, changes: [JournalChange]? = nil) async throws {
+  /// `recordedAs`: the step the row goes on saying instead, where it must outlive this one (a device left
+  /// mid-transfer stays `transferring` until its transfer starts again: it may be in its bootloader).
+  public func step(
+    _ address: String, _ step: VisitStep, attempt: Int, changes: [JournalChange]? = nil, recordedAs: VisitStep? = nil
+  ) async throws {
     say(address, step, attempt: attempt)
     try await journal.record(
-      run: run, address: address, state: .working, step: step.rawValue, changes: changes,
+      run: run, address: address, state: .working, step: (recordedAs ?? step).rawValue, changes: changes,
       countAttempt: step == .connecting)
     if step == .connecting { connectStarting?() }
   }

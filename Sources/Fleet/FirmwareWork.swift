@@ -180,7 +180,10 @@ public struct FirmwareWork: CampaignWork {
   ) async throws -> DeviceOutcome {
     let address = target.address.description
     var before: DeviceIdentity? = nil
-    try await context.step(address, .connecting, attempt: attempt)
+    // A device left mid-transfer keeps that step in the journal until its transfer starts again: a visit
+    // that fails before then leaves it known as perhaps in its bootloader (for the resume after, and for the
+    // quarantine of the device above).
+    try await context.step(address, .connecting, attempt: attempt, recordedAs: interrupted ? .transferring : nil)
     do {
       let identity = try await updater.identify(target)
       before = identity

@@ -90,6 +90,15 @@ import Testing
     #expect(error(#"{"hwVersion": 52}"#)?.path.description == "$.devices[0].dfu.hwVersion")
     #expect(error(#"{"inactivityTimeoutMs": 5}"#)?.path.description == "$.devices[0].dfu.inactivityTimeoutMs")
     #expect(error(#"{"faults": {"always": true}}"#)?.path.description == "$.devices[0].dfu.faults.always")
+    #expect(error(#"{"faults": {"dropLinkAtByte": 100, "dropsAfterward": 3}}"#) == nil)
+    for (faults, message) in [
+      (#"{"dropsAfterward": 3}"#, "dropsAfterward needs dropLinkAtByte"),
+      (#"{"dropLinkAtByte": 100, "dropsAfterward": 0}"#, "0 is outside 1…1000"),
+      (#"{"dropLinkAtByte": 100, "dropsAfterward": 3, "always": true}"#, "give always or dropsAfterward, not both"),
+    ] {
+      let found = error(#"{"faults": \#(faults)}"#)
+      #expect(found?.path.description == "$.devices[0].dfu.faults.dropsAfterward" && found?.message == message)
+    }
     #expect(error(#"{"buttonless": "sdk13"}"#) == nil)
     let buttonless = error(#"{"buttonless": "sdk12"}"#)
     #expect(buttonless?.path.description == "$.devices[0].dfu.buttonless")

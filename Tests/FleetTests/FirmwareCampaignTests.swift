@@ -166,13 +166,22 @@ struct FakeUpdater: FirmwareUpdater {
     #expect(await device.transfers == 1)
   }
 
-  @Test func aDeviceLeftInItsBootloaderByAnEarlierRunIsFinishedOnResume() async throws {
+  /// A run of one device at 5.22 whose transfer to 5.30 breaks once, with one attempt: it leaves the device in
+  /// its bootloader and the journal row at `transferring`.
+  func leftMidTransfer() async throws -> (
+    address: BluetoothAddress, device: FakeFirmwareDevice, plan: FirmwarePlan, journal: Journal, first: CampaignSummary
+  ) {
     let address = BluetoothAddress("DD:34:02:06:D1:01")!
     let device = FakeFirmwareDevice(firmware: "V5.22")
     await device.setBreaks(1)
     let journal = try Journal(path: nil)
     let plan = FirmwarePlan(version: FirmwareVersion("5.30")!, minimumBattery: nil)
     let (first, _, _) = try await run([address: device], batteries: [:], plan: plan, journal: journal, attempts: 1)
+    return (address, device, plan, journal, first)
+  }
+
+  @Test func aDeviceLeftInItsBootloaderByAnEarlierRunIsFinishedOnResume() async throws {
+    let (address, device, plan, journal, first) = try await leftMidTransfer()
     #expect(first.outcomes.values.first == .failed("disconnected: link lost during transfer", .transient))
     let row = try await journal.devices(run: first.run).first
     #expect(row?.step == "transferring" && row?.state == .failed)
@@ -183,5 +192,28 @@ struct FakeUpdater: FirmwareUpdater {
       Issue.record("not updated on resume: \(String(describing: resumed.outcomes))")
     }
     #expect(await device.transfers == 2)
+  }
+}
+
+extension FirmwareCampaignTests {
+  /// A route that has no package for anyone (a catalogue resume that could not learn the device's model).
+  struct NoRoute: FirmwareRoute {
+    func route(address: String, identity: DeviceIdentity?) -> FirmwareRouteDecision { .fail("no package chosen") }
+  }
+
+  /// A resumed visit to a device left mid-transfer that fails before its transfer starts again leaves the row
+  /// saying `transferring`: the device may still be in its bootloader, and the next resume must know it (it
+  /// skips the battery floor, goes to the bootloader, and keeps the device above out meanwhile).
+  @Test func aResumeThatFailsBeforeTheTransferLeavesTheDeviceMidTransfer() async throws {
+    let (address, device, plan, journal, first) = try await leftMidTransfer()
+    let work = FirmwareWork(
+      plan: plan, identifier: FakeUpdater(devices: [address: device]), route: NoRoute(), batteries: [:])
+    let resumed = await Campaign(
+      work: work, targets: [Target(address: address)], journal: journal, run: first.run,
+      options: .init(parallel: 1, retry: RetryPolicy(maximumAttempts: 1, firstDelay: .zero)), sleep: { _ in }
+    ).start()
+    #expect(resumed.outcomes.values.first == .failed("no package chosen", .permanent))
+    let row = try await journal.devices(run: first.run).first
+    #expect(row?.step == "transferring" && row?.state == .failed && row?.attempts == 2, "\(String(describing: row))")
   }
 }

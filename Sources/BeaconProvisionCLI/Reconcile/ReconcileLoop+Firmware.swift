@@ -169,6 +169,8 @@ extension ReconcileLoop {
       case .campaign(.step(let address, .transferring, _), _): "\(address): installing firmware"
       case .surveyLeft(let left):
         "firmware survey: not read, left to nearer gateways: " + PipelineEvent.text(left: left)
+      case .recalledLeftMidTransfer(let recalled, let unknown):
+        "firmware survey: " + PipelineEvent.text(recalled: recalled, unknown: unknown)
       case .packageReady(let file, let version, let model, let hardware, let downloaded, _, let sha256):
         "firmware \(file) (\(version), \(model) \(hardware)) \(downloaded ? "downloaded" : "from the cache"), sha256 \(sha256)"
       default: nil

@@ -14,7 +14,9 @@
 ///   application runs again (default 120000, the SDK's; 100…600000).
 /// - `faults.dropLinkAtByte`: drop the link once this many firmware bytes have arrived (once per bootloader
 ///   session); with `always` every data write after that first drop drops the link too, so no retry gets
-///   further.
+///   further; with `dropsAfterward` N (1…1000) only the next N data writes do, and then the link holds — a
+///   run that gives up on the device leaves it in its bootloader with part of the image, for a later run to
+///   finish.
 /// - `faults.corruptByteAt`: flip one bit of the data write holding this firmware byte (once).
 /// - `faults.dropLinkAtInitByte`: drop the link once this many init-packet bytes have arrived (once).
 /// - `faults.dropLinkAtExecute`: the final Execute activates the image but the link drops before its
@@ -72,23 +74,25 @@ public struct DFUSection: Sendable, Hashable, Codable {
   public struct Faults: Sendable, Hashable, Codable {
     public var dropLinkAtByte: Int?
     public var always: Bool?
+    public var dropsAfterward: Int?
     public var corruptByteAt: Int?
     public var dropLinkAtInitByte: Int?
     public var dropLinkAtExecute: Bool?
 
     public init(
       dropLinkAtByte: Int? = nil, always: Bool? = nil, corruptByteAt: Int? = nil, dropLinkAtInitByte: Int? = nil,
-      dropLinkAtExecute: Bool? = nil
+      dropLinkAtExecute: Bool? = nil, dropsAfterward: Int? = nil
     ) {
       self.dropLinkAtByte = dropLinkAtByte
       self.always = always
+      self.dropsAfterward = dropsAfterward
       self.corruptByteAt = corruptByteAt
       self.dropLinkAtInitByte = dropLinkAtInitByte
       self.dropLinkAtExecute = dropLinkAtExecute
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-      case dropLinkAtByte, always, corruptByteAt, dropLinkAtInitByte, dropLinkAtExecute
+      case dropLinkAtByte, always, dropsAfterward, corruptByteAt, dropLinkAtInitByte, dropLinkAtExecute
     }
 
     public init(from decoder: any Decoder) throws {
@@ -96,6 +100,7 @@ public struct DFUSection: Sendable, Hashable, Codable {
       let c = try decoder.container(keyedBy: CodingKeys.self)
       dropLinkAtByte = try c.decodeIfPresent(Int.self, forKey: .dropLinkAtByte)
       always = try c.decodeIfPresent(Bool.self, forKey: .always)
+      dropsAfterward = try c.decodeIfPresent(Int.self, forKey: .dropsAfterward)
       corruptByteAt = try c.decodeIfPresent(Int.self, forKey: .corruptByteAt)
       dropLinkAtInitByte = try c.decodeIfPresent(Int.self, forKey: .dropLinkAtInitByte)
       dropLinkAtExecute = try c.decodeIfPresent(Bool.self, forKey: .dropLinkAtExecute)
@@ -108,6 +113,17 @@ public struct DFUSection: Sendable, Hashable, Codable {
       }
       if always == true, dropLinkAtByte == nil {
         throw invalidValue(decoder, CodingKeys.always, "always needs dropLinkAtByte")
+      }
+      if let n = dropsAfterward {
+        guard (1...1000).contains(n) else {
+          throw invalidValue(decoder, CodingKeys.dropsAfterward, "\(n) is outside 1…1000")
+        }
+        guard dropLinkAtByte != nil else {
+          throw invalidValue(decoder, CodingKeys.dropsAfterward, "dropsAfterward needs dropLinkAtByte")
+        }
+        if always == true {
+          throw invalidValue(decoder, CodingKeys.dropsAfterward, "give always or dropsAfterward, not both")
+        }
       }
     }
   }

@@ -111,7 +111,10 @@ public final class SimulatedBootloaders: Sendable {
     let peripheral = SimulatedDFUPeripheral(address: application, target: target, model: model)
     let name = name ?? "DfuTarg"
     await peripheral.setBootloaderName(name)
-    await peripheral.setFaults(section.targetFaults, dropEveryDataWriteAfterwards: section.faults?.always ?? false)
+    let dropsAfterward = section.faults?.dropsAfterward
+    await peripheral.setFaults(
+      section.targetFaults, dropEveryDataWriteAfterwards: section.faults?.always == true || dropsAfterward != nil,
+      dropsAfterward: dropsAfterward)
     await peripheral.setExitHandler { [weak self] exit in
       self?.entries.withLock { _ = $0.removeValue(forKey: application) }
       await onExit(exit)

@@ -13,6 +13,7 @@ public actor SimulatedDFUPeripheral {
   public nonisolated let model: LinkModel
   public private(set) var target: SimulatedDFUTarget
   public private(set) var bootloaderName = "DfuTarg"
+  /// Links this device dropped on a fault (writes still queued from a dropped link are ignored, not counted).
   public private(set) var linkDrops = 0
   public private(set) var jumps = 0
   /// Drops the current link (its device end), whichever kind it is.
@@ -25,6 +26,8 @@ public actor SimulatedDFUPeripheral {
   /// After the first planned drop, drop the link on every later data write too (a device whose link
   /// breaks whenever a transfer gets going): no retry can make progress.
   public private(set) var dropEveryDataWrite = false
+  /// With `dropEveryDataWrite`: how many data writes after the first planned drop drop the link (nil: all).
+  public private(set) var dropsAfterward: Int?
 
   public init(address: BluetoothAddress, target: SimulatedDFUTarget, model: LinkModel = .instant) {
     self.address = address
@@ -35,9 +38,12 @@ public actor SimulatedDFUPeripheral {
   /// The bootloader's address: last octet +1, no carry (§2.2).
   public nonisolated var bootloaderAddress: BluetoothAddress { BootloaderLocator.noBondAddress(for: address) }
 
-  public func setFaults(_ faults: DFUTargetFaults, dropEveryDataWriteAfterwards: Bool = false) {
+  public func setFaults(
+    _ faults: DFUTargetFaults, dropEveryDataWriteAfterwards: Bool = false, dropsAfterward: Int? = nil
+  ) {
     target.faults = faults
     dropEveryDataWrite = dropEveryDataWriteAfterwards
+    self.dropsAfterward = dropsAfterward
   }
 
   /// How the bootloader ended: the new application runs (its `fw_version`), or the inactivity timeout
@@ -153,13 +159,16 @@ public actor SimulatedDFUPeripheral {
   // MARK: handlers
 
   private func controlPointWritten(_ write: GATTWrite) async {
+    // A write still queued from a link this device dropped: gone with it, as over the air.
+    guard currentLink != nil else { return }
     lastActivity = .now
     await deliver(target.handle(request: write.value), on: write.connection)
   }
 
   private func packetWritten(_ write: GATTWrite) async {
+    guard currentLink != nil else { return }
     lastActivity = .now
-    if dropEveryDataWrite, linkDrops > 0, target.faults.dropLinkAtByte == nil {
+    if dropEveryDataWrite, linkDrops > 0, linkDrops <= dropsAfterward ?? .max, target.faults.dropLinkAtByte == nil {
       target.faults.dropLinkAtByte = target.firmwareBytesReceived
     }
     await deliver(target.write(write.value), on: write.connection)
@@ -176,7 +185,7 @@ public actor SimulatedDFUPeripheral {
       switch output {
       case .respond(let bytes): await connection.notify(DFUGATT.controlPoint, bytes)
       case .dropLink:
-        linkDrops += 1
+        if currentLink != nil { linkDrops += 1 }
         await dropLink()
         return
       case .reset:
