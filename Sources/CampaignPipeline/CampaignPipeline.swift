@@ -129,7 +129,7 @@ public struct CampaignPipeline: Sendable {
     if let resume {
       try await resumeSelection(&selection, run: resume, plan: plan, resources: resources, heard: records)
     }
-    emit(.selected(count: selection.targets.count, notSeen: selection.notSeen.count))
+    await announceSelection(selection, plan: plan, records: records, journal: journal)
     selection.sharedRun = resume ?? settings.shared.run
     let present = try await announceBeforeSurvey(plan, selection, resources)
     let prepared: PreparedWork

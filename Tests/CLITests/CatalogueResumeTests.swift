@@ -5,6 +5,7 @@ import Simulator
 import Testing
 
 @testable import BeaconProvisionCLI
+@testable import CampaignPipeline
 
 /// `dfu update --firmware latest --resume RUN` (docs/protocols/nordic-dfu.md §2.5): a device whose transfer broke
 /// off waits in its bootloader, with part of the image. Its application neither advertises nor answers, so
@@ -41,6 +42,14 @@ import Testing
     #expect(first.summary.outcomes[Self.application]?.state == .failed, "\(first.summary.outcomes)")
     let address = BluetoothAddress(Self.application)!
     #expect(central.bootloaders.isInBootloader(address))
+    // A new run named the device: not heard, but its bootloader is, under the name this tool gave it, and
+    // the run that left it is found in the journal.
+    let heard = try await ScanRunner.campaignScan(central, 1, [])
+    let waiting = CampaignPipeline.bootloadersHeard(of: [Self.application], in: heard)
+    #expect(waiting[Self.application]?.name == "DfuDD34020BF000-1", "\(heard.map { ($0.address, $0.name) })")
+    #expect(waiting[Self.application]?.address.description == "DD:34:02:0B:F0:01")
+    let journal = try Journal(path: StateDirectory.resolve(nil).appendingPathComponent("journal.sqlite"))
+    #expect(await CampaignPipeline.runLeaving(Self.application, journal: journal) == first.summary.run)
     let bootloader = try #require(central.bootloaders.peripheral(ofApplication: address))
     let held = await bootloader.target.firmwareBytesReceived
     #expect(held > 0 && held < 4096, "part of the 4,096-byte image: \(held)")

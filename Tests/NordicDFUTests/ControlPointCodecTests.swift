@@ -135,6 +135,13 @@ import Testing
     #expect(BootloaderName.isName("DfuDD340206D101-42", of: device))
     #expect(!BootloaderName.isName("DfuDD340206D102-1", of: device))
     #expect(!BootloaderName.isName("DfuDD340206D101-", of: device) && !BootloaderName.isName("DfuTarg", of: device))
+    // ... and the device is read back from a name (a scan that hears a bootloader this tool named)
+    #expect(BootloaderName.device(named: "DfuDD340206D101-42") == device)
+    #expect(BootloaderName.device(named: "DfuDD340206d101-1") == nil, "make gives upper-case digits only")
+    for other in ["DfuTarg", "DfuDD340206D101-", "DfuDD340206D101-12345", "DfuDD340206D1-1", "DfuDD340206D1Z1-1", "Df"]
+    {
+      #expect(BootloaderName.device(named: other) == nil, "\(other)")
+    }
     // 20 | op 02 | status: 01 success, 02 op code not supported (SDK 13), 04 operation failed,
     // 05 invalid advertisement name, 06 busy, 07 not bonded
     let statuses: [(UInt8, ButtonlessResponse.Status)] = [

@@ -33,6 +33,14 @@ public enum BootloaderName {
     return !number.isEmpty && number.count <= 4 && number.allSatisfy { $0.isASCII && $0.isNumber }
   }
 
+  /// The device a name from `make(for:attempt:)` names, or nil for any other name (`DfuTarg`, another tool's).
+  public static func device(named name: String) -> BluetoothAddress? {
+    guard name.hasPrefix(prefix), let device = BluetoothAddress(name.dropFirst(prefix.count).prefix(12)) else {
+      return nil
+    }
+    return isName(name, of: device) ? device : nil
+  }
+
   /// `DfuDD340206D101-`: the part of the name that names the device.
   static func stem(for device: BluetoothAddress) -> String {
     prefix + Hex.encode(device.bytes).uppercased() + "-"

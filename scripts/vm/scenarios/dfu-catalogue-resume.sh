@@ -1,14 +1,15 @@
 # A catalogue update that broke off mid-transfer, finished by `--resume` over the real kernel stack
 # (docs/protocols/nordic-dfu.md §2.5, docs/protocols/kbeacon.md §11). The served KBeacon Pro (KBPro_SIM, V5.12)
-# drops its DFU link at byte 2,000 of the image and on the next 5 data writes (`dfu.faults.dropsAfterward`).
-# The first `dfu update --firmware latest --attempts 1` gives up after 4 losses in a row without progress and
-# fails the device, which waits in its bootloader (at its address + 1, an LE random address) holding part of
-# the image, with no application to read. `--resume last` cannot read the device's model and hardware
-# version either: it takes them from the fleet registry the first run filled, resolves the same package from
-# the catalogue (nginx on the guest's loopback), goes to the waiting bootloader without a second jump, meets
-# the last drop, reconnects, and finishes (that it goes on from what the bootloader holds, rather than from
-# byte 0, is counted in the simulated tier: CatalogueResumeTests). The served device's links from the jump to
-# its new application are all its bootloader's; a separate `read` shows V5.14.
+# drops its DFU link at byte 2,000 of the image and on the next 5 data writes (`dfu.faults.dropsAfterward`). The
+# first `dfu update --firmware latest --attempts 1` gives up after 4 losses in a row without progress and fails
+# the device, which waits in its bootloader (at its address + 1, an LE random address) holding part of the
+# image, with no application to read. A new run naming the device hears only its bootloader, under the name the
+# first run gave it, touches nothing and names the run to resume. `--resume` cannot read the device's model and
+# hardware version either: it takes them from the fleet registry the first run filled, resolves the same package
+# from the catalogue (nginx on the guest's loopback), goes to the waiting bootloader without a second jump,
+# meets the last drop, reconnects, and finishes (that it goes on from what the bootloader holds, rather than
+# from byte 0, is counted in the simulated tier: CatalogueResumeTests). The served device's links from the jump
+# to its new application are all its bootloader's; a separate `read` shows V5.14.
 # vm-e2e-modes: plain
 # vm-e2e-requires: sim serve
 # vm-e2e-requires: firmware fetch
@@ -43,8 +44,15 @@ first: the device failed mid-transfer :: .devices | length == 1 and .[0].address
 CHECKS
 vm_file_has "is in its DFU bootloader" "$VM_OUT/sim-serve.log" || vm_fail "the device never went to its bootloader"
 vm_log "ok: the first run gave up with the device in its bootloader (exit $rc)"
+first_run=$(jq -r .run "$VM_OUT/first.out")
 
-vm_bg_split resumed timeout -k 2 180 "$BP" dfu update "${campaign[@]}" --scan 5 --resume last
+# A new run naming the device does not hear it, but hears its bootloader under the name the first run gave it
+# (Dfu, the address, the attempt), leaves it alone, and names the run that finishes it.
+expect_output_contains 120 "not seen, but its DFU bootloader is advertising (Dfu" \
+  "$BP" dfu update "${campaign[@]}" --scan 5
+expect_last_has "--resume $first_run" "the new run named the run that left the device in its bootloader"
+
+vm_bg_split resumed timeout -k 2 180 "$BP" dfu update "${campaign[@]}" --scan 5 --resume "$first_run"
 rc=0
 wait "$VM_BG_PID" || rc=$?
 sed 's/^/    | /' "$VM_OUT/resumed.log" "$VM_OUT/resumed.out" "$VM_OUT/sim-serve.log"

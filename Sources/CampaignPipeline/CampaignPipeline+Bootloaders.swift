@@ -1,0 +1,48 @@
+import BeaconCore
+import Fleet
+import NordicDFU
+
+/// A firmware campaign's named devices that the scan did not hear, but whose DFU bootloader it did: a
+/// bootloader advertising the name this tool gives it before the jump (`BootloaderName`: `Dfu`, the device's
+/// address, the attempt). Some earlier run's transfer broke off and left the device waiting there — for good,
+/// if its old application is gone. A new run cannot finish it: it does not know the run's package choice,
+/// and a bootloader advertising at the next device's address is never taken for a device it was not told
+/// about. The run that left it can (`--resume`), and is named where this journal holds it.
+extension CampaignPipeline {
+  /// Says `selected`, then, for a firmware campaign, each named device not heard whose bootloader was.
+  func announceSelection(
+    _ selection: CampaignSelection, plan: some CampaignPlan, records: [DeviceRecord], journal: any CampaignJournal
+  ) async {
+    emit(.selected(count: selection.targets.count, notSeen: selection.notSeen.count))
+    guard plan.kind == "dfu", !selection.notSeen.isEmpty else { return }
+    let waiting = Self.bootloadersHeard(of: Set(selection.notSeen), in: records)
+    for (device, record) in waiting.sorted(by: { $0.key < $1.key }) {
+      emit(
+        .waitingInBootloader(
+          address: device, bootloader: record.address.description, name: record.name ?? "",
+          run: await Self.runLeaving(device, journal: journal)))
+    }
+  }
+
+  /// The bootloaders heard for `devices` (by device address), from the names they advertise.
+  static func bootloadersHeard(of devices: Set<String>, in records: [DeviceRecord]) -> [String: DeviceRecord] {
+    var heard: [String: DeviceRecord] = [:]
+    for record in records {
+      guard let name = record.name, let device = BootloaderName.device(named: name)?.description,
+        devices.contains(device)
+      else { continue }
+      heard[device] = record
+    }
+    return heard
+  }
+
+  /// The newest of this journal's last 50 firmware runs that left `device` mid-transfer and unfinished.
+  static func runLeaving(_ device: String, journal: any CampaignJournal) async -> String? {
+    guard let runs = try? await journal.runs() else { return nil }
+    for run in runs.filter({ $0.kind == "dfu" }).sorted(by: { $0.startedAt > $1.startedAt }).prefix(50) {
+      guard let row = try? await journal.device(run: run.id, address: device) else { continue }
+      if row.step == VisitStep.transferring.rawValue && !row.state.isFinal { return run.id }
+    }
+    return nil
+  }
+}
