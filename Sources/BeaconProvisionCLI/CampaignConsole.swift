@@ -56,12 +56,15 @@ struct CampaignConsole: Sendable {
       return "not read, left to nearer gateways: " + PipelineEvent.text(left: left)
     case .recalledLeftMidTransfer(let recalled, let unknown):
       return PipelineEvent.text(recalled: recalled, unknown: unknown)
-    case .waitingInBootloader(let address, let bootloader, let name, let run):
+    case .waitingInBootloader(let address, let bootloader, let name, let run, let resumable):
       let found =
-        "\(address)  not seen, but its DFU bootloader is advertising (\(name) at \(bootloader)): an earlier update "
-        + "was cut off and this run will not touch it; "
+        "\(address)  not seen, but its DFU bootloader is advertising (\(name) at \(bootloader)): an update "
+        + "was cut off or is under way elsewhere, and this run will not touch it; "
       guard let run else {
-        return found + "no run in this journal left it (another gateway's or state directory's?): resume that run there"
+        return found + "no run of this journal left it mid-transfer (another state directory's?): resume that run there"
+      }
+      guard resumable else {
+        return found + "run \(run) left it: resume that run with the arguments it was started with"
       }
       return found + "finish it with  \(ResumeRun.command(finish, run: run))"
     case .catalogueRead(let url, let origin):

@@ -9,18 +9,24 @@ import NordicDFU
 /// and a bootloader advertising at the next device's address is never taken for a device it was not told
 /// about. The run that left it can (`--resume`), and is named where this journal holds it.
 extension CampaignPipeline {
-  /// Says `selected`, then, for a firmware campaign, each named device not heard whose bootloader was.
+  /// Says `selected`, then, for a firmware campaign, each named device not heard whose bootloader was, with the
+  /// run that left it and whether this command with `--resume` finishes that run (the same package or
+  /// catalogue, on this machine's journal: a shared run is resumed with `--journal`, which the command line
+  /// printed does not carry).
   func announceSelection(
-    _ selection: CampaignSelection, plan: some CampaignPlan, records: [DeviceRecord], journal: any CampaignJournal
+    _ selection: CampaignSelection, plan: some CampaignPlan, records: [DeviceRecord], resources: CampaignResources
   ) async {
     emit(.selected(count: selection.targets.count, notSeen: selection.notSeen.count))
     guard plan.kind == "dfu", !selection.notSeen.isEmpty else { return }
     let waiting = Self.bootloadersHeard(of: Set(selection.notSeen), in: records)
+    guard !waiting.isEmpty else { return }
+    let recipe = try? await plan.recipe().text
     for (device, record) in waiting.sorted(by: { $0.key < $1.key }) {
+      let left = await Self.runLeaving(device, journal: resources.journal)
       emit(
         .waitingInBootloader(
-          address: device, bootloader: record.address.description, name: record.name ?? "",
-          run: await Self.runLeaving(device, journal: journal)))
+          address: device, bootloader: record.address.description, name: record.name ?? "", run: left?.id,
+          resumable: resources.coordinator == nil && left != nil && left?.recipe == recipe))
     }
   }
 
@@ -36,13 +42,18 @@ extension CampaignPipeline {
     return heard
   }
 
-  /// The newest of this journal's last 50 firmware runs that left `device` mid-transfer and unfinished.
-  static func runLeaving(_ device: String, journal: any CampaignJournal) async -> String? {
+  /// The firmware run whose record of `device` is the newest among this journal's last 50 firmware runs, when
+  /// that record left it mid-transfer and unfinished (a later run that updated it, or failed it before its
+  /// transfer, is the newer record: nil). One read per run, made only when a bootloader of ours is heard for a
+  /// named device the scan did not hear. Nil too when the journal cannot be read.
+  static func runLeaving(_ device: String, journal: any CampaignJournal) async -> JournalRun? {
     guard let runs = try? await journal.runs() else { return nil }
+    var newest: (run: JournalRun, row: JournalDevice)?
     for run in runs.filter({ $0.kind == "dfu" }).sorted(by: { $0.startedAt > $1.startedAt }).prefix(50) {
       guard let row = try? await journal.device(run: run.id, address: device) else { continue }
-      if row.step == VisitStep.transferring.rawValue && !row.state.isFinal { return run.id }
+      if newest.map({ row.updatedAt > $0.row.updatedAt }) ?? true { newest = (run, row) }
     }
-    return nil
+    guard let newest, newest.row.step == VisitStep.transferring.rawValue, !newest.row.state.isFinal else { return nil }
+    return newest.run
   }
 }

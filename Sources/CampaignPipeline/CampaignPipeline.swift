@@ -129,7 +129,7 @@ public struct CampaignPipeline: Sendable {
     if let resume {
       try await resumeSelection(&selection, run: resume, plan: plan, resources: resources, heard: records)
     }
-    await announceSelection(selection, plan: plan, records: records, journal: journal)
+    await announceSelection(selection, plan: plan, records: records, resources: resources)
     selection.sharedRun = resume ?? settings.shared.run
     let present = try await announceBeforeSurvey(plan, selection, resources)
     let prepared: PreparedWork
@@ -231,14 +231,13 @@ public struct CampaignPipeline: Sendable {
   func resumeSelection(
     _ selection: inout CampaignSelection, run: String, plan: some CampaignPlan, resources: CampaignResources,
     heard records: [DeviceRecord]
-  )
-    async throws
-  {
+  ) async throws {
     let unfinished = try await resources.journal.devices(run: run).filter { !$0.state.isFinal }
     let open = Set(unfinished.map(\.address))
     var heard = selection.targets.filter { open.contains($0.address.description) }
     if plan.visitsUnheard {
       selection.targets = Self.resumeTargets(unfinished: unfinished, heard: selection.targets)
+      selection.notSeen.removeAll(where: Set(selection.targets.map(\.address.description)).contains)
     } else {
       let chosen = Set(heard.map(\.address.description))
       let kept = records.filter {

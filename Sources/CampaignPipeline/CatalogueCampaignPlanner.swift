@@ -88,13 +88,14 @@ struct CatalogueCampaignPlanner: Sendable {
   }
 
   func resolve(_ targets: [Target]) async throws -> Resolved {
-    var surveyed = await survey(targets)
+    let (read, answered) = await survey(targets)
+    var surveyed = read
     emit(
       .surveyed(
         read: surveyed.count, of: targets.count,
         groups: Dictionary(grouping: surveyed.values, by: { "\($0.model ?? "?") \($0.hardware ?? "?")" }).mapValues(
           \.count)))
-    surveyed.merge(await recallLeftMidTransfer(targets, answered: surveyed)) { read, _ in read }
+    surveyed.merge(await recallLeftMidTransfer(targets, answered: answered)) { read, _ in read }
     var catalogues: [String: FirmwareCatalogue] = [:]
     for model in Set(surveyed.values.compactMap(\.model)).sorted() {
       do {
@@ -179,13 +180,15 @@ struct CatalogueCampaignPlanner: Sendable {
   }
 
   /// Reads each device's identity, `parallel` at a time; devices the filters skip are not connected to.
-  func survey(_ targets: [Target]) async -> [String: DeviceIdentity] {
+  /// Returns the identities the filters keep, and every device that answered (kept or not).
+  func survey(_ targets: [Target]) async -> (read: [String: DeviceIdentity], answered: Set<String>) {
     let work = FirmwareWork(plan: plan, updater: identifier, batteries: batteries)
     let eligible = targets.filter { t in
       guard let floor = plan.minimumBattery, !leftMidTransfer.contains(t.address.description) else { return true }
       return (batteries[t.address.description] ?? -1) >= floor
     }
     var found: [String: DeviceIdentity] = [:]
+    var answered: Set<String> = []
     await withTaskGroup(of: (String, DeviceIdentity?).self) { group in
       var iterator = eligible.makeIterator()
       func next() {
@@ -194,11 +197,14 @@ struct CatalogueCampaignPlanner: Sendable {
       }
       for _ in 0..<parallel { next() }
       while let (address, identity) = await group.next() {
-        if let identity, work.reject(identity) == nil { found[address] = identity }
+        if let identity {
+          answered.insert(address)
+          if work.reject(identity) == nil { found[address] = identity }
+        }
         next()
       }
     }
-    return found
+    return (found, answered)
   }
 }
 
@@ -207,9 +213,8 @@ extension CatalogueCampaignPlanner {
   /// from the fleet registry, the firmware the journal says the transfer started from (else the registry's);
   /// said in one line, with those the registry has no model and hardware version for (their visit fails: no
   /// package can be chosen without them).
-  func recallLeftMidTransfer(_ targets: [Target], answered: [String: DeviceIdentity]) async -> [String: DeviceIdentity]
-  {
-    let silent = targets.map(\.address.description).filter { leftMidTransfer.contains($0) && answered[$0] == nil }
+  func recallLeftMidTransfer(_ targets: [Target], answered: Set<String>) async -> [String: DeviceIdentity] {
+    let silent = targets.map(\.address.description).filter { leftMidTransfer.contains($0) && !answered.contains($0) }
     guard !silent.isEmpty else { return [:] }
     var recalled: [String: DeviceIdentity] = [:]
     var unknown: [String] = []

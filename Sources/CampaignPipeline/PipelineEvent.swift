@@ -31,8 +31,9 @@ public enum PipelineEvent: Sendable {
   /// perhaps): those whose identity the fleet registry gave, and those it knows nothing of.
   case recalledLeftMidTransfer(recalled: [String], unknown: [String])
   /// A firmware campaign's named device was not heard, but its DFU bootloader was (`name` at `bootloader`): an
-  /// earlier transfer broke off; `run` is the run of this journal that left it, when one did.
-  case waitingInBootloader(address: String, bootloader: String, name: String, run: String?)
+  /// earlier transfer broke off, or one is under way elsewhere; `run` is the run of this journal that left it,
+  /// when one did, and `resumable` whether this command with `--resume run` finishes it.
+  case waitingInBootloader(address: String, bootloader: String, name: String, run: String?, resumable: Bool)
   /// A model's catalogue, downloaded, not modified since the cached copy, or from the cache (offline).
   case catalogueRead(url: String, origin: CatalogueSnapshot.Origin)
   /// A package download begins (the download's own progress is the cache's).

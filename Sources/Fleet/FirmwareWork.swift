@@ -180,9 +180,9 @@ public struct FirmwareWork: CampaignWork {
   ) async throws -> DeviceOutcome {
     let address = target.address.description
     var before: DeviceIdentity? = nil
-    // A device left mid-transfer keeps that step in the journal until its transfer starts again: a visit
-    // that fails before then leaves it known as perhaps in its bootloader (for the resume after, and for the
-    // quarantine of the device above).
+    // A device left mid-transfer keeps that step in the journal until its application answers or its
+    // transfer starts again: a visit that fails before then leaves it known as perhaps in its bootloader (for
+    // the resume after, and for the quarantine of the device above).
     try await context.step(address, .connecting, attempt: attempt, recordedAs: interrupted ? .transferring : nil)
     do {
       let identity = try await updater.identify(target)
@@ -190,6 +190,11 @@ public struct FirmwareWork: CampaignWork {
       await registry?.identity(address: address, identity)
     } catch  where interrupted {
       // Mid-transfer last time: the application may be gone until the bootloader finishes.
+    }
+    if interrupted, before != nil {
+      // Its application answered: it is not in its bootloader after all.
+      try await context.journal.record(
+        run: context.run, address: address, state: .working, step: VisitStep.connecting.rawValue)
     }
     if let before {
       if let reason = reject(before) { return .skipped(reason) }

@@ -53,6 +53,8 @@ actor FakeFirmwareDevice {
   func setFailuresAfterActivation(_ n: Int) { failAfterActivation = n }
 
   func setBreaks(_ n: Int) { breakTransfers = n }
+  /// Its bootloader gave up: the old application runs again.
+  func leaveBootloader() { inBootloader = false }
   func setDroppedReads(_ n: Int) { dropReadsAfterTransfer = n }
 }
 
@@ -204,8 +206,12 @@ extension FirmwareCampaignTests {
   /// A resumed visit to a device left mid-transfer that fails before its transfer starts again leaves the row
   /// saying `transferring`: the device may still be in its bootloader, and the next resume must know it (it
   /// skips the battery floor, goes to the bootloader, and keeps the device above out meanwhile).
-  @Test func aResumeThatFailsBeforeTheTransferLeavesTheDeviceMidTransfer() async throws {
+  /// ... unless its application answered: then it is not in its bootloader, and the row says so.
+  @Test(arguments: [false, true]) func aResumeThatFailsBeforeTheTransferLeavesTheDeviceMidTransfer(
+    applicationBack: Bool
+  ) async throws {
     let (address, device, plan, journal, first) = try await leftMidTransfer()
+    if applicationBack { await device.leaveBootloader() }
     let work = FirmwareWork(
       plan: plan, identifier: FakeUpdater(devices: [address: device]), route: NoRoute(), batteries: [:])
     let resumed = await Campaign(
@@ -214,6 +220,7 @@ extension FirmwareCampaignTests {
     ).start()
     #expect(resumed.outcomes.values.first == .failed("no package chosen", .permanent))
     let row = try await journal.devices(run: first.run).first
-    #expect(row?.step == "transferring" && row?.state == .failed && row?.attempts == 2, "\(String(describing: row))")
+    #expect(row?.state == .failed && row?.attempts == 2, "\(String(describing: row))")
+    #expect(row?.step == (applicationBack ? "connecting" : "transferring"))
   }
 }

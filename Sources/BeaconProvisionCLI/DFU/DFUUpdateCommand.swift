@@ -76,10 +76,14 @@ struct DFUUpdateCommand: AsyncParsableCommand {
 
   @Option(
     help: ArgumentHelp(
-      "Only devices whose model (read over the link) matches this glob (repeatable).", valueName: "glob"))
+      "Only devices whose model (read over the link) matches this glob (repeatable). A --resume finishes a device its run left in its bootloader regardless.",
+      valueName: "glob"))
   var model: [String] = []
 
-  @Option(help: ArgumentHelp("Only devices whose hardware version (hver) is this.", valueName: "hver"))
+  @Option(
+    help: ArgumentHelp(
+      "Only devices whose hardware version (hver) is this. A --resume finishes a device its run left in its bootloader regardless.",
+      valueName: "hver"))
   var hardware: String?
 
   /// `--package-version`, not `--version`, which every command keeps for the tool's own version.
@@ -92,7 +96,7 @@ struct DFUUpdateCommand: AsyncParsableCommand {
   @Option(
     name: .customLong("min-battery"),
     help:
-      "Skip devices whose advertised battery is below this percentage (unknown battery: skipped; 0: no floor, unknown included)."
+      "Skip devices whose advertised battery is below this percentage (unknown battery: skipped; 0: no floor, unknown included). A --resume finishes a device its run left mid-transfer whatever its battery."
   )
   var minimumBattery = 30
 

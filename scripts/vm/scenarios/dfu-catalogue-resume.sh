@@ -62,6 +62,7 @@ resumed: the device was updated from 5.12 to the catalogue's 5.14 :: .devices | 
 CHECKS
 grep -qF "model and hardware from the fleet registry: $kb" "$VM_OUT/resumed.log" \
   || vm_fail "the resume did not say it took the device's model and hardware from the fleet registry"
+! grep -qF "not seen, but" "$VM_OUT/resumed.log" || vm_fail "the resume called the device it finished not seen"
 # From the jump to the new application, every link the served device took was its bootloader's: the resume
 # went to the waiting bootloader, never back to an application (sim serve re-announces the bootloader after
 # each dropped link, so its "is in its DFU bootloader" line comes once per link).
