@@ -53,7 +53,7 @@ extension CampaignPipeline {
       guard let row = try? await journal.device(run: run.id, address: device) else { continue }
       if newest.map({ row.updatedAt > $0.row.updatedAt }) ?? true { newest = (run, row) }
     }
-    guard let newest, newest.row.step == VisitStep.transferring.rawValue, !newest.row.state.isFinal else { return nil }
+    guard let newest, newest.row.isLeftMidTransfer else { return nil }
     return newest.run
   }
 }

@@ -188,9 +188,7 @@ public struct FirmwareCampaignPlan: CampaignPlan {
       return ([], [:])
     }
     let targets = Set(selection.targets.map(\.address.description))
-    let left = rows.filter {
-      $0.step == VisitStep.transferring.rawValue && !$0.state.isFinal && targets.contains($0.address)
-    }
+    let left = rows.filter { $0.isLeftMidTransfer && targets.contains($0.address) }
     let from = left.compactMap { row in
       row.changeList.first { $0.key == "ver" }?.old.flatMap(FirmwareVersion.init).map { (row.address, $0) }
     }

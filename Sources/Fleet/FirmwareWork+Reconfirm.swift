@@ -42,7 +42,7 @@ extension FirmwareWork {
     guard let quarantine = bootloaderQuarantine,
       let rows = try? await context.journal.devices(run: context.run)
     else { return }
-    let left = rows.filter { $0.step == VisitStep.transferring.rawValue && !$0.state.isFinal }
+    let left = rows.filter(\.isLeftMidTransfer)
     for address in left.compactMap({ BluetoothAddress($0.address) }) {
       await neighbourhood.quarantine(address, for: quarantine)
     }

@@ -51,6 +51,10 @@ public struct JournalDevice: Sendable, Codable, FetchableRecord, Hashable {
       (changes, detail, failureKind, updatedAt, addressType)
   }
 
+  /// Left mid-transfer: its last step was `transferring` and it has not finished, so it may be waiting in its
+  /// DFU bootloader.
+  public var isLeftMidTransfer: Bool { step == VisitStep.transferring.rawValue && !state.isFinal }
+
   /// The journalled changes, decoded.
   public var changeList: [JournalChange] {
     guard let changes else { return [] }
