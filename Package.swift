@@ -226,6 +226,7 @@ if let fuzzRuntime = ProcessInfo.processInfo.environment["BEACON_PROVISION_FUZZ"
     ("fuzz-info-manager", ["InfoManager"]),
     ("fuzz-postgres-url", ["FleetIO"]),
     ("fuzz-device-answer", ["KBeacon", "Profiles"]),
+    ("fuzz-bootloader-name", ["BeaconCore", "NordicDFU"]),
   ] as [(String, [Target.Dependency])] {
     package.targets.append(
       .executableTarget(

@@ -25,12 +25,16 @@ public enum BootloaderName {
     return stem(for: device) + String(number)
   }
 
-  /// True when `name` is one `make(for: device, attempt:)` gives for some attempt.
+  /// True when `name` is one `make(for: device, attempt:)` gives for some attempt: the attempt as `make`
+  /// writes it, 1…9999 in decimal with no sign or leading zero (`-0`, `-007` and `-+7` are not ours).
   public static func isName(_ name: String, of device: BluetoothAddress) -> Bool {
     let stem = stem(for: device)
     guard name.hasPrefix(stem) else { return false }
-    let number = name.dropFirst(stem.count)
-    return !number.isEmpty && number.count <= 4 && number.allSatisfy { $0.isASCII && $0.isNumber }
+    let number = String(name.dropFirst(stem.count))
+    guard number.utf8.count <= 4, let attempt = Int(number), (1...highestAttempt).contains(attempt) else {
+      return false
+    }
+    return String(attempt) == number
   }
 
   /// The device a name from `make(for:attempt:)` names, or nil for any other name (`DfuTarg`, another tool's).
