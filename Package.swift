@@ -189,7 +189,7 @@ let package = Package(
       name: "CLITests",
       dependencies: [
         "BeaconProvisionCLI", "CampaignPipeline", "FirmwareIO", "InfoManager", "JSON", "NordicDFUIO", "OwnThreads",
-        "Presence", "Simulator", "TestServers", "FleetIO",
+        "Presence", "Simulator", "TestClocks", "TestServers", "FleetIO",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
       exclude: ["Golden", "Fixtures"], swiftSettings: strict),

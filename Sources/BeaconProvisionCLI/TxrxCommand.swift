@@ -14,7 +14,9 @@ import TextStream
 /// previous command (a greeting on connecting, an answer's tail later than --timeout-next), and the last
 /// with `"unsolicitedAfter"`: those within --timeout-next after its answer. Without --json they print as
 /// `(unsolicited) …` where they came, never inside an answer. Device text is printed with its
-/// control characters escaped (`TerminalText`).
+/// control characters escaped (`TerminalText`). `-v` logs the end of each answer (`answered command=1
+/// notifications=… bytes=…`, or `not answered … error=…`) by the command's place on the line, never its
+/// text, which may carry a device's password.
 struct TxrxCommand: AsyncParsableCommand, LoggingCommand {
   static let configuration = CommandConfiguration(
     commandName: "txrx",
@@ -128,15 +130,23 @@ struct TxrxCommand: AsyncParsableCommand, LoggingCommand {
       return
     }
     var results: [Result] = []
-    for command in commands {
+    // -v: each answer's end, by the command's place on the line, not its text (a command may carry a secret).
+    let log = CLILog.logger("txrx")
+    for (index, command) in commands.enumerated() {
       var result: Result
       let answer: TextStreamAnswer?
       do {
         answer = try await client.send(command)
         result = Result(command: command, answer: answer!)
+        log.debug(
+          "answered",
+          metadata: [
+            "command": "\(index + 1)", "notifications": "\(answer!.notifications)", "bytes": "\(answer!.bytes.count)",
+          ])
       } catch {
         answer = nil
         result = Result(command: command, error: error)
+        log.debug("not answered", metadata: ["command": "\(index + 1)", "error": "\(error.code)"])
       }
       // What came outside the answer came before it (since the previous command): shown first.
       let unsolicited = Self.lines(await client.takeUnsolicited())

@@ -22,7 +22,9 @@ import TextStream
 /// - With a `greeting`, the device notifies it (plus CRLF) as soon as a client turns Tx notifications on, as
 ///   a module that reports `+EVENT:CONNECTED` does; with a `lateFragment`, every answer is followed
 ///   `lateFragmentDelay` after its last notification by that text (plus CRLF), an answer's tail later than
-///   the client's inter-fragment timeout. The device takes new commands meanwhile.
+///   the client's inter-fragment timeout. The device takes new commands meanwhile. The delay runs on
+///   `lateFragmentClock` (the wall clock unless given), from the moment the last notification is sent: a
+///   test that holds a `ManualClock` there sends the tail when it chooses, by moving the clock past it.
 public actor SimulatedTextDevice {
   public enum Commands: Sendable {
     case reader(SimulatedReaderCommands)
@@ -37,6 +39,7 @@ public actor SimulatedTextDevice {
   public nonisolated let alwaysBusy: Bool
   public nonisolated let greeting: String?
   public nonisolated let lateFragment: (text: String, delay: Duration)?
+  public nonisolated let lateFragmentClock: any Clock<Duration>
   /// Every command line received, in order (tests).
   public private(set) var received: [String] = []
   /// Writes refused busy so far.
@@ -57,9 +60,10 @@ public actor SimulatedTextDevice {
   public init(
     address: BluetoothAddress, profile: TextStreamProfile, commands: Commands, answerDelay: Duration,
     fragmentGap: Duration, alwaysBusy: Bool = false, dropLinkMidAnswers: Int = 0, greeting: String? = nil,
-    lateFragment: (text: String, delay: Duration)? = nil, onChange: (@Sendable () async -> Void)? = nil,
-    onWrite: (@Sendable (SimulatedWrite) async -> Bool)? = nil
+    lateFragment: (text: String, delay: Duration)? = nil, lateFragmentClock: any Clock<Duration> = ContinuousClock(),
+    onChange: (@Sendable () async -> Void)? = nil, onWrite: (@Sendable (SimulatedWrite) async -> Bool)? = nil
   ) {
+    self.lateFragmentClock = lateFragmentClock
     self.onWrite = onWrite
     self.dropsLeft = dropLinkMidAnswers
     self.greeting = greeting
@@ -169,22 +173,34 @@ public actor SimulatedTextDevice {
       dropsLeft -= 1
       answer = Array(answer.prefix(answer.count / 2))
     }
+    var lateTailDue: (@Sendable () async -> Void)?
     for (index, start) in stride(from: 0, to: answer.count, by: size).enumerated() {
       if index > 0, fragmentGap > .zero { try? await Task.sleep(for: fragmentGap) }
-      let chunk = Array(answer[start..<min(answer.count, start + size)])
-      guard await connection.notify(profile.tx, chunk) else { return }
+      let end = min(answer.count, start + size)
+      // Its time is taken before the last notification goes out, so a client that has the whole answer
+      // finds the tail's moment already fixed.
+      if end == answer.count, !cut, let lateFragment {
+        lateTailDue = Self.wait(on: lateFragmentClock, for: lateFragment.delay)
+      }
+      guard await connection.notify(profile.tx, Array(answer[start..<end])) else { return }
     }
     if cut {
       await connection.disconnect()
       return
     }
-    if let lateFragment {
+    if let lateFragment, let lateTailDue {
       let (uuid, bytes) = (profile.tx, Array((lateFragment.text + "\r\n").utf8))
       Task {
-        try? await Task.sleep(for: lateFragment.delay)
+        await lateTailDue()
         _ = await connection.notify(uuid, bytes)
       }
     }
+  }
+
+  /// Waits on `clock` until `delay` after now (now: when this is called, not when the wait starts).
+  private static func wait<C: Clock<Duration>>(on clock: C, for delay: Duration) -> @Sendable () async -> Void {
+    let due = clock.now.advanced(by: delay)
+    return { try? await clock.sleep(until: due, tolerance: nil) }
   }
 
   /// A link ended: a half-received line is dropped.

@@ -14,6 +14,11 @@ public final class TextDeviceSimulation: Sendable {
   private let changeHandler = Mutex<(@Sendable () async -> Void)?>(nil)
   private let writeObserver = Mutex<(@Sendable (SimulatedWrite) async -> Bool)?>(nil)
 
+  /// The clock a device's `lateFragment` delay runs on, read when the device is made (on first use, inside
+  /// the command that connects): the wall clock. A test binds a `ManualClock` here to send an answer's late
+  /// tail at a moment of its choosing rather than racing the command's own windows.
+  @TaskLocal public static var lateFragmentClock: any Clock<Duration> = ContinuousClock()
+
   public init(fleet: SimulatedFleet, restored: [BluetoothAddress: SimulatedATCommands] = [:]) {
     self.fleet = fleet
     self.restored = restored
@@ -101,6 +106,7 @@ public final class TextDeviceSimulation: Sendable {
       answerDelay: .milliseconds(section.answerDelayMs ?? 30), fragmentGap: .milliseconds(section.fragmentGapMs ?? 20),
       alwaysBusy: section.busy ?? false, dropLinkMidAnswers: section.dropLinkMidAnswer ?? 0, greeting: section.greeting,
       lateFragment: section.lateFragment.map { ($0, .milliseconds(section.lateFragmentMs ?? 500)) },
+      lateFragmentClock: Self.lateFragmentClock,
       onChange: { [weak self] in await self?.currentChangeHandler()?() }, onWrite: writeObserver.withLock { $0 })
   }
 
