@@ -12,12 +12,17 @@ extension CampaignPipeline {
   /// Says `selected`, then, for a firmware campaign, each named device not heard whose bootloader was, with the
   /// run that left it and whether this command with `--resume` finishes that run (the same package or
   /// catalogue, on this machine's journal: a shared run is resumed with `--journal`, which the command line
-  /// printed does not carry).
+  /// printed does not carry). A firmware campaign's targets heard only as such a bootloader (a resume's) are
+  /// marked `waitingInBootloader`.
   func announceSelection(
-    _ selection: CampaignSelection, plan: some CampaignPlan, records: [DeviceRecord], resources: CampaignResources
+    _ selection: inout CampaignSelection, plan: some CampaignPlan, records: [DeviceRecord],
+    resources: CampaignResources
   ) async {
     emit(.selected(count: selection.targets.count, notSeen: selection.notSeen.count))
-    guard plan.kind == "dfu", !selection.notSeen.isEmpty else { return }
+    guard plan.kind == "dfu" else { return }
+    let unheard = Set(selection.targets.map(\.address.description)).subtracting(records.map(\.address.description))
+    selection.waitingInBootloader = Set(Self.bootloadersHeard(of: unheard, in: records).keys)
+    guard !selection.notSeen.isEmpty else { return }
     let waiting = Self.bootloadersHeard(of: Set(selection.notSeen), in: records)
     guard !waiting.isEmpty else { return }
     let recipe = try? await plan.recipe().text

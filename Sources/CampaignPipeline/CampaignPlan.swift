@@ -50,6 +50,10 @@ public struct CampaignSelection: Sendable {
   /// reconcile's runs; set by the pipeline): a firmware survey leaves devices only to gateways alive in it
   /// (`GatewayCoordinator.leftToNearer`).
   public var sharedRun: String?
+  /// A firmware campaign's targets the scan did not hear, though it heard their DFU bootloader advertising a
+  /// name this tool gives (`BootloaderName`): a resumed run's devices left waiting there. The first visit of
+  /// each goes straight to the bootloader, without trying the silent application first (set by the pipeline).
+  public var waitingInBootloader: Set<String> = []
 
   public init(
     targets: [Target], notSeen: [String] = [], notSelected: [TargetSelection.NotSelected] = [],

@@ -45,6 +45,9 @@ struct CatalogueCampaignPlanner: Sendable {
   /// The targets the run's journal left mid-transfer (by address), and the version each was being updated
   /// from, where the journal has it.
   var leftMidTransfer: Set<String> = []
+  /// Those of them the scan heard only as their bootloader: not surveyed (their application is silent, and a
+  /// connect to it would only wait out the link timeout), recalled from the registry straight away.
+  var waitingInBootloader: Set<String> = []
   var transferredFrom: [String: FirmwareVersion] = [:]
   /// What the fleet registry last knew of a device (nil: nothing, or the registry cannot be read).
   var recall: @Sendable (String) async -> DeviceIdentity? = { _ in nil }
@@ -184,7 +187,9 @@ struct CatalogueCampaignPlanner: Sendable {
   func survey(_ targets: [Target]) async -> (read: [String: DeviceIdentity], answered: Set<String>) {
     let work = FirmwareWork(plan: plan, updater: identifier, batteries: batteries)
     let eligible = targets.filter { t in
-      guard let floor = plan.minimumBattery, !leftMidTransfer.contains(t.address.description) else { return true }
+      let address = t.address.description
+      if leftMidTransfer.contains(address), waitingInBootloader.contains(address) { return false }
+      guard let floor = plan.minimumBattery, !leftMidTransfer.contains(address) else { return true }
       return (batteries[t.address.description] ?? -1) >= floor
     }
     var found: [String: DeviceIdentity] = [:]

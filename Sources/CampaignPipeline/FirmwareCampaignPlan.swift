@@ -129,12 +129,15 @@ public struct FirmwareCampaignPlan: CampaignPlan {
   ) async throws -> PreparedWork {
     let opener = KBeaconOpener(central: resources.central, connectTimeout: transfer.timeout)
     let (password, transfer) = (self.password, self.transfer)
+    let waiting = selection.waitingInBootloader
     let updater: @Sendable ([DFUTransferImage]) -> NordicFirmwareUpdater = { images in
-      NordicFirmwareUpdater(
+      var made = NordicFirmwareUpdater(
         opener: opener, password: password, images: images,
         engine: DFUEngineConfiguration(
           receiptInterval: transfer.receiptInterval, dataObjectDelay: transfer.objectDelay),
         reconnectDelay: transfer.reconnectDelay, linkTimeout: transfer.timeout)
+      made.waitingInBootloader = Set(waiting.compactMap(BluetoothAddress.init))
+      return made
     }
     var version: FirmwareVersion?
     if case .package(_, let single) = firmware { version = single.version }
@@ -155,6 +158,7 @@ public struct FirmwareCampaignPlan: CampaignPlan {
         updater: { updater($0.transferImages) }, plan: plan, batteries: selection.batteries, parallel: parallel,
         emit: emit)
       (planner.leftMidTransfer, planner.transferredFrom) = await Self.leftMidTransfer(selection, resources)
+      planner.waitingInBootloader = waiting
       let registry = resources.registry.registry
       planner.recall = { address in
         guard let device = try? await registry.device(address) else { return nil }
@@ -172,6 +176,7 @@ public struct FirmwareCampaignPlan: CampaignPlan {
     }
     work.registry = resources.registry
     work.bootloaderQuarantine = bootloaderQuarantine
+    work.waitingInBootloader = waiting
     // Neighbouring addresses never run together (`AddressNeighbourhood`): start them apart.
     return PreparedWork(
       work: work, order: { AddressNeighbourhood.spread($0) }, reports: reports, version: version, packages: packages)

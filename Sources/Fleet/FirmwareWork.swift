@@ -103,6 +103,9 @@ public struct FirmwareWork: CampaignWork {
   /// for the last activity's own time (as reconcile's `--bootloader-timeout`).
   public var bootloaderQuarantine: Duration? = Self.defaultBootloaderQuarantine
   public static let defaultBootloaderQuarantine: Duration = .seconds(130)
+  /// Devices the campaign's scan heard only as a bootloader of ours: one left mid-transfer is not identified
+  /// through its application at its first attempt (silent, it would cost a whole link timeout).
+  public var waitingInBootloader: Set<String> = []
   let clock = ContinuousClock()
 
   public init(
@@ -184,10 +187,13 @@ public struct FirmwareWork: CampaignWork {
     // transfer starts again: a visit that fails before then leaves it known as perhaps in its bootloader (for
     // the resume after, and for the quarantine of the device above).
     try await context.step(address, .connecting, attempt: attempt, recordedAs: interrupted ? .transferring : nil)
+    let heardOnlyAsBootloader = interrupted && attempt == 1 && waitingInBootloader.contains(address)
     do {
-      let identity = try await updater.identify(target)
-      before = identity
-      await registry?.identity(address: address, identity)
+      if !heardOnlyAsBootloader {
+        let identity = try await updater.identify(target)
+        before = identity
+        await registry?.identity(address: address, identity)
+      }
     } catch  where interrupted {
       // Mid-transfer last time: the application may be gone until the bootloader finishes.
     }

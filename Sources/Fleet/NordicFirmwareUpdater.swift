@@ -22,6 +22,9 @@ public struct NordicFirmwareUpdater: FirmwareUpdater {
   public var scanTimeout: Duration
   /// Counts each device's update calls: the attempt number in its bootloader's name.
   public var attempts = UpdateAttempts()
+  /// Devices the campaign's scan heard only as a bootloader of ours (`CampaignSelection.waitingInBootloader`):
+  /// their first update goes to the bootloader without connecting to the application to make it jump.
+  public var waitingInBootloader: Set<BluetoothAddress> = []
 
   public init(
     opener: KBeaconOpener, password: Secret, images: [DFUTransferImage],
@@ -57,9 +60,11 @@ public struct NordicFirmwareUpdater: FirmwareUpdater {
   public func update(_ target: Target, progress: @escaping @Sendable (Int, Int) -> Void) async throws
     -> FirmwareTransferResult
   {
-    let name = BootloaderName.make(for: target.address, attempt: attempts.next(target.address))
+    let attempt = attempts.next(target.address)
+    let name = BootloaderName.make(for: target.address, attempt: attempt)
     let factory = BLEDFULinkFactory(
       central: opener.central, device: target.address, addressType: target.addressType, bootloaderName: name,
+      bootloaderWaiting: attempt == 1 && waitingInBootloader.contains(target.address),
       connectTimeout: linkTimeout, scanTimeout: scanTimeout, responseTimeout: linkTimeout)
     let sizes = images.map(\.firmware.count)
     let total = sizes.reduce(0, +)

@@ -24,6 +24,10 @@ public actor BLEDFULinkFactory: DFULinkFactory {
   public nonisolated let addressType: AddressType
   /// The name this attempt asks the bootloader to advertise.
   public nonisolated let bootloaderName: String
+  /// The device was heard only as its bootloader, advertising a name of this tool's: the first open looks
+  /// for that bootloader at once (as after no jump), before connecting to the application — silent, it would
+  /// cost a whole connect timeout — and tries the application only when no bootloader of the device's answers.
+  public nonisolated let bootloaderWaiting: Bool
   let connectTimeout: Duration
   let scanTimeout: Duration
   let responseTimeout: Duration
@@ -51,7 +55,7 @@ public actor BLEDFULinkFactory: DFULinkFactory {
 
   public init(
     central: any Central, device: BluetoothAddress, addressType: AddressType = .random, bootloaderName: String? = nil,
-    connectTimeout: Duration = .seconds(10), scanTimeout: Duration = .seconds(5),
+    bootloaderWaiting: Bool = false, connectTimeout: Duration = .seconds(10), scanTimeout: Duration = .seconds(5),
     responseTimeout: Duration = .seconds(10),
     preferredMTU: Int = 247, silenceWindow: Duration = .seconds(1)
   ) {
@@ -59,6 +63,7 @@ public actor BLEDFULinkFactory: DFULinkFactory {
     self.device = device
     self.addressType = addressType
     self.bootloaderName = bootloaderName ?? BootloaderName.make(for: device, attempt: 1)
+    self.bootloaderWaiting = bootloaderWaiting
     self.connectTimeout = connectTimeout
     self.scanTimeout = scanTimeout
     self.responseTimeout = responseTimeout
@@ -72,7 +77,12 @@ public actor BLEDFULinkFactory: DFULinkFactory {
     // bootloader ran the image and left (a link lost right after the last Execute), and a jump now would
     // send the whole image a second time. The lookup below then fails, and the visit's next attempt finds
     // the new version (`FirmwareWork.installedEarlier`).
-    if entry == .none, bootloader == nil { try await enterBootloaderIfNeeded() }
+    if entry == .none, bootloader == nil {
+      // Heard waiting: looked for first. Gone since (its inactivity timeout ran out, the old application is
+      // back), the application is tried as on any first open.
+      if bootloaderWaiting, let link = try? await locate() { return link }
+      try await enterBootloaderIfNeeded()
+    }
     return try await locate()
   }
 

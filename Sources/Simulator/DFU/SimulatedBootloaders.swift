@@ -20,8 +20,12 @@ public final class SimulatedBootloaders: Sendable {
   public let model: LinkModel
   /// Running bootloaders by application address.
   private let entries = Mutex<[BluetoothAddress: Entry]>([:])
-  private let log = Mutex<(entered: [BluetoothAddress], links: [BluetoothAddress], sessions: [SimulatedDFUPeripheral])>(
-    ([], [], []))
+  private let log = Mutex<
+    (
+      entered: [BluetoothAddress], links: [BluetoothAddress], sessions: [SimulatedDFUPeripheral],
+      silentApplications: [BluetoothAddress]
+    )
+  >(([], [], [], []))
   private let watchers = Mutex<(next: Int, streams: [Int: AsyncStream<Change>.Continuation])>((0, [:]))
 
   /// A device entered its bootloader (at `bootloader`, advertising `name`) or left it.
@@ -58,6 +62,17 @@ public final class SimulatedBootloaders: Sendable {
 
   /// Application addresses of every bootloader entry so far, in order (for tests and reports).
   public var entered: [BluetoothAddress] { log.withLock { $0.entered } }
+
+  /// Application addresses of every connect that found its device in its bootloader (nothing answers there: on a
+  /// real radio, a whole connect timeout), in order (for tests).
+  public var connectsToSilentApplications: [BluetoothAddress] { log.withLock { $0.silentApplications } }
+
+  /// Records a connect to `address` while its device is in its bootloader; true when it is.
+  func silentApplication(_ address: BluetoothAddress) -> Bool {
+    guard isInBootloader(address) else { return false }
+    log.withLock { $0.silentApplications.append(address) }
+    return true
+  }
   /// Addresses at which bootloader links were opened, in order.
   public var bootloaderLinks: [BluetoothAddress] { log.withLock { $0.links } }
 

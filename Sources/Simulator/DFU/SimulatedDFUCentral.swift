@@ -12,6 +12,7 @@ import Synchronization
 public final class SimulatedDFUCentral: Central {
   public let name = "sim-dfu"
   private let registry: Mutex<[SimulatedDFUPeripheral]>
+  private let connectLog = Mutex<[BluetoothAddress]>([])
   let interval: Duration
 
   public init(peripherals: [SimulatedDFUPeripheral] = [], advertisingInterval: Duration = .milliseconds(20)) {
@@ -20,6 +21,9 @@ public final class SimulatedDFUCentral: Central {
   }
 
   public var peripherals: [SimulatedDFUPeripheral] { registry.withLock { $0 } }
+
+  /// The address of every connect asked for, answered or not, in order (for tests).
+  public var connects: [BluetoothAddress] { connectLog.withLock { $0 } }
 
   public func add(_ peripheral: SimulatedDFUPeripheral) { registry.withLock { $0.append(peripheral) } }
 
@@ -59,6 +63,7 @@ public final class SimulatedDFUCentral: Central {
 
   public func connect(to address: BluetoothAddress, type: AddressType, timeout: Duration) async throws -> any ATTBearer
   {
+    connectLog.withLock { $0.append(address) }
     for p in peripherals where await p.advertisedAddress == address { return try await p.connect(to: address) }
     throw LinkError(.unknownDevice, peer: address, detail: "no simulated DFU device answers there")
   }

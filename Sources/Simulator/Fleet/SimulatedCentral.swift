@@ -87,7 +87,7 @@ public final class SimulatedCentral: Central {
     // A running bootloader answers first: on neighbouring addresses (…:00 and …:01) it shadows the
     // neighbour's application, as two advertisers on one address would confuse a real radio.
     if let bearer = try await bootloaders.connect(to: address) { return bearer }
-    if bootloaders.isInBootloader(address) {
+    if bootloaders.silentApplication(address) {
       throw LinkError(.connectTimeout, peer: address, detail: "nothing answers: the device is in its DFU bootloader")
     }
     guard let device = fleet.devices.first(where: { $0.address == address }) else {

@@ -6,7 +6,8 @@
 # image, with no application to read. A new run naming the device hears only its bootloader, under the name the
 # first run gave it, touches nothing and names the run to resume. `--resume` cannot read the device's model and
 # hardware version either: it takes them from the fleet registry the first run filled, resolves the same package
-# from the catalogue (nginx on the guest's loopback), goes to the waiting bootloader without a second jump,
+# from the catalogue (nginx on the guest's loopback), goes to the waiting bootloader without a second jump (and,
+# having heard only the bootloader at its scan, without trying the silent application: CatalogueResumeTests counts),
 # meets the last drop, reconnects, and finishes (that it goes on from what the bootloader holds, rather than
 # from byte 0, is counted in the simulated tier: CatalogueResumeTests). The served device's links from the jump
 # to its new application are all its bootloader's; a separate `read` shows V5.14.
