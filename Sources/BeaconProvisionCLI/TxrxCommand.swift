@@ -14,9 +14,9 @@ import TextStream
 /// previous command (a greeting on connecting, an answer's tail later than --timeout-next), and the last
 /// with `"unsolicitedAfter"`: those within --timeout-next after its answer. Without --json they print as
 /// `(unsolicited) …` where they came, never inside an answer. Device text is printed with its
-/// control characters escaped (`TerminalText`). `-v` logs the end of each answer (`answered command=1
-/// notifications=… bytes=…`, or `not answered … error=…`) by the command's place on the line, never its
-/// text, which may carry a device's password.
+/// control characters escaped (`TerminalText`). `-v` logs the end of each answer (`answered bytes=… command=1
+/// notifications=…`, or `not answered command=1 error=…`) by the command's place on the line, never its text,
+/// which may carry a device's password.
 struct TxrxCommand: AsyncParsableCommand, LoggingCommand {
   static let configuration = CommandConfiguration(
     commandName: "txrx",
@@ -138,18 +138,22 @@ struct TxrxCommand: AsyncParsableCommand, LoggingCommand {
       do {
         answer = try await client.send(command)
         result = Result(command: command, answer: answer!)
-        log.debug(
-          "answered",
-          metadata: [
-            "command": "\(index + 1)", "notifications": "\(answer!.notifications)", "bytes": "\(answer!.bytes.count)",
-          ])
       } catch {
         answer = nil
         result = Result(command: command, error: error)
-        log.debug("not answered", metadata: ["command": "\(index + 1)", "error": "\(error.code)"])
       }
       // What came outside the answer came before it (since the previous command): shown first.
       let unsolicited = Self.lines(await client.takeUnsolicited())
+      // Logged once what came before the answer is taken: anything from here on comes after it.
+      if let answer {
+        log.debug(
+          "answered",
+          metadata: [
+            "command": "\(index + 1)", "notifications": "\(answer.notifications)", "bytes": "\(answer.bytes.count)",
+          ])
+      } else {
+        log.debug("not answered", metadata: ["command": "\(index + 1)", "error": "\(result.error?.code ?? "")"])
+      }
       result.unsolicited = unsolicited.isEmpty ? nil : unsolicited
       results.append(result)
       guard !json else { continue }

@@ -202,7 +202,8 @@ public struct CampaignPipeline: Sendable {
     }
     return CampaignOutcome(
       summary: summary, notSeen: selection.notSeen, notSelected: selection.notSelected,
-      reports: await prepared.reports?.byAddress ?? [:], version: prepared.version, packages: prepared.packages,
+      reports: await prepared.reports?.byAddress ?? [:], version: prepared.version,
+      packages: (prepared.packages + (await prepared.packagesResolvedLater())).sorted { $0.url < $1.url },
       rollout: rollout)
   }
 

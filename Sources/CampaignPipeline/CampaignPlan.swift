@@ -51,8 +51,9 @@ public struct CampaignSelection: Sendable {
   /// (`GatewayCoordinator.leftToNearer`).
   public var sharedRun: String?
   /// A firmware campaign's targets the scan did not hear, though it heard their DFU bootloader advertising a
-  /// name this tool gives (`BootloaderName`): a resumed run's devices left waiting there. The first visit of
-  /// each goes straight to the bootloader, without trying the silent application first (set by the pipeline).
+  /// name this tool gives (`BootloaderName`): a resumed run's devices left waiting there. The first visit of each
+  /// that the journal left mid-transfer goes straight to the bootloader, without trying the silent application
+  /// (`BootloaderWaitingDevices`; set by the pipeline).
   public var waitingInBootloader: Set<String> = []
 
   public init(
@@ -72,8 +73,10 @@ public struct PreparedWork: Sendable {
   public var reports: FirmwareReports?
   /// The version a `--package` campaign installs.
   public var version: FirmwareVersion?
-  /// The packages a catalogue campaign resolved.
+  /// The packages a catalogue campaign resolved before it started.
   public var packages: [ResolvedPackage]
+  /// Those it resolved during the campaign, for devices taken over from another gateway (`CatalogueTakeoverRoute`).
+  public var packagesResolvedLater: @Sendable () async -> [ResolvedPackage] = { [] }
 
   public init(
     work: any CampaignWork, order: @escaping @Sendable ([Target]) -> [Target] = { $0 }, reports: FirmwareReports? = nil,

@@ -110,45 +110,53 @@ struct CatalogueCampaignPlanner: Sendable {
       }
     }
     var plans: [CatalogueRoute.Key: CatalogueRoute.Plan] = [:]
-    var byURL: [String: FirmwareInstall] = [:]
-    var packages: [String: (version: FirmwareVersion, sha256: String)] = [:]
+    var fetched = FetchedPackages()
     let pairs = Dictionary(grouping: surveyed.values.filter { $0.model != nil && $0.hardware != nil }) {
       CatalogueRoute.Key(model: $0.model!, hardware: $0.hardware!)
     }
     for (key, devices) in pairs.sorted(by: { ($0.key.model, $0.key.hardware) < ($1.key.model, $1.key.hardware) }) {
-      let catalogue = catalogues[key.model]!
-      let choices = devices.map {
-        FirmwareChoice.choose(catalogue, hardware: key.hardware, current: $0.firmware, wanted: wanted)
-      }
-      let needed = choices.compactMap { if case .install(let e) = $0 { e } else { nil } }.first
-      if let entry = needed {
-        let url = location.packageURL(entry)
-        // One download per package, shared by the (model, hardware) pairs whose entries name the same file the
-        // same way: an entry that names it with another version, hash or size is fetched and checked on its
-        // own (it was given the first entry's package unchecked — another model's firmware).
-        let reuse = [url, entry.appVersion, entry.sha256.map(Hex.encode) ?? "", entry.size.map(String.init) ?? ""]
-          .joined(separator: "\n")
-        if let install = byURL[reuse] {
-          plans[key] = .install(install)
-          continue
-        }
-        let (install, source) = try await fetch(entry, key: key, url: url)
-        byURL[reuse] = install
-        packages[source] = (entry.version, install.packageSHA256 ?? "")
-        plans[key] = .install(install)
-      } else if case .unavailable(let reason) = choices.first {
-        plans[key] = .none(reason)
-      } else if case .upToDate(_, let newest) = choices.first, let newest {
-        // With --firmware V…, the version asked for is what the devices are measured against (they were
-        // told "the catalogue offers 5.14" when 5.13 was asked for).
-        if case .version(let asked) = wanted {
-          plans[key] = .current(asked, asked: true)
-        } else {
-          plans[key] = .current(newest)
-        }
-      }
+      plans[key] = try await plan(key, devices: devices, catalogue: catalogues[key.model]!, fetched: &fetched)
     }
-    return Resolved(route: CatalogueRoute(plans: plans, surveyed: surveyed), packages: packages)
+    return Resolved(route: CatalogueRoute(plans: plans, surveyed: surveyed), packages: fetched.sources)
+  }
+
+  /// The packages fetched so far: by what names a package (`reuse`), and by where the bytes came from, for the
+  /// report.
+  struct FetchedPackages {
+    var byReuse: [String: FirmwareInstall] = [:]
+    var sources: [String: (version: FirmwareVersion, sha256: String)] = [:]
+  }
+
+  /// One (model, hardware) pair's plan from its model's catalogue and what its devices run: the package when
+  /// some device is older than the release (fetched and verified, or one fetched already for another pair),
+  /// the release when none is, the reason when the catalogue has none; nil when the catalogue says nothing.
+  func plan(
+    _ key: CatalogueRoute.Key, devices: [DeviceIdentity], catalogue: FirmwareCatalogue, fetched: inout FetchedPackages
+  ) async throws -> CatalogueRoute.Plan? {
+    let choices = devices.map {
+      FirmwareChoice.choose(catalogue, hardware: key.hardware, current: $0.firmware, wanted: wanted)
+    }
+    if let entry = choices.compactMap({ if case .install(let e) = $0 { e } else { nil } }).first {
+      let url = location.packageURL(entry)
+      // One download per package, shared by the (model, hardware) pairs whose entries name the same file the
+      // same way: an entry that names it with another version, hash or size is fetched and checked on its
+      // own (it was given the first entry's package unchecked — another model's firmware).
+      let reuse = [url, entry.appVersion, entry.sha256.map(Hex.encode) ?? "", entry.size.map(String.init) ?? ""]
+        .joined(separator: "\n")
+      if let install = fetched.byReuse[reuse] { return .install(install) }
+      let (install, source) = try await fetch(entry, key: key, url: url)
+      fetched.byReuse[reuse] = install
+      fetched.sources[source] = (entry.version, install.packageSHA256 ?? "")
+      return .install(install)
+    } else if case .unavailable(let reason) = choices.first {
+      return .none(reason)
+    } else if case .upToDate(_, let newest) = choices.first, let newest {
+      // With --firmware V…, the version asked for is what the devices are measured against (they were
+      // told "the catalogue offers 5.14" when 5.13 was asked for).
+      if case .version(let asked) = wanted { return .current(asked, asked: true) }
+      return .current(newest)
+    }
+    return nil
   }
 
   /// Downloads (or takes from the cache) and verifies one release, then checks it as `--package` would.

@@ -131,13 +131,11 @@ public struct FirmwareCampaignPlan: CampaignPlan {
     let (password, transfer) = (self.password, self.transfer)
     let waiting = selection.waitingInBootloader
     let updater: @Sendable ([DFUTransferImage]) -> NordicFirmwareUpdater = { images in
-      var made = NordicFirmwareUpdater(
+      NordicFirmwareUpdater(
         opener: opener, password: password, images: images,
         engine: DFUEngineConfiguration(
           receiptInterval: transfer.receiptInterval, dataObjectDelay: transfer.objectDelay),
         reconnectDelay: transfer.reconnectDelay, linkTimeout: transfer.timeout)
-      made.waitingInBootloader = Set(waiting.compactMap(BluetoothAddress.init))
-      return made
     }
     var version: FirmwareVersion?
     if case .package(_, let single) = firmware { version = single.version }
@@ -148,6 +146,7 @@ public struct FirmwareCampaignPlan: CampaignPlan {
     let reports = FirmwareReports()
     var work: FirmwareWork
     var packages: [ResolvedPackage] = []
+    var latePackages: @Sendable () async -> [ResolvedPackage] = { [] }
     switch firmware {
     case .package(_, let single):
       work = FirmwareWork(
@@ -171,15 +170,20 @@ public struct FirmwareCampaignPlan: CampaignPlan {
         ResolvedPackage(url: $0.key, version: "V\($0.value.version)", sha256: $0.value.sha256)
       }
       .sorted { $0.url < $1.url }
+      let (late, before) = (LateCataloguePlans(planner: planner), Set(packages.map(\.url)))
+      latePackages = { await late.packages().filter { !before.contains($0.url) } }
+      let route = CatalogueTakeoverRoute(base: resolved.route, late: late, recall: planner.recall)
       work = FirmwareWork(
-        plan: plan, identifier: updater([]), route: resolved.route, batteries: selection.batteries, reports: reports)
+        plan: plan, identifier: updater([]), route: route, batteries: selection.batteries, reports: reports)
     }
     work.registry = resources.registry
     work.bootloaderQuarantine = bootloaderQuarantine
-    work.waitingInBootloader = waiting
+    work.waitingInBootloader = BootloaderWaitingDevices(waiting)
     // Neighbouring addresses never run together (`AddressNeighbourhood`): start them apart.
-    return PreparedWork(
+    var prepared = PreparedWork(
       work: work, order: { AddressNeighbourhood.spread($0) }, reports: reports, version: version, packages: packages)
+    prepared.packagesResolvedLater = latePackages
+    return prepared
   }
 
   /// The targets the run's journal left mid-transfer (step `transferring`, not finished) — on a resume, or on a

@@ -17,11 +17,12 @@ public struct FirmwareInstall: Sendable {
 
 /// Picks each device's package once the campaign knows what the device is: one package for every device
 /// (`dfu update --package`), or the catalogue's newest release for its model and hardware version
-/// (`dfu update --firmware`, resolved and verified before the campaign starts).
+/// (`dfu update --firmware`, resolved and verified before the campaign starts; for a device taken over from
+/// another gateway, of a pair this one never surveyed, during it — hence `async`).
 public protocol FirmwareRoute: Sendable {
   /// `identity` is what the device reported now, or nil when it could not be read (a device the journal
   /// left mid-transfer may be waiting in its bootloader).
-  func route(address: String, identity: DeviceIdentity?) -> FirmwareRouteDecision
+  func route(address: String, identity: DeviceIdentity?) async -> FirmwareRouteDecision
 }
 
 public enum FirmwareRouteDecision: Sendable {

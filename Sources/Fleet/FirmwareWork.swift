@@ -16,32 +16,6 @@ public struct DeviceIdentity: Sendable, Hashable {
   }
 }
 
-/// The device side of a firmware campaign: who a device is, and the DFU itself (buttonless entry, the
-/// bootloader at its own address, transfer, reboot — docs/protocols/nordic-dfu.md §2). The live and simulated paths are
-/// the same code behind this; tests of the campaign's bookkeeping may use a stand-in.
-public protocol FirmwareUpdater: Sendable {
-  func identify(_ target: Target) async throws -> DeviceIdentity
-  /// Runs the whole DFU; `progress` gets bytes confirmed so far and the total. Resumes a transfer the
-  /// bootloader already holds part of (§2.5). Returns where the bootloader answered, when known.
-  func update(_ target: Target, progress: @escaping @Sendable (Int, Int) -> Void) async throws -> FirmwareTransferResult
-}
-
-/// What a completed transfer learnt about the device: where its bootloader answered (docs/protocols/nordic-dfu.md §2.2:
-/// the address +1, the same address, or found by name).
-public struct FirmwareTransferResult: Sendable, Hashable {
-  public var bootloader: BluetoothAddress?
-  public var bootloaderType: AddressType?
-  /// The name the bootloader was told to advertise and was found by (`BootloaderName`); nil when the
-  /// device could not name it (SDK 13: found at address + 1) or was already in its bootloader.
-  public var bootloaderName: String?
-
-  public init(bootloader: BluetoothAddress? = nil, bootloaderType: AddressType? = nil, bootloaderName: String? = nil) {
-    self.bootloader = bootloader
-    self.bootloaderType = bootloaderType
-    self.bootloaderName = bootloaderName
-  }
-}
-
 /// Which devices a campaign is for, and how careful to be.
 public struct FirmwarePlan: Sendable, Hashable {
   /// The version a single-package campaign installs (devices at it or newer are skipped); a catalogue
@@ -103,9 +77,8 @@ public struct FirmwareWork: CampaignWork {
   /// for the last activity's own time (as reconcile's `--bootloader-timeout`).
   public var bootloaderQuarantine: Duration? = Self.defaultBootloaderQuarantine
   public static let defaultBootloaderQuarantine: Duration = .seconds(130)
-  /// Devices the campaign's scan heard only as a bootloader of ours: one left mid-transfer is not identified
-  /// through its application at its first attempt (silent, it would cost a whole link timeout).
-  public var waitingInBootloader: Set<String> = []
+  /// Devices the campaign's scan heard only as a bootloader of ours, each taken by its first visit.
+  public var waitingInBootloader = BootloaderWaitingDevices()
   let clock = ContinuousClock()
 
   public init(
@@ -187,7 +160,7 @@ public struct FirmwareWork: CampaignWork {
     // transfer starts again: a visit that fails before then leaves it known as perhaps in its bootloader (for
     // the resume after, and for the quarantine of the device above).
     try await context.step(address, .connecting, attempt: attempt, recordedAs: interrupted ? .transferring : nil)
-    let heardOnlyAsBootloader = interrupted && attempt == 1 && waitingInBootloader.contains(address)
+    let heardOnlyAsBootloader = interrupted && waitingInBootloader.take(address)
     do {
       if !heardOnlyAsBootloader {
         let identity = try await updater.identify(target)
@@ -207,7 +180,7 @@ public struct FirmwareWork: CampaignWork {
       if let outcome = await installedEarlier(address, previous: previous, now: before) { return outcome }
     }
     let install: FirmwareInstall
-    switch route.route(address: address, identity: before) {
+    switch await route.route(address: address, identity: before) {
     case .install(let chosen): install = chosen
     case .skip(let reason): return .skipped(reason)
     case .fail(let reason): throw NoPackage(reason: reason)
@@ -222,11 +195,15 @@ public struct FirmwareWork: CampaignWork {
     inBootloader(true)
     let start = clock.now
     let totalBytes = Mutex(0)
-    let transfer = try await install.updater.update(target) { done, total in
+    let progress: @Sendable (Int, Int) -> Void = { done, total in
       totalBytes.withLock { $0 = total }
       let seconds = (clock.now - start).seconds
       context.progress(address, done: done, total: total, bytesPerSecond: seconds > 0 ? Double(done) / seconds : 0)
     }
+    let transfer =
+      try await heardOnlyAsBootloader
+      ? install.updater.updateWaitingInBootloader(target, progress: progress)
+      : install.updater.update(target, progress: progress)
     let seconds = (clock.now - start).seconds
     let report = FirmwareUpdateReport(
       from: from, to: install.version, packageSHA256: install.packageSHA256, bytes: totalBytes.withLock { $0 },

@@ -22,9 +22,6 @@ public struct NordicFirmwareUpdater: FirmwareUpdater {
   public var scanTimeout: Duration
   /// Counts each device's update calls: the attempt number in its bootloader's name.
   public var attempts = UpdateAttempts()
-  /// Devices the campaign's scan heard only as a bootloader of ours (`CampaignSelection.waitingInBootloader`):
-  /// their first update goes to the bootloader without connecting to the application to make it jump.
-  public var waitingInBootloader: Set<BluetoothAddress> = []
 
   public init(
     opener: KBeaconOpener, password: Secret, images: [DFUTransferImage],
@@ -60,12 +57,25 @@ public struct NordicFirmwareUpdater: FirmwareUpdater {
   public func update(_ target: Target, progress: @escaping @Sendable (Int, Int) -> Void) async throws
     -> FirmwareTransferResult
   {
-    let attempt = attempts.next(target.address)
-    let name = BootloaderName.make(for: target.address, attempt: attempt)
+    try await transfer(target, bootloaderWaiting: false, progress: progress)
+  }
+
+  /// `update` for a device heard only as a bootloader of ours: its links go to that bootloader alone
+  /// (`BLEDFULinkFactory.bootloaderWaiting`), never to the application to make it jump.
+  public func updateWaitingInBootloader(_ target: Target, progress: @escaping @Sendable (Int, Int) -> Void)
+    async throws -> FirmwareTransferResult
+  {
+    try await transfer(target, bootloaderWaiting: true, progress: progress)
+  }
+
+  private func transfer(
+    _ target: Target, bootloaderWaiting: Bool, progress: @escaping @Sendable (Int, Int) -> Void
+  ) async throws -> FirmwareTransferResult {
+    let name = BootloaderName.make(for: target.address, attempt: attempts.next(target.address))
     let factory = BLEDFULinkFactory(
       central: opener.central, device: target.address, addressType: target.addressType, bootloaderName: name,
-      bootloaderWaiting: attempt == 1 && waitingInBootloader.contains(target.address),
-      connectTimeout: linkTimeout, scanTimeout: scanTimeout, responseTimeout: linkTimeout)
+      bootloaderWaiting: bootloaderWaiting, connectTimeout: linkTimeout, scanTimeout: scanTimeout,
+      responseTimeout: linkTimeout)
     let sizes = images.map(\.firmware.count)
     let total = sizes.reduce(0, +)
     let transfer = DFUTransfer(factory: factory, configuration: engine, reconnectDelay: reconnectDelay)

@@ -103,11 +103,12 @@ struct GatewaySite {
     try self.init(count: count, block: block, gateways: heard.keys.sorted()) { gateway, _ in heard[gateway] }
   }
 
-  /// `rssi(gateway, i)`: the RSSI at which `gateway` hears device `i` (nil: it does not); every device runs
-  /// `firmware`, and has the fleet file's `dfu` section `dfu` (JSON) when given.
+  /// `rssi(gateway, i)`: the RSSI at which `gateway` hears device `i` (nil: it does not); every device is a
+  /// KBeacon Pro running `firmware` unless `kind(i)` gives device `i`'s kind and its sections (fleet-file JSON),
+  /// and has the fleet file's `dfu` section `dfu` (JSON) when given.
   init(
     count: Int, block: Int, gateways: [String], firmware: String = "5.22", dfu: String? = nil,
-    rssi: (String, Int) -> Int?
+    kind: ((Int) -> String?)? = nil, rssi: (String, Int) -> Int?
   ) throws {
     (self.count, self.block) = (count, block)
     folder = try LocalTools.temporaryDirectory("gateways-b")
@@ -115,8 +116,9 @@ struct GatewaySite {
     profile = folder + "/site.json"
     let addresses = (0..<count).map { String(format: "DD:35:%02X:07:E1:%02X", block, $0) }
     let dfuSection = dfu.map { #", "dfu": \#($0)"# } ?? ""
+    let pro = #""kind": "kbeaconPro", "system": {"model": 12, "batteryPercent": 90, "firmware": "\#(firmware)"}"#
     let devices = addresses.enumerated().map { i, a in
-      #"{"address": "\#(a)", "kind": "kbeaconPro", "name": "KBPro_H\#(i)", "intervalMs": 200, "system": {"model": 12, "batteryPercent": 90, "firmware": "\#(firmware)"}\#(dfuSection)}"#
+      #"{"address": "\#(a)", \#(kind?(i) ?? pro), "name": "KBPro_H\#(i)", "intervalMs": 200\#(dfuSection)}"#
     }
     let views = Dictionary(
       uniqueKeysWithValues: gateways.map { gateway in

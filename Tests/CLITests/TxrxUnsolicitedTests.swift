@@ -13,7 +13,8 @@ import Testing
 ///
 /// The tail is sent when the test says, not at a time on the wall clock: the device's late-fragment delay runs on a
 /// `ManualClock` (`TextDeviceSimulation.lateFragmentClock`) that the test moves past it when the command logs that the
-/// answer ended (`-v`'s `answered`). So it comes after the answer's window whatever the load, and has the command's
+/// answer ended (`-v`'s `answered`, logged once the lines that came before the answer are taken). So it comes after
+/// the answer's window and after those lines whatever the load, and has the command's
 /// whole last wait (--timeout-next, 5 s) to arrive. Its delay is a minute (the longest a fleet file takes), so a device
 /// that sent it on the wall clock would not send it within the command, and the test would fail. (It raced the wall
 /// clock before: a tail sent 12 s after the answer, against windows at 8 s and 16 s, once came after the last wait

@@ -67,29 +67,30 @@ import Testing
     #expect(await device.jumps == 0)
   }
 
-  /// `bootloaderWaiting` (a resume whose scan heard the device only as its bootloader): the first open goes to
-  /// the waiting bootloader without a connect to the application; and when that bootloader has left since (its
-  /// inactivity timeout ran out, the application is back), the open falls back to the application and its jump.
-  @Test func aBootloaderHeardWaitingIsOpenedFirstAndAGoneOneFallsBackToTheJump() async throws {
-    let waiting = SimulatedDFUPeripheral(address: BluetoothAddress("C0:11:22:33:44:40")!, target: SimulatedDFUTarget())
-    await waiting.setBootloaderName(BootloaderName.make(for: BluetoothAddress("C0:11:22:33:44:40")!, attempt: 1))
+  /// `bootloaderWaiting` (a resume whose scan heard the device only as its bootloader): the open goes to the waiting
+  /// bootloader without a connect to the application; and when that bootloader has left since (its inactivity
+  /// timeout ran out, the application is back), the open fails without a jump — the application must be read before
+  /// it is updated, which the visit's next attempt does.
+  @Test func aBootloaderHeardWaitingIsOpenedWithoutTheApplicationAndAGoneOneIsNotJumpedTo() async throws {
+    let device = BluetoothAddress("C0:11:22:33:44:40")!
+    let waiting = SimulatedDFUPeripheral(address: device, target: SimulatedDFUTarget())
+    await waiting.setBootloaderName(BootloaderName.make(for: device, attempt: 1))
     let central = SimulatedDFUCentral(peripherals: [waiting])
     let factory = BLEDFULinkFactory(
-      central: central, device: BluetoothAddress("C0:11:22:33:44:40")!, bootloaderWaiting: true,
-      connectTimeout: .seconds(2), scanTimeout: .milliseconds(300), responseTimeout: .seconds(2))
+      central: central, device: device, bootloaderWaiting: true, connectTimeout: .seconds(2),
+      scanTimeout: .milliseconds(300), responseTimeout: .seconds(2))
     _ = try await factory.open(image: 0)
     #expect(await factory.bootloaderAddress == BluetoothAddress("C0:11:22:33:44:41")!)
     #expect(central.connects == [BluetoothAddress("C0:11:22:33:44:41")!], "no connect to the application")
 
     let back = await Self.application("C0:11:22:33:44:50")
-    let fallback = BLEDFULinkFactory(
-      central: SimulatedDFUCentral(peripherals: [back]), device: BluetoothAddress("C0:11:22:33:44:50")!,
-      bootloaderName: "DfuC01122334450-2", bootloaderWaiting: true, connectTimeout: .seconds(2),
-      scanTimeout: .milliseconds(300), responseTimeout: .seconds(2))
-    let image = DFUTestPackages.application(3000)
-    try await DFUTransfer(factory: fallback, pause: { _ in }).run([image])
-    #expect(await fallback.entry == .named("DfuC01122334450-2"))
-    #expect(await back.jumps == 1)
-    #expect(await back.target.activated.map(\.firmware) == [image.firmware])
+    let other = SimulatedDFUCentral(peripherals: [back])
+    let gone = BLEDFULinkFactory(
+      central: other, device: BluetoothAddress("C0:11:22:33:44:50")!, bootloaderWaiting: true,
+      connectTimeout: .seconds(2), scanTimeout: .milliseconds(300), responseTimeout: .seconds(2))
+    await #expect(throws: DFUTransportError.self) { _ = try await gone.open(image: 0) }
+    #expect(await back.jumps == 0)
+    #expect(!other.connects.contains(BluetoothAddress("C0:11:22:33:44:50")!), "the application was not linked to")
+    #expect(await gone.entry == .none)
   }
 }

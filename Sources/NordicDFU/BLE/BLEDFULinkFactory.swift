@@ -5,7 +5,8 @@ import BeaconCore
 /// bootloader comes up at the application's address + 1, which is the next device's address.
 ///
 /// On first use it connects to the device's application and, through the buttonless characteristic, tells
-/// the bootloader a name unique to this device and attempt (`02`, `BootloaderName`), then jumps (`01`).
+/// the bootloader a name unique to this device and attempt (`02`, `BootloaderName`), then jumps (`01`) — unless
+/// told the device is waiting in its bootloader already (`bootloaderWaiting`).
 /// How the bootloader is then recognised (`Entry`, `locate()`):
 /// - the device took the name: only a bootloader heard advertising that name, wherever it is heard;
 /// - the device refused it ("op code not supported": an SDK 13 buttonless service): address + 1, after
@@ -24,9 +25,10 @@ public actor BLEDFULinkFactory: DFULinkFactory {
   public nonisolated let addressType: AddressType
   /// The name this attempt asks the bootloader to advertise.
   public nonisolated let bootloaderName: String
-  /// The device was heard only as its bootloader, advertising a name of this tool's: the first open looks
-  /// for that bootloader at once (as after no jump), before connecting to the application — silent, it would
-  /// cost a whole connect timeout — and tries the application only when no bootloader of the device's answers.
+  /// The device was heard only as its bootloader, advertising a name of this tool's, and its application was
+  /// not read: every open looks for that bootloader (as after no jump) and never connects to the application —
+  /// silent, it would cost a whole connect timeout; back (the bootloader gave up since), it must be read before
+  /// it is updated, which the caller's next attempt does. So an open that finds no bootloader fails.
   public nonisolated let bootloaderWaiting: Bool
   let connectTimeout: Duration
   let scanTimeout: Duration
@@ -77,12 +79,7 @@ public actor BLEDFULinkFactory: DFULinkFactory {
     // bootloader ran the image and left (a link lost right after the last Execute), and a jump now would
     // send the whole image a second time. The lookup below then fails, and the visit's next attempt finds
     // the new version (`FirmwareWork.installedEarlier`).
-    if entry == .none, bootloader == nil {
-      // Heard waiting: looked for first. Gone since (its inactivity timeout ran out, the old application is
-      // back), the application is tried as on any first open.
-      if bootloaderWaiting, let link = try? await locate() { return link }
-      try await enterBootloaderIfNeeded()
-    }
+    if entry == .none, bootloader == nil, !bootloaderWaiting { try await enterBootloaderIfNeeded() }
     return try await locate()
   }
 

@@ -23,8 +23,8 @@ import TextStream
 ///   a module that reports `+EVENT:CONNECTED` does; with a `lateFragment`, every answer is followed
 ///   `lateFragmentDelay` after its last notification by that text (plus CRLF), an answer's tail later than
 ///   the client's inter-fragment timeout. The device takes new commands meanwhile. The delay runs on
-///   `lateFragmentClock` (the wall clock unless given), from the moment the last notification is sent: a
-///   test that holds a `ManualClock` there sends the tail when it chooses, by moving the clock past it.
+///   `lateFragmentClock` (the wall clock unless given), counted from just before the last notification is sent:
+///   a test that holds a `ManualClock` there sends the tail when it chooses, by moving the clock past it.
 public actor SimulatedTextDevice {
   public enum Commands: Sendable {
     case reader(SimulatedReaderCommands)

@@ -1,0 +1,78 @@
+import Fleet
+import FleetIO
+import Foundation
+import TestServers
+import Testing
+
+@testable import BeaconProvisionCLI
+
+/// `dfu update --firmware latest` from a catalogue, run by two gateways on one shared run through a real PostgreSQL
+/// journal, on a site of two models: each gateway's survey reads only its own nearest devices (the nearest-gateway
+/// rule: it never links to a device the rule gives a live gateway), so each resolves only its own models' packages.
+/// One gateway is killed (SIGKILL) where it stops itself just before a device's transfer; the other takes over
+/// its devices once their leases run out — devices of a model it never surveyed, whose package it must resolve
+/// then (it failed them: "was not seen before the campaign, so no package was resolved for it"). Proof from the
+/// simulated devices' shared write log: every device activated exactly one image, its own model's, and the
+/// killed gateway's devices got theirs from the survivor's process.
+@Suite(.serialized, .timeLimit(.minutes(4))) struct SeveralGatewaysCatalogueTests {
+  static let gateways = ["gw-1", "gw-2"]
+  /// Even devices: legacy KBeacons (KBN52_SIM, V3.12 → the catalogue's V3.20), nearest gw-1; odd devices: Pros
+  /// (KBPro_SIM, 5.12 → 5.14), nearest gw-2. (A device's `ver` reads V3.20 or V5.14, as `ConsecutiveAddressDFUTests`.)
+  static let legacy = #""kind": "kbeaconLegacy", "sensor": {"batteryMillivolts": 3100, "temperature": 18.5}"#
+
+  /// The gateways' command line: a catalogue campaign on run "site" of the shared journal.
+  static func command(_ site: GatewaySite, url: String, gateway: String, parallel: Int) -> [String] {
+    [
+      "dfu", "update", "--firmware", "latest", "--catalog", site.folder + "/catalogue", "--firmware-dir",
+      site.folder + "/firmware", "--adapter", "sim:\(site.fleet)", "--scan", "2", "--parallel", "\(parallel)",
+      "--retry-delay", "0", "--reconnect-delay", "0", "--object-delay", "0", "--timeout", "5", "--state-dir",
+      site.state, "--journal", url, "--run", "site", "--lease", "2", "--gateways", "2", "--settle", "60",
+      "--gateway", gateway,
+    ]
+  }
+
+  @Test func aSurvivorTakesOverAKilledGatewaysDevicesOfAModelItNeverSurveyed() async throws {
+    let server = try await PostgresServer.start()
+    let url = try await server.createDatabase()
+    let site = try GatewaySite(
+      count: 4, block: 0x2C, gateways: Self.gateways, firmware: "5.12", kind: { $0 % 2 == 0 ? Self.legacy : nil },
+      rssi: { gateway, i in gateway == Self.gateways[i % 2] ? -55 : -75 })
+    _ = try ConsecutiveAddressDFUTests.catalogue(root: site.folder)  // the example plus KBN52_SIM V3.20
+    try await site.prepareState()
+    let target = site.address(0)
+    let victim = try GatewayProcess(
+      Self.command(site, url: url, gateway: "gw-1", parallel: 1),
+      environment: [SimulatorPauseHook.environmentVariable: "before-transfer:\(target)"])
+    let survivor = try GatewayProcess(Self.command(site, url: url, gateway: "gw-2", parallel: 2))
+    let stopped = await victim.line { $0.contains("test hook: stopped before transferring \(target)") }
+    victim.signal(SIGKILL)
+    let (victimStatus, victimText) = await victim.finish()
+    try #require(stopped, "gw-1 ended before it reached \(target): \(victimText)")
+    #expect(victimStatus == SIGKILL)
+
+    let (status, text) = await survivor.finish()
+    #expect(status == 0, "\(text)")
+    // Every device activated one image, its own model's release; gw-1's from gw-2's process.
+    let installs = try site.writeLog.writes().filter { $0.what == "firmware" }
+    let shown = installs.map { "\($0.address) by \($0.pid)" }
+    let addresses = (0..<site.count).map(site.address)
+    #expect(
+      Dictionary(grouping: installs, by: \.address).mapValues(\.count)
+        == Dictionary(uniqueKeysWithValues: addresses.map { ($0, 1) }), "\(shown)\n\(text)")
+    for install in installs {
+      let release = Int(install.address.suffix(2), radix: 16)! % 2 == 0 ? "V3.20" : "V5.14"
+      #expect(install.state?.contains("\"ver\":\"\(release)\"") == true, "\(install.address): \(install.state ?? "")")
+    }
+    for i in [0, 2] {
+      #expect(
+        installs.filter { $0.address == site.address(i) }.map(\.pid) == [survivor.process.processIdentifier],
+        "\(site.address(i)): \(shown)")
+    }
+    let journal = try await ReconcileSeveralGatewaysTests.journal(url)
+    let rows = try await journal.devices(run: "site")
+    #expect(rows.count == site.count && rows.allSatisfy { $0.state == .verified }, "\(rows)\n\(text)")
+    await journal.connection.close()
+    await server.stop()
+    try? FileManager.default.removeItem(atPath: site.folder)
+  }
+}
