@@ -31,6 +31,9 @@ public enum FirmwareRouteDecision: Sendable {
   case skip(String)
   /// This device cannot be updated by this campaign (a permanent failure).
   case fail(String)
+  /// This device's package could not be had this time (a catalogue or package fetched during the campaign):
+  /// a transient failure, tried again as the campaign retries.
+  case retryLater(String)
 }
 
 /// One package for every selected device; a device already at the package's version or newer is skipped.

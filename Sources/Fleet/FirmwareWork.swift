@@ -184,6 +184,7 @@ public struct FirmwareWork: CampaignWork {
     case .install(let chosen): install = chosen
     case .skip(let reason): return .skipped(reason)
     case .fail(let reason): throw NoPackage(reason: reason)
+    case .retryLater(let reason): throw NoPackage(reason: reason, failureKind: .transient)
     }
 
     // The version it came from survives a retry or resume that finds the device in its bootloader.
@@ -237,7 +238,7 @@ public struct FirmwareWork: CampaignWork {
 
   struct NoPackage: Error, ClassifiedFailure, CustomStringConvertible {
     var reason: String
-    var failureKind: FailureKind { .permanent }
+    var failureKind: FailureKind = .permanent
     var description: String { reason }
   }
 

@@ -13,8 +13,8 @@ import Fleet
 /// configuration, or without `--firmware`) is left nothing, so the devices the claim will let this gateway
 /// take are surveyed. A campaign whose run is not named before it starts (a new `dfu update --journal` run)
 /// surveys every target. A gateway that dies after the survey left it a device: the device is claimed here
-/// once its lease allows, and updated if a surveyed device shares its model and hardware version (the route
-/// is per pair); else it fails as "not seen before the campaign", and the next campaign surveys it.
+/// once its lease allows, read at its visit, and updated; a pair no surveyed device shared gets its package
+/// then (`CatalogueTakeoverRoute`, CampaignPipeline).
 extension GatewayCoordinator {
   /// The targets another gateway alive in `run` heard clearly better within the sighting window: address →
   /// that gateway.

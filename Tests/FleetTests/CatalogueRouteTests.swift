@@ -27,6 +27,7 @@ import Testing
     case .install(let i): "install \(i.version) \(i.packageSHA256 ?? "")"
     case .skip(let r): "skip \(r)"
     case .fail(let r): "fail \(r)"
+    case .retryLater(let r): "retry later \(r)"
     }
   }
 

@@ -18,8 +18,9 @@ import NordicDFU
 ///   its current one;
 /// - the battery floor is `--min-battery`, else `dfu update`'s default of 30 %, judged on the window's
 ///   advertisement before any connection (a device under it stays due: `skipped-battery`);
-/// - a catalogue or package that cannot be had (`firmware-error`) holds every firmware pass back, backing off
-///   as a failing device does;
+/// - a catalogue or package that cannot be had before the pass (`firmware-error`) holds every firmware pass back,
+///   backing off as a failing device does; one fetched during the pass, for a device the survey did not read
+///   (`CatalogueTakeoverRoute`), fails only that device, which backs off as any failing device does;
 /// - `--maintenance-window HH:MM-HH:MM` (a `DailySpan`): firmware only inside it; without it, firmware
 ///   whenever a device is due. The window is asked before each device's turn, so one that closes mid-pass
 ///   starts nothing more (those devices are `skipped-maintenance`, still due), while a transfer under way
