@@ -21,9 +21,9 @@ extension CampaignPipeline {
     emit(.selected(count: selection.targets.count, notSeen: selection.notSeen.count))
     guard plan.kind == "dfu" else { return }
     let unheard = Set(selection.targets.map(\.address.description)).subtracting(records.map(\.address.description))
-    selection.waitingInBootloader = Set(Self.bootloadersHeard(of: unheard, in: records).keys)
-    guard !selection.notSeen.isEmpty else { return }
-    let waiting = Self.bootloadersHeard(of: Set(selection.notSeen), in: records)
+    let heard = Self.bootloadersHeard(of: unheard.union(selection.notSeen), in: records)
+    selection.waitingInBootloader = unheard.intersection(heard.keys)
+    let waiting = heard.filter { selection.notSeen.contains($0.key) }
     guard !waiting.isEmpty else { return }
     let recipe = try? await plan.recipe().text
     for (device, record) in waiting.sorted(by: { $0.key < $1.key }) {

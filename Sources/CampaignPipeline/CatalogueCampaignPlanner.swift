@@ -198,7 +198,7 @@ struct CatalogueCampaignPlanner: Sendable {
       let address = t.address.description
       if leftMidTransfer.contains(address), waitingInBootloader.contains(address) { return false }
       guard let floor = plan.minimumBattery, !leftMidTransfer.contains(address) else { return true }
-      return (batteries[t.address.description] ?? -1) >= floor
+      return (batteries[address] ?? -1) >= floor
     }
     var found: [String: DeviceIdentity] = [:]
     var answered: Set<String> = []
@@ -232,7 +232,7 @@ extension CatalogueCampaignPlanner {
     var recalled: [String: DeviceIdentity] = [:]
     var unknown: [String] = []
     for address in silent {
-      guard var identity = await recall(address), identity.model != nil, identity.hardware != nil else {
+      guard var identity = await recallIdentity(address) else {
         unknown.append(address)
         continue
       }
@@ -241,5 +241,12 @@ extension CatalogueCampaignPlanner {
     }
     emit(.recalledLeftMidTransfer(recalled: recalled.keys.sorted(), unknown: unknown))
     return recalled
+  }
+
+  /// What the fleet registry knows of a device that a package can be chosen by: its model and hardware version
+  /// (a row known only from sightings has neither), with the firmware it last recorded; else nil.
+  func recallIdentity(_ address: String) async -> DeviceIdentity? {
+    guard let identity = await recall(address), identity.model != nil, identity.hardware != nil else { return nil }
+    return identity
   }
 }

@@ -23,14 +23,13 @@ import Profiles
 struct CatalogueTakeoverRoute: FirmwareRoute {
   var base: CatalogueRoute
   let late: LateCataloguePlans
-  /// What the fleet registry last knew of a device (nil: nothing, or the registry cannot be read).
+  /// What the fleet registry knows of a device that a package can be chosen by
+  /// (`CatalogueCampaignPlanner.recallIdentity`; nil: not that much, or the registry cannot be read).
   var recall: @Sendable (String) async -> DeviceIdentity?
 
   func route(address: String, identity: DeviceIdentity?) async -> FirmwareRouteDecision {
     var known = identity ?? base.surveyed[address]
-    if known == nil, let recalled = await recall(address), recalled.model != nil, recalled.hardware != nil {
-      known = recalled  // a sighting alone gives no model and hardware version: not an identity to route on
-    }
+    if known == nil { known = await recall(address) }
     guard let device = known, let model = device.model, let hardware = device.hardware else {
       return base.route(address: address, identity: known)
     }

@@ -172,7 +172,7 @@ public struct FirmwareCampaignPlan: CampaignPlan {
       .sorted { $0.url < $1.url }
       let (late, before) = (LateCataloguePlans(planner: planner), Set(packages.map(\.url)))
       latePackages = { await late.packages().filter { !before.contains($0.url) } }
-      let route = CatalogueTakeoverRoute(base: resolved.route, late: late, recall: planner.recall)
+      let route = CatalogueTakeoverRoute(base: resolved.route, late: late, recall: planner.recallIdentity)
       work = FirmwareWork(
         plan: plan, identifier: updater([]), route: route, batteries: selection.batteries, reports: reports)
     }

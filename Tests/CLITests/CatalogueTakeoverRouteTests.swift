@@ -37,12 +37,15 @@ import Testing
     let location = try CatalogueLocation(base: "file://" + folder)
     let options = try FirmwareSourceOptions.parse(["--firmware-dir", root + "/cache"])
     let cache = try options.cache(location: location, expectations: DeviceExpectations())
-    let planner = CatalogueCampaignPlanner(
+    var planner = CatalogueCampaignPlanner(
       cache: cache, location: location, wanted: .latest, identifier: NoDevices(), expectations: DeviceExpectations(),
       updater: { _ in NoDevices() }, plan: FirmwarePlan(version: FirmwareVersion("0")!), batteries: [:], parallel: 1,
       emit: { event in events.all.withLock { $0.append(event) } })
+    planner.recall = recall
     let late = LateCataloguePlans(planner: planner)
-    return (CatalogueTakeoverRoute(base: CatalogueRoute(plans: plans, surveyed: [:]), late: late, recall: recall), late)
+    let route = CatalogueTakeoverRoute(
+      base: CatalogueRoute(plans: plans, surveyed: [:]), late: late, recall: planner.recallIdentity)
+    return (route, late)
   }
 
   func installs(_ decision: FirmwareRouteDecision) -> String? {
