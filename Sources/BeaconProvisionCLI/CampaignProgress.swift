@@ -72,7 +72,12 @@ final class CampaignProgress: Sendable {
         guard isTerminal else { return nil }
       case .finished(let address, let outcome):
         s.working[address] = nil
-        if case .failed = outcome { s.failed += 1 } else { s.done += 1 }
+        // A device that ends pending (stopped, or left for a later round) is not done: it is counted when it ends.
+        switch outcome {
+        case .failed: s.failed += 1
+        case .pending: break
+        default: s.done += 1
+        }
         guard isTerminal else {
           let finished = s.done + s.failed
           let step = max(1, total / 10)

@@ -18,6 +18,8 @@ import Synchronization
 /// between-waves test (`DFURolloutKillTests`) needs that exact point, which no log line gives it.
 /// `in-registry:ADDRESS` stops it inside the shared registry's transaction that records a read of that
 /// device, its rows locked (`SimulatorPauseHook+Registry`): a gateway frozen inside a transaction.
+/// `in-bootloader:ADDRESS` stops it once that device's simulated bootloader has saved its first executed
+/// firmware object (`SimulatorPauseHook+Bootloader`): a gateway gone mid-transfer.
 ///
 /// It cannot act on a real adapter: `wrap` builds the hook only from a `SimulatedCentral` (the type
 /// `CentralFactory` returns for `--adapter sim` / `sim:FILE` and for nothing else; a live adapter's central
@@ -37,6 +39,8 @@ struct SimulatorPauseHook: Sendable, Hashable {
   let afterBatches: Int?
   /// `in-registry:ADDRESS`: the stop is the registry's, not the journal's.
   var insideRegistry = false
+  /// `in-bootloader:ADDRESS`: the stop is the simulated bootloader's, not the journal's.
+  var insideBootloader = false
 
   /// The hook the variable asks for; nil when it is unset or empty. The central is the proof of a
   /// simulator: there is no way to build a hook without one.
@@ -51,11 +55,15 @@ struct SimulatorPauseHook: Sendable, Hashable {
       (step, self.address, afterBatches, insideRegistry) = (nil, address, nil, true)
       return
     }
+    if parts.count == 2, parts[0] == "in-bootloader", let address = BluetoothAddress(parts[1])?.description {
+      (step, self.address, afterBatches, insideBootloader) = (nil, address, nil, true)
+      return
+    }
     guard parts.count == 2, let step = Self.points[parts[0]], let address = BluetoothAddress(parts[1])?.description
     else {
       throw CLIFailure(
         "\(Self.environmentVariable)=\(text): expected before-write:ADDRESS, before-transfer:ADDRESS, "
-          + "before-connect:ADDRESS, in-registry:ADDRESS or after-batch:K (a test hook)")
+          + "before-connect:ADDRESS, in-registry:ADDRESS, in-bootloader:ADDRESS or after-batch:K (a test hook)")
     }
     (self.step, self.address, self.afterBatches) = (step, address, nil)
   }
@@ -68,6 +76,10 @@ struct SimulatorPauseHook: Sendable, Hashable {
     guard let simulator = central as? SimulatedCentral,
       let hook = try SimulatorPauseHook(environment: environment, simulator: simulator)
     else { return journal }
+    if hook.insideBootloader {
+      hook.pauseInBootloader(of: simulator)
+      return journal
+    }
     return PausingJournal(journal, hook: hook, pause: { raise(SIGSTOP) })
   }
 }

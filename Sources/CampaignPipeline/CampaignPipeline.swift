@@ -50,6 +50,9 @@ public struct CampaignPipeline: Sendable {
     public var maxFailures: Int?
     /// Asked before each new device is started (`Campaign.Options.mayStart`; `reconcile --maintenance-window`).
     public var mayStart: (@Sendable () -> Bool)?
+    /// A device a DFU bootloader shadows waits for it (`Campaign.Options.shadowWait`; a shared run's round leaves it
+    /// for a later round). `reconcile` says no: its ledger tries it again in a later pass.
+    public var waitsOutShadows = true
 
     public init(
       parallel: Int, attempts: Int, retryDelay: Duration, scanSeconds: Double, place: String, resume: String? = nil,
@@ -166,7 +169,9 @@ public struct CampaignPipeline: Sendable {
     let options = Campaign.Options(
       parallel: settings.parallel,
       retry: RetryPolicy(maximumAttempts: settings.attempts, firstDelay: settings.retryDelay),
-      mayStart: settings.mayStart)
+      mayStart: settings.mayStart,
+      shadowWait: settings.waitsOutShadows ? FirmwareWork.defaultBootloaderQuarantine : .zero,
+      deferShadowed: settings.waitsOutShadows && resources.coordinator != nil)
     let (emit, stopWhen, interrupts) = (self.emit, self.stopWhen, self.interrupts)
     let batch: @Sendable ([Target]) async throws -> CampaignSummary = { targets in
       let campaign = Campaign(
@@ -264,30 +269,6 @@ public struct CampaignPipeline: Sendable {
       + unfinished.filter { !seen.contains($0.address) }.sorted { $0.address < $1.address }.compactMap { device in
         BluetoothAddress(device.address).map { Target(address: $0, addressType: device.addressType ?? .random) }
       }
-  }
-}
-
-/// What a campaign ends with: the scheduler's summary, the devices named but not heard, those heard but
-/// not selected, and for a firmware campaign the per-device reports, the version a package installs and the
-/// packages a catalogue resolved.
-public struct CampaignOutcome: Sendable {
-  public var summary: CampaignSummary
-  public var notSeen: [String]
-  public var notSelected: [TargetSelection.NotSelected]
-  public var reports: [String: FirmwareUpdateReport]
-  public var version: FirmwareVersion?
-  public var packages: [ResolvedPackage]
-  /// A staged rollout's waves (`--rollout`), and whether it stopped over the threshold.
-  public var rollout: RolloutResult?
-
-  public init(
-    summary: CampaignSummary, notSeen: [String] = [], notSelected: [TargetSelection.NotSelected] = [],
-    reports: [String: FirmwareUpdateReport] = [:], version: FirmwareVersion? = nil, packages: [ResolvedPackage] = [],
-    rollout: RolloutResult? = nil
-  ) {
-    (self.summary, self.notSeen, self.notSelected, self.reports, self.version, self.packages) =
-      (summary, notSeen, notSelected, reports, version, packages)
-    self.rollout = rollout
   }
 }
 

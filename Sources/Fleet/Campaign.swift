@@ -17,11 +17,28 @@ public actor Campaign {
     /// short: `reconcile --maintenance-window` closing mid-pass, where a transfer's retry pause must not leave a
     /// device in its bootloader until the next window. Nil: always.
     public var mayStart: (@Sendable () -> Bool)?
+    /// How long a device may wait, all told, while a DFU bootloader answers at its address instead of it
+    /// (`BootloaderAtAddress`: a neighbour's update in progress — another gateway's, on a shared site — or one
+    /// left behind, which leaves on its inactivity timer), looked at again every `shadowLook`, before the
+    /// attempt counts as failed. Such a wait spends no attempt and holds no link (`Campaign+Shadow`).
+    public var shadowWait: Duration
+    public var shadowLook: Duration
+    /// A shadowed device ends pending at once (journalled with `FailureKind.bootloaderAtAddress`) instead of
+    /// waiting: a round of a shared run (`SiteCampaign`), whose later round takes it up again — the device whose
+    /// bootloader shadows it may be a dead gateway's, which this gateway can take over only once the round ends.
+    public var deferShadowed: Bool
 
-    public init(parallel: Int = 4, retry: RetryPolicy = RetryPolicy(), mayStart: (@Sendable () -> Bool)? = nil) {
+    public init(
+      parallel: Int = 4, retry: RetryPolicy = RetryPolicy(), mayStart: (@Sendable () -> Bool)? = nil,
+      shadowWait: Duration = FirmwareWork.defaultBootloaderQuarantine, shadowLook: Duration = .seconds(2),
+      deferShadowed: Bool = false
+    ) {
+      self.deferShadowed = deferShadowed
       self.parallel = max(1, parallel)
       self.retry = retry
       self.mayStart = mayStart
+      self.shadowWait = shadowWait
+      self.shadowLook = shadowLook
     }
   }
 
@@ -69,6 +86,8 @@ public actor Campaign {
   var launcherWaiter: CheckedContinuation<Void, Never>?
   var launcherWoken = false
   var launcherEnded = false
+  /// Devices a bootloader shadowed, left pending for a later round (`Options.deferShadowed`).
+  var deferred: Set<String> = []
   /// The last `CampaignEvent.linksInUse`.
   var lastLinksReport: LinksReport?
 
@@ -139,7 +158,8 @@ public actor Campaign {
       endLauncherNaps()
       for target in queue { outcomes[target.address.description] = .pending }
     }
-    var interrupted = outcomes.values.contains(.pending)
+    // A device left for a later round (`deferShadowed`) is not an interruption: the round ended as planned.
+    var interrupted = outcomes.contains { $0.value == .pending && !deferred.contains($0.key) }
     do {
       try await context.journal.finish(run: context.run, status: interrupted ? "interrupted" : "finished")
     } catch let error as JournalWriteError {
@@ -168,6 +188,7 @@ public actor Campaign {
     var attempt = 1
     var idleLinkWaits = 0
     var teardown = TeardownWait()
+    var shadowed = Duration.zero
     while true {
       // A refusal can be the teardown of a link of ours only if that link ended before this connect.
       let baseline = ConnectBaseline(end: lastAttemptEnd.withLock { $0 }, ended: attemptsEnded, at: .now)
@@ -208,6 +229,15 @@ public actor Campaign {
       } catch {
         let kind = (error as? any ClassifiedFailure)?.failureKind ?? .permanent
         let reason = String(describing: error)
+        if kind == .bootloaderAtAddress, options.deferShadowed {
+          return await deferShadowed(address, reason: reason)
+        }
+        if kind == .bootloaderAtAddress, shadowed < options.shadowWait, !stopRequested {
+          guard await waitOutShadow(address, reason: reason, waited: &shadowed) else {
+            return await finish(address, .pending, detail: reason)
+          }
+          continue
+        }
         guard kind.isRetryable, attempt < options.retry.maximumAttempts, !stopRequested else {
           return await finish(address, .failed(reason, kind))
         }

@@ -1,5 +1,6 @@
 import BeaconCore
 import Profiles
+import Synchronization
 
 extension FirmwareWork {
   /// A device whose transfer an earlier attempt of this run started, and which now reports the version the
@@ -34,17 +35,43 @@ extension FirmwareWork {
   /// in its bootloader at the address of the device above, before this process has visited it. It is
   /// quarantined as a visit that failed past the jump would be (`bootloaderQuarantine`), so the device above
   /// — started first when the order puts even addresses first — waits for it rather than meeting its
-  /// bootloader and spending attempts on `BootloaderAtAddress`. Every such device of the run, not only this
-  /// batch's targets: on a shared run a batch holds a few claimed devices, and the one in its bootloader may
-  /// come in a later batch, or be another gateway's. Its own visit takes the hold back; the quarantine ends
-  /// on its own otherwise. A journal that cannot be read quarantines nothing: the visits find out as before.
+  /// bootloader and spending attempts on `BootloaderAtAddress`. Only this batch's targets, whose own visit
+  /// takes the hold back: on a shared run, a device left so that is not in this round (a dead gateway's,
+  /// taken over only in a later round, or another gateway's at work) would keep the device above waiting
+  /// out the whole quarantine with the round, and so the takeover, stuck behind it; there the device above
+  /// meets the bootloader instead and is left for a later round (`Campaign.Options.deferShadowed`). The
+  /// quarantine ends on its own otherwise. A journal that cannot be read quarantines nothing.
   public func prepare(_ targets: [Target], context: CampaignContext) async {
     guard let quarantine = bootloaderQuarantine,
       let rows = try? await context.journal.devices(run: context.run)
     else { return }
-    let left = rows.filter(\.isLeftMidTransfer)
+    let batch = Set(targets.map(\.address.description))
+    let left = rows.filter { $0.isLeftMidTransfer && batch.contains($0.address) }
     for address in left.compactMap({ BluetoothAddress($0.address) }) {
       await neighbourhood.quarantine(address, for: quarantine)
+    }
+  }
+}
+
+/// The journal rows that showed a device's transfer begun (step `transferring` or `verifying`), kept for the
+/// campaign's later attempts and rounds. A later attempt records `connecting` first, over that step; if that
+/// attempt then failed before it read the device (a link lost, a neighbour's bootloader answering in its place
+/// and the device left for a later round), the attempt after it read a row that no longer said a transfer had
+/// begun, and a device this run had updated was reported "skipped: up to date" and left mid-transfer as far as
+/// the quarantine knew. Every attempt takes its row through `remembering`.
+final class BegunTransfers: Sendable {
+  private let rows = Mutex<[String: JournalDevice]>([:])
+
+  /// `row` when it shows a transfer begun (remembered for later), else the last row of this device that did, if any.
+  func remembering(_ row: JournalDevice?) -> JournalDevice? {
+    guard let row else { return nil }
+    let started = [VisitStep.transferring.rawValue, VisitStep.verifying.rawValue]
+    return rows.withLock { rows in
+      if let step = row.step, started.contains(step) {
+        rows[row.address] = row
+        return row
+      }
+      return rows[row.address] ?? row
     }
   }
 }

@@ -90,6 +90,7 @@ public struct SiteCampaign: Sendable {
     defer { heartbeat.cancel() }
     var outcomes: [String: DeviceOutcome] = [:]
     var tried: Set<String> = []
+    var shadowedSince: [String: ContinuousClock.Instant] = [:]
     var lostAny = false
     while true {
       let rows = Dictionary(
@@ -120,12 +121,18 @@ public struct SiteCampaign: Sendable {
       let lost = coordinator.journal.lostLeases()
       lostAny = lostAny || !lost.isEmpty
       outcomes.merge(summary.outcomes.filter { !lost.contains($0.key) }) { _, new in new }
+      let shadowed = try await shadowedDevices(claimed, summary: summary, since: &shadowedSince)
       for target in claimed {
-        if !lost.contains(target.address.description) { tried.insert(target.address.description) }
-        try await coordinator.release(run: run, address: target.address.description)
+        let address = target.address.description
+        if !lost.contains(address), !shadowed.contains(address) { tried.insert(address) }
+        try await coordinator.release(run: run, address: address)
       }
       let stopped =
-        summary.journalFailure != nil || summary.outcomes.contains { !lost.contains($0.key) && $0.value == .pending }
+        summary.journalFailure != nil
+        || summary.outcomes.contains { !lost.contains($0.key) && !shadowed.contains($0.key) && $0.value == .pending }
+      if !summary.interrupted, !shadowed.isEmpty, shadowed.count == claimed.count {
+        try await sleep(.milliseconds(Int(pollSeconds * 1000)))
+      }
       if summary.interrupted && stopped {
         return CampaignSummary(run: run, outcomes: outcomes, interrupted: true, journalFailure: summary.journalFailure)
       }

@@ -168,7 +168,10 @@ struct GatewaySite {
   }
 
   /// The shared write log of the site's simulated devices: every write each gateway process made them accept.
-  var writeLog: SimulatorWriteLog { SimulatorStateStore(stateDirectory: state, fleetFile: fleet).writeLog }
+  var writeLog: SimulatorWriteLog { store.writeLog }
+
+  /// The saved state of the site's simulated devices (their configuration; a device's bootloader while it is in one).
+  var store: SimulatorStateStore { SimulatorStateStore(stateDirectory: state, fleetFile: fleet) }
 
   /// Devices not written exactly once, by address (missing ones as 0), or written once with another
   /// device's values (-1: the state its `cfg` line logged does not name it `hall-<its minor>`, so the right

@@ -1,6 +1,8 @@
+import BeaconCore
 import Fleet
 import FleetIO
 import Foundation
+import Simulator
 import TestServers
 import Testing
 
@@ -31,24 +33,41 @@ import Testing
     ]
   }
 
-  @Test func aSurvivorTakesOverAKilledGatewaysDevicesOfAModelItNeverSurveyed() async throws {
+  /// A PostgreSQL database and the two-model site of four devices in `block`, its catalogue (the example plus
+  /// KBN52_SIM V3.20) and state directory ready.
+  static func site(block: Int) async throws -> (PostgresServer, String, GatewaySite) {
     let server = try await PostgresServer.start()
     let url = try await server.createDatabase()
     let site = try GatewaySite(
-      count: 4, block: 0x2C, gateways: Self.gateways, firmware: "5.12", kind: { $0 % 2 == 0 ? Self.legacy : nil },
+      count: 4, block: block, gateways: Self.gateways, firmware: "5.12", kind: { $0 % 2 == 0 ? Self.legacy : nil },
       rssi: { gateway, i in gateway == Self.gateways[i % 2] ? -55 : -75 })
-    _ = try ConsecutiveAddressDFUTests.catalogue(root: site.folder)  // the example plus KBN52_SIM V3.20
+    _ = try ConsecutiveAddressDFUTests.catalogue(root: site.folder)
     try await site.prepareState()
-    let target = site.address(0)
+    return (server, url, site)
+  }
+
+  /// gw-1 (one link) and gw-2 (two links) started together; gw-1 stops itself at `hook` (`SimulatorPauseHook`),
+  /// says a line containing `said`, and is killed there (SIGKILL). Returns gw-2 and what gw-1 said.
+  static func gatewaysOneKilled(_ site: GatewaySite, url: String, hook: String, said: String) async throws
+    -> (survivor: GatewayProcess, victim: String)
+  {
     let victim = try GatewayProcess(
       Self.command(site, url: url, gateway: "gw-1", parallel: 1),
-      environment: [SimulatorPauseHook.environmentVariable: "before-transfer:\(target)"])
+      environment: [SimulatorPauseHook.environmentVariable: hook])
     let survivor = try GatewayProcess(Self.command(site, url: url, gateway: "gw-2", parallel: 2))
-    let stopped = await victim.line { $0.contains("test hook: stopped before transferring \(target)") }
+    let stopped = await victim.line { $0.contains(said) }
     victim.signal(SIGKILL)
-    let (victimStatus, victimText) = await victim.finish()
-    try #require(stopped, "gw-1 ended before it reached \(target): \(victimText)")
-    #expect(victimStatus == SIGKILL)
+    let (status, text) = await victim.finish()
+    try #require(stopped, "gw-1 ended before it stopped at \(hook): \(text)")
+    #expect(status == SIGKILL)
+    return (survivor, text)
+  }
+
+  @Test func aSurvivorTakesOverAKilledGatewaysDevicesOfAModelItNeverSurveyed() async throws {
+    let (server, url, site) = try await Self.site(block: 0x2C)
+    let target = site.address(0)
+    let (survivor, _) = try await Self.gatewaysOneKilled(
+      site, url: url, hook: "before-transfer:\(target)", said: "test hook: stopped before transferring \(target)")
 
     let (status, text) = await survivor.finish()
     #expect(status == 0, "\(text)")
@@ -72,6 +91,39 @@ import Testing
         installs.filter { $0.address == site.address(i) }.map(\.pid) == [survivor.process.processIdentifier],
         "\(site.address(i)): \(shown)")
     }
+    let journal = try await ReconcileSeveralGatewaysTests.journal(url)
+    let rows = try await journal.devices(run: "site")
+    #expect(rows.count == site.count && rows.allSatisfy { $0.state == .verified }, "\(rows)\n\(text)")
+    await journal.connection.close()
+    await server.stop()
+    try? FileManager.default.removeItem(atPath: site.folder)
+  }
+
+  /// The same site, gw-1 killed in the middle of a transfer: the device's simulated bootloader saved its first
+  /// firmware object (`in-bootloader`), and the device stays in its bootloader with it, as a real one does when its
+  /// gateway dies (`SimulatedBootloaderRecord`). gw-2 takes the device over once its lease runs out: its application
+  /// is silent, so its identity comes from the shared registry (gw-1 read it), and gw-2 finishes the image from the
+  /// bootloader it finds — one install, gw-2's, of the device's own model's release.
+  @Test func aSurvivorFinishesADeviceAKilledGatewayLeftInItsBootloader() async throws {
+    let (server, url, site) = try await Self.site(block: 0x2D)
+    let target = site.address(0)
+    let (survivor, victimText) = try await Self.gatewaysOneKilled(
+      site, url: url, hook: "in-bootloader:\(target)", said: "test hook: stopped in the bootloader of \(target)")
+    // The device's flash, as gw-1 left it: in its bootloader, one object executed.
+    let left = try #require(try site.store.loadNewest()[BluetoothAddress(target)!]?.bootloader, "\(victimText)")
+    #expect(left.image.count == 4096)
+
+    let (status, text) = await survivor.finish()
+    #expect(status == 0, "\(text)")
+    let installs = try site.writeLog.writes().filter { $0.what == "firmware" }
+    let shown = installs.map { "\($0.address) by \($0.pid)" }
+    #expect(
+      Dictionary(grouping: installs, by: \.address).mapValues(\.count)
+        == Dictionary(uniqueKeysWithValues: (0..<site.count).map { (site.address($0), 1) }), "\(shown)\n\(text)")
+    let finished = installs.filter { $0.address == target }
+    #expect(finished.map(\.pid) == [survivor.process.processIdentifier], "\(shown)")
+    #expect(finished.first?.state?.contains("\"ver\":\"V3.20\"") == true, "\(finished)")
+    #expect(try site.store.loadNewest()[BluetoothAddress(target)!]?.bootloader == nil)
     let journal = try await ReconcileSeveralGatewaysTests.journal(url)
     let rows = try await journal.devices(run: "site")
     #expect(rows.count == site.count && rows.allSatisfy { $0.state == .verified }, "\(rows)\n\(text)")

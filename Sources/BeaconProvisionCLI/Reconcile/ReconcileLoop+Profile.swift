@@ -125,6 +125,7 @@ extension ReconcileLoop {
       parallel: settings.parallel, attempts: 2, retryDelay: .seconds(1), scanSeconds: 0,
       place: settings.stateDirectory, shared: shared)
     pipelineSettings.mayStart = mayStart
+    pipelineSettings.waitsOutShadows = false  // the ledger tries a shadowed device in a later pass
     let pipeline = CampaignPipeline(
       settings: pipelineSettings,
       resources: { resources }, scan: ScanRunner.campaignScan,

@@ -15,6 +15,10 @@ public final class SimulatedBootloaders: Sendable {
     var peripheral: SimulatedDFUPeripheral
     var bootloaderAddress: BluetoothAddress
     var name: String
+    /// The stay's `SimulatedBootloaderRecord.session`, when it keeps a record.
+    var session: UInt64?
+    /// Brought back from a record an earlier run or another process left, not entered by a jump here.
+    var broughtBack: Bool
   }
 
   public let model: LinkModel
@@ -26,6 +30,11 @@ public final class SimulatedBootloaders: Sendable {
       silentApplications: [BluetoothAddress]
     )
   >(([], [], [], []))
+  /// Told after a KBeacon's bootloader saved its progress: the application's address and the firmware bytes
+  /// executed (`setProgressObserver`).
+  let progressObserver = Mutex<(@Sendable (BluetoothAddress, Int) async -> Void)?>(nil)
+  /// Stays (`SimulatedBootloaderRecord.session`) that ended here with a new application: never brought back.
+  private let completedSessions = Mutex<Set<UInt64>>([])
   private let watchers = Mutex<(next: Int, streams: [Int: AsyncStream<Change>.Continuation])>((0, [:]))
 
   /// A device entered its bootloader (at `bootloader`, advertising `name`) or left it.
@@ -117,8 +126,13 @@ public final class SimulatedBootloaders: Sendable {
   /// The device at `application` jumped to its bootloader (buttonless `01`), which advertises `name`
   /// (default `DfuTarg`). `section` gives its facts and faults; `applicationVersion` is the `fw_version` of
   /// the application it leaves. `onExit` runs when it leaves, after which the application answers again.
+  /// With `kept`, the bootloader is a stay an earlier run left (`SimulatedBootloaderRecord`): its progress is
+  /// put back, its timer already `kept.idle` old, and `session` names it; `onProgress` is told each change of
+  /// its progress (`SimulatedDFUPeripheral.setProgressHandler`).
   public func enter(
     application: BluetoothAddress, name: String?, section: DFUSection?, applicationVersion: UInt32?,
+    session: UInt64? = nil, kept: (command: [UInt8], image: [UInt8], idle: Duration)? = nil,
+    onProgress: (@Sendable (_ command: [UInt8], _ image: [UInt8]) async -> Void)? = nil,
     onExit: @escaping @Sendable (SimulatedDFUPeripheral.BootloaderExit) async -> Void
   ) async {
     let section = section ?? DFUSection()
@@ -130,8 +144,11 @@ public final class SimulatedBootloaders: Sendable {
     await peripheral.setFaults(
       section.targetFaults, dropEveryDataWriteAfterwards: section.faults?.always == true || dropsAfterward != nil,
       dropsAfterward: dropsAfterward)
+    if let kept { await peripheral.resume(command: kept.command, image: kept.image, idle: kept.idle) }
+    if let onProgress { await peripheral.setProgressHandler(onProgress) }
     await peripheral.setExitHandler { [weak self] exit in
       self?.entries.withLock { _ = $0.removeValue(forKey: application) }
+      if case .newApplication = exit, let session { self?.completedSessions.withLock { _ = $0.insert(session) } }
       await onExit(exit)
       self?.report(.left(application: application, exit: exit))
     }
@@ -140,25 +157,35 @@ public final class SimulatedBootloaders: Sendable {
       $0.sessions.append(peripheral)
     }
     entries.withLock {
-      $0[application] = Entry(peripheral: peripheral, bootloaderAddress: peripheral.bootloaderAddress, name: name)
+      $0[application] = Entry(
+        peripheral: peripheral, bootloaderAddress: peripheral.bootloaderAddress, name: name, session: session,
+        broughtBack: kept != nil)
     }
     await peripheral.startInactivityWatchdog()
     report(.entered(application: application, bootloader: peripheral.bootloaderAddress, name: name))
   }
 
-  /// The simulated KBeacon jumped (buttonless `01`, docs/protocols/nordic-dfu.md §2.2): its bootloader comes up at
-  /// address +1 with the device's `dfu` facts and faults. A completed update leaves the device reporting
-  /// the new application's version in `ver` (`KKMFirmwareVersion`), saved with its state; a timeout
-  /// leaves it as it was. The exit handler holds the KBeacon weakly (its simulation holds it): the KBeacon's
-  /// bootloader hook holds these bootloaders, whose session log holds the peripheral and so this handler,
-  /// and a strong capture made a cycle that outlived the simulation (LeakSanitizer, scripts/sanitizers).
-  public func enter(_ kbeacon: SimulatedKBeacon, device: SimulatedDevice, name: String?) async {
-    let current = await kbeacon.firmwareVersion.flatMap(KKMFirmwareVersion.fwVersion(text:))
-    await enter(application: device.address, name: name, section: device.dfu, applicationVersion: current) {
-      [weak kbeacon] exit in
-      if case .newApplication(let version?) = exit {
-        await kbeacon?.installFirmware(version: KKMFirmwareVersion.text(fwVersion: version))
-      }
-    }
+  /// Calls `observer` each time a KBeacon's bootloader has saved its progress (`SimulatedBootloaderRecord`),
+  /// with the application's address and the firmware bytes executed so far (a test's stop mid-transfer).
+  public func setProgressObserver(_ observer: @escaping @Sendable (BluetoothAddress, Int) async -> Void) {
+    progressObserver.withLock { $0 = observer }
+  }
+
+  /// The stay (`SimulatedBootloaderRecord.session`) of the bootloader running for `application`, if it keeps one.
+  func session(ofApplication application: BluetoothAddress) -> UInt64? { entries.withLock { $0[application]?.session } }
+
+  /// Whether the stay `session` ended here with a new application.
+  func completed(_ session: UInt64) -> Bool { completedSessions.withLock { $0.contains(session) } }
+
+  /// Whether the bootloader running for `application` here was brought back from a record rather than
+  /// entered by a jump in this process.
+  func broughtBack(application: BluetoothAddress) -> Bool { entries.withLock { $0[application]?.broughtBack ?? false } }
+
+  /// Lets go of the bootloader running for `application` here without an exit of its own: another run of the
+  /// simulation (a gateway sharing the site) ended that stay, and this copy of it must not answer any more.
+  func forget(application: BluetoothAddress) async {
+    guard let entry = entries.withLock({ $0.removeValue(forKey: application) }) else { return }
+    await entry.peripheral.stop()
+    report(.left(application: application, exit: .timedOut))
   }
 }

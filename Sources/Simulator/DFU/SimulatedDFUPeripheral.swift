@@ -21,6 +21,7 @@ public actor SimulatedDFUPeripheral {
   private var applicationServer: GATTServer?
   private var bootloaderServer: GATTServer?
   private var exitHandler: (@Sendable (BootloaderExit) async -> Void)?
+  private var progressHandler: (@Sendable (_ command: [UInt8], _ image: [UInt8]) async -> Void)?
   private var lastActivity = ContinuousClock.now
   private var watchdog: Task<Void, Never>?
   /// After the first planned drop, drop the link on every later data write too (a device whose link
@@ -56,6 +57,21 @@ public actor SimulatedDFUPeripheral {
   /// Called when the device leaves its bootloader for an application.
   public func setExitHandler(_ handler: @escaping @Sendable (BootloaderExit) async -> Void) { exitHandler = handler }
 
+  /// Called whenever the bootloader's kept progress changed (an executed init command or data object; a Create
+  /// Command erasing it; a bootloader image activated), with `target.executedProgress`, before the answer goes
+  /// out: the device's flash holds what it answered for (`SimulatedBootloaderRecord`). Not when an application
+  /// is activated: that ends in the exit handler.
+  public func setProgressHandler(_ handler: @escaping @Sendable (_ command: [UInt8], _ image: [UInt8]) async -> Void) {
+    progressHandler = handler
+  }
+
+  /// Puts back the progress of a bootloader an earlier run left (`SimulatedDFUTarget.resume(command:image:)`),
+  /// whose inactivity timer last restarted `idle` ago.
+  public func resume(command: [UInt8], image: [UInt8], idle: Duration) {
+    target.resume(command: command, image: image)
+    lastActivity = .now - max(.zero, idle)
+  }
+
   /// Runs the bootloader's inactivity timer (`target.configuration.inactivityTimeout`, §2.6): once no
   /// connect or write has arrived for that long, the link drops and the old application runs again.
   public func startInactivityWatchdog() {
@@ -68,6 +84,14 @@ public actor SimulatedDFUPeripheral {
         if await self.checkInactivity(timeout: timeout) { return }
       }
     }
+  }
+
+  /// Ends this copy of the bootloader without an exit (`SimulatedBootloaders.forget(application:)`): its timer
+  /// stops and its link drops.
+  public func stop() async {
+    watchdog?.cancel()
+    watchdog = nil
+    await dropLink()
   }
 
   /// True when the timer fired (or the bootloader is gone).
@@ -162,7 +186,13 @@ public actor SimulatedDFUPeripheral {
     // A write still queued from a link this device dropped: gone with it, as over the air.
     guard currentLink != nil else { return }
     lastActivity = .now
-    await deliver(target.handle(request: write.value), on: write.connection)
+    let before = (target.commandIsExecuted, target.executedOffset)
+    let outputs = target.handle(request: write.value)
+    if let progressHandler, target.inBootloader, before != (target.commandIsExecuted, target.executedOffset) {
+      let progress = target.executedProgress
+      await progressHandler(progress.command, progress.image)
+    }
+    await deliver(outputs, on: write.connection)
   }
 
   private func packetWritten(_ write: GATTWrite) async {

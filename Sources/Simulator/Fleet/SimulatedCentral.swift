@@ -1,4 +1,5 @@
 import BeaconCore
+import Synchronization
 
 /// The simulated radio: a `Central` whose scan delivers the fleet's advertising as raw AD bytes (so the
 /// real parser runs) — each device as `advertisedDevices` gives it when the scan starts — at each device's
@@ -21,9 +22,12 @@ public final class SimulatedCentral: Central {
   /// are; `withKBeacons` plugs in `KBeaconSimulation.advertisedDevices()` so KBeacons advertise their
   /// current configuration.
   public let advertisedDevices: @Sendable () async -> [SimulatedDevice]
-  /// Awaited before each GATT link to a fleet device opens (`withKBeacons`: a KBeacon several gateway
+  /// Awaited before every connect, to a device or a bootloader (`withKBeacons`: a KBeacon several gateway
   /// processes share is read back from the shared state first, `KBeaconSimulation.refresh(_:)`).
   public let beforeConnect: (@Sendable (BluetoothAddress) async -> Void)?
+  /// Awaited before every scan and every connect (`withKBeacons`: the bootloader stays an earlier run left in
+  /// the saved state come back, once, `KBeaconSimulation.bringBackKeptBootloaders()`).
+  public let prepare: (@Sendable () async -> Void)?
 
   /// `gattLinks` defaults to the default `LinkModel` in real time and `LinkModel.instant` when `.unpaced`.
   public init(
@@ -31,9 +35,10 @@ public final class SimulatedCentral: Central {
     gattLinks: SimulatedGATTLinks? = nil,
     gattServerFactory: @escaping @Sendable (SimulatedDevice) -> GATTServer = GenericDeviceDatabase.server(for:),
     bootloaders: SimulatedBootloaders? = nil, advertisedDevices: (@Sendable () async -> [SimulatedDevice])? = nil,
-    beforeConnect: (@Sendable (BluetoothAddress) async -> Void)? = nil
+    beforeConnect: (@Sendable (BluetoothAddress) async -> Void)? = nil, prepare: (@Sendable () async -> Void)? = nil
   ) {
     self.beforeConnect = beforeConnect
+    self.prepare = prepare
     self.advertisedDevices = advertisedDevices ?? { [devices = fleet.devices] in devices }
     self.bootloaders = bootloaders ?? SimulatedBootloaders(model: pace == .unpaced ? .instant : LinkModel())
     self.fleet = fleet
@@ -51,7 +56,17 @@ public final class SimulatedCentral: Central {
     let start = ContinuousClock.now
     let pace = self.pace
     let bootloaders = self.bootloaders
+    let prepare = self.prepare
+    let prepared = Mutex(false)
     return AsyncThrowingStream(unfolding: {
+      if let prepare,
+        prepared.withLock({ done in
+          defer { done = true }
+          return !done
+        })
+      {
+        await prepare()
+      }
       while true {
         if let queued = await timeline.queued() { return queued.report(start: start) }
         guard let (next, yieldFirst) = await timeline.next() else { return nil }
@@ -84,6 +99,9 @@ public final class SimulatedCentral: Central {
   /// to a random-address device as public fails with `.connectTimeout`, as on a real radio.
   public func connect(to address: BluetoothAddress, type: AddressType, timeout: Duration) async throws -> any ATTBearer
   {
+    await prepare?()
+    // On a shared site, the device and the one whose bootloader would answer here are read back first.
+    await beforeConnect?(address)
     // A running bootloader answers first: on neighbouring addresses (…:00 and …:01) it shadows the
     // neighbour's application, as two advertisers on one address would confuse a real radio.
     if let bearer = try await bootloaders.connect(to: address) { return bearer }
@@ -107,7 +125,6 @@ public final class SimulatedCentral: Central {
       throw LinkError(
         .notConnectable, peer: address, detail: "this \(device.kind.rawValue) device does not accept connections")
     }
-    await beforeConnect?(address)
     let factory = gattServerFactory
     return try await gattLinks.open(to: address) { _ in factory(device) }
   }

@@ -60,7 +60,7 @@ extension KBeaconSimulation {
       dropLinkOnWrites: section.dropLinkOnWrites ?? 0,
       faults: section.faults, buttonless: ButtonlessDFUResponder(acceptsName: entry.dfu?.acceptsBootloaderName ?? true),
       configuration: configuration, writes: writes, databaseRevision: restored?.databaseRevision ?? 0,
-      onChange: onChange, onWrite: onWrite,
+      bootloader: configuration == nil ? nil : restored?.bootloader, onChange: onChange, onWrite: onWrite,
       dropLinks: dropLinks, bootloaderHook: hook, now: now)
   }
 }

@@ -1,6 +1,7 @@
 import BeaconCore
 import BlueZ
 import KBeacon
+import NordicDFU
 import Synchronization
 
 /// The simulated KBeacons of a fleet: one `SimulatedKBeacon` per KBeacon-kind device, made on first use
@@ -19,6 +20,9 @@ public final class KBeaconSimulation: Sendable {
   private let servers = Mutex<[BluetoothAddress: GATTServer]>([:])
   private let linkDropper = Mutex<(@Sendable (BluetoothAddress) async -> Void)?>(nil)
   private let bootloaderHook = Mutex<(@Sendable (BluetoothAddress, String?) async -> Void)?>(nil)
+  /// The bootloaders `hostBootloaders(in:)` hosts this fleet's in; whether the kept ones were brought back.
+  let hosted = Mutex<SimulatedBootloaders?>(nil)
+  let keptBootloadersBack = Mutex(false)
 
   /// "Enter bootloader requested" for every KBeacon of this fleet (docs/protocols/nordic-dfu.md §2.2): called with the
   /// application's address and the name set by `02`, after the `20 01 01` indication and before the link
@@ -34,6 +38,7 @@ public final class KBeaconSimulation: Sendable {
   /// simulated central and by `sim serve`, so both run the same bootloader. Sets the bootloader hook.
   public func hostBootloaders(in bootloaders: SimulatedBootloaders) {
     let fleet = fleet
+    hosted.withLock { $0 = bootloaders }
     setBootloaderHook { [weak self] address, name in
       guard let kbeacon = self?.kbeacon(address), let device = fleet.devices.first(where: { $0.address == address })
       else { return }
@@ -51,7 +56,7 @@ public final class KBeaconSimulation: Sendable {
   }
 
   /// State restored from an earlier run (`SimulatorStateStore`), by address.
-  private let restored: [BluetoothAddress: SimulatedKBeaconSnapshot]
+  let restored: [BluetoothAddress: SimulatedKBeaconSnapshot]
   /// Where a device's state is read back from just before its first link in this process, when other
   /// processes may have changed it since the start (several gateways on one simulated site);
   /// and what it read, by address, for `kbeacon(_:)` to make the device from.
@@ -115,12 +120,22 @@ public final class KBeaconSimulation: Sendable {
   /// before the first link, a gateway that had surveyed a device wrote it again from its stale copy. A
   /// device is worked on by one gateway at a time and each write is saved before its acknowledgement, so
   /// the file holds the newest state.
+  /// The device whose bootloader would answer at `address` (one below it, docs/protocols/nordic-dfu.md §2.2) is
+  /// read back too: another gateway may have put it into its bootloader, or taken it out, since this one last
+  /// looked (`matchBootloaders`).
   public func refresh(_ address: BluetoothAddress) async {
-    guard let load = sharedState.withLock({ $0 }), let snapshot = await load(address) else { return }
-    if let device = devices.withLock({ $0[address] }) {
-      await device.restore(snapshot)
-    } else {
-      refreshed.withLock { $0[address] = snapshot }
+    guard let load = sharedState.withLock({ $0 }) else { return }
+    let below = fleet.devices.lazy.filter {
+      $0.kind.isKBeacon && BootloaderLocator.noBondAddress(for: $0.address) == address
+    }.map(\.address)
+    for candidate in [address] + below {
+      guard let snapshot = await load(candidate) else { continue }
+      if let device = devices.withLock({ $0[candidate] }) {
+        await device.restore(snapshot)
+      } else {
+        refreshed.withLock { $0[candidate] = snapshot }
+      }
+      await matchBootloaders([candidate: snapshot])
     }
   }
 
@@ -236,13 +251,15 @@ public final class KBeaconSimulation: Sendable {
     if let load = sharedAir.withLock({ $0 }) {
       // Newer than this process's copy: written by another process since (a device this process is writing
       // holds its lease, so no other process has a newer state of it).
-      for (address, snapshot) in await load() {
+      let shared = await load()
+      for (address, snapshot) in shared {
         if let device = devices.withLock({ $0[address] }) {
           if snapshot.writes > (await device.snapshot()).writes { await device.restore(snapshot) }
         } else {
           refreshed.withLock { $0[address] = snapshot }
         }
       }
+      await matchBootloaders(shared)
     }
     var devices: [SimulatedDevice] = []
     for entry in fleet.devices { devices.append(await advertisedDevice(entry)) }

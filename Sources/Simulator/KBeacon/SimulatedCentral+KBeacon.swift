@@ -27,7 +27,8 @@ extension SimulatedCentral {
     let central = SimulatedCentral(
       fleet: fleet, name: name, pace: pace, gattLinks: links,
       gattServerFactory: { device in kbeacons.server(for: device) }, bootloaders: bootloaders,
-      advertisedDevices: { await kbeacons.advertisedDevices() }, beforeConnect: { await kbeacons.refresh($0) })
+      advertisedDevices: { await kbeacons.advertisedDevices() }, beforeConnect: { await kbeacons.refresh($0) },
+      prepare: { await kbeacons.bringBackKeptBootloaders() })
     return (central, kbeacons)
   }
 }

@@ -47,12 +47,13 @@ public actor SimulatedKBeacon {
     humidityHistory: [SensorRecord] = [], busy: Bool = false, busyRequests: Int = 0, dropLinkOnWrites: Int = 0,
     faults: KBeaconFaults = KBeaconFaults(), buttonless: ButtonlessDFUResponder = ButtonlessDFUResponder(),
     configuration: KBeaconConfiguration? = nil, writes: Int = 0, databaseRevision: Int = 0,
-    onChange: (@Sendable () async -> Void)? = nil,
+    bootloader: SimulatedBootloaderRecord? = nil, onChange: (@Sendable () async -> Void)? = nil,
     onWrite: (@Sendable (SimulatedWrite) async -> Bool)? = nil,
     dropLinks: (@Sendable (BluetoothAddress) async -> Void)? = nil,
     bootloaderHook: (@Sendable (BluetoothAddress, String?) async -> Void)? = nil, now: @escaping @Sendable () -> UInt32
   ) {
     self.dropLinks = dropLinks
+    bootloaderRecord = bootloader
     layout = Mutex(DatabaseLayout(revision: databaseRevision))
     self.onChange = onChange
     self.onWrite = onWrite
@@ -75,7 +76,7 @@ public actor SimulatedKBeacon {
   package func snapshot() -> SimulatedKBeaconSnapshot {
     SimulatedKBeaconSnapshot(
       configuration: device.configuration, password: device.passwordText, writes: device.configurationWrites,
-      databaseRevision: databaseRevision)
+      databaseRevision: databaseRevision, bootloader: bootloaderRecord)
   }
 
   /// Takes the state another process saved (`KBeaconSimulation.refresh(_:)`), when it is this model's.
@@ -84,6 +85,7 @@ public actor SimulatedKBeacon {
       let password = try? KBeaconPassword(snapshot.password)
     else { return }
     device.restore(configuration: snapshot.configuration, password: password, writes: snapshot.writes)
+    bootloaderRecord = snapshot.bootloader
     if snapshot.databaseRevision != databaseRevision { await relayout(revision: snapshot.databaseRevision) }
   }
 
@@ -186,11 +188,34 @@ public actor SimulatedKBeacon {
     bootloaderHook = hook
   }
 
+  /// The device's stay in its DFU bootloader, as its flash keeps it (`SimulatedBootloaders+KBeacon`).
+  private(set) var bootloaderRecord: SimulatedBootloaderRecord?
+
+  /// Keeps `record` (the bootloader's entry, or its progress) with the device's state; saved before the
+  /// bootloader answers again (`save`), unless it came from the saved state.
+  func keepBootloader(_ record: SimulatedBootloaderRecord, save: Bool = true) async {
+    bootloaderRecord = record
+    if save, let onChange { await onChange() }
+  }
+
+  /// The device left its bootloader: for a new application (`version`, saved and logged as `installFirmware`
+  /// does, the record gone with it in one save), or on its timer (nothing saved: every run reads that timeout
+  /// off the record's own time, `SimulatedBootloaderRecord`).
+  func leaveBootloader(installing version: String?) async {
+    let record = bootloaderRecord
+    bootloaderRecord = nil
+    guard let version else { return }
+    // An install the write log could not record did not happen: the device is still in its bootloader's
+    // hands as far as its flash knows.
+    if await !installFirmware(version: version) { bootloaderRecord = record }
+  }
+
   /// The new application a DFU installed now runs: `ver` becomes `version`, saved and logged like a
   /// configuration write.
   /// [I] The table stays as it was (the same application layout in a newer version); an update that lays
   /// the table out anew is `changeDatabase()` after this.
-  public func installFirmware(version: String) async {
+  @discardableResult
+  public func installFirmware(version: String) async -> Bool {
     let saved = device
     device.installFirmware(version: version)
     // With the device's state, as a `cfg` line has: a process killed after this line and before it saved the
@@ -200,9 +225,10 @@ public actor SimulatedKBeacon {
       link: links, address: address.description, what: "firmware", keys: ["ver"], state: loggedState())
     guard await record(write) else {
       device = saved
-      return
+      return false
     }
     if let onChange { await onChange() }
+    return true
   }
 
   /// The GATT table's layout revision: 0 as built, one more per `changeDatabase()` (an update to firmware with another table).

@@ -13,6 +13,8 @@ public struct SimulatedKBeaconSnapshot: Sendable, Hashable {
   public var writes: Int = 0
   /// The GATT table's layout revision (`SimulatedKBeacon.databaseRevision`); 0, as built, is not written.
   public var databaseRevision: Int = 0
+  /// The device's stay in its DFU bootloader, while it lasts (`SimulatedBootloaderRecord`).
+  public var bootloader: SimulatedBootloaderRecord? = nil
 }
 
 /// Keeps a simulated fleet's device state between runs, so a second `apply` really finds the devices as
@@ -22,7 +24,8 @@ public struct SimulatedKBeaconSnapshot: Sendable, Hashable {
 /// File: `{"version": 1, "devices": {"AA:BB:…": {"generation": "pro", "password": "…", "configuration": {…device JSON…}}},
 /// "textDevices": {"AA:BB:…": {"name": "…", "intervalMs": 500, "txPower": 0, "writes": 1}}}` — `textDevices`
 /// (the simulated AT devices' settings) only when there are any, so older files read unchanged; likewise a
-/// device's `"databaseRevision": n` (its GATT table's layout, `SimulatedKBeacon.databaseRevision`) only when not 0.
+/// device's `"databaseRevision": n` (its GATT table's layout, `SimulatedKBeacon.databaseRevision`) only when not 0,
+/// and its `"bootloader": {…}` (`SimulatedBootloaderRecord.json`) only while it is in its DFU bootloader.
 public struct SimulatorStateStore: Sendable {
   public let path: String
 
@@ -65,9 +68,14 @@ public struct SimulatorStateStore: Sendable {
       let password = entry["password"]?.stringValue, let json = entry["configuration"]?.objectValue,
       let configuration = try? KBeaconConfiguration(deviceJSON: json, generation: generation)
     else { return nil }
+    var bootloader: SimulatedBootloaderRecord? = nil
+    if let value = entry["bootloader"] {
+      guard let record = SimulatedBootloaderRecord(json: value) else { return nil }
+      bootloader = record
+    }
     return SimulatedKBeaconSnapshot(
       configuration: configuration, password: password, writes: entry["writes"]?.intValue ?? 0,
-      databaseRevision: entry["databaseRevision"]?.intValue ?? 0)
+      databaseRevision: entry["databaseRevision"]?.intValue ?? 0, bootloader: bootloader)
   }
 
   /// The device at `address` as it was last written: the state file's entry, or the write log's last entry
@@ -129,6 +137,7 @@ public struct SimulatorStateStore: Sendable {
       ("writes", JSONValue.int(snapshot.writes)),
     ]
     if snapshot.databaseRevision > 0 { fields.append(("databaseRevision", JSONValue.int(snapshot.databaseRevision))) }
+    if let bootloader = snapshot.bootloader { fields.append(("bootloader", bootloader.json)) }
     fields.append(("configuration", JSONValue.object(snapshot.configuration.deviceJSON)))
     return JSONWriter.bytes(.object(JSONObject(fields)))
   }

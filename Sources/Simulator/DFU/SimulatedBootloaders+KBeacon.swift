@@ -1,0 +1,69 @@
+import BeaconCore
+import Foundation
+import KBeacon
+import NordicDFU
+
+/// The bootloaders of a simulated fleet's KBeacons (docs/protocols/nordic-dfu.md §2.2, §2.6), each kept in its
+/// device's saved state (`SimulatedBootloaderRecord`, `SimulatedKBeacon.keepBootloader(_:)`) from its entry to
+/// its exit, so a later run of the simulation — a `--resume` after a `kill -9`, another gateway of a shared
+/// site — finds the device still in its bootloader with the objects it executed.
+extension SimulatedBootloaders {
+  /// The simulated KBeacon jumped (buttonless `01`): its bootloader comes up at address +1 with the device's
+  /// `dfu` facts and faults, its record saved first (the device's flash). A completed update leaves the device
+  /// reporting the new application's version in `ver` (`KKMFirmwareVersion`), saved with its state and its
+  /// record gone; a timeout leaves it as it was. The handlers hold the KBeacon weakly (its simulation holds
+  /// it): the KBeacon's bootloader hook holds these bootloaders, whose session log holds the peripheral and so
+  /// these handlers, and a strong capture made a cycle that outlived the simulation (LeakSanitizer,
+  /// scripts/sanitizers).
+  public func enter(_ kbeacon: SimulatedKBeacon, device: SimulatedDevice, name: String?) async {
+    let record = SimulatedBootloaderRecord.entered(name: name ?? "DfuTarg")
+    await kbeacon.keepBootloader(record)
+    await host(kbeacon, device: device, record: record, kept: nil)
+  }
+
+  /// Brings back the stay `record` describes, which an earlier run left (the device's saved state): nothing
+  /// when its timer has run out by now (the old application runs, `SimulatedBootloaderRecord`), when that
+  /// stay already runs here, or when it ended here with a new application.
+  public func resume(_ kbeacon: SimulatedKBeacon, device: SimulatedDevice, record: SimulatedBootloaderRecord) async {
+    let timeout = (device.dfu ?? DFUSection()).configuration(applicationVersion: nil).inactivityTimeout
+    let now = Date()
+    guard record.isRunning(at: now, timeout: timeout), session(ofApplication: device.address) != record.session,
+      !completed(record.session)
+    else { return }
+    if isInBootloader(device.address) {
+      // A stay this process entered by a jump is its own; a copy brought back before gives way to the newer one.
+      guard broughtBack(application: device.address) else { return }
+      await forget(application: device.address)
+    }
+    await kbeacon.keepBootloader(record, save: false)
+    let idle = timeout - record.remaining(at: now, timeout: timeout)
+    await host(kbeacon, device: device, record: record, kept: (record.command, record.image, idle))
+  }
+
+  private func host(
+    _ kbeacon: SimulatedKBeacon, device: SimulatedDevice, record: SimulatedBootloaderRecord,
+    kept: (command: [UInt8], image: [UInt8], idle: Duration)?
+  ) async {
+    let current = await kbeacon.firmwareVersion.flatMap(KKMFirmwareVersion.fwVersion(text:))
+    var section = device.dfu ?? DFUSection()
+    if kept != nil { section.faults = nil }
+    let progressed: @Sendable ([UInt8], [UInt8]) async -> Void = { [weak kbeacon, weak self] command, image in
+      var saved = record
+      saved.command = command
+      saved.image = image
+      saved.lastActivity = SimulatedBootloaderRecord.milliseconds(Date())
+      await kbeacon?.keepBootloader(saved)
+      await self?.progressObserver.withLock({ $0 })?(device.address, image.count)
+    }
+    let exited: @Sendable (SimulatedDFUPeripheral.BootloaderExit) async -> Void = { [weak kbeacon] exit in
+      if case .newApplication(let version?) = exit {
+        await kbeacon?.leaveBootloader(installing: KKMFirmwareVersion.text(fwVersion: version))
+      } else {
+        await kbeacon?.leaveBootloader(installing: nil)
+      }
+    }
+    await enter(
+      application: device.address, name: record.name, section: section, applicationVersion: current,
+      session: record.session, kept: kept, onProgress: progressed, onExit: exited)
+  }
+}
