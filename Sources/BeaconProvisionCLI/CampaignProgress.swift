@@ -75,7 +75,7 @@ final class CampaignProgress: Sendable {
         // A device that ends pending (stopped, or left for a later round) is not done: it is counted when it ends.
         switch outcome {
         case .failed: s.failed += 1
-        case .pending: break
+        case .pending: if !isTerminal { return nil }  // no count changed
         default: s.done += 1
         }
         guard isTerminal else {

@@ -19,7 +19,8 @@ import Synchronization
 /// `in-registry:ADDRESS` stops it inside the shared registry's transaction that records a read of that
 /// device, its rows locked (`SimulatorPauseHook+Registry`): a gateway frozen inside a transaction.
 /// `in-bootloader:ADDRESS` stops it once that device's simulated bootloader has saved its first executed
-/// firmware object (`SimulatorPauseHook+Bootloader`): a gateway gone mid-transfer.
+/// firmware object, `in-bootloader:ADDRESS:0` once it has saved its init command (an image of one object has no
+/// other point) (`SimulatorPauseHook+Bootloader`): a gateway gone mid-transfer.
 ///
 /// It cannot act on a real adapter: `wrap` builds the hook only from a `SimulatedCentral` (the type
 /// `CentralFactory` returns for `--adapter sim` / `sim:FILE` and for nothing else; a live adapter's central
@@ -39,8 +40,10 @@ struct SimulatorPauseHook: Sendable, Hashable {
   let afterBatches: Int?
   /// `in-registry:ADDRESS`: the stop is the registry's, not the journal's.
   var insideRegistry = false
-  /// `in-bootloader:ADDRESS`: the stop is the simulated bootloader's, not the journal's.
+  /// `in-bootloader:ADDRESS[:BYTES]`: the stop is the simulated bootloader's, not the journal's, once it holds
+  /// more than `BYTES` (default 0) executed firmware bytes — or, with `:0`, its executed init command.
   var insideBootloader = false
+  var bootloaderBytes: Int? = nil
 
   /// The hook the variable asks for; nil when it is unset or empty. The central is the proof of a
   /// simulator: there is no way to build a hook without one.
@@ -55,15 +58,20 @@ struct SimulatorPauseHook: Sendable, Hashable {
       (step, self.address, afterBatches, insideRegistry) = (nil, address, nil, true)
       return
     }
-    if parts.count == 2, parts[0] == "in-bootloader", let address = BluetoothAddress(parts[1])?.description {
-      (step, self.address, afterBatches, insideBootloader) = (nil, address, nil, true)
-      return
+    if parts.count == 2, parts[0] == "in-bootloader" {
+      // ADDRESS or ADDRESS:0 (an address holds colons of its own: 17 characters).
+      let (text, rest) = (String(parts[1].prefix(17)), parts[1].dropFirst(17))
+      if let address = BluetoothAddress(text)?.description, rest.isEmpty || rest == ":0" {
+        (step, self.address, afterBatches, insideBootloader) = (nil, address, nil, true)
+        bootloaderBytes = rest.isEmpty ? nil : 0
+        return
+      }
     }
     guard parts.count == 2, let step = Self.points[parts[0]], let address = BluetoothAddress(parts[1])?.description
     else {
       throw CLIFailure(
         "\(Self.environmentVariable)=\(text): expected before-write:ADDRESS, before-transfer:ADDRESS, "
-          + "before-connect:ADDRESS, in-registry:ADDRESS, in-bootloader:ADDRESS or after-batch:K (a test hook)")
+          + "before-connect:ADDRESS, in-registry:ADDRESS, in-bootloader:ADDRESS[:0] or after-batch:K (a test hook)")
     }
     (self.step, self.address, self.afterBatches) = (step, address, nil)
   }

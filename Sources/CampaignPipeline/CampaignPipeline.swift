@@ -171,7 +171,7 @@ public struct CampaignPipeline: Sendable {
       retry: RetryPolicy(maximumAttempts: settings.attempts, firstDelay: settings.retryDelay),
       mayStart: settings.mayStart,
       shadowWait: settings.waitsOutShadows ? FirmwareWork.defaultBootloaderQuarantine : .zero,
-      deferShadowed: settings.waitsOutShadows && resources.coordinator != nil)
+      deferShadowed: settings.waitsOutShadows && resources.coordinator != nil ? ShadowDeferrals() : nil)
     let (emit, stopWhen, interrupts) = (self.emit, self.stopWhen, self.interrupts)
     let batch: @Sendable ([Target]) async throws -> CampaignSummary = { targets in
       let campaign = Campaign(

@@ -23,15 +23,16 @@ public actor Campaign {
     /// attempt counts as failed. Such a wait spends no attempt and holds no link (`Campaign+Shadow`).
     public var shadowWait: Duration
     public var shadowLook: Duration
-    /// A shadowed device ends pending at once (journalled with `FailureKind.bootloaderAtAddress`) instead of
-    /// waiting: a round of a shared run (`SiteCampaign`), whose later round takes it up again — the device whose
-    /// bootloader shadows it may be a dead gateway's, which this gateway can take over only once the round ends.
-    public var deferShadowed: Bool
+    /// When set, a shadowed device ends pending at once (journalled with `FailureKind.bootloaderAtAddress`)
+    /// instead of waiting, for as long as these deferrals allow: a round of a shared run (`SiteCampaign`), whose
+    /// later round takes it up again — the device whose bootloader shadows it may be a dead gateway's, which this
+    /// gateway can take over only once the round ends.
+    public var deferShadowed: ShadowDeferrals?
 
     public init(
       parallel: Int = 4, retry: RetryPolicy = RetryPolicy(), mayStart: (@Sendable () -> Bool)? = nil,
       shadowWait: Duration = FirmwareWork.defaultBootloaderQuarantine, shadowLook: Duration = .seconds(2),
-      deferShadowed: Bool = false
+      deferShadowed: ShadowDeferrals? = nil
     ) {
       self.deferShadowed = deferShadowed
       self.parallel = max(1, parallel)
@@ -76,7 +77,8 @@ public actor Campaign {
   /// it was on its way (`LinkLimitEstimate.refused`).
   var attemptsEnded = 0
   /// Link permits: a visit holds one while it attempts (or is about to), not while it pauses before a
-  /// retry or waits off its link (`CampaignContext.waitOffLink`), so a busy device's backoff leaves its link
+  /// retry, waits out a bootloader's shadow (`Campaign+Shadow`) or waits off its link
+  /// (`CampaignContext.waitOffLink`), so a busy device's backoff leaves its link
   /// to another device. At most `links.limit` are held,
   /// except that visits already holding one keep it when the limit drops.
   var permitsHeld = 0
@@ -158,8 +160,9 @@ public actor Campaign {
       endLauncherNaps()
       for target in queue { outcomes[target.address.description] = .pending }
     }
-    // A device left for a later round (`deferShadowed`) is not an interruption: the round ended as planned.
-    var interrupted = outcomes.contains { $0.value == .pending && !deferred.contains($0.key) }
+    // A device left for a later round (`deferShadowed`) is not an interruption, unless a stop came: the round
+    // ended as planned.
+    var interrupted = outcomes.contains { $0.value == .pending && (stopRequested || !deferred.contains($0.key)) }
     do {
       try await context.journal.finish(run: context.run, status: interrupted ? "interrupted" : "finished")
     } catch let error as JournalWriteError {
@@ -188,7 +191,7 @@ public actor Campaign {
     var attempt = 1
     var idleLinkWaits = 0
     var teardown = TeardownWait()
-    var shadowed = Duration.zero
+    var shadowWaited = Duration.zero
     while true {
       // A refusal can be the teardown of a link of ours only if that link ended before this connect.
       let baseline = ConnectBaseline(end: lastAttemptEnd.withLock { $0 }, ended: attemptsEnded, at: .now)
@@ -229,14 +232,12 @@ public actor Campaign {
       } catch {
         let kind = (error as? any ClassifiedFailure)?.failureKind ?? .permanent
         let reason = String(describing: error)
-        if kind == .bootloaderAtAddress, options.deferShadowed {
-          return await deferShadowed(address, reason: reason)
-        }
-        if kind == .bootloaderAtAddress, shadowed < options.shadowWait, !stopRequested {
-          guard await waitOutShadow(address, reason: reason, waited: &shadowed) else {
-            return await finish(address, .pending, detail: reason)
+        if kind == .bootloaderAtAddress {
+          switch await shadowed(address, reason: reason, waited: &shadowWaited) {
+          case .end(let outcome): return outcome
+          case .tryAgain: continue
+          case .spendAttempt: break
           }
-          continue
         }
         guard kind.isRetryable, attempt < options.retry.maximumAttempts, !stopRequested else {
           return await finish(address, .failed(reason, kind))

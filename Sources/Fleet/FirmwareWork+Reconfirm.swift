@@ -11,7 +11,8 @@ extension FirmwareWork {
   /// the transfer still failed: the link lost right after the last Execute — seen under load in a 20-device
   /// campaign, reported "skipped: already at or above"). Nil for every other device. The report keeps the
   /// transfer's figures when this process made it; otherwise they are unknown (0 bytes).
-  func installedEarlier(_ address: String, previous: JournalDevice?, now: DeviceIdentity) async -> DeviceOutcome? {
+  func installedEarlier(_ address: String, previous read: JournalDevice?, now: DeviceIdentity) async -> DeviceOutcome? {
+    let previous = begun.row(read)
     let started = [VisitStep.transferring.rawValue, VisitStep.verifying.rawValue]
     guard let step = previous?.step, started.contains(step),
       let change = previous?.changeList.first(where: { $0.key == "ver" }),
@@ -57,21 +58,23 @@ extension FirmwareWork {
 /// campaign's later attempts and rounds. A later attempt records `connecting` first, over that step; if that
 /// attempt then failed before it read the device (a link lost, a neighbour's bootloader answering in its place
 /// and the device left for a later round), the attempt after it read a row that no longer said a transfer had
-/// begun, and a device this run had updated was reported "skipped: up to date" and left mid-transfer as far as
-/// the quarantine knew. Every attempt takes its row through `remembering`.
+/// begun, and a device this run had updated was reported "skipped: up to date". `installedEarlier` reads the
+/// remembered row; nothing else does (whether the device may be in its bootloader now is the journal's row's to
+/// say: a later attempt that found the application on its old version recorded that).
 final class BegunTransfers: Sendable {
   private let rows = Mutex<[String: JournalDevice]>([:])
+  private static let started: Set<String> = [VisitStep.transferring.rawValue, VisitStep.verifying.rawValue]
 
-  /// `row` when it shows a transfer begun (remembered for later), else the last row of this device that did, if any.
-  func remembering(_ row: JournalDevice?) -> JournalDevice? {
+  /// Remembers `row` when it shows a transfer begun.
+  func note(_ row: JournalDevice?) {
+    guard let row, let step = row.step, Self.started.contains(step) else { return }
+    rows.withLock { $0[row.address] = row }
+  }
+
+  /// `row` when it shows a transfer begun, else the last one of its device that did, else `row`.
+  func row(_ row: JournalDevice?) -> JournalDevice? {
     guard let row else { return nil }
-    let started = [VisitStep.transferring.rawValue, VisitStep.verifying.rawValue]
-    return rows.withLock { rows in
-      if let step = row.step, started.contains(step) {
-        rows[row.address] = row
-        return row
-      }
-      return rows[row.address] ?? row
-    }
+    if let step = row.step, Self.started.contains(step) { return row }
+    return rows.withLock { $0[row.address] } ?? row
   }
 }

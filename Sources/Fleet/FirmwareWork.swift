@@ -79,7 +79,8 @@ public struct FirmwareWork: CampaignWork {
   public static let defaultBootloaderQuarantine: Duration = .seconds(130)
   /// Devices the campaign's scan heard only as a bootloader of ours, each taken by its first visit.
   public var waitingInBootloader = BootloaderWaitingDevices()
-  /// Each device's journal row as it was when it last showed a transfer begun (`BegunTransfers`).
+  /// Each device's journal row as it was when it last showed a transfer begun (`BegunTransfers`), for
+  /// `installedEarlier`.
   let begun = BegunTransfers()
   let clock = ContinuousClock()
 
@@ -107,7 +108,8 @@ public struct FirmwareWork: CampaignWork {
 
   public func attempt(_ target: Target, attempt: Int, context: CampaignContext) async throws -> DeviceOutcome {
     let address = target.address.description
-    let previous = begun.remembering(try await context.journal.device(run: context.run, address: address))
+    let previous = try await context.journal.device(run: context.run, address: address)
+    begun.note(previous)
     let interrupted = previous?.step == VisitStep.transferring.rawValue
     // A device left mid-transfer is waiting in its bootloader, which advertises no battery: finishing it
     // is safer than leaving it there, so the floor applies to new transfers only.

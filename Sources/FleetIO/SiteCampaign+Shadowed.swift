@@ -3,24 +3,25 @@ import Fleet
 /// Devices a round left pending because a DFU bootloader answered at their address (`Campaign.Options
 /// .deferShadowed`, docs/protocols/nordic-dfu.md §2.2): on a shared site that is the device below in its
 /// bootloader — a dead gateway's, which this gateway takes over in a later round, or another gateway's at
-/// work. They are claimed again in later rounds, not counted as tried, for as long as
-/// `FirmwareWork.defaultBootloaderQuarantine` (130 s) from the first time, after which a bootloader would have
-/// given up; then they stay pending for `--resume`, the journal saying why.
+/// work. They are claimed again in later rounds rather than counted as tried, after the gateway's other open
+/// devices, so that at `--parallel 1` they do not hold those up; the campaign stops leaving a device so 130 s
+/// after its first time (`ShadowDeferrals`), after which its attempts are spent and it ends as any other.
 extension SiteCampaign {
-  func shadowedDevices(
-    _ claimed: [Target], summary: CampaignSummary, since: inout [String: ContinuousClock.Instant]
-  ) async throws -> Set<String> {
-    let pending = claimed.map(\.address.description).filter { summary.outcomes[$0] == .pending }
-    guard !pending.isEmpty, !summary.interrupted else { return [] }
-    let rows = try await coordinator.journal.devices(run: run)
-    let now = ContinuousClock.now
-    var shadowed: Set<String> = []
-    for row in rows where pending.contains(row.address) {
-      guard row.state == .pending, row.failureKind == .bootloaderAtAddress else { continue }
-      let first = since[row.address] ?? now
-      since[row.address] = first
-      if now - first < FirmwareWork.defaultBootloaderQuarantine { shadowed.insert(row.address) }
+  /// The claimed devices the round left for a later one: pending, journalled shadowed, in a round no stop cut
+  /// short. Best effort: a journal that cannot be read leaves none (they count as tried; `--resume` takes them).
+  func shadowedDevices(_ claimed: [Target], summary: CampaignSummary) async -> Set<String> {
+    let pending = Set(claimed.map(\.address.description).filter { summary.outcomes[$0] == .pending })
+    guard !pending.isEmpty, !summary.interrupted, let rows = try? await coordinator.journal.devices(run: run) else {
+      return []
     }
-    return shadowed
+    return Set(
+      rows.filter { pending.contains($0.address) && $0.state == .pending && $0.failureKind == .bootloaderAtAddress }
+        .map(\.address))
+  }
+
+  /// `open` with the devices once left for a later round (`shadowed`) after the others, each group in its order.
+  static func shadowedLast(_ open: [Target], shadowed: Set<String>) -> [Target] {
+    open.filter { !shadowed.contains($0.address.description) }
+      + open.filter { shadowed.contains($0.address.description) }
   }
 }

@@ -23,9 +23,10 @@ import Foundation
 /// dropped from this round's summary and claimed again in a later round: done or held by the gateway that
 /// took it, or this gateway's again with a fresh lease when nobody did.
 ///
-/// A device is visited at most once per gateway per invocation, and a device some gateway journalled
-/// `failed` is not retried by the others [I: as in a single-gateway run, a failure ends the device for the
-/// run; `--resume` tries it again].
+/// A device is visited at most once per gateway per invocation — except one a DFU bootloader shadowed, which a
+/// round leaves for a later one (`SiteCampaign+Shadowed`) — and a device some gateway journalled `failed` is not
+/// retried by the others [I: as in a single-gateway run, a failure ends the device for the run; `--resume` tries
+/// it again].
 public struct SiteCampaign: Sendable {
   public let coordinator: GatewayCoordinator
   public let run: String
@@ -90,16 +91,17 @@ public struct SiteCampaign: Sendable {
     defer { heartbeat.cancel() }
     var outcomes: [String: DeviceOutcome] = [:]
     var tried: Set<String> = []
-    var shadowedSince: [String: ContinuousClock.Instant] = [:]
+    var shadowedBefore: Set<String> = []
     var lostAny = false
     while true {
       let rows = Dictionary(
         try await coordinator.journal.devices(run: run).map { ($0.address, $0) }, uniquingKeysWith: { a, _ in a })
-      let open = targets.filter { t in
-        let address = t.address.description
-        guard !tried.contains(address), let row = rows[address] else { return false }
-        return !Self.settled(row.state)
-      }
+      let open = Self.shadowedLast(
+        targets.filter { t in
+          let address = t.address.description
+          guard !tried.contains(address), let row = rows[address] else { return false }
+          return !Self.settled(row.state)
+        }, shadowed: shadowedBefore)
       if open.isEmpty { break }
       var claimed: [Target] = []
       var waiting = false
@@ -121,7 +123,8 @@ public struct SiteCampaign: Sendable {
       let lost = coordinator.journal.lostLeases()
       lostAny = lostAny || !lost.isEmpty
       outcomes.merge(summary.outcomes.filter { !lost.contains($0.key) }) { _, new in new }
-      let shadowed = try await shadowedDevices(claimed, summary: summary, since: &shadowedSince)
+      let shadowed = await shadowedDevices(claimed, summary: summary)
+      shadowedBefore.formUnion(shadowed)
       for target in claimed {
         let address = target.address.description
         if !lost.contains(address), !shadowed.contains(address) { tried.insert(address) }

@@ -121,4 +121,35 @@ import Testing
       .write(toFile: store.path, atomically: true, encoding: .utf8)
     #expect(throws: SimulatorStateStore.StateError.self) { _ = try store.load() }
   }
+
+  /// On a site several processes share, a copy of another process's stay follows the record: one that says more
+  /// was executed since replaces the copy, and one whose timer ran out lets the copy go (its links here kept
+  /// resetting the copy's own timer, so it would have shadowed the device above long after every other process
+  /// saw the application again).
+  @Test func aCopyOfAnotherProcesssStayFollowsItsRecord() async throws {
+    let fleet = try Self.fleet()
+    let (central, kbeacons) = SimulatedCentral.withKBeacons(fleet: fleet, pace: .unpaced)
+    let kbeacon = try #require(kbeacons.kbeacon(Self.application))
+    let device = try #require(fleet.devices.first)
+    let image = DFUTestPackages.application(10_000, version: 600)
+    var record = SimulatedBootloaderRecord.entered(name: "DfuShared", at: Date(timeIntervalSinceNow: -1))
+    record.command = image.initPacket
+    record.image = Array(image.firmware.prefix(4096))
+    await central.bootloaders.resume(kbeacon, device: device, record: record)
+    let first = try #require(central.bootloaders.peripheral(ofApplication: Self.application))
+    #expect(await first.target.executedProgress.image.count == 4096)
+
+    var newer = record
+    newer.image = Array(image.firmware.prefix(8192))
+    newer.lastActivity = SimulatedBootloaderRecord.milliseconds(Date())
+    await central.bootloaders.resume(kbeacon, device: device, record: newer)
+    let second = try #require(central.bootloaders.peripheral(ofApplication: Self.application))
+    #expect(second !== first)
+    #expect(await second.target.executedProgress.image.count == 8192)
+
+    var expired = newer
+    expired.lastActivity = SimulatedBootloaderRecord.milliseconds(Date(timeIntervalSinceNow: -120))
+    await central.bootloaders.resume(kbeacon, device: device, record: expired)
+    #expect(!central.bootloaders.isInBootloader(Self.application))
+  }
 }

@@ -17,32 +17,42 @@ extension SimulatedBootloaders {
   /// scripts/sanitizers).
   public func enter(_ kbeacon: SimulatedKBeacon, device: SimulatedDevice, name: String?) async {
     let record = SimulatedBootloaderRecord.entered(name: name ?? "DfuTarg")
+    // Arriving from before its record is saved: a scan reading the record before the entry is made here must
+    // not bring the stay back as a second copy.
+    _ = arrive(record.session)
+    defer { arrived(record.session) }
     await kbeacon.keepBootloader(record)
     await host(kbeacon, device: device, record: record, kept: nil)
   }
 
-  /// Brings back the stay `record` describes, which an earlier run left (the device's saved state): nothing
-  /// when its timer has run out by now (the old application runs, `SimulatedBootloaderRecord`), when that
-  /// stay already runs here, or when it ended here with a new application.
+  /// Brings back the stay `record` describes, which an earlier run or another process left (the device's saved
+  /// state), unless its timer has run out by now (the old application runs, `SimulatedBootloaderRecord`), it
+  /// ended here with a new application, or this process entered that device's bootloader itself. A copy of the
+  /// same stay brought back before is replaced when the record is newer (another process executed more since),
+  /// and let go once the record has run out (another process's timer, which this copy's links kept resetting).
   public func resume(_ kbeacon: SimulatedKBeacon, device: SimulatedDevice, record: SimulatedBootloaderRecord) async {
+    let application = device.address
     let timeout = (device.dfu ?? DFUSection()).configuration(applicationVersion: nil).inactivityTimeout
     let now = Date()
-    guard record.isRunning(at: now, timeout: timeout), session(ofApplication: device.address) != record.session,
-      !completed(record.session)
-    else { return }
-    if isInBootloader(device.address) {
-      // A stay this process entered by a jump is its own; a copy brought back before gives way to the newer one.
-      guard broughtBack(application: device.address) else { return }
-      await forget(application: device.address)
+    let running = record.isRunning(at: now, timeout: timeout)
+    if isInBootloader(application) {
+      // A stay this process entered by a jump is its own; only a copy brought back gives way.
+      guard broughtBack(application: application) else { return }
+      let same = session(ofApplication: application) == record.session
+      if same, running, record.lastActivity <= keptAt(application: application) ?? .min { return }
+      await forget(application: application)
     }
+    guard running, !completed(record.session), arrive(record.session) else { return }
+    defer { arrived(record.session) }
+    guard !isInBootloader(application) else { return }
     await kbeacon.keepBootloader(record, save: false)
     let idle = timeout - record.remaining(at: now, timeout: timeout)
-    await host(kbeacon, device: device, record: record, kept: (record.command, record.image, idle))
+    await host(kbeacon, device: device, record: record, kept: (record.command, record.image, idle, record.lastActivity))
   }
 
   private func host(
     _ kbeacon: SimulatedKBeacon, device: SimulatedDevice, record: SimulatedBootloaderRecord,
-    kept: (command: [UInt8], image: [UInt8], idle: Duration)?
+    kept: (command: [UInt8], image: [UInt8], idle: Duration, at: Int64)?
   ) async {
     let current = await kbeacon.firmwareVersion.flatMap(KKMFirmwareVersion.fwVersion(text:))
     var section = device.dfu ?? DFUSection()
@@ -52,6 +62,7 @@ extension SimulatedBootloaders {
       saved.command = command
       saved.image = image
       saved.lastActivity = SimulatedBootloaderRecord.milliseconds(Date())
+      self?.saved(application: device.address, session: record.session, at: saved.lastActivity)
       await kbeacon?.keepBootloader(saved)
       await self?.progressObserver.withLock({ $0 })?(device.address, image.count)
     }

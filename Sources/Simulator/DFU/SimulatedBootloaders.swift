@@ -19,6 +19,8 @@ public final class SimulatedBootloaders: Sendable {
     var session: UInt64?
     /// Brought back from a record an earlier run or another process left, not entered by a jump here.
     var broughtBack: Bool
+    /// The record's `lastActivity` this copy stands for: when it was brought back, or this process's own last save.
+    var keptAt: Int64?
   }
 
   public let model: LinkModel
@@ -35,6 +37,9 @@ public final class SimulatedBootloaders: Sendable {
   let progressObserver = Mutex<(@Sendable (BluetoothAddress, Int) async -> Void)?>(nil)
   /// Stays (`SimulatedBootloaderRecord.session`) that ended here with a new application: never brought back.
   private let completedSessions = Mutex<Set<UInt64>>([])
+  /// Stays being entered or brought back right now (between their record's save or read and their entry here):
+  /// a second bring-back of the same stay meanwhile would make a copy without an entry.
+  private let arriving = Mutex<Set<UInt64>>([])
   private let watchers = Mutex<(next: Int, streams: [Int: AsyncStream<Change>.Continuation])>((0, [:]))
 
   /// A device entered its bootloader (at `bootloader`, advertising `name`) or left it.
@@ -131,7 +136,7 @@ public final class SimulatedBootloaders: Sendable {
   /// its progress (`SimulatedDFUPeripheral.setProgressHandler`).
   public func enter(
     application: BluetoothAddress, name: String?, section: DFUSection?, applicationVersion: UInt32?,
-    session: UInt64? = nil, kept: (command: [UInt8], image: [UInt8], idle: Duration)? = nil,
+    session: UInt64? = nil, kept: (command: [UInt8], image: [UInt8], idle: Duration, at: Int64)? = nil,
     onProgress: (@Sendable (_ command: [UInt8], _ image: [UInt8]) async -> Void)? = nil,
     onExit: @escaping @Sendable (SimulatedDFUPeripheral.BootloaderExit) async -> Void
   ) async {
@@ -146,8 +151,11 @@ public final class SimulatedBootloaders: Sendable {
       dropsAfterward: dropsAfterward)
     if let kept { await peripheral.resume(command: kept.command, image: kept.image, idle: kept.idle) }
     if let onProgress { await peripheral.setProgressHandler(onProgress) }
-    await peripheral.setExitHandler { [weak self] exit in
-      self?.entries.withLock { _ = $0.removeValue(forKey: application) }
+    await peripheral.setExitHandler { [weak self, weak peripheral] exit in
+      // This stay's entry only: a copy that outlived its entry must not take a newer stay's with it.
+      self?.entries.withLock { entries in
+        if let peripheral, entries[application]?.peripheral === peripheral { entries[application] = nil }
+      }
       if case .newApplication = exit, let session { self?.completedSessions.withLock { _ = $0.insert(session) } }
       await onExit(exit)
       self?.report(.left(application: application, exit: exit))
@@ -159,7 +167,7 @@ public final class SimulatedBootloaders: Sendable {
     entries.withLock {
       $0[application] = Entry(
         peripheral: peripheral, bootloaderAddress: peripheral.bootloaderAddress, name: name, session: session,
-        broughtBack: kept != nil)
+        broughtBack: kept != nil, keptAt: kept?.at)
     }
     await peripheral.startInactivityWatchdog()
     report(.entered(application: application, bootloader: peripheral.bootloaderAddress, name: name))
@@ -180,6 +188,22 @@ public final class SimulatedBootloaders: Sendable {
   /// Whether the bootloader running for `application` here was brought back from a record rather than
   /// entered by a jump in this process.
   func broughtBack(application: BluetoothAddress) -> Bool { entries.withLock { $0[application]?.broughtBack ?? false } }
+
+  /// The record time the bootloader running for `application` here stands for (`Entry.keptAt`).
+  func keptAt(application: BluetoothAddress) -> Int64? { entries.withLock { $0[application]?.keptAt } }
+
+  /// This process saved the stay's progress at `time`: its copy stands for that record now.
+  func saved(application: BluetoothAddress, session: UInt64, at time: Int64) {
+    entries.withLock { entries in
+      if entries[application]?.session == session { entries[application]?.keptAt = time }
+    }
+  }
+
+  /// Marks the stay `session` as arriving; false when it already is (another bring-back of it is under way).
+  func arrive(_ session: UInt64) -> Bool { arriving.withLock { $0.insert(session).inserted } }
+
+  /// The stay `session` has its entry here (or will not get one).
+  func arrived(_ session: UInt64) { _ = arriving.withLock { $0.remove(session) } }
 
   /// Lets go of the bootloader running for `application` here without an exit of its own: another run of the
   /// simulation (a gateway sharing the site) ended that stay, and this copy of it must not answer any more.

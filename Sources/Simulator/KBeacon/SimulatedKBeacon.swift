@@ -201,13 +201,12 @@ public actor SimulatedKBeacon {
   /// The device left its bootloader: for a new application (`version`, saved and logged as `installFirmware`
   /// does, the record gone with it in one save), or on its timer (nothing saved: every run reads that timeout
   /// off the record's own time, `SimulatedBootloaderRecord`).
+  /// An install the write log could not record did not happen (`installFirmware`): the old application runs,
+  /// its bootloader gone all the same.
   func leaveBootloader(installing version: String?) async {
-    let record = bootloaderRecord
     bootloaderRecord = nil
     guard let version else { return }
-    // An install the write log could not record did not happen: the device is still in its bootloader's
-    // hands as far as its flash knows.
-    if await !installFirmware(version: version) { bootloaderRecord = record }
+    await installFirmware(version: version)
   }
 
   /// The new application a DFU installed now runs: `ver` becomes `version`, saved and logged like a
