@@ -51,6 +51,7 @@ struct CampaignConsole: Sendable {
     case .selected(let count, let notSeen):
       return CampaignReport.selected(count, notSeen: notSeen)
     case .surveyed(let read, let of, let groups):
+      guard !groups.isEmpty else { return "read \(read) of \(of) devices" }
       return "read \(read) of \(of) devices: " + groups.map { "\($1)× \($0)" }.sorted().joined(separator: ", ")
     case .surveyLeft(let left):
       return "not read, left to nearer gateways: " + PipelineEvent.text(left: left)

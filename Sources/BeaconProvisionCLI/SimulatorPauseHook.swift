@@ -40,8 +40,8 @@ struct SimulatorPauseHook: Sendable, Hashable {
   let afterBatches: Int?
   /// `in-registry:ADDRESS`: the stop is the registry's, not the journal's.
   var insideRegistry = false
-  /// `in-bootloader:ADDRESS[:BYTES]`: the stop is the simulated bootloader's, not the journal's, once it holds
-  /// more than `BYTES` (default 0) executed firmware bytes — or, with `:0`, its executed init command.
+  /// `in-bootloader:ADDRESS[:0]`: the stop is the simulated bootloader's, not the journal's, once it holds an
+  /// executed firmware object — or, with `:0` (`bootloaderBytes` 0), its executed init command.
   var insideBootloader = false
   var bootloaderBytes: Int? = nil
 

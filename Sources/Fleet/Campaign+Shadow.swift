@@ -45,6 +45,7 @@ extension Campaign {
       continuation.yield(.finished(address: address, .pending))
       return .end(.pending)
     }
+    if stopRequested { return .end(await finish(address, .pending, detail: reason)) }
     // As a retry's pause: announced, the link permit free for another device meanwhile.
     continuation.yield(
       .waiting(

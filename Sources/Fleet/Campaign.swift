@@ -171,8 +171,10 @@ public actor Campaign {
       interrupted = true
     } catch {}
     continuation.finish()
-    return CampaignSummary(
+    var summary = CampaignSummary(
       run: context.run, outcomes: outcomes, interrupted: interrupted, journalFailure: journalFailure)
+    summary.deferred = deferred.filter { outcomes[$0] == .pending }
+    return summary
   }
 
   /// One device, with retries for transient failures. Started holding a link permit, which it gives back

@@ -61,6 +61,9 @@ public struct CampaignSummary: Sendable, Hashable {
   public var interrupted: Bool
   /// The journal could not be written, which stopped the run (`interrupted` is then true too).
   public var journalFailure: JournalWriteError? = nil
+  /// Devices a DFU bootloader shadowed that this round left pending for a later one
+  /// (`Campaign.Options.deferShadowed`).
+  public var deferred: Set<String> = []
 
   public init(
     run: String, outcomes: [String: DeviceOutcome], interrupted: Bool, journalFailure: JournalWriteError? = nil

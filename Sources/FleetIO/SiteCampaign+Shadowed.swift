@@ -7,16 +7,10 @@ import Fleet
 /// devices, so that at `--parallel 1` they do not hold those up; the campaign stops leaving a device so 130 s
 /// after its first time (`ShadowDeferrals`), after which its attempts are spent and it ends as any other.
 extension SiteCampaign {
-  /// The claimed devices the round left for a later one: pending, journalled shadowed, in a round no stop cut
-  /// short. Best effort: a journal that cannot be read leaves none (they count as tried; `--resume` takes them).
-  func shadowedDevices(_ claimed: [Target], summary: CampaignSummary) async -> Set<String> {
-    let pending = Set(claimed.map(\.address.description).filter { summary.outcomes[$0] == .pending })
-    guard !pending.isEmpty, !summary.interrupted, let rows = try? await coordinator.journal.devices(run: run) else {
-      return []
-    }
-    return Set(
-      rows.filter { pending.contains($0.address) && $0.state == .pending && $0.failureKind == .bootloaderAtAddress }
-        .map(\.address))
+  /// The claimed devices the round left for a later one (`CampaignSummary.deferred`), in a round no stop cut short.
+  static func shadowedDevices(_ claimed: [Target], summary: CampaignSummary) -> Set<String> {
+    guard !summary.interrupted else { return [] }
+    return summary.deferred.intersection(claimed.map(\.address.description))
   }
 
   /// `open` with the devices once left for a later round (`shadowed`) after the others, each group in its order.

@@ -109,7 +109,11 @@ public struct SiteCampaign: Sendable {
         switch try await coordinator.claim(run: run, address: target.address.description) {
         case .claimed: claimed.append(target)
         case .held, .left: waiting = true
-        case .done, .notHeard, .notInRun: tried.insert(target.address.description)
+        case .done:
+          // Finished elsewhere since a round of ours left it for later: its outcome is that gateway's.
+          tried.insert(target.address.description)
+          if outcomes[target.address.description] == .pending { outcomes[target.address.description] = nil }
+        case .notHeard, .notInRun: tried.insert(target.address.description)
         }
       }
       if claimed.isEmpty {
@@ -123,7 +127,7 @@ public struct SiteCampaign: Sendable {
       let lost = coordinator.journal.lostLeases()
       lostAny = lostAny || !lost.isEmpty
       outcomes.merge(summary.outcomes.filter { !lost.contains($0.key) }) { _, new in new }
-      let shadowed = await shadowedDevices(claimed, summary: summary)
+      let shadowed = Self.shadowedDevices(claimed, summary: summary)
       shadowedBefore.formUnion(shadowed)
       for target in claimed {
         let address = target.address.description
@@ -143,6 +147,8 @@ public struct SiteCampaign: Sendable {
     // The round that lost a lease ended "interrupted" (its device stayed pending for it): say where the
     // run stands now (finished, or running while other gateways work).
     if lostAny { try await coordinator.journal.finish(run: run, status: "finished") }
-    return CampaignSummary(run: run, outcomes: outcomes, interrupted: false)
+    // A device of this gateway's left pending (none should be: a shadowed one ends failed past its bound) says
+    // the run is not done, as a single gateway's summary would.
+    return CampaignSummary(run: run, outcomes: outcomes, interrupted: outcomes.values.contains(.pending))
   }
 }

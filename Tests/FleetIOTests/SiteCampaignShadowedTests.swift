@@ -8,8 +8,8 @@ import Testing
 @testable import FleetIO
 
 /// A round that leaves a shadowed device for a later one (`Campaign.Options.deferShadowed`: pending, journalled
-/// `bootloaderAtAddress`): the site campaign takes it up again, after its other open devices, until it ends —
-/// on a real PostgreSQL journal.
+/// `bootloaderAtAddress`, named in the round's `CampaignSummary.deferred`): the site campaign takes it up again,
+/// after its other open devices, until it ends — on a real PostgreSQL journal.
 @Suite(.timeLimit(.minutes(3))) struct SiteCampaignShadowedTests {
   @Test func aDeviceLeftForALaterRoundIsTakenUpAgainAfterTheOthers() async throws {
     try await withPostgres { server in
@@ -26,6 +26,7 @@ import Testing
         run: "site", targets: targets, batchSize: 1, pollSeconds: 0.05
       ).start { claimed in
         var outcomes: [String: DeviceOutcome] = [:]
+        var deferred: Set<String> = []
         for t in claimed {
           let address = t.address.description
           let visits = order.withLock {
@@ -37,12 +38,15 @@ import Testing
               run: "site", address: address, state: .pending, detail: "a bootloader answers",
               failureKind: .bootloaderAtAddress)
             outcomes[address] = .pending
+            deferred.insert(address)
           } else {
             try? await journal.record(run: "site", address: address, state: .verified)
             outcomes[address] = .updated([])
           }
         }
-        return CampaignSummary(run: "site", outcomes: outcomes, interrupted: false)
+        var summary = CampaignSummary(run: "site", outcomes: outcomes, interrupted: false)
+        summary.deferred = deferred
+        return summary
       }
       let short = order.withLock { $0 }.map { String($0.suffix(2)) }
       #expect(short == ["10", "11", "12", "10", "10"], "the shadowed device after the others, then again until done")

@@ -80,6 +80,7 @@ import Testing
     let round = await Self.campaign(work, f, run: run, options: options).start()
     #expect(round.outcomes[address] == .pending)
     #expect(!round.interrupted, "a device left for a later round does not interrupt the round")
+    #expect(round.deferred == [address])
     let row = try await f.journal.device(run: run, address: address)
     #expect(row?.state == .pending && row?.failureKind == .bootloaderAtAddress)
     #expect(work.attempts.withLock { $0[address] } == 1)

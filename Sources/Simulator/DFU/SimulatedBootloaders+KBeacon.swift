@@ -19,8 +19,8 @@ extension SimulatedBootloaders {
     let record = SimulatedBootloaderRecord.entered(name: name ?? "DfuTarg")
     // Arriving from before its record is saved: a scan reading the record before the entry is made here must
     // not bring the stay back as a second copy.
-    _ = arrive(record.session)
-    defer { arrived(record.session) }
+    _ = arrive(device.address)
+    defer { arrived(device.address) }
     await kbeacon.keepBootloader(record)
     await host(kbeacon, device: device, record: record, kept: nil)
   }
@@ -29,7 +29,8 @@ extension SimulatedBootloaders {
   /// state), unless its timer has run out by now (the old application runs, `SimulatedBootloaderRecord`), it
   /// ended here with a new application, or this process entered that device's bootloader itself. A copy of the
   /// same stay brought back before is replaced when the record is newer (another process executed more since),
-  /// and let go once the record has run out (another process's timer, which this copy's links kept resetting).
+  /// and let go once the record has run out (another process's timer, which this copy's links kept resetting)
+  /// unless this process is using the copy: it moved the stay on, or a link to it is open.
   public func resume(_ kbeacon: SimulatedKBeacon, device: SimulatedDevice, record: SimulatedBootloaderRecord) async {
     let application = device.address
     let timeout = (device.dfu ?? DFUSection()).configuration(applicationVersion: nil).inactivityTimeout
@@ -40,10 +41,12 @@ extension SimulatedBootloaders {
       guard broughtBack(application: application) else { return }
       let same = session(ofApplication: application) == record.session
       if same, running, record.lastActivity <= keptAt(application: application) ?? .min { return }
+      // Run out in the record, but moved on or linked to here: its own timer, which saw that, decides.
+      if same, !running, await inUse(application: application) { return }
       await forget(application: application)
     }
-    guard running, !completed(record.session), arrive(record.session) else { return }
-    defer { arrived(record.session) }
+    guard running, !completed(record.session), arrive(application) else { return }
+    defer { arrived(application) }
     guard !isInBootloader(application) else { return }
     await kbeacon.keepBootloader(record, save: false)
     let idle = timeout - record.remaining(at: now, timeout: timeout)

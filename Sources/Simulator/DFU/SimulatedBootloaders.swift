@@ -21,6 +21,8 @@ public final class SimulatedBootloaders: Sendable {
     var broughtBack: Bool
     /// The record's `lastActivity` this copy stands for: when it was brought back, or this process's own last save.
     var keptAt: Int64?
+    /// This process moved the stay on (saved its progress): its own timer, not the record's, says when it ends.
+    var usedHere = false
   }
 
   public let model: LinkModel
@@ -37,9 +39,9 @@ public final class SimulatedBootloaders: Sendable {
   let progressObserver = Mutex<(@Sendable (BluetoothAddress, Int) async -> Void)?>(nil)
   /// Stays (`SimulatedBootloaderRecord.session`) that ended here with a new application: never brought back.
   private let completedSessions = Mutex<Set<UInt64>>([])
-  /// Stays being entered or brought back right now (between their record's save or read and their entry here):
-  /// a second bring-back of the same stay meanwhile would make a copy without an entry.
-  private let arriving = Mutex<Set<UInt64>>([])
+  /// Devices whose bootloader is being entered or brought back right now (between its record's save or read and
+  /// its entry here): a bring-back meanwhile would make a copy without an entry, or overwrite the entry made.
+  private let arriving = Mutex<Set<BluetoothAddress>>([])
   private let watchers = Mutex<(next: Int, streams: [Int: AsyncStream<Change>.Continuation])>((0, [:]))
 
   /// A device entered its bootloader (at `bootloader`, advertising `name`) or left it.
@@ -192,18 +194,28 @@ public final class SimulatedBootloaders: Sendable {
   /// The record time the bootloader running for `application` here stands for (`Entry.keptAt`).
   func keptAt(application: BluetoothAddress) -> Int64? { entries.withLock { $0[application]?.keptAt } }
 
-  /// This process saved the stay's progress at `time`: its copy stands for that record now.
+  /// Whether the bootloader running for `application` here is in use by this process: it saved its progress, or
+  /// a link to it is open now.
+  func inUse(application: BluetoothAddress) async -> Bool {
+    guard let entry = entries.withLock({ $0[application] }) else { return false }
+    if entry.usedHere { return true }
+    return await entry.peripheral.hasLink
+  }
+
+  /// This process saved the stay's progress at `time`: its copy stands for that record now, and is its own.
   func saved(application: BluetoothAddress, session: UInt64, at time: Int64) {
     entries.withLock { entries in
-      if entries[application]?.session == session { entries[application]?.keptAt = time }
+      guard entries[application]?.session == session else { return }
+      entries[application]?.keptAt = time
+      entries[application]?.usedHere = true
     }
   }
 
-  /// Marks the stay `session` as arriving; false when it already is (another bring-back of it is under way).
-  func arrive(_ session: UInt64) -> Bool { arriving.withLock { $0.insert(session).inserted } }
+  /// Marks the device's bootloader as arriving; false when it already is (another entry of it is under way).
+  func arrive(_ application: BluetoothAddress) -> Bool { arriving.withLock { $0.insert(application).inserted } }
 
-  /// The stay `session` has its entry here (or will not get one).
-  func arrived(_ session: UInt64) { _ = arriving.withLock { $0.remove(session) } }
+  /// The device's bootloader has its entry here (or will not get one).
+  func arrived(_ application: BluetoothAddress) { _ = arriving.withLock { $0.remove(application) } }
 
   /// Lets go of the bootloader running for `application` here without an exit of its own: another run of the
   /// simulation (a gateway sharing the site) ended that stay, and this copy of it must not answer any more.

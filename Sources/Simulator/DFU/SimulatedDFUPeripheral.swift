@@ -86,6 +86,9 @@ public actor SimulatedDFUPeripheral {
     }
   }
 
+  /// Whether a link to this device is open.
+  public var hasLink: Bool { currentLink != nil }
+
   /// Ends this copy of the bootloader without an exit (`SimulatedBootloaders.forget(application:)`): its timer
   /// stops and its link drops.
   public func stop() async {

@@ -20,8 +20,8 @@ extension KBeaconSimulation {
   /// (`SimulatedBootloaders.resume`, which skips a stay already running here, one ended here with a new
   /// application and one whose timer ran out); a stay brought back here that the snapshot no longer holds was
   /// ended by another process — a gateway that finished the update — and this copy lets go. A stay this process
-  /// entered itself is never let go so (a snapshot read just before its record was saved lacks it), nor one
-  /// whose record has only run out in the file: its own timer saw later activity.
+  /// entered itself is never let go so (a snapshot read just before its record was saved lacks it). A copy whose
+  /// record has run out in the file goes too, unless this process is using it (`SimulatedBootloaders.resume`).
   func matchBootloaders(_ snapshots: [BluetoothAddress: SimulatedKBeaconSnapshot]) async {
     guard let bootloaders = hosted.withLock({ $0 }) else { return }
     for (address, snapshot) in snapshots {

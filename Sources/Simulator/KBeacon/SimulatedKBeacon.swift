@@ -202,7 +202,8 @@ public actor SimulatedKBeacon {
   /// does, the record gone with it in one save), or on its timer (nothing saved: every run reads that timeout
   /// off the record's own time, `SimulatedBootloaderRecord`).
   /// An install the write log could not record did not happen (`installFirmware`): the old application runs,
-  /// its bootloader gone all the same.
+  /// its bootloader gone all the same here — though the saved state, not written, still holds the record, so
+  /// another process may bring the stay back until its timer runs out (a simulator failure path only).
   func leaveBootloader(installing version: String?) async {
     bootloaderRecord = nil
     guard let version else { return }
