@@ -78,3 +78,31 @@ final class BegunTransfers: Sendable {
     return rows.withLock { $0[row.address] } ?? row
   }
 }
+
+extension FirmwareWork {
+  /// The identity read back after a transfer that succeeded. A neighbour's DFU bootloader answering at this
+  /// address instead (`BootloaderAtAddress`: on a shared site, another gateway updating the device below since
+  /// this visit began — this process keeps its own neighbours apart) is waited out off the link, looking again
+  /// every 2 s for up to `bootloaderQuarantine` (130 s), rather than failing a device whose image is in place:
+  /// `reconcile` reopened such a failed row, which cleared what the journal knew of the transfer, and its next
+  /// pass reported the updated device "skipped: up to date".
+  func identifyAfterTransfer(_ target: Target, context: CampaignContext) async throws -> DeviceIdentity {
+    let bound = Self.defaultBootloaderQuarantine
+    var waited = Duration.zero
+    while true {
+      do {
+        return try await updater.identify(target)
+      } catch let error as BootloaderAtAddress where waited < bound {
+        waited += .seconds(2)
+        let goOn = await context.waitOffLink(
+          target.address.description,
+          reason: "updated; a neighbour's DFU bootloader answers at its address, looking again to read its version"
+        ) { _ in
+          try? await Task.sleep(for: .seconds(2))
+          return true
+        }
+        guard goOn else { throw error }
+      }
+    }
+  }
+}

@@ -216,7 +216,7 @@ public struct FirmwareWork: CampaignWork {
     await reports.transferred(address, report)
 
     try await context.step(address, .verifying, attempt: attempt)
-    let after = try await updater.identify(target)
+    let after = try await identifyAfterTransfer(target, context: context)
     inBootloader(false)  // its application answered: a failure from here leaves no bootloader behind
     await registry?.identity(address: address, after)
     guard after.firmware == install.version else {
