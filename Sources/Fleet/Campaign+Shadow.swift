@@ -37,14 +37,7 @@ extension Campaign {
     guard waited < options.shadowWait else { return .spendAttempt }
     let look = min(options.shadowLook, options.shadowWait - waited)
     waited += look
-    do {
-      try await context.journal.record(
-        run: context.run, address: address, state: .pending, detail: reason, failureKind: .bootloaderAtAddress)
-    } catch {
-      if let error = error as? JournalWriteError { journalFailed(error) }
-      continuation.yield(.finished(address: address, .pending))
-      return .end(.pending)
-    }
+    guard await journalPending(address, reason: reason, kind: .bootloaderAtAddress) else { return .end(.pending) }
     if stopRequested { return .end(await finish(address, .pending, detail: reason)) }
     // As a retry's pause: announced, the link permit free for another device meanwhile.
     continuation.yield(
@@ -59,14 +52,7 @@ extension Campaign {
   /// `Options.deferShadowed`: the device ends pending now, journalled as shadowed (`FailureKind.bootloaderAtAddress`,
   /// the reason as detail), its attempt not spent.
   func deferShadowed(_ address: String, reason: String) async -> DeviceOutcome {
-    do {
-      try await context.journal.record(
-        run: context.run, address: address, state: .pending, detail: reason, failureKind: .bootloaderAtAddress)
-    } catch {
-      if let error = error as? JournalWriteError { journalFailed(error) }
-      continuation.yield(.finished(address: address, .pending))
-      return .pending
-    }
+    guard await journalPending(address, reason: reason, kind: .bootloaderAtAddress) else { return .pending }
     deferred.insert(address)
     continuation.yield(
       .waiting(address: address, reason: "a DFU bootloader answers at its address: left for a later round"))

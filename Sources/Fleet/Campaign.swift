@@ -246,14 +246,7 @@ public actor Campaign {
         }
         let delay = options.retry.delay(beforeAttempt: attempt + 1)
         continuation.yield(.retrying(address: address, attempt: attempt + 1, after: delay, reason: reason))
-        do {
-          try await context.journal.record(
-            run: context.run, address: address, state: .pending, detail: reason, failureKind: kind)
-        } catch {
-          if let error = error as? JournalWriteError { journalFailed(error) }
-          continuation.yield(.finished(address: address, .pending))
-          return .pending
-        }
+        guard await journalPending(address, reason: reason, kind: kind) else { return .pending }
         if stopRequested { return await finish(address, .pending, detail: reason) }
         // The pause holds no link: another device may use it meanwhile.
         releasePermit()
@@ -264,26 +257,5 @@ public actor Campaign {
         teardown = TeardownWait()
       }
     }
-  }
-
-  func finish(_ address: String, _ outcome: DeviceOutcome, detail: String? = nil) async -> DeviceOutcome {
-    var text = detail
-    var kind: FailureKind? = nil
-    switch outcome {
-    case .failed(let reason, let k): (text, kind) = (reason, k)
-    case .skipped(let reason): text = reason
-    default: break
-    }
-    do {
-      try await context.journal.record(
-        run: context.run, address: address, state: outcome.state, detail: text, failureKind: kind)
-    } catch {
-      if let error = error as? JournalWriteError { journalFailed(error) }
-      // Not journalled: the device's end is unknown to `--resume`, so it counts as pending.
-      continuation.yield(.finished(address: address, .pending))
-      return .pending
-    }
-    continuation.yield(.finished(address: address, outcome))
-    return outcome
   }
 }

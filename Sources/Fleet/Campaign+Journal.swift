@@ -1,0 +1,41 @@
+/// How a visit's end and its pauses reach the journal (`CampaignJournal`): the record that lets `--resume` know where
+/// each device stands. A record that cannot be written leaves the device pending (its end unknown to `--resume`)
+/// and stops the campaign (`journalFailed`).
+extension Campaign {
+  /// Journals `outcome` as the device's end and announces it; pending instead when the journal refused the record.
+  func finish(_ address: String, _ outcome: DeviceOutcome, detail: String? = nil) async -> DeviceOutcome {
+    var text = detail
+    var kind: FailureKind? = nil
+    switch outcome {
+    case .failed(let reason, let k): (text, kind) = (reason, k)
+    case .skipped(let reason): text = reason
+    default: break
+    }
+    do {
+      try await context.journal.record(
+        run: context.run, address: address, state: outcome.state, detail: text, failureKind: kind)
+    } catch {
+      if let error = error as? JournalWriteError { journalFailed(error) }
+      // Not journalled: the device's end is unknown to `--resume`, so it counts as pending.
+      continuation.yield(.finished(address: address, .pending))
+      return .pending
+    }
+    continuation.yield(.finished(address: address, outcome))
+    return outcome
+  }
+
+  /// Journals the device pending with why (`reason`, `kind`) before a pause that keeps its visit open (a retry's
+  /// delay, a shadow's look, a deferral to a later round). False when the journal refused the record: the device
+  /// was then announced pending, and its visit ends there.
+  func journalPending(_ address: String, reason: String, kind: FailureKind) async -> Bool {
+    do {
+      try await context.journal.record(
+        run: context.run, address: address, state: .pending, detail: reason, failureKind: kind)
+      return true
+    } catch {
+      if let error = error as? JournalWriteError { journalFailed(error) }
+      continuation.yield(.finished(address: address, .pending))
+      return false
+    }
+  }
+}
