@@ -102,7 +102,9 @@ public actor Campaign {
     self.continuation = continuation
     self.work = work
     self.targets = targets
-    self.context = CampaignContext(run: run, journal: journal, emit: { continuation.yield($0) })
+    var context = CampaignContext(run: run, journal: journal, emit: { continuation.yield($0) })
+    context.defersShadows = options.deferShadowed != nil
+    self.context = context
     self.options = options
     self.sleep = sleep
     self.links = LinkLimitEstimate(asked: options.parallel)

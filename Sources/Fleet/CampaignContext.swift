@@ -28,6 +28,10 @@ public struct CampaignContext: Sendable {
   /// Told when the attempt announces a step past `connecting`: from then on it has held a link of its own, so
   /// a connect it makes later follows that link's close (`Campaign.attemptOnce`).
   var steppedPastConnect: (@Sendable () -> Void)? = nil
+  /// A round of a shared run: a device a neighbour's bootloader shadows is left for a later round
+  /// (`Campaign.Options.deferShadowed`), so work that would wait a shadow out itself throws it instead — the
+  /// round must end for this gateway to take over a dead one's device, whose bootloader may be the shadow.
+  public internal(set) var defersShadows = false
   /// Told as the attempt is about to open its link: its `connecting` step said and, where the record comes first,
   /// recorded. A refused connect is measured from here (`ConnectMade`).
   var connectStarting: (@Sendable () -> Void)? = nil

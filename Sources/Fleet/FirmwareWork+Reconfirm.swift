@@ -85,9 +85,13 @@ extension FirmwareWork {
   /// this visit began — this process keeps its own neighbours apart) is waited out off the link, looking again
   /// every 2 s for up to `bootloaderQuarantine` (130 s), rather than failing a device whose image is in place:
   /// `reconcile` reopened such a failed row, which cleared what the journal knew of the transfer, and its next
-  /// pass reported the updated device "skipped: up to date".
+  /// pass reported the updated device "skipped: up to date". Not in a round of a shared run
+  /// (`CampaignContext.defersShadows`): there the shadow may be a dead gateway's device left in its bootloader,
+  /// which this gateway takes over only in a later round, so the wait would hold the round — and the shadow —
+  /// for the whole 130 s; the device is left for a later round instead, whose visit finds the image in place
+  /// (`installedEarlier`).
   func identifyAfterTransfer(_ target: Target, context: CampaignContext) async throws -> DeviceIdentity {
-    let bound = Self.defaultBootloaderQuarantine
+    let bound = context.defersShadows ? .zero : Self.defaultBootloaderQuarantine
     var waited = Duration.zero
     while true {
       do {

@@ -63,6 +63,14 @@ import Testing
     return (survivor, text)
   }
 
+  /// The shared journal's run "site" ends with every device of the site verified (`text`: the survivor's output).
+  static func everyRowVerified(_ site: GatewaySite, url: String, _ text: String) async throws {
+    let journal = try await ReconcileSeveralGatewaysTests.journal(url)
+    let rows = try await journal.devices(run: "site")
+    #expect(rows.count == site.count && rows.allSatisfy { $0.state == .verified }, "\(rows)\n\(text)")
+    await journal.connection.close()
+  }
+
   @Test func aSurvivorTakesOverAKilledGatewaysDevicesOfAModelItNeverSurveyed() async throws {
     let (server, url, site) = try await Self.site(block: 0x2C)
     let target = site.address(0)
@@ -91,10 +99,7 @@ import Testing
         installs.filter { $0.address == site.address(i) }.map(\.pid) == [survivor.process.processIdentifier],
         "\(site.address(i)): \(shown)")
     }
-    let journal = try await ReconcileSeveralGatewaysTests.journal(url)
-    let rows = try await journal.devices(run: "site")
-    #expect(rows.count == site.count && rows.allSatisfy { $0.state == .verified }, "\(rows)\n\(text)")
-    await journal.connection.close()
+    try await Self.everyRowVerified(site, url: url, text)
     await server.stop()
     try? FileManager.default.removeItem(atPath: site.folder)
   }
@@ -124,10 +129,7 @@ import Testing
     #expect(finished.map(\.pid) == [survivor.process.processIdentifier], "\(shown)")
     #expect(finished.first?.state?.contains("\"ver\":\"V3.20\"") == true, "\(finished)")
     #expect(try site.store.loadNewest()[BluetoothAddress(target)!]?.bootloader == nil)
-    let journal = try await ReconcileSeveralGatewaysTests.journal(url)
-    let rows = try await journal.devices(run: "site")
-    #expect(rows.count == site.count && rows.allSatisfy { $0.state == .verified }, "\(rows)\n\(text)")
-    await journal.connection.close()
+    try await Self.everyRowVerified(site, url: url, text)
     await server.stop()
     try? FileManager.default.removeItem(atPath: site.folder)
   }
