@@ -13,8 +13,12 @@ extension PostgresJournal {
   /// one more connected check, which finds the device compliant and writes nothing]. A device held by a live
   /// lease is never reopened. The row's changes are cleared: they belong to the visit that settled it, and a
   /// later visit finding the device compliant would otherwise take them for its own write that landed
-  /// (`LandedWrite`) and report a write it never made; the write count stays (the run's history). Returns
-  /// whether it was reopened.
+  /// (`LandedWrite`) and report a write it never made; the write count stays (the run's history). Except for a
+  /// firmware visit that failed after its transfer began (step `transferring` or `verifying`): its step and its
+  /// `ver` change stay, since they say what the device may be now — in its bootloader (the next visit treats it
+  /// as left mid-transfer, and the device above waits for it), or already on the new version (the next visit
+  /// reports it updated, `FirmwareWork.installedEarlier`, where with them cleared it said "skipped: up to date").
+  /// Returns whether it was reopened.
   public func reopen(
     run: String, address: String, states: Set<DeviceState>, settledFor: Double, reason: String
   ) async throws -> Bool {
@@ -25,7 +29,8 @@ extension PostgresJournal {
         let reopened =
           try s.query(
             """
-            UPDATE bp_device SET state = 'pending', step = NULL, changes = NULL, detail = $1, failure_kind = NULL,
+            UPDATE bp_device SET state = 'pending', step = CASE WHEN \(Self.transferBegun) THEN step END,
+                changes = CASE WHEN \(Self.transferBegun) THEN changes END, detail = $1, failure_kind = NULL,
                 updated_at = now(),
               gateway = $2 WHERE run_id = $3 AND address = $4 AND state = ANY($5::text[])
               AND updated_at < now() - make_interval(secs => $6::float8)
@@ -38,4 +43,8 @@ extension PostgresJournal {
       }
     }
   }
+
+  /// A failed row whose firmware transfer had begun (the SET expressions see the row as it was).
+  static let transferBegun =
+    "state = 'failed' AND step IN ('\(VisitStep.transferring.rawValue)', '\(VisitStep.verifying.rawValue)')"
 }
