@@ -70,6 +70,11 @@ public final class ShadowDeferrals: Sendable {
 
   public init(bound: Duration = FirmwareWork.defaultBootloaderQuarantine) { self.bound = bound }
 
+  /// Whether `address` would be left for a later round now, without counting this as a deferral.
+  func wouldDefer(_ address: String, now: ContinuousClock.Instant = .now) -> Bool {
+    first.withLock { first in now - (first[address] ?? now) < bound }
+  }
+
   /// Whether `address` may be left for a later round now (its first deferral is remembered).
   func mayDefer(_ address: String, now: ContinuousClock.Instant = .now) -> Bool {
     first.withLock { first in

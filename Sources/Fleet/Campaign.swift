@@ -103,7 +103,7 @@ public actor Campaign {
     self.work = work
     self.targets = targets
     var context = CampaignContext(run: run, journal: journal, emit: { continuation.yield($0) })
-    context.defersShadows = options.deferShadowed != nil
+    context.shadowDeferrals = options.deferShadowed
     self.context = context
     self.options = options
     self.sleep = sleep

@@ -28,10 +28,9 @@ public struct CampaignContext: Sendable {
   /// Told when the attempt announces a step past `connecting`: from then on it has held a link of its own, so
   /// a connect it makes later follows that link's close (`Campaign.attemptOnce`).
   var steppedPastConnect: (@Sendable () -> Void)? = nil
-  /// A round of a shared run: a device a neighbour's bootloader shadows is left for a later round
-  /// (`Campaign.Options.deferShadowed`), so work that would wait a shadow out itself throws it instead — the
-  /// round must end for this gateway to take over a dead one's device, whose bootloader may be the shadow.
-  public internal(set) var defersShadows = false
+  /// A round of a shared run (`Campaign.Options.deferShadowed`): a device a neighbour's bootloader shadows is left
+  /// for a later round while its deferrals allow (`defersShadow(of:)`).
+  var shadowDeferrals: ShadowDeferrals? = nil
   /// Told as the attempt is about to open its link: its `connecting` step said and, where the record comes first,
   /// recorded. A refused connect is measured from here (`ConnectMade`).
   var connectStarting: (@Sendable () -> Void)? = nil
@@ -129,6 +128,14 @@ public struct CampaignContext: Sendable {
       return await wait { emit(.waiting(address: address, reason: $0)) }
     }
     return await offLink(address, reason, wait)
+  }
+
+  /// Whether a shadow met now at `address` would leave the device for a later round: work that would wait a
+  /// shadow out itself throws it instead, since the round must end for this gateway to take over a dead one's
+  /// device, whose bootloader may be the shadow. False outside a shared run's round, and once the device's
+  /// deferrals are spent (its attempts would be spent instead: better wait).
+  public func defersShadow(of address: String) -> Bool {
+    shadowDeferrals?.wouldDefer(address) ?? false
   }
 
   public func progress(_ address: String, done: Int, total: Int, bytesPerSecond: Double) {

@@ -83,15 +83,16 @@ extension FirmwareWork {
   /// The identity read back after a transfer that succeeded. A neighbour's DFU bootloader answering at this
   /// address instead (`BootloaderAtAddress`: on a shared site, another gateway updating the device below since
   /// this visit began — this process keeps its own neighbours apart) is waited out off the link, looking again
-  /// every 2 s for up to `bootloaderQuarantine` (130 s), rather than failing a device whose image is in place:
-  /// `reconcile` reopened such a failed row, which cleared what the journal knew of the transfer, and its next
-  /// pass reported the updated device "skipped: up to date". Not in a round of a shared run
-  /// (`CampaignContext.defersShadows`): there the shadow may be a dead gateway's device left in its bootloader,
-  /// which this gateway takes over only in a later round, so the wait would hold the round — and the shadow —
-  /// for the whole 130 s; the device is left for a later round instead, whose visit finds the image in place
-  /// (`installedEarlier`).
+  /// every 2 s for up to `bootloaderQuarantine` (130 s), rather than failing a device whose image is in place
+  /// (a failed visit's next one, after more failures or in a new process, could no longer tell it had updated
+  /// the device, and reported it "skipped: up to date"). Not in a round of a shared run while the device may
+  /// still be deferred (`CampaignContext.defersShadow(of:)`): there the shadow may be a dead gateway's device
+  /// left in its bootloader, which this gateway takes over only in a later round, so the wait would hold the
+  /// round — and the shadow — for the whole 130 s; the device is left for a later round instead, whose visit
+  /// finds the image in place (`installedEarlier`; the journal row goes on saying `verifying`).
   func identifyAfterTransfer(_ target: Target, context: CampaignContext) async throws -> DeviceIdentity {
-    let bound = context.defersShadows ? .zero : Self.defaultBootloaderQuarantine
+    let address = target.address.description
+    let bound = context.defersShadow(of: address) ? .zero : Self.defaultBootloaderQuarantine
     var waited = Duration.zero
     while true {
       do {
@@ -99,7 +100,7 @@ extension FirmwareWork {
       } catch let error as BootloaderAtAddress where waited < bound {
         waited += .seconds(2)
         let goOn = await context.waitOffLink(
-          target.address.description,
+          address,
           reason: "updated; a neighbour's DFU bootloader answers at its address, looking again to read its version"
         ) { _ in
           try? await Task.sleep(for: .seconds(2))

@@ -163,7 +163,12 @@ public struct FirmwareWork: CampaignWork {
     // A device left mid-transfer keeps that step in the journal until its application answers or its
     // transfer starts again: a visit that fails before then leaves it known as perhaps in its bootloader (for
     // the resume after, and for the quarantine of the device above).
-    try await context.step(address, .connecting, attempt: attempt, recordedAs: interrupted ? .transferring : nil)
+    // Likewise a device whose new version an earlier visit did not manage to read back stays `verifying` (with
+    // its `ver` change), so that any later visit — another gateway's, a resumed run's — reports it updated.
+    let readBackPending = begun.row(previous)?.step == VisitStep.verifying.rawValue
+    try await context.step(
+      address, .connecting, attempt: attempt,
+      recordedAs: interrupted ? .transferring : readBackPending ? .verifying : nil)
     let heardOnlyAsBootloader = interrupted && waitingInBootloader.take(address)
     do {
       if !heardOnlyAsBootloader {
@@ -216,7 +221,14 @@ public struct FirmwareWork: CampaignWork {
     await reports.transferred(address, report)
 
     try await context.step(address, .verifying, attempt: attempt)
-    let after = try await identifyAfterTransfer(target, context: context)
+    let after: DeviceIdentity
+    do {
+      after = try await identifyAfterTransfer(target, context: context)
+    } catch let shadow as BootloaderAtAddress {
+      // The transfer finished, so the bootloader answering is a neighbour's: the device above need not wait.
+      inBootloader(false)
+      throw shadow
+    }
     inBootloader(false)  // its application answered: a failure from here leaves no bootloader behind
     await registry?.identity(address: address, after)
     guard after.firmware == install.version else {

@@ -14,10 +14,11 @@ extension PostgresJournal {
   /// lease is never reopened. The row's changes are cleared: they belong to the visit that settled it, and a
   /// later visit finding the device compliant would otherwise take them for its own write that landed
   /// (`LandedWrite`) and report a write it never made; the write count stays (the run's history). Except for a
-  /// firmware visit that failed after its transfer began (step `transferring` or `verifying`): its step and its
-  /// `ver` change stay, since they say what the device may be now — in its bootloader (the next visit treats it
-  /// as left mid-transfer, and the device above waits for it), or already on the new version (the next visit
-  /// reports it updated, `FirmwareWork.installedEarlier`, where with them cleared it said "skipped: up to date").
+  /// firmware visit that failed after its transfer finished, while reading the new version back (a `dfu` run's
+  /// row at step `verifying`): its step and its `ver` change stay, so that the next visit, finding the new version,
+  /// reports the device updated (`FirmwareWork.installedEarlier`) — with them cleared it said "skipped: up to
+  /// date". [I] A row that failed mid-transfer (`transferring`) is cleared as before: kept, it would read as left
+  /// mid-transfer long after its bootloader timed out, and a visit then tolerates a silent application.
   /// Returns whether it was reopened.
   public func reopen(
     run: String, address: String, states: Set<DeviceState>, settledFor: Double, reason: String
@@ -44,7 +45,10 @@ extension PostgresJournal {
     }
   }
 
-  /// A failed row whose firmware transfer had begun (the SET expressions see the row as it was).
-  static let transferBegun =
-    "state = 'failed' AND step IN ('\(VisitStep.transferring.rawValue)', '\(VisitStep.verifying.rawValue)')"
+  /// A failed row of a firmware run whose new version was being read back (the SET expressions see the row as it
+  /// was; a configuration visit also has a `verifying` step, after a password change, whose changes must go).
+  static let transferBegun = """
+    state = 'failed' AND step = '\(VisitStep.verifying.rawValue)'
+      AND EXISTS (SELECT 1 FROM bp_run r WHERE r.id = bp_device.run_id AND r.kind = 'dfu')
+    """
 }

@@ -8,8 +8,8 @@ import Testing
 
 /// The version read back after a transfer that succeeded, while a neighbour's DFU bootloader answers at the
 /// device's address (another gateway updating the device below): waited out, and the device reported updated
-/// — not failed, which `reconcile` reopened with what the journal knew of the transfer cleared, so its next pass
-/// reported the updated device "skipped: up to date" (`FirmwareWork.identifyAfterTransfer`). In a round of a shared
+/// — not failed, after which a later visit (more failures, another process) could no longer tell it had updated
+/// the device and reported it "skipped: up to date" (`FirmwareWork.identifyAfterTransfer`). In a round of a shared
 /// run the device is left for a later round at once instead, and that round reports it updated.
 @Suite(.timeLimit(.minutes(1))) struct VerifyShadowTests {
   /// Runs 4.00 until updated to 5.00; the first `shadowedReads` identities read after the update meet a
