@@ -55,9 +55,9 @@ extension FirmwareWork {
 }
 
 /// The journal rows that showed a device's transfer begun (step `transferring` or `verifying`), kept for the
-/// campaign's later attempts and rounds. A later attempt records `connecting` first, over that step; if that
-/// attempt then failed before it read the device (a link lost, a neighbour's bootloader answering in its place
-/// and the device left for a later round), the attempt after it read a row that no longer said a transfer had
+/// campaign's later attempts and rounds. A later attempt records `connecting` first, over a `transferring` step
+/// whose application answered (a `verifying` one stays: `FirmwareWork.visit`); if that attempt then failed before
+/// it read the device (a link lost), the attempt after it read a row that no longer said a transfer had
 /// begun, and a device this run had updated was reported "skipped: up to date". `installedEarlier` reads the
 /// remembered row; nothing else does (whether the device may be in its bootloader now is the journal's row's to
 /// say: a later attempt that found the application on its old version recorded that).
@@ -83,21 +83,23 @@ extension FirmwareWork {
   /// The identity read back after a transfer that succeeded. A neighbour's DFU bootloader answering at this
   /// address instead (`BootloaderAtAddress`: on a shared site, another gateway updating the device below since
   /// this visit began — this process keeps its own neighbours apart) is waited out off the link, looking again
-  /// every 2 s for up to `bootloaderQuarantine` (130 s), rather than failing a device whose image is in place
+  /// every 2 s for up to `defaultBootloaderQuarantine` (130 s), rather than failing a device whose image is in place
   /// (a failed visit's next one, after more failures or in a new process, could no longer tell it had updated
   /// the device, and reported it "skipped: up to date"). Not in a round of a shared run while the device may
   /// still be deferred (`CampaignContext.defersShadow(of:)`): there the shadow may be a dead gateway's device
   /// left in its bootloader, which this gateway takes over only in a later round, so the wait would hold the
   /// round — and the shadow — for the whole 130 s; the device is left for a later round instead, whose visit
-  /// finds the image in place (`installedEarlier`; the journal row goes on saying `verifying`).
+  /// finds the image in place (`installedEarlier`; the journal row goes on saying `verifying`). Whether it may
+  /// still be deferred is asked when the shadow is met (a read-back takes seconds), so that the campaign's own
+  /// check (`Campaign.shadowed`) comes to the same answer.
   func identifyAfterTransfer(_ target: Target, context: CampaignContext) async throws -> DeviceIdentity {
     let address = target.address.description
-    let bound = context.defersShadow(of: address) ? .zero : Self.defaultBootloaderQuarantine
+    let bound = Self.defaultBootloaderQuarantine
     var waited = Duration.zero
     while true {
       do {
         return try await updater.identify(target)
-      } catch let error as BootloaderAtAddress where waited < bound {
+      } catch let error as BootloaderAtAddress where waited < bound && !context.defersShadow(of: address) {
         waited += .seconds(2)
         let goOn = await context.waitOffLink(
           address,

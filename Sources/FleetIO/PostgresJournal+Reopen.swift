@@ -14,12 +14,12 @@ extension PostgresJournal {
   /// lease is never reopened. The row's changes are cleared: they belong to the visit that settled it, and a
   /// later visit finding the device compliant would otherwise take them for its own write that landed
   /// (`LandedWrite`) and report a write it never made; the write count stays (the run's history). Except for a
-  /// firmware visit that failed after its transfer finished, while reading the new version back (a `dfu` run's
-  /// row at step `verifying`): its step and its `ver` change stay, so that the next visit, finding the new version,
-  /// reports the device updated (`FirmwareWork.installedEarlier`) — with them cleared it said "skipped: up to
-  /// date". [I] A row that failed mid-transfer (`transferring`) is cleared as before: kept, it would read as left
-  /// mid-transfer long after its bootloader timed out, and a visit then tolerates a silent application.
-  /// Returns whether it was reopened.
+  /// firmware visit that failed after its transfer began (a `dfu` run's row at step `transferring` or
+  /// `verifying`): its `ver` change stays, with the step `verifying`, so that the next visit, finding the new
+  /// version, reports the device updated (`FirmwareWork.installedEarlier`) — with them cleared it said
+  /// "skipped: up to date" — and finding the old one, sends the image as usual. [I] Not `transferring`: that
+  /// would read as left mid-transfer long after its bootloader timed out, and a visit then tolerates a silent
+  /// application. Returns whether it was reopened.
   public func reopen(
     run: String, address: String, states: Set<DeviceState>, settledFor: Double, reason: String
   ) async throws -> Bool {
@@ -30,7 +30,8 @@ extension PostgresJournal {
         let reopened =
           try s.query(
             """
-            UPDATE bp_device SET state = 'pending', step = CASE WHEN \(Self.transferBegun) THEN step END,
+            UPDATE bp_device SET state = 'pending',
+                step = CASE WHEN \(Self.transferBegun) THEN '\(VisitStep.verifying.rawValue)' END,
                 changes = CASE WHEN \(Self.transferBegun) THEN changes END, detail = $1, failure_kind = NULL,
                 updated_at = now(),
               gateway = $2 WHERE run_id = $3 AND address = $4 AND state = ANY($5::text[])
@@ -45,10 +46,10 @@ extension PostgresJournal {
     }
   }
 
-  /// A failed row of a firmware run whose new version was being read back (the SET expressions see the row as it
-  /// was; a configuration visit also has a `verifying` step, after a password change, whose changes must go).
+  /// A failed row of a firmware run whose transfer had begun (the SET expressions see the row as it was; a
+  /// configuration visit also has a `verifying` step, after a password change, whose changes must go).
   static let transferBegun = """
-    state = 'failed' AND step = '\(VisitStep.verifying.rawValue)'
+    state = 'failed' AND step IN ('\(VisitStep.transferring.rawValue)', '\(VisitStep.verifying.rawValue)')
       AND EXISTS (SELECT 1 FROM bp_run r WHERE r.id = bp_device.run_id AND r.kind = 'dfu')
     """
 }

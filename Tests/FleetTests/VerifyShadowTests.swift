@@ -10,7 +10,7 @@ import Testing
 /// device's address (another gateway updating the device below): waited out, and the device reported updated
 /// — not failed, after which a later visit (more failures, another process) could no longer tell it had updated
 /// the device and reported it "skipped: up to date" (`FirmwareWork.identifyAfterTransfer`). In a round of a shared
-/// run the device is left for a later round at once instead, and that round reports it updated.
+/// run the device is left for a later round instead while its deferrals allow, and that round reports it updated.
 @Suite(.timeLimit(.minutes(1))) struct VerifyShadowTests {
   /// Runs 4.00 until updated to 5.00; the first `shadowedReads` identities read after the update meet a
   /// neighbour's bootloader.
