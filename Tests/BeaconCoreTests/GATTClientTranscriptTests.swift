@@ -234,7 +234,10 @@ import Testing
     let tasks = (0..<3).map { _ in Task { try await client.read(3) } }
     for answered in 1...3 {
       await bearer.signal.wait { bearer.sent.count >= answered }
-      for _ in 0..<200 { await Task.yield() }
+      // Room for a second request to go out if the client did not queue them: a few turns of the other tasks
+      // (200 here once held the test past its minute in a loaded ThreadSanitizer pass, each yield queued behind
+      // every other test's work).
+      for _ in 0..<20 { await Task.yield() }
       // Only one request is on the air until its response arrives.
       #expect(bearer.sent.count == answered)
       bearer.inject([0x0B, UInt8(answered)])  // ← 0B nn: Read Response

@@ -74,15 +74,15 @@ import TextStream
   }
 
   /// A slow reader: the first-packet timeout given on the command line fails the command (JSON names the
-  /// error), a longer one gets the answer; a busy reader is reported as such. The reader answers after 3 s
-  /// against a 0.2 s timeout: with a 1 s answer, a 0.2 s timer that fired late under AddressSanitizer on two
-  /// busy cores once let the answer through.
+  /// error), a longer one gets the answer; a busy reader is reported as such. The reader answers after 8 s
+  /// against a 0.2 s timeout: a 0.2 s timer that fired late on two busy cores once let a 1 s answer through
+  /// (AddressSanitizer), and once a 3 s one (ThreadSanitizer, 2026-12-01).
   @Test func timeoutsAndBusyFromAFleetFile() async throws {
     let file = FileManager.default.temporaryDirectory.appendingPathComponent("txrx-fleet-\(UUID().uuidString).json")
     try Data(
       #"""
       {"version":1,"devices":[
-        {"address":"C7:08:00:00:00:10","kind":"tertiumReader","textStream":{"answerDelayMs":3000}},
+        {"address":"C7:08:00:00:00:10","kind":"tertiumReader","textStream":{"answerDelayMs":8000}},
         {"address":"C7:08:00:00:00:11","kind":"tertiumReader","textStream":{"profile":"zhaga","busy":true}}]}
       """#.utf8
     ).write(to: file)
@@ -95,7 +95,7 @@ import TextStream
       #expect(failure.message == "1 of 1 commands failed")
     }
     #expect(
-      try await run(["C7:08:00:00:00:10", "VER", "--adapter", adapter, "--timeout-first", "10"]) == [
+      try await run(["C7:08:00:00:00:10", "VER", "--adapter", adapter, "--timeout-first", "30"]) == [
         "TxRx-SIM 1.0 tertium-txrx"
       ])
     await #expect(throws: CLIFailure.self) { try await run(["C7:08:00:00:00:11", "VER", "--adapter", adapter]) }
