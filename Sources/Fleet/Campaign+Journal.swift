@@ -11,15 +11,7 @@ extension Campaign {
     case .skipped(let reason): text = reason
     default: break
     }
-    do {
-      try await context.journal.record(
-        run: context.run, address: address, state: outcome.state, detail: text, failureKind: kind)
-    } catch {
-      if let error = error as? JournalWriteError { journalFailed(error) }
-      // Not journalled: the device's end is unknown to `--resume`, so it counts as pending.
-      continuation.yield(.finished(address: address, .pending))
-      return .pending
-    }
+    guard await record(address, outcome.state, detail: text, kind: kind) else { return .pending }
     continuation.yield(.finished(address: address, outcome))
     return outcome
   }
@@ -28,9 +20,15 @@ extension Campaign {
   /// delay, a shadow's look, a deferral to a later round). False when the journal refused the record: the device
   /// was then announced pending, and its visit ends there.
   func journalPending(_ address: String, reason: String, kind: FailureKind) async -> Bool {
+    await record(address, .pending, detail: reason, kind: kind)
+  }
+
+  /// Journals the device's `state`; false when the journal refused the record: the device's end is then unknown
+  /// to `--resume`, so it is announced pending (and a `JournalWriteError` stops the campaign).
+  private func record(_ address: String, _ state: DeviceState, detail: String?, kind: FailureKind?) async -> Bool {
     do {
       try await context.journal.record(
-        run: context.run, address: address, state: .pending, detail: reason, failureKind: kind)
+        run: context.run, address: address, state: state, detail: detail, failureKind: kind)
       return true
     } catch {
       if let error = error as? JournalWriteError { journalFailed(error) }

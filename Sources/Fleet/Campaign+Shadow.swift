@@ -72,14 +72,20 @@ public final class ShadowDeferrals: Sendable {
 
   /// Whether `address` would be left for a later round now, without counting this as a deferral.
   func wouldDefer(_ address: String, now: ContinuousClock.Instant = .now) -> Bool {
-    first.withLock { first in now - (first[address] ?? now) < bound }
+    withinBound(address, now: now, remembering: false)
   }
 
   /// Whether `address` may be left for a later round now (its first deferral is remembered).
   func mayDefer(_ address: String, now: ContinuousClock.Instant = .now) -> Bool {
+    withinBound(address, now: now, remembering: true)
+  }
+
+  /// Whether `now` is within `bound` of `address`'s first deferral (now, when it has none yet, which
+  /// `remembering` records).
+  private func withinBound(_ address: String, now: ContinuousClock.Instant, remembering: Bool) -> Bool {
     first.withLock { first in
       let since = first[address] ?? now
-      first[address] = since
+      if remembering { first[address] = since }
       return now - since < bound
     }
   }
