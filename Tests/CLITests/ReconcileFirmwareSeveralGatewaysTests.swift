@@ -23,8 +23,10 @@ import Testing
     }
     let catalogue = site.folder + "/catalogue"
     try FileManager.default.copyItem(atPath: CatalogueFolderCampaignTests.example, toPath: catalogue)
+    // A 10 s lease, not the suite's 3 s: no gateway dies here, and a loaded machine (the sanitizer pass, 16
+    // tests at once on two cores) once held a heartbeat past 3 s, so the other gateway surveyed its devices.
     let processes = try await ReconcileSeveralGatewaysTests.start(
-      site, gateways, journal: url,
+      site, gateways, journal: url, lease: 10,
       extra: ["--firmware", "latest", "--catalog", catalogue, "--firmware-dir", site.folder + "/firmware"])
     let journal = try await ReconcileSeveralGatewaysTests.journal(url)
 

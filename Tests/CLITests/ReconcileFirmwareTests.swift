@@ -198,7 +198,7 @@ import Testing
     let seen = try await site.wait(seconds: 90) { site.events("firmware-error").count >= 2 }
     site.signal(SIGTERM)
     #expect(await site.exitStatus() == 0)
-    #expect(seen, "\(site.errorLines.suffix(20).joined(separator: "\n"))")
+    #expect(seen, "\(site.tail)")
     let errors = site.events("firmware-error")
     #expect(Array(errors.prefix(2).compactMap(\.seconds)) == [2, 4])
     #expect(errors.first?.reason?.contains("nowhere") == true, "\(errors.first?.reason ?? "")")

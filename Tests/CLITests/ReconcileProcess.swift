@@ -79,6 +79,9 @@ final class ReconcileProcess: Sendable {
 
   var errorLines: [String] { errors.withLock { $0 } }
 
+  /// The process's last 20 lines of standard error, one per line: what a failed expectation prints.
+  var tail: String { errorLines.suffix(20).joined(separator: "\n") }
+
   /// Forgets the events and lines collected so far (before a second start on the same site).
   func clearEvents() {
     events.withLock { $0 = [] }

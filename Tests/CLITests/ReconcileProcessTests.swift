@@ -58,7 +58,7 @@ import Testing
     try await Task.sleep(for: .seconds(4))  // four more 1 s windows, each finding both devices due
     site.signal(SIGTERM)
     #expect(await site.exitStatus() == 0)
-    #expect(reported, "\(site.errorLines.suffix(20).joined(separator: "\n"))")
+    #expect(reported, "\(site.tail)")
     #expect(site.events("skipped-quiet").count == 2, "reported more than once a device")
     #expect(site.events("converged").isEmpty)
     #expect(try site.writes().isEmpty)
@@ -108,7 +108,7 @@ import Testing
     let repaired = try await site.wait(seconds: 60) {
       site.events("converged", a).contains { $0.keys?.contains("name") == true && $0.keys?.count == 1 }
     }
-    #expect(repaired, "\(site.errorLines.suffix(20).joined(separator: "\n"))")
+    #expect(repaired, "\(site.tail)")
     #expect(!site.events("reloaded").isEmpty)
 
     try #"{"version": 1, "desired": {"name": 5}}"#.write(toFile: site.profile, atomically: true, encoding: .utf8)
@@ -171,11 +171,11 @@ extension ISO8601DateFormatter {
     try site.start()
     let skipped = { site.errorLines.filter { $0.contains("\(address): skipped: model") }.count }
     let once = try await site.wait(seconds: 60) { skipped() > 0 }
-    try #require(once, "\(site.errorLines.suffix(20).joined(separator: "\n"))")
+    try #require(once, "\(site.tail)")
     try await Task.sleep(for: .seconds(5))
     site.signal(SIGTERM)
     #expect(await site.exitStatus() == 0)
-    #expect(skipped() == 1, "\(site.errorLines.suffix(20).joined(separator: "\n"))")
+    #expect(skipped() == 1, "\(site.tail)")
   }
   /// A device that leaves the site (its presence ends) is dropped from the schedule once it has not been heard for
   /// `--forget-after`, reported `forgotten` once; the device heard all along stays, its hearing moved on often
@@ -188,7 +188,7 @@ extension ISO8601DateFormatter {
     try await Task.sleep(for: .seconds(4))  // four more windows: the device still heard is not forgotten
     site.signal(SIGTERM)
     #expect(await site.exitStatus() == 0)
-    #expect(forgotten, "\(site.errorLines.suffix(20).joined(separator: "\n"))")
+    #expect(forgotten, "\(site.tail)")
     #expect(site.events("forgotten", leaves).count == 1 && site.events("forgotten", leaves).first?.seconds == 3)
     #expect(site.events("forgotten", stays).isEmpty)
     #expect(site.events("converged", leaves).count == 1, "it converged before it left")
@@ -207,7 +207,7 @@ extension ISO8601DateFormatter {
     }
     site.signal(SIGTERM)
     #expect(await site.exitStatus() == 0)
-    try #require(heard, "\(site.errorLines.suffix(20).joined(separator: "\n"))")
+    try #require(heard, "\(site.tail)")
     try await Task.sleep(for: .seconds(5))  // stopped longer than the --forget-after below
     // Back on the air only 4 s after the next start: its first windows miss it.
     let fleet = try String(contentsOfFile: site.fleet, encoding: .utf8)
@@ -220,12 +220,12 @@ extension ISO8601DateFormatter {
     // Counted from its first window, not from the start: under a loaded sanitizer pass the process took so long to
     // start that a SIGTERM 6 s after the start came before its signal handlers (killed, not stopped).
     let watching = try await site.wait(seconds: 60) { site.errorLines.contains { $0.contains("reconcile: watching") } }
-    try #require(watching, "\(site.errorLines.suffix(20).joined(separator: "\n"))")
+    try #require(watching, "\(site.tail)")
     try await Task.sleep(for: .seconds(6))
     site.signal(SIGTERM)
     let status = await site.exitStatus()
-    #expect(status == 0, "\(site.errorLines.suffix(20).joined(separator: "\n"))")
-    #expect(site.events("forgotten", late).isEmpty, "\(site.errorLines.suffix(20).joined(separator: "\n"))")
+    #expect(status == 0, "\(site.tail)")
+    #expect(site.events("forgotten", late).isEmpty, "\(site.tail)")
     #expect(try ReconcileLedger.load(stateDirectory: site.state).devices[late] != nil)
   }
 }

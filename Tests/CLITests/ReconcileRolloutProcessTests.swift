@@ -60,7 +60,7 @@ import Testing
     site.clearEvents()
     try site.start(arguments)
     _ = await site.exitStatus()
-    #expect(site.events("firmware-failed").isEmpty, "\(site.errorLines.suffix(20).joined(separator: "\n"))")
+    #expect(site.events("firmware-failed").isEmpty, "\(site.tail)")
     #expect(site.events("skipped-rollout").allSatisfy { $0.reason?.hasPrefix("rollout stopped") == true })
     #expect(!site.events("skipped-rollout").isEmpty)
 
