@@ -68,6 +68,8 @@ struct CampaignConsole: Sendable {
         return found + "run \(run) left it: resume that run with the arguments it was started with"
       }
       return found + "finish it with  \(ResumeRun.command(finish, run: run))"
+    case .takingOverFromBootloader(let address, let bootloader, let name, let run):
+      return PipelineEvent.text(takingOver: address, bootloader: bootloader, name: name, run: run)
     case .catalogueRead(let url, let origin):
       let how =
         switch origin {

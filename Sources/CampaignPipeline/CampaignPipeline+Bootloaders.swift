@@ -13,7 +13,8 @@ extension CampaignPipeline {
   /// run that left it and whether this command with `--resume` finishes that run (the same package or
   /// catalogue, on this machine's journal: a shared run is resumed with `--journal`, which the command line
   /// printed does not carry). A firmware campaign's targets heard only as such a bootloader (a resume's) are
-  /// marked `waitingInBootloader`.
+  /// marked `waitingInBootloader`. On a named shared run, a named device its row in that run left mid-transfer
+  /// (another gateway's visit, cut short) becomes a target too (`takeOver`).
   func announceSelection(
     _ selection: inout CampaignSelection, plan: some CampaignPlan, records: [DeviceRecord],
     resources: CampaignResources
@@ -23,8 +24,9 @@ extension CampaignPipeline {
     let unheard = Set(selection.targets.map(\.address.description)).subtracting(records.map(\.address.description))
     let heard = Self.bootloadersHeard(of: unheard.union(selection.notSeen), in: records)
     selection.waitingInBootloader = unheard.intersection(heard.keys)
-    let waiting = heard.filter { selection.notSeen.contains($0.key) }
+    var waiting = heard.filter { selection.notSeen.contains($0.key) }
     guard !waiting.isEmpty else { return }
+    await takeOver(&waiting, into: &selection, resources: resources)
     let recipe = try? await plan.recipe().text
     for (device, record) in waiting.sorted(by: { $0.key < $1.key }) {
       let left = await Self.runLeaving(device, journal: resources.journal)
@@ -35,14 +37,50 @@ extension CampaignPipeline {
     }
   }
 
-  /// The bootloaders heard for `devices` (by device address), from the names they advertise.
+  /// [I] On a named shared run (`--journal` with `--run`, reconcile's firmware runs), the devices of `waiting`
+  /// whose row in that run a visit left mid-transfer become targets, marked `waitingInBootloader`, and leave
+  /// `waiting` and `notSeen`: a gateway that died (or stopped) mid-transfer left the device in its bootloader,
+  /// its application silent, and this gateway finishes it — claimed once the other's lease allows, the
+  /// package chosen from the shared registry's identity (`CatalogueTakeoverRoute`), the transfer resumed at
+  /// the bootloader that advertises the device's name. While the other gateway is alive and holds the lease
+  /// (its transfer under way) the claim waits, and ends `done` when that transfer ends. The target carries
+  /// the address type the run journalled (random, the KKM default, when none was) and the bootloader's RSSI
+  /// as this gateway's sighting. A device whose row is not left mid-transfer, or a journal that does not
+  /// answer, keeps the report `waitingInBootloader` gives.
+  func takeOver(
+    _ waiting: inout [String: DeviceRecord], into selection: inout CampaignSelection, resources: CampaignResources
+  ) async {
+    guard resources.coordinator != nil, let run = selection.sharedRun else { return }
+    for (device, record) in waiting {
+      guard let row = try? await resources.journal.device(run: run, address: device), row.isLeftMidTransfer,
+        let address = BluetoothAddress(device)
+      else { continue }
+      waiting[device] = nil
+      selection.notSeen.removeAll { $0 == device }
+      selection.waitingInBootloader.insert(device)
+      selection.targets.append(
+        Target(
+          address: address, addressType: row.addressType ?? .random,
+          rssi: Target.heardRSSI(record.rssi.latest)))
+      emit(
+        .takingOverFromBootloader(
+          address: device, bootloader: record.address.description, name: record.name ?? "", run: run))
+    }
+    selection.targets.sort { $0.address < $1.address }
+  }
+
+  /// The bootloaders heard for `devices` (by device address), from the names they advertise: any name heard
+  /// at a record's address (`DeviceRecord.allNames`), as the bootloader shares its address with the next
+  /// device's application. The record's `name` is made the bootloader's, for the reports.
   static func bootloadersHeard(of devices: Set<String>, in records: [DeviceRecord]) -> [String: DeviceRecord] {
     var heard: [String: DeviceRecord] = [:]
     for record in records {
-      guard let name = record.name, let device = BootloaderName.device(named: name)?.description,
-        devices.contains(device)
-      else { continue }
-      heard[device] = record
+      for name in record.allNames {
+        guard let device = BootloaderName.device(named: name)?.description, devices.contains(device) else { continue }
+        var bootloader = record
+        bootloader.name = name
+        heard[device] = bootloader
+      }
     }
     return heard
   }

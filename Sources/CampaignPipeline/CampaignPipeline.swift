@@ -132,8 +132,8 @@ public struct CampaignPipeline: Sendable {
     if let resume {
       try await resumeSelection(&selection, run: resume, plan: plan, resources: resources, heard: records)
     }
-    await announceSelection(&selection, plan: plan, records: records, resources: resources)
     selection.sharedRun = resume ?? settings.shared.run
+    await announceSelection(&selection, plan: plan, records: records, resources: resources)
     let present = try await announceBeforeSurvey(plan, selection, resources)
     let prepared: PreparedWork
     do {

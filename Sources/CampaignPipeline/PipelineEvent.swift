@@ -34,6 +34,9 @@ public enum PipelineEvent: Sendable {
   /// earlier transfer broke off, or one is under way elsewhere; `run` is the run of this journal that left it,
   /// when one did, and `resumable` whether this command with `--resume run` finishes it.
   case waitingInBootloader(address: String, bootloader: String, name: String, run: String?, resumable: Bool)
+  /// On a named shared run, a named device not heard whose bootloader was (`name` at `bootloader`), its row in
+  /// `run` left mid-transfer by a visit cut short: this gateway takes it over, once the lease allows.
+  case takingOverFromBootloader(address: String, bootloader: String, name: String, run: String)
   /// A model's catalogue, downloaded, not modified since the cached copy, or from the cache (offline).
   case catalogueRead(url: String, origin: CatalogueSnapshot.Origin)
   /// A package download begins (the download's own progress is the cache's).
@@ -56,6 +59,12 @@ extension PipelineEvent {
   /// `surveyLeft`'s addresses as a line shows them: "DD:… (gw-2), …", by address.
   public static func text(left: [String: String]) -> String {
     left.sorted { $0.key < $1.key }.map { "\($0.key) (\($0.value))" }.joined(separator: ", ")
+  }
+
+  /// `takingOverFromBootloader` in words.
+  public static func text(takingOver address: String, bootloader: String, name: String, run: String) -> String {
+    "\(address)  not seen, but its DFU bootloader is advertising (\(name) at \(bootloader)), left mid-transfer "
+      + "in run \(run): taking it over once no other gateway holds it"
   }
 
   /// `recalledLeftMidTransfer` in words.

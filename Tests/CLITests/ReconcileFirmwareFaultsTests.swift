@@ -1,3 +1,4 @@
+import BeaconCore
 import Fleet
 import FleetIO
 import Foundation
@@ -12,37 +13,47 @@ import Testing
 /// comes where the gateway stops itself (`SimulatorPauseHook` `before-transfer`), not on a log line. Every
 /// device ends updated exactly once, counted from the simulated devices' shared write log (an image a device
 /// activated, whichever process served it, with that process's pid).
-@Suite(.serialized, .timeLimit(.minutes(6))) struct ReconcileFirmwareFaultsTests {
+@Suite(.serialized, .timeLimit(.minutes(8))) struct ReconcileFirmwareFaultsTests {
   static let gateways = ["gw-1", "gw-2"]
 
   /// Six outdated Pros with consecutive addresses, device i nearest gateway i % 2, the catalogue folder and
-  /// firmware cache; the two reconcile gateways started on `url`, gw-1 stopping itself before transferring
-  /// to `stopAt` (a device of its own). `--bootloader-timeout 15`: a device whose neighbour is in its bootloader
-  /// when the survivor looks (gw-1's, until gw-2 takes it over) is tried again 15 s later, not 130 s, which
-  /// is past `settle`'s two minutes (seen once under AddressSanitizer on a loaded machine).
-  static func start(block: Int, url: String, stopAt index: Int) async throws -> (GatewaySite, [GatewayProcess]) {
+  /// firmware cache; the two reconcile gateways started on `url`, gw-1 stopping itself where `hook` says for
+  /// `stopAt`'s address (by default before transferring to it; a device of its own). `--bootloader-timeout 15`:
+  /// a device whose neighbour is in its bootloader when the survivor looks (gw-1's, until gw-2 takes it over)
+  /// is tried again 15 s later, not 130 s, which was past `settle`'s bound (seen once under AddressSanitizer
+  /// on a loaded machine).
+  static func start(
+    block: Int, url: String, stopAt index: Int, hook: (String) -> String = { "before-transfer:\($0)" }
+  ) async throws -> (GatewaySite, [GatewayProcess]) {
     let site = try GatewaySite(count: 6, block: block, gateways: gateways, firmware: "5.12") { gateway, i in
       gateway == gateways[i % 2] ? -55 : -75
     }
     let catalogue = site.folder + "/catalogue"
     try FileManager.default.copyItem(atPath: CatalogueFolderCampaignTests.example, toPath: catalogue)
-    let processes = try await ReconcileSeveralGatewaysTests.start(
-      site, gateways, journal: url, environment: ["gw-1": "before-transfer:\(site.address(index))"],
-      extra: [
-        "--firmware", "latest", "--catalog", catalogue, "--firmware-dir", site.folder + "/firmware",
-        "--bootloader-timeout", "15",
-      ])
+    let processes = try await start(site, gateways, url: url, environment: ["gw-1": hook(site.address(index))])
     return (site, processes)
   }
 
-  /// Waits (up to 2 min) until every device activated an image and no row of any reconcile run is open, then
-  /// three windows more; stops `gateways` with SIGTERM, expecting each to exit 0. Returns whether every device
+  /// The reconcile processes of `started` (a part of `gateways`, each waiting for them all) on `site`.
+  static func start(
+    _ site: GatewaySite, _ started: [String], url: String, environment: [String: String] = [:]
+  ) async throws -> [GatewayProcess] {
+    try await ReconcileSeveralGatewaysTests.start(
+      site, started, journal: url, environment: environment,
+      extra: [
+        "--firmware", "latest", "--catalog", site.folder + "/catalogue", "--firmware-dir", site.folder + "/firmware",
+        "--bootloader-timeout", "15",
+      ])
+  }
+
+  /// Waits (up to 4 min: a bound on a hang; seconds alone) until every device activated an image and no row of
+  /// any reconcile run is open, then three windows more; stops `gateways` with SIGTERM, expecting each to exit 0. Returns whether every device
   /// was updated, and the gateways' standard error.
   static func settle(_ site: GatewaySite, _ journal: PostgresJournal, _ gateways: [GatewayProcess]) async throws
     -> (updated: Bool, text: String)
   {
     var updated = false
-    for _ in 0..<240 where !updated {
+    for _ in 0..<480 where !updated {
       try await Task.sleep(for: .milliseconds(500))
       let open = try await ReconcileSeveralGatewaysTests.rows(journal).filter { !$0.state.isFinal }
       updated = try site.writeLog.counts(what: "firmware").count == site.count && open.isEmpty
@@ -64,6 +75,18 @@ import Testing
     let installs = try site.writeLog.counts(what: "firmware")
     #expect(installs == Dictionary(uniqueKeysWithValues: addresses.map { ($0, 1) }), "\(installs)\n\(text)")
     #expect(try site.notWrittenOnce() == [:], "devices not configured exactly once (address: writes)")
+  }
+
+  /// The journal holds one firmware run, in which `target` ended verified by gw-2.
+  static func expectVerifiedByGW2(_ target: String, _ journal: PostgresJournal) async throws {
+    let runs = try await journal.runs().map(\.id).filter { $0.hasPrefix("reconcile-firmware-") }
+    let run = try #require(runs.first, "\(runs)")
+    #expect(runs.count == 1, "\(runs)")
+    #expect(try await journal.device(run: run, address: target)?.state == .verified)
+    let by = try await journal.connection.session { s in
+      try s.query("SELECT gateway FROM bp_device WHERE run_id = '\(run)' AND address = '\(target)'").rows
+    }
+    #expect(by == [["gw-2"]], "\(by)")
   }
 
   /// gw-1 is killed (SIGKILL) stopped just before its device 2's transfer, holding that device's lease in the
@@ -88,14 +111,54 @@ import Testing
     let installs = try site.writeLog.writes().filter { $0.address == target && $0.what == "firmware" }
     #expect(installs.map(\.pid) == [survivor.process.processIdentifier], "\(installs)")
     // gw-2 visited the devices of gw-1's it updated in the shared firmware run, as the journal shows.
-    let runs = try await journal.runs().map(\.id).filter { $0.hasPrefix("reconcile-firmware-") }
-    #expect(runs.count == 1, "\(runs)")
-    let run = try #require(runs.first)
-    #expect(try await journal.device(run: run, address: target)?.state == .verified)
-    let by = try await journal.connection.session { s in
-      try s.query("SELECT gateway FROM bp_device WHERE run_id = '\(run)' AND address = '\(target)'").rows
+    try await Self.expectVerifiedByGW2(target, journal)
+    await journal.connection.close()
+    await server.stop()
+    try? FileManager.default.removeItem(atPath: site.folder)
+  }
+
+  /// gw-1, alone on the site, is killed (SIGKILL) in the middle of its device 2's transfer: the device's
+  /// simulated bootloader has executed the init command (`in-bootloader:…:0`; the example catalogue's image is
+  /// one object) and waits there, its application silent, advertising the name gw-1 gave it. gw-2, started
+  /// afterwards, hears only that bootloader for device 2; the firmware run's row says gw-1's visit left the
+  /// device mid-transfer, so gw-2 takes it over and finishes the image — at once, not after the bootloader's
+  /// own two-minute timeout brings the old application back, as `reconcile` did before (a gateway running
+  /// beside gw-1 has the device in its own pass already: `aGatewayKilledAtATransfer…`). Every device
+  /// installed once, device 2 by gw-2's process.
+  @Test func aGatewayStartedLaterFinishesTheDeviceADeadOneLeftInItsBootloader() async throws {
+    let server = try await PostgresServer.start()
+    let url = try await server.createDatabase()
+    let site = try GatewaySite(count: 6, block: 0x2E, gateways: Self.gateways, firmware: "5.12") { gateway, i in
+      gateway == Self.gateways[i % 2] ? -55 : -75
     }
-    #expect(by == [["gw-2"]], "\(by)")
+    try FileManager.default.copyItem(atPath: CatalogueFolderCampaignTests.example, toPath: site.folder + "/catalogue")
+    let target = site.address(2)
+    let victim = try await Self.start(site, ["gw-1"], url: url, environment: ["gw-1": "in-bootloader:\(target):0"])[0]
+    // A reconcile never ends by itself: a hook that never fires would hold the test past its time limit.
+    let bound = Task {
+      try await Task.sleep(for: .seconds(150))
+      victim.signal(SIGKILL)
+    }
+    let stopped = await victim.line { $0.contains("test hook: stopped in the bootloader of \(target)") }
+    bound.cancel()
+    victim.signal(SIGKILL)
+    let (victimStatus, victimText) = await victim.finish()
+    try #require(stopped, "gw-1 ended before it reached \(target)'s bootloader: \(victimText)")
+    #expect(victimStatus == SIGKILL)
+    let left = try #require(try site.store.loadNewest()[BluetoothAddress(target)!]?.bootloader, "\(victimText)")
+    #expect(left.image.isEmpty)
+
+    let survivor = try await Self.start(site, ["gw-2"], url: url)[0]
+    let journal = try await ReconcileSeveralGatewaysTests.journal(url)
+    let (updated, text) = try await Self.settle(site, journal, [survivor])
+    #expect(updated, "not every device was updated:\n\(text)")
+    try Self.expectEachOnce(site, text)
+    #expect(text.contains("firmware: \(target)  not seen, but its DFU bootloader is advertising"), "\(text)")
+    #expect(text.contains("taking it over once no other gateway holds it"), "\(text)")
+    let installs = try site.writeLog.writes().filter { $0.address == target && $0.what == "firmware" }
+    #expect(installs.map(\.pid) == [survivor.process.processIdentifier], "\(installs)")
+    #expect(try site.store.loadNewest()[BluetoothAddress(target)!]?.bootloader == nil)
+    try await Self.expectVerifiedByGW2(target, journal)
     await journal.connection.close()
     await server.stop()
     try? FileManager.default.removeItem(atPath: site.folder)

@@ -63,6 +63,24 @@ import Testing
     return (survivor, text)
   }
 
+  /// Every device of the site activated one image, by the shared write log; `target`, which a killed gateway left
+  /// in its bootloader, got the legacy model's release (V3.20) from `survivor`'s process and left its bootloader;
+  /// every row of run "site" ended verified (`text`: the survivor's output).
+  static func expectFinishedFromItsBootloader(
+    _ target: String, by survivor: GatewayProcess, _ site: GatewaySite, url: String, _ text: String
+  ) async throws {
+    let installs = try site.writeLog.writes().filter { $0.what == "firmware" }
+    let shown = installs.map { "\($0.address) by \($0.pid)" }
+    #expect(
+      Dictionary(grouping: installs, by: \.address).mapValues(\.count)
+        == Dictionary(uniqueKeysWithValues: (0..<site.count).map { (site.address($0), 1) }), "\(shown)\n\(text)")
+    let finished = installs.filter { $0.address == target }
+    #expect(finished.map(\.pid) == [survivor.process.processIdentifier], "\(shown)")
+    #expect(finished.first?.state?.contains("\"ver\":\"V3.20\"") == true, "\(finished)")
+    #expect(try site.store.loadNewest()[BluetoothAddress(target)!]?.bootloader == nil)
+    try await Self.everyRowVerified(site, url: url, text)
+  }
+
   /// The shared journal's run "site" ends with every device of the site verified (`text`: the survivor's output).
   static func everyRowVerified(_ site: GatewaySite, url: String, _ text: String) async throws {
     let journal = try await ReconcileSeveralGatewaysTests.journal(url)
@@ -120,16 +138,42 @@ import Testing
 
     let (status, text) = await survivor.finish()
     #expect(status == 0, "\(text)")
-    let installs = try site.writeLog.writes().filter { $0.what == "firmware" }
-    let shown = installs.map { "\($0.address) by \($0.pid)" }
-    #expect(
-      Dictionary(grouping: installs, by: \.address).mapValues(\.count)
-        == Dictionary(uniqueKeysWithValues: (0..<site.count).map { (site.address($0), 1) }), "\(shown)\n\(text)")
-    let finished = installs.filter { $0.address == target }
-    #expect(finished.map(\.pid) == [survivor.process.processIdentifier], "\(shown)")
-    #expect(finished.first?.state?.contains("\"ver\":\"V3.20\"") == true, "\(finished)")
-    #expect(try site.store.loadNewest()[BluetoothAddress(target)!]?.bootloader == nil)
-    try await Self.everyRowVerified(site, url: url, text)
+    try await Self.expectFinishedFromItsBootloader(target, by: survivor, site, url: url, text)
+    await server.stop()
+    try? FileManager.default.removeItem(atPath: site.folder)
+  }
+
+  /// The same site, gw-1 alone on run "site" (`--gateways 1`), killed in the middle of device 0's transfer
+  /// (`in-bootloader`). gw-2 joins the run only afterwards, naming the site's devices (`--address`): device 0 was
+  /// never among its targets, its application is silent, and gw-2 hears only its bootloader, under the name gw-1
+  /// gave it, at device 1's address. The run's row says gw-1's visit left it mid-transfer, so gw-2 takes it over
+  /// (before, a gateway new to the run only reported it, "this run will not touch it") and finishes the image:
+  /// one install, gw-2's, of the device's own model's release, and every other device's once.
+  @Test func aGatewayJoiningLaterTakesOverADeviceTheDeadOneLeftInItsBootloader() async throws {
+    let (server, url, site) = try await Self.site(block: 0x2F)
+    let target = site.address(0)
+    // Each started alone: it waits for no other gateway (`--gateways 1`).
+    let alone = { (gateway: String, parallel: Int) in
+      var command = Self.command(site, url: url, gateway: gateway, parallel: parallel)
+      command[command.firstIndex(of: "--gateways")! + 1] = "1"
+      return command
+    }
+    let victim = try GatewayProcess(
+      alone("gw-1", 1), environment: [SimulatorPauseHook.environmentVariable: "in-bootloader:\(target)"])
+    let stopped = await victim.line { $0.contains("test hook: stopped in the bootloader of \(target)") }
+    victim.signal(SIGKILL)
+    let (victimStatus, victimText) = await victim.finish()
+    try #require(stopped, "gw-1 ended before it reached \(target)'s bootloader: \(victimText)")
+    #expect(victimStatus == SIGKILL)
+    #expect(try site.store.loadNewest()[BluetoothAddress(target)!]?.bootloader != nil, "\(victimText)")
+
+    let named = (0..<site.count).flatMap { ["--address", site.address($0)] }
+    let survivor = try GatewayProcess(alone("gw-2", 2) + named)
+    let (status, text) = await survivor.finish()
+    #expect(status == 0, "\(text)")
+    #expect(text.contains("\(target)  not seen, but its DFU bootloader is advertising (Dfu"), "\(text)")
+    #expect(text.contains("taking it over once no other gateway holds it"), "\(text)")
+    try await Self.expectFinishedFromItsBootloader(target, by: survivor, site, url: url, text)
     await server.stop()
     try? FileManager.default.removeItem(atPath: site.folder)
   }

@@ -10,6 +10,12 @@ public struct DeviceRecord: Sendable, Hashable, Codable {
   public var address: BluetoothAddress
   public var addressType: AddressType
   public var name: String?
+  /// Every local name heard at this address, first heard first (at most `maximumNames`), when there was more
+  /// than one; nil otherwise. Two advertisers share an address when a device's DFU bootloader comes up at its
+  /// application's address + 1, the next device's (docs/protocols/nordic-dfu.md §2.2): `name` is whichever
+  /// spoke last, and this keeps both, so a bootloader named for its device is found while the neighbour
+  /// advertises too.
+  public var names: [String]?
   /// From the latest advertising PDU (ADV_IND / ADV_DIRECT_IND); nil when only scan responses were seen.
   public var connectable: Bool?
   public var rssi: RSSIStatistics
@@ -29,6 +35,19 @@ public struct DeviceRecord: Sendable, Hashable, Codable {
   /// FEAA, is already told by its frames [I].
   public var vendorServices: [BluetoothUUID]?
 
+  /// The most names `names` keeps [I: two advertisers is the case it is for; a few more is noise].
+  public static let maximumNames = 4
+
+  /// `names`, or `name` alone.
+  public var allNames: [String] { names ?? name.map { [$0] } ?? [] }
+
+  /// Adds `heard` to `names` (not to `name`: the caller says which name is the latest).
+  private mutating func addName(_ heard: String) {
+    var list = allNames
+    if !list.contains(heard), list.count < Self.maximumNames { list.append(heard) }
+    names = list.count > 1 ? list : nil
+  }
+
   /// A record started by one report.
   public init(report: AdvertisingReport, decoded: DecodedAdvertisement, at seconds: Double) {
     address = report.address
@@ -45,7 +64,10 @@ public struct DeviceRecord: Sendable, Hashable, Codable {
 
   /// Adds one report received in the same window.
   public mutating func absorb(report: AdvertisingReport, decoded: DecodedAdvertisement, at seconds: Double) {
-    if let n = decoded.localName { name = n }
+    if let n = decoded.localName {
+      addName(n)
+      name = n
+    }
     if report.kind == .scanResponse {
       scanResponses += 1
     } else {
@@ -81,6 +103,7 @@ public struct DeviceRecord: Sendable, Hashable, Codable {
 
   /// Folds a later window's record of the same device into this one.
   public mutating func merge(newer: DeviceRecord) {
+    for heard in newer.allNames { addName(heard) }
     name = newer.name ?? name
     connectable = newer.connectable ?? connectable
     addressType = newer.addressType

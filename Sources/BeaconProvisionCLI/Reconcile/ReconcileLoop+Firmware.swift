@@ -11,14 +11,23 @@ import Profiles
 /// firmware-failed with its backoff, skipped-maintenance). With a shared journal the checks go through the
 /// profile's firmware run (`ReconcileSiteRuns+Firmware`), as the configuration goes through its own run.
 extension ReconcileLoop {
-  /// Runs the firmware part for `profile`'s `candidates` (the window's devices it selects); returns whether a
-  /// device failed.
+  /// Runs the firmware part for `profile`'s `candidates` (the window's devices it selects) and, on a shared
+  /// journal, for the devices another gateway left in their bootloaders mid-transfer in the profile's firmware
+  /// run (`bootloaderTakeovers`, from the window's `bootloaders`); returns whether a device failed.
   func firmwarePass(
     _ firmware: ReconcileFirmware, profile: ReconcileProfile, candidates: [ReconcileDue.Candidate],
-    resources: CampaignResources, signals: ReconcileSignals, quiet: Bool, windowStart: Double, state: inout PassState
+    bootloaders: [DeviceRecord] = [], resources: CampaignResources, signals: ReconcileSignals, quiet: Bool,
+    windowStart: Double, state: inout PassState
   ) async throws -> Bool {
     let at = now()
     if state.firmwareHoldUntil > at { return false }
+    let site = resources.coordinator?.journal
+    let run = ReconcileSiteRuns.firmwareRunID(
+      fingerprint: profile.fingerprint, source: firmware.source, now: at, recheck: settings.recheck)
+    var takeovers: [BootloaderTakeover] = []
+    if let site, !quiet {
+      takeovers = await bootloaderTakeovers(bootloaders, candidates: candidates, run: run, site: site)
+    }
     let floor = ReconcileFirmware.batteryFloor(settings.minBattery)
     var due: [ReconcileDue.Candidate] = []
     for candidate in candidates {
@@ -41,25 +50,28 @@ extension ReconcileLoop {
       }
       due.append(candidate)
     }
-    guard !due.isEmpty, !quiet else { return false }
+    guard !due.isEmpty || !takeovers.isEmpty, !quiet else { return false }
     if let window = firmware.maintenance, !window.contains(Date(timeIntervalSince1970: at)) {
-      for candidate in due where state.firstReport(candidate.address, "maintenance") {
+      for address in due.map(\.address) + takeovers.map(\.device) where state.firstReport(address, "maintenance") {
         await output.emit(
-          .init(event: "skipped-maintenance", address: candidate.address, profile: profile.path),
-          "\(candidate.address): firmware due, waits for --maintenance-window \(window)")
+          .init(event: "skipped-maintenance", address: address, profile: profile.path),
+          "\(address): firmware due, waits for --maintenance-window \(window)")
       }
       return false
     }
+    // The budget serves the takeovers first: a device in its bootloader is out of service until it is finished.
     let room = state.budget.available(now: at)
-    for candidate in due.dropFirst(room) where state.firstReport(candidate.address, "budget") {
+    let taking = Array(takeovers.prefix(room))
+    let dueRoom = room - taking.count
+    let waiting = takeovers.dropFirst(room).map(\.device) + due.dropFirst(dueRoom).map(\.address)
+    for address in waiting where state.firstReport(address, "budget") {
       await output.emit(
-        .init(event: "skipped-budget", address: candidate.address, profile: profile.path),
-        "\(candidate.address): firmware due, --max-connections-per-hour reached, waits")
+        .init(event: "skipped-budget", address: address, profile: profile.path),
+        "\(address): firmware due, --max-connections-per-hour reached, waits")
     }
-    var chosen = Array(due.prefix(room))
+    var chosen = Array(due.prefix(dueRoom))
     // With a shared journal, this gateway's part of the profile's firmware run (`ReconcileSiteRuns+Firmware`),
-    // and the site's rollout.
-    let site = resources.coordinator?.journal
+    // and the site's rollout: a takeover's device was admitted when its transfer began.
     // The rollout admits after the budget's cut, so no member waits on a check the budget put off.
     if let plan = firmware.rollout {
       chosen = await admitToRollout(
@@ -70,21 +82,20 @@ extension ReconcileLoop {
           .init(event: "skipped-rollout", address: candidate.address, profile: profile.path, reason: hold),
           "\(candidate.address): firmware due, \(hold)")
       }
-      return false
+      chosen = []
     }
-    guard !chosen.isEmpty, let interrupts = signals.campaignInterrupts() else { return false }
-    state.budget.spend(chosen.count, now: at)
-    let run = ReconcileSiteRuns.firmwareRunID(
-      fingerprint: profile.fingerprint, source: firmware.source, now: at, recheck: settings.recheck)
-    let addresses = chosen.map(\.address)
+    guard !chosen.isEmpty || !taking.isEmpty, let interrupts = signals.campaignInterrupts() else { return false }
+    state.budget.spend(chosen.count + taking.count, now: at)
+    let addresses = chosen.map(\.address) + taking.map(\.device)
     // A gateway's first firmware run waits for `--gateways` to join it (at most `--settle`), as the first
     // configuration pass does: a gateway claiming first would otherwise take the others' nearest devices. Not
     // every period's run: a gateway with no firmware due never joins one, and each would cost the others --settle.
     let waitFor = site != nil && state.firmwareRunsJoined.isEmpty ? settings.shared?.gateways ?? 1 : 1
     if site != nil { state.firmwareRunsJoined.insert(run) }
     if let site {
-      await reopen(run: run, site: site, windowAge: now() - windowStart) { [ledger = state.ledger] rows in
-        ReconcileSiteRuns.firmwareReopenings(due: addresses, rows: rows, ledger: ledger)
+      await reopen(run: run, site: site, windowAge: now() - windowStart) {
+        [ledger = state.ledger, due = chosen.map(\.address)] rows in
+        ReconcileSiteRuns.firmwareReopenings(due: due, rows: rows, ledger: ledger)
       }
     }
     // The window is asked again before each device: one that closes mid-pass starts no more transfers, and
@@ -99,7 +110,7 @@ extension ReconcileLoop {
     do {
       summary = try await firmwareCampaign(
         firmware.plan(addresses: addresses, passwords: profile.plan.passwords, minimumBattery: settings.minBattery),
-        chosen.map(\.record), resources: resources, interrupts: interrupts,
+        Self.records(chosen, taking), resources: resources, interrupts: interrupts,
         shared: SharedRunSettings(
           run: site == nil ? nil : run, gateways: waitFor, settle: settings.shared?.settle ?? 0),
         mayStart: mayStart)
@@ -169,6 +180,8 @@ extension ReconcileLoop {
       case .campaign(.step(let address, .transferring, _), _): "\(address): installing firmware"
       case .surveyLeft(let left):
         "firmware survey: not read, left to nearer gateways: " + PipelineEvent.text(left: left)
+      case .takingOverFromBootloader(let address, let bootloader, let name, let run):
+        "firmware: " + PipelineEvent.text(takingOver: address, bootloader: bootloader, name: name, run: run)
       case .recalledLeftMidTransfer(let recalled, let unknown):
         "firmware survey: " + PipelineEvent.text(recalled: recalled, unknown: unknown)
       case .packageReady(let file, let version, let model, let hardware, let downloaded, _, let sha256):

@@ -113,8 +113,8 @@ struct ReconcileLoop {
         }
         if let firmware = settings.firmware, !signals.stopRequested {
           let firmwareFailed = try await firmwarePass(
-            firmware, profile: profile, candidates: list, resources: resources, signals: signals, quiet: quiet,
-            windowStart: windowStart, state: &pass)
+            firmware, profile: profile, candidates: list, bootloaders: Self.bootloaders(in: records),
+            resources: resources, signals: signals, quiet: quiet, windowStart: windowStart, state: &pass)
           if firmwareFailed { failed = true }
         }
         // Written when it changed only: a gateway's SD card is not rewritten every window.

@@ -1,0 +1,63 @@
+import BeaconCore
+import Fleet
+import FleetIO
+import NordicDFU
+
+/// A device another gateway left in its DFU bootloader: the gateway died (or stopped past its lease) in the
+/// middle of the transfer, so the device's application is silent and only its bootloader advertises, with the
+/// name this tool gave it (`BootloaderName`). `reconcile` only works on the devices it hears, so without this
+/// such a device waited until its bootloader timed out (about two minutes on the simulated KBeacons) and its
+/// application was heard again — or for good, where the old application is gone.
+struct BootloaderTakeover: Sendable {
+  /// The device's (application's) address.
+  var device: String
+  /// The window's record of its bootloader.
+  var bootloader: DeviceRecord
+}
+
+extension ReconcileLoop {
+  /// The window's records at whose address a name `BootloaderName` gives was heard — among every name heard
+  /// there (`DeviceRecord.allNames`): the bootloader comes up at the next device's address — each with that
+  /// name as its `name`: the bootloaders `firmwarePass` weighs for takeovers.
+  static func bootloaders(in records: [DeviceRecord]) -> [DeviceRecord] {
+    records.flatMap { record in
+      record.allNames.filter { BootloaderName.device(named: $0) != nil }.map { name in
+        var bootloader = record
+        bootloader.name = name
+        return bootloader
+      }
+    }
+  }
+
+  /// [I] The devices of `bootloaders` (the window's) that `run`, the profile's firmware run on the shared
+  /// journal, holds a row for that a visit left mid-transfer (`JournalDevice.isLeftMidTransfer`), and that this
+  /// window did not hear as an application (`candidates`). The row is the proof the device is the profile's:
+  /// a firmware run is keyed by the profile's fingerprint. Each goes into the pass as a named device heard only
+  /// as its bootloader; the pipeline makes it a target on the shared run (`CampaignPipeline.takeOver`) and
+  /// the claim waits while a live gateway holds its lease. Takeovers skip what a device's first check waits
+  /// for (the ledger's schedule, the battery floor its bootloader does not advertise, rollout admission: it
+  /// was admitted when its transfer began) but keep the quiet hours, the maintenance window and the hourly
+  /// budget, which serves them first. A journal that does not answer gives none (the next window asks again).
+  func bootloaderTakeovers(
+    _ bootloaders: [DeviceRecord], candidates: [ReconcileDue.Candidate], run: String, site: PostgresJournal
+  ) async -> [BootloaderTakeover] {
+    let heard = Set(candidates.map(\.address))
+    var found: [String: BootloaderTakeover] = [:]
+    for record in bootloaders {
+      guard let device = record.name.flatMap(BootloaderName.device(named:))?.description,
+        !heard.contains(device), found[device] == nil,
+        let row = try? await site.device(run: run, address: device), row.isLeftMidTransfer
+      else { continue }
+      found[device] = BootloaderTakeover(device: device, bootloader: record)
+    }
+    return found.values.sorted { $0.device < $1.device }
+  }
+
+  /// The records a pass's campaign selects from: the chosen devices', then each takeover's bootloader unless
+  /// it shares its address with a chosen device (the next device's application: that record holds the
+  /// bootloader's name too, `DeviceRecord.allNames`), so no address is selected twice.
+  static func records(_ chosen: [ReconcileDue.Candidate], _ taking: [BootloaderTakeover]) -> [DeviceRecord] {
+    let addresses = Set(chosen.map(\.address))
+    return chosen.map(\.record) + taking.map(\.bootloader).filter { !addresses.contains($0.address.description) }
+  }
+}
