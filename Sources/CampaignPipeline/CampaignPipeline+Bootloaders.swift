@@ -38,21 +38,22 @@ extension CampaignPipeline {
   }
 
   /// [I] On a named shared run (`--journal` with `--run`, reconcile's firmware runs), the devices of `waiting`
-  /// whose row in that run a visit left mid-transfer become targets, marked `waitingInBootloader`, and leave
+  /// whose row in that run a visit cut short mid-transfer become targets, marked `waitingInBootloader`, and leave
   /// `waiting` and `notSeen`: a gateway that died (or stopped) mid-transfer left the device in its bootloader,
   /// its application silent, and this gateway finishes it — claimed once the other's lease allows, the
   /// package chosen from the shared registry's identity (`CatalogueTakeoverRoute`), the transfer resumed at
   /// the bootloader that advertises the device's name. While the other gateway is alive and holds the lease
   /// (its transfer under way) the claim waits, and ends `done` when that transfer ends. The target carries
   /// the address type the run journalled (random, the KKM default, when none was) and the bootloader's RSSI
-  /// as this gateway's sighting. A device whose row is not left mid-transfer, or a journal that does not
-  /// answer, keeps the report `waitingInBootloader` gives.
+  /// as this gateway's sighting. A device whose row is not cut short mid-transfer (`isCutShortMidTransfer`: a
+  /// row that ended `failed` is that gateway's to retry after its backoff, and no claim hands it out), or a
+  /// journal that does not answer, keeps the report `waitingInBootloader` gives.
   func takeOver(
     _ waiting: inout [String: DeviceRecord], into selection: inout CampaignSelection, resources: CampaignResources
   ) async {
     guard resources.coordinator != nil, let run = selection.sharedRun else { return }
     for (device, record) in waiting {
-      guard let row = try? await resources.journal.device(run: run, address: device), row.isLeftMidTransfer,
+      guard let row = try? await resources.journal.device(run: run, address: device), row.isCutShortMidTransfer,
         let address = BluetoothAddress(device)
       else { continue }
       waiting[device] = nil

@@ -55,6 +55,11 @@ public struct JournalDevice: Sendable, Codable, FetchableRecord, Hashable {
   /// DFU bootloader.
   public var isLeftMidTransfer: Bool { step == VisitStep.transferring.rawValue && !state.isFinal }
 
+  /// Left mid-transfer by a visit that was cut short — its gateway died or stopped — rather than one that
+  /// ended `failed` (that gateway gave up: a retry follows its failure's backoff) or only `planned`: what a
+  /// shared run's claim still hands to another gateway (`CampaignPipeline.takeOver`).
+  public var isCutShortMidTransfer: Bool { isLeftMidTransfer && state != .failed && state != .planned }
+
   /// The journalled changes, decoded.
   public var changeList: [JournalChange] {
     guard let changes else { return [] }

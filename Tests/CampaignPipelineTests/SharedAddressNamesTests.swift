@@ -1,4 +1,6 @@
 import BeaconCore
+import Fleet
+import Foundation
 import NordicDFU
 import Testing
 
@@ -66,5 +68,22 @@ import Testing
     #expect(heard[Self.device.description]?.address == Self.neighbour)
     // A device the campaign did not name is not looked for.
     #expect(CampaignPipeline.bootloadersHeard(of: ["DD:35:2E:07:E1:04"], in: [record]).isEmpty)
+  }
+
+  /// Which rows a takeover finishes: a transfer cut short (its gateway died or stopped: the row still working or
+  /// pending at `transferring`), not one its gateway failed (retried after that failure's backoff, and never
+  /// handed out by a claim), nor one that finished or never began its transfer.
+  @Test func onlyATransferCutShortIsTakenOver() {
+    func row(_ state: DeviceState, _ step: VisitStep?) -> JournalDevice {
+      JournalDevice(
+        runId: "r", address: Self.device.description, state: state, step: step?.rawValue, attempts: 1, writes: 0,
+        changes: nil, detail: nil, failureKind: nil, updatedAt: Date(timeIntervalSince1970: 0), addressType: .random)
+    }
+    #expect(row(.working, .transferring).isCutShortMidTransfer)
+    #expect(row(.pending, .transferring).isCutShortMidTransfer)
+    #expect(row(.failed, .transferring).isLeftMidTransfer && !row(.failed, .transferring).isCutShortMidTransfer)
+    #expect(!row(.verified, .transferring).isCutShortMidTransfer)
+    #expect(!row(.working, .verifying).isCutShortMidTransfer)
+    #expect(!row(.pending, nil).isCutShortMidTransfer)
   }
 }

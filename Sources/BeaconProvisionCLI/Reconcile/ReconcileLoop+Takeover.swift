@@ -30,7 +30,7 @@ extension ReconcileLoop {
   }
 
   /// [I] The devices of `bootloaders` (the window's) that `run`, the profile's firmware run on the shared
-  /// journal, holds a row for that a visit left mid-transfer (`JournalDevice.isLeftMidTransfer`), and that this
+  /// journal, holds a row for that a visit left mid-transfer (`JournalDevice.isCutShortMidTransfer`), and that this
   /// window did not hear as an application (`candidates`). The row is the proof the device is the profile's:
   /// a firmware run is keyed by the profile's fingerprint. Each goes into the pass as a named device heard only
   /// as its bootloader; the pipeline makes it a target on the shared run (`CampaignPipeline.takeOver`) and
@@ -46,7 +46,7 @@ extension ReconcileLoop {
     for record in bootloaders {
       guard let device = record.name.flatMap(BootloaderName.device(named:))?.description,
         !heard.contains(device), found[device] == nil,
-        let row = try? await site.device(run: run, address: device), row.isLeftMidTransfer
+        let row = try? await site.device(run: run, address: device), row.isCutShortMidTransfer
       else { continue }
       found[device] = BootloaderTakeover(device: device, bootloader: record)
     }
