@@ -104,6 +104,35 @@ import Testing
     await links.drop(application)  // nothing left to drop
     #expect(await log.entries.count == 1)
   }
+
+  /// A central that vanished (killed mid-transfer) closed its link to the bootloader from its side; the next
+  /// central's link is accepted, and the bootloader drops the link it replaces (`acceptLink`), which is the
+  /// first one. Only that link may be ended: ending every link of the device ended the new one too, at 0 ATT
+  /// PDUs, on every retry, and the VM tier's guest kernel hit a list corruption on those closes.
+  @Test func droppingALinkThatAlreadyClosedLeavesTheNextLinkOpen() async throws {
+    var first: [Int32] = [-1, -1]
+    var second: [Int32] = [-1, -1]
+    #expect(socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue), 0, &first) == 0)
+    #expect(socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue), 0, &second) == 0)
+    defer { Glibc.close(second[1]) }
+    let gone = try FileDescriptorBearer(fileDescriptor: first[0], peer: application)
+    let next = try FileDescriptorBearer(fileDescriptor: second[0], peer: application)
+    let links = ServedLinks()
+    let log = DropLog()
+    await links.opened(gone, for: bootloader) { await log.append("first ended") }
+    Glibc.close(first[1])  // the vanished central's side
+    await links.closed(gone, for: bootloader)
+    await links.opened(next, for: bootloader) { await log.append("next ended") }
+
+    await links.drop(gone, for: bootloader)
+    #expect(await log.entries.isEmpty)
+    var byte: UInt8 = 0
+    #expect(recv(second[1], &byte, 1, Int32(MSG_DONTWAIT)) < 0 && errno == EAGAIN)  // still open
+    // The bootloader's own drop of the link it serves (after activating) still ends it.
+    await links.drop(next, for: bootloader)
+    #expect(await log.entries == ["next ended"])
+    #expect(recv(second[1], &byte, 1, 0) == 0)
+  }
 }
 
 /// A `DFULinkFactory` whose links are accepted by the peripheral from outside, like a served L2CAP link:

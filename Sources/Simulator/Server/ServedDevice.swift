@@ -167,7 +167,7 @@ public struct ServedDevice: Sendable {
       if let bearer = try? FileDescriptorBearer(fileDescriptor: fd, peer: link.peer) {
         await context.links.opened(bearer, for: address) { try? await link.disconnectLink() }
         let links = context.links
-        let served = await bootloader?.acceptLink(disconnect: { await links.drop(address) }) ?? server
+        let served = await bootloader?.acceptLink(disconnect: { await links.drop(bearer, for: address) }) ?? server
         pdus = await ServedGATTLink.serve(served, over: bearer)
         await context.links.closed(bearer, for: address)
       } else {

@@ -29,6 +29,18 @@ public actor ServedLinks {
     open[address]?.removeAll { $0.bearer === bearer }
   }
 
+  /// Ends `bearer`'s link of the device at `address` when it is still open; nothing when it already closed. A
+  /// bootloader's link-replacing drop (`SimulatedDFUPeripheral.acceptLink`) ends only the link it was given:
+  /// when a central vanished (killed mid-transfer), its link had already closed, and ending every link of the
+  /// address ended the next central's link too, at 0 ATT PDUs, again on every retry (found by the VM tier).
+  public func drop(_ bearer: FileDescriptorBearer, for address: BluetoothAddress) async {
+    guard let index = open[address]?.firstIndex(where: { $0.bearer === bearer }),
+      let link = open[address]?.remove(at: index)
+    else { return }
+    await link.disconnect()
+    await link.bearer.close()
+  }
+
   /// Ends every open link of the device at `address`.
   public func drop(_ address: BluetoothAddress) async {
     for link in open.removeValue(forKey: address) ?? [] {
