@@ -344,3 +344,23 @@ expect_json() {
     vm_log "ok: ${descriptions[$i]}"
   done
 }
+
+# vm_postgres DATABASE: Debian's PostgreSQL server started in the guest as its own user (it refuses root), data
+# and socket in a fresh folder of the guest's tmpfs (each scenario its own), with DATABASE created; VM_JOURNAL is
+# its `--journal` URL (a Unix socket).
+vm_postgres() {
+  local pgbin pg
+  pgbin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
+  pg=$(mktemp -d /tmp/pg.XXXXXX)
+  chown postgres: "$pg"
+  local as_postgres=(setpriv --reuid=postgres --regid=postgres --init-groups)
+  vm_run 240 "${as_postgres[@]}" "$pgbin/initdb" -D "$pg/data" -U beacon --auth=trust --no-sync -E UTF8 --locale=C \
+    >"$VM_OUT/initdb.log" 2>&1 || vm_fail "initdb failed: $(tail -5 "$VM_OUT/initdb.log")"
+  vm_bg postgres "${as_postgres[@]}" "$pgbin/postgres" -D "$pg/data" -k "$pg" -c listen_addresses= -c fsync=off \
+    -c shared_buffers=16MB -c max_connections=30 -c dynamic_shared_memory_type=sysv
+  vm_wait_for 120 "PostgreSQL to listen on $pg" test -S "$pg/.s.PGSQL.5432"
+  vm_run 60 "$pgbin/psql" -h "$pg" -U beacon -d postgres -q -c "CREATE DATABASE $1" \
+    || vm_fail "cannot create the database $1"
+  VM_JOURNAL="postgresql:///$1?host=$pg&user=beacon"
+  vm_log "PostgreSQL ready: $VM_JOURNAL"
+}

@@ -26,21 +26,8 @@ second=$(vm_address hci2)
 central1=$(vm_address hci0)
 central2=$(vm_address hci3)
 
-# PostgreSQL as its own user (it refuses root), data and socket in the guest's tmpfs.
-pgbin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
-pg=/tmp/pg
-mkdir -p "$pg"
-chown postgres: "$pg"
-as_postgres=(setpriv --reuid=postgres --regid=postgres --init-groups)
-vm_run 240 "${as_postgres[@]}" "$pgbin/initdb" -D "$pg/data" -U beacon --auth=trust --no-sync -E UTF8 --locale=C \
-  >"$VM_OUT/initdb.log" 2>&1 || vm_fail "initdb failed: $(tail -5 "$VM_OUT/initdb.log")"
-vm_bg postgres "${as_postgres[@]}" "$pgbin/postgres" -D "$pg/data" -k "$pg" -c listen_addresses= -c fsync=off \
-  -c shared_buffers=16MB -c max_connections=30 -c dynamic_shared_memory_type=sysv
-vm_wait_for 120 "PostgreSQL to listen on $pg" test -S "$pg/.s.PGSQL.5432"
-vm_run 60 "$pgbin/psql" -h "$pg" -U beacon -d postgres -q -c "CREATE DATABASE site" \
-  || vm_fail "cannot create the site's database"
-journal="postgresql:///site?host=$pg&user=beacon"
-vm_log "PostgreSQL ready: $journal"
+vm_postgres site
+journal=$VM_JOURNAL
 
 cat >"$VM_OUT/fleet.json" <<'JSON'
 {"version": 1, "devices": [
