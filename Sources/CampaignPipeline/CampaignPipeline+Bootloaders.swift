@@ -52,7 +52,8 @@ extension CampaignPipeline {
     _ waiting: inout [String: DeviceRecord], into selection: inout CampaignSelection, resources: CampaignResources
   ) async {
     guard resources.coordinator != nil, let run = selection.sharedRun else { return }
-    for (device, record) in waiting {
+    let before = selection.targets.count
+    for (device, record) in waiting.sorted(by: { $0.key < $1.key }) {
       guard let row = try? await resources.journal.device(run: run, address: device), row.isCutShortMidTransfer,
         let address = BluetoothAddress(device)
       else { continue }
@@ -67,23 +68,30 @@ extension CampaignPipeline {
         .takingOverFromBootloader(
           address: device, bootloader: record.address.description, name: record.name ?? "", run: run))
     }
-    selection.targets.sort { $0.address < $1.address }
+    if selection.targets.count > before { selection.targets.sort { $0.address < $1.address } }
   }
 
-  /// The bootloaders heard for `devices` (by device address), from the names they advertise: any name heard
-  /// at a record's address (`DeviceRecord.allNames`), as the bootloader shares its address with the next
-  /// device's application. The record's `name` is made the bootloader's, for the reports.
-  static func bootloadersHeard(of devices: Set<String>, in records: [DeviceRecord]) -> [String: DeviceRecord] {
+  /// Every bootloader of ours heard in `records`, by the address of the device that entered it, from the
+  /// names they advertise (`BootloaderName`): any name heard at a record's address (`DeviceRecord.allNames`), as
+  /// the bootloader shares its address with the next device's application. The record's `name` is made the
+  /// bootloader's, for the reports. Where one device's bootloader was heard under two names (two attempts),
+  /// the later record's is kept. `reconcile` weighs these for takeovers; a campaign, for its named devices.
+  public static func bootloadersHeard(in records: [DeviceRecord]) -> [String: DeviceRecord] {
     var heard: [String: DeviceRecord] = [:]
     for record in records {
       for name in record.allNames {
-        guard let device = BootloaderName.device(named: name)?.description, devices.contains(device) else { continue }
+        guard let device = BootloaderName.device(named: name)?.description else { continue }
         var bootloader = record
         bootloader.name = name
         heard[device] = bootloader
       }
     }
     return heard
+  }
+
+  /// The bootloaders heard for `devices` (by device address): `bootloadersHeard(in:)`, kept to those devices.
+  static func bootloadersHeard(of devices: Set<String>, in records: [DeviceRecord]) -> [String: DeviceRecord] {
+    bootloadersHeard(in: records).filter { devices.contains($0.key) }
   }
 
   /// The firmware run whose record of `device` is the newest among this journal's last 50 firmware runs, when

@@ -70,6 +70,22 @@ import Testing
     #expect(CampaignPipeline.bootloadersHeard(of: ["DD:35:2E:07:E1:04"], in: [record]).isEmpty)
   }
 
+  /// Every bootloader of ours in a window, by the device that entered it (what `reconcile` weighs for
+  /// takeovers): a record that heard only an application gives none; one device's bootloader heard under two
+  /// attempts' names gives that device once, with the later record's name.
+  @Test func everyBootloaderInAWindowIsFoundOncePerDevice() {
+    let other = BluetoothAddress("DD:35:2E:07:E1:05")!
+    let first = Self.record(hearing: [BootloaderName.make(for: Self.device, attempt: 1), "KBPro_07E103"])
+    let second = Self.record(hearing: [BootloaderName.make(for: Self.device, attempt: 2)])
+    let third = Self.record(hearing: ["KBPro_07E106", BootloaderName.make(for: other, attempt: 1)])
+    let plain = Self.record(hearing: ["KBPro_07E103"])
+    let heard = CampaignPipeline.bootloadersHeard(in: [plain, first, second, third])
+    #expect(heard.keys.sorted() == [Self.device.description, other.description])
+    #expect(heard[Self.device.description]?.name == BootloaderName.make(for: Self.device, attempt: 2))
+    #expect(heard[other.description]?.name == BootloaderName.make(for: other, attempt: 1))
+    #expect(CampaignPipeline.bootloadersHeard(in: [plain]).isEmpty)
+  }
+
   /// Which rows a takeover finishes: a transfer cut short (its gateway died or stopped: the row still working or
   /// pending at `transferring`), not one its gateway failed (retried after that failure's backoff, and never
   /// handed out by a claim), nor one that finished or never began its transfer.

@@ -16,7 +16,7 @@ extension ReconcileLoop {
   /// run (`bootloaderTakeovers`, from the window's `bootloaders`); returns whether a device failed.
   func firmwarePass(
     _ firmware: ReconcileFirmware, profile: ReconcileProfile, candidates: [ReconcileDue.Candidate],
-    bootloaders: [DeviceRecord] = [], resources: CampaignResources, signals: ReconcileSignals, quiet: Bool,
+    bootloaders: [String: DeviceRecord] = [:], resources: CampaignResources, signals: ReconcileSignals, quiet: Bool,
     windowStart: Double, state: inout PassState
   ) async throws -> Bool {
     let at = now()

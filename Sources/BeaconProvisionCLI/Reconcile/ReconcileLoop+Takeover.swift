@@ -1,7 +1,6 @@
 import BeaconCore
 import Fleet
 import FleetIO
-import NordicDFU
 
 /// A device another gateway left in its DFU bootloader: the gateway died (or stopped past its lease) in the
 /// middle of the transfer, so the device's application is silent and only its bootloader advertises, with the
@@ -16,20 +15,8 @@ struct BootloaderTakeover: Sendable {
 }
 
 extension ReconcileLoop {
-  /// The window's records at whose address a name `BootloaderName` gives was heard — among every name heard
-  /// there (`DeviceRecord.allNames`): the bootloader comes up at the next device's address — each with that
-  /// name as its `name`: the bootloaders `firmwarePass` weighs for takeovers.
-  static func bootloaders(in records: [DeviceRecord]) -> [DeviceRecord] {
-    records.flatMap { record in
-      record.allNames.filter { BootloaderName.device(named: $0) != nil }.map { name in
-        var bootloader = record
-        bootloader.name = name
-        return bootloader
-      }
-    }
-  }
-
-  /// [I] The devices of `bootloaders` (the window's) that `run`, the profile's firmware run on the shared
+  /// [I] The devices of `bootloaders` (the window's, by device address: `CampaignPipeline.bootloadersHeard(in:)`)
+  /// that `run`, the profile's firmware run on the shared
   /// journal, holds a row for that a visit left mid-transfer (`JournalDevice.isCutShortMidTransfer`), and that this
   /// window did not hear as an application (`candidates`). The row is the proof the device is the profile's:
   /// a firmware run is keyed by the profile's fingerprint. Each goes into the pass as a named device heard only
@@ -39,18 +26,15 @@ extension ReconcileLoop {
   /// was admitted when its transfer began) but keep the quiet hours, the maintenance window and the hourly
   /// budget, which serves them first. A journal that does not answer gives none (the next window asks again).
   func bootloaderTakeovers(
-    _ bootloaders: [DeviceRecord], candidates: [ReconcileDue.Candidate], run: String, site: PostgresJournal
+    _ bootloaders: [String: DeviceRecord], candidates: [ReconcileDue.Candidate], run: String, site: PostgresJournal
   ) async -> [BootloaderTakeover] {
     let heard = Set(candidates.map(\.address))
-    var found: [String: BootloaderTakeover] = [:]
-    for record in bootloaders {
-      guard let device = record.name.flatMap(BootloaderName.device(named:))?.description,
-        !heard.contains(device), found[device] == nil,
-        let row = try? await site.device(run: run, address: device), row.isCutShortMidTransfer
-      else { continue }
-      found[device] = BootloaderTakeover(device: device, bootloader: record)
+    var found: [BootloaderTakeover] = []
+    for (device, record) in bootloaders.sorted(by: { $0.key < $1.key }) where !heard.contains(device) {
+      guard let row = try? await site.device(run: run, address: device), row.isCutShortMidTransfer else { continue }
+      found.append(BootloaderTakeover(device: device, bootloader: record))
     }
-    return found.values.sorted { $0.device < $1.device }
+    return found
   }
 
   /// The records a pass's campaign selects from: the chosen devices', then each takeover's bootloader unless

@@ -113,7 +113,7 @@ struct ReconcileLoop {
         }
         if let firmware = settings.firmware, !signals.stopRequested {
           let firmwareFailed = try await firmwarePass(
-            firmware, profile: profile, candidates: list, bootloaders: Self.bootloaders(in: records),
+            firmware, profile: profile, candidates: list, bootloaders: CampaignPipeline.bootloadersHeard(in: records),
             resources: resources, signals: signals, quiet: quiet, windowStart: windowStart, state: &pass)
           if firmwareFailed { failed = true }
         }
