@@ -31,10 +31,17 @@ public struct FirmwareTransferResult: Sendable, Hashable {
   /// The name the bootloader was told to advertise and was found by (`BootloaderName`); nil when the
   /// device could not name it (SDK 13: found at address + 1) or was already in its bootloader.
   public var bootloaderName: String?
+  /// The firmware bytes this transfer delivered, when the updater counts them: on a resume, only what the
+  /// bootloader did not already hold, not the package's size (`DFUEngine.firmwareBytesDelivered`).
+  public var bytesSent: Int?
 
-  public init(bootloader: BluetoothAddress? = nil, bootloaderType: AddressType? = nil, bootloaderName: String? = nil) {
+  public init(
+    bootloader: BluetoothAddress? = nil, bootloaderType: AddressType? = nil, bootloaderName: String? = nil,
+    bytesSent: Int? = nil
+  ) {
     self.bootloader = bootloader
     self.bootloaderType = bootloaderType
     self.bootloaderName = bootloaderName
+    self.bytesSent = bytesSent
   }
 }

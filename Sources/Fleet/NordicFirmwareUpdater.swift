@@ -79,8 +79,9 @@ public struct NordicFirmwareUpdater: FirmwareUpdater {
     let sizes = images.map(\.firmware.count)
     let total = sizes.reduce(0, +)
     let transfer = DFUTransfer(factory: factory, configuration: engine, reconnectDelay: reconnectDelay)
+    let summary: DFUTransferSummary
     do {
-      try await transfer.run(images) { image, confirmed, _ in
+      summary = try await transfer.run(images) { image, confirmed, _ in
         progress(sizes.prefix(image).reduce(0, +) + confirmed, total)
       }
     } catch let failure as DFUFailure {
@@ -90,7 +91,8 @@ public struct NordicFirmwareUpdater: FirmwareUpdater {
     var named: String? = nil
     if case .named(let name) = await factory.entry { named = name }
     return FirmwareTransferResult(
-      bootloader: bootloader?.address, bootloaderType: bootloader?.type, bootloaderName: named)
+      bootloader: bootloader?.address, bootloaderType: bootloader?.type, bootloaderName: named,
+      bytesSent: summary.firmwareBytesDelivered)
   }
 }
 

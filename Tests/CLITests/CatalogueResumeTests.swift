@@ -71,6 +71,13 @@ import Testing
     #expect(await bootloader.linkDrops == 6, "the resume met the last drop and reconnected")
     let sent = await bootloader.target.firmwareBytesReceived - held
     #expect(sent > 0 && sent < 4096, "the transfer went on from what the bootloader held: \(sent) bytes sent")
+    // The report counts what this run delivered, not the image (so its bytes/s is the resume's own): the image
+    // less what the bootloader held — and so not the packets the resume's own drop lost, which were sent again.
+    let report = try #require(resumed.reports[Self.application])
+    #expect(report.bytes == 4096 - held && report.imageBytes == 4096, "\(report), held \(held), \(sent) arrived")
+    #expect(
+      DFUCampaignReport.table(resumed).contains("\(report.bytes) bytes of 4096 (the rest already in the bootloader)"),
+      "\(DFUCampaignReport.table(resumed))")
     #expect(try await DFUFleetCampaignTests.version(Self.application, central: central) == "V5.14")
     #expect(await CampaignPipeline.runLeaving(Self.application, journal: journal) == nil, "finished: no run left it")
   }

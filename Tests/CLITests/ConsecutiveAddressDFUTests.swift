@@ -168,7 +168,8 @@ import Testing
     for (address, report) in result.reports {
       let plusOne = BootloaderLocator.candidateAddresses(for: BluetoothAddress(address)!)[0]
       #expect(
-        report.transfer == FirmwareTransferResult(bootloader: plusOne, bootloaderType: .random, bootloaderName: nil))
+        report.transfer.bootloader == plusOne && report.transfer.bootloaderType == .random
+          && report.transfer.bootloaderName == nil, "\(report.transfer)")
     }
   }
 

@@ -34,6 +34,14 @@ import Testing
     #expect(e.handle(ok(0x06, .select(maximumSize: 16, offset: 0, crc: 0))) == .send(.create(.data, size: 16)))
     #expect(e.handle(ok(0x01)) == .writePacket(Array(bin[0..<8])))
     #expect(e.handle(.packetWritten) == .writePacket(Array(bin[8..<16])))
+    finishFromTheFirstObjectsLastPacket(&e)
+    // Every firmware byte went over once; the init packet's 10 are not firmware.
+    #expect(e.firmwareBytesDelivered == 20)
+  }
+
+  /// From the first data object's last packet written ([0,16) of `bin`): its checksum and Execute, then the
+  /// last object [16,20) whole, to the end of the transfer.
+  func finishFromTheFirstObjectsLastPacket(_ e: inout DFUEngine) {
     #expect(e.handle(.packetWritten) == .send(.calculateChecksum))
     #expect(e.handle(checksum(bin[0..<16])) == .send(.execute))
     #expect(e.handle(ok(0x04)) == .send(.create(.data, size: 4)))
@@ -63,6 +71,9 @@ import Testing
     #expect(
       e.handle(ok(0x06, .select(maximumSize: 16, offset: 12, crc: CRC32.checksum(bin[0..<12]))))
         == .writePacket(Array(bin[12..<16])))
+    // Only what the target lacked is delivered: 4 bytes to end this object, then the last object's 4.
+    finishFromTheFirstObjectsLastPacket(&e)
+    #expect(e.firmwareBytesDelivered == 8)
   }
 
   @Test func resumeAtAnObjectBoundaryReexecutesAndAccepts0x08() {
@@ -79,6 +90,9 @@ import Testing
     var e = engineAtDataSelect()
     #expect(e.handle(ok(0x06, .select(maximumSize: 16, offset: 12, crc: 0xBAD))) == .send(.create(.data, size: 16)))
     #expect(e.handle(ok(0x01)) == .writePacket(Array(bin[0..<8])))
+    // The target's partial object did not check out: it is sent whole, from its start.
+    #expect(e.handle(.packetWritten) == .writePacket(Array(bin[8..<16])))
+    #expect(e.firmwareBytesDelivered == 20)
   }
 
   @Test func checksumMismatchRetriesThreeTimesThenFails() {

@@ -21,7 +21,9 @@ enum DFUCampaignReport {
     for (address, outcome) in result.summary.outcomes.sorted(by: { $0.key < $1.key }) {
       if case .updated = outcome, let r = result.reports[address] {
         lines.append(
-          "\(address)  updated \(r.from?.description ?? "?") → \(r.to)  \(r.bytes) bytes in "
+          "\(address)  updated \(r.from?.description ?? "?") → \(r.to)  \(r.bytes) bytes"
+            + (r.imageBytes.map { " of \($0) (the rest already in the bootloader)" } ?? "")
+            + " in "
             + String(format: "%.1f s, %.0f B/s", r.seconds, r.bytesPerSecond)
             + (r.transfer.bootloader.map {
               " (bootloader" + (r.transfer.bootloaderName.map { " \($0)" } ?? "") + " at \($0)"
@@ -60,7 +62,10 @@ enum DFUCampaignReport {
     var detail: String?
     var from: String?
     var to: String?
+    /// Firmware bytes this run's visit delivered; `imageBytes`, the images' size, only when that differs (a
+    /// resume sends what the bootloader lacked).
     var bytes: Int?
+    var imageBytes: Int?
     var seconds: Double?
     var bytesPerSecond: Double?
     /// SHA-256 of the package installed, when known (catalogue campaigns).
@@ -112,7 +117,8 @@ enum DFUCampaignReport {
         let r = result.reports[address]
         return DeviceJSON(
           address: address, result: "updated", from: r?.from?.description, to: r?.to.description,
-          bytes: r?.bytes, seconds: r?.seconds, bytesPerSecond: r?.bytesPerSecond, packageSHA256: r?.packageSHA256,
+          bytes: r?.bytes, imageBytes: r?.imageBytes, seconds: r?.seconds, bytesPerSecond: r?.bytesPerSecond,
+          packageSHA256: r?.packageSHA256,
           bootloader: r?.transfer.bootloader?.description,
           bootloaderAddressType: r?.transfer.bootloaderType?.description,
           bootloaderName: r?.transfer.bootloaderName)

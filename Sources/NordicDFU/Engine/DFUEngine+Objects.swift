@@ -40,9 +40,11 @@ extension DFUEngine {
     let prefixMatches = CRC32.checksum(bin[0..<o]) == reported
     if o == 0 || !prefixMatches {
       let start = o == 0 ? 0 : (o % maximumObjectSize == 0 ? o - maximumObjectSize : o - o % maximumObjectSize)
+      if heldAtStart[imageIndex] == nil { heldAtStart[imageIndex] = start }
       setObject(start: start)
       return createObject()
     }
+    if heldAtStart[imageIndex] == nil { heldAtStart[imageIndex] = o }
     if o % maximumObjectSize == 0 || o == bin.count {
       // The object ending at `o` may not have been executed: execute it, tolerating 0x08.
       setObject(start: o - (o % maximumObjectSize == 0 ? maximumObjectSize : o % maximumObjectSize))

@@ -36,6 +36,18 @@ public struct DFUEngine: Sendable {
   public internal(set) var reconnects = 0
   /// Images the target refused as already present (not newer) and that were skipped.
   public internal(set) var skippedImages: [Int] = []
+  /// Per image, the firmware bytes the target already held when this transfer first selected its data
+  /// object: the offset it resumed from (§2.5 step 10), 0 for a fresh image.
+  var heldAtStart: [Int: Int] = [:]
+
+  /// The firmware bytes this transfer delivered: every image not skipped, less what the target held when the
+  /// transfer reached it. A resume delivers only the rest; an object sent again after a drop or a checksum
+  /// mismatch counts once, as the target keeps it once.
+  public var firmwareBytesDelivered: Int {
+    images.indices.filter { !skippedImages.contains($0) }.reduce(0) {
+      $0 + images[$1].firmware.count - (heldAtStart[$1] ?? 0)
+    }
+  }
   /// The image `progress` speaks of and its bytes the target has confirmed (executed objects): stays on a
   /// finished image (at its full size) until the next image's link is up.
   var progressImage = 0

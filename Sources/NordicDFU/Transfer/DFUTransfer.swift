@@ -51,7 +51,8 @@ public struct DFUTransfer: Sendable {
           link = nil
         }
         return DFUTransferSummary(
-          imageCount: engine.images.count, skippedImages: engine.skippedImages, reconnects: engine.reconnects)
+          imageCount: engine.images.count, skippedImages: engine.skippedImages, reconnects: engine.reconnects,
+          firmwareBytesDelivered: engine.firmwareBytesDelivered)
       case .failed(let failure):
         if let open = link {
           await open.close()
@@ -123,10 +124,14 @@ public struct DFUTransferSummary: Equatable, Sendable {
   public var skippedImages: [Int]
   /// Reconnects the transfer needed.
   public var reconnects: Int
+  /// Firmware bytes the target got from this transfer (`DFUEngine.firmwareBytesDelivered`): on a resume, only
+  /// the part it lacked.
+  public var firmwareBytesDelivered: Int
 
-  public init(imageCount: Int, skippedImages: [Int], reconnects: Int) {
+  public init(imageCount: Int, skippedImages: [Int], reconnects: Int, firmwareBytesDelivered: Int = 0) {
     self.sentImages = (0..<imageCount).filter { !skippedImages.contains($0) }
     self.skippedImages = skippedImages
     self.reconnects = reconnects
+    self.firmwareBytesDelivered = firmwareBytesDelivered
   }
 }
