@@ -8,8 +8,8 @@
 # hardware version either: it takes them from the fleet registry the first run filled, resolves the same package
 # from the catalogue (nginx on the guest's loopback), goes to the waiting bootloader without a second jump (and,
 # having heard only the bootloader at its scan, without trying the silent application: CatalogueResumeTests counts),
-# meets the last drop, reconnects, and finishes (that it goes on from what the bootloader holds, rather than
-# from byte 0, is counted in the simulated tier: CatalogueResumeTests). The served device's links from the jump
+# meets the last drop, reconnects, and finishes: its JSON counts only the bytes the bootloader lacked (`bytes`,
+# under `imageBytes`), as the simulated tier counts them at the device too (CatalogueResumeTests). The served device's links from the jump
 # to its new application are all its bootloader's; a separate `read` shows V5.14.
 # vm-e2e-modes: plain
 # vm-e2e-requires: sim serve
@@ -60,6 +60,7 @@ sed 's/^/    | /' "$VM_OUT/resumed.log" "$VM_OUT/resumed.out" "$VM_OUT/sim-serve
 [[ $rc -eq 0 ]] || vm_fail "dfu update --resume last exited $rc"
 expect_json "$(cat "$VM_OUT/resumed.out")" <<CHECKS
 resumed: the device was updated from 5.12 to the catalogue's 5.14 :: .devices | length == 1 and .[0].address == "$kb" and .[0].result == "updated" and .[0].from == "5.12" and .[0].to == "5.14"
+resumed: it delivered only what the bootloader lacked of the 4096-byte image :: .devices[0].imageBytes == 4096 and .devices[0].bytes > 0 and .devices[0].bytes < 4096
 CHECKS
 grep -qF "model and hardware from the fleet registry: $kb" "$VM_OUT/resumed.log" \
   || vm_fail "the resume did not say it took the device's model and hardware from the fleet registry"
