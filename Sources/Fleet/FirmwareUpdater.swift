@@ -33,15 +33,15 @@ public struct FirmwareTransferResult: Sendable, Hashable {
   public var bootloaderName: String?
   /// The firmware bytes this transfer delivered, when the updater counts them: on a resume, only what the
   /// bootloader did not already hold, not the package's size (`DFUEngine.firmwareBytesDelivered`).
-  public var bytesSent: Int?
+  public var bytesDelivered: Int?
 
   public init(
     bootloader: BluetoothAddress? = nil, bootloaderType: AddressType? = nil, bootloaderName: String? = nil,
-    bytesSent: Int? = nil
+    bytesDelivered: Int? = nil
   ) {
     self.bootloader = bootloader
     self.bootloaderType = bootloaderType
     self.bootloaderName = bootloaderName
-    self.bytesSent = bytesSent
+    self.bytesDelivered = bytesDelivered
   }
 }

@@ -42,7 +42,7 @@ public struct FirmwareUpdateReport: Sendable, Hashable {
   public var to: FirmwareVersion
   /// The package's SHA-256 (lower-case hex), when known.
   public var packageSHA256: String?
-  /// The firmware bytes this visit delivered (`FirmwareTransferResult.bytesSent`; the images' size where the
+  /// The firmware bytes this visit delivered (`FirmwareTransferResult.bytesDelivered`; the images' size where the
   /// updater does not count): a resume sends only what the bootloader lacked, and `bytesPerSecond` is its own.
   public var bytes: Int
   /// The size of the images installed, when it differs from `bytes` (a resume).
@@ -220,10 +220,10 @@ public struct FirmwareWork: CampaignWork {
       : install.updater.update(target, progress: progress)
     let seconds = (clock.now - start).seconds
     let imageBytes = totalBytes.withLock { $0 }
-    let sent = transfer.bytesSent ?? imageBytes
+    let delivered = transfer.bytesDelivered ?? imageBytes
     let report = FirmwareUpdateReport(
-      from: from, to: install.version, packageSHA256: install.packageSHA256, bytes: sent,
-      imageBytes: sent == imageBytes ? nil : imageBytes, seconds: seconds, transfer: transfer)
+      from: from, to: install.version, packageSHA256: install.packageSHA256, bytes: delivered,
+      imageBytes: delivered == imageBytes ? nil : imageBytes, seconds: seconds, transfer: transfer)
     await reports.transferred(address, report)
 
     try await context.step(address, .verifying, attempt: attempt)

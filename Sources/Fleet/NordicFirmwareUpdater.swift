@@ -92,7 +92,7 @@ public struct NordicFirmwareUpdater: FirmwareUpdater {
     if case .named(let name) = await factory.entry { named = name }
     return FirmwareTransferResult(
       bootloader: bootloader?.address, bootloaderType: bootloader?.type, bootloaderName: named,
-      bytesSent: summary.firmwareBytesDelivered)
+      bytesDelivered: summary.firmwareBytesDelivered)
   }
 }
 

@@ -80,7 +80,7 @@ import Testing
       report.transfer
         == FirmwareTransferResult(
           bootloader: BluetoothAddress("DD:34:02:06:F0:01")!, bootloaderType: .random,
-          bootloaderName: "DfuDD340206F000-1", bytesSent: 10_000))
+          bootloaderName: "DfuDD340206F000-1", bytesDelivered: 10_000))
     #expect(report.imageBytes == nil, "a whole transfer delivered the whole image")
     #expect(central.bootloaders.bootloader(ofApplication: BluetoothAddress(Self.address(0))!) == nil)
     #expect(await central.bootloaders.sessions.first?.bootloaderName == "DfuDD340206F000-1")
