@@ -15,13 +15,13 @@ import TextStream
   static let uart = "6E:40:00:00:00:01"
 
   /// Runs `txrx`; without a `--timeout-next`, with 1 s, so a fragment a loaded machine delivers late does
-  /// not end an answer early, and without a `--timeout-ack`, with 10 s (ThreadSanitizer on two busy cores
-  /// once kept a simulated device's Write Response past the default 2 s); the timing itself is tested in
-  /// TextStreamTests on a manual clock.
+  /// not end an answer early, and without a `--timeout-ack`, with 30 s (ThreadSanitizer on two busy cores
+  /// once kept a simulated device's Write Response past the default 2 s, and AddressSanitizer's parallel pass
+  /// past 10 s, 2026-12-01); the timing itself is tested in TextStreamTests on a manual clock.
   func run(_ arguments: [String]) async throws -> [String] {
     let patient =
       (arguments.contains("--timeout-next") ? [] : ["--timeout-next", "1"])
-      + (arguments.contains("--timeout-ack") ? [] : ["--timeout-ack", "10"])
+      + (arguments.contains("--timeout-ack") ? [] : ["--timeout-ack", "30"])
     let command = try #require(try BeaconProvision.parseAsRoot(["txrx"] + arguments + patient) as? TxrxCommand)
     let out = KBeaconCommandTests.Lines()
     try await command.execute { out.append($0) }
