@@ -98,7 +98,7 @@ extension CampaignPipeline {
   /// that record left it mid-transfer and unfinished (a later run that updated it, or failed it before its
   /// transfer, is the newer record: nil). One read per run, made only when a bootloader of ours is heard for a
   /// named device the scan did not hear. Nil too when the journal cannot be read.
-  static func runLeaving(_ device: String, journal: any CampaignJournal) async -> JournalRun? {
+  public static func runLeaving(_ device: String, journal: any CampaignJournal) async -> JournalRun? {
     guard let runs = try? await journal.runs() else { return nil }
     var newest: (run: JournalRun, row: JournalDevice)?
     for run in runs.filter({ $0.kind == "dfu" }).sorted(by: { $0.startedAt > $1.startedAt }).prefix(50) {

@@ -28,6 +28,9 @@ extension ReconcileLoop {
     if let site, !quiet {
       takeovers = await bootloaderTakeovers(bootloaders, candidates: candidates, run: run, site: site)
     }
+    await reportStuckBootloaders(
+      bootloaders, candidates: candidates, profile: profile, timeout: firmware.bootloaderTimeout,
+      journal: resources.journal, state: &state)
     let floor = ReconcileFirmware.batteryFloor(settings.minBattery)
     var due: [ReconcileDue.Candidate] = []
     for candidate in candidates {

@@ -156,6 +156,8 @@ struct ReconcileLoop {
     /// Rollout outcomes (rollout key → address → failed) a shared journal could not take: recorded with the next,
     /// under the same settling token (its COMMIT may have been made though the journal never answered).
     var rolloutOutcomesKept: [String: (ended: [String: Bool], token: String)] = [:]
+    /// Devices heard only as their DFU bootloader, since when (`reportStuckBootloaders`).
+    var bootloaderSince: [String: Double] = [:]
 
     /// Whether `reason` is new for `address` (then remembered): a device left alone for one reason is
     /// reported once, not every window; a visit's outcome clears it.

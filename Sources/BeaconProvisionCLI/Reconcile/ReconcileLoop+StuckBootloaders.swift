@@ -1,0 +1,43 @@
+import BeaconCore
+import CampaignPipeline
+import Fleet
+import FleetIO
+
+/// A device whose firmware check failed on this gateway and that is heard since only as its DFU bootloader —
+/// under the name this tool gave it (`BootloaderName`) — for longer than `--bootloader-timeout`. Nordic's
+/// bootloaders give up after their inactivity timeout and run the old application again, which `reconcile`
+/// then hears and retries after its backoff; one that outstays it has no application to go back to (a
+/// single-bank update erased it) or is kept there. `reconcile` does not finish such a device (it is not heard
+/// as itself, and its row is a failed one no claim hands out), so it says so, once: `firmware-in-bootloader`,
+/// with the run that left it, which `dfu update --resume` finishes.
+extension ReconcileLoop {
+  /// [I] Weighs the window's `bootloaders` (by device address) for devices of `candidates`' profile not heard as
+  /// their application: the first window each is heard so starts its clock (`PassState.bootloaderSince`), one
+  /// that no longer is clears it, and a device whose firmware failed here (`firmwareFailures` in the ledger) and
+  /// whose clock has run `timeout` is reported once — until a visit's outcome clears the report.
+  func reportStuckBootloaders(
+    _ bootloaders: [String: DeviceRecord], candidates: [ReconcileDue.Candidate], profile: ReconcileProfile,
+    timeout: Double, journal: any CampaignJournal, state: inout PassState
+  ) async {
+    let at = now()
+    let heard = Set(candidates.map(\.address))
+    for device in state.bootloaderSince.keys where bootloaders[device] == nil || heard.contains(device) {
+      state.bootloaderSince[device] = nil
+    }
+    for (device, record) in bootloaders.sorted(by: { $0.key < $1.key }) where !heard.contains(device) {
+      let since = state.bootloaderSince[device] ?? at
+      state.bootloaderSince[device] = since
+      guard (state.ledger.devices[device]?.firmwareFailures ?? 0) > 0, at - since >= timeout,
+        state.firstReport(device, "in-bootloader")
+      else { continue }
+      let run = await CampaignPipeline.runLeaving(device, journal: journal)
+      let finish = run.map { "; `beacon-provision dfu update --resume \($0.id)` finishes it" } ?? ""
+      await output.emit(
+        .init(
+          event: "firmware-in-bootloader", address: device, profile: profile.path, reason: run?.id, seconds: at - since),
+        "\(device): firmware failed, and its DFU bootloader (\(record.name ?? "") at \(record.address)) has "
+          + "advertised for \(ReconcileLoop.seconds(at - since)) without the application coming back"
+          + finish)
+    }
+  }
+}
