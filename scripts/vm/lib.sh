@@ -83,6 +83,24 @@ vm_bg_split() {
   echo "$VM_BG_PID $name" >>"$VM_PIDS"
 }
 
+# vm_run_split NAME CMD...: runs CMD as vm_bg_split does and waits for it to end; its exit status is left in
+# VM_RC (bound it with `timeout` in CMD).
+vm_run_split() {
+  vm_bg_split "$@"
+  VM_RC=0
+  wait "$VM_BG_PID" || VM_RC=$?
+}
+
+# vm_term PID NAME: sends SIGTERM to PID (a service: reconcile), waits up to 60 s for it to end, and leaves its
+# exit status in VM_RC.
+vm_term() {
+  local pid=$1 name=$2
+  kill -TERM "$pid"
+  vm_wait_for 60 "$name to stop on SIGTERM" eval "! kill -0 $pid"
+  VM_RC=0
+  wait "$pid" || VM_RC=$?
+}
+
 # vm_serve_http ROOT PROBE: Debian's nginx serving folder ROOT on http://127.0.0.1:8080/ over the guest's
 # loopback (ETags on), its prefix (pid, logs, temp paths) in $VM_OUT/nginx, its access log
 # $VM_OUT/nginx/access.log; waits until the file PROBE (a path under ROOT) is served. Sets VM_HTTP_PID.
@@ -343,6 +361,17 @@ expect_json() {
     [[ ${results[$i]:-false} == true ]] || vm_fail "${descriptions[$i]} (jq: ${filters[$i]})"
     vm_log "ok: ${descriptions[$i]}"
   done
+}
+
+# vm_expect_updated_once OUT ADDRESS SERVE_LOG: the `dfu update --json` output in OUT updated ADDRESS alone from
+# 5.12 to the example catalogue's 5.14, and the served device's own log SERVE_LOG shows one image activated.
+vm_expect_updated_once() {
+  local out=$1 address=$2 served=$3 activations
+  expect_json "$(cat "$out")" <<CHECKS
+updated: the device went from 5.12 to the catalogue's 5.14 :: .devices | length == 1 and .[0].address == "$address" and .[0].result == "updated" and .[0].from == "5.12" and .[0].to == "5.14"
+CHECKS
+  activations=$(grep -c "left its DFU bootloader: new application" "$served" || true)
+  [[ $activations -eq 1 ]] || vm_fail "the device activated $activations images (its own log), wanted 1"
 }
 
 # vm_postgres DATABASE: Debian's PostgreSQL server started in the guest as its own user (it refuses root), data

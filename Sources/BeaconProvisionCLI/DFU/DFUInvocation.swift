@@ -29,14 +29,7 @@ struct DFUInvocation {
     let c = command
     var arguments = ["dfu", "update"] + (c.package.map { ["--package", $0] } ?? [])
     arguments += c.version.map { ["--package-version", $0] } ?? []
-    if let firmware = c.firmware {
-      arguments += ["--firmware", firmware]
-      if let catalog = c.firmwareSource.catalog, RedactedURL(catalog).secrets.isEmpty {
-        arguments += ["--catalog", catalog.contains("://") ? catalog : Self.absolute(catalog)]
-      }
-      arguments += c.firmwareSource.firmwareDirectory.map { ["--firmware-dir", Self.absolute($0)] } ?? []
-      if c.firmwareSource.offline { arguments.append("--offline") }
-    }
+    arguments += c.firmware.map { c.firmwareSource.resumeArguments(firmware: $0) } ?? []
     return arguments + (c.adapterOptions.adapter.map { ["--adapter", $0.description] } ?? [])
       + (c.stateDir.map { ["--state-dir", $0] } ?? [])
   }

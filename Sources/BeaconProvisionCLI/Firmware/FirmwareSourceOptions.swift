@@ -1,4 +1,5 @@
 import ArgumentParser
+import BeaconCore
 import Firmware
 import FirmwareIO
 import Foundation
@@ -114,5 +115,18 @@ struct FirmwareSourceOptions: ParsableArguments {
       cache.lockWait = { progress.note("another fetch holds \($0)/.lock; waiting for it") }
     }
     return cache
+  }
+
+  /// `--firmware FIRMWARE` and these options as a command that resumes the run must repeat them (its recipe is
+  /// the catalogue's place and the firmware asked for): a catalogue whose URL carries a secret is left out,
+  /// relative paths are made absolute.
+  func resumeArguments(firmware: String) -> [String] {
+    var arguments = ["--firmware", firmware]
+    if let catalog, RedactedURL(catalog).secrets.isEmpty {
+      arguments += ["--catalog", catalog.contains("://") ? catalog : DFUInvocation.absolute(catalog)]
+    }
+    arguments += firmwareDirectory.map { ["--firmware-dir", DFUInvocation.absolute($0)] } ?? []
+    if offline { arguments.append("--offline") }
+    return arguments
   }
 }

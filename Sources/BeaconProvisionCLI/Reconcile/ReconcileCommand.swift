@@ -270,6 +270,9 @@ struct ReconcileCommand: AsyncParsableCommand, LoggingCommand {
       cache: try firmwareSource.cache(location: location, expectations: expectations),
       offline: firmwareSource.offline, expectations: expectations,
       maintenance: try maintenanceWindow.map { text in try DailySpan(text) }, bootloaderTimeout: bootloaderTimeout,
-      rollout: try staging.plan(firmware: firmware), resumeRollout: staging.resumeRollout)
+      rollout: try staging.plan(firmware: firmware), resumeRollout: staging.resumeRollout,
+      finishArguments: ["dfu", "update"] + firmwareSource.resumeArguments(firmware: firmware)
+        + (adapterOptions.adapter.map { ["--adapter", $0.description] } ?? [])
+        + (stateDir.map { ["--state-dir", $0] } ?? []))
   }
 }

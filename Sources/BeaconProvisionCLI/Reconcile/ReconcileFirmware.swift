@@ -45,6 +45,9 @@ struct ReconcileFirmware: Sendable {
   /// `--rollout`: the stages the firmware goes out in (`ReconcileRollout`), and `--resume-rollout`.
   var rollout: RolloutPlan?
   var resumeRollout = false
+  /// `dfu update` with this firmware source, adapter and state directory: with `--resume RUN` it finishes a
+  /// firmware run of this gateway's (`firmware-in-bootloader`).
+  var finishArguments: [String] = []
   /// [I] Nordic's SDK bootloaders give up after 120 s without a connection or a write; 10 s more for the
   /// last activity's own time.
   static let defaultBootloaderTimeout = 130.0

@@ -29,7 +29,7 @@ extension ReconcileLoop {
       takeovers = await bootloaderTakeovers(bootloaders, candidates: candidates, run: run, site: site)
     }
     await reportStuckBootloaders(
-      bootloaders, candidates: candidates, profile: profile, timeout: firmware.bootloaderTimeout,
+      bootloaders, candidates: candidates, profile: profile, firmware: firmware,
       journal: resources.journal, state: &state)
     let floor = ReconcileFirmware.batteryFloor(settings.minBattery)
     var due: [ReconcileDue.Candidate] = []

@@ -9,7 +9,7 @@ import FleetIO
 /// then hears and retries after its backoff; one that outstays it has no application to go back to (a
 /// single-bank update erased it) or is kept there. `reconcile` does not finish such a device (it is not heard
 /// as itself, and its row is a failed one no claim hands out), so it says so, once: `firmware-in-bootloader`,
-/// with the run that left it, which `dfu update --resume` finishes.
+/// with the command that finishes the run that left it (`dfu update … --resume RUN`).
 extension ReconcileLoop {
   /// [I] Weighs the window's `bootloaders` (by device address) for devices of `candidates`' profile not heard as
   /// their application: the first window each is heard so starts its clock (`PassState.bootloaderSince`), one
@@ -17,7 +17,7 @@ extension ReconcileLoop {
   /// whose clock has run `timeout` is reported once — until a visit's outcome clears the report.
   func reportStuckBootloaders(
     _ bootloaders: [String: DeviceRecord], candidates: [ReconcileDue.Candidate], profile: ReconcileProfile,
-    timeout: Double, journal: any CampaignJournal, state: inout PassState
+    firmware: ReconcileFirmware, journal: any CampaignJournal, state: inout PassState
   ) async {
     let at = now()
     let heard = Set(candidates.map(\.address))
@@ -27,11 +27,11 @@ extension ReconcileLoop {
     for (device, record) in bootloaders.sorted(by: { $0.key < $1.key }) where !heard.contains(device) {
       let since = state.bootloaderSince[device] ?? at
       state.bootloaderSince[device] = since
-      guard (state.ledger.devices[device]?.firmwareFailures ?? 0) > 0, at - since >= timeout,
+      guard (state.ledger.devices[device]?.firmwareFailures ?? 0) > 0, at - since >= firmware.bootloaderTimeout,
         state.firstReport(device, "in-bootloader")
       else { continue }
       let run = await CampaignPipeline.runLeaving(device, journal: journal)
-      let finish = run.map { "; `beacon-provision dfu update --resume \($0.id)` finishes it" } ?? ""
+      let finish = run.map { "; finish it with  " + ResumeRun.command(firmware.finishArguments, run: $0.id) } ?? ""
       await output.emit(
         .init(
           event: "firmware-in-bootloader", address: device, profile: profile.path, reason: run?.id, seconds: at - since),

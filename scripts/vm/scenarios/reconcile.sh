@@ -52,15 +52,10 @@ vm_wait_for 120 "reconcile to converge $late, which appeared later" \
 vm_log "ok: $late converged after it appeared"
 # Two more windows: a converged device is left alone.
 vm_sleep 9
-kill -TERM "$reconcile"
-vm_wait_for 60 "reconcile to stop on SIGTERM" eval "! kill -0 $reconcile"
-set +e
-wait "$reconcile"
-rc=$?
-set -e
+vm_term "$reconcile" reconcile
 sed 's/^/    | /' "$VM_OUT/reconcile.out"
 sed 's/^/    | /' "$VM_OUT/reconcile.log"
-[[ $rc -eq 0 ]] || vm_fail "reconcile should exit 0 when stopped by SIGTERM, got $rc"
+[[ $VM_RC -eq 0 ]] || vm_fail "reconcile should exit 0 when stopped by SIGTERM, got $VM_RC"
 grep -q "reconcile: stopped" "$VM_OUT/reconcile.log" || vm_fail "reconcile did not say it stopped"
 for device in "$early" "$late"; do
   lines=$(grep -c "$(converged "$device")" "$VM_OUT/reconcile.out" || true)
