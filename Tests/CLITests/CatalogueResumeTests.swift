@@ -76,7 +76,7 @@ import Testing
     let report = try #require(resumed.reports[Self.application])
     #expect(report.bytes == 4096 - held && report.imageBytes == 4096, "\(report), held \(held), \(sent) arrived")
     #expect(
-      DFUCampaignReport.table(resumed).contains("\(report.bytes) bytes of 4096 (the rest already in the bootloader)"),
+      DFUCampaignReport.table(resumed).contains("\(report.bytes) bytes of 4096 (the rest already on the device)"),
       "\(DFUCampaignReport.table(resumed))")
     #expect(try await DFUFleetCampaignTests.version(Self.application, central: central) == "V5.14")
     #expect(await CampaignPipeline.runLeaving(Self.application, journal: journal) == nil, "finished: no run left it")

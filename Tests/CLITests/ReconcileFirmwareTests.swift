@@ -185,6 +185,8 @@ import Testing
     let events = site.events("firmware-in-bootloader", bad)
     #expect(events.count == 1, "\(events)")
     #expect((events.first?.seconds ?? 0) >= 3)
+    // Under the profile its schedule was verified under (the ledger's fingerprint).
+    #expect(events.first?.profile == site.profile, "\(events)")
     let failed = site.events("firmware-failed", bad)
     #expect(failed.count == 1, "\(failed)")
     let run = try #require(events.first?.reason, "the run that left it")

@@ -16,6 +16,7 @@ final class ReconcileProcess: Sendable {
     var event: String
     var at: String
     var address: String?
+    var profile: String?
     var keys: [String]?
     var drift: [String]?
     var seconds: Double?

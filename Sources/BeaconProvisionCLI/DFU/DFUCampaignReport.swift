@@ -22,7 +22,7 @@ enum DFUCampaignReport {
       if case .updated = outcome, let r = result.reports[address] {
         lines.append(
           "\(address)  updated \(r.from?.description ?? "?") → \(r.to)  \(r.bytes) bytes"
-            + (r.imageBytes.map { " of \($0) (the rest already in the bootloader)" } ?? "")
+            + (r.imageBytes.map { " of \($0) (the rest already on the device)" } ?? "")
             + " in "
             + String(format: "%.1f s, %.0f B/s", r.seconds, r.bytesPerSecond)
             + (r.transfer.bootloader.map {

@@ -34,11 +34,6 @@ struct DFUInvocation {
       + (c.stateDir.map { ["--state-dir", $0] } ?? [])
   }
 
-  /// `path` from the current directory when it is relative.
-  static func absolute(_ path: String) -> String {
-    path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
-  }
-
   func run() async throws -> CampaignResult {
     let c = command
     let expectations = try c.deviceFacts.expectations(defaultHardwareVersion: 52)

@@ -123,10 +123,15 @@ struct FirmwareSourceOptions: ParsableArguments {
   func resumeArguments(firmware: String) -> [String] {
     var arguments = ["--firmware", firmware]
     if let catalog, RedactedURL(catalog).secrets.isEmpty {
-      arguments += ["--catalog", catalog.contains("://") ? catalog : DFUInvocation.absolute(catalog)]
+      arguments += ["--catalog", catalog.contains("://") ? catalog : Self.absolute(catalog)]
     }
-    arguments += firmwareDirectory.map { ["--firmware-dir", DFUInvocation.absolute($0)] } ?? []
+    arguments += firmwareDirectory.map { ["--firmware-dir", Self.absolute($0)] } ?? []
     if offline { arguments.append("--offline") }
     return arguments
+  }
+
+  /// `path` from the current directory when it is relative.
+  static func absolute(_ path: String) -> String {
+    path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
   }
 }

@@ -13,10 +13,11 @@ import Profiles
 extension ReconcileLoop {
   /// Runs the firmware part for `profile`'s `candidates` (the window's devices it selects) and, on a shared
   /// journal, for the devices another gateway left in their bootloaders mid-transfer in the profile's firmware
-  /// run (`bootloaderTakeovers`, from the window's `bootloaders`); returns whether a device failed.
+  /// run (`bootloaderTakeovers`, from the window's devices heard only as their bootloader, `silent`); returns
+  /// whether a device failed.
   func firmwarePass(
     _ firmware: ReconcileFirmware, profile: ReconcileProfile, candidates: [ReconcileDue.Candidate],
-    bootloaders: [String: DeviceRecord] = [:], resources: CampaignResources, signals: ReconcileSignals, quiet: Bool,
+    silent: [String: DeviceRecord] = [:], resources: CampaignResources, signals: ReconcileSignals, quiet: Bool,
     windowStart: Double, state: inout PassState
   ) async throws -> Bool {
     let at = now()
@@ -26,11 +27,8 @@ extension ReconcileLoop {
       fingerprint: profile.fingerprint, source: firmware.source, now: at, recheck: settings.recheck)
     var takeovers: [BootloaderTakeover] = []
     if let site, !quiet {
-      takeovers = await bootloaderTakeovers(bootloaders, candidates: candidates, run: run, site: site)
+      takeovers = await bootloaderTakeovers(silent, run: run, site: site)
     }
-    await reportStuckBootloaders(
-      bootloaders, candidates: candidates, profile: profile, firmware: firmware,
-      journal: resources.journal, state: &state)
     let floor = ReconcileFirmware.batteryFloor(settings.minBattery)
     var due: [ReconcileDue.Candidate] = []
     for candidate in candidates {

@@ -11,30 +11,43 @@ import FleetIO
 /// as itself, and its row is a failed one no claim hands out), so it says so, once: `firmware-in-bootloader`,
 /// with the command that finishes the run that left it (`dfu update … --resume RUN`).
 extension ReconcileLoop {
-  /// [I] Weighs the window's `bootloaders` (by device address) for devices of `candidates`' profile not heard as
-  /// their application: the first window each is heard so starts its clock (`PassState.bootloaderSince`), one
-  /// that no longer is clears it, and a device whose firmware failed here (`firmwareFailures` in the ledger) and
-  /// whose clock has run `timeout` is reported once — until a visit's outcome clears the report.
+  /// The window's `bootloaders` (by device address: `CampaignPipeline.bootloadersHeard(in:)`) whose device no
+  /// profile selected among the window's applications (`candidates`, every profile's): the devices heard only
+  /// as their bootloader. Judged once per window over all profiles, so a device of one profile is never taken
+  /// for silent while another profile's part of the pass runs.
+  static func heardOnlyAsBootloaders(
+    _ bootloaders: [String: DeviceRecord], candidates: [[ReconcileDue.Candidate]]
+  ) -> [String: DeviceRecord] {
+    let heard = Set(candidates.joined().map(\.address))
+    return bootloaders.filter { !heard.contains($0.key) }
+  }
+
+  /// [I] Weighs the devices heard only as their bootloader this window (`heardOnlyAsBootloaders`): the first
+  /// window each is heard so starts its clock (`PassState.bootloaderSince`), one that no longer is clears it,
+  /// and a device whose firmware failed here (`firmwareFailures` in the ledger) and whose clock has run
+  /// `timeout` is reported once — until a visit's outcome clears the report — under the profile its schedule
+  /// was last verified under (the ledger's fingerprint), when one of `profiles` still has it.
   func reportStuckBootloaders(
-    _ bootloaders: [String: DeviceRecord], candidates: [ReconcileDue.Candidate], profile: ReconcileProfile,
-    firmware: ReconcileFirmware, journal: any CampaignJournal, state: inout PassState
+    _ silent: [String: DeviceRecord], profiles: [ReconcileProfile], firmware: ReconcileFirmware,
+    journal: any CampaignJournal, state: inout PassState
   ) async {
     let at = now()
-    let heard = Set(candidates.map(\.address))
-    for device in state.bootloaderSince.keys where bootloaders[device] == nil || heard.contains(device) {
+    for device in state.bootloaderSince.keys where silent[device] == nil {
       state.bootloaderSince[device] = nil
     }
-    for (device, record) in bootloaders.sorted(by: { $0.key < $1.key }) where !heard.contains(device) {
+    for (device, record) in silent.sorted(by: { $0.key < $1.key }) {
       let since = state.bootloaderSince[device] ?? at
       state.bootloaderSince[device] = since
-      guard (state.ledger.devices[device]?.firmwareFailures ?? 0) > 0, at - since >= firmware.bootloaderTimeout,
-        state.firstReport(device, "in-bootloader")
+      guard let entry = state.ledger.devices[device], (entry.firmwareFailures ?? 0) > 0,
+        at - since >= firmware.bootloaderTimeout, state.firstReport(device, "in-bootloader")
       else { continue }
+      let profile = profiles.first { $0.fingerprint == entry.fingerprint }
       let run = await CampaignPipeline.runLeaving(device, journal: journal)
       let finish = run.map { "; finish it with  " + ResumeRun.command(firmware.finishArguments, run: $0.id) } ?? ""
       await output.emit(
         .init(
-          event: "firmware-in-bootloader", address: device, profile: profile.path, reason: run?.id, seconds: at - since),
+          event: "firmware-in-bootloader", address: device, profile: profile?.path, reason: run?.id,
+          seconds: at - since),
         "\(device): firmware failed, and its DFU bootloader (\(record.name ?? "") at \(record.address)) has "
           + "advertised for \(ReconcileLoop.seconds(at - since)) without the application coming back"
           + finish)

@@ -15,22 +15,20 @@ struct BootloaderTakeover: Sendable {
 }
 
 extension ReconcileLoop {
-  /// [I] The devices of `bootloaders` (the window's, by device address: `CampaignPipeline.bootloadersHeard(in:)`)
-  /// that `run`, the profile's firmware run on the shared
-  /// journal, holds a row for that a visit left mid-transfer (`JournalDevice.isCutShortMidTransfer`), and that this
-  /// window did not hear as an application (`candidates`). The row is the proof the device is the profile's:
+  /// [I] The devices heard only as their bootloader this window (`heardOnlyAsBootloaders`, by device address)
+  /// that `run`, the profile's firmware run on the shared journal, holds a row for that a visit left
+  /// mid-transfer (`JournalDevice.isCutShortMidTransfer`). The row is the proof the device is the profile's:
   /// a firmware run is keyed by the profile's fingerprint. Each goes into the pass as a named device heard only
   /// as its bootloader; the pipeline makes it a target on the shared run (`CampaignPipeline.takeOver`) and
   /// the claim waits while a live gateway holds its lease. Takeovers skip what a device's first check waits
   /// for (the ledger's schedule, the battery floor its bootloader does not advertise, rollout admission: it
   /// was admitted when its transfer began) but keep the quiet hours, the maintenance window and the hourly
   /// budget, which serves them first. A journal that does not answer gives none (the next window asks again).
-  func bootloaderTakeovers(
-    _ bootloaders: [String: DeviceRecord], candidates: [ReconcileDue.Candidate], run: String, site: PostgresJournal
-  ) async -> [BootloaderTakeover] {
-    let heard = Set(candidates.map(\.address))
+  func bootloaderTakeovers(_ silent: [String: DeviceRecord], run: String, site: PostgresJournal) async
+    -> [BootloaderTakeover]
+  {
     var found: [BootloaderTakeover] = []
-    for (device, record) in bootloaders.sorted(by: { $0.key < $1.key }) where !heard.contains(device) {
+    for (device, record) in silent.sorted(by: { $0.key < $1.key }) {
       guard let row = try? await site.device(run: run, address: device), row.isCutShortMidTransfer else { continue }
       found.append(BootloaderTakeover(device: device, bootloader: record))
     }

@@ -104,6 +104,12 @@ struct ReconcileLoop {
       let candidates = ReconcileDue.candidates(
         profiles: profiles, records: records, ledger: pass.ledger, now: now(), recheck: settings.recheck)
       metrics?.judged(heard: records.count, decisions: candidates.flatMap { $0.map(\.decision) })
+      let silent = ReconcileLoop.heardOnlyAsBootloaders(
+        CampaignPipeline.bootloadersHeard(in: records), candidates: candidates)
+      if let firmware = settings.firmware {
+        await reportStuckBootloaders(
+          silent, profiles: profiles, firmware: firmware, journal: resources.journal, state: &pass)
+      }
       for (profile, list) in zip(profiles, candidates) {
         if try await profilePass(
           profile, list, resources: resources, signals: signals, quiet: quiet, firstPass: passes == 0,
@@ -113,7 +119,7 @@ struct ReconcileLoop {
         }
         if let firmware = settings.firmware, !signals.stopRequested {
           let firmwareFailed = try await firmwarePass(
-            firmware, profile: profile, candidates: list, bootloaders: CampaignPipeline.bootloadersHeard(in: records),
+            firmware, profile: profile, candidates: list, silent: silent,
             resources: resources, signals: signals, quiet: quiet, windowStart: windowStart, state: &pass)
           if firmwareFailed { failed = true }
         }

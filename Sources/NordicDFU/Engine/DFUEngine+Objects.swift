@@ -38,13 +38,15 @@ extension DFUEngine {
     }
     attempts = 0
     let prefixMatches = CRC32.checksum(bin[0..<o]) == reported
+    // What the target keeps of this image: all it reported when that prefix matches, else the objects before
+    // the one rolled back to (the one holding the mismatch).
+    let objectStart = o % maximumObjectSize == 0 ? o - maximumObjectSize : o - o % maximumObjectSize
+    let kept = o == 0 ? 0 : prefixMatches ? o : objectStart
+    if heldAtStart[imageIndex] == nil { heldAtStart[imageIndex] = kept }
     if o == 0 || !prefixMatches {
-      let start = o == 0 ? 0 : (o % maximumObjectSize == 0 ? o - maximumObjectSize : o - o % maximumObjectSize)
-      if heldAtStart[imageIndex] == nil { heldAtStart[imageIndex] = start }
-      setObject(start: start)
+      setObject(start: kept)
       return createObject()
     }
-    if heldAtStart[imageIndex] == nil { heldAtStart[imageIndex] = o }
     if o % maximumObjectSize == 0 || o == bin.count {
       // The object ending at `o` may not have been executed: execute it, tolerating 0x08.
       setObject(start: o - (o % maximumObjectSize == 0 ? maximumObjectSize : o % maximumObjectSize))
