@@ -41,6 +41,9 @@ public struct CampaignPipeline: Sendable {
     public var place: String
     /// `--resume RUN|last`.
     public var resume: String?
+    /// With `resume`, the run's unfinished devices visited: only these (`reconcile` finishing a device its
+    /// failed update left in its bootloader, while the run's other devices keep their own backoff); nil: all.
+    public var resumeKeeps: Set<String>?
     /// `--run`, `--gateways`, `--settle` of a shared journal (unused on the local one).
     public var shared: SharedRunSettings
     /// `--rollout` (a firmware campaign on this gateway's journal only): the devices go in waves (`RolloutWaves`).
@@ -225,7 +228,14 @@ public struct CampaignPipeline: Sendable {
     if resources.coordinator == nil {
       try SharedRun.checkResume(record, journal: journal, recipe: try await plan.recipe())
     }
-    return try await journal.devices(run: run).contains { !$0.state.isFinal }
+    return try await !unfinished(run: run, journal: journal).isEmpty
+  }
+
+  /// The run's devices not finished, kept to `Settings.resumeKeeps` when it is given.
+  func unfinished(run: String, journal: any CampaignJournal) async throws -> [JournalDevice] {
+    try await journal.devices(run: run).filter {
+      !$0.state.isFinal && settings.resumeKeeps?.contains($0.address) ?? true
+    }
   }
 
   /// `--resume RUN`, after the scan (`checkResume` passed): its unfinished devices are visited — those the
@@ -238,7 +248,7 @@ public struct CampaignPipeline: Sendable {
     _ selection: inout CampaignSelection, run: String, plan: some CampaignPlan, resources: CampaignResources,
     heard records: [DeviceRecord]
   ) async throws {
-    let unfinished = try await resources.journal.devices(run: run).filter { !$0.state.isFinal }
+    let unfinished = try await unfinished(run: run, journal: resources.journal)
     let open = Set(unfinished.map(\.address))
     var heard = selection.targets.filter { open.contains($0.address.description) }
     if plan.visitsUnheard {

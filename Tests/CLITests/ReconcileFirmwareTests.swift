@@ -157,54 +157,6 @@ import Testing
     #expect(try log.counts() == [bad: 1, good: 1])
   }
 
-  /// A device whose update fails and whose bootloader does not give up (its inactivity timeout is ten minutes,
-  /// as a bootloader with no application to go back to never does): its application stays silent, so
-  /// `reconcile` never finds it due again. Once its bootloader has advertised for `--bootloader-timeout` it is
-  /// reported, once — `firmware-in-bootloader`, naming the run that left it — and nothing more is tried. The
-  /// command the report prints then finishes the device. Its bootloader drops the link at byte 1,000 and on the
-  /// next 12 data writes: enough for reconcile's visit to give up (4 losses in a row without progress, on each
-  /// of its attempts; with 6 it finished the device itself), and few enough that the resume finishes it.
-  @Test func aDeviceLeftInItsBootloaderByAFailedUpdateIsReportedOnce() async throws {
-    let stuck =
-      #""system": {"model": 12, "batteryPercent": 90, "firmware": "5.12"}, "#
-      + #""dfu": {"inactivityTimeoutMs": 600000, "faults": {"dropLinkAtByte": 1000, "dropsAfterward": 12}}"#
-    let site = try ReconcileProcess(devices: [stuck])
-    let catalogue = site.folder + "/catalogue"
-    try FileManager.default.copyItem(atPath: CatalogueFolderCampaignTests.example, toPath: catalogue)
-    let bad = ReconcileProcess.address(0)
-    try site.start([
-      "--firmware", "latest", "--catalog", catalogue, "--firmware-dir", site.folder + "/firmware", "--backoff-base",
-      "0.5", "--bootloader-timeout", "3",
-    ])
-    let reported = try await site.wait(seconds: 120) { !site.events("firmware-in-bootloader", bad).isEmpty }
-    // Three windows more: the report is not repeated, and the silent device is not tried again.
-    try await Task.sleep(for: .seconds(3))
-    site.signal(SIGTERM)
-    #expect(await site.exitStatus() == 0)
-    #expect(reported, "\(site.tail)")
-    let events = site.events("firmware-in-bootloader", bad)
-    #expect(events.count == 1, "\(events)")
-    #expect((events.first?.seconds ?? 0) >= 3)
-    // Under the profile its schedule was verified under (the ledger's fingerprint).
-    #expect(events.first?.profile == site.profile, "\(events)")
-    let failed = site.events("firmware-failed", bad)
-    #expect(failed.count == 1, "\(failed)")
-    let run = try #require(events.first?.reason, "the run that left it")
-    let finish =
-      ["dfu", "update", "--firmware", "latest", "--catalog", catalogue, "--firmware-dir", site.folder + "/firmware"]
-      + ["--adapter", "sim:\(site.fleet)", "--state-dir", site.state]
-    let line = try #require(
-      site.errorLines.first { $0.contains("\(bad): firmware failed, and its DFU bootloader (Dfu") }, "\(site.tail)")
-    #expect(line.hasSuffix("finish it with  " + ResumeRun.command(finish, run: run)), "\(line)")
-    let log = SimulatorStateStore(stateDirectory: site.state, fleetFile: site.fleet).writeLog
-    #expect(try log.counts(what: "firmware").isEmpty)
-
-    let resumed = try await ChildProcess.run(ApplyCrashTests.binary, finish + ["--resume", run, "--scan", "2"])
-    #expect(resumed.status == 0, "\(resumed.errors)")
-    #expect(resumed.output.contains("\(bad)  updated 5.12 → 5.14"), "\(resumed.output)")
-    #expect(try log.counts(what: "firmware") == [bad: 1])
-  }
-
   /// The failing device below its neighbour, as `AddressNeighbourhood.spread` visits them (even addresses
   /// first; `--parallel 1` makes that order the order of the visits — with two links the neighbour could
   /// start first and be updated before the other failed, as a clean-clone run under load showed): its failed update leaves its bootloader answering at the neighbour's address for its inactivity

@@ -84,6 +84,28 @@ import Testing
     #expect(fixture.events.all.contains { if case .resuming(_, 2, 2) = $0 { true } else { false } })
   }
 
+  /// `Settings.resumeKeeps` (`reconcile` finishing a device left in its bootloader): the resume visits only the
+  /// devices it names, and the run's other unfinished devices stay as they were.
+  @Test func aResumeKeptToSomeDevicesLeavesTheOthersUnfinished() async throws {
+    let fixture = try PipelineFixture(count: 3)
+    let addresses = (0..<3).map(PipelineFixture.address)
+    var first = fixture.pipeline(parallel: 1)
+    first.stopWhen = { if case .finished = $0 { true } else { false } }
+    let plan = try PipelineFixture.applyPlan(addresses: addresses, name: "aisle")
+    let stopped = try await first.run(plan)
+    let pending = stopped.summary.outcomes.filter { $0.value.state == .pending }.keys.sorted()
+    #expect(pending.count == 2, "\(stopped.summary.outcomes)")
+
+    var kept = fixture.pipeline(resume: stopped.summary.run)
+    kept.settings.resumeKeeps = [pending[1]]
+    let resumed = try await kept.run(plan)
+    #expect(resumed.summary.outcomes.keys.sorted() == [pending[1]], "\(resumed.summary.outcomes)")
+    #expect(resumed.summary.outcomes[pending[1]]?.state == .verified)
+    #expect(fixture.events.all.contains { if case .resuming(_, 1, 1) = $0 { true } else { false } })
+    let rows = try await fixture.journal.devices(run: stopped.summary.run)
+    #expect(rows.first { $0.address == pending[0] }?.state == .pending)
+  }
+
   /// The run's devices were chosen when it began. A device this run renamed, cut short after the write and
   /// before its end was journalled (kill -9), no longer matches the profile's name glob when the resume's
   /// scan hears it — it is still the run's, and the resume finishes it rather than calling it not seen.

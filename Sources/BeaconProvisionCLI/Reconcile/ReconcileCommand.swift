@@ -52,7 +52,9 @@ struct ReconcileCommand: AsyncParsableCommand, LoggingCommand {
       backing off), firmware-shadowed (the device's link reached its neighbour's bootloader, left by a failed \
       update: it waits --bootloader-timeout, and that neighbour waits for its turn), firmware-in-bootloader (a \
       device whose update failed is heard only as its bootloader for --bootloader-timeout: reported once, with \
-      the dfu update --resume command that finishes it), skipped-maintenance. \
+      the dfu update --resume command that finishes it), skipped-maintenance. A device its failed update left \
+      in its bootloader is finished by resuming the run that left it, once its backoff has run (this \
+      machine's journal). \
       --maintenance-window 01:00-05:00 installs firmware only \
       inside that daily span (a transfer under way when it closes finishes; no other starts); --min-battery (default 30 for firmware) holds back devices under it. \
       --rollout canary=N,waves=P%,…,100% stages the firmware over the site, as dfu update --rollout does: the \

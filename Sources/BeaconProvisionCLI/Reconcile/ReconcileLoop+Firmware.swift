@@ -172,10 +172,11 @@ extension ReconcileLoop {
   func firmwareCampaign(
     _ plan: FirmwareCampaignPlan, _ records: [DeviceRecord], resources: CampaignResources,
     interrupts: AsyncStream<Void>, shared: SharedRunSettings = SharedRunSettings(),
-    mayStart: (@Sendable () -> Bool)? = nil
+    mayStart: (@Sendable () -> Bool)? = nil, resuming: (run: String, devices: Set<String>)? = nil
   ) async throws -> CampaignSummary {
     try await passCampaign(
-      plan, records, resources: resources, interrupts: interrupts, shared: shared, mayStart: mayStart
+      plan, records, resources: resources, interrupts: interrupts, shared: shared, mayStart: mayStart,
+      resuming: resuming
     ) {
       switch $0 {
       case .campaign(.step(let address, .transferring, _), _): "\(address): installing firmware"

@@ -117,13 +117,15 @@ extension ReconcileLoop {
   func passCampaign(
     _ plan: some CampaignPlan, _ records: [DeviceRecord], resources: CampaignResources,
     interrupts: AsyncStream<Void>, shared: SharedRunSettings = SharedRunSettings(),
-    mayStart: (@Sendable () -> Bool)? = nil, line: @escaping @Sendable (PipelineEvent) -> String?
+    mayStart: (@Sendable () -> Bool)? = nil, resuming: (run: String, devices: Set<String>)? = nil,
+    line: @escaping @Sendable (PipelineEvent) -> String?
   ) async throws -> CampaignSummary {
     let (output, metrics) = (output, metrics)
     defer { metrics?.links(0) }
     var pipelineSettings = CampaignPipeline.Settings(
       parallel: settings.parallel, attempts: 2, retryDelay: .seconds(1), scanSeconds: 0,
-      place: settings.stateDirectory, shared: shared)
+      place: settings.stateDirectory, resume: resuming?.run, shared: shared)
+    pipelineSettings.resumeKeeps = resuming?.devices
     pipelineSettings.mayStart = mayStart
     pipelineSettings.waitsOutShadows = false  // the ledger tries a shadowed device in a later pass
     let pipeline = CampaignPipeline(

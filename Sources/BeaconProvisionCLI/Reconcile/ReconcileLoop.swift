@@ -117,6 +117,13 @@ struct ReconcileLoop {
         {
           failed = true
         }
+        if let firmware = settings.firmware, resources.coordinator == nil, !quiet, pass.firmwareHoldUntil <= now(),
+          !signals.stopRequested,
+          try await finishLeftInBootloaders(
+            silent, profile: profile, firmware: firmware, resources: resources, signals: signals, state: &pass)
+        {
+          failed = true
+        }
         if let firmware = settings.firmware, !signals.stopRequested {
           let firmwareFailed = try await firmwarePass(
             firmware, profile: profile, candidates: list, silent: silent,
