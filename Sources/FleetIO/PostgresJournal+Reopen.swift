@@ -46,6 +46,31 @@ extension PostgresJournal {
     }
   }
 
+  /// [I] A device of a firmware run that this gateway's own visit failed mid-transfer (`failed` at step
+  /// `transferring`) and that is heard now only as its DFU bootloader: put back to `pending` with its step kept,
+  /// so that the run's takeover path (`JournalDevice.isCutShortMidTransfer`, `CampaignPipeline.takeOver`)
+  /// finishes it at its waiting bootloader, on whichever gateway claims it. Only a row this gateway recorded
+  /// (its schedule holds the failure and its backoff), never one under a live lease; one statement, so two
+  /// reopenings make one. Returns whether it was reopened.
+  public func reopenInBootloader(run: String, address: String) async throws -> Bool {
+    let gateway = gateway
+    return try await write { s in
+      try s.transaction {
+        let reopened =
+          try s.query(
+            """
+            UPDATE bp_device SET state = 'pending', detail = $1, failure_kind = NULL, updated_at = now()
+              WHERE run_id = $2 AND address = $3 AND gateway = $4 AND state = 'failed'
+              AND step = '\(VisitStep.transferring.rawValue)'
+              AND NOT EXISTS (SELECT 1 FROM bp_lease l WHERE l.run_id = $2 AND l.address = $3 AND l.expires_at > now())
+            """, ["reopened by \(gateway): left in its DFU bootloader", run, address, gateway]
+          ).affected == 1
+        if reopened { try s.query("UPDATE bp_run SET status = 'running' WHERE id = $1", [run]) }
+        return reopened
+      }
+    }
+  }
+
   /// A failed row of a firmware run whose transfer had begun (the SET expressions see the row as it was; a
   /// configuration visit also has a `verifying` step, after a password change, whose changes must go).
   static let transferBegun = """

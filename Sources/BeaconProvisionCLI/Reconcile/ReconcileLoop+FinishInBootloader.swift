@@ -2,6 +2,7 @@ import ArgumentParser
 import BeaconCore
 import CampaignPipeline
 import Fleet
+import FleetIO
 import Foundation
 
 /// [I] `reconcile` finishing a device its own failed update left in its DFU bootloader, on this gateway's
@@ -18,7 +19,8 @@ import Foundation
 /// check. Its outcome is kept and reported as a check's (`recordFirmware`): a failure backs off again, and a
 /// device no resume has finished is still reported once by `firmware-in-bootloader` after
 /// `--bootloader-timeout`. On a shared journal a failed row is its gateway's alone and no claim hands it out
-/// (`isCutShortMidTransfer`), so this is the local journal's path; the shared one's is its takeovers.
+/// (`isCutShortMidTransfer`): there the gateway that failed it reopens its row, keeping the step, once its backoff
+/// has run (`reopenLeftInBootloaders`), and the run's takeovers finish it.
 extension ReconcileLoop {
   /// The devices of `silent` to finish now for `profile`, by the run that left each.
   func leftInBootloaders(
@@ -37,6 +39,26 @@ extension ReconcileLoop {
       byRun[run.id, default: []].append(device)
     }
     return byRun.sorted { $0.key < $1.key }.map { (run: $0.key, devices: $0.value) }
+  }
+
+  /// On a shared journal: the devices of `silent` whose firmware this gateway failed in `run` (the profile's
+  /// firmware run) mid-transfer, schedule verified under `profile`, backoff run, are reopened there with their
+  /// step kept (`PostgresJournal.reopenInBootloader`), for `bootloaderTakeovers` to find.
+  func reopenLeftInBootloaders(
+    _ silent: [String: DeviceRecord], profile: ReconcileProfile, run: String, site: PostgresJournal,
+    ledger: ReconcileLedger
+  ) async {
+    let at = now()
+    for device in silent.keys.sorted() {
+      guard let entry = ledger.devices[device], entry.fingerprint == profile.fingerprint,
+        (entry.firmwareFailures ?? 0) > 0, (entry.firmwareRetryAt ?? 0) <= at,
+        (try? await site.reopenInBootloader(run: run, address: device)) == true
+      else { continue }
+      let reason = "left in its DFU bootloader"
+      await output.emit(
+        .init(event: "reopened", address: device, reason: reason), "\(device): reopened in shared run \(run): \(reason)"
+      )
+    }
   }
 
   /// Resumes, device by device's run, what `leftInBootloaders` found, within the hourly budget and the

@@ -7,11 +7,11 @@ import FleetIO
 /// under the name this tool gave it (`BootloaderName`) — for longer than `--bootloader-timeout`. Nordic's
 /// bootloaders give up after their inactivity timeout and run the old application again, which `reconcile`
 /// then hears and retries after its backoff; one that outstays it has no application to go back to (a
-/// single-bank update erased it) or is kept there. On this gateway's journal `reconcile` resumes the run that
-/// left it once its backoff has run (`ReconcileLoop+FinishInBootloader`); one still there after the timeout
-/// (those resumes failed too, or the backoff is longer, or the journal is shared, where a failed row is no
-/// claim's) is reported, once: `firmware-in-bootloader`, with the command that finishes the run that left it
-/// (`dfu update … --resume RUN`).
+/// single-bank update erased it) or is kept there. `reconcile` finishes it once its backoff has run
+/// (`ReconcileLoop+FinishInBootloader`: the run that left it resumed, or on a shared journal its row reopened
+/// for the takeovers); one still there after the timeout (those tries failed too, or the backoff is longer) is
+/// reported, once: `firmware-in-bootloader`, with the command that finishes the run that left it (`dfu update
+/// … --resume RUN`).
 extension ReconcileLoop {
   /// The window's `bootloaders` (by device address: `CampaignPipeline.bootloadersHeard(in:)`) whose device no
   /// profile selected among the window's applications (`candidates`, every profile's): the devices heard only
