@@ -20,14 +20,17 @@ import Testing
 
   /// The site with the stuck device, `reconcile` started on it with the catalogue, `--backoff-base` and
   /// `--bootloader-timeout`; and the catalogue's folder.
-  static func started(backoff: String, timeout: String) throws -> (ReconcileProcess, catalogue: String) {
+  static func started(backoff: String, timeout: String, extra: [String] = []) throws
+    -> (ReconcileProcess, catalogue: String)
+  {
     let site = try ReconcileProcess(devices: [stuck])
     let catalogue = site.folder + "/catalogue"
     try FileManager.default.copyItem(atPath: CatalogueFolderCampaignTests.example, toPath: catalogue)
-    try site.start([
-      "--firmware", "latest", "--catalog", catalogue, "--firmware-dir", site.folder + "/firmware", "--backoff-base",
-      backoff, "--bootloader-timeout", timeout,
-    ])
+    try site.start(
+      [
+        "--firmware", "latest", "--catalog", catalogue, "--firmware-dir", site.folder + "/firmware", "--backoff-base",
+        backoff, "--bootloader-timeout", timeout,
+      ] + extra)
     return (site, catalogue)
   }
 
@@ -83,6 +86,23 @@ import Testing
     #expect(site.errorLines.contains { $0.contains("\(bad): left in its DFU bootloader by run ") }, "\(site.tail)")
     let log = SimulatorStateStore(stateDirectory: site.state, fleetFile: site.fleet).writeLog
     #expect(try log.counts(what: "firmware") == [bad: 1])
+  }
+
+  /// The hourly budget spent (one configuration visit, one firmware visit): the device waits in its bootloader
+  /// with `skipped-budget`, said once, and `firmware-in-bootloader` is said once too. Before, both shared one
+  /// remembered reason per device, so each replaced the other and both were said again every window.
+  @Test func aDeviceWaitingForTheBudgetInItsBootloaderIsReportedOnce() async throws {
+    let (site, _) = try Self.started(backoff: "0.5", timeout: "2", extra: ["--max-connections-per-hour", "2"])
+    let bad = ReconcileProcess.address(0)
+    let reported = try await site.wait(seconds: 120) { !site.events("firmware-in-bootloader", bad).isEmpty }
+    // Four windows more.
+    try await Task.sleep(for: .seconds(4))
+    site.signal(SIGTERM)
+    #expect(await site.exitStatus() == 0)
+    #expect(reported, "\(site.tail)")
+    #expect(site.events("firmware-in-bootloader", bad).count == 1, "\(site.tail)")
+    #expect(site.events("skipped-budget", bad).count == 1, "\(site.tail)")
+    #expect(site.events("firmware-failed", bad).count == 1, "\(site.tail)")
   }
 
   /// On a shared journal (a real PostgreSQL server), where a failed row is no claim's: the gateway that failed

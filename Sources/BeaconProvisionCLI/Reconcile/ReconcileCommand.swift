@@ -53,8 +53,8 @@ struct ReconcileCommand: AsyncParsableCommand, LoggingCommand {
       update: it waits --bootloader-timeout, and that neighbour waits for its turn), firmware-in-bootloader (a \
       device whose update failed is heard only as its bootloader for --bootloader-timeout: reported once, with \
       the dfu update --resume command that finishes it), skipped-maintenance. A device its failed update left \
-      in its bootloader is finished once its backoff has run: the run that left it is resumed for it (with \
-      --journal, its row is reopened and the run's takeover finishes it). \
+      in its bootloader is finished once its backoff has run, without --rollout: the run that left it is resumed \
+      for it (with --journal, its row is reopened and the run's takeover finishes it). \
       --maintenance-window 01:00-05:00 installs firmware only \
       inside that daily span (a transfer under way when it closes finishes; no other starts); --min-battery (default 30 for firmware) holds back devices under it. \
       --rollout canary=N,waves=P%,…,100% stages the firmware over the site, as dfu update --rollout does: the \

@@ -27,7 +27,7 @@ extension ReconcileLoop {
       fingerprint: profile.fingerprint, source: firmware.source, now: at, recheck: settings.recheck)
     var takeovers: [BootloaderTakeover] = []
     if let site, !quiet {
-      await reopenLeftInBootloaders(silent, profile: profile, run: run, site: site, ledger: state.ledger)
+      await reopenLeftInBootloaders(silent, profile: profile, firmware: firmware, run: run, site: site, state: &state)
       takeovers = await bootloaderTakeovers(silent, run: run, site: site)
     }
     let floor = ReconcileFirmware.batteryFloor(settings.minBattery)

@@ -27,8 +27,9 @@ extension ReconcileLoop {
   /// [I] Weighs the devices heard only as their bootloader this window (`heardOnlyAsBootloaders`): the first
   /// window each is heard so starts its clock (`PassState.bootloaderSince`), one that no longer is clears it,
   /// and a device whose firmware failed here (`firmwareFailures` in the ledger) and whose clock has run
-  /// `timeout` is reported once — until a visit's outcome clears the report — under the profile its schedule
-  /// was last verified under (the ledger's fingerprint), when one of `profiles` still has it.
+  /// `timeout` is reported once in that stay (`PassState.bootloaderReported`; a failed try to finish it does
+  /// not say it again) under the profile its schedule was last verified under (the ledger's fingerprint), when
+  /// one of `profiles` still has it.
   func reportStuckBootloaders(
     _ silent: [String: DeviceRecord], profiles: [ReconcileProfile], firmware: ReconcileFirmware,
     journal: any CampaignJournal, state: inout PassState
@@ -36,12 +37,13 @@ extension ReconcileLoop {
     let at = now()
     for device in state.bootloaderSince.keys where silent[device] == nil {
       state.bootloaderSince[device] = nil
+      state.bootloaderReported.remove(device)
     }
     for (device, record) in silent.sorted(by: { $0.key < $1.key }) {
       let since = state.bootloaderSince[device] ?? at
       state.bootloaderSince[device] = since
       guard let entry = state.ledger.devices[device], (entry.firmwareFailures ?? 0) > 0,
-        at - since >= firmware.bootloaderTimeout, state.firstReport(device, "in-bootloader")
+        at - since >= firmware.bootloaderTimeout, state.bootloaderReported.insert(device).inserted
       else { continue }
       let profile = profiles.first { $0.fingerprint == entry.fingerprint }
       let run = await CampaignPipeline.runLeaving(device, journal: journal)

@@ -169,8 +169,11 @@ struct ReconcileLoop {
     /// Rollout outcomes (rollout key → address → failed) a shared journal could not take: recorded with the next,
     /// under the same settling token (its COMMIT may have been made though the journal never answered).
     var rolloutOutcomesKept: [String: (ended: [String: Bool], token: String)] = [:]
-    /// Devices heard only as their DFU bootloader, since when (`reportStuckBootloaders`).
+    /// Devices heard only as their DFU bootloader, since when, and those `firmware-in-bootloader` was said of in
+    /// this stay (`reportStuckBootloaders`): its own set, not `reported`, whose one reason per device a
+    /// `skipped-maintenance` or `skipped-budget` of the same device would otherwise replace, every window.
     var bootloaderSince: [String: Double] = [:]
+    var bootloaderReported: Set<String> = []
 
     /// Whether `reason` is new for `address` (then remembered): a device left alone for one reason is
     /// reported once, not every window; a visit's outcome clears it.

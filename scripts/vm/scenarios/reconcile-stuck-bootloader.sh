@@ -4,7 +4,7 @@
 # application to go back to never does. reconcile configures the device, puts it in its bootloader (at its
 # address + 1, an LE random address), fails the update, and from then on hears only that bootloader, under the
 # name it gave it. After --bootloader-timeout (5 s here) it reports `firmware-in-bootloader` once, naming the
-# run that left the device and the command that finishes it. Once the device's backoff (12 s) has run,
+# run that left the device and the command that finishes it. Once the device's backoff (20 s) has run,
 # reconcile resumes that run itself, for that device, at its waiting bootloader, until it is updated: one image
 # activated, in the served device's own log, and `firmware-updated` 5.12 → 5.14, with no command run by hand.
 # vm-e2e-modes: bluetoothd
@@ -29,7 +29,7 @@ vm_bg sim-serve "$BP" sim serve --fleet "$VM_OUT/fleet.json" --adapter hci1
 vm_wait_for 40 "sim serve to advertise" vm_file_has "on hci1 as $kb" "$VM_OUT/sim-serve.log"
 
 vm_bg_split reconcile "$BP" reconcile "$VM_OUT/profile.json" --adapter hci0 --scan-backend hci --window 4 --jsonl \
-  --backoff-base 12 --bootloader-timeout 5 --firmware latest --catalog "file://$VM_REPO/firmware/example" \
+  --backoff-base 20 --bootloader-timeout 5 --firmware latest --catalog "file://$VM_REPO/firmware/example" \
   --firmware-dir "$VM_OUT/firmware" --state-dir "$VM_OUT/state"
 reconcile=$VM_BG_PID
 stuck="\"address\":\"$kb\".*\"event\":\"firmware-in-bootloader\""
