@@ -41,6 +41,14 @@ extension ReconcileLedger {
     return now - checkedAt >= recheck ? .recheck : .checked
   }
 
+  /// Whether `address`'s firmware failed here (the failures in a row this schedule counts) and its backoff has
+  /// run by `now`: `reconcile` may try it again — a device its failed update left in its bootloader included,
+  /// which no check finds due, as its application is silent (`ReconcileLoop+FinishInBootloader`).
+  public func firmwareRetryDue(_ address: String, now: Double) -> Bool {
+    guard let entry = devices[address], (entry.firmwareFailures ?? 0) > 0 else { return false }
+    return (entry.firmwareRetryAt ?? 0) <= now
+  }
+
   /// A check ended with the device on the firmware the source offers (updated now, or already current), or
   /// with a reason it is not for this source (no release for its hardware, a battery under the floor).
   public mutating func firmwareChecked(_ address: String, source: String, now: Double) {

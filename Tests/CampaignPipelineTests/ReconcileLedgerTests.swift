@@ -91,11 +91,15 @@ import Testing
     #expect(ledger.firmwareFailed(a, now: 100, base: 30) == 30)
     #expect(ledger.firmwareFailed(a, now: 130, base: 30) == 60)
     #expect(decision(ledger, "s1", 189) == .backingOff(until: 190))
+    // The retry of a device left in its bootloader asks the same backoff, and nothing of one that never failed.
+    #expect(!ledger.firmwareRetryDue(a, now: 189) && ledger.firmwareRetryDue(a, now: 190))
+    #expect(!ledger.firmwareRetryDue("C3:00:00:00:09:09", now: 1_000_000))
     #expect(ledger.devices[a]?.failures == 0, "a firmware failure is not a configuration failure")
     ledger.verified(a, fingerprint: "p1", drift: [], now: 140, wrote: false)
     #expect(ledger.devices[a]?.firmwareFailures == 2)
     ledger.firmwareChecked(a, source: "s1", now: 200)
     #expect(ledger.devices[a]?.firmwareFailures == nil && ledger.devices[a]?.firmwareRetryAt == nil)
+    #expect(!ledger.firmwareRetryDue(a, now: 1_000_000), "a checked device is not retried")
     // A refused password: never again under this profile, for firmware either.
     ledger.failed(a, fingerprint: "p1", wrongPassword: true, now: 300)
     #expect(decision(ledger, "s1", 100_000) == .waitsForConfiguration)

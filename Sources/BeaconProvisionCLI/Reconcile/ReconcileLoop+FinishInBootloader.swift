@@ -33,14 +33,19 @@ extension ReconcileLoop {
     journal: any CampaignJournal, ledger: ReconcileLedger
   ) async -> [(run: String, devices: [String])] {
     let at = now()
-    let plan = firmware.plan(addresses: [], passwords: profile.plan.passwords, minimumBattery: nil)
-    guard let recipe = try? await plan.recipe().text else { return [] }
+    let due = silent.keys.sorted().filter {
+      ledger.devices[$0]?.fingerprint == profile.fingerprint && ledger.firmwareRetryDue($0, now: at)
+    }
+    // The recipe only when a device is due: most windows have none.
+    guard !due.isEmpty,
+      let recipe = try? await firmware.plan(addresses: [], passwords: profile.plan.passwords, minimumBattery: nil)
+        .recipe().text
+    else { return [] }
     var byRun: [String: [String]] = [:]
-    for device in silent.keys.sorted() {
-      guard let entry = ledger.devices[device], entry.fingerprint == profile.fingerprint,
-        (entry.firmwareFailures ?? 0) > 0, (entry.firmwareRetryAt ?? 0) <= at,
-        let run = await CampaignPipeline.runLeaving(device, journal: journal), run.recipe == recipe
-      else { continue }
+    for device in due {
+      guard let run = await CampaignPipeline.runLeaving(device, journal: journal), run.recipe == recipe else {
+        continue
+      }
       byRun[run.id, default: []].append(device)
     }
     return byRun.sorted { $0.key < $1.key }.map { (run: $0.key, devices: $0.value) }
@@ -62,8 +67,7 @@ extension ReconcileLoop {
     for device in silent.keys.sorted() {
       // No fingerprint check: the row in the profile's firmware run proves the device is the profile's, and a
       // gateway that took the device over (and failed it) never configured it.
-      guard let entry = state.ledger.devices[device], (entry.firmwareFailures ?? 0) > 0,
-        (entry.firmwareRetryAt ?? 0) <= at,
+      guard state.ledger.firmwareRetryDue(device, now: at),
         (try? await site.reopenInBootloader(run: run, address: device)) == true
       else { continue }
       let reason = "left in its DFU bootloader"
