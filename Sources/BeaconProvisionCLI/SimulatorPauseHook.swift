@@ -8,7 +8,9 @@ import Synchronization
 /// with `BEACON_PROVISION_TEST_PAUSE_AT=before-write:ADDRESS` (or `before-transfer:ADDRESS`) a campaign on a
 /// simulated adapter stops its own process (`raise(SIGSTOP)`) just before it journals the `writing` (`dfu
 /// update`: `transferring`) step of that device — before the fenced pre-write record (`LeaseFence`), at that
-/// exact step, once; `before-connect:ADDRESS` stops it before the `connecting` record, which on a fenced
+/// exact step, once; `before-…:ADDRESS:N` at the first such record in the device's N-th visit or later (a
+/// reopened row's takeover, after the visits that failed: `ReconcileLeftInBootloaderFaultsTests`);
+/// `before-connect:ADDRESS` stops it before the `connecting` record, which on a fenced
 /// journal comes before the link opens (`CampaignJournal.fencesDevices`). A test stopping a gateway from
 /// outside on a log line could land after that record, where the write that follows is the fence's
 /// documented gap; this one cannot. The line
@@ -36,6 +38,8 @@ struct SimulatorPauseHook: Sendable, Hashable {
   /// `before-…:ADDRESS`: the step and the device; nil for `after-batch:K`.
   let step: VisitStep?
   let address: String?
+  /// `before-…:ADDRESS:N`: N (1 without it).
+  var occurrence = 1
   /// `after-batch:K`: K.
   let afterBatches: Int?
   /// `in-registry:ADDRESS`: the stop is the registry's, not the journal's.
@@ -67,13 +71,17 @@ struct SimulatorPauseHook: Sendable, Hashable {
         return
       }
     }
-    guard parts.count == 2, let step = Self.points[parts[0]], let address = BluetoothAddress(parts[1])?.description
+    // ADDRESS or ADDRESS:N, N ≥ 1.
+    let (addressText, rest) = parts.count == 2 ? (String(parts[1].prefix(17)), parts[1].dropFirst(17)) : ("", "")
+    let occurrence = rest.isEmpty ? 1 : rest.first == ":" ? Int(rest.dropFirst()) ?? 0 : 0
+    guard parts.count == 2, let step = Self.points[parts[0]], let address = BluetoothAddress(addressText)?.description,
+      occurrence >= 1
     else {
       throw CLIFailure(
-        "\(Self.environmentVariable)=\(text): expected before-write:ADDRESS, before-transfer:ADDRESS, "
-          + "before-connect:ADDRESS, in-registry:ADDRESS, in-bootloader:ADDRESS[:0] or after-batch:K (a test hook)")
+        "\(Self.environmentVariable)=\(text): expected before-write:ADDRESS[:N], before-transfer:ADDRESS[:N], "
+          + "before-connect:ADDRESS[:N], in-registry:ADDRESS, in-bootloader:ADDRESS[:0] or after-batch:K (a test hook)")
     }
-    (self.step, self.address, self.afterBatches) = (step, address, nil)
+    (self.step, self.address, self.afterBatches, self.occurrence) = (step, address, nil, occurrence)
   }
 
   /// `journal`, or — on a simulated adapter with the variable set — `journal` behind a `PausingJournal`.
@@ -92,13 +100,14 @@ struct SimulatorPauseHook: Sendable, Hashable {
   }
 }
 
-/// Forwards everything to `inner`; the first record of the hook's step for its device first says so on
-/// standard error and calls `pause` (`raise(SIGSTOP)`: the process stops until SIGCONT).
+/// Forwards everything to `inner`; the hook's record (its step's first for its device, in the N-th visit with
+/// `:N`) first says so on standard error and calls `pause` (`raise(SIGSTOP)`: the process stops until SIGCONT).
 final class PausingJournal: CampaignJournal {
   let inner: any CampaignJournal
   let hook: SimulatorPauseHook
   let pause: @Sendable () -> Void
-  private let fired = OnceFlag()
+  /// The hook's device: the visits recorded for it, and whether the hook has fired.
+  private let seen = Mutex<(visits: Int, fired: Bool)>((0, false))
   private let batchesEnded = Mutex(0)
 
   init(_ inner: any CampaignJournal, hook: SimulatorPauseHook, pause: @escaping @Sendable () -> Void) {
@@ -109,13 +118,22 @@ final class PausingJournal: CampaignJournal {
   var fencesDevices: Bool { inner.fencesDevices }
 
   func record(_ update: JournalUpdate) async throws {
-    if let step = hook.step, update.step == step.rawValue, update.address == hook.address,
-      fired.take()
-    {
+    if let step = hook.step, update.address == hook.address, due(step, update) {
       FileHandle.standardError.write(Data("test hook: stopped before \(step.rawValue) \(update.address)\n".utf8))
       pause()
     }
     try await inner.record(update)
+  }
+
+  /// Whether `update` is the hook's: the first record at `step` for its device in its N-th visit or later (a
+  /// visit begins with the record that counts an attempt; N is the hook's occurrence, 1 by default), once.
+  private func due(_ step: VisitStep, _ update: JournalUpdate) -> Bool {
+    seen.withLock { seen in
+      if update.countAttempt { seen.visits += 1 }
+      guard update.step == step.rawValue, !seen.fired, max(seen.visits, 1) >= hook.occurrence else { return false }
+      seen.fired = true
+      return true
+    }
   }
 
   func createRun(_ run: NewJournalRun) async throws -> String { try await inner.createRun(run) }

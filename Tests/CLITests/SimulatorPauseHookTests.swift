@@ -44,6 +44,26 @@ import Testing
     let dfu = try await Self.record(
       [(Self.address, "writing"), (Self.address, "transferring")], hook: "before-transfer:\(Self.address)")
     #expect(dfu.pauses == [0, 1])
+    // `:N`: the step's first record in the device's N-th visit (its record that counts an attempt): a reopened
+    // row's takeover, after the failed visits. The first visit's records, and another device's, do not count.
+    let inner = try Journal(path: nil)
+    let run = try await inner.createRun(kind: "dfu", source: "t", adapter: "sim", addresses: [Self.address, other])
+    let central = SimulatedCentral(fleet: DemoFleet.fleet, pace: .unpaced)
+    let hook = try #require(
+      try SimulatorPauseHook(environment: [Self.variable: "before-transfer:\(Self.address):2"], simulator: central))
+    let count = Mutex(0)
+    let journal = PausingJournal(inner, hook: hook, pause: { count.withLock { $0 += 1 } })
+    var visitPauses: [Int] = []
+    let records: [(String, DeviceState, String?, Bool)] = [
+      (Self.address, .working, "connecting", true), (Self.address, .working, "transferring", false),
+      (Self.address, .pending, nil, false), (other, .working, "transferring", true),
+      (Self.address, .working, "transferring", true), (Self.address, .working, "transferring", false),
+    ]
+    for (address, state, step, visit) in records {
+      try await journal.record(run: run, address: address, state: state, step: step, countAttempt: visit)
+      visitPauses.append(count.withLock { $0 })
+    }
+    #expect(visitPauses == [0, 0, 0, 0, 1, 1])
   }
 
   /// `after-batch:K` pauses once, after the K-th batch recorded its end ("finished"; "stopped" and
@@ -80,11 +100,14 @@ import Testing
     #expect(
       try SimulatorPauseHook.wrap(
         journal, central: central, environment: [Self.variable: "before-write:\(Self.address)"]) is PausingJournal)
-    for bad in ["before-write", "after-write:\(Self.address)", "before-write:not-an-address", "after-batch:0"] {
+    for bad in [
+      "before-write", "after-write:\(Self.address)", "before-write:not-an-address", "after-batch:0",
+      "before-write:\(Self.address):0", "before-write:\(Self.address)x", "before-write:\(Self.address):two",
+    ] {
       #expect {
         _ = try SimulatorPauseHook.wrap(journal, central: central, environment: [Self.variable: bad])
       } throws: { error in
-        "\(error)".contains(Self.variable) && "\(error)".contains("before-write:ADDRESS")
+        "\(error)".contains(Self.variable) && "\(error)".contains("before-write:ADDRESS[:N]")
       }
     }
   }
