@@ -39,6 +39,12 @@ public struct AdapterOptions: ParsableArguments, Sendable {
   public var adapter: AdapterChoice?
 
   public init() {}
+
+  /// The tail of a printed command that finishes or resumes a run (`--resume RUN`): this adapter and
+  /// `stateDir`, each only when given, so the command reaches the same devices and journal.
+  func finishTail(stateDir: String?) -> [String] {
+    (adapter.map { ["--adapter", $0.description] } ?? []) + (stateDir.map { ["--state-dir", $0] } ?? [])
+  }
 }
 
 /// `--scan-backend`, shared by the commands that scan a live adapter (`scan`, `plan`, `apply`, `dfu update`).

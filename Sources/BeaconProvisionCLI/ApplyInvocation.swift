@@ -29,8 +29,7 @@ struct ApplyInvocation {
 
   /// `apply` with this run's profile, adapter and state directory: with `--resume RUN`, it finishes the run.
   var finishArguments: [String] {
-    ["apply", options.profile] + (options.adapterOptions.adapter.map { ["--adapter", $0.description] } ?? [])
-      + (options.stateDir.map { ["--state-dir", $0] } ?? [])
+    ["apply", options.profile] + options.adapterOptions.finishTail(stateDir: options.stateDir)
   }
 
   func run() async throws -> CampaignResult {

@@ -30,8 +30,7 @@ struct DFUInvocation {
     var arguments = ["dfu", "update"] + (c.package.map { ["--package", $0] } ?? [])
     arguments += c.version.map { ["--package-version", $0] } ?? []
     arguments += c.firmware.map { c.firmwareSource.resumeArguments(firmware: $0) } ?? []
-    return arguments + (c.adapterOptions.adapter.map { ["--adapter", $0.description] } ?? [])
-      + (c.stateDir.map { ["--state-dir", $0] } ?? [])
+    return arguments + c.adapterOptions.finishTail(stateDir: c.stateDir)
   }
 
   func run() async throws -> CampaignResult {

@@ -274,7 +274,6 @@ struct ReconcileCommand: AsyncParsableCommand, LoggingCommand {
       maintenance: try maintenanceWindow.map { text in try DailySpan(text) }, bootloaderTimeout: bootloaderTimeout,
       rollout: try staging.plan(firmware: firmware), resumeRollout: staging.resumeRollout,
       finishArguments: ["dfu", "update"] + firmwareSource.resumeArguments(firmware: firmware)
-        + (adapterOptions.adapter.map { ["--adapter", $0.description] } ?? [])
-        + (stateDir.map { ["--state-dir", $0] } ?? []))
+        + adapterOptions.finishTail(stateDir: stateDir))
   }
 }
