@@ -172,18 +172,27 @@ final class FileDescriptorLink: Sendable {
     // never started (`SerialThread`).
     let closedHere = state.withLock { s -> Bool in
       guard s.queuedSends == 0 else { return false }
-      closeDescriptor(&s)
+      s.descriptorClosed = true
       return true
     }
-    if !closedHere {
-      sendQueue.async { [self] in state.withLock { closeDescriptor(&$0) } }
+    if closedHere {
+      closeDescriptor()
+    } else {
+      sendQueue.async { [self] in
+        state.withLock { $0.descriptorClosed = true }
+        closeDescriptor()
+      }
     }
     sendQueue.finish()
   }
 
-  /// Closes the descriptor and the wake pipe; under the state lock, so no send is using the descriptor.
-  private func closeDescriptor(_ s: inout State) {
-    s.descriptorClosed = true
+  /// Closes the descriptor and the wake pipe once `descriptorClosed` is set: from then on no send or
+  /// `closeNow` touches either (each checks it under the state lock, and a queued send runs on `sendQueue`,
+  /// before this), so the close itself runs outside the lock. It must: `close(2)` of an L2CAP socket runs
+  /// the kernel's link teardown, and a thread that dies there (Debian 6.1's `hci_chan_del` list corruption,
+  /// docs/protocols/vm-e2e.md pitfall 9) while holding the lock made the next `withLock` of any thread a
+  /// fatal error ("Unknown error occurred while attempting to acquire a Mutex": the lock's owner was gone).
+  private func closeDescriptor() {
     _ = Glibc.close(fd)
     wakePipe.close()
   }
