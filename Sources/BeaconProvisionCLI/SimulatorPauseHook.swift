@@ -62,26 +62,31 @@ struct SimulatorPauseHook: Sendable, Hashable {
       (step, self.address, afterBatches, insideRegistry) = (nil, address, nil, true)
       return
     }
-    if parts.count == 2, parts[0] == "in-bootloader" {
-      // ADDRESS or ADDRESS:0 (an address holds colons of its own: 17 characters).
-      let (text, rest) = (String(parts[1].prefix(17)), parts[1].dropFirst(17))
-      if let address = BluetoothAddress(text)?.description, rest.isEmpty || rest == ":0" {
-        (step, self.address, afterBatches, insideBootloader) = (nil, address, nil, true)
-        bootloaderBytes = rest.isEmpty ? nil : 0
-        return
-      }
+    let target = parts.count == 2 ? Self.addressAndNumber(parts[1]) : nil
+    if parts.first == "in-bootloader", let target, target.number == nil || target.number == 0 {
+      (step, address, afterBatches, insideBootloader) = (nil, target.address, nil, true)
+      bootloaderBytes = target.number
+      return
     }
     // ADDRESS or ADDRESS:N, N ≥ 1.
-    let (addressText, rest) = parts.count == 2 ? (String(parts[1].prefix(17)), parts[1].dropFirst(17)) : ("", "")
-    let occurrence = rest.isEmpty ? 1 : rest.first == ":" ? Int(rest.dropFirst()) ?? 0 : 0
-    guard parts.count == 2, let step = Self.points[parts[0]], let address = BluetoothAddress(addressText)?.description,
-      occurrence >= 1
-    else {
+    let occurrence = target.map { $0.number ?? 1 } ?? 0
+    guard let step = Self.points[parts.first ?? ""], let address = target?.address, occurrence >= 1 else {
       throw CLIFailure(
         "\(Self.environmentVariable)=\(text): expected before-write:ADDRESS[:N], before-transfer:ADDRESS[:N], "
           + "before-connect:ADDRESS[:N], in-registry:ADDRESS, in-bootloader:ADDRESS[:0] or after-batch:K (a test hook)")
     }
     (self.step, self.address, self.afterBatches, self.occurrence) = (step, address, nil, occurrence)
+  }
+
+  /// `ADDRESS` or `ADDRESS:N` (an address holds colons of its own, so its 17 characters come first): the
+  /// address, and N (nil without it, -1 when what follows is not `:` and a number); nil when the address is
+  /// not one.
+  private static func addressAndNumber(_ text: String) -> (address: String, number: Int?)? {
+    guard let address = BluetoothAddress(String(text.prefix(17)))?.description else { return nil }
+    let rest = text.dropFirst(17)
+    if rest.isEmpty { return (address, nil) }
+    guard rest.first == ":", let number = Int(rest.dropFirst()) else { return (address, -1) }
+    return (address, number)
   }
 
   /// `journal`, or — on a simulated adapter with the variable set — `journal` behind a `PausingJournal`.

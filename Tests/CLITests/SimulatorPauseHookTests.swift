@@ -100,9 +100,14 @@ import Testing
     #expect(
       try SimulatorPauseHook.wrap(
         journal, central: central, environment: [Self.variable: "before-write:\(Self.address)"]) is PausingJournal)
+    for inside in ["in-bootloader:\(Self.address)", "in-bootloader:\(Self.address):0"] {
+      let wrapped = try SimulatorPauseHook.wrap(journal, central: central, environment: [Self.variable: inside])
+      #expect(wrapped === journal, "the bootloader's stop is the simulator's, not the journal's")
+    }
     for bad in [
       "before-write", "after-write:\(Self.address)", "before-write:not-an-address", "after-batch:0",
       "before-write:\(Self.address):0", "before-write:\(Self.address)x", "before-write:\(Self.address):two",
+      ":", "in-bootloader:\(Self.address):1", "in-bootloader:\(Self.address)x", "in-bootloader:",
     ] {
       #expect {
         _ = try SimulatorPauseHook.wrap(journal, central: central, environment: [Self.variable: bad])
