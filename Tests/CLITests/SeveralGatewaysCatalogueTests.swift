@@ -22,12 +22,17 @@ import Testing
   /// (KBPro_SIM, 5.12 → 5.14), nearest gw-2. (A device's `ver` reads V3.20 or V5.14, as `ConsecutiveAddressDFUTests`.)
   static let legacy = #""kind": "kbeaconLegacy", "sensor": {"batteryMillivolts": 3100, "temperature": 18.5}"#
 
-  /// The gateways' command line: a catalogue campaign on run "site" of the shared journal.
+  /// The gateways' command line: a catalogue campaign on run "site" of the shared journal. `--timeout 15`: every
+  /// link error of a transfer, a response that times out included, counts as a lost link, and four in a row
+  /// without progress fail the device. With 5 s, one local run of the whole suite list at parallelism 16 (the
+  /// test 26 times slower than alone) failed a device's three attempts on "link lost 4 times", the likeliest
+  /// reading being responses slower than 5 s (not reproduced at 9 times slower). A simulated device answers or
+  /// drops at once, so the longer bound costs these tests no time.
   static func command(_ site: GatewaySite, url: String, gateway: String, parallel: Int) -> [String] {
     [
       "dfu", "update", "--firmware", "latest", "--catalog", site.folder + "/catalogue", "--firmware-dir",
       site.folder + "/firmware", "--adapter", "sim:\(site.fleet)", "--scan", "2", "--parallel", "\(parallel)",
-      "--retry-delay", "0", "--reconnect-delay", "0", "--object-delay", "0", "--timeout", "5", "--state-dir",
+      "--retry-delay", "0", "--reconnect-delay", "0", "--object-delay", "0", "--timeout", "15", "--state-dir",
       site.state, "--journal", url, "--run", "site", "--lease", "2", "--gateways", "2", "--settle", "60",
       "--gateway", gateway,
     ]
