@@ -5,10 +5,11 @@ import Simulator
 
 /// The saved state of a simulated site that several gateway processes serve at once (a fleet file with
 /// `gateways`). The devices are one set, as real beacons are, whichever gateway talks to them:
-/// - a device is read back just before each of this process's links to it (`KBeaconSimulation.refresh(_:)`)
-///   from the state file, or from the write log when a gateway died between logging a write and saving it
-///   (`SimulatorStateStore.newest`), so it is as the last gateway left it — a gateway taking over a dead
-///   one's device finds that gateway's write;
+/// - a device, and the one whose bootloader would answer at its address, is read back just before each of
+///   this process's links to it (`KBeaconSimulation.refresh(_:)`), in one read of the state file and the write
+///   log (the log's entry when a gateway died between logging a write and saving it,
+///   `SimulatorStateStore.newest`), so it is as the last gateway left it — a gateway taking over a dead one's
+///   device finds that gateway's write;
 /// - each scan advertises every device as the shared state holds it at the scan's start
 ///   (`KBeaconSimulation.setSharedAir`), so a gateway hears what another one wrote;
 /// - a save (after each applied write, before its acknowledgement, as for one process) rewrites, under an
@@ -20,9 +21,9 @@ import Simulator
 enum SharedSimulatorState {
   static func share(_ kbeacons: KBeaconSimulation, store: SimulatorStateStore) {
     let io = SerialThread(name: "beacon-provision.simulator-shared-state")
-    kbeacons.setSharedState { address in
+    kbeacons.setSharedState { addresses in
       await withCheckedContinuation { continuation in
-        io.async { continuation.resume(returning: withLock(store) { try? store.newest(address) }) }
+        io.async { continuation.resume(returning: withLock(store) { (try? store.newest(addresses)) ?? [:] }) }
       }
     }
     kbeacons.setSharedAir {

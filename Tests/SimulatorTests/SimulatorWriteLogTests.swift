@@ -89,6 +89,10 @@ import Testing
     try store.save([address: before])
     let newest = try #require(try store.newest(address))
     #expect(newest.writes == 1 && newest.configuration.common[CommonKey.name] == "logged-only")
+    // Read together with a device never saved (one read, for a link's refresh): the same, the other left out.
+    let together = try store.newest([address, BluetoothAddress("DD:34:02:06:D1:03")!])
+    #expect(
+      Array(together.keys) == [address] && together[address]?.configuration.common[CommonKey.name] == "logged-only")
     // A new process (`loadNewest`, what `SimulatorSessions` restores from) starts from the logged write too.
     let restored = try #require(try store.loadNewest()[address])
     #expect(restored.writes == 1 && restored.configuration.common[CommonKey.name] == "logged-only")

@@ -60,7 +60,9 @@ public final class KBeaconSimulation: Sendable {
   /// Where a device's state is read back from just before its first link in this process, when other
   /// processes may have changed it since the start (several gateways on one simulated site);
   /// and what it read, by address, for `kbeacon(_:)` to make the device from.
-  private let sharedState = Mutex<(@Sendable (BluetoothAddress) async -> SimulatedKBeaconSnapshot?)?>(nil)
+  private let sharedState = Mutex<
+    (@Sendable ([BluetoothAddress]) async -> [BluetoothAddress: SimulatedKBeaconSnapshot])?
+  >(nil)
   private let refreshed = Mutex<[BluetoothAddress: SimulatedKBeaconSnapshot]>([:])
   /// The devices whose state this process changed (a write, an install, a drift) since `changedSnapshots()`
   /// last took them.
@@ -101,8 +103,11 @@ public final class KBeaconSimulation: Sendable {
     textDevices.setWriteObserver(observer)
   }
 
-  /// Makes devices from state read back at their first connect (`refresh(_:)`) rather than at the start.
-  public func setSharedState(_ load: @escaping @Sendable (BluetoothAddress) async -> SimulatedKBeaconSnapshot?) {
+  /// Makes devices from state read back at their first connect (`refresh(_:)`) rather than at the start. `load`
+  /// reads the devices asked for at once (one look at the shared state); a device never saved is left out.
+  public func setSharedState(
+    _ load: @escaping @Sendable ([BluetoothAddress]) async -> [BluetoothAddress: SimulatedKBeaconSnapshot]
+  ) {
     sharedState.withLock { $0 = load }
   }
 
@@ -128,8 +133,10 @@ public final class KBeaconSimulation: Sendable {
     let below = fleet.devices.lazy.filter {
       $0.kind.isKBeacon && BootloaderLocator.noBondAddress(for: $0.address) == address
     }.map(\.address)
-    for candidate in [address] + below {
-      guard let snapshot = await load(candidate) else { continue }
+    let candidates = [address] + below
+    let snapshots = await load(candidates)
+    for candidate in candidates {
+      guard let snapshot = snapshots[candidate] else { continue }
       if let device = devices.withLock({ $0[candidate] }) {
         await device.restore(snapshot)
       } else {

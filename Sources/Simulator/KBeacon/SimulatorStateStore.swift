@@ -81,13 +81,23 @@ public struct SimulatorStateStore: Sendable {
   /// The device at `address` as it was last written: the state file's entry, or the write log's last entry
   /// for it when that one is newer (more writes) — a process killed after logging a write and before saving
   /// the state file (see `SimulatedWrite.state`).
-  public func newest(_ address: BluetoothAddress) throws -> SimulatedKBeaconSnapshot? {
-    let saved = try load()[address]
-    let logged = try writeLog.savedStates().last { $0.address == address.description }
-      .flatMap { write in write.state.flatMap { try? JSONParser.parse(Array($0.utf8)) }.flatMap(Self.snapshot) }
-    guard let logged else { return saved }
-    guard let saved else { return logged }
-    return logged.writes > saved.writes ? logged : saved
+  public func newest(_ address: BluetoothAddress) throws -> SimulatedKBeaconSnapshot? { try newest([address])[address] }
+
+  /// `newest(_:)` for each of `addresses`, reading the state file and the log once: one consistent look at the
+  /// devices a link reads back together (`KBeaconSimulation.refresh(_:)`). Devices never saved are left out.
+  public func newest(_ addresses: [BluetoothAddress]) throws -> [BluetoothAddress: SimulatedKBeaconSnapshot] {
+    let names = Set(addresses.map(\.description))
+    let saved = try load().filter { names.contains($0.key.description) }
+    var lastLogged: [String: SimulatedWrite] = [:]
+    for write in try writeLog.savedStates() where names.contains(write.address) { lastLogged[write.address] = write }
+    var result = saved
+    for (name, write) in lastLogged {
+      guard let address = BluetoothAddress(name),
+        let logged = write.state.flatMap({ try? JSONParser.parse(Array($0.utf8)) }).flatMap(Self.snapshot)
+      else { continue }
+      if logged.writes > saved[address]?.writes ?? -1 { result[address] = logged }
+    }
+    return result
   }
 
   /// Every saved device as it was last written (`newest(_:)` for all of them, reading the log once): what a
