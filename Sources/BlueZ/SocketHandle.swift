@@ -106,16 +106,11 @@ final class SocketHandle: Sendable {
   }
 
   /// Closes the descriptor (idempotent) and wakes every waiter. The descriptor is taken out under the lock
-  /// (no call can use it after that) and closed outside it: `close(2)` of an L2CAP socket runs the kernel's
-  /// link teardown, and a thread that dies there (Debian 6.1's `hci_chan_del` list corruption,
+  /// (`release()`: no call can use it after that) and closed outside it: `close(2)` of an L2CAP socket runs
+  /// the kernel's link teardown, and a thread that dies there (Debian 6.1's `hci_chan_del` list corruption,
   /// docs/protocols/vm-e2e.md pitfall 9) must not die holding a lock every other thread then fails to take.
   func close() {
-    let open = fd.withLock { fd -> Int32? in
-      defer { fd = nil }
-      return fd
-    }
-    guard let open else { return }
+    guard let open = release() else { return }
     Glibc.close(open)
-    wakePipe.wake()
   }
 }

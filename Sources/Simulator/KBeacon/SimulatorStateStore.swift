@@ -92,12 +92,16 @@ public struct SimulatorStateStore: Sendable {
     for write in try writeLog.savedStates() where names.contains(write.address) { lastLogged[write.address] = write }
     var result = saved
     for (name, write) in lastLogged {
-      guard let address = BluetoothAddress(name),
-        let logged = write.state.flatMap({ try? JSONParser.parse(Array($0.utf8)) }).flatMap(Self.snapshot)
-      else { continue }
+      guard let address = BluetoothAddress(name), let logged = Self.snapshot(loggedBy: write) else { continue }
       if logged.writes > saved[address]?.writes ?? -1 { result[address] = logged }
     }
     return result
+  }
+
+  /// The device's state a write-log line carries (`SimulatedWrite.state`), nil when it carries none or it
+  /// does not parse.
+  static func snapshot(loggedBy write: SimulatedWrite) -> SimulatedKBeaconSnapshot? {
+    write.state.flatMap { try? JSONParser.parse(Array($0.utf8)) }.flatMap(Self.snapshot)
   }
 
   /// Every saved device as it was last written (`newest(_:)` for all of them, reading the log once): what a
@@ -107,9 +111,7 @@ public struct SimulatorStateStore: Sendable {
   public func loadNewest() throws -> [BluetoothAddress: SimulatedKBeaconSnapshot] {
     var devices = try load()
     for write in try writeLog.savedStates() {
-      guard let text = write.state, let address = BluetoothAddress(write.address),
-        let logged = (try? JSONParser.parse(Array(text.utf8))).flatMap(Self.snapshot)
-      else { continue }
+      guard let address = BluetoothAddress(write.address), let logged = Self.snapshot(loggedBy: write) else { continue }
       if logged.writes > devices[address]?.writes ?? -1 { devices[address] = logged }
     }
     return devices
