@@ -92,24 +92,49 @@ extension FirmwareWork {
   /// finds the image in place (`installedEarlier`; the journal row goes on saying `verifying`). Whether it may
   /// still be deferred is asked when the shadow is met (a read-back takes seconds), so that the campaign's own
   /// check (`Campaign.shadowed`) comes to the same answer.
+  ///
+  /// A read-back that fails for a passing reason (`FailureKind.transient`: a connect that timed out, a link
+  /// lost) is tried again up to `readBackRetries` times, 2 s apart off the link. After the final Execute the
+  /// device is restarting: a dual-bank bootloader copies the new image over the old one before it runs it
+  /// (seconds for a large image), and the controller may still be tearing down the bootloader's link (a
+  /// read-back connect that never began over the VM tier's kernel stack, `reconcile-gateways`). Failing there
+  /// would count an updated device as a failed one: a staged rollout at `--max-failures 0%` stopped site-wide
+  /// on it. Only the read-back is repeated — it writes nothing — and the device keeps its neighbours out
+  /// meanwhile, as during the transfer.
   func identifyAfterTransfer(_ target: Target, context: CampaignContext) async throws -> DeviceIdentity {
     let address = target.address.description
     let bound = Self.defaultBootloaderQuarantine
     var waited = Duration.zero
+    var retries = 0
     while true {
+      let reason: String
+      let failure: any Error
       do {
         return try await updater.identify(target)
       } catch let error as BootloaderAtAddress where waited < bound && !context.defersShadow(of: address) {
-        waited += .seconds(2)
-        let goOn = await context.waitOffLink(
-          address,
-          reason: "updated; a neighbour's DFU bootloader answers at its address, looking again to read its version"
-        ) { _ in
-          try? await Task.sleep(for: .seconds(2))
-          return true
-        }
-        guard goOn else { throw error }
+        waited += Self.readBackPause
+        reason = "updated; a neighbour's DFU bootloader answers at its address, looking again to read its version"
+        failure = error
+      } catch let error as any ClassifiedFailure where error.failureKind == .transient && retries < Self.readBackRetries
+      {
+        retries += 1
+        reason =
+          "updated; its version could not be read back (\(error)), trying again (\(retries) of \(Self.readBackRetries))"
+        failure = error
       }
+      let pause = Self.readBackPause
+      let goOn = await context.waitOffLink(address, reason: reason) { _ in
+        try? await Task.sleep(for: pause)
+        return true
+      }
+      guard goOn else { throw failure }
     }
   }
+
+  /// [I] How many more times a read-back that failed for a passing reason is tried (`identifyAfterTransfer`):
+  /// 2, so three connects over about `3 × --timeout + 4 s` — more than the seconds an nRF52 takes to copy and
+  /// start an image, and bounded, so a device that never comes back still fails in reasonable time.
+  static let readBackRetries = 2
+  /// The pause before each new look at the device after a transfer.
+  static let readBackPause: Duration = .seconds(2)
 }

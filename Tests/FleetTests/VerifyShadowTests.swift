@@ -12,47 +12,14 @@ import Testing
 /// the device and reported it "skipped: up to date" (`FirmwareWork.identifyAfterTransfer`). In a round of a shared
 /// run the device is left for a later round instead while its deferrals allow, and that round reports it updated.
 @Suite(.timeLimit(.minutes(1))) struct VerifyShadowTests {
-  /// Runs 4.00 until updated to 5.00; the first `shadowedReads` identities read after the update meet a
-  /// neighbour's bootloader.
-  final class ShadowedAfterUpdate: FirmwareUpdater {
-    let shadowedReads: Int
-    let state = Mutex((updated: false, readsAfter: 0))
-    init(shadowedReads: Int) { self.shadowedReads = shadowedReads }
+  typealias ShadowedAfterUpdate = FailingReadsAfterUpdate
 
-    func identify(_ target: Target) async throws -> DeviceIdentity {
-      let shadowed = state.withLock { s -> Bool in
-        guard s.updated else { return false }
-        s.readsAfter += 1
-        return s.readsAfter <= shadowedReads
-      }
-      if shadowed { throw BootloaderAtAddress() }
-      let updated = state.withLock { $0.updated }
-      return DeviceIdentity(model: "KBPro", hardware: "V1.0", firmware: FirmwareVersion(updated ? "5.00" : "4.00"))
-    }
-
-    func update(_ target: Target, progress: @escaping @Sendable (Int, Int) -> Void) async throws
-      -> FirmwareTransferResult
-    {
-      state.withLock { $0.updated = true }
-      return FirmwareTransferResult()
-    }
-  }
-
-  /// One device at `address` in a new run of an in-memory journal, and firmware work updating it to 5.00 through a
-  /// `ShadowedAfterUpdate`, with no bootloader quarantine (as reconcile runs it).
+  /// One device whose first `shadowedReads` identities read after the update meet a neighbour's bootloader
+  /// (`FailingReadsAfterUpdate.device`).
   static func device(_ address: String, shadowedReads: Int) async throws
-    -> (Target, Journal, String, ShadowedAfterUpdate, FirmwareWork)
+    -> (Target, Journal, String, FailingReadsAfterUpdate, FirmwareWork)
   {
-    let target = Target(address: BluetoothAddress(address)!)
-    let journal = try Journal(path: nil)
-    let run = try await journal.createRun(kind: "dfu", source: "app.zip", adapter: "test", addresses: [address])
-    let updater = ShadowedAfterUpdate(shadowedReads: shadowedReads)
-    let version = FirmwareVersion("5.00")!
-    var work = FirmwareWork(
-      plan: FirmwarePlan(version: version, minimumBattery: nil), identifier: updater,
-      route: SinglePackageRoute(FirmwareInstall(version: version, updater: updater)), batteries: [:])
-    work.bootloaderQuarantine = nil
-    return (target, journal, run, updater, work)
+    try await FailingReadsAfterUpdate.device(address, failedReads: shadowedReads, failure: BootloaderAtAddress())
   }
 
   @Test func aNeighboursBootloaderMetWhileReadingTheNewVersionIsWaitedOut() async throws {

@@ -21,6 +21,9 @@
 /// - `faults.dropLinkAtInitByte`: drop the link once this many init-packet bytes have arrived (once).
 /// - `faults.dropLinkAtExecute`: the final Execute activates the image but the link drops before its
 ///   answer (once).
+/// - `faults.silentAfterUpdateMs`: after an update the new application neither advertises nor accepts a link
+///   for this long (1…60000), as a device does while its bootloader copies the new image into place and
+///   starts it; a connect meanwhile waits for it up to its timeout, as on a real radio.
 public struct DFUSection: Sendable, Hashable, Codable {
   public var hardwareVersion: UInt32?
   public var inactivityTimeoutMs: Int?
@@ -78,10 +81,11 @@ public struct DFUSection: Sendable, Hashable, Codable {
     public var corruptByteAt: Int?
     public var dropLinkAtInitByte: Int?
     public var dropLinkAtExecute: Bool?
+    public var silentAfterUpdateMs: Int?
 
     public init(
       dropLinkAtByte: Int? = nil, always: Bool? = nil, corruptByteAt: Int? = nil, dropLinkAtInitByte: Int? = nil,
-      dropLinkAtExecute: Bool? = nil, dropsAfterward: Int? = nil
+      dropLinkAtExecute: Bool? = nil, dropsAfterward: Int? = nil, silentAfterUpdateMs: Int? = nil
     ) {
       self.dropLinkAtByte = dropLinkAtByte
       self.always = always
@@ -89,10 +93,12 @@ public struct DFUSection: Sendable, Hashable, Codable {
       self.corruptByteAt = corruptByteAt
       self.dropLinkAtInitByte = dropLinkAtInitByte
       self.dropLinkAtExecute = dropLinkAtExecute
+      self.silentAfterUpdateMs = silentAfterUpdateMs
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
       case dropLinkAtByte, always, dropsAfterward, corruptByteAt, dropLinkAtInitByte, dropLinkAtExecute
+      case silentAfterUpdateMs
     }
 
     public init(from decoder: any Decoder) throws {
@@ -104,6 +110,10 @@ public struct DFUSection: Sendable, Hashable, Codable {
       corruptByteAt = try c.decodeIfPresent(Int.self, forKey: .corruptByteAt)
       dropLinkAtInitByte = try c.decodeIfPresent(Int.self, forKey: .dropLinkAtInitByte)
       dropLinkAtExecute = try c.decodeIfPresent(Bool.self, forKey: .dropLinkAtExecute)
+      silentAfterUpdateMs = try c.decodeIfPresent(Int.self, forKey: .silentAfterUpdateMs)
+      if let ms = silentAfterUpdateMs, !(1...60_000).contains(ms) {
+        throw invalidValue(decoder, CodingKeys.silentAfterUpdateMs, "\(ms) ms is outside 1…60000")
+      }
       let offsets = [
         (CodingKeys.dropLinkAtByte, dropLinkAtByte), (.corruptByteAt, corruptByteAt),
         (.dropLinkAtInitByte, dropLinkAtInitByte),

@@ -42,6 +42,8 @@ public final class SimulatedBootloaders: Sendable {
   /// Devices whose bootloader is being entered or brought back right now (between its record's save or read and
   /// its entry here): a bring-back meanwhile would make a copy without an entry, or overwrite the entry made.
   private let arriving = Mutex<Set<BluetoothAddress>>([])
+  /// Applications an update restarted that do not answer yet, with when they start (`faults.silentAfterUpdateMs`).
+  private let starting = Mutex<[BluetoothAddress: ContinuousClock.Instant]>([:])
   private let watchers = Mutex<(next: Int, streams: [Int: AsyncStream<Change>.Continuation])>((0, [:]))
 
   /// A device entered its bootloader (at `bootloader`, advertising `name`) or left it.
@@ -79,16 +81,30 @@ public final class SimulatedBootloaders: Sendable {
   /// Application addresses of every bootloader entry so far, in order (for tests and reports).
   public var entered: [BluetoothAddress] { log.withLock { $0.entered } }
 
-  /// Application addresses of every connect that found its device in its bootloader (nothing answers there: on a
-  /// real radio, a whole connect timeout), in order (for tests).
+  /// Application addresses of every connect that found its device in its bootloader, or its new application
+  /// not started in the connect's time (nothing answers there: on a real radio, a whole connect timeout), in
+  /// order (for tests).
   public var connectsToSilentApplications: [BluetoothAddress] { log.withLock { $0.silentApplications } }
 
   /// Records a connect to `address` while its device is in its bootloader; true when it is.
   func silentApplication(_ address: BluetoothAddress) -> Bool {
     guard isInBootloader(address) else { return false }
-    log.withLock { $0.silentApplications.append(address) }
+    noteSilentConnect(address)
     return true
   }
+
+  /// Records a connect to `address` that nothing answered (`connectsToSilentApplications`).
+  func noteSilentConnect(_ address: BluetoothAddress) { log.withLock { $0.silentApplications.append(address) } }
+  /// When the application at `address`, restarted by an update, starts to advertise and accept links, while it
+  /// has not yet (`DFUSection` `faults.silentAfterUpdateMs`); nil once it answers.
+  public func applicationStarts(_ address: BluetoothAddress) -> ContinuousClock.Instant? {
+    starting.withLock { starting in
+      guard let start = starting[address] else { return nil }
+      if start <= .now { starting[address] = nil }
+      return start <= .now ? nil : start
+    }
+  }
+
   /// Addresses at which bootloader links were opened, in order.
   public var bootloaderLinks: [BluetoothAddress] { log.withLock { $0.links } }
 
@@ -148,6 +164,7 @@ public final class SimulatedBootloaders: Sendable {
     let name = name ?? "DfuTarg"
     await peripheral.setBootloaderName(name)
     let dropsAfterward = section.faults?.dropsAfterward
+    let silentAfterUpdate = section.faults?.silentAfterUpdateMs.map { Duration.milliseconds($0) }
     await peripheral.setFaults(
       section.targetFaults, dropEveryDataWriteAfterwards: section.faults?.always == true || dropsAfterward != nil,
       dropsAfterward: dropsAfterward)
@@ -159,6 +176,9 @@ public final class SimulatedBootloaders: Sendable {
         if let peripheral, entries[application]?.peripheral === peripheral { entries[application] = nil }
       }
       if case .newApplication = exit, let session { self?.completedSessions.withLock { _ = $0.insert(session) } }
+      if case .newApplication = exit, let silentAfterUpdate {
+        self?.starting.withLock { $0[application] = .now + silentAfterUpdate }
+      }
       await onExit(exit)
       self?.report(.left(application: application, exit: exit))
     }

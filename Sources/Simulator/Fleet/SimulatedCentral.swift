@@ -95,7 +95,8 @@ public final class SimulatedCentral: Central {
   /// device's GATT server (made on first connect with `gattServerFactory`, kept across reconnects), the
   /// returned bearer is the same `FileDescriptorBearer` used on live L2CAP sockets. The link model is
   /// `gattLinks.model`; at most `gattLinks.capacity.limit` links are open at once (else
-  /// `LinkError(.tooManyLinks)`). `timeout` is not needed: a simulated connect completes at once. A connect
+  /// `LinkError(.tooManyLinks)`). A simulated connect completes at once, except to an application an update
+  /// restarted that has not started yet (`SimulatedBootloaders.applicationStarts`), which it waits for up to `timeout`. A connect
   /// to a random-address device as public fails with `.connectTimeout`, as on a real radio.
   public func connect(to address: BluetoothAddress, type: AddressType, timeout: Duration) async throws -> any ATTBearer
   {
@@ -107,6 +108,18 @@ public final class SimulatedCentral: Central {
     if let bearer = try await bootloaders.connect(to: address) { return bearer }
     if bootloaders.silentApplication(address) {
       throw LinkError(.connectTimeout, peer: address, detail: "nothing answers: the device is in its DFU bootloader")
+    }
+    if let starts = bootloaders.applicationStarts(address) {
+      // An application an update restarted answers once it has started: a real radio waits for its first
+      // advertisement, up to the connect's timeout.
+      let remaining = ContinuousClock.now.duration(to: starts)
+      guard remaining <= timeout else {
+        try await Task.sleep(for: timeout)
+        bootloaders.noteSilentConnect(address)
+        throw LinkError(
+          .connectTimeout, peer: address, detail: "nothing answers: the device's new application is still starting")
+      }
+      try await Task.sleep(for: remaining)
     }
     guard let device = fleet.devices.first(where: { $0.address == address }) else {
       throw LinkError(.unknownDevice, peer: address, detail: "not in the simulated fleet")

@@ -10,7 +10,8 @@ extension ServedDevice {
   ///   [I]: the client connects to the known address, and the kernel's connect scan is reported the
   ///   advertiser when it starts.
   /// A device with presence windows (fleet file `presence`) advertises only inside them, counted from the
-  /// start of serving, and is silent (Advertising Enable off) between them.
+  /// start of serving, and is silent (Advertising Enable off) between them; so is an application an update
+  /// restarted until it has started (`SimulatedBootloaders.applicationStarts`).
   /// A role change reprograms everything (`HCIAdvertiser.start`: disable, random address, parameters with
   /// the own address type, data, enable). The loop wakes when a link opens or closes, when the role
   /// changes (`LinkGate.poke`) and when the next PDU is due — never by polling.
@@ -40,6 +41,16 @@ extension ServedDevice {
               adapter: context.adapter, fleetAddress: context.fleetAddress, name: name, address: address))
         }
         try await context.gate.waitForChange(since: revision, timeout: nil)
+        continue
+      }
+      if let starts = context.bootloaders?.applicationStarts(context.device.address) {
+        // The application an update restarted is still starting (`faults.silentAfterUpdateMs`): off the air.
+        if on != nil {
+          try await hci.stop()
+          on = nil
+        }
+        let wait = max(ContinuousClock.now.duration(to: starts), .milliseconds(1))
+        try await context.gate.waitForChange(since: revision, timeout: wait)
         continue
       }
       if let presence = context.device.presence, case let state = presence.state(at: ContinuousClock.now - start),

@@ -1,0 +1,64 @@
+import BeaconCore
+import Foundation
+import Profiles
+import Synchronization
+import Testing
+
+@testable import Fleet
+
+/// The version read back after a transfer that succeeded, when the device does not answer at once (still
+/// starting its new image, a controller still tearing the bootloader's link down): a failure for a passing
+/// reason is tried again, a bounded number of times, and the device is reported updated — not failed, which
+/// stopped a staged rollout at `--max-failures 0%` (`FirmwareWork.identifyAfterTransfer`).
+@Suite(.timeLimit(.minutes(1))) struct VerifyReadBackRetryTests {
+  /// One campaign of one attempt (as reconcile runs it: a failure is a failure) updating one device to 5.00,
+  /// whose first `failedReads` reads after the update fail with `failure`.
+  static func campaign(_ address: String, failedReads: Int, failure: any Error & Sendable) async throws
+    -> (String, FailingReadsAfterUpdate, CampaignSummary)
+  {
+    let (target, journal, run, updater, work) = try await FailingReadsAfterUpdate.device(
+      address, failedReads: failedReads, failure: failure)
+    let summary = await Campaign(
+      work: work, targets: [target], journal: journal, run: run,
+      options: .init(parallel: 1, retry: RetryPolicy(maximumAttempts: 1, firstDelay: .zero)), sleep: { _ in }
+    ).start()
+    return (address, updater, summary)
+  }
+
+  static let timedOut = LinkError(.connectTimeout, peer: nil, detail: "no connection after 10 seconds")
+
+  @Test func aConnectThatTimesOutAfterTheUpdateIsTriedAgainAndTheDeviceReportedUpdated() async throws {
+    let (address, updater, summary) = try await Self.campaign(
+      "DD:00:00:00:00:20", failedReads: 2, failure: Self.timedOut)
+    guard case .updated(let changes) = summary.outcomes[address] else {
+      Issue.record("\(summary.outcomes)")
+      return
+    }
+    #expect(changes.map(\.key) == ["ver"])
+    #expect(updater.state.withLock { $0.readsAfter } == 3)
+  }
+
+  @Test func theRetriesAreBoundedAndTheDeviceThenFails() async throws {
+    let (address, updater, summary) = try await Self.campaign(
+      "DD:00:00:00:00:21", failedReads: 10, failure: Self.timedOut)
+    guard case .failed(let reason, let kind) = summary.outcomes[address] else {
+      Issue.record("\(summary.outcomes)")
+      return
+    }
+    #expect(kind == .transient)
+    #expect(reason.contains("no connection"))
+    #expect(updater.state.withLock { $0.readsAfter } == 1 + FirmwareWork.readBackRetries)
+  }
+
+  /// A failure that would happen again (here a characteristic the device lacks) is not retried.
+  @Test func aFailureThatWouldRecurIsNotTriedAgain() async throws {
+    let (address, updater, summary) = try await Self.campaign(
+      "DD:00:00:00:00:22", failedReads: 10, failure: GATTError.notFound("the KBeacon configuration service"))
+    guard case .failed(_, let kind) = summary.outcomes[address] else {
+      Issue.record("\(summary.outcomes)")
+      return
+    }
+    #expect(kind == .permanent)
+    #expect(updater.state.withLock { $0.readsAfter } == 1)
+  }
+}
