@@ -101,33 +101,34 @@ extension FirmwareWork {
   /// would count an updated device as a failed one: a staged rollout at `--max-failures 0%` stopped site-wide
   /// on it. Only the read-back is repeated — it writes nothing — and the device keeps its neighbours out
   /// meanwhile, as during the transfer.
-  func identifyAfterTransfer(_ target: Target, context: CampaignContext) async throws -> DeviceIdentity {
+  ///
+  /// Nil when the campaign stopped during a wait (Ctrl-C): the device's journal row goes on saying `verifying` with
+  /// its `ver` change, so `--resume` reads it back and reports it updated (`installedEarlier`) rather than a
+  /// failure on record for a device whose image is in place.
+  func identifyAfterTransfer(_ target: Target, context: CampaignContext) async throws -> DeviceIdentity? {
     let address = target.address.description
     let bound = Self.defaultBootloaderQuarantine
     var waited = Duration.zero
     var retries = 0
     while true {
       let reason: String
-      let failure: any Error
       do {
         return try await updater.identify(target)
-      } catch let error as BootloaderAtAddress where waited < bound && !context.defersShadow(of: address) {
+      } catch is BootloaderAtAddress where waited < bound && !context.defersShadow(of: address) {
         waited += Self.readBackPause
         reason = "updated; a neighbour's DFU bootloader answers at its address, looking again to read its version"
-        failure = error
       } catch let error as any ClassifiedFailure where error.failureKind == .transient && retries < Self.readBackRetries
       {
         retries += 1
         reason =
           "updated; its version could not be read back (\(error)), trying again (\(retries) of \(Self.readBackRetries))"
-        failure = error
       }
       let pause = Self.readBackPause
       let goOn = await context.waitOffLink(address, reason: reason) { _ in
         try? await Task.sleep(for: pause)
         return true
       }
-      guard goOn else { throw failure }
+      guard goOn else { return nil }
     }
   }
 

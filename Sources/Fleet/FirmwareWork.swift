@@ -229,7 +229,12 @@ public struct FirmwareWork: CampaignWork {
     try await context.step(address, .verifying, attempt: attempt)
     let after: DeviceIdentity
     do {
-      after = try await identifyAfterTransfer(target, context: context)
+      guard let read = try await identifyAfterTransfer(target, context: context) else {
+        // Stopped while waiting to look again: left pending at `verifying`, for `--resume` to report updated.
+        inBootloader(false)
+        return .pending
+      }
+      after = read
     } catch let shadow as BootloaderAtAddress {
       // The transfer finished, so the bootloader answering is a neighbour's: the device above need not wait.
       inBootloader(false)

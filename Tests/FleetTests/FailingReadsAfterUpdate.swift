@@ -10,7 +10,9 @@ import Synchronization
 final class FailingReadsAfterUpdate: FirmwareUpdater {
   let failedReads: Int
   let failure: any Error & Sendable
-  let state = Mutex((updated: false, readsAfter: 0))
+  let state = Mutex((updated: false, readsAfter: 0, transfers: 0))
+  /// Run before a read after the update fails (a test's Ctrl-C at that moment).
+  let onFailedRead = Mutex<(@Sendable () async -> Void)?>(nil)
   init(failedReads: Int, failure: any Error & Sendable) {
     self.failedReads = failedReads
     self.failure = failure
@@ -22,7 +24,10 @@ final class FailingReadsAfterUpdate: FirmwareUpdater {
       s.readsAfter += 1
       return s.readsAfter <= failedReads
     }
-    if fails { throw failure }
+    if fails {
+      if let hook = onFailedRead.withLock({ $0 }) { await hook() }
+      throw failure
+    }
     let updated = state.withLock { $0.updated }
     return DeviceIdentity(model: "KBPro", hardware: "V1.0", firmware: FirmwareVersion(updated ? "5.00" : "4.00"))
   }
@@ -30,7 +35,10 @@ final class FailingReadsAfterUpdate: FirmwareUpdater {
   func update(_ target: Target, progress: @escaping @Sendable (Int, Int) -> Void) async throws
     -> FirmwareTransferResult
   {
-    state.withLock { $0.updated = true }
+    state.withLock {
+      $0.updated = true
+      $0.transfers += 1
+    }
     return FirmwareTransferResult()
   }
 

@@ -61,4 +61,30 @@ import Testing
     #expect(kind == .permanent)
     #expect(updater.state.withLock { $0.readsAfter } == 1)
   }
+
+  /// Ctrl-C while waiting to look again: the device ends pending, its journal row still `verifying` with its `ver`
+  /// change, and the resumed run reads the new version and reports it updated, with no second transfer.
+  @Test func aStopWhileWaitingToLookAgainLeavesTheDevicePendingForTheResumeToReportUpdated() async throws {
+    let address = "DD:00:00:00:00:23"
+    let (target, journal, run, updater, work) = try await FailingReadsAfterUpdate.device(
+      address, failedReads: 1, failure: Self.timedOut)
+    let options = Campaign.Options(parallel: 1, retry: RetryPolicy(maximumAttempts: 1, firstDelay: .zero))
+    let campaign = Campaign(
+      work: work, targets: [target], journal: journal, run: run, options: options, sleep: { _ in })
+    updater.onFailedRead.withLock { $0 = { await campaign.requestStop() } }
+    let stopped = await campaign.start()
+    #expect(stopped.outcomes[address] == .pending, "\(stopped.outcomes)")
+    let row = try #require(try await journal.device(run: run, address: address))
+    #expect(row.step == VisitStep.verifying.rawValue && row.changeList.map(\.key) == ["ver"], "\(row)")
+
+    let resumed = await Campaign(
+      work: work, targets: [target], journal: journal, run: run, options: options, sleep: { _ in }
+    ).start()
+    guard case .updated(let changes) = resumed.outcomes[address] else {
+      Issue.record("\(resumed.outcomes)")
+      return
+    }
+    #expect(changes.map(\.key) == ["ver"])
+    #expect(updater.state.withLock { ($0.readsAfter, $0.transfers) } == (2, 1))
+  }
 }
