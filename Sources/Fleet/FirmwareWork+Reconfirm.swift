@@ -117,8 +117,7 @@ extension FirmwareWork {
       } catch is BootloaderAtAddress where waited < bound && !context.defersShadow(of: address) {
         waited += Self.readBackPause
         reason = "updated; a neighbour's DFU bootloader answers at its address, looking again to read its version"
-      } catch let error as any ClassifiedFailure where error.failureKind == .transient && retries < Self.readBackRetries
-      {
+      } catch  where Self.mayLookAgain(after: error) && retries < Self.readBackRetries {
         retries += 1
         reason =
           "updated; its version could not be read back (\(error)), trying again (\(retries) of \(Self.readBackRetries))"
@@ -136,6 +135,13 @@ extension FirmwareWork {
   /// 2, so three connects over about `3 × --timeout + 4 s` — more than the seconds an nRF52 takes to copy and
   /// start an image, and bounded, so a device that never comes back still fails in reasonable time.
   static let readBackRetries = 2
+  /// Whether a read-back that failed with `error` is worth another look: a passing failure
+  /// (`FailureKind.transient`), but not the adapter refusing a link (`LinkError.Code.tooManyLinks`), which the
+  /// campaign's link limit handles, learning from it, without counting an attempt.
+  static func mayLookAgain(after error: any Error) -> Bool {
+    if let link = error as? LinkError, link.code == .tooManyLinks { return false }
+    return (error as? any ClassifiedFailure)?.failureKind == .transient
+  }
   /// The pause before each new look at the device after a transfer.
   static let readBackPause: Duration = .seconds(2)
 }

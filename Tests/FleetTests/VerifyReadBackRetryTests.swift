@@ -87,4 +87,15 @@ import Testing
     #expect(changes.map(\.key) == ["ver"])
     #expect(updater.state.withLock { ($0.readsAfter, $0.transfers) } == (2, 1))
   }
+
+  /// Which failures of a read-back get another look: passing ones, not the adapter refusing a link (the campaign's
+  /// link limit learns from that), not one that would recur, and not a neighbour's bootloader (its own wait).
+  @Test func whichReadBackFailuresGetAnotherLook() {
+    #expect(FirmwareWork.mayLookAgain(after: Self.timedOut))
+    #expect(FirmwareWork.mayLookAgain(after: LinkError(.disconnected, peer: nil)))
+    #expect(FirmwareWork.mayLookAgain(after: GATTError.transactionTimeout(request: .readRequest, after: .seconds(30))))
+    #expect(!FirmwareWork.mayLookAgain(after: LinkError(.tooManyLinks, peer: nil)))
+    #expect(!FirmwareWork.mayLookAgain(after: GATTError.notFound("the KBeacon configuration service")))
+    #expect(!FirmwareWork.mayLookAgain(after: BootloaderAtAddress()))
+  }
 }
