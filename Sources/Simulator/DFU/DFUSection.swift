@@ -23,7 +23,9 @@
 ///   answer (once).
 /// - `faults.silentAfterUpdateMs`: after an update the new application neither advertises nor accepts a link
 ///   for this long (1…60000), as a device does while its bootloader copies the new image into place and
-///   starts it; a connect meanwhile waits for it up to its timeout, as on a real radio.
+///   starts it; a connect meanwhile waits for it up to its timeout, as on a real radio. [I] Only the process
+///   whose bootloader ran the update keeps the silence: another sharing the fleet's state directory finds the
+///   application at once.
 public struct DFUSection: Sendable, Hashable, Codable {
   public var hardwareVersion: UInt32?
   public var inactivityTimeoutMs: Int?
