@@ -76,4 +76,23 @@ import Testing
       rest.count == 2 && rest.isSubset(of: tried), "\(site.errorLines.suffix(30).joined(separator: "\n"))")
     #expect(try log.counts(what: "firmware").isEmpty, "no image was activated")
   }
+
+  /// A canary whose new application starts late (silent 15 s after its update, against reconcile's 10 s connect
+  /// timeout): its first read-back times out, the service says it looks again, and the next look reads the new
+  /// version — the canary counts as updated and the rollout goes on at the default `--max-failures 0%` (it stopped
+  /// site-wide on one such read-back in the VM tier).
+  @Test func aCanaryThatStartsLateAfterItsUpdateIsNotAFailure() async throws {
+    let slow = Self.outdated + #", "dfu": {"faults": {"silentAfterUpdateMs": 15000}}"#
+    let (site, arguments) = try Self.site(slow)
+    try site.start(arguments)
+    #expect(await site.exitStatus() == 0, "\(site.tail)")
+    #expect(site.events("firmware-updated").count == 1, "\(site.tail)")
+    #expect(site.events("firmware-failed").isEmpty && site.events("rollout-stopped").isEmpty, "\(site.tail)")
+    #expect(site.events("rollout-stage").map(\.reason) == ["canary"])
+    #expect(
+      site.errorLines.contains {
+        $0.contains("firmware: updated; its version could not be read back (connect timeout")
+      },
+      "\(site.tail)")
+  }
 }

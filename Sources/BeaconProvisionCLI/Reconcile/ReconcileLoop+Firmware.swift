@@ -181,6 +181,9 @@ extension ReconcileLoop {
     ) {
       switch $0 {
       case .campaign(.step(let address, .transferring, _), _): "\(address): installing firmware"
+      // A wait inside a visit (a neighbour being updated, the new version read back again): said, since it
+      // may last seconds to minutes.
+      case .campaign(.waiting(let address, let reason), _): "\(address): firmware: \(reason)"
       case .surveyLeft(let left):
         "firmware survey: not read, left to nearer gateways: " + PipelineEvent.text(left: left)
       case .takingOverFromBootloader(let address, let bootloader, let name, let run):
