@@ -77,12 +77,13 @@ import Testing
     #expect(try log.counts(what: "firmware").isEmpty, "no image was activated")
   }
 
-  /// A canary whose new application starts late (silent 15 s after its update, against reconcile's 10 s connect
-  /// timeout): its first read-back times out, the service says it looks again, and the next look reads the new
-  /// version — the canary counts as updated and the rollout goes on at the default `--max-failures 0%` (it stopped
-  /// site-wide on one such read-back in the VM tier).
+  /// A canary whose new application starts late (silent 23 s after its update, against reconcile's 10 s connect
+  /// timeout and its two attempts 1 s apart, which alone give up after about 21 s): its read-back times out, the
+  /// service says it looks again, and the third look reads the new version — the canary counts as updated and the
+  /// rollout goes on at the default `--max-failures 0%` (it stopped site-wide on a read-back that failed in the
+  /// VM tier).
   @Test func aCanaryThatStartsLateAfterItsUpdateIsNotAFailure() async throws {
-    let slow = Self.outdated + #", "dfu": {"faults": {"silentAfterUpdateMs": 15000}}"#
+    let slow = Self.outdated + #", "dfu": {"faults": {"silentAfterUpdateMs": 23000}}"#
     let (site, arguments) = try Self.site(slow)
     try site.start(arguments)
     #expect(await site.exitStatus() == 0, "\(site.tail)")
