@@ -71,7 +71,8 @@ import Testing
     let options = Campaign.Options(parallel: 1, retry: RetryPolicy(maximumAttempts: 1, firstDelay: .zero))
     let campaign = Campaign(
       work: work, targets: [target], journal: journal, run: run, options: options, sleep: { _ in })
-    updater.onFailedRead.withLock { $0 = { await campaign.requestStop() } }
+    // Weakly: the campaign holds the work, which holds the updater (a cycle LeakSanitizer reports).
+    updater.onFailedRead.withLock { $0 = { [weak campaign] in await campaign?.requestStop() } }
     let stopped = await campaign.start()
     #expect(stopped.outcomes[address] == .pending, "\(stopped.outcomes)")
     let row = try #require(try await journal.device(run: run, address: address))
