@@ -98,10 +98,13 @@ public final class SimulatedBootloaders: Sendable {
   /// When the application at `address`, restarted by an update, starts to advertise and accept links, while it
   /// has not yet (`DFUSection` `faults.silentAfterUpdateMs`); nil once it answers.
   public func applicationStarts(_ address: BluetoothAddress) -> ContinuousClock.Instant? {
-    starting.withLock { starting in
-      guard let start = starting[address] else { return nil }
-      if start <= .now { starting[address] = nil }
-      return start <= .now ? nil : start
+    let now = ContinuousClock.now
+    return starting.withLock { starting in
+      guard let start = starting[address], start > now else {
+        starting[address] = nil
+        return nil
+      }
+      return start
     }
   }
 

@@ -96,8 +96,8 @@ public final class SimulatedCentral: Central {
   /// returned bearer is the same `FileDescriptorBearer` used on live L2CAP sockets. The link model is
   /// `gattLinks.model`; at most `gattLinks.capacity.limit` links are open at once (else
   /// `LinkError(.tooManyLinks)`). A simulated connect completes at once, except to an application an update
-  /// restarted that has not started yet (`SimulatedBootloaders.applicationStarts`), which it waits for up to `timeout`. A connect
-  /// to a random-address device as public fails with `.connectTimeout`, as on a real radio.
+  /// restarted that has not started yet (`SimulatedBootloaders.applicationStarts`), which it waits for up to
+  /// `timeout`. A connect to a random-address device as public fails with `.connectTimeout`, as on a real radio.
   public func connect(to address: BluetoothAddress, type: AddressType, timeout: Duration) async throws -> any ATTBearer
   {
     await prepare?()
